@@ -1,0 +1,186 @@
+//! `stowplan`: plan a TFLite model's arena (or a MiniMalloc CSV problem) and report it.
+//!
+//! Every failure is one line on stderr starting with `error:` and a non-zero exit status:
+//! 1 when the input cannot be planned, 2 for a usage mistake.
+#![forbid(unsafe_code)]
+
+use std::process::ExitCode;
+
+use stowplan_planner::graph::ShapeOverride;
+use stowplan_planner::plan::{self, Planner};
+use stowplan_planner::{OfflinePolicy, Options, emit, plan_model, problem_csv};
+
+const USAGE: &str = "\
+stowplan: plan the memory of a TensorFlow Lite model at build time
+
+usage:
+  stowplan plan MODEL.tflite [options]
+  stowplan plan --problem FILE.csv [options]
+
+options:
+  --planner P        linear | greedy (default greedy)
+  --align N          alignment of every offset and size, a power of two (default 16 for
+                     models, 1 for problems)
+  --shape T=DIMS     shape for a tensor with -1 dimensions; T is a tensor index in subgraph 0
+                     or a tensor name (split at the last '='), DIMS like 1x96x96x1; repeatable
+  --offline MODE     honour (default) or replan an OfflineMemoryAllocation plan in the model
+  --json             one JSON object on stdout instead of the table
+  -h, --help         this text
+  -V, --version      the version
+";
+
+/// Largest file read: the flatbuffer format's limit.
+const MAX_FILE_BYTES: u64 = (1 << 31) - 1;
+
+enum Failure {
+    Usage(String),
+    Plan(String),
+}
+
+struct Args {
+    model: Option<String>,
+    problem: Option<String>,
+    planner: Planner,
+    align: Option<u64>,
+    shapes: Vec<ShapeOverride>,
+    offline: OfflinePolicy,
+    json: bool,
+}
+
+fn parse(mut it: impl Iterator<Item = String>) -> Result<Option<Args>, Failure> {
+    let usage = |m: String| Failure::Usage(m);
+    let mut args = Args {
+        model: None,
+        problem: None,
+        planner: Planner::default(),
+        align: None,
+        shapes: Vec::new(),
+        offline: OfflinePolicy::default(),
+        json: false,
+    };
+    let value = |it: &mut dyn Iterator<Item = String>, flag: &str| {
+        it.next().ok_or_else(|| usage(format!("{flag} needs a value; see stowplan --help")))
+    };
+    while let Some(arg) = it.next() {
+        let (flag, inline) = match arg.split_once('=') {
+            Some((f, v)) if f.starts_with("--") => (f.to_owned(), Some(v.to_owned())),
+            _ => (arg.clone(), None),
+        };
+        let take = |it: &mut dyn Iterator<Item = String>| match inline.clone() {
+            Some(v) => Ok(v),
+            None => value(it, &flag),
+        };
+        match flag.as_str() {
+            "-h" | "--help" => return Ok(None),
+            "--planner" => {
+                args.planner = take(&mut it)?.parse().map_err(|e: plan::UnknownPlannerError| usage(e.to_string()))?;
+            }
+            "--align" => {
+                let v = take(&mut it)?;
+                let n = v
+                    .parse::<u64>()
+                    .ok()
+                    .filter(|n| n.is_power_of_two())
+                    .ok_or_else(|| usage(format!("--align {v}: expected a power of two such as 16")))?;
+                args.align = Some(n);
+            }
+            "--shape" => {
+                let v = take(&mut it)?;
+                args.shapes.push(v.parse().map_err(|e: stowplan_planner::ReadModelError| usage(format!("--shape {v}: {e}")))?);
+            }
+            "--offline" => {
+                args.offline = match take(&mut it)?.as_str() {
+                    "honour" | "honor" => OfflinePolicy::Honour,
+                    "replan" => OfflinePolicy::Replan,
+                    other => return Err(usage(format!("--offline {other}: expected honour or replan"))),
+                };
+            }
+            "--problem" => args.problem = Some(take(&mut it)?),
+            "--json" if inline.is_none() => args.json = true,
+            f if f.starts_with('-') && f.len() > 1 => return Err(usage(format!("unknown option {f}; see stowplan --help"))),
+            _ if args.model.is_none() => args.model = Some(arg),
+            _ => return Err(usage(format!("unexpected argument {arg:?}; one model at a time"))),
+        }
+    }
+    match (&args.model, &args.problem) {
+        (None, None) => Err(usage("plan needs a MODEL.tflite or --problem FILE.csv; see stowplan --help".into())),
+        (Some(_), Some(_)) => Err(usage("give a model or --problem, not both".into())),
+        (None, Some(_)) if !args.shapes.is_empty() => Err(usage("--shape applies to models, not to --problem".into())),
+        _ => Ok(Some(args)),
+    }
+}
+
+fn read_file(path: &str) -> Result<Vec<u8>, Failure> {
+    let fail = |e: std::io::Error| Failure::Plan(format!("cannot read {path}: {e}"));
+    let meta = std::fs::metadata(path).map_err(fail)?;
+    if meta.len() > MAX_FILE_BYTES {
+        return Err(Failure::Plan(format!("{path} has {} bytes, more than the limit of {MAX_FILE_BYTES}", meta.len())));
+    }
+    std::fs::read(path).map_err(fail)
+}
+
+fn run(args: &Args) -> Result<String, Failure> {
+    if let Some(path) = &args.problem {
+        let bytes = read_file(path)?;
+        let text = String::from_utf8(bytes).map_err(|_| Failure::Plan(format!("{path} is not UTF-8 text")))?;
+        let csv = problem_csv::read_csv(&text, args.align.unwrap_or(1)).map_err(|e| Failure::Plan(format!("{path}: {e}")))?;
+        let plan = plan::solve(&csv.problem, args.planner).map_err(|e| Failure::Plan(format!("{path}: plan failed verification: {e}")))?;
+        let profile = plan::lower_bound(&csv.problem);
+        return Ok(if args.json {
+            emit::problem_json(&csv.problem, &plan, &profile, &csv.ids, path).to_string()
+        } else {
+            emit::problem_text(&csv.problem, &plan, &profile, path)
+        });
+    }
+    let path = args.model.as_deref().unwrap_or_default();
+    let bytes = read_file(path)?;
+    let options = Options {
+        planner: args.planner,
+        alignment: args.align.unwrap_or(16),
+        shapes: args.shapes.clone(),
+        offline: args.offline,
+    };
+    let plan = plan_model(&bytes, &options).map_err(|e| Failure::Plan(format!("{path}: {e}")))?;
+    Ok(if args.json { emit::model_json(&plan, path).to_string() } else { emit::model_text(&plan, path) })
+}
+
+fn one_line(message: &str) -> String {
+    message.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn main() -> ExitCode {
+    let mut it = std::env::args().skip(1);
+    let result = match it.next().as_deref() {
+        None | Some("-h" | "--help" | "help") => {
+            print!("{USAGE}");
+            return ExitCode::SUCCESS;
+        }
+        Some("-V" | "--version") => {
+            println!("stowplan {}", env!("CARGO_PKG_VERSION"));
+            return ExitCode::SUCCESS;
+        }
+        Some("plan") => parse(it).and_then(|args| match args {
+            None => Ok(USAGE.to_owned()),
+            Some(args) => run(&args),
+        }),
+        Some(other) => Err(Failure::Usage(format!("unknown command {other:?}; the command is `stowplan plan`"))),
+    };
+    match result {
+        Ok(text) => {
+            if text.ends_with('\n') {
+                print!("{text}");
+            } else {
+                println!("{text}");
+            }
+            ExitCode::SUCCESS
+        }
+        Err(Failure::Usage(m)) => {
+            eprintln!("error: {}", one_line(&m));
+            ExitCode::from(2)
+        }
+        Err(Failure::Plan(m)) => {
+            eprintln!("error: {}", one_line(&m));
+            ExitCode::from(1)
+        }
+    }
+}

@@ -1,0 +1,429 @@
+//! A model builder for synthetic test graphs.
+//!
+//! It writes real `.tflite` flatbuffers (with the same generated code the reader uses) and
+//! checks nothing: indices, shapes and types are written as given, so tests can also build
+//! malformed models on purpose.
+//!
+//! ```
+//! use stowplan_planner::builder::{ModelBuilder, ops};
+//! use stowplan_planner::model::{read_model, DType};
+//!
+//! let mut b = ModelBuilder::new();
+//! let sg = b.subgraph("main");
+//! let x = b.tensor(sg, "x", DType::Float32, &[1, 4]);
+//! let w = b.constant(sg, "w", DType::Float32, &[4, 4], &[0; 64]);
+//! let y = b.tensor(sg, "y", DType::Float32, &[1, 4]);
+//! b.op(sg, ops::FULLY_CONNECTED, &[x, w, -1], &[y]);
+//! b.io(sg, &[x], &[y]);
+//! let model = read_model(&b.finish())?;
+//! assert_eq!(model.tensors.len(), 3);
+//! assert!(model.tensors[1].is_constant);
+//! # Ok::<(), stowplan_planner::ReadModelError>(())
+//! ```
+
+use crate::model::{BuiltinOp, DType, OFFLINE_PLAN_METADATA};
+use crate::schema::tflite as fb;
+
+/// Builtin op codes for [`ModelBuilder::op`].
+pub mod ops {
+    use crate::model::BuiltinOp;
+
+    /// `ADD`.
+    pub const ADD: BuiltinOp = BuiltinOp::ADD;
+    /// `CONCATENATION`.
+    pub const CONCATENATION: BuiltinOp = BuiltinOp::CONCATENATION;
+    /// `CONV_2D`.
+    pub const CONV_2D: BuiltinOp = BuiltinOp::CONV_2D;
+    /// `FULLY_CONNECTED`.
+    pub const FULLY_CONNECTED: BuiltinOp = BuiltinOp::FULLY_CONNECTED;
+    /// `RELU`.
+    pub const RELU: BuiltinOp = BuiltinOp::RELU;
+    /// `RESHAPE`.
+    pub const RESHAPE: BuiltinOp = BuiltinOp::RESHAPE;
+    /// `LESS`.
+    pub const LESS: BuiltinOp = BuiltinOp(58);
+    /// `READ_VARIABLE`.
+    pub const READ_VARIABLE: BuiltinOp = BuiltinOp::READ_VARIABLE;
+    /// `ASSIGN_VARIABLE`.
+    pub const ASSIGN_VARIABLE: BuiltinOp = BuiltinOp::ASSIGN_VARIABLE;
+    /// `VAR_HANDLE`.
+    pub const VAR_HANDLE: BuiltinOp = BuiltinOp::VAR_HANDLE;
+    /// `SVDF` (reads a variable state tensor).
+    pub const SVDF: BuiltinOp = BuiltinOp(27);
+}
+
+/// A tensor, fully specified (for cases the short constructors do not cover).
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct TensorSpec {
+    /// Name.
+    pub name: String,
+    /// `TensorType` code, written as is (so unknown codes can be tested).
+    pub type_code: i8,
+    /// `shape`; `None` writes no shape vector (a scalar).
+    pub shape: Option<Vec<i32>>,
+    /// `shape_signature`, if any.
+    pub shape_signature: Option<Vec<i32>>,
+    /// Buffer index, written as is.
+    pub buffer: u32,
+    /// `is_variable`.
+    pub is_variable: bool,
+}
+
+/// The subgraphs a control-flow op runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Callees {
+    /// `IF` with then and else subgraphs.
+    If {
+        /// Run when the condition holds.
+        then: i32,
+        /// Run otherwise.
+        otherwise: i32,
+    },
+    /// `WHILE` with cond and body subgraphs.
+    While {
+        /// The condition.
+        cond: i32,
+        /// The body.
+        body: i32,
+    },
+    /// `CALL_ONCE` with its init subgraph.
+    CallOnce {
+        /// Run on the first invocation.
+        init: i32,
+    },
+}
+
+#[derive(Clone, Debug, Default)]
+struct OpSpec {
+    opcode: usize,
+    inputs: Vec<i32>,
+    outputs: Vec<i32>,
+    intermediates: Vec<i32>,
+    callees: Option<Callees>,
+}
+
+#[derive(Clone, Debug, Default)]
+struct SubgraphSpec {
+    name: String,
+    tensors: Vec<TensorSpec>,
+    inputs: Vec<i32>,
+    outputs: Vec<i32>,
+    ops: Vec<OpSpec>,
+}
+
+/// Builds a `.tflite` model in memory; see the [module docs](self).
+#[derive(Clone, Debug)]
+pub struct ModelBuilder {
+    subgraphs: Vec<SubgraphSpec>,
+    /// Buffer 0 is the empty sentinel.
+    buffers: Vec<Vec<u8>>,
+    /// (builtin code, custom code).
+    opcodes: Vec<(i32, Option<String>)>,
+    metadata: Vec<(String, u32)>,
+    description: Option<String>,
+}
+
+impl Default for ModelBuilder {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+fn sg_mut(subgraphs: &mut [SubgraphSpec], sg: usize) -> &mut SubgraphSpec {
+    match subgraphs.get_mut(sg) {
+        Some(s) => s,
+        None => panic!("ModelBuilder: subgraph {sg} was not created with ModelBuilder::subgraph"),
+    }
+}
+
+impl ModelBuilder {
+    /// An empty model (no subgraphs yet).
+    #[must_use]
+    pub fn new() -> Self {
+        Self { subgraphs: Vec::new(), buffers: vec![Vec::new()], opcodes: Vec::new(), metadata: Vec::new(), description: None }
+    }
+
+    /// Sets the model's description.
+    pub fn description(&mut self, text: &str) -> &mut Self {
+        self.description = Some(text.to_owned());
+        self
+    }
+
+    /// Adds a subgraph and returns its index (the first one is the main subgraph).
+    pub fn subgraph(&mut self, name: &str) -> usize {
+        self.subgraphs.push(SubgraphSpec { name: name.to_owned(), ..SubgraphSpec::default() });
+        self.subgraphs.len() - 1
+    }
+
+    /// Adds a tensor without data and returns its index.
+    ///
+    /// # Panics
+    ///
+    /// If `sg` was not returned by [`Self::subgraph`].
+    pub fn tensor(&mut self, sg: usize, name: &str, dtype: DType, shape: &[i32]) -> i32 {
+        self.tensor_spec(sg, TensorSpec { name: name.to_owned(), type_code: dtype.code(), shape: Some(shape.to_vec()), ..TensorSpec::default() })
+    }
+
+    /// Adds a variable tensor (state kept across invocations).
+    ///
+    /// # Panics
+    ///
+    /// If `sg` was not returned by [`Self::subgraph`].
+    pub fn variable(&mut self, sg: usize, name: &str, dtype: DType, shape: &[i32]) -> i32 {
+        self.tensor_spec(
+            sg,
+            TensorSpec { name: name.to_owned(), type_code: dtype.code(), shape: Some(shape.to_vec()), is_variable: true, ..TensorSpec::default() },
+        )
+    }
+
+    /// Adds a constant tensor with `data` in a new buffer.
+    ///
+    /// # Panics
+    ///
+    /// If `sg` was not returned by [`Self::subgraph`].
+    pub fn constant(&mut self, sg: usize, name: &str, dtype: DType, shape: &[i32], data: &[u8]) -> i32 {
+        let buffer = self.buffer(data);
+        self.tensor_spec(sg, TensorSpec { name: name.to_owned(), type_code: dtype.code(), shape: Some(shape.to_vec()), buffer, ..TensorSpec::default() })
+    }
+
+    /// Adds a tensor exactly as specified.
+    ///
+    /// # Panics
+    ///
+    /// If `sg` was not returned by [`Self::subgraph`].
+    pub fn tensor_spec(&mut self, sg: usize, spec: TensorSpec) -> i32 {
+        let s = sg_mut(&mut self.subgraphs, sg);
+        s.tensors.push(spec);
+        i32::try_from(s.tensors.len() - 1).unwrap_or(i32::MAX)
+    }
+
+    /// Adds a buffer holding `data` and returns its index.
+    pub fn buffer(&mut self, data: &[u8]) -> u32 {
+        self.buffers.push(data.to_vec());
+        u32::try_from(self.buffers.len() - 1).unwrap_or(u32::MAX)
+    }
+
+    fn opcode(&mut self, code: i32, custom: Option<&str>) -> usize {
+        let key = (code, custom.map(str::to_owned));
+        if let Some(i) = self.opcodes.iter().position(|k| *k == key) {
+            return i;
+        }
+        self.opcodes.push(key);
+        self.opcodes.len() - 1
+    }
+
+    fn push_op(&mut self, sg: usize, op: OpSpec) -> usize {
+        let s = sg_mut(&mut self.subgraphs, sg);
+        s.ops.push(op);
+        s.ops.len() - 1
+    }
+
+    /// Adds a builtin op; `-1` in `inputs` is an omitted optional input. Returns its index.
+    ///
+    /// # Panics
+    ///
+    /// If `sg` was not returned by [`Self::subgraph`].
+    pub fn op(&mut self, sg: usize, op: BuiltinOp, inputs: &[i32], outputs: &[i32]) -> usize {
+        let opcode = self.opcode(op.0, None);
+        self.push_op(sg, OpSpec { opcode, inputs: inputs.to_vec(), outputs: outputs.to_vec(), ..OpSpec::default() })
+    }
+
+    /// Adds a builtin op with intermediate tensors.
+    ///
+    /// # Panics
+    ///
+    /// If `sg` was not returned by [`Self::subgraph`].
+    pub fn op_with_intermediates(&mut self, sg: usize, op: BuiltinOp, inputs: &[i32], outputs: &[i32], intermediates: &[i32]) -> usize {
+        let opcode = self.opcode(op.0, None);
+        self.push_op(
+            sg,
+            OpSpec { opcode, inputs: inputs.to_vec(), outputs: outputs.to_vec(), intermediates: intermediates.to_vec(), callees: None },
+        )
+    }
+
+    /// Adds a custom op named `code` (planned like any op).
+    ///
+    /// # Panics
+    ///
+    /// If `sg` was not returned by [`Self::subgraph`].
+    pub fn custom(&mut self, sg: usize, code: &str, inputs: &[i32], outputs: &[i32]) -> usize {
+        let opcode = self.opcode(BuiltinOp::CUSTOM.0, Some(code));
+        self.push_op(sg, OpSpec { opcode, inputs: inputs.to_vec(), outputs: outputs.to_vec(), ..OpSpec::default() })
+    }
+
+    /// Adds an IF, WHILE or CALL_ONCE op running `callees`.
+    ///
+    /// # Panics
+    ///
+    /// If `sg` was not returned by [`Self::subgraph`].
+    pub fn control_flow(&mut self, sg: usize, callees: Callees, inputs: &[i32], outputs: &[i32]) -> usize {
+        let code = match callees {
+            Callees::If { .. } => BuiltinOp::IF,
+            Callees::While { .. } => BuiltinOp::WHILE,
+            Callees::CallOnce { .. } => BuiltinOp::CALL_ONCE,
+        };
+        let opcode = self.opcode(code.0, None);
+        self.push_op(sg, OpSpec { opcode, inputs: inputs.to_vec(), outputs: outputs.to_vec(), intermediates: Vec::new(), callees: Some(callees) })
+    }
+
+    /// Adds a control-flow op code without its options (a malformed model).
+    ///
+    /// # Panics
+    ///
+    /// If `sg` was not returned by [`Self::subgraph`].
+    pub fn control_flow_without_options(&mut self, sg: usize, op: BuiltinOp, inputs: &[i32], outputs: &[i32]) -> usize {
+        self.op(sg, op, inputs, outputs)
+    }
+
+    /// Sets a subgraph's inputs and outputs.
+    ///
+    /// # Panics
+    ///
+    /// If `sg` was not returned by [`Self::subgraph`].
+    pub fn io(&mut self, sg: usize, inputs: &[i32], outputs: &[i32]) {
+        let s = sg_mut(&mut self.subgraphs, sg);
+        s.inputs = inputs.to_vec();
+        s.outputs = outputs.to_vec();
+    }
+
+    /// Adds a metadata entry with `data` in a new buffer.
+    pub fn metadata(&mut self, name: &str, data: &[u8]) {
+        let buffer = self.buffer(data);
+        self.metadata.push((name.to_owned(), buffer));
+    }
+
+    /// Adds an `OfflineMemoryAllocation` entry in TFLite Micro's format: version 0, the number
+    /// of subgraphs, the number of offsets, then `offsets` (one per tensor over all subgraphs,
+    /// `-1` = plan online).
+    pub fn offline_plan(&mut self, offsets: &[i32]) {
+        let count = i32::try_from(offsets.len()).unwrap_or(i32::MAX);
+        let subgraphs = i32::try_from(self.subgraphs.len()).unwrap_or(i32::MAX);
+        let words: Vec<u8> = [0, subgraphs, count].iter().chain(offsets).flat_map(|w| w.to_le_bytes()).collect();
+        self.metadata(OFFLINE_PLAN_METADATA, &words);
+    }
+
+    /// Writes the model.
+    #[must_use]
+    pub fn finish(&self) -> Vec<u8> {
+        let mut fbb = flatbuffers::FlatBufferBuilder::new();
+        let opcodes: Vec<_> = self
+            .opcodes
+            .iter()
+            .map(|(code, custom)| {
+                let custom_code = custom.as_deref().map(|c| fbb.create_string(c));
+                fb::OperatorCode::create(
+                    &mut fbb,
+                    &fb::OperatorCodeArgs {
+                        deprecated_builtin_code: i8::try_from(*code).unwrap_or(127).min(127),
+                        custom_code,
+                        version: 1,
+                        builtin_code: fb::BuiltinOperator(*code),
+                    },
+                )
+            })
+            .collect();
+        let subgraphs: Vec<_> = self
+            .subgraphs
+            .iter()
+            .map(|s| {
+                let tensors: Vec<_> = s
+                    .tensors
+                    .iter()
+                    .map(|t| {
+                        let shape = t.shape.as_deref().map(|v| fbb.create_vector(v));
+                        let shape_signature = t.shape_signature.as_deref().map(|v| fbb.create_vector(v));
+                        let name = Some(fbb.create_string(&t.name));
+                        fb::Tensor::create(
+                            &mut fbb,
+                            &fb::TensorArgs {
+                                shape,
+                                type_: fb::TensorType(t.type_code),
+                                buffer: t.buffer,
+                                name,
+                                is_variable: t.is_variable,
+                                shape_signature,
+                            },
+                        )
+                    })
+                    .collect();
+                let ops: Vec<_> = s
+                    .ops
+                    .iter()
+                    .map(|o| {
+                        let inputs = Some(fbb.create_vector(&o.inputs));
+                        let outputs = Some(fbb.create_vector(&o.outputs));
+                        let intermediates = (!o.intermediates.is_empty()).then(|| fbb.create_vector(&o.intermediates));
+                        let (builtin_options_type, builtin_options) = match o.callees {
+                            None => (fb::BuiltinOptions::NONE, None),
+                            Some(Callees::If { then, otherwise }) => (
+                                fb::BuiltinOptions::IfOptions,
+                                Some(
+                                    fb::IfOptions::create(&mut fbb, &fb::IfOptionsArgs { then_subgraph_index: then, else_subgraph_index: otherwise })
+                                        .as_union_value(),
+                                ),
+                            ),
+                            Some(Callees::While { cond, body }) => (
+                                fb::BuiltinOptions::WhileOptions,
+                                Some(
+                                    fb::WhileOptions::create(&mut fbb, &fb::WhileOptionsArgs { cond_subgraph_index: cond, body_subgraph_index: body })
+                                        .as_union_value(),
+                                ),
+                            ),
+                            Some(Callees::CallOnce { init }) => (
+                                fb::BuiltinOptions::CallOnceOptions,
+                                Some(fb::CallOnceOptions::create(&mut fbb, &fb::CallOnceOptionsArgs { init_subgraph_index: init }).as_union_value()),
+                            ),
+                        };
+                        fb::Operator::create(
+                            &mut fbb,
+                            &fb::OperatorArgs {
+                                opcode_index: u32::try_from(o.opcode).unwrap_or(u32::MAX),
+                                inputs,
+                                outputs,
+                                builtin_options_type,
+                                builtin_options,
+                                custom_options: None,
+                                mutating_variable_inputs: None,
+                                intermediates,
+                            },
+                        )
+                    })
+                    .collect();
+                let tensors = Some(fbb.create_vector(&tensors));
+                let inputs = Some(fbb.create_vector(&s.inputs));
+                let outputs = Some(fbb.create_vector(&s.outputs));
+                let operators = Some(fbb.create_vector(&ops));
+                let name = Some(fbb.create_string(&s.name));
+                fb::SubGraph::create(&mut fbb, &fb::SubGraphArgs { tensors, inputs, outputs, operators, name })
+            })
+            .collect();
+        let buffers: Vec<_> = self
+            .buffers
+            .iter()
+            .map(|data| {
+                let data = (!data.is_empty()).then(|| fbb.create_vector(data));
+                fb::Buffer::create(&mut fbb, &fb::BufferArgs { data, offset: 0, size: 0 })
+            })
+            .collect();
+        let metadata: Vec<_> = self
+            .metadata
+            .iter()
+            .map(|(name, buffer)| {
+                let name = Some(fbb.create_string(name));
+                fb::Metadata::create(&mut fbb, &fb::MetadataArgs { name, buffer: *buffer })
+            })
+            .collect();
+        let description = self.description.as_deref().map(|d| fbb.create_string(d));
+        let args = fb::ModelArgs {
+            version: 3,
+            operator_codes: Some(fbb.create_vector(&opcodes)),
+            subgraphs: Some(fbb.create_vector(&subgraphs)),
+            description,
+            buffers: Some(fbb.create_vector(&buffers)),
+            metadata: (!metadata.is_empty()).then(|| fbb.create_vector(&metadata)),
+        };
+        let root = fb::Model::create(&mut fbb, &args);
+        fb::finish_model_buffer(&mut fbb, root);
+        fbb.finished_data().to_vec()
+    }
+}

@@ -1,0 +1,153 @@
+//! The text report: a table of tensors and a summary.
+
+use std::fmt::Write as _;
+
+use super::{shape, thousands};
+use crate::graph::{Placement, TensorKind};
+use crate::plan::{LiveProfile, Plan, Problem};
+use crate::{ModelPlan, OfflinePolicy};
+
+fn scope_str(scope: Option<u32>) -> String {
+    scope.map_or_else(|| "-1".to_owned(), |s| s.to_string())
+}
+
+fn percent(part: u64, whole: u64) -> f64 {
+    if whole == 0 { 0.0 } else { part as f64 * 100.0 / whole as f64 }
+}
+
+/// The text report of a model plan: one row per tensor that is not a constant, then a summary.
+#[must_use]
+pub fn model_text(plan: &ModelPlan, model: &str) -> String {
+    let m = &plan.model;
+    let mut out = String::new();
+    let offline = match (&m.offline_plan, plan.offline) {
+        (None, _) => "none",
+        (Some(_), OfflinePolicy::Honour) => "honoured (OfflineMemoryAllocation)",
+        (Some(_), OfflinePolicy::Replan) => "ignored, replanned",
+    };
+    let _ = writeln!(
+        out,
+        "model {model}: {} subgraphs, {} ops, {} tensors; planner {}, alignment {}, offline plan {offline}",
+        m.subgraphs.len(),
+        m.ops.len(),
+        m.tensors.len(),
+        plan.plan.planner(),
+        plan.problem.alignment()
+    );
+    let name_width = m.tensors.iter().map(|t| t.name.chars().count()).max().unwrap_or(4).clamp(4, 48);
+    let _ = writeln!(
+        out,
+        "{:>5} {:>3} {:>5}  {:<name_width$}  {:<8} {:<16} {:>11}  {:<12} {:<12} {:>11}",
+        "id", "sg", "index", "name", "dtype", "shape", "bytes", "lifetime", "kind", "offset"
+    );
+    let mut constants = 0usize;
+    for (t, info) in m.tensors.iter().zip(&plan.tensors) {
+        if info.kind == TensorKind::Constant {
+            constants += 1;
+            continue;
+        }
+        let life = plan.lifetimes.tensors.get(t.id.get()).copied().unwrap_or_default();
+        let offset = match info.placement {
+            Placement::Arena => {
+                let o = plan.offset(t.id).map_or_else(|| "?".to_owned(), thousands);
+                if info.fixed_offset.is_some() { format!("{o} fixed") } else { o }
+            }
+            Placement::Persistent => "persistent".to_owned(),
+            Placement::None => "-".to_owned(),
+        };
+        let name: String = t.name.chars().take(name_width).collect();
+        let _ = writeln!(
+            out,
+            "{:>5} {:>3} {:>5}  {:<name_width$}  {:<8} {:<16} {:>11}  {:<12} {:<12} {:>11}",
+            t.id.0,
+            t.subgraph.0,
+            t.index.0,
+            name,
+            t.dtype.name(),
+            shape(&info.shape),
+            info.bytes.map_or_else(|| "?".to_owned(), thousands),
+            format!("{}..={}", scope_str(life.first), scope_str(life.last)),
+            info.kind.name(),
+            offset
+        );
+    }
+    if constants > 0 {
+        let _ = writeln!(out, "({constants} constant tensors not shown: their data stays in the model)");
+    }
+    out.push('\n');
+    let arena = plan.arena_bytes();
+    let lb = plan.lower_bound_bytes();
+    let naive = plan.naive_bytes();
+    let _ = writeln!(out, "arena        {:>13} B  ({} tensors planned)", thousands(arena), plan.buffer_tensors.len());
+    let _ = writeln!(
+        out,
+        "lower bound  {:>13} B  (raw {} B); gap {:.2} %",
+        thousands(lb),
+        thousands(plan.profile.raw_bytes),
+        plan.gap_percent()
+    );
+    let _ = writeln!(
+        out,
+        "naive        {:>13} B  saving {} B ({:.1} %)",
+        thousands(naive),
+        thousands(naive.saturating_sub(arena)),
+        percent(naive.saturating_sub(arena), naive)
+    );
+    let persistent = plan.tensors.iter().filter(|i| i.placement == Placement::Persistent).count();
+    let _ = writeln!(
+        out,
+        "persistent   {:>13} B  (raw {} B; {persistent} variable tensors, kept apart)",
+        thousands(plan.persistent_bytes),
+        thousands(plan.persistent_raw_bytes)
+    );
+    if let Some(scope) = plan.peak_scope() {
+        let live: Vec<String> = plan
+            .peak_tensors()
+            .iter()
+            .filter_map(|id| {
+                let t = m.tensors.get(id.get())?;
+                let bytes = plan.tensors.get(id.get())?.bytes?;
+                Some(format!("{} {:?} {} B", t.id, t.name, thousands(bytes)))
+            })
+            .collect();
+        let _ = writeln!(out, "peak at {} (time {}): {}", plan.describe_scope(scope), scope_str(scope), live.join(", "));
+    }
+    for a in &plan.declared_aliases {
+        let name = |id: crate::model::TensorId| m.tensors.get(id.get()).map_or_else(String::new, |t| t.desc().to_string());
+        let _ = writeln!(
+            out,
+            "declared by the offline plan: {} and {} share bytes while both are live at {}",
+            name(a.a),
+            name(a.b),
+            plan.describe_scope(a.scope)
+        );
+    }
+    out
+}
+
+/// The text report of an abstract problem's plan.
+#[must_use]
+pub fn problem_text(problem: &Problem, plan: &Plan, profile: &LiveProfile, source: &str) -> String {
+    let naive = problem.naive_bytes();
+    let arena = plan.arena_bytes();
+    let lb = profile.aligned_bytes;
+    let gap = if lb == 0 { 0.0 } else { (arena as f64 - lb as f64) * 100.0 / lb as f64 };
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "problem {source}: {} buffers; planner {}, alignment {}",
+        problem.buffers().len(),
+        plan.planner(),
+        problem.alignment()
+    );
+    let _ = writeln!(out, "arena        {:>13} B", thousands(arena));
+    let _ = writeln!(out, "lower bound  {:>13} B  (raw {} B); gap {gap:.2} %", thousands(lb), thousands(profile.raw_bytes));
+    let _ = writeln!(
+        out,
+        "naive        {:>13} B  saving {} B ({:.1} %)",
+        thousands(naive),
+        thousands(naive.saturating_sub(arena)),
+        percent(naive.saturating_sub(arena), naive)
+    );
+    out
+}

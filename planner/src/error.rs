@@ -1,0 +1,353 @@
+//! Errors, with messages that name the subgraph, op and tensor involved.
+
+use std::fmt;
+
+use crate::model::{DType, OpIndex, SubgraphIndex, TensorIndex};
+use crate::plan::ProblemError;
+
+/// How messages name a tensor: `tensor 7 "conv/out" of subgraph 0`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct TensorDesc {
+    /// Its subgraph.
+    pub subgraph: SubgraphIndex,
+    /// Its index in the subgraph.
+    pub index: TensorIndex,
+    /// Its name (may be empty).
+    pub name: String,
+}
+
+impl fmt::Display for TensorDesc {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "tensor {} {:?} of subgraph {}", self.index, self.name, self.subgraph)
+    }
+}
+
+/// How messages name an op: `op 3 (CONV_2D) of subgraph 0`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct OpDesc {
+    /// Its subgraph.
+    pub subgraph: SubgraphIndex,
+    /// Its index in the subgraph.
+    pub index: OpIndex,
+    /// Its opcode name (builtin name or custom code).
+    pub opcode: String,
+}
+
+impl fmt::Display for OpDesc {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "op {} ({}) of subgraph {}", self.index, self.opcode, self.subgraph)
+    }
+}
+
+/// A model that cannot be planned, and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ReadModelError {
+    /// The file is too large for the flatbuffer format (or for this reader).
+    TooLarge {
+        /// Its size.
+        bytes: u64,
+        /// The limit.
+        limit: u64,
+    },
+    /// Too short to hold a flatbuffer header.
+    TooShort {
+        /// Its size.
+        bytes: usize,
+    },
+    /// Bytes 4..8 are not the TFLite file identifier `TFL3`.
+    WrongIdentifier {
+        /// The bytes found there.
+        found: [u8; 4],
+    },
+    /// The flatbuffer verifier rejected the file.
+    Malformed {
+        /// What the verifier found, and where.
+        reason: String,
+    },
+    /// The model has no subgraph.
+    NoSubgraphs,
+    /// An op names an operator code that does not exist.
+    OpcodeIndexOutOfRange {
+        /// The subgraph.
+        subgraph: SubgraphIndex,
+        /// The op.
+        op: OpIndex,
+        /// The index found.
+        index: u32,
+        /// How many operator codes there are.
+        count: usize,
+    },
+    /// A tensor index out of range.
+    TensorIndexOutOfRange {
+        /// The subgraph.
+        subgraph: SubgraphIndex,
+        /// The op that uses it, if it is an op's tensor.
+        op: Option<OpDesc>,
+        /// Its role: `input`, `output`, `intermediate`, `subgraph input` or `subgraph output`.
+        role: &'static str,
+        /// The index found.
+        index: i32,
+        /// How many tensors the subgraph has.
+        count: usize,
+    },
+    /// A tensor names a buffer that does not exist.
+    BufferIndexOutOfRange {
+        /// The tensor.
+        tensor: TensorDesc,
+        /// The index found.
+        index: u32,
+        /// How many buffers there are.
+        count: usize,
+    },
+    /// A control-flow op names a subgraph that does not exist.
+    SubgraphIndexOutOfRange {
+        /// The op.
+        op: OpDesc,
+        /// The index found.
+        index: i32,
+        /// How many subgraphs there are.
+        count: usize,
+    },
+    /// A control-flow op without the options that name its subgraphs.
+    MissingOptions {
+        /// The op.
+        op: OpDesc,
+        /// The options table expected.
+        options: &'static str,
+    },
+    /// A control-flow op calls a subgraph that is already running (directly or not).
+    RecursiveCall {
+        /// The op.
+        op: OpDesc,
+        /// The subgraph it calls.
+        callee: SubgraphIndex,
+    },
+    /// Control flow nests so deep or calls so often that the timeline would exceed its limit.
+    TimelineTooLong {
+        /// The limit on the number of times.
+        limit: usize,
+    },
+    /// Control-flow calls nest deeper than the limit.
+    CallsTooDeep {
+        /// The op making the call that is one too deep.
+        op: OpDesc,
+        /// The limit.
+        limit: usize,
+    },
+    /// An op reads a tensor that no earlier op wrote and that is not an input, constant or
+    /// variable of its subgraph.
+    ReadBeforeWrite {
+        /// The op.
+        op: OpDesc,
+        /// The tensor.
+        tensor: TensorDesc,
+    },
+    /// A negative dimension other than `-1`.
+    NegativeDimension {
+        /// The tensor.
+        tensor: TensorDesc,
+        /// Its shape.
+        shape: Vec<i32>,
+    },
+    /// A `-1` (unknown) dimension in a tensor that must be planned, and no override for it.
+    DynamicShape {
+        /// The tensor.
+        tensor: TensorDesc,
+        /// Its shape.
+        shape: Vec<i32>,
+    },
+    /// A tensor that must be planned has a type with no fixed size (STRING, VARIANT, unknown).
+    UnsizedType {
+        /// The tensor.
+        tensor: TensorDesc,
+        /// Its type.
+        dtype: DType,
+    },
+    /// A tensor's size overflows, or exceeds the per-tensor limit.
+    TensorTooLarge {
+        /// The tensor.
+        tensor: TensorDesc,
+        /// Its shape.
+        shape: Vec<i32>,
+        /// Its type.
+        dtype: DType,
+        /// The limit in bytes.
+        limit: u64,
+    },
+    /// The `OfflineMemoryAllocation` metadata is malformed.
+    BadOfflinePlan {
+        /// What is wrong.
+        reason: String,
+    },
+    /// A shape override names no tensor, names several, or does not fit the tensor.
+    BadShapeOverride {
+        /// What is wrong.
+        reason: String,
+    },
+}
+
+fn shape_str(shape: &[i32]) -> String {
+    let dims: Vec<String> = shape.iter().map(i32::to_string).collect();
+    format!("[{}]", dims.join(","))
+}
+
+impl fmt::Display for ReadModelError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::TooLarge { bytes, limit } => write!(f, "model has {bytes} bytes, more than the limit of {limit}"),
+            Self::TooShort { bytes } => {
+                write!(f, "not a TFLite model: {bytes} bytes is too short for a flatbuffer header")
+            }
+            Self::WrongIdentifier { found } => write!(
+                f,
+                "not a TFLite model: file identifier is {:?}, expected \"TFL3\"",
+                String::from_utf8_lossy(found)
+            ),
+            Self::Malformed { reason } => write!(f, "malformed TFLite flatbuffer: {reason}"),
+            Self::NoSubgraphs => f.write_str("model has no subgraphs"),
+            Self::OpcodeIndexOutOfRange { subgraph, op, index, count } => write!(
+                f,
+                "op {op} of subgraph {subgraph} uses operator code {index}, but the model has {count}"
+            ),
+            Self::TensorIndexOutOfRange { subgraph, op, role, index, count } => match op {
+                Some(op) => write!(f, "{op} has {role} tensor {index}, but the subgraph has {count} tensors"),
+                None => write!(f, "subgraph {subgraph} has {role} tensor {index}, but it has {count} tensors"),
+            },
+            Self::BufferIndexOutOfRange { tensor, index, count } => {
+                write!(f, "{tensor} uses buffer {index}, but the model has {count} buffers")
+            }
+            Self::SubgraphIndexOutOfRange { op, index, count } => {
+                write!(f, "{op} calls subgraph {index}, but the model has {count} subgraphs")
+            }
+            Self::MissingOptions { op, options } => write!(f, "{op} has no {options}, so its subgraphs are unknown"),
+            Self::RecursiveCall { op, callee } => write!(
+                f,
+                "{op} calls subgraph {callee}, which is already running: recursive control flow cannot be planned"
+            ),
+            Self::TimelineTooLong { limit } => write!(
+                f,
+                "control flow calls subgraphs so often that the timeline exceeds {limit} steps"
+            ),
+            Self::CallsTooDeep { op, limit } => {
+                write!(f, "{op} nests control flow deeper than {limit} calls")
+            }
+            Self::ReadBeforeWrite { op, tensor } => write!(
+                f,
+                "{op} reads {tensor}, which no earlier op writes and which is not an input, constant or variable"
+            ),
+            Self::NegativeDimension { tensor, shape } => {
+                write!(f, "{tensor} has a negative dimension in shape {}", shape_str(shape))
+            }
+            Self::DynamicShape { tensor, shape } => write!(
+                f,
+                "{tensor} has a dynamic shape {}; give its shape (for example --shape {}=1x96x96x1)",
+                shape_str(shape),
+                if tensor.name.is_empty() || tensor.name.contains('=') { tensor.index.to_string() } else { tensor.name.clone() }
+            ),
+            Self::UnsizedType { tensor, dtype } => {
+                write!(f, "{tensor} has type {dtype}, which has no fixed size and cannot be planned")
+            }
+            Self::TensorTooLarge { tensor, shape, dtype, limit } => write!(
+                f,
+                "{tensor} of shape {} and type {dtype} needs more than {limit} bytes",
+                shape_str(shape)
+            ),
+            Self::BadOfflinePlan { reason } => write!(f, "bad {} metadata: {reason}", crate::model::OFFLINE_PLAN_METADATA),
+            Self::BadShapeOverride { reason } => write!(f, "bad shape override: {reason}"),
+        }
+    }
+}
+
+impl std::error::Error for ReadModelError {}
+
+/// Why a model could not be planned: [`crate::plan_model`]'s error.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum PlanArenaError {
+    /// The model cannot be read or is invalid.
+    Model(ReadModelError),
+    /// The options are invalid (for example an alignment that is not a power of two).
+    Problem(ProblemError),
+    /// The plan failed verification. For online plans this is a bug in stowplan; it also
+    /// reports an offline plan that is misaligned or collides with itself where not allowed.
+    Unverified {
+        /// What the verifier found, with tensor and op names.
+        reason: String,
+    },
+}
+
+impl fmt::Display for PlanArenaError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Model(e) => e.fmt(f),
+            Self::Problem(e) => e.fmt(f),
+            Self::Unverified { reason } => write!(f, "plan failed verification: {reason}"),
+        }
+    }
+}
+
+impl std::error::Error for PlanArenaError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Self::Model(e) => Some(e),
+            Self::Problem(e) => Some(e),
+            Self::Unverified { .. } => None,
+        }
+    }
+}
+
+impl From<ReadModelError> for PlanArenaError {
+    fn from(e: ReadModelError) -> Self {
+        Self::Model(e)
+    }
+}
+
+impl From<ProblemError> for PlanArenaError {
+    fn from(e: ProblemError) -> Self {
+        Self::Problem(e)
+    }
+}
+
+/// One line describing what the flatbuffers verifier rejected.
+pub(crate) fn describe_invalid(e: &flatbuffers::InvalidFlatbuffer) -> String {
+    use flatbuffers::{ErrorTraceDetail, InvalidFlatbuffer as E};
+    let (what, trace) = match e {
+        E::MissingRequiredField { required, error_trace } => (format!("missing required field {required}"), Some(error_trace)),
+        E::InconsistentUnion { field, field_type, error_trace } => {
+            (format!("union {field} and its type {field_type} disagree"), Some(error_trace))
+        }
+        E::Utf8Error { range, error_trace, .. } => {
+            (format!("string at bytes {}..{} is not UTF-8", range.start, range.end), Some(error_trace))
+        }
+        E::MissingNullTerminator { range, error_trace } => {
+            (format!("string at bytes {}..{} has no terminator", range.start, range.end), Some(error_trace))
+        }
+        E::Unaligned { position, unaligned_type, error_trace } => {
+            (format!("{unaligned_type} at byte {position} is misaligned"), Some(error_trace))
+        }
+        E::RangeOutOfBounds { range, error_trace } => {
+            (format!("bytes {}..{} are outside the file", range.start, range.end), Some(error_trace))
+        }
+        E::SignedOffsetOutOfBounds { soffset, position, error_trace } => {
+            (format!("offset {soffset} at byte {position} points outside the file"), Some(error_trace))
+        }
+        E::TooManyTables => ("more tables than the file size allows".to_owned(), None),
+        E::ApparentSizeTooLarge => ("tables and vectors overlap too much (apparent size limit)".to_owned(), None),
+        E::DepthLimitReached => ("tables nest too deeply".to_owned(), None),
+    };
+    let path: Vec<String> = trace
+        .map(|t| {
+            t.as_ref()
+                .iter()
+                .rev()
+                .map(|d| match d {
+                    ErrorTraceDetail::VectorElement { index, .. } => format!("[{index}]"),
+                    ErrorTraceDetail::TableField { field_name, .. } => format!(".{field_name}"),
+                    ErrorTraceDetail::UnionVariant { variant, .. } => format!("<{variant}>"),
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    if path.is_empty() { what } else { format!("{what} (in Model{})", path.concat()) }
+}

@@ -1,0 +1,379 @@
+//! The abstract planning problem and the planners that solve it.
+//!
+//! Nothing here knows about TensorFlow Lite: a [`Problem`] is a list of [`Buffer`]s (a size, an
+//! inclusive [`Lifetime`] and an optional fixed offset) plus an alignment. The same planners run
+//! on models, on MiniMalloc's CSV instances and on random property-test instances.
+//!
+//! Every planner rounds each size up to the alignment before placing it (as TensorFlow Lite
+//! Micro does), so offsets and the arena are multiples of the alignment. Buffers with a fixed
+//! offset are never moved; the others avoid them.
+//!
+//! [`solve`] runs a planner and then [`crate::verify::verify`], so every plan it returns has been
+//! checked by code that shares nothing with the planner.
+
+mod bound;
+mod greedy;
+mod linear;
+
+use std::fmt;
+
+pub use bound::{LiveProfile, lower_bound};
+
+use crate::verify::{self, VerifyPlanError};
+
+/// A point on the planning timeline. Lifetimes are inclusive ranges of times.
+pub type Time = u32;
+
+/// Times `first..=last` during which a buffer must keep its bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Lifetime {
+    /// First time the buffer is live.
+    pub first: Time,
+    /// Last time the buffer is live (inclusive).
+    pub last: Time,
+}
+
+impl Lifetime {
+    /// The lifetime `first..=last`.
+    #[must_use]
+    pub const fn new(first: Time, last: Time) -> Self {
+        Self { first, last }
+    }
+
+    /// Whether two lifetimes share at least one time (so the buffers may not share bytes).
+    #[must_use]
+    pub const fn overlaps(&self, other: &Lifetime) -> bool {
+        self.first <= other.last && other.first <= self.last
+    }
+
+    /// Whether the buffer is live at `time`.
+    #[must_use]
+    pub const fn contains(&self, time: Time) -> bool {
+        self.first <= time && time <= self.last
+    }
+}
+
+impl fmt::Display for Lifetime {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}..={}", self.first, self.last)
+    }
+}
+
+/// One buffer to place.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Buffer {
+    /// Bytes the buffer needs, before rounding up to the alignment.
+    pub size: u64,
+    /// When the buffer is live.
+    pub lifetime: Lifetime,
+    /// An offset the buffer must have (from an offline plan), or `None` to let the planner choose.
+    pub fixed_offset: Option<u64>,
+}
+
+impl Buffer {
+    /// A buffer the planner places.
+    #[must_use]
+    pub const fn new(size: u64, first: Time, last: Time) -> Self {
+        Self { size, lifetime: Lifetime::new(first, last), fixed_offset: None }
+    }
+
+    /// A buffer at a fixed offset.
+    #[must_use]
+    pub const fn fixed(size: u64, first: Time, last: Time, offset: u64) -> Self {
+        Self { size, lifetime: Lifetime::new(first, last), fixed_offset: Some(offset) }
+    }
+}
+
+/// Largest buffer, offset or arena a problem may describe: 2^48 bytes. Far beyond any device,
+/// small enough that sums of a few million sizes cannot overflow `u64`.
+pub const MAX_BYTES: u64 = 1 << 48;
+
+/// Buffers to place, and the alignment of every offset and size.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Problem {
+    buffers: Vec<Buffer>,
+    alignment: u64,
+}
+
+impl Problem {
+    /// A problem, checked: the alignment is a power of two, every lifetime has `first <= last`,
+    /// every size and fixed offset is at most [`MAX_BYTES`], and every fixed offset is aligned.
+    ///
+    /// # Errors
+    ///
+    /// [`ProblemError`] naming the first buffer that breaks a rule.
+    pub fn new(buffers: Vec<Buffer>, alignment: u64) -> Result<Self, ProblemError> {
+        if !alignment.is_power_of_two() || alignment > MAX_BYTES {
+            return Err(ProblemError::BadAlignment { alignment });
+        }
+        for (index, b) in buffers.iter().enumerate() {
+            if b.lifetime.first > b.lifetime.last {
+                return Err(ProblemError::EmptyLifetime { buffer: index, lifetime: b.lifetime });
+            }
+            if b.size > MAX_BYTES {
+                return Err(ProblemError::TooLarge { buffer: index, bytes: b.size });
+            }
+            if let Some(offset) = b.fixed_offset {
+                if offset > MAX_BYTES {
+                    return Err(ProblemError::TooLarge { buffer: index, bytes: offset });
+                }
+                if offset % alignment != 0 {
+                    return Err(ProblemError::MisalignedFixedOffset { buffer: index, offset, alignment });
+                }
+            }
+        }
+        if u32::try_from(buffers.len()).is_err() {
+            return Err(ProblemError::TooManyBuffers { count: buffers.len() });
+        }
+        // Every offset a planner makes is at most the largest fixed end plus the sum of all
+        // aligned sizes; if that fits in a u64, no planner arithmetic can overflow.
+        let mut total: u64 = 0;
+        let mut fixed_end: u64 = 0;
+        for b in &buffers {
+            let size = b.size.div_ceil(alignment) * alignment;
+            total = total.checked_add(size).ok_or(ProblemError::TotalTooLarge)?;
+            if let Some(offset) = b.fixed_offset {
+                fixed_end = fixed_end.max(offset + size);
+            }
+        }
+        total.checked_add(fixed_end).ok_or(ProblemError::TotalTooLarge)?;
+        Ok(Self { buffers, alignment })
+    }
+
+    /// The buffers, in the order given.
+    #[must_use]
+    pub fn buffers(&self) -> &[Buffer] {
+        &self.buffers
+    }
+
+    /// The alignment of every offset and of every size.
+    #[must_use]
+    pub const fn alignment(&self) -> u64 {
+        self.alignment
+    }
+
+    /// `size` rounded up to the alignment. Cannot overflow: sizes are at most [`MAX_BYTES`].
+    #[must_use]
+    pub const fn aligned_size(&self, size: u64) -> u64 {
+        size.div_ceil(self.alignment) * self.alignment
+    }
+
+    /// The sum of all aligned sizes: the arena of a plan that reuses nothing.
+    #[must_use]
+    pub fn naive_bytes(&self) -> u64 {
+        self.buffers.iter().map(|b| self.aligned_size(b.size)).sum()
+    }
+}
+
+/// A [`Problem`] that breaks a rule.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ProblemError {
+    /// The alignment is zero or not a power of two.
+    BadAlignment {
+        /// The alignment given.
+        alignment: u64,
+    },
+    /// A buffer's lifetime ends before it starts.
+    EmptyLifetime {
+        /// Index of the buffer.
+        buffer: usize,
+        /// Its lifetime.
+        lifetime: Lifetime,
+    },
+    /// A size or offset above [`MAX_BYTES`].
+    TooLarge {
+        /// Index of the buffer.
+        buffer: usize,
+        /// The size or offset.
+        bytes: u64,
+    },
+    /// A fixed offset that is not a multiple of the alignment.
+    MisalignedFixedOffset {
+        /// Index of the buffer.
+        buffer: usize,
+        /// Its fixed offset.
+        offset: u64,
+        /// The problem's alignment.
+        alignment: u64,
+    },
+    /// The sizes add up to more than a `u64` holds.
+    TotalTooLarge,
+    /// More buffers than a `u32` can count.
+    TooManyBuffers {
+        /// How many were given.
+        count: usize,
+    },
+}
+
+impl fmt::Display for ProblemError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::BadAlignment { alignment } => {
+                write!(f, "alignment must be a power of two, found {alignment}")
+            }
+            Self::EmptyLifetime { buffer, lifetime } => write!(
+                f,
+                "buffer {buffer} has lifetime {lifetime}, which ends before it starts"
+            ),
+            Self::TooLarge { buffer, bytes } => {
+                write!(f, "buffer {buffer} needs {bytes} bytes, more than the limit of {MAX_BYTES}")
+            }
+            Self::MisalignedFixedOffset { buffer, offset, alignment } => write!(
+                f,
+                "buffer {buffer} is fixed at offset {offset}, which is not a multiple of the alignment {alignment}"
+            ),
+            Self::TotalTooLarge => f.write_str("the buffers add up to more bytes than 64 bits can count"),
+            Self::TooManyBuffers { count } => write!(f, "{count} buffers are more than a planner takes"),
+        }
+    }
+}
+
+impl std::error::Error for ProblemError {}
+
+/// The planners.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+#[non_exhaustive]
+pub enum Planner {
+    /// No reuse: every buffer after the previous one, in the given order (TFLite Micro's
+    /// `LinearMemoryPlanner`). The baseline; its arena is the naive sum of sizes.
+    Linear,
+    /// TFLite Micro's `GreedyMemoryPlanner`, reproduced exactly: fixed buffers first in the given
+    /// order; then the others by size, largest first, equal sizes later buffer first; each at the
+    /// lowest offset where it fits between buffers already placed whose lifetimes overlap its own.
+    #[default]
+    Greedy,
+}
+
+impl Planner {
+    /// Every planner, in the order reports list them.
+    pub const ALL: [Planner; 2] = [Planner::Linear, Planner::Greedy];
+
+    /// The name used on the command line, in reports and in generated code.
+    #[must_use]
+    pub const fn name(self) -> &'static str {
+        match self {
+            Self::Linear => "linear",
+            Self::Greedy => "greedy",
+        }
+    }
+}
+
+impl fmt::Display for Planner {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for Planner {
+    type Err = UnknownPlannerError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Self::ALL.into_iter().find(|p| p.name() == s).ok_or_else(|| UnknownPlannerError(s.to_owned()))
+    }
+}
+
+/// A planner name that is not one of [`Planner::ALL`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnknownPlannerError(pub String);
+
+impl fmt::Display for UnknownPlannerError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let names: Vec<&str> = Planner::ALL.iter().map(|p| p.name()).collect();
+        write!(f, "unknown planner `{}`, expected one of: {}", self.0, names.join(", "))
+    }
+}
+
+impl std::error::Error for UnknownPlannerError {}
+
+/// Where every buffer of a [`Problem`] goes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Plan {
+    pub(crate) offsets: Vec<u64>,
+    pub(crate) arena_bytes: u64,
+    pub(crate) planner: Planner,
+}
+
+impl Plan {
+    /// A plan from explicit offsets; the arena is the largest aligned end. Use it to check a plan
+    /// made elsewhere with [`crate::verify::verify`].
+    ///
+    /// # Errors
+    ///
+    /// [`ProblemError::TooLarge`] if an offset is above [`MAX_BYTES`].
+    pub fn from_offsets(problem: &Problem, offsets: Vec<u64>, planner: Planner) -> Result<Self, ProblemError> {
+        let mut arena_bytes = 0;
+        for (buffer, (b, &offset)) in problem.buffers().iter().zip(&offsets).enumerate() {
+            if offset > MAX_BYTES {
+                return Err(ProblemError::TooLarge { buffer, bytes: offset });
+            }
+            arena_bytes = arena_bytes.max(offset + problem.aligned_size(b.size));
+        }
+        Ok(Self { offsets, arena_bytes, planner })
+    }
+
+    /// The offset of each buffer, in problem order.
+    #[must_use]
+    pub fn offsets(&self) -> &[u64] {
+        &self.offsets
+    }
+
+    /// The arena: the largest end (offset + aligned size) of any buffer.
+    #[must_use]
+    pub const fn arena_bytes(&self) -> u64 {
+        self.arena_bytes
+    }
+
+    /// The planner that made the plan.
+    #[must_use]
+    pub const fn planner(&self) -> Planner {
+        self.planner
+    }
+}
+
+/// Runs `planner` on `problem` and verifies the result.
+///
+/// # Errors
+///
+/// [`VerifyPlanError`] if the plan fails verification. For plans made here this means a bug in a
+/// planner, or fixed offsets that overlap each other while their buffers are live together (an
+/// offline plan may do that on purpose: use [`crate::verify::verify`] with
+/// `allow_fixed_overlaps` to accept it).
+///
+/// ```
+/// use stowplan_planner::plan::{solve, Buffer, Planner, Problem};
+///
+/// // TFLite Micro's golden test for its greedy planner.
+/// let problem = Problem::new(
+///     vec![Buffer::new(10, 0, 1), Buffer::new(20, 1, 2), Buffer::new(30, 2, 3),
+///          Buffer::new(40, 3, 4), Buffer::new(50, 0, 1)],
+///     1,
+/// )?;
+/// let plan = solve(&problem, Planner::Greedy)?;
+/// assert_eq!(plan.offsets(), [50, 70, 40, 0, 0]);
+/// assert_eq!(plan.arena_bytes(), 90);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn solve(problem: &Problem, planner: Planner) -> Result<Plan, VerifyPlanError> {
+    let plan = run(problem, planner);
+    verify::verify(problem, &plan, false)?;
+    Ok(plan)
+}
+
+/// Runs `planner` without verifying: for [`solve`] and for callers that verify themselves (with
+/// their own policy on fixed overlaps).
+#[must_use]
+pub fn run(problem: &Problem, planner: Planner) -> Plan {
+    let offsets = match planner {
+        Planner::Linear => linear::plan(problem),
+        Planner::Greedy => greedy::plan(problem),
+    };
+    let arena_bytes = problem
+        .buffers()
+        .iter()
+        .zip(&offsets)
+        .map(|(b, &o)| o + problem.aligned_size(b.size))
+        .max()
+        .unwrap_or(0);
+    Plan { offsets, arena_bytes, planner }
+}
