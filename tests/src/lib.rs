@@ -1,1 +1,270 @@
-//! placeholder
+//! Test support for stowplan: the synthetic test models, and access to the shared real models.
+//!
+//! The synthetic models are built here with [`stowplan_planner::builder`] and committed under
+//! `tests/models/synthetic/` so the command-line examples and external tools can read them;
+//! `tests/tests/synthetic.rs` fails if a committed file drifts from what this code builds, and
+//! `STOWPLAN_BLESS=1 cargo test -p stowplan-tests --test synthetic` rewrites them.
+#![forbid(unsafe_code)]
+
+use std::path::PathBuf;
+
+use stowplan_planner::builder::{Callees, ModelBuilder, TensorSpec, ops};
+use stowplan_planner::model::DType;
+
+/// The repository root.
+#[must_use]
+pub fn repo_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// The shared real models and benchmarks (`../shared` beside the repository, or
+/// `STOWPLAN_SHARED`), or `None` with a notice on stderr when they are absent.
+#[must_use]
+pub fn shared_dir(what: &str) -> Option<PathBuf> {
+    let dir = std::env::var_os("STOWPLAN_SHARED").map_or_else(|| repo_root().join("../shared"), PathBuf::from);
+    if dir.join("models").is_dir() {
+        Some(dir)
+    } else {
+        eprintln!("notice: {what} skipped: the shared models directory (../shared beside the repository, or STOWPLAN_SHARED) is absent");
+        None
+    }
+}
+
+/// A synthetic test model: its name, what it exercises, and how to build it.
+#[derive(Clone, Copy, Debug)]
+pub struct Synthetic {
+    /// File stem under `tests/models/synthetic/`.
+    pub name: &'static str,
+    /// What the model exercises.
+    pub note: &'static str,
+    /// Builds the model's bytes.
+    pub build: fn() -> Vec<u8>,
+}
+
+/// Every synthetic model.
+pub const SYNTHETIC: &[Synthetic] = &[
+    Synthetic { name: "chain", note: "a chain of RELUs: input and output lifetimes, reuse of dead tensors", build: chain },
+    Synthetic { name: "residual", note: "a residual ADD: a skip tensor live across two ops", build: residual },
+    Synthetic { name: "branches", note: "two branches joined by CONCATENATION, with a weight and an omitted optional input", build: branches },
+    Synthetic { name: "if_else", note: "an IF with then and else subgraphs: callee tensors in their own scope blocks", build: if_else },
+    Synthetic { name: "while_loop", note: "a WHILE with cond and body subgraphs", build: while_loop },
+    Synthetic { name: "call_once", note: "CALL_ONCE of an init subgraph, VAR_HANDLE resource handles, READ/ASSIGN_VARIABLE", build: call_once },
+    Synthetic { name: "variables", note: "SVDF-like ops with variable state tensors kept in the persistent region", build: variables },
+    Synthetic { name: "offline_plan", note: "an OfflineMemoryAllocation entry fixing two tensors' offsets", build: offline_plan },
+    Synthetic { name: "dynamic_dim", note: "a -1 batch dimension in shape and shape_signature: needs a shape override", build: dynamic_dim },
+    Synthetic { name: "all_types", note: "one tensor of every sized TensorType, with per-type element sizes", build: all_types },
+];
+
+const F32: DType = DType::Float32;
+
+/// input -> RELU -> RELU -> RELU -> output, 1x64 float32 each (256 B).
+#[must_use]
+pub fn chain() -> Vec<u8> {
+    let mut b = ModelBuilder::new();
+    b.description("stowplan synthetic: chain");
+    let sg = b.subgraph("main");
+    let t: Vec<i32> = (0..4).map(|i| b.tensor(sg, &format!("t{i}"), F32, &[1, 64])).collect();
+    for w in t.windows(2) {
+        b.op(sg, ops::RELU, &w[..1], &w[1..]);
+    }
+    b.io(sg, &t[..1], &t[3..]);
+    b.finish()
+}
+
+/// x -> RELU a -> RELU b -> ADD(a, b) -> out.
+#[must_use]
+pub fn residual() -> Vec<u8> {
+    let mut b = ModelBuilder::new();
+    b.description("stowplan synthetic: residual");
+    let sg = b.subgraph("main");
+    let x = b.tensor(sg, "x", F32, &[1, 32]);
+    let a = b.tensor(sg, "a", F32, &[1, 32]);
+    let c = b.tensor(sg, "b", F32, &[1, 32]);
+    let out = b.tensor(sg, "out", F32, &[1, 32]);
+    b.op(sg, ops::RELU, &[x], &[a]);
+    b.op(sg, ops::RELU, &[a], &[c]);
+    b.op(sg, ops::ADD, &[a, c], &[out]);
+    b.io(sg, &[x], &[out]);
+    b.finish()
+}
+
+/// x -> FC(w, no bias) -> l; x -> RELU -> r; CONCATENATION(l, r) -> out.
+#[must_use]
+pub fn branches() -> Vec<u8> {
+    let mut b = ModelBuilder::new();
+    b.description("stowplan synthetic: branches");
+    let sg = b.subgraph("main");
+    let x = b.tensor(sg, "x", DType::Int8, &[1, 48]);
+    let w = b.constant(sg, "w", DType::Int8, &[16, 48], &[1; 16 * 48]);
+    let l = b.tensor(sg, "left", DType::Int8, &[1, 16]);
+    let r = b.tensor(sg, "right", DType::Int8, &[1, 48]);
+    let out = b.tensor(sg, "out", DType::Int8, &[1, 64]);
+    b.op(sg, ops::FULLY_CONNECTED, &[x, w, -1], &[l]);
+    b.op(sg, ops::RELU, &[x], &[r]);
+    b.op(sg, ops::CONCATENATION, &[l, r], &[out]);
+    b.io(sg, &[x], &[out]);
+    b.finish()
+}
+
+/// Subgraph 0: cond, x -> IF(then=1, else=2) -> y -> RELU -> out.
+/// Subgraph 1: x -> RELU -> h -> RELU -> y. Subgraph 2: x -> RELU -> y.
+#[must_use]
+pub fn if_else() -> Vec<u8> {
+    let mut b = ModelBuilder::new();
+    b.description("stowplan synthetic: if_else");
+    let main = b.subgraph("main");
+    let then = b.subgraph("then");
+    let otherwise = b.subgraph("else");
+    let cond = b.tensor(main, "cond", DType::Bool, &[]);
+    let x = b.tensor(main, "x", F32, &[1, 16]);
+    let y = b.tensor(main, "y", F32, &[1, 16]);
+    let out = b.tensor(main, "out", F32, &[1, 16]);
+    b.control_flow(main, Callees::If { then: 1, otherwise: 2 }, &[cond, x], &[y]);
+    b.op(main, ops::RELU, &[y], &[out]);
+    b.io(main, &[cond, x], &[out]);
+
+    let tx = b.tensor(then, "then/x", F32, &[1, 16]);
+    let th = b.tensor(then, "then/h", F32, &[1, 16]);
+    let ty = b.tensor(then, "then/y", F32, &[1, 16]);
+    b.op(then, ops::RELU, &[tx], &[th]);
+    b.op(then, ops::RELU, &[th], &[ty]);
+    b.io(then, &[tx], &[ty]);
+
+    let ex = b.tensor(otherwise, "else/x", F32, &[1, 16]);
+    let ey = b.tensor(otherwise, "else/y", F32, &[1, 16]);
+    b.op(otherwise, ops::RELU, &[ex], &[ey]);
+    b.io(otherwise, &[ex], &[ey]);
+    b.finish()
+}
+
+/// Subgraph 0: i, x -> WHILE(cond=1, body=2) -> i', y.
+/// Subgraph 1 (cond): i, x -> LESS(i, limit) -> c. Subgraph 2 (body): i, x -> ADD(i, one), RELU(x).
+#[must_use]
+pub fn while_loop() -> Vec<u8> {
+    let mut b = ModelBuilder::new();
+    b.description("stowplan synthetic: while_loop");
+    let main = b.subgraph("main");
+    let cond = b.subgraph("cond");
+    let body = b.subgraph("body");
+    let i = b.tensor(main, "i", DType::Int32, &[]);
+    let x = b.tensor(main, "x", F32, &[1, 32]);
+    let i_out = b.tensor(main, "i_out", DType::Int32, &[]);
+    let y = b.tensor(main, "y", F32, &[1, 32]);
+    b.control_flow(main, Callees::While { cond: 1, body: 2 }, &[i, x], &[i_out, y]);
+    b.io(main, &[i, x], &[i_out, y]);
+
+    let ci = b.tensor(cond, "cond/i", DType::Int32, &[]);
+    let cx = b.tensor(cond, "cond/x", F32, &[1, 32]);
+    let limit = b.constant(cond, "cond/limit", DType::Int32, &[], &3i32.to_le_bytes());
+    let c = b.tensor(cond, "cond/c", DType::Bool, &[]);
+    b.op(cond, ops::LESS, &[ci, limit], &[c]);
+    b.io(cond, &[ci, cx], &[c]);
+
+    let bi = b.tensor(body, "body/i", DType::Int32, &[]);
+    let bx = b.tensor(body, "body/x", F32, &[1, 32]);
+    let one = b.constant(body, "body/one", DType::Int32, &[], &1i32.to_le_bytes());
+    let bi2 = b.tensor(body, "body/i2", DType::Int32, &[]);
+    let bx2 = b.tensor(body, "body/x2", F32, &[1, 32]);
+    b.op(body, ops::ADD, &[bi, one], &[bi2]);
+    b.op(body, ops::RELU, &[bx], &[bx2]);
+    b.io(body, &[bi, bx], &[bi2, bx2]);
+    b.finish()
+}
+
+/// Subgraph 0: CALL_ONCE(init=1); VAR_HANDLE -> h; READ_VARIABLE(h) -> v; ADD(x, v) -> y;
+/// ASSIGN_VARIABLE(h, y). Subgraph 1 (init): VAR_HANDLE -> h; ASSIGN_VARIABLE(h, zeros).
+#[must_use]
+pub fn call_once() -> Vec<u8> {
+    let mut b = ModelBuilder::new();
+    b.description("stowplan synthetic: call_once");
+    let main = b.subgraph("main");
+    let init = b.subgraph("init");
+    let x = b.tensor(main, "x", F32, &[1, 8]);
+    let h = b.tensor(main, "handle", DType::Resource, &[]);
+    let v = b.tensor(main, "value", F32, &[1, 8]);
+    let y = b.tensor(main, "y", F32, &[1, 8]);
+    b.control_flow(main, Callees::CallOnce { init: 1 }, &[], &[]);
+    b.op(main, ops::VAR_HANDLE, &[], &[h]);
+    b.op(main, ops::READ_VARIABLE, &[h], &[v]);
+    b.op(main, ops::ADD, &[x, v], &[y]);
+    b.op(main, ops::ASSIGN_VARIABLE, &[h, y], &[]);
+    b.io(main, &[x], &[y]);
+
+    let ih = b.tensor(init, "init/handle", DType::Resource, &[]);
+    let zeros = b.constant(init, "init/zeros", F32, &[1, 8], &[0; 32]);
+    b.op(init, ops::VAR_HANDLE, &[], &[ih]);
+    b.op(init, ops::ASSIGN_VARIABLE, &[ih, zeros], &[]);
+    b.io(init, &[], &[]);
+    b.finish()
+}
+
+/// Two SVDF-like ops, each reading and updating a variable state tensor.
+#[must_use]
+pub fn variables() -> Vec<u8> {
+    let mut b = ModelBuilder::new();
+    b.description("stowplan synthetic: variables");
+    let sg = b.subgraph("main");
+    let x = b.tensor(sg, "x", DType::Int8, &[1, 40]);
+    let s1 = b.variable(sg, "state1", DType::Int16, &[1, 320]);
+    let h = b.tensor(sg, "h", DType::Int8, &[1, 32]);
+    let s2 = b.variable(sg, "state2", DType::Int16, &[1, 100]);
+    let y = b.tensor(sg, "y", DType::Int8, &[1, 8]);
+    b.op(sg, ops::SVDF, &[x, -1, -1, -1, s1], &[h]);
+    b.op(sg, ops::SVDF, &[h, -1, -1, -1, s2], &[y]);
+    b.io(sg, &[x], &[y]);
+    b.finish()
+}
+
+/// The chain with an offline plan fixing t1 at 0 and t2 at 256, others online.
+#[must_use]
+pub fn offline_plan() -> Vec<u8> {
+    let mut b = ModelBuilder::new();
+    b.description("stowplan synthetic: offline_plan");
+    let sg = b.subgraph("main");
+    let t: Vec<i32> = (0..4).map(|i| b.tensor(sg, &format!("t{i}"), F32, &[1, 64])).collect();
+    for w in t.windows(2) {
+        b.op(sg, ops::RELU, &w[..1], &w[1..]);
+    }
+    b.io(sg, &t[..1], &t[3..]);
+    b.offline_plan(&[-1, 0, 256, -1]);
+    b.finish()
+}
+
+/// A RELU chain whose batch dimension is -1 in shape and in shape_signature.
+#[must_use]
+pub fn dynamic_dim() -> Vec<u8> {
+    let mut b = ModelBuilder::new();
+    b.description("stowplan synthetic: dynamic_dim");
+    let sg = b.subgraph("main");
+    let spec = |name: &str| TensorSpec {
+        name: name.to_owned(),
+        type_code: DType::Float32.code(),
+        shape: Some(vec![-1, 10]),
+        shape_signature: Some(vec![-1, 10]),
+        ..TensorSpec::default()
+    };
+    let x = b.tensor_spec(sg, spec("x"));
+    let h = b.tensor_spec(sg, spec("h"));
+    let y = b.tensor_spec(sg, spec("y"));
+    b.op(sg, ops::RELU, &[x], &[h]);
+    b.op(sg, ops::RELU, &[h], &[y]);
+    b.io(sg, &[x], &[y]);
+    b.finish()
+}
+
+/// One [1,3] tensor of every type that has a size, written by a custom op from one input.
+#[must_use]
+pub fn all_types() -> Vec<u8> {
+    let mut b = ModelBuilder::new();
+    b.description("stowplan synthetic: all_types");
+    let sg = b.subgraph("main");
+    let x = b.tensor(sg, "x", DType::Int8, &[1, 3]);
+    let outs: Vec<i32> = DType::ALL
+        .iter()
+        .filter(|d| d.element_bytes().is_some() && **d != DType::Resource)
+        .map(|d| b.tensor(sg, d.name(), *d, &[1, 3]))
+        .collect();
+    b.custom(sg, "FanOut", &[x], &outs);
+    b.io(sg, &[x], &outs);
+    b.finish()
+}

@@ -1,0 +1,115 @@
+//! Property tests on random problems: every planner's plan verifies and is at least the lower
+//! bound; deliberately broken plans are rejected.
+
+use proptest::prelude::*;
+use stowplan_planner::plan::{Buffer, Plan, Planner, Problem, lower_bound, run, solve};
+use stowplan_planner::verify::{VerifyPlanError, verify};
+
+const CASES: u32 = if cfg!(miri) { 8 } else { 256 };
+
+fn problem() -> impl Strategy<Value = Problem> {
+    let buffer = (0u64..300, 0u32..40, 0u32..12, proptest::option::weighted(0.1, 0u64..8))
+        .prop_map(|(size, first, len, fixed)| Buffer { size, lifetime: stowplan_planner::plan::Lifetime::new(first, first + len), fixed_offset: fixed.map(|f| f * 64) });
+    (proptest::collection::vec(buffer, 0..60), prop_oneof![Just(1u64), Just(4), Just(16), Just(64)])
+        .prop_filter_map("valid", |(buffers, align)| Problem::new(buffers, align).ok())
+}
+
+/// Problems whose fixed buffers do not collide with each other (so a plan can be correct).
+fn plannable() -> impl Strategy<Value = Problem> {
+    problem().prop_map(|p| {
+        let buffers: Vec<Buffer> = p.buffers().iter().map(|b| Buffer { fixed_offset: None, ..*b }).collect();
+        Problem::new(buffers, p.alignment()).unwrap()
+    })
+}
+
+/// A pairwise check written independently of the verifier.
+fn brute_force_ok(problem: &Problem, plan: &Plan) -> bool {
+    let bufs = problem.buffers();
+    let size = |i: usize| problem.aligned_size(bufs[i].size);
+    for i in 0..bufs.len() {
+        let (oi, si) = (plan.offsets()[i], size(i));
+        if oi % problem.alignment() != 0 || oi + si > plan.arena_bytes() {
+            return false;
+        }
+        for j in i + 1..bufs.len() {
+            let (oj, sj) = (plan.offsets()[j], size(j));
+            let time = bufs[i].lifetime.first <= bufs[j].lifetime.last && bufs[j].lifetime.first <= bufs[i].lifetime.last;
+            let space = si > 0 && sj > 0 && bufs[i].size > 0 && bufs[j].size > 0 && oi < oj + sj && oj < oi + si;
+            if time && space {
+                return false;
+            }
+        }
+    }
+    true
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: CASES, ..ProptestConfig::default() })]
+
+    #[test]
+    fn every_plan_verifies_and_respects_the_bound(problem in plannable()) {
+        let bound = lower_bound(&problem).aligned_bytes;
+        for planner in Planner::ALL {
+            let plan = solve(&problem, planner).unwrap();
+            prop_assert!(brute_force_ok(&problem, &plan));
+            prop_assert!(plan.arena_bytes() >= bound, "{planner}: {} < {bound}", plan.arena_bytes());
+            prop_assert!(plan.arena_bytes() <= problem.naive_bytes());
+        }
+        prop_assert_eq!(run(&problem, Planner::Linear).arena_bytes(), problem.naive_bytes());
+    }
+
+    #[test]
+    fn fixed_offsets_are_kept(problem in problem()) {
+        let plan = run(&problem, Planner::Greedy);
+        for (b, &o) in problem.buffers().iter().zip(plan.offsets()) {
+            if let Some(f) = b.fixed_offset {
+                prop_assert_eq!(f, o);
+            }
+        }
+        // With fixed overlaps allowed, only fixed-fixed pairs may collide.
+        match verify(&problem, &plan, true) {
+            Ok(v) => for d in v.declared_overlaps {
+                prop_assert!(problem.buffers()[d.a].fixed_offset.is_some() && problem.buffers()[d.b].fixed_offset.is_some());
+            },
+            Err(e) => prop_assert!(false, "{e}"),
+        }
+    }
+
+    #[test]
+    fn the_verifier_agrees_with_brute_force(problem in plannable(), seed in any::<u64>()) {
+        // Random offsets: the verifier and the pairwise check must agree.
+        let n = problem.buffers().len();
+        let mut x = seed | 1;
+        let offsets: Vec<u64> = (0..n).map(|_| { x ^= x << 13; x ^= x >> 7; x ^= x << 17; (x % 8) * problem.alignment() * 16 }).collect();
+        let plan = Plan::from_offsets(&problem, offsets, Planner::Linear).unwrap();
+        prop_assert_eq!(verify(&problem, &plan, false).is_ok(), brute_force_ok(&problem, &plan));
+    }
+
+    #[test]
+    fn broken_plans_are_rejected(problem in plannable(), pick in any::<prop::sample::Index>()) {
+        let plan = solve(&problem, Planner::Greedy).unwrap();
+        let bufs = problem.buffers();
+        // Move one buffer onto another it overlaps in time.
+        let pairs: Vec<(usize, usize)> = (0..bufs.len())
+            .flat_map(|i| (0..bufs.len()).map(move |j| (i, j)))
+            .filter(|&(i, j)| i != j && bufs[i].size > 0 && bufs[j].size > 0 && bufs[i].lifetime.overlaps(&bufs[j].lifetime))
+            .collect();
+        if !pairs.is_empty() {
+            let (i, j) = pairs[pick.index(pairs.len())];
+            let mut offsets = plan.offsets().to_vec();
+            offsets[i] = offsets[j];
+            let broken = Plan::from_offsets(&problem, offsets, Planner::Greedy).unwrap();
+            let is_overlap = matches!(verify(&problem, &broken, false), Err(VerifyPlanError::Overlap { .. }));
+            prop_assert!(is_overlap);
+        }
+        // Misalign one buffer.
+        if problem.alignment() > 1 && !bufs.is_empty() {
+            let mut offsets = plan.offsets().to_vec();
+            let i = pick.index(bufs.len());
+            offsets[i] += 1;
+            let broken = Plan::from_offsets(&problem, offsets, Planner::Greedy).unwrap();
+            let is_misaligned = matches!(verify(&problem, &broken, false), Err(VerifyPlanError::Misaligned { .. }));
+            prop_assert!(is_misaligned);
+        }
+    }
+}
