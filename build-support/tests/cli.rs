@@ -11,19 +11,32 @@ fn repo() -> PathBuf {
 }
 
 fn stowplan(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_stowplan")).args(args).current_dir(repo()).output().unwrap()
+    Command::new(env!("CARGO_BIN_EXE_stowplan"))
+        .args(args)
+        .current_dir(repo())
+        .output()
+        .unwrap()
 }
 
 fn ok(args: &[&str]) -> String {
     let out = stowplan(args);
-    assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8(out.stdout).unwrap()
 }
 
 /// Runs a failing command; returns its one stderr line.
 fn fails(args: &[&str], code: i32) -> String {
     let out = stowplan(args);
-    assert_eq!(out.status.code(), Some(code), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(code),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(out.stdout.is_empty());
     let err = String::from_utf8(out.stderr).unwrap();
     assert_eq!(err.lines().count(), 1, "{err}");
@@ -40,7 +53,8 @@ fn temp(name: &str, bytes: &[u8]) -> PathBuf {
 }
 
 fn shared() -> Option<PathBuf> {
-    let dir = std::env::var_os("STOWPLAN_SHARED").map_or_else(|| repo().join("../shared"), PathBuf::from);
+    let dir =
+        std::env::var_os("STOWPLAN_SHARED").map_or_else(|| repo().join("../shared"), PathBuf::from);
     if dir.join("models").is_dir() {
         Some(dir)
     } else {
@@ -55,10 +69,22 @@ const CHAIN: &str = "tests/models/synthetic/chain.tflite";
 fn table_and_summary() {
     let out = ok(&["plan", CHAIN]);
     assert!(out.starts_with("model tests/models/synthetic/chain.tflite: 1 subgraphs, 3 ops, 4 tensors; planner greedy, alignment 16"), "{out}");
-    assert!(out.contains("arena                  512 B  (4 tensors planned)"), "{out}");
-    assert!(out.contains("lower bound            512 B  (raw 512 B); gap 0.00 %"), "{out}");
-    assert!(out.contains("naive                1,024 B  saving 512 B (50.0 %)"), "{out}");
-    assert!(out.contains("peak at op 0 (RELU) of subgraph 0 (time 1)"), "{out}");
+    assert!(
+        out.contains("arena                  512 B  (4 tensors planned)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("lower bound            512 B  (raw 512 B); gap 0.00 %"),
+        "{out}"
+    );
+    assert!(
+        out.contains("naive                1,024 B  saving 512 B (50.0 %)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("peak at op 0 (RELU) of subgraph 0 (time 1)"),
+        "{out}"
+    );
     let linear = ok(&["plan", CHAIN, "--planner", "linear", "--align=64"]);
     assert!(linear.contains("arena                1,024 B"), "{linear}");
 }
@@ -76,11 +102,20 @@ fn json_schema() {
     let tensors = v["tensors"].as_array().unwrap();
     assert_eq!(tensors.len(), 4);
     let t0 = &tensors[0];
-    for key in ["subgraph", "index", "name", "dtype", "shape", "bytes", "first", "last", "kind", "offset"] {
+    for key in [
+        "subgraph", "index", "name", "dtype", "shape", "bytes", "first", "last", "kind", "offset",
+    ] {
         assert!(!t0[key].is_null(), "tensor field {key} missing: {t0}");
     }
     assert_eq!(t0["kind"], "input");
-    assert_eq!((t0["first"].as_i64(), t0["last"].as_i64(), t0["offset"].as_u64()), (Some(0), Some(1), Some(256)));
+    assert_eq!(
+        (
+            t0["first"].as_i64(),
+            t0["last"].as_i64(),
+            t0["offset"].as_u64()
+        ),
+        (Some(0), Some(1), Some(256))
+    );
     assert_eq!(tensors[3]["kind"], "output");
     let ops = v["ops"].as_array().unwrap();
     assert_eq!(ops.len(), 3);
@@ -92,12 +127,25 @@ fn json_schema() {
 
 #[test]
 fn variables_constants_and_control_flow_in_json() {
-    let v: Value = serde_json::from_str(&ok(&["plan", "tests/models/synthetic/variables.tflite", "--json"])).unwrap();
+    let v: Value = serde_json::from_str(&ok(&[
+        "plan",
+        "tests/models/synthetic/variables.tflite",
+        "--json",
+    ]))
+    .unwrap();
     assert_eq!(v["persistent_bytes"], 848);
     let state = &v["tensors"][1];
-    assert_eq!((state["kind"].as_str(), state["placement"].as_str()), (Some("variable"), Some("persistent")));
+    assert_eq!(
+        (state["kind"].as_str(), state["placement"].as_str()),
+        (Some("variable"), Some("persistent"))
+    );
     assert!(state["offset"].is_null());
-    let v: Value = serde_json::from_str(&ok(&["plan", "tests/models/synthetic/if_else.tflite", "--json"])).unwrap();
+    let v: Value = serde_json::from_str(&ok(&[
+        "plan",
+        "tests/models/synthetic/if_else.tflite",
+        "--json",
+    ]))
+    .unwrap();
     assert_eq!(v["subgraphs"].as_array().unwrap().len(), 3);
     assert_eq!(v["ops"][0]["callees"], serde_json::json!([1, 2]));
     assert_eq!(v["tensors"][4]["subgraph"], 1);
@@ -108,8 +156,20 @@ fn variables_constants_and_control_flow_in_json() {
 fn shape_overrides() {
     let model = "tests/models/synthetic/dynamic_dim.tflite";
     let err = fails(&["plan", model], 1);
-    assert!(err.contains("has a dynamic shape [-1,10]; give its shape"), "{err}");
-    let out = ok(&["plan", model, "--shape", "x=2x10", "--shape", "1=2x10", "--shape=y=2x10", "--json"]);
+    assert!(
+        err.contains("has a dynamic shape [-1,10]; give its shape"),
+        "{err}"
+    );
+    let out = ok(&[
+        "plan",
+        model,
+        "--shape",
+        "x=2x10",
+        "--shape",
+        "1=2x10",
+        "--shape=y=2x10",
+        "--json",
+    ]);
     let v: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["arena_bytes"], 160);
     assert_eq!(v["tensors"][0]["shape"], serde_json::json!([2, 10]));
@@ -118,15 +178,22 @@ fn shape_overrides() {
 
 #[test]
 fn csv_problems() {
-    let csv = temp("p.csv", b"id,lower,upper,size\nA,0,2,10\nB,1,3,20\nC,3,4,30\n");
-    let v: Value = serde_json::from_str(&ok(&["plan", "--problem", csv.to_str().unwrap(), "--json"])).unwrap();
+    let csv = temp(
+        "p.csv",
+        b"id,lower,upper,size\nA,0,2,10\nB,1,3,20\nC,3,4,30\n",
+    );
+    let v: Value =
+        serde_json::from_str(&ok(&["plan", "--problem", csv.to_str().unwrap(), "--json"])).unwrap();
     assert_eq!(v["alignment"], 1);
     assert_eq!(v["arena_bytes"], 30);
     assert_eq!(v["lower_bound_bytes"], 30);
     assert_eq!(v["offsets"], serde_json::json!({ "A": 20, "B": 0, "C": 0 }));
     let bad = temp("bad.csv", b"id,lower,upper,size\nA,0,2\n");
     let err = fails(&["plan", "--problem", bad.to_str().unwrap()], 1);
-    assert!(err.ends_with("problem CSV line 2: expected 4 columns, found 3\n"), "{err}");
+    assert!(
+        err.ends_with("problem CSV line 2: expected 4 columns, found 3\n"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -144,7 +211,10 @@ fn usage_and_input_errors() {
     fails(&["plan", CHAIN, CHAIN], 2);
     fails(&["plan", CHAIN, "--offline", "maybe"], 2);
     let err = fails(&["plan", "no/such/model.tflite"], 1);
-    assert!(err.starts_with("error: cannot read no/such/model.tflite: "), "{err}");
+    assert!(
+        err.starts_with("error: cannot read no/such/model.tflite: "),
+        "{err}"
+    );
     let err = fails(&["plan", "Cargo.toml"], 1);
     assert!(err.contains("not a TFLite model"), "{err}");
     let bytes = std::fs::read(repo().join(CHAIN)).unwrap();
@@ -163,15 +233,24 @@ fn every_shared_model_plans_as_json() {
         if path.extension().is_none_or(|e| e != "tflite") {
             continue;
         }
-        let v: Value = serde_json::from_str(&ok(&["plan", path.to_str().unwrap(), "--json"])).unwrap();
-        let planned: Vec<&Value> = v["tensors"].as_array().unwrap().iter().filter(|t| t["placement"] == "arena").collect();
+        let v: Value =
+            serde_json::from_str(&ok(&["plan", path.to_str().unwrap(), "--json"])).unwrap();
+        let planned: Vec<&Value> = v["tensors"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|t| t["placement"] == "arena")
+            .collect();
         assert_eq!(planned.len() as u64, v["planned_tensors"].as_u64().unwrap());
         assert!(planned.iter().all(|t| t["offset"].is_u64()));
         count += 1;
         // Cut points through the CLI: an error and exit 1.
         let bytes = std::fs::read(&path).unwrap();
         for cut in [9, bytes.len() / 3, bytes.len() - 32] {
-            let cut_path = temp(&format!("{}-{cut}", path.file_name().unwrap().to_string_lossy()), &bytes[..cut]);
+            let cut_path = temp(
+                &format!("{}-{cut}", path.file_name().unwrap().to_string_lossy()),
+                &bytes[..cut],
+            );
             fails(&["plan", cut_path.to_str().unwrap()], 1);
         }
     }
@@ -182,7 +261,8 @@ fn every_shared_model_plans_as_json() {
 fn minimalloc_instances_plan_and_verify() {
     let Some(shared) = shared() else { return };
     let csv: &Path = &shared.join("benchmarks/minimalloc/A.1048576.csv");
-    let v: Value = serde_json::from_str(&ok(&["plan", "--problem", csv.to_str().unwrap(), "--json"])).unwrap();
+    let v: Value =
+        serde_json::from_str(&ok(&["plan", "--problem", csv.to_str().unwrap(), "--json"])).unwrap();
     assert_eq!(v["lower_bound_bytes"], 1_048_576);
     let arena = v["arena_bytes"].as_u64().unwrap();
     assert!(arena >= 1_048_576);

@@ -140,7 +140,13 @@ impl ModelBuilder {
     /// An empty model (no subgraphs yet).
     #[must_use]
     pub fn new() -> Self {
-        Self { subgraphs: Vec::new(), buffers: vec![Vec::new()], opcodes: Vec::new(), metadata: Vec::new(), description: None }
+        Self {
+            subgraphs: Vec::new(),
+            buffers: vec![Vec::new()],
+            opcodes: Vec::new(),
+            metadata: Vec::new(),
+            description: None,
+        }
     }
 
     /// Sets the model's description.
@@ -151,7 +157,10 @@ impl ModelBuilder {
 
     /// Adds a subgraph and returns its index (the first one is the main subgraph).
     pub fn subgraph(&mut self, name: &str) -> usize {
-        self.subgraphs.push(SubgraphSpec { name: name.to_owned(), ..SubgraphSpec::default() });
+        self.subgraphs.push(SubgraphSpec {
+            name: name.to_owned(),
+            ..SubgraphSpec::default()
+        });
         self.subgraphs.len() - 1
     }
 
@@ -161,7 +170,15 @@ impl ModelBuilder {
     ///
     /// If `sg` was not returned by [`Self::subgraph`].
     pub fn tensor(&mut self, sg: usize, name: &str, dtype: DType, shape: &[i32]) -> i32 {
-        self.tensor_spec(sg, TensorSpec { name: name.to_owned(), type_code: dtype.code(), shape: Some(shape.to_vec()), ..TensorSpec::default() })
+        self.tensor_spec(
+            sg,
+            TensorSpec {
+                name: name.to_owned(),
+                type_code: dtype.code(),
+                shape: Some(shape.to_vec()),
+                ..TensorSpec::default()
+            },
+        )
     }
 
     /// Adds a variable tensor (state kept across invocations).
@@ -172,7 +189,13 @@ impl ModelBuilder {
     pub fn variable(&mut self, sg: usize, name: &str, dtype: DType, shape: &[i32]) -> i32 {
         self.tensor_spec(
             sg,
-            TensorSpec { name: name.to_owned(), type_code: dtype.code(), shape: Some(shape.to_vec()), is_variable: true, ..TensorSpec::default() },
+            TensorSpec {
+                name: name.to_owned(),
+                type_code: dtype.code(),
+                shape: Some(shape.to_vec()),
+                is_variable: true,
+                ..TensorSpec::default()
+            },
         )
     }
 
@@ -181,9 +204,25 @@ impl ModelBuilder {
     /// # Panics
     ///
     /// If `sg` was not returned by [`Self::subgraph`].
-    pub fn constant(&mut self, sg: usize, name: &str, dtype: DType, shape: &[i32], data: &[u8]) -> i32 {
+    pub fn constant(
+        &mut self,
+        sg: usize,
+        name: &str,
+        dtype: DType,
+        shape: &[i32],
+        data: &[u8],
+    ) -> i32 {
         let buffer = self.buffer(data);
-        self.tensor_spec(sg, TensorSpec { name: name.to_owned(), type_code: dtype.code(), shape: Some(shape.to_vec()), buffer, ..TensorSpec::default() })
+        self.tensor_spec(
+            sg,
+            TensorSpec {
+                name: name.to_owned(),
+                type_code: dtype.code(),
+                shape: Some(shape.to_vec()),
+                buffer,
+                ..TensorSpec::default()
+            },
+        )
     }
 
     /// Adds a tensor exactly as specified.
@@ -225,7 +264,15 @@ impl ModelBuilder {
     /// If `sg` was not returned by [`Self::subgraph`].
     pub fn op(&mut self, sg: usize, op: BuiltinOp, inputs: &[i32], outputs: &[i32]) -> usize {
         let opcode = self.opcode(op.0, None);
-        self.push_op(sg, OpSpec { opcode, inputs: inputs.to_vec(), outputs: outputs.to_vec(), ..OpSpec::default() })
+        self.push_op(
+            sg,
+            OpSpec {
+                opcode,
+                inputs: inputs.to_vec(),
+                outputs: outputs.to_vec(),
+                ..OpSpec::default()
+            },
+        )
     }
 
     /// Adds a builtin op with intermediate tensors.
@@ -233,11 +280,24 @@ impl ModelBuilder {
     /// # Panics
     ///
     /// If `sg` was not returned by [`Self::subgraph`].
-    pub fn op_with_intermediates(&mut self, sg: usize, op: BuiltinOp, inputs: &[i32], outputs: &[i32], intermediates: &[i32]) -> usize {
+    pub fn op_with_intermediates(
+        &mut self,
+        sg: usize,
+        op: BuiltinOp,
+        inputs: &[i32],
+        outputs: &[i32],
+        intermediates: &[i32],
+    ) -> usize {
         let opcode = self.opcode(op.0, None);
         self.push_op(
             sg,
-            OpSpec { opcode, inputs: inputs.to_vec(), outputs: outputs.to_vec(), intermediates: intermediates.to_vec(), callees: None },
+            OpSpec {
+                opcode,
+                inputs: inputs.to_vec(),
+                outputs: outputs.to_vec(),
+                intermediates: intermediates.to_vec(),
+                callees: None,
+            },
         )
     }
 
@@ -248,7 +308,15 @@ impl ModelBuilder {
     /// If `sg` was not returned by [`Self::subgraph`].
     pub fn custom(&mut self, sg: usize, code: &str, inputs: &[i32], outputs: &[i32]) -> usize {
         let opcode = self.opcode(BuiltinOp::CUSTOM.0, Some(code));
-        self.push_op(sg, OpSpec { opcode, inputs: inputs.to_vec(), outputs: outputs.to_vec(), ..OpSpec::default() })
+        self.push_op(
+            sg,
+            OpSpec {
+                opcode,
+                inputs: inputs.to_vec(),
+                outputs: outputs.to_vec(),
+                ..OpSpec::default()
+            },
+        )
     }
 
     /// Adds an IF, WHILE or CALL_ONCE op running `callees`.
@@ -256,14 +324,29 @@ impl ModelBuilder {
     /// # Panics
     ///
     /// If `sg` was not returned by [`Self::subgraph`].
-    pub fn control_flow(&mut self, sg: usize, callees: Callees, inputs: &[i32], outputs: &[i32]) -> usize {
+    pub fn control_flow(
+        &mut self,
+        sg: usize,
+        callees: Callees,
+        inputs: &[i32],
+        outputs: &[i32],
+    ) -> usize {
         let code = match callees {
             Callees::If { .. } => BuiltinOp::IF,
             Callees::While { .. } => BuiltinOp::WHILE,
             Callees::CallOnce { .. } => BuiltinOp::CALL_ONCE,
         };
         let opcode = self.opcode(code.0, None);
-        self.push_op(sg, OpSpec { opcode, inputs: inputs.to_vec(), outputs: outputs.to_vec(), intermediates: Vec::new(), callees: Some(callees) })
+        self.push_op(
+            sg,
+            OpSpec {
+                opcode,
+                inputs: inputs.to_vec(),
+                outputs: outputs.to_vec(),
+                intermediates: Vec::new(),
+                callees: Some(callees),
+            },
+        )
     }
 
     /// Adds a control-flow op code without its options (a malformed model).
@@ -271,7 +354,13 @@ impl ModelBuilder {
     /// # Panics
     ///
     /// If `sg` was not returned by [`Self::subgraph`].
-    pub fn control_flow_without_options(&mut self, sg: usize, op: BuiltinOp, inputs: &[i32], outputs: &[i32]) -> usize {
+    pub fn control_flow_without_options(
+        &mut self,
+        sg: usize,
+        op: BuiltinOp,
+        inputs: &[i32],
+        outputs: &[i32],
+    ) -> usize {
         self.op(sg, op, inputs, outputs)
     }
 
@@ -298,7 +387,11 @@ impl ModelBuilder {
     pub fn offline_plan(&mut self, offsets: &[i32]) {
         let count = i32::try_from(offsets.len()).unwrap_or(i32::MAX);
         let subgraphs = i32::try_from(self.subgraphs.len()).unwrap_or(i32::MAX);
-        let words: Vec<u8> = [0, subgraphs, count].iter().chain(offsets).flat_map(|w| w.to_le_bytes()).collect();
+        let words: Vec<u8> = [0, subgraphs, count]
+            .iter()
+            .chain(offsets)
+            .flat_map(|w| w.to_le_bytes())
+            .collect();
         self.metadata(OFFLINE_PLAN_METADATA, &words);
     }
 
@@ -314,7 +407,7 @@ impl ModelBuilder {
                 fb::OperatorCode::create(
                     &mut fbb,
                     &fb::OperatorCodeArgs {
-                        deprecated_builtin_code: i8::try_from(*code).unwrap_or(127).min(127),
+                        deprecated_builtin_code: i8::try_from(*code).unwrap_or(127),
                         custom_code,
                         version: 1,
                         builtin_code: fb::BuiltinOperator(*code),
@@ -331,7 +424,8 @@ impl ModelBuilder {
                     .iter()
                     .map(|t| {
                         let shape = t.shape.as_deref().map(|v| fbb.create_vector(v));
-                        let shape_signature = t.shape_signature.as_deref().map(|v| fbb.create_vector(v));
+                        let shape_signature =
+                            t.shape_signature.as_deref().map(|v| fbb.create_vector(v));
                         let name = Some(fbb.create_string(&t.name));
                         fb::Tensor::create(
                             &mut fbb,
@@ -352,26 +446,47 @@ impl ModelBuilder {
                     .map(|o| {
                         let inputs = Some(fbb.create_vector(&o.inputs));
                         let outputs = Some(fbb.create_vector(&o.outputs));
-                        let intermediates = (!o.intermediates.is_empty()).then(|| fbb.create_vector(&o.intermediates));
+                        let intermediates = (!o.intermediates.is_empty())
+                            .then(|| fbb.create_vector(&o.intermediates));
                         let (builtin_options_type, builtin_options) = match o.callees {
                             None => (fb::BuiltinOptions::NONE, None),
                             Some(Callees::If { then, otherwise }) => (
                                 fb::BuiltinOptions::IfOptions,
                                 Some(
-                                    fb::IfOptions::create(&mut fbb, &fb::IfOptionsArgs { then_subgraph_index: then, else_subgraph_index: otherwise })
-                                        .as_union_value(),
+                                    fb::IfOptions::create(
+                                        &mut fbb,
+                                        &fb::IfOptionsArgs {
+                                            then_subgraph_index: then,
+                                            else_subgraph_index: otherwise,
+                                        },
+                                    )
+                                    .as_union_value(),
                                 ),
                             ),
                             Some(Callees::While { cond, body }) => (
                                 fb::BuiltinOptions::WhileOptions,
                                 Some(
-                                    fb::WhileOptions::create(&mut fbb, &fb::WhileOptionsArgs { cond_subgraph_index: cond, body_subgraph_index: body })
-                                        .as_union_value(),
+                                    fb::WhileOptions::create(
+                                        &mut fbb,
+                                        &fb::WhileOptionsArgs {
+                                            cond_subgraph_index: cond,
+                                            body_subgraph_index: body,
+                                        },
+                                    )
+                                    .as_union_value(),
                                 ),
                             ),
                             Some(Callees::CallOnce { init }) => (
                                 fb::BuiltinOptions::CallOnceOptions,
-                                Some(fb::CallOnceOptions::create(&mut fbb, &fb::CallOnceOptionsArgs { init_subgraph_index: init }).as_union_value()),
+                                Some(
+                                    fb::CallOnceOptions::create(
+                                        &mut fbb,
+                                        &fb::CallOnceOptionsArgs {
+                                            init_subgraph_index: init,
+                                        },
+                                    )
+                                    .as_union_value(),
+                                ),
                             ),
                         };
                         fb::Operator::create(
@@ -394,7 +509,16 @@ impl ModelBuilder {
                 let outputs = Some(fbb.create_vector(&s.outputs));
                 let operators = Some(fbb.create_vector(&ops));
                 let name = Some(fbb.create_string(&s.name));
-                fb::SubGraph::create(&mut fbb, &fb::SubGraphArgs { tensors, inputs, outputs, operators, name })
+                fb::SubGraph::create(
+                    &mut fbb,
+                    &fb::SubGraphArgs {
+                        tensors,
+                        inputs,
+                        outputs,
+                        operators,
+                        name,
+                    },
+                )
             })
             .collect();
         let buffers: Vec<_> = self
@@ -402,7 +526,14 @@ impl ModelBuilder {
             .iter()
             .map(|data| {
                 let data = (!data.is_empty()).then(|| fbb.create_vector(data));
-                fb::Buffer::create(&mut fbb, &fb::BufferArgs { data, offset: 0, size: 0 })
+                fb::Buffer::create(
+                    &mut fbb,
+                    &fb::BufferArgs {
+                        data,
+                        offset: 0,
+                        size: 0,
+                    },
+                )
             })
             .collect();
         let metadata: Vec<_> = self
@@ -410,7 +541,13 @@ impl ModelBuilder {
             .iter()
             .map(|(name, buffer)| {
                 let name = Some(fbb.create_string(name));
-                fb::Metadata::create(&mut fbb, &fb::MetadataArgs { name, buffer: *buffer })
+                fb::Metadata::create(
+                    &mut fbb,
+                    &fb::MetadataArgs {
+                        name,
+                        buffer: *buffer,
+                    },
+                )
             })
             .collect();
         let description = self.description.as_deref().map(|d| fbb.create_string(d));

@@ -18,7 +18,11 @@ pub struct TensorDesc {
 
 impl fmt::Display for TensorDesc {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "tensor {} {:?} of subgraph {}", self.index, self.name, self.subgraph)
+        write!(
+            f,
+            "tensor {} {:?} of subgraph {}",
+            self.index, self.name, self.subgraph
+        )
     }
 }
 
@@ -35,7 +39,11 @@ pub struct OpDesc {
 
 impl fmt::Display for OpDesc {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "op {} ({}) of subgraph {}", self.index, self.opcode, self.subgraph)
+        write!(
+            f,
+            "op {} ({}) of subgraph {}",
+            self.index, self.opcode, self.subgraph
+        )
     }
 }
 
@@ -195,9 +203,14 @@ fn shape_str(shape: &[i32]) -> String {
 impl fmt::Display for ReadModelError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Self::TooLarge { bytes, limit } => write!(f, "model has {bytes} bytes, more than the limit of {limit}"),
+            Self::TooLarge { bytes, limit } => {
+                write!(f, "model has {bytes} bytes, more than the limit of {limit}")
+            }
             Self::TooShort { bytes } => {
-                write!(f, "not a TFLite model: {bytes} bytes is too short for a flatbuffer header")
+                write!(
+                    f,
+                    "not a TFLite model: {bytes} bytes is too short for a flatbuffer header"
+                )
             }
             Self::WrongIdentifier { found } => write!(
                 f,
@@ -206,21 +219,50 @@ impl fmt::Display for ReadModelError {
             ),
             Self::Malformed { reason } => write!(f, "malformed TFLite flatbuffer: {reason}"),
             Self::NoSubgraphs => f.write_str("model has no subgraphs"),
-            Self::OpcodeIndexOutOfRange { subgraph, op, index, count } => write!(
+            Self::OpcodeIndexOutOfRange {
+                subgraph,
+                op,
+                index,
+                count,
+            } => write!(
                 f,
                 "op {op} of subgraph {subgraph} uses operator code {index}, but the model has {count}"
             ),
-            Self::TensorIndexOutOfRange { subgraph, op, role, index, count } => match op {
-                Some(op) => write!(f, "{op} has {role} tensor {index}, but the subgraph has {count} tensors"),
-                None => write!(f, "subgraph {subgraph} has {role} tensor {index}, but it has {count} tensors"),
+            Self::TensorIndexOutOfRange {
+                subgraph,
+                op,
+                role,
+                index,
+                count,
+            } => match op {
+                Some(op) => write!(
+                    f,
+                    "{op} has {role} tensor {index}, but the subgraph has {count} tensors"
+                ),
+                None => write!(
+                    f,
+                    "subgraph {subgraph} has {role} tensor {index}, but it has {count} tensors"
+                ),
             },
-            Self::BufferIndexOutOfRange { tensor, index, count } => {
-                write!(f, "{tensor} uses buffer {index}, but the model has {count} buffers")
+            Self::BufferIndexOutOfRange {
+                tensor,
+                index,
+                count,
+            } => {
+                write!(
+                    f,
+                    "{tensor} uses buffer {index}, but the model has {count} buffers"
+                )
             }
             Self::SubgraphIndexOutOfRange { op, index, count } => {
-                write!(f, "{op} calls subgraph {index}, but the model has {count} subgraphs")
+                write!(
+                    f,
+                    "{op} calls subgraph {index}, but the model has {count} subgraphs"
+                )
             }
-            Self::MissingOptions { op, options } => write!(f, "{op} has no {options}, so its subgraphs are unknown"),
+            Self::MissingOptions { op, options } => {
+                write!(f, "{op} has no {options}, so its subgraphs are unknown")
+            }
             Self::RecursiveCall { op, callee } => write!(
                 f,
                 "{op} calls subgraph {callee}, which is already running: recursive control flow cannot be planned"
@@ -237,23 +279,43 @@ impl fmt::Display for ReadModelError {
                 "{op} reads {tensor}, which no earlier op writes and which is not an input, constant or variable"
             ),
             Self::NegativeDimension { tensor, shape } => {
-                write!(f, "{tensor} has a negative dimension in shape {}", shape_str(shape))
+                write!(
+                    f,
+                    "{tensor} has a negative dimension in shape {}",
+                    shape_str(shape)
+                )
             }
             Self::DynamicShape { tensor, shape } => write!(
                 f,
                 "{tensor} has a dynamic shape {}; give its shape (for example --shape {}=1x96x96x1)",
                 shape_str(shape),
-                if tensor.name.is_empty() || tensor.name.contains('=') { tensor.index.to_string() } else { tensor.name.clone() }
+                if tensor.name.is_empty() || tensor.name.contains('=') {
+                    tensor.index.to_string()
+                } else {
+                    tensor.name.clone()
+                }
             ),
             Self::UnsizedType { tensor, dtype } => {
-                write!(f, "{tensor} has type {dtype}, which has no fixed size and cannot be planned")
+                write!(
+                    f,
+                    "{tensor} has type {dtype}, which has no fixed size and cannot be planned"
+                )
             }
-            Self::TensorTooLarge { tensor, shape, dtype, limit } => write!(
+            Self::TensorTooLarge {
+                tensor,
+                shape,
+                dtype,
+                limit,
+            } => write!(
                 f,
                 "{tensor} of shape {} and type {dtype} needs more than {limit} bytes",
                 shape_str(shape)
             ),
-            Self::BadOfflinePlan { reason } => write!(f, "bad {} metadata: {reason}", crate::model::OFFLINE_PLAN_METADATA),
+            Self::BadOfflinePlan { reason } => write!(
+                f,
+                "bad {} metadata: {reason}",
+                crate::model::OFFLINE_PLAN_METADATA
+            ),
             Self::BadShapeOverride { reason } => write!(f, "bad shape override: {reason}"),
         }
     }
@@ -313,27 +375,62 @@ impl From<ProblemError> for PlanArenaError {
 pub(crate) fn describe_invalid(e: &flatbuffers::InvalidFlatbuffer) -> String {
     use flatbuffers::{ErrorTraceDetail, InvalidFlatbuffer as E};
     let (what, trace) = match e {
-        E::MissingRequiredField { required, error_trace } => (format!("missing required field {required}"), Some(error_trace)),
-        E::InconsistentUnion { field, field_type, error_trace } => {
-            (format!("union {field} and its type {field_type} disagree"), Some(error_trace))
-        }
-        E::Utf8Error { range, error_trace, .. } => {
-            (format!("string at bytes {}..{} is not UTF-8", range.start, range.end), Some(error_trace))
-        }
-        E::MissingNullTerminator { range, error_trace } => {
-            (format!("string at bytes {}..{} has no terminator", range.start, range.end), Some(error_trace))
-        }
-        E::Unaligned { position, unaligned_type, error_trace } => {
-            (format!("{unaligned_type} at byte {position} is misaligned"), Some(error_trace))
-        }
-        E::RangeOutOfBounds { range, error_trace } => {
-            (format!("bytes {}..{} are outside the file", range.start, range.end), Some(error_trace))
-        }
-        E::SignedOffsetOutOfBounds { soffset, position, error_trace } => {
-            (format!("offset {soffset} at byte {position} points outside the file"), Some(error_trace))
-        }
+        E::MissingRequiredField {
+            required,
+            error_trace,
+        } => (
+            format!("missing required field {required}"),
+            Some(error_trace),
+        ),
+        E::InconsistentUnion {
+            field,
+            field_type,
+            error_trace,
+        } => (
+            format!("union {field} and its type {field_type} disagree"),
+            Some(error_trace),
+        ),
+        E::Utf8Error {
+            range, error_trace, ..
+        } => (
+            format!(
+                "string at bytes {}..{} is not UTF-8",
+                range.start, range.end
+            ),
+            Some(error_trace),
+        ),
+        E::MissingNullTerminator { range, error_trace } => (
+            format!(
+                "string at bytes {}..{} has no terminator",
+                range.start, range.end
+            ),
+            Some(error_trace),
+        ),
+        E::Unaligned {
+            position,
+            unaligned_type,
+            error_trace,
+        } => (
+            format!("{unaligned_type} at byte {position} is misaligned"),
+            Some(error_trace),
+        ),
+        E::RangeOutOfBounds { range, error_trace } => (
+            format!("bytes {}..{} are outside the file", range.start, range.end),
+            Some(error_trace),
+        ),
+        E::SignedOffsetOutOfBounds {
+            soffset,
+            position,
+            error_trace,
+        } => (
+            format!("offset {soffset} at byte {position} points outside the file"),
+            Some(error_trace),
+        ),
         E::TooManyTables => ("more tables than the file size allows".to_owned(), None),
-        E::ApparentSizeTooLarge => ("tables and vectors overlap too much (apparent size limit)".to_owned(), None),
+        E::ApparentSizeTooLarge => (
+            "tables and vectors overlap too much (apparent size limit)".to_owned(),
+            None,
+        ),
         E::DepthLimitReached => ("tables nest too deeply".to_owned(), None),
     };
     let path: Vec<String> = trace
@@ -349,5 +446,9 @@ pub(crate) fn describe_invalid(e: &flatbuffers::InvalidFlatbuffer) -> String {
                 .collect()
         })
         .unwrap_or_default();
-    if path.is_empty() { what } else { format!("{what} (in Model{})", path.concat()) }
+    if path.is_empty() {
+        what
+    } else {
+        format!("{what} (in Model{})", path.concat())
+    }
 }

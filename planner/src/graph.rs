@@ -114,9 +114,11 @@ impl FromStr for ShapeOverride {
     /// or `,`; an empty list is a scalar.
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         let bad = |reason: String| ReadModelError::BadShapeOverride { reason };
-        let (tensor, dims) = s
-            .rsplit_once('=')
-            .ok_or_else(|| bad(format!("{s:?} is not of the form TENSOR=DIMS, for example 0=1x96x96x1")))?;
+        let (tensor, dims) = s.rsplit_once('=').ok_or_else(|| {
+            bad(format!(
+                "{s:?} is not of the form TENSOR=DIMS, for example 0=1x96x96x1"
+            ))
+        })?;
         if tensor.is_empty() {
             return Err(bad(format!("{s:?} names no tensor")));
         }
@@ -129,9 +131,15 @@ impl FromStr for ShapeOverride {
         } else {
             dims.split(['x', ','])
                 .map(|d| {
-                    d.trim().parse::<i32>().ok().filter(|&d| d >= 0).ok_or_else(|| {
-                        bad(format!("dimension {d:?} in {s:?} is not a non-negative integer"))
-                    })
+                    d.trim()
+                        .parse::<i32>()
+                        .ok()
+                        .filter(|&d| d >= 0)
+                        .ok_or_else(|| {
+                            bad(format!(
+                                "dimension {d:?} in {s:?} is not a non-negative integer"
+                            ))
+                        })
                 })
                 .collect::<Result<Vec<_>, _>>()?
         };
@@ -178,7 +186,9 @@ pub fn tensor_infos(
     let mut shapes: Vec<Option<&[i32]>> = vec![None; model.tensors.len()];
     for o in overrides {
         let id = resolve(model, &o.tensor)?;
-        let Some(tensor) = model.tensors.get(id.get()) else { continue };
+        let Some(tensor) = model.tensors.get(id.get()) else {
+            continue;
+        };
         if tensor.shape.len() != o.shape.len() {
             return Err(ReadModelError::BadShapeOverride {
                 reason: format!(
@@ -189,8 +199,12 @@ pub fn tensor_infos(
                 ),
             });
         }
-        if let Some((axis, (&model_dim, &given))) =
-            tensor.shape.iter().zip(&o.shape).enumerate().find(|(_, (m, g))| **m != -1 && m != g)
+        if let Some((axis, (&model_dim, &given))) = tensor
+            .shape
+            .iter()
+            .zip(&o.shape)
+            .enumerate()
+            .find(|(_, (m, g))| **m != -1 && m != g)
         {
             return Err(ReadModelError::BadShapeOverride {
                 reason: format!(
@@ -216,9 +230,17 @@ pub fn tensor_infos(
         let inputs: HashSet<TensorIndex> = subgraph.inputs.iter().copied().collect();
         let outputs: HashSet<TensorIndex> = subgraph.outputs.iter().copied().collect();
         for tensor in model.subgraph_tensors(subgraph) {
-            let shape: Vec<i32> = shapes.get(tensor.id.get()).copied().flatten().unwrap_or(&tensor.shape).to_vec();
+            let shape: Vec<i32> = shapes
+                .get(tensor.id.get())
+                .copied()
+                .flatten()
+                .unwrap_or(&tensor.shape)
+                .to_vec();
             if shape.iter().any(|&d| d < -1) {
-                return Err(ReadModelError::NegativeDimension { tensor: tensor.desc(), shape });
+                return Err(ReadModelError::NegativeDimension {
+                    tensor: tensor.desc(),
+                    shape,
+                });
             }
             let handle = resource_handles.contains(&(tensor.subgraph, tensor.index));
             let kind = if tensor.is_constant {
@@ -233,28 +255,40 @@ pub fn tensor_infos(
                 TensorKind::Intermediate
             };
             let needs_memory = !tensor.is_constant && !handle;
-            let bytes = if needs_memory {
-                if shape.contains(&-1) {
-                    return Err(ReadModelError::DynamicShape { tensor: tensor.desc(), shape });
-                }
-                let element = tensor
-                    .dtype
-                    .element_bytes()
-                    .ok_or_else(|| ReadModelError::UnsizedType { tensor: tensor.desc(), dtype: tensor.dtype })?;
-                let bytes = tensor_bytes(&shape, element).filter(|&b| b <= MAX_TENSOR_BYTES).ok_or_else(|| {
-                    ReadModelError::TensorTooLarge {
-                        tensor: tensor.desc(),
-                        shape: shape.clone(),
-                        dtype: tensor.dtype,
-                        limit: MAX_TENSOR_BYTES,
+            let bytes =
+                if needs_memory {
+                    if shape.contains(&-1) {
+                        return Err(ReadModelError::DynamicShape {
+                            tensor: tensor.desc(),
+                            shape,
+                        });
                     }
-                })?;
-                Some(bytes)
-            } else {
-                tensor.dtype.element_bytes().and_then(|e| tensor_bytes(&shape, e))
-            };
+                    let element = tensor.dtype.element_bytes().ok_or_else(|| {
+                        ReadModelError::UnsizedType {
+                            tensor: tensor.desc(),
+                            dtype: tensor.dtype,
+                        }
+                    })?;
+                    let bytes = tensor_bytes(&shape, element)
+                        .filter(|&b| b <= MAX_TENSOR_BYTES)
+                        .ok_or_else(|| ReadModelError::TensorTooLarge {
+                            tensor: tensor.desc(),
+                            shape: shape.clone(),
+                            dtype: tensor.dtype,
+                            limit: MAX_TENSOR_BYTES,
+                        })?;
+                    Some(bytes)
+                } else {
+                    tensor
+                        .dtype
+                        .element_bytes()
+                        .and_then(|e| tensor_bytes(&shape, e))
+                };
             let fixed_offset = if honour_offline {
-                model.offline_plan.as_ref().and_then(|p| p.get(tensor.id.get()).copied().flatten())
+                model
+                    .offline_plan
+                    .as_ref()
+                    .and_then(|p| p.get(tensor.id.get()).copied().flatten())
             } else {
                 None
             };
@@ -273,7 +307,11 @@ pub fn tensor_infos(
                 bytes,
                 kind,
                 placement,
-                fixed_offset: if placement == Placement::Arena { fixed_offset } else { None },
+                fixed_offset: if placement == Placement::Arena {
+                    fixed_offset
+                } else {
+                    None
+                },
             });
         }
     }
@@ -283,7 +321,9 @@ pub fn tensor_infos(
 
 /// Elements times `element` bytes, `None` on overflow or a negative dimension.
 fn tensor_bytes(shape: &[i32], element: u64) -> Option<u64> {
-    shape.iter().try_fold(element, |acc, &d| acc.checked_mul(u64::try_from(d).ok()?))
+    shape
+        .iter()
+        .try_fold(element, |acc, &d| acc.checked_mul(u64::try_from(d).ok()?))
 }
 
 /// Every tensor an op reads must be an input, constant or variable of its subgraph, written by an
@@ -294,18 +334,28 @@ fn check_reads(model: &Model, infos: &[TensorInfo]) -> Result<(), ReadModelError
         let mut written: HashSet<TensorIndex> = subgraph.inputs.iter().copied().collect();
         for op in model.subgraph_ops(subgraph) {
             for &t in op.inputs.iter().flatten() {
-                let Some(tensor) = tensors.get(t.get()) else { continue };
+                let Some(tensor) = tensors.get(t.get()) else {
+                    continue;
+                };
                 let info = infos.get(tensor.id.get());
                 // A tensor the model's own offline plan places (Vela's scratch areas) is the
                 // offline planner's business.
-                let offline = model.offline_plan.as_ref().and_then(|p| p.get(tensor.id.get()).copied().flatten());
+                let offline = model
+                    .offline_plan
+                    .as_ref()
+                    .and_then(|p| p.get(tensor.id.get()).copied().flatten());
                 let readable = written.contains(&t)
                     || tensor.is_constant
                     || tensor.is_variable
                     || offline.is_some()
-                    || info.is_some_and(|i| i.kind == TensorKind::Variable || i.placement == Placement::None);
+                    || info.is_some_and(|i| {
+                        i.kind == TensorKind::Variable || i.placement == Placement::None
+                    });
                 if !readable {
-                    return Err(ReadModelError::ReadBeforeWrite { op: op.desc(), tensor: tensor.desc() });
+                    return Err(ReadModelError::ReadBeforeWrite {
+                        op: op.desc(),
+                        tensor: tensor.desc(),
+                    });
                 }
             }
             written.extend(op.outputs.iter().copied());
@@ -321,9 +371,21 @@ mod tests {
     #[test]
     fn shape_override_parses_index_and_name() {
         let o: ShapeOverride = "0=1x96x96x1".parse().unwrap();
-        assert_eq!(o, ShapeOverride { tensor: TensorRef::Index(0), shape: vec![1, 96, 96, 1] });
+        assert_eq!(
+            o,
+            ShapeOverride {
+                tensor: TensorRef::Index(0),
+                shape: vec![1, 96, 96, 1]
+            }
+        );
         let o: ShapeOverride = "a=b=2,3".parse().unwrap();
-        assert_eq!(o, ShapeOverride { tensor: TensorRef::Name("a=b".into()), shape: vec![2, 3] });
+        assert_eq!(
+            o,
+            ShapeOverride {
+                tensor: TensorRef::Name("a=b".into()),
+                shape: vec![2, 3]
+            }
+        );
         let o: ShapeOverride = "x=".parse().unwrap();
         assert_eq!(o.shape, Vec::<i32>::new());
     }
@@ -332,7 +394,10 @@ mod tests {
     fn shape_override_rejects_nonsense() {
         for bad in ["1x2", "=1x2", "0=1x-2", "0=1xx2", "0=abc"] {
             let err = bad.parse::<ShapeOverride>().unwrap_err();
-            assert!(matches!(err, ReadModelError::BadShapeOverride { .. }), "{bad}: {err}");
+            assert!(
+                matches!(err, ReadModelError::BadShapeOverride { .. }),
+                "{bad}: {err}"
+            );
         }
     }
 

@@ -37,7 +37,10 @@
 //! ```
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
-#![cfg_attr(not(test), warn(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing))]
+#![cfg_attr(
+    not(test),
+    warn(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)
+)]
 
 pub mod builder;
 pub mod emit;
@@ -83,7 +86,12 @@ pub struct Options {
 
 impl Default for Options {
     fn default() -> Self {
-        Self { planner: Planner::default(), alignment: 16, shapes: Vec::new(), offline: OfflinePolicy::default() }
+        Self {
+            planner: Planner::default(),
+            alignment: 16,
+            shapes: Vec::new(),
+            offline: OfflinePolicy::default(),
+        }
     }
 }
 
@@ -149,7 +157,11 @@ impl ModelPlan {
     #[must_use]
     pub fn gap_percent(&self) -> f64 {
         let lb = self.lower_bound_bytes();
-        if lb == 0 { 0.0 } else { (self.arena_bytes() as f64 - lb as f64) * 100.0 / lb as f64 }
+        if lb == 0 {
+            0.0
+        } else {
+            (self.arena_bytes() as f64 - lb as f64) * 100.0 / lb as f64
+        }
     }
 
     /// The offset of a tensor planned in the arena.
@@ -168,7 +180,11 @@ impl ModelPlan {
     /// The tensors live at the peak.
     #[must_use]
     pub fn peak_tensors(&self) -> Vec<TensorId> {
-        self.profile.peak_buffers.iter().filter_map(|&b| self.buffer_tensors.get(b).copied()).collect()
+        self.profile
+            .peak_buffers
+            .iter()
+            .filter_map(|&b| self.buffer_tensors.get(b).copied())
+            .collect()
     }
 
     /// Says what happens at a TFLite Micro scope: `op 3 (CONV_2D) of subgraph 0`.
@@ -179,13 +195,16 @@ impl ModelPlan {
 }
 
 fn describe_scope(model: &Model, lifetimes: &Lifetimes, scope: Option<u32>) -> String {
-    let Some(s) = scope else { return "time -1, before the first op (tensors no op reaches)".to_owned() };
+    let Some(s) = scope else {
+        return "time -1, before the first op (tensors no op reaches)".to_owned();
+    };
     match lifetimes.timeline.get(s as usize) {
         Some(TimePoint::Entry(sg)) if sg.0 == 0 => "the model's start (its inputs)".to_owned(),
         Some(TimePoint::Entry(sg)) => format!("the entry of subgraph {sg}"),
-        Some(TimePoint::Op { position, .. }) => {
-            model.ops.get(*position).map_or_else(|| format!("time {s}"), |op| op.desc().to_string())
-        }
+        Some(TimePoint::Op { position, .. }) => model
+            .ops
+            .get(*position)
+            .map_or_else(|| format!("time {s}"), |op| op.desc().to_string()),
         None => format!("time {s}"),
     }
 }
@@ -198,7 +217,10 @@ fn describe_scope(model: &Model, lifetimes: &Lifetimes, scope: Option<u32>) -> S
 /// the alignment is not a power of two, or the plan fails verification.
 pub fn plan_model(bytes: &[u8], options: &Options) -> Result<ModelPlan, PlanArenaError> {
     if !options.alignment.is_power_of_two() {
-        return Err(plan::ProblemError::BadAlignment { alignment: options.alignment }.into());
+        return Err(plan::ProblemError::BadAlignment {
+            alignment: options.alignment,
+        }
+        .into());
     }
     let model = model::read_model(bytes)?;
     let honour = options.offline == OfflinePolicy::Honour;
@@ -213,24 +235,35 @@ pub fn plan_model(bytes: &[u8], options: &Options) -> Result<ModelPlan, PlanAren
         let bytes = info.bytes.unwrap_or(0);
         match info.placement {
             Placement::Arena => {
-                if let Some(offset) = info.fixed_offset {
-                    if offset % options.alignment != 0 {
-                        return Err(ReadModelError::BadOfflinePlan {
-                            reason: format!(
-                                "{} is at offset {offset}, not a multiple of the alignment {}",
-                                tensor.desc(),
-                                options.alignment
-                            ),
-                        }
-                        .into());
+                if let Some(offset) = info.fixed_offset
+                    && !offset.is_multiple_of(options.alignment)
+                {
+                    return Err(ReadModelError::BadOfflinePlan {
+                        reason: format!(
+                            "{} is at offset {offset}, not a multiple of the alignment {}",
+                            tensor.desc(),
+                            options.alignment
+                        ),
                     }
+                    .into());
                 }
-                let lifetime = lifetimes.tensors.get(tensor.id.get()).copied().unwrap_or_default().to_problem();
-                buffers.push(Buffer { size: bytes, lifetime, fixed_offset: info.fixed_offset });
+                let lifetime = lifetimes
+                    .tensors
+                    .get(tensor.id.get())
+                    .copied()
+                    .unwrap_or_default()
+                    .to_problem();
+                buffers.push(Buffer {
+                    size: bytes,
+                    lifetime,
+                    fixed_offset: info.fixed_offset,
+                });
                 buffer_tensors.push(tensor.id);
             }
             Placement::Persistent => {
-                let aligned = bytes.div_ceil(options.alignment).saturating_mul(options.alignment);
+                let aligned = bytes
+                    .div_ceil(options.alignment)
+                    .saturating_mul(options.alignment);
                 persistent_bytes = persistent_bytes.saturating_add(aligned);
                 persistent_raw_bytes = persistent_raw_bytes.saturating_add(bytes);
             }
@@ -247,17 +280,32 @@ pub fn plan_model(bytes: &[u8], options: &Options) -> Result<ModelPlan, PlanAren
                 .map_or_else(|| format!("buffer {b}"), |t| t.desc().to_string())
         };
         let reason = match e {
-            verify::VerifyPlanError::Overlap { a, b, time, bytes: (start, end) } => format!(
+            verify::VerifyPlanError::Overlap {
+                a,
+                b,
+                time,
+                bytes: (start, end),
+            } => format!(
                 "{} and {} share bytes {start}..{end} while both are live at {}",
                 name(a),
                 name(b),
                 describe_scope(&model, &lifetimes, time.checked_sub(1))
             ),
             verify::VerifyPlanError::OutOfArena { buffer, end, arena } => {
-                format!("{} ends at byte {end}, beyond the arena of {arena} bytes", name(buffer))
+                format!(
+                    "{} ends at byte {end}, beyond the arena of {arena} bytes",
+                    name(buffer)
+                )
             }
-            verify::VerifyPlanError::Misaligned { buffer, offset, alignment } => {
-                format!("{} is at offset {offset}, not a multiple of {alignment}", name(buffer))
+            verify::VerifyPlanError::Misaligned {
+                buffer,
+                offset,
+                alignment,
+            } => {
+                format!(
+                    "{} is at offset {offset}, not a multiple of {alignment}",
+                    name(buffer)
+                )
             }
             other => other.to_string(),
         };

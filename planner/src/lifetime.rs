@@ -92,7 +92,9 @@ impl Walk<'_> {
     fn advance(&mut self, point: TimePoint) -> Result<u32, ReadModelError> {
         self.work += 1;
         if self.out.timeline.len() >= MAX_TIMELINE || self.work > MAX_TIMELINE {
-            return Err(ReadModelError::TimelineTooLong { limit: MAX_TIMELINE });
+            return Err(ReadModelError::TimelineTooLong {
+                limit: MAX_TIMELINE,
+            });
         }
         self.out.timeline.push(point);
         Ok(self.scope())
@@ -112,7 +114,9 @@ impl Walk<'_> {
 
     fn mark(&mut self, sg: SubgraphIndex) -> Result<(), ReadModelError> {
         let model = self.model;
-        let Some(subgraph) = model.subgraphs.get(sg.get()) else { return Ok(()) };
+        let Some(subgraph) = model.subgraphs.get(sg.get()) else {
+            return Ok(());
+        };
         self.stack.push(sg);
         let scope = self.scope();
         self.work += subgraph.inputs.len();
@@ -122,7 +126,11 @@ impl Walk<'_> {
         }
         for (k, op) in model.subgraph_ops(subgraph).iter().enumerate() {
             let position = subgraph.first_op + k;
-            let start = self.advance(TimePoint::Op { subgraph: sg, op: op.index, position })?;
+            let start = self.advance(TimePoint::Op {
+                subgraph: sg,
+                op: op.index,
+                position,
+            })?;
             if let Some(times) = self.out.op_times.get_mut(position) {
                 times.push(start);
             }
@@ -132,10 +140,16 @@ impl Walk<'_> {
             }
             for &callee in &op.callees {
                 if self.stack.contains(&callee) {
-                    return Err(ReadModelError::RecursiveCall { op: op.desc(), callee });
+                    return Err(ReadModelError::RecursiveCall {
+                        op: op.desc(),
+                        callee,
+                    });
                 }
                 if self.stack.len() >= MAX_CALL_DEPTH {
-                    return Err(ReadModelError::CallsTooDeep { op: op.desc(), limit: MAX_CALL_DEPTH });
+                    return Err(ReadModelError::CallsTooDeep {
+                        op: op.desc(),
+                        limit: MAX_CALL_DEPTH,
+                    });
                 }
                 self.advance(TimePoint::Entry(callee))?;
                 self.mark(callee)?;
@@ -189,9 +203,17 @@ mod tests {
     fn unreached_maps_to_time_zero_and_scopes_shift_by_one() {
         let unreached = TensorLifetime::default().to_problem();
         assert_eq!((unreached.first, unreached.last), (0, 0));
-        let l = TensorLifetime { first: Some(0), last: Some(2) }.to_problem();
+        let l = TensorLifetime {
+            first: Some(0),
+            last: Some(2),
+        }
+        .to_problem();
         assert_eq!((l.first, l.last), (1, 3));
-        let read_only = TensorLifetime { first: None, last: Some(4) }.to_problem();
+        let read_only = TensorLifetime {
+            first: None,
+            last: Some(4),
+        }
+        .to_problem();
         assert_eq!((read_only.first, read_only.last), (0, 5));
     }
 }

@@ -205,7 +205,11 @@ impl DType {
     pub fn code(self) -> i8 {
         match self {
             Self::Unknown(code) => code,
-            known => Self::ALL.iter().position(|d| *d == known).and_then(|i| i8::try_from(i).ok()).unwrap_or(-1),
+            known => Self::ALL
+                .iter()
+                .position(|d| *d == known)
+                .and_then(|i| i8::try_from(i).ok())
+                .unwrap_or(-1),
         }
     }
 }
@@ -260,7 +264,10 @@ impl BuiltinOp {
     /// The code for a name such as `CONV_2D`.
     #[must_use]
     pub fn from_name(name: &str) -> Option<Self> {
-        fb::BuiltinOperator::ENUM_VALUES.iter().find(|op| op.variant_name() == Some(name)).map(|op| Self(op.0))
+        fb::BuiltinOperator::ENUM_VALUES
+            .iter()
+            .find(|op| op.variant_name() == Some(name))
+            .map(|op| Self(op.0))
     }
 }
 
@@ -341,7 +348,11 @@ impl Tensor {
     /// How errors and reports name the tensor.
     #[must_use]
     pub fn desc(&self) -> TensorDesc {
-        TensorDesc { subgraph: self.subgraph, index: self.index, name: self.name.clone() }
+        TensorDesc {
+            subgraph: self.subgraph,
+            index: self.index,
+            name: self.name.clone(),
+        }
     }
 }
 
@@ -369,7 +380,11 @@ impl Op {
     /// How errors and reports name the op.
     #[must_use]
     pub fn desc(&self) -> OpDesc {
-        OpDesc { subgraph: self.subgraph, index: self.index, opcode: self.opcode.to_string() }
+        OpDesc {
+            subgraph: self.subgraph,
+            index: self.index,
+            opcode: self.opcode.to_string(),
+        }
     }
 }
 
@@ -418,13 +433,17 @@ impl Model {
     /// The tensors of subgraph `subgraph`.
     #[must_use]
     pub fn subgraph_tensors(&self, subgraph: &Subgraph) -> &[Tensor] {
-        self.tensors.get(subgraph.first_tensor..subgraph.first_tensor + subgraph.tensor_count).unwrap_or(&[])
+        self.tensors
+            .get(subgraph.first_tensor..subgraph.first_tensor + subgraph.tensor_count)
+            .unwrap_or(&[])
     }
 
     /// The ops of subgraph `subgraph`, in execution order.
     #[must_use]
     pub fn subgraph_ops(&self, subgraph: &Subgraph) -> &[Op] {
-        self.ops.get(subgraph.first_op..subgraph.first_op + subgraph.op_count).unwrap_or(&[])
+        self.ops
+            .get(subgraph.first_op..subgraph.first_op + subgraph.op_count)
+            .unwrap_or(&[])
     }
 
     /// The tensor `index` of `subgraph`, if both exist.
@@ -455,7 +474,10 @@ fn verifier_options(len: usize) -> flatbuffers::VerifierOptions {
 /// bad offline plan.
 pub fn read_model(bytes: &[u8]) -> Result<Model, ReadModelError> {
     if bytes.len() > MAX_MODEL_BYTES {
-        return Err(ReadModelError::TooLarge { bytes: bytes.len() as u64, limit: MAX_MODEL_BYTES as u64 });
+        return Err(ReadModelError::TooLarge {
+            bytes: bytes.len() as u64,
+            limit: MAX_MODEL_BYTES as u64,
+        });
     }
     if bytes.len() < 8 {
         return Err(ReadModelError::TooShort { bytes: bytes.len() });
@@ -465,8 +487,12 @@ pub fn read_model(bytes: &[u8]) -> Result<Model, ReadModelError> {
         found.copy_from_slice(bytes.get(4..8).unwrap_or(&[0; 4]));
         return Err(ReadModelError::WrongIdentifier { found });
     }
-    let model = fb::root_as_model_with_opts(&verifier_options(bytes.len()), bytes)
-        .map_err(|e| ReadModelError::Malformed { reason: crate::error::describe_invalid(&e) })?;
+    let model =
+        fb::root_as_model_with_opts(&verifier_options(bytes.len()), bytes).map_err(|e| {
+            ReadModelError::Malformed {
+                reason: crate::error::describe_invalid(&e),
+            }
+        })?;
 
     let base = bytes.as_ptr() as usize;
     let buffers: Vec<BufferInfo> = model
@@ -490,7 +516,10 @@ pub fn read_model(bytes: &[u8]) -> Result<Model, ReadModelError> {
         .map(|v| {
             v.iter()
                 .map(|c| {
-                    let code = c.builtin_code().0.max(i32::from(c.deprecated_builtin_code()));
+                    let code = c
+                        .builtin_code()
+                        .0
+                        .max(i32::from(c.deprecated_builtin_code()));
                     match (BuiltinOp(code), c.custom_code()) {
                         (BuiltinOp::CUSTOM, Some(name)) => Opcode::Custom(name.to_owned()),
                         (op, _) => Opcode::Builtin(op),
@@ -500,7 +529,10 @@ pub fn read_model(bytes: &[u8]) -> Result<Model, ReadModelError> {
         })
         .unwrap_or_default();
 
-    let fb_subgraphs = model.subgraphs().filter(|s| !s.is_empty()).ok_or(ReadModelError::NoSubgraphs)?;
+    let fb_subgraphs = model
+        .subgraphs()
+        .filter(|s| !s.is_empty())
+        .ok_or(ReadModelError::NoSubgraphs)?;
     let subgraph_count = fb_subgraphs.len();
     let mut subgraphs = Vec::with_capacity(subgraph_count);
     let mut tensors = Vec::new();
@@ -520,7 +552,11 @@ pub fn read_model(bytes: &[u8]) -> Result<Model, ReadModelError> {
                 None if buffer == 0 => None,
                 None => {
                     return Err(ReadModelError::BufferIndexOutOfRange {
-                        tensor: TensorDesc { subgraph, index, name },
+                        tensor: TensorDesc {
+                            subgraph,
+                            index,
+                            name,
+                        },
                         index: buffer,
                         count: buffers.len(),
                     });
@@ -540,10 +576,19 @@ pub fn read_model(bytes: &[u8]) -> Result<Model, ReadModelError> {
             });
         }
 
-        let check_tensor = |raw: i32, role: &'static str, op: Option<OpDesc>| -> Result<TensorIndex, ReadModelError> {
+        let check_tensor = |raw: i32,
+                            role: &'static str,
+                            op: Option<OpDesc>|
+         -> Result<TensorIndex, ReadModelError> {
             match usize::try_from(raw) {
                 Ok(i) if i < tensor_count => Ok(TensorIndex(i as u32)),
-                _ => Err(ReadModelError::TensorIndexOutOfRange { subgraph, op, role, index: raw, count: tensor_count }),
+                _ => Err(ReadModelError::TensorIndexOutOfRange {
+                    subgraph,
+                    op,
+                    role,
+                    index: raw,
+                    count: tensor_count,
+                }),
             }
         };
         let inputs = sg
@@ -563,18 +608,30 @@ pub fn read_model(bytes: &[u8]) -> Result<Model, ReadModelError> {
         let fb_ops = sg.operators();
         for (o_pos, o) in fb_ops.iter().flatten().enumerate() {
             let index = OpIndex(index_u32(o_pos)?);
-            let opcode = opcodes.get(o.opcode_index() as usize).cloned().ok_or(ReadModelError::OpcodeIndexOutOfRange {
+            let opcode = opcodes.get(o.opcode_index() as usize).cloned().ok_or(
+                ReadModelError::OpcodeIndexOutOfRange {
+                    subgraph,
+                    op: index,
+                    index: o.opcode_index(),
+                    count: opcodes.len(),
+                },
+            )?;
+            let desc = OpDesc {
                 subgraph,
-                op: index,
-                index: o.opcode_index(),
-                count: opcodes.len(),
-            })?;
-            let desc = OpDesc { subgraph, index, opcode: opcode.to_string() };
+                index,
+                opcode: opcode.to_string(),
+            };
             let op_inputs = o
                 .inputs()
                 .iter()
                 .flatten()
-                .map(|t| if t == -1 { Ok(None) } else { check_tensor(t, "input", Some(desc.clone())).map(Some) })
+                .map(|t| {
+                    if t == -1 {
+                        Ok(None)
+                    } else {
+                        check_tensor(t, "input", Some(desc.clone())).map(Some)
+                    }
+                })
                 .collect::<Result<Vec<_>, _>>()?;
             let op_outputs = o
                 .outputs()
@@ -592,25 +649,46 @@ pub fn read_model(bytes: &[u8]) -> Result<Model, ReadModelError> {
                 Opcode::Builtin(BuiltinOp::IF) => o
                     .builtin_options_as_if_options()
                     .map(|x| vec![x.then_subgraph_index(), x.else_subgraph_index()])
-                    .ok_or_else(|| ReadModelError::MissingOptions { op: desc.clone(), options: "IfOptions" })?,
+                    .ok_or_else(|| ReadModelError::MissingOptions {
+                        op: desc.clone(),
+                        options: "IfOptions",
+                    })?,
                 Opcode::Builtin(BuiltinOp::WHILE) => o
                     .builtin_options_as_while_options()
                     .map(|x| vec![x.cond_subgraph_index(), x.body_subgraph_index()])
-                    .ok_or_else(|| ReadModelError::MissingOptions { op: desc.clone(), options: "WhileOptions" })?,
+                    .ok_or_else(|| ReadModelError::MissingOptions {
+                        op: desc.clone(),
+                        options: "WhileOptions",
+                    })?,
                 Opcode::Builtin(BuiltinOp::CALL_ONCE) => o
                     .builtin_options_as_call_once_options()
                     .map(|x| vec![x.init_subgraph_index()])
-                    .ok_or_else(|| ReadModelError::MissingOptions { op: desc.clone(), options: "CallOnceOptions" })?,
+                    .ok_or_else(|| ReadModelError::MissingOptions {
+                        op: desc.clone(),
+                        options: "CallOnceOptions",
+                    })?,
                 _ => Vec::new(),
             };
             let callees = raw_callees
                 .into_iter()
                 .map(|c| match usize::try_from(c) {
                     Ok(i) if i < subgraph_count => Ok(SubgraphIndex(i as u32)),
-                    _ => Err(ReadModelError::SubgraphIndexOutOfRange { op: desc.clone(), index: c, count: subgraph_count }),
+                    _ => Err(ReadModelError::SubgraphIndexOutOfRange {
+                        op: desc.clone(),
+                        index: c,
+                        count: subgraph_count,
+                    }),
                 })
                 .collect::<Result<Vec<_>, _>>()?;
-            ops.push(Op { subgraph, index, opcode, inputs: op_inputs, outputs: op_outputs, intermediates, callees });
+            ops.push(Op {
+                subgraph,
+                index,
+                opcode,
+                inputs: op_inputs,
+                outputs: op_outputs,
+                intermediates,
+                callees,
+            });
         }
 
         subgraphs.push(Subgraph {
@@ -629,7 +707,10 @@ pub fn read_model(bytes: &[u8]) -> Result<Model, ReadModelError> {
         .metadata()
         .iter()
         .flatten()
-        .map(|m| MetadataEntry { name: m.name().unwrap_or_default().to_owned(), buffer: BufferIndex(m.buffer()) })
+        .map(|m| MetadataEntry {
+            name: m.name().unwrap_or_default().to_owned(),
+            buffer: BufferIndex(m.buffer()),
+        })
         .collect();
 
     let offline_plan = read_offline_plan(bytes, &metadata, &buffers, tensors.len())?;
@@ -648,7 +729,10 @@ pub fn read_model(bytes: &[u8]) -> Result<Model, ReadModelError> {
 
 fn index_u32(i: usize) -> Result<u32, ReadModelError> {
     // Unreachable for files under 2 GiB (an element takes at least 4 bytes), checked anyway.
-    u32::try_from(i).map_err(|_| ReadModelError::TooLarge { bytes: i as u64, limit: u64::from(u32::MAX) })
+    u32::try_from(i).map_err(|_| ReadModelError::TooLarge {
+        bytes: i as u64,
+        limit: u64::from(u32::MAX),
+    })
 }
 
 /// Reads the `OfflineMemoryAllocation` entry (TFLite Micro's format: int32 little-endian words
@@ -665,23 +749,40 @@ fn read_offline_plan(
     let bad = |reason: String| ReadModelError::BadOfflinePlan { reason };
     let data = buffers
         .get(entry.buffer.get())
-        .ok_or_else(|| bad(format!("its buffer {} does not exist ({} buffers)", entry.buffer, buffers.len())))?
+        .ok_or_else(|| {
+            bad(format!(
+                "its buffer {} does not exist ({} buffers)",
+                entry.buffer,
+                buffers.len()
+            ))
+        })?
         .data
         .clone()
         .and_then(|range| bytes.get(range))
         .ok_or_else(|| bad(format!("its buffer {} holds no data", entry.buffer)))?;
     if data.len() % 4 != 0 || data.len() < 12 {
-        return Err(bad(format!("it has {} bytes, expected a header of 3 int32 words and one word per tensor", data.len())));
+        return Err(bad(format!(
+            "it has {} bytes, expected a header of 3 int32 words and one word per tensor",
+            data.len()
+        )));
     }
-    let words: Vec<i32> =
-        data.chunks_exact(4).filter_map(|w| <[u8; 4]>::try_from(w).ok()).map(i32::from_le_bytes).collect();
+    let words: Vec<i32> = data
+        .chunks_exact(4)
+        .filter_map(|w| <[u8; 4]>::try_from(w).ok())
+        .map(i32::from_le_bytes)
+        .collect();
     let declared = words.get(2).copied().unwrap_or(0);
     if usize::try_from(declared).ok() != Some(tensor_count) {
-        return Err(bad(format!("it declares {declared} offsets but the model has {tensor_count} tensors")));
+        return Err(bad(format!(
+            "it declares {declared} offsets but the model has {tensor_count} tensors"
+        )));
     }
     let offsets = words.get(3..).unwrap_or(&[]);
     if offsets.len() != tensor_count {
-        return Err(bad(format!("it holds {} offsets but declares {tensor_count}", offsets.len())));
+        return Err(bad(format!(
+            "it holds {} offsets but declares {tensor_count}",
+            offsets.len()
+        )));
     }
     offsets
         .iter()
@@ -689,7 +790,9 @@ fn read_offline_plan(
         .map(|(i, &w)| match w {
             -1 => Ok(None),
             o if o >= 0 => Ok(Some(o as u64)),
-            o => Err(bad(format!("tensor id {i} has offset {o}; offsets are non-negative, or -1 to plan online"))),
+            o => Err(bad(format!(
+                "tensor id {i} has offset {o}; offsets are non-negative, or -1 to plan online"
+            ))),
         })
         .collect::<Result<Vec<_>, _>>()
         .map(Some)

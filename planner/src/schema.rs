@@ -23,6 +23,7 @@
     clippy::expect_used,
     clippy::indexing_slicing
 )]
+#[rustfmt::skip]
 #[path = "tflite_generated.rs"]
 mod generated;
 

@@ -94,16 +94,38 @@ impl fmt::Display for VerifyPlanError {
             Self::WrongLength { expected, found } => {
                 write!(f, "plan has {found} offsets for {expected} buffers")
             }
-            Self::FixedOffsetMoved { buffer, fixed, offset } => {
-                write!(f, "buffer {buffer} is fixed at offset {fixed} but the plan puts it at {offset}")
+            Self::FixedOffsetMoved {
+                buffer,
+                fixed,
+                offset,
+            } => {
+                write!(
+                    f,
+                    "buffer {buffer} is fixed at offset {fixed} but the plan puts it at {offset}"
+                )
             }
-            Self::Misaligned { buffer, offset, alignment } => {
-                write!(f, "buffer {buffer} is at offset {offset}, which is not a multiple of the alignment {alignment}")
+            Self::Misaligned {
+                buffer,
+                offset,
+                alignment,
+            } => {
+                write!(
+                    f,
+                    "buffer {buffer} is at offset {offset}, which is not a multiple of the alignment {alignment}"
+                )
             }
             Self::OutOfArena { buffer, end, arena } => {
-                write!(f, "buffer {buffer} ends at byte {end}, beyond the arena of {arena} bytes")
+                write!(
+                    f,
+                    "buffer {buffer} ends at byte {end}, beyond the arena of {arena} bytes"
+                )
             }
-            Self::Overlap { a, b, time, bytes: (start, end) } => write!(
+            Self::Overlap {
+                a,
+                b,
+                time,
+                bytes: (start, end),
+            } => write!(
                 f,
                 "buffers {a} and {b} share bytes {start}..{end} while both are live at time {time}"
             ),
@@ -130,22 +152,37 @@ impl std::error::Error for VerifyPlanError {}
 /// assert_eq!(err, VerifyPlanError::Overlap { a: 0, b: 1, time: 1, bytes: (0, 16) });
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub fn verify(problem: &Problem, plan: &Plan, allow_fixed_overlaps: bool) -> Result<Verified, VerifyPlanError> {
+pub fn verify(
+    problem: &Problem,
+    plan: &Plan,
+    allow_fixed_overlaps: bool,
+) -> Result<Verified, VerifyPlanError> {
     let buffers = problem.buffers();
     let offsets = plan.offsets();
     if buffers.len() != offsets.len() {
-        return Err(VerifyPlanError::WrongLength { expected: buffers.len(), found: offsets.len() });
+        return Err(VerifyPlanError::WrongLength {
+            expected: buffers.len(),
+            found: offsets.len(),
+        });
     }
     let alignment = problem.alignment();
     let arena = plan.arena_bytes();
     for (buffer, (b, &offset)) in buffers.iter().zip(offsets).enumerate() {
-        if let Some(fixed) = b.fixed_offset {
-            if fixed != offset {
-                return Err(VerifyPlanError::FixedOffsetMoved { buffer, fixed, offset });
-            }
+        if let Some(fixed) = b.fixed_offset
+            && fixed != offset
+        {
+            return Err(VerifyPlanError::FixedOffsetMoved {
+                buffer,
+                fixed,
+                offset,
+            });
         }
         if offset % alignment != 0 {
-            return Err(VerifyPlanError::Misaligned { buffer, offset, alignment });
+            return Err(VerifyPlanError::Misaligned {
+                buffer,
+                offset,
+                alignment,
+            });
         }
         let end = offset.saturating_add(problem.aligned_size(b.size));
         if end > arena {
@@ -159,7 +196,16 @@ pub fn verify(problem: &Problem, plan: &Plan, allow_fixed_overlaps: bool) -> Res
         .zip(offsets)
         .enumerate()
         .filter(|(_, (b, _))| b.size > 0)
-        .map(|(i, (b, &o))| (b.lifetime.first, b.lifetime.last, o, o + problem.aligned_size(b.size), b.fixed_offset.is_some(), i))
+        .map(|(i, (b, &o))| {
+            (
+                b.lifetime.first,
+                b.lifetime.last,
+                o,
+                o + problem.aligned_size(b.size),
+                b.fixed_offset.is_some(),
+                i,
+            )
+        })
         .collect();
     spans.sort_unstable();
 
@@ -175,13 +221,20 @@ pub fn verify(problem: &Problem, plan: &Plan, allow_fixed_overlaps: bool) -> Res
                 if allow_fixed_overlaps && fixed && fixed2 {
                     declared.push(DeclaredOverlap { a, b, time });
                 } else {
-                    return Err(VerifyPlanError::Overlap { a, b, time, bytes: (start.max(start2), end.min(end2)) });
+                    return Err(VerifyPlanError::Overlap {
+                        a,
+                        b,
+                        time,
+                        bytes: (start.max(start2), end.min(end2)),
+                    });
                 }
             }
         }
     }
     declared.sort_unstable_by_key(|d| (d.a, d.b));
-    Ok(Verified { declared_overlaps: declared })
+    Ok(Verified {
+        declared_overlaps: declared,
+    })
 }
 
 #[cfg(test)]
@@ -195,45 +248,95 @@ mod tests {
 
     #[test]
     fn accepts_a_correct_plan() {
-        let problem = Problem::new(vec![Buffer::new(16, 0, 1), Buffer::new(16, 1, 2), Buffer::new(16, 2, 3)], 16).unwrap();
-        assert_eq!(verify(&problem, &plan(&problem, &[0, 16, 0]), false), Ok(Verified::default()));
+        let problem = Problem::new(
+            vec![
+                Buffer::new(16, 0, 1),
+                Buffer::new(16, 1, 2),
+                Buffer::new(16, 2, 3),
+            ],
+            16,
+        )
+        .unwrap();
+        assert_eq!(
+            verify(&problem, &plan(&problem, &[0, 16, 0]), false),
+            Ok(Verified::default())
+        );
     }
 
     #[test]
     fn rejects_wrong_length() {
         let problem = Problem::new(vec![Buffer::new(16, 0, 1)], 16).unwrap();
         let err = verify(&problem, &plan(&problem, &[0, 0]), false).unwrap_err();
-        assert_eq!(err, VerifyPlanError::WrongLength { expected: 1, found: 2 });
+        assert_eq!(
+            err,
+            VerifyPlanError::WrongLength {
+                expected: 1,
+                found: 2
+            }
+        );
     }
 
     #[test]
     fn rejects_a_moved_fixed_buffer() {
         let problem = Problem::new(vec![Buffer::fixed(16, 0, 1, 32)], 16).unwrap();
         let err = verify(&problem, &plan(&problem, &[0]), false).unwrap_err();
-        assert_eq!(err, VerifyPlanError::FixedOffsetMoved { buffer: 0, fixed: 32, offset: 0 });
+        assert_eq!(
+            err,
+            VerifyPlanError::FixedOffsetMoved {
+                buffer: 0,
+                fixed: 32,
+                offset: 0
+            }
+        );
     }
 
     #[test]
     fn rejects_misaligned_offsets() {
         let problem = Problem::new(vec![Buffer::new(16, 0, 1)], 16).unwrap();
         let err = verify(&problem, &plan(&problem, &[8]), false).unwrap_err();
-        assert_eq!(err, VerifyPlanError::Misaligned { buffer: 0, offset: 8, alignment: 16 });
+        assert_eq!(
+            err,
+            VerifyPlanError::Misaligned {
+                buffer: 0,
+                offset: 8,
+                alignment: 16
+            }
+        );
     }
 
     #[test]
     fn rejects_buffers_beyond_the_arena() {
         let problem = Problem::new(vec![Buffer::new(16, 0, 1), Buffer::new(16, 3, 3)], 16).unwrap();
         assert_eq!(plan(&problem, &[0, 16]).arena_bytes(), 32);
-        let lying = Plan { offsets: vec![0, 16], arena_bytes: 16, planner: Planner::Linear };
+        let lying = Plan {
+            offsets: vec![0, 16],
+            arena_bytes: 16,
+            planner: Planner::Linear,
+        };
         let err = verify(&problem, &lying, false).unwrap_err();
-        assert_eq!(err, VerifyPlanError::OutOfArena { buffer: 1, end: 32, arena: 16 });
+        assert_eq!(
+            err,
+            VerifyPlanError::OutOfArena {
+                buffer: 1,
+                end: 32,
+                arena: 16
+            }
+        );
     }
 
     #[test]
     fn rejects_overlaps_and_names_the_first_shared_time() {
         let problem = Problem::new(vec![Buffer::new(32, 0, 5), Buffer::new(16, 3, 9)], 16).unwrap();
         let err = verify(&problem, &plan(&problem, &[0, 16]), false).unwrap_err();
-        assert_eq!(err, VerifyPlanError::Overlap { a: 0, b: 1, time: 3, bytes: (16, 32) });
+        assert_eq!(
+            err,
+            VerifyPlanError::Overlap {
+                a: 0,
+                b: 1,
+                time: 3,
+                bytes: (16, 32)
+            }
+        );
     }
 
     #[test]
@@ -247,14 +350,35 @@ mod tests {
 
     #[test]
     fn fixed_overlaps_are_declared_only_when_allowed() {
-        let problem = Problem::new(vec![Buffer::fixed(16, 0, 2, 0), Buffer::fixed(32, 1, 1, 0), Buffer::new(16, 0, 2)], 16).unwrap();
+        let problem = Problem::new(
+            vec![
+                Buffer::fixed(16, 0, 2, 0),
+                Buffer::fixed(32, 1, 1, 0),
+                Buffer::new(16, 0, 2),
+            ],
+            16,
+        )
+        .unwrap();
         let p = plan(&problem, &[0, 0, 32]);
-        assert!(matches!(verify(&problem, &p, false), Err(VerifyPlanError::Overlap { a: 0, b: 1, .. })));
+        assert!(matches!(
+            verify(&problem, &p, false),
+            Err(VerifyPlanError::Overlap { a: 0, b: 1, .. })
+        ));
         let ok = verify(&problem, &p, true).unwrap();
-        assert_eq!(ok.declared_overlaps, [DeclaredOverlap { a: 0, b: 1, time: 1 }]);
+        assert_eq!(
+            ok.declared_overlaps,
+            [DeclaredOverlap {
+                a: 0,
+                b: 1,
+                time: 1
+            }]
+        );
         // An online buffer overlapping a fixed one is never allowed.
         let bad = plan(&problem, &[0, 0, 16]);
-        assert!(matches!(verify(&problem, &bad, true), Err(VerifyPlanError::Overlap { a: 1, b: 2, .. })));
+        assert!(matches!(
+            verify(&problem, &bad, true),
+            Err(VerifyPlanError::Overlap { a: 1, b: 2, .. })
+        ));
     }
 
     #[test]

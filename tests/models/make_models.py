@@ -21,6 +21,7 @@ import json
 import os
 import sys
 import warnings
+import zlib
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
@@ -49,15 +50,15 @@ VAR_HANDLE, READ_VARIABLE, ASSIGN_VARIABLE = 142, 143, 144
 
 
 def rng(case):
-    """A numpy generator of its own for every case, so adding a case changes no other."""
-    return np.random.default_rng([SEED, sum(map(ord, case))])
+    """A numpy generator of its own for every case (and purpose), so adding one changes no
+    other."""
+    return np.random.default_rng([SEED, zlib.crc32(case.encode())])
 
 
 def glorot(r, shape):
-    fan_in, fan_out = shape[-2] if len(shape) > 1 else shape[0], shape[-1]
-    if len(shape) == 4:  # HWIO conv kernel
-        rf = shape[0] * shape[1]
-        fan_in, fan_out = shape[2] * rf, shape[3] * rf
+    """Glorot-uniform weights for a (in, out) matrix or an HWIO/HWCM conv kernel."""
+    receptive = int(np.prod(shape[:-2]))
+    fan_in, fan_out = shape[-2] * receptive, shape[-1] * receptive
     limit = np.sqrt(6.0 / (fan_in + fan_out))
     return r.uniform(-limit, limit, size=shape).astype(np.float32)
 

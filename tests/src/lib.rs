@@ -21,11 +21,14 @@ pub fn repo_root() -> PathBuf {
 /// `STOWPLAN_SHARED`), or `None` with a notice on stderr when they are absent.
 #[must_use]
 pub fn shared_dir(what: &str) -> Option<PathBuf> {
-    let dir = std::env::var_os("STOWPLAN_SHARED").map_or_else(|| repo_root().join("../shared"), PathBuf::from);
+    let dir = std::env::var_os("STOWPLAN_SHARED")
+        .map_or_else(|| repo_root().join("../shared"), PathBuf::from);
     if dir.join("models").is_dir() {
         Some(dir)
     } else {
-        eprintln!("notice: {what} skipped: the shared models directory (../shared beside the repository, or STOWPLAN_SHARED) is absent");
+        eprintln!(
+            "notice: {what} skipped: the shared models directory (../shared beside the repository, or STOWPLAN_SHARED) is absent"
+        );
         None
     }
 }
@@ -43,19 +46,68 @@ pub struct Synthetic {
 
 /// Every synthetic model.
 pub const SYNTHETIC: &[Synthetic] = &[
-    Synthetic { name: "chain", note: "a chain of RELUs: input and output lifetimes, reuse of dead tensors", build: chain },
-    Synthetic { name: "residual", note: "a residual ADD: a skip tensor live across two ops", build: residual },
-    Synthetic { name: "branches", note: "two branches joined by CONCATENATION, with a weight and an omitted optional input", build: branches },
-    Synthetic { name: "if_else", note: "an IF with then and else subgraphs: callee tensors in their own scope blocks", build: if_else },
-    Synthetic { name: "while_loop", note: "a WHILE with cond and body subgraphs", build: while_loop },
-    Synthetic { name: "call_once", note: "CALL_ONCE of an init subgraph, VAR_HANDLE resource handles, READ/ASSIGN_VARIABLE", build: call_once },
-    Synthetic { name: "variables", note: "SVDF-like ops with variable state tensors kept in the persistent region", build: variables },
-    Synthetic { name: "offline_plan", note: "an OfflineMemoryAllocation entry fixing two tensors' offsets", build: offline_plan },
-    Synthetic { name: "dynamic_dim", note: "a -1 batch dimension in shape and shape_signature: needs a shape override", build: dynamic_dim },
-    Synthetic { name: "all_types", note: "one tensor of every sized TensorType, with per-type element sizes", build: all_types },
+    Synthetic {
+        name: "chain",
+        note: "a chain of RELUs: input and output lifetimes, reuse of dead tensors",
+        build: chain,
+    },
+    Synthetic {
+        name: "residual",
+        note: "a residual ADD: a skip tensor live across two ops",
+        build: residual,
+    },
+    Synthetic {
+        name: "branches",
+        note: "two branches joined by CONCATENATION, with a weight and an omitted optional input",
+        build: branches,
+    },
+    Synthetic {
+        name: "if_else",
+        note: "an IF with then and else subgraphs: callee tensors in their own scope blocks",
+        build: if_else,
+    },
+    Synthetic {
+        name: "while_loop",
+        note: "a WHILE with cond and body subgraphs",
+        build: while_loop,
+    },
+    Synthetic {
+        name: "call_once",
+        note: "CALL_ONCE of an init subgraph, VAR_HANDLE resource handles, READ/ASSIGN_VARIABLE",
+        build: call_once,
+    },
+    Synthetic {
+        name: "variables",
+        note: "SVDF-like ops with variable state tensors kept in the persistent region",
+        build: variables,
+    },
+    Synthetic {
+        name: "offline_plan",
+        note: "an OfflineMemoryAllocation entry fixing two tensors' offsets",
+        build: offline_plan,
+    },
+    Synthetic {
+        name: "dynamic_dim",
+        note: "a -1 batch dimension in shape and shape_signature: needs a shape override",
+        build: dynamic_dim,
+    },
+    Synthetic {
+        name: "all_types",
+        note: "one tensor of every sized TensorType, with per-type element sizes",
+        build: all_types,
+    },
 ];
 
 const F32: DType = DType::Float32;
+
+/// t0 -> RELU -> t1 -> RELU -> t2 -> RELU -> t3, 1x64 float32 each, t0 the input, t3 the output.
+fn relu_chain(b: &mut ModelBuilder, sg: usize) {
+    let [t0, t1, t2, t3] = ["t0", "t1", "t2", "t3"].map(|name| b.tensor(sg, name, F32, &[1, 64]));
+    b.op(sg, ops::RELU, &[t0], &[t1]);
+    b.op(sg, ops::RELU, &[t1], &[t2]);
+    b.op(sg, ops::RELU, &[t2], &[t3]);
+    b.io(sg, &[t0], &[t3]);
+}
 
 /// input -> RELU -> RELU -> RELU -> output, 1x64 float32 each (256 B).
 #[must_use]
@@ -63,11 +115,7 @@ pub fn chain() -> Vec<u8> {
     let mut b = ModelBuilder::new();
     b.description("stowplan synthetic: chain");
     let sg = b.subgraph("main");
-    let t: Vec<i32> = (0..4).map(|i| b.tensor(sg, &format!("t{i}"), F32, &[1, 64])).collect();
-    for w in t.windows(2) {
-        b.op(sg, ops::RELU, &w[..1], &w[1..]);
-    }
-    b.io(sg, &t[..1], &t[3..]);
+    relu_chain(&mut b, sg);
     b.finish()
 }
 
@@ -119,7 +167,15 @@ pub fn if_else() -> Vec<u8> {
     let x = b.tensor(main, "x", F32, &[1, 16]);
     let y = b.tensor(main, "y", F32, &[1, 16]);
     let out = b.tensor(main, "out", F32, &[1, 16]);
-    b.control_flow(main, Callees::If { then: 1, otherwise: 2 }, &[cond, x], &[y]);
+    b.control_flow(
+        main,
+        Callees::If {
+            then: 1,
+            otherwise: 2,
+        },
+        &[cond, x],
+        &[y],
+    );
     b.op(main, ops::RELU, &[y], &[out]);
     b.io(main, &[cond, x], &[out]);
 
@@ -150,7 +206,12 @@ pub fn while_loop() -> Vec<u8> {
     let x = b.tensor(main, "x", F32, &[1, 32]);
     let i_out = b.tensor(main, "i_out", DType::Int32, &[]);
     let y = b.tensor(main, "y", F32, &[1, 32]);
-    b.control_flow(main, Callees::While { cond: 1, body: 2 }, &[i, x], &[i_out, y]);
+    b.control_flow(
+        main,
+        Callees::While { cond: 1, body: 2 },
+        &[i, x],
+        &[i_out, y],
+    );
     b.io(main, &[i, x], &[i_out, y]);
 
     let ci = b.tensor(cond, "cond/i", DType::Int32, &[]);
@@ -221,11 +282,7 @@ pub fn offline_plan() -> Vec<u8> {
     let mut b = ModelBuilder::new();
     b.description("stowplan synthetic: offline_plan");
     let sg = b.subgraph("main");
-    let t: Vec<i32> = (0..4).map(|i| b.tensor(sg, &format!("t{i}"), F32, &[1, 64])).collect();
-    for w in t.windows(2) {
-        b.op(sg, ops::RELU, &w[..1], &w[1..]);
-    }
-    b.io(sg, &t[..1], &t[3..]);
+    relu_chain(&mut b, sg);
     b.offline_plan(&[-1, 0, 256, -1]);
     b.finish()
 }

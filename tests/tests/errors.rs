@@ -25,10 +25,16 @@ fn with_output(spec: TensorSpec) -> Vec<u8> {
 #[test]
 fn not_a_model() {
     assert_eq!(err(b"TFL3"), ReadModelError::TooShort { bytes: 4 });
-    assert_eq!(err(b"hello, world!"), ReadModelError::WrongIdentifier { found: *b"o, w" });
+    assert_eq!(
+        err(b"hello, world!"),
+        ReadModelError::WrongIdentifier { found: *b"o, w" }
+    );
     let mut bytes = stowplan_tests::chain();
     bytes[4..8].copy_from_slice(b"ONNX");
-    assert_eq!(err(&bytes).to_string(), "not a TFLite model: file identifier is \"ONNX\", expected \"TFL3\"");
+    assert_eq!(
+        err(&bytes).to_string(),
+        "not a TFLite model: file identifier is \"ONNX\", expected \"TFL3\""
+    );
 }
 
 #[test]
@@ -37,12 +43,18 @@ fn root_offset_outside_the_file() {
     bytes[0..4].copy_from_slice(&0x7fff_fff0u32.to_le_bytes());
     let e = err(&bytes);
     assert!(matches!(e, ReadModelError::Malformed { .. }), "{e}");
-    assert!(e.to_string().starts_with("malformed TFLite flatbuffer: "), "{e}");
+    assert!(
+        e.to_string().starts_with("malformed TFLite flatbuffer: "),
+        "{e}"
+    );
 }
 
 #[test]
 fn no_subgraphs() {
-    assert_eq!(err(&ModelBuilder::new().finish()), ReadModelError::NoSubgraphs);
+    assert_eq!(
+        err(&ModelBuilder::new().finish()),
+        ReadModelError::NoSubgraphs
+    );
 }
 
 #[test]
@@ -52,24 +64,53 @@ fn indices_out_of_range() {
     let x = b.tensor(sg, "x", DType::Int8, &[4]);
     b.op(sg, ops::RELU, &[x], &[7]);
     b.io(sg, &[x], &[x]);
-    assert_eq!(err(&b.finish()).to_string(), "op 0 (RELU) of subgraph 0 has output tensor 7, but the subgraph has 1 tensors");
+    assert_eq!(
+        err(&b.finish()).to_string(),
+        "op 0 (RELU) of subgraph 0 has output tensor 7, but the subgraph has 1 tensors"
+    );
 
     let mut b = ModelBuilder::new();
     let sg = b.subgraph("main");
     let x = b.tensor(sg, "x", DType::Int8, &[4]);
     b.io(sg, &[x], &[-2]);
-    assert_eq!(err(&b.finish()).to_string(), "subgraph 0 has subgraph output tensor -2, but it has 1 tensors");
+    assert_eq!(
+        err(&b.finish()).to_string(),
+        "subgraph 0 has subgraph output tensor -2, but it has 1 tensors"
+    );
 
     let mut b = ModelBuilder::new();
     let sg = b.subgraph("main");
-    b.tensor_spec(sg, TensorSpec { name: "w".into(), type_code: 9, shape: Some(vec![4]), buffer: 99, ..TensorSpec::default() });
-    assert_eq!(err(&b.finish()).to_string(), "tensor 0 \"w\" of subgraph 0 uses buffer 99, but the model has 1 buffers");
+    b.tensor_spec(
+        sg,
+        TensorSpec {
+            name: "w".into(),
+            type_code: 9,
+            shape: Some(vec![4]),
+            buffer: 99,
+            ..TensorSpec::default()
+        },
+    );
+    assert_eq!(
+        err(&b.finish()).to_string(),
+        "tensor 0 \"w\" of subgraph 0 uses buffer 99, but the model has 1 buffers"
+    );
 
     let mut b = ModelBuilder::new();
     let sg = b.subgraph("main");
     let x = b.tensor(sg, "x", DType::Int32, &[]);
-    b.control_flow(sg, Callees::If { then: 1, otherwise: 5 }, &[x], &[x]);
-    assert_eq!(err(&b.finish()).to_string(), "op 0 (IF) of subgraph 0 calls subgraph 1, but the model has 1 subgraphs");
+    b.control_flow(
+        sg,
+        Callees::If {
+            then: 1,
+            otherwise: 5,
+        },
+        &[x],
+        &[x],
+    );
+    assert_eq!(
+        err(&b.finish()).to_string(),
+        "op 0 (IF) of subgraph 0 calls subgraph 1, but the model has 1 subgraphs"
+    );
 }
 
 #[test]
@@ -78,29 +119,46 @@ fn control_flow_without_options() {
     let sg = b.subgraph("main");
     let x = b.tensor(sg, "x", DType::Int32, &[]);
     b.control_flow_without_options(sg, BuiltinOp::WHILE, &[x], &[x]);
-    assert_eq!(err(&b.finish()).to_string(), "op 0 (WHILE) of subgraph 0 has no WhileOptions, so its subgraphs are unknown");
+    assert_eq!(
+        err(&b.finish()).to_string(),
+        "op 0 (WHILE) of subgraph 0 has no WhileOptions, so its subgraphs are unknown"
+    );
 }
 
 #[test]
 fn shapes_types_and_sizes() {
-    let spec = |shape: Vec<i32>, type_code: i8| TensorSpec { name: "y".into(), type_code, shape: Some(shape), ..TensorSpec::default() };
+    let spec = |shape: Vec<i32>, type_code: i8| TensorSpec {
+        name: "y".into(),
+        type_code,
+        shape: Some(shape),
+        ..TensorSpec::default()
+    };
     assert_eq!(
         err(&with_output(spec(vec![1, -3], 9))).to_string(),
         "tensor 1 \"y\" of subgraph 0 has a negative dimension in shape [1,-3]"
     );
-    assert!(matches!(err(&with_output(spec(vec![-1, 3], 9))), ReadModelError::DynamicShape { .. }));
+    assert!(matches!(
+        err(&with_output(spec(vec![-1, 3], 9))),
+        ReadModelError::DynamicShape { .. }
+    ));
     assert_eq!(
         err(&with_output(spec(vec![4], 5))).to_string(),
         "tensor 1 \"y\" of subgraph 0 has type string, which has no fixed size and cannot be planned"
     );
-    assert!(matches!(err(&with_output(spec(vec![4], 77))), ReadModelError::UnsizedType { .. }));
+    assert!(matches!(
+        err(&with_output(spec(vec![4], 77))),
+        ReadModelError::UnsizedType { .. }
+    ));
     // 2^40 bytes: far beyond any target.
     assert_eq!(
         err(&with_output(spec(vec![1 << 20, 1 << 20], 9))).to_string(),
         "tensor 1 \"y\" of subgraph 0 of shape [1048576,1048576] and type int8 needs more than 4294967295 bytes"
     );
     // A product that overflows 64 bits.
-    assert!(matches!(err(&with_output(spec(vec![i32::MAX; 4], 11))), ReadModelError::TensorTooLarge { .. }));
+    assert!(matches!(
+        err(&with_output(spec(vec![i32::MAX; 4], 11))),
+        ReadModelError::TensorTooLarge { .. }
+    ));
 }
 
 #[test]
@@ -149,6 +207,13 @@ fn bad_offline_plans() {
 
 #[test]
 fn bad_alignment_is_an_options_error() {
-    let e = plan_model(&stowplan_tests::chain(), &Options { alignment: 12, ..Options::default() }).unwrap_err();
+    let e = plan_model(
+        &stowplan_tests::chain(),
+        &Options {
+            alignment: 12,
+            ..Options::default()
+        },
+    )
+    .unwrap_err();
     assert_eq!(e.to_string(), "alignment must be a power of two, found 12");
 }

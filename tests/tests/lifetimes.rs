@@ -4,14 +4,17 @@
 use stowplan_planner::builder::{Callees, ModelBuilder, ops};
 use stowplan_planner::lifetime::{TensorLifetime, TimePoint, lifetimes};
 use stowplan_planner::model::{DType, SubgraphIndex, read_model};
-use stowplan_planner::{PlanArenaError, ReadModelError, plan_model, Options};
+use stowplan_planner::{Options, PlanArenaError, ReadModelError, plan_model};
 
 /// (first, last) in TFLM scopes, -1 for unset.
 fn scopes(bytes: &[u8]) -> Vec<(i64, i64)> {
     let model = read_model(bytes).unwrap();
     let l = lifetimes(&model).unwrap();
     let s = |v: Option<u32>| v.map_or(-1, i64::from);
-    l.tensors.iter().map(|t: &TensorLifetime| (s(t.first), s(t.last))).collect()
+    l.tensors
+        .iter()
+        .map(|t: &TensorLifetime| (s(t.first), s(t.last)))
+        .collect()
 }
 
 #[test]
@@ -35,7 +38,17 @@ fn if_else_callees_get_their_own_scope_blocks() {
     // its op 6; the IF's inputs and outputs live to 6; RELU at 7.
     assert_eq!(
         scopes(&stowplan_tests::if_else()),
-        [(0, 6), (0, 6), (1, 7), (7, 7), (2, 3), (3, 4), (4, 4), (5, 6), (6, 6)]
+        [
+            (0, 6),
+            (0, 6),
+            (1, 7),
+            (7, 7),
+            (2, 3),
+            (3, 4),
+            (4, 4),
+            (5, 6),
+            (6, 6)
+        ]
     );
     let model = read_model(&stowplan_tests::if_else()).unwrap();
     let l = lifetimes(&model).unwrap();
@@ -49,13 +62,30 @@ fn if_else_callees_get_their_own_scope_blocks() {
 fn while_keeps_its_inputs_through_cond_and_body() {
     assert_eq!(
         scopes(&stowplan_tests::while_loop()),
-        [(0, 6), (0, 6), (1, 6), (1, 6), (2, 3), (2, 2), (-1, 3), (3, 3), (4, 5), (4, 6), (-1, 5), (5, 6), (6, 6)]
+        [
+            (0, 6),
+            (0, 6),
+            (1, 6),
+            (1, 6),
+            (2, 3),
+            (2, 2),
+            (-1, 3),
+            (3, 3),
+            (4, 5),
+            (4, 6),
+            (-1, 5),
+            (5, 6),
+            (6, 6)
+        ]
     );
 }
 
 #[test]
 fn call_once_runs_init_in_its_own_block() {
-    assert_eq!(scopes(&stowplan_tests::call_once()), [(0, 7), (5, 8), (6, 7), (7, 8), (3, 4), (-1, 4)]);
+    assert_eq!(
+        scopes(&stowplan_tests::call_once()),
+        [(0, 7), (5, 8), (6, 7), (7, 8), (3, 4), (-1, 4)]
+    );
 }
 
 #[test]
@@ -66,7 +96,15 @@ fn a_subgraph_called_twice_gets_one_merged_interval() {
     let x = b.tensor(main, "x", DType::Int8, &[16]);
     let y = b.tensor(main, "y", DType::Int8, &[16]);
     let z = b.tensor(main, "z", DType::Int8, &[16]);
-    b.control_flow(main, Callees::If { then: 1, otherwise: 1 }, &[x], &[y]);
+    b.control_flow(
+        main,
+        Callees::If {
+            then: 1,
+            otherwise: 1,
+        },
+        &[x],
+        &[y],
+    );
     b.io(main, &[x], &[y]);
     let _ = z;
     let cx = b.tensor(callee, "cx", DType::Int8, &[16]);
@@ -74,7 +112,10 @@ fn a_subgraph_called_twice_gets_one_merged_interval() {
     b.op(callee, ops::RELU, &[cx], &[cy]);
     b.io(callee, &[cx], &[cy]);
     // IF at 1; first visit: entry 2, RELU 3; second visit: entry 4, RELU 5. z is never used.
-    assert_eq!(scopes(&b.finish()), [(0, 5), (1, 5), (-1, -1), (2, 5), (3, 5)]);
+    assert_eq!(
+        scopes(&b.finish()),
+        [(0, 5), (1, 5), (-1, -1), (2, 5), (3, 5)]
+    );
 }
 
 #[test]
@@ -106,7 +147,13 @@ fn recursion_is_an_error_naming_the_op() {
     b.control_flow(body, Callees::While { cond: 1, body: 1 }, &[bx], &[bx]);
     b.io(body, &[bx], &[bx]);
     let err = plan_model(&b.finish(), &Options::default()).unwrap_err();
-    assert!(matches!(err, PlanArenaError::Model(ReadModelError::RecursiveCall { .. })), "{err}");
+    assert!(
+        matches!(
+            err,
+            PlanArenaError::Model(ReadModelError::RecursiveCall { .. })
+        ),
+        "{err}"
+    );
     assert_eq!(
         err.to_string(),
         "op 0 (WHILE) of subgraph 1 calls subgraph 1, which is already running: recursive control flow cannot be planned"
@@ -123,10 +170,24 @@ fn exponential_call_trees_stop_at_the_timeline_limit() {
         let x = b.tensor(sg, "x", DType::Int8, &[1]);
         if k + 1 < n {
             let next = i32::try_from(k + 1).unwrap();
-            b.control_flow(sg, Callees::If { then: next, otherwise: next }, &[x], &[x]);
+            b.control_flow(
+                sg,
+                Callees::If {
+                    then: next,
+                    otherwise: next,
+                },
+                &[x],
+                &[x],
+            );
         }
         b.io(sg, &[x], &[x]);
     }
     let err = plan_model(&b.finish(), &Options::default()).unwrap_err();
-    assert!(matches!(err, PlanArenaError::Model(ReadModelError::TimelineTooLong { .. })), "{err}");
+    assert!(
+        matches!(
+            err,
+            PlanArenaError::Model(ReadModelError::TimelineTooLong { .. })
+        ),
+        "{err}"
+    );
 }

@@ -8,16 +8,37 @@ use stowplan_planner::verify::{VerifyPlanError, verify};
 const CASES: u32 = if cfg!(miri) { 8 } else { 256 };
 
 fn problem() -> impl Strategy<Value = Problem> {
-    let buffer = (0u64..300, 0u32..40, 0u32..12, proptest::option::weighted(0.1, 0u64..8))
-        .prop_map(|(size, first, len, fixed)| Buffer { size, lifetime: stowplan_planner::plan::Lifetime::new(first, first + len), fixed_offset: fixed.map(|f| f * 64) });
-    (proptest::collection::vec(buffer, 0..60), prop_oneof![Just(1u64), Just(4), Just(16), Just(64)])
-        .prop_filter_map("valid", |(buffers, align)| Problem::new(buffers, align).ok())
+    let buffer = (
+        0u64..300,
+        0u32..40,
+        0u32..12,
+        proptest::option::weighted(0.1, 0u64..8),
+    )
+        .prop_map(|(size, first, len, fixed)| Buffer {
+            size,
+            lifetime: stowplan_planner::plan::Lifetime::new(first, first + len),
+            fixed_offset: fixed.map(|f| f * 64),
+        });
+    (
+        proptest::collection::vec(buffer, 0..60),
+        prop_oneof![Just(1u64), Just(4), Just(16), Just(64)],
+    )
+        .prop_filter_map("valid", |(buffers, align)| {
+            Problem::new(buffers, align).ok()
+        })
 }
 
 /// Problems whose fixed buffers do not collide with each other (so a plan can be correct).
 fn plannable() -> impl Strategy<Value = Problem> {
     problem().prop_map(|p| {
-        let buffers: Vec<Buffer> = p.buffers().iter().map(|b| Buffer { fixed_offset: None, ..*b }).collect();
+        let buffers: Vec<Buffer> = p
+            .buffers()
+            .iter()
+            .map(|b| Buffer {
+                fixed_offset: None,
+                ..*b
+            })
+            .collect();
         Problem::new(buffers, p.alignment()).unwrap()
     })
 }
@@ -33,8 +54,14 @@ fn brute_force_ok(problem: &Problem, plan: &Plan) -> bool {
         }
         for j in i + 1..bufs.len() {
             let (oj, sj) = (plan.offsets()[j], size(j));
-            let time = bufs[i].lifetime.first <= bufs[j].lifetime.last && bufs[j].lifetime.first <= bufs[i].lifetime.last;
-            let space = si > 0 && sj > 0 && bufs[i].size > 0 && bufs[j].size > 0 && oi < oj + sj && oj < oi + si;
+            let time = bufs[i].lifetime.first <= bufs[j].lifetime.last
+                && bufs[j].lifetime.first <= bufs[i].lifetime.last;
+            let space = si > 0
+                && sj > 0
+                && bufs[i].size > 0
+                && bufs[j].size > 0
+                && oi < oj + sj
+                && oj < oi + si;
             if time && space {
                 return false;
             }

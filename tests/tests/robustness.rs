@@ -14,8 +14,17 @@ fn truncations(bytes: &[u8], cuts: usize) {
     let step = (bytes.len() / cuts).max(1);
     for cut in (0..bytes.len()).step_by(step) {
         if let Ok(p) = plan_model(&bytes[..cut], &Options::default()) {
-            assert!(bytes.len() - cut < 16, "a model cut at {cut} of {} bytes planned", bytes.len());
-            assert_eq!(Some(p.plan), full, "a model cut at {cut} of {} bytes planned differently", bytes.len());
+            assert!(
+                bytes.len() - cut < 16,
+                "a model cut at {cut} of {} bytes planned",
+                bytes.len()
+            );
+            assert_eq!(
+                Some(p.plan),
+                full,
+                "a model cut at {cut} of {} bytes planned differently",
+                bytes.len()
+            );
         }
     }
 }
@@ -58,7 +67,9 @@ fn own_models_never_panic() {
 
 #[test]
 fn shared_models_never_panic() {
-    let Some(shared) = shared_dir("truncation and corruption of the shared models") else { return };
+    let Some(shared) = shared_dir("truncation and corruption of the shared models") else {
+        return;
+    };
     let mut files: Vec<PathBuf> = std::fs::read_dir(shared.join("models"))
         .unwrap()
         .map(|e| e.unwrap().path())

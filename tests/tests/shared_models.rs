@@ -13,53 +13,135 @@ use stowplan_tests::shared_dir;
 const MODELS: &[(&str, u64, u64, u64, Option<u64>)] = &[
     ("tflm_sine_float.tflite", 128, 128, 0, Some(128)),
     ("tflm_hello_world_int8.tflite", 32, 32, 0, Some(32)),
-    ("tflm_micro_speech_int8.tflite", 5_968, 5_968, 0, Some(5_968)),
-    ("tflm_audio_preprocessor_int8.tflite", 2_096, 3_040, 0, Some(3_040)),
+    (
+        "tflm_micro_speech_int8.tflite",
+        5_968,
+        5_968,
+        0,
+        Some(5_968),
+    ),
+    (
+        "tflm_audio_preprocessor_int8.tflite",
+        2_096,
+        3_040,
+        0,
+        Some(3_040),
+    ),
     ("tflm_mnist_lstm_float.tflite", 5_376, 5_376, 160, None),
     ("tflm_mnist_lstm_int8.tflite", 1_344, 1_344, 60, None),
-    ("tflm_keyword_scrambled_int16.tflite", 288, 288, 10_240, None),
+    (
+        "tflm_keyword_scrambled_int16.tflite",
+        288,
+        288,
+        10_240,
+        None,
+    ),
     ("tflm_keyword_scrambled_int8.tflite", 288, 288, 5_120, None),
-    ("tflm_person_detect_int8.tflite", 55_296, 55_296, 0, Some(55_296)),
-    ("tflm_person_detect_vela_ethosu.tflite", 158_160, 158_160, 0, None),
-    ("tflm_dtln_noise_suppression_int8.tflite", 544, 544, 768, None),
-    ("tflm_xtensa_micro_speech_lstm.tflite", 16_528, 16_528, 240, None),
-    ("tflm_xtensa_mobilenet_v2_int8_224.tflite", 2_451_840, 2_451_840, 0, Some(2_451_840)),
+    (
+        "tflm_person_detect_int8.tflite",
+        55_296,
+        55_296,
+        0,
+        Some(55_296),
+    ),
+    (
+        "tflm_person_detect_vela_ethosu.tflite",
+        158_160,
+        158_160,
+        0,
+        None,
+    ),
+    (
+        "tflm_dtln_noise_suppression_int8.tflite",
+        544,
+        544,
+        768,
+        None,
+    ),
+    (
+        "tflm_xtensa_micro_speech_lstm.tflite",
+        16_528,
+        16_528,
+        240,
+        None,
+    ),
+    (
+        "tflm_xtensa_mobilenet_v2_int8_224.tflite",
+        2_451_840,
+        2_451_840,
+        0,
+        Some(2_451_840),
+    ),
 ];
 
 #[test]
 fn figures_match_tflite_micro() {
-    let Some(shared) = shared_dir("shared model figures") else { return };
+    let Some(shared) = shared_dir("shared model figures") else {
+        return;
+    };
     for &(file, lower_bound, greedy, variables, head) in MODELS {
         let bytes = std::fs::read(shared.join("models").join(file)).unwrap();
         // The README's greedy ignores Vela's offline plan; TFLM-rule greedy is the same for all others.
-        let options = Options { planner: Planner::Greedy, offline: OfflinePolicy::Replan, ..Options::default() };
+        let options = Options {
+            planner: Planner::Greedy,
+            offline: OfflinePolicy::Replan,
+            ..Options::default()
+        };
         let p = plan_model(&bytes, &options).unwrap_or_else(|e| panic!("{file}: {e}"));
         assert_eq!(p.lower_bound_bytes(), lower_bound, "{file}: lower bound");
         assert_eq!(p.arena_bytes(), greedy, "{file}: greedy");
-        assert_eq!(p.persistent_raw_bytes, variables, "{file}: variable tensors");
+        assert_eq!(
+            p.persistent_raw_bytes, variables,
+            "{file}: variable tensors"
+        );
         if let Some(head) = head {
             assert_eq!(p.arena_bytes(), head, "{file}: TFLM head");
         }
-        let linear = plan_model(&bytes, &Options { planner: Planner::Linear, ..options.clone() }).unwrap();
+        let linear = plan_model(
+            &bytes,
+            &Options {
+                planner: Planner::Linear,
+                ..options.clone()
+            },
+        )
+        .unwrap();
         assert_eq!(linear.arena_bytes(), linear.naive_bytes(), "{file}: linear");
-        assert!(linear.arena_bytes() >= p.arena_bytes(), "{file}: linear below greedy");
+        assert!(
+            linear.arena_bytes() >= p.arena_bytes(),
+            "{file}: linear below greedy"
+        );
     }
 }
 
 #[test]
 fn every_planned_tensor_has_one_verified_offset() {
-    let Some(shared) = shared_dir("shared model plans") else { return };
+    let Some(shared) = shared_dir("shared model plans") else {
+        return;
+    };
     for &(file, ..) in MODELS {
         let bytes = std::fs::read(shared.join("models").join(file)).unwrap();
         let p = plan_model(&bytes, &Options::default()).unwrap_or_else(|e| panic!("{file}: {e}"));
-        let planned: Vec<_> = p.tensors.iter().enumerate().filter(|(_, t)| t.placement == Placement::Arena).map(|(i, _)| i).collect();
+        let planned: Vec<_> = p
+            .tensors
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| t.placement == Placement::Arena)
+            .map(|(i, _)| i)
+            .collect();
         assert_eq!(planned.len(), p.buffer_tensors.len(), "{file}");
         let unique: HashSet<_> = p.buffer_tensors.iter().collect();
-        assert_eq!(unique.len(), planned.len(), "{file}: a tensor planned twice");
+        assert_eq!(
+            unique.len(),
+            planned.len(),
+            "{file}: a tensor planned twice"
+        );
         for id in &p.buffer_tensors {
             let offset = p.offset(*id).unwrap();
             assert_eq!(offset % 16, 0, "{file}");
-            assert!(offset + p.tensors[id.get()].bytes.unwrap() <= p.arena_bytes(), "{file}");
+            assert!(
+                offset + p.tensors[id.get()].bytes.unwrap() <= p.arena_bytes(),
+                "{file}"
+            );
         }
         // Plans are deterministic.
         let again = plan_model(&bytes, &Options::default()).unwrap();
@@ -69,11 +151,16 @@ fn every_planned_tensor_has_one_verified_offset() {
 
 #[test]
 fn vela_offline_plan_is_honoured_and_its_aliases_declared() {
-    let Some(shared) = shared_dir("the Vela model") else { return };
+    let Some(shared) = shared_dir("the Vela model") else {
+        return;
+    };
     let bytes = std::fs::read(shared.join("models/tflm_person_detect_vela_ethosu.tflite")).unwrap();
     let p = plan_model(&bytes, &Options::default()).unwrap();
     // words [0, 1, 6, 0, -1, -1, 0, 0, 0]: output, both scratch areas and input all at 0.
-    assert_eq!(p.model.offline_plan.as_ref().unwrap(), &[Some(0), None, None, Some(0), Some(0), Some(0)]);
+    assert_eq!(
+        p.model.offline_plan.as_ref().unwrap(),
+        &[Some(0), None, None, Some(0), Some(0), Some(0)]
+    );
     assert_eq!(p.arena_bytes(), 74_464);
     assert_eq!(p.lower_bound_bytes(), 158_160);
     assert_eq!(p.declared_aliases.len(), 6);
@@ -84,11 +171,22 @@ fn vela_offline_plan_is_honoured_and_its_aliases_declared() {
 
 #[test]
 fn custom_ops_are_named_by_their_custom_code() {
-    let Some(shared) = shared_dir("custom op names") else { return };
+    let Some(shared) = shared_dir("custom op names") else {
+        return;
+    };
     let bytes = std::fs::read(shared.join("models/tflm_audio_preprocessor_int8.tflite")).unwrap();
     let p = plan_model(&bytes, &Options::default()).unwrap();
     let names: HashSet<String> = p.model.ops.iter().map(|o| o.opcode.to_string()).collect();
-    for expected in ["SignalEnergy", "SignalRfft", "SignalWindow", "SignalPCAN", "SignalFilterBank"] {
-        assert!(names.contains(expected), "{expected} missing from {names:?}");
+    for expected in [
+        "SignalEnergy",
+        "SignalRfft",
+        "SignalWindow",
+        "SignalPCAN",
+        "SignalFilterBank",
+    ] {
+        assert!(
+            names.contains(expected),
+            "{expected} missing from {names:?}"
+        );
     }
 }

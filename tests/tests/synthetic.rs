@@ -17,7 +17,9 @@ fn dir() -> PathBuf {
 fn committed_models_match_the_builder() {
     let bless = std::env::var_os("STOWPLAN_BLESS").is_some_and(|v| v == "1");
     let mut stale = Vec::new();
-    let mut notes = String::from("# Synthetic test models\n\nBuilt by `tests/src/lib.rs` with the Rust model builder; rewrite with\n`STOWPLAN_BLESS=1 cargo test -p stowplan-tests --test synthetic`.\n\n");
+    let mut notes = String::from(
+        "# Synthetic test models\n\nBuilt by `tests/src/lib.rs` with the Rust model builder; rewrite with\n`STOWPLAN_BLESS=1 cargo test -p stowplan-tests --test synthetic`.\n\n",
+    );
     for s in SYNTHETIC {
         let path = dir().join(format!("{}.tflite", s.name));
         let built = (s.build)();
@@ -35,7 +37,10 @@ fn committed_models_match_the_builder() {
     } else if std::fs::read_to_string(&readme).ok().as_deref() != Some(&notes[..]) {
         stale.push("README.md");
     }
-    assert!(stale.is_empty(), "stale synthetic models {stale:?}: run STOWPLAN_BLESS=1 cargo test -p stowplan-tests --test synthetic");
+    assert!(
+        stale.is_empty(),
+        "stale synthetic models {stale:?}: run STOWPLAN_BLESS=1 cargo test -p stowplan-tests --test synthetic"
+    );
 }
 
 fn plan(build: fn() -> Vec<u8>) -> ModelPlan {
@@ -52,14 +57,20 @@ fn chain_reuses_dead_tensors() {
     assert_eq!(p.arena_bytes(), 512);
     assert_eq!(p.lower_bound_bytes(), 512);
     assert_eq!(p.naive_bytes(), 1024);
-    assert_eq!(offsets(&p, &[0, 1, 2, 3]), [Some(256), Some(0), Some(256), Some(0)]);
+    assert_eq!(
+        offsets(&p, &[0, 1, 2, 3]),
+        [Some(256), Some(0), Some(256), Some(0)]
+    );
 }
 
 #[test]
 fn residual_keeps_the_skip_tensor() {
     let p = plan(stowplan_tests::residual);
     assert_eq!((p.arena_bytes(), p.lower_bound_bytes()), (384, 384));
-    assert_eq!(offsets(&p, &[0, 1, 2, 3]), [Some(0), Some(256), Some(128), Some(0)]);
+    assert_eq!(
+        offsets(&p, &[0, 1, 2, 3]),
+        [Some(0), Some(256), Some(128), Some(0)]
+    );
     assert_eq!(p.peak_scope(), Some(Some(3)));
 }
 
@@ -69,7 +80,10 @@ fn branches_pack_to_the_lower_bound() {
     assert_eq!((p.arena_bytes(), p.lower_bound_bytes()), (128, 128));
     // The weight is a constant: not planned.
     assert_eq!(p.tensors[1].placement, Placement::None);
-    assert_eq!(offsets(&p, &[0, 2, 3, 4]), [Some(0), Some(112), Some(64), Some(0)]);
+    assert_eq!(
+        offsets(&p, &[0, 2, 3, 4]),
+        [Some(0), Some(112), Some(64), Some(0)]
+    );
 }
 
 #[test]
@@ -78,7 +92,17 @@ fn if_else_plans_callee_blocks() {
     assert_eq!((p.arena_bytes(), p.lower_bound_bytes()), (272, 272));
     assert_eq!(
         offsets(&p, &[0, 1, 2, 3, 4, 5, 6, 7, 8]),
-        [Some(256), Some(192), Some(128), Some(0), Some(0), Some(64), Some(0), Some(64), Some(0)]
+        [
+            Some(256),
+            Some(192),
+            Some(128),
+            Some(0),
+            Some(0),
+            Some(64),
+            Some(0),
+            Some(64),
+            Some(0)
+        ]
     );
 }
 
@@ -109,13 +133,19 @@ fn variables_go_to_the_persistent_region() {
 #[test]
 fn offline_plan_fixes_offsets_and_replan_ignores_them() {
     let p = plan(stowplan_tests::offline_plan);
-    assert_eq!(offsets(&p, &[0, 1, 2, 3]), [Some(256), Some(0), Some(256), Some(0)]);
+    assert_eq!(
+        offsets(&p, &[0, 1, 2, 3]),
+        [Some(256), Some(0), Some(256), Some(0)]
+    );
     assert_eq!(p.tensors[1].fixed_offset, Some(0));
     assert_eq!(p.tensors[2].fixed_offset, Some(256));
     assert!(p.declared_aliases.is_empty());
     let replanned = plan_model(
         &stowplan_tests::offline_plan(),
-        &Options { offline: stowplan_planner::OfflinePolicy::Replan, ..Options::default() },
+        &Options {
+            offline: stowplan_planner::OfflinePolicy::Replan,
+            ..Options::default()
+        },
     )
     .unwrap();
     assert!(replanned.tensors.iter().all(|t| t.fixed_offset.is_none()));
@@ -125,20 +155,45 @@ fn offline_plan_fixes_offsets_and_replan_ignores_them() {
 #[test]
 fn dynamic_dim_needs_an_override_for_each_dynamic_tensor() {
     let err = plan_model(&stowplan_tests::dynamic_dim(), &Options::default()).unwrap_err();
-    assert!(matches!(&err, stowplan_planner::PlanArenaError::Model(ReadModelError::DynamicShape { tensor, .. }) if tensor.name == "x"));
+    assert!(
+        matches!(&err, stowplan_planner::PlanArenaError::Model(ReadModelError::DynamicShape { tensor, .. }) if tensor.name == "x")
+    );
     assert_eq!(
         err.to_string(),
         "tensor 0 \"x\" of subgraph 0 has a dynamic shape [-1,10]; give its shape (for example --shape x=1x96x96x1)"
     );
-    let shapes: Vec<ShapeOverride> = ["x=4x10", "1=4x10", "y=4x10"].iter().map(|s| s.parse().unwrap()).collect();
-    let p = plan_model(&stowplan_tests::dynamic_dim(), &Options { shapes, ..Options::default() }).unwrap();
+    let shapes: Vec<ShapeOverride> = ["x=4x10", "1=4x10", "y=4x10"]
+        .iter()
+        .map(|s| s.parse().unwrap())
+        .collect();
+    let p = plan_model(
+        &stowplan_tests::dynamic_dim(),
+        &Options {
+            shapes,
+            ..Options::default()
+        },
+    )
+    .unwrap();
     assert_eq!(p.tensors[0].bytes, Some(160));
     assert_eq!((p.arena_bytes(), p.lower_bound_bytes()), (320, 320));
     // Overrides must respect the known dimensions and the rank.
     for bad in ["x=4x11", "x=4", "nope=1x10", "9=1x10"] {
         let shapes = vec![bad.parse().unwrap()];
-        let err = plan_model(&stowplan_tests::dynamic_dim(), &Options { shapes, ..Options::default() }).unwrap_err();
-        assert!(matches!(err, stowplan_planner::PlanArenaError::Model(ReadModelError::BadShapeOverride { .. })), "{bad}: {err}");
+        let err = plan_model(
+            &stowplan_tests::dynamic_dim(),
+            &Options {
+                shapes,
+                ..Options::default()
+            },
+        )
+        .unwrap_err();
+        assert!(
+            matches!(
+                err,
+                stowplan_planner::PlanArenaError::Model(ReadModelError::BadShapeOverride { .. })
+            ),
+            "{bad}: {err}"
+        );
     }
 }
 
@@ -175,7 +230,10 @@ fn all_types_have_their_element_sizes() {
         ("float8_e4m3fn", 3),
         ("float8_e5m2", 3),
     ];
-    let expected: Vec<(String, u64)> = expected.iter().map(|(n, b)| ((*n).to_owned(), *b)).collect();
+    let expected: Vec<(String, u64)> = expected
+        .iter()
+        .map(|(n, b)| ((*n).to_owned(), *b))
+        .collect();
     assert_eq!(bytes, expected);
     assert_eq!(p.lower_bound_bytes(), 432);
     assert_eq!(p.profile.raw_bytes, 231);
@@ -185,7 +243,15 @@ fn all_types_have_their_element_sizes() {
 #[test]
 fn linear_never_reuses() {
     for s in SYNTHETIC.iter().filter(|s| s.name != "dynamic_dim") {
-        let p = plan_model(&(s.build)(), &Options { planner: Planner::Linear, offline: stowplan_planner::OfflinePolicy::Replan, ..Options::default() }).unwrap();
+        let p = plan_model(
+            &(s.build)(),
+            &Options {
+                planner: Planner::Linear,
+                offline: stowplan_planner::OfflinePolicy::Replan,
+                ..Options::default()
+            },
+        )
+        .unwrap();
         assert_eq!(p.arena_bytes(), p.naive_bytes(), "{}", s.name);
     }
 }

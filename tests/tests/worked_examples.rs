@@ -22,8 +22,15 @@ fn chain_where_both_tensors_are_live_at_op_0() {
     assert_eq!(bound.aligned_bytes, 1_404_928);
     assert_eq!(bound.peak_time, Some(0));
     let greedy = solve(&problem, Planner::Greedy).unwrap();
-    assert_eq!(greedy.arena_bytes(), 1_404_928, "greedy reaches the bound, so it is optimal");
-    assert_eq!(solve(&problem, Planner::Linear).unwrap().arena_bytes(), 2_007_040);
+    assert_eq!(
+        greedy.arena_bytes(),
+        1_404_928,
+        "greedy reaches the bound, so it is optimal"
+    );
+    assert_eq!(
+        solve(&problem, Planner::Linear).unwrap().arena_bytes(),
+        2_007_040
+    );
 }
 
 #[test]
@@ -46,6 +53,12 @@ fn small_cnn_where_conv_and_relu_are_live_together() {
     assert_eq!(bound.peak_buffers, [0, 1, 2]);
     // So no plan can be 7,296 B, as one write-up claims.
     assert!(bound.aligned_bytes > 7_296);
-    assert_eq!(solve(&problem, Planner::Linear).unwrap().arena_bytes(), 40_064);
-    assert_eq!(solve(&problem, Planner::Greedy).unwrap().arena_bytes(), 35_840);
+    assert_eq!(
+        solve(&problem, Planner::Linear).unwrap().arena_bytes(),
+        40_064
+    );
+    assert_eq!(
+        solve(&problem, Planner::Greedy).unwrap().arena_bytes(),
+        35_840
+    );
 }

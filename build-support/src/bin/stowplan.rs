@@ -59,7 +59,8 @@ fn parse(mut it: impl Iterator<Item = String>) -> Result<Option<Args>, Failure> 
         json: false,
     };
     let value = |it: &mut dyn Iterator<Item = String>, flag: &str| {
-        it.next().ok_or_else(|| usage(format!("{flag} needs a value; see stowplan --help")))
+        it.next()
+            .ok_or_else(|| usage(format!("{flag} needs a value; see stowplan --help")))
     };
     while let Some(arg) = it.next() {
         let (flag, inline) = match arg.split_once('=') {
@@ -73,7 +74,9 @@ fn parse(mut it: impl Iterator<Item = String>) -> Result<Option<Args>, Failure> 
         match flag.as_str() {
             "-h" | "--help" => return Ok(None),
             "--planner" => {
-                args.planner = take(&mut it)?.parse().map_err(|e: plan::UnknownPlannerError| usage(e.to_string()))?;
+                args.planner = take(&mut it)?
+                    .parse()
+                    .map_err(|e: plan::UnknownPlannerError| usage(e.to_string()))?;
             }
             "--align" => {
                 let v = take(&mut it)?;
@@ -81,31 +84,50 @@ fn parse(mut it: impl Iterator<Item = String>) -> Result<Option<Args>, Failure> 
                     .parse::<u64>()
                     .ok()
                     .filter(|n| n.is_power_of_two())
-                    .ok_or_else(|| usage(format!("--align {v}: expected a power of two such as 16")))?;
+                    .ok_or_else(|| {
+                        usage(format!("--align {v}: expected a power of two such as 16"))
+                    })?;
                 args.align = Some(n);
             }
             "--shape" => {
                 let v = take(&mut it)?;
-                args.shapes.push(v.parse().map_err(|e: stowplan_planner::ReadModelError| usage(format!("--shape {v}: {e}")))?);
+                args.shapes
+                    .push(v.parse().map_err(|e: stowplan_planner::ReadModelError| {
+                        usage(format!("--shape {v}: {e}"))
+                    })?);
             }
             "--offline" => {
                 args.offline = match take(&mut it)?.as_str() {
                     "honour" | "honor" => OfflinePolicy::Honour,
                     "replan" => OfflinePolicy::Replan,
-                    other => return Err(usage(format!("--offline {other}: expected honour or replan"))),
+                    other => {
+                        return Err(usage(format!(
+                            "--offline {other}: expected honour or replan"
+                        )));
+                    }
                 };
             }
             "--problem" => args.problem = Some(take(&mut it)?),
             "--json" if inline.is_none() => args.json = true,
-            f if f.starts_with('-') && f.len() > 1 => return Err(usage(format!("unknown option {f}; see stowplan --help"))),
+            f if f.starts_with('-') && f.len() > 1 => {
+                return Err(usage(format!("unknown option {f}; see stowplan --help")));
+            }
             _ if args.model.is_none() => args.model = Some(arg),
-            _ => return Err(usage(format!("unexpected argument {arg:?}; one model at a time"))),
+            _ => {
+                return Err(usage(format!(
+                    "unexpected argument {arg:?}; one model at a time"
+                )));
+            }
         }
     }
     match (&args.model, &args.problem) {
-        (None, None) => Err(usage("plan needs a MODEL.tflite or --problem FILE.csv; see stowplan --help".into())),
+        (None, None) => Err(usage(
+            "plan needs a MODEL.tflite or --problem FILE.csv; see stowplan --help".into(),
+        )),
         (Some(_), Some(_)) => Err(usage("give a model or --problem, not both".into())),
-        (None, Some(_)) if !args.shapes.is_empty() => Err(usage("--shape applies to models, not to --problem".into())),
+        (None, Some(_)) if !args.shapes.is_empty() => {
+            Err(usage("--shape applies to models, not to --problem".into()))
+        }
         _ => Ok(Some(args)),
     }
 }
@@ -114,7 +136,10 @@ fn read_file(path: &str) -> Result<Vec<u8>, Failure> {
     let fail = |e: std::io::Error| Failure::Plan(format!("cannot read {path}: {e}"));
     let meta = std::fs::metadata(path).map_err(fail)?;
     if meta.len() > MAX_FILE_BYTES {
-        return Err(Failure::Plan(format!("{path} has {} bytes, more than the limit of {MAX_FILE_BYTES}", meta.len())));
+        return Err(Failure::Plan(format!(
+            "{path} has {} bytes, more than the limit of {MAX_FILE_BYTES}",
+            meta.len()
+        )));
     }
     std::fs::read(path).map_err(fail)
 }
@@ -122,9 +147,12 @@ fn read_file(path: &str) -> Result<Vec<u8>, Failure> {
 fn run(args: &Args) -> Result<String, Failure> {
     if let Some(path) = &args.problem {
         let bytes = read_file(path)?;
-        let text = String::from_utf8(bytes).map_err(|_| Failure::Plan(format!("{path} is not UTF-8 text")))?;
-        let csv = problem_csv::read_csv(&text, args.align.unwrap_or(1)).map_err(|e| Failure::Plan(format!("{path}: {e}")))?;
-        let plan = plan::solve(&csv.problem, args.planner).map_err(|e| Failure::Plan(format!("{path}: plan failed verification: {e}")))?;
+        let text = String::from_utf8(bytes)
+            .map_err(|_| Failure::Plan(format!("{path} is not UTF-8 text")))?;
+        let csv = problem_csv::read_csv(&text, args.align.unwrap_or(1))
+            .map_err(|e| Failure::Plan(format!("{path}: {e}")))?;
+        let plan = plan::solve(&csv.problem, args.planner)
+            .map_err(|e| Failure::Plan(format!("{path}: plan failed verification: {e}")))?;
         let profile = plan::lower_bound(&csv.problem);
         return Ok(if args.json {
             emit::problem_json(&csv.problem, &plan, &profile, &csv.ids, path).to_string()
@@ -141,7 +169,11 @@ fn run(args: &Args) -> Result<String, Failure> {
         offline: args.offline,
     };
     let plan = plan_model(&bytes, &options).map_err(|e| Failure::Plan(format!("{path}: {e}")))?;
-    Ok(if args.json { emit::model_json(&plan, path).to_string() } else { emit::model_text(&plan, path) })
+    Ok(if args.json {
+        emit::model_json(&plan, path).to_string()
+    } else {
+        emit::model_text(&plan, path)
+    })
 }
 
 fn one_line(message: &str) -> String {
@@ -163,7 +195,9 @@ fn main() -> ExitCode {
             None => Ok(USAGE.to_owned()),
             Some(args) => run(&args),
         }),
-        Some(other) => Err(Failure::Usage(format!("unknown command {other:?}; the command is `stowplan plan`"))),
+        Some(other) => Err(Failure::Usage(format!(
+            "unknown command {other:?}; the command is `stowplan plan`"
+        ))),
     };
     match result {
         Ok(text) => {

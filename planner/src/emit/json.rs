@@ -20,7 +20,12 @@ pub fn model_json(plan: &ModelPlan, model: &str) -> Value {
         .iter()
         .zip(&plan.tensors)
         .map(|(t, info)| {
-            let life = plan.lifetimes.tensors.get(t.id.get()).copied().unwrap_or_default();
+            let life = plan
+                .lifetimes
+                .tensors
+                .get(t.id.get())
+                .copied()
+                .unwrap_or_default();
             let mut v = json!({
                 "id": t.id.0,
                 "subgraph": t.subgraph.0,
@@ -118,11 +123,24 @@ pub fn model_json(plan: &ModelPlan, model: &str) -> Value {
 
 /// The JSON report of an abstract problem's plan; `ids` names each buffer (from the CSV).
 #[must_use]
-pub fn problem_json(problem: &Problem, plan: &Plan, profile: &LiveProfile, ids: &[String], source: &str) -> Value {
-    let offsets: serde_json::Map<String, Value> =
-        ids.iter().zip(plan.offsets()).map(|(id, &o)| (id.clone(), json!(o))).collect();
+pub fn problem_json(
+    problem: &Problem,
+    plan: &Plan,
+    profile: &LiveProfile,
+    ids: &[String],
+    source: &str,
+) -> Value {
+    let offsets: serde_json::Map<String, Value> = ids
+        .iter()
+        .zip(plan.offsets())
+        .map(|(id, &o)| (id.clone(), json!(o)))
+        .collect();
     let lb = profile.aligned_bytes;
-    let gap = if lb == 0 { 0.0 } else { (plan.arena_bytes() as f64 - lb as f64) * 100.0 / lb as f64 };
+    let gap = if lb == 0 {
+        0.0
+    } else {
+        (plan.arena_bytes() as f64 - lb as f64) * 100.0 / lb as f64
+    };
     json!({
         "problem": source,
         "planner": plan.planner().name(),

@@ -12,7 +12,11 @@ fn scope_str(scope: Option<u32>) -> String {
 }
 
 fn percent(part: u64, whole: u64) -> f64 {
-    if whole == 0 { 0.0 } else { part as f64 * 100.0 / whole as f64 }
+    if whole == 0 {
+        0.0
+    } else {
+        part as f64 * 100.0 / whole as f64
+    }
 }
 
 /// The text report of a model plan: one row per tensor that is not a constant, then a summary.
@@ -34,7 +38,13 @@ pub fn model_text(plan: &ModelPlan, model: &str) -> String {
         plan.plan.planner(),
         plan.problem.alignment()
     );
-    let name_width = m.tensors.iter().map(|t| t.name.chars().count()).max().unwrap_or(4).clamp(4, 48);
+    let name_width = m
+        .tensors
+        .iter()
+        .map(|t| t.name.chars().count())
+        .max()
+        .unwrap_or(4)
+        .clamp(4, 48);
     let _ = writeln!(
         out,
         "{:>5} {:>3} {:>5}  {:<name_width$}  {:<8} {:<16} {:>11}  {:<12} {:<12} {:>11}",
@@ -46,11 +56,20 @@ pub fn model_text(plan: &ModelPlan, model: &str) -> String {
             constants += 1;
             continue;
         }
-        let life = plan.lifetimes.tensors.get(t.id.get()).copied().unwrap_or_default();
+        let life = plan
+            .lifetimes
+            .tensors
+            .get(t.id.get())
+            .copied()
+            .unwrap_or_default();
         let offset = match info.placement {
             Placement::Arena => {
                 let o = plan.offset(t.id).map_or_else(|| "?".to_owned(), thousands);
-                if info.fixed_offset.is_some() { format!("{o} fixed") } else { o }
+                if info.fixed_offset.is_some() {
+                    format!("{o} fixed")
+                } else {
+                    o
+                }
             }
             Placement::Persistent => "persistent".to_owned(),
             Placement::None => "-".to_owned(),
@@ -72,13 +91,21 @@ pub fn model_text(plan: &ModelPlan, model: &str) -> String {
         );
     }
     if constants > 0 {
-        let _ = writeln!(out, "({constants} constant tensors not shown: their data stays in the model)");
+        let _ = writeln!(
+            out,
+            "({constants} constant tensors not shown: their data stays in the model)"
+        );
     }
     out.push('\n');
     let arena = plan.arena_bytes();
     let lb = plan.lower_bound_bytes();
     let naive = plan.naive_bytes();
-    let _ = writeln!(out, "arena        {:>13} B  ({} tensors planned)", thousands(arena), plan.buffer_tensors.len());
+    let _ = writeln!(
+        out,
+        "arena        {:>13} B  ({} tensors planned)",
+        thousands(arena),
+        plan.buffer_tensors.len()
+    );
     let _ = writeln!(
         out,
         "lower bound  {:>13} B  (raw {} B); gap {:.2} %",
@@ -93,7 +120,11 @@ pub fn model_text(plan: &ModelPlan, model: &str) -> String {
         thousands(naive.saturating_sub(arena)),
         percent(naive.saturating_sub(arena), naive)
     );
-    let persistent = plan.tensors.iter().filter(|i| i.placement == Placement::Persistent).count();
+    let persistent = plan
+        .tensors
+        .iter()
+        .filter(|i| i.placement == Placement::Persistent)
+        .count();
     let _ = writeln!(
         out,
         "persistent   {:>13} B  (raw {} B; {persistent} variable tensors, kept apart)",
@@ -110,10 +141,20 @@ pub fn model_text(plan: &ModelPlan, model: &str) -> String {
                 Some(format!("{} {:?} {} B", t.id, t.name, thousands(bytes)))
             })
             .collect();
-        let _ = writeln!(out, "peak at {} (time {}): {}", plan.describe_scope(scope), scope_str(scope), live.join(", "));
+        let _ = writeln!(
+            out,
+            "peak at {} (time {}): {}",
+            plan.describe_scope(scope),
+            scope_str(scope),
+            live.join(", ")
+        );
     }
     for a in &plan.declared_aliases {
-        let name = |id: crate::model::TensorId| m.tensors.get(id.get()).map_or_else(String::new, |t| t.desc().to_string());
+        let name = |id: crate::model::TensorId| {
+            m.tensors
+                .get(id.get())
+                .map_or_else(String::new, |t| t.desc().to_string())
+        };
         let _ = writeln!(
             out,
             "declared by the offline plan: {} and {} share bytes while both are live at {}",
@@ -131,7 +172,11 @@ pub fn problem_text(problem: &Problem, plan: &Plan, profile: &LiveProfile, sourc
     let naive = problem.naive_bytes();
     let arena = plan.arena_bytes();
     let lb = profile.aligned_bytes;
-    let gap = if lb == 0 { 0.0 } else { (arena as f64 - lb as f64) * 100.0 / lb as f64 };
+    let gap = if lb == 0 {
+        0.0
+    } else {
+        (arena as f64 - lb as f64) * 100.0 / lb as f64
+    };
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -141,7 +186,12 @@ pub fn problem_text(problem: &Problem, plan: &Plan, profile: &LiveProfile, sourc
         problem.alignment()
     );
     let _ = writeln!(out, "arena        {:>13} B", thousands(arena));
-    let _ = writeln!(out, "lower bound  {:>13} B  (raw {} B); gap {gap:.2} %", thousands(lb), thousands(profile.raw_bytes));
+    let _ = writeln!(
+        out,
+        "lower bound  {:>13} B  (raw {} B); gap {gap:.2} %",
+        thousands(lb),
+        thousands(profile.raw_bytes)
+    );
     let _ = writeln!(
         out,
         "naive        {:>13} B  saving {} B ({:.1} %)",

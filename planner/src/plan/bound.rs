@@ -55,7 +55,10 @@ pub fn lower_bound(problem: &Problem) -> LiveProfile {
             raw += r;
             i += 1;
         }
-        let (a, r) = (u64::try_from(aligned).unwrap_or(0), u64::try_from(raw).unwrap_or(0));
+        let (a, r) = (
+            u64::try_from(aligned).unwrap_or(0),
+            u64::try_from(raw).unwrap_or(0),
+        );
         if a > profile.aligned_bytes {
             profile.aligned_bytes = a;
             profile.peak_time = Time::try_from(time).ok();
@@ -88,7 +91,15 @@ mod tests {
     #[test]
     fn bound_counts_touching_lifetimes_as_overlapping() {
         // [0,1] and [1,2] are both live at 1.
-        let problem = Problem::new(vec![Buffer::new(100, 0, 1), Buffer::new(50, 1, 2), Buffer::new(70, 2, 2)], 1).unwrap();
+        let problem = Problem::new(
+            vec![
+                Buffer::new(100, 0, 1),
+                Buffer::new(50, 1, 2),
+                Buffer::new(70, 2, 2),
+            ],
+            1,
+        )
+        .unwrap();
         let profile = lower_bound(&problem);
         assert_eq!(profile.aligned_bytes, 150);
         assert_eq!(profile.peak_time, Some(1));
@@ -98,8 +109,16 @@ mod tests {
     #[test]
     fn raw_and_aligned_peaks_can_differ() {
         // Time 0: 1 + 1 + 1 raw = 3, aligned 48. Time 1: 40 raw, aligned 48.
-        let problem =
-            Problem::new(vec![Buffer::new(1, 0, 0), Buffer::new(1, 0, 0), Buffer::new(1, 0, 0), Buffer::new(40, 1, 1)], 16).unwrap();
+        let problem = Problem::new(
+            vec![
+                Buffer::new(1, 0, 0),
+                Buffer::new(1, 0, 0),
+                Buffer::new(1, 0, 0),
+                Buffer::new(40, 1, 1),
+            ],
+            16,
+        )
+        .unwrap();
         let profile = lower_bound(&problem);
         assert_eq!(profile.aligned_bytes, 48);
         assert_eq!(profile.peak_time, Some(0));
@@ -108,7 +127,14 @@ mod tests {
 
     #[test]
     fn lifetimes_ending_at_the_last_time_do_not_overflow() {
-        let problem = Problem::new(vec![Buffer::new(8, Time::MAX, Time::MAX), Buffer::new(8, 0, Time::MAX)], 8).unwrap();
+        let problem = Problem::new(
+            vec![
+                Buffer::new(8, Time::MAX, Time::MAX),
+                Buffer::new(8, 0, Time::MAX),
+            ],
+            8,
+        )
+        .unwrap();
         let profile = lower_bound(&problem);
         assert_eq!(profile.aligned_bytes, 16);
         assert_eq!(profile.peak_time, Some(Time::MAX));

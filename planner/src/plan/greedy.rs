@@ -17,8 +17,12 @@ pub(super) fn plan(problem: &Problem) -> Vec<u64> {
     let buffers = problem.buffers();
     let size = |i: usize| buffers.get(i).map_or(0, |b| problem.aligned_size(b.size));
 
-    let mut order: Vec<usize> = (0..buffers.len()).filter(|&i| buffers.get(i).is_some_and(|b| b.fixed_offset.is_some())).collect();
-    let mut online: Vec<usize> = (0..buffers.len()).filter(|&i| buffers.get(i).is_some_and(|b| b.fixed_offset.is_none())).collect();
+    let mut order: Vec<usize> = (0..buffers.len())
+        .filter(|&i| buffers.get(i).is_some_and(|b| b.fixed_offset.is_some()))
+        .collect();
+    let mut online: Vec<usize> = (0..buffers.len())
+        .filter(|&i| buffers.get(i).is_some_and(|b| b.fixed_offset.is_none()))
+        .collect();
     online.sort_by(|&a, &b| size(b).cmp(&size(a)).then(b.cmp(&a)));
     order.extend(online);
 
@@ -26,14 +30,18 @@ pub(super) fn plan(problem: &Problem) -> Vec<u64> {
     // (offset, aligned size, buffer index), sorted by offset; equal offsets in placing order.
     let mut placed: Vec<(u64, u64, usize)> = Vec::with_capacity(buffers.len());
     for id in order {
-        let Some(buffer) = buffers.get(id) else { continue };
+        let Some(buffer) = buffers.get(id) else {
+            continue;
+        };
         let wanted = size(id);
         let offset = match buffer.fixed_offset {
             Some(fixed) => fixed,
             None => {
                 let mut candidate = 0u64;
                 for &(offset, other_size, other) in &placed {
-                    let Some(o) = buffers.get(other) else { continue };
+                    let Some(o) = buffers.get(other) else {
+                        continue;
+                    };
                     if !o.lifetime.overlaps(&buffer.lifetime) {
                         continue;
                     }
@@ -59,7 +67,14 @@ mod tests {
     use crate::plan::{Buffer, Planner, Problem, run};
 
     fn greedy(buffers: &[(u64, u32, u32)]) -> (Vec<u64>, u64) {
-        let problem = Problem::new(buffers.iter().map(|&(s, f, l)| Buffer::new(s, f, l)).collect(), 1).unwrap();
+        let problem = Problem::new(
+            buffers
+                .iter()
+                .map(|&(s, f, l)| Buffer::new(s, f, l))
+                .collect(),
+            1,
+        )
+        .unwrap();
         let plan = run(&problem, Planner::Greedy);
         crate::verify::verify(&problem, &plan, false).unwrap();
         (plan.offsets().to_vec(), plan.arena_bytes())
@@ -68,7 +83,8 @@ mod tests {
     // The vectors of TFLM's greedy_memory_planner_test.cc.
     #[test]
     fn tflm_greedy_medium() {
-        let (offsets, arena) = greedy(&[(10, 0, 1), (20, 1, 2), (30, 2, 3), (40, 3, 4), (50, 0, 1)]);
+        let (offsets, arena) =
+            greedy(&[(10, 0, 1), (20, 1, 2), (30, 2, 3), (40, 3, 4), (50, 0, 1)]);
         assert_eq!(offsets, [50, 70, 40, 0, 0]);
         assert_eq!(arena, 90);
     }
@@ -104,7 +120,12 @@ mod tests {
     #[test]
     fn online_buffers_avoid_fixed_ones_and_fixed_ones_stay() {
         let problem = Problem::new(
-            vec![Buffer::fixed(16, 0, 3, 16), Buffer::new(16, 1, 2), Buffer::new(32, 0, 0), Buffer::fixed(16, 0, 3, 16)],
+            vec![
+                Buffer::fixed(16, 0, 3, 16),
+                Buffer::new(16, 1, 2),
+                Buffer::new(32, 0, 0),
+                Buffer::fixed(16, 0, 3, 16),
+            ],
             16,
         )
         .unwrap();

@@ -31,7 +31,15 @@ mod tests {
 
     #[test]
     fn linear_places_in_order_without_reuse() {
-        let problem = Problem::new(vec![Buffer::new(10, 0, 0), Buffer::new(20, 5, 5), Buffer::fixed(16, 0, 9, 0)], 16).unwrap();
+        let problem = Problem::new(
+            vec![
+                Buffer::new(10, 0, 0),
+                Buffer::new(20, 5, 5),
+                Buffer::fixed(16, 0, 9, 0),
+            ],
+            16,
+        )
+        .unwrap();
         let plan = run(&problem, Planner::Linear);
         assert_eq!(plan.offsets(), [16, 32, 0]);
         assert_eq!(plan.arena_bytes(), 64);

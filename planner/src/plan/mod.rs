@@ -74,13 +74,21 @@ impl Buffer {
     /// A buffer the planner places.
     #[must_use]
     pub const fn new(size: u64, first: Time, last: Time) -> Self {
-        Self { size, lifetime: Lifetime::new(first, last), fixed_offset: None }
+        Self {
+            size,
+            lifetime: Lifetime::new(first, last),
+            fixed_offset: None,
+        }
     }
 
     /// A buffer at a fixed offset.
     #[must_use]
     pub const fn fixed(size: u64, first: Time, last: Time, offset: u64) -> Self {
-        Self { size, lifetime: Lifetime::new(first, last), fixed_offset: Some(offset) }
+        Self {
+            size,
+            lifetime: Lifetime::new(first, last),
+            fixed_offset: Some(offset),
+        }
     }
 }
 
@@ -108,22 +116,37 @@ impl Problem {
         }
         for (index, b) in buffers.iter().enumerate() {
             if b.lifetime.first > b.lifetime.last {
-                return Err(ProblemError::EmptyLifetime { buffer: index, lifetime: b.lifetime });
+                return Err(ProblemError::EmptyLifetime {
+                    buffer: index,
+                    lifetime: b.lifetime,
+                });
             }
             if b.size > MAX_BYTES {
-                return Err(ProblemError::TooLarge { buffer: index, bytes: b.size });
+                return Err(ProblemError::TooLarge {
+                    buffer: index,
+                    bytes: b.size,
+                });
             }
             if let Some(offset) = b.fixed_offset {
                 if offset > MAX_BYTES {
-                    return Err(ProblemError::TooLarge { buffer: index, bytes: offset });
+                    return Err(ProblemError::TooLarge {
+                        buffer: index,
+                        bytes: offset,
+                    });
                 }
                 if offset % alignment != 0 {
-                    return Err(ProblemError::MisalignedFixedOffset { buffer: index, offset, alignment });
+                    return Err(ProblemError::MisalignedFixedOffset {
+                        buffer: index,
+                        offset,
+                        alignment,
+                    });
                 }
             }
         }
         if u32::try_from(buffers.len()).is_err() {
-            return Err(ProblemError::TooManyBuffers { count: buffers.len() });
+            return Err(ProblemError::TooManyBuffers {
+                count: buffers.len(),
+            });
         }
         // Every offset a planner makes is at most the largest fixed end plus the sum of all
         // aligned sizes; if that fits in a u64, no planner arithmetic can overflow.
@@ -136,7 +159,9 @@ impl Problem {
                 fixed_end = fixed_end.max(offset + size);
             }
         }
-        total.checked_add(fixed_end).ok_or(ProblemError::TotalTooLarge)?;
+        total
+            .checked_add(fixed_end)
+            .ok_or(ProblemError::TotalTooLarge)?;
         Ok(Self { buffers, alignment })
     }
 
@@ -217,14 +242,25 @@ impl fmt::Display for ProblemError {
                 "buffer {buffer} has lifetime {lifetime}, which ends before it starts"
             ),
             Self::TooLarge { buffer, bytes } => {
-                write!(f, "buffer {buffer} needs {bytes} bytes, more than the limit of {MAX_BYTES}")
+                write!(
+                    f,
+                    "buffer {buffer} needs {bytes} bytes, more than the limit of {MAX_BYTES}"
+                )
             }
-            Self::MisalignedFixedOffset { buffer, offset, alignment } => write!(
+            Self::MisalignedFixedOffset {
+                buffer,
+                offset,
+                alignment,
+            } => write!(
                 f,
                 "buffer {buffer} is fixed at offset {offset}, which is not a multiple of the alignment {alignment}"
             ),
-            Self::TotalTooLarge => f.write_str("the buffers add up to more bytes than 64 bits can count"),
-            Self::TooManyBuffers { count } => write!(f, "{count} buffers are more than a planner takes"),
+            Self::TotalTooLarge => {
+                f.write_str("the buffers add up to more bytes than 64 bits can count")
+            }
+            Self::TooManyBuffers { count } => {
+                write!(f, "{count} buffers are more than a planner takes")
+            }
         }
     }
 }
@@ -269,7 +305,10 @@ impl std::str::FromStr for Planner {
     type Err = UnknownPlannerError;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Self::ALL.into_iter().find(|p| p.name() == s).ok_or_else(|| UnknownPlannerError(s.to_owned()))
+        Self::ALL
+            .into_iter()
+            .find(|p| p.name() == s)
+            .ok_or_else(|| UnknownPlannerError(s.to_owned()))
     }
 }
 
@@ -280,7 +319,12 @@ pub struct UnknownPlannerError(pub String);
 impl fmt::Display for UnknownPlannerError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let names: Vec<&str> = Planner::ALL.iter().map(|p| p.name()).collect();
-        write!(f, "unknown planner `{}`, expected one of: {}", self.0, names.join(", "))
+        write!(
+            f,
+            "unknown planner `{}`, expected one of: {}",
+            self.0,
+            names.join(", ")
+        )
     }
 }
 
@@ -301,15 +345,26 @@ impl Plan {
     /// # Errors
     ///
     /// [`ProblemError::TooLarge`] if an offset is above [`MAX_BYTES`].
-    pub fn from_offsets(problem: &Problem, offsets: Vec<u64>, planner: Planner) -> Result<Self, ProblemError> {
+    pub fn from_offsets(
+        problem: &Problem,
+        offsets: Vec<u64>,
+        planner: Planner,
+    ) -> Result<Self, ProblemError> {
         let mut arena_bytes = 0;
         for (buffer, (b, &offset)) in problem.buffers().iter().zip(&offsets).enumerate() {
             if offset > MAX_BYTES {
-                return Err(ProblemError::TooLarge { buffer, bytes: offset });
+                return Err(ProblemError::TooLarge {
+                    buffer,
+                    bytes: offset,
+                });
             }
             arena_bytes = arena_bytes.max(offset + problem.aligned_size(b.size));
         }
-        Ok(Self { offsets, arena_bytes, planner })
+        Ok(Self {
+            offsets,
+            arena_bytes,
+            planner,
+        })
     }
 
     /// The offset of each buffer, in problem order.
@@ -375,5 +430,9 @@ pub fn run(problem: &Problem, planner: Planner) -> Plan {
         .map(|(b, &o)| o + problem.aligned_size(b.size))
         .max()
         .unwrap_or(0);
-    Plan { offsets, arena_bytes, planner }
+    Plan {
+        offsets,
+        arena_bytes,
+        planner,
+    }
 }
