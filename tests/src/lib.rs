@@ -309,7 +309,7 @@ pub fn dynamic_dim() -> Vec<u8> {
     b.finish()
 }
 
-/// One [1,3] tensor of every type that has a size, written by a custom op from one input.
+/// One `[1,3]` tensor of every type that has a size, written by a custom op from one input.
 #[must_use]
 pub fn all_types() -> Vec<u8> {
     let mut b = ModelBuilder::new();
