@@ -1,6 +1,324 @@
 //! The `build.rs` side of stowplan, and the `stowplan` command-line tool (`src/bin/stowplan.rs`).
 //!
-//! The build-script API (`Config::new().model(..).budget(..).generate()`, writing the same code
-//! as `include_model!` into `OUT_DIR`, with review copies) arrives with the code generation work.
-//! Today this crate holds the command-line tool; see the repository README for its usage.
+//! A build script plans a model and writes the same module `stowplan::include_model!` expands
+//! to, formatted with `prettyplease`, into `OUT_DIR`; the crate `include!`s it. The file starts
+//! with an `@generated` header (tool version, model path relative to `Cargo.toml`, the model's
+//! sha256, planner, lower bound and gap) and is byte-identical for the same inputs on any
+//! machine. It is written only when its contents change.
+//!
+//! `Cargo.toml`:
+//!
+//! ```toml
+//! [dependencies]
+//! stowplan = "0.1"
+//!
+//! [build-dependencies]
+//! stowplan-build = "0.1"
+//! ```
+//!
+//! `build.rs`:
+//!
+//! ```no_run
+//! fn main() -> Result<(), Box<dyn std::error::Error>> {
+//!     stowplan_build::Config::new()
+//!         .model("models/net.tflite")
+//!         .budget(48 * 1024)
+//!         .review_copy("src/generated/net.rs")
+//!         .generate()?;
+//!     Ok(())
+//! }
+//! ```
+//!
+//! `src/main.rs`:
+//!
+//! ```ignore
+//! // The module `net`, with its compile-time assertions, from the build script.
+//! include!(concat!(env!("OUT_DIR"), "/net.rs"));
+//!
+//! fn main() {
+//!     let mut arena = net::Arena::new();
+//!     println!("{} bytes, lower bound {}", net::ARENA_BYTES, net::LOWER_BOUND_BYTES);
+//! }
+//! ```
+//!
+//! A **review copy** (`.review_copy(path)`) is a committed copy of the generated file: every
+//! build compares it with the fresh output and fails with "review copy is stale; run with
+//! STOWPLAN_BLESS=1" if they differ; `STOWPLAN_BLESS=1 cargo build` rewrites it. A pull request
+//! that changes a model therefore always shows the layout change as a diff.
 #![forbid(unsafe_code)]
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use stowplan_planner::codegen::{self, Codegen, ModelFile};
+use stowplan_planner::graph::ShapeOverride;
+use stowplan_planner::plan::Planner;
+use stowplan_planner::{OfflinePolicy, Options, plan_model};
+
+/// The variable that makes review copies be rewritten instead of compared.
+pub const BLESS_VAR: &str = "STOWPLAN_BLESS";
+
+/// Largest model file read.
+const MAX_FILE_BYTES: u64 = (1 << 31) - 1;
+
+/// Why generation failed.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum BuildError {
+    /// No model was given.
+    NoModel,
+    /// An option is invalid.
+    BadOption(String),
+    /// The model cannot be read, planned or generated (including an arena over budget).
+    Model {
+        /// The model path as given.
+        path: String,
+        /// What went wrong.
+        message: String,
+    },
+    /// The committed review copy differs from the fresh output.
+    StaleReviewCopy {
+        /// The review copy's path as given.
+        path: String,
+    },
+    /// A file could not be read or written.
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The error.
+        error: std::io::Error,
+    },
+    /// A variable cargo sets for build scripts is missing.
+    MissingEnv(&'static str),
+}
+
+impl fmt::Display for BuildError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::NoModel => f.write_str("no model given: call Config::model(\"models/net.tflite\")"),
+            Self::BadOption(m) => f.write_str(m),
+            Self::Model { path, message } => write!(f, "{path}: {message}"),
+            Self::StaleReviewCopy { path } => {
+                write!(f, "review copy {path} is stale; run with {BLESS_VAR}=1 to rewrite it, and commit the diff")
+            }
+            Self::Io { path, error } => write!(f, "{}: {error}", path.display()),
+            Self::MissingEnv(var) => write!(f, "{var} is not set: call generate() from a build script run by cargo"),
+        }
+    }
+}
+
+impl std::error::Error for BuildError {}
+
+/// Plans one model and writes its module; see the [crate docs](crate).
+#[derive(Clone, Debug, Default)]
+pub struct Config {
+    model: Option<String>,
+    budget: Option<u64>,
+    options: Options,
+    shapes: Vec<String>,
+    name: Option<String>,
+    runtime: Option<String>,
+    review_copy: Option<String>,
+    manifest_dir: Option<PathBuf>,
+    out_dir: Option<PathBuf>,
+}
+
+/// What [`Config::generate`] wrote.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Generated {
+    /// The file in `OUT_DIR`.
+    pub path: PathBuf,
+    /// The generated module's name.
+    pub module: String,
+    /// Arena bytes.
+    pub arena_bytes: u64,
+    /// Lower bound bytes.
+    pub lower_bound_bytes: u64,
+}
+
+impl Config {
+    /// A configuration with the defaults: alignment 16, the default planner, no budget.
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The model, relative to the crate's `Cargo.toml`.
+    pub fn model(&mut self, path: impl Into<String>) -> &mut Self {
+        self.model = Some(path.into());
+        self
+    }
+
+    /// Fails generation if the arena needs more than `bytes`.
+    pub fn budget(&mut self, bytes: u64) -> &mut Self {
+        self.budget = Some(bytes);
+        self
+    }
+
+    /// Alignment of every offset and size (a power of two; default 16).
+    pub fn align(&mut self, bytes: u64) -> &mut Self {
+        self.options.alignment = bytes;
+        self
+    }
+
+    /// The planner.
+    pub fn planner(&mut self, planner: Planner) -> &mut Self {
+        self.options.planner = planner;
+        self
+    }
+
+    /// A shape for a tensor with `-1` dimensions, as `T=DIMS` (`input=1x96x96x1`).
+    pub fn shape(&mut self, spec: impl Into<String>) -> &mut Self {
+        self.shapes.push(spec.into());
+        self
+    }
+
+    /// Honour (default) or replan an offline plan in the model.
+    pub fn offline(&mut self, policy: OfflinePolicy) -> &mut Self {
+        self.options.offline = policy;
+        self
+    }
+
+    /// The generated module's name (default: from the file stem). The file is `OUT_DIR/<name>.rs`.
+    pub fn name(&mut self, name: impl Into<String>) -> &mut Self {
+        self.name = Some(name.into());
+        self
+    }
+
+    /// The runtime crate's path in generated code, if it is renamed (default `::stowplan`).
+    pub fn runtime_crate(&mut self, path: impl Into<String>) -> &mut Self {
+        self.runtime = Some(path.into());
+        self
+    }
+
+    /// A committed copy of the generated file, relative to `Cargo.toml`, kept in sync.
+    pub fn review_copy(&mut self, path: impl Into<String>) -> &mut Self {
+        self.review_copy = Some(path.into());
+        self
+    }
+
+    /// The directory model paths are relative to (default `CARGO_MANIFEST_DIR`).
+    pub fn manifest_dir(&mut self, dir: impl Into<PathBuf>) -> &mut Self {
+        self.manifest_dir = Some(dir.into());
+        self
+    }
+
+    /// Where to write (default `OUT_DIR`).
+    pub fn out_dir(&mut self, dir: impl Into<PathBuf>) -> &mut Self {
+        self.out_dir = Some(dir.into());
+        self
+    }
+
+    fn root(&self) -> Result<PathBuf, BuildError> {
+        match &self.manifest_dir {
+            Some(d) => Ok(d.clone()),
+            None => std::env::var_os("CARGO_MANIFEST_DIR").map(PathBuf::from).ok_or(BuildError::MissingEnv("CARGO_MANIFEST_DIR")),
+        }
+    }
+
+    /// The generated file's text (header and module), without writing anything.
+    ///
+    /// # Errors
+    ///
+    /// [`BuildError`] if no model was given, an option is invalid, or the model cannot be read,
+    /// planned within the budget, or generated.
+    pub fn render(&self) -> Result<(String, Generated), BuildError> {
+        let rel = self.model.clone().ok_or(BuildError::NoModel)?;
+        let model_err = |message: String| BuildError::Model { path: rel.clone(), message };
+        if Path::new(&rel).is_absolute() {
+            return Err(model_err("absolute model paths only work on this machine; use a path relative to Cargo.toml".into()));
+        }
+        let full = self.root()?.join(&rel);
+        let len = std::fs::metadata(&full).map_err(|e| model_err(format!("cannot read the model: {e}")))?.len();
+        if len > MAX_FILE_BYTES {
+            return Err(model_err(format!("{len} bytes is more than the limit of {MAX_FILE_BYTES}")));
+        }
+        let bytes = std::fs::read(&full).map_err(|e| model_err(format!("cannot read the model: {e}")))?;
+        let mut options = self.options.clone();
+        for s in &self.shapes {
+            let o: ShapeOverride = s.parse().map_err(|e| BuildError::BadOption(format!("shape {s:?}: {e}")))?;
+            options.shapes.push(o);
+        }
+        let module = match &self.name {
+            Some(n) => n.clone(),
+            None => codegen::names::module_name(&Path::new(&rel).file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default()),
+        };
+        if syn::parse_str::<syn::Ident>(&module).is_err() {
+            return Err(BuildError::BadOption(format!("name {module:?} is not a Rust identifier")));
+        }
+        let runtime: syn::Path = syn::parse_str(self.runtime.as_deref().unwrap_or("::stowplan"))
+            .map_err(|e| BuildError::BadOption(format!("runtime crate path {:?}: {e}", self.runtime)))?;
+        let plan = plan_model(&bytes, &options).map_err(|e| model_err(e.to_string()))?;
+        let cg = Codegen {
+            module: module.clone(),
+            runtime,
+            model_path: rel.clone(),
+            model_file: ModelFile::ManifestRelative(rel.clone()),
+            budget: self.budget,
+        };
+        let tokens = codegen::generate(&plan, &bytes, &cg).map_err(|e| model_err(e.to_string()))?;
+        let file: syn::File = syn::parse2(tokens).map_err(|e| model_err(format!("generated code does not parse (a bug): {e}")))?;
+        let header = format!(
+            "// @generated by stowplan-build {} from {rel} (sha256 {}). Do not edit.\n// planner {}, arena {} B, lower bound {} B, gap {:.2} %.\n",
+            env!("CARGO_PKG_VERSION"),
+            codegen::sha256_hex(&bytes),
+            plan.plan.planner(),
+            plan.arena_bytes(),
+            plan.lower_bound_bytes(),
+            plan.gap_percent()
+        );
+        let text = format!("{header}\n{}", prettyplease::unparse(&file));
+        let generated = Generated {
+            path: PathBuf::from(format!("{module}.rs")),
+            module,
+            arena_bytes: plan.arena_bytes(),
+            lower_bound_bytes: plan.lower_bound_bytes(),
+        };
+        Ok((text, generated))
+    }
+
+    /// Plans the model and writes `OUT_DIR/<name>.rs` (only if its contents changed), checks or
+    /// blesses the review copy, and prints `cargo::rerun-if-changed` for the model and review
+    /// copy and `cargo::rerun-if-env-changed` for every variable read.
+    ///
+    /// # Errors
+    ///
+    /// [`BuildError`]: see [`Config::render`]; also a stale review copy, a failed write, or a
+    /// missing `OUT_DIR`. The build script decides how to fail (returning the error from `main`
+    /// prints it and fails the build).
+    pub fn generate(&self) -> Result<Generated, BuildError> {
+        if let Some(model) = &self.model {
+            println!("cargo::rerun-if-changed={model}");
+        }
+        println!("cargo::rerun-if-env-changed={BLESS_VAR}");
+        let (text, mut generated) = self.render()?;
+        let out_dir = match &self.out_dir {
+            Some(d) => d.clone(),
+            None => std::env::var_os("OUT_DIR").map(PathBuf::from).ok_or(BuildError::MissingEnv("OUT_DIR"))?,
+        };
+        let path = out_dir.join(&generated.path);
+        write_if_changed(&path, &text)?;
+        generated.path = path;
+        if let Some(copy) = &self.review_copy {
+            println!("cargo::rerun-if-changed={copy}");
+            let copy_path = self.root()?.join(copy);
+            let bless = std::env::var_os(BLESS_VAR).is_some_and(|v| v == "1");
+            if bless {
+                if let Some(parent) = copy_path.parent() {
+                    std::fs::create_dir_all(parent).map_err(|error| BuildError::Io { path: parent.to_path_buf(), error })?;
+                }
+                write_if_changed(&copy_path, &text)?;
+            } else if std::fs::read_to_string(&copy_path).ok().as_deref() != Some(text.as_str()) {
+                return Err(BuildError::StaleReviewCopy { path: copy.clone() });
+            }
+        }
+        Ok(generated)
+    }
+}
+
+fn write_if_changed(path: &Path, text: &str) -> Result<(), BuildError> {
+    if std::fs::read_to_string(path).ok().as_deref() == Some(text) {
+        return Ok(());
+    }
+    std::fs::write(path, text).map_err(|error| BuildError::Io { path: path.to_path_buf(), error })
+}

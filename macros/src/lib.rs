@@ -1,7 +1,18 @@
-//! `include_model!`, the proc-macro front door of stowplan (used through the `stowplan` crate).
+//! `include_model!`, the proc-macro front door of stowplan. Use it through the `stowplan`
+//! crate (`stowplan::include_model!`), whose docs describe the input and the generated module.
 //!
-//! It will resolve a model path relative to the calling crate's `Cargo.toml`, call
-//! `stowplan-planner` and return the generated module, turning every error into a compile error
-//! on the path literal or on the option it concerns. The macro arrives with the code generation
-//! work; until then this crate exports nothing, so nothing can depend on a half-made macro.
+//! This crate is a thin shell: parsing, planning and code generation all live in
+//! `stowplan-planner` (`codegen::request::expand`), so the macro's expansion and the file the
+//! `build.rs` helper writes are the same tokens.
 #![forbid(unsafe_code)]
+
+use proc_macro::TokenStream;
+
+/// Plans a TFLite model at compile time and expands to a module describing its arena.
+///
+/// See the `stowplan` crate for the input (a model path relative to `Cargo.toml` and options)
+/// and the generated module.
+#[proc_macro]
+pub fn include_model(input: TokenStream) -> TokenStream {
+    stowplan_planner::codegen::request::expand(input.into(), None).into()
+}

@@ -43,6 +43,7 @@
 )]
 
 pub mod builder;
+pub mod codegen;
 pub mod emit;
 mod error;
 pub mod graph;

@@ -8,6 +8,8 @@
 
 use std::path::PathBuf;
 
+pub mod golden;
+
 use stowplan_planner::builder::{Callees, ModelBuilder, TensorSpec, ops};
 use stowplan_planner::model::DType;
 

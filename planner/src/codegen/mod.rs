@@ -1,0 +1,445 @@
+//! Code generation: the Rust module for a planned model, as tokens.
+//!
+//! `stowplan-macros` (`include_model!`) and `stowplan-build` (`build.rs`) both call
+//! [`generate`] (the macro through [`request::expand`]), so the macro's expansion and the
+//! reviewed file are the same tokens. The module holds:
+//!
+//! - `ARENA_BYTES`, `LOWER_BOUND_BYTES`, `NAIVE_BYTES`, `ALIGN`, `PERSISTENT_BYTES`, `PLANNER`,
+//!   `MODEL_PATH`, `MODEL_SHA256`;
+//! - marker types `Activations` and `Persistent`, and `Arena` / `PersistentArena`, the runtime's
+//!   arena types of exactly the planned sizes;
+//! - one typed `Slot` constant per tensor in the arena or the persistent region, named by the
+//!   rule in [`names`], documented with the tensor's name, type, shape, lifetime, offset and
+//!   size, and followed by an assertion that it lies inside its region;
+//! - each constant tensor as a typed `&'static` slice of its buffer's data (one 16-byte aligned
+//!   byte-string literal per buffer; never the whole flatbuffer);
+//! - `INPUTS`, `OUTPUTS`, `TENSORS` and `OPS`: the model's inputs, outputs, tensors and ops in
+//!   execution order, as tables;
+//! - a compile-time proof that slots live at the same time are disjoint, and the budget check;
+//! - module docs with the figures and an ASCII chart of the layout.
+//!
+//! Paths are fully qualified (`::core::...`, the runtime through its `__private_v1` module or
+//! the crate path given), so the module compiles under `#![no_implicit_prelude]` and with the
+//! runtime crate renamed.
+
+pub mod chart;
+pub mod names;
+pub mod request;
+
+use std::fmt;
+use std::fmt::Write as _;
+
+use proc_macro2::{Literal, Span, TokenStream};
+use quote::{format_ident, quote};
+use sha2::{Digest, Sha256};
+
+use crate::emit::{shape as shape_str, thousands};
+use crate::graph::{Placement, TensorKind};
+use crate::model::DType;
+use crate::{ModelPlan, lifetime::TensorLifetime};
+
+/// How generated code tracks the model file (so editing it recompiles the crate).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ModelFile {
+    /// A path relative to the including crate's `Cargo.toml`: tracked as
+    /// `include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/", path))`, the same on every machine.
+    ManifestRelative(String),
+    /// An absolute path (only when a test overrides the manifest directory).
+    Absolute(String),
+}
+
+/// What to generate.
+#[derive(Clone, Debug)]
+pub struct Codegen {
+    /// Name of the generated module.
+    pub module: String,
+    /// Path of the runtime crate, `::stowplan` unless renamed.
+    pub runtime: syn::Path,
+    /// The model path as the user wrote it (relative to `Cargo.toml`), for docs.
+    pub model_path: String,
+    /// How to track the model file.
+    pub model_file: ModelFile,
+    /// The arena budget in bytes, if any.
+    pub budget: Option<u64>,
+}
+
+/// Why generation failed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum GenerateError {
+    /// The arena is larger than the budget.
+    OverBudget {
+        /// The full message: bytes, the peak and its tensors, the lower bound, a hint.
+        message: String,
+    },
+    /// The model's offline plan aliases tensors live at the same time; safe views must not alias.
+    OfflineAliases {
+        /// The full message.
+        message: String,
+    },
+    /// An arena or region does not fit the sizes generated code can express.
+    TooLarge {
+        /// The full message.
+        message: String,
+    },
+}
+
+impl fmt::Display for GenerateError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::OverBudget { message } | Self::OfflineAliases { message } | Self::TooLarge { message } => {
+                f.write_str(message)
+            }
+        }
+    }
+}
+
+impl std::error::Error for GenerateError {}
+
+/// `n` as a literal with `_` every three digits (`2_048`).
+fn lit(n: u64) -> syn::LitInt {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push('_');
+        }
+        out.push(c);
+    }
+    syn::LitInt::new(&out, Span::call_site())
+}
+
+/// The element type generated code uses for a tensor type (sub-byte and 8-bit float types
+/// unpacked to one byte, 16-bit floats as raw `u16`, complex numbers as pairs of floats).
+fn element(dtype: DType) -> (TokenStream, u64) {
+    match dtype {
+        DType::Float32 | DType::Complex64 => (quote!(f32), 4),
+        DType::Float64 | DType::Complex128 => (quote!(f64), 8),
+        DType::Int8 => (quote!(i8), 1),
+        DType::Int16 => (quote!(i16), 2),
+        DType::Int32 => (quote!(i32), 4),
+        DType::Int64 => (quote!(i64), 8),
+        DType::Uint16 | DType::Float16 | DType::Bfloat16 => (quote!(u16), 2),
+        DType::Uint32 | DType::Resource => (quote!(u32), 4),
+        DType::Uint64 => (quote!(u64), 8),
+        _ => (quote!(u8), 1),
+    }
+}
+
+fn lifetime_str(l: TensorLifetime) -> String {
+    let s = |v: Option<u32>| v.map_or_else(|| "-1".to_owned(), |v| v.to_string());
+    format!("{}..={}", s(l.first), s(l.last))
+}
+
+/// The sha256 of `bytes` in hex.
+#[must_use]
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    Sha256::digest(bytes).iter().fold(String::with_capacity(64), |mut s, b| {
+        let _ = write!(s, "{b:02x}");
+        s
+    })
+}
+
+/// The message for an arena over budget.
+#[must_use]
+pub fn over_budget_message(plan: &ModelPlan, budget: u64) -> String {
+    let arena = plan.arena_bytes();
+    let lb = plan.lower_bound_bytes();
+    let mut live: Vec<(u64, String)> = plan
+        .peak_tensors()
+        .iter()
+        .filter_map(|id| Some((plan.tensors.get(id.get())?.bytes?, plan.model.tensors.get(id.get())?.name.clone())))
+        .collect();
+    live.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    let mut parts: Vec<String> = live.iter().take(4).map(|(b, n)| format!("{n} {}", thousands(*b))).collect();
+    if live.len() > 4 {
+        parts.push(format!("{} more", live.len() - 4));
+    }
+    let peak = plan.peak_scope().map_or_else(String::new, |scope| {
+        format!("; peak at {} with {}", plan.describe_scope(scope), parts.join(" + "))
+    });
+    let hint = if lb <= budget {
+        "; the lower bound fits the budget, so a better planner may fit (try another `planner`)".to_owned()
+    } else {
+        "; no plan can fit: shrink the tensors live at the peak (smaller shapes or overrides) or raise the budget"
+            .to_owned()
+    };
+    format!(
+        "arena needs {} bytes but the budget is {} (over by {}){peak}; the lower bound is {}{hint}",
+        thousands(arena),
+        thousands(budget),
+        thousands(arena.saturating_sub(budget)),
+        thousands(lb)
+    )
+}
+
+/// The module docs: figures and the chart.
+fn module_docs(plan: &ModelPlan, cg: &Codegen, sha: &str) -> Vec<String> {
+    let mut d = Vec::new();
+    d.push(format!(" Memory plan for `{}` (sha256 {sha}), made by stowplan {}.", cg.model_path, env!("CARGO_PKG_VERSION")));
+    d.push(String::new());
+    d.push(" | figure | bytes |".to_owned());
+    d.push(" |---|--:|".to_owned());
+    d.push(format!(" | arena ({} tensors) | {} |", plan.buffer_tensors.len(), thousands(plan.arena_bytes())));
+    d.push(format!(" | lower bound | {} (gap {:.2} %) |", thousands(plan.lower_bound_bytes()), plan.gap_percent()));
+    d.push(format!(
+        " | naive (no reuse) | {} (saving {}) |",
+        thousands(plan.naive_bytes()),
+        thousands(plan.naive_bytes().saturating_sub(plan.arena_bytes()))
+    ));
+    d.push(format!(" | persistent (variable tensors) | {} |", thousands(plan.persistent_bytes)));
+    if let Some(budget) = cg.budget {
+        d.push(format!(" | budget | {} |", thousands(budget)));
+    }
+    d.push(String::new());
+    let optimal = if plan.arena_bytes() == plan.lower_bound_bytes() { ", optimal: the arena equals the lower bound" } else { "" };
+    d.push(format!(" Planner: {}{optimal}; alignment {}.", plan.plan.planner(), plan.problem.alignment()));
+    d.push(String::new());
+    d.push(" Layout (time down, arena address across; `.` is free):".to_owned());
+    d.push(String::new());
+    d.push(" ```text".to_owned());
+    for line in chart::chart(plan).lines() {
+        d.push(format!(" {line}"));
+    }
+    d.push(" ```".to_owned());
+    d
+}
+
+/// Generates the module for `plan` of the model `bytes`.
+///
+/// # Errors
+///
+/// [`GenerateError`] if the arena exceeds the budget, an offline plan aliases tensors that are
+/// live at the same time, or a region is larger than 2^48 bytes.
+pub fn generate(plan: &ModelPlan, bytes: &[u8], cg: &Codegen) -> Result<TokenStream, GenerateError> {
+    if let Some(budget) = cg.budget
+        && plan.arena_bytes() > budget
+    {
+        return Err(GenerateError::OverBudget { message: over_budget_message(plan, budget) });
+    }
+    if let Some(a) = plan.declared_aliases.first() {
+        let name = |id: crate::model::TensorId| plan.model.tensors.get(id.get()).map_or_else(String::new, |t| t.desc().to_string());
+        return Err(GenerateError::OfflineAliases {
+            message: format!(
+                "the model's offline plan (OfflineMemoryAllocation) puts {} and {} in the same bytes while both are live at {} ({} such pairs); safe Rust views must never alias, so use `offline = \"replan\"` to plan the model again",
+                name(a.a),
+                name(a.b),
+                plan.describe_scope(a.scope),
+                plan.declared_aliases.len()
+            ),
+        });
+    }
+
+    let rt = &cg.runtime;
+    let p = quote!(#rt::__private_v1);
+    let module = format_ident!("{}", cg.module);
+    let sha = sha256_hex(bytes);
+    let names = names::tensor_consts(&plan.model);
+    let model = &plan.model;
+
+    // Persistent region: variable tensors in id order, each aligned.
+    let align = plan.problem.alignment();
+    let mut persistent_offsets = vec![None; model.tensors.len()];
+    let mut persistent_end: u64 = 0;
+    for (id, info) in plan.tensors.iter().enumerate() {
+        if info.placement == Placement::Persistent
+            && let Some(slot) = persistent_offsets.get_mut(id)
+        {
+            *slot = Some(persistent_end);
+            persistent_end += info.bytes.unwrap_or(0).div_ceil(align) * align;
+        }
+    }
+
+    let mut items = Vec::new();
+    let mut tensor_table = Vec::new();
+    let mut constant_buffers: std::collections::BTreeMap<usize, syn::Ident> = std::collections::BTreeMap::new();
+    let mut multibyte_constants = false;
+    for (tensor, info) in model.tensors.iter().zip(&plan.tensors) {
+        let id = tensor.id.get();
+        let name = format_ident!("{}", names.get(id).map_or("TENSOR", String::as_str));
+        let (elem, elem_size) = element(tensor.dtype);
+        let life = plan.lifetimes.tensors.get(id).copied().unwrap_or_default();
+        let bytes_n = info.bytes.unwrap_or(0);
+        let shape_lits = info.shape.iter().map(|d| Literal::i32_unsuffixed(*d));
+        let dtype_name = tensor.dtype.name();
+        let tname = &tensor.name;
+        let region = match (info.placement, plan.offset(tensor.id), persistent_offsets.get(id).copied().flatten()) {
+            (Placement::Arena, Some(offset), _) => Some((quote!(Activations), quote!(ARENA_BYTES), offset, "arena")),
+            (Placement::Persistent, _, Some(offset)) => Some((quote!(Persistent), quote!(PERSISTENT_BYTES), offset, "persistent region")),
+            _ => None,
+        };
+        let location = if let Some((marker, limit, offset, where_)) = region {
+            let len = bytes_n / elem_size;
+            let subgraph = if tensor.subgraph.0 == 0 { String::new() } else { format!(" of subgraph {}", tensor.subgraph) };
+            let region_note = if where_ == "arena" { String::new() } else { format!(" in the {where_}") };
+            let doc = format!(
+                " `{tname}` {dtype_name}{}, {}{subgraph}, lifetime {}, offset {}, {} bytes{region_note}",
+                shape_str(&info.shape),
+                info.kind.name(),
+                lifetime_str(life),
+                thousands(offset),
+                thousands(bytes_n),
+            );
+            let (offset_lit, len_lit) = (lit(offset), lit(len));
+            let check = format!("slot {} lies outside the {where_}", names.get(id).map_or("", String::as_str));
+            items.push(quote! {
+                #[doc = #doc]
+                pub const #name: #rt::Slot<#marker, #elem> = #rt::Slot::new(#offset_lit, #len_lit);
+                const _: () = ::core::assert!(#name.end() <= #limit, #check);
+            });
+            if where_ == "arena" {
+                quote!(#p::Location::Arena { offset: #offset_lit, bytes: #name.bytes() })
+            } else {
+                quote!(#p::Location::Persistent { offset: #offset_lit, bytes: #name.bytes() })
+            }
+        } else if info.kind == TensorKind::Constant {
+            let range = model.buffers.get(tensor.buffer.get()).and_then(|b| b.data.clone());
+            let data = range.and_then(|r| bytes.get(r)).unwrap_or(&[]);
+            let n = lit(data.len() as u64);
+            let buffer = constant_buffers
+                .entry(tensor.buffer.get())
+                .or_insert_with(|| {
+                    let ident = format_ident!("BUFFER_{}", tensor.buffer.get());
+                    let literal = Literal::byte_string(data);
+                    items.push(quote! {
+                        const #ident: &#p::Aligned<[u8; #n]> = &#p::Aligned(*#literal);
+                    });
+                    ident
+                })
+                .clone();
+            let whole = (data.len() as u64).is_multiple_of(elem_size);
+            if whole && !data.is_empty() {
+                multibyte_constants |= elem_size > 1;
+                let doc = format!(
+                    " Constant `{tname}` {dtype_name}{}: buffer {}, {} bytes",
+                    shape_str(&info.shape),
+                    tensor.buffer,
+                    thousands(data.len() as u64)
+                );
+                items.push(quote! {
+                    #[doc = #doc]
+                    pub const #name: &[#elem] = #p::typed::<#elem, #n>(#buffer);
+                });
+            }
+            quote!(#p::Location::Constant(&#buffer.0))
+        } else {
+            quote!(#p::Location::None)
+        };
+        tensor_table.push(quote! {
+            #p::TensorInfo { name: #tname, dtype: #dtype_name, shape: &[#(#shape_lits),*], location: #location }
+        });
+    }
+
+    let ops = model.ops.iter().map(|op| {
+        let opcode = op.opcode.to_string();
+        let base = model.subgraphs.get(op.subgraph.get()).map_or(0, |s| s.first_tensor);
+        let ins = op.inputs.iter().map(|t| match t {
+            Some(t) => {
+                let g = Literal::u32_unsuffixed(u32::try_from(base + t.get()).unwrap_or(u32::MAX));
+                quote!(::core::option::Option::Some(#g))
+            }
+            None => quote!(::core::option::Option::None),
+        });
+        let outs = op.outputs.iter().map(|t| Literal::u32_unsuffixed(u32::try_from(base + t.get()).unwrap_or(u32::MAX)));
+        let (sg, idx) = (Literal::u32_unsuffixed(op.subgraph.0), Literal::u32_unsuffixed(op.index.0));
+        quote!(#p::OpInfo { opcode: #opcode, subgraph: #sg, index: #idx, inputs: &[#(#ins),*], outputs: &[#(#outs),*] })
+    });
+    let io = |list: &[crate::model::TensorIndex]| {
+        let ids = list.iter().map(|t| Literal::u32_unsuffixed(t.0));
+        quote!(&[#(#ids),*])
+    };
+    let main = model.subgraphs.first();
+    let inputs = io(main.map_or(&[][..], |s| &s.inputs));
+    let outputs = io(main.map_or(&[][..], |s| &s.outputs));
+
+    // The proof: every slot pair live at the same time is disjoint (checked by a const fn over
+    // spans sorted by first time), with aligned sizes as planned.
+    let mut spans: Vec<(u64, u64, u32, u32)> = plan
+        .problem
+        .buffers()
+        .iter()
+        .zip(plan.plan.offsets())
+        .filter(|(b, _)| b.size > 0)
+        .map(|(b, &o)| (o, o + plan.problem.aligned_size(b.size), b.lifetime.first, b.lifetime.last))
+        .collect();
+    spans.sort_by_key(|&(o, e, f, l)| (f, l, o, e));
+    let spans = spans.iter().map(|&(o, e, f, l)| {
+        let (o, e) = (lit(o), lit(e));
+        let (f, l) = (Literal::u32_unsuffixed(f), Literal::u32_unsuffixed(l));
+        quote!((#o, #e, #f, #l))
+    });
+
+    let budget = cg.budget.map(|b| {
+        let b_lit = lit(b);
+        let msg = format!("the arena exceeds the budget of {} bytes", thousands(b));
+        quote!(const _: () = ::core::assert!(ARENA_BYTES <= #b_lit, #msg);)
+    });
+    let endian = multibyte_constants.then(|| {
+        quote!(const _: () = ::core::assert!(::core::cfg!(target_endian = "little"), "TFLite constant data is little-endian; this target is not");)
+    });
+    let tracking = match &cg.model_file {
+        ModelFile::ManifestRelative(rel) => {
+            let rel = format!("/{rel}");
+            quote!(const _: &[u8] = ::core::include_bytes!(::core::concat!(::core::env!("CARGO_MANIFEST_DIR"), #rel));)
+        }
+        ModelFile::Absolute(abs) => quote!(const _: &[u8] = ::core::include_bytes!(#abs);),
+    };
+
+    let too_large = |what: &str, n: u64| GenerateError::TooLarge {
+        message: format!("the {what} needs {} bytes, more than generated code can describe", thousands(n)),
+    };
+    if plan.arena_bytes() > crate::plan::MAX_BYTES {
+        return Err(too_large("arena", plan.arena_bytes()));
+    }
+    let docs = module_docs(plan, cg, &sha);
+    let arena = lit(plan.arena_bytes());
+    let lower = lit(plan.lower_bound_bytes());
+    let naive = lit(plan.naive_bytes());
+    let align_lit = lit(align);
+    let persistent = lit(persistent_end);
+    let planner = plan.plan.planner().name();
+    let model_path = &cg.model_path;
+    Ok(quote! {
+        #(#[doc = #docs])*
+        #[allow(clippy::all, clippy::pedantic, dead_code)]
+        pub mod #module {
+            /// Bytes of the arena: the planned region every non-constant, non-variable tensor lives in.
+            pub const ARENA_BYTES: usize = #arena;
+            /// The most bytes (sizes rounded up to `ALIGN`) live at one time: no plan can be smaller.
+            pub const LOWER_BOUND_BYTES: usize = #lower;
+            /// Bytes the tensors would take without reuse.
+            pub const NAIVE_BYTES: usize = #naive;
+            /// Alignment of every offset and size.
+            pub const ALIGN: usize = #align_lit;
+            /// Bytes of the persistent region (variable tensors, kept across invocations).
+            pub const PERSISTENT_BYTES: usize = #persistent;
+            /// The planner that made the plan.
+            pub const PLANNER: &str = #planner;
+            /// The model file, relative to the including crate's `Cargo.toml`.
+            pub const MODEL_PATH: &str = #model_path;
+            /// The sha256 of the model file.
+            pub const MODEL_SHA256: &str = #sha;
+            /// Marker of this model's arena: its slots fit no other model's arena.
+            pub enum Activations {}
+            /// Marker of this model's persistent region.
+            pub enum Persistent {}
+            /// The arena, exactly `ARENA_BYTES` long and 16-byte aligned.
+            pub type Arena = #rt::Arena<Activations, ARENA_BYTES>;
+            /// The persistent region, exactly `PERSISTENT_BYTES` long.
+            pub type PersistentArena = #rt::Arena<Persistent, PERSISTENT_BYTES>;
+            #tracking
+            #endian
+            #(#items)*
+            /// The model's input tensors (indexes into `TENSORS`).
+            pub const INPUTS: &[u32] = #inputs;
+            /// The model's output tensors (indexes into `TENSORS`).
+            pub const OUTPUTS: &[u32] = #outputs;
+            /// Every tensor of every subgraph, by tensor id.
+            pub const TENSORS: &[#p::TensorInfo] = &[#(#tensor_table),*];
+            /// Every op of every subgraph, each subgraph in execution order.
+            pub const OPS: &[#p::OpInfo] = &[#(#ops),*];
+            const _: () = #p::assert_disjoint(&[#(#spans),*], ARENA_BYTES);
+            #budget
+        }
+    })
+}

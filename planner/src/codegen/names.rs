@@ -1,0 +1,146 @@
+//! How generated code names things: deterministic, collision-free, documented.
+//!
+//! Tensor constants: the tensor's name up to its first `;` (TFLite joins fused names with `;`),
+//! uppercased, every run of characters other than ASCII letters and digits turned into one `_`,
+//! trimmed of `_` at both ends and cut to 48 characters. An empty result becomes `TENSOR`; a
+//! leading digit gets `T_` in front. Tensors of subgraph `n > 0` get `SG{n}_` in front. When
+//! several tensors get the same name, or a name equals one of the module's fixed items
+//! ([`RESERVED`]), each of them gets `_{id}` appended, where `id` is the tensor's index over all
+//! subgraphs; if that is still taken, `_` is appended until it is free. Names are assigned in
+//! tensor id order, so the rule depends only on the model.
+//!
+//! Module name: the file stem, lowercased, with runs of other characters turned into `_`; a
+//! leading digit gets `model_` in front, and a Rust keyword gets `_model` appended.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::model::Model;
+
+/// Names of the fixed items of a generated module, which tensor constants never take.
+pub const RESERVED: &[&str] = &[
+    "ARENA_BYTES",
+    "LOWER_BOUND_BYTES",
+    "NAIVE_BYTES",
+    "ALIGN",
+    "PERSISTENT_BYTES",
+    "PLANNER",
+    "MODEL_PATH",
+    "MODEL_SHA256",
+    "INPUTS",
+    "OUTPUTS",
+    "TENSORS",
+    "OPS",
+];
+
+const MAX_LEN: usize = 48;
+
+fn screaming(name: &str) -> String {
+    let head = name.split(';').next().unwrap_or_default();
+    let mut out = String::with_capacity(head.len());
+    let mut gap = false;
+    for c in head.chars() {
+        if c.is_ascii_alphanumeric() {
+            if gap && !out.is_empty() {
+                out.push('_');
+            }
+            gap = false;
+            out.push(c.to_ascii_uppercase());
+        } else {
+            gap = true;
+        }
+    }
+    if out.len() > MAX_LEN {
+        out.truncate(MAX_LEN);
+        while out.ends_with('_') {
+            out.pop();
+        }
+    }
+    if out.is_empty() {
+        out.push_str("TENSOR");
+    }
+    if out.starts_with(|c: char| c.is_ascii_digit()) {
+        out.insert_str(0, "T_");
+    }
+    out
+}
+
+/// The constant name of every tensor, by tensor id.
+#[must_use]
+pub fn tensor_consts(model: &Model) -> Vec<String> {
+    let bases: Vec<String> = model
+        .tensors
+        .iter()
+        .map(|t| {
+            let base = screaming(&t.name);
+            if t.subgraph.0 == 0 { base } else { format!("SG{}_{base}", t.subgraph) }
+        })
+        .collect();
+    let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+    for b in &bases {
+        *counts.entry(b.as_str()).or_default() += 1;
+    }
+    let mut used: BTreeSet<String> = RESERVED.iter().map(|r| (*r).to_owned()).collect();
+    let mut names = Vec::with_capacity(bases.len());
+    for (id, base) in bases.iter().enumerate() {
+        let clash = counts.get(base.as_str()).copied().unwrap_or(0) > 1 || RESERVED.contains(&base.as_str());
+        let mut name = if clash { format!("{base}_{id}") } else { base.clone() };
+        while used.contains(&name) {
+            name.push('_');
+        }
+        used.insert(name.clone());
+        names.push(name);
+    }
+    names
+}
+
+/// The module name for a model file stem.
+#[must_use]
+pub fn module_name(stem: &str) -> String {
+    let mut out = String::new();
+    let mut gap = false;
+    for c in stem.chars() {
+        if c.is_ascii_alphanumeric() {
+            if gap && !out.is_empty() {
+                out.push('_');
+            }
+            gap = false;
+            out.push(c.to_ascii_lowercase());
+        } else {
+            gap = true;
+        }
+    }
+    if out.is_empty() {
+        out.push_str("model");
+    }
+    if out.starts_with(|c: char| c.is_ascii_digit()) {
+        out.insert_str(0, "model_");
+    }
+    if syn::parse_str::<syn::Ident>(&out).is_err() {
+        out.push_str("_model");
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn screaming_names() {
+        assert_eq!(screaming("conv2d_3/out"), "CONV2D_3_OUT");
+        assert_eq!(screaming("model/dense/MatMul;model/dense/BiasAdd"), "MODEL_DENSE_MATMUL");
+        assert_eq!(screaming("serving_default_x:0"), "SERVING_DEFAULT_X_0");
+        assert_eq!(screaming("__"), "TENSOR");
+        assert_eq!(screaming("3d"), "T_3D");
+        assert_eq!(screaming(&"a".repeat(100)).len(), 48);
+    }
+
+    #[test]
+    fn module_names() {
+        assert_eq!(module_name("person_detect"), "person_detect");
+        assert_eq!(module_name("KWS-model.v2"), "kws_model_v2");
+        assert_eq!(module_name("2x"), "model_2x");
+        assert_eq!(module_name("type"), "type_model");
+        assert_eq!(module_name("---"), "model");
+    }
+}

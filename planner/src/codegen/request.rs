@@ -1,0 +1,354 @@
+//! The `include_model!` front end: parse the macro input, resolve the model path, plan, and
+//! generate, with every error on the span it concerns.
+//!
+//! ```text
+//! include_model!("models/net.tflite",
+//!     budget = 48 * 1024,          // or a string: "48 KiB", "1.5 MiB", "49152"
+//!     align = 16,                  // a power of two
+//!     planner = "greedy",          // a planner name
+//!     name = net,                  // the module name (default: from the file stem)
+//!     crate = ::stowplan,          // the runtime crate's path, if renamed
+//!     shape = "input=1x96x96x1",   // for -1 dimensions; repeatable
+//!     offline = "replan",          // "honour" (default) or "replan" an offline plan
+//! )
+//! ```
+
+use std::path::{Path, PathBuf};
+
+use proc_macro2::{Span, TokenStream};
+use quote::quote;
+use syn::ext::IdentExt;
+use syn::parse::{Parse, ParseStream};
+use syn::spanned::Spanned;
+use syn::{Expr, Ident, LitStr, Token};
+
+use super::{Codegen, GenerateError, ModelFile, generate};
+use crate::graph::ShapeOverride;
+use crate::plan::Planner;
+use crate::{OfflinePolicy, Options, plan_model};
+
+/// The environment variable that overrides `CARGO_MANIFEST_DIR` for resolving model paths
+/// (trybuild builds test cases in a scratch crate elsewhere).
+pub const MANIFEST_DIR_OVERRIDE: &str = "STOWPLAN_MANIFEST_DIR";
+
+/// Largest model file read.
+const MAX_FILE_BYTES: u64 = (1 << 31) - 1;
+
+struct Arg {
+    key: Ident,
+    value: Value,
+}
+
+enum Value {
+    Expr(Expr),
+    Path(syn::Path),
+}
+
+/// The parsed macro input.
+struct Input {
+    path: LitStr,
+    args: Vec<Arg>,
+}
+
+impl Parse for Input {
+    fn parse(input: ParseStream<'_>) -> syn::Result<Self> {
+        let path: LitStr = input.parse().map_err(|e| {
+            syn::Error::new(e.span(), "expected the model path as a string literal, relative to Cargo.toml: include_model!(\"models/net.tflite\", budget = 48 * 1024)")
+        })?;
+        let mut args = Vec::new();
+        while !input.is_empty() {
+            input.parse::<Token![,]>()?;
+            if input.is_empty() {
+                break;
+            }
+            let key = Ident::parse_any(input)?;
+            input.parse::<Token![=]>()?;
+            let value = if key == "crate" { Value::Path(input.call(syn::Path::parse_mod_style)?) } else { Value::Expr(input.parse()?) };
+            args.push(Arg { key, value });
+        }
+        Ok(Self { path, args })
+    }
+}
+
+fn err(span: Span, message: impl std::fmt::Display) -> syn::Error {
+    syn::Error::new(span, message)
+}
+
+/// Evaluates integer literal arithmetic (`48 * 1024`, `(1 << 16) - 256`) with checked math.
+fn eval(expr: &Expr) -> syn::Result<u64> {
+    let overflow = || err(expr.span(), "budget arithmetic overflows 64 bits");
+    match expr {
+        Expr::Lit(l) => match &l.lit {
+            syn::Lit::Int(i) => i.base10_parse::<u64>(),
+            syn::Lit::Str(s) => parse_size(&s.value()).ok_or_else(|| {
+                err(s.span(), format!("cannot read {:?} as a size: expected a number of bytes, optionally with B, KiB or MiB, such as \"48 KiB\"", s.value()))
+            }),
+            other => Err(err(other.span(), "expected an integer or a size string such as \"48 KiB\"")),
+        },
+        Expr::Paren(p) => eval(&p.expr),
+        Expr::Group(g) => eval(&g.expr),
+        Expr::Binary(b) => {
+            let (l, r) = (eval(&b.left)?, eval(&b.right)?);
+            match b.op {
+                syn::BinOp::Add(_) => l.checked_add(r),
+                syn::BinOp::Sub(_) => l.checked_sub(r),
+                syn::BinOp::Mul(_) => l.checked_mul(r),
+                syn::BinOp::Div(_) => l.checked_div(r),
+                syn::BinOp::Shl(_) => u32::try_from(r).ok().and_then(|r| l.checked_shl(r)).filter(|v| v >> r == l),
+                _ => return Err(err(b.op.span(), "only + - * / << are allowed in a budget")),
+            }
+            .ok_or_else(overflow)
+        }
+        other => Err(err(
+            other.span(),
+            "expected integer literal arithmetic such as 48 * 1024, or a string such as \"48 KiB\"; a macro cannot read named constants",
+        )),
+    }
+}
+
+/// `"48 KiB"`, `"1.5 MiB"`, `"2048"`, `"2048 B"`, `"64K"`, `"1M"`: a size in bytes.
+fn parse_size(text: &str) -> Option<u64> {
+    let t = text.trim();
+    let split = t.find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '_')).unwrap_or(t.len());
+    let (number, unit) = t.split_at(split);
+    let scale: u64 = match unit.trim() {
+        "" | "B" => 1,
+        "K" | "KiB" | "KB" | "kB" | "k" => 1024,
+        "M" | "MiB" | "MB" => 1024 * 1024,
+        _ => return None,
+    };
+    let number = number.replace('_', "");
+    match number.split_once('.') {
+        None => number.parse::<u64>().ok()?.checked_mul(scale),
+        Some((whole, frac)) => {
+            // Exact decimal: whole * scale + frac * scale / 10^len, which must be whole bytes.
+            let w = whole.parse::<u64>().ok()?.checked_mul(scale)?;
+            let denom = 10u64.checked_pow(u32::try_from(frac.len()).ok()?)?;
+            let f = frac.parse::<u64>().ok()?.checked_mul(scale)?;
+            (f % denom == 0).then(|| w.checked_add(f / denom)).flatten()
+        }
+    }
+}
+
+fn string_value(expr: &Expr, what: &str) -> syn::Result<LitStr> {
+    match expr {
+        Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }) => Ok(s.clone()),
+        other => Err(err(other.span(), format!("{what} must be a string literal"))),
+    }
+}
+
+/// Options read from the macro input, each with its span for errors.
+struct Parsed {
+    path: LitStr,
+    options: Options,
+    budget: Option<(u64, Span)>,
+    name: Option<Ident>,
+    runtime: syn::Path,
+}
+
+fn parse_args(input: Input) -> Result<Parsed, syn::Error> {
+    let mut errors: Option<syn::Error> = None;
+    let mut push = |e: syn::Error| match &mut errors {
+        Some(all) => all.combine(e),
+        None => errors = Some(e),
+    };
+    let mut parsed = Parsed {
+        path: input.path,
+        options: Options::default(),
+        budget: None,
+        name: None,
+        runtime: syn::parse_quote!(::stowplan),
+    };
+    let mut seen: Vec<String> = Vec::new();
+    for Arg { key, value } in input.args {
+        let k = key.unraw().to_string();
+        if k != "shape" && seen.contains(&k) {
+            push(err(key.span(), format!("option `{k}` is given twice")));
+            continue;
+        }
+        seen.push(k.clone());
+        let result: syn::Result<()> = (|| {
+            match (k.as_str(), &value) {
+                ("budget", Value::Expr(e)) => parsed.budget = Some((eval(e)?, e.span())),
+                ("align", Value::Expr(e)) => {
+                    let a = eval(e)?;
+                    if !a.is_power_of_two() {
+                        return Err(err(e.span(), format!("align must be a power of two such as 16, found {a}")));
+                    }
+                    parsed.options.alignment = a;
+                }
+                ("planner", Value::Expr(e)) => {
+                    let s = string_value(e, "planner")?;
+                    parsed.options.planner = s.value().parse::<Planner>().map_err(|x| err(s.span(), x))?;
+                }
+                ("name", Value::Expr(Expr::Path(p))) if p.path.get_ident().is_some() => {
+                    parsed.name = p.path.get_ident().cloned();
+                }
+                ("name", Value::Expr(e)) => return Err(err(e.span(), "name must be an identifier, such as name = net")),
+                ("crate", Value::Path(path)) => parsed.runtime = path.clone(),
+                ("shape", Value::Expr(e)) => {
+                    let s = string_value(e, "shape")?;
+                    let o: ShapeOverride = s.value().parse().map_err(|x| err(s.span(), x))?;
+                    parsed.options.shapes.push(o);
+                }
+                ("offline", Value::Expr(e)) => {
+                    let s = string_value(e, "offline")?;
+                    parsed.options.offline = match s.value().as_str() {
+                        "honour" | "honor" => OfflinePolicy::Honour,
+                        "replan" => OfflinePolicy::Replan,
+                        other => return Err(err(s.span(), format!("offline must be \"honour\" or \"replan\", found {other:?}"))),
+                    };
+                }
+                (other, _) => {
+                    return Err(err(
+                        key.span(),
+                        format!("unknown option `{other}`; expected one of budget, align, planner, name, crate, shape, offline"),
+                    ));
+                }
+            }
+            Ok(())
+        })();
+        if let Err(e) = result {
+            push(e);
+        }
+    }
+    match errors {
+        Some(e) => Err(e),
+        None => Ok(parsed),
+    }
+}
+
+/// A stub module so that the error above is the only one the user sees.
+fn stub(name: &Ident, runtime: &syn::Path) -> TokenStream {
+    quote! {
+        #[allow(dead_code)]
+        pub mod #name {
+            pub const ARENA_BYTES: usize = 0;
+            pub const LOWER_BOUND_BYTES: usize = 0;
+            pub const NAIVE_BYTES: usize = 0;
+            pub const ALIGN: usize = 16;
+            pub const PERSISTENT_BYTES: usize = 0;
+            pub enum Activations {}
+            pub enum Persistent {}
+            pub type Arena = #runtime::Arena<Activations, 0>;
+            pub type PersistentArena = #runtime::Arena<Persistent, 0>;
+        }
+    }
+}
+
+/// Expands `include_model!` given its input and the manifest directory to resolve paths
+/// against (`None`: read `STOWPLAN_MANIFEST_DIR`, else `CARGO_MANIFEST_DIR`).
+#[must_use]
+pub fn expand(input: TokenStream, manifest_dir: Option<&Path>) -> TokenStream {
+    let input: Input = match syn::parse2(input) {
+        Ok(i) => i,
+        Err(e) => return e.into_compile_error(),
+    };
+    let path_span = input.path.span();
+    let stem_name = {
+        let value = input.path.value();
+        let stem = Path::new(&value).file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+        Ident::new(&super::names::module_name(&stem), path_span)
+    };
+    let parsed = match parse_args(input) {
+        Ok(p) => p,
+        Err(e) => {
+            let mut out = e.into_compile_error();
+            out.extend(stub(&stem_name, &syn::parse_quote!(::stowplan)));
+            return out;
+        }
+    };
+    let name = parsed.name.clone().unwrap_or(stem_name);
+    match expand_parsed(&parsed, &name, manifest_dir) {
+        Ok(tokens) => tokens,
+        Err((e, tracking)) => {
+            let mut out = e.into_compile_error();
+            out.extend(stub(&name, &parsed.runtime));
+            out.extend(tracking);
+            out
+        }
+    }
+}
+
+type Failure = (syn::Error, TokenStream);
+
+fn expand_parsed(parsed: &Parsed, name: &Ident, manifest_dir: Option<&Path>) -> Result<TokenStream, Failure> {
+    let lit = &parsed.path;
+    let span = lit.span();
+    let rel = lit.value();
+    let none = TokenStream::new;
+    if Path::new(&rel).is_absolute() {
+        return Err((err(span, "absolute model paths only work on this machine; use a path relative to Cargo.toml"), none()));
+    }
+    let (root, overridden) = match manifest_dir {
+        Some(dir) => (dir.to_path_buf(), false),
+        None => match std::env::var_os(MANIFEST_DIR_OVERRIDE) {
+            Some(dir) => (PathBuf::from(dir), true),
+            None => match std::env::var_os("CARGO_MANIFEST_DIR") {
+                Some(dir) => (PathBuf::from(dir), false),
+                None => return Err((err(span, "CARGO_MANIFEST_DIR is not set: include_model! must be expanded by cargo"), none())),
+            },
+        },
+    };
+    let full = root.join(&rel);
+    let model_file = if overridden { ModelFile::Absolute(full.to_string_lossy().into_owned()) } else { ModelFile::ManifestRelative(rel.clone()) };
+    let read = std::fs::metadata(&full).and_then(|m| {
+        if m.len() > MAX_FILE_BYTES {
+            Err(std::io::Error::other(format!("{} bytes is more than the limit of {MAX_FILE_BYTES}", m.len())))
+        } else {
+            std::fs::read(&full)
+        }
+    });
+    let bytes = read.map_err(|e| (err(span, format!("cannot read model {rel:?} (relative to Cargo.toml): {e}")), none()))?;
+    let cg = Codegen {
+        module: name.to_string(),
+        runtime: parsed.runtime.clone(),
+        model_path: rel.clone(),
+        model_file,
+        budget: parsed.budget.map(|(b, _)| b),
+    };
+    // From here on the file exists: track it, so fixing the model recompiles the crate.
+    let tracking = match &cg.model_file {
+        ModelFile::ManifestRelative(r) => {
+            let r = format!("/{r}");
+            quote!(const _: &[u8] = ::core::include_bytes!(::core::concat!(::core::env!("CARGO_MANIFEST_DIR"), #r));)
+        }
+        ModelFile::Absolute(a) => quote!(const _: &[u8] = ::core::include_bytes!(#a);),
+    };
+    let plan = plan_model(&bytes, &parsed.options).map_err(|e| (err(span, format!("{rel}: {e}")), tracking.clone()))?;
+    generate(&plan, &bytes, &cg).map_err(|e| {
+        let at = match (&e, parsed.budget) {
+            (GenerateError::OverBudget { .. }, Some((_, budget_span))) => budget_span,
+            _ => span,
+        };
+        (err(at, e), tracking)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes() {
+        assert_eq!(parse_size("48 KiB"), Some(49_152));
+        assert_eq!(parse_size("1.5 MiB"), Some(1_572_864));
+        assert_eq!(parse_size("2048"), Some(2048));
+        assert_eq!(parse_size("64K"), Some(65_536));
+        assert_eq!(parse_size("1.1 B"), None);
+        assert_eq!(parse_size("lots"), None);
+        assert_eq!(parse_size("99999999999999999999 MiB"), None);
+    }
+
+    #[test]
+    fn budget_arithmetic() {
+        let e: Expr = syn::parse_quote!(48 * 1024);
+        assert_eq!(eval(&e).unwrap(), 49_152);
+        let e: Expr = syn::parse_quote!((1 << 16) - 256);
+        assert_eq!(eval(&e).unwrap(), 65_280);
+        let e: Expr = syn::parse_quote!(1 << 70);
+        assert!(eval(&e).is_err());
+        let e: Expr = syn::parse_quote!(BUDGET);
+        assert!(eval(&e).unwrap_err().to_string().contains("cannot read named constants"));
+    }
+}
