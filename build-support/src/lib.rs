@@ -95,14 +95,22 @@ pub enum BuildError {
 impl fmt::Display for BuildError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Self::NoModel => f.write_str("no model given: call Config::model(\"models/net.tflite\")"),
+            Self::NoModel => {
+                f.write_str("no model given: call Config::model(\"models/net.tflite\")")
+            }
             Self::BadOption(m) => f.write_str(m),
             Self::Model { path, message } => write!(f, "{path}: {message}"),
             Self::StaleReviewCopy { path } => {
-                write!(f, "review copy {path} is stale; run with {BLESS_VAR}=1 to rewrite it, and commit the diff")
+                write!(
+                    f,
+                    "review copy {path} is stale; run with {BLESS_VAR}=1 to rewrite it, and commit the diff"
+                )
             }
             Self::Io { path, error } => write!(f, "{}: {error}", path.display()),
-            Self::MissingEnv(var) => write!(f, "{var} is not set: call generate() from a build script run by cargo"),
+            Self::MissingEnv(var) => write!(
+                f,
+                "{var} is not set: call generate() from a build script run by cargo"
+            ),
         }
     }
 }
@@ -212,7 +220,9 @@ impl Config {
     fn root(&self) -> Result<PathBuf, BuildError> {
         match &self.manifest_dir {
             Some(d) => Ok(d.clone()),
-            None => std::env::var_os("CARGO_MANIFEST_DIR").map(PathBuf::from).ok_or(BuildError::MissingEnv("CARGO_MANIFEST_DIR")),
+            None => std::env::var_os("CARGO_MANIFEST_DIR")
+                .map(PathBuf::from)
+                .ok_or(BuildError::MissingEnv("CARGO_MANIFEST_DIR")),
         }
     }
 
@@ -224,30 +234,52 @@ impl Config {
     /// planned within the budget, or generated.
     pub fn render(&self) -> Result<(String, Generated), BuildError> {
         let rel = self.model.clone().ok_or(BuildError::NoModel)?;
-        let model_err = |message: String| BuildError::Model { path: rel.clone(), message };
+        let model_err = |message: String| BuildError::Model {
+            path: rel.clone(),
+            message,
+        };
         if Path::new(&rel).is_absolute() {
-            return Err(model_err("absolute model paths only work on this machine; use a path relative to Cargo.toml".into()));
+            return Err(model_err(
+                "absolute model paths only work on this machine; use a path relative to Cargo.toml"
+                    .into(),
+            ));
         }
         let full = self.root()?.join(&rel);
-        let len = std::fs::metadata(&full).map_err(|e| model_err(format!("cannot read the model: {e}")))?.len();
+        let len = std::fs::metadata(&full)
+            .map_err(|e| model_err(format!("cannot read the model: {e}")))?
+            .len();
         if len > MAX_FILE_BYTES {
-            return Err(model_err(format!("{len} bytes is more than the limit of {MAX_FILE_BYTES}")));
+            return Err(model_err(format!(
+                "{len} bytes is more than the limit of {MAX_FILE_BYTES}"
+            )));
         }
-        let bytes = std::fs::read(&full).map_err(|e| model_err(format!("cannot read the model: {e}")))?;
+        let bytes =
+            std::fs::read(&full).map_err(|e| model_err(format!("cannot read the model: {e}")))?;
         let mut options = self.options.clone();
         for s in &self.shapes {
-            let o: ShapeOverride = s.parse().map_err(|e| BuildError::BadOption(format!("shape {s:?}: {e}")))?;
+            let o: ShapeOverride = s
+                .parse()
+                .map_err(|e| BuildError::BadOption(format!("shape {s:?}: {e}")))?;
             options.shapes.push(o);
         }
         let module = match &self.name {
             Some(n) => n.clone(),
-            None => codegen::names::module_name(&Path::new(&rel).file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default()),
+            None => codegen::names::module_name(
+                &Path::new(&rel)
+                    .file_stem()
+                    .map(|s| s.to_string_lossy().into_owned())
+                    .unwrap_or_default(),
+            ),
         };
         if syn::parse_str::<syn::Ident>(&module).is_err() {
-            return Err(BuildError::BadOption(format!("name {module:?} is not a Rust identifier")));
+            return Err(BuildError::BadOption(format!(
+                "name {module:?} is not a Rust identifier"
+            )));
         }
         let runtime: syn::Path = syn::parse_str(self.runtime.as_deref().unwrap_or("::stowplan"))
-            .map_err(|e| BuildError::BadOption(format!("runtime crate path {:?}: {e}", self.runtime)))?;
+            .map_err(|e| {
+                BuildError::BadOption(format!("runtime crate path {:?}: {e}", self.runtime))
+            })?;
         let plan = plan_model(&bytes, &options).map_err(|e| model_err(e.to_string()))?;
         let cg = Codegen {
             module: module.clone(),
@@ -257,7 +289,8 @@ impl Config {
             budget: self.budget,
         };
         let tokens = codegen::generate(&plan, &bytes, &cg).map_err(|e| model_err(e.to_string()))?;
-        let file: syn::File = syn::parse2(tokens).map_err(|e| model_err(format!("generated code does not parse (a bug): {e}")))?;
+        let file: syn::File = syn::parse2(tokens)
+            .map_err(|e| model_err(format!("generated code does not parse (a bug): {e}")))?;
         let header = format!(
             "// @generated by stowplan-build {} from {rel} (sha256 {}). Do not edit.\n// planner {}, arena {} B, lower bound {} B, gap {:.2} %.\n",
             env!("CARGO_PKG_VERSION"),
@@ -294,7 +327,9 @@ impl Config {
         let (text, mut generated) = self.render()?;
         let out_dir = match &self.out_dir {
             Some(d) => d.clone(),
-            None => std::env::var_os("OUT_DIR").map(PathBuf::from).ok_or(BuildError::MissingEnv("OUT_DIR"))?,
+            None => std::env::var_os("OUT_DIR")
+                .map(PathBuf::from)
+                .ok_or(BuildError::MissingEnv("OUT_DIR"))?,
         };
         let path = out_dir.join(&generated.path);
         write_if_changed(&path, &text)?;
@@ -305,7 +340,10 @@ impl Config {
             let bless = std::env::var_os(BLESS_VAR).is_some_and(|v| v == "1");
             if bless {
                 if let Some(parent) = copy_path.parent() {
-                    std::fs::create_dir_all(parent).map_err(|error| BuildError::Io { path: parent.to_path_buf(), error })?;
+                    std::fs::create_dir_all(parent).map_err(|error| BuildError::Io {
+                        path: parent.to_path_buf(),
+                        error,
+                    })?;
                 }
                 write_if_changed(&copy_path, &text)?;
             } else if std::fs::read_to_string(&copy_path).ok().as_deref() != Some(text.as_str()) {
@@ -320,5 +358,8 @@ fn write_if_changed(path: &Path, text: &str) -> Result<(), BuildError> {
     if std::fs::read_to_string(path).ok().as_deref() == Some(text) {
         return Ok(());
     }
-    std::fs::write(path, text).map_err(|error| BuildError::Io { path: path.to_path_buf(), error })
+    std::fs::write(path, text).map_err(|error| BuildError::Io {
+        path: path.to_path_buf(),
+        error,
+    })
 }

@@ -30,7 +30,11 @@
 #![allow(unsafe_code)]
 #![deny(missing_docs)]
 #![deny(unsafe_op_in_unsafe_fn)]
-#![deny(clippy::undocumented_unsafe_blocks, clippy::multiple_unsafe_ops_per_block, clippy::missing_safety_doc)]
+#![deny(
+    clippy::undocumented_unsafe_blocks,
+    clippy::multiple_unsafe_ops_per_block,
+    clippy::missing_safety_doc
+)]
 
 use core::marker::PhantomData;
 use core::ops::Range;
@@ -88,7 +92,11 @@ impl<M, T: Element> Copy for Slot<M, T> {}
 
 impl<M, T: Element> core::fmt::Debug for Slot<M, T> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("Slot").field("offset", &self.offset).field("len", &self.len).field("type", &T::NAME).finish()
+        f.debug_struct("Slot")
+            .field("offset", &self.offset)
+            .field("len", &self.len)
+            .field("type", &T::NAME)
+            .finish()
     }
 }
 
@@ -101,10 +109,25 @@ impl<M, T: Element> Slot<M, T> {
     /// Generated code builds slots in `const` items, so this is a compile error there.
     #[must_use]
     pub const fn new(offset: usize, len: usize) -> Self {
-        assert!(offset % core::mem::align_of::<T>() == 0, "slot offset is not aligned for its element type");
-        assert!(len.checked_mul(core::mem::size_of::<T>()).is_some(), "slot size overflows usize");
-        assert!(offset.checked_add(len * core::mem::size_of::<T>()).is_some(), "slot end overflows usize");
-        Self { offset, len, _marker: PhantomData }
+        assert!(
+            offset % core::mem::align_of::<T>() == 0,
+            "slot offset is not aligned for its element type"
+        );
+        assert!(
+            len.checked_mul(core::mem::size_of::<T>()).is_some(),
+            "slot size overflows usize"
+        );
+        assert!(
+            offset
+                .checked_add(len * core::mem::size_of::<T>())
+                .is_some(),
+            "slot end overflows usize"
+        );
+        Self {
+            offset,
+            len,
+            _marker: PhantomData,
+        }
     }
 
     /// Byte offset in the arena.
@@ -161,7 +184,10 @@ impl<M, const N: usize> Arena<M, N> {
     /// A zeroed arena.
     #[must_use]
     pub const fn new() -> Self {
-        Self { bytes: [0; N], _marker: PhantomData }
+        Self {
+            bytes: [0; N],
+            _marker: PhantomData,
+        }
     }
 
     /// All bytes.
@@ -256,10 +282,18 @@ pub mod __private_v1 {
     ///
     /// If `N` is not a multiple of `T`'s size (a compile error in the `const` items that call it).
     #[must_use]
-    pub const fn typed<T: Element, const N: usize>(data: &'static Aligned<[u8; N]>) -> &'static [T] {
+    pub const fn typed<T: Element, const N: usize>(
+        data: &'static Aligned<[u8; N]>,
+    ) -> &'static [T] {
         let size = core::mem::size_of::<T>();
-        assert!(N % size == 0, "constant data is not a whole number of elements");
-        assert!(core::mem::align_of::<T>() <= 16, "element alignment above 16");
+        assert!(
+            N % size == 0,
+            "constant data is not a whole number of elements"
+        );
+        assert!(
+            core::mem::align_of::<T>() <= 16,
+            "element alignment above 16"
+        );
         let ptr = data.0.as_ptr().cast::<T>();
         // SAFETY:
         // - `ptr` is 16-byte aligned (`Aligned` is `align(16)`), and every `Element` type has an
@@ -287,11 +321,17 @@ pub mod __private_v1 {
         while i < spans.len() {
             let (start, end, first, last) = spans[i];
             assert!(end <= arena, "a slot ends beyond the arena");
-            assert!(i == 0 || spans[i - 1].2 <= first, "spans are not sorted by first time");
+            assert!(
+                i == 0 || spans[i - 1].2 <= first,
+                "spans are not sorted by first time"
+            );
             let mut j = i + 1;
             while j < spans.len() && spans[j].2 <= last {
                 let (start2, end2, _, _) = spans[j];
-                assert!(!(start < end2 && start2 < end && start < end && start2 < end2), "two slots live at the same time share bytes");
+                assert!(
+                    !(start < end2 && start2 < end && start < end && start2 < end2),
+                    "two slots live at the same time share bytes"
+                );
                 j += 1;
             }
             i += 1;

@@ -2,12 +2,13 @@
 
 use stowplan_build::Config;
 
-/// A golden file: `tests/expected/<name>.rs`, generated from `model` (relative to `tests/`).
+/// A golden file: `tests/expected/<name>.rs`, generated from `model` (relative to the `Cargo.toml`
+/// of the crate that compiles it: `tests/`, or `tests/hygiene/` for `hygiene`).
 #[derive(Clone, Copy, Debug)]
 pub struct Golden {
     /// Module and file name.
     pub name: &'static str,
-    /// Model path relative to the `tests/` folder.
+    /// Model path relative to the compiling crate's `Cargo.toml`.
     pub model: &'static str,
     /// Shape overrides.
     pub shapes: &'static [&'static str],
@@ -18,12 +19,21 @@ pub struct Golden {
 }
 
 const fn g(name: &'static str, model: &'static str) -> Golden {
-    Golden { name, model, shapes: &[], runtime: None, budget: None }
+    Golden {
+        name,
+        model,
+        shapes: &[],
+        runtime: None,
+        budget: None,
+    }
 }
 
 /// Every golden file.
 pub const GOLDEN: &[Golden] = &[
-    Golden { budget: Some(4096), ..g("chain", "models/synthetic/chain.tflite") },
+    Golden {
+        budget: Some(4096),
+        ..g("chain", "models/synthetic/chain.tflite")
+    },
     g("residual", "models/synthetic/residual.tflite"),
     g("branches", "models/synthetic/branches.tflite"),
     g("if_else", "models/synthetic/if_else.tflite"),
@@ -32,14 +42,20 @@ pub const GOLDEN: &[Golden] = &[
     g("variables", "models/synthetic/variables.tflite"),
     g("offline_plan", "models/synthetic/offline_plan.tflite"),
     g("all_types", "models/synthetic/all_types.tflite"),
-    Golden { shapes: &["x=2x10", "1=2x10", "y=2x10"], ..g("dynamic_dim", "models/synthetic/dynamic_dim.tflite") },
+    Golden {
+        shapes: &["x=2x10", "1=2x10", "y=2x10"],
+        ..g("dynamic_dim", "models/synthetic/dynamic_dim.tflite")
+    },
     g("mlp_float", "models/mlp_float/mlp_float.tflite"),
     g("mlp_int8", "models/mlp_int8/mlp_int8.tflite"),
     g("cnn_int8", "models/cnn_int8/cnn_int8.tflite"),
     g("tf_cond_if", "models/cond_if/cond_if.tflite"),
     g("tf_while_loop", "models/while_loop/while_loop.tflite"),
     g("tf_call_once", "models/call_once/call_once.tflite"),
-    Golden { runtime: Some("::renamed_runtime"), ..g("hygiene", "models/synthetic/residual.tflite") },
+    Golden {
+        runtime: Some("::renamed_runtime"),
+        ..g("hygiene", "../models/synthetic/residual.tflite")
+    },
 ];
 
 impl Golden {
@@ -47,8 +63,19 @@ impl Golden {
     #[must_use]
     pub fn config(&self) -> Config {
         let mut c = Config::new();
-        c.model(self.model).manifest_dir(crate::repo_root().join("tests"));
-        c.name(if self.name == "hygiene" { "residual" } else { self.name });
+        // The hygiene crate lives in tests/hygiene; the others are compiled by the tests crate.
+        let manifest = if self.name == "hygiene" {
+            "tests/hygiene"
+        } else {
+            "tests"
+        };
+        c.model(self.model)
+            .manifest_dir(crate::repo_root().join(manifest));
+        c.name(if self.name == "hygiene" {
+            "residual"
+        } else {
+            self.name
+        });
         for s in self.shapes {
             c.shape(*s);
         }

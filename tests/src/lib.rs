@@ -100,6 +100,56 @@ pub const SYNTHETIC: &[Synthetic] = &[
     },
 ];
 
+/// Models that must be refused, for the UI tests of `include_model!` (committed under
+/// `tests/models/malformed/`, refreshed like the synthetic ones).
+pub const MALFORMED: &[Synthetic] = &[
+    Synthetic {
+        name: "truncated",
+        note: "the chain model cut in half",
+        build: truncated,
+    },
+    Synthetic {
+        name: "string_tensor",
+        note: "an op writing a STRING tensor, which has no fixed size",
+        build: string_tensor,
+    },
+    Synthetic {
+        name: "aliasing_offline",
+        note: "an offline plan putting tensors live at the same time at one offset",
+        build: aliasing_offline,
+    },
+];
+
+/// The chain model cut in half.
+#[must_use]
+pub fn truncated() -> Vec<u8> {
+    let mut bytes = chain();
+    bytes.truncate(bytes.len() / 2);
+    bytes
+}
+
+/// x -> custom op -> a STRING tensor.
+#[must_use]
+pub fn string_tensor() -> Vec<u8> {
+    let mut b = ModelBuilder::new();
+    let sg = b.subgraph("main");
+    let x = b.tensor(sg, "x", DType::Int8, &[4]);
+    let y = b.tensor(sg, "text", DType::String, &[4]);
+    b.custom(sg, "ToText", &[x], &[y]);
+    b.io(sg, &[x], &[y]);
+    b.finish()
+}
+
+/// The chain with an offline plan putting every tensor at offset 0.
+#[must_use]
+pub fn aliasing_offline() -> Vec<u8> {
+    let mut b = ModelBuilder::new();
+    let sg = b.subgraph("main");
+    relu_chain(&mut b, sg);
+    b.offline_plan(&[0, 0, 0, 0]);
+    b.finish()
+}
+
 const F32: DType = DType::Float32;
 
 /// t0 -> RELU -> t1 -> RELU -> t2 -> RELU -> t3, 1x64 float32 each, t0 the input, t3 the output.

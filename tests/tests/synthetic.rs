@@ -31,6 +31,18 @@ fn committed_models_match_the_builder() {
             stale.push(s.name);
         }
     }
+    for s in stowplan_tests::MALFORMED {
+        let path = repo_root()
+            .join("tests/models/malformed")
+            .join(format!("{}.tflite", s.name));
+        let built = (s.build)();
+        if bless {
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(&path, &built).unwrap();
+        } else if std::fs::read(&path).ok().as_deref() != Some(&built[..]) {
+            stale.push(s.name);
+        }
+    }
     let readme = dir().join("README.md");
     if bless {
         std::fs::write(&readme, &notes).unwrap();

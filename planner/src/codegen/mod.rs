@@ -87,9 +87,9 @@ pub enum GenerateError {
 impl fmt::Display for GenerateError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Self::OverBudget { message } | Self::OfflineAliases { message } | Self::TooLarge { message } => {
-                f.write_str(message)
-            }
+            Self::OverBudget { message }
+            | Self::OfflineAliases { message }
+            | Self::TooLarge { message } => f.write_str(message),
         }
     }
 }
@@ -134,10 +134,12 @@ fn lifetime_str(l: TensorLifetime) -> String {
 /// The sha256 of `bytes` in hex.
 #[must_use]
 pub fn sha256_hex(bytes: &[u8]) -> String {
-    Sha256::digest(bytes).iter().fold(String::with_capacity(64), |mut s, b| {
-        let _ = write!(s, "{b:02x}");
-        s
-    })
+    Sha256::digest(bytes)
+        .iter()
+        .fold(String::with_capacity(64), |mut s, b| {
+            let _ = write!(s, "{b:02x}");
+            s
+        })
 }
 
 /// The message for an arena over budget.
@@ -148,18 +150,32 @@ pub fn over_budget_message(plan: &ModelPlan, budget: u64) -> String {
     let mut live: Vec<(u64, String)> = plan
         .peak_tensors()
         .iter()
-        .filter_map(|id| Some((plan.tensors.get(id.get())?.bytes?, plan.model.tensors.get(id.get())?.name.clone())))
+        .filter_map(|id| {
+            Some((
+                plan.tensors.get(id.get())?.bytes?,
+                plan.model.tensors.get(id.get())?.name.clone(),
+            ))
+        })
         .collect();
     live.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
-    let mut parts: Vec<String> = live.iter().take(4).map(|(b, n)| format!("{n} {}", thousands(*b))).collect();
+    let mut parts: Vec<String> = live
+        .iter()
+        .take(4)
+        .map(|(b, n)| format!("{n} {}", thousands(*b)))
+        .collect();
     if live.len() > 4 {
         parts.push(format!("{} more", live.len() - 4));
     }
     let peak = plan.peak_scope().map_or_else(String::new, |scope| {
-        format!("; peak at {} with {}", plan.describe_scope(scope), parts.join(" + "))
+        format!(
+            "; peak at {} with {}",
+            plan.describe_scope(scope),
+            parts.join(" + ")
+        )
     });
     let hint = if lb <= budget {
-        "; the lower bound fits the budget, so a better planner may fit (try another `planner`)".to_owned()
+        "; the lower bound fits the budget, so a better planner may fit (try another `planner`)"
+            .to_owned()
     } else {
         "; no plan can fit: shrink the tensors live at the peak (smaller shapes or overrides) or raise the budget"
             .to_owned()
@@ -176,24 +192,47 @@ pub fn over_budget_message(plan: &ModelPlan, budget: u64) -> String {
 /// The module docs: figures and the chart.
 fn module_docs(plan: &ModelPlan, cg: &Codegen, sha: &str) -> Vec<String> {
     let mut d = Vec::new();
-    d.push(format!(" Memory plan for `{}` (sha256 {sha}), made by stowplan {}.", cg.model_path, env!("CARGO_PKG_VERSION")));
+    d.push(format!(
+        " Memory plan for `{}` (sha256 {sha}), made by stowplan {}.",
+        cg.model_path,
+        env!("CARGO_PKG_VERSION")
+    ));
     d.push(String::new());
     d.push(" | figure | bytes |".to_owned());
     d.push(" |---|--:|".to_owned());
-    d.push(format!(" | arena ({} tensors) | {} |", plan.buffer_tensors.len(), thousands(plan.arena_bytes())));
-    d.push(format!(" | lower bound | {} (gap {:.2} %) |", thousands(plan.lower_bound_bytes()), plan.gap_percent()));
+    d.push(format!(
+        " | arena ({} tensors) | {} |",
+        plan.buffer_tensors.len(),
+        thousands(plan.arena_bytes())
+    ));
+    d.push(format!(
+        " | lower bound | {} (gap {:.2} %) |",
+        thousands(plan.lower_bound_bytes()),
+        plan.gap_percent()
+    ));
     d.push(format!(
         " | naive (no reuse) | {} (saving {}) |",
         thousands(plan.naive_bytes()),
         thousands(plan.naive_bytes().saturating_sub(plan.arena_bytes()))
     ));
-    d.push(format!(" | persistent (variable tensors) | {} |", thousands(plan.persistent_bytes)));
+    d.push(format!(
+        " | persistent (variable tensors) | {} |",
+        thousands(plan.persistent_bytes)
+    ));
     if let Some(budget) = cg.budget {
         d.push(format!(" | budget | {} |", thousands(budget)));
     }
     d.push(String::new());
-    let optimal = if plan.arena_bytes() == plan.lower_bound_bytes() { ", optimal: the arena equals the lower bound" } else { "" };
-    d.push(format!(" Planner: {}{optimal}; alignment {}.", plan.plan.planner(), plan.problem.alignment()));
+    let optimal = if plan.arena_bytes() == plan.lower_bound_bytes() {
+        ", optimal: the arena equals the lower bound"
+    } else {
+        ""
+    };
+    d.push(format!(
+        " Planner: {}{optimal}; alignment {}.",
+        plan.plan.planner(),
+        plan.problem.alignment()
+    ));
     d.push(String::new());
     d.push(" Layout (time down, arena address across; `.` is free):".to_owned());
     d.push(String::new());
@@ -211,14 +250,25 @@ fn module_docs(plan: &ModelPlan, cg: &Codegen, sha: &str) -> Vec<String> {
 ///
 /// [`GenerateError`] if the arena exceeds the budget, an offline plan aliases tensors that are
 /// live at the same time, or a region is larger than 2^48 bytes.
-pub fn generate(plan: &ModelPlan, bytes: &[u8], cg: &Codegen) -> Result<TokenStream, GenerateError> {
+pub fn generate(
+    plan: &ModelPlan,
+    bytes: &[u8],
+    cg: &Codegen,
+) -> Result<TokenStream, GenerateError> {
     if let Some(budget) = cg.budget
         && plan.arena_bytes() > budget
     {
-        return Err(GenerateError::OverBudget { message: over_budget_message(plan, budget) });
+        return Err(GenerateError::OverBudget {
+            message: over_budget_message(plan, budget),
+        });
     }
     if let Some(a) = plan.declared_aliases.first() {
-        let name = |id: crate::model::TensorId| plan.model.tensors.get(id.get()).map_or_else(String::new, |t| t.desc().to_string());
+        let name = |id: crate::model::TensorId| {
+            plan.model
+                .tensors
+                .get(id.get())
+                .map_or_else(String::new, |t| t.desc().to_string())
+        };
         return Err(GenerateError::OfflineAliases {
             message: format!(
                 "the model's offline plan (OfflineMemoryAllocation) puts {} and {} in the same bytes while both are live at {} ({} such pairs); safe Rust views must never alias, so use `offline = \"replan\"` to plan the model again",
@@ -252,7 +302,8 @@ pub fn generate(plan: &ModelPlan, bytes: &[u8], cg: &Codegen) -> Result<TokenStr
 
     let mut items = Vec::new();
     let mut tensor_table = Vec::new();
-    let mut constant_buffers: std::collections::BTreeMap<usize, syn::Ident> = std::collections::BTreeMap::new();
+    let mut constant_buffers: std::collections::BTreeMap<usize, syn::Ident> =
+        std::collections::BTreeMap::new();
     let mut multibyte_constants = false;
     for (tensor, info) in model.tensors.iter().zip(&plan.tensors) {
         let id = tensor.id.get();
@@ -263,15 +314,34 @@ pub fn generate(plan: &ModelPlan, bytes: &[u8], cg: &Codegen) -> Result<TokenStr
         let shape_lits = info.shape.iter().map(|d| Literal::i32_unsuffixed(*d));
         let dtype_name = tensor.dtype.name();
         let tname = &tensor.name;
-        let region = match (info.placement, plan.offset(tensor.id), persistent_offsets.get(id).copied().flatten()) {
-            (Placement::Arena, Some(offset), _) => Some((quote!(Activations), quote!(ARENA_BYTES), offset, "arena")),
-            (Placement::Persistent, _, Some(offset)) => Some((quote!(Persistent), quote!(PERSISTENT_BYTES), offset, "persistent region")),
+        let region = match (
+            info.placement,
+            plan.offset(tensor.id),
+            persistent_offsets.get(id).copied().flatten(),
+        ) {
+            (Placement::Arena, Some(offset), _) => {
+                Some((quote!(Activations), quote!(ARENA_BYTES), offset, "arena"))
+            }
+            (Placement::Persistent, _, Some(offset)) => Some((
+                quote!(Persistent),
+                quote!(PERSISTENT_BYTES),
+                offset,
+                "persistent region",
+            )),
             _ => None,
         };
         let location = if let Some((marker, limit, offset, where_)) = region {
             let len = bytes_n / elem_size;
-            let subgraph = if tensor.subgraph.0 == 0 { String::new() } else { format!(" of subgraph {}", tensor.subgraph) };
-            let region_note = if where_ == "arena" { String::new() } else { format!(" in the {where_}") };
+            let subgraph = if tensor.subgraph.0 == 0 {
+                String::new()
+            } else {
+                format!(" of subgraph {}", tensor.subgraph)
+            };
+            let region_note = if where_ == "arena" {
+                String::new()
+            } else {
+                format!(" in the {where_}")
+            };
             let doc = format!(
                 " `{tname}` {dtype_name}{}, {}{subgraph}, lifetime {}, offset {}, {} bytes{region_note}",
                 shape_str(&info.shape),
@@ -281,7 +351,10 @@ pub fn generate(plan: &ModelPlan, bytes: &[u8], cg: &Codegen) -> Result<TokenStr
                 thousands(bytes_n),
             );
             let (offset_lit, len_lit) = (lit(offset), lit(len));
-            let check = format!("slot {} lies outside the {where_}", names.get(id).map_or("", String::as_str));
+            let check = format!(
+                "slot {} lies outside the {where_}",
+                names.get(id).map_or("", String::as_str)
+            );
             items.push(quote! {
                 #[doc = #doc]
                 pub const #name: #rt::Slot<#marker, #elem> = #rt::Slot::new(#offset_lit, #len_lit);
@@ -293,7 +366,10 @@ pub fn generate(plan: &ModelPlan, bytes: &[u8], cg: &Codegen) -> Result<TokenStr
                 quote!(#p::Location::Persistent { offset: #offset_lit, bytes: #name.bytes() })
             }
         } else if info.kind == TensorKind::Constant {
-            let range = model.buffers.get(tensor.buffer.get()).and_then(|b| b.data.clone());
+            let range = model
+                .buffers
+                .get(tensor.buffer.get())
+                .and_then(|b| b.data.clone());
             let data = range.and_then(|r| bytes.get(r)).unwrap_or(&[]);
             let n = lit(data.len() as u64);
             let buffer = constant_buffers
@@ -360,7 +436,14 @@ pub fn generate(plan: &ModelPlan, bytes: &[u8], cg: &Codegen) -> Result<TokenStr
         .iter()
         .zip(plan.plan.offsets())
         .filter(|(b, _)| b.size > 0)
-        .map(|(b, &o)| (o, o + plan.problem.aligned_size(b.size), b.lifetime.first, b.lifetime.last))
+        .map(|(b, &o)| {
+            (
+                o,
+                o + plan.problem.aligned_size(b.size),
+                b.lifetime.first,
+                b.lifetime.last,
+            )
+        })
         .collect();
     spans.sort_by_key(|&(o, e, f, l)| (f, l, o, e));
     let spans = spans.iter().map(|&(o, e, f, l)| {
@@ -372,21 +455,37 @@ pub fn generate(plan: &ModelPlan, bytes: &[u8], cg: &Codegen) -> Result<TokenStr
     let budget = cg.budget.map(|b| {
         let b_lit = lit(b);
         let msg = format!("the arena exceeds the budget of {} bytes", thousands(b));
-        quote!(const _: () = ::core::assert!(ARENA_BYTES <= #b_lit, #msg);)
+        quote!(
+            const _: () = ::core::assert!(ARENA_BYTES <= #b_lit, #msg);
+        )
     });
     let endian = multibyte_constants.then(|| {
-        quote!(const _: () = ::core::assert!(::core::cfg!(target_endian = "little"), "TFLite constant data is little-endian; this target is not");)
+        quote!(
+            const _: () = ::core::assert!(
+                ::core::cfg!(target_endian = "little"),
+                "TFLite constant data is little-endian; this target is not"
+            );
+        )
     });
     let tracking = match &cg.model_file {
         ModelFile::ManifestRelative(rel) => {
             let rel = format!("/{rel}");
-            quote!(const _: &[u8] = ::core::include_bytes!(::core::concat!(::core::env!("CARGO_MANIFEST_DIR"), #rel));)
+            quote!(
+                const _: &[u8] = ::core::include_bytes!(
+                    ::core::concat!(::core::env!("CARGO_MANIFEST_DIR"), #rel)
+                );
+            )
         }
-        ModelFile::Absolute(abs) => quote!(const _: &[u8] = ::core::include_bytes!(#abs);),
+        ModelFile::Absolute(abs) => quote!(
+            const _: &[u8] = ::core::include_bytes!(#abs);
+        ),
     };
 
     let too_large = |what: &str, n: u64| GenerateError::TooLarge {
-        message: format!("the {what} needs {} bytes, more than generated code can describe", thousands(n)),
+        message: format!(
+            "the {what} needs {} bytes, more than generated code can describe",
+            thousands(n)
+        ),
     };
     if plan.arena_bytes() > crate::plan::MAX_BYTES {
         return Err(too_large("arena", plan.arena_bytes()));
@@ -420,8 +519,10 @@ pub fn generate(plan: &ModelPlan, bytes: &[u8], cg: &Codegen) -> Result<TokenStr
             /// The sha256 of the model file.
             pub const MODEL_SHA256: &str = #sha;
             /// Marker of this model's arena: its slots fit no other model's arena.
+            #[derive(::core::fmt::Debug)]
             pub enum Activations {}
             /// Marker of this model's persistent region.
+            #[derive(::core::fmt::Debug)]
             pub enum Persistent {}
             /// The arena, exactly `ARENA_BYTES` long and 16-byte aligned.
             pub type Arena = #rt::Arena<Activations, ARENA_BYTES>;

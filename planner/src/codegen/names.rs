@@ -72,7 +72,11 @@ pub fn tensor_consts(model: &Model) -> Vec<String> {
         .iter()
         .map(|t| {
             let base = screaming(&t.name);
-            if t.subgraph.0 == 0 { base } else { format!("SG{}_{base}", t.subgraph) }
+            if t.subgraph.0 == 0 {
+                base
+            } else {
+                format!("SG{}_{base}", t.subgraph)
+            }
         })
         .collect();
     let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
@@ -82,8 +86,13 @@ pub fn tensor_consts(model: &Model) -> Vec<String> {
     let mut used: BTreeSet<String> = RESERVED.iter().map(|r| (*r).to_owned()).collect();
     let mut names = Vec::with_capacity(bases.len());
     for (id, base) in bases.iter().enumerate() {
-        let clash = counts.get(base.as_str()).copied().unwrap_or(0) > 1 || RESERVED.contains(&base.as_str());
-        let mut name = if clash { format!("{base}_{id}") } else { base.clone() };
+        let clash = counts.get(base.as_str()).copied().unwrap_or(0) > 1
+            || RESERVED.contains(&base.as_str());
+        let mut name = if clash {
+            format!("{base}_{id}")
+        } else {
+            base.clone()
+        };
         while used.contains(&name) {
             name.push('_');
         }
@@ -128,7 +137,10 @@ mod tests {
     #[test]
     fn screaming_names() {
         assert_eq!(screaming("conv2d_3/out"), "CONV2D_3_OUT");
-        assert_eq!(screaming("model/dense/MatMul;model/dense/BiasAdd"), "MODEL_DENSE_MATMUL");
+        assert_eq!(
+            screaming("model/dense/MatMul;model/dense/BiasAdd"),
+            "MODEL_DENSE_MATMUL"
+        );
         assert_eq!(screaming("serving_default_x:0"), "SERVING_DEFAULT_X_0");
         assert_eq!(screaming("__"), "TENSOR");
         assert_eq!(screaming("3d"), "T_3D");

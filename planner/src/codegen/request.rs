@@ -63,7 +63,11 @@ impl Parse for Input {
             }
             let key = Ident::parse_any(input)?;
             input.parse::<Token![=]>()?;
-            let value = if key == "crate" { Value::Path(input.call(syn::Path::parse_mod_style)?) } else { Value::Expr(input.parse()?) };
+            let value = if key == "crate" {
+                Value::Path(input.call(syn::Path::parse_mod_style)?)
+            } else {
+                Value::Expr(input.parse()?)
+            };
             args.push(Arg { key, value });
         }
         Ok(Self { path, args })
@@ -109,7 +113,9 @@ fn eval(expr: &Expr) -> syn::Result<u64> {
 /// `"48 KiB"`, `"1.5 MiB"`, `"2048"`, `"2048 B"`, `"64K"`, `"1M"`: a size in bytes.
 fn parse_size(text: &str) -> Option<u64> {
     let t = text.trim();
-    let split = t.find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '_')).unwrap_or(t.len());
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '_'))
+        .unwrap_or(t.len());
     let (number, unit) = t.split_at(split);
     let scale: u64 = match unit.trim() {
         "" | "B" => 1,
@@ -132,8 +138,14 @@ fn parse_size(text: &str) -> Option<u64> {
 
 fn string_value(expr: &Expr, what: &str) -> syn::Result<LitStr> {
     match expr {
-        Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }) => Ok(s.clone()),
-        other => Err(err(other.span(), format!("{what} must be a string literal"))),
+        Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Str(s),
+            ..
+        }) => Ok(s.clone()),
+        other => Err(err(
+            other.span(),
+            format!("{what} must be a string literal"),
+        )),
     }
 }
 
@@ -173,18 +185,27 @@ fn parse_args(input: Input) -> Result<Parsed, syn::Error> {
                 ("align", Value::Expr(e)) => {
                     let a = eval(e)?;
                     if !a.is_power_of_two() {
-                        return Err(err(e.span(), format!("align must be a power of two such as 16, found {a}")));
+                        return Err(err(
+                            e.span(),
+                            format!("align must be a power of two such as 16, found {a}"),
+                        ));
                     }
                     parsed.options.alignment = a;
                 }
                 ("planner", Value::Expr(e)) => {
                     let s = string_value(e, "planner")?;
-                    parsed.options.planner = s.value().parse::<Planner>().map_err(|x| err(s.span(), x))?;
+                    parsed.options.planner =
+                        s.value().parse::<Planner>().map_err(|x| err(s.span(), x))?;
                 }
                 ("name", Value::Expr(Expr::Path(p))) if p.path.get_ident().is_some() => {
                     parsed.name = p.path.get_ident().cloned();
                 }
-                ("name", Value::Expr(e)) => return Err(err(e.span(), "name must be an identifier, such as name = net")),
+                ("name", Value::Expr(e)) => {
+                    return Err(err(
+                        e.span(),
+                        "name must be an identifier, such as name = net",
+                    ));
+                }
                 ("crate", Value::Path(path)) => parsed.runtime = path.clone(),
                 ("shape", Value::Expr(e)) => {
                     let s = string_value(e, "shape")?;
@@ -196,13 +217,22 @@ fn parse_args(input: Input) -> Result<Parsed, syn::Error> {
                     parsed.options.offline = match s.value().as_str() {
                         "honour" | "honor" => OfflinePolicy::Honour,
                         "replan" => OfflinePolicy::Replan,
-                        other => return Err(err(s.span(), format!("offline must be \"honour\" or \"replan\", found {other:?}"))),
+                        other => {
+                            return Err(err(
+                                s.span(),
+                                format!(
+                                    "offline must be \"honour\" or \"replan\", found {other:?}"
+                                ),
+                            ));
+                        }
                     };
                 }
                 (other, _) => {
                     return Err(err(
                         key.span(),
-                        format!("unknown option `{other}`; expected one of budget, align, planner, name, crate, shape, offline"),
+                        format!(
+                            "unknown option `{other}`; expected one of budget, align, planner, name, crate, shape, offline"
+                        ),
                     ));
                 }
             }
@@ -228,7 +258,9 @@ fn stub(name: &Ident, runtime: &syn::Path) -> TokenStream {
             pub const NAIVE_BYTES: usize = 0;
             pub const ALIGN: usize = 16;
             pub const PERSISTENT_BYTES: usize = 0;
+            #[derive(::core::fmt::Debug)]
             pub enum Activations {}
+            #[derive(::core::fmt::Debug)]
             pub enum Persistent {}
             pub type Arena = #runtime::Arena<Activations, 0>;
             pub type PersistentArena = #runtime::Arena<Persistent, 0>;
@@ -247,7 +279,10 @@ pub fn expand(input: TokenStream, manifest_dir: Option<&Path>) -> TokenStream {
     let path_span = input.path.span();
     let stem_name = {
         let value = input.path.value();
-        let stem = Path::new(&value).file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+        let stem = Path::new(&value)
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
         Ident::new(&super::names::module_name(&stem), path_span)
     };
     let parsed = match parse_args(input) {
@@ -272,13 +307,23 @@ pub fn expand(input: TokenStream, manifest_dir: Option<&Path>) -> TokenStream {
 
 type Failure = (syn::Error, TokenStream);
 
-fn expand_parsed(parsed: &Parsed, name: &Ident, manifest_dir: Option<&Path>) -> Result<TokenStream, Failure> {
+fn expand_parsed(
+    parsed: &Parsed,
+    name: &Ident,
+    manifest_dir: Option<&Path>,
+) -> Result<TokenStream, Failure> {
     let lit = &parsed.path;
     let span = lit.span();
     let rel = lit.value();
     let none = TokenStream::new;
     if Path::new(&rel).is_absolute() {
-        return Err((err(span, "absolute model paths only work on this machine; use a path relative to Cargo.toml"), none()));
+        return Err((
+            err(
+                span,
+                "absolute model paths only work on this machine; use a path relative to Cargo.toml",
+            ),
+            none(),
+        ));
     }
     let (root, overridden) = match manifest_dir {
         Some(dir) => (dir.to_path_buf(), false),
@@ -286,20 +331,43 @@ fn expand_parsed(parsed: &Parsed, name: &Ident, manifest_dir: Option<&Path>) -> 
             Some(dir) => (PathBuf::from(dir), true),
             None => match std::env::var_os("CARGO_MANIFEST_DIR") {
                 Some(dir) => (PathBuf::from(dir), false),
-                None => return Err((err(span, "CARGO_MANIFEST_DIR is not set: include_model! must be expanded by cargo"), none())),
+                None => {
+                    return Err((
+                        err(
+                            span,
+                            "CARGO_MANIFEST_DIR is not set: include_model! must be expanded by cargo",
+                        ),
+                        none(),
+                    ));
+                }
             },
         },
     };
     let full = root.join(&rel);
-    let model_file = if overridden { ModelFile::Absolute(full.to_string_lossy().into_owned()) } else { ModelFile::ManifestRelative(rel.clone()) };
+    let model_file = if overridden {
+        ModelFile::Absolute(full.to_string_lossy().into_owned())
+    } else {
+        ModelFile::ManifestRelative(rel.clone())
+    };
     let read = std::fs::metadata(&full).and_then(|m| {
         if m.len() > MAX_FILE_BYTES {
-            Err(std::io::Error::other(format!("{} bytes is more than the limit of {MAX_FILE_BYTES}", m.len())))
+            Err(std::io::Error::other(format!(
+                "{} bytes is more than the limit of {MAX_FILE_BYTES}",
+                m.len()
+            )))
         } else {
             std::fs::read(&full)
         }
     });
-    let bytes = read.map_err(|e| (err(span, format!("cannot read model {rel:?} (relative to Cargo.toml): {e}")), none()))?;
+    let bytes = read.map_err(|e| {
+        (
+            err(
+                span,
+                format!("cannot read model {rel:?} (relative to Cargo.toml): {e}"),
+            ),
+            none(),
+        )
+    })?;
     let cg = Codegen {
         module: name.to_string(),
         runtime: parsed.runtime.clone(),
@@ -311,11 +379,17 @@ fn expand_parsed(parsed: &Parsed, name: &Ident, manifest_dir: Option<&Path>) -> 
     let tracking = match &cg.model_file {
         ModelFile::ManifestRelative(r) => {
             let r = format!("/{r}");
-            quote!(const _: &[u8] = ::core::include_bytes!(::core::concat!(::core::env!("CARGO_MANIFEST_DIR"), #r));)
+            quote!(
+                const _: &[u8] =
+                    ::core::include_bytes!(::core::concat!(::core::env!("CARGO_MANIFEST_DIR"), #r));
+            )
         }
-        ModelFile::Absolute(a) => quote!(const _: &[u8] = ::core::include_bytes!(#a);),
+        ModelFile::Absolute(a) => quote!(
+            const _: &[u8] = ::core::include_bytes!(#a);
+        ),
     };
-    let plan = plan_model(&bytes, &parsed.options).map_err(|e| (err(span, format!("{rel}: {e}")), tracking.clone()))?;
+    let plan = plan_model(&bytes, &parsed.options)
+        .map_err(|e| (err(span, format!("{rel}: {e}")), tracking.clone()))?;
     generate(&plan, &bytes, &cg).map_err(|e| {
         let at = match (&e, parsed.budget) {
             (GenerateError::OverBudget { .. }, Some((_, budget_span))) => budget_span,
@@ -349,6 +423,11 @@ mod tests {
         let e: Expr = syn::parse_quote!(1 << 70);
         assert!(eval(&e).is_err());
         let e: Expr = syn::parse_quote!(BUDGET);
-        assert!(eval(&e).unwrap_err().to_string().contains("cannot read named constants"));
+        assert!(
+            eval(&e)
+                .unwrap_err()
+                .to_string()
+                .contains("cannot read named constants")
+        );
     }
 }

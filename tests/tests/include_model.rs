@@ -1,0 +1,36 @@
+//! `stowplan::include_model!` in a real crate: the module it expands to, with options.
+
+stowplan::include_model!("models/synthetic/chain.tflite", budget = "4 KiB");
+stowplan::include_model!(
+    "models/synthetic/chain.tflite",
+    name = chain_linear,
+    planner = "linear",
+    align = 64,
+    budget = 8 * 1024
+);
+stowplan::include_model!(
+    "models/synthetic/dynamic_dim.tflite",
+    shape = "x=3x10",
+    shape = "1=3x10",
+    shape = "y=3x10",
+);
+stowplan::include_model!(
+    "models/synthetic/offline_plan.tflite",
+    name = offline_replanned,
+    offline = "replan"
+);
+
+#[test]
+fn the_macro_expands_to_the_planned_module() {
+    assert_eq!(chain::ARENA_BYTES, 512);
+    assert_eq!(chain::T3.offset(), 0);
+    assert_eq!(chain::MODEL_PATH, "models/synthetic/chain.tflite");
+    assert_eq!(chain_linear::ARENA_BYTES, 1024);
+    assert_eq!(chain_linear::ALIGN, 64);
+    assert_eq!(chain_linear::PLANNER, "linear");
+    assert_eq!(dynamic_dim::Y.len(), 30);
+    assert_eq!(offline_replanned::ARENA_BYTES, 512);
+    let mut arena = chain::Arena::new();
+    arena.as_bytes_mut()[chain::T1.byte_range()].fill(7);
+    assert_eq!(arena.as_bytes()[..4], [7; 4]);
+}

@@ -1,0 +1,3 @@
+stowplan::include_model!("/models/net.tflite");
+
+fn main() {}

@@ -1,0 +1,3 @@
+stowplan::include_model!("models/synthetic/chain.tflite", align = 12, planner = "magic");
+
+fn main() {}

@@ -1,0 +1,3 @@
+stowplan::include_model!("models/no_such_model.tflite");
+
+fn main() {}

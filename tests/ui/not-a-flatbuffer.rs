@@ -1,0 +1,3 @@
+stowplan::include_model!("models/synthetic/README.md");
+
+fn main() {}

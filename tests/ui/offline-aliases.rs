@@ -1,0 +1,3 @@
+stowplan::include_model!("models/malformed/aliasing_offline.tflite");
+
+fn main() {}

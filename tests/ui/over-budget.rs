@@ -1,0 +1,3 @@
+stowplan::include_model!("models/synthetic/residual.tflite", budget = 256);
+
+fn main() {}

@@ -1,0 +1,3 @@
+stowplan::include_model!("models/synthetic/chain.tflite", bugdet = 4096);
+
+fn main() {}
