@@ -129,6 +129,7 @@ pub struct Config {
     review_copy: Option<String>,
     manifest_dir: Option<PathBuf>,
     out_dir: Option<PathBuf>,
+    bless: Option<bool>,
 }
 
 /// What [`Config::generate`] wrote.
@@ -142,6 +143,8 @@ pub struct Generated {
     pub arena_bytes: u64,
     /// Lower bound bytes.
     pub lower_bound_bytes: u64,
+    /// The `cargo::` lines printed for Cargo (what to watch).
+    pub cargo_directives: Vec<String>,
 }
 
 impl Config {
@@ -208,6 +211,13 @@ impl Config {
     /// The directory model paths are relative to (default `CARGO_MANIFEST_DIR`).
     pub fn manifest_dir(&mut self, dir: impl Into<PathBuf>) -> &mut Self {
         self.manifest_dir = Some(dir.into());
+        self
+    }
+
+    /// Whether to rewrite the review copy instead of comparing it (default: whether
+    /// `STOWPLAN_BLESS=1` is set).
+    pub fn bless(&mut self, bless: bool) -> &mut Self {
+        self.bless = Some(bless);
         self
     }
 
@@ -306,6 +316,7 @@ impl Config {
             module,
             arena_bytes: plan.arena_bytes(),
             lower_bound_bytes: plan.lower_bound_bytes(),
+            cargo_directives: Vec::new(),
         };
         Ok((text, generated))
     }
@@ -320,11 +331,22 @@ impl Config {
     /// missing `OUT_DIR`. The build script decides how to fail (returning the error from `main`
     /// prints it and fails the build).
     pub fn generate(&self) -> Result<Generated, BuildError> {
+        let mut directives = Vec::new();
         if let Some(model) = &self.model {
-            println!("cargo::rerun-if-changed={model}");
+            directives.push(format!("cargo::rerun-if-changed={model}"));
         }
-        println!("cargo::rerun-if-env-changed={BLESS_VAR}");
+        if let Some(copy) = &self.review_copy {
+            directives.push(format!("cargo::rerun-if-changed={copy}"));
+        }
+        if self.bless.is_none() {
+            directives.push(format!("cargo::rerun-if-env-changed={BLESS_VAR}"));
+        }
+        // Printed first, so a failed build still reruns when the model is fixed.
+        for d in &directives {
+            println!("{d}");
+        }
         let (text, mut generated) = self.render()?;
+        generated.cargo_directives = directives;
         let out_dir = match &self.out_dir {
             Some(d) => d.clone(),
             None => std::env::var_os("OUT_DIR")
@@ -335,9 +357,10 @@ impl Config {
         write_if_changed(&path, &text)?;
         generated.path = path;
         if let Some(copy) = &self.review_copy {
-            println!("cargo::rerun-if-changed={copy}");
             let copy_path = self.root()?.join(copy);
-            let bless = std::env::var_os(BLESS_VAR).is_some_and(|v| v == "1");
+            let bless = self
+                .bless
+                .unwrap_or_else(|| std::env::var_os(BLESS_VAR).is_some_and(|v| v == "1"));
             if bless {
                 if let Some(parent) = copy_path.parent() {
                     std::fs::create_dir_all(parent).map_err(|error| BuildError::Io {

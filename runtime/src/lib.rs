@@ -13,6 +13,43 @@
 //! Generated code reaches the rest through `#[doc(hidden)] pub mod __private_v1`; the version in
 //! the name turns a mismatch between generator and runtime into an unresolved path.
 //!
+//! # The generated module
+//!
+//! `include_model!("models/net.tflite", budget = 48 * 1024)` (feature `macros`, on by default)
+//! or `stowplan_build::Config` in `build.rs` plans the model while the crate compiles and gives
+//! a module `net` with:
+//!
+//! - `ARENA_BYTES`, `LOWER_BOUND_BYTES`, `NAIVE_BYTES`, `ALIGN`, `PERSISTENT_BYTES`, `PLANNER`,
+//!   `MODEL_PATH`, `MODEL_SHA256`;
+//! - `Arena` and `PersistentArena`: [`Arena`] types of exactly the planned sizes, with this
+//!   model's own marker types (`Activations`, `Persistent`);
+//! - a typed [`Slot`] constant per tensor in the arena or the persistent region, documented with
+//!   its name, type, shape, lifetime, offset and size;
+//! - each constant tensor as a typed `&'static` slice of its data (never the whole model file);
+//! - `INPUTS`, `OUTPUTS` (indexes into `TENSORS`), `TENSORS` ([`TensorInfo`]) and `OPS`
+//!   ([`OpInfo`], in execution order);
+//! - compile-time assertions: every slot inside its region, slots live at the same time
+//!   disjoint, the arena within the budget.
+//!
+//! ```
+//! stowplan::include_model!("../tests/models/synthetic/residual.tflite", budget = "1 KiB");
+//!
+//! assert_eq!(residual::ARENA_BYTES, 384);
+//! assert_eq!(residual::LOWER_BOUND_BYTES, 384);
+//! let mut arena = residual::Arena::new();
+//! arena.as_bytes_mut()[residual::X.byte_range()].fill(0);
+//! assert_eq!(residual::OPS[2].opcode, "ADD");
+//! ```
+//!
+//! A budget the plan exceeds is a compile error on the `budget` argument; so is, with code
+//! E0080, a generated assertion that does not hold (for example in a review copy edited by hand):
+//!
+//! ```compile_fail,E0080
+//! pub enum Activations {}
+//! // Offset 2 is not aligned for f32: the constant fails to evaluate.
+//! pub const X: stowplan::Slot<Activations, f32> = stowplan::Slot::new(2, 4);
+//! ```
+//!
 //! ```
 //! // What generated code looks like, by hand:
 //! pub enum Activations {}
@@ -110,7 +147,7 @@ impl<M, T: Element> Slot<M, T> {
     #[must_use]
     pub const fn new(offset: usize, len: usize) -> Self {
         assert!(
-            offset % core::mem::align_of::<T>() == 0,
+            offset.is_multiple_of(core::mem::align_of::<T>()),
             "slot offset is not aligned for its element type"
         );
         assert!(
@@ -287,7 +324,7 @@ pub mod __private_v1 {
     ) -> &'static [T] {
         let size = core::mem::size_of::<T>();
         assert!(
-            N % size == 0,
+            N.is_multiple_of(size),
             "constant data is not a whole number of elements"
         );
         assert!(

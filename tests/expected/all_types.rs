@@ -59,12 +59,12 @@ pub mod all_types {
         ::core::concat!(::core::env!("CARGO_MANIFEST_DIR"),
         "/models/synthetic/all_types.tflite")
     );
-    /// `x` int8[1,3], input, lifetime 0..=1, offset 416, 3 bytes
+    /// `x` `int8[1,3]`, input, lifetime 0..=1, offset 416, 3 bytes
     pub const X: ::stowplan::Slot<Activations, i8> = ::stowplan::Slot::new(416, 3);
     const _: () = ::core::assert!(
         X.end() <= ARENA_BYTES, "slot X lies outside the arena"
     );
-    /// `float32` float32[1,3], output, lifetime 1..=1, offset 400, 12 bytes
+    /// `float32` `float32[1,3]`, output, lifetime 1..=1, offset 400, 12 bytes
     pub const FLOAT32: ::stowplan::Slot<Activations, f32> = ::stowplan::Slot::new(
         400,
         3,
@@ -72,7 +72,7 @@ pub mod all_types {
     const _: () = ::core::assert!(
         FLOAT32.end() <= ARENA_BYTES, "slot FLOAT32 lies outside the arena"
     );
-    /// `float16` float16[1,3], output, lifetime 1..=1, offset 384, 6 bytes
+    /// `float16` `float16[1,3]`, output, lifetime 1..=1, offset 384, 6 bytes
     pub const FLOAT16: ::stowplan::Slot<Activations, u16> = ::stowplan::Slot::new(
         384,
         3,
@@ -80,32 +80,32 @@ pub mod all_types {
     const _: () = ::core::assert!(
         FLOAT16.end() <= ARENA_BYTES, "slot FLOAT16 lies outside the arena"
     );
-    /// `int32` int32[1,3], output, lifetime 1..=1, offset 368, 12 bytes
+    /// `int32` `int32[1,3]`, output, lifetime 1..=1, offset 368, 12 bytes
     pub const INT32: ::stowplan::Slot<Activations, i32> = ::stowplan::Slot::new(368, 3);
     const _: () = ::core::assert!(
         INT32.end() <= ARENA_BYTES, "slot INT32 lies outside the arena"
     );
-    /// `uint8` uint8[1,3], output, lifetime 1..=1, offset 352, 3 bytes
+    /// `uint8` `uint8[1,3]`, output, lifetime 1..=1, offset 352, 3 bytes
     pub const UINT8: ::stowplan::Slot<Activations, u8> = ::stowplan::Slot::new(352, 3);
     const _: () = ::core::assert!(
         UINT8.end() <= ARENA_BYTES, "slot UINT8 lies outside the arena"
     );
-    /// `int64` int64[1,3], output, lifetime 1..=1, offset 144, 24 bytes
+    /// `int64` `int64[1,3]`, output, lifetime 1..=1, offset 144, 24 bytes
     pub const INT64: ::stowplan::Slot<Activations, i64> = ::stowplan::Slot::new(144, 3);
     const _: () = ::core::assert!(
         INT64.end() <= ARENA_BYTES, "slot INT64 lies outside the arena"
     );
-    /// `bool` bool[1,3], output, lifetime 1..=1, offset 336, 3 bytes
+    /// `bool` `bool[1,3]`, output, lifetime 1..=1, offset 336, 3 bytes
     pub const BOOL: ::stowplan::Slot<Activations, u8> = ::stowplan::Slot::new(336, 3);
     const _: () = ::core::assert!(
         BOOL.end() <= ARENA_BYTES, "slot BOOL lies outside the arena"
     );
-    /// `int16` int16[1,3], output, lifetime 1..=1, offset 320, 6 bytes
+    /// `int16` `int16[1,3]`, output, lifetime 1..=1, offset 320, 6 bytes
     pub const INT16: ::stowplan::Slot<Activations, i16> = ::stowplan::Slot::new(320, 3);
     const _: () = ::core::assert!(
         INT16.end() <= ARENA_BYTES, "slot INT16 lies outside the arena"
     );
-    /// `complex64` complex64[1,3], output, lifetime 1..=1, offset 112, 24 bytes
+    /// `complex64` `complex64[1,3]`, output, lifetime 1..=1, offset 112, 24 bytes
     pub const COMPLEX64: ::stowplan::Slot<Activations, f32> = ::stowplan::Slot::new(
         112,
         6,
@@ -113,17 +113,17 @@ pub mod all_types {
     const _: () = ::core::assert!(
         COMPLEX64.end() <= ARENA_BYTES, "slot COMPLEX64 lies outside the arena"
     );
-    /// `int8` int8[1,3], output, lifetime 1..=1, offset 304, 3 bytes
+    /// `int8` `int8[1,3]`, output, lifetime 1..=1, offset 304, 3 bytes
     pub const INT8: ::stowplan::Slot<Activations, i8> = ::stowplan::Slot::new(304, 3);
     const _: () = ::core::assert!(
         INT8.end() <= ARENA_BYTES, "slot INT8 lies outside the arena"
     );
-    /// `float64` float64[1,3], output, lifetime 1..=1, offset 80, 24 bytes
+    /// `float64` `float64[1,3]`, output, lifetime 1..=1, offset 80, 24 bytes
     pub const FLOAT64: ::stowplan::Slot<Activations, f64> = ::stowplan::Slot::new(80, 3);
     const _: () = ::core::assert!(
         FLOAT64.end() <= ARENA_BYTES, "slot FLOAT64 lies outside the arena"
     );
-    /// `complex128` complex128[1,3], output, lifetime 1..=1, offset 0, 48 bytes
+    /// `complex128` `complex128[1,3]`, output, lifetime 1..=1, offset 0, 48 bytes
     pub const COMPLEX128: ::stowplan::Slot<Activations, f64> = ::stowplan::Slot::new(
         0,
         6,
@@ -131,27 +131,27 @@ pub mod all_types {
     const _: () = ::core::assert!(
         COMPLEX128.end() <= ARENA_BYTES, "slot COMPLEX128 lies outside the arena"
     );
-    /// `uint64` uint64[1,3], output, lifetime 1..=1, offset 48, 24 bytes
+    /// `uint64` `uint64[1,3]`, output, lifetime 1..=1, offset 48, 24 bytes
     pub const UINT64: ::stowplan::Slot<Activations, u64> = ::stowplan::Slot::new(48, 3);
     const _: () = ::core::assert!(
         UINT64.end() <= ARENA_BYTES, "slot UINT64 lies outside the arena"
     );
-    /// `uint32` uint32[1,3], output, lifetime 1..=1, offset 288, 12 bytes
+    /// `uint32` `uint32[1,3]`, output, lifetime 1..=1, offset 288, 12 bytes
     pub const UINT32: ::stowplan::Slot<Activations, u32> = ::stowplan::Slot::new(288, 3);
     const _: () = ::core::assert!(
         UINT32.end() <= ARENA_BYTES, "slot UINT32 lies outside the arena"
     );
-    /// `uint16` uint16[1,3], output, lifetime 1..=1, offset 272, 6 bytes
+    /// `uint16` `uint16[1,3]`, output, lifetime 1..=1, offset 272, 6 bytes
     pub const UINT16: ::stowplan::Slot<Activations, u16> = ::stowplan::Slot::new(272, 3);
     const _: () = ::core::assert!(
         UINT16.end() <= ARENA_BYTES, "slot UINT16 lies outside the arena"
     );
-    /// `int4` int4[1,3], output, lifetime 1..=1, offset 256, 3 bytes
+    /// `int4` `int4[1,3]`, output, lifetime 1..=1, offset 256, 3 bytes
     pub const INT4: ::stowplan::Slot<Activations, u8> = ::stowplan::Slot::new(256, 3);
     const _: () = ::core::assert!(
         INT4.end() <= ARENA_BYTES, "slot INT4 lies outside the arena"
     );
-    /// `bfloat16` bfloat16[1,3], output, lifetime 1..=1, offset 240, 6 bytes
+    /// `bfloat16` `bfloat16[1,3]`, output, lifetime 1..=1, offset 240, 6 bytes
     pub const BFLOAT16: ::stowplan::Slot<Activations, u16> = ::stowplan::Slot::new(
         240,
         3,
@@ -159,17 +159,17 @@ pub mod all_types {
     const _: () = ::core::assert!(
         BFLOAT16.end() <= ARENA_BYTES, "slot BFLOAT16 lies outside the arena"
     );
-    /// `int2` int2[1,3], output, lifetime 1..=1, offset 224, 3 bytes
+    /// `int2` `int2[1,3]`, output, lifetime 1..=1, offset 224, 3 bytes
     pub const INT2: ::stowplan::Slot<Activations, u8> = ::stowplan::Slot::new(224, 3);
     const _: () = ::core::assert!(
         INT2.end() <= ARENA_BYTES, "slot INT2 lies outside the arena"
     );
-    /// `uint4` uint4[1,3], output, lifetime 1..=1, offset 208, 3 bytes
+    /// `uint4` `uint4[1,3]`, output, lifetime 1..=1, offset 208, 3 bytes
     pub const UINT4: ::stowplan::Slot<Activations, u8> = ::stowplan::Slot::new(208, 3);
     const _: () = ::core::assert!(
         UINT4.end() <= ARENA_BYTES, "slot UINT4 lies outside the arena"
     );
-    /// `float8_e4m3fn` float8_e4m3fn[1,3], output, lifetime 1..=1, offset 192, 3 bytes
+    /// `float8_e4m3fn` `float8_e4m3fn[1,3]`, output, lifetime 1..=1, offset 192, 3 bytes
     pub const FLOAT8_E4M3FN: ::stowplan::Slot<Activations, u8> = ::stowplan::Slot::new(
         192,
         3,
@@ -177,7 +177,7 @@ pub mod all_types {
     const _: () = ::core::assert!(
         FLOAT8_E4M3FN.end() <= ARENA_BYTES, "slot FLOAT8_E4M3FN lies outside the arena"
     );
-    /// `float8_e5m2` float8_e5m2[1,3], output, lifetime 1..=1, offset 176, 3 bytes
+    /// `float8_e5m2` `float8_e5m2[1,3]`, output, lifetime 1..=1, offset 176, 3 bytes
     pub const FLOAT8_E5M2: ::stowplan::Slot<Activations, u8> = ::stowplan::Slot::new(
         176,
         3,

@@ -65,17 +65,17 @@ pub mod call_once {
         ::core::cfg!(target_endian = "little"),
         "TFLite constant data is little-endian; this target is not"
     );
-    /// `x` float32[1,8], input, lifetime 0..=7, offset 64, 32 bytes
+    /// `x` `float32[1,8]`, input, lifetime 0..=7, offset 64, 32 bytes
     pub const X: ::stowplan::Slot<Activations, f32> = ::stowplan::Slot::new(64, 8);
     const _: () = ::core::assert!(
         X.end() <= ARENA_BYTES, "slot X lies outside the arena"
     );
-    /// `value` float32[1,8], intermediate, lifetime 6..=7, offset 32, 32 bytes
+    /// `value` `float32[1,8]`, intermediate, lifetime 6..=7, offset 32, 32 bytes
     pub const VALUE: ::stowplan::Slot<Activations, f32> = ::stowplan::Slot::new(32, 8);
     const _: () = ::core::assert!(
         VALUE.end() <= ARENA_BYTES, "slot VALUE lies outside the arena"
     );
-    /// `y` float32[1,8], output, lifetime 7..=8, offset 0, 32 bytes
+    /// `y` `float32[1,8]`, output, lifetime 7..=8, offset 0, 32 bytes
     pub const Y: ::stowplan::Slot<Activations, f32> = ::stowplan::Slot::new(0, 8);
     const _: () = ::core::assert!(
         Y.end() <= ARENA_BYTES, "slot Y lies outside the arena"
@@ -83,7 +83,7 @@ pub mod call_once {
     const BUFFER_1: &::stowplan::__private_v1::Aligned<[u8; 32]> = &::stowplan::__private_v1::Aligned(
         *b"\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0",
     );
-    /// Constant `init/zeros` float32[1,8]: buffer 1, 32 bytes
+    /// Constant `init/zeros` `float32[1,8]`: buffer 1, 32 bytes
     pub const SG1_INIT_ZEROS: &[f32] = ::stowplan::__private_v1::typed::<
         f32,
         32,

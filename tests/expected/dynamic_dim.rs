@@ -55,17 +55,17 @@ pub mod dynamic_dim {
         ::core::concat!(::core::env!("CARGO_MANIFEST_DIR"),
         "/models/synthetic/dynamic_dim.tflite")
     );
-    /// `x` float32[2,10], input, lifetime 0..=1, offset 0, 80 bytes
+    /// `x` `float32[2,10]`, input, lifetime 0..=1, offset 0, 80 bytes
     pub const X: ::stowplan::Slot<Activations, f32> = ::stowplan::Slot::new(0, 20);
     const _: () = ::core::assert!(
         X.end() <= ARENA_BYTES, "slot X lies outside the arena"
     );
-    /// `h` float32[2,10], intermediate, lifetime 1..=2, offset 80, 80 bytes
+    /// `h` `float32[2,10]`, intermediate, lifetime 1..=2, offset 80, 80 bytes
     pub const H: ::stowplan::Slot<Activations, f32> = ::stowplan::Slot::new(80, 20);
     const _: () = ::core::assert!(
         H.end() <= ARENA_BYTES, "slot H lies outside the arena"
     );
-    /// `y` float32[2,10], output, lifetime 2..=2, offset 0, 80 bytes
+    /// `y` `float32[2,10]`, output, lifetime 2..=2, offset 0, 80 bytes
     pub const Y: ::stowplan::Slot<Activations, f32> = ::stowplan::Slot::new(0, 20);
     const _: () = ::core::assert!(
         Y.end() <= ARENA_BYTES, "slot Y lies outside the arena"

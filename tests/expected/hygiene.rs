@@ -56,7 +56,7 @@ pub mod residual {
         ::core::concat!(::core::env!("CARGO_MANIFEST_DIR"),
         "/../models/synthetic/residual.tflite")
     );
-    /// `x` float32[1,32], input, lifetime 0..=1, offset 0, 128 bytes
+    /// `x` `float32[1,32]`, input, lifetime 0..=1, offset 0, 128 bytes
     pub const X: ::renamed_runtime::Slot<Activations, f32> = ::renamed_runtime::Slot::new(
         0,
         32,
@@ -64,7 +64,7 @@ pub mod residual {
     const _: () = ::core::assert!(
         X.end() <= ARENA_BYTES, "slot X lies outside the arena"
     );
-    /// `a` float32[1,32], intermediate, lifetime 1..=3, offset 256, 128 bytes
+    /// `a` `float32[1,32]`, intermediate, lifetime 1..=3, offset 256, 128 bytes
     pub const A: ::renamed_runtime::Slot<Activations, f32> = ::renamed_runtime::Slot::new(
         256,
         32,
@@ -72,7 +72,7 @@ pub mod residual {
     const _: () = ::core::assert!(
         A.end() <= ARENA_BYTES, "slot A lies outside the arena"
     );
-    /// `b` float32[1,32], intermediate, lifetime 2..=3, offset 128, 128 bytes
+    /// `b` `float32[1,32]`, intermediate, lifetime 2..=3, offset 128, 128 bytes
     pub const B: ::renamed_runtime::Slot<Activations, f32> = ::renamed_runtime::Slot::new(
         128,
         32,
@@ -80,7 +80,7 @@ pub mod residual {
     const _: () = ::core::assert!(
         B.end() <= ARENA_BYTES, "slot B lies outside the arena"
     );
-    /// `out` float32[1,32], output, lifetime 3..=3, offset 0, 128 bytes
+    /// `out` `float32[1,32]`, output, lifetime 3..=3, offset 0, 128 bytes
     pub const OUT: ::renamed_runtime::Slot<Activations, f32> = ::renamed_runtime::Slot::new(
         0,
         32,

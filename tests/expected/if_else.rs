@@ -62,27 +62,27 @@ pub mod if_else {
         ::core::concat!(::core::env!("CARGO_MANIFEST_DIR"),
         "/models/synthetic/if_else.tflite")
     );
-    /// `cond` bool[], input, lifetime 0..=6, offset 256, 1 bytes
+    /// `cond` `bool[]`, input, lifetime 0..=6, offset 256, 1 bytes
     pub const COND: ::stowplan::Slot<Activations, u8> = ::stowplan::Slot::new(256, 1);
     const _: () = ::core::assert!(
         COND.end() <= ARENA_BYTES, "slot COND lies outside the arena"
     );
-    /// `x` float32[1,16], input, lifetime 0..=6, offset 192, 64 bytes
+    /// `x` `float32[1,16]`, input, lifetime 0..=6, offset 192, 64 bytes
     pub const X: ::stowplan::Slot<Activations, f32> = ::stowplan::Slot::new(192, 16);
     const _: () = ::core::assert!(
         X.end() <= ARENA_BYTES, "slot X lies outside the arena"
     );
-    /// `y` float32[1,16], intermediate, lifetime 1..=7, offset 128, 64 bytes
+    /// `y` `float32[1,16]`, intermediate, lifetime 1..=7, offset 128, 64 bytes
     pub const Y: ::stowplan::Slot<Activations, f32> = ::stowplan::Slot::new(128, 16);
     const _: () = ::core::assert!(
         Y.end() <= ARENA_BYTES, "slot Y lies outside the arena"
     );
-    /// `out` float32[1,16], output, lifetime 7..=7, offset 0, 64 bytes
+    /// `out` `float32[1,16]`, output, lifetime 7..=7, offset 0, 64 bytes
     pub const OUT: ::stowplan::Slot<Activations, f32> = ::stowplan::Slot::new(0, 16);
     const _: () = ::core::assert!(
         OUT.end() <= ARENA_BYTES, "slot OUT lies outside the arena"
     );
-    /// `then/x` float32[1,16], input of subgraph 1, lifetime 2..=3, offset 0, 64 bytes
+    /// `then/x` `float32[1,16]`, input of subgraph 1, lifetime 2..=3, offset 0, 64 bytes
     pub const SG1_THEN_X: ::stowplan::Slot<Activations, f32> = ::stowplan::Slot::new(
         0,
         16,
@@ -90,7 +90,7 @@ pub mod if_else {
     const _: () = ::core::assert!(
         SG1_THEN_X.end() <= ARENA_BYTES, "slot SG1_THEN_X lies outside the arena"
     );
-    /// `then/h` float32[1,16], intermediate of subgraph 1, lifetime 3..=4, offset 64, 64 bytes
+    /// `then/h` `float32[1,16]`, intermediate of subgraph 1, lifetime 3..=4, offset 64, 64 bytes
     pub const SG1_THEN_H: ::stowplan::Slot<Activations, f32> = ::stowplan::Slot::new(
         64,
         16,
@@ -98,7 +98,7 @@ pub mod if_else {
     const _: () = ::core::assert!(
         SG1_THEN_H.end() <= ARENA_BYTES, "slot SG1_THEN_H lies outside the arena"
     );
-    /// `then/y` float32[1,16], output of subgraph 1, lifetime 4..=4, offset 0, 64 bytes
+    /// `then/y` `float32[1,16]`, output of subgraph 1, lifetime 4..=4, offset 0, 64 bytes
     pub const SG1_THEN_Y: ::stowplan::Slot<Activations, f32> = ::stowplan::Slot::new(
         0,
         16,
@@ -106,7 +106,7 @@ pub mod if_else {
     const _: () = ::core::assert!(
         SG1_THEN_Y.end() <= ARENA_BYTES, "slot SG1_THEN_Y lies outside the arena"
     );
-    /// `else/x` float32[1,16], input of subgraph 2, lifetime 5..=6, offset 64, 64 bytes
+    /// `else/x` `float32[1,16]`, input of subgraph 2, lifetime 5..=6, offset 64, 64 bytes
     pub const SG2_ELSE_X: ::stowplan::Slot<Activations, f32> = ::stowplan::Slot::new(
         64,
         16,
@@ -114,7 +114,7 @@ pub mod if_else {
     const _: () = ::core::assert!(
         SG2_ELSE_X.end() <= ARENA_BYTES, "slot SG2_ELSE_X lies outside the arena"
     );
-    /// `else/y` float32[1,16], output of subgraph 2, lifetime 6..=6, offset 0, 64 bytes
+    /// `else/y` `float32[1,16]`, output of subgraph 2, lifetime 6..=6, offset 0, 64 bytes
     pub const SG2_ELSE_Y: ::stowplan::Slot<Activations, f32> = ::stowplan::Slot::new(
         0,
         16,

@@ -56,22 +56,22 @@ pub mod offline_plan {
         ::core::concat!(::core::env!("CARGO_MANIFEST_DIR"),
         "/models/synthetic/offline_plan.tflite")
     );
-    /// `t0` float32[1,64], input, lifetime 0..=1, offset 256, 256 bytes
+    /// `t0` `float32[1,64]`, input, lifetime 0..=1, offset 256, 256 bytes
     pub const T0: ::stowplan::Slot<Activations, f32> = ::stowplan::Slot::new(256, 64);
     const _: () = ::core::assert!(
         T0.end() <= ARENA_BYTES, "slot T0 lies outside the arena"
     );
-    /// `t1` float32[1,64], intermediate, lifetime 1..=2, offset 0, 256 bytes
+    /// `t1` `float32[1,64]`, intermediate, lifetime 1..=2, offset 0, 256 bytes
     pub const T1: ::stowplan::Slot<Activations, f32> = ::stowplan::Slot::new(0, 64);
     const _: () = ::core::assert!(
         T1.end() <= ARENA_BYTES, "slot T1 lies outside the arena"
     );
-    /// `t2` float32[1,64], intermediate, lifetime 2..=3, offset 256, 256 bytes
+    /// `t2` `float32[1,64]`, intermediate, lifetime 2..=3, offset 256, 256 bytes
     pub const T2: ::stowplan::Slot<Activations, f32> = ::stowplan::Slot::new(256, 64);
     const _: () = ::core::assert!(
         T2.end() <= ARENA_BYTES, "slot T2 lies outside the arena"
     );
-    /// `t3` float32[1,64], output, lifetime 3..=3, offset 0, 256 bytes
+    /// `t3` `float32[1,64]`, output, lifetime 3..=3, offset 0, 256 bytes
     pub const T3: ::stowplan::Slot<Activations, f32> = ::stowplan::Slot::new(0, 64);
     const _: () = ::core::assert!(
         T3.end() <= ARENA_BYTES, "slot T3 lies outside the arena"

@@ -70,7 +70,7 @@ pub mod tf_call_once {
         ::core::cfg!(target_endian = "little"),
         "TFLite constant data is little-endian; this target is not"
     );
-    /// `serving_default_x:0` float32[1,4], input, lifetime 0..=8, offset 32, 16 bytes
+    /// `serving_default_x:0` `float32[1,4]`, input, lifetime 0..=8, offset 32, 16 bytes
     pub const SERVING_DEFAULT_X_0: ::stowplan::Slot<Activations, f32> = ::stowplan::Slot::new(
         32,
         4,
@@ -82,19 +82,19 @@ pub mod tf_call_once {
     const BUFFER_2: &::stowplan::__private_v1::Aligned<[u8; 4]> = &::stowplan::__private_v1::Aligned(
         *b"\0\0\0@",
     );
-    /// Constant `mul_1/y` float32[]: buffer 2, 4 bytes
+    /// Constant `mul_1/y` `float32[]`: buffer 2, 4 bytes
     pub const MUL_1_Y: &[f32] = ::stowplan::__private_v1::typed::<f32, 4>(BUFFER_2);
     const BUFFER_3: &::stowplan::__private_v1::Aligned<[u8; 4]> = &::stowplan::__private_v1::Aligned(
         *b"\0\0\0?",
     );
-    /// Constant `mul/y` float32[]: buffer 3, 4 bytes
+    /// Constant `mul/y` `float32[]`: buffer 3, 4 bytes
     pub const MUL_Y: &[f32] = ::stowplan::__private_v1::typed::<f32, 4>(BUFFER_3);
     const BUFFER_4: &::stowplan::__private_v1::Aligned<[u8; 4]> = &::stowplan::__private_v1::Aligned(
         *b"\0\0\x80?",
     );
-    /// Constant `add_1/y` float32[]: buffer 4, 4 bytes
+    /// Constant `add_1/y` `float32[]`: buffer 4, 4 bytes
     pub const ADD_1_Y: &[f32] = ::stowplan::__private_v1::typed::<f32, 4>(BUFFER_4);
-    /// `ReadVariableOp` float32[1,4], intermediate, lifetime 6..=7, offset 0, 16 bytes
+    /// `ReadVariableOp` `float32[1,4]`, intermediate, lifetime 6..=7, offset 0, 16 bytes
     pub const READVARIABLEOP: ::stowplan::Slot<Activations, f32> = ::stowplan::Slot::new(
         0,
         4,
@@ -102,17 +102,17 @@ pub mod tf_call_once {
     const _: () = ::core::assert!(
         READVARIABLEOP.end() <= ARENA_BYTES, "slot READVARIABLEOP lies outside the arena"
     );
-    /// `mul` float32[1,4], intermediate, lifetime 7..=8, offset 16, 16 bytes
+    /// `mul` `float32[1,4]`, intermediate, lifetime 7..=8, offset 16, 16 bytes
     pub const MUL: ::stowplan::Slot<Activations, f32> = ::stowplan::Slot::new(16, 4);
     const _: () = ::core::assert!(
         MUL.end() <= ARENA_BYTES, "slot MUL lies outside the arena"
     );
-    /// `add` float32[1,4], intermediate, lifetime 8..=9, offset 0, 16 bytes
+    /// `add` `float32[1,4]`, intermediate, lifetime 8..=9, offset 0, 16 bytes
     pub const ADD: ::stowplan::Slot<Activations, f32> = ::stowplan::Slot::new(0, 4);
     const _: () = ::core::assert!(
         ADD.end() <= ARENA_BYTES, "slot ADD lies outside the arena"
     );
-    /// `Read/ReadVariableOp` float32[1,4], intermediate, lifetime 10..=11, offset 0, 16 bytes
+    /// `Read/ReadVariableOp` `float32[1,4]`, intermediate, lifetime 10..=11, offset 0, 16 bytes
     pub const READ_READVARIABLEOP: ::stowplan::Slot<Activations, f32> = ::stowplan::Slot::new(
         0,
         4,
@@ -121,12 +121,12 @@ pub mod tf_call_once {
         READ_READVARIABLEOP.end() <= ARENA_BYTES,
         "slot READ_READVARIABLEOP lies outside the arena"
     );
-    /// `mul_1` float32[1,4], intermediate, lifetime 11..=12, offset 16, 16 bytes
+    /// `mul_1` `float32[1,4]`, intermediate, lifetime 11..=12, offset 16, 16 bytes
     pub const MUL_1: ::stowplan::Slot<Activations, f32> = ::stowplan::Slot::new(16, 4);
     const _: () = ::core::assert!(
         MUL_1.end() <= ARENA_BYTES, "slot MUL_1 lies outside the arena"
     );
-    /// `StatefulPartitionedCall:0` float32[1,4], output, lifetime 12..=12, offset 0, 16 bytes
+    /// `StatefulPartitionedCall:0` `float32[1,4]`, output, lifetime 12..=12, offset 0, 16 bytes
     pub const STATEFULPARTITIONEDCALL_0: ::stowplan::Slot<Activations, f32> = ::stowplan::Slot::new(
         0,
         4,
@@ -138,7 +138,7 @@ pub mod tf_call_once {
     const BUFFER_12: &::stowplan::__private_v1::Aligned<[u8; 16]> = &::stowplan::__private_v1::Aligned(
         *b"69\xEB>\xD6\n\xEB\xBE8\xB7\x85\xBD\xC9\xE6\x87\xBE",
     );
-    /// Constant `state1` float32[1,4]: buffer 12, 16 bytes
+    /// Constant `state1` `float32[1,4]`: buffer 12, 16 bytes
     pub const SG1_STATE1: &[f32] = ::stowplan::__private_v1::typed::<f32, 16>(BUFFER_12);
     /// The model's input tensors (indexes into `TENSORS`).
     pub const INPUTS: &[u32] = &[0];

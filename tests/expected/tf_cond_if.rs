@@ -72,7 +72,7 @@ pub mod tf_cond_if {
         ::core::cfg!(target_endian = "little"),
         "TFLite constant data is little-endian; this target is not"
     );
-    /// `serving_default_s:0` float32[], input, lifetime 0..=1, offset 0, 4 bytes
+    /// `serving_default_s:0` `float32[]`, input, lifetime 0..=1, offset 0, 4 bytes
     pub const SERVING_DEFAULT_S_0: ::stowplan::Slot<Activations, f32> = ::stowplan::Slot::new(
         0,
         1,
@@ -81,7 +81,7 @@ pub mod tf_cond_if {
         SERVING_DEFAULT_S_0.end() <= ARENA_BYTES,
         "slot SERVING_DEFAULT_S_0 lies outside the arena"
     );
-    /// `serving_default_x:0` float32[1,8], input, lifetime 0..=12, offset 128, 32 bytes
+    /// `serving_default_x:0` `float32[1,8]`, input, lifetime 0..=12, offset 128, 32 bytes
     pub const SERVING_DEFAULT_X_0: ::stowplan::Slot<Activations, f32> = ::stowplan::Slot::new(
         128,
         8,
@@ -93,49 +93,49 @@ pub mod tf_cond_if {
     const BUFFER_3: &::stowplan::__private_v1::Aligned<[u8; 4]> = &::stowplan::__private_v1::Aligned(
         *b"\0\0\x80>",
     );
-    /// Constant `sub/y` float32[]: buffer 3, 4 bytes
+    /// Constant `sub/y` `float32[]`: buffer 3, 4 bytes
     pub const SUB_Y: &[f32] = ::stowplan::__private_v1::typed::<f32, 4>(BUFFER_3);
     const BUFFER_4: &::stowplan::__private_v1::Aligned<[u8; 4]> = &::stowplan::__private_v1::Aligned(
         *b"\0\0\0\0",
     );
-    /// Constant `Greater/y` float32[]: buffer 4, 4 bytes
+    /// Constant `Greater/y` `float32[]`: buffer 4, 4 bytes
     pub const GREATER_Y: &[f32] = ::stowplan::__private_v1::typed::<f32, 4>(BUFFER_4);
     const BUFFER_5: &::stowplan::__private_v1::Aligned<[u8; 4]> = &::stowplan::__private_v1::Aligned(
         *b"\0\0\xC0?",
     );
-    /// Constant `mul/y` float32[]: buffer 5, 4 bytes
+    /// Constant `mul/y` `float32[]`: buffer 5, 4 bytes
     pub const MUL_Y: &[f32] = ::stowplan::__private_v1::typed::<f32, 4>(BUFFER_5);
     const BUFFER_6: &::stowplan::__private_v1::Aligned<[u8; 4]> = &::stowplan::__private_v1::Aligned(
         *b"\0\0\0?",
     );
-    /// Constant `mul_1/y` float32[]: buffer 6, 4 bytes
+    /// Constant `mul_1/y` `float32[]`: buffer 6, 4 bytes
     pub const MUL_1_Y: &[f32] = ::stowplan::__private_v1::typed::<f32, 4>(BUFFER_6);
-    /// `Greater` bool[], intermediate, lifetime 1..=10, offset 160, 1 bytes
+    /// `Greater` `bool[]`, intermediate, lifetime 1..=10, offset 160, 1 bytes
     pub const GREATER: ::stowplan::Slot<Activations, u8> = ::stowplan::Slot::new(160, 1);
     const _: () = ::core::assert!(
         GREATER.end() <= ARENA_BYTES, "slot GREATER lies outside the arena"
     );
-    /// `mul` float32[1,8], intermediate, lifetime 2..=3, offset 0, 32 bytes
+    /// `mul` `float32[1,8]`, intermediate, lifetime 2..=3, offset 0, 32 bytes
     pub const MUL: ::stowplan::Slot<Activations, f32> = ::stowplan::Slot::new(0, 8);
     const _: () = ::core::assert!(
         MUL.end() <= ARENA_BYTES, "slot MUL lies outside the arena"
     );
-    /// `sub` float32[1,8], intermediate, lifetime 3..=10, offset 96, 32 bytes
+    /// `sub` `float32[1,8]`, intermediate, lifetime 3..=10, offset 96, 32 bytes
     pub const SUB: ::stowplan::Slot<Activations, f32> = ::stowplan::Slot::new(96, 8);
     const _: () = ::core::assert!(
         SUB.end() <= ARENA_BYTES, "slot SUB lies outside the arena"
     );
-    /// `cond` float32[1,8], intermediate, lifetime 4..=11, offset 64, 32 bytes
+    /// `cond` `float32[1,8]`, intermediate, lifetime 4..=11, offset 64, 32 bytes
     pub const COND: ::stowplan::Slot<Activations, f32> = ::stowplan::Slot::new(64, 8);
     const _: () = ::core::assert!(
         COND.end() <= ARENA_BYTES, "slot COND lies outside the arena"
     );
-    /// `mul_1` float32[1,8], intermediate, lifetime 11..=12, offset 32, 32 bytes
+    /// `mul_1` `float32[1,8]`, intermediate, lifetime 11..=12, offset 32, 32 bytes
     pub const MUL_1: ::stowplan::Slot<Activations, f32> = ::stowplan::Slot::new(32, 8);
     const _: () = ::core::assert!(
         MUL_1.end() <= ARENA_BYTES, "slot MUL_1 lies outside the arena"
     );
-    /// `PartitionedCall:0` float32[1,8], output, lifetime 12..=12, offset 0, 32 bytes
+    /// `PartitionedCall:0` `float32[1,8]`, output, lifetime 12..=12, offset 0, 32 bytes
     pub const PARTITIONEDCALL_0: ::stowplan::Slot<Activations, f32> = ::stowplan::Slot::new(
         0,
         8,
@@ -144,7 +144,7 @@ pub mod tf_cond_if {
         PARTITIONEDCALL_0.end() <= ARENA_BYTES,
         "slot PARTITIONEDCALL_0 lies outside the arena"
     );
-    /// `cond_false_7490_arg0` float32[1,8], input of subgraph 1, lifetime 8..=9, offset 0, 32 bytes
+    /// `cond_false_7490_arg0` `float32[1,8]`, input of subgraph 1, lifetime 8..=9, offset 0, 32 bytes
     pub const SG1_COND_FALSE_7490_ARG0: ::stowplan::Slot<Activations, f32> = ::stowplan::Slot::new(
         0,
         8,
@@ -153,12 +153,12 @@ pub mod tf_cond_if {
         SG1_COND_FALSE_7490_ARG0.end() <= ARENA_BYTES,
         "slot SG1_COND_FALSE_7490_ARG0 lies outside the arena"
     );
-    /// Constant `cond/sub/y` float32[]: buffer 6, 4 bytes
+    /// Constant `cond/sub/y` `float32[]`: buffer 6, 4 bytes
     pub const SG1_COND_SUB_Y: &[f32] = ::stowplan::__private_v1::typed::<
         f32,
         4,
     >(BUFFER_6);
-    /// `cond/mul` float32[1,8], intermediate of subgraph 1, lifetime 9..=10, offset 32, 32 bytes
+    /// `cond/mul` `float32[1,8]`, intermediate of subgraph 1, lifetime 9..=10, offset 32, 32 bytes
     pub const SG1_COND_MUL: ::stowplan::Slot<Activations, f32> = ::stowplan::Slot::new(
         32,
         8,
@@ -166,7 +166,7 @@ pub mod tf_cond_if {
     const _: () = ::core::assert!(
         SG1_COND_MUL.end() <= ARENA_BYTES, "slot SG1_COND_MUL lies outside the arena"
     );
-    /// `cond/sub` float32[1,8], output of subgraph 1, lifetime 10..=10, offset 0, 32 bytes
+    /// `cond/sub` `float32[1,8]`, output of subgraph 1, lifetime 10..=10, offset 0, 32 bytes
     pub const SG1_COND_SUB: ::stowplan::Slot<Activations, f32> = ::stowplan::Slot::new(
         0,
         8,
@@ -174,7 +174,7 @@ pub mod tf_cond_if {
     const _: () = ::core::assert!(
         SG1_COND_SUB.end() <= ARENA_BYTES, "slot SG1_COND_SUB lies outside the arena"
     );
-    /// `cond_true_7480_arg0` float32[1,8], input of subgraph 2, lifetime 5..=6, offset 0, 32 bytes
+    /// `cond_true_7480_arg0` `float32[1,8]`, input of subgraph 2, lifetime 5..=6, offset 0, 32 bytes
     pub const SG2_COND_TRUE_7480_ARG0: ::stowplan::Slot<Activations, f32> = ::stowplan::Slot::new(
         0,
         8,
@@ -186,7 +186,7 @@ pub mod tf_cond_if {
     const BUFFER_18: &::stowplan::__private_v1::Aligned<[u8; 4]> = &::stowplan::__private_v1::Aligned(
         *b"\0\0\x80?",
     );
-    /// Constant `cond/add/y` float32[]: buffer 18, 4 bytes
+    /// Constant `cond/add/y` `float32[]`: buffer 18, 4 bytes
     pub const SG2_COND_ADD_Y: &[f32] = ::stowplan::__private_v1::typed::<
         f32,
         4,
@@ -194,12 +194,12 @@ pub mod tf_cond_if {
     const BUFFER_19: &::stowplan::__private_v1::Aligned<[u8; 4]> = &::stowplan::__private_v1::Aligned(
         *b"\0\0\0@",
     );
-    /// Constant `cond/mul/y` float32[]: buffer 19, 4 bytes
+    /// Constant `cond/mul/y` `float32[]`: buffer 19, 4 bytes
     pub const SG2_COND_MUL_Y: &[f32] = ::stowplan::__private_v1::typed::<
         f32,
         4,
     >(BUFFER_19);
-    /// `cond/mul1` float32[1,8], intermediate of subgraph 2, lifetime 6..=7, offset 32, 32 bytes
+    /// `cond/mul1` `float32[1,8]`, intermediate of subgraph 2, lifetime 6..=7, offset 32, 32 bytes
     pub const SG2_COND_MUL1: ::stowplan::Slot<Activations, f32> = ::stowplan::Slot::new(
         32,
         8,
@@ -207,7 +207,7 @@ pub mod tf_cond_if {
     const _: () = ::core::assert!(
         SG2_COND_MUL1.end() <= ARENA_BYTES, "slot SG2_COND_MUL1 lies outside the arena"
     );
-    /// `cond/Relu;cond/add` float32[1,8], output of subgraph 2, lifetime 7..=7, offset 0, 32 bytes
+    /// `cond/Relu;cond/add` `float32[1,8]`, output of subgraph 2, lifetime 7..=7, offset 0, 32 bytes
     pub const SG2_COND_RELU: ::stowplan::Slot<Activations, f32> = ::stowplan::Slot::new(
         0,
         8,

@@ -72,7 +72,7 @@ pub mod tf_while_loop {
         ::core::cfg!(target_endian = "little"),
         "TFLite constant data is little-endian; this target is not"
     );
-    /// `serving_default_x:0` float32[1,8], input, lifetime 0..=11, offset 128, 32 bytes
+    /// `serving_default_x:0` `float32[1,8]`, input, lifetime 0..=11, offset 128, 32 bytes
     pub const SERVING_DEFAULT_X_0: ::stowplan::Slot<Activations, f32> = ::stowplan::Slot::new(
         128,
         8,
@@ -81,7 +81,7 @@ pub mod tf_while_loop {
         SERVING_DEFAULT_X_0.end() <= ARENA_BYTES,
         "slot SERVING_DEFAULT_X_0 lies outside the arena"
     );
-    /// `serving_default_n:0` float32[], input, lifetime 0..=9, offset 224, 4 bytes
+    /// `serving_default_n:0` `float32[]`, input, lifetime 0..=9, offset 224, 4 bytes
     pub const SERVING_DEFAULT_N_0: ::stowplan::Slot<Activations, f32> = ::stowplan::Slot::new(
         224,
         1,
@@ -93,44 +93,44 @@ pub mod tf_while_loop {
     const BUFFER_3: &::stowplan::__private_v1::Aligned<[u8; 4]> = &::stowplan::__private_v1::Aligned(
         *b"\0\0\0\0",
     );
-    /// Constant `Const` float32[]: buffer 3, 4 bytes
+    /// Constant `Const` `float32[]`: buffer 3, 4 bytes
     pub const CONST: &[f32] = ::stowplan::__private_v1::typed::<f32, 4>(BUFFER_3);
     const BUFFER_4: &::stowplan::__private_v1::Aligned<[u8; 4]> = &::stowplan::__private_v1::Aligned(
         *b"\0\0\0>",
     );
-    /// Constant `add/y` float32[]: buffer 4, 4 bytes
+    /// Constant `add/y` `float32[]`: buffer 4, 4 bytes
     pub const ADD_Y: &[f32] = ::stowplan::__private_v1::typed::<f32, 4>(BUFFER_4);
     const BUFFER_5: &::stowplan::__private_v1::Aligned<[u8; 4]> = &::stowplan::__private_v1::Aligned(
         *b"\0\0\0@",
     );
-    /// Constant `mul/y` float32[]: buffer 5, 4 bytes
+    /// Constant `mul/y` `float32[]`: buffer 5, 4 bytes
     pub const MUL_Y: &[f32] = ::stowplan::__private_v1::typed::<f32, 4>(BUFFER_5);
-    /// `add` float32[1,8], intermediate, lifetime 1..=9, offset 96, 32 bytes
+    /// `add` `float32[1,8]`, intermediate, lifetime 1..=9, offset 96, 32 bytes
     pub const ADD: ::stowplan::Slot<Activations, f32> = ::stowplan::Slot::new(96, 8);
     const _: () = ::core::assert!(
         ADD.end() <= ARENA_BYTES, "slot ADD lies outside the arena"
     );
-    /// `while` float32[], intermediate, lifetime 2..=9, offset 208, 4 bytes
+    /// `while` `float32[]`, intermediate, lifetime 2..=9, offset 208, 4 bytes
     pub const WHILE: ::stowplan::Slot<Activations, f32> = ::stowplan::Slot::new(208, 1);
     const _: () = ::core::assert!(
         WHILE.end() <= ARENA_BYTES, "slot WHILE lies outside the arena"
     );
-    /// `while1` float32[1,8], intermediate, lifetime 2..=10, offset 64, 32 bytes
+    /// `while1` `float32[1,8]`, intermediate, lifetime 2..=10, offset 64, 32 bytes
     pub const WHILE1: ::stowplan::Slot<Activations, f32> = ::stowplan::Slot::new(64, 8);
     const _: () = ::core::assert!(
         WHILE1.end() <= ARENA_BYTES, "slot WHILE1 lies outside the arena"
     );
-    /// `while2` float32[], intermediate, lifetime 2..=9, offset 192, 4 bytes
+    /// `while2` `float32[]`, intermediate, lifetime 2..=9, offset 192, 4 bytes
     pub const WHILE2: ::stowplan::Slot<Activations, f32> = ::stowplan::Slot::new(192, 1);
     const _: () = ::core::assert!(
         WHILE2.end() <= ARENA_BYTES, "slot WHILE2 lies outside the arena"
     );
-    /// `mul` float32[1,8], intermediate, lifetime 10..=11, offset 32, 32 bytes
+    /// `mul` `float32[1,8]`, intermediate, lifetime 10..=11, offset 32, 32 bytes
     pub const MUL: ::stowplan::Slot<Activations, f32> = ::stowplan::Slot::new(32, 8);
     const _: () = ::core::assert!(
         MUL.end() <= ARENA_BYTES, "slot MUL lies outside the arena"
     );
-    /// `PartitionedCall:0` float32[1,8], output, lifetime 11..=11, offset 0, 32 bytes
+    /// `PartitionedCall:0` `float32[1,8]`, output, lifetime 11..=11, offset 0, 32 bytes
     pub const PARTITIONEDCALL_0: ::stowplan::Slot<Activations, f32> = ::stowplan::Slot::new(
         0,
         8,
@@ -139,7 +139,7 @@ pub mod tf_while_loop {
         PARTITIONEDCALL_0.end() <= ARENA_BYTES,
         "slot PARTITIONEDCALL_0 lies outside the arena"
     );
-    /// `while_cond_arg0` float32[], input of subgraph 1, lifetime 3..=4, offset 48, 4 bytes
+    /// `while_cond_arg0` `float32[]`, input of subgraph 1, lifetime 3..=4, offset 48, 4 bytes
     pub const SG1_WHILE_COND_ARG0: ::stowplan::Slot<Activations, f32> = ::stowplan::Slot::new(
         48,
         1,
@@ -148,7 +148,7 @@ pub mod tf_while_loop {
         SG1_WHILE_COND_ARG0.end() <= ARENA_BYTES,
         "slot SG1_WHILE_COND_ARG0 lies outside the arena"
     );
-    /// `while_cond_arg1` float32[1,8], input of subgraph 1, lifetime 3..=3, offset 0, 32 bytes
+    /// `while_cond_arg1` `float32[1,8]`, input of subgraph 1, lifetime 3..=3, offset 0, 32 bytes
     pub const SG1_WHILE_COND_ARG1: ::stowplan::Slot<Activations, f32> = ::stowplan::Slot::new(
         0,
         8,
@@ -157,7 +157,7 @@ pub mod tf_while_loop {
         SG1_WHILE_COND_ARG1.end() <= ARENA_BYTES,
         "slot SG1_WHILE_COND_ARG1 lies outside the arena"
     );
-    /// `while_cond_arg2` float32[], input of subgraph 1, lifetime 3..=4, offset 32, 4 bytes
+    /// `while_cond_arg2` `float32[]`, input of subgraph 1, lifetime 3..=4, offset 32, 4 bytes
     pub const SG1_WHILE_COND_ARG2: ::stowplan::Slot<Activations, f32> = ::stowplan::Slot::new(
         32,
         1,
@@ -166,7 +166,7 @@ pub mod tf_while_loop {
         SG1_WHILE_COND_ARG2.end() <= ARENA_BYTES,
         "slot SG1_WHILE_COND_ARG2 lies outside the arena"
     );
-    /// `while/Less` bool[], output of subgraph 1, lifetime 4..=4, offset 0, 1 bytes
+    /// `while/Less` `bool[]`, output of subgraph 1, lifetime 4..=4, offset 0, 1 bytes
     pub const SG1_WHILE_LESS: ::stowplan::Slot<Activations, u8> = ::stowplan::Slot::new(
         0,
         1,
@@ -174,7 +174,7 @@ pub mod tf_while_loop {
     const _: () = ::core::assert!(
         SG1_WHILE_LESS.end() <= ARENA_BYTES, "slot SG1_WHILE_LESS lies outside the arena"
     );
-    /// `while_body_arg0` float32[], input of subgraph 2, lifetime 5..=6, offset 0, 4 bytes
+    /// `while_body_arg0` `float32[]`, input of subgraph 2, lifetime 5..=6, offset 0, 4 bytes
     pub const SG2_WHILE_BODY_ARG0: ::stowplan::Slot<Activations, f32> = ::stowplan::Slot::new(
         0,
         1,
@@ -183,7 +183,7 @@ pub mod tf_while_loop {
         SG2_WHILE_BODY_ARG0.end() <= ARENA_BYTES,
         "slot SG2_WHILE_BODY_ARG0 lies outside the arena"
     );
-    /// `while_body_arg1` float32[1,8], input of subgraph 2, lifetime 5..=7, offset 32, 32 bytes
+    /// `while_body_arg1` `float32[1,8]`, input of subgraph 2, lifetime 5..=7, offset 32, 32 bytes
     pub const SG2_WHILE_BODY_ARG1: ::stowplan::Slot<Activations, f32> = ::stowplan::Slot::new(
         32,
         8,
@@ -192,7 +192,7 @@ pub mod tf_while_loop {
         SG2_WHILE_BODY_ARG1.end() <= ARENA_BYTES,
         "slot SG2_WHILE_BODY_ARG1 lies outside the arena"
     );
-    /// `while_body_arg2` float32[], input of subgraph 2, lifetime 5..=9, offset 176, 4 bytes
+    /// `while_body_arg2` `float32[]`, input of subgraph 2, lifetime 5..=9, offset 176, 4 bytes
     pub const SG2_WHILE_BODY_ARG2: ::stowplan::Slot<Activations, f32> = ::stowplan::Slot::new(
         176,
         1,
@@ -204,7 +204,7 @@ pub mod tf_while_loop {
     const BUFFER_19: &::stowplan::__private_v1::Aligned<[u8; 4]> = &::stowplan::__private_v1::Aligned(
         *b"\0\0\x80?",
     );
-    /// Constant `while/add/y` float32[]: buffer 19, 4 bytes
+    /// Constant `while/add/y` `float32[]`: buffer 19, 4 bytes
     pub const SG2_WHILE_ADD_Y: &[f32] = ::stowplan::__private_v1::typed::<
         f32,
         4,
@@ -212,7 +212,7 @@ pub mod tf_while_loop {
     const BUFFER_20: &::stowplan::__private_v1::Aligned<[u8; 4]> = &::stowplan::__private_v1::Aligned(
         *b"\0\0\0?",
     );
-    /// Constant `while/add_1/y` float32[]: buffer 20, 4 bytes
+    /// Constant `while/add_1/y` `float32[]`: buffer 20, 4 bytes
     pub const SG2_WHILE_ADD_1_Y: &[f32] = ::stowplan::__private_v1::typed::<
         f32,
         4,
@@ -220,7 +220,7 @@ pub mod tf_while_loop {
     const BUFFER_21: &::stowplan::__private_v1::Aligned<[u8; 4]> = &::stowplan::__private_v1::Aligned(
         *b"\0\0@?",
     );
-    /// Constant `while/mul/y` float32[]: buffer 21, 4 bytes
+    /// Constant `while/mul/y` `float32[]`: buffer 21, 4 bytes
     pub const SG2_WHILE_MUL_Y: &[f32] = ::stowplan::__private_v1::typed::<
         f32,
         4,
@@ -228,12 +228,12 @@ pub mod tf_while_loop {
     const BUFFER_22: &::stowplan::__private_v1::Aligned<[u8; 4]> = &::stowplan::__private_v1::Aligned(
         *b"\0\0\x80>",
     );
-    /// Constant `while/sub/y` float32[]: buffer 22, 4 bytes
+    /// Constant `while/sub/y` `float32[]`: buffer 22, 4 bytes
     pub const SG2_WHILE_SUB_Y: &[f32] = ::stowplan::__private_v1::typed::<
         f32,
         4,
     >(BUFFER_22);
-    /// `while/add` float32[], output of subgraph 2, lifetime 6..=9, offset 160, 4 bytes
+    /// `while/add` `float32[]`, output of subgraph 2, lifetime 6..=9, offset 160, 4 bytes
     pub const SG2_WHILE_ADD: ::stowplan::Slot<Activations, f32> = ::stowplan::Slot::new(
         160,
         1,
@@ -241,7 +241,7 @@ pub mod tf_while_loop {
     const _: () = ::core::assert!(
         SG2_WHILE_ADD.end() <= ARENA_BYTES, "slot SG2_WHILE_ADD lies outside the arena"
     );
-    /// `while/mul` float32[1,8], intermediate of subgraph 2, lifetime 7..=8, offset 0, 32 bytes
+    /// `while/mul` `float32[1,8]`, intermediate of subgraph 2, lifetime 7..=8, offset 0, 32 bytes
     pub const SG2_WHILE_MUL: ::stowplan::Slot<Activations, f32> = ::stowplan::Slot::new(
         0,
         8,
@@ -249,7 +249,7 @@ pub mod tf_while_loop {
     const _: () = ::core::assert!(
         SG2_WHILE_MUL.end() <= ARENA_BYTES, "slot SG2_WHILE_MUL lies outside the arena"
     );
-    /// `while/Relu;while/add_1` float32[1,8], intermediate of subgraph 2, lifetime 8..=9, offset 32, 32 bytes
+    /// `while/Relu;while/add_1` `float32[1,8]`, intermediate of subgraph 2, lifetime 8..=9, offset 32, 32 bytes
     pub const SG2_WHILE_RELU: ::stowplan::Slot<Activations, f32> = ::stowplan::Slot::new(
         32,
         8,
@@ -257,7 +257,7 @@ pub mod tf_while_loop {
     const _: () = ::core::assert!(
         SG2_WHILE_RELU.end() <= ARENA_BYTES, "slot SG2_WHILE_RELU lies outside the arena"
     );
-    /// `while/sub` float32[1,8], output of subgraph 2, lifetime 9..=9, offset 0, 32 bytes
+    /// `while/sub` `float32[1,8]`, output of subgraph 2, lifetime 9..=9, offset 0, 32 bytes
     pub const SG2_WHILE_SUB: ::stowplan::Slot<Activations, f32> = ::stowplan::Slot::new(
         0,
         8,

@@ -55,23 +55,23 @@ pub mod variables {
         ::core::concat!(::core::env!("CARGO_MANIFEST_DIR"),
         "/models/synthetic/variables.tflite")
     );
-    /// `x` int8[1,40], input, lifetime 0..=1, offset 0, 40 bytes
+    /// `x` `int8[1,40]`, input, lifetime 0..=1, offset 0, 40 bytes
     pub const X: ::stowplan::Slot<Activations, i8> = ::stowplan::Slot::new(0, 40);
     const _: () = ::core::assert!(
         X.end() <= ARENA_BYTES, "slot X lies outside the arena"
     );
-    /// `state1` int16[1,320], variable, lifetime -1..=1, offset 0, 640 bytes in the persistent region
+    /// `state1` `int16[1,320]`, variable, lifetime -1..=1, offset 0, 640 bytes in the persistent region
     pub const STATE1: ::stowplan::Slot<Persistent, i16> = ::stowplan::Slot::new(0, 320);
     const _: () = ::core::assert!(
         STATE1.end() <= PERSISTENT_BYTES,
         "slot STATE1 lies outside the persistent region"
     );
-    /// `h` int8[1,32], intermediate, lifetime 1..=2, offset 48, 32 bytes
+    /// `h` `int8[1,32]`, intermediate, lifetime 1..=2, offset 48, 32 bytes
     pub const H: ::stowplan::Slot<Activations, i8> = ::stowplan::Slot::new(48, 32);
     const _: () = ::core::assert!(
         H.end() <= ARENA_BYTES, "slot H lies outside the arena"
     );
-    /// `state2` int16[1,100], variable, lifetime -1..=2, offset 640, 200 bytes in the persistent region
+    /// `state2` `int16[1,100]`, variable, lifetime -1..=2, offset 640, 200 bytes in the persistent region
     pub const STATE2: ::stowplan::Slot<Persistent, i16> = ::stowplan::Slot::new(
         640,
         100,
@@ -80,7 +80,7 @@ pub mod variables {
         STATE2.end() <= PERSISTENT_BYTES,
         "slot STATE2 lies outside the persistent region"
     );
-    /// `y` int8[1,8], output, lifetime 2..=2, offset 0, 8 bytes
+    /// `y` `int8[1,8]`, output, lifetime 2..=2, offset 0, 8 bytes
     pub const Y: ::stowplan::Slot<Activations, i8> = ::stowplan::Slot::new(0, 8);
     const _: () = ::core::assert!(
         Y.end() <= ARENA_BYTES, "slot Y lies outside the arena"

@@ -65,27 +65,27 @@ pub mod while_loop {
         ::core::cfg!(target_endian = "little"),
         "TFLite constant data is little-endian; this target is not"
     );
-    /// `i` int32[], input, lifetime 0..=6, offset 544, 4 bytes
+    /// `i` `int32[]`, input, lifetime 0..=6, offset 544, 4 bytes
     pub const I: ::stowplan::Slot<Activations, i32> = ::stowplan::Slot::new(544, 1);
     const _: () = ::core::assert!(
         I.end() <= ARENA_BYTES, "slot I lies outside the arena"
     );
-    /// `x` float32[1,32], input, lifetime 0..=6, offset 384, 128 bytes
+    /// `x` `float32[1,32]`, input, lifetime 0..=6, offset 384, 128 bytes
     pub const X: ::stowplan::Slot<Activations, f32> = ::stowplan::Slot::new(384, 32);
     const _: () = ::core::assert!(
         X.end() <= ARENA_BYTES, "slot X lies outside the arena"
     );
-    /// `i_out` int32[], output, lifetime 1..=6, offset 528, 4 bytes
+    /// `i_out` `int32[]`, output, lifetime 1..=6, offset 528, 4 bytes
     pub const I_OUT: ::stowplan::Slot<Activations, i32> = ::stowplan::Slot::new(528, 1);
     const _: () = ::core::assert!(
         I_OUT.end() <= ARENA_BYTES, "slot I_OUT lies outside the arena"
     );
-    /// `y` float32[1,32], output, lifetime 1..=6, offset 256, 128 bytes
+    /// `y` `float32[1,32]`, output, lifetime 1..=6, offset 256, 128 bytes
     pub const Y: ::stowplan::Slot<Activations, f32> = ::stowplan::Slot::new(256, 32);
     const _: () = ::core::assert!(
         Y.end() <= ARENA_BYTES, "slot Y lies outside the arena"
     );
-    /// `cond/i` int32[], input of subgraph 1, lifetime 2..=3, offset 128, 4 bytes
+    /// `cond/i` `int32[]`, input of subgraph 1, lifetime 2..=3, offset 128, 4 bytes
     pub const SG1_COND_I: ::stowplan::Slot<Activations, i32> = ::stowplan::Slot::new(
         128,
         1,
@@ -93,7 +93,7 @@ pub mod while_loop {
     const _: () = ::core::assert!(
         SG1_COND_I.end() <= ARENA_BYTES, "slot SG1_COND_I lies outside the arena"
     );
-    /// `cond/x` float32[1,32], input of subgraph 1, lifetime 2..=2, offset 0, 128 bytes
+    /// `cond/x` `float32[1,32]`, input of subgraph 1, lifetime 2..=2, offset 0, 128 bytes
     pub const SG1_COND_X: ::stowplan::Slot<Activations, f32> = ::stowplan::Slot::new(
         0,
         32,
@@ -104,12 +104,12 @@ pub mod while_loop {
     const BUFFER_1: &::stowplan::__private_v1::Aligned<[u8; 4]> = &::stowplan::__private_v1::Aligned(
         *b"\x03\0\0\0",
     );
-    /// Constant `cond/limit` int32[]: buffer 1, 4 bytes
+    /// Constant `cond/limit` `int32[]`: buffer 1, 4 bytes
     pub const SG1_COND_LIMIT: &[i32] = ::stowplan::__private_v1::typed::<
         i32,
         4,
     >(BUFFER_1);
-    /// `cond/c` bool[], output of subgraph 1, lifetime 3..=3, offset 0, 1 bytes
+    /// `cond/c` `bool[]`, output of subgraph 1, lifetime 3..=3, offset 0, 1 bytes
     pub const SG1_COND_C: ::stowplan::Slot<Activations, u8> = ::stowplan::Slot::new(
         0,
         1,
@@ -117,7 +117,7 @@ pub mod while_loop {
     const _: () = ::core::assert!(
         SG1_COND_C.end() <= ARENA_BYTES, "slot SG1_COND_C lies outside the arena"
     );
-    /// `body/i` int32[], input of subgraph 2, lifetime 4..=5, offset 0, 4 bytes
+    /// `body/i` `int32[]`, input of subgraph 2, lifetime 4..=5, offset 0, 4 bytes
     pub const SG2_BODY_I: ::stowplan::Slot<Activations, i32> = ::stowplan::Slot::new(
         0,
         1,
@@ -125,7 +125,7 @@ pub mod while_loop {
     const _: () = ::core::assert!(
         SG2_BODY_I.end() <= ARENA_BYTES, "slot SG2_BODY_I lies outside the arena"
     );
-    /// `body/x` float32[1,32], input of subgraph 2, lifetime 4..=6, offset 128, 128 bytes
+    /// `body/x` `float32[1,32]`, input of subgraph 2, lifetime 4..=6, offset 128, 128 bytes
     pub const SG2_BODY_X: ::stowplan::Slot<Activations, f32> = ::stowplan::Slot::new(
         128,
         32,
@@ -136,9 +136,9 @@ pub mod while_loop {
     const BUFFER_2: &::stowplan::__private_v1::Aligned<[u8; 4]> = &::stowplan::__private_v1::Aligned(
         *b"\x01\0\0\0",
     );
-    /// Constant `body/one` int32[]: buffer 2, 4 bytes
+    /// Constant `body/one` `int32[]`: buffer 2, 4 bytes
     pub const SG2_BODY_ONE: &[i32] = ::stowplan::__private_v1::typed::<i32, 4>(BUFFER_2);
-    /// `body/i2` int32[], output of subgraph 2, lifetime 5..=6, offset 512, 4 bytes
+    /// `body/i2` `int32[]`, output of subgraph 2, lifetime 5..=6, offset 512, 4 bytes
     pub const SG2_BODY_I2: ::stowplan::Slot<Activations, i32> = ::stowplan::Slot::new(
         512,
         1,
@@ -146,7 +146,7 @@ pub mod while_loop {
     const _: () = ::core::assert!(
         SG2_BODY_I2.end() <= ARENA_BYTES, "slot SG2_BODY_I2 lies outside the arena"
     );
-    /// `body/x2` float32[1,32], output of subgraph 2, lifetime 6..=6, offset 0, 128 bytes
+    /// `body/x2` `float32[1,32]`, output of subgraph 2, lifetime 6..=6, offset 0, 128 bytes
     pub const SG2_BODY_X2: ::stowplan::Slot<Activations, f32> = ::stowplan::Slot::new(
         0,
         32,

@@ -1,71 +1,57 @@
-//! The desktop example: plans a model bundled with the repository and prints the plan.
+//! The desktop example: a small int8 CNN (`tests/models/cnn_int8`, made by the project's fixture
+//! script) planned by `build.rs` at build time. The program does no planning: it prints the
+//! figures and the layout the generated module carries, and claims its arena.
 //!
 //! ```text
-//! cargo run -p stowplan-example-desktop            # the bundled model
-//! cargo run -p stowplan-example-desktop -- M.tflite # any model
+//! cargo run -p stowplan-example-desktop
 //! ```
-//!
-//! It compares the planners on the model (arena against the lower bound and the naive sum),
-//! then prints stowplan's table for the greedy plan, which is the plan TensorFlow Lite Micro makes.
 #![forbid(unsafe_code)]
 
-use std::process::ExitCode;
+// The generated module `cnn`: slots, constants, tables and compile-time proofs.
+include!(concat!(env!("OUT_DIR"), "/cnn.rs"));
 
-use stowplan_planner::emit::{model_text, thousands};
-use stowplan_planner::plan::Planner;
-use stowplan_planner::{Options, plan_model};
-
-/// A small branchy model with an IF: made by the project's Rust model builder.
-const BUNDLED: &[u8] = include_bytes!("../../../tests/models/synthetic/if_else.tflite");
-const BUNDLED_NAME: &str = "tests/models/synthetic/if_else.tflite";
-
-fn main() -> ExitCode {
-    let arg = std::env::args().nth(1);
-    let (name, bytes) = match &arg {
-        Some(path) => match std::fs::read(path) {
-            Ok(bytes) => (path.as_str(), bytes),
-            Err(e) => {
-                eprintln!("error: cannot read {path}: {e}");
-                return ExitCode::FAILURE;
-            }
-        },
-        None => (BUNDLED_NAME, BUNDLED.to_vec()),
-    };
+fn main() {
     println!(
-        "{:<8} {:>12} {:>12} {:>12} {:>8}",
-        "planner", "arena B", "lower bound", "naive B", "gap %"
+        "model {} (sha256 {}…)",
+        cnn::MODEL_PATH,
+        &cnn::MODEL_SHA256[..12]
     );
-    for planner in Planner::ALL {
-        match plan_model(
-            &bytes,
-            &Options {
-                planner,
-                ..Options::default()
-            },
-        ) {
-            Ok(p) => println!(
-                "{:<8} {:>12} {:>12} {:>12} {:>8.2}",
-                planner.name(),
-                thousands(p.arena_bytes()),
-                thousands(p.lower_bound_bytes()),
-                thousands(p.naive_bytes()),
-                p.gap_percent()
-            ),
-            Err(e) => {
-                eprintln!("error: {name}: {e}");
-                return ExitCode::FAILURE;
+    println!("planner      {}", cnn::PLANNER);
+    println!("arena        {:>6} B", cnn::ARENA_BYTES);
+    println!("lower bound  {:>6} B", cnn::LOWER_BOUND_BYTES);
+    println!(
+        "naive        {:>6} B  (saving {} B, {:.1} %)",
+        cnn::NAIVE_BYTES,
+        cnn::NAIVE_BYTES - cnn::ARENA_BYTES,
+        (cnn::NAIVE_BYTES - cnn::ARENA_BYTES) as f64 * 100.0 / cnn::NAIVE_BYTES as f64
+    );
+    println!();
+    println!(
+        "{:<4} {:<17} {:<46} {:<8} {:>9} {:>7}",
+        "id", "op", "tensor", "dtype", "offset", "bytes"
+    );
+    for op in cnn::OPS {
+        for (k, id) in op.outputs.iter().enumerate() {
+            let t = &cnn::TENSORS[*id as usize];
+            if let stowplan::Location::Arena { offset, bytes } = t.location {
+                let opcode = if k == 0 { op.opcode } else { "" };
+                let name: String = t.name.chars().take(46).collect();
+                println!(
+                    "{id:<4} {opcode:<17} {name:<46} {:<8} {offset:>9} {bytes:>7}",
+                    t.dtype
+                );
             }
         }
     }
-    println!();
-    match plan_model(&bytes, &Options::default()) {
-        Ok(p) => {
-            print!("{}", model_text(&p, name));
-            ExitCode::SUCCESS
-        }
-        Err(e) => {
-            eprintln!("error: {name}: {e}");
-            ExitCode::FAILURE
-        }
+    let mut arena = cnn::Arena::new();
+    let input = cnn::TENSORS[cnn::INPUTS[0] as usize];
+    if let stowplan::Location::Arena { offset, bytes } = input.location {
+        arena.as_bytes_mut()[offset..offset + bytes].fill(1);
+        println!(
+            "\nthe input {:?} fills bytes {offset}..{} of a {} B arena",
+            input.name,
+            offset + bytes,
+            arena.as_bytes().len()
+        );
     }
 }

@@ -343,7 +343,7 @@ pub fn generate(
                 format!(" in the {where_}")
             };
             let doc = format!(
-                " `{tname}` {dtype_name}{}, {}{subgraph}, lifetime {}, offset {}, {} bytes{region_note}",
+                " `{tname}` `{dtype_name}{}`, {}{subgraph}, lifetime {}, offset {}, {} bytes{region_note}",
                 shape_str(&info.shape),
                 info.kind.name(),
                 lifetime_str(life),
@@ -387,7 +387,7 @@ pub fn generate(
             if whole && !data.is_empty() {
                 multibyte_constants |= elem_size > 1;
                 let doc = format!(
-                    " Constant `{tname}` {dtype_name}{}: buffer {}, {} bytes",
+                    " Constant `{tname}` `{dtype_name}{}`: buffer {}, {} bytes",
                     shape_str(&info.shape),
                     tensor.buffer,
                     thousands(data.len() as u64)
