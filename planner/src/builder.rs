@@ -109,6 +109,8 @@ struct SubgraphSpec {
     inputs: Vec<i32>,
     outputs: Vec<i32>,
     ops: Vec<OpSpec>,
+    /// Extra entries of the tensors vector that all point at the last tensor's table.
+    repeat_last_tensor: usize,
 }
 
 /// Builds a `.tflite` model in memory; see the [module docs](self).
@@ -299,6 +301,40 @@ impl ModelBuilder {
                 callees: None,
             },
         )
+    }
+
+    /// Adds an op with a raw operator-code index, written as is (for malformed models).
+    ///
+    /// # Panics
+    ///
+    /// If `sg` was not returned by [`Self::subgraph`].
+    pub fn raw_op(
+        &mut self,
+        sg: usize,
+        opcode_index: u32,
+        inputs: &[i32],
+        outputs: &[i32],
+    ) -> usize {
+        let opcode = usize::try_from(opcode_index).unwrap_or(usize::MAX);
+        self.push_op(
+            sg,
+            OpSpec {
+                opcode,
+                inputs: inputs.to_vec(),
+                outputs: outputs.to_vec(),
+                ..OpSpec::default()
+            },
+        )
+    }
+
+    /// Makes the subgraph's tensors vector point `times` more times at its last tensor's table
+    /// (tables shared by many vector entries: a model whose apparent size blows up).
+    ///
+    /// # Panics
+    ///
+    /// If `sg` was not returned by [`Self::subgraph`].
+    pub fn repeat_last_tensor(&mut self, sg: usize, times: usize) {
+        sg_mut(&mut self.subgraphs, sg).repeat_last_tensor = times;
     }
 
     /// Adds a custom op named `code` (planned like any op).
@@ -504,6 +540,10 @@ impl ModelBuilder {
                         )
                     })
                     .collect();
+                let mut tensors = tensors;
+                if let Some(&last) = tensors.last() {
+                    tensors.extend(std::iter::repeat_n(last, s.repeat_last_tensor));
+                }
                 let tensors = Some(fbb.create_vector(&tensors));
                 let inputs = Some(fbb.create_vector(&s.inputs));
                 let outputs = Some(fbb.create_vector(&s.outputs));

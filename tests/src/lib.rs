@@ -9,6 +9,7 @@
 use std::path::PathBuf;
 
 pub mod golden;
+pub mod malformed;
 
 use stowplan_planner::builder::{Callees, ModelBuilder, TensorSpec, ops};
 use stowplan_planner::model::DType;

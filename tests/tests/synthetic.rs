@@ -31,16 +31,23 @@ fn committed_models_match_the_builder() {
             stale.push(s.name);
         }
     }
-    for s in stowplan_tests::MALFORMED {
+    let malformed = stowplan_tests::malformed::CASES
+        .iter()
+        .map(|c| (c.name, c.build));
+    for (name, build) in stowplan_tests::MALFORMED
+        .iter()
+        .map(|s| (s.name, s.build))
+        .chain(malformed)
+    {
         let path = repo_root()
             .join("tests/models/malformed")
-            .join(format!("{}.tflite", s.name));
-        let built = (s.build)();
+            .join(format!("{name}.tflite"));
+        let built = build();
         if bless {
             std::fs::create_dir_all(path.parent().unwrap()).unwrap();
             std::fs::write(&path, &built).unwrap();
         } else if std::fs::read(&path).ok().as_deref() != Some(&built[..]) {
-            stale.push(s.name);
+            stale.push(name);
         }
     }
     let readme = dir().join("README.md");

@@ -24,4 +24,6 @@ fn ui() {
     }
     let t = trybuild::TestCases::new();
     t.compile_fail("ui/*.rs");
+    // The malformed-model suite, one model per file (tests/src/malformed.rs).
+    t.compile_fail("ui-malformed/*.rs");
 }

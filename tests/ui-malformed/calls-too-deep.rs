@@ -1,0 +1,3 @@
+stowplan::include_model!("models/malformed/calls_too_deep.tflite");
+
+fn main() {}

@@ -1,0 +1,3 @@
+stowplan::include_model!("models/malformed/dynamic_dimension.tflite");
+
+fn main() {}

@@ -1,0 +1,3 @@
+stowplan::include_model!("models/malformed/empty.tflite");
+
+fn main() {}

@@ -1,0 +1,3 @@
+stowplan::include_model!("models/malformed/exponential_calls.tflite");
+
+fn main() {}

@@ -1,0 +1,3 @@
+stowplan::include_model!("models/malformed/missing_while_options.tflite");
+
+fn main() {}

@@ -1,0 +1,3 @@
+stowplan::include_model!("models/malformed/negative_dimension.tflite");
+
+fn main() {}

@@ -1,0 +1,3 @@
+stowplan::include_model!("models/malformed/no_subgraphs.tflite");
+
+fn main() {}

@@ -1,0 +1,3 @@
+stowplan::include_model!("models/malformed/overlapping_tables.tflite");
+
+fn main() {}

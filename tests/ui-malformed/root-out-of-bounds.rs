@@ -1,0 +1,3 @@
+stowplan::include_model!("models/malformed/root_out_of_bounds.tflite");
+
+fn main() {}

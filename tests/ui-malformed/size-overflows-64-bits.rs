@@ -1,0 +1,3 @@
+stowplan::include_model!("models/malformed/size_overflows_64_bits.tflite");
+
+fn main() {}

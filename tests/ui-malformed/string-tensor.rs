@@ -1,0 +1,3 @@
+stowplan::include_model!("models/malformed/string_tensor.tflite");
+
+fn main() {}

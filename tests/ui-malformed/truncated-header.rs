@@ -1,0 +1,3 @@
+stowplan::include_model!("models/malformed/truncated_header.tflite");
+
+fn main() {}

@@ -1,0 +1,3 @@
+stowplan::include_model!("models/malformed/unknown_type.tflite");
+
+fn main() {}

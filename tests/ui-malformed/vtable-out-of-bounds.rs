@@ -1,0 +1,3 @@
+stowplan::include_model!("models/malformed/vtable_out_of_bounds.tflite");
+
+fn main() {}

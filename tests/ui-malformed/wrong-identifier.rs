@@ -1,0 +1,3 @@
+stowplan::include_model!("models/malformed/wrong_identifier.tflite");
+
+fn main() {}
