@@ -29,9 +29,9 @@ pub mod branches {
     /// Bytes of the arena: the planned region every non-constant, non-variable tensor lives in.
     pub const ARENA_BYTES: usize = 128;
     /// The most bytes (sizes rounded up to `ALIGN`) live at one time: no plan can be smaller.
-    pub const LOWER_BOUND_BYTES: usize = 128;
+    pub const LOWER_BOUND_BYTES: u64 = 128;
     /// Bytes the tensors would take without reuse.
-    pub const NAIVE_BYTES: usize = 176;
+    pub const NAIVE_BYTES: u64 = 176;
     /// Alignment of every offset and size.
     pub const ALIGN: usize = 16;
     /// Bytes of the persistent region (variable tensors, kept across invocations).

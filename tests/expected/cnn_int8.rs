@@ -38,9 +38,9 @@ pub mod cnn_int8 {
     /// Bytes of the arena: the planned region every non-constant, non-variable tensor lives in.
     pub const ARENA_BYTES: usize = 720;
     /// The most bytes (sizes rounded up to `ALIGN`) live at one time: no plan can be smaller.
-    pub const LOWER_BOUND_BYTES: usize = 720;
+    pub const LOWER_BOUND_BYTES: u64 = 720;
     /// Bytes the tensors would take without reuse.
-    pub const NAIVE_BYTES: usize = 1_776;
+    pub const NAIVE_BYTES: u64 = 1_776;
     /// Alignment of every offset and size.
     pub const ALIGN: usize = 16;
     /// Bytes of the persistent region (variable tensors, kept across invocations).

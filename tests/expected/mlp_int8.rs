@@ -29,9 +29,9 @@ pub mod mlp_int8 {
     /// Bytes of the arena: the planned region every non-constant, non-variable tensor lives in.
     pub const ARENA_BYTES: usize = 32;
     /// The most bytes (sizes rounded up to `ALIGN`) live at one time: no plan can be smaller.
-    pub const LOWER_BOUND_BYTES: usize = 32;
+    pub const LOWER_BOUND_BYTES: u64 = 32;
     /// Bytes the tensors would take without reuse.
-    pub const NAIVE_BYTES: usize = 64;
+    pub const NAIVE_BYTES: u64 = 64;
     /// Alignment of every offset and size.
     pub const ALIGN: usize = 16;
     /// Bytes of the persistent region (variable tensors, kept across invocations).

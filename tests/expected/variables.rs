@@ -28,9 +28,9 @@ pub mod variables {
     /// Bytes of the arena: the planned region every non-constant, non-variable tensor lives in.
     pub const ARENA_BYTES: usize = 80;
     /// The most bytes (sizes rounded up to `ALIGN`) live at one time: no plan can be smaller.
-    pub const LOWER_BOUND_BYTES: usize = 80;
+    pub const LOWER_BOUND_BYTES: u64 = 80;
     /// Bytes the tensors would take without reuse.
-    pub const NAIVE_BYTES: usize = 96;
+    pub const NAIVE_BYTES: u64 = 96;
     /// Alignment of every offset and size.
     pub const ALIGN: usize = 16;
     /// Bytes of the persistent region (variable tensors, kept across invocations).

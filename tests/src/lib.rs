@@ -8,6 +8,7 @@
 
 use std::path::PathBuf;
 
+pub mod fuzz;
 pub mod golden;
 pub mod malformed;
 
@@ -119,7 +120,24 @@ pub const MALFORMED: &[Synthetic] = &[
         note: "an offline plan putting tensors live at the same time at one offset",
         build: aliasing_offline,
     },
+    Synthetic {
+        name: "huge_arena",
+        note: "two 3 GiB tensors live together: a 6 GiB arena no 32-bit target can address",
+        build: huge_arena,
+    },
 ];
+
+/// x (3 GiB) -> RELU -> y (3 GiB): both live at op 0.
+#[must_use]
+pub fn huge_arena() -> Vec<u8> {
+    let mut b = ModelBuilder::new();
+    let sg = b.subgraph("main");
+    let x = b.tensor(sg, "x", DType::Int8, &[3, 1 << 30]);
+    let y = b.tensor(sg, "y", DType::Int8, &[3, 1 << 30]);
+    b.op(sg, ops::RELU, &[x], &[y]);
+    b.io(sg, &[x], &[y]);
+    b.finish()
+}
 
 /// The chain model cut in half.
 #[must_use]

@@ -22,8 +22,8 @@ fn main() {
     println!(
         "naive        {:>6} B  (saving {} B, {:.1} %)",
         cnn::NAIVE_BYTES,
-        cnn::NAIVE_BYTES - cnn::ARENA_BYTES,
-        (cnn::NAIVE_BYTES - cnn::ARENA_BYTES) as f64 * 100.0 / cnn::NAIVE_BYTES as f64
+        cnn::NAIVE_BYTES - cnn::ARENA_BYTES as u64,
+        (cnn::NAIVE_BYTES - cnn::ARENA_BYTES as u64) as f64 * 100.0 / cnn::NAIVE_BYTES as f64
     );
     println!();
     println!(

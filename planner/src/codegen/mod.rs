@@ -98,6 +98,23 @@ impl std::error::Error for GenerateError {}
 
 /// `n` as a literal with `_` every three digits (`2_048`).
 fn lit(n: u64) -> syn::LitInt {
+    syn::LitInt::new(&underscored(n), Span::call_site())
+}
+
+/// `n` as a `usize` expression that compiles on every target: a plain literal up to 65,535 (it
+/// fits a 16-bit `usize`), else `n_u64 as usize`, with the module's target-width assertion
+/// turning a value the target cannot address into a compile error that states the numbers.
+fn ulit(n: u64) -> TokenStream {
+    if n <= 0xffff {
+        let l = lit(n);
+        quote!(#l)
+    } else {
+        let l = syn::LitInt::new(&format!("{}_u64", underscored(n)), Span::call_site());
+        quote!((#l as usize))
+    }
+}
+
+fn underscored(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {
@@ -106,7 +123,7 @@ fn lit(n: u64) -> syn::LitInt {
         }
         out.push(c);
     }
-    syn::LitInt::new(&out, Span::call_site())
+    out
 }
 
 /// The element type generated code uses for a tensor type (sub-byte and 8-bit float types
@@ -350,7 +367,7 @@ pub fn generate(
                 thousands(offset),
                 thousands(bytes_n),
             );
-            let (offset_lit, len_lit) = (lit(offset), lit(len));
+            let (offset_lit, len_lit) = (ulit(offset), ulit(len));
             let check = format!(
                 "slot {} lies outside the {where_}",
                 names.get(id).map_or("", String::as_str)
@@ -447,7 +464,7 @@ pub fn generate(
         .collect();
     spans.sort_by_key(|&(o, e, f, l)| (f, l, o, e));
     let spans = spans.iter().map(|&(o, e, f, l)| {
-        let (o, e) = (lit(o), lit(e));
+        let (o, e) = (ulit(o), ulit(e));
         let (f, l) = (Literal::u32_unsuffixed(f), Literal::u32_unsuffixed(l));
         quote!((#o, #e, #f, #l))
     });
@@ -491,11 +508,26 @@ pub fn generate(
         return Err(too_large("arena", plan.arena_bytes()));
     }
     let docs = module_docs(plan, cg, &sha);
-    let arena = lit(plan.arena_bytes());
+    let arena = ulit(plan.arena_bytes());
     let lower = lit(plan.lower_bound_bytes());
     let naive = lit(plan.naive_bytes());
-    let align_lit = lit(align);
-    let persistent = lit(persistent_end);
+    let align_lit = ulit(align);
+    let persistent = ulit(persistent_end);
+    // The target must be able to address both regions: on a 16- or 32-bit target a larger
+    // model is a compile error that states the numbers.
+    let width = {
+        let need = plan.arena_bytes().max(persistent_end);
+        (need > 0xffff).then(|| {
+            let need_lit = syn::LitInt::new(&format!("{}_u64", underscored(need)), Span::call_site());
+            let msg = format!(
+                "this model needs a region of {} bytes (arena {}, persistent {}), more than this target's usize can address",
+                thousands(need),
+                thousands(plan.arena_bytes()),
+                thousands(persistent_end)
+            );
+            quote!(const _: () = ::core::assert!(#need_lit <= ::core::primitive::usize::MAX as u64, #msg);)
+        })
+    };
     let planner = plan.plan.planner().name();
     let model_path = &cg.model_path;
     Ok(quote! {
@@ -505,9 +537,9 @@ pub fn generate(
             /// Bytes of the arena: the planned region every non-constant, non-variable tensor lives in.
             pub const ARENA_BYTES: usize = #arena;
             /// The most bytes (sizes rounded up to `ALIGN`) live at one time: no plan can be smaller.
-            pub const LOWER_BOUND_BYTES: usize = #lower;
+            pub const LOWER_BOUND_BYTES: u64 = #lower;
             /// Bytes the tensors would take without reuse.
-            pub const NAIVE_BYTES: usize = #naive;
+            pub const NAIVE_BYTES: u64 = #naive;
             /// Alignment of every offset and size.
             pub const ALIGN: usize = #align_lit;
             /// Bytes of the persistent region (variable tensors, kept across invocations).
@@ -528,6 +560,7 @@ pub fn generate(
             pub type Arena = #rt::Arena<Activations, ARENA_BYTES>;
             /// The persistent region, exactly `PERSISTENT_BYTES` long.
             pub type PersistentArena = #rt::Arena<Persistent, PERSISTENT_BYTES>;
+            #width
             #tracking
             #endian
             #(#items)*

@@ -254,8 +254,8 @@ fn stub(name: &Ident, runtime: &syn::Path) -> TokenStream {
         #[allow(dead_code)]
         pub mod #name {
             pub const ARENA_BYTES: usize = 0;
-            pub const LOWER_BOUND_BYTES: usize = 0;
-            pub const NAIVE_BYTES: usize = 0;
+            pub const LOWER_BOUND_BYTES: u64 = 0;
+            pub const NAIVE_BYTES: u64 = 0;
             pub const ALIGN: usize = 16;
             pub const PERSISTENT_BYTES: usize = 0;
             #[derive(::core::fmt::Debug)]
