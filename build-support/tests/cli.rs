@@ -67,7 +67,7 @@ const CHAIN: &str = "tests/models/synthetic/chain.tflite";
 
 #[test]
 fn table_and_summary() {
-    let out = ok(&["plan", CHAIN]);
+    let out = ok(&["plan", CHAIN, "--planner", "greedy"]);
     assert!(out.starts_with("model tests/models/synthetic/chain.tflite: 1 subgraphs, 3 ops, 4 tensors; planner greedy, alignment 16"), "{out}");
     assert!(
         out.contains("arena                  512 B  (4 tensors planned)"),
@@ -91,7 +91,8 @@ fn table_and_summary() {
 
 #[test]
 fn json_schema() {
-    let v: Value = serde_json::from_str(&ok(&["plan", CHAIN, "--json"])).unwrap();
+    let v: Value =
+        serde_json::from_str(&ok(&["plan", CHAIN, "--planner", "greedy", "--json"])).unwrap();
     assert_eq!(v["model"], CHAIN);
     assert_eq!(v["planner"], "greedy");
     assert_eq!(v["alignment"], 16);

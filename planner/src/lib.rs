@@ -83,6 +83,12 @@ pub struct Options {
     pub shapes: Vec<ShapeOverride>,
     /// What to do with an offline plan in the model.
     pub offline: OfflinePolicy,
+    /// For the `search` and `auto` planners: stop at the first plan whose arena is at most this
+    /// many bytes ([`plan::Settings::capacity`]).
+    pub capacity: Option<u64>,
+    /// For the `search` and `auto` planners: the most search steps to spend
+    /// ([`plan::DEFAULT_SEARCH_STEPS`] by default).
+    pub search_steps: u64,
 }
 
 impl Default for Options {
@@ -92,6 +98,8 @@ impl Default for Options {
             alignment: 16,
             shapes: Vec::new(),
             offline: OfflinePolicy::default(),
+            capacity: None,
+            search_steps: plan::DEFAULT_SEARCH_STEPS,
         }
     }
 }
@@ -272,7 +280,14 @@ pub fn plan_model(bytes: &[u8], options: &Options) -> Result<ModelPlan, PlanAren
         }
     }
     let problem = Problem::new(buffers, options.alignment)?;
-    let plan = plan::run(&problem, options.planner);
+    let plan = plan::run_with(
+        &problem,
+        &plan::Settings {
+            planner: options.planner,
+            capacity: options.capacity,
+            search_steps: options.search_steps,
+        },
+    );
     let verified = verify::verify(&problem, &plan, honour).map_err(|e| {
         let name = |b: usize| {
             buffer_tensors

@@ -309,9 +309,8 @@ mod tests {
         let problem = Problem::new(vec![Buffer::new(16, 0, 1), Buffer::new(16, 3, 3)], 16).unwrap();
         assert_eq!(plan(&problem, &[0, 16]).arena_bytes(), 32);
         let lying = Plan {
-            offsets: vec![0, 16],
             arena_bytes: 16,
-            planner: Planner::Linear,
+            ..plan(&problem, &[0, 16])
         };
         let err = verify(&problem, &lying, false).unwrap_err();
         assert_eq!(

@@ -2,7 +2,9 @@
 //! bound; deliberately broken plans are rejected.
 
 use proptest::prelude::*;
-use stowplan_planner::plan::{Buffer, Plan, Planner, Problem, lower_bound, run, solve};
+use stowplan_planner::plan::{
+    Buffer, Plan, Planner, Problem, Settings, lower_bound, run, solve, solve_with,
+};
 use stowplan_planner::verify::{VerifyPlanError, verify};
 
 const CASES: u32 = if cfg!(miri) { 8 } else { 256 };
@@ -76,29 +78,41 @@ proptest! {
     #[test]
     fn every_plan_verifies_and_respects_the_bound(problem in plannable()) {
         let bound = lower_bound(&problem).aligned_bytes;
+        let greedy = run(&problem, Planner::Greedy).arena_bytes();
         for planner in Planner::ALL {
-            let plan = solve(&problem, planner).unwrap();
+            // A small search budget keeps this fast; the search has its own tests.
+            let settings = Settings { search_steps: 300, ..Settings::new(planner) };
+            let plan = solve_with(&problem, &settings).unwrap();
             prop_assert!(brute_force_ok(&problem, &plan));
             prop_assert!(plan.arena_bytes() >= bound, "{planner}: {} < {bound}", plan.arena_bytes());
             prop_assert!(plan.arena_bytes() <= problem.naive_bytes());
+            prop_assert!(plan.best_bound() <= plan.arena_bytes());
+            prop_assert_eq!(plan.proven_optimal(), plan.best_bound() == plan.arena_bytes());
+            if matches!(planner, Planner::Auto | Planner::Search) {
+                prop_assert!(plan.arena_bytes() <= greedy, "{planner} worse than greedy");
+            }
         }
         prop_assert_eq!(run(&problem, Planner::Linear).arena_bytes(), problem.naive_bytes());
     }
 
     #[test]
     fn fixed_offsets_are_kept(problem in problem()) {
-        let plan = run(&problem, Planner::Greedy);
-        for (b, &o) in problem.buffers().iter().zip(plan.offsets()) {
-            if let Some(f) = b.fixed_offset {
-                prop_assert_eq!(f, o);
+        for planner in Planner::ALL {
+            let settings = Settings { search_steps: 300, ..Settings::new(planner) };
+            let plan = stowplan_planner::plan::run_with(&problem, &settings);
+            for (b, &o) in problem.buffers().iter().zip(plan.offsets()) {
+                if let Some(f) = b.fixed_offset {
+                    prop_assert_eq!(f, o);
+                }
             }
-        }
-        // With fixed overlaps allowed, only fixed-fixed pairs may collide.
-        match verify(&problem, &plan, true) {
-            Ok(v) => for d in v.declared_overlaps {
-                prop_assert!(problem.buffers()[d.a].fixed_offset.is_some() && problem.buffers()[d.b].fixed_offset.is_some());
-            },
-            Err(e) => prop_assert!(false, "{e}"),
+            // With fixed overlaps allowed, only fixed-fixed pairs may collide.
+            match verify(&problem, &plan, true) {
+                Ok(v) => for d in v.declared_overlaps {
+                    prop_assert!(problem.buffers()[d.a].fixed_offset.is_some() && problem.buffers()[d.b].fixed_offset.is_some());
+                },
+                Err(e) => prop_assert!(false, "{planner}: {e}"),
+            }
+            prop_assert!(plan.best_bound() <= plan.arena_bytes(), "{planner}: bound above arena");
         }
     }
 

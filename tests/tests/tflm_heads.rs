@@ -2,6 +2,7 @@
 //! (`tests/tflm/heads.json`, written by `tests/tflm/check_heads.py --write`): our greedy plan
 //! must equal each, through IF, WHILE and CALL_ONCE. `.ci/run` re-measures them with TFLM.
 
+use stowplan_planner::plan::Planner;
 use stowplan_planner::{Options, plan_model};
 use stowplan_tests::repo_root;
 
@@ -29,8 +30,15 @@ fn greedy_equals_the_measured_tflm_head() {
             None => format!("tests/models/{case}/{case}.tflite"),
         };
         let bytes = std::fs::read(repo_root().join(&path)).unwrap();
-        let plan = plan_model(&bytes, &Options::default()).unwrap();
+        let greedy = Options {
+            planner: Planner::Greedy,
+            ..Options::default()
+        };
+        let plan = plan_model(&bytes, &greedy).unwrap();
         assert_eq!(Some(plan.arena_bytes()), head.as_u64(), "{path}");
+        // The default planner is never worse.
+        let auto = plan_model(&bytes, &Options::default()).unwrap();
+        assert!(auto.arena_bytes() <= plan.arena_bytes(), "{path}");
     }
 }
 

@@ -18,7 +18,12 @@ usage:
   stowplan plan --problem FILE.csv [options]
 
 options:
-  --planner P        linear | greedy (default greedy)
+  --planner P        auto (default) | search | greedy | best-fit | conflicts | lifetime |
+                     urgency | linear
+  --capacity N       search for a plan whose arena is at most N bytes; fail if none is found
+                     within the search budget
+  --steps N          search budget in steps (default 1000000); the same steps give the same
+                     plan on every machine
   --align N          alignment of every offset and size, a power of two (default 16 for
                      models, 1 for problems)
   --shape T=DIMS     shape for a tensor with -1 dimensions; T is a tensor index in subgraph 0
@@ -45,6 +50,8 @@ struct Args {
     shapes: Vec<ShapeOverride>,
     offline: OfflinePolicy,
     json: bool,
+    capacity: Option<u64>,
+    steps: u64,
 }
 
 fn parse(mut it: impl Iterator<Item = String>) -> Result<Option<Args>, Failure> {
@@ -57,6 +64,8 @@ fn parse(mut it: impl Iterator<Item = String>) -> Result<Option<Args>, Failure> 
         shapes: Vec::new(),
         offline: OfflinePolicy::default(),
         json: false,
+        capacity: None,
+        steps: plan::DEFAULT_SEARCH_STEPS,
     };
     let value = |it: &mut dyn Iterator<Item = String>, flag: &str| {
         it.next()
@@ -107,6 +116,20 @@ fn parse(mut it: impl Iterator<Item = String>) -> Result<Option<Args>, Failure> 
                     }
                 };
             }
+            "--capacity" | "--steps" => {
+                let v = take(&mut it)?;
+                let n = v.replace('_', "").parse::<u64>().map_err(|_| {
+                    usage(format!(
+                        "{flag} {v}: expected a number of {}",
+                        if flag == "--steps" { "steps" } else { "bytes" }
+                    ))
+                })?;
+                if flag == "--steps" {
+                    args.steps = n;
+                } else {
+                    args.capacity = Some(n);
+                }
+            }
             "--problem" => args.problem = Some(take(&mut it)?),
             "--json" if inline.is_none() => args.json = true,
             f if f.starts_with('-') && f.len() > 1 => {
@@ -151,8 +174,14 @@ fn run(args: &Args) -> Result<String, Failure> {
             .map_err(|_| Failure::Plan(format!("{path} is not UTF-8 text")))?;
         let csv = problem_csv::read_csv(&text, args.align.unwrap_or(1))
             .map_err(|e| Failure::Plan(format!("{path}: {e}")))?;
-        let plan = plan::solve(&csv.problem, args.planner)
+        let settings = plan::Settings {
+            planner: args.planner,
+            capacity: args.capacity,
+            search_steps: args.steps,
+        };
+        let plan = plan::solve_with(&csv.problem, &settings)
             .map_err(|e| Failure::Plan(format!("{path}: plan failed verification: {e}")))?;
+        check_capacity(path, args, &plan)?;
         let profile = plan::lower_bound(&csv.problem);
         return Ok(if args.json {
             emit::problem_json(&csv.problem, &plan, &profile, &csv.ids, path).to_string()
@@ -167,13 +196,38 @@ fn run(args: &Args) -> Result<String, Failure> {
         alignment: args.align.unwrap_or(16),
         shapes: args.shapes.clone(),
         offline: args.offline,
+        capacity: args.capacity,
+        search_steps: args.steps,
     };
     let plan = plan_model(&bytes, &options).map_err(|e| Failure::Plan(format!("{path}: {e}")))?;
+    check_capacity(path, args, &plan.plan)?;
     Ok(if args.json {
         emit::model_json(&plan, path).to_string()
     } else {
         emit::model_text(&plan, path)
     })
+}
+
+/// With `--capacity`, a plan above it is a failure that says what is known.
+fn check_capacity(path: &str, args: &Args, plan: &plan::Plan) -> Result<(), Failure> {
+    let Some(capacity) = args.capacity else {
+        return Ok(());
+    };
+    if plan.arena_bytes() <= capacity {
+        return Ok(());
+    }
+    let best = emit::thousands(plan.arena_bytes());
+    let bound = emit::thousands(plan.best_bound());
+    Err(Failure::Plan(if plan.best_bound() > capacity {
+        format!(
+            "{path}: no plan fits a capacity of {capacity} bytes: the arena needs at least {bound} bytes (best plan found {best} bytes)"
+        )
+    } else {
+        format!(
+            "{path}: no plan within a capacity of {capacity} bytes found in {} search steps (best {best} bytes, lower bound {bound}); raise --steps or the capacity",
+            plan.search_steps()
+        )
+    }))
 }
 
 fn one_line(message: &str) -> String {

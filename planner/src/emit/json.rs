@@ -102,6 +102,10 @@ pub fn model_json(plan: &ModelPlan, model: &str) -> Value {
     json!({
         "model": model,
         "planner": plan.plan.planner().name(),
+        "winner": plan.plan.winner().name(),
+        "proven_optimal": plan.plan.proven_optimal(),
+        "search_steps": plan.plan.search_steps(),
+        "best_bound_bytes": plan.plan.best_bound(),
         "alignment": plan.problem.alignment(),
         "arena_bytes": plan.arena_bytes(),
         "persistent_bytes": plan.persistent_bytes,
@@ -144,6 +148,10 @@ pub fn problem_json(
     json!({
         "problem": source,
         "planner": plan.planner().name(),
+        "winner": plan.winner().name(),
+        "proven_optimal": plan.proven_optimal(),
+        "search_steps": plan.search_steps(),
+        "best_bound_bytes": plan.best_bound(),
         "alignment": problem.alignment(),
         "buffers": problem.buffers().len(),
         "arena_bytes": plan.arena_bytes(),

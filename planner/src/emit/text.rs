@@ -131,6 +131,7 @@ pub fn model_text(plan: &ModelPlan, model: &str) -> String {
         thousands(plan.persistent_bytes),
         thousands(plan.persistent_raw_bytes)
     );
+    let _ = writeln!(out, "{}", quality(&plan.plan));
     if let Some(scope) = plan.peak_scope() {
         let live: Vec<String> = plan
             .peak_tensors()
@@ -199,5 +200,29 @@ pub fn problem_text(problem: &Problem, plan: &Plan, profile: &LiveProfile, sourc
         thousands(naive.saturating_sub(arena)),
         percent(naive.saturating_sub(arena), naive)
     );
+    let _ = writeln!(out, "{}", quality(plan));
     out
+}
+
+/// `planner      auto: search won; proven optimal (1,234 search steps)`.
+fn quality(plan: &Plan) -> String {
+    let winner = if plan.winner() == plan.planner() {
+        plan.planner().to_string()
+    } else {
+        format!("{}: {} won", plan.planner(), plan.winner())
+    };
+    let proof = if plan.proven_optimal() {
+        "proven optimal".to_owned()
+    } else {
+        format!(
+            "not proven optimal (best bound {} B)",
+            thousands(plan.best_bound())
+        )
+    };
+    let steps = match plan.search_steps() {
+        0 => String::new(),
+        1 => " (1 search step)".to_owned(),
+        n => format!(" ({} search steps)", thousands(n)),
+    };
+    format!("planner      {winner}; {proof}{steps}")
 }

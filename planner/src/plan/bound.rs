@@ -77,10 +77,80 @@ pub fn lower_bound(problem: &Problem) -> LiveProfile {
     profile
 }
 
+/// A lower bound on the arena of every plan of `problem`, in bytes (a multiple of the
+/// alignment).
+///
+/// Without fixed offsets this is [`lower_bound`]'s aligned figure. Fixed buffers may overlap each
+/// other on purpose (an offline plan's aliases), so with them the bound is the larger of the
+/// highest fixed end and, at each time, the aligned bytes of the live buffers without a fixed
+/// offset plus the bytes the live fixed buffers cover (their union, not their sum). O(n²) when
+/// fixed buffers are present, O(n log n) otherwise.
+#[must_use]
+pub fn proven_bound(problem: &Problem) -> u64 {
+    let buffers = problem.buffers();
+    let fixed = |b: &&super::Buffer| b.fixed_offset.is_some() && b.size > 0;
+    if !buffers.iter().any(|b| fixed(&b)) {
+        return lower_bound(problem).aligned_bytes;
+    }
+    let mut bound = buffers
+        .iter()
+        .filter(fixed)
+        .map(|b| b.fixed_offset.unwrap_or(0) + problem.aligned_size(b.size))
+        .max()
+        .unwrap_or(0);
+    let mut times: Vec<Time> = buffers.iter().map(|b| b.lifetime.first).collect();
+    times.sort_unstable();
+    times.dedup();
+    let mut spans: Vec<(u64, u64)> = Vec::new();
+    for t in times {
+        let mut online: u64 = 0;
+        spans.clear();
+        for b in buffers
+            .iter()
+            .filter(|b| b.size > 0 && b.lifetime.contains(t))
+        {
+            let size = problem.aligned_size(b.size);
+            match b.fixed_offset {
+                Some(o) => spans.push((o, o + size)),
+                None => online = online.saturating_add(size),
+            }
+        }
+        spans.sort_unstable();
+        let mut covered: u64 = 0;
+        let mut reach: u64 = 0;
+        for &(start, end) in &spans {
+            let from = start.max(reach);
+            if end > from {
+                covered += end - from;
+            }
+            reach = reach.max(end);
+        }
+        bound = bound.max(online.saturating_add(covered));
+    }
+    bound
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::plan::Buffer;
+
+    #[test]
+    fn proven_bound_counts_aliased_fixed_buffers_once() {
+        let problem = Problem::new(
+            vec![
+                Buffer::fixed(64, 0, 3, 0),
+                Buffer::fixed(32, 1, 2, 0),
+                Buffer::new(16, 2, 2),
+            ],
+            16,
+        )
+        .unwrap();
+        assert_eq!(lower_bound(&problem).aligned_bytes, 112);
+        assert_eq!(proven_bound(&problem), 80);
+        let plain = Problem::new(vec![Buffer::new(16, 0, 1), Buffer::new(16, 1, 1)], 16).unwrap();
+        assert_eq!(proven_bound(&plain), 32);
+    }
 
     #[test]
     fn empty_problem_has_zero_bound() {

@@ -10,14 +10,39 @@
 //!
 //! [`solve`] runs a planner and then [`crate::verify::verify`], so every plan it returns has been
 //! checked by code that shares nothing with the planner.
+//!
+//! # The planners and what they guarantee
+//!
+//! | planner | what it does | guarantee |
+//! |---|---|---|
+//! | `linear` | no reuse (TFLite Micro's `LinearMemoryPlanner`) | arena = the naive sum |
+//! | `greedy` | TFLite Micro's `GreedyMemoryPlanner`, byte for byte | TFLite Micro's head |
+//! | `best-fit` | TFLite's `ArenaPlanner` order, best-fit placement | valid plan |
+//! | `conflicts` | most conflicts first, first fit | valid plan |
+//! | `lifetime` | longest lifetime first, first fit | valid plan |
+//! | `urgency` | highest live bytes during the lifetime first (Vela), first fit | valid plan |
+//! | `search` | exact branch and bound from greedy's plan (see `search` below) | never worse than `greedy`; optimal when [`Plan::proven_optimal`] |
+//! | `auto` (default) | the heuristics, greedy first, stopping at the lower bound; then the search | never worse than `greedy`; equal to greedy's plan when greedy reaches the lower bound |
+//!
+//! Every plan carries a proven lower bound ([`Plan::best_bound`]): at least [`proven_bound`],
+//! raised by the search when it proves a capacity infeasible. [`Plan::proven_optimal`] is true
+//! exactly when the arena equals it.
+//!
+//! The search (module `search`, MiniMalloc's algorithm) explores canonical plans depth first
+//! with a budget counted in steps (nodes), not time, so a plan never depends on the machine; its
+//! module docs give the pruning rules and why they keep it exact. With a budget large enough to
+//! finish it returns an optimal plan; when the budget runs out it returns the best plan found
+//! and the best bound proven.
 
 mod bound;
 mod greedy;
+mod heuristic;
 mod linear;
+mod search;
 
 use std::fmt;
 
-pub use bound::{LiveProfile, lower_bound};
+pub use bound::{LiveProfile, lower_bound, proven_bound};
 
 use crate::verify::{self, VerifyPlanError};
 
@@ -267,7 +292,7 @@ impl fmt::Display for ProblemError {
 
 impl std::error::Error for ProblemError {}
 
-/// The planners.
+/// The planners; see the [module docs](self) for what each guarantees.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[non_exhaustive]
 pub enum Planner {
@@ -277,13 +302,46 @@ pub enum Planner {
     /// TFLite Micro's `GreedyMemoryPlanner`, reproduced exactly: fixed buffers first in the given
     /// order; then the others by size, largest first, equal sizes later buffer first; each at the
     /// lowest offset where it fits between buffers already placed whose lifetimes overlap its own.
-    #[default]
     Greedy,
+    /// TFLite's `ArenaPlanner`: buffers live over the whole timeline first, then by size; each in
+    /// the smallest gap that holds it.
+    BestFit,
+    /// Most buffers overlapping in time first (TVM's `greedy_by_conflicts`), first fit.
+    Conflicts,
+    /// Longest lifetime first, first fit.
+    Lifetime,
+    /// Highest live bytes during the buffer's lifetime first (Vela's "urgency"), first fit.
+    Urgency,
+    /// The exact search (MiniMalloc's algorithm) starting from greedy's plan, within the step
+    /// budget.
+    Search,
+    /// The default: greedy, then the other heuristics, stopping as soon as one reaches the lower
+    /// bound (or the capacity); otherwise the exact search from the best of them.
+    #[default]
+    Auto,
 }
 
 impl Planner {
     /// Every planner, in the order reports list them.
-    pub const ALL: [Planner; 2] = [Planner::Linear, Planner::Greedy];
+    pub const ALL: [Planner; 8] = [
+        Planner::Linear,
+        Planner::Greedy,
+        Planner::BestFit,
+        Planner::Conflicts,
+        Planner::Lifetime,
+        Planner::Urgency,
+        Planner::Search,
+        Planner::Auto,
+    ];
+
+    /// The heuristics `auto` tries, in order, before searching.
+    pub const HEURISTICS: [Planner; 5] = [
+        Planner::Greedy,
+        Planner::BestFit,
+        Planner::Conflicts,
+        Planner::Lifetime,
+        Planner::Urgency,
+    ];
 
     /// The name used on the command line, in reports and in generated code.
     #[must_use]
@@ -291,7 +349,47 @@ impl Planner {
         match self {
             Self::Linear => "linear",
             Self::Greedy => "greedy",
+            Self::BestFit => "best-fit",
+            Self::Conflicts => "conflicts",
+            Self::Lifetime => "lifetime",
+            Self::Urgency => "urgency",
+            Self::Search => "search",
+            Self::Auto => "auto",
         }
+    }
+}
+
+/// The search budget of [`Settings::new`]: enough for MiniMalloc's hard instances at their
+/// capacity (see the README), a few milliseconds on real models.
+pub const DEFAULT_SEARCH_STEPS: u64 = 1_000_000;
+
+/// What to run: a planner, an optional capacity and the search budget.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Settings {
+    /// The planner.
+    pub planner: Planner,
+    /// For `search` and `auto`: stop at the first plan whose arena is at most this many bytes,
+    /// and spend the whole budget looking for one. `None`: look for the smallest arena.
+    pub capacity: Option<u64>,
+    /// For `search` and `auto`: the most search steps (nodes) to visit.
+    pub search_steps: u64,
+}
+
+impl Settings {
+    /// `planner` with no capacity and the default budget.
+    #[must_use]
+    pub const fn new(planner: Planner) -> Self {
+        Self {
+            planner,
+            capacity: None,
+            search_steps: DEFAULT_SEARCH_STEPS,
+        }
+    }
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Self::new(Planner::default())
     }
 }
 
@@ -330,12 +428,16 @@ impl fmt::Display for UnknownPlannerError {
 
 impl std::error::Error for UnknownPlannerError {}
 
-/// Where every buffer of a [`Problem`] goes.
+/// Where every buffer of a [`Problem`] goes, and what is known of its quality.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Plan {
     pub(crate) offsets: Vec<u64>,
     pub(crate) arena_bytes: u64,
     pub(crate) planner: Planner,
+    pub(crate) winner: Planner,
+    pub(crate) proven_optimal: bool,
+    pub(crate) search_steps: u64,
+    pub(crate) best_bound: u64,
 }
 
 impl Plan {
@@ -364,6 +466,10 @@ impl Plan {
             offsets,
             arena_bytes,
             planner,
+            winner: planner,
+            proven_optimal: false,
+            search_steps: 0,
+            best_bound: 0,
         })
     }
 
@@ -379,10 +485,36 @@ impl Plan {
         self.arena_bytes
     }
 
-    /// The planner that made the plan.
+    /// The planner asked for (`auto` by default).
     #[must_use]
     pub const fn planner(&self) -> Planner {
         self.planner
+    }
+
+    /// The planner whose plan this is: for `auto`, the heuristic or `search` that won; for the
+    /// others, the planner itself.
+    #[must_use]
+    pub const fn winner(&self) -> Planner {
+        self.winner
+    }
+
+    /// Whether no plan of the problem has a smaller arena: the arena equals [`Plan::best_bound`].
+    #[must_use]
+    pub const fn proven_optimal(&self) -> bool {
+        self.proven_optimal
+    }
+
+    /// Search steps (nodes) spent; 0 when no search ran.
+    #[must_use]
+    pub const fn search_steps(&self) -> u64 {
+        self.search_steps
+    }
+
+    /// The best proven lower bound on the arena, in bytes: [`proven_bound`], or more when the
+    /// search proved smaller capacities infeasible. 0 for plans made by [`Plan::from_offsets`].
+    #[must_use]
+    pub const fn best_bound(&self) -> u64 {
+        self.best_bound
     }
 }
 
@@ -410,7 +542,16 @@ impl Plan {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn solve(problem: &Problem, planner: Planner) -> Result<Plan, VerifyPlanError> {
-    let plan = run(problem, planner);
+    solve_with(problem, &Settings::new(planner))
+}
+
+/// [`solve`] with a capacity and a search budget.
+///
+/// # Errors
+///
+/// As [`solve`].
+pub fn solve_with(problem: &Problem, settings: &Settings) -> Result<Plan, VerifyPlanError> {
+    let plan = run_with(problem, settings);
     verify::verify(problem, &plan, false)?;
     Ok(plan)
 }
@@ -419,20 +560,98 @@ pub fn solve(problem: &Problem, planner: Planner) -> Result<Plan, VerifyPlanErro
 /// their own policy on fixed overlaps).
 #[must_use]
 pub fn run(problem: &Problem, planner: Planner) -> Plan {
-    let offsets = match planner {
-        Planner::Linear => linear::plan(problem),
-        Planner::Greedy => greedy::plan(problem),
+    run_with(problem, &Settings::new(planner))
+}
+
+/// [`run`] with a capacity and a search budget.
+#[must_use]
+pub fn run_with(problem: &Problem, settings: &Settings) -> Plan {
+    let bound = proven_bound(problem);
+    let heuristic = |planner: Planner| -> Vec<u64> {
+        match planner {
+            Planner::Linear => linear::plan(problem),
+            Planner::BestFit => heuristic::place(
+                problem,
+                &heuristic::best_fit_order(problem),
+                heuristic::Fit::Best,
+            ),
+            Planner::Conflicts => heuristic::place(
+                problem,
+                &heuristic::conflicts_order(problem),
+                heuristic::Fit::First,
+            ),
+            Planner::Lifetime => heuristic::place(
+                problem,
+                &heuristic::lifetime_order(problem),
+                heuristic::Fit::First,
+            ),
+            Planner::Urgency => heuristic::place(
+                problem,
+                &heuristic::urgency_order(problem),
+                heuristic::Fit::First,
+            ),
+            Planner::Greedy | Planner::Search | Planner::Auto => greedy::plan(problem),
+        }
     };
-    let arena_bytes = problem
+    let make = |offsets: Vec<u64>, winner: Planner, steps: u64, bound: u64| {
+        let arena_bytes = arena_of(problem, &offsets);
+        Plan {
+            offsets,
+            arena_bytes,
+            planner: settings.planner,
+            winner,
+            proven_optimal: arena_bytes <= bound,
+            search_steps: steps,
+            best_bound: bound.min(arena_bytes),
+        }
+    };
+    let goal = settings.capacity.map_or(bound, |c| c.max(bound));
+    let (start, winner) = match settings.planner {
+        Planner::Auto => {
+            let mut best: Option<(Vec<u64>, u64, Planner)> = None;
+            for planner in Planner::HEURISTICS {
+                let offsets = heuristic(planner);
+                let arena = arena_of(problem, &offsets);
+                if best.as_ref().is_none_or(|b| arena < b.1) {
+                    best = Some((offsets, arena, planner));
+                }
+                if arena <= goal {
+                    break;
+                }
+            }
+            match best {
+                Some((offsets, arena, planner)) if arena <= goal => {
+                    return make(offsets, planner, 0, bound);
+                }
+                Some((offsets, _, planner)) => (offsets, planner),
+                None => (greedy::plan(problem), Planner::Greedy),
+            }
+        }
+        Planner::Search => (greedy::plan(problem), Planner::Greedy),
+        other => return make(heuristic(other), other, 0, bound),
+    };
+    let start_arena = arena_of(problem, &start);
+    let found = search::minimise(
+        problem,
+        start,
+        bound,
+        settings.capacity,
+        settings.search_steps,
+    );
+    let winner = if found.arena < start_arena {
+        Planner::Search
+    } else {
+        winner
+    };
+    make(found.offsets, winner, found.steps, found.bound)
+}
+
+fn arena_of(problem: &Problem, offsets: &[u64]) -> u64 {
+    problem
         .buffers()
         .iter()
-        .zip(&offsets)
+        .zip(offsets)
         .map(|(b, &o)| o + problem.aligned_size(b.size))
         .max()
-        .unwrap_or(0);
-    Plan {
-        offsets,
-        arena_bytes,
-        planner,
-    }
+        .unwrap_or(0)
 }

@@ -1,0 +1,935 @@
+//! The exact search, in the spirit of MiniMalloc (Moffitt, ASPLOS 2023).
+//!
+//! # The decision problem
+//!
+//! [`decide`] answers "is there a plan whose arena is at most `capacity`?" by a depth-first
+//! search over *canonical* plans. All sizes and offsets are in units of the alignment (every size
+//! is rounded up to it and every offset is a multiple of it). Buffers with a fixed offset are
+//! obstacles that never move; zero-sized buffers conflict with nothing and go at offset 0; the
+//! search places the rest.
+//!
+//! A node of the search is a set of placed buffers. The *floor* of an unplaced buffer is the
+//! lowest offset at or above the top of every placed buffer whose lifetime overlaps its own
+//! where it does not collide with a fixed buffer. A child places one unplaced buffer at its
+//! floor. Buffers are placed in order of non-decreasing offset (equal offsets in a static
+//! preorder), so each plan is reached along at most one path.
+//!
+//! **Completeness.** If a plan with arena ≤ capacity exists, take one whose offsets have the
+//! smallest sum. Every buffer in it sits at its floor with respect to the buffers below it
+//! (otherwise it could move down, lowering the sum), so sorting its buffers by (offset,
+//! preorder) gives a path of the search. The pruning rules below never cut that path:
+//!
+//! - *canonical order*: a child's offset must not be below its parent's (ties: later preorder);
+//! - *dominance*: a buffer may not be placed at or above `floor(v) + size(v)` for another
+//!   unplaced `v`: everything placed later lies above, so `v` could drop to its floor, which
+//!   lowers the sum of offsets;
+//! - *section bound*: time is cut into sections (maximal ranges where the same buffers are
+//!   live); in each, the unplaced buffers live there must stack above both the section's floor
+//!   and the last offset placed, so `max(last offset, floor) + unplaced bytes ≤ capacity`;
+//! - *hatless pruning*: when a buffer that overlaps no unplaced buffer fails at its floor, its
+//!   siblings fail too (any plan they lead to can drop that buffer to its floor first);
+//! - *decomposition*: when no unplaced buffer spans a section boundary, the two sides are
+//!   independent and are solved one after the other.
+//!
+//! So an exhausted search proves that no plan fits the capacity.
+//!
+//! # Budget and restarts
+//!
+//! One *step* is one node visited. The decision runs the search with three static preorders in
+//! turn (MiniMalloc's `WAT`, `TAW`, `TWA`: lifetime width, area = size × width, and the largest
+//! total of unplaced bytes in the buffer's sections), restarting with a doubled node limit
+//! (starting from twice the buffer count) until one finds a plan, one proves there is none, or
+//! the step budget is spent. Everything is integer arithmetic and ties are broken by buffer
+//! index, so the same input and budget give the same answer on every machine.
+//!
+//! # Optimisation
+//!
+//! [`minimise`] is anytime: starting from an incumbent plan (a heuristic's), it decides the
+//! capacity equal to the proven lower bound, raising that bound by one alignment unit whenever the
+//! search proves a capacity infeasible, and otherwise bisects between the bound and the
+//! incumbent, keeping the best plan found. It returns that plan, the proven lower bound and the
+//! steps used; the plan is proven optimal when its arena equals the bound.
+
+use super::{Lifetime, Problem, Time};
+
+const NONE: u64 = u64::MAX;
+
+/// The answer to one decision.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Status {
+    /// A plan within the capacity was found.
+    Found,
+    /// The search is exhausted: no plan fits the capacity.
+    Infeasible,
+    /// The step budget ran out first.
+    Unknown,
+}
+
+/// The problem prepared for the search: search buffers, sections, conflicts.
+#[derive(Debug)]
+pub(super) struct Instance {
+    align: u64,
+    /// Problem index of each search buffer.
+    ids: Vec<usize>,
+    size: Vec<u64>,
+    width: Vec<u64>,
+    /// Sections `lo..hi` the buffer is live in.
+    lo: Vec<u32>,
+    hi: Vec<u32>,
+    /// Conflicting search buffers (CSR).
+    nbr_start: Vec<u32>,
+    nbrs: Vec<u32>,
+    /// Fixed buffers live at the same time, as `(start, end)` in units, sorted by start.
+    obstacles: Vec<Vec<(u64, u64)>>,
+    /// Buffers live in each section (CSR).
+    sec_start: Vec<u32>,
+    sec_members: Vec<u32>,
+    sections: usize,
+    /// Highest end of a fixed buffer, in units.
+    fixed_end: u64,
+}
+
+fn get<T: Copy + Default>(v: &[T], i: usize) -> T {
+    v.get(i).copied().unwrap_or_default()
+}
+
+fn u(i: u32) -> usize {
+    i as usize
+}
+
+impl Instance {
+    pub(super) fn new(problem: &Problem) -> Self {
+        let align = problem.alignment();
+        let buffers = problem.buffers();
+        let units = |size: u64| problem.aligned_size(size) / align;
+        let mut ids = Vec::new();
+        let mut fixed: Vec<(Time, Time, u64, u64)> = Vec::new();
+        for (i, b) in buffers.iter().enumerate() {
+            if b.size == 0 {
+                continue;
+            }
+            match b.fixed_offset {
+                Some(o) => fixed.push((
+                    b.lifetime.first,
+                    b.lifetime.last,
+                    o / align,
+                    o / align + units(b.size),
+                )),
+                None => ids.push(i),
+            }
+        }
+        let life = |i: usize| buffers.get(i).map_or(Lifetime::new(0, 0), |b| b.lifetime);
+        let size: Vec<u64> = ids
+            .iter()
+            .map(|&i| buffers.get(i).map_or(0, |b| units(b.size)))
+            .collect();
+        let width: Vec<u64> = ids
+            .iter()
+            .map(|&i| u64::from(life(i).last) - u64::from(life(i).first) + 1)
+            .collect();
+        // Sections: elementary ranges between consecutive event points.
+        let mut points: Vec<u64> = ids
+            .iter()
+            .flat_map(|&i| [u64::from(life(i).first), u64::from(life(i).last) + 1])
+            .collect();
+        points.sort_unstable();
+        points.dedup();
+        let sections = points.len().saturating_sub(1);
+        let index = |t: u64| points.partition_point(|&p| p < t) as u32;
+        let lo: Vec<u32> = ids
+            .iter()
+            .map(|&i| index(u64::from(life(i).first)))
+            .collect();
+        let hi: Vec<u32> = ids
+            .iter()
+            .map(|&i| index(u64::from(life(i).last) + 1))
+            .collect();
+        // Members of each section.
+        let mut count = vec![0u32; sections + 1];
+        for (&l, &h) in lo.iter().zip(&hi) {
+            for s in u(l)..u(h) {
+                if let Some(c) = count.get_mut(s + 1) {
+                    *c += 1;
+                }
+            }
+        }
+        for s in 1..count.len() {
+            let prev = get(&count, s - 1);
+            if let Some(c) = count.get_mut(s) {
+                *c += prev;
+            }
+        }
+        let sec_start = count.clone();
+        let mut fill = count;
+        let mut sec_members = vec![0u32; u(get(&sec_start, sections))];
+        for (b, (&l, &h)) in lo.iter().zip(&hi).enumerate() {
+            for s in u(l)..u(h) {
+                if let Some(at) = fill.get_mut(s) {
+                    if let Some(m) = sec_members.get_mut(u(*at)) {
+                        *m = b as u32;
+                    }
+                    *at += 1;
+                }
+            }
+        }
+        // Conflicts: sweep buffers by first time.
+        let n = ids.len();
+        let mut by_first: Vec<u32> = (0..n as u32).collect();
+        by_first.sort_by_key(|&b| (get(&lo, u(b)), b));
+        let mut adjacency: Vec<Vec<u32>> = vec![Vec::new(); n];
+        for (k, &a) in by_first.iter().enumerate() {
+            let a_hi = get(&hi, u(a));
+            for &b in by_first.iter().skip(k + 1) {
+                if get(&lo, u(b)) >= a_hi {
+                    break;
+                }
+                if let Some(list) = adjacency.get_mut(u(a)) {
+                    list.push(b);
+                }
+                if let Some(list) = adjacency.get_mut(u(b)) {
+                    list.push(a);
+                }
+            }
+        }
+        let mut nbr_start = Vec::with_capacity(n + 1);
+        let mut nbrs = Vec::new();
+        nbr_start.push(0u32);
+        for mut list in adjacency {
+            list.sort_unstable();
+            nbrs.extend(list);
+            nbr_start.push(nbrs.len() as u32);
+        }
+        let obstacles: Vec<Vec<(u64, u64)>> = ids
+            .iter()
+            .map(|&i| {
+                let l = life(i);
+                let mut obs: Vec<(u64, u64)> = fixed
+                    .iter()
+                    .filter(|f| f.0 <= l.last && l.first <= f.1)
+                    .map(|f| (f.2, f.3))
+                    .collect();
+                obs.sort_unstable();
+                obs
+            })
+            .collect();
+        let fixed_end = fixed.iter().map(|f| f.3).max().unwrap_or(0);
+        Self {
+            align,
+            ids,
+            size,
+            width,
+            lo,
+            hi,
+            nbr_start,
+            nbrs,
+            obstacles,
+            sec_start,
+            sec_members,
+            sections,
+            fixed_end,
+        }
+    }
+
+    fn nbrs(&self, b: usize) -> &[u32] {
+        let (s, e) = (get(&self.nbr_start, b), get(&self.nbr_start, b + 1));
+        self.nbrs.get(u(s)..u(e)).unwrap_or_default()
+    }
+
+    fn members(&self, s: usize) -> &[u32] {
+        let (a, e) = (get(&self.sec_start, s), get(&self.sec_start, s + 1));
+        self.sec_members.get(u(a)..u(e)).unwrap_or_default()
+    }
+
+    /// The lowest offset at or above `base` where buffer `b` misses every fixed buffer.
+    fn fit(&self, b: usize, base: u64) -> u64 {
+        let Some(obs) = self.obstacles.get(b) else {
+            return base;
+        };
+        let size = get(&self.size, b);
+        let mut pos = base;
+        for &(start, end) in obs {
+            if end <= pos {
+                continue;
+            }
+            if start >= pos.saturating_add(size) {
+                break;
+            }
+            pos = end;
+        }
+        pos
+    }
+
+    /// Number of buffers the search places.
+    pub(super) fn len(&self) -> usize {
+        self.ids.len()
+    }
+
+    /// Offsets in bytes for every buffer of `problem`, from search offsets in units.
+    pub(super) fn offsets(&self, problem: &Problem, units: &[u64]) -> Vec<u64> {
+        let mut offsets: Vec<u64> = problem
+            .buffers()
+            .iter()
+            .map(|b| b.fixed_offset.unwrap_or(0))
+            .collect();
+        for (&i, &o) in self.ids.iter().zip(units) {
+            if let Some(slot) = offsets.get_mut(i) {
+                *slot = o * self.align;
+            }
+        }
+        offsets
+    }
+}
+
+/// A static preorder: keys compared largest first, then the buffer index.
+#[derive(Clone, Copy, Debug)]
+enum Key {
+    Width,
+    Area,
+    Total,
+}
+
+const PREORDERS: [[Key; 3]; 3] = [
+    [Key::Width, Key::Area, Key::Total],
+    [Key::Total, Key::Area, Key::Width],
+    [Key::Total, Key::Width, Key::Area],
+];
+
+/// A part of the timeline solved on its own: sections `lo..hi` and its buffers in preorder.
+struct Part {
+    lo: u32,
+    hi: u32,
+    order: Vec<u32>,
+}
+
+enum Outcome {
+    Found,
+    NotFound,
+    Aborted,
+}
+
+struct Dfs<'a> {
+    inst: &'a Instance,
+    cap: u64,
+    keys: [Key; 3],
+    placed: Vec<u64>,
+    base: Vec<u64>,
+    floor_of: Vec<u64>,
+    /// `floor_of` for unplaced buffers, `NONE` for placed ones.
+    open: Vec<u64>,
+    sec_floor: Vec<u64>,
+    sec_total: Vec<u64>,
+    cuts: Vec<u32>,
+    solution: Vec<u64>,
+    left: u64,
+    used: u64,
+    trail_buf: Vec<(u32, u64, u64)>,
+    trail_sec: Vec<(u32, u64)>,
+    mark: Vec<u32>,
+    stamp: u32,
+    affected: Vec<u32>,
+    pool: Vec<Vec<(u64, u32)>>,
+    same: Vec<(u64, u32)>,
+    changed: Vec<(u64, u32)>,
+}
+
+impl<'a> Dfs<'a> {
+    fn new(inst: &'a Instance, cap: u64) -> Self {
+        let n = inst.len();
+        let s = inst.sections;
+        let mut sec_total = vec![0u64; s];
+        for (b, (&l, &h)) in inst.lo.iter().zip(&inst.hi).enumerate() {
+            let size = get(&inst.size, b);
+            for t in sec_total.get_mut(u(l)..u(h)).unwrap_or_default() {
+                *t += size;
+            }
+        }
+        let mut cuts = vec![0u32; s];
+        for (&l, &h) in inst.lo.iter().zip(&inst.hi) {
+            // Boundaries l..h-1 (between section k and k + 1) are spanned.
+            for c in cuts
+                .get_mut(u(l)..u(h).saturating_sub(1))
+                .unwrap_or_default()
+            {
+                *c += 1;
+            }
+        }
+        let floor_of: Vec<u64> = (0..n).map(|b| inst.fit(b, 0)).collect();
+        let mut dfs = Self {
+            inst,
+            cap,
+            keys: PREORDERS[0],
+            placed: vec![NONE; n],
+            base: vec![0; n],
+            open: floor_of.clone(),
+            floor_of,
+            sec_floor: vec![0; s],
+            sec_total,
+            cuts,
+            solution: vec![0; n],
+            left: 0,
+            used: 0,
+            trail_buf: Vec::new(),
+            trail_sec: Vec::new(),
+            mark: vec![0; s],
+            stamp: 0,
+            affected: Vec::new(),
+            pool: Vec::new(),
+            same: Vec::new(),
+            changed: Vec::new(),
+        };
+        // Section floors start at the lowest floor of their buffers (fixed buffers may lift it).
+        for s in 0..s {
+            dfs.refresh_floor(s);
+        }
+        dfs.trail_sec.clear();
+        dfs
+    }
+
+    /// Raises the floor of section `s` to the lowest floor of its unplaced buffers.
+    fn refresh_floor(&mut self, s: usize) {
+        let open = &self.open;
+        let lowest = self
+            .inst
+            .members(s)
+            .iter()
+            .map(|&m| open.get(u(m)).copied().unwrap_or(NONE))
+            .min()
+            .unwrap_or(NONE);
+        if let Some(f) = self.sec_floor.get_mut(s)
+            && lowest != NONE
+            && *f < lowest
+        {
+            self.trail_sec.push((s as u32, *f));
+            *f = lowest;
+        }
+    }
+
+    /// The parts of the timeline with buffers, split where no buffer spans a boundary.
+    fn initial_parts(&self) -> Vec<Part> {
+        let mut parts = Vec::new();
+        let mut start = 0usize;
+        for s in 0..self.inst.sections {
+            if s + 1 == self.inst.sections || get(&self.cuts, s) == 0 {
+                parts.push((start, s + 1));
+                start = s + 1;
+            }
+        }
+        let mut out = Vec::new();
+        for (lo, hi) in parts {
+            let bufs: Vec<u32> = (0..self.inst.len() as u32)
+                .filter(|&b| u(get(&self.inst.lo, u(b))) >= lo && u(get(&self.inst.hi, u(b))) <= hi)
+                .collect();
+            if !bufs.is_empty() {
+                out.push(self.part(lo as u32, hi as u32, bufs));
+            }
+        }
+        out
+    }
+
+    /// A part with its buffers sorted by the current preorder.
+    fn part(&self, lo: u32, hi: u32, mut bufs: Vec<u32>) -> Part {
+        let inst = self.inst;
+        let total = |b: usize| {
+            self.sec_total
+                .get(u(get(&inst.lo, b))..u(get(&inst.hi, b)))
+                .unwrap_or_default()
+                .iter()
+                .copied()
+                .max()
+                .unwrap_or(0)
+        };
+        let key = |b: usize, k: Key| match k {
+            Key::Width => get(&inst.width, b),
+            Key::Area => get(&inst.width, b).saturating_mul(get(&inst.size, b)),
+            Key::Total => total(b),
+        };
+        let keys = self.keys;
+        let mut keyed: Vec<([u64; 3], u32)> = bufs
+            .drain(..)
+            .map(|b| (keys.map(|k| key(u(b), k)), b))
+            .collect();
+        keyed.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+        Part {
+            lo,
+            hi,
+            order: keyed.into_iter().map(|(_, b)| b).collect(),
+        }
+    }
+
+    fn solve_part(&mut self, part: &Part) -> Outcome {
+        let mut ord = self.pool.pop().unwrap_or_default();
+        ord.clear();
+        for (p, &b) in part.order.iter().enumerate() {
+            if get(&self.placed, u(b)) == NONE {
+                ord.push((get(&self.floor_of, u(b)), p as u32));
+            }
+        }
+        ord.sort_unstable();
+        let result = self.search(part, &ord, 0, 0);
+        self.pool.push(ord);
+        result
+    }
+
+    /// The unplaced buffers of `parent` with their current floors, sorted by (floor, preorder).
+    fn children(&mut self, parent: &[(u64, u32)], part: &Part, out: &mut Vec<(u64, u32)>) {
+        let mut same = std::mem::take(&mut self.same);
+        let mut changed = std::mem::take(&mut self.changed);
+        same.clear();
+        changed.clear();
+        for &(off, p) in parent {
+            let b = u(get(&part.order, u(p)));
+            if get(&self.placed, b) != NONE {
+                continue;
+            }
+            let f = get(&self.floor_of, b);
+            if f == off {
+                same.push((off, p));
+            } else {
+                changed.push((f, p));
+            }
+        }
+        changed.sort_unstable();
+        out.clear();
+        let (mut i, mut j) = (0, 0);
+        while let (Some(&a), Some(&b)) = (same.get(i), changed.get(j)) {
+            if a <= b {
+                out.push(a);
+                i += 1;
+            } else {
+                out.push(b);
+                j += 1;
+            }
+        }
+        out.extend(same.get(i..).unwrap_or_default());
+        out.extend(changed.get(j..).unwrap_or_default());
+        self.same = same;
+        self.changed = changed;
+    }
+
+    fn search(
+        &mut self,
+        part: &Part,
+        parent: &[(u64, u32)],
+        min_off: u64,
+        min_pre: u32,
+    ) -> Outcome {
+        if self.left == 0 {
+            return Outcome::Aborted;
+        }
+        self.left -= 1;
+        self.used += 1;
+        let mut ord = self.pool.pop().unwrap_or_default();
+        self.children(parent, part, &mut ord);
+        if ord.is_empty() {
+            self.pool.push(ord);
+            return Outcome::Found;
+        }
+        let min_height = ord
+            .iter()
+            .map(|&(off, p)| off.saturating_add(get(&self.inst.size, u(get(&part.order, u(p))))))
+            .min()
+            .unwrap_or(NONE);
+        let mut result = Outcome::NotFound;
+        for k in 0..ord.len() {
+            let Some(&(off, p)) = ord.get(k) else { break };
+            if (off, p) < (min_off, min_pre) {
+                continue;
+            }
+            if off >= min_height {
+                break;
+            }
+            let b = u(get(&part.order, u(p)));
+            if off.saturating_add(get(&self.inst.size, b)) > self.cap {
+                continue;
+            }
+            if !self.precheck(part, b, off) {
+                continue;
+            }
+            let (mark_buf, mark_sec, hatless) = self.place(b, off);
+            let outcome = if self.check(off) {
+                self.descend(part, &ord, off, p, b)
+            } else {
+                Outcome::NotFound
+            };
+            self.unplace(b, mark_buf, mark_sec);
+            match outcome {
+                Outcome::NotFound => {}
+                other => {
+                    result = other;
+                    break;
+                }
+            }
+            if hatless {
+                break;
+            }
+        }
+        self.pool.push(ord);
+        result
+    }
+
+    /// After placing `b`: split the part where no unplaced buffer spans a boundary any more,
+    /// else go on searching the same part.
+    fn descend(&mut self, part: &Part, ord: &[(u64, u32)], off: u64, p: u32, b: usize) -> Outcome {
+        let (lo, hi) = (u(get(&self.inst.lo, b)), u(get(&self.inst.hi, b)));
+        let mut cutpoints: Vec<u32> = Vec::new();
+        for s in lo..hi.saturating_sub(1) {
+            if let Some(c) = self.cuts.get_mut(s) {
+                *c -= 1;
+                if *c == 0 {
+                    cutpoints.push(s as u32 + 1);
+                }
+            }
+        }
+        let outcome = if cutpoints.is_empty() {
+            self.search(part, ord, off, p)
+        } else {
+            let mut bounds = vec![part.lo];
+            bounds.extend(cutpoints.iter().copied());
+            bounds.push(part.hi);
+            let mut outcome = Outcome::Found;
+            for w in bounds.windows(2) {
+                let (Some(&a), Some(&z)) = (w.first(), w.get(1)) else {
+                    continue;
+                };
+                let bufs: Vec<u32> = part
+                    .order
+                    .iter()
+                    .copied()
+                    .filter(|&x| {
+                        get(&self.placed, u(x)) == NONE
+                            && get(&self.inst.lo, u(x)) < z
+                            && a < get(&self.inst.hi, u(x))
+                    })
+                    .collect();
+                if bufs.is_empty() {
+                    continue;
+                }
+                let sub = self.part(a, z, bufs);
+                match self.solve_part(&sub) {
+                    Outcome::Found => {}
+                    other => {
+                        outcome = other;
+                        break;
+                    }
+                }
+            }
+            outcome
+        };
+        for c in self
+            .cuts
+            .get_mut(lo..hi.saturating_sub(1))
+            .unwrap_or_default()
+        {
+            *c += 1;
+        }
+        outcome
+    }
+
+    /// Places `b` at `off`; returns the trail marks and whether no unplaced buffer overlaps it.
+    ///
+    /// Section floors stay lower bounds on the floors of their unplaced buffers: `b`'s sections
+    /// rise to its top, and a section is rescanned only when a buffer whose floor rose could have
+    /// held its minimum.
+    fn place(&mut self, b: usize, off: u64) -> (usize, usize, bool) {
+        let inst = self.inst;
+        let mark_buf = self.trail_buf.len();
+        let mark_sec = self.trail_sec.len();
+        if let Some(x) = self.placed.get_mut(b) {
+            *x = off;
+        }
+        if let Some(x) = self.open.get_mut(b) {
+            *x = NONE;
+        }
+        if let Some(x) = self.solution.get_mut(b) {
+            *x = off;
+        }
+        let size = get(&inst.size, b);
+        let top = off + size;
+        let (lo, hi) = (u(get(&inst.lo, b)), u(get(&inst.hi, b)));
+        for s in lo..hi {
+            if let Some(f) = self.sec_floor.get_mut(s) {
+                self.trail_sec.push((s as u32, *f));
+                *f = top;
+            }
+            if let Some(t) = self.sec_total.get_mut(s) {
+                *t -= size;
+            }
+        }
+        self.stamp = self.stamp.wrapping_add(1);
+        if self.stamp == 0 {
+            self.mark.iter_mut().for_each(|m| *m = 0);
+            self.stamp = 1;
+        }
+        self.affected.clear();
+        let mut hatless = true;
+        for &v in inst.nbrs(b) {
+            let v = u(v);
+            if get(&self.placed, v) != NONE {
+                continue;
+            }
+            hatless = false;
+            let base = get(&self.base, v);
+            if base >= top {
+                continue;
+            }
+            let old_floor = get(&self.floor_of, v);
+            self.trail_buf.push((v as u32, base, old_floor));
+            if let Some(x) = self.base.get_mut(v) {
+                *x = top;
+            }
+            let f = inst.fit(v, top);
+            if f == old_floor {
+                continue;
+            }
+            if let Some(x) = self.floor_of.get_mut(v) {
+                *x = f;
+            }
+            if let Some(x) = self.open.get_mut(v) {
+                *x = f;
+            }
+            let (vlo, vhi) = (u(get(&inst.lo, v)), u(get(&inst.hi, v)));
+            let (Some(marks), Some(floors)) =
+                (self.mark.get_mut(vlo..vhi), self.sec_floor.get(vlo..vhi))
+            else {
+                continue;
+            };
+            for (k, (m, &floor)) in marks.iter_mut().zip(floors).enumerate() {
+                if *m != self.stamp && old_floor <= floor {
+                    *m = self.stamp;
+                    self.affected.push((vlo + k) as u32);
+                }
+            }
+        }
+        if let Some(marks) = self.mark.get_mut(lo..hi) {
+            for (k, m) in marks.iter_mut().enumerate() {
+                if *m != self.stamp {
+                    *m = self.stamp;
+                    self.affected.push((lo + k) as u32);
+                }
+            }
+        }
+        let affected = std::mem::take(&mut self.affected);
+        for &s in &affected {
+            self.refresh_floor(u(s));
+        }
+        self.affected = affected;
+        (mark_buf, mark_sec, hatless)
+    }
+
+    fn unplace(&mut self, b: usize, mark_buf: usize, mark_sec: usize) {
+        let inst = self.inst;
+        while self.trail_sec.len() > mark_sec {
+            if let Some((s, f)) = self.trail_sec.pop()
+                && let Some(x) = self.sec_floor.get_mut(u(s))
+            {
+                *x = f;
+            }
+        }
+        let size = get(&inst.size, b);
+        for t in self
+            .sec_total
+            .get_mut(u(get(&inst.lo, b))..u(get(&inst.hi, b)))
+            .unwrap_or_default()
+        {
+            *t += size;
+        }
+        while self.trail_buf.len() > mark_buf {
+            if let Some((v, base, floor)) = self.trail_buf.pop() {
+                if let Some(x) = self.base.get_mut(u(v)) {
+                    *x = base;
+                }
+                if let Some(x) = self.floor_of.get_mut(u(v)) {
+                    *x = floor;
+                }
+                if let Some(x) = self.open.get_mut(u(v)) {
+                    *x = floor;
+                }
+            }
+        }
+        if let Some(x) = self.placed.get_mut(b) {
+            *x = NONE;
+        }
+        if let Some(x) = self.open.get_mut(b) {
+            *x = get(&self.floor_of, b);
+        }
+    }
+
+    /// The section bound before placing `b` at `off`: in `b`'s sections its bytes move from the
+    /// unplaced total to the floor, elsewhere the floor is at least `off`. Floors only rise when
+    /// `b` is placed, so failing here means [`Dfs::check`] would fail too.
+    fn precheck(&self, part: &Part, b: usize, off: u64) -> bool {
+        let cap = self.cap;
+        let (lo, hi) = (get(&self.inst.lo, b), get(&self.inst.hi, b));
+        let outside = |a: u32, z: u32| {
+            let range = u(a)..u(z);
+            match (self.sec_floor.get(range.clone()), self.sec_total.get(range)) {
+                (Some(f), Some(t)) => f
+                    .iter()
+                    .zip(t)
+                    .all(|(&f, &t)| f.max(off).saturating_add(t) <= cap),
+                _ => false,
+            }
+        };
+        let inside = self
+            .sec_total
+            .get(u(lo)..u(hi))
+            .is_some_and(|t| t.iter().all(|&t| off.saturating_add(t) <= cap));
+        inside && outside(part.lo, lo) && outside(hi, part.hi)
+    }
+
+    /// The section bound after a placement at `off`, on the sections whose floor rose (the
+    /// others passed [`Dfs::precheck`]).
+    fn check(&self, off: u64) -> bool {
+        self.affected.iter().all(|&s| {
+            let f = get(&self.sec_floor, u(s));
+            let t = get(&self.sec_total, u(s));
+            f.max(off).saturating_add(t) <= self.cap
+        })
+    }
+}
+
+/// Decides whether a plan with arena at most `capacity` bytes exists, within `budget` steps.
+/// Returns the status, the steps used, and on success the offsets of every buffer.
+pub(super) fn decide(
+    problem: &Problem,
+    inst: &Instance,
+    capacity: u64,
+    budget: u64,
+) -> (Status, u64, Option<Vec<u64>>) {
+    let cap = capacity / problem.alignment();
+    if inst.fixed_end > cap {
+        return (Status::Infeasible, 0, None);
+    }
+    let mut dfs = Dfs::new(inst, cap);
+    if inst.len() == 0 {
+        return (Status::Found, 0, Some(inst.offsets(problem, &[])));
+    }
+    let mut limit = (inst.len() as u64).max(1);
+    loop {
+        limit = limit.saturating_mul(2);
+        for keys in PREORDERS {
+            let remaining = budget.saturating_sub(dfs.used);
+            if remaining == 0 {
+                return (Status::Unknown, dfs.used, None);
+            }
+            dfs.keys = keys;
+            dfs.left = limit.min(remaining);
+            let mut status = Outcome::Found;
+            for part in dfs.initial_parts() {
+                match dfs.solve_part(&part) {
+                    Outcome::Found => {}
+                    other => {
+                        status = other;
+                        break;
+                    }
+                }
+            }
+            match status {
+                Outcome::Found => {
+                    let offsets = inst.offsets(problem, &dfs.solution);
+                    return (Status::Found, dfs.used, Some(offsets));
+                }
+                Outcome::NotFound => return (Status::Infeasible, dfs.used, None),
+                Outcome::Aborted => {}
+            }
+        }
+    }
+}
+
+/// The result of [`minimise`].
+#[derive(Clone, Debug)]
+pub(super) struct Minimised {
+    pub(super) offsets: Vec<u64>,
+    pub(super) arena: u64,
+    pub(super) bound: u64,
+    pub(super) steps: u64,
+}
+
+fn arena_of(problem: &Problem, offsets: &[u64]) -> u64 {
+    problem
+        .buffers()
+        .iter()
+        .zip(offsets)
+        .map(|(b, &o)| o.saturating_add(problem.aligned_size(b.size)))
+        .max()
+        .unwrap_or(0)
+}
+
+/// Improves `incumbent` (offsets of a valid plan) within `budget` steps; see the module docs.
+/// `bound` is a proven lower bound in bytes (a multiple of the alignment). With a `goal`, the
+/// search stops at the first plan whose arena is at most `goal` (and spends the whole budget on
+/// deciding that capacity).
+pub(super) fn minimise(
+    problem: &Problem,
+    incumbent: Vec<u64>,
+    bound: u64,
+    goal: Option<u64>,
+    budget: u64,
+) -> Minimised {
+    let align = problem.alignment();
+    let mut best = Minimised {
+        arena: arena_of(problem, &incumbent),
+        offsets: incumbent,
+        bound,
+        steps: 0,
+    };
+    let stop = goal.map_or(best.bound, |g| g.max(best.bound));
+    if best.arena <= stop {
+        return best;
+    }
+    let inst = Instance::new(problem);
+    if let Some(goal) = goal.filter(|&g| g >= best.bound) {
+        let capacity = goal - goal % align;
+        let (status, steps, offsets) = decide(problem, &inst, capacity, budget);
+        best.steps = steps;
+        match (status, offsets) {
+            (Status::Found, Some(offsets)) => {
+                best.arena = arena_of(problem, &offsets);
+                best.offsets = offsets;
+            }
+            (Status::Infeasible, _) => best.bound = best.bound.max(capacity + align),
+            _ => {}
+        }
+        if best.arena <= best.bound {
+            best.bound = best.arena;
+        }
+        return best;
+    }
+    // Decide the lower bound while that settles quickly, then bisect between the capacities
+    // not yet tried and the incumbent.
+    let mut floor = best.bound;
+    let mut at_bound = true;
+    while floor < best.arena && best.steps < budget {
+        let remaining = budget - best.steps;
+        let capacity = if at_bound {
+            floor
+        } else {
+            let mid = floor + (best.arena - align - floor) / 2;
+            mid - mid % align
+        };
+        let (status, steps, offsets) = decide(problem, &inst, capacity, remaining.div_ceil(2));
+        best.steps += steps;
+        match (status, offsets) {
+            (Status::Found, Some(offsets)) => {
+                let arena = arena_of(problem, &offsets);
+                if arena < best.arena {
+                    best.arena = arena;
+                    best.offsets = offsets;
+                }
+            }
+            (Status::Infeasible, _) => {
+                // No plan fits `capacity`, so none fits anything smaller.
+                best.bound = best.bound.max(capacity + align);
+                floor = floor.max(capacity + align);
+            }
+            _ => {
+                at_bound = false;
+                floor = floor.max(capacity + align);
+            }
+        }
+    }
+    if best.arena <= best.bound {
+        best.bound = best.arena;
+    }
+    best
+}
