@@ -41,7 +41,10 @@ fn figures_and_slots_match_the_plan() {
         (256, 0, 256, 0)
     );
     assert_eq!(chain::T0.len(), 64);
-    assert_eq!(chain::PLANNER, "greedy");
+    assert_eq!(
+        (chain::PLANNER, chain::PLAN_BY, chain::PROVEN_OPTIMAL),
+        ("auto", "greedy", true)
+    );
     assert_eq!(residual::A.byte_range(), 256..384);
     assert_eq!(if_else::ARENA_BYTES, 272);
     assert_eq!(if_else::SG1_THEN_X.offset(), 0);

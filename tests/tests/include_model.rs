@@ -28,6 +28,7 @@ fn the_macro_expands_to_the_planned_module() {
     assert_eq!(chain_linear::ARENA_BYTES, 1024);
     assert_eq!(chain_linear::ALIGN, 64);
     assert_eq!(chain_linear::PLANNER, "linear");
+    const { assert!(!chain_linear::PROVEN_OPTIMAL) };
     assert_eq!(dynamic_dim::Y.len(), 30);
     assert_eq!(offline_replanned::ARENA_BYTES, 512);
     let mut arena = chain::Arena::new();

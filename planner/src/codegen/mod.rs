@@ -191,7 +191,7 @@ pub fn over_budget_message(plan: &ModelPlan, budget: u64) -> String {
         )
     });
     let hint = if lb <= budget {
-        "; the lower bound fits the budget, so a better planner may fit (try another `planner`)"
+        "; the lower bound fits the budget, so a better plan may exist: try `planner = \"search\"`"
             .to_owned()
     } else {
         "; no plan can fit: shrink the tensors live at the peak (smaller shapes or overrides) or raise the budget"
@@ -240,14 +240,19 @@ fn module_docs(plan: &ModelPlan, cg: &Codegen, sha: &str) -> Vec<String> {
         d.push(format!(" | budget | {} |", thousands(budget)));
     }
     d.push(String::new());
-    let optimal = if plan.arena_bytes() == plan.lower_bound_bytes() {
-        ", optimal: the arena equals the lower bound"
+    let p = &plan.plan;
+    let proof = if p.proven_optimal() {
+        "proven optimal".to_owned()
     } else {
-        ""
+        format!(
+            "not proven optimal: no plan is below {} bytes",
+            thousands(p.best_bound().max(plan.lower_bound_bytes()))
+        )
     };
     d.push(format!(
-        " Planner: {}{optimal}; alignment {}.",
-        plan.plan.planner(),
+        " Planner: {} (plan by {}), {proof}; alignment {}.",
+        p.planner(),
+        p.winner(),
         plan.problem.alignment()
     ));
     d.push(String::new());
@@ -529,6 +534,8 @@ pub fn generate(
         })
     };
     let planner = plan.plan.planner().name();
+    let winner = plan.plan.winner().name();
+    let proven = plan.plan.proven_optimal();
     let model_path = &cg.model_path;
     Ok(quote! {
         #(#[doc = #docs])*
@@ -544,8 +551,12 @@ pub fn generate(
             pub const ALIGN: usize = #align_lit;
             /// Bytes of the persistent region (variable tensors, kept across invocations).
             pub const PERSISTENT_BYTES: usize = #persistent;
-            /// The planner that made the plan.
+            /// The planner asked for.
             pub const PLANNER: &str = #planner;
+            /// The planner whose plan was kept (for `auto`, the one that won).
+            pub const PLAN_BY: &str = #winner;
+            /// Whether the arena is proven to be the smallest possible for these lifetimes.
+            pub const PROVEN_OPTIMAL: bool = #proven;
             /// The model file, relative to the including crate's `Cargo.toml`.
             pub const MODEL_PATH: &str = #model_path;
             /// The sha256 of the model file.
