@@ -44,6 +44,7 @@
 
 pub mod builder;
 pub mod codegen;
+pub mod embed;
 pub mod emit;
 mod error;
 pub mod graph;

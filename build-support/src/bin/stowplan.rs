@@ -16,6 +16,9 @@ stowplan: plan the memory of a TensorFlow Lite model at build time
 usage:
   stowplan plan MODEL.tflite [options]
   stowplan plan --problem FILE.csv [options]
+  stowplan embed MODEL.tflite -o OUT.tflite [--planner P] [--shape T=DIMS]... [--steps N]
+      writes a copy of the model with the plan as its OfflineMemoryAllocation entry, which
+      stock TensorFlow Lite Micro honours (alignment 16; an existing entry is replaced)
 
 options:
   --planner P        auto (default) | search | greedy | best-fit | conflicts | lifetime |
@@ -155,6 +158,71 @@ fn parse(mut it: impl Iterator<Item = String>) -> Result<Option<Args>, Failure> 
     }
 }
 
+/// `stowplan embed MODEL -o OUT [plan options]`.
+fn embed_command(it: impl Iterator<Item = String>) -> Result<String, Failure> {
+    let mut output = None;
+    let mut rest = Vec::new();
+    let mut it = it.into_iter();
+    while let Some(arg) = it.next() {
+        if arg == "-o" || arg == "--output" {
+            output = Some(
+                it.next()
+                    .ok_or_else(|| Failure::Usage(format!("{arg} needs a file name")))?,
+            );
+        } else if let Some(v) = arg.strip_prefix("--output=") {
+            output = Some(v.to_owned());
+        } else {
+            rest.push(arg);
+        }
+    }
+    let Some(args) = parse(rest.into_iter())? else {
+        return Ok(USAGE.to_owned());
+    };
+    if args.problem.is_some() || args.json || args.capacity.is_some() {
+        return Err(Failure::Usage(
+            "embed takes a model and -o OUT, with --planner, --align, --shape, --steps".into(),
+        ));
+    }
+    let output = output.ok_or_else(|| Failure::Usage("embed needs -o OUT.tflite".into()))?;
+    let path = args.model.as_deref().unwrap_or_default();
+    let bytes = read_file(path)?;
+    let options = Options {
+        planner: args.planner,
+        alignment: args.align.unwrap_or(16),
+        shapes: args.shapes.clone(),
+        offline: OfflinePolicy::Replan,
+        capacity: None,
+        search_steps: args.steps,
+    };
+    let (embedded, plan) = stowplan_planner::embed::embed(&bytes, &options)
+        .map_err(|e| Failure::Plan(format!("{path}: {e}")))?;
+    std::fs::write(&output, &embedded)
+        .map_err(|e| Failure::Plan(format!("cannot write {output}: {e}")))?;
+    let greedy = plan_model(
+        &bytes,
+        &Options {
+            planner: Planner::Greedy,
+            ..options.clone()
+        },
+    )
+    .map(|g| g.arena_bytes())
+    .map_err(|e| Failure::Plan(format!("{path}: {e}")))?;
+    Ok(format!(
+        "wrote {output}: OfflineMemoryAllocation places {} tensors; arena {} B ({} plan by {}{}), TFLite Micro's own greedy plan {} B, lower bound {} B\n",
+        plan.buffer_tensors.len(),
+        plan.arena_bytes(),
+        plan.plan.planner(),
+        plan.plan.winner(),
+        if plan.plan.proven_optimal() {
+            ", proven optimal"
+        } else {
+            ""
+        },
+        greedy,
+        plan.lower_bound_bytes()
+    ))
+}
+
 fn read_file(path: &str) -> Result<Vec<u8>, Failure> {
     let fail = |e: std::io::Error| Failure::Plan(format!("cannot read {path}: {e}"));
     let meta = std::fs::metadata(path).map_err(fail)?;
@@ -245,12 +313,13 @@ fn main() -> ExitCode {
             println!("stowplan {}", env!("CARGO_PKG_VERSION"));
             return ExitCode::SUCCESS;
         }
+        Some("embed") => embed_command(it),
         Some("plan") => parse(it).and_then(|args| match args {
             None => Ok(USAGE.to_owned()),
             Some(args) => run(&args),
         }),
         Some(other) => Err(Failure::Usage(format!(
-            "unknown command {other:?}; the command is `stowplan plan`"
+            "unknown command {other:?}; the commands are `stowplan plan` and `stowplan embed`"
         ))),
     };
     match result {

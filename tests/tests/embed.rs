@@ -1,0 +1,180 @@
+//! Embedding a plan as an `OfflineMemoryAllocation` entry: the rewritten model reads back as the
+//! same graph, buffers and metadata plus ours, and TFLM-style planning of it honours our offsets.
+
+use std::path::PathBuf;
+
+use stowplan_planner::embed::{EmbedPlanError, embed, offline_words};
+use stowplan_planner::model::{Model, read_model};
+use stowplan_planner::{OfflinePolicy, Options, plan_model};
+use stowplan_tests::{SYNTHETIC, repo_root, shared_dir};
+
+fn data<'a>(bytes: &'a [u8], model: &Model, buffer: usize) -> Option<&'a [u8]> {
+    model.buffers[buffer].data.clone().map(|r| &bytes[r])
+}
+
+/// Embeds, re-reads and compares; returns the rewritten bytes.
+fn round_trip(name: &str, bytes: &[u8]) -> Vec<u8> {
+    let (out, plan) = embed(bytes, &Options::default()).unwrap_or_else(|e| panic!("{name}: {e}"));
+    assert_eq!(
+        out.len() % 16,
+        bytes.len() % 16,
+        "{name}: the original bytes moved by a multiple of 16"
+    );
+    let before = read_model(bytes).unwrap();
+    let after = read_model(&out)
+        .unwrap_or_else(|e| panic!("{name}: the rewritten model does not read: {e}"));
+    assert_eq!(after.subgraphs, before.subgraphs, "{name}");
+    assert_eq!(after.tensors, before.tensors, "{name}");
+    assert_eq!(after.ops, before.ops, "{name}");
+    assert_eq!(after.version, before.version, "{name}");
+    assert_eq!(after.description, before.description, "{name}");
+    // Same buffers (same data), plus ours; a model without buffers gains the sentinel first.
+    let added = after.buffers.len() - before.buffers.len();
+    assert!(
+        added == 1 || (added == 2 && before.buffers.is_empty()),
+        "{name}"
+    );
+    for i in 0..before.buffers.len() {
+        assert_eq!(
+            data(&out, &after, i),
+            data(bytes, &before, i),
+            "{name}: buffer {i}"
+        );
+        if let (Some(r), Some(old)) = (&after.buffers[i].data, &before.buffers[i].data) {
+            assert_eq!(
+                r.start % 16,
+                old.start % 16,
+                "{name}: buffer {i} lost its alignment"
+            );
+        }
+    }
+    // Metadata: the old entries (an old offline plan replaced) plus ours, exactly one plan.
+    let plans = after
+        .metadata
+        .iter()
+        .filter(|m| m.name == "OfflineMemoryAllocation")
+        .count();
+    assert_eq!(plans, 1, "{name}");
+    let kept: Vec<_> = before
+        .metadata
+        .iter()
+        .filter(|m| m.name != "OfflineMemoryAllocation")
+        .collect();
+    assert_eq!(after.metadata.len(), kept.len() + 1, "{name}");
+    for (a, b) in after.metadata.iter().zip(&kept) {
+        assert_eq!(
+            (&a.name, data(&out, &after, a.buffer.get())),
+            (&b.name, data(bytes, &before, b.buffer.get())),
+            "{name}"
+        );
+    }
+    // The entry holds our plan, and planning the new model honours it to the byte.
+    let words = offline_words(&plan);
+    assert_eq!(words.len(), 3 + before.tensors.len());
+    let honoured = plan_model(
+        &out,
+        &Options {
+            offline: OfflinePolicy::Honour,
+            ..Options::default()
+        },
+    )
+    .unwrap();
+    assert!(honoured.declared_aliases.is_empty(), "{name}");
+    assert_eq!(honoured.arena_bytes(), plan.arena_bytes(), "{name}");
+    assert_eq!(honoured.plan.offsets(), plan.plan.offsets(), "{name}");
+    for (t, info) in honoured.model.tensors.iter().zip(&honoured.tensors) {
+        let expected = usize::try_from(words[3 + t.id.get()])
+            .ok()
+            .map(|o| o as u64);
+        assert_eq!(
+            info.fixed_offset,
+            expected.filter(|_| info.fixed_offset.is_some()),
+            "{name}: tensor {}",
+            t.id
+        );
+    }
+    out
+}
+
+#[test]
+fn synthetic_and_fixture_models_round_trip() {
+    for s in SYNTHETIC.iter().filter(|s| s.name != "dynamic_dim") {
+        round_trip(s.name, &(s.build)());
+    }
+    for case in [
+        "mlp_float",
+        "mlp_int8",
+        "cnn_int8",
+        "cond_if",
+        "while_loop",
+        "call_once",
+    ] {
+        let bytes =
+            std::fs::read(repo_root().join(format!("tests/models/{case}/{case}.tflite"))).unwrap();
+        round_trip(case, &bytes);
+    }
+}
+
+#[test]
+fn an_existing_entry_is_replaced_and_embedding_twice_is_stable() {
+    let once = round_trip("offline_plan", &stowplan_tests::offline_plan());
+    let twice = round_trip("offline_plan twice", &once);
+    let (a, _) = embed(&once, &Options::default()).unwrap();
+    assert_eq!(a, twice);
+}
+
+#[test]
+fn variables_and_unplanned_tensors_get_minus_one() {
+    let (_, plan) = embed(&stowplan_tests::variables(), &Options::default()).unwrap();
+    let words = offline_words(&plan);
+    assert_eq!(&words[..3], &[0, 1, 5]);
+    assert_eq!(
+        words[3 + 1],
+        -1,
+        "variable state1 stays in TFLM's persistent tail"
+    );
+    assert_eq!(words[3 + 3], -1, "variable state2 too");
+    assert!(words[3] >= 0 && words[3 + 2] >= 0 && words[3 + 4] >= 0);
+    let (_, plan) = embed(&stowplan_tests::call_once(), &Options::default()).unwrap();
+    assert_eq!(
+        offline_words(&plan)[3 + 1],
+        -1,
+        "VAR_HANDLE outputs are not planned"
+    );
+}
+
+#[test]
+fn unsafe_embeddings_are_refused() {
+    let err = embed(
+        &stowplan_tests::chain(),
+        &Options {
+            alignment: 64,
+            ..Options::default()
+        },
+    )
+    .unwrap_err();
+    assert!(matches!(err, EmbedPlanError::Refused(_)));
+    assert_eq!(
+        err.to_string(),
+        "cannot embed a plan: TFLite Micro aligns every planned size and offset to 16; plan with alignment 16"
+    );
+    let err = embed(&stowplan_tests::dynamic_dim(), &Options::default()).unwrap_err();
+    assert!(matches!(err, EmbedPlanError::Plan(_)));
+}
+
+#[test]
+fn shared_models_round_trip() {
+    let Some(shared) = shared_dir("embedding the shared models") else {
+        return;
+    };
+    let mut files: Vec<PathBuf> = std::fs::read_dir(shared.join("models"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "tflite"))
+        .collect();
+    files.sort();
+    for path in files {
+        let bytes = std::fs::read(&path).unwrap();
+        round_trip(&path.file_name().unwrap().to_string_lossy(), &bytes);
+    }
+}
