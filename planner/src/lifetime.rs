@@ -22,7 +22,7 @@ use crate::model::{Model, OpIndex, Subgraph, SubgraphIndex};
 
 /// Longest timeline (and most tensor uses walked) before the walk stops with an error: control
 /// flow that calls the same subgraphs from many places grows the timeline multiplicatively.
-pub const MAX_TIMELINE: usize = 1 << 22;
+pub const MAX_TIMELINE: usize = 1 << 20;
 
 /// Deepest nesting of control-flow calls.
 pub const MAX_CALL_DEPTH: usize = 64;

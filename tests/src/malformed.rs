@@ -332,7 +332,7 @@ pub const CASES: &[Case] = &[
     Case {
         name: "exponential_calls",
         build: || call_chain(40, true),
-        message: "control flow calls subgraphs so often that the timeline exceeds 4194304 steps",
+        message: "control flow calls subgraphs so often that the timeline exceeds 1048576 steps",
     },
     Case {
         name: "calls_too_deep",

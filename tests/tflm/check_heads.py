@@ -47,14 +47,14 @@ REPO = HERE.parent.parent
 MODELS = REPO / "tests" / "models"
 
 
-def check_version():
+def check_version(script="check_heads.py"):
     try:
         have = importlib.metadata.version("tflite-micro")
     except importlib.metadata.PackageNotFoundError:
         have = None
     if have != TFLM_VERSION:
         sys.exit(
-            f"check_heads.py needs tflite-micro=={TFLM_VERSION} (found "
+            f"{script} needs tflite-micro=={TFLM_VERSION} (found "
             f"{have or 'none'}); install it with\n"
             f"    {Path(sys.executable).name} -m pip install numpy tflite-micro=={TFLM_VERSION}"
         )
