@@ -1,17 +1,38 @@
 //! The device side of stowplan: what firmware links.
 //!
-//! `#![no_std]`, no heap, no planning. The code that `stowplan::include_model!` (or the
-//! `build.rs` helper in `stowplan-build`) generates for a model names the types here:
+//! `#![no_std]`, no heap, no dependencies, no planning. The code that `stowplan::include_model!`
+//! (or the `build.rs` helper in `stowplan-build`) generates for a model names the types here:
 //!
 //! - [`Arena`]: 16-byte aligned storage of exactly the planned size, one type per model region
-//!   (the generated module's marker type `M` keeps one model's slots away from another's arena);
+//!   (the generated module's marker type `M` keeps one model's slots away from another's arena,
+//!   even one of the same size); [`StaticArena`] keeps one in a `static`;
 //! - [`Slot`]: where one tensor lives in an arena (offset and element count, checked against the
 //!   element type's alignment when the constant is evaluated);
+//! - views: [`Arena::view`] (`&[T]`) and [`Arena::view_mut`] (`&mut [T]`) of one slot, and
+//!   [`Arena::views`], every input (shared) and output (mutable) of one op at once, which the
+//!   generated `ops::op_N` functions call;
 //! - [`Element`]: the element types a slot can have;
 //! - tables describing the model ([`TensorInfo`], [`OpInfo`]).
 //!
 //! Generated code reaches the rest through `#[doc(hidden)] pub mod __private_v1`; the version in
 //! the name turns a mismatch between generator and runtime into an unresolved path.
+//!
+//! # Soundness
+//!
+//! Every view borrows the arena: shared views `&self`, mutable views and op views `&mut self`.
+//! So the borrow checker refuses two live views of one arena when either is mutable, a view kept
+//! while another op's views are taken, and a view that outlives its arena (`tests/ui-runtime/`
+//! holds one compile-fail case per misuse). Within one op, [`Arena::views`] hands out several
+//! views from one borrow; it checks that no output overlaps another output or an input
+//! (`k(k-1)/2` comparisons for `k` slots, with a panic naming both slots and their bytes). The
+//! generated op functions are also proven disjoint when the crate compiles (a `const`
+//! assertion per op), so the check can never fire for them, and with their constant slots the
+//! optimiser folds it away: getting every view of an op costs a few address computations and
+//! no branch (the README's "Zero planning at run time" shows the Cortex-M4 assembly).
+//!
+//! Slots carry the marker type of their region; the element types are sealed to plain numbers
+//! for which every bit pattern is valid, so viewing reused arena bytes as another type is never
+//! undefined behaviour (TFLite's BOOL is viewed as raw `u8`, FLOAT16 as raw `u16`).
 //!
 //! # The generated module
 //!
@@ -22,23 +43,34 @@
 //! - `ARENA_BYTES`, `LOWER_BOUND_BYTES`, `NAIVE_BYTES`, `ALIGN`, `PERSISTENT_BYTES`, `PLANNER`,
 //!   `MODEL_PATH`, `MODEL_SHA256`;
 //! - `Arena` and `PersistentArena`: [`Arena`] types of exactly the planned sizes, with this
-//!   model's own marker types (`Activations`, `Persistent`);
+//!   model's own marker types (`Activations`, `Persistent`), and `StaticArena`, the arena for a
+//!   `static` ([`StaticArena`]);
 //! - a typed [`Slot`] constant per tensor in the arena or the persistent region, documented with
 //!   its name, type, shape, lifetime, offset and size;
 //! - each constant tensor as a typed `&'static` slice of its data (never the whole model file);
 //! - `INPUTS`, `OUTPUTS` (indexes into `TENSORS`), `TENSORS` ([`TensorInfo`]) and `OPS`
 //!   ([`OpInfo`], in execution order);
 //! - compile-time assertions: every slot inside its region, slots live at the same time
-//!   disjoint, the arena within the budget.
+//!   disjoint, the arena within the budget;
+//! - `ops::op_N` (`ops::sgS_op_N` in subgraph `S`): the views of op `N`'s inputs and outputs
+//!   from one borrow of the arena, for every op whose tensors are all in the arena, constants or
+//!   omitted (the module docs list the others: ops on variable tensors, for now).
 //!
 //! ```
 //! stowplan::include_model!("../tests/models/synthetic/residual.tflite", budget = "1 KiB");
 //!
 //! assert_eq!(residual::ARENA_BYTES, 384);
 //! assert_eq!(residual::LOWER_BOUND_BYTES, 384);
-//! let mut arena = residual::Arena::new();
-//! arena.as_bytes_mut()[residual::X.byte_range()].fill(0);
 //! assert_eq!(residual::OPS[2].opcode, "ADD");
+//!
+//! let mut arena = residual::Arena::new();
+//! arena.view_mut(residual::X).fill(-1.0);
+//! // Op 0 is a RELU: it reads `x` and writes `a`.
+//! let ((x,), (a,)) = residual::ops::op_0(&mut arena);
+//! for (a, x) in a.iter_mut().zip(x) {
+//!     *a = x.max(0.0);
+//! }
+//! assert!(arena.view(residual::A).iter().all(|&a| a == 0.0));
 //! ```
 //!
 //! A budget the plan exceeds is a compile error on the `budget` argument; so is, with code
@@ -75,6 +107,14 @@
 
 use core::marker::PhantomData;
 use core::ops::Range;
+
+mod arena;
+mod op;
+#[cfg(test)]
+mod tests;
+
+pub use arena::{Arena, StaticArena};
+pub use op::{Read, Reads, Write, Writes};
 
 #[cfg(feature = "macros")]
 pub use stowplan_macros::include_model;
@@ -147,6 +187,10 @@ impl<M, T: Element> Slot<M, T> {
     #[must_use]
     pub const fn new(offset: usize, len: usize) -> Self {
         assert!(
+            core::mem::align_of::<T>() <= 16,
+            "element alignment above the arena's 16"
+        );
+        assert!(
             offset.is_multiple_of(core::mem::align_of::<T>()),
             "slot offset is not aligned for its element type"
         );
@@ -201,53 +245,6 @@ impl<M, T: Element> Slot<M, T> {
     #[must_use]
     pub const fn byte_range(&self) -> Range<usize> {
         self.offset..self.end()
-    }
-}
-
-/// 16-byte aligned storage of `N` bytes for the region marked `M`.
-///
-/// `Arena::new()` is a `const fn`, so an arena can live in a `static` (behind a
-/// `core::cell::Cell`-free pattern of your choice) or on the stack for host tests.
-#[repr(C, align(16))]
-pub struct Arena<M, const N: usize> {
-    bytes: [u8; N],
-    _marker: PhantomData<fn() -> M>,
-}
-
-impl<M, const N: usize> Arena<M, N> {
-    /// The size in bytes.
-    pub const BYTES: usize = N;
-
-    /// A zeroed arena.
-    #[must_use]
-    pub const fn new() -> Self {
-        Self {
-            bytes: [0; N],
-            _marker: PhantomData,
-        }
-    }
-
-    /// All bytes.
-    #[must_use]
-    pub const fn as_bytes(&self) -> &[u8; N] {
-        &self.bytes
-    }
-
-    /// All bytes, writable.
-    pub const fn as_bytes_mut(&mut self) -> &mut [u8; N] {
-        &mut self.bytes
-    }
-}
-
-impl<M, const N: usize> Default for Arena<M, N> {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl<M, const N: usize> core::fmt::Debug for Arena<M, N> {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("Arena").field("bytes", &N).finish()
     }
 }
 
@@ -306,7 +303,7 @@ pub struct OpInfo {
 pub mod __private_v1 {
     //! Support for generated code. Not public API: it changes with the generator.
 
-    pub use crate::{Arena, Element, Location, OpInfo, Slot, TensorInfo};
+    pub use crate::{Arena, Element, Location, OpInfo, Slot, StaticArena, TensorInfo};
 
     /// Constant data with the alignment TFLite gives it (16).
     #[derive(Debug)]
@@ -368,6 +365,39 @@ pub mod __private_v1 {
                 assert!(
                     !(start < end2 && start2 < end && start < end && start2 < end2),
                     "two slots live at the same time share bytes"
+                );
+                j += 1;
+            }
+            i += 1;
+        }
+    }
+
+    /// Checks that no slot an op writes (`writes`, `(start, end)` byte ranges) overlaps another
+    /// one it writes or one it reads (`reads`): the compile-time proof behind each generated
+    /// op function, the same test [`Arena::views`] makes.
+    ///
+    /// # Panics
+    ///
+    /// On an overlap: in the `const` item generated code calls it from, a compile error.
+    pub const fn assert_op_disjoint(reads: &[(usize, usize)], writes: &[(usize, usize)]) {
+        let mut i = 0;
+        while i < writes.len() {
+            let (start, end) = writes[i];
+            let mut j = 0;
+            while j < writes.len() {
+                let (start2, end2) = writes[j];
+                assert!(
+                    i == j || !(start < end2 && start2 < end && start < end && start2 < end2),
+                    "two outputs of one op share bytes"
+                );
+                j += 1;
+            }
+            j = 0;
+            while j < reads.len() {
+                let (start2, end2) = reads[j];
+                assert!(
+                    !(start < end2 && start2 < end && start < end && start2 < end2),
+                    "an output of an op shares bytes with one of its inputs"
                 );
                 j += 1;
             }

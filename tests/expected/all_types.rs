@@ -57,6 +57,8 @@ pub mod all_types {
     pub enum Persistent {}
     /// The arena, exactly `ARENA_BYTES` long and 16-byte aligned.
     pub type Arena = ::stowplan::Arena<Activations, ARENA_BYTES>;
+    /// The arena in a `static`, handed out once (its zero bytes go to `.bss`).
+    pub type StaticArena = ::stowplan::StaticArena<Activations, ARENA_BYTES>;
     /// The persistent region, exactly `PERSISTENT_BYTES` long.
     pub type PersistentArena = ::stowplan::Arena<Persistent, PERSISTENT_BYTES>;
     const _: &[u8] = ::core::include_bytes!(
@@ -425,4 +427,92 @@ pub mod all_types {
         ],
         ARENA_BYTES,
     );
+    /// The views of each op's tensors, one function per op (`op_3`, or `sg1_op_0` for op 0 of
+    /// subgraph 1): shared views of what it reads (constants as they are, `()` for an omitted
+    /// input), mutable views of what it writes. They borrow the arena mutably, so no other view
+    /// of it lives meanwhile; each function's outputs are proven disjoint from each other and
+    /// from its inputs when the crate compiles.
+    pub mod ops {
+        /// Views of op 0, `FanOut`: reads `x` (X); writes `float32` (FLOAT32), `float16` (FLOAT16), `int32` (INT32), `uint8` (UINT8), `int64` (INT64), `bool` (BOOL), `int16` (INT16), `complex64` (COMPLEX64), `int8` (INT8), `float64` (FLOAT64), `complex128` (COMPLEX128), `uint64` (UINT64), `uint32` (UINT32), `uint16` (UINT16), `int4` (INT4), `bfloat16` (BFLOAT16), `int2` (INT2), `uint4` (UINT4), `float8_e4m3fn` (FLOAT8_E4M3FN), `float8_e5m2` (FLOAT8_E5M2).
+        #[inline]
+        pub fn op_0(
+            arena: &mut super::Arena,
+        ) -> (
+            (&[i8],),
+            (
+                &mut [f32],
+                &mut [u16],
+                &mut [i32],
+                &mut [u8],
+                &mut [i64],
+                &mut [u8],
+                &mut [i16],
+                &mut [f32],
+                &mut [i8],
+                &mut [f64],
+                &mut [f64],
+                &mut [u64],
+                &mut [u32],
+                &mut [u16],
+                &mut [u8],
+                &mut [u16],
+                &mut [u8],
+                &mut [u8],
+                &mut [u8],
+                &mut [u8],
+            ),
+        ) {
+            arena
+                .views(
+                    (super::X,),
+                    (
+                        super::FLOAT32,
+                        super::FLOAT16,
+                        super::INT32,
+                        super::UINT8,
+                        super::INT64,
+                        super::BOOL,
+                        super::INT16,
+                        super::COMPLEX64,
+                        super::INT8,
+                        super::FLOAT64,
+                        super::COMPLEX128,
+                        super::UINT64,
+                        super::UINT32,
+                        super::UINT16,
+                        super::INT4,
+                        super::BFLOAT16,
+                        super::INT2,
+                        super::UINT4,
+                        super::FLOAT8_E4M3FN,
+                        super::FLOAT8_E5M2,
+                    ),
+                )
+        }
+        const _: () = ::stowplan::__private_v1::assert_op_disjoint(
+            &[(super::X.offset(), super::X.end())],
+            &[
+                (super::FLOAT32.offset(), super::FLOAT32.end()),
+                (super::FLOAT16.offset(), super::FLOAT16.end()),
+                (super::INT32.offset(), super::INT32.end()),
+                (super::UINT8.offset(), super::UINT8.end()),
+                (super::INT64.offset(), super::INT64.end()),
+                (super::BOOL.offset(), super::BOOL.end()),
+                (super::INT16.offset(), super::INT16.end()),
+                (super::COMPLEX64.offset(), super::COMPLEX64.end()),
+                (super::INT8.offset(), super::INT8.end()),
+                (super::FLOAT64.offset(), super::FLOAT64.end()),
+                (super::COMPLEX128.offset(), super::COMPLEX128.end()),
+                (super::UINT64.offset(), super::UINT64.end()),
+                (super::UINT32.offset(), super::UINT32.end()),
+                (super::UINT16.offset(), super::UINT16.end()),
+                (super::INT4.offset(), super::INT4.end()),
+                (super::BFLOAT16.offset(), super::BFLOAT16.end()),
+                (super::INT2.offset(), super::INT2.end()),
+                (super::UINT4.offset(), super::UINT4.end()),
+                (super::FLOAT8_E4M3FN.offset(), super::FLOAT8_E4M3FN.end()),
+                (super::FLOAT8_E5M2.offset(), super::FLOAT8_E5M2.end()),
+            ],
+        );
+    }
 }

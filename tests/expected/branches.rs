@@ -54,6 +54,8 @@ pub mod branches {
     pub enum Persistent {}
     /// The arena, exactly `ARENA_BYTES` long and 16-byte aligned.
     pub type Arena = ::stowplan::Arena<Activations, ARENA_BYTES>;
+    /// The arena in a `static`, handed out once (its zero bytes go to `.bss`).
+    pub type StaticArena = ::stowplan::StaticArena<Activations, ARENA_BYTES>;
     /// The persistent region, exactly `PERSISTENT_BYTES` long.
     pub type PersistentArena = ::stowplan::Arena<Persistent, PERSISTENT_BYTES>;
     const _: &[u8] = ::core::include_bytes!(
@@ -166,4 +168,43 @@ pub mod branches {
         &[(0, 48, 1, 3), (112, 128, 2, 4), (64, 112, 3, 4), (0, 64, 4, 4)],
         ARENA_BYTES,
     );
+    /// The views of each op's tensors, one function per op (`op_3`, or `sg1_op_0` for op 0 of
+    /// subgraph 1): shared views of what it reads (constants as they are, `()` for an omitted
+    /// input), mutable views of what it writes. They borrow the arena mutably, so no other view
+    /// of it lives meanwhile; each function's outputs are proven disjoint from each other and
+    /// from its inputs when the crate compiles.
+    pub mod ops {
+        /// Views of op 0, `FULLY_CONNECTED`: reads `x` (X), `w` (W, constant), (omitted); writes `left` (LEFT).
+        #[inline]
+        pub fn op_0(
+            arena: &mut super::Arena,
+        ) -> ((&[i8], &'static [i8], ()), (&mut [i8],)) {
+            arena.views((super::X, super::W, ()), (super::LEFT,))
+        }
+        const _: () = ::stowplan::__private_v1::assert_op_disjoint(
+            &[(super::X.offset(), super::X.end())],
+            &[(super::LEFT.offset(), super::LEFT.end())],
+        );
+        /// Views of op 1, `RELU`: reads `x` (X); writes `right` (RIGHT).
+        #[inline]
+        pub fn op_1(arena: &mut super::Arena) -> ((&[i8],), (&mut [i8],)) {
+            arena.views((super::X,), (super::RIGHT,))
+        }
+        const _: () = ::stowplan::__private_v1::assert_op_disjoint(
+            &[(super::X.offset(), super::X.end())],
+            &[(super::RIGHT.offset(), super::RIGHT.end())],
+        );
+        /// Views of op 2, `CONCATENATION`: reads `left` (LEFT), `right` (RIGHT); writes `out` (OUT).
+        #[inline]
+        pub fn op_2(arena: &mut super::Arena) -> ((&[i8], &[i8]), (&mut [i8],)) {
+            arena.views((super::LEFT, super::RIGHT), (super::OUT,))
+        }
+        const _: () = ::stowplan::__private_v1::assert_op_disjoint(
+            &[
+                (super::LEFT.offset(), super::LEFT.end()),
+                (super::RIGHT.offset(), super::RIGHT.end()),
+            ],
+            &[(super::OUT.offset(), super::OUT.end())],
+        );
+    }
 }

@@ -59,6 +59,8 @@ pub mod call_once {
     pub enum Persistent {}
     /// The arena, exactly `ARENA_BYTES` long and 16-byte aligned.
     pub type Arena = ::stowplan::Arena<Activations, ARENA_BYTES>;
+    /// The arena in a `static`, handed out once (its zero bytes go to `.bss`).
+    pub type StaticArena = ::stowplan::StaticArena<Activations, ARENA_BYTES>;
     /// The persistent region, exactly `PERSISTENT_BYTES` long.
     pub type PersistentArena = ::stowplan::Arena<Persistent, PERSISTENT_BYTES>;
     const _: &[u8] = ::core::include_bytes!(
@@ -200,4 +202,37 @@ pub mod call_once {
         &[(64, 96, 1, 8), (32, 64, 7, 8), (0, 32, 8, 9)],
         ARENA_BYTES,
     );
+    /// The views of each op's tensors, one function per op (`op_3`, or `sg1_op_0` for op 0 of
+    /// subgraph 1): shared views of what it reads (constants as they are, `()` for an omitted
+    /// input), mutable views of what it writes. They borrow the arena mutably, so no other view
+    /// of it lives meanwhile; each function's outputs are proven disjoint from each other and
+    /// from its inputs when the crate compiles.
+    ///
+    /// No function for:
+    ///
+    /// - op 1 (`VAR_HANDLE`): output `handle` is not in the arena.
+    /// - op 2 (`READ_VARIABLE`): input `handle` is neither in the arena nor a constant.
+    /// - op 4 (`ASSIGN_VARIABLE`): input `handle` is neither in the arena nor a constant.
+    /// - op 0 of subgraph 1 (`VAR_HANDLE`): output `init/handle` is not in the arena.
+    /// - op 1 of subgraph 1 (`ASSIGN_VARIABLE`): input `init/handle` is neither in the arena nor a constant.
+    pub mod ops {
+        /// Views of op 0, `CALL_ONCE`: reads nothing; writes nothing.
+        #[inline]
+        pub fn op_0(arena: &mut super::Arena) -> ((), ()) {
+            arena.views((), ())
+        }
+        const _: () = ::stowplan::__private_v1::assert_op_disjoint(&[], &[]);
+        /// Views of op 3, `ADD`: reads `x` (X), `value` (VALUE); writes `y` (Y).
+        #[inline]
+        pub fn op_3(arena: &mut super::Arena) -> ((&[f32], &[f32]), (&mut [f32],)) {
+            arena.views((super::X, super::VALUE), (super::Y,))
+        }
+        const _: () = ::stowplan::__private_v1::assert_op_disjoint(
+            &[
+                (super::X.offset(), super::X.end()),
+                (super::VALUE.offset(), super::VALUE.end()),
+            ],
+            &[(super::Y.offset(), super::Y.end())],
+        );
+    }
 }

@@ -63,6 +63,8 @@ pub mod cnn_int8 {
     pub enum Persistent {}
     /// The arena, exactly `ARENA_BYTES` long and 16-byte aligned.
     pub type Arena = ::stowplan::Arena<Activations, ARENA_BYTES>;
+    /// The arena in a `static`, handed out once (its zero bytes go to `.bss`).
+    pub type StaticArena = ::stowplan::StaticArena<Activations, ARENA_BYTES>;
     /// The persistent region, exactly `PERSISTENT_BYTES` long.
     pub type PersistentArena = ::stowplan::Arena<Persistent, PERSISTENT_BYTES>;
     const _: &[u8] = ::core::include_bytes!(
@@ -470,4 +472,138 @@ pub mod cnn_int8 {
         ],
         ARENA_BYTES,
     );
+    /// The views of each op's tensors, one function per op (`op_3`, or `sg1_op_0` for op 0 of
+    /// subgraph 1): shared views of what it reads (constants as they are, `()` for an omitted
+    /// input), mutable views of what it writes. They borrow the arena mutably, so no other view
+    /// of it lives meanwhile; each function's outputs are proven disjoint from each other and
+    /// from its inputs when the crate compiles.
+    pub mod ops {
+        /// Views of op 0, `CONV_2D`: reads `serving_default_image:0` (SERVING_DEFAULT_IMAGE_0), `Conv2D` (CONV2D, constant), `Relu;add;Conv2D;Const_6` (RELU_8, constant); writes `Relu;add;Conv2D;Const_61` (RELU_10).
+        #[inline]
+        pub fn op_0(
+            arena: &mut super::Arena,
+        ) -> ((&[i8], &'static [i8], &'static [i32]), (&mut [i8],)) {
+            arena
+                .views(
+                    (super::SERVING_DEFAULT_IMAGE_0, super::CONV2D, super::RELU_8),
+                    (super::RELU_10,),
+                )
+        }
+        const _: () = ::stowplan::__private_v1::assert_op_disjoint(
+            &[
+                (
+                    super::SERVING_DEFAULT_IMAGE_0.offset(),
+                    super::SERVING_DEFAULT_IMAGE_0.end(),
+                ),
+            ],
+            &[(super::RELU_10.offset(), super::RELU_10.end())],
+        );
+        /// Views of op 1, `MAX_POOL_2D`: reads `Relu;add;Conv2D;Const_61` (RELU_10); writes `MaxPool2d` (MAXPOOL2D).
+        #[inline]
+        pub fn op_1(arena: &mut super::Arena) -> ((&[i8],), (&mut [i8],)) {
+            arena.views((super::RELU_10,), (super::MAXPOOL2D,))
+        }
+        const _: () = ::stowplan::__private_v1::assert_op_disjoint(
+            &[(super::RELU_10.offset(), super::RELU_10.end())],
+            &[(super::MAXPOOL2D.offset(), super::MAXPOOL2D.end())],
+        );
+        /// Views of op 2, `CONV_2D`: reads `MaxPool2d` (MAXPOOL2D), `Conv2D_1` (CONV2D_1, constant), `Relu_2;add_3;Conv2D_1;Const_2` (RELU_2_6, constant); writes `Relu_2;add_3;Conv2D_1;Const_21` (RELU_2_12).
+        #[inline]
+        pub fn op_2(
+            arena: &mut super::Arena,
+        ) -> ((&[i8], &'static [i8], &'static [i32]), (&mut [i8],)) {
+            arena
+                .views(
+                    (super::MAXPOOL2D, super::CONV2D_1, super::RELU_2_6),
+                    (super::RELU_2_12,),
+                )
+        }
+        const _: () = ::stowplan::__private_v1::assert_op_disjoint(
+            &[(super::MAXPOOL2D.offset(), super::MAXPOOL2D.end())],
+            &[(super::RELU_2_12.offset(), super::RELU_2_12.end())],
+        );
+        /// Views of op 3, `DEPTHWISE_CONV_2D`: reads `MaxPool2d` (MAXPOOL2D), `depthwise` (DEPTHWISE, constant), `Relu_1;add_1;depthwise;Const_4` (RELU_1_4, constant); writes `Relu_1;add_1;depthwise;Const_41` (RELU_1_13).
+        #[inline]
+        pub fn op_3(
+            arena: &mut super::Arena,
+        ) -> ((&[i8], &'static [i8], &'static [i32]), (&mut [i8],)) {
+            arena
+                .views(
+                    (super::MAXPOOL2D, super::DEPTHWISE, super::RELU_1_4),
+                    (super::RELU_1_13,),
+                )
+        }
+        const _: () = ::stowplan::__private_v1::assert_op_disjoint(
+            &[(super::MAXPOOL2D.offset(), super::MAXPOOL2D.end())],
+            &[(super::RELU_1_13.offset(), super::RELU_1_13.end())],
+        );
+        /// Views of op 4, `ADD`: reads `Relu_1;add_1;depthwise;Const_41` (RELU_1_13), `MaxPool2d` (MAXPOOL2D); writes `add_2` (ADD_2).
+        #[inline]
+        pub fn op_4(arena: &mut super::Arena) -> ((&[i8], &[i8]), (&mut [i8],)) {
+            arena.views((super::RELU_1_13, super::MAXPOOL2D), (super::ADD_2,))
+        }
+        const _: () = ::stowplan::__private_v1::assert_op_disjoint(
+            &[
+                (super::RELU_1_13.offset(), super::RELU_1_13.end()),
+                (super::MAXPOOL2D.offset(), super::MAXPOOL2D.end()),
+            ],
+            &[(super::ADD_2.offset(), super::ADD_2.end())],
+        );
+        /// Views of op 5, `CONCATENATION`: reads `add_2` (ADD_2), `Relu_2;add_3;Conv2D_1;Const_21` (RELU_2_12); writes `concat` (CONCAT).
+        #[inline]
+        pub fn op_5(arena: &mut super::Arena) -> ((&[i8], &[i8]), (&mut [i8],)) {
+            arena.views((super::ADD_2, super::RELU_2_12), (super::CONCAT,))
+        }
+        const _: () = ::stowplan::__private_v1::assert_op_disjoint(
+            &[
+                (super::ADD_2.offset(), super::ADD_2.end()),
+                (super::RELU_2_12.offset(), super::RELU_2_12.end()),
+            ],
+            &[(super::CONCAT.offset(), super::CONCAT.end())],
+        );
+        /// Views of op 6, `AVERAGE_POOL_2D`: reads `concat` (CONCAT); writes `AvgPool2D` (AVGPOOL2D).
+        #[inline]
+        pub fn op_6(arena: &mut super::Arena) -> ((&[i8],), (&mut [i8],)) {
+            arena.views((super::CONCAT,), (super::AVGPOOL2D,))
+        }
+        const _: () = ::stowplan::__private_v1::assert_op_disjoint(
+            &[(super::CONCAT.offset(), super::CONCAT.end())],
+            &[(super::AVGPOOL2D.offset(), super::AVGPOOL2D.end())],
+        );
+        /// Views of op 7, `RESHAPE`: reads `AvgPool2D` (AVGPOOL2D), `arith.constant` (ARITH_CONSTANT, constant); writes `Reshape` (RESHAPE).
+        #[inline]
+        pub fn op_7(
+            arena: &mut super::Arena,
+        ) -> ((&[i8], &'static [i32]), (&mut [i8],)) {
+            arena.views((super::AVGPOOL2D, super::ARITH_CONSTANT), (super::RESHAPE,))
+        }
+        const _: () = ::stowplan::__private_v1::assert_op_disjoint(
+            &[(super::AVGPOOL2D.offset(), super::AVGPOOL2D.end())],
+            &[(super::RESHAPE.offset(), super::RESHAPE.end())],
+        );
+        /// Views of op 8, `FULLY_CONNECTED`: reads `Reshape` (RESHAPE), `MatMul` (MATMUL_3, constant), `add_4` (ADD_4, constant); writes `MatMul;add_4` (MATMUL_18).
+        #[inline]
+        pub fn op_8(
+            arena: &mut super::Arena,
+        ) -> ((&[i8], &'static [i8], &'static [i32]), (&mut [i8],)) {
+            arena
+                .views(
+                    (super::RESHAPE, super::MATMUL_3, super::ADD_4),
+                    (super::MATMUL_18,),
+                )
+        }
+        const _: () = ::stowplan::__private_v1::assert_op_disjoint(
+            &[(super::RESHAPE.offset(), super::RESHAPE.end())],
+            &[(super::MATMUL_18.offset(), super::MATMUL_18.end())],
+        );
+        /// Views of op 9, `SOFTMAX`: reads `MatMul;add_4` (MATMUL_18); writes `PartitionedCall:0` (PARTITIONEDCALL_0).
+        #[inline]
+        pub fn op_9(arena: &mut super::Arena) -> ((&[i8],), (&mut [i8],)) {
+            arena.views((super::MATMUL_18,), (super::PARTITIONEDCALL_0,))
+        }
+        const _: () = ::stowplan::__private_v1::assert_op_disjoint(
+            &[(super::MATMUL_18.offset(), super::MATMUL_18.end())],
+            &[(super::PARTITIONEDCALL_0.offset(), super::PARTITIONEDCALL_0.end())],
+        );
+    }
 }

@@ -53,6 +53,8 @@ pub mod dynamic_dim {
     pub enum Persistent {}
     /// The arena, exactly `ARENA_BYTES` long and 16-byte aligned.
     pub type Arena = ::stowplan::Arena<Activations, ARENA_BYTES>;
+    /// The arena in a `static`, handed out once (its zero bytes go to `.bss`).
+    pub type StaticArena = ::stowplan::StaticArena<Activations, ARENA_BYTES>;
     /// The persistent region, exactly `PERSISTENT_BYTES` long.
     pub type PersistentArena = ::stowplan::Arena<Persistent, PERSISTENT_BYTES>;
     const _: &[u8] = ::core::include_bytes!(
@@ -129,4 +131,29 @@ pub mod dynamic_dim {
         &[(0, 80, 1, 2), (80, 160, 2, 3), (0, 80, 3, 3)],
         ARENA_BYTES,
     );
+    /// The views of each op's tensors, one function per op (`op_3`, or `sg1_op_0` for op 0 of
+    /// subgraph 1): shared views of what it reads (constants as they are, `()` for an omitted
+    /// input), mutable views of what it writes. They borrow the arena mutably, so no other view
+    /// of it lives meanwhile; each function's outputs are proven disjoint from each other and
+    /// from its inputs when the crate compiles.
+    pub mod ops {
+        /// Views of op 0, `RELU`: reads `x` (X); writes `h` (H).
+        #[inline]
+        pub fn op_0(arena: &mut super::Arena) -> ((&[f32],), (&mut [f32],)) {
+            arena.views((super::X,), (super::H,))
+        }
+        const _: () = ::stowplan::__private_v1::assert_op_disjoint(
+            &[(super::X.offset(), super::X.end())],
+            &[(super::H.offset(), super::H.end())],
+        );
+        /// Views of op 1, `RELU`: reads `h` (H); writes `y` (Y).
+        #[inline]
+        pub fn op_1(arena: &mut super::Arena) -> ((&[f32],), (&mut [f32],)) {
+            arena.views((super::H,), (super::Y,))
+        }
+        const _: () = ::stowplan::__private_v1::assert_op_disjoint(
+            &[(super::H.offset(), super::H.end())],
+            &[(super::Y.offset(), super::Y.end())],
+        );
+    }
 }

@@ -60,6 +60,8 @@ pub mod if_else {
     pub enum Persistent {}
     /// The arena, exactly `ARENA_BYTES` long and 16-byte aligned.
     pub type Arena = ::stowplan::Arena<Activations, ARENA_BYTES>;
+    /// The arena in a `static`, handed out once (its zero bytes go to `.bss`).
+    pub type StaticArena = ::stowplan::StaticArena<Activations, ARENA_BYTES>;
     /// The persistent region, exactly `PERSISTENT_BYTES` long.
     pub type PersistentArena = ::stowplan::Arena<Persistent, PERSISTENT_BYTES>;
     const _: &[u8] = ::core::include_bytes!(
@@ -266,4 +268,59 @@ pub mod if_else {
         ],
         ARENA_BYTES,
     );
+    /// The views of each op's tensors, one function per op (`op_3`, or `sg1_op_0` for op 0 of
+    /// subgraph 1): shared views of what it reads (constants as they are, `()` for an omitted
+    /// input), mutable views of what it writes. They borrow the arena mutably, so no other view
+    /// of it lives meanwhile; each function's outputs are proven disjoint from each other and
+    /// from its inputs when the crate compiles.
+    pub mod ops {
+        /// Views of op 0, `IF`: reads `cond` (COND), `x` (X); writes `y` (Y).
+        #[inline]
+        pub fn op_0(arena: &mut super::Arena) -> ((&[u8], &[f32]), (&mut [f32],)) {
+            arena.views((super::COND, super::X), (super::Y,))
+        }
+        const _: () = ::stowplan::__private_v1::assert_op_disjoint(
+            &[
+                (super::COND.offset(), super::COND.end()),
+                (super::X.offset(), super::X.end()),
+            ],
+            &[(super::Y.offset(), super::Y.end())],
+        );
+        /// Views of op 1, `RELU`: reads `y` (Y); writes `out` (OUT).
+        #[inline]
+        pub fn op_1(arena: &mut super::Arena) -> ((&[f32],), (&mut [f32],)) {
+            arena.views((super::Y,), (super::OUT,))
+        }
+        const _: () = ::stowplan::__private_v1::assert_op_disjoint(
+            &[(super::Y.offset(), super::Y.end())],
+            &[(super::OUT.offset(), super::OUT.end())],
+        );
+        /// Views of op 0 of subgraph 1, `RELU`: reads `then/x` (SG1_THEN_X); writes `then/h` (SG1_THEN_H).
+        #[inline]
+        pub fn sg1_op_0(arena: &mut super::Arena) -> ((&[f32],), (&mut [f32],)) {
+            arena.views((super::SG1_THEN_X,), (super::SG1_THEN_H,))
+        }
+        const _: () = ::stowplan::__private_v1::assert_op_disjoint(
+            &[(super::SG1_THEN_X.offset(), super::SG1_THEN_X.end())],
+            &[(super::SG1_THEN_H.offset(), super::SG1_THEN_H.end())],
+        );
+        /// Views of op 1 of subgraph 1, `RELU`: reads `then/h` (SG1_THEN_H); writes `then/y` (SG1_THEN_Y).
+        #[inline]
+        pub fn sg1_op_1(arena: &mut super::Arena) -> ((&[f32],), (&mut [f32],)) {
+            arena.views((super::SG1_THEN_H,), (super::SG1_THEN_Y,))
+        }
+        const _: () = ::stowplan::__private_v1::assert_op_disjoint(
+            &[(super::SG1_THEN_H.offset(), super::SG1_THEN_H.end())],
+            &[(super::SG1_THEN_Y.offset(), super::SG1_THEN_Y.end())],
+        );
+        /// Views of op 0 of subgraph 2, `RELU`: reads `else/x` (SG2_ELSE_X); writes `else/y` (SG2_ELSE_Y).
+        #[inline]
+        pub fn sg2_op_0(arena: &mut super::Arena) -> ((&[f32],), (&mut [f32],)) {
+            arena.views((super::SG2_ELSE_X,), (super::SG2_ELSE_Y,))
+        }
+        const _: () = ::stowplan::__private_v1::assert_op_disjoint(
+            &[(super::SG2_ELSE_X.offset(), super::SG2_ELSE_X.end())],
+            &[(super::SG2_ELSE_Y.offset(), super::SG2_ELSE_Y.end())],
+        );
+    }
 }

@@ -54,6 +54,8 @@ pub mod mlp_int8 {
     pub enum Persistent {}
     /// The arena, exactly `ARENA_BYTES` long and 16-byte aligned.
     pub type Arena = ::stowplan::Arena<Activations, ARENA_BYTES>;
+    /// The arena in a `static`, handed out once (its zero bytes go to `.bss`).
+    pub type StaticArena = ::stowplan::StaticArena<Activations, ARENA_BYTES>;
     /// The persistent region, exactly `PERSISTENT_BYTES` long.
     pub type PersistentArena = ::stowplan::Arena<Persistent, PERSISTENT_BYTES>;
     const _: &[u8] = ::core::include_bytes!(
@@ -244,4 +246,56 @@ pub mod mlp_int8 {
         &[(16, 32, 1, 2), (0, 16, 2, 3), (16, 32, 3, 4), (0, 16, 4, 4)],
         ARENA_BYTES,
     );
+    /// The views of each op's tensors, one function per op (`op_3`, or `sg1_op_0` for op 0 of
+    /// subgraph 1): shared views of what it reads (constants as they are, `()` for an omitted
+    /// input), mutable views of what it writes. They borrow the arena mutably, so no other view
+    /// of it lives meanwhile; each function's outputs are proven disjoint from each other and
+    /// from its inputs when the crate compiles.
+    pub mod ops {
+        /// Views of op 0, `FULLY_CONNECTED`: reads `serving_default_x:0` (SERVING_DEFAULT_X_0), `MatMul` (MATMUL_6, constant), `Relu;add` (RELU, constant); writes `MatMul;Relu;add` (MATMUL_7).
+        #[inline]
+        pub fn op_0(
+            arena: &mut super::Arena,
+        ) -> ((&[i8], &'static [i8], &'static [i32]), (&mut [i8],)) {
+            arena
+                .views(
+                    (super::SERVING_DEFAULT_X_0, super::MATMUL_6, super::RELU),
+                    (super::MATMUL_7,),
+                )
+        }
+        const _: () = ::stowplan::__private_v1::assert_op_disjoint(
+            &[(super::SERVING_DEFAULT_X_0.offset(), super::SERVING_DEFAULT_X_0.end())],
+            &[(super::MATMUL_7.offset(), super::MATMUL_7.end())],
+        );
+        /// Views of op 1, `FULLY_CONNECTED`: reads `MatMul;Relu;add` (MATMUL_7), `MatMul_1` (MATMUL_1_4, constant), `Relu_1;add_1` (RELU_1, constant); writes `MatMul_1;Relu_1;add_1` (MATMUL_1_8).
+        #[inline]
+        pub fn op_1(
+            arena: &mut super::Arena,
+        ) -> ((&[i8], &'static [i8], &'static [i32]), (&mut [i8],)) {
+            arena
+                .views(
+                    (super::MATMUL_7, super::MATMUL_1_4, super::RELU_1),
+                    (super::MATMUL_1_8,),
+                )
+        }
+        const _: () = ::stowplan::__private_v1::assert_op_disjoint(
+            &[(super::MATMUL_7.offset(), super::MATMUL_7.end())],
+            &[(super::MATMUL_1_8.offset(), super::MATMUL_1_8.end())],
+        );
+        /// Views of op 2, `FULLY_CONNECTED`: reads `MatMul_1;Relu_1;add_1` (MATMUL_1_8), `MatMul_2` (MATMUL_2, constant), `add_2` (ADD_2, constant); writes `PartitionedCall:0` (PARTITIONEDCALL_0).
+        #[inline]
+        pub fn op_2(
+            arena: &mut super::Arena,
+        ) -> ((&[i8], &'static [i8], &'static [i32]), (&mut [i8],)) {
+            arena
+                .views(
+                    (super::MATMUL_1_8, super::MATMUL_2, super::ADD_2),
+                    (super::PARTITIONEDCALL_0,),
+                )
+        }
+        const _: () = ::stowplan::__private_v1::assert_op_disjoint(
+            &[(super::MATMUL_1_8.offset(), super::MATMUL_1_8.end())],
+            &[(super::PARTITIONEDCALL_0.offset(), super::PARTITIONEDCALL_0.end())],
+        );
+    }
 }

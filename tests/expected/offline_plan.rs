@@ -54,6 +54,8 @@ pub mod offline_plan {
     pub enum Persistent {}
     /// The arena, exactly `ARENA_BYTES` long and 16-byte aligned.
     pub type Arena = ::stowplan::Arena<Activations, ARENA_BYTES>;
+    /// The arena in a `static`, handed out once (its zero bytes go to `.bss`).
+    pub type StaticArena = ::stowplan::StaticArena<Activations, ARENA_BYTES>;
     /// The persistent region, exactly `PERSISTENT_BYTES` long.
     pub type PersistentArena = ::stowplan::Arena<Persistent, PERSISTENT_BYTES>;
     const _: &[u8] = ::core::include_bytes!(
@@ -151,4 +153,38 @@ pub mod offline_plan {
         &[(256, 512, 1, 2), (0, 256, 2, 3), (256, 512, 3, 4), (0, 256, 4, 4)],
         ARENA_BYTES,
     );
+    /// The views of each op's tensors, one function per op (`op_3`, or `sg1_op_0` for op 0 of
+    /// subgraph 1): shared views of what it reads (constants as they are, `()` for an omitted
+    /// input), mutable views of what it writes. They borrow the arena mutably, so no other view
+    /// of it lives meanwhile; each function's outputs are proven disjoint from each other and
+    /// from its inputs when the crate compiles.
+    pub mod ops {
+        /// Views of op 0, `RELU`: reads `t0` (T0); writes `t1` (T1).
+        #[inline]
+        pub fn op_0(arena: &mut super::Arena) -> ((&[f32],), (&mut [f32],)) {
+            arena.views((super::T0,), (super::T1,))
+        }
+        const _: () = ::stowplan::__private_v1::assert_op_disjoint(
+            &[(super::T0.offset(), super::T0.end())],
+            &[(super::T1.offset(), super::T1.end())],
+        );
+        /// Views of op 1, `RELU`: reads `t1` (T1); writes `t2` (T2).
+        #[inline]
+        pub fn op_1(arena: &mut super::Arena) -> ((&[f32],), (&mut [f32],)) {
+            arena.views((super::T1,), (super::T2,))
+        }
+        const _: () = ::stowplan::__private_v1::assert_op_disjoint(
+            &[(super::T1.offset(), super::T1.end())],
+            &[(super::T2.offset(), super::T2.end())],
+        );
+        /// Views of op 2, `RELU`: reads `t2` (T2); writes `t3` (T3).
+        #[inline]
+        pub fn op_2(arena: &mut super::Arena) -> ((&[f32],), (&mut [f32],)) {
+            arena.views((super::T2,), (super::T3,))
+        }
+        const _: () = ::stowplan::__private_v1::assert_op_disjoint(
+            &[(super::T2.offset(), super::T2.end())],
+            &[(super::T3.offset(), super::T3.end())],
+        );
+    }
 }

@@ -54,6 +54,8 @@ pub mod residual {
     pub enum Persistent {}
     /// The arena, exactly `ARENA_BYTES` long and 16-byte aligned.
     pub type Arena = ::stowplan::Arena<Activations, ARENA_BYTES>;
+    /// The arena in a `static`, handed out once (its zero bytes go to `.bss`).
+    pub type StaticArena = ::stowplan::StaticArena<Activations, ARENA_BYTES>;
     /// The persistent region, exactly `PERSISTENT_BYTES` long.
     pub type PersistentArena = ::stowplan::Arena<Persistent, PERSISTENT_BYTES>;
     const _: &[u8] = ::core::include_bytes!(
@@ -151,4 +153,38 @@ pub mod residual {
         &[(0, 128, 1, 2), (256, 384, 2, 4), (128, 256, 3, 4), (0, 128, 4, 4)],
         ARENA_BYTES,
     );
+    /// The views of each op's tensors, one function per op (`op_3`, or `sg1_op_0` for op 0 of
+    /// subgraph 1): shared views of what it reads (constants as they are, `()` for an omitted
+    /// input), mutable views of what it writes. They borrow the arena mutably, so no other view
+    /// of it lives meanwhile; each function's outputs are proven disjoint from each other and
+    /// from its inputs when the crate compiles.
+    pub mod ops {
+        /// Views of op 0, `RELU`: reads `x` (X); writes `a` (A).
+        #[inline]
+        pub fn op_0(arena: &mut super::Arena) -> ((&[f32],), (&mut [f32],)) {
+            arena.views((super::X,), (super::A,))
+        }
+        const _: () = ::stowplan::__private_v1::assert_op_disjoint(
+            &[(super::X.offset(), super::X.end())],
+            &[(super::A.offset(), super::A.end())],
+        );
+        /// Views of op 1, `RELU`: reads `a` (A); writes `b` (B).
+        #[inline]
+        pub fn op_1(arena: &mut super::Arena) -> ((&[f32],), (&mut [f32],)) {
+            arena.views((super::A,), (super::B,))
+        }
+        const _: () = ::stowplan::__private_v1::assert_op_disjoint(
+            &[(super::A.offset(), super::A.end())],
+            &[(super::B.offset(), super::B.end())],
+        );
+        /// Views of op 2, `ADD`: reads `a` (A), `b` (B); writes `out` (OUT).
+        #[inline]
+        pub fn op_2(arena: &mut super::Arena) -> ((&[f32], &[f32]), (&mut [f32],)) {
+            arena.views((super::A, super::B), (super::OUT,))
+        }
+        const _: () = ::stowplan::__private_v1::assert_op_disjoint(
+            &[(super::A.offset(), super::A.end()), (super::B.offset(), super::B.end())],
+            &[(super::OUT.offset(), super::OUT.end())],
+        );
+    }
 }

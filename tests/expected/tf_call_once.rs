@@ -64,6 +64,8 @@ pub mod tf_call_once {
     pub enum Persistent {}
     /// The arena, exactly `ARENA_BYTES` long and 16-byte aligned.
     pub type Arena = ::stowplan::Arena<Activations, ARENA_BYTES>;
+    /// The arena in a `static`, handed out once (its zero bytes go to `.bss`).
+    pub type StaticArena = ::stowplan::StaticArena<Activations, ARENA_BYTES>;
     /// The persistent region, exactly `PERSISTENT_BYTES` long.
     pub type PersistentArena = ::stowplan::Arena<Persistent, PERSISTENT_BYTES>;
     const _: &[u8] = ::core::include_bytes!(
@@ -345,4 +347,80 @@ pub mod tf_call_once {
         ],
         ARENA_BYTES,
     );
+    /// The views of each op's tensors, one function per op (`op_3`, or `sg1_op_0` for op 0 of
+    /// subgraph 1): shared views of what it reads (constants as they are, `()` for an omitted
+    /// input), mutable views of what it writes. They borrow the arena mutably, so no other view
+    /// of it lives meanwhile; each function's outputs are proven disjoint from each other and
+    /// from its inputs when the crate compiles.
+    ///
+    /// No function for:
+    ///
+    /// - op 1 (`VAR_HANDLE`): output `state` is not in the arena.
+    /// - op 2 (`READ_VARIABLE`): input `state` is neither in the arena nor a constant.
+    /// - op 5 (`ASSIGN_VARIABLE`): input `state` is neither in the arena nor a constant.
+    /// - op 6 (`READ_VARIABLE`): input `state` is neither in the arena nor a constant.
+    /// - op 0 of subgraph 1 (`VAR_HANDLE`): output `state2` is not in the arena.
+    /// - op 1 of subgraph 1 (`ASSIGN_VARIABLE`): input `state2` is neither in the arena nor a constant.
+    pub mod ops {
+        /// Views of op 0, `CALL_ONCE`: reads nothing; writes nothing.
+        #[inline]
+        pub fn op_0(arena: &mut super::Arena) -> ((), ()) {
+            arena.views((), ())
+        }
+        const _: () = ::stowplan::__private_v1::assert_op_disjoint(&[], &[]);
+        /// Views of op 3, `MUL`: reads `ReadVariableOp` (READVARIABLEOP), `mul/y` (MUL_Y, constant); writes `mul` (MUL).
+        #[inline]
+        pub fn op_3(
+            arena: &mut super::Arena,
+        ) -> ((&[f32], &'static [f32]), (&mut [f32],)) {
+            arena.views((super::READVARIABLEOP, super::MUL_Y), (super::MUL,))
+        }
+        const _: () = ::stowplan::__private_v1::assert_op_disjoint(
+            &[(super::READVARIABLEOP.offset(), super::READVARIABLEOP.end())],
+            &[(super::MUL.offset(), super::MUL.end())],
+        );
+        /// Views of op 4, `ADD`: reads `mul` (MUL), `serving_default_x:0` (SERVING_DEFAULT_X_0); writes `add` (ADD).
+        #[inline]
+        pub fn op_4(arena: &mut super::Arena) -> ((&[f32], &[f32]), (&mut [f32],)) {
+            arena.views((super::MUL, super::SERVING_DEFAULT_X_0), (super::ADD,))
+        }
+        const _: () = ::stowplan::__private_v1::assert_op_disjoint(
+            &[
+                (super::MUL.offset(), super::MUL.end()),
+                (super::SERVING_DEFAULT_X_0.offset(), super::SERVING_DEFAULT_X_0.end()),
+            ],
+            &[(super::ADD.offset(), super::ADD.end())],
+        );
+        /// Views of op 7, `MUL`: reads `Read/ReadVariableOp` (READ_READVARIABLEOP), `mul_1/y` (MUL_1_Y, constant); writes `mul_1` (MUL_1).
+        #[inline]
+        pub fn op_7(
+            arena: &mut super::Arena,
+        ) -> ((&[f32], &'static [f32]), (&mut [f32],)) {
+            arena.views((super::READ_READVARIABLEOP, super::MUL_1_Y), (super::MUL_1,))
+        }
+        const _: () = ::stowplan::__private_v1::assert_op_disjoint(
+            &[(super::READ_READVARIABLEOP.offset(), super::READ_READVARIABLEOP.end())],
+            &[(super::MUL_1.offset(), super::MUL_1.end())],
+        );
+        /// Views of op 8, `ADD`: reads `mul_1` (MUL_1), `add_1/y` (ADD_1_Y, constant); writes `StatefulPartitionedCall:0` (STATEFULPARTITIONEDCALL_0).
+        #[inline]
+        pub fn op_8(
+            arena: &mut super::Arena,
+        ) -> ((&[f32], &'static [f32]), (&mut [f32],)) {
+            arena
+                .views(
+                    (super::MUL_1, super::ADD_1_Y),
+                    (super::STATEFULPARTITIONEDCALL_0,),
+                )
+        }
+        const _: () = ::stowplan::__private_v1::assert_op_disjoint(
+            &[(super::MUL_1.offset(), super::MUL_1.end())],
+            &[
+                (
+                    super::STATEFULPARTITIONEDCALL_0.offset(),
+                    super::STATEFULPARTITIONEDCALL_0.end(),
+                ),
+            ],
+        );
+    }
 }

@@ -66,6 +66,8 @@ pub mod tf_cond_if {
     pub enum Persistent {}
     /// The arena, exactly `ARENA_BYTES` long and 16-byte aligned.
     pub type Arena = ::stowplan::Arena<Activations, ARENA_BYTES>;
+    /// The arena in a `static`, handed out once (its zero bytes go to `.bss`).
+    pub type StaticArena = ::stowplan::StaticArena<Activations, ARENA_BYTES>;
     /// The persistent region, exactly `PERSISTENT_BYTES` long.
     pub type PersistentArena = ::stowplan::Arena<Persistent, PERSISTENT_BYTES>;
     const _: &[u8] = ::core::include_bytes!(
@@ -498,4 +500,156 @@ pub mod tf_cond_if {
         ],
         ARENA_BYTES,
     );
+    /// The views of each op's tensors, one function per op (`op_3`, or `sg1_op_0` for op 0 of
+    /// subgraph 1): shared views of what it reads (constants as they are, `()` for an omitted
+    /// input), mutable views of what it writes. They borrow the arena mutably, so no other view
+    /// of it lives meanwhile; each function's outputs are proven disjoint from each other and
+    /// from its inputs when the crate compiles.
+    pub mod ops {
+        /// Views of op 0, `GREATER`: reads `serving_default_s:0` (SERVING_DEFAULT_S_0), `Greater/y` (GREATER_Y, constant); writes `Greater` (GREATER).
+        #[inline]
+        pub fn op_0(
+            arena: &mut super::Arena,
+        ) -> ((&[f32], &'static [f32]), (&mut [u8],)) {
+            arena
+                .views((super::SERVING_DEFAULT_S_0, super::GREATER_Y), (super::GREATER,))
+        }
+        const _: () = ::stowplan::__private_v1::assert_op_disjoint(
+            &[(super::SERVING_DEFAULT_S_0.offset(), super::SERVING_DEFAULT_S_0.end())],
+            &[(super::GREATER.offset(), super::GREATER.end())],
+        );
+        /// Views of op 1, `MUL`: reads `serving_default_x:0` (SERVING_DEFAULT_X_0), `mul/y` (MUL_Y, constant); writes `mul` (MUL).
+        #[inline]
+        pub fn op_1(
+            arena: &mut super::Arena,
+        ) -> ((&[f32], &'static [f32]), (&mut [f32],)) {
+            arena.views((super::SERVING_DEFAULT_X_0, super::MUL_Y), (super::MUL,))
+        }
+        const _: () = ::stowplan::__private_v1::assert_op_disjoint(
+            &[(super::SERVING_DEFAULT_X_0.offset(), super::SERVING_DEFAULT_X_0.end())],
+            &[(super::MUL.offset(), super::MUL.end())],
+        );
+        /// Views of op 2, `SUB`: reads `mul` (MUL), `sub/y` (SUB_Y, constant); writes `sub` (SUB).
+        #[inline]
+        pub fn op_2(
+            arena: &mut super::Arena,
+        ) -> ((&[f32], &'static [f32]), (&mut [f32],)) {
+            arena.views((super::MUL, super::SUB_Y), (super::SUB,))
+        }
+        const _: () = ::stowplan::__private_v1::assert_op_disjoint(
+            &[(super::MUL.offset(), super::MUL.end())],
+            &[(super::SUB.offset(), super::SUB.end())],
+        );
+        /// Views of op 3, `IF`: reads `Greater` (GREATER), `sub` (SUB); writes `cond` (COND).
+        #[inline]
+        pub fn op_3(arena: &mut super::Arena) -> ((&[u8], &[f32]), (&mut [f32],)) {
+            arena.views((super::GREATER, super::SUB), (super::COND,))
+        }
+        const _: () = ::stowplan::__private_v1::assert_op_disjoint(
+            &[
+                (super::GREATER.offset(), super::GREATER.end()),
+                (super::SUB.offset(), super::SUB.end()),
+            ],
+            &[(super::COND.offset(), super::COND.end())],
+        );
+        /// Views of op 4, `MUL`: reads `cond` (COND), `mul_1/y` (MUL_1_Y, constant); writes `mul_1` (MUL_1).
+        #[inline]
+        pub fn op_4(
+            arena: &mut super::Arena,
+        ) -> ((&[f32], &'static [f32]), (&mut [f32],)) {
+            arena.views((super::COND, super::MUL_1_Y), (super::MUL_1,))
+        }
+        const _: () = ::stowplan::__private_v1::assert_op_disjoint(
+            &[(super::COND.offset(), super::COND.end())],
+            &[(super::MUL_1.offset(), super::MUL_1.end())],
+        );
+        /// Views of op 5, `ADD`: reads `mul_1` (MUL_1), `serving_default_x:0` (SERVING_DEFAULT_X_0); writes `PartitionedCall:0` (PARTITIONEDCALL_0).
+        #[inline]
+        pub fn op_5(arena: &mut super::Arena) -> ((&[f32], &[f32]), (&mut [f32],)) {
+            arena
+                .views(
+                    (super::MUL_1, super::SERVING_DEFAULT_X_0),
+                    (super::PARTITIONEDCALL_0,),
+                )
+        }
+        const _: () = ::stowplan::__private_v1::assert_op_disjoint(
+            &[
+                (super::MUL_1.offset(), super::MUL_1.end()),
+                (super::SERVING_DEFAULT_X_0.offset(), super::SERVING_DEFAULT_X_0.end()),
+            ],
+            &[(super::PARTITIONEDCALL_0.offset(), super::PARTITIONEDCALL_0.end())],
+        );
+        /// Views of op 0 of subgraph 1, `MUL`: reads `cond_false_7490_arg0` (SG1_COND_FALSE_7490_ARG0), `cond_false_7490_arg0` (SG1_COND_FALSE_7490_ARG0); writes `cond/mul` (SG1_COND_MUL).
+        #[inline]
+        pub fn sg1_op_0(arena: &mut super::Arena) -> ((&[f32], &[f32]), (&mut [f32],)) {
+            arena
+                .views(
+                    (super::SG1_COND_FALSE_7490_ARG0, super::SG1_COND_FALSE_7490_ARG0),
+                    (super::SG1_COND_MUL,),
+                )
+        }
+        const _: () = ::stowplan::__private_v1::assert_op_disjoint(
+            &[
+                (
+                    super::SG1_COND_FALSE_7490_ARG0.offset(),
+                    super::SG1_COND_FALSE_7490_ARG0.end(),
+                ),
+                (
+                    super::SG1_COND_FALSE_7490_ARG0.offset(),
+                    super::SG1_COND_FALSE_7490_ARG0.end(),
+                ),
+            ],
+            &[(super::SG1_COND_MUL.offset(), super::SG1_COND_MUL.end())],
+        );
+        /// Views of op 1 of subgraph 1, `SUB`: reads `cond/mul` (SG1_COND_MUL), `cond/sub/y` (SG1_COND_SUB_Y, constant); writes `cond/sub` (SG1_COND_SUB).
+        #[inline]
+        pub fn sg1_op_1(
+            arena: &mut super::Arena,
+        ) -> ((&[f32], &'static [f32]), (&mut [f32],)) {
+            arena
+                .views(
+                    (super::SG1_COND_MUL, super::SG1_COND_SUB_Y),
+                    (super::SG1_COND_SUB,),
+                )
+        }
+        const _: () = ::stowplan::__private_v1::assert_op_disjoint(
+            &[(super::SG1_COND_MUL.offset(), super::SG1_COND_MUL.end())],
+            &[(super::SG1_COND_SUB.offset(), super::SG1_COND_SUB.end())],
+        );
+        /// Views of op 0 of subgraph 2, `MUL`: reads `cond_true_7480_arg0` (SG2_COND_TRUE_7480_ARG0), `cond/mul/y` (SG2_COND_MUL_Y, constant); writes `cond/mul1` (SG2_COND_MUL1).
+        #[inline]
+        pub fn sg2_op_0(
+            arena: &mut super::Arena,
+        ) -> ((&[f32], &'static [f32]), (&mut [f32],)) {
+            arena
+                .views(
+                    (super::SG2_COND_TRUE_7480_ARG0, super::SG2_COND_MUL_Y),
+                    (super::SG2_COND_MUL1,),
+                )
+        }
+        const _: () = ::stowplan::__private_v1::assert_op_disjoint(
+            &[
+                (
+                    super::SG2_COND_TRUE_7480_ARG0.offset(),
+                    super::SG2_COND_TRUE_7480_ARG0.end(),
+                ),
+            ],
+            &[(super::SG2_COND_MUL1.offset(), super::SG2_COND_MUL1.end())],
+        );
+        /// Views of op 1 of subgraph 2, `ADD`: reads `cond/mul1` (SG2_COND_MUL1), `cond/add/y` (SG2_COND_ADD_Y, constant); writes `cond/Relu;cond/add` (SG2_COND_RELU).
+        #[inline]
+        pub fn sg2_op_1(
+            arena: &mut super::Arena,
+        ) -> ((&[f32], &'static [f32]), (&mut [f32],)) {
+            arena
+                .views(
+                    (super::SG2_COND_MUL1, super::SG2_COND_ADD_Y),
+                    (super::SG2_COND_RELU,),
+                )
+        }
+        const _: () = ::stowplan::__private_v1::assert_op_disjoint(
+            &[(super::SG2_COND_MUL1.offset(), super::SG2_COND_MUL1.end())],
+            &[(super::SG2_COND_RELU.offset(), super::SG2_COND_RELU.end())],
+        );
+    }
 }

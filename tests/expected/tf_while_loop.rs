@@ -66,6 +66,8 @@ pub mod tf_while_loop {
     pub enum Persistent {}
     /// The arena, exactly `ARENA_BYTES` long and 16-byte aligned.
     pub type Arena = ::stowplan::Arena<Activations, ARENA_BYTES>;
+    /// The arena in a `static`, handed out once (its zero bytes go to `.bss`).
+    pub type StaticArena = ::stowplan::StaticArena<Activations, ARENA_BYTES>;
     /// The persistent region, exactly `PERSISTENT_BYTES` long.
     pub type PersistentArena = ::stowplan::Arena<Persistent, PERSISTENT_BYTES>;
     const _: &[u8] = ::core::include_bytes!(
@@ -598,4 +600,147 @@ pub mod tf_while_loop {
         ],
         ARENA_BYTES,
     );
+    /// The views of each op's tensors, one function per op (`op_3`, or `sg1_op_0` for op 0 of
+    /// subgraph 1): shared views of what it reads (constants as they are, `()` for an omitted
+    /// input), mutable views of what it writes. They borrow the arena mutably, so no other view
+    /// of it lives meanwhile; each function's outputs are proven disjoint from each other and
+    /// from its inputs when the crate compiles.
+    pub mod ops {
+        /// Views of op 0, `ADD`: reads `serving_default_x:0` (SERVING_DEFAULT_X_0), `add/y` (ADD_Y, constant); writes `add` (ADD).
+        #[inline]
+        pub fn op_0(
+            arena: &mut super::Arena,
+        ) -> ((&[f32], &'static [f32]), (&mut [f32],)) {
+            arena.views((super::SERVING_DEFAULT_X_0, super::ADD_Y), (super::ADD,))
+        }
+        const _: () = ::stowplan::__private_v1::assert_op_disjoint(
+            &[(super::SERVING_DEFAULT_X_0.offset(), super::SERVING_DEFAULT_X_0.end())],
+            &[(super::ADD.offset(), super::ADD.end())],
+        );
+        /// Views of op 1, `WHILE`: reads `Const` (CONST, constant), `add` (ADD), `serving_default_n:0` (SERVING_DEFAULT_N_0); writes `while` (WHILE), `while1` (WHILE1), `while2` (WHILE2).
+        #[inline]
+        pub fn op_1(
+            arena: &mut super::Arena,
+        ) -> ((&'static [f32], &[f32], &[f32]), (&mut [f32], &mut [f32], &mut [f32])) {
+            arena
+                .views(
+                    (super::CONST, super::ADD, super::SERVING_DEFAULT_N_0),
+                    (super::WHILE, super::WHILE1, super::WHILE2),
+                )
+        }
+        const _: () = ::stowplan::__private_v1::assert_op_disjoint(
+            &[
+                (super::ADD.offset(), super::ADD.end()),
+                (super::SERVING_DEFAULT_N_0.offset(), super::SERVING_DEFAULT_N_0.end()),
+            ],
+            &[
+                (super::WHILE.offset(), super::WHILE.end()),
+                (super::WHILE1.offset(), super::WHILE1.end()),
+                (super::WHILE2.offset(), super::WHILE2.end()),
+            ],
+        );
+        /// Views of op 2, `MUL`: reads `while1` (WHILE1), `mul/y` (MUL_Y, constant); writes `mul` (MUL).
+        #[inline]
+        pub fn op_2(
+            arena: &mut super::Arena,
+        ) -> ((&[f32], &'static [f32]), (&mut [f32],)) {
+            arena.views((super::WHILE1, super::MUL_Y), (super::MUL,))
+        }
+        const _: () = ::stowplan::__private_v1::assert_op_disjoint(
+            &[(super::WHILE1.offset(), super::WHILE1.end())],
+            &[(super::MUL.offset(), super::MUL.end())],
+        );
+        /// Views of op 3, `ADD`: reads `mul` (MUL), `serving_default_x:0` (SERVING_DEFAULT_X_0); writes `PartitionedCall:0` (PARTITIONEDCALL_0).
+        #[inline]
+        pub fn op_3(arena: &mut super::Arena) -> ((&[f32], &[f32]), (&mut [f32],)) {
+            arena
+                .views(
+                    (super::MUL, super::SERVING_DEFAULT_X_0),
+                    (super::PARTITIONEDCALL_0,),
+                )
+        }
+        const _: () = ::stowplan::__private_v1::assert_op_disjoint(
+            &[
+                (super::MUL.offset(), super::MUL.end()),
+                (super::SERVING_DEFAULT_X_0.offset(), super::SERVING_DEFAULT_X_0.end()),
+            ],
+            &[(super::PARTITIONEDCALL_0.offset(), super::PARTITIONEDCALL_0.end())],
+        );
+        /// Views of op 0 of subgraph 1, `LESS`: reads `while_cond_arg0` (SG1_WHILE_COND_ARG0), `while_cond_arg2` (SG1_WHILE_COND_ARG2); writes `while/Less` (SG1_WHILE_LESS).
+        #[inline]
+        pub fn sg1_op_0(arena: &mut super::Arena) -> ((&[f32], &[f32]), (&mut [u8],)) {
+            arena
+                .views(
+                    (super::SG1_WHILE_COND_ARG0, super::SG1_WHILE_COND_ARG2),
+                    (super::SG1_WHILE_LESS,),
+                )
+        }
+        const _: () = ::stowplan::__private_v1::assert_op_disjoint(
+            &[
+                (super::SG1_WHILE_COND_ARG0.offset(), super::SG1_WHILE_COND_ARG0.end()),
+                (super::SG1_WHILE_COND_ARG2.offset(), super::SG1_WHILE_COND_ARG2.end()),
+            ],
+            &[(super::SG1_WHILE_LESS.offset(), super::SG1_WHILE_LESS.end())],
+        );
+        /// Views of op 0 of subgraph 2, `ADD`: reads `while_body_arg0` (SG2_WHILE_BODY_ARG0), `while/add/y` (SG2_WHILE_ADD_Y, constant); writes `while/add` (SG2_WHILE_ADD).
+        #[inline]
+        pub fn sg2_op_0(
+            arena: &mut super::Arena,
+        ) -> ((&[f32], &'static [f32]), (&mut [f32],)) {
+            arena
+                .views(
+                    (super::SG2_WHILE_BODY_ARG0, super::SG2_WHILE_ADD_Y),
+                    (super::SG2_WHILE_ADD,),
+                )
+        }
+        const _: () = ::stowplan::__private_v1::assert_op_disjoint(
+            &[(super::SG2_WHILE_BODY_ARG0.offset(), super::SG2_WHILE_BODY_ARG0.end())],
+            &[(super::SG2_WHILE_ADD.offset(), super::SG2_WHILE_ADD.end())],
+        );
+        /// Views of op 1 of subgraph 2, `MUL`: reads `while_body_arg1` (SG2_WHILE_BODY_ARG1), `while/mul/y` (SG2_WHILE_MUL_Y, constant); writes `while/mul` (SG2_WHILE_MUL).
+        #[inline]
+        pub fn sg2_op_1(
+            arena: &mut super::Arena,
+        ) -> ((&[f32], &'static [f32]), (&mut [f32],)) {
+            arena
+                .views(
+                    (super::SG2_WHILE_BODY_ARG1, super::SG2_WHILE_MUL_Y),
+                    (super::SG2_WHILE_MUL,),
+                )
+        }
+        const _: () = ::stowplan::__private_v1::assert_op_disjoint(
+            &[(super::SG2_WHILE_BODY_ARG1.offset(), super::SG2_WHILE_BODY_ARG1.end())],
+            &[(super::SG2_WHILE_MUL.offset(), super::SG2_WHILE_MUL.end())],
+        );
+        /// Views of op 2 of subgraph 2, `ADD`: reads `while/mul` (SG2_WHILE_MUL), `while/add_1/y` (SG2_WHILE_ADD_1_Y, constant); writes `while/Relu;while/add_1` (SG2_WHILE_RELU).
+        #[inline]
+        pub fn sg2_op_2(
+            arena: &mut super::Arena,
+        ) -> ((&[f32], &'static [f32]), (&mut [f32],)) {
+            arena
+                .views(
+                    (super::SG2_WHILE_MUL, super::SG2_WHILE_ADD_1_Y),
+                    (super::SG2_WHILE_RELU,),
+                )
+        }
+        const _: () = ::stowplan::__private_v1::assert_op_disjoint(
+            &[(super::SG2_WHILE_MUL.offset(), super::SG2_WHILE_MUL.end())],
+            &[(super::SG2_WHILE_RELU.offset(), super::SG2_WHILE_RELU.end())],
+        );
+        /// Views of op 3 of subgraph 2, `SUB`: reads `while/Relu;while/add_1` (SG2_WHILE_RELU), `while/sub/y` (SG2_WHILE_SUB_Y, constant); writes `while/sub` (SG2_WHILE_SUB).
+        #[inline]
+        pub fn sg2_op_3(
+            arena: &mut super::Arena,
+        ) -> ((&[f32], &'static [f32]), (&mut [f32],)) {
+            arena
+                .views(
+                    (super::SG2_WHILE_RELU, super::SG2_WHILE_SUB_Y),
+                    (super::SG2_WHILE_SUB,),
+                )
+        }
+        const _: () = ::stowplan::__private_v1::assert_op_disjoint(
+            &[(super::SG2_WHILE_RELU.offset(), super::SG2_WHILE_RELU.end())],
+            &[(super::SG2_WHILE_SUB.offset(), super::SG2_WHILE_SUB.end())],
+        );
+    }
 }

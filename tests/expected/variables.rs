@@ -53,6 +53,8 @@ pub mod variables {
     pub enum Persistent {}
     /// The arena, exactly `ARENA_BYTES` long and 16-byte aligned.
     pub type Arena = ::stowplan::Arena<Activations, ARENA_BYTES>;
+    /// The arena in a `static`, handed out once (its zero bytes go to `.bss`).
+    pub type StaticArena = ::stowplan::StaticArena<Activations, ARENA_BYTES>;
     /// The persistent region, exactly `PERSISTENT_BYTES` long.
     pub type PersistentArena = ::stowplan::Arena<Persistent, PERSISTENT_BYTES>;
     const _: &[u8] = ::core::include_bytes!(
@@ -174,4 +176,15 @@ pub mod variables {
         &[(0, 48, 1, 2), (48, 80, 2, 3), (0, 16, 3, 3)],
         ARENA_BYTES,
     );
+    /// The views of each op's tensors, one function per op (`op_3`, or `sg1_op_0` for op 0 of
+    /// subgraph 1): shared views of what it reads (constants as they are, `()` for an omitted
+    /// input), mutable views of what it writes. They borrow the arena mutably, so no other view
+    /// of it lives meanwhile; each function's outputs are proven disjoint from each other and
+    /// from its inputs when the crate compiles.
+    ///
+    /// No function for:
+    ///
+    /// - op 0 (`SVDF`): input `state1` is neither in the arena nor a constant.
+    /// - op 1 (`SVDF`): input `state2` is neither in the arena nor a constant.
+    pub mod ops {}
 }

@@ -59,6 +59,8 @@ pub mod while_loop {
     pub enum Persistent {}
     /// The arena, exactly `ARENA_BYTES` long and 16-byte aligned.
     pub type Arena = ::stowplan::Arena<Activations, ARENA_BYTES>;
+    /// The arena in a `static`, handed out once (its zero bytes go to `.bss`).
+    pub type StaticArena = ::stowplan::StaticArena<Activations, ARENA_BYTES>;
     /// The persistent region, exactly `PERSISTENT_BYTES` long.
     pub type PersistentArena = ::stowplan::Arena<Persistent, PERSISTENT_BYTES>;
     const _: &[u8] = ::core::include_bytes!(
@@ -323,4 +325,56 @@ pub mod while_loop {
         ],
         ARENA_BYTES,
     );
+    /// The views of each op's tensors, one function per op (`op_3`, or `sg1_op_0` for op 0 of
+    /// subgraph 1): shared views of what it reads (constants as they are, `()` for an omitted
+    /// input), mutable views of what it writes. They borrow the arena mutably, so no other view
+    /// of it lives meanwhile; each function's outputs are proven disjoint from each other and
+    /// from its inputs when the crate compiles.
+    pub mod ops {
+        /// Views of op 0, `WHILE`: reads `i` (I), `x` (X); writes `i_out` (I_OUT), `y` (Y).
+        #[inline]
+        pub fn op_0(
+            arena: &mut super::Arena,
+        ) -> ((&[i32], &[f32]), (&mut [i32], &mut [f32])) {
+            arena.views((super::I, super::X), (super::I_OUT, super::Y))
+        }
+        const _: () = ::stowplan::__private_v1::assert_op_disjoint(
+            &[(super::I.offset(), super::I.end()), (super::X.offset(), super::X.end())],
+            &[
+                (super::I_OUT.offset(), super::I_OUT.end()),
+                (super::Y.offset(), super::Y.end()),
+            ],
+        );
+        /// Views of op 0 of subgraph 1, `LESS`: reads `cond/i` (SG1_COND_I), `cond/limit` (SG1_COND_LIMIT, constant); writes `cond/c` (SG1_COND_C).
+        #[inline]
+        pub fn sg1_op_0(
+            arena: &mut super::Arena,
+        ) -> ((&[i32], &'static [i32]), (&mut [u8],)) {
+            arena.views((super::SG1_COND_I, super::SG1_COND_LIMIT), (super::SG1_COND_C,))
+        }
+        const _: () = ::stowplan::__private_v1::assert_op_disjoint(
+            &[(super::SG1_COND_I.offset(), super::SG1_COND_I.end())],
+            &[(super::SG1_COND_C.offset(), super::SG1_COND_C.end())],
+        );
+        /// Views of op 0 of subgraph 2, `ADD`: reads `body/i` (SG2_BODY_I), `body/one` (SG2_BODY_ONE, constant); writes `body/i2` (SG2_BODY_I2).
+        #[inline]
+        pub fn sg2_op_0(
+            arena: &mut super::Arena,
+        ) -> ((&[i32], &'static [i32]), (&mut [i32],)) {
+            arena.views((super::SG2_BODY_I, super::SG2_BODY_ONE), (super::SG2_BODY_I2,))
+        }
+        const _: () = ::stowplan::__private_v1::assert_op_disjoint(
+            &[(super::SG2_BODY_I.offset(), super::SG2_BODY_I.end())],
+            &[(super::SG2_BODY_I2.offset(), super::SG2_BODY_I2.end())],
+        );
+        /// Views of op 1 of subgraph 2, `RELU`: reads `body/x` (SG2_BODY_X); writes `body/x2` (SG2_BODY_X2).
+        #[inline]
+        pub fn sg2_op_1(arena: &mut super::Arena) -> ((&[f32],), (&mut [f32],)) {
+            arena.views((super::SG2_BODY_X,), (super::SG2_BODY_X2,))
+        }
+        const _: () = ::stowplan::__private_v1::assert_op_disjoint(
+            &[(super::SG2_BODY_X.offset(), super::SG2_BODY_X.end())],
+            &[(super::SG2_BODY_X2.offset(), super::SG2_BODY_X2.end())],
+        );
+    }
 }

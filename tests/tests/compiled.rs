@@ -120,3 +120,57 @@ fn tables_list_every_tensor_and_op() {
     );
     assert_eq!(mlp_int8::INPUTS.len(), 1);
 }
+
+#[path = "../../examples/shared/kernels.rs"]
+mod kernels;
+#[path = "../../examples/shared/mlp_float.rs"]
+mod mlp;
+
+#[test]
+fn op_functions_view_the_planned_slots() {
+    let mut arena = mlp_float::Arena::new();
+    let base = arena.as_bytes().as_ptr() as usize;
+    let ((x, w, b), (y,)) = mlp_float::ops::op_0(&mut arena);
+    assert_eq!(
+        x.as_ptr() as usize - base,
+        mlp_float::SERVING_DEFAULT_X_0.offset()
+    );
+    assert_eq!(x.len(), 1);
+    assert_eq!((w, b), (mlp_float::MATMUL_5, mlp_float::RELU));
+    assert_eq!(y.as_ptr() as usize - base, 64);
+    assert_eq!(y.len(), 16);
+    y.fill(2.5);
+    let ((h, _, _), (y,)) = mlp_float::ops::op_1(&mut arena);
+    assert_eq!(h, &[2.5; 16]);
+    assert_eq!(y.as_ptr() as usize - base, 0);
+    // Ops reading or writing variable tensors get no function; the rest do.
+    let mut arena = call_once::Arena::new();
+    let ((x, value), (y,)) = call_once::ops::op_3(&mut arena);
+    assert_eq!((x.len(), value.len(), y.len()), (8, 8, 8));
+    let mut arena = cnn_int8::Arena::new();
+    let ((_, weights, bias), (out,)) = cnn_int8::ops::op_0(&mut arena);
+    assert!(!weights.is_empty() && !bias.is_empty());
+    assert_eq!(out.len(), cnn_int8::RELU_10.len());
+}
+
+#[test]
+fn mlp_float_inference_matches_tflite() {
+    let io: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(repo_root().join("tests/models/mlp_float/io.json")).unwrap(),
+    )
+    .unwrap();
+    let data = |key: &str| -> Vec<f32> {
+        io[key][0]["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_f64().unwrap() as f32)
+            .collect()
+    };
+    let mut arena = mlp_float::Arena::new();
+    let output = mlp::infer(&mut arena, &data("inputs"));
+    assert!(mlp::matches(output, &data("outputs")), "{output:?}");
+    // Twice in the same arena: no state is left behind.
+    let again = mlp::infer(&mut arena, &data("inputs")).to_vec();
+    assert_eq!(again, data("outputs"));
+}

@@ -1,29 +1,55 @@
-//! The desktop example: a small int8 CNN (`tests/models/cnn_int8`, made by the project's fixture
-//! script) planned by `build.rs` at build time. The program does no planning: it prints the
-//! figures and the layout the generated module carries, and claims its arena.
+//! The desktop example: two of the project's test models, planned while the crate compiles.
+//!
+//! - A small int8 CNN (`tests/models/cnn_int8`), planned by `build.rs`: the program prints the
+//!   figures and the layout the generated module carries.
+//! - A float32 MLP (`tests/models/mlp_float`), planned by `include_model!`: the program runs it
+//!   in its arena with the kernels shared with the Cortex-M example
+//!   (`examples/shared/`) and checks the output against the one TFLite computed.
+//!
+//! No planning happens at run time.
 //!
 //! ```text
 //! cargo run -p stowplan-example-desktop
 //! ```
 #![forbid(unsafe_code)]
 
+use std::process::ExitCode;
+
 // The generated module `cnn`: slots, constants, tables and compile-time proofs.
 include!(concat!(env!("OUT_DIR"), "/cnn.rs"));
+// `INPUT` and `EXPECTED` from tests/models/mlp_float/io.json.
+include!(concat!(env!("OUT_DIR"), "/io.rs"));
 
-fn main() {
+stowplan::include_model!(
+    "../../tests/models/mlp_float/mlp_float.tflite",
+    budget = 1024
+);
+
+#[path = "../../shared/kernels.rs"]
+mod kernels;
+#[path = "../../shared/mlp_float.rs"]
+mod mlp;
+
+fn figures(path: &str, planner: &str, arena: usize, lower_bound: u64, naive: u64) {
+    let arena64 = arena as u64;
+    println!("model        {path}");
+    println!("planner      {planner}");
+    println!("arena        {arena:>6} B");
+    println!("lower bound  {lower_bound:>6} B");
     println!(
-        "model {} (sha256 {}…)",
-        cnn::MODEL_PATH,
-        &cnn::MODEL_SHA256[..12]
+        "naive        {naive:>6} B  (saving {} B, {:.1} %)",
+        naive - arena64,
+        (naive - arena64) as f64 * 100.0 / naive as f64
     );
-    println!("planner      {}", cnn::PLANNER);
-    println!("arena        {:>6} B", cnn::ARENA_BYTES);
-    println!("lower bound  {:>6} B", cnn::LOWER_BOUND_BYTES);
-    println!(
-        "naive        {:>6} B  (saving {} B, {:.1} %)",
+}
+
+fn main() -> ExitCode {
+    figures(
+        cnn::MODEL_PATH,
+        cnn::PLANNER,
+        cnn::ARENA_BYTES,
+        cnn::LOWER_BOUND_BYTES,
         cnn::NAIVE_BYTES,
-        cnn::NAIVE_BYTES - cnn::ARENA_BYTES as u64,
-        (cnn::NAIVE_BYTES - cnn::ARENA_BYTES as u64) as f64 * 100.0 / cnn::NAIVE_BYTES as f64
     );
     println!();
     println!(
@@ -43,15 +69,32 @@ fn main() {
             }
         }
     }
-    let mut arena = cnn::Arena::new();
-    let input = cnn::TENSORS[cnn::INPUTS[0] as usize];
-    if let stowplan::Location::Arena { offset, bytes } = input.location {
-        arena.as_bytes_mut()[offset..offset + bytes].fill(1);
+
+    println!();
+    figures(
+        mlp_float::MODEL_PATH,
+        mlp_float::PLANNER,
+        mlp_float::ARENA_BYTES,
+        mlp_float::LOWER_BOUND_BYTES,
+        mlp_float::NAIVE_BYTES,
+    );
+    let mut arena = mlp_float::Arena::new();
+    let output = mlp::infer(&mut arena, &INPUT);
+    println!("inference    {INPUT:?} -> {output:?}");
+    println!("TFLite       {INPUT:?} -> {EXPECTED:?}");
+    if mlp::matches(output, &EXPECTED) {
+        let exact = output
+            .iter()
+            .zip(&EXPECTED)
+            .all(|(a, b)| a.to_bits() == b.to_bits());
         println!(
-            "\nthe input {:?} fills bytes {offset}..{} of a {} B arena",
-            input.name,
-            offset + bytes,
-            arena.as_bytes().len()
+            "match        within {:e}{}",
+            mlp::TOLERANCE,
+            if exact { " (bit-exact)" } else { "" }
         );
+        ExitCode::SUCCESS
+    } else {
+        println!("MISMATCH     tolerance {:e}", mlp::TOLERANCE);
+        ExitCode::FAILURE
     }
 }

@@ -6,8 +6,8 @@
 //!
 //! - `ARENA_BYTES`, `LOWER_BOUND_BYTES`, `NAIVE_BYTES`, `ALIGN`, `PERSISTENT_BYTES`, `PLANNER`,
 //!   `MODEL_PATH`, `MODEL_SHA256`;
-//! - marker types `Activations` and `Persistent`, and `Arena` / `PersistentArena`, the runtime's
-//!   arena types of exactly the planned sizes;
+//! - marker types `Activations` and `Persistent`, and `Arena` / `StaticArena` /
+//!   `PersistentArena`, the runtime's arena types of exactly the planned sizes;
 //! - one typed `Slot` constant per tensor in the arena or the persistent region, named by the
 //!   rule in [`names`], documented with the tensor's name, type, shape, lifetime, offset and
 //!   size, and followed by an assertion that it lies inside its region;
@@ -16,6 +16,9 @@
 //! - `INPUTS`, `OUTPUTS`, `TENSORS` and `OPS`: the model's inputs, outputs, tensors and ops in
 //!   execution order, as tables;
 //! - a compile-time proof that slots live at the same time are disjoint, and the budget check;
+//! - `pub mod ops`: one function per op whose tensors are all in the arena, constants or
+//!   omitted, returning the views of its inputs (shared) and outputs (mutable) at once, each with
+//!   a compile-time proof that its outputs overlap neither each other nor its inputs;
 //! - module docs with the figures and an ASCII chart of the layout.
 //!
 //! Paths are fully qualified (`::core::...`, the runtime through its `__private_v1` module or
@@ -327,6 +330,8 @@ pub fn generate(
     let mut constant_buffers: std::collections::BTreeMap<usize, syn::Ident> =
         std::collections::BTreeMap::new();
     let mut multibyte_constants = false;
+    // How an op function reaches each tensor (by tensor id).
+    let mut access = vec![Access::Other; model.tensors.len()];
     for (tensor, info) in model.tensors.iter().zip(&plan.tensors) {
         let id = tensor.id.get();
         let name = format_ident!("{}", names.get(id).map_or("TENSOR", String::as_str));
@@ -383,6 +388,13 @@ pub fn generate(
                 const _: () = ::core::assert!(#name.end() <= #limit, #check);
             });
             if where_ == "arena" {
+                if let Some(a) = access.get_mut(id) {
+                    *a = Access::Slot {
+                        name: name.clone(),
+                        elem: elem.clone(),
+                        span: (offset, offset + len * elem_size),
+                    };
+                }
                 quote!(#p::Location::Arena { offset: #offset_lit, bytes: #name.bytes() })
             } else {
                 quote!(#p::Location::Persistent { offset: #offset_lit, bytes: #name.bytes() })
@@ -418,6 +430,12 @@ pub fn generate(
                     #[doc = #doc]
                     pub const #name: &[#elem] = #p::typed::<#elem, #n>(#buffer);
                 });
+                if let Some(a) = access.get_mut(id) {
+                    *a = Access::Constant {
+                        name: name.clone(),
+                        elem: elem.clone(),
+                    };
+                }
             }
             quote!(#p::Location::Constant(&#buffer.0))
         } else {
@@ -442,6 +460,8 @@ pub fn generate(
         let (sg, idx) = (Literal::u32_unsuffixed(op.subgraph.0), Literal::u32_unsuffixed(op.index.0));
         quote!(#p::OpInfo { opcode: #opcode, subgraph: #sg, index: #idx, inputs: &[#(#ins),*], outputs: &[#(#outs),*] })
     });
+    let op_fns = op_functions(plan, &access, &p);
+
     let io = |list: &[crate::model::TensorIndex]| {
         let ids = list.iter().map(|t| Literal::u32_unsuffixed(t.0));
         quote!(&[#(#ids),*])
@@ -569,6 +589,8 @@ pub fn generate(
             pub enum Persistent {}
             /// The arena, exactly `ARENA_BYTES` long and 16-byte aligned.
             pub type Arena = #rt::Arena<Activations, ARENA_BYTES>;
+            /// The arena in a `static`, handed out once (its zero bytes go to `.bss`).
+            pub type StaticArena = #rt::StaticArena<Activations, ARENA_BYTES>;
             /// The persistent region, exactly `PERSISTENT_BYTES` long.
             pub type PersistentArena = #rt::Arena<Persistent, PERSISTENT_BYTES>;
             #width
@@ -585,6 +607,171 @@ pub fn generate(
             pub const OPS: &[#p::OpInfo] = &[#(#ops),*];
             const _: () = #p::assert_disjoint(&[#(#spans),*], ARENA_BYTES);
             #budget
+            #op_fns
         }
     })
+}
+
+/// How an op function reaches a tensor.
+#[derive(Clone, Debug)]
+enum Access {
+    /// A slot of the arena, with its byte range.
+    Slot {
+        name: syn::Ident,
+        elem: TokenStream,
+        span: (u64, u64),
+    },
+    /// A typed constant slice.
+    Constant { name: syn::Ident, elem: TokenStream },
+    /// Anything else (persistent region, no data, not planned): no op function.
+    Other,
+}
+
+/// The most inputs or outputs an op function takes: the runtime's tuple impls.
+const MAX_OP_ARITY: usize = 24;
+
+/// `pub mod ops`: one function per op whose tensors are all in the arena, constants or omitted,
+/// returning all its views at once, each with a compile-time proof that its outputs are disjoint
+/// from each other and from its inputs.
+fn op_functions(plan: &ModelPlan, access: &[Access], p: &TokenStream) -> TokenStream {
+    let model = &plan.model;
+    let overlap = |a: (u64, u64), b: (u64, u64)| a.0 < a.1 && b.0 < b.1 && a.0 < b.1 && b.0 < a.1;
+    let mut fns = Vec::new();
+    let mut skipped = Vec::new();
+    for op in &model.ops {
+        let base = model
+            .subgraphs
+            .get(op.subgraph.get())
+            .map_or(0, |s| s.first_tensor);
+        let tensor_name = |id: usize| model.tensors.get(id).map_or("", |t| t.name.as_str());
+        let mut read_types = Vec::new();
+        let mut read_values = Vec::new();
+        let mut read_spans = Vec::new();
+        let mut read_docs = Vec::new();
+        let mut why = None;
+        for input in &op.inputs {
+            match input.map(|t| (base + t.get(), access.get(base + t.get()))) {
+                None => {
+                    read_types.push(quote!(()));
+                    read_values.push(quote!(()));
+                    read_docs.push("(omitted)".to_owned());
+                }
+                Some((id, Some(Access::Slot { name, elem, span }))) => {
+                    read_types.push(quote!(&[#elem]));
+                    read_values.push(quote!(super::#name));
+                    read_spans.push((name.clone(), *span));
+                    read_docs.push(format!("`{}` ({name})", tensor_name(id)));
+                }
+                Some((id, Some(Access::Constant { name, elem }))) => {
+                    read_types.push(quote!(&'static [#elem]));
+                    read_values.push(quote!(super::#name));
+                    read_docs.push(format!("`{}` ({name}, constant)", tensor_name(id)));
+                }
+                Some((id, _)) => {
+                    why = Some(format!(
+                        "input `{}` is neither in the arena nor a constant",
+                        tensor_name(id)
+                    ));
+                }
+            }
+        }
+        let mut write_types = Vec::new();
+        let mut write_values = Vec::new();
+        let mut write_spans: Vec<(syn::Ident, (u64, u64))> = Vec::new();
+        let mut write_docs = Vec::new();
+        for output in &op.outputs {
+            let id = base + output.get();
+            match access.get(id) {
+                Some(Access::Slot { name, elem, span }) => {
+                    write_types.push(quote!(&mut [#elem]));
+                    write_values.push(quote!(super::#name));
+                    write_spans.push((name.clone(), *span));
+                    write_docs.push(format!("`{}` ({name})", tensor_name(id)));
+                }
+                _ => {
+                    why = Some(format!("output `{}` is not in the arena", tensor_name(id)));
+                }
+            }
+        }
+        if op.inputs.len() > MAX_OP_ARITY || op.outputs.len() > MAX_OP_ARITY {
+            why = Some(format!("more than {MAX_OP_ARITY} inputs or outputs"));
+        }
+        let clash = write_spans.iter().enumerate().any(|(i, (_, w))| {
+            write_spans
+                .iter()
+                .skip(i + 1)
+                .chain(&read_spans)
+                .any(|(_, o)| overlap(*w, *o))
+        });
+        if why.is_none() && clash {
+            why = Some("an output shares bytes with another of its tensors".to_owned());
+        }
+        let sg = op.subgraph.0;
+        let label = if sg == 0 {
+            format!("op {}", op.index.0)
+        } else {
+            format!("op {} of subgraph {sg}", op.index.0)
+        };
+        if let Some(why) = why {
+            skipped.push(format!(" - {label} (`{}`): {why}.", op.opcode));
+            continue;
+        }
+        let fname = if sg == 0 {
+            format_ident!("op_{}", op.index.0)
+        } else {
+            format_ident!("sg{}_op_{}", sg, op.index.0)
+        };
+        let doc = format!(
+            " Views of {label}, `{}`: reads {}; writes {}.",
+            op.opcode,
+            if read_docs.is_empty() {
+                "nothing".to_owned()
+            } else {
+                read_docs.join(", ")
+            },
+            if write_docs.is_empty() {
+                "nothing".to_owned()
+            } else {
+                write_docs.join(", ")
+            }
+        );
+        let span_tokens = |spans: &[(syn::Ident, (u64, u64))]| {
+            let items = spans
+                .iter()
+                .map(|(name, _)| quote!((super::#name.offset(), super::#name.end())));
+            quote!(&[#(#items),*])
+        };
+        let (reads_proof, writes_proof) = (span_tokens(&read_spans), span_tokens(&write_spans));
+        fns.push(quote! {
+            #[doc = #doc]
+            #[inline]
+            pub fn #fname(arena: &mut super::Arena) -> ((#(#read_types,)*), (#(#write_types,)*)) {
+                arena.views((#(#read_values,)*), (#(#write_values,)*))
+            }
+            const _: () = #p::assert_op_disjoint(#reads_proof, #writes_proof);
+        });
+    }
+    let mut docs = vec![
+        " The views of each op's tensors, one function per op (`op_3`, or `sg1_op_0` for op 0 of"
+            .to_owned(),
+        " subgraph 1): shared views of what it reads (constants as they are, `()` for an omitted"
+            .to_owned(),
+        " input), mutable views of what it writes. They borrow the arena mutably, so no other view"
+            .to_owned(),
+        " of it lives meanwhile; each function's outputs are proven disjoint from each other and"
+            .to_owned(),
+        " from its inputs when the crate compiles.".to_owned(),
+    ];
+    if !skipped.is_empty() {
+        docs.push(String::new());
+        docs.push(" No function for:".to_owned());
+        docs.push(String::new());
+        docs.extend(skipped);
+    }
+    quote! {
+        #(#[doc = #docs])*
+        pub mod ops {
+            #(#fns)*
+        }
+    }
 }

@@ -1,0 +1,276 @@
+//! The arena, its views, and a `static` home for it.
+
+use core::cell::UnsafeCell;
+use core::marker::PhantomData;
+use core::sync::atomic::{AtomicBool, Ordering};
+
+use crate::op::{Reads, Writes};
+use crate::{Element, Slot};
+
+/// 16-byte aligned storage of `N` bytes for the region marked `M`.
+///
+/// Generated code names it `net::Arena` (and `net::PersistentArena` for variable tensors). Its
+/// marker type `M` is the generated module's own (`net::Activations`), so a slot of one model
+/// does not fit another model's arena even when both are the same size.
+///
+/// [`Arena::new`] is a `const fn` that only zeroes the bytes, so an arena can live in a local
+/// variable (a host program, `fn main() -> !` on a device) or in a `static` through
+/// [`StaticArena`] (its zero bytes go to `.bss`). Nothing is planned at run time: the views
+/// below check that a slot lies inside the arena, and with the slot a constant even that check
+/// is folded away by the optimiser.
+///
+/// The bytes start zeroed and are always initialised, and every [`Element`] type accepts any
+/// bit pattern, so a view of a slot another op wrote before (as another type) is valid, if
+/// meaningless.
+#[repr(C, align(16))]
+pub struct Arena<M, const N: usize> {
+    bytes: [u8; N],
+    _marker: PhantomData<fn() -> M>,
+}
+
+impl<M, const N: usize> Arena<M, N> {
+    /// The size in bytes.
+    pub const BYTES: usize = N;
+
+    /// A zeroed arena.
+    #[must_use]
+    pub const fn new() -> Self {
+        Self {
+            bytes: [0; N],
+            _marker: PhantomData,
+        }
+    }
+
+    /// All bytes.
+    #[must_use]
+    pub const fn as_bytes(&self) -> &[u8; N] {
+        &self.bytes
+    }
+
+    /// All bytes, writable.
+    pub const fn as_bytes_mut(&mut self) -> &mut [u8; N] {
+        &mut self.bytes
+    }
+
+    /// A shared view of one slot's elements.
+    ///
+    /// # Panics
+    ///
+    /// If the slot ends beyond the arena. Slots of a generated module are proven to lie inside
+    /// it when the crate compiles, so this can only happen with a slot made by hand.
+    #[inline]
+    #[must_use]
+    #[track_caller]
+    pub fn view<T: Element>(&self, slot: Slot<M, T>) -> &[T] {
+        assert!(slot.end() <= N, "slot ends beyond the arena");
+        let bytes = &self.bytes[slot.byte_range()];
+        // SAFETY:
+        // - `bytes` is `slot.bytes() == slot.len() * size_of::<T>()` initialised bytes of the
+        //   arena (the range checked just above), borrowed from `&self`, so they stay valid and
+        //   unmutated for the returned lifetime;
+        // - the pointer is aligned for `T`: `bytes` starts `slot.offset()` bytes into the
+        //   `align(16)` arena (the array is its first field), `Slot::new` asserted that the
+        //   offset is a multiple of `align_of::<T>()` and that `align_of::<T>()` is at most 16;
+        // - every bit pattern is a valid `T` (`Element` is sealed to padding-free number types).
+        unsafe { core::slice::from_raw_parts(bytes.as_ptr().cast::<T>(), slot.len()) }
+    }
+
+    /// A mutable view of one slot's elements.
+    ///
+    /// # Panics
+    ///
+    /// If the slot ends beyond the arena (see [`Arena::view`]).
+    #[inline]
+    #[must_use]
+    #[track_caller]
+    pub fn view_mut<T: Element>(&mut self, slot: Slot<M, T>) -> &mut [T] {
+        assert!(slot.end() <= N, "slot ends beyond the arena");
+        let bytes = &mut self.bytes[slot.byte_range()];
+        // SAFETY: as in `view`, and the bytes are borrowed mutably from `&mut self`, so this is
+        // the only reference to them for the returned lifetime; any `T` written through it leaves
+        // initialised bytes behind.
+        unsafe { core::slice::from_raw_parts_mut(bytes.as_mut_ptr().cast::<T>(), slot.len()) }
+    }
+
+    /// All the views one op needs at once: shared views of what it reads, mutable views of
+    /// what it writes.
+    ///
+    /// `reads` is a tuple of up to 24 inputs, each a [`Slot`] of this arena (viewed as
+    /// `&[T]`), constant data (`&'static [T]`, passed through) or `()` (an omitted optional
+    /// input); `writes` is a tuple of up to 24 slots of this arena (viewed as `&mut [T]`).
+    /// Generated modules call this from one function per op (`net::ops::op_3(&mut arena)`).
+    ///
+    /// The views borrow the arena mutably, so no other view of it can be taken while they live.
+    ///
+    /// # Panics
+    ///
+    /// If a slot ends beyond the arena, or if a slot written overlaps another slot written or
+    /// a slot read (the message names both and their bytes). The check is `k × (k − 1) / 2`
+    /// comparisons for `k` slots; generated op functions are proven disjoint when the crate
+    /// compiles, and with constant slots the optimiser removes the check entirely (see the
+    /// README's "Zero planning at run time").
+    ///
+    /// ```
+    /// pub enum Net {}
+    /// const X: stowplan::Slot<Net, f32> = stowplan::Slot::new(0, 4);
+    /// const Y: stowplan::Slot<Net, i8> = stowplan::Slot::new(16, 4);
+    /// static W: [f32; 4] = [1.0, 2.0, 3.0, 4.0];
+    ///
+    /// let mut arena = stowplan::Arena::<Net, 32>::new();
+    /// arena.view_mut(X).copy_from_slice(&[0.5; 4]);
+    /// let ((x, w, ()), (y,)) = arena.views((X, &W[..], ()), (Y,));
+    /// for ((y, x), w) in y.iter_mut().zip(x).zip(w) {
+    ///     *y = (x * w) as i8;
+    /// }
+    /// assert_eq!(arena.view(Y), &[0, 1, 1, 2]);
+    /// ```
+    ///
+    /// ```should_panic
+    /// pub enum Net {}
+    /// const X: stowplan::Slot<Net, f32> = stowplan::Slot::new(0, 4);
+    /// const Y: stowplan::Slot<Net, f32> = stowplan::Slot::new(8, 4);
+    /// let mut arena = stowplan::Arena::<Net, 32>::new();
+    /// // panics: output 0 (bytes 8..24) overlaps input 0 (bytes 0..16)
+    /// let _ = arena.views((X,), (Y,));
+    /// ```
+    #[inline]
+    #[track_caller]
+    pub fn views<R: Reads<M>, W: Writes<M>>(
+        &mut self,
+        reads: R,
+        writes: W,
+    ) -> (R::Views<'_>, W::Views<'_>) {
+        crate::op::check(&reads, &writes, N);
+        // `base` comes from `as_mut_ptr` on the whole array, borrowed mutably from `&mut self`
+        // for the returned lifetime `'_`, so it may be used for all `N` bytes while the views
+        // live, and nothing else reaches them meanwhile.
+        let base = self.bytes.as_mut_ptr();
+        // SAFETY: `op::check` returned, so every slot of `reads` lies inside the `N` bytes at
+        // `base` (which is 16-byte aligned: the array is the `align(16)` arena's first field),
+        // and no slot of `writes` shares a byte with a slot of `reads`, so no mutable view
+        // overlaps these shared ones (slots of `reads` may overlap each other).
+        let read = unsafe { reads.views(base) };
+        // SAFETY: `op::check` returned, so every slot of `writes` lies inside the `N` bytes at
+        // `base` and shares no byte with another slot of `writes` or with a slot of `reads`:
+        // each mutable view is the only reference to its bytes.
+        let written = unsafe { writes.views(base) };
+        (read, written)
+    }
+}
+
+impl<M, const N: usize> Default for Arena<M, N> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<M, const N: usize> core::fmt::Debug for Arena<M, N> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Arena").field("bytes", &N).finish()
+    }
+}
+
+/// An [`Arena`] for a `static`: handed out once as `&'static mut Arena`.
+///
+/// This is the recommended home of an arena on a device: the zero bytes of
+/// `StaticArena::new()` go to `.bss`, so the arena costs no flash and no stack, and its size
+/// shows in the linker's figures. Generated modules name it `net::StaticArena`.
+///
+/// ```
+/// stowplan::include_model!("../tests/models/synthetic/residual.tflite");
+///
+/// static ARENA: residual::StaticArena = residual::StaticArena::new();
+///
+/// let arena: &'static mut residual::Arena = ARENA.take().expect("taken once");
+/// arena.view_mut(residual::X).fill(1.0);
+/// assert!(ARENA.take().is_none(), "a second take gets nothing");
+/// ```
+///
+/// No `static mut` is involved, and no critical section: [`StaticArena::take`] claims the
+/// arena with one atomic swap of a flag. It needs compare-and-swap (`target_has_atomic = "8"`:
+/// hosts, Armv7-M and Armv8-M). Armv6-M (`thumbv6m-none-eabi`, Cortex-M0/M0+) has none; there,
+/// keep the arena in `main`'s frame (`let mut arena = net::Arena::new();` in a `fn main() -> !`
+/// lives for the whole program) or call the `unsafe` [`StaticArena::take_unchecked`] once at
+/// the start of `main`.
+///
+/// Cost: the flag. With an arena of `N` bytes (a multiple of 16) the `StaticArena` is `N + 16`
+/// bytes, the flag padded to the arena's alignment.
+#[repr(C)]
+pub struct StaticArena<M, const N: usize> {
+    arena: UnsafeCell<Arena<M, N>>,
+    taken: AtomicBool,
+}
+
+// SAFETY: a shared `&StaticArena` gives access to the arena only through `take` (an atomic swap
+// of `taken` lets exactly one caller past, on any number of threads) and `take_unchecked` (whose
+// caller promises no other take ran or runs), so at most one `&mut Arena` ever exists, and
+// `Arena<M, N>` is `Send` (bytes and a `PhantomData<fn() -> M>`), so handing it to the thread
+// that took it is sound.
+unsafe impl<M, const N: usize> Sync for StaticArena<M, N> {}
+
+impl<M, const N: usize> StaticArena<M, N> {
+    /// A zeroed arena, not yet taken.
+    #[must_use]
+    pub const fn new() -> Self {
+        Self {
+            arena: UnsafeCell::new(Arena::new()),
+            taken: AtomicBool::new(false),
+        }
+    }
+
+    /// The arena, the first time; `None` after that.
+    #[cfg(target_has_atomic = "8")]
+    #[must_use]
+    #[allow(
+        clippy::mut_from_ref,
+        reason = "the atomic flag hands the arena out once: the `UnsafeCell` pattern of a static"
+    )]
+    pub fn take(&'static self) -> Option<&'static mut Arena<M, N>> {
+        if self.taken.swap(true, Ordering::Acquire) {
+            return None;
+        }
+        // SAFETY: the swap above returned `false` to this caller only: every other `take` sees
+        // `true`, and `take_unchecked` requires that no take ran before it, and sets the flag
+        // for those after it. So no other reference to the arena exists, and none will; `self`
+        // is `'static`.
+        Some(unsafe { &mut *self.arena.get() })
+    }
+
+    /// The arena, without the atomic swap [`StaticArena::take`] needs: for targets without
+    /// compare-and-swap (Armv6-M).
+    ///
+    /// # Safety
+    ///
+    /// No `take` or `take_unchecked` of this `StaticArena` may have run before, and none may
+    /// run at the same time (on another core, or in an interrupt handler that preempts this
+    /// call), and no other `take_unchecked` may run later. Calling it once, as the first thing
+    /// in `main`, before interrupts that could take the arena are enabled, meets this. Later
+    /// calls to `take` return `None`.
+    #[must_use]
+    #[allow(
+        clippy::mut_from_ref,
+        reason = "the caller promises a single take: the `UnsafeCell` pattern of a static"
+    )]
+    pub unsafe fn take_unchecked(&'static self) -> &'static mut Arena<M, N> {
+        self.taken.store(true, Ordering::Relaxed);
+        // SAFETY: the caller guarantees that no take ran before or runs beside this one and no
+        // other `take_unchecked` runs later; a later `take` sees the flag stored above and returns
+        // `None`. So this is the only reference to the arena, ever; `self` is `'static`.
+        unsafe { &mut *self.arena.get() }
+    }
+}
+
+impl<M, const N: usize> Default for StaticArena<M, N> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<M, const N: usize> core::fmt::Debug for StaticArena<M, N> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("StaticArena")
+            .field("bytes", &N)
+            .field("taken", &self.taken.load(Ordering::Relaxed))
+            .finish()
+    }
+}

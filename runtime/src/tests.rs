@@ -1,0 +1,235 @@
+//! Unit tests, run under miri too (`cargo +nightly miri test -p stowplan`): the views and the
+//! static arena exercise every `unsafe` block of the crate.
+
+extern crate std;
+
+use std::format;
+use std::string::String;
+use std::vec::Vec;
+
+use crate::{Arena, Slot, StaticArena};
+
+enum Net {}
+enum Other {}
+
+const X: Slot<Net, f32> = Slot::new(0, 4);
+const W: Slot<Net, i8> = Slot::new(16, 3);
+const Y: Slot<Net, i32> = Slot::new(32, 2);
+const Y_LOW: Slot<Net, u16> = Slot::new(32, 4);
+const Z: Slot<Net, f64> = Slot::new(48, 2);
+const EMPTY: Slot<Net, u8> = Slot::new(16, 0);
+
+fn panic_message(f: impl FnOnce() + std::panic::UnwindSafe) -> String {
+    let err = std::panic::catch_unwind(f).expect_err("should panic");
+    err.downcast_ref::<String>()
+        .cloned()
+        .or_else(|| err.downcast_ref::<&str>().map(|s| (*s).into()))
+        .unwrap_or_default()
+}
+
+#[test]
+fn views_read_and_write_the_slot_bytes() {
+    let mut arena = Arena::<Net, 64>::new();
+    assert_eq!(arena.view(X), &[0.0; 4]);
+    arena.view_mut(X).copy_from_slice(&[1.0, 2.0, 3.0, 4.0]);
+    arena.view_mut(W).copy_from_slice(&[-1, 2, -3]);
+    arena.view_mut(Z)[1] = -0.5;
+    assert_eq!(arena.view(X), &[1.0, 2.0, 3.0, 4.0]);
+    assert_eq!(&arena.as_bytes()[4..8], &2.0f32.to_ne_bytes());
+    assert_eq!(&arena.as_bytes()[16..20], &[0xff, 2, 0xfd, 0]);
+    assert_eq!(&arena.as_bytes()[56..64], &(-0.5f64).to_ne_bytes());
+    // The same bytes as another type: any bit pattern is a valid element.
+    arena.view_mut(Y).copy_from_slice(&[0x0001_0002, -1]);
+    assert_eq!(arena.view(Y_LOW), &[2, 1, 0xffff, 0xffff]);
+    assert!(arena.view(EMPTY).is_empty());
+    // Views are aligned for their type.
+    assert_eq!(arena.view(Z).as_ptr() as usize % align_of::<f64>(), 0);
+    assert_eq!(arena.as_bytes().as_ptr() as usize % 16, 0);
+}
+
+#[test]
+fn a_slot_beyond_the_arena_panics() {
+    let message = panic_message(|| {
+        let arena = Arena::<Net, 32>::new();
+        let _ = arena.view(Y);
+    });
+    assert_eq!(message, "slot ends beyond the arena");
+    let message = panic_message(|| {
+        let mut arena = Arena::<Net, 32>::new();
+        let _ = arena.view_mut(Z);
+    });
+    assert_eq!(message, "slot ends beyond the arena");
+}
+
+#[test]
+fn op_views_give_every_input_and_output_at_once() {
+    static WEIGHTS: [f32; 4] = [0.5, 0.25, 2.0, -1.0];
+    let mut arena = Arena::<Net, 64>::new();
+    arena.view_mut(X).copy_from_slice(&[1.0, 2.0, 3.0, 4.0]);
+    arena.view_mut(W).copy_from_slice(&[1, 2, 3]);
+    {
+        // Inputs may overlap each other (X twice); outputs get mutable views.
+        let ((x, again, w, bias, ()), (y, z)) = arena.views((X, X, &WEIGHTS[..], W, ()), (Y, Z));
+        assert_eq!(x, again);
+        let dot: f32 = x.iter().zip(w).map(|(a, b)| a * b).sum();
+        y[0] = dot as i32 + i32::from(bias[2]);
+        y[1] = 7;
+        z[0] = f64::from(dot);
+        z[1] = 1.0;
+    }
+    assert_eq!(arena.view(Y), &[6, 7]);
+    assert_eq!(arena.view(Z), &[3.0, 1.0]);
+    // No inputs, no outputs, empty slots.
+    let ((), ()) = arena.views((), ());
+    let ((e,), (f,)) = arena.views((EMPTY,), (EMPTY,));
+    assert!(e.is_empty() && f.is_empty());
+    // Output written, then read by the next op.
+    let ((y,), (x,)) = arena.views((Y,), (X,));
+    x[0] = y[1] as f32;
+    assert_eq!(arena.view(X)[0], 7.0);
+}
+
+#[test]
+fn overlapping_op_views_panic_with_both_slots_named() {
+    let message = panic_message(|| {
+        let mut arena = Arena::<Net, 64>::new();
+        let _ = arena.views((X, Y), (Y_LOW,));
+    });
+    assert_eq!(
+        message,
+        "output 0 (bytes 32..40) overlaps input 1 (bytes 32..40) of the same op: their views would alias"
+    );
+    let message = panic_message(|| {
+        let mut arena = Arena::<Net, 64>::new();
+        let _ = arena.views((), (X, W, Slot::<Net, u8>::new(12, 8)));
+    });
+    assert_eq!(
+        message,
+        "output 0 (bytes 0..16) overlaps output 2 (bytes 12..20) of the same op: their views would alias"
+    );
+    let message = panic_message(|| {
+        let mut arena = Arena::<Net, 40>::new();
+        let _ = arena.views((X,), (Z,));
+    });
+    assert_eq!(
+        message,
+        "output 0 of the op (bytes 48..64) ends beyond the arena of 40 bytes"
+    );
+    let message = panic_message(|| {
+        let mut arena = Arena::<Net, 40>::new();
+        let _ = arena.views((Z,), (X,));
+    });
+    assert_eq!(
+        message,
+        "input 0 of the op (bytes 48..64) ends beyond the arena of 40 bytes"
+    );
+}
+
+/// A tiny deterministic generator: no dependencies in the runtime, not even for tests.
+struct XorShift(u64);
+
+impl XorShift {
+    fn below(&mut self, n: usize) -> usize {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 % n as u64) as usize
+    }
+}
+
+#[test]
+fn random_ops_get_views_exactly_when_outputs_are_disjoint() {
+    // Property: `views` succeeds iff no output overlaps another output or an input, and then
+    // every output view writes only its own bytes. Fewer cases under miri, which is slow.
+    let cases = if cfg!(miri) { 40 } else { 4_000 };
+    let mut rng = XorShift(0x5eed_1234_abcd_0001);
+    for _ in 0..cases {
+        let slot = |rng: &mut XorShift| Slot::<Net, u32>::new(4 * rng.below(16), rng.below(5));
+        let (a, b, c) = (slot(&mut rng), slot(&mut rng), slot(&mut rng));
+        let (d, e) = (slot(&mut rng), slot(&mut rng));
+        let overlaps = |p: Slot<Net, u32>, q: Slot<Net, u32>| {
+            !p.is_empty() && !q.is_empty() && p.offset() < q.end() && q.offset() < p.end()
+        };
+        let ok = !overlaps(d, e)
+            && [a, b, c]
+                .iter()
+                .all(|&s| !overlaps(d, s) && !overlaps(e, s));
+        let mut arena = Arena::<Net, 80>::new();
+        let got = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let ((_, _, _), (dv, ev)) = arena.views((a, b, c), (d, e));
+            dv.fill(0x1111_1111);
+            ev.fill(0x2222_2222);
+        }));
+        assert_eq!(got.is_ok(), ok, "{a:?} {b:?} {c:?} -> {d:?} {e:?}");
+        if ok {
+            for (i, byte) in arena.as_bytes().iter().enumerate() {
+                let want = if (d.offset()..d.end()).contains(&i) {
+                    0x11
+                } else if (e.offset()..e.end()).contains(&i) {
+                    0x22
+                } else {
+                    0
+                };
+                assert_eq!(*byte, want, "byte {i}");
+            }
+        }
+    }
+}
+
+#[test]
+fn a_static_arena_is_taken_once() {
+    static ARENA: StaticArena<Net, 64> = StaticArena::new();
+    let arena = ARENA.take().expect("the first take gets the arena");
+    arena.view_mut(X)[0] = 1.5;
+    assert!(ARENA.take().is_none());
+    assert!(ARENA.take().is_none());
+    assert_eq!(arena.view(X)[0], 1.5);
+    assert_eq!(
+        format!("{ARENA:?}"),
+        "StaticArena { bytes: 64, taken: true }"
+    );
+    assert_eq!(size_of::<StaticArena<Net, 64>>(), 64 + 16);
+}
+
+#[test]
+fn threads_racing_for_a_static_arena_get_it_once() {
+    static ARENA: StaticArena<Other, 32> = StaticArena::new();
+    let threads: Vec<_> = (0..4)
+        .map(|i| {
+            std::thread::spawn(move || {
+                ARENA.take().map(|arena| {
+                    arena.as_bytes_mut().fill(i);
+                    i
+                })
+            })
+        })
+        .collect();
+    let winners: Vec<u8> = threads
+        .into_iter()
+        .filter_map(|t| t.join().unwrap())
+        .collect();
+    assert_eq!(winners.len(), 1);
+}
+
+#[test]
+fn take_unchecked_takes_and_blocks_later_takes() {
+    static ARENA: StaticArena<Net, 16> = StaticArena::new();
+    // SAFETY: the only take of this static: nothing took it before, nothing runs beside.
+    let arena = unsafe { ARENA.take_unchecked() };
+    arena.as_bytes_mut()[0] = 9;
+    assert!(ARENA.take().is_none());
+    assert_eq!(arena.as_bytes()[0], 9);
+}
+
+#[test]
+fn generated_op_proof_accepts_disjoint_and_rejects_overlaps() {
+    use crate::__private_v1::assert_op_disjoint;
+    assert_op_disjoint(&[(0, 16), (0, 16), (16, 32)], &[(32, 48), (48, 64), (5, 5)]);
+    let message = panic_message(|| assert_op_disjoint(&[(0, 16)], &[(8, 24)]));
+    assert_eq!(
+        message,
+        "an output of an op shares bytes with one of its inputs"
+    );
+    let message = panic_message(|| assert_op_disjoint(&[], &[(0, 16), (8, 24)]));
+    assert_eq!(message, "two outputs of one op share bytes");
+}
