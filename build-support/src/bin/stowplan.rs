@@ -22,7 +22,7 @@ options:
                      urgency | linear
   --capacity N       search for a plan whose arena is at most N bytes; fail if none is found
                      within the search budget
-  --steps N          search budget in steps (default 1000000); the same steps give the same
+  --steps N          search budget in steps (default 250000); the same steps give the same
                      plan on every machine
   --svg FILE         also write a picture of the plan to FILE
   --align N          alignment of every offset and size, a power of two (default 16 for

@@ -361,7 +361,7 @@ impl Planner {
 
 /// The search budget of [`Settings::new`]: enough for MiniMalloc's hard instances at their
 /// capacity (see the README), a few milliseconds on real models.
-pub const DEFAULT_SEARCH_STEPS: u64 = 1_000_000;
+pub const DEFAULT_SEARCH_STEPS: u64 = 250_000;
 
 /// What to run: a planner, an optional capacity and the search budget.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
