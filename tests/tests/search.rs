@@ -383,3 +383,15 @@ fn minimalloc_instances_pack_at_their_capacity() {
         assert_eq!(again, plan, "{name}: not deterministic");
     }
 }
+
+#[test]
+fn problems_beyond_the_search_limit_keep_the_heuristic_plan() {
+    let problem = random_problem(stowplan_planner::plan::MAX_SEARCH_BUFFERS + 1, 7);
+    let greedy = run(&problem, Planner::Greedy);
+    let auto = solve_with(&problem, &Settings::new(Planner::Auto)).unwrap();
+    assert!(auto.arena_bytes() <= greedy.arena_bytes());
+    assert_eq!(auto.search_steps(), 0);
+    let search = solve_with(&problem, &Settings::new(Planner::Search)).unwrap();
+    assert_eq!(search.offsets(), greedy.offsets());
+    assert_eq!(search.best_bound(), proven_bound(&problem));
+}

@@ -35,24 +35,36 @@
 //!
 //! # Budget and restarts
 //!
-//! One *step* is one node visited. The decision runs the search with three static preorders in
+//! One *step* is one node visited (a node whose part still has `k` unplaced buffers counts
+//! `1 + k / 1024` steps, so that the budget stays proportional to the work on very large
+//! problems). The decision runs the search with three static preorders in
 //! turn (MiniMalloc's `WAT`, `TAW`, `TWA`: lifetime width, area = size × width, and the largest
 //! total of unplaced bytes in the buffer's sections), restarting with a doubled node limit
 //! (starting from twice the buffer count) until one finds a plan, one proves there is none, or
 //! the step budget is spent. Everything is integer arithmetic and ties are broken by buffer
 //! index, so the same input and budget give the same answer on every machine.
 //!
+//! Problems with more than [`MAX_SEARCH_BUFFERS`] buffers to place are not searched (the
+//! memory of the depth-first search grows with the square of the buffers): they keep their
+//! heuristic plan and bound.
+//!
 //! # Optimisation
 //!
 //! [`minimise`] is anytime: starting from an incumbent plan (a heuristic's), it decides the
-//! capacity equal to the proven lower bound, raising that bound by one alignment unit whenever the
-//! search proves a capacity infeasible, and otherwise bisects between the bound and the
-//! incumbent, keeping the best plan found. It returns that plan, the proven lower bound and the
+//! capacity equal to the proven lower bound with three quarters of the remaining budget, raising
+//! that bound by one alignment unit whenever the search proves a capacity infeasible; when the
+//! budget runs out first, it bisects between the capacities not yet tried and the incumbent,
+//! half the remaining budget each time, keeping the best plan found. It returns that plan, the proven lower bound and the
 //! steps used; the plan is proven optimal when its arena equals the bound.
 
 use super::{Lifetime, Problem, Time};
 
 const NONE: u64 = u64::MAX;
+
+/// The most buffers the search takes on. Each level of the depth-first search keeps its sorted
+/// candidates, so memory grows with the square of the buffers (about 33 MB at this limit); larger
+/// problems keep their heuristic plan.
+pub const MAX_SEARCH_BUFFERS: usize = 2_048;
 
 /// The answer to one decision.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -546,13 +558,17 @@ impl<'a> Dfs<'a> {
         min_off: u64,
         min_pre: u32,
     ) -> Outcome {
-        if self.left == 0 {
-            return Outcome::Aborted;
-        }
-        self.left -= 1;
-        self.used += 1;
         let mut ord = self.pool.pop().unwrap_or_default();
         self.children(parent, part, &mut ord);
+        // One step per node, and one more per 1,024 buffers it sorts through.
+        let cost = 1 + ord.len() as u64 / 1024;
+        if self.left < cost {
+            self.left = 0;
+            self.pool.push(ord);
+            return Outcome::Aborted;
+        }
+        self.left -= cost;
+        self.used += cost;
         if ord.is_empty() {
             self.pool.push(ord);
             return Outcome::Found;
@@ -925,6 +941,14 @@ pub(super) fn minimise(
     if best.arena <= stop {
         return best;
     }
+    let searched = problem
+        .buffers()
+        .iter()
+        .filter(|b| b.size > 0 && b.fixed_offset.is_none())
+        .count();
+    if searched > MAX_SEARCH_BUFFERS {
+        return best;
+    }
     let inst = Instance::new(problem);
     if let Some(goal) = goal.filter(|&g| g >= best.bound) {
         let capacity = goal - goal % align;
@@ -955,7 +979,13 @@ pub(super) fn minimise(
             let mid = floor + (best.arena - align - floor) / 2;
             mid - mid % align
         };
-        let (status, steps, offsets) = decide(problem, &inst, capacity, remaining.div_ceil(2));
+        // The lower bound is worth most of the budget: reaching it proves optimality.
+        let slice = if at_bound {
+            remaining - remaining / 4
+        } else {
+            remaining.div_ceil(2)
+        };
+        let (status, steps, offsets) = decide(problem, &inst, capacity, slice);
         best.steps += steps;
         match (status, offsets) {
             (Status::Found, Some(offsets)) => {
