@@ -243,6 +243,16 @@ fn an_exhausted_budget_keeps_the_incumbent_and_the_bound() {
     assert!(!plan.proven_optimal());
     assert_eq!(plan.best_bound(), 6);
     assert_eq!(plan.search_steps(), 1);
+    // A capacity below the proven bound is refused without searching.
+    let plan = solve_with(
+        &problem,
+        &Settings {
+            capacity: Some(5),
+            ..Settings::new(Planner::Auto)
+        },
+    )
+    .unwrap();
+    assert_eq!((plan.search_steps(), plan.best_bound()), (0, 6));
 }
 
 /// A random problem from a fixed seed (xorshift), `n` buffers.

@@ -938,7 +938,8 @@ pub(super) fn minimise(
         steps: 0,
     };
     let stop = goal.map_or(best.bound, |g| g.max(best.bound));
-    if best.arena <= stop {
+    // Nothing to gain, or (a capacity below the proven bound) nothing can fit.
+    if best.arena <= stop || goal.is_some_and(|g| g < best.bound) {
         return best;
     }
     let searched = problem
