@@ -37,11 +37,10 @@
 //!
 //! One *step* is one node visited (a node whose part still has `k` unplaced buffers counts
 //! `1 + k / 1024` steps, so that the budget stays proportional to the work on very large
-//! problems). The decision runs the search with three static preorders in
-//! turn (MiniMalloc's `WAT`, `TAW`, `TWA`: lifetime width, area = size × width, and the largest
-//! total of unplaced bytes in the buffer's sections), restarting with a doubled node limit
-//! (starting from twice the buffer count) until one finds a plan, one proves there is none, or
-//! the step budget is spent. Everything is integer arithmetic and ties are broken by buffer
+//! problems). The decision runs the search with three static preorders in turn (MiniMalloc's
+//! `WAT`, `TAW`, `TWA`: lifetime width, area = size × width, and the largest total of unplaced
+//! bytes in the buffer's sections), restarting with a doubled node limit (starting from twice the
+//! buffer count) until one finds a plan, one proves there is none, or the step budget is spent. Everything is integer arithmetic and ties are broken by buffer
 //! index, so the same input and budget give the same answer on every machine.
 //!
 //! Problems with more than [`MAX_SEARCH_BUFFERS`] buffers to place are not searched (the
@@ -54,8 +53,9 @@
 //! capacity equal to the proven lower bound with three quarters of the remaining budget, raising
 //! that bound by one alignment unit whenever the search proves a capacity infeasible; when the
 //! budget runs out first, it bisects between the capacities not yet tried and the incumbent,
-//! half the remaining budget each time, keeping the best plan found. It returns that plan, the proven lower bound and the
-//! steps used; the plan is proven optimal when its arena equals the bound.
+//! half the remaining budget each time, keeping the best plan found. It returns that plan, the
+//! proven lower bound and the steps used; the plan is proven optimal when its arena equals the
+//! bound. With a capacity, it decides that capacity alone, with the whole budget.
 
 use super::{Lifetime, Problem, Time};
 
