@@ -261,11 +261,117 @@ fn every_shared_model_plans_as_json() {
 #[test]
 fn minimalloc_instances_plan_and_verify() {
     let Some(shared) = shared() else { return };
-    let csv: &Path = &shared.join("benchmarks/minimalloc/A.1048576.csv");
-    let v: Value =
-        serde_json::from_str(&ok(&["plan", "--problem", csv.to_str().unwrap(), "--json"])).unwrap();
+    let csv: &Path = &shared.join("benchmarks/minimalloc/K.1048576.csv");
+    let v: Value = serde_json::from_str(&ok(&[
+        "plan",
+        "--problem",
+        csv.to_str().unwrap(),
+        "--capacity",
+        "1048576",
+        "--json",
+    ]))
+    .unwrap();
     assert_eq!(v["lower_bound_bytes"], 1_048_576);
-    let arena = v["arena_bytes"].as_u64().unwrap();
-    assert!(arena >= 1_048_576);
-    assert_eq!(v["offsets"].as_object().unwrap().len(), 154);
+    assert_eq!(v["arena_bytes"], 1_048_576);
+    assert_eq!(v["proven_optimal"], true);
+    assert_eq!(v["winner"], "search");
+    assert_eq!(v["offsets"].as_object().unwrap().len(), 454);
+    let err = fails(
+        &[
+            "plan",
+            "--problem",
+            csv.to_str().unwrap(),
+            "--capacity",
+            "1048576",
+            "--steps",
+            "10",
+        ],
+        1,
+    );
+    assert!(err.contains("found in 10 search steps"), "{err}");
+}
+
+#[test]
+fn planners_capacity_steps_and_svg() {
+    // TFLite Micro's golden problem: greedy 90, lower bound 80.
+    let csv = temp(
+        "golden.csv",
+        b"id,lower,upper,size\na,0,2,10\nb,1,3,20\nc,2,4,30\nd,3,5,40\ne,0,2,50\n",
+    );
+    let csv = csv.to_str().unwrap();
+    let json = |args: &[&str]| -> Value {
+        let mut all = vec!["plan", "--problem", csv, "--json"];
+        all.extend_from_slice(args);
+        serde_json::from_str(&ok(&all)).unwrap()
+    };
+    let greedy = json(&["--planner", "greedy"]);
+    assert_eq!(greedy["arena_bytes"], 90);
+    assert_eq!(greedy["winner"], "greedy");
+    assert_eq!(greedy["proven_optimal"], false);
+    assert_eq!(greedy["best_bound_bytes"], 80);
+    assert_eq!(greedy["search_steps"], 0);
+    let auto = json(&[]);
+    assert_eq!(auto["planner"], "auto");
+    assert_eq!(auto["arena_bytes"], 80);
+    assert_eq!(auto["proven_optimal"], true);
+    assert!(auto["winner"].is_string());
+    for planner in [
+        "best-fit",
+        "conflicts",
+        "lifetime",
+        "urgency",
+        "search",
+        "linear",
+    ] {
+        let v = json(&["--planner", planner]);
+        assert_eq!(v["planner"], planner);
+        assert!(v["arena_bytes"].as_u64().unwrap() >= 80, "{planner}");
+    }
+    // A budget of one step cannot improve on greedy; a capacity below the bound is refused.
+    let one = json(&["--planner", "search", "--steps", "1"]);
+    assert_eq!(
+        (one["arena_bytes"].as_u64(), one["search_steps"].as_u64()),
+        (Some(90), Some(1))
+    );
+    let err = fails(&["plan", "--problem", csv, "--capacity", "79"], 1);
+    assert!(
+        err.contains("no plan fits a capacity of 79 bytes: the arena needs at least 80 bytes"),
+        "{err}"
+    );
+    let err = fails(
+        &[
+            "plan",
+            "--problem",
+            csv,
+            "--capacity",
+            "85",
+            "--planner",
+            "greedy",
+        ],
+        1,
+    );
+    assert!(
+        err.contains("no plan within a capacity of 85 bytes found"),
+        "{err}"
+    );
+    assert_eq!(json(&["--capacity", "85"])["arena_bytes"], 80);
+    fails(&["plan", "--problem", csv, "--capacity", "lots"], 2);
+    fails(&["plan", "--problem", csv, "--steps"], 2);
+    // The text report says who won and whether it is optimal.
+    let text = ok(&["plan", "--problem", csv]);
+    assert!(text.contains("planner      auto: "), "{text}");
+    assert!(text.contains("proven optimal"), "{text}");
+    // Pictures.
+    let svg = std::env::temp_dir().join(format!("stowplan-cli-{}.svg", std::process::id()));
+    ok(&["plan", "--problem", csv, "--svg", svg.to_str().unwrap()]);
+    let picture = std::fs::read_to_string(&svg).unwrap();
+    assert!(picture.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\""));
+    assert!(picture.trim_end().ends_with("</svg>"));
+    assert_eq!(picture.matches("<rect ").count(), 5 + 2);
+    ok(&["plan", CHAIN, "--svg", svg.to_str().unwrap()]);
+    let picture = std::fs::read_to_string(&svg).unwrap();
+    assert_eq!(picture.matches("<rect ").count(), 4 + 2);
+    assert!(picture.contains("lower bound 512 B"));
+    let err = fails(&["plan", CHAIN, "--svg", "no/such/dir/x.svg"], 1);
+    assert!(err.contains("cannot write no/such/dir/x.svg"), "{err}");
 }

@@ -243,6 +243,16 @@ fn an_exhausted_budget_keeps_the_incumbent_and_the_bound() {
     assert!(!plan.proven_optimal());
     assert_eq!(plan.best_bound(), 6);
     assert_eq!(plan.search_steps(), 1);
+    // A capacity below the proven bound is refused without searching.
+    let plan = solve_with(
+        &problem,
+        &Settings {
+            capacity: Some(5),
+            ..Settings::new(Planner::Auto)
+        },
+    )
+    .unwrap();
+    assert_eq!((plan.search_steps(), plan.best_bound()), (0, 6));
 }
 
 /// A random problem from a fixed seed (xorshift), `n` buffers.
@@ -382,4 +392,16 @@ fn minimalloc_instances_pack_at_their_capacity() {
         let again = solve_with(&csv.problem, &settings).unwrap();
         assert_eq!(again, plan, "{name}: not deterministic");
     }
+}
+
+#[test]
+fn problems_beyond_the_search_limit_keep_the_heuristic_plan() {
+    let problem = random_problem(stowplan_planner::plan::MAX_SEARCH_BUFFERS + 1, 7);
+    let greedy = run(&problem, Planner::Greedy);
+    let auto = solve_with(&problem, &Settings::new(Planner::Auto)).unwrap();
+    assert!(auto.arena_bytes() <= greedy.arena_bytes());
+    assert_eq!(auto.search_steps(), 0);
+    let search = solve_with(&problem, &Settings::new(Planner::Search)).unwrap();
+    assert_eq!(search.offsets(), greedy.offsets());
+    assert_eq!(search.best_bound(), proven_bound(&problem));
 }

@@ -25,8 +25,9 @@ options:
                      urgency | linear
   --capacity N       search for a plan whose arena is at most N bytes; fail if none is found
                      within the search budget
-  --steps N          search budget in steps (default 1000000); the same steps give the same
+  --steps N          search budget in steps (default 250000); the same steps give the same
                      plan on every machine
+  --svg FILE         also write a picture of the plan to FILE
   --align N          alignment of every offset and size, a power of two (default 16 for
                      models, 1 for problems)
   --shape T=DIMS     shape for a tensor with -1 dimensions; T is a tensor index in subgraph 0
@@ -55,6 +56,7 @@ struct Args {
     json: bool,
     capacity: Option<u64>,
     steps: u64,
+    svg: Option<String>,
 }
 
 fn parse(mut it: impl Iterator<Item = String>) -> Result<Option<Args>, Failure> {
@@ -69,6 +71,7 @@ fn parse(mut it: impl Iterator<Item = String>) -> Result<Option<Args>, Failure> 
         json: false,
         capacity: None,
         steps: plan::DEFAULT_SEARCH_STEPS,
+        svg: None,
     };
     let value = |it: &mut dyn Iterator<Item = String>, flag: &str| {
         it.next()
@@ -133,6 +136,7 @@ fn parse(mut it: impl Iterator<Item = String>) -> Result<Option<Args>, Failure> 
                     args.capacity = Some(n);
                 }
             }
+            "--svg" => args.svg = Some(take(&mut it)?),
             "--problem" => args.problem = Some(take(&mut it)?),
             "--json" if inline.is_none() => args.json = true,
             f if f.starts_with('-') && f.len() > 1 => {
@@ -251,6 +255,13 @@ fn run(args: &Args) -> Result<String, Failure> {
             .map_err(|e| Failure::Plan(format!("{path}: plan failed verification: {e}")))?;
         check_capacity(path, args, &plan)?;
         let profile = plan::lower_bound(&csv.problem);
+        if let Some(svg) = &args.svg {
+            let labels = csv.ids.clone();
+            write_svg(
+                svg,
+                &emit::plan_svg(&csv.problem, &plan, &profile, &labels, path),
+            )?;
+        }
         return Ok(if args.json {
             emit::problem_json(&csv.problem, &plan, &profile, &csv.ids, path).to_string()
         } else {
@@ -269,6 +280,9 @@ fn run(args: &Args) -> Result<String, Failure> {
     };
     let plan = plan_model(&bytes, &options).map_err(|e| Failure::Plan(format!("{path}: {e}")))?;
     check_capacity(path, args, &plan.plan)?;
+    if let Some(svg) = &args.svg {
+        write_svg(svg, &emit::model_svg(&plan, path))?;
+    }
     Ok(if args.json {
         emit::model_json(&plan, path).to_string()
     } else {
@@ -296,6 +310,10 @@ fn check_capacity(path: &str, args: &Args, plan: &plan::Plan) -> Result<(), Fail
             plan.search_steps()
         )
     }))
+}
+
+fn write_svg(path: &str, svg: &str) -> Result<(), Failure> {
+    std::fs::write(path, svg).map_err(|e| Failure::Plan(format!("cannot write {path}: {e}")))
 }
 
 fn one_line(message: &str) -> String {

@@ -1,9 +1,11 @@
 //! Reports of a plan: a text table for people, JSON for tools.
 
 mod json;
+mod svg;
 mod text;
 
 pub use json::{model_json, problem_json};
+pub use svg::{model_svg, plan_svg};
 pub use text::{model_text, problem_text};
 
 /// `1234567` as `1,234,567`.

@@ -32,7 +32,8 @@
 //! with a budget counted in steps (nodes), not time, so a plan never depends on the machine; its
 //! module docs give the pruning rules and why they keep it exact. With a budget large enough to
 //! finish it returns an optimal plan; when the budget runs out it returns the best plan found
-//! and the best bound proven.
+//! and the best bound proven. Problems with more than [`MAX_SEARCH_BUFFERS`] buffers to place
+//! are not searched: `search` and `auto` then return the heuristic plan.
 
 mod bound;
 mod greedy;
@@ -43,6 +44,7 @@ mod search;
 use std::fmt;
 
 pub use bound::{LiveProfile, lower_bound, proven_bound};
+pub use search::MAX_SEARCH_BUFFERS;
 
 use crate::verify::{self, VerifyPlanError};
 
@@ -361,7 +363,7 @@ impl Planner {
 
 /// The search budget of [`Settings::new`]: enough for MiniMalloc's hard instances at their
 /// capacity (see the README), a few milliseconds on real models.
-pub const DEFAULT_SEARCH_STEPS: u64 = 1_000_000;
+pub const DEFAULT_SEARCH_STEPS: u64 = 250_000;
 
 /// What to run: a planner, an optional capacity and the search budget.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -35,24 +35,36 @@
 //!
 //! # Budget and restarts
 //!
-//! One *step* is one node visited. The decision runs the search with three static preorders in
-//! turn (MiniMalloc's `WAT`, `TAW`, `TWA`: lifetime width, area = size × width, and the largest
-//! total of unplaced bytes in the buffer's sections), restarting with a doubled node limit
-//! (starting from twice the buffer count) until one finds a plan, one proves there is none, or
-//! the step budget is spent. Everything is integer arithmetic and ties are broken by buffer
+//! One *step* is one node visited (a node whose part still has `k` unplaced buffers counts
+//! `1 + k / 1024` steps, so that the budget stays proportional to the work on very large
+//! problems). The decision runs the search with three static preorders in turn (MiniMalloc's
+//! `WAT`, `TAW`, `TWA`: lifetime width, area = size × width, and the largest total of unplaced
+//! bytes in the buffer's sections), restarting with a doubled node limit (starting from twice the
+//! buffer count) until one finds a plan, one proves there is none, or the step budget is spent. Everything is integer arithmetic and ties are broken by buffer
 //! index, so the same input and budget give the same answer on every machine.
+//!
+//! Problems with more than [`MAX_SEARCH_BUFFERS`] buffers to place are not searched (the
+//! memory of the depth-first search grows with the square of the buffers): they keep their
+//! heuristic plan and bound.
 //!
 //! # Optimisation
 //!
 //! [`minimise`] is anytime: starting from an incumbent plan (a heuristic's), it decides the
-//! capacity equal to the proven lower bound, raising that bound by one alignment unit whenever the
-//! search proves a capacity infeasible, and otherwise bisects between the bound and the
-//! incumbent, keeping the best plan found. It returns that plan, the proven lower bound and the
-//! steps used; the plan is proven optimal when its arena equals the bound.
+//! capacity equal to the proven lower bound with three quarters of the remaining budget, raising
+//! that bound by one alignment unit whenever the search proves a capacity infeasible; when the
+//! budget runs out first, it bisects between the capacities not yet tried and the incumbent,
+//! half the remaining budget each time, keeping the best plan found. It returns that plan, the
+//! proven lower bound and the steps used; the plan is proven optimal when its arena equals the
+//! bound. With a capacity, it decides that capacity alone, with the whole budget.
 
 use super::{Lifetime, Problem, Time};
 
 const NONE: u64 = u64::MAX;
+
+/// The most buffers the search takes on. Each level of the depth-first search keeps its sorted
+/// candidates, so memory grows with the square of the buffers (about 33 MB at this limit); larger
+/// problems keep their heuristic plan.
+pub const MAX_SEARCH_BUFFERS: usize = 2_048;
 
 /// The answer to one decision.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -84,6 +96,9 @@ pub(super) struct Instance {
     /// Buffers live in each section (CSR).
     sec_start: Vec<u32>,
     sec_members: Vec<u32>,
+    /// For each buffer, its position in `sec_members` in each of its sections (CSR by buffer).
+    slot_start: Vec<u32>,
+    slots: Vec<u32>,
     sections: usize,
     /// Highest end of a fixed buffer, in units.
     fixed_end: u64,
@@ -162,15 +177,20 @@ impl Instance {
         let sec_start = count.clone();
         let mut fill = count;
         let mut sec_members = vec![0u32; u(get(&sec_start, sections))];
+        let mut slot_start = Vec::with_capacity(lo.len() + 1);
+        let mut slots = Vec::with_capacity(sec_members.len());
+        slot_start.push(0u32);
         for (b, (&l, &h)) in lo.iter().zip(&hi).enumerate() {
             for s in u(l)..u(h) {
                 if let Some(at) = fill.get_mut(s) {
                     if let Some(m) = sec_members.get_mut(u(*at)) {
                         *m = b as u32;
                     }
+                    slots.push(*at);
                     *at += 1;
                 }
             }
+            slot_start.push(slots.len() as u32);
         }
         // Conflicts: sweep buffers by first time.
         let n = ids.len();
@@ -225,6 +245,8 @@ impl Instance {
             obstacles,
             sec_start,
             sec_members,
+            slot_start,
+            slots,
             sections,
             fixed_end,
         }
@@ -235,9 +257,9 @@ impl Instance {
         self.nbrs.get(u(s)..u(e)).unwrap_or_default()
     }
 
-    fn members(&self, s: usize) -> &[u32] {
-        let (a, e) = (get(&self.sec_start, s), get(&self.sec_start, s + 1));
-        self.sec_members.get(u(a)..u(e)).unwrap_or_default()
+    fn slots(&self, b: usize) -> &[u32] {
+        let (a, e) = (get(&self.slot_start, b), get(&self.slot_start, b + 1));
+        self.slots.get(u(a)..u(e)).unwrap_or_default()
     }
 
     /// The lowest offset at or above `base` where buffer `b` misses every fixed buffer.
@@ -314,8 +336,10 @@ struct Dfs<'a> {
     placed: Vec<u64>,
     base: Vec<u64>,
     floor_of: Vec<u64>,
-    /// `floor_of` for unplaced buffers, `NONE` for placed ones.
-    open: Vec<u64>,
+    /// For each entry of `sec_members`: the buffer's floor if unplaced, `NONE` if placed.
+    sec_vals: Vec<u64>,
+    /// Sections where a buffer's floor rose to exactly the top of the buffer just placed.
+    hit: Vec<u32>,
     sec_floor: Vec<u64>,
     sec_total: Vec<u64>,
     cuts: Vec<u32>,
@@ -360,7 +384,12 @@ impl<'a> Dfs<'a> {
             keys: PREORDERS[0],
             placed: vec![NONE; n],
             base: vec![0; n],
-            open: floor_of.clone(),
+            sec_vals: inst
+                .sec_members
+                .iter()
+                .map(|&m| get(&floor_of, u(m)))
+                .collect(),
+            hit: vec![0; s],
             floor_of,
             sec_floor: vec![0; s],
             sec_total,
@@ -387,12 +416,16 @@ impl<'a> Dfs<'a> {
 
     /// Raises the floor of section `s` to the lowest floor of its unplaced buffers.
     fn refresh_floor(&mut self, s: usize) {
-        let open = &self.open;
+        let (a, e) = (
+            get(&self.inst.sec_start, s),
+            get(&self.inst.sec_start, s + 1),
+        );
         let lowest = self
-            .inst
-            .members(s)
+            .sec_vals
+            .get(u(a)..u(e))
+            .unwrap_or_default()
             .iter()
-            .map(|&m| open.get(u(m)).copied().unwrap_or(NONE))
+            .copied()
             .min()
             .unwrap_or(NONE);
         if let Some(f) = self.sec_floor.get_mut(s)
@@ -401,6 +434,15 @@ impl<'a> Dfs<'a> {
         {
             self.trail_sec.push((s as u32, *f));
             *f = lowest;
+        }
+    }
+
+    /// Writes `value` as buffer `b`'s entry in each of its sections.
+    fn set_open(&mut self, b: usize, value: u64) {
+        for &slot in self.inst.slots(b) {
+            if let Some(x) = self.sec_vals.get_mut(u(slot)) {
+                *x = value;
+            }
         }
     }
 
@@ -457,6 +499,9 @@ impl<'a> Dfs<'a> {
     }
 
     fn solve_part(&mut self, part: &Part) -> Outcome {
+        if !self.fits(part) {
+            return Outcome::NotFound;
+        }
         let mut ord = self.pool.pop().unwrap_or_default();
         ord.clear();
         for (p, &b) in part.order.iter().enumerate() {
@@ -513,17 +558,22 @@ impl<'a> Dfs<'a> {
         min_off: u64,
         min_pre: u32,
     ) -> Outcome {
-        if self.left == 0 {
-            return Outcome::Aborted;
-        }
-        self.left -= 1;
-        self.used += 1;
         let mut ord = self.pool.pop().unwrap_or_default();
         self.children(parent, part, &mut ord);
+        // One step per node, and one more per 1,024 buffers it sorts through.
+        let cost = 1 + ord.len() as u64 / 1024;
+        if self.left < cost {
+            self.left = 0;
+            self.pool.push(ord);
+            return Outcome::Aborted;
+        }
+        self.left -= cost;
+        self.used += cost;
         if ord.is_empty() {
             self.pool.push(ord);
             return Outcome::Found;
         }
+        let max_total = self.max_total(part);
         let min_height = ord
             .iter()
             .map(|&(off, p)| off.saturating_add(get(&self.inst.size, u(get(&part.order, u(p))))))
@@ -535,14 +585,12 @@ impl<'a> Dfs<'a> {
             if (off, p) < (min_off, min_pre) {
                 continue;
             }
-            if off >= min_height {
+            if off >= min_height || off.saturating_add(max_total) > self.cap {
+                // Candidates come by offset: the rest are dominated or over capacity too.
                 break;
             }
             let b = u(get(&part.order, u(p)));
             if off.saturating_add(get(&self.inst.size, b)) > self.cap {
-                continue;
-            }
-            if !self.precheck(part, b, off) {
                 continue;
             }
             let (mark_buf, mark_sec, hatless) = self.place(b, off);
@@ -627,9 +675,11 @@ impl<'a> Dfs<'a> {
 
     /// Places `b` at `off`; returns the trail marks and whether no unplaced buffer overlaps it.
     ///
-    /// Section floors stay lower bounds on the floors of their unplaced buffers: `b`'s sections
-    /// rise to its top, and a section is rescanned only when a buffer whose floor rose could have
-    /// held its minimum.
+    /// Section floors stay lower bounds on the floors of their unplaced buffers (exactly their
+    /// minimum, in fact): `b`'s sections rise to its top, or to their new minimum when no buffer
+    /// there rose to exactly that top; another section is rescanned only when a buffer whose
+    /// floor rose could have held its minimum. The sections whose floor rose are left in
+    /// `self.affected` for [`Dfs::check`].
     fn place(&mut self, b: usize, off: u64) -> (usize, usize, bool) {
         let inst = self.inst;
         let mark_buf = self.trail_buf.len();
@@ -637,9 +687,7 @@ impl<'a> Dfs<'a> {
         if let Some(x) = self.placed.get_mut(b) {
             *x = off;
         }
-        if let Some(x) = self.open.get_mut(b) {
-            *x = NONE;
-        }
+        self.set_open(b, NONE);
         if let Some(x) = self.solution.get_mut(b) {
             *x = off;
         }
@@ -658,8 +706,10 @@ impl<'a> Dfs<'a> {
         self.stamp = self.stamp.wrapping_add(1);
         if self.stamp == 0 {
             self.mark.iter_mut().for_each(|m| *m = 0);
+            self.hit.iter_mut().for_each(|m| *m = 0);
             self.stamp = 1;
         }
+        let stamp = self.stamp;
         self.affected.clear();
         let mut hatless = true;
         for &v in inst.nbrs(b) {
@@ -684,33 +734,45 @@ impl<'a> Dfs<'a> {
             if let Some(x) = self.floor_of.get_mut(v) {
                 *x = f;
             }
-            if let Some(x) = self.open.get_mut(v) {
-                *x = f;
-            }
+            self.set_open(v, f);
             let (vlo, vhi) = (u(get(&inst.lo, v)), u(get(&inst.hi, v)));
-            let (Some(marks), Some(floors)) =
-                (self.mark.get_mut(vlo..vhi), self.sec_floor.get(vlo..vhi))
-            else {
-                continue;
-            };
-            for (k, (m, &floor)) in marks.iter_mut().zip(floors).enumerate() {
-                if *m != self.stamp && old_floor <= floor {
-                    *m = self.stamp;
-                    self.affected.push((vlo + k) as u32);
+            // Inside b's sections: note where the minimum is now exactly `top`.
+            if f == top {
+                for h in self
+                    .hit
+                    .get_mut(vlo.max(lo)..vhi.min(hi))
+                    .unwrap_or_default()
+                {
+                    *h = stamp;
+                }
+            }
+            // Outside: sections where v may have held the minimum.
+            for (a, z) in [(vlo, vhi.min(lo)), (vlo.max(hi), vhi)] {
+                if a >= z {
+                    continue;
+                }
+                let (Some(marks), Some(floors)) =
+                    (self.mark.get_mut(a..z), self.sec_floor.get(a..z))
+                else {
+                    continue;
+                };
+                for (k, (m, &floor)) in marks.iter_mut().zip(floors).enumerate() {
+                    if *m != stamp && old_floor <= floor {
+                        *m = stamp;
+                        self.affected.push((a + k) as u32);
+                    }
                 }
             }
         }
-        if let Some(marks) = self.mark.get_mut(lo..hi) {
-            for (k, m) in marks.iter_mut().enumerate() {
-                if *m != self.stamp {
-                    *m = self.stamp;
-                    self.affected.push((lo + k) as u32);
-                }
-            }
-        }
-        let affected = std::mem::take(&mut self.affected);
+        let mut affected = std::mem::take(&mut self.affected);
         for &s in &affected {
             self.refresh_floor(u(s));
+        }
+        for s in lo..hi {
+            if get(&self.hit, s) != stamp {
+                self.refresh_floor(s);
+                affected.push(s as u32);
+            }
         }
         self.affected = affected;
         (mark_buf, mark_sec, hatless)
@@ -741,44 +803,46 @@ impl<'a> Dfs<'a> {
                 if let Some(x) = self.floor_of.get_mut(u(v)) {
                     *x = floor;
                 }
-                if let Some(x) = self.open.get_mut(u(v)) {
-                    *x = floor;
-                }
+                self.set_open(u(v), floor);
             }
         }
         if let Some(x) = self.placed.get_mut(b) {
             *x = NONE;
         }
-        if let Some(x) = self.open.get_mut(b) {
-            *x = get(&self.floor_of, b);
+        self.set_open(b, get(&self.floor_of, b));
+    }
+
+    /// The largest unplaced total over the part's sections.
+    ///
+    /// Every accepted placement leaves `floor + unplaced ≤ capacity` in every section (the root
+    /// checks it once, [`Dfs::check`] after each placement where floors rose), so placing `b` at
+    /// `off` can pass the section bound only if `off + max total ≤ capacity`: in `b`'s sections
+    /// the floor becomes `off + size(b)` and the total drops by `size(b)`; elsewhere the floor is
+    /// at least `off`.
+    fn max_total(&self, part: &Part) -> u64 {
+        self.sec_total
+            .get(u(part.lo)..u(part.hi))
+            .unwrap_or_default()
+            .iter()
+            .copied()
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// Whether `floor + unplaced ≤ capacity` holds in every section of the part.
+    fn fits(&self, part: &Part) -> bool {
+        let range = u(part.lo)..u(part.hi);
+        match (self.sec_floor.get(range.clone()), self.sec_total.get(range)) {
+            (Some(f), Some(t)) => f
+                .iter()
+                .zip(t)
+                .all(|(&f, &t)| f.saturating_add(t) <= self.cap),
+            _ => false,
         }
     }
 
-    /// The section bound before placing `b` at `off`: in `b`'s sections its bytes move from the
-    /// unplaced total to the floor, elsewhere the floor is at least `off`. Floors only rise when
-    /// `b` is placed, so failing here means [`Dfs::check`] would fail too.
-    fn precheck(&self, part: &Part, b: usize, off: u64) -> bool {
-        let cap = self.cap;
-        let (lo, hi) = (get(&self.inst.lo, b), get(&self.inst.hi, b));
-        let outside = |a: u32, z: u32| {
-            let range = u(a)..u(z);
-            match (self.sec_floor.get(range.clone()), self.sec_total.get(range)) {
-                (Some(f), Some(t)) => f
-                    .iter()
-                    .zip(t)
-                    .all(|(&f, &t)| f.max(off).saturating_add(t) <= cap),
-                _ => false,
-            }
-        };
-        let inside = self
-            .sec_total
-            .get(u(lo)..u(hi))
-            .is_some_and(|t| t.iter().all(|&t| off.saturating_add(t) <= cap));
-        inside && outside(part.lo, lo) && outside(hi, part.hi)
-    }
-
     /// The section bound after a placement at `off`, on the sections whose floor rose (the
-    /// others passed [`Dfs::precheck`]).
+    /// others still pass, see [`Dfs::max_total`]).
     fn check(&self, off: u64) -> bool {
         self.affected.iter().all(|&s| {
             let f = get(&self.sec_floor, u(s));
@@ -874,7 +938,16 @@ pub(super) fn minimise(
         steps: 0,
     };
     let stop = goal.map_or(best.bound, |g| g.max(best.bound));
-    if best.arena <= stop {
+    // Nothing to gain, or (a capacity below the proven bound) nothing can fit.
+    if best.arena <= stop || goal.is_some_and(|g| g < best.bound) {
+        return best;
+    }
+    let searched = problem
+        .buffers()
+        .iter()
+        .filter(|b| b.size > 0 && b.fixed_offset.is_none())
+        .count();
+    if searched > MAX_SEARCH_BUFFERS {
         return best;
     }
     let inst = Instance::new(problem);
@@ -907,7 +980,13 @@ pub(super) fn minimise(
             let mid = floor + (best.arena - align - floor) / 2;
             mid - mid % align
         };
-        let (status, steps, offsets) = decide(problem, &inst, capacity, remaining.div_ceil(2));
+        // The lower bound is worth most of the budget: reaching it proves optimality.
+        let slice = if at_bound {
+            remaining - remaining / 4
+        } else {
+            remaining.div_ceil(2)
+        };
+        let (status, steps, offsets) = decide(problem, &inst, capacity, slice);
         best.steps += steps;
         match (status, offsets) {
             (Status::Found, Some(offsets)) => {
