@@ -174,6 +174,22 @@ fn from_triples(triples: &[(u32, u32, u64)]) -> Problem {
     .unwrap()
 }
 
+/// ../shared/reference/anchors.md §2.3, the second instance: lower bound 6, optimum 7, greedy 8.
+fn ten_buffers() -> Problem {
+    from_triples(&[
+        (2, 3, 1),
+        (5, 5, 3),
+        (0, 2, 1),
+        (1, 2, 1),
+        (3, 4, 2),
+        (2, 4, 1),
+        (1, 3, 2),
+        (4, 5, 3),
+        (0, 0, 3),
+        (0, 1, 2),
+    ])
+}
+
 #[test]
 fn optimum_above_the_lower_bound() {
     // ../shared/reference/anchors.md §2.3: (first, last, size), lower bound 5, optimum 6.
@@ -195,19 +211,8 @@ fn optimum_above_the_lower_bound() {
         assert!(plan.proven_optimal(), "{planner}");
         assert_eq!(plan.best_bound(), 6, "{planner}");
     }
-    // The second instance there: lower bound 6, optimum 7, TFLM-style greedy 8.
-    let problem = from_triples(&[
-        (2, 3, 1),
-        (5, 5, 3),
-        (0, 2, 1),
-        (1, 2, 1),
-        (3, 4, 2),
-        (2, 4, 1),
-        (1, 3, 2),
-        (4, 5, 3),
-        (0, 0, 3),
-        (0, 1, 2),
-    ]);
+    // The second instance there.
+    let problem = ten_buffers();
     assert_eq!(lower_bound(&problem).aligned_bytes, 6);
     assert_eq!(brute_force(&problem), 7);
     assert_eq!(run(&problem, Planner::Greedy).arena_bytes(), 8);
@@ -219,18 +224,7 @@ fn optimum_above_the_lower_bound() {
 
 #[test]
 fn an_exhausted_budget_keeps_the_incumbent_and_the_bound() {
-    let problem = from_triples(&[
-        (2, 3, 1),
-        (5, 5, 3),
-        (0, 2, 1),
-        (1, 2, 1),
-        (3, 4, 2),
-        (2, 4, 1),
-        (1, 3, 2),
-        (4, 5, 3),
-        (0, 0, 3),
-        (0, 1, 2),
-    ]);
+    let problem = ten_buffers();
     let plan = solve_with(
         &problem,
         &Settings {
