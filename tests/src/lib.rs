@@ -37,6 +37,24 @@ pub fn shared_dir(what: &str) -> Option<PathBuf> {
     }
 }
 
+/// The thirteen shared real models, sorted by file name, or `None` with a notice (see
+/// [`shared_dir`]) when they are absent.
+///
+/// # Panics
+///
+/// If the folder exists but cannot be listed.
+#[must_use]
+pub fn shared_models(what: &str) -> Option<Vec<PathBuf>> {
+    let dir = shared_dir(what)?.join("models");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("cannot list {}: {e}", dir.display()))
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "tflite"))
+        .collect();
+    files.sort();
+    Some(files)
+}
+
 /// A synthetic test model: its name, what it exercises, and how to build it.
 #[derive(Clone, Copy, Debug)]
 pub struct Synthetic {

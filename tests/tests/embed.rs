@@ -1,12 +1,10 @@
 //! Embedding a plan as an `OfflineMemoryAllocation` entry: the rewritten model reads back as the
 //! same graph, buffers and metadata plus ours, and TFLM-style planning of it honours our offsets.
 
-use std::path::PathBuf;
-
 use stowplan_planner::embed::{EmbedPlanError, embed, offline_words};
 use stowplan_planner::model::{Model, read_model};
 use stowplan_planner::{OfflinePolicy, Options, plan_model};
-use stowplan_tests::{SYNTHETIC, repo_root, shared_dir};
+use stowplan_tests::{SYNTHETIC, repo_root};
 
 fn data<'a>(bytes: &'a [u8], model: &Model, buffer: usize) -> Option<&'a [u8]> {
     model.buffers[buffer].data.clone().map(|r| &bytes[r])
@@ -164,15 +162,9 @@ fn unsafe_embeddings_are_refused() {
 
 #[test]
 fn shared_models_round_trip() {
-    let Some(shared) = shared_dir("embedding the shared models") else {
+    let Some(files) = stowplan_tests::shared_models("embedding the shared models") else {
         return;
     };
-    let mut files: Vec<PathBuf> = std::fs::read_dir(shared.join("models"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "tflite"))
-        .collect();
-    files.sort();
     for path in files {
         let bytes = std::fs::read(&path).unwrap();
         round_trip(&path.file_name().unwrap().to_string_lossy(), &bytes);

@@ -4,7 +4,7 @@
 use stowplan_planner::builder::{Callees, ModelBuilder, ops};
 use stowplan_planner::lifetime::{TensorLifetime, TimePoint, lifetimes};
 use stowplan_planner::model::{DType, SubgraphIndex, read_model};
-use stowplan_planner::{Options, PlanArenaError, ReadModelError, plan_model};
+use stowplan_planner::{Options, plan_model};
 
 /// (first, last) in TFLM scopes, -1 for unset.
 fn scopes(bytes: &[u8]) -> Vec<(i64, i64)> {
@@ -135,59 +135,5 @@ fn omitted_inputs_and_intermediates_get_no_lifetime() {
     assert_eq!(p.arena_bytes(), 32);
 }
 
-#[test]
-fn recursion_is_an_error_naming_the_op() {
-    let mut b = ModelBuilder::new();
-    let main = b.subgraph("main");
-    let body = b.subgraph("body");
-    let x = b.tensor(main, "x", DType::Int32, &[]);
-    b.control_flow(main, Callees::While { cond: 1, body: 1 }, &[x], &[x]);
-    b.io(main, &[x], &[x]);
-    let bx = b.tensor(body, "bx", DType::Int32, &[]);
-    b.control_flow(body, Callees::While { cond: 1, body: 1 }, &[bx], &[bx]);
-    b.io(body, &[bx], &[bx]);
-    let err = plan_model(&b.finish(), &Options::default()).unwrap_err();
-    assert!(
-        matches!(
-            err,
-            PlanArenaError::Model(ReadModelError::RecursiveCall { .. })
-        ),
-        "{err}"
-    );
-    assert_eq!(
-        err.to_string(),
-        "op 0 (WHILE) of subgraph 1 calls subgraph 1, which is already running: recursive control flow cannot be planned"
-    );
-}
-
-#[test]
-fn exponential_call_trees_stop_at_the_timeline_limit() {
-    // Each subgraph calls the next twice: 2^40 visits if nothing stopped it.
-    let mut b = ModelBuilder::new();
-    let n = 40;
-    let sgs: Vec<usize> = (0..n).map(|i| b.subgraph(&format!("s{i}"))).collect();
-    for (k, &sg) in sgs.iter().enumerate() {
-        let x = b.tensor(sg, "x", DType::Int8, &[1]);
-        if k + 1 < n {
-            let next = i32::try_from(k + 1).unwrap();
-            b.control_flow(
-                sg,
-                Callees::If {
-                    then: next,
-                    otherwise: next,
-                },
-                &[x],
-                &[x],
-            );
-        }
-        b.io(sg, &[x], &[x]);
-    }
-    let err = plan_model(&b.finish(), &Options::default()).unwrap_err();
-    assert!(
-        matches!(
-            err,
-            PlanArenaError::Model(ReadModelError::TimelineTooLong { .. })
-        ),
-        "{err}"
-    );
-}
+// Recursion, exponential call trees and too-deep nesting are errors: see the malformed-model
+// suite (`tests/src/malformed.rs`).

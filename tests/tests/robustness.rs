@@ -1,10 +1,8 @@
 //! Truncated and corrupted models give an error, never a panic, a hang or a huge allocation.
 //! Runs on the project's own models always, and on the shared real models when present.
 
-use std::path::PathBuf;
-
 use stowplan_planner::{Options, plan_model};
-use stowplan_tests::{SYNTHETIC, shared_dir};
+use stowplan_tests::SYNTHETIC;
 
 /// Cuts at every byte for small files, at `cuts` evenly spread points for large ones. A cut
 /// must give an error, unless it only removed trailing bytes nothing points into (padding), in
@@ -67,15 +65,11 @@ fn own_models_never_panic() {
 
 #[test]
 fn shared_models_never_panic() {
-    let Some(shared) = shared_dir("truncation and corruption of the shared models") else {
+    let Some(files) =
+        stowplan_tests::shared_models("truncation and corruption of the shared models")
+    else {
         return;
     };
-    let mut files: Vec<PathBuf> = std::fs::read_dir(shared.join("models"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "tflite"))
-        .collect();
-    files.sort();
     assert_eq!(files.len(), 13);
     for path in files {
         let bytes = std::fs::read(&path).unwrap();

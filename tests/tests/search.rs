@@ -315,18 +315,12 @@ fn auto_is_greedy_where_greedy_reaches_the_bound() {
 
 #[test]
 fn auto_reaches_the_lower_bound_on_every_shared_model() {
-    let Some(shared) = shared_dir("auto on the shared models") else {
+    let Some(files) = stowplan_tests::shared_models("auto on the shared models") else {
         return;
     };
-    let mut files: Vec<_> = std::fs::read_dir(shared.join("models"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "tflite"))
-        .collect();
-    files.sort();
     assert_eq!(files.len(), 13);
-    for path in files {
-        let bytes = std::fs::read(&path).unwrap();
+    for path in &files {
+        let bytes = std::fs::read(path).unwrap();
         let name = path.file_name().unwrap().to_string_lossy();
         let auto = plan_model(&bytes, &Options::default()).unwrap();
         let greedy = plan_model(
@@ -346,7 +340,11 @@ fn auto_reaches_the_lower_bound_on_every_shared_model() {
         let again = plan_model(&bytes, &Options::default()).unwrap();
         assert_eq!(again.plan, auto.plan, "{name}");
     }
-    let audio = std::fs::read(shared.join("models/tflm_audio_preprocessor_int8.tflite")).unwrap();
+    let audio_path = files
+        .iter()
+        .find(|p| p.ends_with("tflm_audio_preprocessor_int8.tflite"))
+        .unwrap();
+    let audio = std::fs::read(audio_path).unwrap();
     for planner in [Planner::Auto, Planner::Search] {
         let p = plan_model(
             &audio,
