@@ -1,8 +1,8 @@
 <stowplan_example_cortex_m::op_1_views>:
  push {r4, r6, r7, lr}
  add r7, sp, #8
- movw ip, #23024 @ 0x59f0
- movw r3, #22000 @ 0x55f0
+ movw ip, #23104 @ 0x5a40
+ movw r3, #22080 @ 0x5640
  movs r2, #16
  movt ip, #0
  mov.w lr, #256 @ 0x100
