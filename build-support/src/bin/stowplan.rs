@@ -59,6 +59,20 @@ struct Args {
     svg: Option<String>,
 }
 
+impl Args {
+    /// The planning options for a model (alignment 16 unless given).
+    fn model_options(&self) -> Options {
+        Options {
+            planner: self.planner,
+            alignment: self.align.unwrap_or(16),
+            shapes: self.shapes.clone(),
+            offline: self.offline,
+            capacity: self.capacity,
+            search_steps: self.steps,
+        }
+    }
+}
+
 fn parse(mut it: impl Iterator<Item = String>) -> Result<Option<Args>, Failure> {
     let usage = |m: String| Failure::Usage(m);
     let mut args = Args {
@@ -190,13 +204,11 @@ fn embed_command(it: impl Iterator<Item = String>) -> Result<String, Failure> {
     let output = output.ok_or_else(|| Failure::Usage("embed needs -o OUT.tflite".into()))?;
     let path = args.model.as_deref().unwrap_or_default();
     let bytes = read_file(path)?;
+    // Embedding replaces any offline plan in the model, and has no capacity to meet.
     let options = Options {
-        planner: args.planner,
-        alignment: args.align.unwrap_or(16),
-        shapes: args.shapes.clone(),
         offline: OfflinePolicy::Replan,
         capacity: None,
-        search_steps: args.steps,
+        ..args.model_options()
     };
     let (embedded, plan) = stowplan_planner::embed::embed(&bytes, &options)
         .map_err(|e| Failure::Plan(format!("{path}: {e}")))?;
@@ -270,14 +282,7 @@ fn run(args: &Args) -> Result<String, Failure> {
     }
     let path = args.model.as_deref().unwrap_or_default();
     let bytes = read_file(path)?;
-    let options = Options {
-        planner: args.planner,
-        alignment: args.align.unwrap_or(16),
-        shapes: args.shapes.clone(),
-        offline: args.offline,
-        capacity: args.capacity,
-        search_steps: args.steps,
-    };
+    let options = args.model_options();
     let plan = plan_model(&bytes, &options).map_err(|e| Failure::Plan(format!("{path}: {e}")))?;
     check_capacity(path, args, &plan.plan)?;
     if let Some(svg) = &args.svg {
