@@ -211,6 +211,11 @@ fn usage_and_input_errors() {
     fails(&["plan", CHAIN, "--bogus"], 2);
     fails(&["plan", CHAIN, CHAIN], 2);
     fails(&["plan", CHAIN, "--offline", "maybe"], 2);
+    let err = fails(&["plan", CHAIN, "--scratch", "cmsis"], 2);
+    assert!(
+        err.contains("--scratch cmsis: expected none or tflm"),
+        "{err}"
+    );
     let err = fails(&["plan", "no/such/model.tflite"], 1);
     assert!(
         err.starts_with("error: cannot read no/such/model.tflite: "),
@@ -374,4 +379,24 @@ fn planners_capacity_steps_and_svg() {
     assert!(picture.contains("lower bound 512 B"));
     let err = fails(&["plan", CHAIN, "--svg", "no/such/dir/x.svg"], 1);
     assert!(err.contains("cannot write no/such/dir/x.svg"), "{err}");
+}
+
+#[test]
+fn tflm_kernel_scratch_on_shared_models() {
+    let Some(models) = shared() else {
+        return;
+    };
+    // SignalRfft asks for 1,024 B at op 3: with it, audio_preprocessor's optimum is TFLM's head.
+    let model = models.join("models/tflm_audio_preprocessor_int8.tflite");
+    let model = model.to_str().unwrap();
+    let arena = |extra: &[&str]| {
+        let mut args = vec!["plan", model, "--json"];
+        args.extend_from_slice(extra);
+        let json: serde_json::Value = serde_json::from_str(&ok(&args)).unwrap();
+        json["arena_bytes"].as_u64().unwrap()
+    };
+    assert_eq!(arena(&[]), 2_096);
+    assert_eq!(arena(&["--scratch", "none"]), 2_096);
+    assert_eq!(arena(&["--scratch", "tflm"]), 3_040);
+    assert_eq!(arena(&["--scratch=tflm", "--planner", "greedy"]), 3_040);
 }

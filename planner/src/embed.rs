@@ -7,7 +7,9 @@
 //! handles). TFLM places those offsets first and plans only its kernels' scratch buffers around
 //! them, with the same lifetimes, so the plan must be made under exactly TFLM's rules: it is
 //! (this crate's lifetimes and planned set are TFLM's, and no tensors are merged), and with
-//! TFLM's alignment of 16.
+//! TFLM's alignment of 16. The plan also reserves room for the scratch buffers TFLM's reference
+//! kernels request ([`crate::scratch`], [`KernelScratch::Tflm`]): TFLM places them first-fit
+//! around the fixed offsets, and a plan without room for them would make its arena grow.
 //!
 //! **How the file is written (re-rooting).** Flatbuffer offsets only point forward, so the
 //! original file is kept byte for byte and a new root is *prepended*: the new file is a header
@@ -28,6 +30,7 @@ use std::fmt;
 
 use crate::graph::Placement;
 use crate::model::OFFLINE_PLAN_METADATA;
+use crate::scratch::KernelScratch;
 use crate::{ModelPlan, OfflinePolicy, Options, PlanArenaError, plan_model};
 
 /// Why a model cannot be embedded.
@@ -144,8 +147,8 @@ impl Head {
     }
 }
 
-/// Plans `bytes` with `options` (offline plans replaced, never honoured) and returns the model
-/// with the plan embedded, and the plan.
+/// Plans `bytes` with `options` (offline plans replaced, never honoured; TFLM's kernel scratch
+/// reserved) and returns the model with the plan embedded, and the plan.
 ///
 /// # Errors
 ///
@@ -159,6 +162,7 @@ pub fn embed(bytes: &[u8], options: &Options) -> Result<(Vec<u8>, ModelPlan), Em
     }
     let options = Options {
         offline: OfflinePolicy::Replan,
+        kernel_scratch: KernelScratch::Tflm,
         ..options.clone()
     };
     let plan = plan_model(bytes, &options).map_err(EmbedPlanError::Plan)?;

@@ -53,6 +53,7 @@ pub mod model;
 pub mod plan;
 pub mod problem_csv;
 mod schema;
+pub mod scratch;
 pub mod verify;
 
 pub use error::{OpDesc, PlanArenaError, ReadModelError, TensorDesc};
@@ -87,6 +88,8 @@ pub struct Options {
     /// For the `search` and `auto` planners: stop at the first plan whose arena is at most this
     /// many bytes ([`plan::Settings::capacity`]).
     pub capacity: Option<u64>,
+    /// Kernel scratch buffers to plan with the tensors ([`scratch`]).
+    pub kernel_scratch: scratch::KernelScratch,
     /// For the `search` and `auto` planners: the most search steps to spend
     /// ([`plan::DEFAULT_SEARCH_STEPS`] by default).
     pub search_steps: u64,
@@ -100,6 +103,7 @@ impl Default for Options {
             shapes: Vec::new(),
             offline: OfflinePolicy::default(),
             capacity: None,
+            kernel_scratch: scratch::KernelScratch::None,
             search_steps: plan::DEFAULT_SEARCH_STEPS,
         }
     }
@@ -127,8 +131,11 @@ pub struct ModelPlan {
     pub lifetimes: Lifetimes,
     /// The abstract problem: one buffer per planned tensor, in tensor id order.
     pub problem: Problem,
-    /// The tensor of each problem buffer.
+    /// The tensor of each problem buffer; the buffers after these are [`ModelPlan::scratch`].
     pub buffer_tensors: Vec<TensorId>,
+    /// Kernel scratch buffers, planned after the tensors' buffers (problem buffer
+    /// `buffer_tensors.len() + i` is `scratch[i]`).
+    pub scratch: Vec<scratch::ScratchBuffer>,
     /// The verified plan.
     pub plan: Plan,
     /// Live bytes over time: the lower bound and the peak.
@@ -202,6 +209,22 @@ impl ModelPlan {
     pub fn describe_scope(&self, scope: Option<u32>) -> String {
         describe_scope(&self.model, &self.lifetimes, scope)
     }
+}
+
+/// TFLM's scratch requests of every op that runs, in op order (TFLM's request order).
+fn tflm_scratch(model: &Model, lifetimes: &Lifetimes) -> Vec<scratch::ScratchBuffer> {
+    model
+        .ops
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| lifetimes.op_times.get(*i).is_some_and(|t| !t.is_empty()))
+        .flat_map(|(i, op)| {
+            scratch::tflm_requests(model, op)
+                .into_iter()
+                .filter(|&bytes| bytes > 0)
+                .map(move |bytes| scratch::ScratchBuffer { op: i, bytes })
+        })
+        .collect()
 }
 
 fn describe_scope(model: &Model, lifetimes: &Lifetimes, scope: Option<u32>) -> String {
@@ -280,6 +303,22 @@ pub fn plan_model(bytes: &[u8], options: &Options) -> Result<ModelPlan, PlanAren
             Placement::None => {}
         }
     }
+    let scratch = match options.kernel_scratch {
+        scratch::KernelScratch::None => Vec::new(),
+        scratch::KernelScratch::Tflm => tflm_scratch(&model, &lifetimes),
+    };
+    for s in &scratch {
+        let time = lifetimes
+            .op_times
+            .get(s.op)
+            .and_then(|t| t.last())
+            .map_or(0, |&t| t + 1);
+        buffers.push(Buffer {
+            size: s.bytes,
+            lifetime: plan::Lifetime::new(time, time),
+            fixed_offset: None,
+        });
+    }
     let problem = Problem::new(buffers, options.alignment)?;
     let plan = plan::run_with(
         &problem,
@@ -291,6 +330,15 @@ pub fn plan_model(bytes: &[u8], options: &Options) -> Result<ModelPlan, PlanAren
     );
     let verified = verify::verify(&problem, &plan, honour).map_err(|e| {
         let name = |b: usize| {
+            if let Some(s) = b
+                .checked_sub(buffer_tensors.len())
+                .and_then(|i| scratch.get(i))
+            {
+                return model.ops.get(s.op).map_or_else(
+                    || format!("buffer {b}"),
+                    |op| format!("the scratch of {}", op.desc()),
+                );
+            }
             buffer_tensors
                 .get(b)
                 .and_then(|t| model.tensors.get(t.get()))
@@ -346,6 +394,7 @@ pub fn plan_model(bytes: &[u8], options: &Options) -> Result<ModelPlan, PlanAren
         lifetimes,
         problem,
         buffer_tensors,
+        scratch,
         plan,
         profile,
         declared_aliases,

@@ -1,8 +1,12 @@
 //! Embedding a plan as an `OfflineMemoryAllocation` entry: the rewritten model reads back as the
 //! same graph, buffers and metadata plus ours, and TFLM-style planning of it honours our offsets.
 
+use stowplan_planner::builder::{ModelBuilder, ops};
 use stowplan_planner::embed::{EmbedPlanError, embed, offline_words};
+use stowplan_planner::model::DType;
 use stowplan_planner::model::{Model, read_model};
+use stowplan_planner::plan::Planner;
+use stowplan_planner::scratch::{KernelScratch, ScratchBuffer};
 use stowplan_planner::{OfflinePolicy, Options, plan_model};
 use stowplan_tests::{SYNTHETIC, repo_root};
 
@@ -78,8 +82,36 @@ fn round_trip(name: &str, bytes: &[u8]) -> Vec<u8> {
     )
     .unwrap();
     assert!(honoured.declared_aliases.is_empty(), "{name}");
-    assert_eq!(honoured.arena_bytes(), plan.arena_bytes(), "{name}");
-    assert_eq!(honoured.plan.offsets(), plan.plan.offsets(), "{name}");
+    let tensors = plan.buffer_tensors.len();
+    assert_eq!(
+        honoured.plan.offsets(),
+        &plan.plan.offsets()[..tensors],
+        "{name}"
+    );
+    // The tensors alone may leave the scratch room at the top unused.
+    assert!(honoured.arena_bytes() <= plan.arena_bytes(), "{name}");
+    if plan.scratch.is_empty() {
+        assert_eq!(honoured.arena_bytes(), plan.arena_bytes(), "{name}");
+    }
+    // What TFLM does with the entry: the tensors at their offsets, then its kernels' scratch
+    // first-fit around them. It fits in the arena embed planned.
+    let tflm = plan_model(
+        &out,
+        &Options {
+            offline: OfflinePolicy::Honour,
+            planner: Planner::Greedy,
+            kernel_scratch: KernelScratch::Tflm,
+            ..Options::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(tflm.scratch, plan.scratch, "{name}");
+    assert!(
+        tflm.arena_bytes() <= plan.arena_bytes(),
+        "{name}: TFLM's placement of kernel scratch needs {} B, the plan {} B",
+        tflm.arena_bytes(),
+        plan.arena_bytes()
+    );
     for (t, info) in honoured.model.tensors.iter().zip(&honoured.tensors) {
         let expected = usize::try_from(words[3 + t.id.get()])
             .ok()
@@ -169,4 +201,60 @@ fn shared_models_round_trip() {
         let bytes = std::fs::read(&path).unwrap();
         round_trip(&path.file_name().unwrap().to_string_lossy(), &bytes);
     }
+}
+
+/// SVDF (int8: two requests) and SignalRfft (one) feeding each other; the rest plain.
+fn scratch_model() -> Vec<u8> {
+    let mut b = ModelBuilder::new();
+    let sg = b.subgraph("main");
+    let audio = b.tensor(sg, "audio", DType::Int16, &[1, 480]);
+    let spectrum = b.tensor(sg, "spectrum", DType::Int16, &[1, 514]);
+    b.custom(sg, "SignalRfft", &[audio], &[spectrum]);
+    let x = b.tensor(sg, "x", DType::Int8, &[2, 8]);
+    b.op(sg, ops::RESHAPE, &[spectrum], &[x]);
+    let feature = b.constant(sg, "feature", DType::Int8, &[6, 8], &[1; 48]);
+    let time = b.constant(sg, "time", DType::Int16, &[6, 4], &[0; 48]);
+    let state = b.variable(sg, "state", DType::Int16, &[2, 24]);
+    let y = b.tensor(sg, "y", DType::Int8, &[2, 3]);
+    b.op(sg, ops::SVDF, &[x, feature, time, -1, state], &[y]);
+    b.io(sg, &[audio], &[y]);
+    b.finish()
+}
+
+#[test]
+fn tflm_kernel_scratch_is_planned_beside_the_tensors() {
+    let bytes = scratch_model();
+    let none = plan_model(&bytes, &Options::default()).unwrap();
+    assert!(none.scratch.is_empty());
+    let with = plan_model(
+        &bytes,
+        &Options {
+            kernel_scratch: KernelScratch::Tflm,
+            ..Options::default()
+        },
+    )
+    .unwrap();
+    // SignalRfft: fft_length 512 (output 514 = 257 complex values) x 2 bytes; SVDF int8: batch 2
+    // x 6 filters x 4, then batch 2 x 3 units x 4.
+    assert_eq!(
+        with.scratch,
+        [
+            ScratchBuffer { op: 0, bytes: 1024 },
+            ScratchBuffer { op: 2, bytes: 48 },
+            ScratchBuffer { op: 2, bytes: 24 },
+        ]
+    );
+    let n = with.buffer_tensors.len();
+    assert_eq!(with.problem.buffers().len(), n + 3);
+    // Each lives for its op only: op 0 runs at problem time 2 (TFLM scope 1).
+    let rfft = with.problem.buffers()[n];
+    assert_eq!((rfft.lifetime.first, rfft.lifetime.last), (2, 2));
+    // At op 0: audio 960 + spectrum 1,040 (1,028 aligned) + scratch 1,024.
+    assert_eq!(with.lower_bound_bytes(), 960 + 1040 + 1024);
+    assert!(with.arena_bytes() >= none.arena_bytes() + 1024);
+    // The embedded plan leaves the room, and the entry only holds tensors.
+    let (_, plan) = embed(&bytes, &Options::default()).unwrap();
+    assert_eq!(plan.scratch, with.scratch);
+    assert_eq!(offline_words(&plan).len(), 3 + plan.model.tensors.len());
+    round_trip("scratch_model", &bytes);
 }

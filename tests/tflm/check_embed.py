@@ -21,16 +21,17 @@ tests/models/make_models.py), and with --shared DIR every .tflite under DIR:
 
 Exits non-zero if, for a model TFLM can run: outputs differ; TFLM rejects the embedded plan;
 the embedded model's minimal arena exceeds the original's by more than 16 B (repeated
-measurements of one model can differ by up to 16 B); or stowplan's embedded plan
-(`arena_bytes`) is smaller than TFLM's own plan of the tensors (`stowplan plan MODEL --planner
-greedy`, which equals TFLM's head less kernel scratch; see check_heads.py) but the embedded
-minimal arena is not strictly smaller than the original's. Models TFLM cannot run at all
+measurements of one model can differ by up to 16 B); or stowplan's embedded plan (the arena
+`stowplan embed` reports) is smaller than TFLM's own plan (`stowplan plan MODEL --planner greedy
+--scratch tflm`, which equals TFLM's head; see check_heads.py) but the embedded minimal arena is
+not strictly smaller than the original's. Models TFLM cannot run at all
 (Ethos-U / Vela, custom ops TFLM lacks) are reported as skipped, and fail the run only if they
 are our own fixtures.
 
-Kernel scratch (RequestScratchBufferInArena: SVDF, UNIDIRECTIONAL_SEQUENCE_LSTM, SignalRfft, ...)
-is not part of stowplan's plan: TFLM places it first-fit around the offline-planned tensors, in
-gaps of the plan or above it, so the head with an embedded plan can exceed the plan's arena.
+Kernel scratch (RequestScratchBufferInArena) is not in the embedded entry: TFLM places it
+first-fit around the offline-planned tensors. `stowplan embed` plans the requests of SVDF and
+SignalRfft and UNIDIRECTIONAL_SEQUENCE_LSTM (planner/src/scratch.rs) with the tensors, so the
+plan leaves room for them.
 
 Needs only numpy and tflite-micro==0.dev20261023182759 (system python3 will do), like
 check_heads.py, whose helpers this script imports. stowplan is found through $STOWPLAN_BIN, by
@@ -59,10 +60,6 @@ SEED = 20240607
 # time the generous run took.
 TRY_TIMEOUT_S = 10.0
 GENEROUS_TIMEOUT_S = 300.0
-# Ops whose kernels request scratch memory in the head (RequestScratchBufferInArena). TFLM plans
-# such scratch online, after the offline-planned tensors: with an offline plan the scratch goes
-# into whatever gaps the plan leaves, or above it.
-SCRATCH_OPS = ch.SCRATCH_OPS | {"SignalRfft", "SignalIrfft"}
 
 
 def round_up(n, a=ALIGN):
@@ -309,10 +306,10 @@ def check_model(path, shared, tmp, seed, planner=None):
         if err is None:
             plan = json.loads(plan_json)
     if plan is not None:
-        # TFLM's own plan of the tensors (its GreedyMemoryPlanner, or the model's own offline plan
-        # if it has one), without kernel scratch: what stowplan's plan has to beat.
-        greedy_json, err = run_stowplan(["plan", path, "--planner", "greedy", "--json"], name,
-                                        shown)
+        # TFLM's own plan (its GreedyMemoryPlanner, or the model's own offline plan if it has
+        # one), with the kernel scratch it plans beside the tensors: what stowplan has to beat.
+        greedy_json, err = run_stowplan(
+            ["plan", path, "--planner", "greedy", "--scratch", "tflm", "--json"], name, shown)
         if err is None:
             greedy = json.loads(greedy_json)["arena_bytes"]
         else:
@@ -327,14 +324,14 @@ def check_model(path, shared, tmp, seed, planner=None):
         notes.append(f"skip {name}: TFLM cannot run it: {tflm_reason(res)}; and {err}")
         return (name, "-", "-", "-", "-", "-", "-", "-", "-", "-", "skip"), notes, False
 
+    # The tensors' arena as read back from the embedded entry, and the arena embed planned, which
+    # also holds TFLM's kernel scratch (placed by TFLM in the room the plan left for it).
     emb_arena = plan["arena_bytes"]
     if plan.get("offline_plan") != "honoured":
         notes.append(f"note {name}: `stowplan plan` reads the embedded model's plan as "
                      f"offline_plan={plan.get('offline_plan')!r}, not 'honoured'")
     m = re.search(r"arena (\d+) B", summary)
-    if m and int(m.group(1)) != emb_arena:
-        notes.append(f"note {name}: embed reported arena {m.group(1)} B, plan reads {emb_arena} B "
-                     "back")
+    emb_plan = int(m.group(1)) if m else emb_arena
 
     arena = 2 * plan["naive_bytes"] + 4 * path.stat().st_size + 4096
     procs = [start_worker(p, arena, io_path, seed) for p in (path, out)]
@@ -344,14 +341,14 @@ def check_model(path, shared, tmp, seed, planner=None):
         reason = tflm_reason(own)
         if fixture:
             notes.append(f"FAIL {name}: our fixture model must run on TFLM: {reason}")
-            return (name, "-", "-", "-", "-", "-", "-", greedy, emb_arena, "-", "FAIL"), notes, True
+            return (name, "-", "-", "-", "-", "-", "-", greedy, emb_plan, "-", "FAIL"), notes, True
         notes.append(f"skip {name}: TFLM cannot run it: {reason}")
         if "error" not in emb:
             notes.append(f"     {name}: but the embedded copy runs (head {emb.get('head')} B)")
-        return (name, "-", "-", "-", "-", "-", "-", greedy, emb_arena, "-", "skip"), notes, False
+        return (name, "-", "-", "-", "-", "-", "-", greedy, emb_plan, "-", "skip"), notes, False
     if "error" in emb:
         notes.append(f"FAIL {name}: TFLM rejects the embedded plan: {tflm_reason(emb)}")
-        row = (name, own["min_arena"], "FAIL", "-", "-", own["head"], "-", greedy, emb_arena, "-",
+        row = (name, own["min_arena"], "FAIL", "-", "-", own["head"], "-", greedy, emb_plan, "-",
                "FAIL")
         return row, notes, True
 
@@ -374,10 +371,10 @@ def check_model(path, shared, tmp, seed, planner=None):
         verdict = "FAIL"
         notes.append(f"FAIL {name}: minimal arena with the embedded plan {emb_min} B > own "
                      f"{own_min} B + {ALIGN}")
-    if emb_arena < greedy and not emb_min < own_min:
+    if emb_plan < greedy and not emb_min < own_min:
         failed = True
         verdict = "FAIL"
-        notes.append(f"FAIL {name}: stowplan's embedded plan ({emb_arena} B) beats TFLM's own "
+        notes.append(f"FAIL {name}: stowplan's embedded plan ({emb_plan} B) beats TFLM's own "
                      f"greedy plan ({greedy} B), but the minimal arena is not smaller "
                      f"({emb_min} vs {own_min} B)")
     if not same:
@@ -393,12 +390,12 @@ def check_model(path, shared, tmp, seed, planner=None):
                 f"the embedded one")
         if emb["head"] == emb_arena:
             text += " (= the embedded plan's arena)"
+        elif emb["head"] <= emb_plan:
+            text += (f" (= the embedded tensors' {emb_arena} B + kernel scratch, within the "
+                     f"{emb_plan} B embed planned)")
         else:
-            scratch = sorted({op["opcode"] for op in plan["ops"]} & SCRATCH_OPS)
-            why = (f"kernel scratch of {', '.join(scratch)}, which TFLM places first-fit around "
-                   "the offline-planned tensors" if scratch
-                   else "no op here is known to request scratch")
-            text += f" = the embedded plan's {emb_arena} B + {emb['head'] - emb_arena} B ({why})"
+            text += (f" = the embedded tensors' {emb_arena} B + {emb['head'] - emb_arena} B, above "
+                     f"the {emb_plan} B embed planned: kernel scratch stowplan does not know of")
         notes.append(text)
     crashes = []
     for who, r in (("own", own), ("embedded", emb)):
@@ -408,7 +405,7 @@ def check_model(path, shared, tmp, seed, planner=None):
     if crashes:
         notes.append(f"note {name}: too-small tries ended as {'; '.join(crashes)}")
     pct = f"{100.0 * saving / own_min:+.1f} %" if own_min else "-"
-    row = (name, own_min, emb_min, f"{saving:+d}", pct, own["head"], emb["head"], greedy, emb_arena,
+    row = (name, own_min, emb_min, f"{saving:+d}", pct, own["head"], emb["head"], greedy, emb_plan,
            "yes" if same else "NO", verdict)
     return row, notes, failed
 
@@ -485,8 +482,9 @@ def main():
         print(fmt(r))
     print("\nBytes. min arena: smallest TFLM arena_size (16 B steps) with TFLM's own plan / with "
           "stowplan's embedded one;\nhead: TFLM's planned region (tensors + kernel scratch) at a "
-          "generous arena; greedy plan / stowplan plan: arena_bytes\nof TFLM's own plan of the "
-          "tensors (`stowplan plan --planner greedy`) / of the embedded plan; s: seconds.")
+          "generous arena; greedy plan: TFLM's own plan with its kernel scratch\n(`stowplan plan "
+          "--planner greedy --scratch tflm`); stowplan plan: the arena `stowplan embed` planned "
+          "(tensors + the same scratch); s: seconds.")
     if notes:
         print()
         for n in notes:

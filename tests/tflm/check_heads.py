@@ -9,9 +9,9 @@ child process of its own (a too-small arena or an unsupported model may crash TF
   * runs one inference with the input stored in the model's io.json, if there is one, and
     compares the output with the stored one (TF's TFLite interpreter, reference kernels):
     integers exactly, float32 within 1e-5 relative (plus an absolute 1e-7 for values near 0);
-  * runs `stowplan plan MODEL --planner greedy --json` and compares its `arena_bytes` with the
-    head. With no kernel asking for scratch memory the two must be equal; a model with ops whose
-    reference kernels request scratch (SCRATCH_OPS) must have a head at least the greedy plan.
+  * runs `stowplan plan MODEL --planner greedy --scratch tflm --json` (TFLM's greedy, with the
+    scratch buffers TFLM's reference kernels request planned beside the tensors, as TFLM does)
+    and requires its `arena_bytes` to equal the head.
 
 Exits non-zero if a head differs from stowplan's greedy plan, an inference result differs, or
 one of our own fixture models (tests/models/<case>/<case>.tflite, made by
@@ -40,7 +40,6 @@ FLOAT_RTOL = 1e-5
 FLOAT_ATOL = 1e-7
 # Ops whose TFLM reference kernels request scratch memory in the head at Prepare time; the head of
 # a model using them is the planned tensors plus that scratch, so it may exceed the greedy plan.
-SCRATCH_OPS = {"SVDF", "UNIDIRECTIONAL_SEQUENCE_LSTM", "SignalRfft"}
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
@@ -222,7 +221,7 @@ def run_stowplan(path, name):
     bin_ = os.environ.get("STOWPLAN_BIN") or str(REPO / "target" / "debug" / "stowplan")
     try:
         p = subprocess.run(
-            [bin_, "plan", str(path), "--planner", "greedy", "--json"],
+            [bin_, "plan", str(path), "--planner", "greedy", "--scratch", "tflm", "--json"],
             capture_output=True,
             text=True,
             timeout=300,
@@ -302,16 +301,8 @@ def main():
             rows.append((name, head, "-", "-", "FAIL", infer))
             continue
         greedy, lower = plan["arena_bytes"], plan["lower_bound_bytes"]
-        scratch = sorted({op["opcode"] for op in plan["ops"]} & SCRATCH_OPS)
-        if scratch:
-            # Kernel scratch sits in the head beside the tensors: the head can only be larger.
-            match = head >= greedy
-            verdict = f"scratch +{head - greedy}" if match else "NO"
-            if match:
-                notes.append(f"note {name}: {', '.join(scratch)} request kernel scratch: head {head} = greedy {greedy} + {head - greedy}")
-        else:
-            match = greedy == head
-            verdict = "yes" if match else "NO"
+        match = greedy == head
+        verdict = "yes" if match else "NO"
         if not match:
             failed = True
             notes.append(

@@ -8,6 +8,7 @@ use std::process::ExitCode;
 
 use stowplan_planner::graph::ShapeOverride;
 use stowplan_planner::plan::{self, Planner};
+use stowplan_planner::scratch::KernelScratch;
 use stowplan_planner::{OfflinePolicy, Options, emit, plan_model, problem_csv};
 
 const USAGE: &str = "\
@@ -33,6 +34,8 @@ options:
   --shape T=DIMS     shape for a tensor with -1 dimensions; T is a tensor index in subgraph 0
                      or a tensor name (split at the last '='), DIMS like 1x96x96x1; repeatable
   --offline MODE     honour (default) or replan an OfflineMemoryAllocation plan in the model
+  --scratch KIND     kernel scratch to plan with the tensors: none (default) or tflm (the
+                     requests of TFLite Micro's reference kernels; always on for embed)
   --json             one JSON object on stdout instead of the table
   -h, --help         this text
   -V, --version      the version
@@ -57,6 +60,7 @@ struct Args {
     capacity: Option<u64>,
     steps: u64,
     svg: Option<String>,
+    scratch: KernelScratch,
 }
 
 impl Args {
@@ -69,6 +73,7 @@ impl Args {
             offline: self.offline,
             capacity: self.capacity,
             search_steps: self.steps,
+            kernel_scratch: self.scratch,
         }
     }
 }
@@ -86,6 +91,7 @@ fn parse(mut it: impl Iterator<Item = String>) -> Result<Option<Args>, Failure> 
         capacity: None,
         steps: plan::DEFAULT_SEARCH_STEPS,
         svg: None,
+        scratch: KernelScratch::None,
     };
     let value = |it: &mut dyn Iterator<Item = String>, flag: &str| {
         it.next()
@@ -150,6 +156,15 @@ fn parse(mut it: impl Iterator<Item = String>) -> Result<Option<Args>, Failure> 
                     args.capacity = Some(n);
                 }
             }
+            "--scratch" => {
+                args.scratch = match take(&mut it)?.as_str() {
+                    "none" => KernelScratch::None,
+                    "tflm" => KernelScratch::Tflm,
+                    other => {
+                        return Err(usage(format!("--scratch {other}: expected none or tflm")));
+                    }
+                };
+            }
             "--svg" => args.svg = Some(take(&mut it)?),
             "--problem" => args.problem = Some(take(&mut it)?),
             "--json" if inline.is_none() => args.json = true,
@@ -204,10 +219,12 @@ fn embed_command(it: impl Iterator<Item = String>) -> Result<String, Failure> {
     let output = output.ok_or_else(|| Failure::Usage("embed needs -o OUT.tflite".into()))?;
     let path = args.model.as_deref().unwrap_or_default();
     let bytes = read_file(path)?;
-    // Embedding replaces any offline plan in the model, and has no capacity to meet.
+    // Embedding replaces any offline plan in the model, has no capacity to meet, and leaves
+    // room for TFLM's kernel scratch.
     let options = Options {
         offline: OfflinePolicy::Replan,
         capacity: None,
+        kernel_scratch: KernelScratch::Tflm,
         ..args.model_options()
     };
     let (embedded, plan) = stowplan_planner::embed::embed(&bytes, &options)
@@ -224,9 +241,10 @@ fn embed_command(it: impl Iterator<Item = String>) -> Result<String, Failure> {
     .map(|g| g.arena_bytes())
     .map_err(|e| Failure::Plan(format!("{path}: {e}")))?;
     Ok(format!(
-        "wrote {output}: OfflineMemoryAllocation places {} tensors; arena {} B ({} plan by {}{}), TFLite Micro's own greedy plan {} B, lower bound {} B\n",
+        "wrote {output}: OfflineMemoryAllocation places {} tensors; arena {} B with {} kernel scratch buffers ({} plan by {}{}), TFLite Micro's own greedy plan {} B, lower bound {} B\n",
         plan.buffer_tensors.len(),
         plan.arena_bytes(),
+        plan.scratch.len(),
         plan.plan.planner(),
         plan.plan.winner(),
         if plan.plan.proven_optimal() {
