@@ -53,7 +53,7 @@ pub mod ops {
 }
 
 /// A tensor, fully specified (for cases the short constructors do not cover).
-#[derive(Clone, Debug, PartialEq, Eq, Default)]
+#[derive(Clone, Debug, PartialEq, Default)]
 pub struct TensorSpec {
     /// Name.
     pub name: String,
@@ -67,6 +67,8 @@ pub struct TensorSpec {
     pub buffer: u32,
     /// `is_variable`.
     pub is_variable: bool,
+    /// `quantization`: scales, zero points and the quantized dimension.
+    pub quantization: Option<(Vec<f32>, Vec<i64>, i32)>,
 }
 
 /// The subgraphs a control-flow op runs.
@@ -463,6 +465,19 @@ impl ModelBuilder {
                         let shape_signature =
                             t.shape_signature.as_deref().map(|v| fbb.create_vector(v));
                         let name = Some(fbb.create_string(&t.name));
+                        let quantization = t.quantization.as_ref().map(|(scale, zp, dim)| {
+                            let scale = Some(fbb.create_vector(scale));
+                            let zero_point = Some(fbb.create_vector(zp));
+                            fb::QuantizationParameters::create(
+                                &mut fbb,
+                                &fb::QuantizationParametersArgs {
+                                    scale,
+                                    zero_point,
+                                    quantized_dimension: *dim,
+                                    ..Default::default()
+                                },
+                            )
+                        });
                         fb::Tensor::create(
                             &mut fbb,
                             &fb::TensorArgs {
@@ -471,6 +486,7 @@ impl ModelBuilder {
                                 buffer: t.buffer,
                                 name,
                                 is_variable: t.is_variable,
+                                quantization,
                                 shape_signature,
                             },
                         )

@@ -342,6 +342,210 @@ pub struct Tensor {
     pub is_variable: bool,
     /// Whether its buffer holds data (a weight or other constant): constants are never planned.
     pub is_constant: bool,
+    /// Its affine quantisation, if the file gives scales.
+    pub quantization: Option<Quantization>,
+}
+
+/// A tensor's affine quantisation: `real = scale × (q − zero_point)`, one pair per tensor or
+/// one per channel along `quantized_dimension`.
+#[derive(Clone, Debug, Default)]
+pub struct Quantization {
+    /// Scales.
+    pub scale: Vec<f32>,
+    /// Zero points (as many as scales, or none for 0).
+    pub zero_point: Vec<i64>,
+    /// The channel dimension of per-channel quantisation.
+    pub quantized_dimension: i32,
+}
+
+impl PartialEq for Quantization {
+    fn eq(&self, other: &Self) -> bool {
+        let bits = |v: &[f32]| v.iter().map(|f| f.to_bits()).collect::<Vec<_>>();
+        bits(&self.scale) == bits(&other.scale)
+            && self.zero_point == other.zero_point
+            && self.quantized_dimension == other.quantized_dimension
+    }
+}
+
+impl Eq for Quantization {}
+
+/// `Padding` of convolutions and pools.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Padding {
+    /// Output size `ceil(in / stride)`, padded evenly (the extra row/column at the end).
+    Same,
+    /// No padding.
+    Valid,
+    /// A code this version does not know.
+    Unknown(i8),
+}
+
+/// A fused activation function.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Activation {
+    /// None.
+    None,
+    /// `max(0, x)`.
+    Relu,
+    /// Clamp to `[-1, 1]`.
+    ReluN1To1,
+    /// Clamp to `[0, 6]`.
+    Relu6,
+    /// `tanh`.
+    Tanh,
+    /// Sign bit.
+    SignBit,
+    /// A code this version does not know.
+    Unknown(i8),
+}
+
+/// The builtin options stowplan reads, by op.
+#[derive(Clone, Debug, PartialEq, Default)]
+#[allow(missing_docs)] // the fields are the format's, named as there
+pub enum OpOptions {
+    /// No options, or options of a type stowplan does not read.
+    #[default]
+    None,
+    Conv2D {
+        padding: Padding,
+        stride_w: i32,
+        stride_h: i32,
+        dilation_w: i32,
+        dilation_h: i32,
+        activation: Activation,
+    },
+    DepthwiseConv2D {
+        padding: Padding,
+        stride_w: i32,
+        stride_h: i32,
+        depth_multiplier: i32,
+        dilation_w: i32,
+        dilation_h: i32,
+        activation: Activation,
+    },
+    Pool2D {
+        padding: Padding,
+        stride_w: i32,
+        stride_h: i32,
+        filter_w: i32,
+        filter_h: i32,
+        activation: Activation,
+    },
+    FullyConnected {
+        activation: Activation,
+        keep_num_dims: bool,
+        /// `weights_format` other than `DEFAULT`.
+        shuffled_weights: bool,
+    },
+    Softmax {
+        beta: f32,
+    },
+    Concatenation {
+        axis: i32,
+        activation: Activation,
+    },
+    Add {
+        activation: Activation,
+    },
+    Mul {
+        activation: Activation,
+    },
+    Reducer {
+        keep_dims: bool,
+    },
+}
+
+// Only `Softmax::beta` is a float; a NaN beta is a model no kernel runs.
+impl Eq for OpOptions {}
+
+impl Padding {
+    fn from_fb(p: fb::Padding) -> Self {
+        match p {
+            fb::Padding::SAME => Self::Same,
+            fb::Padding::VALID => Self::Valid,
+            other => Self::Unknown(other.0),
+        }
+    }
+}
+
+impl Activation {
+    fn from_fb(a: fb::ActivationFunctionType) -> Self {
+        match a.0 {
+            0 => Self::None,
+            1 => Self::Relu,
+            2 => Self::ReluN1To1,
+            3 => Self::Relu6,
+            4 => Self::Tanh,
+            5 => Self::SignBit,
+            other => Self::Unknown(other),
+        }
+    }
+}
+
+fn op_options(o: &fb::Operator<'_>) -> OpOptions {
+    if let Some(x) = o.builtin_options_as_conv_2_doptions() {
+        return OpOptions::Conv2D {
+            padding: Padding::from_fb(x.padding()),
+            stride_w: x.stride_w(),
+            stride_h: x.stride_h(),
+            dilation_w: x.dilation_w_factor(),
+            dilation_h: x.dilation_h_factor(),
+            activation: Activation::from_fb(x.fused_activation_function()),
+        };
+    }
+    if let Some(x) = o.builtin_options_as_depthwise_conv_2_doptions() {
+        return OpOptions::DepthwiseConv2D {
+            padding: Padding::from_fb(x.padding()),
+            stride_w: x.stride_w(),
+            stride_h: x.stride_h(),
+            depth_multiplier: x.depth_multiplier(),
+            dilation_w: x.dilation_w_factor(),
+            dilation_h: x.dilation_h_factor(),
+            activation: Activation::from_fb(x.fused_activation_function()),
+        };
+    }
+    if let Some(x) = o.builtin_options_as_pool_2_doptions() {
+        return OpOptions::Pool2D {
+            padding: Padding::from_fb(x.padding()),
+            stride_w: x.stride_w(),
+            stride_h: x.stride_h(),
+            filter_w: x.filter_width(),
+            filter_h: x.filter_height(),
+            activation: Activation::from_fb(x.fused_activation_function()),
+        };
+    }
+    if let Some(x) = o.builtin_options_as_fully_connected_options() {
+        return OpOptions::FullyConnected {
+            activation: Activation::from_fb(x.fused_activation_function()),
+            keep_num_dims: x.keep_num_dims(),
+            shuffled_weights: x.weights_format() != fb::FullyConnectedOptionsWeightsFormat::DEFAULT,
+        };
+    }
+    if let Some(x) = o.builtin_options_as_softmax_options() {
+        return OpOptions::Softmax { beta: x.beta() };
+    }
+    if let Some(x) = o.builtin_options_as_concatenation_options() {
+        return OpOptions::Concatenation {
+            axis: x.axis(),
+            activation: Activation::from_fb(x.fused_activation_function()),
+        };
+    }
+    if let Some(x) = o.builtin_options_as_add_options() {
+        return OpOptions::Add {
+            activation: Activation::from_fb(x.fused_activation_function()),
+        };
+    }
+    if let Some(x) = o.builtin_options_as_mul_options() {
+        return OpOptions::Mul {
+            activation: Activation::from_fb(x.fused_activation_function()),
+        };
+    }
+    if let Some(x) = o.builtin_options_as_reducer_options() {
+        return OpOptions::Reducer {
+            keep_dims: x.keep_dims(),
+        };
+    }
+    OpOptions::None
 }
 
 impl Tensor {
@@ -374,6 +578,8 @@ pub struct Op {
     /// Subgraphs the op runs, in TFLite Micro's order: IF then, else; WHILE cond, body;
     /// CALL_ONCE init.
     pub callees: Vec<SubgraphIndex>,
+    /// Its builtin options, where stowplan reads them.
+    pub options: OpOptions,
 }
 
 impl Op {
@@ -573,6 +779,17 @@ pub fn read_model(bytes: &[u8]) -> Result<Model, ReadModelError> {
                 buffer: BufferIndex(buffer),
                 is_variable: t.is_variable(),
                 is_constant: info.is_some_and(|b| b.data.is_some()),
+                quantization: t.quantization().and_then(|q| {
+                    let scale: Vec<f32> = q.scale()?.iter().collect();
+                    Some(Quantization {
+                        scale,
+                        zero_point: q
+                            .zero_point()
+                            .map(|z| z.iter().collect())
+                            .unwrap_or_default(),
+                        quantized_dimension: q.quantized_dimension(),
+                    })
+                }),
             });
         }
 
@@ -688,6 +905,7 @@ pub fn read_model(bytes: &[u8]) -> Result<Model, ReadModelError> {
                 outputs: op_outputs,
                 intermediates,
                 callees,
+                options: op_options(&o),
             });
         }
 

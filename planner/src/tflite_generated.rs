@@ -1092,13 +1092,294 @@ impl<'a> ::flatbuffers::Verifiable for BuiltinOperator {
 
 impl ::flatbuffers::SimpleToVerifyInSlice for BuiltinOperator {}
 #[deprecated(since = "2.0.0", note = "Use associated constants instead. This will no longer be generated in 2021.")]
+pub const ENUM_MIN_PADDING: i8 = 0;
+#[deprecated(since = "2.0.0", note = "Use associated constants instead. This will no longer be generated in 2021.")]
+pub const ENUM_MAX_PADDING: i8 = 1;
+#[deprecated(since = "2.0.0", note = "Use associated constants instead. This will no longer be generated in 2021.")]
+#[allow(non_camel_case_types)]
+pub const ENUM_VALUES_PADDING: [Padding; 2] = [
+  Padding::SAME,
+  Padding::VALID,
+];
+
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+#[repr(transparent)]
+pub struct Padding(pub i8);
+#[allow(non_upper_case_globals)]
+impl Padding {
+  pub const SAME: Self = Self(0);
+  pub const VALID: Self = Self(1);
+
+  pub const ENUM_MIN: i8 = 0;
+  pub const ENUM_MAX: i8 = 1;
+  pub const ENUM_VALUES: &'static [Self] = &[
+    Self::SAME,
+    Self::VALID,
+  ];
+  /// Returns the variant's name or "" if unknown.
+  pub fn variant_name(self) -> Option<&'static str> {
+    match self {
+      Self::SAME => Some("SAME"),
+      Self::VALID => Some("VALID"),
+      _ => None,
+    }
+  }
+}
+impl ::core::fmt::Debug for Padding {
+  fn fmt(&self, f: &mut ::core::fmt::Formatter) -> ::core::fmt::Result {
+    if let Some(name) = self.variant_name() {
+      f.write_str(name)
+    } else {
+      f.write_fmt(format_args!("<UNKNOWN {:?}>", self.0))
+    }
+  }
+}
+impl<'a> ::flatbuffers::Follow<'a> for Padding {
+  type Inner = Self;
+  #[inline]
+  unsafe fn follow(buf: &'a [u8], loc: usize) -> Self::Inner {
+    let b = unsafe { ::flatbuffers::read_scalar_at::<i8>(buf, loc) };
+    Self(b)
+  }
+}
+
+impl ::flatbuffers::Push for Padding {
+    type Output = Padding;
+    #[inline]
+    unsafe fn push(&self, dst: &mut [u8], _written_len: usize) {
+        unsafe { ::flatbuffers::emplace_scalar::<i8>(dst, self.0) };
+    }
+}
+
+impl ::flatbuffers::EndianScalar for Padding {
+  type Scalar = i8;
+  #[inline]
+  fn to_little_endian(self) -> i8 {
+    self.0.to_le()
+  }
+  #[inline]
+  #[allow(clippy::wrong_self_convention)]
+  fn from_little_endian(v: i8) -> Self {
+    let b = i8::from_le(v);
+    Self(b)
+  }
+}
+
+impl<'a> ::flatbuffers::Verifiable for Padding {
+  #[inline]
+  fn run_verifier(
+    v: &mut ::flatbuffers::Verifier, pos: usize
+  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    i8::run_verifier(v, pos)
+  }
+}
+
+impl ::flatbuffers::SimpleToVerifyInSlice for Padding {}
+#[deprecated(since = "2.0.0", note = "Use associated constants instead. This will no longer be generated in 2021.")]
+pub const ENUM_MIN_ACTIVATION_FUNCTION_TYPE: i8 = 0;
+#[deprecated(since = "2.0.0", note = "Use associated constants instead. This will no longer be generated in 2021.")]
+pub const ENUM_MAX_ACTIVATION_FUNCTION_TYPE: i8 = 5;
+#[deprecated(since = "2.0.0", note = "Use associated constants instead. This will no longer be generated in 2021.")]
+#[allow(non_camel_case_types)]
+pub const ENUM_VALUES_ACTIVATION_FUNCTION_TYPE: [ActivationFunctionType; 6] = [
+  ActivationFunctionType::NONE,
+  ActivationFunctionType::RELU,
+  ActivationFunctionType::RELU_N1_TO_1,
+  ActivationFunctionType::RELU6,
+  ActivationFunctionType::TANH,
+  ActivationFunctionType::SIGN_BIT,
+];
+
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+#[repr(transparent)]
+pub struct ActivationFunctionType(pub i8);
+#[allow(non_upper_case_globals)]
+impl ActivationFunctionType {
+  pub const NONE: Self = Self(0);
+  pub const RELU: Self = Self(1);
+  pub const RELU_N1_TO_1: Self = Self(2);
+  pub const RELU6: Self = Self(3);
+  pub const TANH: Self = Self(4);
+  pub const SIGN_BIT: Self = Self(5);
+
+  pub const ENUM_MIN: i8 = 0;
+  pub const ENUM_MAX: i8 = 5;
+  pub const ENUM_VALUES: &'static [Self] = &[
+    Self::NONE,
+    Self::RELU,
+    Self::RELU_N1_TO_1,
+    Self::RELU6,
+    Self::TANH,
+    Self::SIGN_BIT,
+  ];
+  /// Returns the variant's name or "" if unknown.
+  pub fn variant_name(self) -> Option<&'static str> {
+    match self {
+      Self::NONE => Some("NONE"),
+      Self::RELU => Some("RELU"),
+      Self::RELU_N1_TO_1 => Some("RELU_N1_TO_1"),
+      Self::RELU6 => Some("RELU6"),
+      Self::TANH => Some("TANH"),
+      Self::SIGN_BIT => Some("SIGN_BIT"),
+      _ => None,
+    }
+  }
+}
+impl ::core::fmt::Debug for ActivationFunctionType {
+  fn fmt(&self, f: &mut ::core::fmt::Formatter) -> ::core::fmt::Result {
+    if let Some(name) = self.variant_name() {
+      f.write_str(name)
+    } else {
+      f.write_fmt(format_args!("<UNKNOWN {:?}>", self.0))
+    }
+  }
+}
+impl<'a> ::flatbuffers::Follow<'a> for ActivationFunctionType {
+  type Inner = Self;
+  #[inline]
+  unsafe fn follow(buf: &'a [u8], loc: usize) -> Self::Inner {
+    let b = unsafe { ::flatbuffers::read_scalar_at::<i8>(buf, loc) };
+    Self(b)
+  }
+}
+
+impl ::flatbuffers::Push for ActivationFunctionType {
+    type Output = ActivationFunctionType;
+    #[inline]
+    unsafe fn push(&self, dst: &mut [u8], _written_len: usize) {
+        unsafe { ::flatbuffers::emplace_scalar::<i8>(dst, self.0) };
+    }
+}
+
+impl ::flatbuffers::EndianScalar for ActivationFunctionType {
+  type Scalar = i8;
+  #[inline]
+  fn to_little_endian(self) -> i8 {
+    self.0.to_le()
+  }
+  #[inline]
+  #[allow(clippy::wrong_self_convention)]
+  fn from_little_endian(v: i8) -> Self {
+    let b = i8::from_le(v);
+    Self(b)
+  }
+}
+
+impl<'a> ::flatbuffers::Verifiable for ActivationFunctionType {
+  #[inline]
+  fn run_verifier(
+    v: &mut ::flatbuffers::Verifier, pos: usize
+  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    i8::run_verifier(v, pos)
+  }
+}
+
+impl ::flatbuffers::SimpleToVerifyInSlice for ActivationFunctionType {}
+#[deprecated(since = "2.0.0", note = "Use associated constants instead. This will no longer be generated in 2021.")]
+pub const ENUM_MIN_FULLY_CONNECTED_OPTIONS_WEIGHTS_FORMAT: i8 = 0;
+#[deprecated(since = "2.0.0", note = "Use associated constants instead. This will no longer be generated in 2021.")]
+pub const ENUM_MAX_FULLY_CONNECTED_OPTIONS_WEIGHTS_FORMAT: i8 = 1;
+#[deprecated(since = "2.0.0", note = "Use associated constants instead. This will no longer be generated in 2021.")]
+#[allow(non_camel_case_types)]
+pub const ENUM_VALUES_FULLY_CONNECTED_OPTIONS_WEIGHTS_FORMAT: [FullyConnectedOptionsWeightsFormat; 2] = [
+  FullyConnectedOptionsWeightsFormat::DEFAULT,
+  FullyConnectedOptionsWeightsFormat::SHUFFLED4x16INT8,
+];
+
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+#[repr(transparent)]
+pub struct FullyConnectedOptionsWeightsFormat(pub i8);
+#[allow(non_upper_case_globals)]
+impl FullyConnectedOptionsWeightsFormat {
+  pub const DEFAULT: Self = Self(0);
+  pub const SHUFFLED4x16INT8: Self = Self(1);
+
+  pub const ENUM_MIN: i8 = 0;
+  pub const ENUM_MAX: i8 = 1;
+  pub const ENUM_VALUES: &'static [Self] = &[
+    Self::DEFAULT,
+    Self::SHUFFLED4x16INT8,
+  ];
+  /// Returns the variant's name or "" if unknown.
+  pub fn variant_name(self) -> Option<&'static str> {
+    match self {
+      Self::DEFAULT => Some("DEFAULT"),
+      Self::SHUFFLED4x16INT8 => Some("SHUFFLED4x16INT8"),
+      _ => None,
+    }
+  }
+}
+impl ::core::fmt::Debug for FullyConnectedOptionsWeightsFormat {
+  fn fmt(&self, f: &mut ::core::fmt::Formatter) -> ::core::fmt::Result {
+    if let Some(name) = self.variant_name() {
+      f.write_str(name)
+    } else {
+      f.write_fmt(format_args!("<UNKNOWN {:?}>", self.0))
+    }
+  }
+}
+impl<'a> ::flatbuffers::Follow<'a> for FullyConnectedOptionsWeightsFormat {
+  type Inner = Self;
+  #[inline]
+  unsafe fn follow(buf: &'a [u8], loc: usize) -> Self::Inner {
+    let b = unsafe { ::flatbuffers::read_scalar_at::<i8>(buf, loc) };
+    Self(b)
+  }
+}
+
+impl ::flatbuffers::Push for FullyConnectedOptionsWeightsFormat {
+    type Output = FullyConnectedOptionsWeightsFormat;
+    #[inline]
+    unsafe fn push(&self, dst: &mut [u8], _written_len: usize) {
+        unsafe { ::flatbuffers::emplace_scalar::<i8>(dst, self.0) };
+    }
+}
+
+impl ::flatbuffers::EndianScalar for FullyConnectedOptionsWeightsFormat {
+  type Scalar = i8;
+  #[inline]
+  fn to_little_endian(self) -> i8 {
+    self.0.to_le()
+  }
+  #[inline]
+  #[allow(clippy::wrong_self_convention)]
+  fn from_little_endian(v: i8) -> Self {
+    let b = i8::from_le(v);
+    Self(b)
+  }
+}
+
+impl<'a> ::flatbuffers::Verifiable for FullyConnectedOptionsWeightsFormat {
+  #[inline]
+  fn run_verifier(
+    v: &mut ::flatbuffers::Verifier, pos: usize
+  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    i8::run_verifier(v, pos)
+  }
+}
+
+impl ::flatbuffers::SimpleToVerifyInSlice for FullyConnectedOptionsWeightsFormat {}
+#[deprecated(since = "2.0.0", note = "Use associated constants instead. This will no longer be generated in 2021.")]
 pub const ENUM_MIN_BUILTIN_OPTIONS: u8 = 0;
 #[deprecated(since = "2.0.0", note = "Use associated constants instead. This will no longer be generated in 2021.")]
 pub const ENUM_MAX_BUILTIN_OPTIONS: u8 = 103;
 #[deprecated(since = "2.0.0", note = "Use associated constants instead. This will no longer be generated in 2021.")]
 #[allow(non_camel_case_types)]
-pub const ENUM_VALUES_BUILTIN_OPTIONS: [BuiltinOptions; 4] = [
+pub const ENUM_VALUES_BUILTIN_OPTIONS: [BuiltinOptions; 17] = [
   BuiltinOptions::NONE,
+  BuiltinOptions::Conv2DOptions,
+  BuiltinOptions::DepthwiseConv2DOptions,
+  BuiltinOptions::Pool2DOptions,
+  BuiltinOptions::FullyConnectedOptions,
+  BuiltinOptions::SoftmaxOptions,
+  BuiltinOptions::ConcatenationOptions,
+  BuiltinOptions::AddOptions,
+  BuiltinOptions::ReshapeOptions,
+  BuiltinOptions::MulOptions,
+  BuiltinOptions::PadOptions,
+  BuiltinOptions::TransposeOptions,
+  BuiltinOptions::ReducerOptions,
+  BuiltinOptions::SqueezeOptions,
   BuiltinOptions::IfOptions,
   BuiltinOptions::WhileOptions,
   BuiltinOptions::CallOnceOptions,
@@ -1110,6 +1391,19 @@ pub struct BuiltinOptions(pub u8);
 #[allow(non_upper_case_globals)]
 impl BuiltinOptions {
   pub const NONE: Self = Self(0);
+  pub const Conv2DOptions: Self = Self(1);
+  pub const DepthwiseConv2DOptions: Self = Self(2);
+  pub const Pool2DOptions: Self = Self(5);
+  pub const FullyConnectedOptions: Self = Self(8);
+  pub const SoftmaxOptions: Self = Self(9);
+  pub const ConcatenationOptions: Self = Self(10);
+  pub const AddOptions: Self = Self(11);
+  pub const ReshapeOptions: Self = Self(17);
+  pub const MulOptions: Self = Self(21);
+  pub const PadOptions: Self = Self(22);
+  pub const TransposeOptions: Self = Self(26);
+  pub const ReducerOptions: Self = Self(27);
+  pub const SqueezeOptions: Self = Self(30);
   pub const IfOptions: Self = Self(92);
   pub const WhileOptions: Self = Self(93);
   pub const CallOnceOptions: Self = Self(103);
@@ -1118,6 +1412,19 @@ impl BuiltinOptions {
   pub const ENUM_MAX: u8 = 103;
   pub const ENUM_VALUES: &'static [Self] = &[
     Self::NONE,
+    Self::Conv2DOptions,
+    Self::DepthwiseConv2DOptions,
+    Self::Pool2DOptions,
+    Self::FullyConnectedOptions,
+    Self::SoftmaxOptions,
+    Self::ConcatenationOptions,
+    Self::AddOptions,
+    Self::ReshapeOptions,
+    Self::MulOptions,
+    Self::PadOptions,
+    Self::TransposeOptions,
+    Self::ReducerOptions,
+    Self::SqueezeOptions,
     Self::IfOptions,
     Self::WhileOptions,
     Self::CallOnceOptions,
@@ -1126,6 +1433,19 @@ impl BuiltinOptions {
   pub fn variant_name(self) -> Option<&'static str> {
     match self {
       Self::NONE => Some("NONE"),
+      Self::Conv2DOptions => Some("Conv2DOptions"),
+      Self::DepthwiseConv2DOptions => Some("DepthwiseConv2DOptions"),
+      Self::Pool2DOptions => Some("Pool2DOptions"),
+      Self::FullyConnectedOptions => Some("FullyConnectedOptions"),
+      Self::SoftmaxOptions => Some("SoftmaxOptions"),
+      Self::ConcatenationOptions => Some("ConcatenationOptions"),
+      Self::AddOptions => Some("AddOptions"),
+      Self::ReshapeOptions => Some("ReshapeOptions"),
+      Self::MulOptions => Some("MulOptions"),
+      Self::PadOptions => Some("PadOptions"),
+      Self::TransposeOptions => Some("TransposeOptions"),
+      Self::ReducerOptions => Some("ReducerOptions"),
+      Self::SqueezeOptions => Some("SqueezeOptions"),
       Self::IfOptions => Some("IfOptions"),
       Self::WhileOptions => Some("WhileOptions"),
       Self::CallOnceOptions => Some("CallOnceOptions"),
@@ -1185,6 +1505,1575 @@ impl<'a> ::flatbuffers::Verifiable for BuiltinOptions {
 impl ::flatbuffers::SimpleToVerifyInSlice for BuiltinOptions {}
 pub struct BuiltinOptionsUnionTableOffset {}
 
+pub enum Conv2DOptionsOffset {}
+#[derive(Copy, Clone, PartialEq)]
+
+pub struct Conv2DOptions<'a> {
+  pub _tab: ::flatbuffers::Table<'a>,
+}
+
+impl<'a> ::flatbuffers::Follow<'a> for Conv2DOptions<'a> {
+  type Inner = Conv2DOptions<'a>;
+  #[inline]
+  unsafe fn follow(buf: &'a [u8], loc: usize) -> Self::Inner {
+    Self { _tab: unsafe { ::flatbuffers::Table::new(buf, loc) } }
+  }
+}
+
+impl<'a> Conv2DOptions<'a> {
+  pub const VT_PADDING: ::flatbuffers::VOffsetT = 4;
+  pub const VT_STRIDE_W: ::flatbuffers::VOffsetT = 6;
+  pub const VT_STRIDE_H: ::flatbuffers::VOffsetT = 8;
+  pub const VT_FUSED_ACTIVATION_FUNCTION: ::flatbuffers::VOffsetT = 10;
+  pub const VT_DILATION_W_FACTOR: ::flatbuffers::VOffsetT = 12;
+  pub const VT_DILATION_H_FACTOR: ::flatbuffers::VOffsetT = 14;
+
+  #[inline]
+  pub unsafe fn init_from_table(table: ::flatbuffers::Table<'a>) -> Self {
+    Conv2DOptions { _tab: table }
+  }
+  #[allow(unused_mut)]
+  pub fn create<'bldr: 'args, 'args: 'mut_bldr, 'mut_bldr, A: ::flatbuffers::Allocator + 'bldr>(
+    _fbb: &'mut_bldr mut ::flatbuffers::FlatBufferBuilder<'bldr, A>,
+    args: &'args Conv2DOptionsArgs
+  ) -> ::flatbuffers::WIPOffset<Conv2DOptions<'bldr>> {
+    let mut builder = Conv2DOptionsBuilder::new(_fbb);
+    builder.add_dilation_h_factor(args.dilation_h_factor);
+    builder.add_dilation_w_factor(args.dilation_w_factor);
+    builder.add_stride_h(args.stride_h);
+    builder.add_stride_w(args.stride_w);
+    builder.add_fused_activation_function(args.fused_activation_function);
+    builder.add_padding(args.padding);
+    builder.finish()
+  }
+
+
+  #[inline]
+  pub fn padding(&self) -> Padding {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<Padding>(Conv2DOptions::VT_PADDING, Some(Padding::SAME)).unwrap()}
+  }
+  #[inline]
+  pub fn stride_w(&self) -> i32 {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<i32>(Conv2DOptions::VT_STRIDE_W, Some(0)).unwrap()}
+  }
+  #[inline]
+  pub fn stride_h(&self) -> i32 {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<i32>(Conv2DOptions::VT_STRIDE_H, Some(0)).unwrap()}
+  }
+  #[inline]
+  pub fn fused_activation_function(&self) -> ActivationFunctionType {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<ActivationFunctionType>(Conv2DOptions::VT_FUSED_ACTIVATION_FUNCTION, Some(ActivationFunctionType::NONE)).unwrap()}
+  }
+  #[inline]
+  pub fn dilation_w_factor(&self) -> i32 {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<i32>(Conv2DOptions::VT_DILATION_W_FACTOR, Some(1)).unwrap()}
+  }
+  #[inline]
+  pub fn dilation_h_factor(&self) -> i32 {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<i32>(Conv2DOptions::VT_DILATION_H_FACTOR, Some(1)).unwrap()}
+  }
+}
+
+impl ::flatbuffers::Verifiable for Conv2DOptions<'_> {
+  #[inline]
+  fn run_verifier(
+    v: &mut ::flatbuffers::Verifier, pos: usize
+  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v.visit_table(pos)?
+     .visit_field::<Padding>("padding", Self::VT_PADDING, false)?
+     .visit_field::<i32>("stride_w", Self::VT_STRIDE_W, false)?
+     .visit_field::<i32>("stride_h", Self::VT_STRIDE_H, false)?
+     .visit_field::<ActivationFunctionType>("fused_activation_function", Self::VT_FUSED_ACTIVATION_FUNCTION, false)?
+     .visit_field::<i32>("dilation_w_factor", Self::VT_DILATION_W_FACTOR, false)?
+     .visit_field::<i32>("dilation_h_factor", Self::VT_DILATION_H_FACTOR, false)?
+     .finish();
+    Ok(())
+  }
+}
+pub struct Conv2DOptionsArgs {
+    pub padding: Padding,
+    pub stride_w: i32,
+    pub stride_h: i32,
+    pub fused_activation_function: ActivationFunctionType,
+    pub dilation_w_factor: i32,
+    pub dilation_h_factor: i32,
+}
+impl<'a> Default for Conv2DOptionsArgs {
+  #[inline]
+  fn default() -> Self {
+    Conv2DOptionsArgs {
+      padding: Padding::SAME,
+      stride_w: 0,
+      stride_h: 0,
+      fused_activation_function: ActivationFunctionType::NONE,
+      dilation_w_factor: 1,
+      dilation_h_factor: 1,
+    }
+  }
+}
+
+pub struct Conv2DOptionsBuilder<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> {
+  fbb_: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>,
+  start_: ::flatbuffers::WIPOffset<::flatbuffers::TableUnfinishedWIPOffset>,
+}
+impl<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> Conv2DOptionsBuilder<'a, 'b, A> {
+  #[inline]
+  pub fn add_padding(&mut self, padding: Padding) {
+    self.fbb_.push_slot::<Padding>(Conv2DOptions::VT_PADDING, padding, Padding::SAME);
+  }
+  #[inline]
+  pub fn add_stride_w(&mut self, stride_w: i32) {
+    self.fbb_.push_slot::<i32>(Conv2DOptions::VT_STRIDE_W, stride_w, 0);
+  }
+  #[inline]
+  pub fn add_stride_h(&mut self, stride_h: i32) {
+    self.fbb_.push_slot::<i32>(Conv2DOptions::VT_STRIDE_H, stride_h, 0);
+  }
+  #[inline]
+  pub fn add_fused_activation_function(&mut self, fused_activation_function: ActivationFunctionType) {
+    self.fbb_.push_slot::<ActivationFunctionType>(Conv2DOptions::VT_FUSED_ACTIVATION_FUNCTION, fused_activation_function, ActivationFunctionType::NONE);
+  }
+  #[inline]
+  pub fn add_dilation_w_factor(&mut self, dilation_w_factor: i32) {
+    self.fbb_.push_slot::<i32>(Conv2DOptions::VT_DILATION_W_FACTOR, dilation_w_factor, 1);
+  }
+  #[inline]
+  pub fn add_dilation_h_factor(&mut self, dilation_h_factor: i32) {
+    self.fbb_.push_slot::<i32>(Conv2DOptions::VT_DILATION_H_FACTOR, dilation_h_factor, 1);
+  }
+  #[inline]
+  pub fn new(_fbb: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>) -> Conv2DOptionsBuilder<'a, 'b, A> {
+    let start = _fbb.start_table();
+    Conv2DOptionsBuilder {
+      fbb_: _fbb,
+      start_: start,
+    }
+  }
+  #[inline]
+  pub fn finish(self) -> ::flatbuffers::WIPOffset<Conv2DOptions<'a>> {
+    let o = self.fbb_.end_table(self.start_);
+    ::flatbuffers::WIPOffset::new(o.value())
+  }
+}
+
+impl ::core::fmt::Debug for Conv2DOptions<'_> {
+  fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+    let mut ds = f.debug_struct("Conv2DOptions");
+      ds.field("padding", &self.padding());
+      ds.field("stride_w", &self.stride_w());
+      ds.field("stride_h", &self.stride_h());
+      ds.field("fused_activation_function", &self.fused_activation_function());
+      ds.field("dilation_w_factor", &self.dilation_w_factor());
+      ds.field("dilation_h_factor", &self.dilation_h_factor());
+      ds.finish()
+  }
+}
+pub enum DepthwiseConv2DOptionsOffset {}
+#[derive(Copy, Clone, PartialEq)]
+
+pub struct DepthwiseConv2DOptions<'a> {
+  pub _tab: ::flatbuffers::Table<'a>,
+}
+
+impl<'a> ::flatbuffers::Follow<'a> for DepthwiseConv2DOptions<'a> {
+  type Inner = DepthwiseConv2DOptions<'a>;
+  #[inline]
+  unsafe fn follow(buf: &'a [u8], loc: usize) -> Self::Inner {
+    Self { _tab: unsafe { ::flatbuffers::Table::new(buf, loc) } }
+  }
+}
+
+impl<'a> DepthwiseConv2DOptions<'a> {
+  pub const VT_PADDING: ::flatbuffers::VOffsetT = 4;
+  pub const VT_STRIDE_W: ::flatbuffers::VOffsetT = 6;
+  pub const VT_STRIDE_H: ::flatbuffers::VOffsetT = 8;
+  pub const VT_DEPTH_MULTIPLIER: ::flatbuffers::VOffsetT = 10;
+  pub const VT_FUSED_ACTIVATION_FUNCTION: ::flatbuffers::VOffsetT = 12;
+  pub const VT_DILATION_W_FACTOR: ::flatbuffers::VOffsetT = 14;
+  pub const VT_DILATION_H_FACTOR: ::flatbuffers::VOffsetT = 16;
+
+  #[inline]
+  pub unsafe fn init_from_table(table: ::flatbuffers::Table<'a>) -> Self {
+    DepthwiseConv2DOptions { _tab: table }
+  }
+  #[allow(unused_mut)]
+  pub fn create<'bldr: 'args, 'args: 'mut_bldr, 'mut_bldr, A: ::flatbuffers::Allocator + 'bldr>(
+    _fbb: &'mut_bldr mut ::flatbuffers::FlatBufferBuilder<'bldr, A>,
+    args: &'args DepthwiseConv2DOptionsArgs
+  ) -> ::flatbuffers::WIPOffset<DepthwiseConv2DOptions<'bldr>> {
+    let mut builder = DepthwiseConv2DOptionsBuilder::new(_fbb);
+    builder.add_dilation_h_factor(args.dilation_h_factor);
+    builder.add_dilation_w_factor(args.dilation_w_factor);
+    builder.add_depth_multiplier(args.depth_multiplier);
+    builder.add_stride_h(args.stride_h);
+    builder.add_stride_w(args.stride_w);
+    builder.add_fused_activation_function(args.fused_activation_function);
+    builder.add_padding(args.padding);
+    builder.finish()
+  }
+
+
+  #[inline]
+  pub fn padding(&self) -> Padding {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<Padding>(DepthwiseConv2DOptions::VT_PADDING, Some(Padding::SAME)).unwrap()}
+  }
+  #[inline]
+  pub fn stride_w(&self) -> i32 {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<i32>(DepthwiseConv2DOptions::VT_STRIDE_W, Some(0)).unwrap()}
+  }
+  #[inline]
+  pub fn stride_h(&self) -> i32 {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<i32>(DepthwiseConv2DOptions::VT_STRIDE_H, Some(0)).unwrap()}
+  }
+  #[inline]
+  pub fn depth_multiplier(&self) -> i32 {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<i32>(DepthwiseConv2DOptions::VT_DEPTH_MULTIPLIER, Some(0)).unwrap()}
+  }
+  #[inline]
+  pub fn fused_activation_function(&self) -> ActivationFunctionType {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<ActivationFunctionType>(DepthwiseConv2DOptions::VT_FUSED_ACTIVATION_FUNCTION, Some(ActivationFunctionType::NONE)).unwrap()}
+  }
+  #[inline]
+  pub fn dilation_w_factor(&self) -> i32 {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<i32>(DepthwiseConv2DOptions::VT_DILATION_W_FACTOR, Some(1)).unwrap()}
+  }
+  #[inline]
+  pub fn dilation_h_factor(&self) -> i32 {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<i32>(DepthwiseConv2DOptions::VT_DILATION_H_FACTOR, Some(1)).unwrap()}
+  }
+}
+
+impl ::flatbuffers::Verifiable for DepthwiseConv2DOptions<'_> {
+  #[inline]
+  fn run_verifier(
+    v: &mut ::flatbuffers::Verifier, pos: usize
+  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v.visit_table(pos)?
+     .visit_field::<Padding>("padding", Self::VT_PADDING, false)?
+     .visit_field::<i32>("stride_w", Self::VT_STRIDE_W, false)?
+     .visit_field::<i32>("stride_h", Self::VT_STRIDE_H, false)?
+     .visit_field::<i32>("depth_multiplier", Self::VT_DEPTH_MULTIPLIER, false)?
+     .visit_field::<ActivationFunctionType>("fused_activation_function", Self::VT_FUSED_ACTIVATION_FUNCTION, false)?
+     .visit_field::<i32>("dilation_w_factor", Self::VT_DILATION_W_FACTOR, false)?
+     .visit_field::<i32>("dilation_h_factor", Self::VT_DILATION_H_FACTOR, false)?
+     .finish();
+    Ok(())
+  }
+}
+pub struct DepthwiseConv2DOptionsArgs {
+    pub padding: Padding,
+    pub stride_w: i32,
+    pub stride_h: i32,
+    pub depth_multiplier: i32,
+    pub fused_activation_function: ActivationFunctionType,
+    pub dilation_w_factor: i32,
+    pub dilation_h_factor: i32,
+}
+impl<'a> Default for DepthwiseConv2DOptionsArgs {
+  #[inline]
+  fn default() -> Self {
+    DepthwiseConv2DOptionsArgs {
+      padding: Padding::SAME,
+      stride_w: 0,
+      stride_h: 0,
+      depth_multiplier: 0,
+      fused_activation_function: ActivationFunctionType::NONE,
+      dilation_w_factor: 1,
+      dilation_h_factor: 1,
+    }
+  }
+}
+
+pub struct DepthwiseConv2DOptionsBuilder<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> {
+  fbb_: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>,
+  start_: ::flatbuffers::WIPOffset<::flatbuffers::TableUnfinishedWIPOffset>,
+}
+impl<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> DepthwiseConv2DOptionsBuilder<'a, 'b, A> {
+  #[inline]
+  pub fn add_padding(&mut self, padding: Padding) {
+    self.fbb_.push_slot::<Padding>(DepthwiseConv2DOptions::VT_PADDING, padding, Padding::SAME);
+  }
+  #[inline]
+  pub fn add_stride_w(&mut self, stride_w: i32) {
+    self.fbb_.push_slot::<i32>(DepthwiseConv2DOptions::VT_STRIDE_W, stride_w, 0);
+  }
+  #[inline]
+  pub fn add_stride_h(&mut self, stride_h: i32) {
+    self.fbb_.push_slot::<i32>(DepthwiseConv2DOptions::VT_STRIDE_H, stride_h, 0);
+  }
+  #[inline]
+  pub fn add_depth_multiplier(&mut self, depth_multiplier: i32) {
+    self.fbb_.push_slot::<i32>(DepthwiseConv2DOptions::VT_DEPTH_MULTIPLIER, depth_multiplier, 0);
+  }
+  #[inline]
+  pub fn add_fused_activation_function(&mut self, fused_activation_function: ActivationFunctionType) {
+    self.fbb_.push_slot::<ActivationFunctionType>(DepthwiseConv2DOptions::VT_FUSED_ACTIVATION_FUNCTION, fused_activation_function, ActivationFunctionType::NONE);
+  }
+  #[inline]
+  pub fn add_dilation_w_factor(&mut self, dilation_w_factor: i32) {
+    self.fbb_.push_slot::<i32>(DepthwiseConv2DOptions::VT_DILATION_W_FACTOR, dilation_w_factor, 1);
+  }
+  #[inline]
+  pub fn add_dilation_h_factor(&mut self, dilation_h_factor: i32) {
+    self.fbb_.push_slot::<i32>(DepthwiseConv2DOptions::VT_DILATION_H_FACTOR, dilation_h_factor, 1);
+  }
+  #[inline]
+  pub fn new(_fbb: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>) -> DepthwiseConv2DOptionsBuilder<'a, 'b, A> {
+    let start = _fbb.start_table();
+    DepthwiseConv2DOptionsBuilder {
+      fbb_: _fbb,
+      start_: start,
+    }
+  }
+  #[inline]
+  pub fn finish(self) -> ::flatbuffers::WIPOffset<DepthwiseConv2DOptions<'a>> {
+    let o = self.fbb_.end_table(self.start_);
+    ::flatbuffers::WIPOffset::new(o.value())
+  }
+}
+
+impl ::core::fmt::Debug for DepthwiseConv2DOptions<'_> {
+  fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+    let mut ds = f.debug_struct("DepthwiseConv2DOptions");
+      ds.field("padding", &self.padding());
+      ds.field("stride_w", &self.stride_w());
+      ds.field("stride_h", &self.stride_h());
+      ds.field("depth_multiplier", &self.depth_multiplier());
+      ds.field("fused_activation_function", &self.fused_activation_function());
+      ds.field("dilation_w_factor", &self.dilation_w_factor());
+      ds.field("dilation_h_factor", &self.dilation_h_factor());
+      ds.finish()
+  }
+}
+pub enum Pool2DOptionsOffset {}
+#[derive(Copy, Clone, PartialEq)]
+
+pub struct Pool2DOptions<'a> {
+  pub _tab: ::flatbuffers::Table<'a>,
+}
+
+impl<'a> ::flatbuffers::Follow<'a> for Pool2DOptions<'a> {
+  type Inner = Pool2DOptions<'a>;
+  #[inline]
+  unsafe fn follow(buf: &'a [u8], loc: usize) -> Self::Inner {
+    Self { _tab: unsafe { ::flatbuffers::Table::new(buf, loc) } }
+  }
+}
+
+impl<'a> Pool2DOptions<'a> {
+  pub const VT_PADDING: ::flatbuffers::VOffsetT = 4;
+  pub const VT_STRIDE_W: ::flatbuffers::VOffsetT = 6;
+  pub const VT_STRIDE_H: ::flatbuffers::VOffsetT = 8;
+  pub const VT_FILTER_WIDTH: ::flatbuffers::VOffsetT = 10;
+  pub const VT_FILTER_HEIGHT: ::flatbuffers::VOffsetT = 12;
+  pub const VT_FUSED_ACTIVATION_FUNCTION: ::flatbuffers::VOffsetT = 14;
+
+  #[inline]
+  pub unsafe fn init_from_table(table: ::flatbuffers::Table<'a>) -> Self {
+    Pool2DOptions { _tab: table }
+  }
+  #[allow(unused_mut)]
+  pub fn create<'bldr: 'args, 'args: 'mut_bldr, 'mut_bldr, A: ::flatbuffers::Allocator + 'bldr>(
+    _fbb: &'mut_bldr mut ::flatbuffers::FlatBufferBuilder<'bldr, A>,
+    args: &'args Pool2DOptionsArgs
+  ) -> ::flatbuffers::WIPOffset<Pool2DOptions<'bldr>> {
+    let mut builder = Pool2DOptionsBuilder::new(_fbb);
+    builder.add_filter_height(args.filter_height);
+    builder.add_filter_width(args.filter_width);
+    builder.add_stride_h(args.stride_h);
+    builder.add_stride_w(args.stride_w);
+    builder.add_fused_activation_function(args.fused_activation_function);
+    builder.add_padding(args.padding);
+    builder.finish()
+  }
+
+
+  #[inline]
+  pub fn padding(&self) -> Padding {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<Padding>(Pool2DOptions::VT_PADDING, Some(Padding::SAME)).unwrap()}
+  }
+  #[inline]
+  pub fn stride_w(&self) -> i32 {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<i32>(Pool2DOptions::VT_STRIDE_W, Some(0)).unwrap()}
+  }
+  #[inline]
+  pub fn stride_h(&self) -> i32 {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<i32>(Pool2DOptions::VT_STRIDE_H, Some(0)).unwrap()}
+  }
+  #[inline]
+  pub fn filter_width(&self) -> i32 {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<i32>(Pool2DOptions::VT_FILTER_WIDTH, Some(0)).unwrap()}
+  }
+  #[inline]
+  pub fn filter_height(&self) -> i32 {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<i32>(Pool2DOptions::VT_FILTER_HEIGHT, Some(0)).unwrap()}
+  }
+  #[inline]
+  pub fn fused_activation_function(&self) -> ActivationFunctionType {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<ActivationFunctionType>(Pool2DOptions::VT_FUSED_ACTIVATION_FUNCTION, Some(ActivationFunctionType::NONE)).unwrap()}
+  }
+}
+
+impl ::flatbuffers::Verifiable for Pool2DOptions<'_> {
+  #[inline]
+  fn run_verifier(
+    v: &mut ::flatbuffers::Verifier, pos: usize
+  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v.visit_table(pos)?
+     .visit_field::<Padding>("padding", Self::VT_PADDING, false)?
+     .visit_field::<i32>("stride_w", Self::VT_STRIDE_W, false)?
+     .visit_field::<i32>("stride_h", Self::VT_STRIDE_H, false)?
+     .visit_field::<i32>("filter_width", Self::VT_FILTER_WIDTH, false)?
+     .visit_field::<i32>("filter_height", Self::VT_FILTER_HEIGHT, false)?
+     .visit_field::<ActivationFunctionType>("fused_activation_function", Self::VT_FUSED_ACTIVATION_FUNCTION, false)?
+     .finish();
+    Ok(())
+  }
+}
+pub struct Pool2DOptionsArgs {
+    pub padding: Padding,
+    pub stride_w: i32,
+    pub stride_h: i32,
+    pub filter_width: i32,
+    pub filter_height: i32,
+    pub fused_activation_function: ActivationFunctionType,
+}
+impl<'a> Default for Pool2DOptionsArgs {
+  #[inline]
+  fn default() -> Self {
+    Pool2DOptionsArgs {
+      padding: Padding::SAME,
+      stride_w: 0,
+      stride_h: 0,
+      filter_width: 0,
+      filter_height: 0,
+      fused_activation_function: ActivationFunctionType::NONE,
+    }
+  }
+}
+
+pub struct Pool2DOptionsBuilder<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> {
+  fbb_: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>,
+  start_: ::flatbuffers::WIPOffset<::flatbuffers::TableUnfinishedWIPOffset>,
+}
+impl<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> Pool2DOptionsBuilder<'a, 'b, A> {
+  #[inline]
+  pub fn add_padding(&mut self, padding: Padding) {
+    self.fbb_.push_slot::<Padding>(Pool2DOptions::VT_PADDING, padding, Padding::SAME);
+  }
+  #[inline]
+  pub fn add_stride_w(&mut self, stride_w: i32) {
+    self.fbb_.push_slot::<i32>(Pool2DOptions::VT_STRIDE_W, stride_w, 0);
+  }
+  #[inline]
+  pub fn add_stride_h(&mut self, stride_h: i32) {
+    self.fbb_.push_slot::<i32>(Pool2DOptions::VT_STRIDE_H, stride_h, 0);
+  }
+  #[inline]
+  pub fn add_filter_width(&mut self, filter_width: i32) {
+    self.fbb_.push_slot::<i32>(Pool2DOptions::VT_FILTER_WIDTH, filter_width, 0);
+  }
+  #[inline]
+  pub fn add_filter_height(&mut self, filter_height: i32) {
+    self.fbb_.push_slot::<i32>(Pool2DOptions::VT_FILTER_HEIGHT, filter_height, 0);
+  }
+  #[inline]
+  pub fn add_fused_activation_function(&mut self, fused_activation_function: ActivationFunctionType) {
+    self.fbb_.push_slot::<ActivationFunctionType>(Pool2DOptions::VT_FUSED_ACTIVATION_FUNCTION, fused_activation_function, ActivationFunctionType::NONE);
+  }
+  #[inline]
+  pub fn new(_fbb: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>) -> Pool2DOptionsBuilder<'a, 'b, A> {
+    let start = _fbb.start_table();
+    Pool2DOptionsBuilder {
+      fbb_: _fbb,
+      start_: start,
+    }
+  }
+  #[inline]
+  pub fn finish(self) -> ::flatbuffers::WIPOffset<Pool2DOptions<'a>> {
+    let o = self.fbb_.end_table(self.start_);
+    ::flatbuffers::WIPOffset::new(o.value())
+  }
+}
+
+impl ::core::fmt::Debug for Pool2DOptions<'_> {
+  fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+    let mut ds = f.debug_struct("Pool2DOptions");
+      ds.field("padding", &self.padding());
+      ds.field("stride_w", &self.stride_w());
+      ds.field("stride_h", &self.stride_h());
+      ds.field("filter_width", &self.filter_width());
+      ds.field("filter_height", &self.filter_height());
+      ds.field("fused_activation_function", &self.fused_activation_function());
+      ds.finish()
+  }
+}
+pub enum FullyConnectedOptionsOffset {}
+#[derive(Copy, Clone, PartialEq)]
+
+pub struct FullyConnectedOptions<'a> {
+  pub _tab: ::flatbuffers::Table<'a>,
+}
+
+impl<'a> ::flatbuffers::Follow<'a> for FullyConnectedOptions<'a> {
+  type Inner = FullyConnectedOptions<'a>;
+  #[inline]
+  unsafe fn follow(buf: &'a [u8], loc: usize) -> Self::Inner {
+    Self { _tab: unsafe { ::flatbuffers::Table::new(buf, loc) } }
+  }
+}
+
+impl<'a> FullyConnectedOptions<'a> {
+  pub const VT_FUSED_ACTIVATION_FUNCTION: ::flatbuffers::VOffsetT = 4;
+  pub const VT_WEIGHTS_FORMAT: ::flatbuffers::VOffsetT = 6;
+  pub const VT_KEEP_NUM_DIMS: ::flatbuffers::VOffsetT = 8;
+  pub const VT_ASYMMETRIC_QUANTIZE_INPUTS: ::flatbuffers::VOffsetT = 10;
+
+  #[inline]
+  pub unsafe fn init_from_table(table: ::flatbuffers::Table<'a>) -> Self {
+    FullyConnectedOptions { _tab: table }
+  }
+  #[allow(unused_mut)]
+  pub fn create<'bldr: 'args, 'args: 'mut_bldr, 'mut_bldr, A: ::flatbuffers::Allocator + 'bldr>(
+    _fbb: &'mut_bldr mut ::flatbuffers::FlatBufferBuilder<'bldr, A>,
+    args: &'args FullyConnectedOptionsArgs
+  ) -> ::flatbuffers::WIPOffset<FullyConnectedOptions<'bldr>> {
+    let mut builder = FullyConnectedOptionsBuilder::new(_fbb);
+    builder.add_asymmetric_quantize_inputs(args.asymmetric_quantize_inputs);
+    builder.add_keep_num_dims(args.keep_num_dims);
+    builder.add_weights_format(args.weights_format);
+    builder.add_fused_activation_function(args.fused_activation_function);
+    builder.finish()
+  }
+
+
+  #[inline]
+  pub fn fused_activation_function(&self) -> ActivationFunctionType {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<ActivationFunctionType>(FullyConnectedOptions::VT_FUSED_ACTIVATION_FUNCTION, Some(ActivationFunctionType::NONE)).unwrap()}
+  }
+  #[inline]
+  pub fn weights_format(&self) -> FullyConnectedOptionsWeightsFormat {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<FullyConnectedOptionsWeightsFormat>(FullyConnectedOptions::VT_WEIGHTS_FORMAT, Some(FullyConnectedOptionsWeightsFormat::DEFAULT)).unwrap()}
+  }
+  #[inline]
+  pub fn keep_num_dims(&self) -> bool {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<bool>(FullyConnectedOptions::VT_KEEP_NUM_DIMS, Some(false)).unwrap()}
+  }
+  #[inline]
+  pub fn asymmetric_quantize_inputs(&self) -> bool {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<bool>(FullyConnectedOptions::VT_ASYMMETRIC_QUANTIZE_INPUTS, Some(false)).unwrap()}
+  }
+}
+
+impl ::flatbuffers::Verifiable for FullyConnectedOptions<'_> {
+  #[inline]
+  fn run_verifier(
+    v: &mut ::flatbuffers::Verifier, pos: usize
+  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v.visit_table(pos)?
+     .visit_field::<ActivationFunctionType>("fused_activation_function", Self::VT_FUSED_ACTIVATION_FUNCTION, false)?
+     .visit_field::<FullyConnectedOptionsWeightsFormat>("weights_format", Self::VT_WEIGHTS_FORMAT, false)?
+     .visit_field::<bool>("keep_num_dims", Self::VT_KEEP_NUM_DIMS, false)?
+     .visit_field::<bool>("asymmetric_quantize_inputs", Self::VT_ASYMMETRIC_QUANTIZE_INPUTS, false)?
+     .finish();
+    Ok(())
+  }
+}
+pub struct FullyConnectedOptionsArgs {
+    pub fused_activation_function: ActivationFunctionType,
+    pub weights_format: FullyConnectedOptionsWeightsFormat,
+    pub keep_num_dims: bool,
+    pub asymmetric_quantize_inputs: bool,
+}
+impl<'a> Default for FullyConnectedOptionsArgs {
+  #[inline]
+  fn default() -> Self {
+    FullyConnectedOptionsArgs {
+      fused_activation_function: ActivationFunctionType::NONE,
+      weights_format: FullyConnectedOptionsWeightsFormat::DEFAULT,
+      keep_num_dims: false,
+      asymmetric_quantize_inputs: false,
+    }
+  }
+}
+
+pub struct FullyConnectedOptionsBuilder<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> {
+  fbb_: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>,
+  start_: ::flatbuffers::WIPOffset<::flatbuffers::TableUnfinishedWIPOffset>,
+}
+impl<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> FullyConnectedOptionsBuilder<'a, 'b, A> {
+  #[inline]
+  pub fn add_fused_activation_function(&mut self, fused_activation_function: ActivationFunctionType) {
+    self.fbb_.push_slot::<ActivationFunctionType>(FullyConnectedOptions::VT_FUSED_ACTIVATION_FUNCTION, fused_activation_function, ActivationFunctionType::NONE);
+  }
+  #[inline]
+  pub fn add_weights_format(&mut self, weights_format: FullyConnectedOptionsWeightsFormat) {
+    self.fbb_.push_slot::<FullyConnectedOptionsWeightsFormat>(FullyConnectedOptions::VT_WEIGHTS_FORMAT, weights_format, FullyConnectedOptionsWeightsFormat::DEFAULT);
+  }
+  #[inline]
+  pub fn add_keep_num_dims(&mut self, keep_num_dims: bool) {
+    self.fbb_.push_slot::<bool>(FullyConnectedOptions::VT_KEEP_NUM_DIMS, keep_num_dims, false);
+  }
+  #[inline]
+  pub fn add_asymmetric_quantize_inputs(&mut self, asymmetric_quantize_inputs: bool) {
+    self.fbb_.push_slot::<bool>(FullyConnectedOptions::VT_ASYMMETRIC_QUANTIZE_INPUTS, asymmetric_quantize_inputs, false);
+  }
+  #[inline]
+  pub fn new(_fbb: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>) -> FullyConnectedOptionsBuilder<'a, 'b, A> {
+    let start = _fbb.start_table();
+    FullyConnectedOptionsBuilder {
+      fbb_: _fbb,
+      start_: start,
+    }
+  }
+  #[inline]
+  pub fn finish(self) -> ::flatbuffers::WIPOffset<FullyConnectedOptions<'a>> {
+    let o = self.fbb_.end_table(self.start_);
+    ::flatbuffers::WIPOffset::new(o.value())
+  }
+}
+
+impl ::core::fmt::Debug for FullyConnectedOptions<'_> {
+  fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+    let mut ds = f.debug_struct("FullyConnectedOptions");
+      ds.field("fused_activation_function", &self.fused_activation_function());
+      ds.field("weights_format", &self.weights_format());
+      ds.field("keep_num_dims", &self.keep_num_dims());
+      ds.field("asymmetric_quantize_inputs", &self.asymmetric_quantize_inputs());
+      ds.finish()
+  }
+}
+pub enum SoftmaxOptionsOffset {}
+#[derive(Copy, Clone, PartialEq)]
+
+pub struct SoftmaxOptions<'a> {
+  pub _tab: ::flatbuffers::Table<'a>,
+}
+
+impl<'a> ::flatbuffers::Follow<'a> for SoftmaxOptions<'a> {
+  type Inner = SoftmaxOptions<'a>;
+  #[inline]
+  unsafe fn follow(buf: &'a [u8], loc: usize) -> Self::Inner {
+    Self { _tab: unsafe { ::flatbuffers::Table::new(buf, loc) } }
+  }
+}
+
+impl<'a> SoftmaxOptions<'a> {
+  pub const VT_BETA: ::flatbuffers::VOffsetT = 4;
+
+  #[inline]
+  pub unsafe fn init_from_table(table: ::flatbuffers::Table<'a>) -> Self {
+    SoftmaxOptions { _tab: table }
+  }
+  #[allow(unused_mut)]
+  pub fn create<'bldr: 'args, 'args: 'mut_bldr, 'mut_bldr, A: ::flatbuffers::Allocator + 'bldr>(
+    _fbb: &'mut_bldr mut ::flatbuffers::FlatBufferBuilder<'bldr, A>,
+    args: &'args SoftmaxOptionsArgs
+  ) -> ::flatbuffers::WIPOffset<SoftmaxOptions<'bldr>> {
+    let mut builder = SoftmaxOptionsBuilder::new(_fbb);
+    builder.add_beta(args.beta);
+    builder.finish()
+  }
+
+
+  #[inline]
+  pub fn beta(&self) -> f32 {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<f32>(SoftmaxOptions::VT_BETA, Some(0.0)).unwrap()}
+  }
+}
+
+impl ::flatbuffers::Verifiable for SoftmaxOptions<'_> {
+  #[inline]
+  fn run_verifier(
+    v: &mut ::flatbuffers::Verifier, pos: usize
+  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v.visit_table(pos)?
+     .visit_field::<f32>("beta", Self::VT_BETA, false)?
+     .finish();
+    Ok(())
+  }
+}
+pub struct SoftmaxOptionsArgs {
+    pub beta: f32,
+}
+impl<'a> Default for SoftmaxOptionsArgs {
+  #[inline]
+  fn default() -> Self {
+    SoftmaxOptionsArgs {
+      beta: 0.0,
+    }
+  }
+}
+
+pub struct SoftmaxOptionsBuilder<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> {
+  fbb_: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>,
+  start_: ::flatbuffers::WIPOffset<::flatbuffers::TableUnfinishedWIPOffset>,
+}
+impl<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> SoftmaxOptionsBuilder<'a, 'b, A> {
+  #[inline]
+  pub fn add_beta(&mut self, beta: f32) {
+    self.fbb_.push_slot::<f32>(SoftmaxOptions::VT_BETA, beta, 0.0);
+  }
+  #[inline]
+  pub fn new(_fbb: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>) -> SoftmaxOptionsBuilder<'a, 'b, A> {
+    let start = _fbb.start_table();
+    SoftmaxOptionsBuilder {
+      fbb_: _fbb,
+      start_: start,
+    }
+  }
+  #[inline]
+  pub fn finish(self) -> ::flatbuffers::WIPOffset<SoftmaxOptions<'a>> {
+    let o = self.fbb_.end_table(self.start_);
+    ::flatbuffers::WIPOffset::new(o.value())
+  }
+}
+
+impl ::core::fmt::Debug for SoftmaxOptions<'_> {
+  fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+    let mut ds = f.debug_struct("SoftmaxOptions");
+      ds.field("beta", &self.beta());
+      ds.finish()
+  }
+}
+pub enum ConcatenationOptionsOffset {}
+#[derive(Copy, Clone, PartialEq)]
+
+pub struct ConcatenationOptions<'a> {
+  pub _tab: ::flatbuffers::Table<'a>,
+}
+
+impl<'a> ::flatbuffers::Follow<'a> for ConcatenationOptions<'a> {
+  type Inner = ConcatenationOptions<'a>;
+  #[inline]
+  unsafe fn follow(buf: &'a [u8], loc: usize) -> Self::Inner {
+    Self { _tab: unsafe { ::flatbuffers::Table::new(buf, loc) } }
+  }
+}
+
+impl<'a> ConcatenationOptions<'a> {
+  pub const VT_AXIS: ::flatbuffers::VOffsetT = 4;
+  pub const VT_FUSED_ACTIVATION_FUNCTION: ::flatbuffers::VOffsetT = 6;
+
+  #[inline]
+  pub unsafe fn init_from_table(table: ::flatbuffers::Table<'a>) -> Self {
+    ConcatenationOptions { _tab: table }
+  }
+  #[allow(unused_mut)]
+  pub fn create<'bldr: 'args, 'args: 'mut_bldr, 'mut_bldr, A: ::flatbuffers::Allocator + 'bldr>(
+    _fbb: &'mut_bldr mut ::flatbuffers::FlatBufferBuilder<'bldr, A>,
+    args: &'args ConcatenationOptionsArgs
+  ) -> ::flatbuffers::WIPOffset<ConcatenationOptions<'bldr>> {
+    let mut builder = ConcatenationOptionsBuilder::new(_fbb);
+    builder.add_axis(args.axis);
+    builder.add_fused_activation_function(args.fused_activation_function);
+    builder.finish()
+  }
+
+
+  #[inline]
+  pub fn axis(&self) -> i32 {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<i32>(ConcatenationOptions::VT_AXIS, Some(0)).unwrap()}
+  }
+  #[inline]
+  pub fn fused_activation_function(&self) -> ActivationFunctionType {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<ActivationFunctionType>(ConcatenationOptions::VT_FUSED_ACTIVATION_FUNCTION, Some(ActivationFunctionType::NONE)).unwrap()}
+  }
+}
+
+impl ::flatbuffers::Verifiable for ConcatenationOptions<'_> {
+  #[inline]
+  fn run_verifier(
+    v: &mut ::flatbuffers::Verifier, pos: usize
+  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v.visit_table(pos)?
+     .visit_field::<i32>("axis", Self::VT_AXIS, false)?
+     .visit_field::<ActivationFunctionType>("fused_activation_function", Self::VT_FUSED_ACTIVATION_FUNCTION, false)?
+     .finish();
+    Ok(())
+  }
+}
+pub struct ConcatenationOptionsArgs {
+    pub axis: i32,
+    pub fused_activation_function: ActivationFunctionType,
+}
+impl<'a> Default for ConcatenationOptionsArgs {
+  #[inline]
+  fn default() -> Self {
+    ConcatenationOptionsArgs {
+      axis: 0,
+      fused_activation_function: ActivationFunctionType::NONE,
+    }
+  }
+}
+
+pub struct ConcatenationOptionsBuilder<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> {
+  fbb_: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>,
+  start_: ::flatbuffers::WIPOffset<::flatbuffers::TableUnfinishedWIPOffset>,
+}
+impl<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> ConcatenationOptionsBuilder<'a, 'b, A> {
+  #[inline]
+  pub fn add_axis(&mut self, axis: i32) {
+    self.fbb_.push_slot::<i32>(ConcatenationOptions::VT_AXIS, axis, 0);
+  }
+  #[inline]
+  pub fn add_fused_activation_function(&mut self, fused_activation_function: ActivationFunctionType) {
+    self.fbb_.push_slot::<ActivationFunctionType>(ConcatenationOptions::VT_FUSED_ACTIVATION_FUNCTION, fused_activation_function, ActivationFunctionType::NONE);
+  }
+  #[inline]
+  pub fn new(_fbb: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>) -> ConcatenationOptionsBuilder<'a, 'b, A> {
+    let start = _fbb.start_table();
+    ConcatenationOptionsBuilder {
+      fbb_: _fbb,
+      start_: start,
+    }
+  }
+  #[inline]
+  pub fn finish(self) -> ::flatbuffers::WIPOffset<ConcatenationOptions<'a>> {
+    let o = self.fbb_.end_table(self.start_);
+    ::flatbuffers::WIPOffset::new(o.value())
+  }
+}
+
+impl ::core::fmt::Debug for ConcatenationOptions<'_> {
+  fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+    let mut ds = f.debug_struct("ConcatenationOptions");
+      ds.field("axis", &self.axis());
+      ds.field("fused_activation_function", &self.fused_activation_function());
+      ds.finish()
+  }
+}
+pub enum AddOptionsOffset {}
+#[derive(Copy, Clone, PartialEq)]
+
+pub struct AddOptions<'a> {
+  pub _tab: ::flatbuffers::Table<'a>,
+}
+
+impl<'a> ::flatbuffers::Follow<'a> for AddOptions<'a> {
+  type Inner = AddOptions<'a>;
+  #[inline]
+  unsafe fn follow(buf: &'a [u8], loc: usize) -> Self::Inner {
+    Self { _tab: unsafe { ::flatbuffers::Table::new(buf, loc) } }
+  }
+}
+
+impl<'a> AddOptions<'a> {
+  pub const VT_FUSED_ACTIVATION_FUNCTION: ::flatbuffers::VOffsetT = 4;
+  pub const VT_POT_SCALE_INT16: ::flatbuffers::VOffsetT = 6;
+
+  #[inline]
+  pub unsafe fn init_from_table(table: ::flatbuffers::Table<'a>) -> Self {
+    AddOptions { _tab: table }
+  }
+  #[allow(unused_mut)]
+  pub fn create<'bldr: 'args, 'args: 'mut_bldr, 'mut_bldr, A: ::flatbuffers::Allocator + 'bldr>(
+    _fbb: &'mut_bldr mut ::flatbuffers::FlatBufferBuilder<'bldr, A>,
+    args: &'args AddOptionsArgs
+  ) -> ::flatbuffers::WIPOffset<AddOptions<'bldr>> {
+    let mut builder = AddOptionsBuilder::new(_fbb);
+    builder.add_pot_scale_int16(args.pot_scale_int16);
+    builder.add_fused_activation_function(args.fused_activation_function);
+    builder.finish()
+  }
+
+
+  #[inline]
+  pub fn fused_activation_function(&self) -> ActivationFunctionType {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<ActivationFunctionType>(AddOptions::VT_FUSED_ACTIVATION_FUNCTION, Some(ActivationFunctionType::NONE)).unwrap()}
+  }
+  #[inline]
+  pub fn pot_scale_int16(&self) -> bool {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<bool>(AddOptions::VT_POT_SCALE_INT16, Some(true)).unwrap()}
+  }
+}
+
+impl ::flatbuffers::Verifiable for AddOptions<'_> {
+  #[inline]
+  fn run_verifier(
+    v: &mut ::flatbuffers::Verifier, pos: usize
+  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v.visit_table(pos)?
+     .visit_field::<ActivationFunctionType>("fused_activation_function", Self::VT_FUSED_ACTIVATION_FUNCTION, false)?
+     .visit_field::<bool>("pot_scale_int16", Self::VT_POT_SCALE_INT16, false)?
+     .finish();
+    Ok(())
+  }
+}
+pub struct AddOptionsArgs {
+    pub fused_activation_function: ActivationFunctionType,
+    pub pot_scale_int16: bool,
+}
+impl<'a> Default for AddOptionsArgs {
+  #[inline]
+  fn default() -> Self {
+    AddOptionsArgs {
+      fused_activation_function: ActivationFunctionType::NONE,
+      pot_scale_int16: true,
+    }
+  }
+}
+
+pub struct AddOptionsBuilder<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> {
+  fbb_: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>,
+  start_: ::flatbuffers::WIPOffset<::flatbuffers::TableUnfinishedWIPOffset>,
+}
+impl<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> AddOptionsBuilder<'a, 'b, A> {
+  #[inline]
+  pub fn add_fused_activation_function(&mut self, fused_activation_function: ActivationFunctionType) {
+    self.fbb_.push_slot::<ActivationFunctionType>(AddOptions::VT_FUSED_ACTIVATION_FUNCTION, fused_activation_function, ActivationFunctionType::NONE);
+  }
+  #[inline]
+  pub fn add_pot_scale_int16(&mut self, pot_scale_int16: bool) {
+    self.fbb_.push_slot::<bool>(AddOptions::VT_POT_SCALE_INT16, pot_scale_int16, true);
+  }
+  #[inline]
+  pub fn new(_fbb: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>) -> AddOptionsBuilder<'a, 'b, A> {
+    let start = _fbb.start_table();
+    AddOptionsBuilder {
+      fbb_: _fbb,
+      start_: start,
+    }
+  }
+  #[inline]
+  pub fn finish(self) -> ::flatbuffers::WIPOffset<AddOptions<'a>> {
+    let o = self.fbb_.end_table(self.start_);
+    ::flatbuffers::WIPOffset::new(o.value())
+  }
+}
+
+impl ::core::fmt::Debug for AddOptions<'_> {
+  fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+    let mut ds = f.debug_struct("AddOptions");
+      ds.field("fused_activation_function", &self.fused_activation_function());
+      ds.field("pot_scale_int16", &self.pot_scale_int16());
+      ds.finish()
+  }
+}
+pub enum ReshapeOptionsOffset {}
+#[derive(Copy, Clone, PartialEq)]
+
+pub struct ReshapeOptions<'a> {
+  pub _tab: ::flatbuffers::Table<'a>,
+}
+
+impl<'a> ::flatbuffers::Follow<'a> for ReshapeOptions<'a> {
+  type Inner = ReshapeOptions<'a>;
+  #[inline]
+  unsafe fn follow(buf: &'a [u8], loc: usize) -> Self::Inner {
+    Self { _tab: unsafe { ::flatbuffers::Table::new(buf, loc) } }
+  }
+}
+
+impl<'a> ReshapeOptions<'a> {
+  pub const VT_NEW_SHAPE: ::flatbuffers::VOffsetT = 4;
+
+  #[inline]
+  pub unsafe fn init_from_table(table: ::flatbuffers::Table<'a>) -> Self {
+    ReshapeOptions { _tab: table }
+  }
+  #[allow(unused_mut)]
+  pub fn create<'bldr: 'args, 'args: 'mut_bldr, 'mut_bldr, A: ::flatbuffers::Allocator + 'bldr>(
+    _fbb: &'mut_bldr mut ::flatbuffers::FlatBufferBuilder<'bldr, A>,
+    args: &'args ReshapeOptionsArgs<'args>
+  ) -> ::flatbuffers::WIPOffset<ReshapeOptions<'bldr>> {
+    let mut builder = ReshapeOptionsBuilder::new(_fbb);
+    if let Some(x) = args.new_shape { builder.add_new_shape(x); }
+    builder.finish()
+  }
+
+
+  #[inline]
+  pub fn new_shape(&self) -> Option<::flatbuffers::Vector<'a, i32>> {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<::flatbuffers::ForwardsUOffset<::flatbuffers::Vector<'a, i32>>>(ReshapeOptions::VT_NEW_SHAPE, None)}
+  }
+}
+
+impl ::flatbuffers::Verifiable for ReshapeOptions<'_> {
+  #[inline]
+  fn run_verifier(
+    v: &mut ::flatbuffers::Verifier, pos: usize
+  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v.visit_table(pos)?
+     .visit_field::<::flatbuffers::ForwardsUOffset<::flatbuffers::Vector<'_, i32>>>("new_shape", Self::VT_NEW_SHAPE, false)?
+     .finish();
+    Ok(())
+  }
+}
+pub struct ReshapeOptionsArgs<'a> {
+    pub new_shape: Option<::flatbuffers::WIPOffset<::flatbuffers::Vector<'a, i32>>>,
+}
+impl<'a> Default for ReshapeOptionsArgs<'a> {
+  #[inline]
+  fn default() -> Self {
+    ReshapeOptionsArgs {
+      new_shape: None,
+    }
+  }
+}
+
+pub struct ReshapeOptionsBuilder<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> {
+  fbb_: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>,
+  start_: ::flatbuffers::WIPOffset<::flatbuffers::TableUnfinishedWIPOffset>,
+}
+impl<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> ReshapeOptionsBuilder<'a, 'b, A> {
+  #[inline]
+  pub fn add_new_shape(&mut self, new_shape: ::flatbuffers::WIPOffset<::flatbuffers::Vector<'b , i32>>) {
+    self.fbb_.push_slot_always::<::flatbuffers::WIPOffset<_>>(ReshapeOptions::VT_NEW_SHAPE, new_shape);
+  }
+  #[inline]
+  pub fn new(_fbb: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>) -> ReshapeOptionsBuilder<'a, 'b, A> {
+    let start = _fbb.start_table();
+    ReshapeOptionsBuilder {
+      fbb_: _fbb,
+      start_: start,
+    }
+  }
+  #[inline]
+  pub fn finish(self) -> ::flatbuffers::WIPOffset<ReshapeOptions<'a>> {
+    let o = self.fbb_.end_table(self.start_);
+    ::flatbuffers::WIPOffset::new(o.value())
+  }
+}
+
+impl ::core::fmt::Debug for ReshapeOptions<'_> {
+  fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+    let mut ds = f.debug_struct("ReshapeOptions");
+      ds.field("new_shape", &self.new_shape());
+      ds.finish()
+  }
+}
+pub enum MulOptionsOffset {}
+#[derive(Copy, Clone, PartialEq)]
+
+pub struct MulOptions<'a> {
+  pub _tab: ::flatbuffers::Table<'a>,
+}
+
+impl<'a> ::flatbuffers::Follow<'a> for MulOptions<'a> {
+  type Inner = MulOptions<'a>;
+  #[inline]
+  unsafe fn follow(buf: &'a [u8], loc: usize) -> Self::Inner {
+    Self { _tab: unsafe { ::flatbuffers::Table::new(buf, loc) } }
+  }
+}
+
+impl<'a> MulOptions<'a> {
+  pub const VT_FUSED_ACTIVATION_FUNCTION: ::flatbuffers::VOffsetT = 4;
+
+  #[inline]
+  pub unsafe fn init_from_table(table: ::flatbuffers::Table<'a>) -> Self {
+    MulOptions { _tab: table }
+  }
+  #[allow(unused_mut)]
+  pub fn create<'bldr: 'args, 'args: 'mut_bldr, 'mut_bldr, A: ::flatbuffers::Allocator + 'bldr>(
+    _fbb: &'mut_bldr mut ::flatbuffers::FlatBufferBuilder<'bldr, A>,
+    args: &'args MulOptionsArgs
+  ) -> ::flatbuffers::WIPOffset<MulOptions<'bldr>> {
+    let mut builder = MulOptionsBuilder::new(_fbb);
+    builder.add_fused_activation_function(args.fused_activation_function);
+    builder.finish()
+  }
+
+
+  #[inline]
+  pub fn fused_activation_function(&self) -> ActivationFunctionType {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<ActivationFunctionType>(MulOptions::VT_FUSED_ACTIVATION_FUNCTION, Some(ActivationFunctionType::NONE)).unwrap()}
+  }
+}
+
+impl ::flatbuffers::Verifiable for MulOptions<'_> {
+  #[inline]
+  fn run_verifier(
+    v: &mut ::flatbuffers::Verifier, pos: usize
+  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v.visit_table(pos)?
+     .visit_field::<ActivationFunctionType>("fused_activation_function", Self::VT_FUSED_ACTIVATION_FUNCTION, false)?
+     .finish();
+    Ok(())
+  }
+}
+pub struct MulOptionsArgs {
+    pub fused_activation_function: ActivationFunctionType,
+}
+impl<'a> Default for MulOptionsArgs {
+  #[inline]
+  fn default() -> Self {
+    MulOptionsArgs {
+      fused_activation_function: ActivationFunctionType::NONE,
+    }
+  }
+}
+
+pub struct MulOptionsBuilder<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> {
+  fbb_: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>,
+  start_: ::flatbuffers::WIPOffset<::flatbuffers::TableUnfinishedWIPOffset>,
+}
+impl<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> MulOptionsBuilder<'a, 'b, A> {
+  #[inline]
+  pub fn add_fused_activation_function(&mut self, fused_activation_function: ActivationFunctionType) {
+    self.fbb_.push_slot::<ActivationFunctionType>(MulOptions::VT_FUSED_ACTIVATION_FUNCTION, fused_activation_function, ActivationFunctionType::NONE);
+  }
+  #[inline]
+  pub fn new(_fbb: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>) -> MulOptionsBuilder<'a, 'b, A> {
+    let start = _fbb.start_table();
+    MulOptionsBuilder {
+      fbb_: _fbb,
+      start_: start,
+    }
+  }
+  #[inline]
+  pub fn finish(self) -> ::flatbuffers::WIPOffset<MulOptions<'a>> {
+    let o = self.fbb_.end_table(self.start_);
+    ::flatbuffers::WIPOffset::new(o.value())
+  }
+}
+
+impl ::core::fmt::Debug for MulOptions<'_> {
+  fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+    let mut ds = f.debug_struct("MulOptions");
+      ds.field("fused_activation_function", &self.fused_activation_function());
+      ds.finish()
+  }
+}
+pub enum PadOptionsOffset {}
+#[derive(Copy, Clone, PartialEq)]
+
+pub struct PadOptions<'a> {
+  pub _tab: ::flatbuffers::Table<'a>,
+}
+
+impl<'a> ::flatbuffers::Follow<'a> for PadOptions<'a> {
+  type Inner = PadOptions<'a>;
+  #[inline]
+  unsafe fn follow(buf: &'a [u8], loc: usize) -> Self::Inner {
+    Self { _tab: unsafe { ::flatbuffers::Table::new(buf, loc) } }
+  }
+}
+
+impl<'a> PadOptions<'a> {
+
+  #[inline]
+  pub unsafe fn init_from_table(table: ::flatbuffers::Table<'a>) -> Self {
+    PadOptions { _tab: table }
+  }
+  #[allow(unused_mut)]
+  pub fn create<'bldr: 'args, 'args: 'mut_bldr, 'mut_bldr, A: ::flatbuffers::Allocator + 'bldr>(
+    _fbb: &'mut_bldr mut ::flatbuffers::FlatBufferBuilder<'bldr, A>,
+    _args: &'args PadOptionsArgs
+  ) -> ::flatbuffers::WIPOffset<PadOptions<'bldr>> {
+    let mut builder = PadOptionsBuilder::new(_fbb);
+    builder.finish()
+  }
+
+}
+
+impl ::flatbuffers::Verifiable for PadOptions<'_> {
+  #[inline]
+  fn run_verifier(
+    v: &mut ::flatbuffers::Verifier, pos: usize
+  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v.visit_table(pos)?
+     .finish();
+    Ok(())
+  }
+}
+pub struct PadOptionsArgs {
+}
+impl<'a> Default for PadOptionsArgs {
+  #[inline]
+  fn default() -> Self {
+    PadOptionsArgs {
+    }
+  }
+}
+
+pub struct PadOptionsBuilder<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> {
+  fbb_: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>,
+  start_: ::flatbuffers::WIPOffset<::flatbuffers::TableUnfinishedWIPOffset>,
+}
+impl<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> PadOptionsBuilder<'a, 'b, A> {
+  #[inline]
+  pub fn new(_fbb: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>) -> PadOptionsBuilder<'a, 'b, A> {
+    let start = _fbb.start_table();
+    PadOptionsBuilder {
+      fbb_: _fbb,
+      start_: start,
+    }
+  }
+  #[inline]
+  pub fn finish(self) -> ::flatbuffers::WIPOffset<PadOptions<'a>> {
+    let o = self.fbb_.end_table(self.start_);
+    ::flatbuffers::WIPOffset::new(o.value())
+  }
+}
+
+impl ::core::fmt::Debug for PadOptions<'_> {
+  fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+    let mut ds = f.debug_struct("PadOptions");
+      ds.finish()
+  }
+}
+pub enum TransposeOptionsOffset {}
+#[derive(Copy, Clone, PartialEq)]
+
+pub struct TransposeOptions<'a> {
+  pub _tab: ::flatbuffers::Table<'a>,
+}
+
+impl<'a> ::flatbuffers::Follow<'a> for TransposeOptions<'a> {
+  type Inner = TransposeOptions<'a>;
+  #[inline]
+  unsafe fn follow(buf: &'a [u8], loc: usize) -> Self::Inner {
+    Self { _tab: unsafe { ::flatbuffers::Table::new(buf, loc) } }
+  }
+}
+
+impl<'a> TransposeOptions<'a> {
+
+  #[inline]
+  pub unsafe fn init_from_table(table: ::flatbuffers::Table<'a>) -> Self {
+    TransposeOptions { _tab: table }
+  }
+  #[allow(unused_mut)]
+  pub fn create<'bldr: 'args, 'args: 'mut_bldr, 'mut_bldr, A: ::flatbuffers::Allocator + 'bldr>(
+    _fbb: &'mut_bldr mut ::flatbuffers::FlatBufferBuilder<'bldr, A>,
+    _args: &'args TransposeOptionsArgs
+  ) -> ::flatbuffers::WIPOffset<TransposeOptions<'bldr>> {
+    let mut builder = TransposeOptionsBuilder::new(_fbb);
+    builder.finish()
+  }
+
+}
+
+impl ::flatbuffers::Verifiable for TransposeOptions<'_> {
+  #[inline]
+  fn run_verifier(
+    v: &mut ::flatbuffers::Verifier, pos: usize
+  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v.visit_table(pos)?
+     .finish();
+    Ok(())
+  }
+}
+pub struct TransposeOptionsArgs {
+}
+impl<'a> Default for TransposeOptionsArgs {
+  #[inline]
+  fn default() -> Self {
+    TransposeOptionsArgs {
+    }
+  }
+}
+
+pub struct TransposeOptionsBuilder<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> {
+  fbb_: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>,
+  start_: ::flatbuffers::WIPOffset<::flatbuffers::TableUnfinishedWIPOffset>,
+}
+impl<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> TransposeOptionsBuilder<'a, 'b, A> {
+  #[inline]
+  pub fn new(_fbb: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>) -> TransposeOptionsBuilder<'a, 'b, A> {
+    let start = _fbb.start_table();
+    TransposeOptionsBuilder {
+      fbb_: _fbb,
+      start_: start,
+    }
+  }
+  #[inline]
+  pub fn finish(self) -> ::flatbuffers::WIPOffset<TransposeOptions<'a>> {
+    let o = self.fbb_.end_table(self.start_);
+    ::flatbuffers::WIPOffset::new(o.value())
+  }
+}
+
+impl ::core::fmt::Debug for TransposeOptions<'_> {
+  fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+    let mut ds = f.debug_struct("TransposeOptions");
+      ds.finish()
+  }
+}
+pub enum ReducerOptionsOffset {}
+#[derive(Copy, Clone, PartialEq)]
+
+pub struct ReducerOptions<'a> {
+  pub _tab: ::flatbuffers::Table<'a>,
+}
+
+impl<'a> ::flatbuffers::Follow<'a> for ReducerOptions<'a> {
+  type Inner = ReducerOptions<'a>;
+  #[inline]
+  unsafe fn follow(buf: &'a [u8], loc: usize) -> Self::Inner {
+    Self { _tab: unsafe { ::flatbuffers::Table::new(buf, loc) } }
+  }
+}
+
+impl<'a> ReducerOptions<'a> {
+  pub const VT_KEEP_DIMS: ::flatbuffers::VOffsetT = 4;
+
+  #[inline]
+  pub unsafe fn init_from_table(table: ::flatbuffers::Table<'a>) -> Self {
+    ReducerOptions { _tab: table }
+  }
+  #[allow(unused_mut)]
+  pub fn create<'bldr: 'args, 'args: 'mut_bldr, 'mut_bldr, A: ::flatbuffers::Allocator + 'bldr>(
+    _fbb: &'mut_bldr mut ::flatbuffers::FlatBufferBuilder<'bldr, A>,
+    args: &'args ReducerOptionsArgs
+  ) -> ::flatbuffers::WIPOffset<ReducerOptions<'bldr>> {
+    let mut builder = ReducerOptionsBuilder::new(_fbb);
+    builder.add_keep_dims(args.keep_dims);
+    builder.finish()
+  }
+
+
+  #[inline]
+  pub fn keep_dims(&self) -> bool {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<bool>(ReducerOptions::VT_KEEP_DIMS, Some(false)).unwrap()}
+  }
+}
+
+impl ::flatbuffers::Verifiable for ReducerOptions<'_> {
+  #[inline]
+  fn run_verifier(
+    v: &mut ::flatbuffers::Verifier, pos: usize
+  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v.visit_table(pos)?
+     .visit_field::<bool>("keep_dims", Self::VT_KEEP_DIMS, false)?
+     .finish();
+    Ok(())
+  }
+}
+pub struct ReducerOptionsArgs {
+    pub keep_dims: bool,
+}
+impl<'a> Default for ReducerOptionsArgs {
+  #[inline]
+  fn default() -> Self {
+    ReducerOptionsArgs {
+      keep_dims: false,
+    }
+  }
+}
+
+pub struct ReducerOptionsBuilder<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> {
+  fbb_: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>,
+  start_: ::flatbuffers::WIPOffset<::flatbuffers::TableUnfinishedWIPOffset>,
+}
+impl<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> ReducerOptionsBuilder<'a, 'b, A> {
+  #[inline]
+  pub fn add_keep_dims(&mut self, keep_dims: bool) {
+    self.fbb_.push_slot::<bool>(ReducerOptions::VT_KEEP_DIMS, keep_dims, false);
+  }
+  #[inline]
+  pub fn new(_fbb: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>) -> ReducerOptionsBuilder<'a, 'b, A> {
+    let start = _fbb.start_table();
+    ReducerOptionsBuilder {
+      fbb_: _fbb,
+      start_: start,
+    }
+  }
+  #[inline]
+  pub fn finish(self) -> ::flatbuffers::WIPOffset<ReducerOptions<'a>> {
+    let o = self.fbb_.end_table(self.start_);
+    ::flatbuffers::WIPOffset::new(o.value())
+  }
+}
+
+impl ::core::fmt::Debug for ReducerOptions<'_> {
+  fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+    let mut ds = f.debug_struct("ReducerOptions");
+      ds.field("keep_dims", &self.keep_dims());
+      ds.finish()
+  }
+}
+pub enum SqueezeOptionsOffset {}
+#[derive(Copy, Clone, PartialEq)]
+
+pub struct SqueezeOptions<'a> {
+  pub _tab: ::flatbuffers::Table<'a>,
+}
+
+impl<'a> ::flatbuffers::Follow<'a> for SqueezeOptions<'a> {
+  type Inner = SqueezeOptions<'a>;
+  #[inline]
+  unsafe fn follow(buf: &'a [u8], loc: usize) -> Self::Inner {
+    Self { _tab: unsafe { ::flatbuffers::Table::new(buf, loc) } }
+  }
+}
+
+impl<'a> SqueezeOptions<'a> {
+  pub const VT_SQUEEZE_DIMS: ::flatbuffers::VOffsetT = 4;
+
+  #[inline]
+  pub unsafe fn init_from_table(table: ::flatbuffers::Table<'a>) -> Self {
+    SqueezeOptions { _tab: table }
+  }
+  #[allow(unused_mut)]
+  pub fn create<'bldr: 'args, 'args: 'mut_bldr, 'mut_bldr, A: ::flatbuffers::Allocator + 'bldr>(
+    _fbb: &'mut_bldr mut ::flatbuffers::FlatBufferBuilder<'bldr, A>,
+    args: &'args SqueezeOptionsArgs<'args>
+  ) -> ::flatbuffers::WIPOffset<SqueezeOptions<'bldr>> {
+    let mut builder = SqueezeOptionsBuilder::new(_fbb);
+    if let Some(x) = args.squeeze_dims { builder.add_squeeze_dims(x); }
+    builder.finish()
+  }
+
+
+  #[inline]
+  pub fn squeeze_dims(&self) -> Option<::flatbuffers::Vector<'a, i32>> {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<::flatbuffers::ForwardsUOffset<::flatbuffers::Vector<'a, i32>>>(SqueezeOptions::VT_SQUEEZE_DIMS, None)}
+  }
+}
+
+impl ::flatbuffers::Verifiable for SqueezeOptions<'_> {
+  #[inline]
+  fn run_verifier(
+    v: &mut ::flatbuffers::Verifier, pos: usize
+  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v.visit_table(pos)?
+     .visit_field::<::flatbuffers::ForwardsUOffset<::flatbuffers::Vector<'_, i32>>>("squeeze_dims", Self::VT_SQUEEZE_DIMS, false)?
+     .finish();
+    Ok(())
+  }
+}
+pub struct SqueezeOptionsArgs<'a> {
+    pub squeeze_dims: Option<::flatbuffers::WIPOffset<::flatbuffers::Vector<'a, i32>>>,
+}
+impl<'a> Default for SqueezeOptionsArgs<'a> {
+  #[inline]
+  fn default() -> Self {
+    SqueezeOptionsArgs {
+      squeeze_dims: None,
+    }
+  }
+}
+
+pub struct SqueezeOptionsBuilder<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> {
+  fbb_: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>,
+  start_: ::flatbuffers::WIPOffset<::flatbuffers::TableUnfinishedWIPOffset>,
+}
+impl<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> SqueezeOptionsBuilder<'a, 'b, A> {
+  #[inline]
+  pub fn add_squeeze_dims(&mut self, squeeze_dims: ::flatbuffers::WIPOffset<::flatbuffers::Vector<'b , i32>>) {
+    self.fbb_.push_slot_always::<::flatbuffers::WIPOffset<_>>(SqueezeOptions::VT_SQUEEZE_DIMS, squeeze_dims);
+  }
+  #[inline]
+  pub fn new(_fbb: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>) -> SqueezeOptionsBuilder<'a, 'b, A> {
+    let start = _fbb.start_table();
+    SqueezeOptionsBuilder {
+      fbb_: _fbb,
+      start_: start,
+    }
+  }
+  #[inline]
+  pub fn finish(self) -> ::flatbuffers::WIPOffset<SqueezeOptions<'a>> {
+    let o = self.fbb_.end_table(self.start_);
+    ::flatbuffers::WIPOffset::new(o.value())
+  }
+}
+
+impl ::core::fmt::Debug for SqueezeOptions<'_> {
+  fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+    let mut ds = f.debug_struct("SqueezeOptions");
+      ds.field("squeeze_dims", &self.squeeze_dims());
+      ds.finish()
+  }
+}
 pub enum IfOptionsOffset {}
 #[derive(Copy, Clone, PartialEq)]
 
@@ -1507,6 +3396,170 @@ impl ::core::fmt::Debug for CallOnceOptions<'_> {
       ds.finish()
   }
 }
+pub enum QuantizationParametersOffset {}
+#[derive(Copy, Clone, PartialEq)]
+
+pub struct QuantizationParameters<'a> {
+  pub _tab: ::flatbuffers::Table<'a>,
+}
+
+impl<'a> ::flatbuffers::Follow<'a> for QuantizationParameters<'a> {
+  type Inner = QuantizationParameters<'a>;
+  #[inline]
+  unsafe fn follow(buf: &'a [u8], loc: usize) -> Self::Inner {
+    Self { _tab: unsafe { ::flatbuffers::Table::new(buf, loc) } }
+  }
+}
+
+impl<'a> QuantizationParameters<'a> {
+  pub const VT_MIN: ::flatbuffers::VOffsetT = 4;
+  pub const VT_MAX: ::flatbuffers::VOffsetT = 6;
+  pub const VT_SCALE: ::flatbuffers::VOffsetT = 8;
+  pub const VT_ZERO_POINT: ::flatbuffers::VOffsetT = 10;
+  pub const VT_QUANTIZED_DIMENSION: ::flatbuffers::VOffsetT = 16;
+
+  #[inline]
+  pub unsafe fn init_from_table(table: ::flatbuffers::Table<'a>) -> Self {
+    QuantizationParameters { _tab: table }
+  }
+  #[allow(unused_mut)]
+  pub fn create<'bldr: 'args, 'args: 'mut_bldr, 'mut_bldr, A: ::flatbuffers::Allocator + 'bldr>(
+    _fbb: &'mut_bldr mut ::flatbuffers::FlatBufferBuilder<'bldr, A>,
+    args: &'args QuantizationParametersArgs<'args>
+  ) -> ::flatbuffers::WIPOffset<QuantizationParameters<'bldr>> {
+    let mut builder = QuantizationParametersBuilder::new(_fbb);
+    builder.add_quantized_dimension(args.quantized_dimension);
+    if let Some(x) = args.zero_point { builder.add_zero_point(x); }
+    if let Some(x) = args.scale { builder.add_scale(x); }
+    if let Some(x) = args.max { builder.add_max(x); }
+    if let Some(x) = args.min { builder.add_min(x); }
+    builder.finish()
+  }
+
+
+  #[inline]
+  pub fn min(&self) -> Option<::flatbuffers::Vector<'a, f32>> {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<::flatbuffers::ForwardsUOffset<::flatbuffers::Vector<'a, f32>>>(QuantizationParameters::VT_MIN, None)}
+  }
+  #[inline]
+  pub fn max(&self) -> Option<::flatbuffers::Vector<'a, f32>> {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<::flatbuffers::ForwardsUOffset<::flatbuffers::Vector<'a, f32>>>(QuantizationParameters::VT_MAX, None)}
+  }
+  #[inline]
+  pub fn scale(&self) -> Option<::flatbuffers::Vector<'a, f32>> {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<::flatbuffers::ForwardsUOffset<::flatbuffers::Vector<'a, f32>>>(QuantizationParameters::VT_SCALE, None)}
+  }
+  #[inline]
+  pub fn zero_point(&self) -> Option<::flatbuffers::Vector<'a, i64>> {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<::flatbuffers::ForwardsUOffset<::flatbuffers::Vector<'a, i64>>>(QuantizationParameters::VT_ZERO_POINT, None)}
+  }
+  #[inline]
+  pub fn quantized_dimension(&self) -> i32 {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<i32>(QuantizationParameters::VT_QUANTIZED_DIMENSION, Some(0)).unwrap()}
+  }
+}
+
+impl ::flatbuffers::Verifiable for QuantizationParameters<'_> {
+  #[inline]
+  fn run_verifier(
+    v: &mut ::flatbuffers::Verifier, pos: usize
+  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v.visit_table(pos)?
+     .visit_field::<::flatbuffers::ForwardsUOffset<::flatbuffers::Vector<'_, f32>>>("min", Self::VT_MIN, false)?
+     .visit_field::<::flatbuffers::ForwardsUOffset<::flatbuffers::Vector<'_, f32>>>("max", Self::VT_MAX, false)?
+     .visit_field::<::flatbuffers::ForwardsUOffset<::flatbuffers::Vector<'_, f32>>>("scale", Self::VT_SCALE, false)?
+     .visit_field::<::flatbuffers::ForwardsUOffset<::flatbuffers::Vector<'_, i64>>>("zero_point", Self::VT_ZERO_POINT, false)?
+     .visit_field::<i32>("quantized_dimension", Self::VT_QUANTIZED_DIMENSION, false)?
+     .finish();
+    Ok(())
+  }
+}
+pub struct QuantizationParametersArgs<'a> {
+    pub min: Option<::flatbuffers::WIPOffset<::flatbuffers::Vector<'a, f32>>>,
+    pub max: Option<::flatbuffers::WIPOffset<::flatbuffers::Vector<'a, f32>>>,
+    pub scale: Option<::flatbuffers::WIPOffset<::flatbuffers::Vector<'a, f32>>>,
+    pub zero_point: Option<::flatbuffers::WIPOffset<::flatbuffers::Vector<'a, i64>>>,
+    pub quantized_dimension: i32,
+}
+impl<'a> Default for QuantizationParametersArgs<'a> {
+  #[inline]
+  fn default() -> Self {
+    QuantizationParametersArgs {
+      min: None,
+      max: None,
+      scale: None,
+      zero_point: None,
+      quantized_dimension: 0,
+    }
+  }
+}
+
+pub struct QuantizationParametersBuilder<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> {
+  fbb_: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>,
+  start_: ::flatbuffers::WIPOffset<::flatbuffers::TableUnfinishedWIPOffset>,
+}
+impl<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> QuantizationParametersBuilder<'a, 'b, A> {
+  #[inline]
+  pub fn add_min(&mut self, min: ::flatbuffers::WIPOffset<::flatbuffers::Vector<'b , f32>>) {
+    self.fbb_.push_slot_always::<::flatbuffers::WIPOffset<_>>(QuantizationParameters::VT_MIN, min);
+  }
+  #[inline]
+  pub fn add_max(&mut self, max: ::flatbuffers::WIPOffset<::flatbuffers::Vector<'b , f32>>) {
+    self.fbb_.push_slot_always::<::flatbuffers::WIPOffset<_>>(QuantizationParameters::VT_MAX, max);
+  }
+  #[inline]
+  pub fn add_scale(&mut self, scale: ::flatbuffers::WIPOffset<::flatbuffers::Vector<'b , f32>>) {
+    self.fbb_.push_slot_always::<::flatbuffers::WIPOffset<_>>(QuantizationParameters::VT_SCALE, scale);
+  }
+  #[inline]
+  pub fn add_zero_point(&mut self, zero_point: ::flatbuffers::WIPOffset<::flatbuffers::Vector<'b , i64>>) {
+    self.fbb_.push_slot_always::<::flatbuffers::WIPOffset<_>>(QuantizationParameters::VT_ZERO_POINT, zero_point);
+  }
+  #[inline]
+  pub fn add_quantized_dimension(&mut self, quantized_dimension: i32) {
+    self.fbb_.push_slot::<i32>(QuantizationParameters::VT_QUANTIZED_DIMENSION, quantized_dimension, 0);
+  }
+  #[inline]
+  pub fn new(_fbb: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>) -> QuantizationParametersBuilder<'a, 'b, A> {
+    let start = _fbb.start_table();
+    QuantizationParametersBuilder {
+      fbb_: _fbb,
+      start_: start,
+    }
+  }
+  #[inline]
+  pub fn finish(self) -> ::flatbuffers::WIPOffset<QuantizationParameters<'a>> {
+    let o = self.fbb_.end_table(self.start_);
+    ::flatbuffers::WIPOffset::new(o.value())
+  }
+}
+
+impl ::core::fmt::Debug for QuantizationParameters<'_> {
+  fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+    let mut ds = f.debug_struct("QuantizationParameters");
+      ds.field("min", &self.min());
+      ds.field("max", &self.max());
+      ds.field("scale", &self.scale());
+      ds.field("zero_point", &self.zero_point());
+      ds.field("quantized_dimension", &self.quantized_dimension());
+      ds.finish()
+  }
+}
 pub enum TensorOffset {}
 #[derive(Copy, Clone, PartialEq)]
 
@@ -1527,6 +3580,7 @@ impl<'a> Tensor<'a> {
   pub const VT_TYPE_: ::flatbuffers::VOffsetT = 6;
   pub const VT_BUFFER: ::flatbuffers::VOffsetT = 8;
   pub const VT_NAME: ::flatbuffers::VOffsetT = 10;
+  pub const VT_QUANTIZATION: ::flatbuffers::VOffsetT = 12;
   pub const VT_IS_VARIABLE: ::flatbuffers::VOffsetT = 14;
   pub const VT_SHAPE_SIGNATURE: ::flatbuffers::VOffsetT = 18;
 
@@ -1541,6 +3595,7 @@ impl<'a> Tensor<'a> {
   ) -> ::flatbuffers::WIPOffset<Tensor<'bldr>> {
     let mut builder = TensorBuilder::new(_fbb);
     if let Some(x) = args.shape_signature { builder.add_shape_signature(x); }
+    if let Some(x) = args.quantization { builder.add_quantization(x); }
     if let Some(x) = args.name { builder.add_name(x); }
     builder.add_buffer(args.buffer);
     if let Some(x) = args.shape { builder.add_shape(x); }
@@ -1579,6 +3634,13 @@ impl<'a> Tensor<'a> {
     unsafe { self._tab.get::<::flatbuffers::ForwardsUOffset<&str>>(Tensor::VT_NAME, None)}
   }
   #[inline]
+  pub fn quantization(&self) -> Option<QuantizationParameters<'a>> {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<::flatbuffers::ForwardsUOffset<QuantizationParameters>>(Tensor::VT_QUANTIZATION, None)}
+  }
+  #[inline]
   pub fn is_variable(&self) -> bool {
     // Safety:
     // Created from valid Table for this object
@@ -1604,6 +3666,7 @@ impl ::flatbuffers::Verifiable for Tensor<'_> {
      .visit_field::<TensorType>("type_", Self::VT_TYPE_, false)?
      .visit_field::<u32>("buffer", Self::VT_BUFFER, false)?
      .visit_field::<::flatbuffers::ForwardsUOffset<&str>>("name", Self::VT_NAME, false)?
+     .visit_field::<::flatbuffers::ForwardsUOffset<QuantizationParameters>>("quantization", Self::VT_QUANTIZATION, false)?
      .visit_field::<bool>("is_variable", Self::VT_IS_VARIABLE, false)?
      .visit_field::<::flatbuffers::ForwardsUOffset<::flatbuffers::Vector<'_, i32>>>("shape_signature", Self::VT_SHAPE_SIGNATURE, false)?
      .finish();
@@ -1615,6 +3678,7 @@ pub struct TensorArgs<'a> {
     pub type_: TensorType,
     pub buffer: u32,
     pub name: Option<::flatbuffers::WIPOffset<&'a str>>,
+    pub quantization: Option<::flatbuffers::WIPOffset<QuantizationParameters<'a>>>,
     pub is_variable: bool,
     pub shape_signature: Option<::flatbuffers::WIPOffset<::flatbuffers::Vector<'a, i32>>>,
 }
@@ -1626,6 +3690,7 @@ impl<'a> Default for TensorArgs<'a> {
       type_: TensorType::FLOAT32,
       buffer: 0,
       name: None,
+      quantization: None,
       is_variable: false,
       shape_signature: None,
     }
@@ -1652,6 +3717,10 @@ impl<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> TensorBuilder<'a, 'b, A> {
   #[inline]
   pub fn add_name(&mut self, name: ::flatbuffers::WIPOffset<&'b  str>) {
     self.fbb_.push_slot_always::<::flatbuffers::WIPOffset<_>>(Tensor::VT_NAME, name);
+  }
+  #[inline]
+  pub fn add_quantization(&mut self, quantization: ::flatbuffers::WIPOffset<QuantizationParameters<'b >>) {
+    self.fbb_.push_slot_always::<::flatbuffers::WIPOffset<QuantizationParameters>>(Tensor::VT_QUANTIZATION, quantization);
   }
   #[inline]
   pub fn add_is_variable(&mut self, is_variable: bool) {
@@ -1683,6 +3752,7 @@ impl ::core::fmt::Debug for Tensor<'_> {
       ds.field("type_", &self.type_());
       ds.field("buffer", &self.buffer());
       ds.field("name", &self.name());
+      ds.field("quantization", &self.quantization());
       ds.field("is_variable", &self.is_variable());
       ds.field("shape_signature", &self.shape_signature());
       ds.finish()
@@ -1793,6 +3863,201 @@ impl<'a> Operator<'a> {
   }
   #[inline]
   #[allow(non_snake_case)]
+  pub fn builtin_options_as_conv_2_doptions(&self) -> Option<Conv2DOptions<'a>> {
+    if self.builtin_options_type() == BuiltinOptions::Conv2DOptions {
+      self.builtin_options().map(|t| {
+       // Safety:
+       // Created from a valid Table for this object
+       // Which contains a valid union in this slot
+       unsafe { Conv2DOptions::init_from_table(t) }
+     })
+    } else {
+      None
+    }
+  }
+
+  #[inline]
+  #[allow(non_snake_case)]
+  pub fn builtin_options_as_depthwise_conv_2_doptions(&self) -> Option<DepthwiseConv2DOptions<'a>> {
+    if self.builtin_options_type() == BuiltinOptions::DepthwiseConv2DOptions {
+      self.builtin_options().map(|t| {
+       // Safety:
+       // Created from a valid Table for this object
+       // Which contains a valid union in this slot
+       unsafe { DepthwiseConv2DOptions::init_from_table(t) }
+     })
+    } else {
+      None
+    }
+  }
+
+  #[inline]
+  #[allow(non_snake_case)]
+  pub fn builtin_options_as_pool_2_doptions(&self) -> Option<Pool2DOptions<'a>> {
+    if self.builtin_options_type() == BuiltinOptions::Pool2DOptions {
+      self.builtin_options().map(|t| {
+       // Safety:
+       // Created from a valid Table for this object
+       // Which contains a valid union in this slot
+       unsafe { Pool2DOptions::init_from_table(t) }
+     })
+    } else {
+      None
+    }
+  }
+
+  #[inline]
+  #[allow(non_snake_case)]
+  pub fn builtin_options_as_fully_connected_options(&self) -> Option<FullyConnectedOptions<'a>> {
+    if self.builtin_options_type() == BuiltinOptions::FullyConnectedOptions {
+      self.builtin_options().map(|t| {
+       // Safety:
+       // Created from a valid Table for this object
+       // Which contains a valid union in this slot
+       unsafe { FullyConnectedOptions::init_from_table(t) }
+     })
+    } else {
+      None
+    }
+  }
+
+  #[inline]
+  #[allow(non_snake_case)]
+  pub fn builtin_options_as_softmax_options(&self) -> Option<SoftmaxOptions<'a>> {
+    if self.builtin_options_type() == BuiltinOptions::SoftmaxOptions {
+      self.builtin_options().map(|t| {
+       // Safety:
+       // Created from a valid Table for this object
+       // Which contains a valid union in this slot
+       unsafe { SoftmaxOptions::init_from_table(t) }
+     })
+    } else {
+      None
+    }
+  }
+
+  #[inline]
+  #[allow(non_snake_case)]
+  pub fn builtin_options_as_concatenation_options(&self) -> Option<ConcatenationOptions<'a>> {
+    if self.builtin_options_type() == BuiltinOptions::ConcatenationOptions {
+      self.builtin_options().map(|t| {
+       // Safety:
+       // Created from a valid Table for this object
+       // Which contains a valid union in this slot
+       unsafe { ConcatenationOptions::init_from_table(t) }
+     })
+    } else {
+      None
+    }
+  }
+
+  #[inline]
+  #[allow(non_snake_case)]
+  pub fn builtin_options_as_add_options(&self) -> Option<AddOptions<'a>> {
+    if self.builtin_options_type() == BuiltinOptions::AddOptions {
+      self.builtin_options().map(|t| {
+       // Safety:
+       // Created from a valid Table for this object
+       // Which contains a valid union in this slot
+       unsafe { AddOptions::init_from_table(t) }
+     })
+    } else {
+      None
+    }
+  }
+
+  #[inline]
+  #[allow(non_snake_case)]
+  pub fn builtin_options_as_reshape_options(&self) -> Option<ReshapeOptions<'a>> {
+    if self.builtin_options_type() == BuiltinOptions::ReshapeOptions {
+      self.builtin_options().map(|t| {
+       // Safety:
+       // Created from a valid Table for this object
+       // Which contains a valid union in this slot
+       unsafe { ReshapeOptions::init_from_table(t) }
+     })
+    } else {
+      None
+    }
+  }
+
+  #[inline]
+  #[allow(non_snake_case)]
+  pub fn builtin_options_as_mul_options(&self) -> Option<MulOptions<'a>> {
+    if self.builtin_options_type() == BuiltinOptions::MulOptions {
+      self.builtin_options().map(|t| {
+       // Safety:
+       // Created from a valid Table for this object
+       // Which contains a valid union in this slot
+       unsafe { MulOptions::init_from_table(t) }
+     })
+    } else {
+      None
+    }
+  }
+
+  #[inline]
+  #[allow(non_snake_case)]
+  pub fn builtin_options_as_pad_options(&self) -> Option<PadOptions<'a>> {
+    if self.builtin_options_type() == BuiltinOptions::PadOptions {
+      self.builtin_options().map(|t| {
+       // Safety:
+       // Created from a valid Table for this object
+       // Which contains a valid union in this slot
+       unsafe { PadOptions::init_from_table(t) }
+     })
+    } else {
+      None
+    }
+  }
+
+  #[inline]
+  #[allow(non_snake_case)]
+  pub fn builtin_options_as_transpose_options(&self) -> Option<TransposeOptions<'a>> {
+    if self.builtin_options_type() == BuiltinOptions::TransposeOptions {
+      self.builtin_options().map(|t| {
+       // Safety:
+       // Created from a valid Table for this object
+       // Which contains a valid union in this slot
+       unsafe { TransposeOptions::init_from_table(t) }
+     })
+    } else {
+      None
+    }
+  }
+
+  #[inline]
+  #[allow(non_snake_case)]
+  pub fn builtin_options_as_reducer_options(&self) -> Option<ReducerOptions<'a>> {
+    if self.builtin_options_type() == BuiltinOptions::ReducerOptions {
+      self.builtin_options().map(|t| {
+       // Safety:
+       // Created from a valid Table for this object
+       // Which contains a valid union in this slot
+       unsafe { ReducerOptions::init_from_table(t) }
+     })
+    } else {
+      None
+    }
+  }
+
+  #[inline]
+  #[allow(non_snake_case)]
+  pub fn builtin_options_as_squeeze_options(&self) -> Option<SqueezeOptions<'a>> {
+    if self.builtin_options_type() == BuiltinOptions::SqueezeOptions {
+      self.builtin_options().map(|t| {
+       // Safety:
+       // Created from a valid Table for this object
+       // Which contains a valid union in this slot
+       unsafe { SqueezeOptions::init_from_table(t) }
+     })
+    } else {
+      None
+    }
+  }
+
+  #[inline]
+  #[allow(non_snake_case)]
   pub fn builtin_options_as_if_options(&self) -> Option<IfOptions<'a>> {
     if self.builtin_options_type() == BuiltinOptions::IfOptions {
       self.builtin_options().map(|t| {
@@ -1849,6 +4114,19 @@ impl ::flatbuffers::Verifiable for Operator<'_> {
      .visit_field::<::flatbuffers::ForwardsUOffset<::flatbuffers::Vector<'_, i32>>>("outputs", Self::VT_OUTPUTS, false)?
      .visit_union::<BuiltinOptions, _>("builtin_options_type", Self::VT_BUILTIN_OPTIONS_TYPE, "builtin_options", Self::VT_BUILTIN_OPTIONS, false, |key, v, pos| {
         match key {
+          BuiltinOptions::Conv2DOptions => v.verify_union_variant::<::flatbuffers::ForwardsUOffset<Conv2DOptions>>("BuiltinOptions::Conv2DOptions", pos),
+          BuiltinOptions::DepthwiseConv2DOptions => v.verify_union_variant::<::flatbuffers::ForwardsUOffset<DepthwiseConv2DOptions>>("BuiltinOptions::DepthwiseConv2DOptions", pos),
+          BuiltinOptions::Pool2DOptions => v.verify_union_variant::<::flatbuffers::ForwardsUOffset<Pool2DOptions>>("BuiltinOptions::Pool2DOptions", pos),
+          BuiltinOptions::FullyConnectedOptions => v.verify_union_variant::<::flatbuffers::ForwardsUOffset<FullyConnectedOptions>>("BuiltinOptions::FullyConnectedOptions", pos),
+          BuiltinOptions::SoftmaxOptions => v.verify_union_variant::<::flatbuffers::ForwardsUOffset<SoftmaxOptions>>("BuiltinOptions::SoftmaxOptions", pos),
+          BuiltinOptions::ConcatenationOptions => v.verify_union_variant::<::flatbuffers::ForwardsUOffset<ConcatenationOptions>>("BuiltinOptions::ConcatenationOptions", pos),
+          BuiltinOptions::AddOptions => v.verify_union_variant::<::flatbuffers::ForwardsUOffset<AddOptions>>("BuiltinOptions::AddOptions", pos),
+          BuiltinOptions::ReshapeOptions => v.verify_union_variant::<::flatbuffers::ForwardsUOffset<ReshapeOptions>>("BuiltinOptions::ReshapeOptions", pos),
+          BuiltinOptions::MulOptions => v.verify_union_variant::<::flatbuffers::ForwardsUOffset<MulOptions>>("BuiltinOptions::MulOptions", pos),
+          BuiltinOptions::PadOptions => v.verify_union_variant::<::flatbuffers::ForwardsUOffset<PadOptions>>("BuiltinOptions::PadOptions", pos),
+          BuiltinOptions::TransposeOptions => v.verify_union_variant::<::flatbuffers::ForwardsUOffset<TransposeOptions>>("BuiltinOptions::TransposeOptions", pos),
+          BuiltinOptions::ReducerOptions => v.verify_union_variant::<::flatbuffers::ForwardsUOffset<ReducerOptions>>("BuiltinOptions::ReducerOptions", pos),
+          BuiltinOptions::SqueezeOptions => v.verify_union_variant::<::flatbuffers::ForwardsUOffset<SqueezeOptions>>("BuiltinOptions::SqueezeOptions", pos),
           BuiltinOptions::IfOptions => v.verify_union_variant::<::flatbuffers::ForwardsUOffset<IfOptions>>("BuiltinOptions::IfOptions", pos),
           BuiltinOptions::WhileOptions => v.verify_union_variant::<::flatbuffers::ForwardsUOffset<WhileOptions>>("BuiltinOptions::WhileOptions", pos),
           BuiltinOptions::CallOnceOptions => v.verify_union_variant::<::flatbuffers::ForwardsUOffset<CallOnceOptions>>("BuiltinOptions::CallOnceOptions", pos),
@@ -1948,6 +4226,97 @@ impl ::core::fmt::Debug for Operator<'_> {
       ds.field("outputs", &self.outputs());
       ds.field("builtin_options_type", &self.builtin_options_type());
       match self.builtin_options_type() {
+        BuiltinOptions::Conv2DOptions => {
+          if let Some(x) = self.builtin_options_as_conv_2_doptions() {
+            ds.field("builtin_options", &x)
+          } else {
+            ds.field("builtin_options", &"InvalidFlatbuffer: Union discriminant does not match value.")
+          }
+        },
+        BuiltinOptions::DepthwiseConv2DOptions => {
+          if let Some(x) = self.builtin_options_as_depthwise_conv_2_doptions() {
+            ds.field("builtin_options", &x)
+          } else {
+            ds.field("builtin_options", &"InvalidFlatbuffer: Union discriminant does not match value.")
+          }
+        },
+        BuiltinOptions::Pool2DOptions => {
+          if let Some(x) = self.builtin_options_as_pool_2_doptions() {
+            ds.field("builtin_options", &x)
+          } else {
+            ds.field("builtin_options", &"InvalidFlatbuffer: Union discriminant does not match value.")
+          }
+        },
+        BuiltinOptions::FullyConnectedOptions => {
+          if let Some(x) = self.builtin_options_as_fully_connected_options() {
+            ds.field("builtin_options", &x)
+          } else {
+            ds.field("builtin_options", &"InvalidFlatbuffer: Union discriminant does not match value.")
+          }
+        },
+        BuiltinOptions::SoftmaxOptions => {
+          if let Some(x) = self.builtin_options_as_softmax_options() {
+            ds.field("builtin_options", &x)
+          } else {
+            ds.field("builtin_options", &"InvalidFlatbuffer: Union discriminant does not match value.")
+          }
+        },
+        BuiltinOptions::ConcatenationOptions => {
+          if let Some(x) = self.builtin_options_as_concatenation_options() {
+            ds.field("builtin_options", &x)
+          } else {
+            ds.field("builtin_options", &"InvalidFlatbuffer: Union discriminant does not match value.")
+          }
+        },
+        BuiltinOptions::AddOptions => {
+          if let Some(x) = self.builtin_options_as_add_options() {
+            ds.field("builtin_options", &x)
+          } else {
+            ds.field("builtin_options", &"InvalidFlatbuffer: Union discriminant does not match value.")
+          }
+        },
+        BuiltinOptions::ReshapeOptions => {
+          if let Some(x) = self.builtin_options_as_reshape_options() {
+            ds.field("builtin_options", &x)
+          } else {
+            ds.field("builtin_options", &"InvalidFlatbuffer: Union discriminant does not match value.")
+          }
+        },
+        BuiltinOptions::MulOptions => {
+          if let Some(x) = self.builtin_options_as_mul_options() {
+            ds.field("builtin_options", &x)
+          } else {
+            ds.field("builtin_options", &"InvalidFlatbuffer: Union discriminant does not match value.")
+          }
+        },
+        BuiltinOptions::PadOptions => {
+          if let Some(x) = self.builtin_options_as_pad_options() {
+            ds.field("builtin_options", &x)
+          } else {
+            ds.field("builtin_options", &"InvalidFlatbuffer: Union discriminant does not match value.")
+          }
+        },
+        BuiltinOptions::TransposeOptions => {
+          if let Some(x) = self.builtin_options_as_transpose_options() {
+            ds.field("builtin_options", &x)
+          } else {
+            ds.field("builtin_options", &"InvalidFlatbuffer: Union discriminant does not match value.")
+          }
+        },
+        BuiltinOptions::ReducerOptions => {
+          if let Some(x) = self.builtin_options_as_reducer_options() {
+            ds.field("builtin_options", &x)
+          } else {
+            ds.field("builtin_options", &"InvalidFlatbuffer: Union discriminant does not match value.")
+          }
+        },
+        BuiltinOptions::SqueezeOptions => {
+          if let Some(x) = self.builtin_options_as_squeeze_options() {
+            ds.field("builtin_options", &x)
+          } else {
+            ds.field("builtin_options", &"InvalidFlatbuffer: Union discriminant does not match value.")
+          }
+        },
         BuiltinOptions::IfOptions => {
           if let Some(x) = self.builtin_options_as_if_options() {
             ds.field("builtin_options", &x)
