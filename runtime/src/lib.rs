@@ -12,7 +12,8 @@
 //!   [`Arena::views`], every input (shared) and output (mutable) of one op at once, which the
 //!   generated `ops::op_N` functions call;
 //! - [`Element`]: the element types a slot can have;
-//! - tables describing the model ([`TensorInfo`], [`OpInfo`]).
+//! - tables describing the model ([`TensorInfo`], [`OpInfo`]);
+//! - with feature `kernels`, module `kernels`: reference kernels bit-exact with TensorFlow Lite Micro.
 //!
 //! Generated code reaches the rest through `#[doc(hidden)] pub mod __private_v1`; the version in
 //! the name turns a mismatch between generator and runtime into an unresolved path.
@@ -109,6 +110,8 @@ use core::marker::PhantomData;
 use core::ops::Range;
 
 mod arena;
+#[cfg(feature = "kernels")]
+pub mod kernels;
 mod op;
 #[cfg(test)]
 mod tests;

@@ -1,0 +1,190 @@
+//! AVERAGE_POOL_2D and MAX_POOL_2D: TFLM's `reference_integer_ops::AveragePool` / `MaxPool`
+//! (int8) and `reference_ops::AveragePool` / `MaxPool` (float).
+
+use super::{activation_f32, at, clamp_to_i8};
+
+/// NHWC geometry of a 2-D pooling.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PoolGeometry {
+    /// Input shape `[N, H, W, C]`.
+    pub input: [usize; 4],
+    /// Output shape `[N, H, W, C]` (same `N` and `C`).
+    pub output: [usize; 4],
+    /// Window height.
+    pub filter_h: usize,
+    /// Window width.
+    pub filter_w: usize,
+    /// Vertical stride.
+    pub stride_h: usize,
+    /// Horizontal stride.
+    pub stride_w: usize,
+    /// TFLM's `padding_values.height` (top).
+    pub pad_h: usize,
+    /// TFLM's `padding_values.width` (left).
+    pub pad_w: usize,
+}
+
+/// Parameters of an int8 pooling (input and output share their quantisation).
+#[derive(Clone, Copy, Debug)]
+pub struct PoolS8 {
+    /// The geometry.
+    pub geometry: PoolGeometry,
+    /// Lower clamp of the quantised output (fused activation).
+    pub act_min: i32,
+    /// Upper clamp of the quantised output (fused activation).
+    pub act_max: i32,
+}
+
+/// Parameters of a float pooling.
+#[derive(Clone, Copy, Debug)]
+pub struct PoolF32 {
+    /// The geometry.
+    pub geometry: PoolGeometry,
+    /// Lower clamp of the output (fused activation).
+    pub act_min: f32,
+    /// Upper clamp of the output (fused activation).
+    pub act_max: f32,
+}
+
+/// TFLM's pooling loop nest (batch, out_y, out_x, channel, then the window clamped to the
+/// input: `filter_y` from `max(0, -in_y_origin)` to `min(filter_h, input_h - in_y_origin)`).
+/// `window` gets the input indexes of one window and returns the output value, or `None`
+/// to stop (TFLM's average pools return `false` on an empty window).
+#[inline(always)]
+fn pool_loops<T>(
+    g: &PoolGeometry,
+    output: &mut [T],
+    mut window: impl FnMut(&mut dyn Iterator<Item = usize>) -> Option<T>,
+) {
+    let [batches, input_h, input_w, depth] = g.input;
+    let [_, output_h, output_w, _] = g.output;
+    let mut out = output.iter_mut();
+    for batch in 0..batches {
+        for out_y in 0..output_h {
+            for out_x in 0..output_w {
+                for channel in 0..depth {
+                    let in_x_origin =
+                        (out_x.wrapping_mul(g.stride_w) as isize).wrapping_sub(g.pad_w as isize);
+                    let in_y_origin =
+                        (out_y.wrapping_mul(g.stride_h) as isize).wrapping_sub(g.pad_h as isize);
+                    let (x_start, x_end) = clamp_window(in_x_origin, g.filter_w, input_w);
+                    let (y_start, y_end) = clamp_window(in_y_origin, g.filter_h, input_h);
+                    let mut indexes = (y_start..y_end).flat_map(|filter_y| {
+                        (x_start..x_end).map(move |filter_x| {
+                            let in_y = (in_y_origin + filter_y as isize) as usize;
+                            let in_x = (in_x_origin + filter_x as isize) as usize;
+                            ((batch * input_h + in_y) * input_w + in_x) * depth + channel
+                        })
+                    });
+                    let Some(value) = window(&mut indexes) else {
+                        return;
+                    };
+                    if let Some(o) = out.next() {
+                        *o = value;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The window's `start..end` along one axis: `max(0, -origin)..min(filter, size - origin)`.
+#[inline(always)]
+fn clamp_window(origin: isize, filter: usize, size: usize) -> (usize, usize) {
+    let start = if origin < 0 { origin.unsigned_abs() } else { 0 };
+    let limit = (size as isize).wrapping_sub(origin);
+    let end = if limit < 0 {
+        0
+    } else {
+        filter.min(limit as usize)
+    };
+    (start, end)
+}
+
+/// int8 AVERAGE_POOL_2D: TFLM's `reference_integer_ops::AveragePool`: the sum of the window
+/// (clamped to the input), divided by its size rounding half away from zero, then clamped.
+///
+/// Like TFLM it stops at the first empty window (which SAME/VALID padding never produces).
+///
+/// # Preconditions
+///
+/// `input.len() == N*H*W*C`, `output.len() == N*OH*OW*C`.
+pub fn average_pool_s8(p: &PoolS8, input: &[i8], output: &mut [i8]) {
+    pool_loops(&p.geometry, output, |window| {
+        let mut acc: i32 = 0;
+        let mut filter_count: i32 = 0;
+        for index in window {
+            acc = acc.wrapping_add(i32::from(at(input, index)));
+            filter_count += 1;
+        }
+        if filter_count == 0 {
+            return None;
+        }
+        let acc = if acc > 0 {
+            (acc + filter_count / 2) / filter_count
+        } else {
+            (acc - filter_count / 2) / filter_count
+        };
+        Some(clamp_to_i8(acc, p.act_min, p.act_max))
+    });
+}
+
+/// int8 MAX_POOL_2D: TFLM's `reference_integer_ops::MaxPool`: the window's maximum (from
+/// `-128`), then clamped to the activation range.
+///
+/// # Preconditions
+///
+/// As [`average_pool_s8`].
+pub fn max_pool_s8(p: &PoolS8, input: &[i8], output: &mut [i8]) {
+    // TFLM clamps with `std::max<int8_t>` / `std::min<int8_t>`: the bounds narrowed to int8.
+    let act_min = p.act_min as i8;
+    let act_max = p.act_max as i8;
+    pool_loops(&p.geometry, output, |window| {
+        let mut max = i8::MIN;
+        for index in window {
+            max = max.max(at(input, index));
+        }
+        Some(max.max(act_min).min(act_max))
+    });
+}
+
+/// float AVERAGE_POOL_2D: TFLM's `reference_ops::AveragePool` (float): the window's sum in
+/// order, divided by the (float) count, then clamped.
+///
+/// # Preconditions
+///
+/// As [`average_pool_s8`].
+pub fn average_pool_f32(p: &PoolF32, input: &[f32], output: &mut [f32]) {
+    pool_loops(&p.geometry, output, |window| {
+        let mut total = 0.0_f32;
+        let mut filter_count = 0.0_f32;
+        for index in window {
+            total += at(input, index);
+            filter_count += 1.0;
+        }
+        if filter_count == 0.0 {
+            return None;
+        }
+        Some(activation_f32(total / filter_count, p.act_min, p.act_max))
+    });
+}
+
+/// float MAX_POOL_2D: TFLM's `reference_ops::MaxPool` (float): `std::max` over the window
+/// from the lowest float, then clamped.
+///
+/// # Preconditions
+///
+/// As [`average_pool_s8`].
+pub fn max_pool_f32(p: &PoolF32, input: &[f32], output: &mut [f32]) {
+    pool_loops(&p.geometry, output, |window| {
+        let mut max = f32::MIN;
+        for index in window {
+            let value = at(input, index);
+            // `std::max(max, value)` is `max < value ? value : max`.
+            if max < value {
+                max = value;
+            }
+        }
+        Some(activation_f32(max, p.act_min, p.act_max))
+    });
+}

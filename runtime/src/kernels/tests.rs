@@ -1,0 +1,598 @@
+//! Small hand-checked cases for every kernel (kept tiny: CI runs them under miri).
+//!
+//! Expected values are derived by hand from the C++ reference kernels; the comments show the
+//! arithmetic. Whole-model bit-exactness against the TFLM interpreter is checked elsewhere.
+
+use super::fixed::*;
+use super::*;
+
+/// A multiplier of exactly 1.0 (`2^30 * 2^(1 - 31)`).
+const ONE: Requant = Requant {
+    multiplier: 1 << 30,
+    shift: 1,
+};
+/// A multiplier of exactly 0.5.
+const HALF: Requant = Requant {
+    multiplier: 1 << 30,
+    shift: 0,
+};
+
+// ---- fixed-point -------------------------------------------------------------------------
+
+#[test]
+fn doubling_high_mul_rounds_ties_up_and_saturates() {
+    assert_eq!(
+        saturating_rounding_doubling_high_mul(1 << 30, 1 << 30),
+        1 << 29
+    );
+    // 3 * 0.5 = 1.5 -> 2, -3 * 0.5 = -1.5 -> -1, -5 * 0.5 = -2.5 -> -2 (VQRDMULH).
+    assert_eq!(saturating_rounding_doubling_high_mul(3, 1 << 30), 2);
+    assert_eq!(saturating_rounding_doubling_high_mul(-3, 1 << 30), -1);
+    assert_eq!(saturating_rounding_doubling_high_mul(-5, 1 << 30), -2);
+    assert_eq!(
+        saturating_rounding_doubling_high_mul(i32::MIN, i32::MIN),
+        i32::MAX
+    );
+    assert_eq!(
+        saturating_rounding_doubling_high_mul(i32::MIN, i32::MAX),
+        -i32::MAX
+    );
+}
+
+#[test]
+fn rounding_divide_by_pot_rounds_half_away_from_zero() {
+    assert_eq!(rounding_divide_by_pot(5, 1), 3);
+    assert_eq!(rounding_divide_by_pot(-5, 1), -3);
+    assert_eq!(rounding_divide_by_pot(-3, 1), -2);
+    assert_eq!(rounding_divide_by_pot(4, 1), 2);
+    assert_eq!(rounding_divide_by_pot(501, 2), 125);
+    assert_eq!(rounding_divide_by_pot(502, 2), 126);
+    assert_eq!(rounding_divide_by_pot(-502, 2), -126);
+    assert_eq!(rounding_divide_by_pot(7, 0), 7);
+    assert_eq!(rounding_divide_by_pot(i32::MAX, 31), 1);
+    assert_eq!(rounding_divide_by_pot(i32::MIN, 31), -1);
+}
+
+#[test]
+fn saturating_multiply_by_pot() {
+    assert_eq!(saturating_rounding_multiply_by_pot(3, 2), 12);
+    assert_eq!(saturating_rounding_multiply_by_pot(1 << 29, 2), i32::MAX);
+    assert_eq!(saturating_rounding_multiply_by_pot(-(1 << 29), 2), i32::MIN);
+    assert_eq!(saturating_rounding_multiply_by_pot(6, -2), 2);
+    assert_eq!(rounding_half_sum(3, 4), 4);
+    assert_eq!(rounding_half_sum(-3, -4), -4);
+    assert_eq!(rounding_half_sum(i32::MAX, i32::MAX), i32::MAX);
+}
+
+#[test]
+fn quantized_multiplier_double_and_single_rounding() {
+    // 1000 * 0.5 * 2^-2 = 125.
+    assert_eq!(
+        multiply_by_quantized_multiplier_double(1000, 1 << 30, -2),
+        125
+    );
+    assert_eq!(
+        multiply_by_quantized_multiplier_single(1000, 1 << 30, -2),
+        125
+    );
+    // 5 * 0.25 = 1.25: double rounding rounds 2.5 -> 3, then 1.5 -> 2; single rounding -> 1.
+    assert_eq!(multiply_by_quantized_multiplier_double(5, 1 << 30, -1), 2);
+    assert_eq!(multiply_by_quantized_multiplier_single(5, 1 << 30, -1), 1);
+    // Left shifts: 3 * 0.5 * 2^2 = 6.
+    assert_eq!(multiply_by_quantized_multiplier_double(3, 1 << 30, 2), 6);
+    assert_eq!(multiply_by_quantized_multiplier_single(3, 1 << 30, 2), 6);
+    // The selected build.
+    assert_eq!(ONE.apply(-77), -77);
+    assert_eq!(HALF.apply(13), 7);
+    assert_eq!(HALF.apply(-13), -6);
+    assert_eq!(
+        multiply_by_quantized_multiplier_greater_than_one(3, 1 << 30, 2),
+        6
+    );
+    assert_eq!(
+        multiply_by_quantized_multiplier_smaller_than_one_exp(1000, 1 << 30, -2),
+        125
+    );
+    // Wrapping instead of panicking outside TFLM's contract.
+    let _ = multiply_by_quantized_multiplier_double(i32::MAX, i32::MAX, 31);
+    let _ = multiply_by_quantized_multiplier_single(i32::MIN, i32::MAX, 40);
+}
+
+/// `|got - want * 2^31| <= tolerance` for a Q0.31 result.
+fn assert_q31(got: i32, want: f64, tolerance: f64) {
+    let got = f64::from(got) / 2_147_483_648.0;
+    assert!(
+        (got - want).abs() <= tolerance,
+        "got {got}, want {want} within {tolerance}"
+    );
+}
+
+#[test]
+fn gemmlowp_transcendentals() {
+    assert_eq!(exp_on_negative_values::<5>(0), i32::MAX);
+    // exp(-1) and exp(-2.5) from Q5.26, exp(-0.5) from Q4.27.
+    assert_q31(exp_on_negative_values::<5>(-(1 << 26)), 0.367_879_44, 2e-7);
+    assert_q31(exp_on_negative_values::<5>(-(5 << 25)), 0.082_084_998, 2e-7);
+    assert_q31(exp_on_negative_values::<4>(-(1 << 26)), 0.606_530_66, 2e-7);
+    // Below -32 in Q5.26 is out of range of the barrel shifter but still small.
+    assert_q31(exp_on_negative_values::<5>(i32::MIN + 1), 0.0, 1e-9);
+    // 1 / (1 + 0.5), 1 / (1 + 0).
+    assert_q31(one_over_one_plus_x_for_x_in_0_1(1 << 30), 2.0 / 3.0, 2e-9);
+    assert_q31(one_over_one_plus_x_for_x_in_0_1(0), 1.0, 2e-9);
+    // logistic(0) = 1/2 exactly; logistic(2) and logistic(-2) from Q4.27.
+    assert_eq!(logistic::<4>(0), 1 << 30);
+    assert_q31(logistic::<4>(2 << 27), 0.880_797_08, 2e-7);
+    assert_q31(logistic::<4>(-(2 << 27)), 0.119_202_92, 2e-7);
+    // 1 / 1.25 with one integer bit above the unit: (0.8 in Q0.31, 0 bits over unit).
+    let (reciprocal, bits) = get_reciprocal(5 << 27, 2);
+    assert_eq!(bits, 0);
+    assert_q31(reciprocal, 0.8, 5e-9);
+}
+
+#[test]
+fn expf_matches_correctly_rounded_values() {
+    use super::expf::expf;
+    assert_eq!(expf(0.0), 1.0);
+    assert_eq!(expf(-0.0), 1.0);
+    // e = 2.7182817 is the f32 nearest to e; e^-1 and e^10 likewise.
+    assert_eq!(expf(1.0), core::f32::consts::E);
+    assert_eq!(expf(-1.0).to_bits(), 0x3ebc_5ab2);
+    assert_eq!(expf(10.0).to_bits(), 0x46ac_14ee);
+    assert_eq!(expf(f32::NEG_INFINITY), 0.0);
+    assert_eq!(expf(f32::INFINITY), f32::INFINITY);
+    assert!(expf(f32::NAN).is_nan());
+    assert_eq!(expf(89.0), f32::INFINITY);
+    assert_eq!(expf(-104.0), 0.0);
+    // A subnormal result: e^-100 = 3.7200760e-44 = 27 * 2^-149 (nearest).
+    assert_eq!(expf(-100.0).to_bits(), 27);
+}
+
+// ---- CONV_2D -------------------------------------------------------------------------------
+
+/// 1x3x3x1 input 1..=9.
+const IMAGE: [i8; 9] = [1, 2, 3, 4, 5, 6, 7, 8, 9];
+
+fn geometry(input: [usize; 4], filter: [usize; 4], output: [usize; 4]) -> ConvGeometry {
+    ConvGeometry {
+        input,
+        filter,
+        output,
+        stride_h: 1,
+        stride_w: 1,
+        dilation_h: 1,
+        dilation_w: 1,
+        pad_h: 0,
+        pad_w: 0,
+        depth_multiplier: 1,
+    }
+}
+
+fn conv_s8(geometry: ConvGeometry, requant: &'static [Requant]) -> ConvS8 {
+    ConvS8 {
+        geometry,
+        input_offset: 0,
+        output_offset: 0,
+        requant,
+        act_min: -128,
+        act_max: 127,
+    }
+}
+
+#[test]
+fn conv2d_valid_bias_and_clamp() {
+    // 2x2 filter [1 2; 3 4] over 1..=9: (0,0) = 1 + 4 + 12 + 20 = 37, then 47, 67, 77; bias 3.
+    let mut p = conv_s8(geometry([1, 3, 3, 1], [1, 2, 2, 1], [1, 2, 2, 1]), &[ONE]);
+    let mut out = [0_i8; 4];
+    conv2d_s8(&p, &IMAGE, &[1, 2, 3, 4], Some(&[3]), &mut out);
+    assert_eq!(out, [40, 50, 70, 80]);
+    // A fused activation clamps after the output offset: 80 + 5 -> 75.
+    p.output_offset = 5;
+    p.act_min = 46;
+    p.act_max = 75;
+    conv2d_s8(&p, &IMAGE, &[1, 2, 3, 4], Some(&[3]), &mut out);
+    assert_eq!(out, [46, 55, 75, 75]);
+    // The input offset (zero point 1) applies to every product: 37 - (1 + 2 + 3 + 4) = 27.
+    let p = ConvS8 {
+        input_offset: -1,
+        ..conv_s8(p.geometry, &[ONE])
+    };
+    conv2d_s8(&p, &IMAGE, &[1, 2, 3, 4], None, &mut out);
+    assert_eq!(out, [27, 37, 57, 67]);
+}
+
+#[test]
+fn conv2d_stride_and_same_padding() {
+    // SAME, stride 2, 2x2 filter on 3x3: output 2x2, total padding 1 -> pad 0 (the extra row
+    // and column are at the bottom and right, outside the image).
+    let mut g = geometry([1, 3, 3, 1], [1, 2, 2, 1], [1, 2, 2, 1]);
+    g.stride_h = 2;
+    g.stride_w = 2;
+    let mut out = [0_i8; 4];
+    conv2d_s8(&conv_s8(g, &[ONE]), &IMAGE, &[1, 2, 3, 4], None, &mut out);
+    // (0,2): 3*1 + 6*3; (2,0): 7*1 + 8*2; (2,2): 9*1.
+    assert_eq!(out, [37, 21, 23, 9]);
+
+    // SAME, 3x3 ones, stride 1: pad 1, every output is its 3x3 neighbourhood's sum.
+    let mut g = geometry([1, 3, 3, 1], [1, 3, 3, 1], [1, 3, 3, 1]);
+    g.pad_h = 1;
+    g.pad_w = 1;
+    let mut out = [0_i8; 9];
+    conv2d_s8(&conv_s8(g, &[ONE]), &IMAGE, &[1; 9], None, &mut out);
+    assert_eq!(out, [12, 21, 16, 27, 45, 33, 24, 39, 28]);
+}
+
+#[test]
+fn conv2d_dilation() {
+    // 2x2 filter dilated by 2 reads the corners: 1*1 + 3*2 + 7*3 + 9*4 = 64.
+    let mut g = geometry([1, 3, 3, 1], [1, 2, 2, 1], [1, 1, 1, 1]);
+    g.dilation_h = 2;
+    g.dilation_w = 2;
+    let mut out = [0_i8; 1];
+    conv2d_s8(&conv_s8(g, &[ONE]), &IMAGE, &[1, 2, 3, 4], None, &mut out);
+    assert_eq!(out, [64]);
+}
+
+#[test]
+fn conv2d_per_channel_requant_and_saturation() {
+    // Two output channels: [1 2; 3 4] at 1.0 and ones at 0.5 (12 * 0.5 = 6, 16 -> 8, 24 ->
+    // 12, 28 -> 14); OHWI filter layout.
+    let g = geometry([1, 3, 3, 1], [2, 2, 2, 1], [1, 2, 2, 2]);
+    let mut out = [0_i8; 8];
+    conv2d_s8(
+        &conv_s8(g, &[ONE, HALF]),
+        &IMAGE,
+        &[1, 2, 3, 4, 1, 1, 1, 1],
+        None,
+        &mut out,
+    );
+    assert_eq!(out, [37, 6, 47, 8, 67, 12, 77, 14]);
+    // Ties of the 0.5 multiplier round up: 13 * 0.5 -> 7, -13 * 0.5 -> -6.
+    let g = geometry([1, 1, 1, 1], [2, 1, 1, 1], [1, 1, 1, 2]);
+    conv2d_s8(
+        &conv_s8(g, &[HALF, HALF]),
+        &[13],
+        &[1, -1],
+        None,
+        &mut out[..2],
+    );
+    assert_eq!(out[..2], [7, -6]);
+    // Saturation at the int8 range: 127 * 127 = 16129 -> 127, -16129 -> -128.
+    conv2d_s8(
+        &conv_s8(g, &[ONE, ONE]),
+        &[127],
+        &[127, -127],
+        None,
+        &mut out[..2],
+    );
+    assert_eq!(out[..2], [127, -128]);
+}
+
+#[test]
+fn conv2d_grouped() {
+    // Two groups: C = 2, I = 1, O = 2; output channel g reads input channel g only.
+    let g = geometry([1, 1, 2, 2], [2, 1, 2, 1], [1, 1, 1, 2]);
+    let mut out = [0_i8; 2];
+    // Input (x, c): (0,0)=1 (0,1)=10 (1,0)=2 (1,1)=20; filters [1 1] and [1 -1].
+    conv2d_s8(
+        &conv_s8(g, &[ONE, ONE]),
+        &[1, 10, 2, 20],
+        &[1, 1, 1, -1],
+        None,
+        &mut out,
+    );
+    assert_eq!(out, [3, -10]);
+}
+
+#[test]
+fn conv2d_f32_sums_in_tflm_order() {
+    let g = geometry([1, 3, 3, 1], [1, 2, 2, 1], [1, 2, 2, 1]);
+    let p = ConvF32 {
+        geometry: g,
+        act_min: f32::MIN,
+        act_max: 60.0,
+    };
+    let image: [f32; 9] = core::array::from_fn(|i| i as f32 + 1.0);
+    let mut out = [0.0_f32; 4];
+    conv2d_f32(&p, &image, &[1.0, 2.0, 3.0, 4.0], Some(&[0.5]), &mut out);
+    assert_eq!(out, [37.5, 47.5, 60.0, 60.0]);
+    // Order matters in float: ((1e8 + 1) + -1e8) + 1 = 1 in f32 (1e8 + 1 rounds to 1e8).
+    let g = geometry([1, 1, 1, 4], [1, 1, 1, 4], [1, 1, 1, 1]);
+    let p = ConvF32 {
+        geometry: g,
+        act_min: f32::MIN,
+        act_max: f32::MAX,
+    };
+    conv2d_f32(&p, &[1e8, 1.0, -1e8, 1.0], &[1.0; 4], None, &mut out[..1]);
+    assert_eq!(out[0], 1.0);
+}
+
+// ---- DEPTHWISE_CONV_2D ---------------------------------------------------------------------
+
+#[test]
+fn depthwise_conv2d_depth_multiplier() {
+    // 2x2x2 input, depth multiplier 2 -> 4 output channels, out_c = m + in_c * 2.
+    let mut g = geometry([1, 2, 2, 2], [1, 2, 2, 4], [1, 1, 1, 4]);
+    g.depth_multiplier = 2;
+    let input = [1, 10, 2, 20, 3, 30, 4, 40];
+    // 1HWO: per (y, x) the 4 output channels.
+    let filter = [1, 0, 1, 0, 1, 0, 0, 1, 1, 1, 0, 0, 1, 1, 1, 1];
+    let mut out = [0_i8; 4];
+    depthwise_conv2d_s8(&conv_s8(g, &[ONE; 4]), &input, &filter, None, &mut out);
+    // oc0 = 1+2+3+4, oc1 = 3+4, oc2 = 10+40, oc3 = 20+40.
+    assert_eq!(out, [10, 7, 50, 60]);
+    // Per-channel multipliers, bias and offsets: (10 + 1) * 0.5 -> 6 (5.5 rounds up), + 1.
+    let p = ConvS8 {
+        output_offset: 1,
+        ..conv_s8(g, &[HALF, ONE, ONE, ONE])
+    };
+    depthwise_conv2d_s8(&p, &input, &filter, Some(&[1, 0, 0, 100]), &mut out);
+    assert_eq!(out, [7, 8, 51, 127]);
+}
+
+#[test]
+fn depthwise_conv2d_padding_stride_dilation() {
+    // 3x3 image, 2x2 ones filter dilated by 2, SAME-like padding 1, stride 2: windows at
+    // origins (-1,-1), (-1,1), (1,-1), (1,1) read taps at offsets 0 and 2.
+    let mut g = geometry([1, 3, 3, 1], [1, 2, 2, 1], [1, 2, 2, 1]);
+    g.stride_h = 2;
+    g.stride_w = 2;
+    g.dilation_h = 2;
+    g.dilation_w = 2;
+    g.pad_h = 1;
+    g.pad_w = 1;
+    let mut out = [0_i8; 4];
+    depthwise_conv2d_s8(&conv_s8(g, &[ONE]), &IMAGE, &[1; 4], None, &mut out);
+    // (-1,-1): only (1,1) = 5; (-1,1): (1,1)=5 and (1,3) outside -> 5; (1,-1): 5; (1,1): 5.
+    assert_eq!(out, [5, 5, 5, 5]);
+    let p = ConvF32 {
+        geometry: g,
+        act_min: 0.0,
+        act_max: 6.0,
+    };
+    let image: [f32; 9] = core::array::from_fn(|i| i as f32 + 1.0);
+    let mut out = [0.0_f32; 4];
+    depthwise_conv2d_f32(&p, &image, &[1.5; 4], Some(&[-1.0]), &mut out);
+    assert_eq!(out, [6.0, 6.0, 6.0, 6.0]);
+}
+
+// ---- FULLY_CONNECTED -----------------------------------------------------------------------
+
+fn fc(requant: &'static [Requant]) -> FullyConnectedS8 {
+    FullyConnectedS8 {
+        batches: 2,
+        accum_depth: 3,
+        output_depth: 2,
+        input_offset: 0,
+        filter_offset: 0,
+        output_offset: 0,
+        requant,
+        act_min: -128,
+        act_max: 127,
+    }
+}
+
+#[test]
+fn fully_connected_per_tensor_and_per_channel() {
+    let input = [1, 2, 3, 4, 5, 6];
+    let filter = [1, 0, -1, 2, 2, 2];
+    let mut out = [0_i8; 4];
+    // b0: 1 - 3 = -2, 2 + 4 + 6 = 12; b1: -2, 30; bias [1, -1].
+    fully_connected_s8(&fc(&[ONE]), &input, &filter, Some(&[1, -1]), &mut out);
+    assert_eq!(out, [-1, 11, -1, 29]);
+    // Per-tensor filter offset (zero point -1): filter + 1 = [2 1 0; 3 3 3].
+    let p = FullyConnectedS8 {
+        filter_offset: 1,
+        input_offset: 0,
+        ..fc(&[ONE])
+    };
+    fully_connected_s8(&p, &input, &filter, None, &mut out);
+    assert_eq!(out, [4, 18, 13, 45]);
+    // Per-channel: the filter offset is not applied; channel 1 at 0.5; offsets and clamp.
+    let p = FullyConnectedS8 {
+        filter_offset: 1,
+        input_offset: -1,
+        output_offset: -3,
+        act_min: -4,
+        ..fc(&[ONE, HALF])
+    };
+    // input - 1: [0 1 2; 3 4 5]: b0: 0 - 2 = -2, (0+2+4) * 0.5 = 3; b1: 3-5 = -2, 24*0.5 = 12.
+    fully_connected_s8(&p, &input, &filter, None, &mut out);
+    assert_eq!(out, [-4, 0, -4, 9]);
+}
+
+#[test]
+fn fully_connected_f32_clamps() {
+    let p = FullyConnectedF32 {
+        batches: 1,
+        accum_depth: 2,
+        output_depth: 2,
+        act_min: 0.0,
+        act_max: f32::MAX,
+    };
+    let mut out = [0.0_f32; 2];
+    fully_connected_f32(
+        &p,
+        &[1.0, 2.0],
+        &[0.5, 0.25, -1.0, 0.0],
+        Some(&[0.0, 0.5]),
+        &mut out,
+    );
+    assert_eq!(out, [1.0, 0.0]);
+}
+
+// ---- pooling -------------------------------------------------------------------------------
+
+fn pool(input: [usize; 4], output: [usize; 4], filter: usize, stride: usize) -> PoolS8 {
+    PoolS8 {
+        geometry: PoolGeometry {
+            input,
+            output,
+            filter_h: filter,
+            filter_w: filter,
+            stride_h: stride,
+            stride_w: stride,
+            pad_h: 0,
+            pad_w: 0,
+        },
+        act_min: -128,
+        act_max: 127,
+    }
+}
+
+#[test]
+fn average_pool_rounds_half_away_from_zero() {
+    let mut out = [0_i8; 4];
+    // 2x2 windows over 1..=9: 12/4, 16/4, 24/4, 28/4.
+    average_pool_s8(&pool([1, 3, 3, 1], [1, 2, 2, 1], 2, 1), &IMAGE, &mut out);
+    assert_eq!(out, [3, 4, 6, 7]);
+    // SAME, stride 2: edge windows shrink to the input: [3 6] -> 4.5 -> 5, [7 8] -> 8, [9].
+    average_pool_s8(&pool([1, 3, 3, 1], [1, 2, 2, 1], 2, 2), &IMAGE, &mut out);
+    assert_eq!(out, [3, 5, 8, 9]);
+    // 7/4 = 1.75 -> 2, -7/4 -> -2, and the activation clamp.
+    let mut p = pool([1, 2, 2, 2], [1, 1, 1, 2], 2, 1);
+    average_pool_s8(&p, &[1, -1, 2, -2, 2, -2, 2, -2], &mut out[..2]);
+    assert_eq!(out[..2], [2, -2]);
+    p.act_min = 0;
+    average_pool_s8(&p, &[1, -1, 2, -2, 2, -2, 2, -2], &mut out[..2]);
+    assert_eq!(out[..2], [2, 0]);
+    // Padding above and left: a 2x2 window at origin (-1, -1) holds only element (0, 0).
+    p = pool([1, 2, 2, 1], [1, 1, 1, 1], 2, 1);
+    p.geometry.pad_h = 1;
+    p.geometry.pad_w = 1;
+    average_pool_s8(&p, &[-9, 100, 100, 100], &mut out[..1]);
+    assert_eq!(out[0], -9);
+}
+
+#[test]
+fn max_pool_and_float_pools() {
+    let mut out = [0_i8; 4];
+    max_pool_s8(&pool([1, 3, 3, 1], [1, 2, 2, 1], 2, 1), &IMAGE, &mut out);
+    assert_eq!(out, [5, 6, 8, 9]);
+    let mut p = pool([1, 3, 3, 1], [1, 2, 2, 1], 2, 2);
+    p.act_max = 7;
+    max_pool_s8(&p, &IMAGE, &mut out);
+    assert_eq!(out, [5, 6, 7, 7]);
+
+    let image: [f32; 9] = core::array::from_fn(|i| i as f32 + 1.0);
+    let pf = PoolF32 {
+        geometry: pool([1, 3, 3, 1], [1, 2, 2, 1], 2, 2).geometry,
+        act_min: f32::MIN,
+        act_max: f32::MAX,
+    };
+    let mut out = [0.0_f32; 4];
+    average_pool_f32(&pf, &image, &mut out);
+    assert_eq!(out, [3.0, 4.5, 7.5, 9.0]);
+    max_pool_f32(&pf, &image, &mut out);
+    assert_eq!(out, [5.0, 6.0, 8.0, 9.0]);
+}
+
+// ---- SOFTMAX -------------------------------------------------------------------------------
+
+/// TFLM's prepare for input scale 0.1 and beta 1: `PreprocessSoftmaxScaling(1.0, 0.1f, 5)`
+/// = `QuantizeMultiplier(0.1f * 2^26 = 6710886.5)` = (round(0.8000000119 * 2^31), 23), and
+/// `diff_min = -floor(31 * 2^26 / 2^23) = -248`.
+const SOFTMAX_SCALE_0_1: SoftmaxS8 = SoftmaxS8 {
+    rows: 1,
+    depth: 5,
+    input_multiplier: 1_717_986_918,
+    input_left_shift: 23,
+    diff_min: -248,
+};
+
+#[test]
+fn softmax_s8_exact_cases() {
+    let mut out = [0_i8; 5];
+    // Equal entries: 1/2 each -> 0.5 * 256 - 128 = 0.
+    let p = SoftmaxS8 {
+        depth: 2,
+        ..SOFTMAX_SCALE_0_1
+    };
+    softmax_s8(&p, &[7, 7], &mut out[..2]);
+    assert_eq!(out[..2], [0, 0]);
+    // One entry: 1.0 -> 256 - 128, saturated to 127.
+    let p = SoftmaxS8 {
+        depth: 1,
+        ..SOFTMAX_SCALE_0_1
+    };
+    softmax_s8(&p, &[-50], &mut out[..1]);
+    assert_eq!(out[0], 127);
+    // Below diff_min: -128 and left out of the sum.
+    let p = SoftmaxS8 {
+        depth: 2,
+        diff_min: -50,
+        ..SOFTMAX_SCALE_0_1
+    };
+    softmax_s8(&p, &[100, 0], &mut out[..2]);
+    assert_eq!(out[..2], [127, -128]);
+}
+
+#[test]
+fn softmax_s8_matches_tflm_golden_within_one() {
+    // TFLM's softmax_test: input 1..=5 at scale 0.1; golden softmax quantised at 1/256, -128.
+    let golden = [-125, -120, -106, -68, 35];
+    let rows = SoftmaxS8 {
+        rows: 2,
+        ..SOFTMAX_SCALE_0_1
+    };
+    let mut out = [0_i8; 10];
+    softmax_s8(
+        &rows,
+        &[10, 20, 30, 40, 50, -10, -20, -30, -40, -50],
+        &mut out,
+    );
+    for (i, (&got, &want)) in out
+        .iter()
+        .zip(golden.iter().chain(golden.iter().rev()))
+        .enumerate()
+    {
+        assert!((i32::from(got) - want).abs() <= 1, "{i}: {got} vs {want}");
+    }
+}
+
+#[test]
+fn softmax_f32_rows() {
+    let p = SoftmaxF32 {
+        rows: 2,
+        depth: 2,
+        beta: 1.0,
+    };
+    let mut out = [0.0_f32; 4];
+    softmax_f32(&p, &[3.0, 3.0, 0.0, f32::NEG_INFINITY], &mut out);
+    assert_eq!(out, [0.5, 0.5, 1.0, 0.0]);
+    // e^0 / (e^0 + e^-1) with e^-1 = expf(-1) = 0x3ebc5ab2.
+    softmax_f32(&p, &[1.0, 0.0, 0.0, 0.0], &mut out);
+    let e = f32::from_bits(0x3ebc_5ab2);
+    assert_eq!(out[0], 1.0 / (1.0 + e));
+    assert_eq!(out[1], e / (1.0 + e));
+}
+
+// ---- data movement -------------------------------------------------------------------------
+
+#[test]
+fn copy_copies() {
+    let mut out = [0_i8; 3];
+    copy(&[1, 2, 3], &mut out);
+    assert_eq!(out, [1, 2, 3]);
+}
+
+// ---- no panics -----------------------------------------------------------------------------
+
+#[test]
+fn inconsistent_parameters_do_not_panic() {
+    // Zero dimensions TFLM would divide by, slices shorter than the shapes.
+    let g = geometry([1, 3, 3, 0], [1, 2, 2, 0], [1, 2, 2, 1]);
+    let mut out = [0_i8; 4];
+    conv2d_s8(&conv_s8(g, &[]), &IMAGE, &[], None, &mut out);
+    let g = geometry([1, 3, 3, 1], [1, 2, 2, 1], [1, 2, 2, 1]);
+    conv2d_s8(
+        &conv_s8(g, &[]),
+        &IMAGE[..2],
+        &[1],
+        Some(&[]),
+        &mut out[..1],
+    );
+    depthwise_conv2d_s8(&conv_s8(g, &[]), &[], &[], None, &mut out);
+    fully_connected_s8(&fc(&[]), &[], &[], None, &mut out);
+    average_pool_s8(&pool([1, 3, 3, 1], [1, 2, 2, 1], 0, 1), &IMAGE, &mut out);
+    softmax_s8(&SOFTMAX_SCALE_0_1, &[], &mut out);
+}
