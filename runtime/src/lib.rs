@@ -12,6 +12,7 @@
 //!   [`Arena::views`], every input (shared) and output (mutable) of one op at once, which the
 //!   generated `ops::op_N` functions call;
 //! - [`Element`]: the element types a slot can have;
+//! - [`cache`]: buffers for tensors whose size is known only at run time, MLX's cache rules;
 //! - tables describing the model ([`TensorInfo`], [`OpInfo`]);
 //! - with feature `kernels`, module `kernels`: reference kernels bit-exact with TensorFlow Lite Micro.
 //!
@@ -110,6 +111,7 @@ use core::marker::PhantomData;
 use core::ops::Range;
 
 mod arena;
+pub mod cache;
 #[cfg(feature = "kernels")]
 pub mod kernels;
 mod op;
