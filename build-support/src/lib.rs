@@ -130,6 +130,7 @@ pub struct Config {
     manifest_dir: Option<PathBuf>,
     out_dir: Option<PathBuf>,
     bless: Option<bool>,
+    invoke: bool,
 }
 
 /// What [`Config::generate`] wrote.
@@ -181,6 +182,13 @@ impl Config {
     /// A shape for a tensor with `-1` dimensions, as `T=DIMS` (`input=1x96x96x1`).
     pub fn shape(&mut self, spec: impl Into<String>) -> &mut Self {
         self.shapes.push(spec.into());
+        self
+    }
+
+    /// Generate `invoke`, which runs the model's ops with the runtime's reference kernels (the
+    /// `stowplan` dependency needs its feature `kernels`); an op without a kernel is an error.
+    pub fn invoke(&mut self, yes: bool) -> &mut Self {
+        self.invoke = yes;
         self
     }
 
@@ -297,6 +305,7 @@ impl Config {
             model_path: rel.clone(),
             model_file: ModelFile::ManifestRelative(rel.clone()),
             budget: self.budget,
+            invoke: self.invoke,
         };
         let tokens = codegen::generate(&plan, &bytes, &cg).map_err(|e| model_err(e.to_string()))?;
         let file: syn::File = syn::parse2(tokens)

@@ -52,6 +52,7 @@ pub mod lifetime;
 pub mod model;
 pub mod plan;
 pub mod problem_csv;
+pub mod quant;
 mod schema;
 pub mod scratch;
 pub mod verify;

@@ -233,3 +233,35 @@ fn generated_op_proof_accepts_disjoint_and_rejects_overlaps() {
     let message = panic_message(|| assert_op_disjoint(&[], &[(0, 16), (8, 24)]));
     assert_eq!(message, "two outputs of one op share bytes");
 }
+
+#[test]
+fn constants_are_read_in_place_from_the_model_file() {
+    use crate::__private_v1::{Aligned, typed_at};
+    static FILE: Aligned<[u8; 24]> = Aligned([
+        0, 0, 0, 0, 1, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0, 0, 0x80, 0x3f, 7, 8, 9, 10, 11, 12, 13,
+        14,
+    ]);
+    const INTS: &[i32] = typed_at::<i32, 24>(&FILE_CONST, 4, 2);
+    const FILE_CONST: Aligned<[u8; 24]> = Aligned([
+        0, 0, 0, 0, 1, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0, 0, 0x80, 0x3f, 7, 8, 9, 10, 11, 12, 13,
+        14,
+    ]);
+    assert_eq!(INTS, &[1, -1]);
+    let floats: &[f32] = typed_at::<f32, 24>(&FILE, 12, 1);
+    assert_eq!(floats, &[1.0]);
+    let bytes: &[i8] = typed_at::<i8, 24>(&FILE, 17, 3);
+    assert_eq!(bytes, &[8, 9, 10]);
+    assert_eq!(typed_at::<u8, 24>(&FILE, 24, 0), &[] as &[u8]);
+    let misaligned = panic_message(|| {
+        let _ = typed_at::<i32, 24>(&FILE, 2, 1);
+    });
+    assert!(misaligned.contains("not aligned"), "{misaligned}");
+    let outside = panic_message(|| {
+        let _ = typed_at::<i32, 24>(&FILE, 20, 2);
+    });
+    assert!(outside.contains("outside the model file"), "{outside}");
+    let overflow = panic_message(|| {
+        let _ = typed_at::<i32, 24>(&FILE, 4, usize::MAX / 2);
+    });
+    assert!(overflow.contains("outside the model file"), "{overflow}");
+}

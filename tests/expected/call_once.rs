@@ -63,9 +63,12 @@ pub mod call_once {
     pub type StaticArena = ::stowplan::StaticArena<Activations, ARENA_BYTES>;
     /// The persistent region, exactly `PERSISTENT_BYTES` long.
     pub type PersistentArena = ::stowplan::Arena<Persistent, PERSISTENT_BYTES>;
-    const _: &[u8] = ::core::include_bytes!(
-        ::core::concat!(::core::env!("CARGO_MANIFEST_DIR"),
-        "/models/synthetic/call_once.tflite")
+    /// The model file, 16-byte aligned; constant tensors are views into it.
+    const MODEL_FILE: &::stowplan::__private_v1::Aligned<[u8; 920]> = &::stowplan::__private_v1::Aligned(
+        *::core::include_bytes!(
+            ::core::concat!(::core::env!("CARGO_MANIFEST_DIR"),
+            "/models/synthetic/call_once.tflite")
+        ),
     );
     const _: () = ::core::assert!(
         ::core::cfg!(target_endian = "little"),
@@ -86,14 +89,11 @@ pub mod call_once {
     const _: () = ::core::assert!(
         Y.end() <= ARENA_BYTES, "slot Y lies outside the arena"
     );
-    const BUFFER_1: &::stowplan::__private_v1::Aligned<[u8; 32]> = &::stowplan::__private_v1::Aligned(
-        *b"\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0",
-    );
     /// Constant `init/zeros` `float32[1,8]`: buffer 1, 32 bytes
-    pub const SG1_INIT_ZEROS: &[f32] = ::stowplan::__private_v1::typed::<
+    pub const SG1_INIT_ZEROS: &[f32] = ::stowplan::__private_v1::typed_at::<
         f32,
-        32,
-    >(BUFFER_1);
+        { 920 },
+    >(MODEL_FILE, 128, 8);
     /// The model's input tensors (indexes into `TENSORS`).
     pub const INPUTS: &[u32] = &[0];
     /// The model's output tensors (indexes into `TENSORS`).
@@ -143,7 +143,9 @@ pub mod call_once {
             name: "init/zeros",
             dtype: "float32",
             shape: &[1, 8],
-            location: ::stowplan::__private_v1::Location::Constant(&BUFFER_1.0),
+            location: ::stowplan::__private_v1::Location::Constant(
+                ::stowplan::__private_v1::typed_at::<u8, { 920 }>(MODEL_FILE, 128, 32),
+            ),
         },
     ];
     /// Every op of every subgraph, each subgraph in execution order.

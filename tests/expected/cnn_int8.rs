@@ -67,9 +67,12 @@ pub mod cnn_int8 {
     pub type StaticArena = ::stowplan::StaticArena<Activations, ARENA_BYTES>;
     /// The persistent region, exactly `PERSISTENT_BYTES` long.
     pub type PersistentArena = ::stowplan::Arena<Persistent, PERSISTENT_BYTES>;
-    const _: &[u8] = ::core::include_bytes!(
-        ::core::concat!(::core::env!("CARGO_MANIFEST_DIR"),
-        "/models/cnn_int8/cnn_int8.tflite")
+    /// The model file, 16-byte aligned; constant tensors are views into it.
+    const MODEL_FILE: &::stowplan::__private_v1::Aligned<[u8; 4_536]> = &::stowplan::__private_v1::Aligned(
+        *::core::include_bytes!(
+            ::core::concat!(::core::env!("CARGO_MANIFEST_DIR"),
+            "/models/cnn_int8/cnn_int8.tflite")
+        ),
     );
     const _: () = ::core::assert!(
         ::core::cfg!(target_endian = "little"),
@@ -84,54 +87,51 @@ pub mod cnn_int8 {
         SERVING_DEFAULT_IMAGE_0.end() <= ARENA_BYTES,
         "slot SERVING_DEFAULT_IMAGE_0 lies outside the arena"
     );
-    const BUFFER_2: &::stowplan::__private_v1::Aligned<[u8; 8]> = &::stowplan::__private_v1::Aligned(
-        *b"\x01\0\0\0H\0\0\0",
-    );
     /// Constant `arith.constant` `int32[2]`: buffer 2, 8 bytes
-    pub const ARITH_CONSTANT: &[i32] = ::stowplan::__private_v1::typed::<
+    pub const ARITH_CONSTANT: &[i32] = ::stowplan::__private_v1::typed_at::<
         i32,
-        8,
-    >(BUFFER_2);
-    const BUFFER_3: &::stowplan::__private_v1::Aligned<[u8; 16]> = &::stowplan::__private_v1::Aligned(
-        *b"y\xE2\xFF\xFF$\x0C\0\0\xC8\x11\0\0\xA7\x03\0\0",
-    );
+        { 4_536 },
+    >(MODEL_FILE, 1_084, 2);
     /// Constant `add_4` `int32[4]`: buffer 3, 16 bytes
-    pub const ADD_4: &[i32] = ::stowplan::__private_v1::typed::<i32, 16>(BUFFER_3);
-    const BUFFER_4: &::stowplan::__private_v1::Aligned<[u8; 288]> = &::stowplan::__private_v1::Aligned(
-        *b"\xE3\xD1`P]_>T\xF9\xFA\x81\x84\x9C\xF1]\xE1\x03;*S\xF2\x11\x8E\xE8\x8C\x8C\xDB(\xC4\xA0\xAF\xE8\xEC\xE2\xF6k\\\x12O<,wD\x86LdpE\\\xA3\x91\x19/\xDD\xC56\xF3\xDE\xEFyX5# F\x9D~\xA0\xD2tr\xCF\0\xE0\xD1Y\x15G\x82y\x83\xF0\x87bj\xAAh(\xF1\xF6}I\xB9\xF2J^`\x17\x08\xDB\xD3},M|w\x863\x85\x1E\xB8JT\xFBS5%8P\x8F\x1A\xA2R\xA7\xAF\x85?8\xB8\0M\xD2\x8D\x7FwK\x82\xCF>\xEB\x1E\xFA%\x88d:A\xF2\xFB>\x82L\x9C\x10Y\xFA\x7F7\xD5\x03u\xB5\xC5\x19\x91\x11\xD5\x8D\xB3\xF27,E\x17\xBA\xE1\xB1\x92\xC7\xC1\xD4d\x05T/\x93A\r\xC9\x0B\x84\xC7(\xC8\x1A\xB5%\xD6\xE0\xF6\x81\xCD\xC7A\xC5\x83Y\xBE\xC7\x93\xF7m\xFE\xD8G\xC8}\\\xF6J\x06\xB9Mx\xA5&?\xEB\x97\x7F\xA5\xCD\xC1\xB1&W\r\x92_\xD7\xD1\xE0TZ\x9Ed?\x92\x12%\x98\xE8\xF0*\xFD\x19\x8E\xE2\x03o\x8E\xD0\xE3alP.\x17\xD8#\xB1ih\x0C\xC2\x19\x95gA\x1B\xB6m\0\xC1\xDF]\xC0\x84",
-    );
+    pub const ADD_4: &[i32] = ::stowplan::__private_v1::typed_at::<
+        i32,
+        { 4_536 },
+    >(MODEL_FILE, 1_056, 4);
     /// Constant `MatMul` `int8[4,72]`: buffer 4, 288 bytes
-    pub const MATMUL_3: &[i8] = ::stowplan::__private_v1::typed::<i8, 288>(BUFFER_4);
-    const BUFFER_5: &::stowplan::__private_v1::Aligned<[u8; 16]> = &::stowplan::__private_v1::Aligned(
-        *b"w\x06\0\0\xCF\xF3\xFF\xFF\xE7\xF3\xFF\xFF-\xF4\xFF\xFF",
-    );
+    pub const MATMUL_3: &[i8] = ::stowplan::__private_v1::typed_at::<
+        i8,
+        { 4_536 },
+    >(MODEL_FILE, 756, 288);
     /// Constant `Relu_1;add_1;depthwise;Const_4` `int32[4]`: buffer 5, 16 bytes
-    pub const RELU_1_4: &[i32] = ::stowplan::__private_v1::typed::<i32, 16>(BUFFER_5);
-    const BUFFER_6: &::stowplan::__private_v1::Aligned<[u8; 36]> = &::stowplan::__private_v1::Aligned(
-        *b"\xF4el\x82~\xA9\x81\xC0d.E\x7Fr\nlUj\x9CVf\xB6\x7F\xD5.R\x90O\x84\x81QX\x9A\x9A3\x8C\xF2",
-    );
+    pub const RELU_1_4: &[i32] = ::stowplan::__private_v1::typed_at::<
+        i32,
+        { 4_536 },
+    >(MODEL_FILE, 728, 4);
     /// Constant `depthwise` `int8[1,3,3,4]`: buffer 6, 36 bytes
-    pub const DEPTHWISE: &[i8] = ::stowplan::__private_v1::typed::<i8, 36>(BUFFER_6);
-    const BUFFER_7: &::stowplan::__private_v1::Aligned<[u8; 16]> = &::stowplan::__private_v1::Aligned(
-        *b"\xF5\xFF\xFF\xFF\xD1\xF8\xFF\xFF\xFD\x0B\0\x004\xFF\xFF\xFF",
-    );
+    pub const DEPTHWISE: &[i8] = ::stowplan::__private_v1::typed_at::<
+        i8,
+        { 4_536 },
+    >(MODEL_FILE, 680, 36);
     /// Constant `Relu_2;add_3;Conv2D_1;Const_2` `int32[4]`: buffer 7, 16 bytes
-    pub const RELU_2_6: &[i32] = ::stowplan::__private_v1::typed::<i32, 16>(BUFFER_7);
-    const BUFFER_8: &::stowplan::__private_v1::Aligned<[u8; 16]> = &::stowplan::__private_v1::Aligned(
-        *b"\xE5}\x94\x81r\xC2\xAB\x7F\xC3\x7F~\xBAS\x81h1",
-    );
+    pub const RELU_2_6: &[i32] = ::stowplan::__private_v1::typed_at::<
+        i32,
+        { 4_536 },
+    >(MODEL_FILE, 652, 4);
     /// Constant `Conv2D_1` `int8[4,1,1,4]`: buffer 8, 16 bytes
-    pub const CONV2D_1: &[i8] = ::stowplan::__private_v1::typed::<i8, 16>(BUFFER_8);
-    const BUFFER_9: &::stowplan::__private_v1::Aligned<[u8; 16]> = &::stowplan::__private_v1::Aligned(
-        *b"\xB2\x1A\0\0\t\xF3\xFF\xFFp\xE4\xFF\xFF\xFA\r\0\0",
-    );
+    pub const CONV2D_1: &[i8] = ::stowplan::__private_v1::typed_at::<
+        i8,
+        { 4_536 },
+    >(MODEL_FILE, 624, 16);
     /// Constant `Relu;add;Conv2D;Const_6` `int32[4]`: buffer 9, 16 bytes
-    pub const RELU_8: &[i32] = ::stowplan::__private_v1::typed::<i32, 16>(BUFFER_9);
-    const BUFFER_10: &::stowplan::__private_v1::Aligned<[u8; 36]> = &::stowplan::__private_v1::Aligned(
-        *b"\xEEF\x1E\x893Q\xCF\x81\xD6P\x8B\x7FtF3\xDD\xD5\xFE\x7Fr;\x10\xC8\x12\xAB\r\x12\xF3\x81\xCA%]\x11$\xF4i",
-    );
+    pub const RELU_8: &[i32] = ::stowplan::__private_v1::typed_at::<
+        i32,
+        { 4_536 },
+    >(MODEL_FILE, 596, 4);
     /// Constant `Conv2D` `int8[4,3,3,1]`: buffer 10, 36 bytes
-    pub const CONV2D: &[i8] = ::stowplan::__private_v1::typed::<i8, 36>(BUFFER_10);
+    pub const CONV2D: &[i8] = ::stowplan::__private_v1::typed_at::<
+        i8,
+        { 4_536 },
+    >(MODEL_FILE, 548, 36);
     /// `Relu;add;Conv2D;Const_61` `int8[1,12,12,4]`, intermediate, lifetime 1..=2, offset 0, 576 bytes
     pub const RELU_10: ::stowplan::Slot<Activations, i8> = ::stowplan::Slot::new(0, 576);
     const _: () = ::core::assert!(
@@ -220,55 +220,76 @@ pub mod cnn_int8 {
             name: "arith.constant",
             dtype: "int32",
             shape: &[2],
-            location: ::stowplan::__private_v1::Location::Constant(&BUFFER_2.0),
+            location: ::stowplan::__private_v1::Location::Constant(
+                ::stowplan::__private_v1::typed_at::<u8, { 4_536 }>(MODEL_FILE, 1_084, 8),
+            ),
         },
         ::stowplan::__private_v1::TensorInfo {
             name: "add_4",
             dtype: "int32",
             shape: &[4],
-            location: ::stowplan::__private_v1::Location::Constant(&BUFFER_3.0),
+            location: ::stowplan::__private_v1::Location::Constant(
+                ::stowplan::__private_v1::typed_at::<
+                    u8,
+                    { 4_536 },
+                >(MODEL_FILE, 1_056, 16),
+            ),
         },
         ::stowplan::__private_v1::TensorInfo {
             name: "MatMul",
             dtype: "int8",
             shape: &[4, 72],
-            location: ::stowplan::__private_v1::Location::Constant(&BUFFER_4.0),
+            location: ::stowplan::__private_v1::Location::Constant(
+                ::stowplan::__private_v1::typed_at::<u8, { 4_536 }>(MODEL_FILE, 756, 288),
+            ),
         },
         ::stowplan::__private_v1::TensorInfo {
             name: "Relu_1;add_1;depthwise;Const_4",
             dtype: "int32",
             shape: &[4],
-            location: ::stowplan::__private_v1::Location::Constant(&BUFFER_5.0),
+            location: ::stowplan::__private_v1::Location::Constant(
+                ::stowplan::__private_v1::typed_at::<u8, { 4_536 }>(MODEL_FILE, 728, 16),
+            ),
         },
         ::stowplan::__private_v1::TensorInfo {
             name: "depthwise",
             dtype: "int8",
             shape: &[1, 3, 3, 4],
-            location: ::stowplan::__private_v1::Location::Constant(&BUFFER_6.0),
+            location: ::stowplan::__private_v1::Location::Constant(
+                ::stowplan::__private_v1::typed_at::<u8, { 4_536 }>(MODEL_FILE, 680, 36),
+            ),
         },
         ::stowplan::__private_v1::TensorInfo {
             name: "Relu_2;add_3;Conv2D_1;Const_2",
             dtype: "int32",
             shape: &[4],
-            location: ::stowplan::__private_v1::Location::Constant(&BUFFER_7.0),
+            location: ::stowplan::__private_v1::Location::Constant(
+                ::stowplan::__private_v1::typed_at::<u8, { 4_536 }>(MODEL_FILE, 652, 16),
+            ),
         },
         ::stowplan::__private_v1::TensorInfo {
             name: "Conv2D_1",
             dtype: "int8",
             shape: &[4, 1, 1, 4],
-            location: ::stowplan::__private_v1::Location::Constant(&BUFFER_8.0),
+            location: ::stowplan::__private_v1::Location::Constant(
+                ::stowplan::__private_v1::typed_at::<u8, { 4_536 }>(MODEL_FILE, 624, 16),
+            ),
         },
         ::stowplan::__private_v1::TensorInfo {
             name: "Relu;add;Conv2D;Const_6",
             dtype: "int32",
             shape: &[4],
-            location: ::stowplan::__private_v1::Location::Constant(&BUFFER_9.0),
+            location: ::stowplan::__private_v1::Location::Constant(
+                ::stowplan::__private_v1::typed_at::<u8, { 4_536 }>(MODEL_FILE, 596, 16),
+            ),
         },
         ::stowplan::__private_v1::TensorInfo {
             name: "Conv2D",
             dtype: "int8",
             shape: &[4, 3, 3, 1],
-            location: ::stowplan::__private_v1::Location::Constant(&BUFFER_10.0),
+            location: ::stowplan::__private_v1::Location::Constant(
+                ::stowplan::__private_v1::typed_at::<u8, { 4_536 }>(MODEL_FILE, 548, 36),
+            ),
         },
         ::stowplan::__private_v1::TensorInfo {
             name: "Relu;add;Conv2D;Const_61",

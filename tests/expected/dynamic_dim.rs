@@ -57,9 +57,12 @@ pub mod dynamic_dim {
     pub type StaticArena = ::stowplan::StaticArena<Activations, ARENA_BYTES>;
     /// The persistent region, exactly `PERSISTENT_BYTES` long.
     pub type PersistentArena = ::stowplan::Arena<Persistent, PERSISTENT_BYTES>;
-    const _: &[u8] = ::core::include_bytes!(
-        ::core::concat!(::core::env!("CARGO_MANIFEST_DIR"),
-        "/models/synthetic/dynamic_dim.tflite")
+    /// The model file, 16-byte aligned; constant tensors are views into it.
+    const MODEL_FILE: &::stowplan::__private_v1::Aligned<[u8; 452]> = &::stowplan::__private_v1::Aligned(
+        *::core::include_bytes!(
+            ::core::concat!(::core::env!("CARGO_MANIFEST_DIR"),
+            "/models/synthetic/dynamic_dim.tflite")
+        ),
     );
     /// `x` `float32[2,10]`, input, lifetime 0..=1, offset 0, 80 bytes
     pub const X: ::stowplan::Slot<Activations, f32> = ::stowplan::Slot::new(0, 20);

@@ -58,9 +58,12 @@ pub mod mlp_float {
     pub type StaticArena = ::stowplan::StaticArena<Activations, ARENA_BYTES>;
     /// The persistent region, exactly `PERSISTENT_BYTES` long.
     pub type PersistentArena = ::stowplan::Arena<Persistent, PERSISTENT_BYTES>;
-    const _: &[u8] = ::core::include_bytes!(
-        ::core::concat!(::core::env!("CARGO_MANIFEST_DIR"),
-        "/models/mlp_float/mlp_float.tflite")
+    /// The model file, 16-byte aligned; constant tensors are views into it.
+    const MODEL_FILE: &::stowplan::__private_v1::Aligned<[u8; 2_828]> = &::stowplan::__private_v1::Aligned(
+        *::core::include_bytes!(
+            ::core::concat!(::core::env!("CARGO_MANIFEST_DIR"),
+            "/models/mlp_float/mlp_float.tflite")
+        ),
     );
     const _: () = ::core::assert!(
         ::core::cfg!(target_endian = "little"),
@@ -75,39 +78,36 @@ pub mod mlp_float {
         SERVING_DEFAULT_X_0.end() <= ARENA_BYTES,
         "slot SERVING_DEFAULT_X_0 lies outside the arena"
     );
-    const BUFFER_2: &::stowplan::__private_v1::Aligned<[u8; 64]> = &::stowplan::__private_v1::Aligned(
-        *b"\x9C\xF8\xC4\xBE\x1B\xAC\xBA=\x18<\xFD=\xD0e\xEC\xBEA\xDC\xE5>y\x8D\xE5\xBD\xC3\xA8\xDD>\xAD\xB3#>\x89W\xBA>\xF7\xBC\x9A\xBE(+\xD4\xBE\x83\xAE\x0E=\x02\xAE\xEB\xBEB\xE7\xA6\xBE+\xBE\xB2>BA\xDA\xBE",
-    );
     /// Constant `Relu_1;add_1` `float32[16]`: buffer 2, 64 bytes
-    pub const RELU_1: &[f32] = ::stowplan::__private_v1::typed::<f32, 64>(BUFFER_2);
-    const BUFFER_3: &::stowplan::__private_v1::Aligned<[u8; 4]> = &::stowplan::__private_v1::Aligned(
-        *b"\x04\x92\xD2A",
-    );
-    /// Constant `add_2` `float32[1]`: buffer 3, 4 bytes
-    pub const ADD_2: &[f32] = ::stowplan::__private_v1::typed::<f32, 4>(BUFFER_3);
-    const BUFFER_4: &::stowplan::__private_v1::Aligned<[u8; 64]> = &::stowplan::__private_v1::Aligned(
-        *b"\0\0\0\0L\xD8R@P\x95\xE2\xBD{\x84\xFB\xC1\0\x80K*\xD2\xB2\xD6\xC0\xB5\x8F|Ax\x87\xA3\xC1\x04\x11\xB8\xBF\x0B\x1E\x80A\0\0\0\x000\xD3\x9C\xC0\xF4\xC5Q\xC0|\x87\x1FB\xE5\x81\x86\xC2DlZ\xBF",
-    );
-    /// Constant `MatMul_2` `float32[1,16]`: buffer 4, 64 bytes
-    pub const MATMUL_2: &[f32] = ::stowplan::__private_v1::typed::<f32, 64>(BUFFER_4);
-    const BUFFER_5: &::stowplan::__private_v1::Aligned<[u8; 1_024]> = &::stowplan::__private_v1::Aligned(
-        *b"\x8A\xB8\xBC\xBEA\x81\xBD\xBD\x06\xB4!\xBD\x0C7\x98\xBB+\x98\xA7\xBDI\xC6\x93\xBE\xBC\xC3\xE8=\x13\xFB\xAC=\x17\xA2\xD1\xBDS(\x87>\x96\x1E\xC2>\xF0\x8D\xDB>6\xA7#=\x1E\xF1\x84>\x1C\x14\x83\xBE}i\xAC\xBE\xE2\xA72\xBE\xB10z>l\xCD\x9A> \xE4h\xBE\xFF\x03\x8D\xBE\xC8V\xB7\xBE:\x14A>\x83\" \xBE\x8Ct;>\xF3J\xCC\xBEE]\x9D\xBE\x9F\x9C\x88\xBE\x99\xEB\xA4>c\x96\x1C\xBDCQW\xBE\x8B\x1F\xAC>\xBDR\x9C>\xA8\x96\xC2>c\x87\x9A\xBE\xD1\xC6\xE7\xBD\x0F1%\xBD\xD7\xBF\xBB=8\xD1\xCD>\x9F\x9F\x18\xBE\xF4\xAA\xCF\xBD\xB5\xE8l>\x1EK\xCD\xBEj\x1Aw\xBE~\x9Bo>\x08\xFDI\xBEjW\x9C>]\xCCs\xBD\xED4\xAB>|f\xB1\xBD6\x0F'>\xCA\x90\x99\xBEQ\xE8B>\x915,\xBE\x8D\xC4[>\xC1\xB6\t<}\xF2)\xBE\xC7q->\xF2\xB7O>\r&`>y\xBBU<\x99\xB6\x93=.!\xB0>l\xA0C>\x03k\xF2\xBD\xE8\xE89\xBE\xD9]\x97\xBE('\x0E\xBEH\x8F,<\xE9\xF7\x06\xBE\xE0\t\xAF=Q@?\xBEd\xD8\x87>\x1BQ\xD4\xBEq\xA9\x14\xBE\t\x83\x8E\xBE\xE1\xA24>\xE0\x01\x95\xBE\xC2\xF5\xD6\xBEF\xAF\x04>\x07o?\xBD\0\x0Cy>\x85\x83\xCF>{\x06\x82>.\x1Bh\xBEB0\xCD\xBD\xB3\xAC\xAE\xBE\x1C`\xBD>\xD2a*\xBEB\xDB\x9E\xBE~\xD66>\xB6n\xAA\xBD\xE9\xF0\xAF>\x0F\xDD\xA1\xBD\x86\xF2G>\xC5\x08\x8F\xBD5\x12\xE4\xBD\x8B\xF4\xBF\xBE\xBF\n\x99>g\rZ\xBE\x9C>\xCC:\xD2\xA5\x90=!\x82`>,\xA6\x92\xBEbH)>\x1B \x01\xBC[D\xDC\xBE\x03%\xB0>\x87\x10\xA1>\x1AP7\xBB\xE7\xF6\xB3>+\xE5\xBF>;y\x83\xBD\xF5k\xC7>a\xF8\xC5\xBER\x95\xB2>2\xBAX>^8\xC4>\xF8<\xE6\xBD\xB87C\xBE\xB2`\x05>(\xF1;\xBD\xE6\xC1\xC2>\xE2]1=4\x9F\xB9=\x1E\x81\xBA>\x7Fv\xDB>L\xA4'>\xE8R\x8C\xBE\xA5vV\xBE\xF4\"y\xBE?\x91\x94>\x03a-\xBC\xF1\xBD\xBD\xBE}\xA3\x07>\x04\x95\xA8\xBCT\x9C\x86>\xB0\xBC\x1E:\xA1Mf\xBE\x13l\xC8\xBE\x92\xE6&>\xC0'\x9A>\xED\xB7:\xBE\xA7i\x81=08\x81\xBE\x04N\xD4>\\\x94\xD8>\xD6Q\xA8>\xB0\xA6H\xBE7g\xC4\xBD9\x99->c!\n\xBE\x83\x07\xBD=\x06\xC2U=\x18P$>\x93\xD43\xBE\x8A\xDD(\xBE\x17\xD04=\xCF\x80b\xBE6\xE3\x8E>vU\xA0\xBE\x11\xDE\x85\xBE\x02?\xE3=\xA9\xCF\x1E\xBDo!\xA2\xBE;|\xC7>\xA9!n\xBE\xF4\xEF9\xBE\x1C\xFC\xC2>F,\xD5\xBE\xE0\xA3n>\x8C\x7F`=\xF4\xF4\xCB\xBE\xD3\xDA\x97=z\x08|\xBE\xAB\x11\xFE\xBDN7\x88>\xF0E\xBA\xBD\xC92w\xBEnq\xD6<\xBD\xAD\xC9\xBC\xCC`-=\x08\x9B0\xBE\r\x0E\xA3<\xE4}\x06\xBCfV\xD2=\x13\xF7z\xBD>9\xD1>\x08\xCEc\xB8\xF8$\xBE\xBE\xD0\xD2 >\x142\xD6\xBE\xD5\xF3b>\xF1\x1C\x14>\xF6\t\\>J%\xB4\xBEw\x82\x7F\xBD\x13\xD5L>u\x8D\xAD\xBE\xCF\xBA#>{-\x8B\xBE\x05\x89\xCF>\xA0 \xAB>\xBC!\x05>\xA0\xFD\xC4>G(!\xBE\xE8\xA0\x19\xBC/\x1C\n>q\x0E\xB2>t\x01\xA7>\xC2\x07h>\x13\xCA\xD5>\xFE\xDA\xCE\xBD\x13V8\xBDhj\xE7\xBD\x8B&\xAA<\x85M\x88>>\x98\x15\xBEhY0>\xCE4\x0F>\xC0\x8Bi\xBD\x1A\xBF\xDB\xBE|\x94\x85>\xFCv\x81\xBE\xA4\xED\xBC>\xE3`\xE3\xBD\xA8A>>\x1D\x0B\xA2\xBC\xEDv\x9C>-0C>\x15\xF5\xE3\xBD_9\xE7\xBD\xD1B(=*y\x93\xBD\x06\xA4\x89\xBE\x89w:\xBE\x1C/R>\x95C\xC0\xBEV\xCC\xA1>\x12\xF98\xBE\x9F\xF6x>\x9A\xF6\x80>`\x94m\xBE\x9A\x04\xD0\xBE\xECq^\xBEz\xAC\xAC>\xB8\xE1\xB1\xBE\xF4\xFA\xB0>\xB3\xE0\xFB=q7\x93>]\xE4K\xBD\xFE@\xCE>'(\xD5\xBEZ5\xD6=\xD8G\xA2\xBE\"\xB2b>",
-    );
-    /// Constant `MatMul_1` `float32[16,16]`: buffer 5, 1,024 bytes
-    pub const MATMUL_1_4: &[f32] = ::stowplan::__private_v1::typed::<
+    pub const RELU_1: &[f32] = ::stowplan::__private_v1::typed_at::<
         f32,
-        1_024,
-    >(BUFFER_5);
-    const BUFFER_6: &::stowplan::__private_v1::Aligned<[u8; 64]> = &::stowplan::__private_v1::Aligned(
-        *b"\xFD\xBF\xAB?O\xA9\x8B?|\xCB\x82\xBEx{\x9E\xBF\x81\xA7\x12\xBF]\xEC*>\xA0\xC7\x14?\\Y\x8A?\x1B\xABL?\x1AG\xC1\xBF\xB0,\x16\xBF\x18\xB2\xD1?Nx\x82?5\xC2\xB2\xBF\x10R\x93\xBF\x8E\xC9\x84?",
-    );
+        { 2_828 },
+    >(MODEL_FILE, 1_772, 16);
+    /// Constant `add_2` `float32[1]`: buffer 3, 4 bytes
+    pub const ADD_2: &[f32] = ::stowplan::__private_v1::typed_at::<
+        f32,
+        { 2_828 },
+    >(MODEL_FILE, 1_748, 1);
+    /// Constant `MatMul_2` `float32[1,16]`: buffer 4, 64 bytes
+    pub const MATMUL_2: &[f32] = ::stowplan::__private_v1::typed_at::<
+        f32,
+        { 2_828 },
+    >(MODEL_FILE, 1_672, 16);
+    /// Constant `MatMul_1` `float32[16,16]`: buffer 5, 1,024 bytes
+    pub const MATMUL_1_4: &[f32] = ::stowplan::__private_v1::typed_at::<
+        f32,
+        { 2_828 },
+    >(MODEL_FILE, 636, 256);
     /// Constant `MatMul` `float32[16,1]`: buffer 6, 64 bytes
-    pub const MATMUL_5: &[f32] = ::stowplan::__private_v1::typed::<f32, 64>(BUFFER_6);
-    const BUFFER_7: &::stowplan::__private_v1::Aligned<[u8; 64]> = &::stowplan::__private_v1::Aligned(
-        *b"\xF5\xB9U?\x7F&b\xBD\xA3\x91[?'L}?Q\xAE\xE6>\xF3\x05P\xBEcy\xA0>\xADs\xF3\xBE1~\x96>\xFA\x10i\xBF\xD3g\xFF\xBD\x12\x02\x17?\x89\xE3\xA4>b\xC5\x7F?f\x82\x1D\xBFF\xF6\x14\xBF",
-    );
+    pub const MATMUL_5: &[f32] = ::stowplan::__private_v1::typed_at::<
+        f32,
+        { 2_828 },
+    >(MODEL_FILE, 560, 16);
     /// Constant `Relu;add` `float32[16]`: buffer 7, 64 bytes
-    pub const RELU: &[f32] = ::stowplan::__private_v1::typed::<f32, 64>(BUFFER_7);
+    pub const RELU: &[f32] = ::stowplan::__private_v1::typed_at::<
+        f32,
+        { 2_828 },
+    >(MODEL_FILE, 484, 16);
     /// `MatMul;Relu;add` `float32[1,16]`, intermediate, lifetime 1..=2, offset 64, 64 bytes
     pub const MATMUL_7: ::stowplan::Slot<Activations, f32> = ::stowplan::Slot::new(
         64,
@@ -152,37 +152,58 @@ pub mod mlp_float {
             name: "Relu_1;add_1",
             dtype: "float32",
             shape: &[16],
-            location: ::stowplan::__private_v1::Location::Constant(&BUFFER_2.0),
+            location: ::stowplan::__private_v1::Location::Constant(
+                ::stowplan::__private_v1::typed_at::<
+                    u8,
+                    { 2_828 },
+                >(MODEL_FILE, 1_772, 64),
+            ),
         },
         ::stowplan::__private_v1::TensorInfo {
             name: "add_2",
             dtype: "float32",
             shape: &[1],
-            location: ::stowplan::__private_v1::Location::Constant(&BUFFER_3.0),
+            location: ::stowplan::__private_v1::Location::Constant(
+                ::stowplan::__private_v1::typed_at::<u8, { 2_828 }>(MODEL_FILE, 1_748, 4),
+            ),
         },
         ::stowplan::__private_v1::TensorInfo {
             name: "MatMul_2",
             dtype: "float32",
             shape: &[1, 16],
-            location: ::stowplan::__private_v1::Location::Constant(&BUFFER_4.0),
+            location: ::stowplan::__private_v1::Location::Constant(
+                ::stowplan::__private_v1::typed_at::<
+                    u8,
+                    { 2_828 },
+                >(MODEL_FILE, 1_672, 64),
+            ),
         },
         ::stowplan::__private_v1::TensorInfo {
             name: "MatMul_1",
             dtype: "float32",
             shape: &[16, 16],
-            location: ::stowplan::__private_v1::Location::Constant(&BUFFER_5.0),
+            location: ::stowplan::__private_v1::Location::Constant(
+                ::stowplan::__private_v1::typed_at::<
+                    u8,
+                    { 2_828 },
+                >(MODEL_FILE, 636, 1_024),
+            ),
         },
         ::stowplan::__private_v1::TensorInfo {
             name: "MatMul",
             dtype: "float32",
             shape: &[16, 1],
-            location: ::stowplan::__private_v1::Location::Constant(&BUFFER_6.0),
+            location: ::stowplan::__private_v1::Location::Constant(
+                ::stowplan::__private_v1::typed_at::<u8, { 2_828 }>(MODEL_FILE, 560, 64),
+            ),
         },
         ::stowplan::__private_v1::TensorInfo {
             name: "Relu;add",
             dtype: "float32",
             shape: &[16],
-            location: ::stowplan::__private_v1::Location::Constant(&BUFFER_7.0),
+            location: ::stowplan::__private_v1::Location::Constant(
+                ::stowplan::__private_v1::typed_at::<u8, { 2_828 }>(MODEL_FILE, 484, 64),
+            ),
         },
         ::stowplan::__private_v1::TensorInfo {
             name: "MatMul;Relu;add",

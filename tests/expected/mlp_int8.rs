@@ -58,9 +58,12 @@ pub mod mlp_int8 {
     pub type StaticArena = ::stowplan::StaticArena<Activations, ARENA_BYTES>;
     /// The persistent region, exactly `PERSISTENT_BYTES` long.
     pub type PersistentArena = ::stowplan::Arena<Persistent, PERSISTENT_BYTES>;
-    const _: &[u8] = ::core::include_bytes!(
-        ::core::concat!(::core::env!("CARGO_MANIFEST_DIR"),
-        "/models/mlp_int8/mlp_int8.tflite")
+    /// The model file, 16-byte aligned; constant tensors are views into it.
+    const MODEL_FILE: &::stowplan::__private_v1::Aligned<[u8; 3_040]> = &::stowplan::__private_v1::Aligned(
+        *::core::include_bytes!(
+            ::core::concat!(::core::env!("CARGO_MANIFEST_DIR"),
+            "/models/mlp_int8/mlp_int8.tflite")
+        ),
     );
     const _: () = ::core::assert!(
         ::core::cfg!(target_endian = "little"),
@@ -75,36 +78,36 @@ pub mod mlp_int8 {
         SERVING_DEFAULT_X_0.end() <= ARENA_BYTES,
         "slot SERVING_DEFAULT_X_0 lies outside the arena"
     );
-    const BUFFER_2: &::stowplan::__private_v1::Aligned<[u8; 4]> = &::stowplan::__private_v1::Aligned(
-        *b"\xCA\xFF\xFF\xFF",
-    );
     /// Constant `add_2` `int32[1]`: buffer 2, 4 bytes
-    pub const ADD_2: &[i32] = ::stowplan::__private_v1::typed::<i32, 4>(BUFFER_2);
-    const BUFFER_3: &::stowplan::__private_v1::Aligned<[u8; 16]> = &::stowplan::__private_v1::Aligned(
-        *b"\x08>\x7F\x16-\xCA\0\xFB\xD6\xA2\x13\0\0\0\xF3\x01",
-    );
+    pub const ADD_2: &[i32] = ::stowplan::__private_v1::typed_at::<
+        i32,
+        { 3_040 },
+    >(MODEL_FILE, 968, 1);
     /// Constant `MatMul_2` `int8[1,16]`: buffer 3, 16 bytes
-    pub const MATMUL_2: &[i8] = ::stowplan::__private_v1::typed::<i8, 16>(BUFFER_3);
-    const BUFFER_4: &::stowplan::__private_v1::Aligned<[u8; 64]> = &::stowplan::__private_v1::Aligned(
-        *b"\xA3\x02\0\0Z\x0F\0\0\xF8\x07\0\0\xEB\xFD\xFF\xFF\x9C\xF6\xFF\xFF\x0B\x0C\0\0\xB3\0\0\0\xB6\x03\0\0\xE4\x04\0\0\xCB\x10\0\0\xD8\0\0\0m\xFA\xFF\xFF\xBD\xF1\xFF\xFFs\x0C\0\0a\x04\0\0\xF9\xF9\xFF\xFF",
-    );
+    pub const MATMUL_2: &[i8] = ::stowplan::__private_v1::typed_at::<
+        i8,
+        { 3_040 },
+    >(MODEL_FILE, 932, 16);
     /// Constant `Relu_1;add_1` `int32[16]`: buffer 4, 64 bytes
-    pub const RELU_1: &[i32] = ::stowplan::__private_v1::typed::<i32, 64>(BUFFER_4);
-    const BUFFER_5: &::stowplan::__private_v1::Aligned<[u8; 256]> = &::stowplan::__private_v1::Aligned(
-        *b"{\xF1\x7F|Bz\x88\xDDm\xA3\xDAn\x99\x01\x85\xAE\x12\x06\xA9w\xD6\xE3\xF9\x11\x0C:M\x94\x8F\x7F\x01\xEB\xED%\xC7\x8B\xF6\x7F\x97!s4\x9AYc`[o\xE4<\xF8\x83\xE4\xCE*_\xE3\xA3Zsq\xEE\x19\x81;\x9A.\xBE\x7Fk\x02\xBF\xB4\xF2j\xFE\\\xE7ve\x8B\x81\xC5'aM\xAAY\x07\x04\xCAedZq\x04C\xC1\xB4\xC3\xA2\x83\xF5g!\x81\xA8\x91\xAC\x88s*\xFD\xC6\xF8\x7F\xC8JN\xB5\xD2\x9C\x0Ct\xEE\xC6j\xB9\x95i\x17&\x9C\xED\xF2\x7F\xAB@\xE8\xF7\xDB<\x8Co$X\xFA\xA9\xF1\xF1\x95Z\xA1\xE6\xED\x04R\x7F\xC9IeL\x9F\x16\xCE\x7F9R\x83\xE1N\x8D\xC9\xE1\xDE\xD0fb\x81\x8F<\x05\x92\xC1\xE0 \xC5\xF5\x94\x04\xE8\xF6.\xC2j~\x9D\xB2\x90\xAF\xF5\x7FQ\xE4I\x99J\xA1\x9E\x91\xA7\x93\xC3\x81\x10\x97O\xC3\xA6\x9A\x16\xCDLD^\xB9\x19\x81\x89\x94q\xC2L#\x87a\xA9r\")\xA5(\x81!\xF0_P\x84zA\xDBStb4\xEA",
-    );
+    pub const RELU_1: &[i32] = ::stowplan::__private_v1::typed_at::<
+        i32,
+        { 3_040 },
+    >(MODEL_FILE, 856, 16);
     /// Constant `MatMul_1` `int8[16,16]`: buffer 5, 256 bytes
-    pub const MATMUL_1_4: &[i8] = ::stowplan::__private_v1::typed::<i8, 256>(BUFFER_5);
-    const BUFFER_6: &::stowplan::__private_v1::Aligned<[u8; 64]> = &::stowplan::__private_v1::Aligned(
-        *b"\xE2\x0C\0\0E\xF7\xFF\xFFu\x10\0\0v\xF2\xFF\xFF\xF2\xF7\xFF\xFF\xDA\xF1\xFF\xFF\x87\x06\0\0\x14\xF2\xFF\xFF\x95\r\0\0\xC7\xF6\xFF\xFFu\x04\0\0f!\0\0\xFC\xFA\xFF\xFFO\xFA\xFF\xFF\xEF\xB9\xFF\xFF\xF4\r\0\0",
-    );
+    pub const MATMUL_1_4: &[i8] = ::stowplan::__private_v1::typed_at::<
+        i8,
+        { 3_040 },
+    >(MODEL_FILE, 588, 256);
     /// Constant `Relu;add` `int32[16]`: buffer 6, 64 bytes
-    pub const RELU: &[i32] = ::stowplan::__private_v1::typed::<i32, 64>(BUFFER_6);
-    const BUFFER_7: &::stowplan::__private_v1::Aligned<[u8; 16]> = &::stowplan::__private_v1::Aligned(
-        *b"\x81\x7F\x81\x7F\x7F\x7F\x81\x7F\x81\x81\x7F\x81\x7F\x7F\x81\x7F",
-    );
+    pub const RELU: &[i32] = ::stowplan::__private_v1::typed_at::<
+        i32,
+        { 3_040 },
+    >(MODEL_FILE, 512, 16);
     /// Constant `MatMul` `int8[16,1]`: buffer 7, 16 bytes
-    pub const MATMUL_6: &[i8] = ::stowplan::__private_v1::typed::<i8, 16>(BUFFER_7);
+    pub const MATMUL_6: &[i8] = ::stowplan::__private_v1::typed_at::<
+        i8,
+        { 3_040 },
+    >(MODEL_FILE, 484, 16);
     /// `MatMul;Relu;add` `int8[1,16]`, intermediate, lifetime 1..=2, offset 0, 16 bytes
     pub const MATMUL_7: ::stowplan::Slot<Activations, i8> = ::stowplan::Slot::new(0, 16);
     const _: () = ::core::assert!(
@@ -146,37 +149,49 @@ pub mod mlp_int8 {
             name: "add_2",
             dtype: "int32",
             shape: &[1],
-            location: ::stowplan::__private_v1::Location::Constant(&BUFFER_2.0),
+            location: ::stowplan::__private_v1::Location::Constant(
+                ::stowplan::__private_v1::typed_at::<u8, { 3_040 }>(MODEL_FILE, 968, 4),
+            ),
         },
         ::stowplan::__private_v1::TensorInfo {
             name: "MatMul_2",
             dtype: "int8",
             shape: &[1, 16],
-            location: ::stowplan::__private_v1::Location::Constant(&BUFFER_3.0),
+            location: ::stowplan::__private_v1::Location::Constant(
+                ::stowplan::__private_v1::typed_at::<u8, { 3_040 }>(MODEL_FILE, 932, 16),
+            ),
         },
         ::stowplan::__private_v1::TensorInfo {
             name: "Relu_1;add_1",
             dtype: "int32",
             shape: &[16],
-            location: ::stowplan::__private_v1::Location::Constant(&BUFFER_4.0),
+            location: ::stowplan::__private_v1::Location::Constant(
+                ::stowplan::__private_v1::typed_at::<u8, { 3_040 }>(MODEL_FILE, 856, 64),
+            ),
         },
         ::stowplan::__private_v1::TensorInfo {
             name: "MatMul_1",
             dtype: "int8",
             shape: &[16, 16],
-            location: ::stowplan::__private_v1::Location::Constant(&BUFFER_5.0),
+            location: ::stowplan::__private_v1::Location::Constant(
+                ::stowplan::__private_v1::typed_at::<u8, { 3_040 }>(MODEL_FILE, 588, 256),
+            ),
         },
         ::stowplan::__private_v1::TensorInfo {
             name: "Relu;add",
             dtype: "int32",
             shape: &[16],
-            location: ::stowplan::__private_v1::Location::Constant(&BUFFER_6.0),
+            location: ::stowplan::__private_v1::Location::Constant(
+                ::stowplan::__private_v1::typed_at::<u8, { 3_040 }>(MODEL_FILE, 512, 64),
+            ),
         },
         ::stowplan::__private_v1::TensorInfo {
             name: "MatMul",
             dtype: "int8",
             shape: &[16, 1],
-            location: ::stowplan::__private_v1::Location::Constant(&BUFFER_7.0),
+            location: ::stowplan::__private_v1::Location::Constant(
+                ::stowplan::__private_v1::typed_at::<u8, { 3_040 }>(MODEL_FILE, 484, 16),
+            ),
         },
         ::stowplan::__private_v1::TensorInfo {
             name: "MatMul;Relu;add",

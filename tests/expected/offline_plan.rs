@@ -58,9 +58,12 @@ pub mod offline_plan {
     pub type StaticArena = ::stowplan::StaticArena<Activations, ARENA_BYTES>;
     /// The persistent region, exactly `PERSISTENT_BYTES` long.
     pub type PersistentArena = ::stowplan::Arena<Persistent, PERSISTENT_BYTES>;
-    const _: &[u8] = ::core::include_bytes!(
-        ::core::concat!(::core::env!("CARGO_MANIFEST_DIR"),
-        "/models/synthetic/offline_plan.tflite")
+    /// The model file, 16-byte aligned; constant tensors are views into it.
+    const MODEL_FILE: &::stowplan::__private_v1::Aligned<[u8; 600]> = &::stowplan::__private_v1::Aligned(
+        *::core::include_bytes!(
+            ::core::concat!(::core::env!("CARGO_MANIFEST_DIR"),
+            "/models/synthetic/offline_plan.tflite")
+        ),
     );
     /// `t0` `float32[1,64]`, input, lifetime 0..=1, offset 256, 256 bytes
     pub const T0: ::stowplan::Slot<Activations, f32> = ::stowplan::Slot::new(256, 64);

@@ -58,9 +58,12 @@ pub mod residual {
     pub type StaticArena = ::stowplan::StaticArena<Activations, ARENA_BYTES>;
     /// The persistent region, exactly `PERSISTENT_BYTES` long.
     pub type PersistentArena = ::stowplan::Arena<Persistent, PERSISTENT_BYTES>;
-    const _: &[u8] = ::core::include_bytes!(
-        ::core::concat!(::core::env!("CARGO_MANIFEST_DIR"),
-        "/models/synthetic/residual.tflite")
+    /// The model file, 16-byte aligned; constant tensors are views into it.
+    const MODEL_FILE: &::stowplan::__private_v1::Aligned<[u8; 496]> = &::stowplan::__private_v1::Aligned(
+        *::core::include_bytes!(
+            ::core::concat!(::core::env!("CARGO_MANIFEST_DIR"),
+            "/models/synthetic/residual.tflite")
+        ),
     );
     /// `x` `float32[1,32]`, input, lifetime 0..=1, offset 0, 128 bytes
     pub const X: ::stowplan::Slot<Activations, f32> = ::stowplan::Slot::new(0, 32);

@@ -63,9 +63,12 @@ pub mod while_loop {
     pub type StaticArena = ::stowplan::StaticArena<Activations, ARENA_BYTES>;
     /// The persistent region, exactly `PERSISTENT_BYTES` long.
     pub type PersistentArena = ::stowplan::Arena<Persistent, PERSISTENT_BYTES>;
-    const _: &[u8] = ::core::include_bytes!(
-        ::core::concat!(::core::env!("CARGO_MANIFEST_DIR"),
-        "/models/synthetic/while_loop.tflite")
+    /// The model file, 16-byte aligned; constant tensors are views into it.
+    const MODEL_FILE: &::stowplan::__private_v1::Aligned<[u8; 1_176]> = &::stowplan::__private_v1::Aligned(
+        *::core::include_bytes!(
+            ::core::concat!(::core::env!("CARGO_MANIFEST_DIR"),
+            "/models/synthetic/while_loop.tflite")
+        ),
     );
     const _: () = ::core::assert!(
         ::core::cfg!(target_endian = "little"),
@@ -107,14 +110,11 @@ pub mod while_loop {
     const _: () = ::core::assert!(
         SG1_COND_X.end() <= ARENA_BYTES, "slot SG1_COND_X lies outside the arena"
     );
-    const BUFFER_1: &::stowplan::__private_v1::Aligned<[u8; 4]> = &::stowplan::__private_v1::Aligned(
-        *b"\x03\0\0\0",
-    );
     /// Constant `cond/limit` `int32[]`: buffer 1, 4 bytes
-    pub const SG1_COND_LIMIT: &[i32] = ::stowplan::__private_v1::typed::<
+    pub const SG1_COND_LIMIT: &[i32] = ::stowplan::__private_v1::typed_at::<
         i32,
-        4,
-    >(BUFFER_1);
+        { 1_176 },
+    >(MODEL_FILE, 156, 1);
     /// `cond/c` `bool[]`, output of subgraph 1, lifetime 3..=3, offset 0, 1 bytes
     pub const SG1_COND_C: ::stowplan::Slot<Activations, u8> = ::stowplan::Slot::new(
         0,
@@ -139,11 +139,11 @@ pub mod while_loop {
     const _: () = ::core::assert!(
         SG2_BODY_X.end() <= ARENA_BYTES, "slot SG2_BODY_X lies outside the arena"
     );
-    const BUFFER_2: &::stowplan::__private_v1::Aligned<[u8; 4]> = &::stowplan::__private_v1::Aligned(
-        *b"\x01\0\0\0",
-    );
     /// Constant `body/one` `int32[]`: buffer 2, 4 bytes
-    pub const SG2_BODY_ONE: &[i32] = ::stowplan::__private_v1::typed::<i32, 4>(BUFFER_2);
+    pub const SG2_BODY_ONE: &[i32] = ::stowplan::__private_v1::typed_at::<
+        i32,
+        { 1_176 },
+    >(MODEL_FILE, 132, 1);
     /// `body/i2` `int32[]`, output of subgraph 2, lifetime 5..=6, offset 512, 4 bytes
     pub const SG2_BODY_I2: ::stowplan::Slot<Activations, i32> = ::stowplan::Slot::new(
         512,
@@ -224,7 +224,9 @@ pub mod while_loop {
             name: "cond/limit",
             dtype: "int32",
             shape: &[],
-            location: ::stowplan::__private_v1::Location::Constant(&BUFFER_1.0),
+            location: ::stowplan::__private_v1::Location::Constant(
+                ::stowplan::__private_v1::typed_at::<u8, { 1_176 }>(MODEL_FILE, 156, 4),
+            ),
         },
         ::stowplan::__private_v1::TensorInfo {
             name: "cond/c",
@@ -257,7 +259,9 @@ pub mod while_loop {
             name: "body/one",
             dtype: "int32",
             shape: &[],
-            location: ::stowplan::__private_v1::Location::Constant(&BUFFER_2.0),
+            location: ::stowplan::__private_v1::Location::Constant(
+                ::stowplan::__private_v1::typed_at::<u8, { 1_176 }>(MODEL_FILE, 132, 4),
+            ),
         },
         ::stowplan::__private_v1::TensorInfo {
             name: "body/i2",

@@ -40,6 +40,7 @@ pub fn model_plan(data: &[u8]) {
                     model_path: "m.tflite".into(),
                     model_file: ModelFile::ManifestRelative("m.tflite".into()),
                     budget: None,
+                    invoke: false,
                 };
                 match generate(&plan, data, &cg) {
                     Ok(tokens) => {

@@ -11,8 +11,9 @@
 //! - one typed `Slot` constant per tensor in the arena or the persistent region, named by the
 //!   rule in [`names`], documented with the tensor's name, type, shape, lifetime, offset and
 //!   size, and followed by an assertion that it lies inside its region;
-//! - each constant tensor as a typed `&'static` slice of its buffer's data (one 16-byte aligned
-//!   byte-string literal per buffer; never the whole flatbuffer);
+//! - each constant tensor as a typed `&'static` slice of the model file, included whole with
+//!   `include_bytes!` (16-byte aligned), so weights never become tokens (data the file does not
+//!   align for its type is copied into an aligned byte-string literal instead);
 //! - `INPUTS`, `OUTPUTS`, `TENSORS` and `OPS`: the model's inputs, outputs, tensors and ops in
 //!   execution order, as tables;
 //! - a compile-time proof that slots live at the same time are disjoint, and the budget check;
@@ -26,6 +27,7 @@
 //! runtime crate renamed.
 
 pub mod chart;
+mod invoke;
 pub mod names;
 pub mod request;
 
@@ -64,6 +66,8 @@ pub struct Codegen {
     pub model_file: ModelFile,
     /// The arena budget in bytes, if any.
     pub budget: Option<u64>,
+    /// Whether to generate `invoke` (the ops run by the runtime's kernels, feature `kernels`).
+    pub invoke: bool,
 }
 
 /// Why generation failed.
@@ -85,6 +89,11 @@ pub enum GenerateError {
         /// The full message.
         message: String,
     },
+    /// `invoke` was asked for, but an op has no kernel.
+    NoKernel {
+        /// The full message, naming the op and why.
+        message: String,
+    },
 }
 
 impl fmt::Display for GenerateError {
@@ -92,7 +101,8 @@ impl fmt::Display for GenerateError {
         match self {
             Self::OverBudget { message }
             | Self::OfflineAliases { message }
-            | Self::TooLarge { message } => f.write_str(message),
+            | Self::TooLarge { message }
+            | Self::NoKernel { message } => f.write_str(message),
         }
     }
 }
@@ -325,6 +335,7 @@ pub fn generate(
         }
     }
 
+    let file_len = ulit(bytes.len() as u64);
     let mut items = Vec::new();
     let mut tensor_table = Vec::new();
     let mut constant_buffers: std::collections::BTreeMap<usize, syn::Ident> =
@@ -403,32 +414,46 @@ pub fn generate(
             let range = model
                 .buffers
                 .get(tensor.buffer.get())
-                .and_then(|b| b.data.clone());
-            let data = range.and_then(|r| bytes.get(r)).unwrap_or(&[]);
-            let n = lit(data.len() as u64);
-            let buffer = constant_buffers
-                .entry(tensor.buffer.get())
-                .or_insert_with(|| {
-                    let ident = format_ident!("BUFFER_{}", tensor.buffer.get());
-                    let literal = Literal::byte_string(data);
-                    items.push(quote! {
-                        const #ident: &#p::Aligned<[u8; #n]> = &#p::Aligned(*#literal);
-                    });
-                    ident
-                })
-                .clone();
-            let whole = (data.len() as u64).is_multiple_of(elem_size);
-            if whole && !data.is_empty() {
+                .and_then(|b| b.data.clone())
+                .filter(|r| bytes.get(r.clone()).is_some())
+                .unwrap_or(0..0);
+            let n = range.len() as u64;
+            let (start, n_lit) = (ulit(range.start as u64), ulit(n));
+            let in_file = quote!(#p::typed_at::<u8, { #file_len }>(MODEL_FILE, #start, #n_lit));
+            let whole = n.is_multiple_of(elem_size);
+            if whole && n > 0 {
                 multibyte_constants |= elem_size > 1;
                 let doc = format!(
                     " Constant `{tname}` `{dtype_name}{}`: buffer {}, {} bytes",
                     shape_str(&info.shape),
                     tensor.buffer,
-                    thousands(data.len() as u64)
+                    thousands(n)
                 );
+                let value = if (range.start as u64).is_multiple_of(elem_size) {
+                    // Read in place from the included model file.
+                    let len = ulit(n / elem_size);
+                    quote!(#p::typed_at::<#elem, { #file_len }>(MODEL_FILE, #start, #len))
+                } else {
+                    // Data the file does not align for its type: copied into an aligned literal.
+                    let buffer = constant_buffers
+                        .entry(tensor.buffer.get())
+                        .or_insert_with(|| {
+                            let ident = format_ident!("BUFFER_{}", tensor.buffer.get());
+                            let data = bytes.get(range.clone()).unwrap_or(&[]);
+                            let literal = Literal::byte_string(data);
+                            let n = lit(n);
+                            items.push(quote! {
+                                const #ident: &#p::Aligned<[u8; #n]> = &#p::Aligned(*#literal);
+                            });
+                            ident
+                        })
+                        .clone();
+                    let n = lit(n);
+                    quote!(#p::typed::<#elem, #n>(#buffer))
+                };
                 items.push(quote! {
                     #[doc = #doc]
-                    pub const #name: &[#elem] = #p::typed::<#elem, #n>(#buffer);
+                    pub const #name: &[#elem] = #value;
                 });
                 if let Some(a) = access.get_mut(id) {
                     *a = Access::Constant {
@@ -437,7 +462,7 @@ pub fn generate(
                     };
                 }
             }
-            quote!(#p::Location::Constant(&#buffer.0))
+            quote!(#p::Location::Constant(#in_file))
         } else {
             quote!(#p::Location::None)
         };
@@ -460,7 +485,19 @@ pub fn generate(
         let (sg, idx) = (Literal::u32_unsuffixed(op.subgraph.0), Literal::u32_unsuffixed(op.index.0));
         quote!(#p::OpInfo { opcode: #opcode, subgraph: #sg, index: #idx, inputs: &[#(#ins),*], outputs: &[#(#outs),*] })
     });
-    let op_fns = op_functions(plan, &access, &p);
+    let (op_fns, has_fn) = op_functions(plan, &access, &p);
+    let invoke = if cg.invoke {
+        Some(
+            invoke::generate(plan, bytes, &quote!(#rt), &|i| {
+                has_fn.get(i).copied().unwrap_or(false)
+            })
+            .map_err(|why| GenerateError::NoKernel {
+                message: format!("cannot generate `invoke` for {}: {why}", cg.model_path),
+            })?,
+        )
+    } else {
+        None
+    };
 
     let io = |list: &[crate::model::TensorIndex]| {
         let ids = list.iter().map(|t| Literal::u32_unsuffixed(t.0));
@@ -509,19 +546,21 @@ pub fn generate(
             );
         )
     });
-    let tracking = match &cg.model_file {
+    // The model file, included whole: constants are views into it (never tokens), and a
+    // changed file recompiles the crate.
+    let include = match &cg.model_file {
         ModelFile::ManifestRelative(rel) => {
             let rel = format!("/{rel}");
-            quote!(
-                const _: &[u8] = ::core::include_bytes!(
-                    ::core::concat!(::core::env!("CARGO_MANIFEST_DIR"), #rel)
-                );
-            )
+            quote!(::core::include_bytes!(
+                ::core::concat!(::core::env!("CARGO_MANIFEST_DIR"), #rel)
+            ))
         }
-        ModelFile::Absolute(abs) => quote!(
-            const _: &[u8] = ::core::include_bytes!(#abs);
-        ),
+        ModelFile::Absolute(abs) => quote!(::core::include_bytes!(#abs)),
     };
+    let tracking = quote!(
+        /// The model file, 16-byte aligned; constant tensors are views into it.
+        const MODEL_FILE: &#p::Aligned<[u8; #file_len]> = &#p::Aligned(*#include);
+    );
 
     let too_large = |what: &str, n: u64| GenerateError::TooLarge {
         message: format!(
@@ -608,6 +647,7 @@ pub fn generate(
             const _: () = #p::assert_disjoint(&[#(#spans),*], ARENA_BYTES);
             #budget
             #op_fns
+            #invoke
         }
     })
 }
@@ -633,12 +673,13 @@ const MAX_OP_ARITY: usize = 24;
 /// `pub mod ops`: one function per op whose tensors are all in the arena, constants or omitted,
 /// returning all its views at once, each with a compile-time proof that its outputs are disjoint
 /// from each other and from its inputs.
-fn op_functions(plan: &ModelPlan, access: &[Access], p: &TokenStream) -> TokenStream {
+fn op_functions(plan: &ModelPlan, access: &[Access], p: &TokenStream) -> (TokenStream, Vec<bool>) {
     let model = &plan.model;
+    let mut has_fn = vec![false; model.ops.len()];
     let overlap = |a: (u64, u64), b: (u64, u64)| a.0 < a.1 && b.0 < b.1 && a.0 < b.1 && b.0 < a.1;
     let mut fns = Vec::new();
     let mut skipped = Vec::new();
-    for op in &model.ops {
+    for (position, op) in model.ops.iter().enumerate() {
         let base = model
             .subgraphs
             .get(op.subgraph.get())
@@ -716,6 +757,9 @@ fn op_functions(plan: &ModelPlan, access: &[Access], p: &TokenStream) -> TokenSt
             skipped.push(format!(" - {label} (`{}`): {why}.", op.opcode));
             continue;
         }
+        if let Some(h) = has_fn.get_mut(position) {
+            *h = true;
+        }
         let fname = if sg == 0 {
             format_ident!("op_{}", op.index.0)
         } else {
@@ -768,10 +812,11 @@ fn op_functions(plan: &ModelPlan, access: &[Access], p: &TokenStream) -> TokenSt
         docs.push(String::new());
         docs.extend(skipped);
     }
-    quote! {
+    let tokens = quote! {
         #(#[doc = #docs])*
         pub mod ops {
             #(#fns)*
         }
-    }
+    };
+    (tokens, has_fn)
 }

@@ -10,6 +10,7 @@
 //!     crate = ::stowplan,          // the runtime crate's path, if renamed
 //!     shape = "input=1x96x96x1",   // for -1 dimensions; repeatable
 //!     offline = "replan",          // "honour" (default) or "replan" an offline plan
+//!     invoke = true,               // generate `invoke` (runtime feature `kernels`)
 //! )
 //! ```
 
@@ -156,6 +157,7 @@ struct Parsed {
     budget: Option<(u64, Span)>,
     name: Option<Ident>,
     runtime: syn::Path,
+    invoke: bool,
 }
 
 fn parse_args(input: Input) -> Result<Parsed, syn::Error> {
@@ -170,6 +172,7 @@ fn parse_args(input: Input) -> Result<Parsed, syn::Error> {
         budget: None,
         name: None,
         runtime: syn::parse_quote!(::stowplan),
+        invoke: false,
     };
     let mut seen: Vec<String> = Vec::new();
     for Arg { key, value } in input.args {
@@ -227,11 +230,23 @@ fn parse_args(input: Input) -> Result<Parsed, syn::Error> {
                         }
                     };
                 }
+                (
+                    "invoke",
+                    Value::Expr(Expr::Lit(syn::ExprLit {
+                        lit: syn::Lit::Bool(b),
+                        ..
+                    })),
+                ) => {
+                    parsed.invoke = b.value;
+                }
+                ("invoke", Value::Expr(e)) => {
+                    return Err(err(e.span(), "invoke must be true or false"));
+                }
                 (other, _) => {
                     return Err(err(
                         key.span(),
                         format!(
-                            "unknown option `{other}`; expected one of budget, align, planner, name, crate, shape, offline"
+                            "unknown option `{other}`; expected one of budget, align, planner, name, crate, shape, offline, invoke"
                         ),
                     ));
                 }
@@ -374,6 +389,7 @@ fn expand_parsed(
         model_path: rel.clone(),
         model_file,
         budget: parsed.budget.map(|(b, _)| b),
+        invoke: parsed.invoke,
     };
     // From here on the file exists: track it, so fixing the model recompiles the crate.
     let tracking = match &cg.model_file {

@@ -1,0 +1,65 @@
+//! Plans each model with `invoke` into `OUT_DIR/<name>.rs` and writes `OUT_DIR/models.rs`, the
+//! table `main.rs` dispatches on. The project's own models are always built; TFLite Micro's
+//! models in `../shared/models` only where that folder exists (`cfg(shared_models)`).
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+/// (module name, model path relative to this crate, from ../shared)
+const MODELS: &[(&str, &str, bool)] = &[
+    ("mlp_int8", "../models/mlp_int8/mlp_int8.tflite", false),
+    ("mlp_float", "../models/mlp_float/mlp_float.tflite", false),
+    // ("cnn_int8", "../models/cnn_int8/cnn_int8.tflite", false),
+    (
+        "hello_world_int8",
+        "../../../shared/models/tflm_hello_world_int8.tflite",
+        true,
+    ),
+    (
+        "micro_speech_int8",
+        "../../../shared/models/tflm_micro_speech_int8.tflite",
+        true,
+    ),
+    (
+        "person_detect_int8",
+        "../../../shared/models/tflm_person_detect_int8.tflite",
+        true,
+    ),
+    // ("mobilenet_v2_int8", "../../../shared/models/tflm_xtensa_mobilenet_v2_int8_224.tflite", true),
+];
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    println!("cargo::rustc-check-cfg=cfg(shared_models)");
+    let out = PathBuf::from(std::env::var_os("OUT_DIR").ok_or("OUT_DIR is not set")?);
+    let shared = std::path::Path::new("../../../shared/models");
+    println!("cargo::rerun-if-changed=../../../shared/models");
+    let mut mods = String::new();
+    let mut table = String::from(
+        "/// Every model built: (name, run).\npub const MODELS: &[(&str, fn(&[u8]) -> Result<Vec<u8>, String>)] = &[\n",
+    );
+    for &(name, path, from_shared) in MODELS {
+        if from_shared && !shared.is_dir() {
+            continue;
+        }
+        stowplan_build::Config::new()
+            .model(path)
+            .name(name)
+            .invoke(true)
+            .generate()?;
+        writeln!(
+            mods,
+            "include!(concat!(env!(\"OUT_DIR\"), \"/{name}.rs\"));"
+        )?;
+        writeln!(
+            mods,
+            "fn run_{name}(input: &[u8]) -> Result<Vec<u8>, String> {{\n    let mut arena = Box::new({name}::Arena::new());\n    feed(arena.as_bytes_mut(), {name}::TENSORS, {name}::INPUTS, input)?;\n    {name}::invoke(&mut arena);\n    Ok(collect(arena.as_bytes(), {name}::TENSORS, {name}::OUTPUTS))\n}}"
+        )?;
+        writeln!(table, "    ({name:?}, run_{name}),")?;
+    }
+    if shared.is_dir() {
+        println!("cargo::rustc-cfg=shared_models");
+    }
+    table.push_str("];\n");
+    std::fs::write(out.join("models.rs"), format!("{mods}\n{table}"))?;
+    Ok(())
+}

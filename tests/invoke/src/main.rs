@@ -1,0 +1,101 @@
+//! `stowplan-invoke MODEL < INPUT > OUTPUT`: runs one inference of a model through its generated
+//! `invoke` (the runtime's reference kernels on the planned arena) and writes the output bytes.
+//!
+//! The input is the raw bytes of the model's inputs, in order; the output the raw bytes of its
+//! outputs, in order. `stowplan-invoke --list` prints the models this build holds (TFLite
+//! Micro's own only where `../shared/models` existed at build time). `tests/tflm/check_invoke.py`
+//! drives it and compares every output byte with the real TFLite Micro interpreter's.
+#![forbid(unsafe_code)]
+
+use std::io::{Read, Write};
+use std::process::ExitCode;
+
+use stowplan::{Location, TensorInfo};
+
+/// Copies `input` into the arena slots of the model's inputs, in order.
+fn feed(
+    arena: &mut [u8],
+    tensors: &[TensorInfo],
+    inputs: &[u32],
+    input: &[u8],
+) -> Result<(), String> {
+    let mut at = 0;
+    for &t in inputs {
+        let Some(TensorInfo {
+            location: Location::Arena { offset, bytes },
+            ..
+        }) = tensors.get(t as usize)
+        else {
+            return Err(format!("input tensor {t} is not in the arena"));
+        };
+        let src = input
+            .get(at..at + bytes)
+            .ok_or_else(|| format!("the input has {} bytes, the model needs more", input.len()))?;
+        arena[*offset..*offset + *bytes].copy_from_slice(src);
+        at += bytes;
+    }
+    if at != input.len() {
+        return Err(format!(
+            "the input has {} bytes, the model takes {at}",
+            input.len()
+        ));
+    }
+    Ok(())
+}
+
+/// The bytes of the model's outputs, in order.
+fn collect(arena: &[u8], tensors: &[TensorInfo], outputs: &[u32]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for &t in outputs {
+        if let Some(TensorInfo {
+            location: Location::Arena { offset, bytes },
+            ..
+        }) = tensors.get(t as usize)
+        {
+            out.extend_from_slice(&arena[*offset..*offset + *bytes]);
+        }
+    }
+    out
+}
+
+include!(concat!(env!("OUT_DIR"), "/models.rs"));
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.as_slice() {
+        [flag] if flag == "--list" => {
+            for (name, _) in MODELS {
+                println!("{name}");
+            }
+            ExitCode::SUCCESS
+        }
+        [name] => {
+            let Some(&(_, run)) = MODELS.iter().find(|(n, _)| n == name) else {
+                eprintln!("error: no model {name:?} in this build; see --list");
+                return ExitCode::from(2);
+            };
+            let mut input = Vec::new();
+            if let Err(e) = std::io::stdin().read_to_end(&mut input) {
+                eprintln!("error: cannot read the input: {e}");
+                return ExitCode::FAILURE;
+            }
+            // Large arenas (mobilenet_v2) live on the heap; the kernels need little stack.
+            match run(&input) {
+                Ok(out) => {
+                    if std::io::stdout().write_all(&out).is_err() {
+                        return ExitCode::FAILURE;
+                    }
+                    ExitCode::SUCCESS
+                }
+                Err(e) => {
+                    eprintln!("error: {name}: {e}");
+                    ExitCode::FAILURE
+                }
+            }
+        }
+        _ => {
+            eprintln!("usage: stowplan-invoke MODEL < INPUT > OUTPUT | stowplan-invoke --list");
+            ExitCode::from(2)
+        }
+    }
+}

@@ -1,0 +1,174 @@
+#!/usr/bin/env python3
+"""Checks stowplan's generated `invoke` bit for bit against the real TFLite Micro interpreter.
+
+    cargo build --release -p stowplan-invoke
+    python3 tests/tflm/check_invoke.py [--seeds 5] [--bin target/release/stowplan-invoke]
+
+`stowplan-invoke` (tests/invoke) holds every model its build.rs generated `invoke` for: the
+project's own models, and TFLite Micro's hello_world_int8, micro_speech_int8,
+person_detect_int8 and mobilenet_v2_int8 when ../shared/models existed at build time
+(`stowplan-invoke --list`). For each model and each seed this script makes one seeded random
+input (numpy default_rng(seed): integers over the dtype's whole range, floats in [-1, 1]; seed 0
+is the model's io.json input where it has one), runs it through TFLM
+(tflite-micro==0.dev20261023182759, reference kernels) and through `stowplan-invoke MODEL`, and
+requires the output bytes to be identical. Each TFLM run is in a child process (a crash is
+reported, not fatal to the script). Exits non-zero on any difference.
+"""
+
+import argparse
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import check_heads as ch
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent.parent
+
+# stowplan-invoke model name -> model file (relative to the repository, or to ../shared/models)
+MODELS = {
+    "mlp_int8": "tests/models/mlp_int8/mlp_int8.tflite",
+    "mlp_float": "tests/models/mlp_float/mlp_float.tflite",
+    "cnn_int8": "tests/models/cnn_int8/cnn_int8.tflite",
+    "hello_world_int8": "shared:tflm_hello_world_int8.tflite",
+    "micro_speech_int8": "shared:tflm_micro_speech_int8.tflite",
+    "person_detect_int8": "shared:tflm_person_detect_int8.tflite",
+    "mobilenet_v2_int8": "shared:tflm_xtensa_mobilenet_v2_int8_224.tflite",
+}
+
+
+def model_path(spec):
+    if spec.startswith("shared:"):
+        return REPO.parent / "shared" / "models" / spec.split(":", 1)[1]
+    return REPO / spec
+
+
+def tflm_child(path, seed, io_path):
+    """In a child process: one inference; prints JSON with the input and output bytes (hex)."""
+    import numpy as np
+    from tflite_micro.python.tflite_micro import runtime
+
+    data = Path(path).read_bytes()
+    it = runtime.Interpreter.from_bytes(data, arena_size=2 * len(data) + 16 * 1024 * 1024)
+    if io_path is not None and seed == 0:
+        io = json.loads(Path(io_path).read_text())
+        inputs = [np.array(t["data"], dtype=t["dtype"]).reshape(t["shape"]) for t in io["inputs"]]
+    else:
+        rng = np.random.default_rng(seed)
+        inputs = []
+        while True:
+            try:
+                d = it.get_input_details(len(inputs))
+            except IndexError:
+                break
+            dtype, shape = np.dtype(d["dtype"]), tuple(int(x) for x in d["shape"])
+            if np.issubdtype(dtype, np.integer):
+                info = np.iinfo(dtype)
+                a = rng.integers(info.min, info.max, size=shape, dtype=dtype, endpoint=True)
+            else:
+                a = rng.uniform(-1.0, 1.0, size=shape).astype(dtype)
+            inputs.append(a)
+    for i, a in enumerate(inputs):
+        it.set_input(a, i)
+    it.invoke()
+    outs = []
+    i = 0
+    while True:
+        try:
+            outs.append(np.ascontiguousarray(it.get_output(i)))
+        except IndexError:
+            break
+        i += 1
+    print(json.dumps({
+        "input": b"".join(np.ascontiguousarray(a).tobytes() for a in inputs).hex(),
+        "output": b"".join(o.tobytes() for o in outs).hex(),
+        "dtype": [str(o.dtype) for o in outs],
+    }))
+
+
+def run_tflm(path, seed, io_path):
+    cmd = [sys.executable, __file__, "--child", str(path), str(seed), str(io_path or "")]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    if p.returncode != 0:
+        return None, f"TFLM child exit {p.returncode}: {ch.last_lines(p.stderr)}"
+    return json.loads(p.stdout.strip().splitlines()[-1]), None
+
+
+def describe(a, b, dtypes):
+    import numpy as np
+
+    dtype = np.dtype(dtypes[0]) if len(dtypes) == 1 else np.uint8
+    x, y = np.frombuffer(a, dtype=dtype), np.frombuffer(b, dtype=dtype)
+    if x.shape != y.shape:
+        return f"{len(a)} vs {len(b)} bytes"
+    diff = np.nonzero(x != y)[0]
+    first = diff[0]
+    return (f"{len(diff)} of {len(x)} {dtype} values differ; first at {first}: "
+            f"TFLM {x[first]} vs stowplan {y[first]}")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--seeds", type=int, default=5, help="inputs per model (default 5)")
+    ap.add_argument("--bin", default=os.environ.get("STOWPLAN_INVOKE_BIN",
+                                                    str(REPO / "target" / "release" / "stowplan-invoke")))
+    ap.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.child:
+        path, seed, io_path = args.child
+        tflm_child(path, int(seed), io_path or None)
+        return 0
+    ch.check_version("check_invoke.py")
+    try:
+        names = subprocess.run([args.bin, "--list"], capture_output=True, text=True,
+                               check=True).stdout.split()
+    except (OSError, subprocess.CalledProcessError) as e:
+        sys.exit(f"cannot run {args.bin} --list ({e}); build it with "
+                 "`cargo build --release -p stowplan-invoke`")
+    if not any(MODELS[n].startswith("shared:") for n in names):
+        print("notice: stowplan-invoke was built without ../shared/models; checking the "
+              "project's own models only")
+    failed = False
+    rows = []
+    for name in names:
+        path = model_path(MODELS[name])
+        io = path.parent / "io.json"
+        io_path = io if io.exists() else None
+        same = 0
+        start = time.time()
+        for seed in range(args.seeds):
+            ref, err = run_tflm(path, seed, io_path)
+            if err:
+                failed = True
+                print(f"FAIL {name} seed {seed}: {err}")
+                continue
+            inp, want = bytes.fromhex(ref["input"]), bytes.fromhex(ref["output"])
+            p = subprocess.run([args.bin, name], input=inp, capture_output=True, timeout=600)
+            if p.returncode != 0:
+                failed = True
+                print(f"FAIL {name} seed {seed}: stowplan-invoke exit {p.returncode}: "
+                      f"{p.stderr.decode(errors='replace').strip()}")
+                continue
+            if p.stdout == want:
+                same += 1
+            else:
+                failed = True
+                print(f"FAIL {name} seed {seed}: {describe(want, p.stdout, ref['dtype'])}")
+        digest = hashlib.sha256(want).hexdigest()[:12] if same else "-"
+        rows.append((name, f"{same}/{args.seeds}", digest, f"{time.time() - start:.1f}"))
+    print(f"{'model':<22} {'identical':>9}  {'last output sha256':<18} {'s':>5}")
+    for r in rows:
+        print(f"{r[0]:<22} {r[1]:>9}  {r[2]:<18} {r[3]:>5}")
+    if failed:
+        print("\nsome outputs differ from TFLite Micro")
+        return 1
+    print(f"\nevery output is bit-identical with TFLite Micro ({len(rows)} models x {args.seeds} inputs)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
