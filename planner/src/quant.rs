@@ -657,7 +657,7 @@ mod tests {
         );
         assert_eq!(
             preprocess_softmax_scaling_with(1.0, 1e6, 5, true),
-            ((1 << 31) - 2, 30)
+            (i32::MAX - 1, 30)
         );
         // Radius: floor(15 * 2^27 / 2^24) = 120; floor(31 * 2^26 / 2^30) = 1.
         assert_eq!(calculate_input_radius(4, 24, 31), 120);
@@ -690,7 +690,7 @@ mod tests {
             activation_range_s8(FusedActivation::Relu6, 0.01, -128),
             Some((-128, 127))
         );
-        assert_eq!(activation_range_s8(FusedActivation::Relu, 1e-40, 0), None);
+        assert_eq!(activation_range_s8(FusedActivation::Relu6, 1e-40, 0), None);
         assert_eq!(activation_range_f32(FusedActivation::Relu6), (0.0, 6.0));
         assert_eq!(
             activation_range_f32(FusedActivation::None),

@@ -22,26 +22,38 @@
 //! [`fixed::SINGLE_ROUNDING`].
 #![forbid(unsafe_code)]
 
+mod activations;
 mod conv;
+mod elementwise;
 mod expf;
 pub mod fixed;
 mod fully_connected;
 mod pooling;
+mod quantize;
+mod reduce;
 mod shape;
 mod softmax;
 #[cfg(test)]
 mod tests;
 
+pub use activations::{
+    LogisticS8, Relu6S8, ReluS8, logistic_f32, logistic_s8, relu_f32, relu_s8, relu6_f32, relu6_s8,
+};
 pub use conv::{
     ConvF32, ConvGeometry, ConvS8, conv2d_f32, conv2d_s8, depthwise_conv2d_f32, depthwise_conv2d_s8,
 };
+pub use elementwise::{AddS8, BinaryF32, BinaryShape, MulS8, add_f32, add_s8, mul_f32, mul_s8};
 pub use fully_connected::{
     FullyConnectedF32, FullyConnectedS8, fully_connected_f32, fully_connected_s8,
 };
 pub use pooling::{
     PoolF32, PoolGeometry, PoolS8, average_pool_f32, average_pool_s8, max_pool_f32, max_pool_s8,
 };
-pub use shape::copy;
+pub use quantize::{
+    DequantizeS8F32, QuantizeF32S8, Requantize, dequantize_s8_f32, quantize_f32_s8, requantize_s8,
+};
+pub use reduce::{MeanF32, MeanS8, mean_f32, mean_s8};
+pub use shape::{Pad, Transpose, concatenation, copy, pad, transpose};
 pub use softmax::{SoftmaxF32, SoftmaxS8, softmax_f32, softmax_s8};
 
 /// TFLM's `(quantized_multiplier, shift)` pair from `QuantizeMultiplier`: the real multiplier

@@ -489,12 +489,12 @@ fn max_pool_and_float_pools() {
 // ---- SOFTMAX -------------------------------------------------------------------------------
 
 /// TFLM's prepare for input scale 0.1 and beta 1: `PreprocessSoftmaxScaling(1.0, 0.1f, 5)`
-/// = `QuantizeMultiplier(0.1f * 2^26 = 6710886.5)` = (round(0.8000000119 * 2^31), 23), and
+/// = `QuantizeMultiplier(0.1f * 2^26 = 6710886.5)` = (6710886.5 * 2^8, 23), and
 /// `diff_min = -floor(31 * 2^26 / 2^23) = -248`.
 const SOFTMAX_SCALE_0_1: SoftmaxS8 = SoftmaxS8 {
     rows: 1,
     depth: 5,
-    input_multiplier: 1_717_986_918,
+    input_multiplier: 1_717_986_944,
     input_left_shift: 23,
     diff_min: -248,
 };
@@ -575,6 +575,317 @@ fn copy_copies() {
     assert_eq!(out, [1, 2, 3]);
 }
 
+// ---- ADD, MUL -------------------------------------------------------------------------------
+
+/// `[1, 1, 1, 1, h, w]`.
+const fn shape2(h: usize, w: usize) -> [usize; 6] {
+    [1, 1, 1, 1, h, w]
+}
+
+/// Inputs at scales 0.5 (zero point 1) and 0.25 (zero point -2), output at 0.5 (zero point 3),
+/// RELU: the planner's `quant::add_params` (input multipliers 0.5 and 0.25, output 2^-19).
+fn add_params(shape: BinaryShape) -> AddS8 {
+    AddS8 {
+        shape,
+        left_shift: 20,
+        input1_offset: -1,
+        input1: HALF,
+        input2_offset: 2,
+        input2: Requant {
+            multiplier: 1 << 30,
+            shift: -1,
+        },
+        output_offset: 3,
+        output: Requant {
+            multiplier: 1 << 30,
+            shift: -18,
+        },
+        act_min: 3,
+        act_max: 127,
+    }
+}
+
+#[test]
+fn add_s8_elementwise_and_broadcast() {
+    let same = BinaryShape {
+        input1: shape2(1, 2),
+        input2: shape2(1, 2),
+        output: shape2(1, 2),
+    };
+    let mut out = [0_i8; 4];
+    // 0.5 * (5 - 1) + 0.25 * (6 + 2) = 4.0 -> 4 / 0.5 + 3 = 11; -64.5 - 31.5 -> clamped to 3.
+    add_s8(&add_params(same), &[5, -128], &[6, -128], &mut out[..2]);
+    assert_eq!(out[..2], [11, 3]);
+    // input2 [6 2] broadcast over the rows of input1 [5 7; 9 11]: reals [2 3; 4 5] + [2 1].
+    let rows = BinaryShape {
+        input1: shape2(2, 2),
+        input2: shape2(1, 2),
+        output: shape2(2, 2),
+    };
+    add_s8(&add_params(rows), &[5, 7, 9, 11], &[6, 2], &mut out);
+    assert_eq!(out, [11, 11, 15, 15]);
+    // And a scalar first input: 2.0 + [2 1 2 1].
+    let scalar = BinaryShape {
+        input1: shape2(1, 1),
+        input2: shape2(2, 2),
+        output: shape2(2, 2),
+    };
+    add_s8(&add_params(scalar), &[5], &[6, 2, 6, 2], &mut out);
+    assert_eq!(out, [11, 9, 11, 9]);
+}
+
+#[test]
+fn mul_s8_and_float_binaries() {
+    // 0.5 * 0.25 / 0.5 = 0.25 = (2^30, -1).
+    let p = MulS8 {
+        shape: BinaryShape {
+            input1: shape2(2, 2),
+            input2: shape2(2, 1),
+            output: shape2(2, 2),
+        },
+        input1_offset: -1,
+        input2_offset: 2,
+        output_offset: 3,
+        output: Requant {
+            multiplier: 1 << 30,
+            shift: -1,
+        },
+        act_min: -128,
+        act_max: 20,
+    };
+    let mut out = [0_i8; 4];
+    // Rows of input1 - 1 = [4 5; 8 9] times columns of input2 + 2 = [8; 12], * 0.25, + 3:
+    // 8 + 3, 10 + 3, 24 + 3 -> 20, 27 + 3 -> 20.
+    mul_s8(&p, &[5, 6, 9, 10], &[6, 10], &mut out);
+    assert_eq!(out, [11, 13, 20, 20]);
+
+    let mut p = BinaryF32 {
+        shape: BinaryShape {
+            input1: shape2(2, 2),
+            input2: shape2(1, 1),
+            output: shape2(2, 2),
+        },
+        act_min: f32::MIN,
+        act_max: 13.0,
+    };
+    let mut out = [0.0_f32; 4];
+    add_f32(&p, &[1.0, 2.0, 3.0, 4.0], &[10.0], &mut out);
+    assert_eq!(out, [11.0, 12.0, 13.0, 13.0]);
+    p.shape.input2 = shape2(1, 2);
+    p.act_min = -3.0;
+    p.act_max = f32::MAX;
+    mul_f32(&p, &[1.0, 2.0, 3.0, 4.0], &[2.0, -1.0], &mut out);
+    assert_eq!(out, [2.0, -2.0, 6.0, -3.0]);
+}
+
+// ---- MEAN ----------------------------------------------------------------------------------
+
+/// 1x2x2x2, pixels (0,0) (0,1) (1,0) (1,1) with channels [1 -1] [2 -2] [2 -2] [2 -2].
+const MEAN_INPUT: [i8; 8] = [1, -1, 2, -2, 2, -2, 2, -2];
+
+#[test]
+fn mean_s8_same_quantization_truncates() {
+    let p = MeanS8 {
+        input: [1, 2, 2, 2],
+        axes: [false, true, true, false],
+        input_zero_point: 1,
+        output_zero_point: 1,
+        input_scale: 0.5,
+        output_scale: 0.5,
+        requant: ONE,
+    };
+    let mut out = [0_i8; 2];
+    // 7 / 4 and -7 / 4 truncate towards zero.
+    mean_s8(&p, &MEAN_INPUT, &mut out);
+    assert_eq!(out, [1, -1]);
+}
+
+#[test]
+fn mean_s8_requantizes() {
+    // Scales 0.5 -> 0.25, zero points 1 -> -2: multiplier 2.0 = (2^30, 2); with the 4
+    // elements folded in: (2^30 << 2) / 4 = 2^30, shift 0 (0.5).
+    let p = MeanS8 {
+        input: [1, 2, 2, 2],
+        axes: [false, true, true, false],
+        input_zero_point: 1,
+        output_zero_point: -2,
+        input_scale: 0.5,
+        output_scale: 0.25,
+        requant: Requant {
+            multiplier: 1 << 30,
+            shift: 2,
+        },
+    };
+    let mut out = [0_i8; 2];
+    // (7 - 1 * 4) * 0.5 = 1.5 -> 2, - 2 = 0; (-7 - 4) * 0.5 = -5.5 -> -5 (ties up), - 2 = -7.
+    mean_s8(&p, &MEAN_INPUT, &mut out);
+    assert_eq!(out, [0, -7]);
+}
+
+#[test]
+fn mean_f32_any_axes() {
+    let input = [1.0, 10.0, 2.0, 20.0, 3.0, 30.0, 4.0, 40.0];
+    let mut out = [0.0_f32; 4];
+    let hw = MeanF32 {
+        input: [1, 2, 2, 2],
+        axes: [false, true, true, false],
+    };
+    mean_f32(&hw, &input, &mut out[..2]);
+    assert_eq!(out[..2], [2.5, 25.0]);
+    let channels = MeanF32 {
+        input: [1, 2, 2, 2],
+        axes: [false, false, false, true],
+    };
+    mean_f32(&channels, &input, &mut out);
+    assert_eq!(out, [5.5, 11.0, 16.5, 22.0]);
+}
+
+// ---- PAD, TRANSPOSE, CONCATENATION ---------------------------------------------------------
+
+#[test]
+fn pad_before_and_after() {
+    // 2x2 -> 3x3 with one row above and one column after.
+    let p = Pad {
+        input: [1, 1, 1, 2, 2],
+        output: [1, 1, 1, 3, 3],
+        before: [0, 0, 0, 1, 0],
+    };
+    let mut out = [9_i8; 9];
+    pad(&p, &[1, 2, 3, 4], -5, &mut out);
+    assert_eq!(out, [-5, -5, -5, 1, 2, -5, 3, 4, -5]);
+}
+
+#[test]
+fn transpose_permutes() {
+    // 2x3 -> 3x2.
+    let p = Transpose {
+        input: [1, 1, 1, 1, 2, 3],
+        perm: [0, 1, 2, 3, 5, 4],
+    };
+    let mut out = [0_u8; 6];
+    transpose(&p, &[0, 1, 2, 3, 4, 5], &mut out);
+    assert_eq!(out, [0, 3, 1, 4, 2, 5]);
+    // 2x3x2 with perm (2, 0, 1): out[c][a][b] = in[a][b][c] = 6a + 2b + c.
+    let p = Transpose {
+        input: [1, 1, 1, 2, 3, 2],
+        perm: [0, 1, 2, 5, 3, 4],
+    };
+    let input: [u8; 12] = core::array::from_fn(|i| i as u8);
+    let mut out = [0_u8; 12];
+    transpose(&p, &input, &mut out);
+    assert_eq!(out, [0, 2, 4, 6, 8, 10, 1, 3, 5, 7, 9, 11]);
+}
+
+#[test]
+fn concatenation_interleaves_chunks() {
+    let mut out = [0_i8; 6];
+    concatenation(2, &[2, 1], &[&[1, 2, 3, 4], &[9, 8]], &mut out);
+    assert_eq!(out, [1, 2, 9, 3, 4, 8]);
+    // A short input does not shift the others.
+    concatenation(2, &[2, 1], &[&[1, 2, 3, 4], &[7]], &mut out);
+    assert_eq!(out, [1, 2, 7, 3, 4, 8]);
+}
+
+// ---- QUANTIZE, DEQUANTIZE, activations -----------------------------------------------------
+
+#[test]
+fn quantize_dequantize_requantize() {
+    let mut out = [0_i8; 6];
+    let p = QuantizeF32S8 {
+        scale: 0.5,
+        zero_point: -1,
+    };
+    // 2.5 -> 3, -2.5 -> -3 (half away from zero), then saturation.
+    quantize_f32_s8(&p, &[1.25, -1.25, 100.0, -100.0, 0.2, -0.2], &mut out);
+    assert_eq!(out, [2, -4, 127, -128, -1, -1]);
+    // Infinities convert to INT32_MIN as on x86-64.
+    let p = QuantizeF32S8 {
+        scale: 0.5,
+        zero_point: 0,
+    };
+    quantize_f32_s8(&p, &[f32::INFINITY, f32::NEG_INFINITY], &mut out[..2]);
+    assert_eq!(out[..2], [-128, -128]);
+
+    let mut f = [0.0_f32; 2];
+    let p = DequantizeS8F32 {
+        scale: 0.5,
+        zero_point: -1,
+    };
+    dequantize_s8_f32(&p, &[3, -128], &mut f);
+    assert_eq!(f, [2.0, -63.5]);
+
+    let p = Requantize {
+        input_offset: -1,
+        output_offset: 3,
+        requant: Requant {
+            multiplier: 1 << 30,
+            shift: 2,
+        },
+    };
+    requantize_s8(&p, &[5, 127, -128], &mut out[..3]);
+    assert_eq!(out[..3], [11, 127, -128]);
+}
+
+#[test]
+fn logistic_s8_saturates_and_interpolates() {
+    // The planner's `quant::logistic_params(1/16, -3)`.
+    let p = LogisticS8 {
+        input_zero_point: -3,
+        input_range_radius: 120,
+        input_multiplier: 1 << 30,
+        input_left_shift: 24,
+    };
+    let mut out = [0_i8; 4];
+    // 0 -> 0.5 -> 0; 130 and -125 are beyond the radius; 2.0 -> 0.8808 * 256 = 225.5 -> 225.
+    logistic_s8(&p, &[-3, 127, -128, 29], &mut out);
+    assert_eq!(out, [0, 127, -128, 97]);
+}
+
+#[test]
+fn logistic_f32_branches() {
+    use super::expf::expf;
+    let mut out = [0.0_f32; 4];
+    logistic_f32(&[0.0, 20.0, -10.0, 2.0], &mut out);
+    assert_eq!(out[0], 0.5);
+    assert_eq!(out[1], 1.0);
+    assert_eq!(out[2], expf(-10.0));
+    assert_eq!(out[3], 1.0 / (1.0 + expf(-2.0)));
+    // TFLM's cutoff is the float nearest 16.619047164916992.
+    assert_eq!(16.619_047_f32.to_bits(), 0x4184_f3cf);
+}
+
+#[test]
+fn relu_variants() {
+    // The planner's `quant::relu_params((0.5, 4), (0.25, -7))`.
+    let p = ReluS8 {
+        input_offset: -4,
+        output_offset: -7,
+        requant: Requant {
+            multiplier: 1 << 30,
+            shift: 2,
+        },
+        act_min: -7,
+        act_max: 127,
+    };
+    let mut out = [0_i8; 4];
+    relu_s8(&p, &[4, 10, 0, 100], &mut out);
+    assert_eq!(out, [-7, 5, -7, 127]);
+    let p = Relu6S8 {
+        zero: -10,
+        six: 110,
+    };
+    relu6_s8(&p, &[-128, 50, 120], &mut out[..3]);
+    assert_eq!(out[..3], [-10, 50, 110]);
+
+    let mut f = [0.0_f32; 4];
+    relu_f32(&[-1.0, 0.0, 2.0, f32::NAN], &mut f);
+    assert_eq!(f[..3], [0.0, 0.0, 2.0]);
+    assert!(f[3].is_nan());
+    relu6_f32(&[-1.0, 7.0, 3.0, -0.0], &mut f);
+    assert_eq!(f[..3], [0.0, 6.0, 3.0]);
+    assert!(f[3] == 0.0 && f[3].is_sign_negative());
+}
+
 // ---- no panics -----------------------------------------------------------------------------
 
 #[test]
@@ -595,4 +906,35 @@ fn inconsistent_parameters_do_not_panic() {
     fully_connected_s8(&fc(&[]), &[], &[], None, &mut out);
     average_pool_s8(&pool([1, 3, 3, 1], [1, 2, 2, 1], 0, 1), &IMAGE, &mut out);
     softmax_s8(&SOFTMAX_SCALE_0_1, &[], &mut out);
+    let shape = BinaryShape {
+        input1: shape2(2, 2),
+        input2: shape2(1, 2),
+        output: shape2(2, 2),
+    };
+    add_s8(&add_params(shape), &[1], &[], &mut out);
+    let p = MeanS8 {
+        input: [1, 2, 2, 0],
+        axes: [false, true, true, false],
+        input_zero_point: 0,
+        output_zero_point: 0,
+        input_scale: 1.0,
+        output_scale: 0.5,
+        requant: ONE,
+    };
+    mean_s8(&p, &[], &mut out);
+    let p = Transpose {
+        input: [1, 1, 1, 1, 2, 3],
+        perm: [9, 9, 9, 9, 9, 9],
+    };
+    transpose(&p, &IMAGE, &mut out);
+    pad(
+        &Pad {
+            input: [1, 1, 1, 9, 9],
+            output: [1, 1, 1, 2, 2],
+            before: [0, 0, 0, usize::MAX, 0],
+        },
+        &IMAGE,
+        0,
+        &mut out,
+    );
 }

@@ -1,0 +1,111 @@
+//! QUANTIZE and DEQUANTIZE: TFLM's `reference_ops::AffineQuantize`, `reference_ops::Requantize`
+//! and `reference_ops::Dequantize`.
+
+use super::Requant;
+
+/// Parameters of a float to int8 QUANTIZE.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct QuantizeF32S8 {
+    /// The output scale (TFLM holds it as a `double` converted from this `float` and converts
+    /// it back to `float` before dividing, so `f32` is exact).
+    pub scale: f32,
+    /// The output zero point.
+    pub zero_point: i32,
+}
+
+/// `static_cast<int32_t>(x)` as x86-64 computes it (`cvttss2si`): truncation, and
+/// `INT32_MIN` for NaN and values out of range (undefined behaviour in C++; this is what the
+/// host build of TFLM does).
+fn to_i32_like_x86(x: f32) -> i32 {
+    if x.is_nan() || !(-2_147_483_648.0..2_147_483_648.0).contains(&x) {
+        i32::MIN
+    } else {
+        x as i32
+    }
+}
+
+/// float to int8 QUANTIZE: TFLM's `AffineQuantize`: `round(x / scale)` in `float` (half away
+/// from zero), plus the zero point, saturated to int8.
+///
+/// # Preconditions
+///
+/// `input.len() == output.len()`.
+pub fn quantize_f32_s8(p: &QuantizeF32S8, input: &[f32], output: &mut [i8]) {
+    for (o, &x) in output.iter_mut().zip(input) {
+        let unclamped = to_i32_like_x86(round(x / p.scale)).wrapping_add(p.zero_point);
+        *o = unclamped.clamp(i32::from(i8::MIN), i32::from(i8::MAX)) as i8;
+    }
+}
+
+/// `std::round` for `float` (half away from zero) without `std`.
+fn round(x: f32) -> f32 {
+    // Values of magnitude 2^23 or more (and NaN, infinities) are already integers.
+    if x.is_nan() || x.abs() >= 8_388_608.0 {
+        return x;
+    }
+    let truncated = (x as i32) as f32;
+    let fraction = x - truncated;
+    let rounded = if fraction >= 0.5 {
+        truncated + 1.0
+    } else if fraction <= -0.5 {
+        truncated - 1.0
+    } else {
+        truncated
+    };
+    // Keep the sign of zero: round(-0.4) is -0.0.
+    if rounded == 0.0 {
+        0.0_f32.copysign(x)
+    } else {
+        rounded
+    }
+}
+
+/// Parameters of an int8 to int8 QUANTIZE (requantisation).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Requantize {
+    /// Minus the input zero point.
+    pub input_offset: i32,
+    /// The output zero point.
+    pub output_offset: i32,
+    /// `QuantizeMultiplier(input_scale / output_scale)`.
+    pub requant: Requant,
+}
+
+/// int8 to int8 QUANTIZE: TFLM's `reference_ops::Requantize`:
+/// `MultiplyByQuantizedMultiplier(x - input_zero_point) + output_zero_point`, saturated.
+///
+/// # Preconditions
+///
+/// `input.len() == output.len()`.
+pub fn requantize_s8(p: &Requantize, input: &[i8], output: &mut [i8]) {
+    for (o, &x) in output.iter_mut().zip(input) {
+        let value = p
+            .requant
+            .apply(i32::from(x).wrapping_add(p.input_offset))
+            .wrapping_add(p.output_offset);
+        *o = value.clamp(i32::from(i8::MIN), i32::from(i8::MAX)) as i8;
+    }
+}
+
+/// Parameters of an int8 to float DEQUANTIZE.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DequantizeS8F32 {
+    /// The input scale.
+    pub scale: f32,
+    /// The input zero point.
+    pub zero_point: i32,
+}
+
+/// int8 to float DEQUANTIZE: TFLM's `reference_ops::Dequantize`: `(float)(scale * (x -
+/// zero_point))` with the product in `double`, as TFLM.
+///
+/// # Preconditions
+///
+/// `input.len() == output.len()`.
+pub fn dequantize_s8_f32(p: &DequantizeS8F32, input: &[i8], output: &mut [f32]) {
+    let scale = f64::from(p.scale);
+    for (o, &x) in output.iter_mut().zip(input) {
+        let value = i32::from(x).wrapping_sub(p.zero_point);
+        *o = (scale * f64::from(value)) as f32;
+    }
+}

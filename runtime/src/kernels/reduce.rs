@@ -1,0 +1,162 @@
+//! MEAN: TFLM's `reduce_common.cc` `EvalMeanHelper` with `reference_ops::Mean`,
+//! `reference_ops::QuantizedMeanOrSum` (int8) and `reference_ops::Mean` (float).
+
+use super::{Requant, at, fixed};
+
+/// Parameters of an int8 MEAN.
+#[derive(Clone, Copy, Debug)]
+pub struct MeanS8 {
+    /// Input shape, right-aligned into 4 dimensions padded with leading 1s.
+    pub input: [usize; 4],
+    /// Which of the 4 dimensions are reduced (the axis tensor, resolved: negative axes
+    /// wrapped, duplicates merged, shifted by the padding).
+    pub axes: [bool; 4],
+    /// The input zero point.
+    pub input_zero_point: i32,
+    /// The output zero point.
+    pub output_zero_point: i32,
+    /// The input scale: TFLM takes its plain-mean path when the input and output scales and
+    /// zero points are equal.
+    pub input_scale: f32,
+    /// The output scale.
+    pub output_scale: f32,
+    /// `QuantizeMultiplier(input_scale / output_scale)` (TFLM's `op_data->multiplier` and
+    /// `shift`; the kernel folds `1 / count` into it as TFLM does).
+    pub requant: Requant,
+}
+
+/// Parameters of a float MEAN.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MeanF32 {
+    /// Input shape, right-aligned into 4 dimensions padded with leading 1s.
+    pub input: [usize; 4],
+    /// Which of the 4 dimensions are reduced.
+    pub axes: [bool; 4],
+}
+
+/// Calls `reduce(output_index, input_indexes)` for each output element in order, with the
+/// indexes of the input elements that reduce into it in increasing order (the order TFLM's
+/// `Reduce` adds them in).
+#[inline(always)]
+fn for_each_output(
+    input: [usize; 4],
+    axes: [bool; 4],
+    mut reduce: impl FnMut(&mut dyn Iterator<Item = usize>),
+) {
+    // Output extents: 1 along reduced axes.
+    let kept = |d: usize| if axes[d] { 1 } else { input[d] };
+    let reduced = |d: usize| if axes[d] { input[d] } else { 1 };
+    let strides = [
+        input[1] * input[2] * input[3],
+        input[2] * input[3],
+        input[3],
+        1,
+    ];
+    for o0 in 0..kept(0) {
+        for o1 in 0..kept(1) {
+            for o2 in 0..kept(2) {
+                for o3 in 0..kept(3) {
+                    let mut indexes = (0..reduced(0)).flat_map(move |r0| {
+                        (0..reduced(1)).flat_map(move |r1| {
+                            (0..reduced(2)).flat_map(move |r2| {
+                                (0..reduced(3)).map(move |r3| {
+                                    (o0 + r0) * strides[0]
+                                        + (o1 + r1) * strides[1]
+                                        + (o2 + r2) * strides[2]
+                                        + (o3 + r3) * strides[3]
+                                })
+                            })
+                        })
+                    });
+                    reduce(&mut indexes);
+                }
+            }
+        }
+    }
+}
+
+/// Elements reduced into each output.
+fn count(input: [usize; 4], axes: [bool; 4]) -> usize {
+    (0..4)
+        .filter(|&d| axes[d])
+        .fold(1_usize, |n, d| n.wrapping_mul(input[d]))
+}
+
+/// int8 MEAN, as TFLM's int8 `EvalIntegerMean`:
+///
+/// - input and output quantised alike (equal zero points and scales): TFLM's
+///   `reference_ops::Mean<int8_t, int32_t>`, the int32 sum divided by the count, truncating;
+/// - otherwise `reference_ops::QuantizedMeanOrSum`: `1 / count` folded into the multiplier
+///   (`multiplier << s / count`, `shift - s` with `s = min(floor(log2 count), 32, 31 +
+///   shift)`), then `MultiplyByQuantizedMultiplier(sum - input_zero_point * count)` plus the
+///   output zero point, saturated.
+///
+/// Current TFLM has no int8 special case for H,W with `keep_dims` (older versions did);
+/// `keep_dims` does not change the data.
+///
+/// # Preconditions
+///
+/// `input.len()` is the product of `p.input`; `output.len()` the product of its non-reduced
+/// dimensions.
+pub fn mean_s8(p: &MeanS8, input: &[i8], output: &mut [i8]) {
+    let n = count(p.input, p.axes);
+    if p.input.contains(&0) || n == 0 {
+        // TFLM leaves zeroes when the input is empty.
+        output.fill(0);
+        return;
+    }
+    let mut out = output.iter_mut();
+    if p.input_zero_point == p.output_zero_point && p.input_scale == p.output_scale {
+        let divisor = n as i32;
+        for_each_output(p.input, p.axes, |indexes| {
+            let mut sum: i32 = 0;
+            for i in indexes {
+                sum = sum.wrapping_add(i32::from(at(input, i)));
+            }
+            if let Some(o) = out.next() {
+                *o = sum.checked_div(divisor).unwrap_or(0) as i8;
+            }
+        });
+        return;
+    }
+
+    let n64 = n as i64;
+    let mut shift = 63 - (n as u64).leading_zeros() as i32;
+    shift = shift.min(32).min(31 + p.requant.shift).max(0);
+    let multiplier = ((i64::from(p.requant.multiplier) << shift) / n64) as i32;
+    let output_shift = p.requant.shift - shift;
+    let input_zero_point_times_count = i64::from(p.input_zero_point).wrapping_mul(n64);
+    for_each_output(p.input, p.axes, |indexes| {
+        let mut sum: i32 = 0;
+        for i in indexes {
+            sum = sum.wrapping_add(i32::from(at(input, i)));
+        }
+        let shifted_sum = i64::from(sum).wrapping_sub(input_zero_point_times_count) as i32;
+        let value = fixed::multiply_by_quantized_multiplier(shifted_sum, multiplier, output_shift)
+            .wrapping_add(p.output_zero_point);
+        if let Some(o) = out.next() {
+            *o = value.clamp(i32::from(i8::MIN), i32::from(i8::MAX)) as i8;
+        }
+    });
+}
+
+/// float MEAN: TFLM's `reference_ops::Mean` (float; the H,W special case adds in the same
+/// order): per output, the sum of its inputs in increasing index order, divided by the count
+/// as a float.
+///
+/// # Preconditions
+///
+/// As [`mean_s8`].
+pub fn mean_f32(p: &MeanF32, input: &[f32], output: &mut [f32]) {
+    let n = count(p.input, p.axes) as f32;
+    let mut out = output.iter_mut();
+    for_each_output(p.input, p.axes, |indexes| {
+        let mut sum = 0.0_f32;
+        for i in indexes {
+            sum += at(input, i);
+        }
+        if let Some(o) = out.next() {
+            *o = if n > 0.0 { sum / n } else { sum };
+        }
+    });
+}
