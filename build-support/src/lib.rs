@@ -192,6 +192,15 @@ impl Config {
         self
     }
 
+    /// Leave tensors with a `-1` in `shape` or `shape_signature` out of the plan: the generated
+    /// module describes them in `dynamic`, and their buffers come from a
+    /// `stowplan::cache::BufferCache` at run time. Without it, `shape` is planned as TFLite
+    /// Micro does and a `-1` left in it is an error.
+    pub fn dynamic_cache(&mut self, yes: bool) -> &mut Self {
+        self.options.dynamic_cache = yes;
+        self
+    }
+
     /// Honour (default) or replan an offline plan in the model.
     pub fn offline(&mut self, policy: OfflinePolicy) -> &mut Self {
         self.options.offline = policy;

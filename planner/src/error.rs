@@ -287,7 +287,7 @@ impl fmt::Display for ReadModelError {
             }
             Self::DynamicShape { tensor, shape } => write!(
                 f,
-                "{tensor} has a dynamic shape {}; give its shape (for example --shape {}=1x96x96x1)",
+                "{tensor} has a dynamic shape {}; give its shape (for example --shape {}=1x96x96x1), or serve it from a buffer cache at run time (dynamic = \"cache\")",
                 shape_str(shape),
                 if tensor.name.is_empty() || tensor.name.contains('=') {
                     tensor.index.to_string()

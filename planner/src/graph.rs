@@ -62,6 +62,9 @@ pub enum Placement {
     Persistent,
     /// Not in RAM planned by us: constants (in the model), zero-size tensors, resource handles.
     None,
+    /// A size known only at run time (a `-1` in `shape` or `shape_signature`), left out of the
+    /// plan and served by a buffer cache at run time (`dynamic = "cache"`).
+    Dynamic,
 }
 
 /// The planning view of one tensor.
@@ -182,6 +185,7 @@ pub fn tensor_infos(
     model: &Model,
     overrides: &[ShapeOverride],
     honour_offline: bool,
+    dynamic_cache: bool,
 ) -> Result<Vec<TensorInfo>, ReadModelError> {
     let mut shapes: Vec<Option<&[i32]>> = vec![None; model.tensors.len()];
     for o in overrides {
@@ -255,6 +259,30 @@ pub fn tensor_infos(
                 TensorKind::Intermediate
             };
             let needs_memory = !tensor.is_constant && !handle;
+            let overridden = shapes.get(tensor.id.get()).copied().flatten().is_some();
+            let signature_dynamic = tensor
+                .shape_signature
+                .as_ref()
+                .is_some_and(|s| s.contains(&-1));
+            if dynamic_cache
+                && needs_memory
+                && !overridden
+                && (shape.contains(&-1) || signature_dynamic)
+            {
+                // Sized at run time: the shape keeps its -1s (the signature's where it has them).
+                let shape = match &tensor.shape_signature {
+                    Some(sig) if signature_dynamic && sig.len() == shape.len() => sig.clone(),
+                    _ => shape,
+                };
+                infos.push(TensorInfo {
+                    shape,
+                    bytes: None,
+                    kind,
+                    placement: Placement::Dynamic,
+                    fixed_offset: None,
+                });
+                continue;
+            }
             let bytes =
                 if needs_memory {
                     if shape.contains(&-1) {
@@ -349,7 +377,9 @@ fn check_reads(model: &Model, infos: &[TensorInfo]) -> Result<(), ReadModelError
                     || tensor.is_variable
                     || offline.is_some()
                     || info.is_some_and(|i| {
-                        i.kind == TensorKind::Variable || i.placement == Placement::None
+                        i.kind == TensorKind::Variable
+                            || i.placement == Placement::None
+                            || i.placement == Placement::Dynamic
                     });
                 if !readable {
                     return Err(ReadModelError::ReadBeforeWrite {

@@ -91,6 +91,11 @@ pub struct Options {
     pub capacity: Option<u64>,
     /// Kernel scratch buffers to plan with the tensors ([`scratch`]).
     pub kernel_scratch: scratch::KernelScratch,
+    /// Tensors with a `-1` in `shape` or `shape_signature`: with `true` they are left out of
+    /// the plan ([`graph::Placement::Dynamic`], served by a buffer cache at run time); with
+    /// `false` (the default) `shape` is planned as TFLite Micro does and a `-1` left in it is
+    /// an error.
+    pub dynamic_cache: bool,
     /// For the `search` and `auto` planners: the most search steps to spend
     /// ([`plan::DEFAULT_SEARCH_STEPS`] by default).
     pub search_steps: u64,
@@ -105,6 +110,7 @@ impl Default for Options {
             offline: OfflinePolicy::default(),
             capacity: None,
             kernel_scratch: scratch::KernelScratch::None,
+            dynamic_cache: false,
             search_steps: plan::DEFAULT_SEARCH_STEPS,
         }
     }
@@ -258,7 +264,7 @@ pub fn plan_model(bytes: &[u8], options: &Options) -> Result<ModelPlan, PlanAren
     }
     let model = model::read_model(bytes)?;
     let honour = options.offline == OfflinePolicy::Honour;
-    let tensors = graph::tensor_infos(&model, &options.shapes, honour)?;
+    let tensors = graph::tensor_infos(&model, &options.shapes, honour, options.dynamic_cache)?;
     let lifetimes = lifetime::lifetimes(&model)?;
 
     let mut buffers = Vec::new();
@@ -301,7 +307,7 @@ pub fn plan_model(bytes: &[u8], options: &Options) -> Result<ModelPlan, PlanAren
                 persistent_bytes = persistent_bytes.saturating_add(aligned);
                 persistent_raw_bytes = persistent_raw_bytes.saturating_add(bytes);
             }
-            Placement::None => {}
+            Placement::None | Placement::Dynamic => {}
         }
     }
     let scratch = match options.kernel_scratch {

@@ -112,6 +112,7 @@ use core::ops::Range;
 
 mod arena;
 pub mod cache;
+mod dynamic;
 #[cfg(feature = "kernels")]
 pub mod kernels;
 mod op;
@@ -119,6 +120,7 @@ mod op;
 mod tests;
 
 pub use arena::{Arena, StaticArena};
+pub use dynamic::{DynamicError, DynamicTensor};
 pub use op::{Read, Reads, Write, Writes};
 
 #[cfg(feature = "macros")]
@@ -308,7 +310,9 @@ pub struct OpInfo {
 pub mod __private_v1 {
     //! Support for generated code. Not public API: it changes with the generator.
 
-    pub use crate::{Arena, Element, Location, OpInfo, Slot, StaticArena, TensorInfo};
+    pub use crate::{
+        Arena, DynamicTensor, Element, Location, OpInfo, Slot, StaticArena, TensorInfo,
+    };
 
     /// Constant data with the alignment TFLite gives it (16).
     #[derive(Debug)]

@@ -5,6 +5,8 @@
 #
 #   python -m venv .venv && .venv/bin/pip install tensorflow-cpu==2.21.0 && .venv/bin/python tests/models/make_models.py
 #
+# (one or more case names as arguments remake only those cases)
+#
 # For every case it writes
 #   tests/models/<case>/<case>.tflite  the model
 #   tests/models/<case>/NOTE.md        one line: what the model exercises
@@ -385,9 +387,76 @@ def call_once():
     )
 
 
+class DynamicBatch(tf.Module):
+    def __init__(self, r):
+        super().__init__()
+        self.w1 = tf.constant(glorot(r, (16, 8)))
+        self.b1 = tf.constant(r.uniform(-0.1, 0.1, size=(8,)).astype(np.float32))
+        self.w2 = tf.constant(glorot(r, (8, 3)))
+        self.b2 = tf.constant(r.uniform(-0.1, 0.1, size=(3,)).astype(np.float32))
+
+    @tf.function(
+        input_signature=[
+            tf.TensorSpec([1, 16], tf.float32, name="context"),
+            tf.TensorSpec([None, 8], tf.float32, name="queries"),
+        ]
+    )
+    def __call__(self, context, queries):
+        h = tf.nn.relu(tf.matmul(context, self.w1) + self.b1)  # [1, 8]: planned statically
+        q = queries * h  # [batch, 8]: dynamic
+        return tf.matmul(q, self.w2) + self.b2  # [batch, 3]: dynamic
+
+
+# Batch sizes whose outputs dynamic_batch/batches.json records.
+BATCHES = (1, 3, 8, 3, 1)
+
+
+def dynamic_batch():
+    case = "dynamic_batch"
+    r = rng(case)
+    m = DynamicBatch(r)
+    model = convert(m.__call__.get_concrete_function(), m)
+    context = r.uniform(-1.0, 1.0, size=(1, 16)).astype(np.float32)
+    queries = r.uniform(-1.0, 1.0, size=(max(BATCHES), 8)).astype(np.float32)
+    write_case(
+        case,
+        model,
+        "float32 model with a dynamic batch: `queries` is [-1, 8] (shape_signature), so the MUL "
+        "and FULLY_CONNECTED after it are too; the `context` branch ([1, 16] -> [1, 8]) is static.",
+        {"context": context, "queries": queries[:1]},
+        want_codes=[schema_fb.BuiltinOperator.FULLY_CONNECTED, schema_fb.BuiltinOperator.MUL],
+        want_subgraphs=1,
+    )
+    # The outputs for several batch sizes (the first rows of `queries`), with the reference
+    # kernels after resizing the dynamic input.
+    runs = []
+    for batch in BATCHES:
+        it = tf.lite.Interpreter(
+            model_content=model,
+            experimental_op_resolver_type=tf.lite.experimental.OpResolverType.BUILTIN_REF,
+        )
+        ins = {d["name"]: d for d in it.get_input_details()}
+        q = next(d for n, d in ins.items() if "queries" in n)
+        c = next(d for n, d in ins.items() if "context" in n)
+        it.resize_tensor_input(q["index"], [batch, 8])
+        it.allocate_tensors()
+        it.set_tensor(c["index"], context)
+        it.set_tensor(q["index"], queries[:batch])
+        it.invoke()
+        out = it.get_tensor(it.get_output_details()[0]["index"])
+        runs.append({"batch": batch, "output": [float(v) for v in out.reshape(-1)]})
+    with open(os.path.join(HERE, case, "batches.json"), "w") as f:
+        f.write("{\n")
+        f.write(f' "context": {json.dumps([float(v) for v in context.reshape(-1)])},\n')
+        f.write(f' "queries": {json.dumps([float(v) for v in queries.reshape(-1)])},\n')
+        f.write(' "runs": [\n' + ",\n".join("  " + json.dumps(x) for x in runs) + "\n ]\n}\n")
+
+
 def main():
-    for make in (mlp_float, mlp_int8, cnn_int8, cond_if, while_loop, call_once):
-        make()
+    only = sys.argv[1:]
+    for make in (mlp_float, mlp_int8, cnn_int8, cond_if, while_loop, call_once, dynamic_batch):
+        if not only or make.__name__ in only:
+            make()
 
 
 if __name__ == "__main__":

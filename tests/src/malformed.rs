@@ -267,7 +267,7 @@ pub const CASES: &[Case] = &[
     Case {
         name: "dynamic_dimension",
         build: || shaped(&[-1, 3], DType::Int8),
-        message: "tensor 1 \"y\" of subgraph 0 has a dynamic shape [-1,3]; give its shape (for example --shape y=1x96x96x1)",
+        message: "tensor 1 \"y\" of subgraph 0 has a dynamic shape [-1,3]; give its shape (for example --shape y=1x96x96x1), or serve it from a buffer cache at run time (dynamic = \"cache\")",
     },
     Case {
         name: "size_overflows_64_bits",

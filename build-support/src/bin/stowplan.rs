@@ -34,6 +34,8 @@ options:
   --shape T=DIMS     shape for a tensor with -1 dimensions; T is a tensor index in subgraph 0
                      or a tensor name (split at the last '='), DIMS like 1x96x96x1; repeatable
   --offline MODE     honour (default) or replan an OfflineMemoryAllocation plan in the model
+  --dynamic MODE     plan (default: -1 dimensions are an error, shape_signature ignored) or
+                     cache (tensors with -1 dimensions are left out, served at run time)
   --scratch KIND     kernel scratch to plan with the tensors: none (default) or tflm (the
                      requests of TFLite Micro's reference kernels; always on for embed)
   --json             one JSON object on stdout instead of the table
@@ -61,6 +63,7 @@ struct Args {
     steps: u64,
     svg: Option<String>,
     scratch: KernelScratch,
+    dynamic_cache: bool,
 }
 
 impl Args {
@@ -74,6 +77,7 @@ impl Args {
             capacity: self.capacity,
             search_steps: self.steps,
             kernel_scratch: self.scratch,
+            dynamic_cache: self.dynamic_cache,
         }
     }
 }
@@ -92,6 +96,7 @@ fn parse(mut it: impl Iterator<Item = String>) -> Result<Option<Args>, Failure> 
         steps: plan::DEFAULT_SEARCH_STEPS,
         svg: None,
         scratch: KernelScratch::None,
+        dynamic_cache: false,
     };
     let value = |it: &mut dyn Iterator<Item = String>, flag: &str| {
         it.next()
@@ -155,6 +160,15 @@ fn parse(mut it: impl Iterator<Item = String>) -> Result<Option<Args>, Failure> 
                 } else {
                     args.capacity = Some(n);
                 }
+            }
+            "--dynamic" => {
+                args.dynamic_cache = match take(&mut it)?.as_str() {
+                    "cache" => true,
+                    "plan" => false,
+                    other => {
+                        return Err(usage(format!("--dynamic {other}: expected plan or cache")));
+                    }
+                };
             }
             "--scratch" => {
                 args.scratch = match take(&mut it)?.as_str() {

@@ -337,6 +337,7 @@ pub fn generate(
 
     let file_len = ulit(bytes.len() as u64);
     let mut items = Vec::new();
+    let mut dynamic_items = Vec::new();
     let mut tensor_table = Vec::new();
     let mut constant_buffers: std::collections::BTreeMap<usize, syn::Ident> =
         std::collections::BTreeMap::new();
@@ -464,6 +465,30 @@ pub fn generate(
             }
             quote!(#p::Location::Constant(#in_file))
         } else {
+            if info.placement == Placement::Dynamic {
+                let dims = info.shape.iter().map(|&d| match usize::try_from(d) {
+                    Ok(d) => quote!(::core::option::Option::Some(#d)),
+                    Err(_) => quote!(::core::option::Option::None),
+                });
+                let doc = format!(
+                    " `{tname}` `{dtype_name}{}`, {}{}: sized at run time, its buffer comes from a buffer cache (`{}.alloc(&cache, &[..])`)",
+                    shape_str(&info.shape),
+                    info.kind.name(),
+                    if tensor.subgraph.0 == 0 {
+                        String::new()
+                    } else {
+                        format!(" of subgraph {}", tensor.subgraph)
+                    },
+                    names.get(id).map_or("", String::as_str),
+                );
+                let elem_lit = ulit(elem_size);
+                dynamic_items.push(quote! {
+                    #[doc = #doc]
+                    pub const #name: #p::DynamicTensor = #p::DynamicTensor {
+                        name: #tname, dtype: #dtype_name, element_bytes: #elem_lit, shape: &[#(#dims),*],
+                    };
+                });
+            }
             quote!(#p::Location::None)
         };
         tensor_table.push(quote! {
@@ -486,6 +511,17 @@ pub fn generate(
         quote!(#p::OpInfo { opcode: #opcode, subgraph: #sg, index: #idx, inputs: &[#(#ins),*], outputs: &[#(#outs),*] })
     });
     let (op_fns, has_fn) = op_functions(plan, &access, &p);
+    let dynamic = (!dynamic_items.is_empty()).then(|| {
+        quote! {
+            /// Tensors sized at run time (a `-1` dimension), left out of the plan: take each
+            /// one's buffer from a `stowplan::cache::BufferCache` once its dimensions are known,
+            /// with `dynamic::NAME.alloc(&cache, &[dims..])`, and free it (or drop it) after its
+            /// last reader.
+            pub mod dynamic {
+                #(#dynamic_items)*
+            }
+        }
+    });
     let invoke = if cg.invoke {
         Some(
             invoke::generate(plan, bytes, &quote!(#rt), &|i| {
@@ -648,6 +684,7 @@ pub fn generate(
             #budget
             #op_fns
             #invoke
+            #dynamic
         }
     })
 }

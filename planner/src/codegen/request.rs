@@ -11,6 +11,7 @@
 //!     shape = "input=1x96x96x1",   // for -1 dimensions; repeatable
 //!     offline = "replan",          // "honour" (default) or "replan" an offline plan
 //!     invoke = true,               // generate `invoke` (runtime feature `kernels`)
+//!     dynamic = "cache",           // tensors with -1 dimensions: from a BufferCache at run time
 //! )
 //! ```
 
@@ -230,6 +231,19 @@ fn parse_args(input: Input) -> Result<Parsed, syn::Error> {
                         }
                     };
                 }
+                ("dynamic", Value::Expr(e)) => {
+                    let s = string_value(e, "dynamic")?;
+                    parsed.options.dynamic_cache = match s.value().as_str() {
+                        "cache" => true,
+                        "plan" => false,
+                        other => {
+                            return Err(err(
+                                s.span(),
+                                format!("dynamic must be \"cache\" or \"plan\", found {other:?}"),
+                            ));
+                        }
+                    };
+                }
                 (
                     "invoke",
                     Value::Expr(Expr::Lit(syn::ExprLit {
@@ -246,7 +260,7 @@ fn parse_args(input: Input) -> Result<Parsed, syn::Error> {
                     return Err(err(
                         key.span(),
                         format!(
-                            "unknown option `{other}`; expected one of budget, align, planner, name, crate, shape, offline, invoke"
+                            "unknown option `{other}`; expected one of budget, align, planner, name, crate, shape, offline, invoke, dynamic"
                         ),
                     ));
                 }

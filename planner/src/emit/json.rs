@@ -41,6 +41,7 @@ pub fn model_json(plan: &ModelPlan, model: &str) -> Value {
                     Placement::Arena => "arena",
                     Placement::Persistent => "persistent",
                     Placement::None => "none",
+                    Placement::Dynamic => "dynamic",
                 },
             });
             if let (Some(offset), Some(obj)) = (plan.offset(t.id), v.as_object_mut()) {

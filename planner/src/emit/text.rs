@@ -73,6 +73,7 @@ pub fn model_text(plan: &ModelPlan, model: &str) -> String {
             }
             Placement::Persistent => "persistent".to_owned(),
             Placement::None => "-".to_owned(),
+            Placement::Dynamic => "dynamic".to_owned(),
         };
         let name: String = t.name.chars().take(name_width).collect();
         let _ = writeln!(
