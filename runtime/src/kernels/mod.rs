@@ -12,9 +12,16 @@
 //! accessors that cannot fail for parameters that describe the slices consistently (the
 //! generator's parameters are computed at build time and checked), and writes its output
 //! through an iterator. With inconsistent parameters a kernel still does not panic: reads
-//! past a slice's end read 0, writes past the output's end are dropped, and a division by a
-//! zero dimension returns without writing. Each function's `# Preconditions` say what
-//! consistent means for it.
+//! past a slice's end read 0 (the data-movement kernels skip them), writes past the output's
+//! end are dropped, and a division by a zero dimension returns without writing. Each
+//! function's `# Preconditions` say what consistent means for it. Arithmetic that TFLM lets
+//! overflow (int32 accumulators) wraps as it does on every target TFLM is built for.
+//!
+//! Float kernels call `exp` through a port of glibc's and musl's `expf` (Arm's
+//! optimized-routines algorithm) in plain IEEE arithmetic, so float SOFTMAX and LOGISTIC match
+//! TFLM built against those C libraries, on every target. Where TFLM converts an
+//! out-of-range float to an integer (undefined in C++), QUANTIZE does what the x86-64 host
+//! build does.
 //!
 //! Shapes are TFLite's: NHWC activations, OHWI convolution filters, `1HWO` depthwise filters.
 //!
