@@ -58,8 +58,10 @@ pub mod branches {
     pub type StaticArena = ::stowplan::StaticArena<Activations, ARENA_BYTES>;
     /// The persistent region, exactly `PERSISTENT_BYTES` long.
     pub type PersistentArena = ::stowplan::Arena<Persistent, PERSISTENT_BYTES>;
+    /// Bytes of the model file.
+    const MODEL_FILE_BYTES: usize = 1_396;
     /// The model file, 16-byte aligned; constant tensors are views into it.
-    const MODEL_FILE: &::stowplan::__private_v1::Aligned<[u8; 1_396]> = &::stowplan::__private_v1::Aligned(
+    const MODEL_FILE: &::stowplan::__private_v1::Aligned<[u8; MODEL_FILE_BYTES]> = &::stowplan::__private_v1::Aligned(
         *::core::include_bytes!(
             ::core::concat!(::core::env!("CARGO_MANIFEST_DIR"),
             "/models/synthetic/branches.tflite")
@@ -73,7 +75,7 @@ pub mod branches {
     /// Constant `w` `int8[16,48]`: buffer 1, 768 bytes
     pub const W: &[i8] = ::stowplan::__private_v1::typed_at::<
         i8,
-        { 1_396 },
+        MODEL_FILE_BYTES,
     >(MODEL_FILE, 120, 768);
     /// `left` `int8[1,16]`, intermediate, lifetime 1..=3, offset 112, 16 bytes
     pub const LEFT: ::stowplan::Slot<Activations, i8> = ::stowplan::Slot::new(112, 16);
@@ -110,7 +112,10 @@ pub mod branches {
             dtype: "int8",
             shape: &[16, 48],
             location: ::stowplan::__private_v1::Location::Constant(
-                ::stowplan::__private_v1::typed_at::<u8, { 1_396 }>(MODEL_FILE, 120, 768),
+                ::stowplan::__private_v1::typed_at::<
+                    u8,
+                    MODEL_FILE_BYTES,
+                >(MODEL_FILE, 120, 768),
             ),
         },
         ::stowplan::__private_v1::TensorInfo {

@@ -63,8 +63,10 @@ pub mod call_once {
     pub type StaticArena = ::stowplan::StaticArena<Activations, ARENA_BYTES>;
     /// The persistent region, exactly `PERSISTENT_BYTES` long.
     pub type PersistentArena = ::stowplan::Arena<Persistent, PERSISTENT_BYTES>;
+    /// Bytes of the model file.
+    const MODEL_FILE_BYTES: usize = 920;
     /// The model file, 16-byte aligned; constant tensors are views into it.
-    const MODEL_FILE: &::stowplan::__private_v1::Aligned<[u8; 920]> = &::stowplan::__private_v1::Aligned(
+    const MODEL_FILE: &::stowplan::__private_v1::Aligned<[u8; MODEL_FILE_BYTES]> = &::stowplan::__private_v1::Aligned(
         *::core::include_bytes!(
             ::core::concat!(::core::env!("CARGO_MANIFEST_DIR"),
             "/models/synthetic/call_once.tflite")
@@ -92,7 +94,7 @@ pub mod call_once {
     /// Constant `init/zeros` `float32[1,8]`: buffer 1, 32 bytes
     pub const SG1_INIT_ZEROS: &[f32] = ::stowplan::__private_v1::typed_at::<
         f32,
-        { 920 },
+        MODEL_FILE_BYTES,
     >(MODEL_FILE, 128, 8);
     /// The model's input tensors (indexes into `TENSORS`).
     pub const INPUTS: &[u32] = &[0];
@@ -144,7 +146,10 @@ pub mod call_once {
             dtype: "float32",
             shape: &[1, 8],
             location: ::stowplan::__private_v1::Location::Constant(
-                ::stowplan::__private_v1::typed_at::<u8, { 920 }>(MODEL_FILE, 128, 32),
+                ::stowplan::__private_v1::typed_at::<
+                    u8,
+                    MODEL_FILE_BYTES,
+                >(MODEL_FILE, 128, 32),
             ),
         },
     ];

@@ -67,8 +67,10 @@ pub mod cnn_int8 {
     pub type StaticArena = ::stowplan::StaticArena<Activations, ARENA_BYTES>;
     /// The persistent region, exactly `PERSISTENT_BYTES` long.
     pub type PersistentArena = ::stowplan::Arena<Persistent, PERSISTENT_BYTES>;
+    /// Bytes of the model file.
+    const MODEL_FILE_BYTES: usize = 4_536;
     /// The model file, 16-byte aligned; constant tensors are views into it.
-    const MODEL_FILE: &::stowplan::__private_v1::Aligned<[u8; 4_536]> = &::stowplan::__private_v1::Aligned(
+    const MODEL_FILE: &::stowplan::__private_v1::Aligned<[u8; MODEL_FILE_BYTES]> = &::stowplan::__private_v1::Aligned(
         *::core::include_bytes!(
             ::core::concat!(::core::env!("CARGO_MANIFEST_DIR"),
             "/models/cnn_int8/cnn_int8.tflite")
@@ -90,47 +92,47 @@ pub mod cnn_int8 {
     /// Constant `arith.constant` `int32[2]`: buffer 2, 8 bytes
     pub const ARITH_CONSTANT: &[i32] = ::stowplan::__private_v1::typed_at::<
         i32,
-        { 4_536 },
+        MODEL_FILE_BYTES,
     >(MODEL_FILE, 1_084, 2);
     /// Constant `add_4` `int32[4]`: buffer 3, 16 bytes
     pub const ADD_4: &[i32] = ::stowplan::__private_v1::typed_at::<
         i32,
-        { 4_536 },
+        MODEL_FILE_BYTES,
     >(MODEL_FILE, 1_056, 4);
     /// Constant `MatMul` `int8[4,72]`: buffer 4, 288 bytes
     pub const MATMUL_3: &[i8] = ::stowplan::__private_v1::typed_at::<
         i8,
-        { 4_536 },
+        MODEL_FILE_BYTES,
     >(MODEL_FILE, 756, 288);
     /// Constant `Relu_1;add_1;depthwise;Const_4` `int32[4]`: buffer 5, 16 bytes
     pub const RELU_1_4: &[i32] = ::stowplan::__private_v1::typed_at::<
         i32,
-        { 4_536 },
+        MODEL_FILE_BYTES,
     >(MODEL_FILE, 728, 4);
     /// Constant `depthwise` `int8[1,3,3,4]`: buffer 6, 36 bytes
     pub const DEPTHWISE: &[i8] = ::stowplan::__private_v1::typed_at::<
         i8,
-        { 4_536 },
+        MODEL_FILE_BYTES,
     >(MODEL_FILE, 680, 36);
     /// Constant `Relu_2;add_3;Conv2D_1;Const_2` `int32[4]`: buffer 7, 16 bytes
     pub const RELU_2_6: &[i32] = ::stowplan::__private_v1::typed_at::<
         i32,
-        { 4_536 },
+        MODEL_FILE_BYTES,
     >(MODEL_FILE, 652, 4);
     /// Constant `Conv2D_1` `int8[4,1,1,4]`: buffer 8, 16 bytes
     pub const CONV2D_1: &[i8] = ::stowplan::__private_v1::typed_at::<
         i8,
-        { 4_536 },
+        MODEL_FILE_BYTES,
     >(MODEL_FILE, 624, 16);
     /// Constant `Relu;add;Conv2D;Const_6` `int32[4]`: buffer 9, 16 bytes
     pub const RELU_8: &[i32] = ::stowplan::__private_v1::typed_at::<
         i32,
-        { 4_536 },
+        MODEL_FILE_BYTES,
     >(MODEL_FILE, 596, 4);
     /// Constant `Conv2D` `int8[4,3,3,1]`: buffer 10, 36 bytes
     pub const CONV2D: &[i8] = ::stowplan::__private_v1::typed_at::<
         i8,
-        { 4_536 },
+        MODEL_FILE_BYTES,
     >(MODEL_FILE, 548, 36);
     /// `Relu;add;Conv2D;Const_61` `int8[1,12,12,4]`, intermediate, lifetime 1..=2, offset 0, 576 bytes
     pub const RELU_10: ::stowplan::Slot<Activations, i8> = ::stowplan::Slot::new(0, 576);
@@ -221,7 +223,10 @@ pub mod cnn_int8 {
             dtype: "int32",
             shape: &[2],
             location: ::stowplan::__private_v1::Location::Constant(
-                ::stowplan::__private_v1::typed_at::<u8, { 4_536 }>(MODEL_FILE, 1_084, 8),
+                ::stowplan::__private_v1::typed_at::<
+                    u8,
+                    MODEL_FILE_BYTES,
+                >(MODEL_FILE, 1_084, 8),
             ),
         },
         ::stowplan::__private_v1::TensorInfo {
@@ -231,7 +236,7 @@ pub mod cnn_int8 {
             location: ::stowplan::__private_v1::Location::Constant(
                 ::stowplan::__private_v1::typed_at::<
                     u8,
-                    { 4_536 },
+                    MODEL_FILE_BYTES,
                 >(MODEL_FILE, 1_056, 16),
             ),
         },
@@ -240,7 +245,10 @@ pub mod cnn_int8 {
             dtype: "int8",
             shape: &[4, 72],
             location: ::stowplan::__private_v1::Location::Constant(
-                ::stowplan::__private_v1::typed_at::<u8, { 4_536 }>(MODEL_FILE, 756, 288),
+                ::stowplan::__private_v1::typed_at::<
+                    u8,
+                    MODEL_FILE_BYTES,
+                >(MODEL_FILE, 756, 288),
             ),
         },
         ::stowplan::__private_v1::TensorInfo {
@@ -248,7 +256,10 @@ pub mod cnn_int8 {
             dtype: "int32",
             shape: &[4],
             location: ::stowplan::__private_v1::Location::Constant(
-                ::stowplan::__private_v1::typed_at::<u8, { 4_536 }>(MODEL_FILE, 728, 16),
+                ::stowplan::__private_v1::typed_at::<
+                    u8,
+                    MODEL_FILE_BYTES,
+                >(MODEL_FILE, 728, 16),
             ),
         },
         ::stowplan::__private_v1::TensorInfo {
@@ -256,7 +267,10 @@ pub mod cnn_int8 {
             dtype: "int8",
             shape: &[1, 3, 3, 4],
             location: ::stowplan::__private_v1::Location::Constant(
-                ::stowplan::__private_v1::typed_at::<u8, { 4_536 }>(MODEL_FILE, 680, 36),
+                ::stowplan::__private_v1::typed_at::<
+                    u8,
+                    MODEL_FILE_BYTES,
+                >(MODEL_FILE, 680, 36),
             ),
         },
         ::stowplan::__private_v1::TensorInfo {
@@ -264,7 +278,10 @@ pub mod cnn_int8 {
             dtype: "int32",
             shape: &[4],
             location: ::stowplan::__private_v1::Location::Constant(
-                ::stowplan::__private_v1::typed_at::<u8, { 4_536 }>(MODEL_FILE, 652, 16),
+                ::stowplan::__private_v1::typed_at::<
+                    u8,
+                    MODEL_FILE_BYTES,
+                >(MODEL_FILE, 652, 16),
             ),
         },
         ::stowplan::__private_v1::TensorInfo {
@@ -272,7 +289,10 @@ pub mod cnn_int8 {
             dtype: "int8",
             shape: &[4, 1, 1, 4],
             location: ::stowplan::__private_v1::Location::Constant(
-                ::stowplan::__private_v1::typed_at::<u8, { 4_536 }>(MODEL_FILE, 624, 16),
+                ::stowplan::__private_v1::typed_at::<
+                    u8,
+                    MODEL_FILE_BYTES,
+                >(MODEL_FILE, 624, 16),
             ),
         },
         ::stowplan::__private_v1::TensorInfo {
@@ -280,7 +300,10 @@ pub mod cnn_int8 {
             dtype: "int32",
             shape: &[4],
             location: ::stowplan::__private_v1::Location::Constant(
-                ::stowplan::__private_v1::typed_at::<u8, { 4_536 }>(MODEL_FILE, 596, 16),
+                ::stowplan::__private_v1::typed_at::<
+                    u8,
+                    MODEL_FILE_BYTES,
+                >(MODEL_FILE, 596, 16),
             ),
         },
         ::stowplan::__private_v1::TensorInfo {
@@ -288,7 +311,10 @@ pub mod cnn_int8 {
             dtype: "int8",
             shape: &[4, 3, 3, 1],
             location: ::stowplan::__private_v1::Location::Constant(
-                ::stowplan::__private_v1::typed_at::<u8, { 4_536 }>(MODEL_FILE, 548, 36),
+                ::stowplan::__private_v1::typed_at::<
+                    u8,
+                    MODEL_FILE_BYTES,
+                >(MODEL_FILE, 548, 36),
             ),
         },
         ::stowplan::__private_v1::TensorInfo {

@@ -58,8 +58,12 @@ pub mod residual {
     pub type StaticArena = ::renamed_runtime::StaticArena<Activations, ARENA_BYTES>;
     /// The persistent region, exactly `PERSISTENT_BYTES` long.
     pub type PersistentArena = ::renamed_runtime::Arena<Persistent, PERSISTENT_BYTES>;
+    /// Bytes of the model file.
+    const MODEL_FILE_BYTES: usize = 496;
     /// The model file, 16-byte aligned; constant tensors are views into it.
-    const MODEL_FILE: &::renamed_runtime::__private_v1::Aligned<[u8; 496]> = &::renamed_runtime::__private_v1::Aligned(
+    const MODEL_FILE: &::renamed_runtime::__private_v1::Aligned<
+        [u8; MODEL_FILE_BYTES],
+    > = &::renamed_runtime::__private_v1::Aligned(
         *::core::include_bytes!(
             ::core::concat!(::core::env!("CARGO_MANIFEST_DIR"),
             "/../models/synthetic/residual.tflite")

@@ -58,8 +58,10 @@ pub mod mlp_float {
     pub type StaticArena = ::stowplan::StaticArena<Activations, ARENA_BYTES>;
     /// The persistent region, exactly `PERSISTENT_BYTES` long.
     pub type PersistentArena = ::stowplan::Arena<Persistent, PERSISTENT_BYTES>;
+    /// Bytes of the model file.
+    const MODEL_FILE_BYTES: usize = 2_828;
     /// The model file, 16-byte aligned; constant tensors are views into it.
-    const MODEL_FILE: &::stowplan::__private_v1::Aligned<[u8; 2_828]> = &::stowplan::__private_v1::Aligned(
+    const MODEL_FILE: &::stowplan::__private_v1::Aligned<[u8; MODEL_FILE_BYTES]> = &::stowplan::__private_v1::Aligned(
         *::core::include_bytes!(
             ::core::concat!(::core::env!("CARGO_MANIFEST_DIR"),
             "/models/mlp_float/mlp_float.tflite")
@@ -81,32 +83,32 @@ pub mod mlp_float {
     /// Constant `Relu_1;add_1` `float32[16]`: buffer 2, 64 bytes
     pub const RELU_1: &[f32] = ::stowplan::__private_v1::typed_at::<
         f32,
-        { 2_828 },
+        MODEL_FILE_BYTES,
     >(MODEL_FILE, 1_772, 16);
     /// Constant `add_2` `float32[1]`: buffer 3, 4 bytes
     pub const ADD_2: &[f32] = ::stowplan::__private_v1::typed_at::<
         f32,
-        { 2_828 },
+        MODEL_FILE_BYTES,
     >(MODEL_FILE, 1_748, 1);
     /// Constant `MatMul_2` `float32[1,16]`: buffer 4, 64 bytes
     pub const MATMUL_2: &[f32] = ::stowplan::__private_v1::typed_at::<
         f32,
-        { 2_828 },
+        MODEL_FILE_BYTES,
     >(MODEL_FILE, 1_672, 16);
     /// Constant `MatMul_1` `float32[16,16]`: buffer 5, 1,024 bytes
     pub const MATMUL_1_4: &[f32] = ::stowplan::__private_v1::typed_at::<
         f32,
-        { 2_828 },
+        MODEL_FILE_BYTES,
     >(MODEL_FILE, 636, 256);
     /// Constant `MatMul` `float32[16,1]`: buffer 6, 64 bytes
     pub const MATMUL_5: &[f32] = ::stowplan::__private_v1::typed_at::<
         f32,
-        { 2_828 },
+        MODEL_FILE_BYTES,
     >(MODEL_FILE, 560, 16);
     /// Constant `Relu;add` `float32[16]`: buffer 7, 64 bytes
     pub const RELU: &[f32] = ::stowplan::__private_v1::typed_at::<
         f32,
-        { 2_828 },
+        MODEL_FILE_BYTES,
     >(MODEL_FILE, 484, 16);
     /// `MatMul;Relu;add` `float32[1,16]`, intermediate, lifetime 1..=2, offset 64, 64 bytes
     pub const MATMUL_7: ::stowplan::Slot<Activations, f32> = ::stowplan::Slot::new(
@@ -155,7 +157,7 @@ pub mod mlp_float {
             location: ::stowplan::__private_v1::Location::Constant(
                 ::stowplan::__private_v1::typed_at::<
                     u8,
-                    { 2_828 },
+                    MODEL_FILE_BYTES,
                 >(MODEL_FILE, 1_772, 64),
             ),
         },
@@ -164,7 +166,10 @@ pub mod mlp_float {
             dtype: "float32",
             shape: &[1],
             location: ::stowplan::__private_v1::Location::Constant(
-                ::stowplan::__private_v1::typed_at::<u8, { 2_828 }>(MODEL_FILE, 1_748, 4),
+                ::stowplan::__private_v1::typed_at::<
+                    u8,
+                    MODEL_FILE_BYTES,
+                >(MODEL_FILE, 1_748, 4),
             ),
         },
         ::stowplan::__private_v1::TensorInfo {
@@ -174,7 +179,7 @@ pub mod mlp_float {
             location: ::stowplan::__private_v1::Location::Constant(
                 ::stowplan::__private_v1::typed_at::<
                     u8,
-                    { 2_828 },
+                    MODEL_FILE_BYTES,
                 >(MODEL_FILE, 1_672, 64),
             ),
         },
@@ -185,7 +190,7 @@ pub mod mlp_float {
             location: ::stowplan::__private_v1::Location::Constant(
                 ::stowplan::__private_v1::typed_at::<
                     u8,
-                    { 2_828 },
+                    MODEL_FILE_BYTES,
                 >(MODEL_FILE, 636, 1_024),
             ),
         },
@@ -194,7 +199,10 @@ pub mod mlp_float {
             dtype: "float32",
             shape: &[16, 1],
             location: ::stowplan::__private_v1::Location::Constant(
-                ::stowplan::__private_v1::typed_at::<u8, { 2_828 }>(MODEL_FILE, 560, 64),
+                ::stowplan::__private_v1::typed_at::<
+                    u8,
+                    MODEL_FILE_BYTES,
+                >(MODEL_FILE, 560, 64),
             ),
         },
         ::stowplan::__private_v1::TensorInfo {
@@ -202,7 +210,10 @@ pub mod mlp_float {
             dtype: "float32",
             shape: &[16],
             location: ::stowplan::__private_v1::Location::Constant(
-                ::stowplan::__private_v1::typed_at::<u8, { 2_828 }>(MODEL_FILE, 484, 64),
+                ::stowplan::__private_v1::typed_at::<
+                    u8,
+                    MODEL_FILE_BYTES,
+                >(MODEL_FILE, 484, 64),
             ),
         },
         ::stowplan::__private_v1::TensorInfo {

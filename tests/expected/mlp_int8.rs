@@ -58,8 +58,10 @@ pub mod mlp_int8 {
     pub type StaticArena = ::stowplan::StaticArena<Activations, ARENA_BYTES>;
     /// The persistent region, exactly `PERSISTENT_BYTES` long.
     pub type PersistentArena = ::stowplan::Arena<Persistent, PERSISTENT_BYTES>;
+    /// Bytes of the model file.
+    const MODEL_FILE_BYTES: usize = 3_040;
     /// The model file, 16-byte aligned; constant tensors are views into it.
-    const MODEL_FILE: &::stowplan::__private_v1::Aligned<[u8; 3_040]> = &::stowplan::__private_v1::Aligned(
+    const MODEL_FILE: &::stowplan::__private_v1::Aligned<[u8; MODEL_FILE_BYTES]> = &::stowplan::__private_v1::Aligned(
         *::core::include_bytes!(
             ::core::concat!(::core::env!("CARGO_MANIFEST_DIR"),
             "/models/mlp_int8/mlp_int8.tflite")
@@ -81,32 +83,32 @@ pub mod mlp_int8 {
     /// Constant `add_2` `int32[1]`: buffer 2, 4 bytes
     pub const ADD_2: &[i32] = ::stowplan::__private_v1::typed_at::<
         i32,
-        { 3_040 },
+        MODEL_FILE_BYTES,
     >(MODEL_FILE, 968, 1);
     /// Constant `MatMul_2` `int8[1,16]`: buffer 3, 16 bytes
     pub const MATMUL_2: &[i8] = ::stowplan::__private_v1::typed_at::<
         i8,
-        { 3_040 },
+        MODEL_FILE_BYTES,
     >(MODEL_FILE, 932, 16);
     /// Constant `Relu_1;add_1` `int32[16]`: buffer 4, 64 bytes
     pub const RELU_1: &[i32] = ::stowplan::__private_v1::typed_at::<
         i32,
-        { 3_040 },
+        MODEL_FILE_BYTES,
     >(MODEL_FILE, 856, 16);
     /// Constant `MatMul_1` `int8[16,16]`: buffer 5, 256 bytes
     pub const MATMUL_1_4: &[i8] = ::stowplan::__private_v1::typed_at::<
         i8,
-        { 3_040 },
+        MODEL_FILE_BYTES,
     >(MODEL_FILE, 588, 256);
     /// Constant `Relu;add` `int32[16]`: buffer 6, 64 bytes
     pub const RELU: &[i32] = ::stowplan::__private_v1::typed_at::<
         i32,
-        { 3_040 },
+        MODEL_FILE_BYTES,
     >(MODEL_FILE, 512, 16);
     /// Constant `MatMul` `int8[16,1]`: buffer 7, 16 bytes
     pub const MATMUL_6: &[i8] = ::stowplan::__private_v1::typed_at::<
         i8,
-        { 3_040 },
+        MODEL_FILE_BYTES,
     >(MODEL_FILE, 484, 16);
     /// `MatMul;Relu;add` `int8[1,16]`, intermediate, lifetime 1..=2, offset 0, 16 bytes
     pub const MATMUL_7: ::stowplan::Slot<Activations, i8> = ::stowplan::Slot::new(0, 16);
@@ -150,7 +152,10 @@ pub mod mlp_int8 {
             dtype: "int32",
             shape: &[1],
             location: ::stowplan::__private_v1::Location::Constant(
-                ::stowplan::__private_v1::typed_at::<u8, { 3_040 }>(MODEL_FILE, 968, 4),
+                ::stowplan::__private_v1::typed_at::<
+                    u8,
+                    MODEL_FILE_BYTES,
+                >(MODEL_FILE, 968, 4),
             ),
         },
         ::stowplan::__private_v1::TensorInfo {
@@ -158,7 +163,10 @@ pub mod mlp_int8 {
             dtype: "int8",
             shape: &[1, 16],
             location: ::stowplan::__private_v1::Location::Constant(
-                ::stowplan::__private_v1::typed_at::<u8, { 3_040 }>(MODEL_FILE, 932, 16),
+                ::stowplan::__private_v1::typed_at::<
+                    u8,
+                    MODEL_FILE_BYTES,
+                >(MODEL_FILE, 932, 16),
             ),
         },
         ::stowplan::__private_v1::TensorInfo {
@@ -166,7 +174,10 @@ pub mod mlp_int8 {
             dtype: "int32",
             shape: &[16],
             location: ::stowplan::__private_v1::Location::Constant(
-                ::stowplan::__private_v1::typed_at::<u8, { 3_040 }>(MODEL_FILE, 856, 64),
+                ::stowplan::__private_v1::typed_at::<
+                    u8,
+                    MODEL_FILE_BYTES,
+                >(MODEL_FILE, 856, 64),
             ),
         },
         ::stowplan::__private_v1::TensorInfo {
@@ -174,7 +185,10 @@ pub mod mlp_int8 {
             dtype: "int8",
             shape: &[16, 16],
             location: ::stowplan::__private_v1::Location::Constant(
-                ::stowplan::__private_v1::typed_at::<u8, { 3_040 }>(MODEL_FILE, 588, 256),
+                ::stowplan::__private_v1::typed_at::<
+                    u8,
+                    MODEL_FILE_BYTES,
+                >(MODEL_FILE, 588, 256),
             ),
         },
         ::stowplan::__private_v1::TensorInfo {
@@ -182,7 +196,10 @@ pub mod mlp_int8 {
             dtype: "int32",
             shape: &[16],
             location: ::stowplan::__private_v1::Location::Constant(
-                ::stowplan::__private_v1::typed_at::<u8, { 3_040 }>(MODEL_FILE, 512, 64),
+                ::stowplan::__private_v1::typed_at::<
+                    u8,
+                    MODEL_FILE_BYTES,
+                >(MODEL_FILE, 512, 64),
             ),
         },
         ::stowplan::__private_v1::TensorInfo {
@@ -190,7 +207,10 @@ pub mod mlp_int8 {
             dtype: "int8",
             shape: &[16, 1],
             location: ::stowplan::__private_v1::Location::Constant(
-                ::stowplan::__private_v1::typed_at::<u8, { 3_040 }>(MODEL_FILE, 484, 16),
+                ::stowplan::__private_v1::typed_at::<
+                    u8,
+                    MODEL_FILE_BYTES,
+                >(MODEL_FILE, 484, 16),
             ),
         },
         ::stowplan::__private_v1::TensorInfo {

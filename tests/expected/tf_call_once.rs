@@ -68,8 +68,10 @@ pub mod tf_call_once {
     pub type StaticArena = ::stowplan::StaticArena<Activations, ARENA_BYTES>;
     /// The persistent region, exactly `PERSISTENT_BYTES` long.
     pub type PersistentArena = ::stowplan::Arena<Persistent, PERSISTENT_BYTES>;
+    /// Bytes of the model file.
+    const MODEL_FILE_BYTES: usize = 2_220;
     /// The model file, 16-byte aligned; constant tensors are views into it.
-    const MODEL_FILE: &::stowplan::__private_v1::Aligned<[u8; 2_220]> = &::stowplan::__private_v1::Aligned(
+    const MODEL_FILE: &::stowplan::__private_v1::Aligned<[u8; MODEL_FILE_BYTES]> = &::stowplan::__private_v1::Aligned(
         *::core::include_bytes!(
             ::core::concat!(::core::env!("CARGO_MANIFEST_DIR"),
             "/models/call_once/call_once.tflite")
@@ -91,17 +93,17 @@ pub mod tf_call_once {
     /// Constant `mul_1/y` `float32[]`: buffer 2, 4 bytes
     pub const MUL_1_Y: &[f32] = ::stowplan::__private_v1::typed_at::<
         f32,
-        { 2_220 },
+        MODEL_FILE_BYTES,
     >(MODEL_FILE, 556, 1);
     /// Constant `mul/y` `float32[]`: buffer 3, 4 bytes
     pub const MUL_Y: &[f32] = ::stowplan::__private_v1::typed_at::<
         f32,
-        { 2_220 },
+        MODEL_FILE_BYTES,
     >(MODEL_FILE, 540, 1);
     /// Constant `add_1/y` `float32[]`: buffer 4, 4 bytes
     pub const ADD_1_Y: &[f32] = ::stowplan::__private_v1::typed_at::<
         f32,
-        { 2_220 },
+        MODEL_FILE_BYTES,
     >(MODEL_FILE, 524, 1);
     /// `ReadVariableOp` `float32[1,4]`, intermediate, lifetime 6..=7, offset 0, 16 bytes
     pub const READVARIABLEOP: ::stowplan::Slot<Activations, f32> = ::stowplan::Slot::new(
@@ -147,7 +149,7 @@ pub mod tf_call_once {
     /// Constant `state1` `float32[1,4]`: buffer 12, 16 bytes
     pub const SG1_STATE1: &[f32] = ::stowplan::__private_v1::typed_at::<
         f32,
-        { 2_220 },
+        MODEL_FILE_BYTES,
     >(MODEL_FILE, 468, 4);
     /// The model's input tensors (indexes into `TENSORS`).
     pub const INPUTS: &[u32] = &[0];
@@ -169,7 +171,10 @@ pub mod tf_call_once {
             dtype: "float32",
             shape: &[],
             location: ::stowplan::__private_v1::Location::Constant(
-                ::stowplan::__private_v1::typed_at::<u8, { 2_220 }>(MODEL_FILE, 556, 4),
+                ::stowplan::__private_v1::typed_at::<
+                    u8,
+                    MODEL_FILE_BYTES,
+                >(MODEL_FILE, 556, 4),
             ),
         },
         ::stowplan::__private_v1::TensorInfo {
@@ -177,7 +182,10 @@ pub mod tf_call_once {
             dtype: "float32",
             shape: &[],
             location: ::stowplan::__private_v1::Location::Constant(
-                ::stowplan::__private_v1::typed_at::<u8, { 2_220 }>(MODEL_FILE, 540, 4),
+                ::stowplan::__private_v1::typed_at::<
+                    u8,
+                    MODEL_FILE_BYTES,
+                >(MODEL_FILE, 540, 4),
             ),
         },
         ::stowplan::__private_v1::TensorInfo {
@@ -185,7 +193,10 @@ pub mod tf_call_once {
             dtype: "float32",
             shape: &[],
             location: ::stowplan::__private_v1::Location::Constant(
-                ::stowplan::__private_v1::typed_at::<u8, { 2_220 }>(MODEL_FILE, 524, 4),
+                ::stowplan::__private_v1::typed_at::<
+                    u8,
+                    MODEL_FILE_BYTES,
+                >(MODEL_FILE, 524, 4),
             ),
         },
         ::stowplan::__private_v1::TensorInfo {
@@ -253,7 +264,10 @@ pub mod tf_call_once {
             dtype: "float32",
             shape: &[1, 4],
             location: ::stowplan::__private_v1::Location::Constant(
-                ::stowplan::__private_v1::typed_at::<u8, { 2_220 }>(MODEL_FILE, 468, 16),
+                ::stowplan::__private_v1::typed_at::<
+                    u8,
+                    MODEL_FILE_BYTES,
+                >(MODEL_FILE, 468, 16),
             ),
         },
         ::stowplan::__private_v1::TensorInfo {

@@ -70,8 +70,10 @@ pub mod tf_cond_if {
     pub type StaticArena = ::stowplan::StaticArena<Activations, ARENA_BYTES>;
     /// The persistent region, exactly `PERSISTENT_BYTES` long.
     pub type PersistentArena = ::stowplan::Arena<Persistent, PERSISTENT_BYTES>;
+    /// Bytes of the model file.
+    const MODEL_FILE_BYTES: usize = 2_860;
     /// The model file, 16-byte aligned; constant tensors are views into it.
-    const MODEL_FILE: &::stowplan::__private_v1::Aligned<[u8; 2_860]> = &::stowplan::__private_v1::Aligned(
+    const MODEL_FILE: &::stowplan::__private_v1::Aligned<[u8; MODEL_FILE_BYTES]> = &::stowplan::__private_v1::Aligned(
         *::core::include_bytes!(
             ::core::concat!(::core::env!("CARGO_MANIFEST_DIR"),
             "/models/cond_if/cond_if.tflite")
@@ -102,22 +104,22 @@ pub mod tf_cond_if {
     /// Constant `sub/y` `float32[]`: buffer 3, 4 bytes
     pub const SUB_Y: &[f32] = ::stowplan::__private_v1::typed_at::<
         f32,
-        { 2_860 },
+        MODEL_FILE_BYTES,
     >(MODEL_FILE, 672, 1);
     /// Constant `Greater/y` `float32[]`: buffer 4, 4 bytes
     pub const GREATER_Y: &[f32] = ::stowplan::__private_v1::typed_at::<
         f32,
-        { 2_860 },
+        MODEL_FILE_BYTES,
     >(MODEL_FILE, 648, 1);
     /// Constant `mul/y` `float32[]`: buffer 5, 4 bytes
     pub const MUL_Y: &[f32] = ::stowplan::__private_v1::typed_at::<
         f32,
-        { 2_860 },
+        MODEL_FILE_BYTES,
     >(MODEL_FILE, 632, 1);
     /// Constant `mul_1/y` `float32[]`: buffer 6, 4 bytes
     pub const MUL_1_Y: &[f32] = ::stowplan::__private_v1::typed_at::<
         f32,
-        { 2_860 },
+        MODEL_FILE_BYTES,
     >(MODEL_FILE, 616, 1);
     /// `Greater` `bool[]`, intermediate, lifetime 1..=10, offset 160, 1 bytes
     pub const GREATER: ::stowplan::Slot<Activations, u8> = ::stowplan::Slot::new(160, 1);
@@ -165,7 +167,7 @@ pub mod tf_cond_if {
     /// Constant `cond/sub/y` `float32[]`: buffer 6, 4 bytes
     pub const SG1_COND_SUB_Y: &[f32] = ::stowplan::__private_v1::typed_at::<
         f32,
-        { 2_860 },
+        MODEL_FILE_BYTES,
     >(MODEL_FILE, 616, 1);
     /// `cond/mul` `float32[1,8]`, intermediate of subgraph 1, lifetime 9..=10, offset 32, 32 bytes
     pub const SG1_COND_MUL: ::stowplan::Slot<Activations, f32> = ::stowplan::Slot::new(
@@ -195,12 +197,12 @@ pub mod tf_cond_if {
     /// Constant `cond/add/y` `float32[]`: buffer 18, 4 bytes
     pub const SG2_COND_ADD_Y: &[f32] = ::stowplan::__private_v1::typed_at::<
         f32,
-        { 2_860 },
+        MODEL_FILE_BYTES,
     >(MODEL_FILE, 556, 1);
     /// Constant `cond/mul/y` `float32[]`: buffer 19, 4 bytes
     pub const SG2_COND_MUL_Y: &[f32] = ::stowplan::__private_v1::typed_at::<
         f32,
-        { 2_860 },
+        MODEL_FILE_BYTES,
     >(MODEL_FILE, 540, 1);
     /// `cond/mul1` `float32[1,8]`, intermediate of subgraph 2, lifetime 6..=7, offset 32, 32 bytes
     pub const SG2_COND_MUL1: ::stowplan::Slot<Activations, f32> = ::stowplan::Slot::new(
@@ -247,7 +249,10 @@ pub mod tf_cond_if {
             dtype: "float32",
             shape: &[],
             location: ::stowplan::__private_v1::Location::Constant(
-                ::stowplan::__private_v1::typed_at::<u8, { 2_860 }>(MODEL_FILE, 672, 4),
+                ::stowplan::__private_v1::typed_at::<
+                    u8,
+                    MODEL_FILE_BYTES,
+                >(MODEL_FILE, 672, 4),
             ),
         },
         ::stowplan::__private_v1::TensorInfo {
@@ -255,7 +260,10 @@ pub mod tf_cond_if {
             dtype: "float32",
             shape: &[],
             location: ::stowplan::__private_v1::Location::Constant(
-                ::stowplan::__private_v1::typed_at::<u8, { 2_860 }>(MODEL_FILE, 648, 4),
+                ::stowplan::__private_v1::typed_at::<
+                    u8,
+                    MODEL_FILE_BYTES,
+                >(MODEL_FILE, 648, 4),
             ),
         },
         ::stowplan::__private_v1::TensorInfo {
@@ -263,7 +271,10 @@ pub mod tf_cond_if {
             dtype: "float32",
             shape: &[],
             location: ::stowplan::__private_v1::Location::Constant(
-                ::stowplan::__private_v1::typed_at::<u8, { 2_860 }>(MODEL_FILE, 632, 4),
+                ::stowplan::__private_v1::typed_at::<
+                    u8,
+                    MODEL_FILE_BYTES,
+                >(MODEL_FILE, 632, 4),
             ),
         },
         ::stowplan::__private_v1::TensorInfo {
@@ -271,7 +282,10 @@ pub mod tf_cond_if {
             dtype: "float32",
             shape: &[],
             location: ::stowplan::__private_v1::Location::Constant(
-                ::stowplan::__private_v1::typed_at::<u8, { 2_860 }>(MODEL_FILE, 616, 4),
+                ::stowplan::__private_v1::typed_at::<
+                    u8,
+                    MODEL_FILE_BYTES,
+                >(MODEL_FILE, 616, 4),
             ),
         },
         ::stowplan::__private_v1::TensorInfo {
@@ -342,7 +356,10 @@ pub mod tf_cond_if {
             dtype: "float32",
             shape: &[],
             location: ::stowplan::__private_v1::Location::Constant(
-                ::stowplan::__private_v1::typed_at::<u8, { 2_860 }>(MODEL_FILE, 616, 4),
+                ::stowplan::__private_v1::typed_at::<
+                    u8,
+                    MODEL_FILE_BYTES,
+                >(MODEL_FILE, 616, 4),
             ),
         },
         ::stowplan::__private_v1::TensorInfo {
@@ -377,7 +394,10 @@ pub mod tf_cond_if {
             dtype: "float32",
             shape: &[],
             location: ::stowplan::__private_v1::Location::Constant(
-                ::stowplan::__private_v1::typed_at::<u8, { 2_860 }>(MODEL_FILE, 556, 4),
+                ::stowplan::__private_v1::typed_at::<
+                    u8,
+                    MODEL_FILE_BYTES,
+                >(MODEL_FILE, 556, 4),
             ),
         },
         ::stowplan::__private_v1::TensorInfo {
@@ -385,7 +405,10 @@ pub mod tf_cond_if {
             dtype: "float32",
             shape: &[],
             location: ::stowplan::__private_v1::Location::Constant(
-                ::stowplan::__private_v1::typed_at::<u8, { 2_860 }>(MODEL_FILE, 540, 4),
+                ::stowplan::__private_v1::typed_at::<
+                    u8,
+                    MODEL_FILE_BYTES,
+                >(MODEL_FILE, 540, 4),
             ),
         },
         ::stowplan::__private_v1::TensorInfo {

@@ -70,8 +70,10 @@ pub mod tf_while_loop {
     pub type StaticArena = ::stowplan::StaticArena<Activations, ARENA_BYTES>;
     /// The persistent region, exactly `PERSISTENT_BYTES` long.
     pub type PersistentArena = ::stowplan::Arena<Persistent, PERSISTENT_BYTES>;
+    /// Bytes of the model file.
+    const MODEL_FILE_BYTES: usize = 3_136;
     /// The model file, 16-byte aligned; constant tensors are views into it.
-    const MODEL_FILE: &::stowplan::__private_v1::Aligned<[u8; 3_136]> = &::stowplan::__private_v1::Aligned(
+    const MODEL_FILE: &::stowplan::__private_v1::Aligned<[u8; MODEL_FILE_BYTES]> = &::stowplan::__private_v1::Aligned(
         *::core::include_bytes!(
             ::core::concat!(::core::env!("CARGO_MANIFEST_DIR"),
             "/models/while_loop/while_loop.tflite")
@@ -102,17 +104,17 @@ pub mod tf_while_loop {
     /// Constant `Const` `float32[]`: buffer 3, 4 bytes
     pub const CONST: &[f32] = ::stowplan::__private_v1::typed_at::<
         f32,
-        { 3_136 },
+        MODEL_FILE_BYTES,
     >(MODEL_FILE, 712, 1);
     /// Constant `add/y` `float32[]`: buffer 4, 4 bytes
     pub const ADD_Y: &[f32] = ::stowplan::__private_v1::typed_at::<
         f32,
-        { 3_136 },
+        MODEL_FILE_BYTES,
     >(MODEL_FILE, 688, 1);
     /// Constant `mul/y` `float32[]`: buffer 5, 4 bytes
     pub const MUL_Y: &[f32] = ::stowplan::__private_v1::typed_at::<
         f32,
-        { 3_136 },
+        MODEL_FILE_BYTES,
     >(MODEL_FILE, 672, 1);
     /// `add` `float32[1,8]`, intermediate, lifetime 1..=9, offset 96, 32 bytes
     pub const ADD: ::stowplan::Slot<Activations, f32> = ::stowplan::Slot::new(96, 8);
@@ -213,22 +215,22 @@ pub mod tf_while_loop {
     /// Constant `while/add/y` `float32[]`: buffer 19, 4 bytes
     pub const SG2_WHILE_ADD_Y: &[f32] = ::stowplan::__private_v1::typed_at::<
         f32,
-        { 3_136 },
+        MODEL_FILE_BYTES,
     >(MODEL_FILE, 604, 1);
     /// Constant `while/add_1/y` `float32[]`: buffer 20, 4 bytes
     pub const SG2_WHILE_ADD_1_Y: &[f32] = ::stowplan::__private_v1::typed_at::<
         f32,
-        { 3_136 },
+        MODEL_FILE_BYTES,
     >(MODEL_FILE, 588, 1);
     /// Constant `while/mul/y` `float32[]`: buffer 21, 4 bytes
     pub const SG2_WHILE_MUL_Y: &[f32] = ::stowplan::__private_v1::typed_at::<
         f32,
-        { 3_136 },
+        MODEL_FILE_BYTES,
     >(MODEL_FILE, 572, 1);
     /// Constant `while/sub/y` `float32[]`: buffer 22, 4 bytes
     pub const SG2_WHILE_SUB_Y: &[f32] = ::stowplan::__private_v1::typed_at::<
         f32,
-        { 3_136 },
+        MODEL_FILE_BYTES,
     >(MODEL_FILE, 556, 1);
     /// `while/add` `float32[]`, output of subgraph 2, lifetime 6..=9, offset 160, 4 bytes
     pub const SG2_WHILE_ADD: ::stowplan::Slot<Activations, f32> = ::stowplan::Slot::new(
@@ -291,7 +293,10 @@ pub mod tf_while_loop {
             dtype: "float32",
             shape: &[],
             location: ::stowplan::__private_v1::Location::Constant(
-                ::stowplan::__private_v1::typed_at::<u8, { 3_136 }>(MODEL_FILE, 712, 4),
+                ::stowplan::__private_v1::typed_at::<
+                    u8,
+                    MODEL_FILE_BYTES,
+                >(MODEL_FILE, 712, 4),
             ),
         },
         ::stowplan::__private_v1::TensorInfo {
@@ -299,7 +304,10 @@ pub mod tf_while_loop {
             dtype: "float32",
             shape: &[],
             location: ::stowplan::__private_v1::Location::Constant(
-                ::stowplan::__private_v1::typed_at::<u8, { 3_136 }>(MODEL_FILE, 688, 4),
+                ::stowplan::__private_v1::typed_at::<
+                    u8,
+                    MODEL_FILE_BYTES,
+                >(MODEL_FILE, 688, 4),
             ),
         },
         ::stowplan::__private_v1::TensorInfo {
@@ -307,7 +315,10 @@ pub mod tf_while_loop {
             dtype: "float32",
             shape: &[],
             location: ::stowplan::__private_v1::Location::Constant(
-                ::stowplan::__private_v1::typed_at::<u8, { 3_136 }>(MODEL_FILE, 672, 4),
+                ::stowplan::__private_v1::typed_at::<
+                    u8,
+                    MODEL_FILE_BYTES,
+                >(MODEL_FILE, 672, 4),
             ),
         },
         ::stowplan::__private_v1::TensorInfo {
@@ -432,7 +443,10 @@ pub mod tf_while_loop {
             dtype: "float32",
             shape: &[],
             location: ::stowplan::__private_v1::Location::Constant(
-                ::stowplan::__private_v1::typed_at::<u8, { 3_136 }>(MODEL_FILE, 604, 4),
+                ::stowplan::__private_v1::typed_at::<
+                    u8,
+                    MODEL_FILE_BYTES,
+                >(MODEL_FILE, 604, 4),
             ),
         },
         ::stowplan::__private_v1::TensorInfo {
@@ -440,7 +454,10 @@ pub mod tf_while_loop {
             dtype: "float32",
             shape: &[],
             location: ::stowplan::__private_v1::Location::Constant(
-                ::stowplan::__private_v1::typed_at::<u8, { 3_136 }>(MODEL_FILE, 588, 4),
+                ::stowplan::__private_v1::typed_at::<
+                    u8,
+                    MODEL_FILE_BYTES,
+                >(MODEL_FILE, 588, 4),
             ),
         },
         ::stowplan::__private_v1::TensorInfo {
@@ -448,7 +465,10 @@ pub mod tf_while_loop {
             dtype: "float32",
             shape: &[],
             location: ::stowplan::__private_v1::Location::Constant(
-                ::stowplan::__private_v1::typed_at::<u8, { 3_136 }>(MODEL_FILE, 572, 4),
+                ::stowplan::__private_v1::typed_at::<
+                    u8,
+                    MODEL_FILE_BYTES,
+                >(MODEL_FILE, 572, 4),
             ),
         },
         ::stowplan::__private_v1::TensorInfo {
@@ -456,7 +476,10 @@ pub mod tf_while_loop {
             dtype: "float32",
             shape: &[],
             location: ::stowplan::__private_v1::Location::Constant(
-                ::stowplan::__private_v1::typed_at::<u8, { 3_136 }>(MODEL_FILE, 556, 4),
+                ::stowplan::__private_v1::typed_at::<
+                    u8,
+                    MODEL_FILE_BYTES,
+                >(MODEL_FILE, 556, 4),
             ),
         },
         ::stowplan::__private_v1::TensorInfo {

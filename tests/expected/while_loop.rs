@@ -63,8 +63,10 @@ pub mod while_loop {
     pub type StaticArena = ::stowplan::StaticArena<Activations, ARENA_BYTES>;
     /// The persistent region, exactly `PERSISTENT_BYTES` long.
     pub type PersistentArena = ::stowplan::Arena<Persistent, PERSISTENT_BYTES>;
+    /// Bytes of the model file.
+    const MODEL_FILE_BYTES: usize = 1_176;
     /// The model file, 16-byte aligned; constant tensors are views into it.
-    const MODEL_FILE: &::stowplan::__private_v1::Aligned<[u8; 1_176]> = &::stowplan::__private_v1::Aligned(
+    const MODEL_FILE: &::stowplan::__private_v1::Aligned<[u8; MODEL_FILE_BYTES]> = &::stowplan::__private_v1::Aligned(
         *::core::include_bytes!(
             ::core::concat!(::core::env!("CARGO_MANIFEST_DIR"),
             "/models/synthetic/while_loop.tflite")
@@ -113,7 +115,7 @@ pub mod while_loop {
     /// Constant `cond/limit` `int32[]`: buffer 1, 4 bytes
     pub const SG1_COND_LIMIT: &[i32] = ::stowplan::__private_v1::typed_at::<
         i32,
-        { 1_176 },
+        MODEL_FILE_BYTES,
     >(MODEL_FILE, 156, 1);
     /// `cond/c` `bool[]`, output of subgraph 1, lifetime 3..=3, offset 0, 1 bytes
     pub const SG1_COND_C: ::stowplan::Slot<Activations, u8> = ::stowplan::Slot::new(
@@ -142,7 +144,7 @@ pub mod while_loop {
     /// Constant `body/one` `int32[]`: buffer 2, 4 bytes
     pub const SG2_BODY_ONE: &[i32] = ::stowplan::__private_v1::typed_at::<
         i32,
-        { 1_176 },
+        MODEL_FILE_BYTES,
     >(MODEL_FILE, 132, 1);
     /// `body/i2` `int32[]`, output of subgraph 2, lifetime 5..=6, offset 512, 4 bytes
     pub const SG2_BODY_I2: ::stowplan::Slot<Activations, i32> = ::stowplan::Slot::new(
@@ -225,7 +227,10 @@ pub mod while_loop {
             dtype: "int32",
             shape: &[],
             location: ::stowplan::__private_v1::Location::Constant(
-                ::stowplan::__private_v1::typed_at::<u8, { 1_176 }>(MODEL_FILE, 156, 4),
+                ::stowplan::__private_v1::typed_at::<
+                    u8,
+                    MODEL_FILE_BYTES,
+                >(MODEL_FILE, 156, 4),
             ),
         },
         ::stowplan::__private_v1::TensorInfo {
@@ -260,7 +265,10 @@ pub mod while_loop {
             dtype: "int32",
             shape: &[],
             location: ::stowplan::__private_v1::Location::Constant(
-                ::stowplan::__private_v1::typed_at::<u8, { 1_176 }>(MODEL_FILE, 132, 4),
+                ::stowplan::__private_v1::typed_at::<
+                    u8,
+                    MODEL_FILE_BYTES,
+                >(MODEL_FILE, 132, 4),
             ),
         },
         ::stowplan::__private_v1::TensorInfo {

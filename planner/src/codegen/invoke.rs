@@ -117,15 +117,13 @@ impl<'a> Ctx<'a> {
         let values = match t.dtype {
             DType::Int32 => data
                 .chunks_exact(4)
-                .map(|c| i64::from(i32::from_le_bytes([c[0], c[1], c[2], c[3]])))
+                .filter_map(|c| <[u8; 4]>::try_from(c).ok())
+                .map(|c| i64::from(i32::from_le_bytes(c)))
                 .collect(),
             DType::Int64 => data
                 .chunks_exact(8)
-                .map(|c| {
-                    let mut b = [0u8; 8];
-                    b.copy_from_slice(c);
-                    i64::from_le_bytes(b)
-                })
+                .filter_map(|c| <[u8; 8]>::try_from(c).ok())
+                .map(i64::from_le_bytes)
                 .collect(),
             other => return Err(format!("`{}` is {}, not int32/int64", t.name, other.name())),
         };
@@ -155,51 +153,55 @@ fn requant(rt: &TokenStream, (multiplier, shift): (i32, i32)) -> TokenStream {
     quote!(#rt::kernels::Requant { multiplier: #m, shift: #s })
 }
 
-/// TFLM's `CalculateActivationRangeQuantized` for an int8 output.
-fn act_range_s8(act: Activation, scale: f32, zp: i32) -> Result<(i32, i32), NoKernel> {
-    let (qmin, qmax) = (i32::from(i8::MIN), i32::from(i8::MAX));
-    let q = |f: f32| zp.saturating_add((f / scale).round() as i32);
+fn fused(act: Activation) -> Result<quant::FusedActivation, NoKernel> {
     Ok(match act {
-        Activation::None => (qmin, qmax),
-        Activation::Relu => (qmin.max(q(0.0)), qmax),
-        Activation::Relu6 => (qmin.max(q(0.0)), qmax.min(q(6.0))),
-        Activation::ReluN1To1 => (qmin.max(q(-1.0)), qmax.min(q(1.0))),
+        Activation::None => quant::FusedActivation::None,
+        Activation::Relu => quant::FusedActivation::Relu,
+        Activation::Relu6 => quant::FusedActivation::Relu6,
+        Activation::ReluN1To1 => quant::FusedActivation::ReluN1To1,
         other => return Err(format!("fused activation {other:?} is not supported")),
     })
+}
+
+/// TFLM's `CalculateActivationRangeQuantized` for an int8 output.
+fn act_range_s8(act: Activation, scale: f32, zp: i32) -> Result<(i32, i32), NoKernel> {
+    quant::activation_range_s8(fused(act)?, scale, zp)
+        .ok_or_else(|| "the activation range overflows (TFLM's Prepare fails)".to_owned())
 }
 
 /// TFLM's `CalculateActivationRange` for floats.
 fn act_range_f32(act: Activation) -> Result<(f32, f32), NoKernel> {
-    Ok(match act {
-        Activation::None => (f32::MIN, f32::MAX),
-        Activation::Relu => (0.0, f32::MAX),
-        Activation::Relu6 => (0.0, 6.0),
-        Activation::ReluN1To1 => (-1.0, 1.0),
-        other => return Err(format!("fused activation {other:?} is not supported")),
-    })
+    Ok(quant::activation_range_f32(fused(act)?))
 }
 
-/// TFLM's `ComputePaddingHeightWidth` for one dimension: the padding before.
-fn pad_before(
+/// TFLM's `ComputePaddingHeightWidth`: the padding before, `(height, width)`.
+#[allow(clippy::too_many_arguments)]
+fn padding_hw(
     padding: Padding,
-    stride: i32,
-    dilation: i32,
-    input: usize,
-    filter: usize,
-) -> Result<usize, NoKernel> {
-    let (stride, dilation) = (i64::from(stride), i64::from(dilation));
-    if stride < 1 || dilation < 1 {
-        return Err(format!("stride {stride} or dilation {dilation} below 1"));
-    }
-    let (input, filter) = (input as i64, filter as i64);
-    let effective = (filter - 1) * dilation + 1;
-    let out = match padding {
-        Padding::Same => (input + stride - 1) / stride,
-        Padding::Valid => (input + stride - effective) / stride,
+    stride: (i32, i32),
+    dilation: (i32, i32),
+    input: (usize, usize),
+    filter: (usize, usize),
+) -> Result<(usize, usize), NoKernel> {
+    let kind = match padding {
+        Padding::Same => quant::PaddingKind::Same,
+        Padding::Valid => quant::PaddingKind::Valid,
         Padding::Unknown(c) => return Err(format!("padding code {c}")),
     };
-    let total = ((out - 1) * stride + effective - input).max(0);
-    Ok(usize::try_from(total / 2).unwrap_or(0))
+    let i32_of = |v: usize| i32::try_from(v).map_err(|_| format!("dimension {v} too large"));
+    let p = quant::compute_padding_height_width(
+        stride.0,
+        stride.1,
+        dilation.0,
+        dilation.1,
+        i32_of(input.0)?,
+        i32_of(input.1)?,
+        i32_of(filter.0)?,
+        i32_of(filter.1)?,
+        kind,
+    );
+    let u = |v: i32| usize::try_from(v).map_err(|_| format!("padding {v}"));
+    Ok((u(p.height)?, u(p.width)?))
 }
 
 fn positive(v: i32, what: &str) -> Result<usize, NoKernel> {
@@ -277,8 +279,21 @@ fn call(cx: &Ctx<'_>, pname: &syn::Ident) -> Result<Call, NoKernel> {
             let ishape = cx.shape_n::<4>(input0)?;
             let fshape = cx.shape_n::<4>(filter)?;
             let oshape = cx.shape_n::<4>(out)?;
-            let pad_h = pad_before(padding, stride_h, dil_h, ishape[1], fshape[1])?;
-            let pad_w = pad_before(padding, stride_w, dil_w, ishape[2], fshape[2])?;
+            let (sh, sw) = (
+                positive(stride_h, "stride_h")?,
+                positive(stride_w, "stride_w")?,
+            );
+            let (dh, dw) = (
+                positive(dil_h, "dilation_h")?,
+                positive(dil_w, "dilation_w")?,
+            );
+            let (pad_h, pad_w) = padding_hw(
+                padding,
+                (stride_h, stride_w),
+                (dil_h, dil_w),
+                (ishape[1], ishape[2]),
+                (fshape[1], fshape[2]),
+            )?;
             let depth_multiplier = if depthwise {
                 if ishape[3] == 0 || oshape[3] % ishape[3] != 0 {
                     return Err("output channels are not a multiple of input channels".into());
@@ -292,14 +307,6 @@ fn call(cx: &Ctx<'_>, pname: &syn::Ident) -> Result<Call, NoKernel> {
                 usize_lits(&fshape),
                 usize_lits(&oshape),
             );
-            let (sh, sw) = (
-                positive(stride_h, "stride_h")?,
-                positive(stride_w, "stride_w")?,
-            );
-            let (dh, dw) = (
-                positive(dil_h, "dilation_h")?,
-                positive(dil_w, "dilation_w")?,
-            );
             let geometry = quote!(#k::ConvGeometry {
                 input: #i, filter: #f, output: #o,
                 stride_h: #sh, stride_w: #sw, dilation_h: #dh, dilation_w: #dw,
@@ -310,23 +317,17 @@ fn call(cx: &Ctx<'_>, pname: &syn::Ident) -> Result<Call, NoKernel> {
                 let (out_scale, out_zp) = cx.quant(out)?;
                 let channels = oshape[3];
                 let fscales = cx.scales(filter)?;
-                let per_channel: Vec<TokenStream> = (0..channels)
-                    .map(|c| {
-                        let fs = if fscales.len() == 1 {
-                            fscales[0]
-                        } else {
-                            *fscales.get(c).unwrap_or(&1.0)
-                        };
-                        let real = f64::from(in_scale) * f64::from(fs) / f64::from(out_scale);
-                        requant(rt, quant::quantize_multiplier(real))
-                    })
-                    .collect();
-                if fscales.len() != 1 && fscales.len() != channels {
-                    return Err(format!(
-                        "{} filter scales for {channels} output channels",
-                        fscales.len()
-                    ));
-                }
+                let per_channel: Vec<TokenStream> =
+                    quant::conv_multipliers(in_scale, &fscales, out_scale, channels)
+                        .ok_or_else(|| {
+                            format!(
+                                "{} filter scales for {channels} output channels",
+                                fscales.len()
+                            )
+                        })?
+                        .into_iter()
+                        .map(|m| requant(rt, m))
+                        .collect();
                 let (lo, hi) = act_range_s8(act, out_scale, out_zp)?;
                 let (io, oo) = (i32_lit(-in_zp), i32_lit(out_zp));
                 let (lo, hi) = (i32_lit(lo), i32_lit(hi));
@@ -446,8 +447,13 @@ fn call(cx: &Ctx<'_>, pname: &syn::Ident) -> Result<Call, NoKernel> {
                 positive(stride_h, "stride_h")?,
                 positive(stride_w, "stride_w")?,
             );
-            let pad_h = pad_before(padding, stride_h, 1, ishape[1], fh)?;
-            let pad_w = pad_before(padding, stride_w, 1, ishape[2], fw)?;
+            let (pad_h, pad_w) = padding_hw(
+                padding,
+                (stride_h, stride_w),
+                (1, 1),
+                (ishape[1], ishape[2]),
+                (fh, fw),
+            )?;
             let (i, o) = (usize_lits(&ishape), usize_lits(&oshape));
             let geometry = quote!(#k::PoolGeometry {
                 input: #i, output: #o, filter_h: #fh, filter_w: #fw,
@@ -539,18 +545,20 @@ fn call(cx: &Ctx<'_>, pname: &syn::Ident) -> Result<Call, NoKernel> {
                 let (lo, hi) = (i32_lit(lo), i32_lit(hi));
                 let (o1, o2, oo) = (i32_lit(-z1), i32_lit(-z2), i32_lit(zo));
                 if add {
-                    // TFLM's CalculateOpDataAdd (int8: left shift 20).
-                    let left_shift = 20;
-                    let twice_max = 2.0 * f64::from(s1.max(s2));
-                    let m1 = requant(rt, quant::quantize_multiplier(f64::from(s1) / twice_max));
-                    let m2 = requant(rt, quant::quantize_multiplier(f64::from(s2) / twice_max));
-                    let mo = requant(
-                        rt,
-                        quant::quantize_multiplier(
-                            twice_max / (f64::from(1u32 << left_shift) * f64::from(so)),
-                        ),
+                    let a = quant::add_params((s1, z1), (s2, z2), (so, zo), fused(activation)?)
+                        .ok_or_else(|| "TFLM's ADD Prepare would fail".to_owned())?;
+                    let (m1, m2, mo) = (
+                        requant(rt, a.input1),
+                        requant(rt, a.input2),
+                        requant(rt, a.output),
                     );
-                    let ls = i32_lit(left_shift);
+                    let (o1, o2, oo) = (
+                        i32_lit(a.input1_offset),
+                        i32_lit(a.input2_offset),
+                        i32_lit(a.output_offset),
+                    );
+                    let (lo, hi) = (i32_lit(a.act_min), i32_lit(a.act_max));
+                    let ls = i32_lit(a.left_shift);
                     Ok(Call {
                         params: Some(quote!(pub const #pname: #k::AddS8 = #k::AddS8 {
                             shape: #shape, left_shift: #ls,
@@ -561,8 +569,7 @@ fn call(cx: &Ctx<'_>, pname: &syn::Ident) -> Result<Call, NoKernel> {
                         reads: vec![0, 1],
                     })
                 } else {
-                    let real = f64::from(s1) * f64::from(s2) / f64::from(so);
-                    let mo = requant(rt, quant::quantize_multiplier(real));
+                    let mo = requant(rt, quant::mul_multiplier(s1, s2, so));
                     Ok(Call {
                         params: Some(quote!(pub const #pname: #k::MulS8 = #k::MulS8 {
                             shape: #shape, input1_offset: #o1, input2_offset: #o2,
@@ -670,7 +677,7 @@ fn call(cx: &Ctx<'_>, pname: &syn::Ident) -> Result<Call, NoKernel> {
             }
             let mut before = [0usize; 5];
             for (d, b) in before.iter_mut().skip(5 - r).enumerate() {
-                *b = usize::try_from(paddings[2 * d])
+                *b = usize::try_from(paddings.get(2 * d).copied().unwrap_or(0))
                     .map_err(|_| "a negative padding".to_owned())?;
             }
             let (i, o, b) = (
@@ -709,7 +716,9 @@ fn call(cx: &Ctx<'_>, pname: &syn::Ident) -> Result<Call, NoKernel> {
                     .ok()
                     .filter(|&v| v < r)
                     .ok_or("a bad permutation")?;
-                p6[6 - r + j] = 6 - r + v;
+                if let Some(slot) = p6.get_mut(6 - r + j) {
+                    *slot = 6 - r + v;
+                }
             }
             let (i, pm) = (usize_lits(&cx.shape_n::<6>(input0)?), usize_lits(&p6));
             Ok(Call {
@@ -719,6 +728,112 @@ fn call(cx: &Ctx<'_>, pname: &syn::Ident) -> Result<Call, NoKernel> {
                 body: quote!(#k::transpose(&params::#pname, i0, o0);),
                 reads: vec![0],
             })
+        }
+        ("RELU", DType::Int8) => {
+            let r = quant::relu_params(cx.quant(input0)?, cx.quant(out)?);
+            let (io, oo, lo, hi) = (
+                i32_lit(r.input_offset),
+                i32_lit(r.output_offset),
+                i32_lit(r.act_min),
+                i32_lit(r.act_max),
+            );
+            let m = requant(rt, r.requant);
+            Ok(Call {
+                params: Some(quote!(pub const #pname: #k::ReluS8 = #k::ReluS8 {
+                    input_offset: #io, output_offset: #oo, requant: #m, act_min: #lo, act_max: #hi,
+                };)),
+                body: quote!(#k::relu_s8(&params::#pname, i0, o0);),
+                reads: vec![0],
+            })
+        }
+        ("RELU6", DType::Int8) => {
+            let (si, zi) = cx.quant(input0)?;
+            let (zero, six) = quant::relu6_params(si, zi);
+            let to_i8 = |v: i32| i8::try_from(v).map_err(|_| format!("{v} is out of int8"));
+            let (zero, six) = (
+                Literal::i8_unsuffixed(to_i8(zero)?),
+                Literal::i8_unsuffixed(to_i8(six)?),
+            );
+            Ok(Call {
+                params: Some(
+                    quote!(pub const #pname: #k::Relu6S8 = #k::Relu6S8 { zero: #zero, six: #six };),
+                ),
+                body: quote!(#k::relu6_s8(&params::#pname, i0, o0);),
+                reads: vec![0],
+            })
+        }
+        ("RELU" | "RELU6" | "LOGISTIC", DType::Float32) => {
+            let f = match name {
+                "RELU" => quote!(relu_f32),
+                "RELU6" => quote!(relu6_f32),
+                _ => quote!(logistic_f32),
+            };
+            Ok(Call {
+                params: None,
+                body: quote!(#k::#f(i0, o0);),
+                reads: vec![0],
+            })
+        }
+        ("LOGISTIC", DType::Int8) => {
+            let (si, zi) = cx.quant(input0)?;
+            let l = quant::logistic_params(si, zi);
+            let (z, r, m, s) = (
+                i32_lit(l.input_zero_point),
+                i32_lit(l.input_range_radius),
+                i32_lit(l.input_multiplier),
+                i32_lit(l.input_left_shift),
+            );
+            Ok(Call {
+                params: Some(quote!(pub const #pname: #k::LogisticS8 = #k::LogisticS8 {
+                    input_zero_point: #z, input_range_radius: #r, input_multiplier: #m, input_left_shift: #s,
+                };)),
+                body: quote!(#k::logistic_s8(&params::#pname, i0, o0);),
+                reads: vec![0],
+            })
+        }
+        ("MEAN", DType::Int8 | DType::Float32) => {
+            let axes = cx.const_ints(cx.input(1)?)?;
+            let ishape = cx.shape(input0)?;
+            let r = ishape.len();
+            if r > 4 {
+                return Err(format!("a rank-{r} input"));
+            }
+            let mut reduce = [false; 4];
+            for &a in &axes {
+                let rank = r as i64;
+                let a = if a < 0 { a + rank } else { a };
+                let a = usize::try_from(a)
+                    .ok()
+                    .filter(|&a| a < r)
+                    .ok_or("an axis out of range")?;
+                if let Some(slot) = reduce.get_mut(4 - r + a) {
+                    *slot = true;
+                }
+            }
+            let i = usize_lits(&cx.shape_n::<4>(input0)?);
+            let ax = reduce.iter().map(|b| quote!(#b));
+            if dt == DType::Int8 {
+                let (si, zi) = cx.quant(input0)?;
+                let (so, zo) = cx.quant(out)?;
+                let m = requant(rt, quant::rescale_multiplier(si, so));
+                let (zi, zo, si, so) = (i32_lit(zi), i32_lit(zo), f32_lit(si)?, f32_lit(so)?);
+                Ok(Call {
+                    params: Some(quote!(pub const #pname: #k::MeanS8 = #k::MeanS8 {
+                        input: #i, axes: [#(#ax),*], input_zero_point: #zi, output_zero_point: #zo,
+                        input_scale: #si, output_scale: #so, requant: #m,
+                    };)),
+                    body: quote!(#k::mean_s8(&params::#pname, i0, o0);),
+                    reads: vec![0],
+                })
+            } else {
+                Ok(Call {
+                    params: Some(
+                        quote!(pub const #pname: #k::MeanF32 = #k::MeanF32 { input: #i, axes: [#(#ax),*] };),
+                    ),
+                    body: quote!(#k::mean_f32(&params::#pname, i0, o0);),
+                    reads: vec![0],
+                })
+            }
         }
         ("RESHAPE" | "SQUEEZE" | "EXPAND_DIMS", _) => {
             if out.dtype != dt {

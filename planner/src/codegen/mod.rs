@@ -123,7 +123,7 @@ fn ulit(n: u64) -> TokenStream {
         quote!(#l)
     } else {
         let l = syn::LitInt::new(&format!("{}_u64", underscored(n)), Span::call_site());
-        quote!((#l as usize))
+        quote!(#l as usize)
     }
 }
 
@@ -335,7 +335,19 @@ pub fn generate(
         }
     }
 
-    let file_len = ulit(bytes.len() as u64);
+    // The model file's length, named once: array lengths and const generic arguments use it.
+    let file_len = quote!(MODEL_FILE_BYTES);
+    let file_len_value = if bytes.len() > 0xffff {
+        let l = syn::LitInt::new(
+            &format!("{}_u64", underscored(bytes.len() as u64)),
+            Span::call_site(),
+        );
+        quote!(#l as usize)
+    } else {
+        let l = lit(bytes.len() as u64);
+        quote!(#l)
+    };
+    let file_len_arg = quote!(MODEL_FILE_BYTES);
     let mut items = Vec::new();
     let mut dynamic_items = Vec::new();
     let mut tensor_table = Vec::new();
@@ -420,7 +432,7 @@ pub fn generate(
                 .unwrap_or(0..0);
             let n = range.len() as u64;
             let (start, n_lit) = (ulit(range.start as u64), ulit(n));
-            let in_file = quote!(#p::typed_at::<u8, { #file_len }>(MODEL_FILE, #start, #n_lit));
+            let in_file = quote!(#p::typed_at::<u8, #file_len_arg>(MODEL_FILE, #start, #n_lit));
             let whole = n.is_multiple_of(elem_size);
             if whole && n > 0 {
                 multibyte_constants |= elem_size > 1;
@@ -433,7 +445,7 @@ pub fn generate(
                 let value = if (range.start as u64).is_multiple_of(elem_size) {
                     // Read in place from the included model file.
                     let len = ulit(n / elem_size);
-                    quote!(#p::typed_at::<#elem, { #file_len }>(MODEL_FILE, #start, #len))
+                    quote!(#p::typed_at::<#elem, #file_len_arg>(MODEL_FILE, #start, #len))
                 } else {
                     // Data the file does not align for its type: copied into an aligned literal.
                     let buffer = constant_buffers
@@ -594,6 +606,8 @@ pub fn generate(
         ModelFile::Absolute(abs) => quote!(::core::include_bytes!(#abs)),
     };
     let tracking = quote!(
+        /// Bytes of the model file.
+        const MODEL_FILE_BYTES: usize = #file_len_value;
         /// The model file, 16-byte aligned; constant tensors are views into it.
         const MODEL_FILE: &#p::Aligned<[u8; #file_len]> = &#p::Aligned(*#include);
     );
