@@ -1,4 +1,4 @@
-//! MEAN: TFLM's `reduce_common.cc` `EvalMeanHelper` with `reference_ops::Mean`,
+//! MEAN: TFLM's `reduce_common.cc` `EvalMeanHelper` with
 //! `reference_ops::QuantizedMeanOrSum` (int8) and `reference_ops::Mean` (float).
 
 use super::{Requant, at, fixed};
@@ -15,10 +15,11 @@ pub struct MeanS8 {
     pub input_zero_point: i32,
     /// The output zero point.
     pub output_zero_point: i32,
-    /// The input scale: TFLM takes its plain-mean path when the input and output scales and
-    /// zero points are equal.
+    /// The input scale. Not read by [`mean_s8`]: TFLM at the pinned version rescales even when
+    /// the input and output are quantised alike (see there); kept so the parameters describe
+    /// the op completely.
     pub input_scale: f32,
-    /// The output scale.
+    /// The output scale (not read either).
     pub output_scale: f32,
     /// `QuantizeMultiplier(input_scale / output_scale)` (TFLM's `op_data->multiplier` and
     /// `shift`; the kernel folds `1 / count` into it as TFLM does).
@@ -82,17 +83,19 @@ fn count(input: [usize; 4], axes: [bool; 4]) -> usize {
         .fold(1_usize, |n, d| n.wrapping_mul(input[d]))
 }
 
-/// int8 MEAN, as TFLM's int8 `EvalIntegerMean`:
+/// int8 MEAN, as TFLM's int8 `EvalIntegerMean`: always `reference_ops::QuantizedMeanOrSum`,
+/// `1 / count` folded into the multiplier (`multiplier << s / count`, `shift - s` with `s =
+/// min(floor(log2 count), 32, 31 + shift)`), then `MultiplyByQuantizedMultiplier(sum -
+/// input_zero_point * count)` plus the output zero point, saturated. The result is the mean
+/// rounded to nearest (with the multiplier's truncation), not truncated.
 ///
-/// - input and output quantised alike (equal zero points and scales): TFLM's
-///   `reference_ops::Mean<int8_t, int32_t>`, the int32 sum divided by the count, truncating;
-/// - otherwise `reference_ops::QuantizedMeanOrSum`: `1 / count` folded into the multiplier
-///   (`multiplier << s / count`, `shift - s` with `s = min(floor(log2 count), 32, 31 +
-///   shift)`), then `MultiplyByQuantizedMultiplier(sum - input_zero_point * count)` plus the
-///   output zero point, saturated.
-///
-/// Current TFLM has no int8 special case for H,W with `keep_dims` (older versions did);
-/// `keep_dims` does not change the data.
+/// This holds when the input and output are quantised alike, too. Some `reduce_common.cc`
+/// versions send that case to `reference_ops::Mean<int8_t, int32_t>` (the int32 sum divided
+/// by the count, truncating towards zero), but the interpreter this crate is checked against
+/// (tflite-micro 0.dev20261023182759) rescales it like any other: MobileNet v2's global
+/// average pool (7x7, equal scales and zero points) and single-MEAN models with equal
+/// quantisation (counts 1, 3, 4, 49, 60) match it only this way. No int8 special case for
+/// H,W with `keep_dims` either; `keep_dims` does not change the data.
 ///
 /// # Preconditions
 ///
@@ -106,20 +109,6 @@ pub fn mean_s8(p: &MeanS8, input: &[i8], output: &mut [i8]) {
         return;
     }
     let mut out = output.iter_mut();
-    if p.input_zero_point == p.output_zero_point && p.input_scale == p.output_scale {
-        let divisor = n as i32;
-        for_each_output(p.input, p.axes, |indexes| {
-            let mut sum: i32 = 0;
-            for i in indexes {
-                sum = sum.wrapping_add(i32::from(at(input, i)));
-            }
-            if let Some(o) = out.next() {
-                *o = sum.checked_div(divisor).unwrap_or(0) as i8;
-            }
-        });
-        return;
-    }
-
     let n64 = n as i64;
     let mut shift = 63 - (n as u64).leading_zeros() as i32;
     shift = shift.min(32).min(31 + p.requant.shift).max(0);

@@ -684,7 +684,10 @@ fn mul_s8_and_float_binaries() {
 const MEAN_INPUT: [i8; 8] = [1, -1, 2, -2, 2, -2, 2, -2];
 
 #[test]
-fn mean_s8_same_quantization_truncates() {
+fn mean_s8_same_quantization_rescales_and_rounds() {
+    // Equal scales and zero points still take QuantizedMeanOrSum (TFLM's old plain-mean path
+    // truncated 7 / 4 and -7 / 4 to [1, -1]; the interpreter gives [2, -2]). 1.0 = (2^30, 1);
+    // 4 elements: s = 2, (2^30 << 2) / 4 = 2^30, shift 1 - 2 = -1.
     let p = MeanS8 {
         input: [1, 2, 2, 2],
         axes: [false, true, true, false],
@@ -695,9 +698,40 @@ fn mean_s8_same_quantization_truncates() {
         requant: ONE,
     };
     let mut out = [0_i8; 2];
-    // 7 / 4 and -7 / 4 truncate towards zero.
+    // 7 - 1 * 4 = 3: 3 * 2^30 doubled-high -> 1.5 -> 2, /2 -> 1, + 1 = 2.
+    // -7 - 4 = -11: -5.5 -> -5, /2 = -2.5 -> -3 (ties up after the first rounding), + 1 = -2.
     mean_s8(&p, &MEAN_INPUT, &mut out);
-    assert_eq!(out, [1, -1]);
+    assert_eq!(out, [2, -2]);
+}
+
+#[test]
+fn mean_s8_global_average_pool_7x7() {
+    // MobileNet v2's last MEAN: 1x7x7xC over H,W, input and output quantised alike (zero
+    // point -9). 49 elements: s = 5, multiplier (2^30 << 5) / 49 = 701_219_150 (truncated),
+    // shift 1 - 5 = -4. Channel 0: thirty 10s and nineteen -9s, sum 129 (mean 2.63: TFLM 3,
+    // truncation 2); channel 1: twenty -100s, sum -2261 (mean -46.1: -46). Checked against
+    // the TFLM interpreter.
+    let mut input = [-9_i8; 98];
+    for (px, pair) in input.chunks_exact_mut(2).enumerate() {
+        if px < 30 {
+            pair[0] = 10;
+        }
+        if px < 20 {
+            pair[1] = -100;
+        }
+    }
+    let p = MeanS8 {
+        input: [1, 7, 7, 2],
+        axes: [false, true, true, false],
+        input_zero_point: -9,
+        output_zero_point: -9,
+        input_scale: 0.070_547_886,
+        output_scale: 0.070_547_886,
+        requant: ONE,
+    };
+    let mut out = [0_i8; 2];
+    mean_s8(&p, &input, &mut out);
+    assert_eq!(out, [3, -46]);
 }
 
 #[test]
