@@ -207,6 +207,75 @@ pub struct Stats {
     pub evictions: u64,
 }
 
+/// The statistics as cells, one per count: updated in place, one field at a time.
+#[derive(Debug, Default)]
+struct Counters {
+    active: Cell<usize>,
+    peak: Cell<usize>,
+    cached: Cell<usize>,
+    cached_buffers: Cell<usize>,
+    hits: Cell<u64>,
+    misses: Cell<u64>,
+    evictions: Cell<u64>,
+}
+
+impl Counters {
+    fn stats(&self) -> Stats {
+        Stats {
+            active_bytes: self.active.get(),
+            peak_bytes: self.peak.get(),
+            cached_bytes: self.cached.get(),
+            cached_buffers: self.cached_buffers.get(),
+            hits: self.hits.get(),
+            misses: self.misses.get(),
+            evictions: self.evictions.get(),
+        }
+    }
+
+    /// A block of `size` bytes left the pool for a buffer.
+    fn hit(&self, size: usize) {
+        self.hits.set(self.hits.get().saturating_add(1));
+        self.unpool(size);
+    }
+
+    fn miss(&self) {
+        self.misses.set(self.misses.get().saturating_add(1));
+    }
+
+    /// A buffer of `size` bytes was handed out.
+    fn activate(&self, size: usize) {
+        let active = self.active.get().saturating_add(size);
+        self.active.set(active);
+        if active > self.peak.get() {
+            self.peak.set(active);
+        }
+    }
+
+    /// A buffer of `size` bytes came back.
+    fn deactivate(&self, size: usize) {
+        self.active.set(self.active.get().saturating_sub(size));
+    }
+
+    /// A block of `size` bytes went into the pool.
+    fn pool(&self, size: usize) {
+        self.cached.set(self.cached.get().saturating_add(size));
+        self.cached_buffers
+            .set(self.cached_buffers.get().saturating_add(1));
+    }
+
+    /// A block of `size` bytes left the pool.
+    fn unpool(&self, size: usize) {
+        self.cached.set(self.cached.get().saturating_sub(size));
+        self.cached_buffers
+            .set(self.cached_buffers.get().saturating_sub(1));
+    }
+
+    fn evicted(&self, count: usize) {
+        self.evictions
+            .set(self.evictions.get().saturating_add(count as u64));
+    }
+}
+
 /// Why a cache could not do what was asked.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
@@ -304,7 +373,7 @@ struct State<B, const N: usize> {
 /// the pool to the backing (buffers cannot outlive it).
 pub struct BufferCache<B: Backing, const N: usize = 16> {
     state: RefCell<State<B, N>>,
-    stats: Cell<Stats>,
+    stats: Counters,
     page: usize,
     cache_limit: Cell<usize>,
     memory_limit: Cell<usize>,
@@ -330,7 +399,7 @@ impl<B: Backing, const N: usize> BufferCache<B, N> {
                 backing,
                 pool: Pool::new(),
             }),
-            stats: Cell::new(Stats::default()),
+            stats: Counters::default(),
             page: page.max(1),
             cache_limit: Cell::new(limit),
             memory_limit: Cell::new(limit),
@@ -359,37 +428,7 @@ impl<B: Backing, const N: usize> BufferCache<B, N> {
             });
         }
         let mut state = self.state.try_borrow_mut().map_err(|_| CacheError::Busy)?;
-        let state = &mut *state;
-        let block_size = self
-            .block_size(&state.backing, size)
-            .ok_or(CacheError::SizeOverflow { requested: size })?;
-        let bound = block_size
-            .saturating_mul(2)
-            .min(block_size.saturating_add(self.page.saturating_mul(2)));
-        let (ptr, capacity) = match state.pool.take(block_size, bound) {
-            Some((ptr, capacity)) => {
-                self.update(|s| {
-                    s.hits = s.hits.saturating_add(1);
-                    s.cached_bytes = s.cached_bytes.saturating_sub(capacity);
-                    s.cached_buffers = s.cached_buffers.saturating_sub(1);
-                });
-                (ptr, capacity)
-            }
-            None => {
-                self.update(|s| s.misses = s.misses.saturating_add(1));
-                self.allocate_new(state, size, block_size)?
-            }
-        };
-        self.update(|s| {
-            s.active_bytes = s.active_bytes.saturating_add(capacity);
-            s.peak_bytes = s.peak_bytes.max(s.active_bytes);
-        });
-        // Keep the pool within the cache limit (MLX does this after every allocation).
-        let cached = self.stats.get().cached_bytes;
-        let limit = self.cache_limit.get();
-        if cached > limit {
-            self.release_cached(state, cached - limit);
-        }
+        let (ptr, capacity) = self.take_block(&mut state, size)?;
         Ok(Buffer {
             cache: self,
             ptr,
@@ -426,7 +465,7 @@ impl<B: Backing, const N: usize> BufferCache<B, N> {
         let Ok(mut state) = self.state.try_borrow_mut() else {
             return 0;
         };
-        self.release_all(&mut state, false)
+        release_all(&mut state, &self.stats)
     }
 
     /// Sets the most bytes the pool keeps and returns the previous limit. A pool above the new
@@ -463,19 +502,13 @@ impl<B: Backing, const N: usize> BufferCache<B, N> {
     /// Byte counts and hit, miss and eviction counts so far.
     #[must_use]
     pub fn stats(&self) -> Stats {
-        self.stats.get()
+        self.stats.stats()
     }
 
     /// Restarts the peak at the active bytes (MLX restarts it at 0; here `peak_bytes` never
     /// drops below `active_bytes`).
     pub fn reset_peak(&self) {
-        self.update(|s| s.peak_bytes = s.active_bytes);
-    }
-
-    fn update(&self, f: impl FnOnce(&mut Stats)) {
-        let mut stats = self.stats.get();
-        f(&mut stats);
-        self.stats.set(stats);
+        self.stats.peak.set(self.stats.active.get());
     }
 
     /// `size` rounded up to whole pages if above one page, and to the backing's granule.
@@ -488,6 +521,38 @@ impl<B: Backing, const N: usize> BufferCache<B, N> {
         round_up(size, backing.granule())
     }
 
+    /// The block for a request of `size` bytes (not 0): from the pool or the backing.
+    fn take_block(
+        &self,
+        state: &mut State<B, N>,
+        size: usize,
+    ) -> Result<(NonNull<u8>, usize), CacheError> {
+        let stats = &self.stats;
+        let block_size = self
+            .block_size(&state.backing, size)
+            .ok_or(CacheError::SizeOverflow { requested: size })?;
+        let bound = block_size
+            .saturating_mul(2)
+            .min(block_size.saturating_add(self.page.saturating_mul(2)));
+        let (ptr, capacity) = match state.pool.take(block_size, bound) {
+            Some((ptr, capacity)) => {
+                stats.hit(capacity);
+                (ptr, capacity)
+            }
+            None => {
+                stats.miss();
+                self.allocate_new(state, size, block_size)?
+            }
+        };
+        stats.activate(capacity);
+        // Keep the pool within the cache limit (MLX does this after every allocation).
+        let (cached, limit) = (stats.cached.get(), self.cache_limit.get());
+        if cached > limit {
+            release_cached(state, stats, cached - limit);
+        }
+        Ok((ptr, capacity))
+    }
+
     /// A new block of `block_size` bytes for a request of `size`, after making room under the
     /// memory limit.
     fn allocate_new(
@@ -496,21 +561,21 @@ impl<B: Backing, const N: usize> BufferCache<B, N> {
         size: usize,
         block_size: usize,
     ) -> Result<(NonNull<u8>, usize), CacheError> {
-        let excess = |stats: Stats| {
+        let stats = &self.stats;
+        let limit = self.memory_limit.get();
+        let excess = || {
             let total =
-                stats.active_bytes as u128 + stats.cached_bytes as u128 + block_size as u128;
-            let excess = total.saturating_sub(self.memory_limit.get() as u128);
-            usize::try_from(excess).unwrap_or(usize::MAX)
+                stats.active.get() as u128 + stats.cached.get() as u128 + block_size as u128;
+            usize::try_from(total.saturating_sub(limit as u128)).unwrap_or(usize::MAX)
         };
-        let over = excess(self.stats.get());
+        let over = excess();
         if over > 0 {
-            self.release_cached(state, over);
-            let stats = self.stats.get();
-            if excess(stats) > 0 {
+            release_cached(state, stats, over);
+            if excess() > 0 {
                 return Err(CacheError::MemoryLimit {
                     requested: block_size,
-                    active: stats.active_bytes,
-                    limit: self.memory_limit.get(),
+                    active: stats.active.get(),
+                    limit,
                 });
             }
         }
@@ -518,7 +583,7 @@ impl<B: Backing, const N: usize> BufferCache<B, N> {
             Some(block) => block,
             None if state.pool.len() > 0 => {
                 // The pool may hold the room (a region full of cached blocks): release it all.
-                self.release_all(state, true);
+                stats.evicted(release_all(state, stats));
                 state
                     .backing
                     .allocate(block_size)
@@ -544,85 +609,93 @@ impl<B: Backing, const N: usize> BufferCache<B, N> {
         Ok((block.ptr, block.len))
     }
 
-    /// MLX's `release_cached_buffers(min_bytes)`: everything if `min_bytes` is at least 90 %
-    /// of the pool, else the oldest blocks until at least `min_bytes` have gone.
-    fn release_cached(&self, state: &mut State<B, N>, min_bytes: usize) {
-        let cached = self.stats.get().cached_bytes;
-        // `min_bytes >= 0.9 * cached`, exactly.
-        if min_bytes as u128 * 10 >= cached as u128 * 9 {
-            self.release_all(state, true);
-            return;
-        }
-        let mut freed = 0usize;
-        while freed < min_bytes {
-            let Some((ptr, size)) = state.pool.take_oldest() else {
-                break;
-            };
-            freed = freed.saturating_add(size);
-            self.release_block(state, ptr, size, true);
-        }
-    }
-
-    /// Releases the whole pool; returns the number of blocks.
-    fn release_all(&self, state: &mut State<B, N>, evictions: bool) -> usize {
-        let State { backing, pool } = state;
-        let mut count = 0usize;
-        pool.take_all(|ptr, size| {
-            // SAFETY: the pool holds only blocks that `backing.allocate` returned (`recycle`
-            // takes them from buffers of this cache, which `alloc` built from blocks of this
-            // backing), each once, no longer used by any buffer; `take_all` hands each out once
-            // and forgets it.
-            unsafe { backing.release(Block { ptr, len: size }) };
-            count += 1;
-        });
-        self.update(|s| {
-            s.cached_bytes = 0;
-            s.cached_buffers = 0;
-            if evictions {
-                s.evictions = s.evictions.saturating_add(count as u64);
-            }
-        });
-        count
-    }
-
-    /// Releases one block taken out of the pool (`pooled`) or freed by a buffer.
-    fn release_block(&self, state: &mut State<B, N>, ptr: NonNull<u8>, size: usize, pooled: bool) {
-        // SAFETY: the block came from `state.backing.allocate` (pooled blocks as in
-        // `release_all`; a freed buffer's block from `alloc`), has just left the pool or its
-        // buffer, so nothing uses it, and is released once: the caller forgets it.
-        unsafe { state.backing.release(Block { ptr, len: size }) };
-        if pooled {
-            self.update(|s| {
-                s.cached_bytes = s.cached_bytes.saturating_sub(size);
-                s.cached_buffers = s.cached_buffers.saturating_sub(1);
-                s.evictions = s.evictions.saturating_add(1);
-            });
-        }
-    }
-
     /// Takes back the block of a buffer of this cache (`free` and `Drop`).
     fn take_back(&self, ptr: NonNull<u8>, capacity: usize) -> Result<(), CacheError> {
         let mut state = self.state.try_borrow_mut().map_err(|_| CacheError::Busy)?;
         let state = &mut *state;
-        self.update(|s| s.active_bytes = s.active_bytes.saturating_sub(capacity));
-        if N == 0 || self.stats.get().cached_bytes >= self.cache_limit.get() {
-            self.release_block(state, ptr, capacity, false);
-            return Ok(());
-        }
-        if state.pool.is_full()
-            && let Some((old, size)) = state.pool.take_oldest()
-        {
-            self.release_block(state, old, size, true);
-        }
-        match state.pool.insert(ptr, capacity) {
-            Ok(()) => self.update(|s| {
-                s.cached_bytes = s.cached_bytes.saturating_add(capacity);
-                s.cached_buffers = s.cached_buffers.saturating_add(1);
-            }),
-            Err(ptr) => self.release_block(state, ptr, capacity, false),
+        let stats = &self.stats;
+        stats.deactivate(capacity);
+        if N == 0 || stats.cached.get() >= self.cache_limit.get() {
+            // SAFETY: the block of a buffer of this cache (`free` checks, `Drop` is the buffer's
+            // own), which `alloc` got from `state.backing`; the buffer's capacity was zeroed or
+            // it is being dropped, so nothing uses the block and it is released once.
+            unsafe { release_block(&mut state.backing, ptr, capacity) };
+        } else {
+            if state.pool.is_full() {
+                evict_oldest(state, stats);
+            }
+            match state.pool.insert(ptr, capacity) {
+                Ok(()) => stats.pool(capacity),
+                // SAFETY: as above; the pool gave the block back without keeping it.
+                Err(ptr) => unsafe { release_block(&mut state.backing, ptr, capacity) },
+            }
         }
         Ok(())
     }
+}
+
+/// MLX's `release_cached_buffers(min_bytes)`: everything if `min_bytes` is at least 90 % of the
+/// pool, else the least recently freed blocks until at least `min_bytes` have gone. Each block
+/// counts as an eviction.
+fn release_cached<B: Backing, const N: usize>(
+    state: &mut State<B, N>,
+    stats: &Counters,
+    min_bytes: usize,
+) {
+    // `min_bytes >= 0.9 * cached`, exactly.
+    if min_bytes as u128 * 10 >= stats.cached.get() as u128 * 9 {
+        stats.evicted(release_all(state, stats));
+        return;
+    }
+    let mut freed = 0usize;
+    while freed < min_bytes {
+        match evict_oldest(state, stats) {
+            Some(size) => freed = freed.saturating_add(size),
+            None => break,
+        }
+    }
+}
+
+/// Releases the least recently freed block, counting an eviction; returns its size.
+fn evict_oldest<B: Backing, const N: usize>(
+    state: &mut State<B, N>,
+    stats: &Counters,
+) -> Option<usize> {
+    let (ptr, size) = state.pool.take_oldest()?;
+    // SAFETY: the pool holds only blocks of `state.backing` that no buffer uses (`take_back`
+    // puts a freed buffer's block there), and `take_oldest` removed this one, so it is
+    // released once.
+    unsafe { release_block(&mut state.backing, ptr, size) };
+    stats.unpool(size);
+    stats.evicted(1);
+    Some(size)
+}
+
+/// Releases the whole pool; returns the number of blocks.
+fn release_all<B: Backing, const N: usize>(state: &mut State<B, N>, stats: &Counters) -> usize {
+    let State { backing, pool } = state;
+    let mut count = 0usize;
+    pool.take_all(|ptr, size| {
+        // SAFETY: as in `evict_oldest`; `take_all` hands out each entry once and forgets them.
+        unsafe { release_block(backing, ptr, size) };
+        count += 1;
+    });
+    stats.cached.set(0);
+    stats.cached_buffers.set(0);
+    count
+}
+
+/// Gives a block of the cache (one just taken out of the pool, or a freed buffer's) back to
+/// `backing`.
+///
+/// # Safety
+///
+/// `ptr` and `size` are a block `backing.allocate` returned (the cache only ever holds those:
+/// `alloc` builds each buffer from one, and the pool's entries come from buffers of this cache),
+/// not released since and used by nothing any more; the caller forgets it.
+unsafe fn release_block<B: Backing>(backing: &mut B, ptr: NonNull<u8>, size: usize) {
+    // SAFETY: the caller's promise is `Backing::release`'s precondition.
+    unsafe { backing.release(Block { ptr, len: size }) };
 }
 
 impl<B: Backing, const N: usize> Drop for BufferCache<B, N> {
@@ -631,8 +704,8 @@ impl<B: Backing, const N: usize> Drop for BufferCache<B, N> {
         let state = self.state.get_mut();
         let State { backing, pool } = state;
         pool.take_all(|ptr, size| {
-            // SAFETY: as in `release_all`.
-            unsafe { backing.release(Block { ptr, len: size }) };
+            // SAFETY: as in `evict_oldest`; `take_all` hands out each entry once.
+            unsafe { release_block(backing, ptr, size) };
         });
     }
 }
@@ -644,7 +717,7 @@ impl<B: Backing, const N: usize> fmt::Debug for BufferCache<B, N> {
             .field("page_size", &self.page)
             .field("cache_limit", &self.cache_limit.get())
             .field("memory_limit", &self.memory_limit.get())
-            .field("stats", &self.stats.get())
+            .field("stats", &self.stats.stats())
             .finish_non_exhaustive()
     }
 }
@@ -776,6 +849,7 @@ impl Buffer<'_> {
 }
 
 impl Drop for Buffer<'_> {
+    #[inline]
     fn drop(&mut self) {
         if self.capacity > 0 {
             // Only `Busy` can fail here, and then the block is leaked: never unsound.

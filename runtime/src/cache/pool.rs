@@ -26,8 +26,8 @@ impl Entry {
 /// `std::multimap`, where equal keys keep their insertion order). `by_age[..len]` holds the same
 /// blocks' `(stamp, size)` sorted by stamp: its front is the least recently freed block, the
 /// tail of MLX's LRU list. Stamps only grow, so a freed block goes at the end of `by_age`.
-/// Inserting or removing shifts the arrays' tails: O(N) moves of small entries, O(log N)
-/// comparisons.
+/// Inserting or removing moves the arrays' tails (one `memmove` each, none at the end): O(N)
+/// moves of small entries, O(log N) comparisons.
 #[derive(Debug)]
 pub(super) struct Pool<const N: usize> {
     by_size: [Entry; N],
@@ -93,26 +93,19 @@ impl<const N: usize> Pool<N> {
 
     /// Adds a block as the most recently freed one; gives it back if the pool is full.
     pub(super) fn insert(&mut self, ptr: NonNull<u8>, size: usize) -> Result<(), NonNull<u8>> {
-        if self.is_full() {
+        let len = self.len;
+        if len >= N {
             return Err(ptr);
         }
         let stamp = self.next_stamp;
-        let len = self.len;
-        let Some(sizes) = self.by_size.get_mut(..=len) else {
-            return Err(ptr);
-        };
         // The new stamp is the largest, so the block goes after every block of its size.
-        let at = sizes[..len].partition_point(|e| e.size <= size);
-        let Some(tail) = sizes.get_mut(at..) else {
-            return Err(ptr);
-        };
-        tail.rotate_right(1);
-        if let Some(first) = tail.first_mut() {
-            *first = Entry { ptr, size, stamp };
+        // In bounds: `len < N`, so `at <= len` and `len + 1 <= N`.
+        let at = self.by_size[..len].partition_point(|e| e.size <= size);
+        if at < len {
+            self.by_size.copy_within(at..len, at + 1);
         }
-        if let Some(age) = self.by_age.get_mut(len) {
-            *age = (stamp, size);
-        }
+        self.by_size[at] = Entry { ptr, size, stamp };
+        self.by_age[len] = (stamp, size);
         self.len = len + 1;
         match self.next_stamp.checked_add(1) {
             Some(next) => self.next_stamp = next,
@@ -124,19 +117,27 @@ impl<const N: usize> Pool<N> {
     /// Removes `by_size[at]` and its `by_age` entry.
     fn remove(&mut self, at: usize) {
         let len = self.len;
-        let Some(entry) = self.by_size.get(at).copied() else {
+        if at >= len {
             return;
+        }
+        // In bounds: `at < len <= N`.
+        let stamp = self.by_size[at].stamp;
+        if at + 1 < len {
+            self.by_size.copy_within(at + 1..len, at);
+        }
+        let ages = &mut self.by_age[..len];
+        // The block most recently freed is the most likely to be taken again: look there first.
+        let age = if ages.last().is_some_and(|a| a.0 == stamp) {
+            Ok(len - 1)
+        } else {
+            ages.binary_search_by(|a| a.0.cmp(&stamp))
         };
-        if let Some(tail) = self.by_size.get_mut(at..len) {
-            tail.rotate_left(1);
-        }
-        if let Some(ages) = self.by_age.get_mut(..len)
-            && let Ok(age) = ages.binary_search_by(|a| a.0.cmp(&entry.stamp))
-            && let Some(tail) = ages.get_mut(age..)
+        if let Ok(age) = age
+            && age + 1 < len
         {
-            tail.rotate_left(1);
+            ages.copy_within(age + 1.., age);
         }
-        self.len = len.saturating_sub(1);
+        self.len = len - 1;
     }
 
     /// Gives the blocks the stamps `0..len` in age order, when stamps run out (after 2^64 frees:

@@ -140,30 +140,33 @@ unsafe impl<const M: usize> Backing for Region<'_, M> {
     }
 
     fn allocate(&mut self, size: usize) -> Option<Block> {
-        if size == 0 || self.len >= M {
+        let len = self.len;
+        if size == 0 || len >= M {
             return None;
         }
         let size = round_up(size, self.granule)?;
-        let blocks = self.blocks.get_mut(..=self.len)?;
         // First fit: the lowest gap of at least `size` bytes.
         let mut start = 0;
-        let mut at = self.len;
-        for (i, &(offset, len)) in blocks[..self.len].iter().enumerate() {
+        let mut at = len;
+        for (i, &(offset, bytes)) in self.blocks.get(..len)?.iter().enumerate() {
             if offset.checked_sub(start)? >= size {
                 at = i;
                 break;
             }
-            start = offset.checked_add(len)?;
+            start = offset.checked_add(bytes)?;
         }
-        if at == self.len && self.capacity.checked_sub(start)? < size {
+        if at == len && self.capacity.checked_sub(start)? < size {
             return None;
         }
-        let tail = blocks.get_mut(at..)?;
-        tail.rotate_right(1);
-        *tail.first_mut()? = (start, size);
-        self.len += 1;
-        self.used = self.used.checked_add(size)?;
+        let used = self.used.checked_add(size)?;
         let ptr = NonNull::new(self.base.as_ptr().wrapping_add(start))?;
+        // In bounds: `at <= len < M`.
+        if at < len {
+            self.blocks.copy_within(at..len, at + 1);
+        }
+        self.blocks[at] = (start, size);
+        self.len = len + 1;
+        self.used = used;
         Some(Block { ptr, len: size })
     }
 
@@ -183,8 +186,8 @@ unsafe impl<const M: usize> Backing for Region<'_, M> {
         if blocks.get(at).map(|b| b.1) != Some(block.len) {
             return;
         }
-        if let Some(tail) = blocks.get_mut(at..) {
-            tail.rotate_left(1);
+        if at + 1 < blocks.len() {
+            blocks.copy_within(at + 1.., at);
         }
         self.len -= 1;
         self.used = self.used.saturating_sub(block.len);
