@@ -96,6 +96,12 @@ pub struct Options {
     /// `false` (the default) `shape` is planned as TFLite Micro does and a `-1` left in it is
     /// an error.
     pub dynamic_cache: bool,
+    /// Let RESHAPE, SQUEEZE and EXPAND_DIMS alias their input (no copy) where the input has no
+    /// later reader and is neither a model input nor output: input and output become one
+    /// buffer with the union of their lifetimes ([`ModelPlan::aliases`]). Off in the
+    /// TFLite-Micro-compatible mode (the default, `embed`, greedy cross-checks); generated
+    /// `invoke` turns it on.
+    pub alias_reshapes: bool,
     /// For the `search` and `auto` planners: the most search steps to spend
     /// ([`plan::DEFAULT_SEARCH_STEPS`] by default).
     pub search_steps: u64,
@@ -111,6 +117,7 @@ impl Default for Options {
             capacity: None,
             kernel_scratch: scratch::KernelScratch::None,
             dynamic_cache: false,
+            alias_reshapes: false,
             search_steps: plan::DEFAULT_SEARCH_STEPS,
         }
     }
@@ -143,6 +150,9 @@ pub struct ModelPlan {
     /// Kernel scratch buffers, planned after the tensors' buffers (problem buffer
     /// `buffer_tensors.len() + i` is `scratch[i]`).
     pub scratch: Vec<scratch::ScratchBuffer>,
+    /// Reshape-like ops whose output shares its input's buffer ([`Options::alias_reshapes`]):
+    /// `(input, output)`; the output is not in `buffer_tensors` (its buffer is the input's).
+    pub aliases: Vec<(TensorId, TensorId)>,
     /// The verified plan.
     pub plan: Plan,
     /// Live bytes over time: the lower bound and the peak.
@@ -191,6 +201,11 @@ impl ModelPlan {
     /// The offset of a tensor planned in the arena.
     #[must_use]
     pub fn offset(&self, tensor: TensorId) -> Option<u64> {
+        // An aliased output lives in its input's buffer (chains resolve in order).
+        let mut tensor = tensor;
+        while let Some(&(input, _)) = self.aliases.iter().find(|(_, out)| *out == tensor) {
+            tensor = input;
+        }
         let buffer = self.buffer_tensors.binary_search(&tensor).ok()?;
         self.plan.offsets().get(buffer).copied()
     }
@@ -216,6 +231,54 @@ impl ModelPlan {
     pub fn describe_scope(&self, scope: Option<u32>) -> String {
         describe_scope(&self.model, &self.lifetimes, scope)
     }
+}
+
+/// The reshape-like ops whose output can share its input's buffer: both in the arena (no offline
+/// offsets), the same size, the input an intermediate whose last reader is this op, the output
+/// not a subgraph input. In op order, so a chain aliases to its first input.
+fn reshape_aliases(
+    model: &Model,
+    tensors: &[TensorInfo],
+    lifetimes: &Lifetimes,
+) -> Vec<(TensorId, TensorId)> {
+    let mut out = Vec::new();
+    for (position, op) in model.ops.iter().enumerate() {
+        let model::Opcode::Builtin(b) = op.opcode else {
+            continue;
+        };
+        if !matches!(b.name(), Some("RESHAPE" | "SQUEEZE" | "EXPAND_DIMS")) {
+            continue;
+        }
+        let (Some(Some(i)), Some(o)) = (op.inputs.first(), op.outputs.first()) else {
+            continue;
+        };
+        let (Some(input), Some(output)) =
+            (model.tensor(op.subgraph, *i), model.tensor(op.subgraph, *o))
+        else {
+            continue;
+        };
+        let info = |id: TensorId| tensors.get(id.get());
+        let (Some(ii), Some(oi)) = (info(input.id), info(output.id)) else {
+            continue;
+        };
+        let times = lifetimes.op_times.get(position);
+        let last_read_here = lifetimes
+            .tensors
+            .get(input.id.get())
+            .and_then(|l| l.last)
+            .is_some_and(|last| times.is_some_and(|t| t.len() == 1 && t.first() == Some(&last)));
+        let movable = |i: &TensorInfo| i.placement == Placement::Arena && i.fixed_offset.is_none();
+        if movable(ii)
+            && movable(oi)
+            && ii.bytes == oi.bytes
+            && ii.kind == graph::TensorKind::Intermediate
+            && oi.kind != graph::TensorKind::Input
+            && last_read_here
+        {
+            out.push((input.id, output.id));
+        }
+    }
+    out
 }
 
 /// TFLM's scratch requests of every op that runs, in op order (TFLM's request order).
@@ -266,9 +329,15 @@ pub fn plan_model(bytes: &[u8], options: &Options) -> Result<ModelPlan, PlanAren
     let honour = options.offline == OfflinePolicy::Honour;
     let tensors = graph::tensor_infos(&model, &options.shapes, honour, options.dynamic_cache)?;
     let lifetimes = lifetime::lifetimes(&model)?;
+    let aliases = if options.alias_reshapes {
+        reshape_aliases(&model, &tensors, &lifetimes)
+    } else {
+        Vec::new()
+    };
 
-    let mut buffers = Vec::new();
-    let mut buffer_tensors = Vec::new();
+    let mut buffers: Vec<Buffer> = Vec::new();
+    let mut buffer_tensors: Vec<TensorId> = Vec::new();
+    let mut widen: Vec<(TensorId, u64, plan::Lifetime)> = Vec::new();
     let mut persistent_bytes: u64 = 0;
     let mut persistent_raw_bytes: u64 = 0;
     for (tensor, info) in model.tensors.iter().zip(&tensors) {
@@ -293,6 +362,15 @@ pub fn plan_model(bytes: &[u8], options: &Options) -> Result<ModelPlan, PlanAren
                     .copied()
                     .unwrap_or_default()
                     .to_problem();
+                if let Some(&(input, _)) = aliases.iter().find(|(_, out)| *out == tensor.id) {
+                    // Shares its input's buffer (its root's, for a chain): widened below.
+                    let mut root = input;
+                    while let Some(&(i, _)) = aliases.iter().find(|(_, o)| *o == root) {
+                        root = i;
+                    }
+                    widen.push((root, bytes, lifetime));
+                    continue;
+                }
                 buffers.push(Buffer {
                     size: bytes,
                     lifetime,
@@ -308,6 +386,19 @@ pub fn plan_model(bytes: &[u8], options: &Options) -> Result<ModelPlan, PlanAren
                 persistent_raw_bytes = persistent_raw_bytes.saturating_add(bytes);
             }
             Placement::None | Placement::Dynamic => {}
+        }
+    }
+    for (root, bytes, lifetime) in widen {
+        if let Some(b) = buffer_tensors
+            .binary_search(&root)
+            .ok()
+            .and_then(|b| buffers.get_mut(b))
+        {
+            b.size = b.size.max(bytes);
+            b.lifetime = plan::Lifetime::new(
+                b.lifetime.first.min(lifetime.first),
+                b.lifetime.last.max(lifetime.last),
+            );
         }
     }
     let scratch = match options.kernel_scratch {
@@ -402,6 +493,7 @@ pub fn plan_model(bytes: &[u8], options: &Options) -> Result<ModelPlan, PlanAren
         problem,
         buffer_tensors,
         scratch,
+        aliases,
         plan,
         profile,
         declared_aliases,

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Incremental rebuild cost of a crate that includes a model with `include_model!`, against the
-# same crate without the macro. Usage (from the repository root):
+# Incremental rebuild cost of a crate that includes a model with `include_model!` (tables
+# only, and with `invoke = true` and a call to it), against the same crate without the macro. Usage (from the repository root):
 #
 #   bash tests/bench/rebuild-cost.sh [MODEL.tflite]   # default ../shared/models/tflm_person_detect_int8.tflite
 #
@@ -18,7 +18,7 @@ work=$root/target/bench-rebuild
 export CARGO_TARGET_DIR=$work/target
 mkdir -p "$work"
 
-make_crate() { # name, main.rs body
+make_crate() { # name, main.rs body, runtime features
     local dir=$work/$1
     mkdir -p "$dir/src"
     cat > "$dir/Cargo.toml" <<TOML
@@ -29,7 +29,7 @@ edition = "2024"
 publish = false
 
 [dependencies]
-stowplan = { path = "$root/runtime" }
+stowplan = { path = "$root/runtime", features = [${3:-}] }
 
 [workspace]
 TOML
@@ -39,10 +39,12 @@ TOML
 rel=$(python3 -c "import os,sys; print(os.path.relpath(sys.argv[1], sys.argv[2]))" "$model" "$work/with")
 make_crate with "stowplan::include_model!(\"$rel\", name = net);
 fn main() { println!(\"{} {}\", net::ARENA_BYTES, net::TENSORS.len()); }"
+make_crate invoke "stowplan::include_model!(\"$rel\", name = net, invoke = true);
+fn main() { let mut a = Box::new(net::Arena::new()); net::invoke(&mut a); println!(\"{}\", a.as_bytes()[0]); }" '"kernels"'
 make_crate without "fn main() { println!(\"{} {}\", 0, 0); }"
 
 median() { sort -n | sed -n 2p; }
-for kind in without with; do
+for kind in without with invoke; do
     dir=$work/$kind
     (cd "$dir" && cargo build -q 2>/dev/null)
     times=$(for _ in 1 2 3; do
@@ -51,6 +53,11 @@ for kind in without with; do
         (cd "$dir" && cargo build -q)
         echo $(( ($(date +%s%N) - start) / 1000000 ))
     done | median)
-    echo "$kind include_model!: incremental rebuild ${times} ms (median of 3, dev profile)"
+    case $kind in
+        without) what="without include_model!" ;;
+        with) what="with include_model!" ;;
+        invoke) what="with include_model!(..., invoke = true) and the kernels" ;;
+    esac
+    echo "$what: incremental rebuild ${times} ms (median of 3, dev profile)"
 done
 echo "model: $(basename "$model"), $(stat -c %s "$model") bytes"

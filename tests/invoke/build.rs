@@ -9,7 +9,7 @@ use std::path::PathBuf;
 const MODELS: &[(&str, &str, bool)] = &[
     ("mlp_int8", "../models/mlp_int8/mlp_int8.tflite", false),
     ("mlp_float", "../models/mlp_float/mlp_float.tflite", false),
-    // ("cnn_int8", "../models/cnn_int8/cnn_int8.tflite", false),
+    ("cnn_int8", "../models/cnn_int8/cnn_int8.tflite", false),
     (
         "hello_world_int8",
         "../../../shared/models/tflm_hello_world_int8.tflite",
@@ -25,7 +25,11 @@ const MODELS: &[(&str, &str, bool)] = &[
         "../../../shared/models/tflm_person_detect_int8.tflite",
         true,
     ),
-    // ("mobilenet_v2_int8", "../../../shared/models/tflm_xtensa_mobilenet_v2_int8_224.tflite", true),
+    (
+        "mobilenet_v2_int8",
+        "../../../shared/models/tflm_xtensa_mobilenet_v2_int8_224.tflite",
+        true,
+    ),
 ];
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -35,7 +39,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("cargo::rerun-if-changed=../../../shared/models");
     let mut mods = String::new();
     let mut table = String::from(
-        "/// Every model built: (name, run).\npub const MODELS: &[(&str, fn(&[u8]) -> Result<Vec<u8>, String>)] = &[\n",
+        "/// Every model built: (name, run).\npub const MODELS: &[(&str, Run)] = &[\n",
     );
     for &(name, path, from_shared) in MODELS {
         if from_shared && !shared.is_dir() {

@@ -179,7 +179,7 @@ fn dynamic_dim_needs_an_override_for_each_dynamic_tensor() {
     );
     assert_eq!(
         err.to_string(),
-        "tensor 0 \"x\" of subgraph 0 has a dynamic shape [-1,10]; give its shape (for example --shape x=1x96x96x1)"
+        "tensor 0 \"x\" of subgraph 0 has a dynamic shape [-1,10]; give its shape (for example --shape x=1x96x96x1), or serve it from a buffer cache at run time (dynamic = \"cache\")"
     );
     let shapes: Vec<ShapeOverride> = ["x=4x10", "1=4x10", "y=4x10"]
         .iter()

@@ -38,6 +38,8 @@ options:
                      cache (tensors with -1 dimensions are left out, served at run time)
   --scratch KIND     kernel scratch to plan with the tensors: none (default) or tflm (the
                      requests of TFLite Micro's reference kernels; always on for embed)
+  --alias-reshapes   let RESHAPE/SQUEEZE/EXPAND_DIMS share their input's bytes where it has no
+                     later reader (as generated `invoke` does; never with embed)
   --json             one JSON object on stdout instead of the table
   -h, --help         this text
   -V, --version      the version
@@ -64,6 +66,7 @@ struct Args {
     svg: Option<String>,
     scratch: KernelScratch,
     dynamic_cache: bool,
+    alias_reshapes: bool,
 }
 
 impl Args {
@@ -78,6 +81,7 @@ impl Args {
             search_steps: self.steps,
             kernel_scratch: self.scratch,
             dynamic_cache: self.dynamic_cache,
+            alias_reshapes: self.alias_reshapes,
         }
     }
 }
@@ -97,6 +101,7 @@ fn parse(mut it: impl Iterator<Item = String>) -> Result<Option<Args>, Failure> 
         svg: None,
         scratch: KernelScratch::None,
         dynamic_cache: false,
+        alias_reshapes: false,
     };
     let value = |it: &mut dyn Iterator<Item = String>, flag: &str| {
         it.next()
@@ -182,6 +187,7 @@ fn parse(mut it: impl Iterator<Item = String>) -> Result<Option<Args>, Failure> 
             "--svg" => args.svg = Some(take(&mut it)?),
             "--problem" => args.problem = Some(take(&mut it)?),
             "--json" if inline.is_none() => args.json = true,
+            "--alias-reshapes" if inline.is_none() => args.alias_reshapes = true,
             f if f.starts_with('-') && f.len() > 1 => {
                 return Err(usage(format!("unknown option {f}; see stowplan --help")));
             }
@@ -225,7 +231,7 @@ fn embed_command(it: impl Iterator<Item = String>) -> Result<String, Failure> {
     let Some(args) = parse(rest.into_iter())? else {
         return Ok(USAGE.to_owned());
     };
-    if args.problem.is_some() || args.json || args.capacity.is_some() {
+    if args.problem.is_some() || args.json || args.capacity.is_some() || args.alias_reshapes {
         return Err(Failure::Usage(
             "embed takes a model and -o OUT, with --planner, --align, --shape, --steps".into(),
         ));

@@ -871,6 +871,20 @@ pub(crate) fn generate(
         {
             return Err(format!("{label}: control flow has no kernel"));
         }
+        let base = plan
+            .model
+            .subgraphs
+            .get(op.subgraph.get())
+            .map_or(0, |s| s.first_tensor);
+        let id = |t: crate::model::TensorIndex| {
+            crate::model::TensorId(u32::try_from(base + t.get()).unwrap_or(u32::MAX))
+        };
+        if let (Some(Some(i)), Some(o)) = (op.inputs.first(), op.outputs.first())
+            && plan.aliases.contains(&(id(*i), id(*o)))
+        {
+            // A reshape whose output shares its input's bytes: nothing to do.
+            continue;
+        }
         let cx = Ctx {
             plan,
             bytes,

@@ -418,7 +418,12 @@ fn expand_parsed(
             const _: &[u8] = ::core::include_bytes!(#a);
         ),
     };
-    let plan = plan_model(&bytes, &parsed.options)
+    // `invoke` runs reshape-like ops in place where it can (no copy).
+    let options = crate::Options {
+        alias_reshapes: parsed.invoke,
+        ..parsed.options.clone()
+    };
+    let plan = plan_model(&bytes, &options)
         .map_err(|e| (err(span, format!("{rel}: {e}")), tracking.clone()))?;
     generate(&plan, &bytes, &cg).map_err(|e| {
         let at = match (&e, parsed.budget) {

@@ -5,6 +5,10 @@
 //! outputs, in order. `stowplan-invoke --list` prints the models this build holds (TFLite
 //! Micro's own only where `../shared/models` existed at build time). `tests/tflm/check_invoke.py`
 //! drives it and compares every output byte with the real TFLite Micro interpreter's.
+//!
+//! `stowplan-invoke --bench N MODEL < INPUT` runs N inferences and prints the mean time of one
+//! (each with a fresh arena and its input copied in, as a caller would), for
+//! `tests/tflm/bench_invoke.py`.
 #![forbid(unsafe_code)]
 
 use std::io::{Read, Write};
@@ -58,6 +62,9 @@ fn collect(arena: &[u8], tensors: &[TensorInfo], outputs: &[u32]) -> Vec<u8> {
     out
 }
 
+/// One inference: the inputs' bytes in, the outputs' bytes out.
+type Run = fn(&[u8]) -> Result<Vec<u8>, String>;
+
 include!(concat!(env!("OUT_DIR"), "/models.rs"));
 
 fn main() -> ExitCode {
@@ -67,6 +74,31 @@ fn main() -> ExitCode {
             for (name, _) in MODELS {
                 println!("{name}");
             }
+            ExitCode::SUCCESS
+        }
+        [flag, n, name] if flag == "--bench" => {
+            let Some(&(_, run)) = MODELS.iter().find(|(m, _)| m == name) else {
+                eprintln!("error: no model {name:?} in this build; see --list");
+                return ExitCode::from(2);
+            };
+            let Ok(n) = n.parse::<u32>() else {
+                eprintln!("error: --bench takes a number of inferences, not {n:?}");
+                return ExitCode::from(2);
+            };
+            let mut input = Vec::new();
+            if let Err(e) = std::io::stdin().read_to_end(&mut input) {
+                eprintln!("error: cannot read the input: {e}");
+                return ExitCode::FAILURE;
+            }
+            let start = std::time::Instant::now();
+            for _ in 0..n {
+                if let Err(e) = run(std::hint::black_box(&input)).map(std::hint::black_box) {
+                    eprintln!("error: {name}: {e}");
+                    return ExitCode::FAILURE;
+                }
+            }
+            let per = start.elapsed().as_nanos() / u128::from(n.max(1));
+            println!("{per}");
             ExitCode::SUCCESS
         }
         [name] => {
@@ -94,7 +126,9 @@ fn main() -> ExitCode {
             }
         }
         _ => {
-            eprintln!("usage: stowplan-invoke MODEL < INPUT > OUTPUT | stowplan-invoke --list");
+            eprintln!(
+                "usage: stowplan-invoke MODEL < INPUT > OUTPUT | stowplan-invoke --list | stowplan-invoke --bench N MODEL < INPUT"
+            );
             ExitCode::from(2)
         }
     }
