@@ -1,0 +1,3 @@
+stowplan::include_model!("models/synthetic/dynamic_dim.tflite", dynamic = "heap");
+
+fn main() {}
