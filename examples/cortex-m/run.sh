@@ -6,6 +6,15 @@
 #   size.txt      text/data/bss of the ELF (arm-none-eabi-size); .bss is the arena + overhead
 #   views.s       the disassembly of `op_1_views` and `take_arena` (README: zero planning)
 #
+# Then, when TFLite Micro's person_detect model is in ../shared/models (outside the repository),
+# the `person_detect` binary (feature `person-detect`) and two more:
+#
+#   person-detect.out       its output (checked in the firmware against TFLM's) and stack peak
+#   person-detect-size.txt  text/data/bss of its ELF and what .bss holds
+#
+# and, when STOWPLAN_TFLM_PYTHON names a Python with tflite-micro, person_detect_tflm.py
+# recomputes TFLM's output for the same input and it must equal the firmware's.
+#
 # STOWPLAN_BLESS=1 rewrites the snapshots instead of comparing them. Needs the toolchain pinned
 # in rust-toolchain.toml with its thumb targets, qemu-system-arm and binutils-arm-none-eabi.
 set -euo pipefail
@@ -29,11 +38,14 @@ if [ "$status" -ne 0 ]; then
     exit 1
 fi
 
-arm-none-eabi-size "$elf" | awk 'NR == 2 { printf "text %s\ndata %s\nbss %s\n", $1, $2, $3 }' >"$out/size.txt"
-# What .bss holds, symbol by symbol (bytes, name).
-arm-none-eabi-nm -C -S --size-sort "$elf" | while read -r _ size kind name; do
-    case $kind in b | B) echo "bss $((16#$size)) $name" ;; esac
-done >>"$out/size.txt"
+# text/data/bss of an ELF, then what .bss holds, symbol by symbol (bytes, name).
+sizes() {
+    arm-none-eabi-size "$1" | awk 'NR == 2 { printf "text %s\ndata %s\nbss %s\n", $1, $2, $3 }'
+    arm-none-eabi-nm -C -S --size-sort "$1" | while read -r _ size kind name; do
+        case $kind in b | B) echo "bss $((16#$size)) $name" ;; esac
+    done
+}
+sizes "$elf" >"$out/size.txt"
 
 disassemble() {
     arm-none-eabi-objdump -d -C --no-show-raw-insn --no-addresses "$elf" |
@@ -46,8 +58,41 @@ disassemble() {
     disassemble stowplan_example_cortex_m::take_arena
 } >"$out/views.s"
 
+snapshots=(expected.out size.txt views.s)
 failed=0
-for f in expected.out size.txt views.s; do
+
+# TFLite Micro's person_detect, read in place from ../shared/models when it is there.
+model=../../../shared/models/tflm_person_detect_int8.tflite
+if [ -f "$model" ]; then
+    pd=(--release --locked --features person-detect --bin person_detect)
+    cargo build "${pd[@]}"
+    start=$(date +%s%N)
+    status=0
+    timeout 300 cargo run "${pd[@]}" >"$out/person-detect.out" || status=$?
+    ms=$((($(date +%s%N) - start) / 1000000))
+    cat "$out/person-detect.out"
+    if [ "$status" -ne 0 ]; then
+        echo "error: person_detect exited with status $status" >&2
+        exit 1
+    fi
+    echo "person_detect ran in $ms ms (cargo run: QEMU and cargo's start-up)"
+    sizes "$CARGO_TARGET_DIR/thumbv7em-none-eabihf/release/person_detect" >"$out/person-detect-size.txt"
+    snapshots+=(person-detect.out person-detect-size.txt)
+
+    if [ -n "${STOWPLAN_TFLM_PYTHON:-}" ]; then
+        tflm=$("$STOWPLAN_TFLM_PYTHON" person_detect_tflm.py "$model")
+        ours=$(grep '^person_detect output ' "$out/person-detect.out")
+        echo "TFLite Micro: $tflm"
+        if [ "$tflm" != "$ours" ]; then
+            echo "error: person_detect's output differs from TFLite Micro's: $ours, TFLM $tflm" >&2
+            failed=1
+        fi
+    fi
+else
+    echo "notice: ../shared/models is absent; skipping person_detect on QEMU"
+fi
+
+for f in "${snapshots[@]}"; do
     if [ "$bless" = 1 ]; then
         cp "$out/$f" "$f"
         echo "blessed examples/cortex-m/$f"
@@ -57,4 +102,5 @@ for f in expected.out size.txt views.s; do
     fi
 done
 cat size.txt
+if [ -f "$out/person-detect-size.txt" ]; then cat person-detect-size.txt; fi
 exit "$failed"

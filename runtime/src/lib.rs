@@ -116,6 +116,8 @@ mod dynamic;
 #[cfg(feature = "kernels")]
 pub mod kernels;
 mod op;
+#[cfg(all(feature = "stack-probe", target_arch = "arm", target_os = "none"))]
+pub mod stack;
 #[cfg(test)]
 mod tests;
 

@@ -1,0 +1,137 @@
+//! TFLite Micro's person_detect (MobileNet v1 0.25, 96x96 grey, int8, 31 ops) end to end on a
+//! Cortex-M4 under QEMU: planned while the crate compiles, run by the generated `invoke` (every
+//! op a reference kernel of the runtime, bit-exact with TFLM's) in its arena in `.bss`, its
+//! weights read in place from the model file in flash. The output is checked against the one
+//! TFLite Micro computes for the same input (`person_detect_tflm.py`); the stack's peak is
+//! measured by painting (`stowplan::stack`). Prints through semihosting and exits 0; a mismatch,
+//! a panic or a HardFault exits 1.
+//!
+//! The model is read in place from `../shared/models` (outside this repository), so this binary
+//! needs feature `person-detect`:
+//!
+//! ```text
+//! cd examples/cortex-m && cargo run --release --features person-detect --bin person_detect
+//! ```
+#![no_std]
+#![no_main]
+
+use cortex_m_rt::{ExceptionFrame, entry, exception};
+use cortex_m_semihosting::{debug, hprintln};
+use stowplan::Location;
+
+stowplan::include_model!(
+    "../../../shared/models/tflm_person_detect_int8.tflite",
+    name = person_detect,
+    invoke = true
+);
+
+use person_detect::{INPUT, MOBILENETV1_PREDICTIONS_RESHAPE_1 as OUTPUT};
+
+// The named slots are the model's input and output: same place in the arena as the tensors
+// `INPUTS[0]` and `OUTPUTS[0]` (checked when the crate compiles; the table stays out of flash).
+const fn is_arena_slot(tensor: u32, offset: usize, bytes: usize) -> bool {
+    match person_detect::TENSORS[tensor as usize].location {
+        Location::Arena {
+            offset: o,
+            bytes: b,
+        } => o == offset && b == bytes,
+        _ => false,
+    }
+}
+const _: () = assert!(person_detect::INPUTS.len() == 1 && person_detect::OUTPUTS.len() == 1);
+const _: () = assert!(is_arena_slot(
+    person_detect::INPUTS[0],
+    INPUT.offset(),
+    INPUT.bytes()
+));
+const _: () = assert!(is_arena_slot(
+    person_detect::OUTPUTS[0],
+    OUTPUT.offset(),
+    OUTPUT.bytes()
+));
+const _: () = assert!(INPUT.len() == 96 * 96 && OUTPUT.len() == 2);
+
+/// What TFLite Micro outputs for [`fill_input`]'s input: its Python interpreter (`tflite-micro`
+/// 0.dev20261023182759, reference kernels) run by `person_detect_tflm.py`, which `run.sh`
+/// re-runs and compares when `STOWPLAN_TFLM_PYTHON` is set.
+const EXPECTED: [i8; 2] = [112, -112];
+
+/// The arena: 55,296 zero bytes in `.bss`, claimed once by `take`.
+static ARENA: person_detect::StaticArena = person_detect::StaticArena::new();
+
+/// The input, deterministic: xorshift32 (13, 17, 5) from seed 1, the low byte of each state as
+/// one `i8` element, in order (`person_detect_tflm.py` makes the same).
+fn fill_input(input: &mut [i8]) {
+    let mut x: u32 = 1;
+    for v in input {
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        *v = x.to_le_bytes()[0] as i8;
+    }
+}
+
+#[entry]
+fn main() -> ! {
+    // First, so that the peak covers everything `main` does: the prints as well as `invoke`.
+    let painted = stowplan::stack::paint();
+    let Some(arena) = ARENA.take() else {
+        fail("the arena was taken twice")
+    };
+    hprintln!("model        {}", person_detect::MODEL_PATH);
+    hprintln!(
+        "arena        {} B (lower bound {} B)",
+        person_detect::ARENA_BYTES,
+        person_detect::LOWER_BOUND_BYTES
+    );
+    hprintln!("input        {} int8, xorshift32 seed 1", INPUT.len());
+
+    fill_input(arena.view_mut(INPUT));
+    person_detect::invoke(arena);
+    let output = arena.view(OUTPUT);
+    hprintln!("person_detect output [{}, {}]", output[0], output[1]);
+    hprintln!("TFLM          output [{}, {}]", EXPECTED[0], EXPECTED[1]);
+    if output != EXPECTED {
+        fail("the output differs from TFLite Micro's");
+    }
+    hprintln!("match        bit-exact");
+    hprintln!(
+        "stack peak {} B (painted {} B)",
+        painted.peak_bytes(),
+        painted.painted_bytes()
+    );
+    debug::exit(debug::EXIT_SUCCESS);
+    loop {
+        cortex_m::asm::wfi();
+    }
+}
+
+/// Reports a failure and exits QEMU with status 1.
+fn fail(why: &str) -> ! {
+    hprintln!("FAILED: {}", why);
+    debug::exit(debug::EXIT_FAILURE);
+    loop {
+        cortex_m::asm::wfi();
+    }
+}
+
+#[panic_handler]
+fn panic(info: &core::panic::PanicInfo<'_>) -> ! {
+    hprintln!("panic: {}", info);
+    debug::exit(debug::EXIT_FAILURE);
+    loop {
+        cortex_m::asm::wfi();
+    }
+}
+
+// cortex-m-rt requires a HardFault handler to be declared `unsafe fn`; this one does nothing
+// unsafe: it reports the fault and exits QEMU with status 1 (instead of the default endless loop).
+#[allow(unsafe_code)]
+#[exception]
+unsafe fn HardFault(frame: &ExceptionFrame) -> ! {
+    hprintln!("HardFault at pc {:#010x}", frame.pc());
+    debug::exit(debug::EXIT_FAILURE);
+    loop {
+        cortex_m::asm::wfi();
+    }
+}
