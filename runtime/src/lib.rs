@@ -351,45 +351,27 @@ pub mod __private_v1 {
         unsafe { core::slice::from_raw_parts(ptr, N / size) }
     }
 
-    /// Views `len` elements of `T` at byte `offset` of the model file (included whole with
-    /// `include_bytes!`, 16-byte aligned), so constant tensors are read in place: the
-    /// generator never turns weights into tokens.
+    /// The `N` bytes at `offset` of the model file (included whole with `include_bytes!`),
+    /// copied when the constant is evaluated. Generated code keeps each constant buffer this
+    /// way: weights never become tokens, and only the buffers reach the binary, not the file.
     ///
     /// # Panics
     ///
-    /// If the elements leave the file or `offset` is not aligned for `T` (a compile error in the
-    /// `const` items that call it).
+    /// If the bytes leave the file (a compile error in the `const` items that call it).
     #[must_use]
-    pub const fn typed_at<T: Element, const N: usize>(
-        file: &'static Aligned<[u8; N]>,
+    pub const fn copy_at<const N: usize, const M: usize>(
+        file: &Aligned<[u8; M]>,
         offset: usize,
-        len: usize,
-    ) -> &'static [T] {
-        let size = core::mem::size_of::<T>();
-        let align = core::mem::align_of::<T>();
-        assert!(
-            align <= 16 && offset.is_multiple_of(align),
-            "constant data is not aligned for its element type"
-        );
-        let end = match len.checked_mul(size) {
-            Some(bytes) => offset.checked_add(bytes),
-            None => None,
+    ) -> Aligned<[u8; N]> {
+        let Some((_, rest)) = file.0.split_at_checked(offset) else {
+            panic!("constant data lies outside the model file");
         };
-        assert!(
-            matches!(end, Some(end) if end <= N),
-            "constant data lies outside the model file"
-        );
-        let ptr = file.0.as_ptr().wrapping_add(offset).cast::<T>();
-        // SAFETY:
-        // - `ptr` is `offset` bytes into `file`, which is 16-byte aligned (`Aligned` is
-        //   `align(16)`); `offset` is a multiple of `T`'s alignment, which is at most 16
-        //   (asserted above), so `ptr` is aligned for `T`;
-        // - `len` elements of `T` end at `offset + len * size <= N` (asserted above, without
-        //   overflow), so they lie within the `N` initialised bytes of `file`, live for `'static`;
-        // - `T: Element` is sealed to plain number types without padding for which every bit
-        //   pattern is valid, so any bytes are valid `T`s;
-        // - the data is only ever shared (`&'static`), never mutated.
-        unsafe { core::slice::from_raw_parts(ptr, len) }
+        let Some((bytes, _)) = rest.split_at_checked(N) else {
+            panic!("constant data lies outside the model file");
+        };
+        let mut out = [0u8; N];
+        out.copy_from_slice(bytes);
+        Aligned(out)
     }
 
     /// A slot's bounds and lifetime, for [`assert_disjoint`]: `(offset, end, first, last)`.

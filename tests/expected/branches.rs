@@ -60,7 +60,7 @@ pub mod branches {
     pub type PersistentArena = ::stowplan::Arena<Persistent, PERSISTENT_BYTES>;
     /// Bytes of the model file.
     const MODEL_FILE_BYTES: usize = 1_396;
-    /// The model file, 16-byte aligned; constant tensors are views into it.
+    /// The model file, read when the crate compiles; its constant buffers are copied out.
     const MODEL_FILE: &::stowplan::__private_v1::Aligned<[u8; MODEL_FILE_BYTES]> = &::stowplan::__private_v1::Aligned(
         *::core::include_bytes!(
             ::core::concat!(::core::env!("CARGO_MANIFEST_DIR"),
@@ -72,11 +72,12 @@ pub mod branches {
     const _: () = ::core::assert!(
         X.end() <= ARENA_BYTES, "slot X lies outside the arena"
     );
-    /// Constant `w` `int8[16,48]`: buffer 1, 768 bytes
-    pub const W: &[i8] = ::stowplan::__private_v1::typed_at::<
-        i8,
+    const BUFFER_1: &::stowplan::__private_v1::Aligned<[u8; 768]> = &::stowplan::__private_v1::copy_at::<
+        768,
         MODEL_FILE_BYTES,
-    >(MODEL_FILE, 120, 768);
+    >(MODEL_FILE, 120);
+    /// Constant `w` `int8[16,48]`: buffer 1, 768 bytes
+    pub const W: &[i8] = ::stowplan::__private_v1::typed::<i8, 768>(BUFFER_1);
     /// `left` `int8[1,16]`, intermediate, lifetime 1..=3, offset 112, 16 bytes
     pub const LEFT: ::stowplan::Slot<Activations, i8> = ::stowplan::Slot::new(112, 16);
     const _: () = ::core::assert!(
@@ -111,12 +112,7 @@ pub mod branches {
             name: "w",
             dtype: "int8",
             shape: &[16, 48],
-            location: ::stowplan::__private_v1::Location::Constant(
-                ::stowplan::__private_v1::typed_at::<
-                    u8,
-                    MODEL_FILE_BYTES,
-                >(MODEL_FILE, 120, 768),
-            ),
+            location: ::stowplan::__private_v1::Location::Constant(&BUFFER_1.0),
         },
         ::stowplan::__private_v1::TensorInfo {
             name: "left",

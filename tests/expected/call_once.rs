@@ -65,7 +65,7 @@ pub mod call_once {
     pub type PersistentArena = ::stowplan::Arena<Persistent, PERSISTENT_BYTES>;
     /// Bytes of the model file.
     const MODEL_FILE_BYTES: usize = 920;
-    /// The model file, 16-byte aligned; constant tensors are views into it.
+    /// The model file, read when the crate compiles; its constant buffers are copied out.
     const MODEL_FILE: &::stowplan::__private_v1::Aligned<[u8; MODEL_FILE_BYTES]> = &::stowplan::__private_v1::Aligned(
         *::core::include_bytes!(
             ::core::concat!(::core::env!("CARGO_MANIFEST_DIR"),
@@ -91,11 +91,15 @@ pub mod call_once {
     const _: () = ::core::assert!(
         Y.end() <= ARENA_BYTES, "slot Y lies outside the arena"
     );
-    /// Constant `init/zeros` `float32[1,8]`: buffer 1, 32 bytes
-    pub const SG1_INIT_ZEROS: &[f32] = ::stowplan::__private_v1::typed_at::<
-        f32,
+    const BUFFER_1: &::stowplan::__private_v1::Aligned<[u8; 32]> = &::stowplan::__private_v1::copy_at::<
+        32,
         MODEL_FILE_BYTES,
-    >(MODEL_FILE, 128, 8);
+    >(MODEL_FILE, 128);
+    /// Constant `init/zeros` `float32[1,8]`: buffer 1, 32 bytes
+    pub const SG1_INIT_ZEROS: &[f32] = ::stowplan::__private_v1::typed::<
+        f32,
+        32,
+    >(BUFFER_1);
     /// The model's input tensors (indexes into `TENSORS`).
     pub const INPUTS: &[u32] = &[0];
     /// The model's output tensors (indexes into `TENSORS`).
@@ -145,12 +149,7 @@ pub mod call_once {
             name: "init/zeros",
             dtype: "float32",
             shape: &[1, 8],
-            location: ::stowplan::__private_v1::Location::Constant(
-                ::stowplan::__private_v1::typed_at::<
-                    u8,
-                    MODEL_FILE_BYTES,
-                >(MODEL_FILE, 128, 32),
-            ),
+            location: ::stowplan::__private_v1::Location::Constant(&BUFFER_1.0),
         },
     ];
     /// Every op of every subgraph, each subgraph in execution order.

@@ -60,7 +60,7 @@ pub mod residual {
     pub type PersistentArena = ::renamed_runtime::Arena<Persistent, PERSISTENT_BYTES>;
     /// Bytes of the model file.
     const MODEL_FILE_BYTES: usize = 496;
-    /// The model file, 16-byte aligned; constant tensors are views into it.
+    /// The model file, read when the crate compiles; its constant buffers are copied out.
     const MODEL_FILE: &::renamed_runtime::__private_v1::Aligned<
         [u8; MODEL_FILE_BYTES],
     > = &::renamed_runtime::__private_v1::Aligned(

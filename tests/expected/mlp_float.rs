@@ -60,7 +60,7 @@ pub mod mlp_float {
     pub type PersistentArena = ::stowplan::Arena<Persistent, PERSISTENT_BYTES>;
     /// Bytes of the model file.
     const MODEL_FILE_BYTES: usize = 2_828;
-    /// The model file, 16-byte aligned; constant tensors are views into it.
+    /// The model file, read when the crate compiles; its constant buffers are copied out.
     const MODEL_FILE: &::stowplan::__private_v1::Aligned<[u8; MODEL_FILE_BYTES]> = &::stowplan::__private_v1::Aligned(
         *::core::include_bytes!(
             ::core::concat!(::core::env!("CARGO_MANIFEST_DIR"),
@@ -80,36 +80,45 @@ pub mod mlp_float {
         SERVING_DEFAULT_X_0.end() <= ARENA_BYTES,
         "slot SERVING_DEFAULT_X_0 lies outside the arena"
     );
+    const BUFFER_2: &::stowplan::__private_v1::Aligned<[u8; 64]> = &::stowplan::__private_v1::copy_at::<
+        64,
+        MODEL_FILE_BYTES,
+    >(MODEL_FILE, 1_772);
     /// Constant `Relu_1;add_1` `float32[16]`: buffer 2, 64 bytes
-    pub const RELU_1: &[f32] = ::stowplan::__private_v1::typed_at::<
-        f32,
+    pub const RELU_1: &[f32] = ::stowplan::__private_v1::typed::<f32, 64>(BUFFER_2);
+    const BUFFER_3: &::stowplan::__private_v1::Aligned<[u8; 4]> = &::stowplan::__private_v1::copy_at::<
+        4,
         MODEL_FILE_BYTES,
-    >(MODEL_FILE, 1_772, 16);
+    >(MODEL_FILE, 1_748);
     /// Constant `add_2` `float32[1]`: buffer 3, 4 bytes
-    pub const ADD_2: &[f32] = ::stowplan::__private_v1::typed_at::<
-        f32,
+    pub const ADD_2: &[f32] = ::stowplan::__private_v1::typed::<f32, 4>(BUFFER_3);
+    const BUFFER_4: &::stowplan::__private_v1::Aligned<[u8; 64]> = &::stowplan::__private_v1::copy_at::<
+        64,
         MODEL_FILE_BYTES,
-    >(MODEL_FILE, 1_748, 1);
+    >(MODEL_FILE, 1_672);
     /// Constant `MatMul_2` `float32[1,16]`: buffer 4, 64 bytes
-    pub const MATMUL_2: &[f32] = ::stowplan::__private_v1::typed_at::<
-        f32,
+    pub const MATMUL_2: &[f32] = ::stowplan::__private_v1::typed::<f32, 64>(BUFFER_4);
+    const BUFFER_5: &::stowplan::__private_v1::Aligned<[u8; 1_024]> = &::stowplan::__private_v1::copy_at::<
+        1_024,
         MODEL_FILE_BYTES,
-    >(MODEL_FILE, 1_672, 16);
+    >(MODEL_FILE, 636);
     /// Constant `MatMul_1` `float32[16,16]`: buffer 5, 1,024 bytes
-    pub const MATMUL_1_4: &[f32] = ::stowplan::__private_v1::typed_at::<
+    pub const MATMUL_1_4: &[f32] = ::stowplan::__private_v1::typed::<
         f32,
+        1_024,
+    >(BUFFER_5);
+    const BUFFER_6: &::stowplan::__private_v1::Aligned<[u8; 64]> = &::stowplan::__private_v1::copy_at::<
+        64,
         MODEL_FILE_BYTES,
-    >(MODEL_FILE, 636, 256);
+    >(MODEL_FILE, 560);
     /// Constant `MatMul` `float32[16,1]`: buffer 6, 64 bytes
-    pub const MATMUL_5: &[f32] = ::stowplan::__private_v1::typed_at::<
-        f32,
+    pub const MATMUL_5: &[f32] = ::stowplan::__private_v1::typed::<f32, 64>(BUFFER_6);
+    const BUFFER_7: &::stowplan::__private_v1::Aligned<[u8; 64]> = &::stowplan::__private_v1::copy_at::<
+        64,
         MODEL_FILE_BYTES,
-    >(MODEL_FILE, 560, 16);
+    >(MODEL_FILE, 484);
     /// Constant `Relu;add` `float32[16]`: buffer 7, 64 bytes
-    pub const RELU: &[f32] = ::stowplan::__private_v1::typed_at::<
-        f32,
-        MODEL_FILE_BYTES,
-    >(MODEL_FILE, 484, 16);
+    pub const RELU: &[f32] = ::stowplan::__private_v1::typed::<f32, 64>(BUFFER_7);
     /// `MatMul;Relu;add` `float32[1,16]`, intermediate, lifetime 1..=2, offset 64, 64 bytes
     pub const MATMUL_7: ::stowplan::Slot<Activations, f32> = ::stowplan::Slot::new(
         64,
@@ -154,67 +163,37 @@ pub mod mlp_float {
             name: "Relu_1;add_1",
             dtype: "float32",
             shape: &[16],
-            location: ::stowplan::__private_v1::Location::Constant(
-                ::stowplan::__private_v1::typed_at::<
-                    u8,
-                    MODEL_FILE_BYTES,
-                >(MODEL_FILE, 1_772, 64),
-            ),
+            location: ::stowplan::__private_v1::Location::Constant(&BUFFER_2.0),
         },
         ::stowplan::__private_v1::TensorInfo {
             name: "add_2",
             dtype: "float32",
             shape: &[1],
-            location: ::stowplan::__private_v1::Location::Constant(
-                ::stowplan::__private_v1::typed_at::<
-                    u8,
-                    MODEL_FILE_BYTES,
-                >(MODEL_FILE, 1_748, 4),
-            ),
+            location: ::stowplan::__private_v1::Location::Constant(&BUFFER_3.0),
         },
         ::stowplan::__private_v1::TensorInfo {
             name: "MatMul_2",
             dtype: "float32",
             shape: &[1, 16],
-            location: ::stowplan::__private_v1::Location::Constant(
-                ::stowplan::__private_v1::typed_at::<
-                    u8,
-                    MODEL_FILE_BYTES,
-                >(MODEL_FILE, 1_672, 64),
-            ),
+            location: ::stowplan::__private_v1::Location::Constant(&BUFFER_4.0),
         },
         ::stowplan::__private_v1::TensorInfo {
             name: "MatMul_1",
             dtype: "float32",
             shape: &[16, 16],
-            location: ::stowplan::__private_v1::Location::Constant(
-                ::stowplan::__private_v1::typed_at::<
-                    u8,
-                    MODEL_FILE_BYTES,
-                >(MODEL_FILE, 636, 1_024),
-            ),
+            location: ::stowplan::__private_v1::Location::Constant(&BUFFER_5.0),
         },
         ::stowplan::__private_v1::TensorInfo {
             name: "MatMul",
             dtype: "float32",
             shape: &[16, 1],
-            location: ::stowplan::__private_v1::Location::Constant(
-                ::stowplan::__private_v1::typed_at::<
-                    u8,
-                    MODEL_FILE_BYTES,
-                >(MODEL_FILE, 560, 64),
-            ),
+            location: ::stowplan::__private_v1::Location::Constant(&BUFFER_6.0),
         },
         ::stowplan::__private_v1::TensorInfo {
             name: "Relu;add",
             dtype: "float32",
             shape: &[16],
-            location: ::stowplan::__private_v1::Location::Constant(
-                ::stowplan::__private_v1::typed_at::<
-                    u8,
-                    MODEL_FILE_BYTES,
-                >(MODEL_FILE, 484, 64),
-            ),
+            location: ::stowplan::__private_v1::Location::Constant(&BUFFER_7.0),
         },
         ::stowplan::__private_v1::TensorInfo {
             name: "MatMul;Relu;add",

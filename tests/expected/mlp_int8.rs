@@ -60,7 +60,7 @@ pub mod mlp_int8 {
     pub type PersistentArena = ::stowplan::Arena<Persistent, PERSISTENT_BYTES>;
     /// Bytes of the model file.
     const MODEL_FILE_BYTES: usize = 3_040;
-    /// The model file, 16-byte aligned; constant tensors are views into it.
+    /// The model file, read when the crate compiles; its constant buffers are copied out.
     const MODEL_FILE: &::stowplan::__private_v1::Aligned<[u8; MODEL_FILE_BYTES]> = &::stowplan::__private_v1::Aligned(
         *::core::include_bytes!(
             ::core::concat!(::core::env!("CARGO_MANIFEST_DIR"),
@@ -80,36 +80,42 @@ pub mod mlp_int8 {
         SERVING_DEFAULT_X_0.end() <= ARENA_BYTES,
         "slot SERVING_DEFAULT_X_0 lies outside the arena"
     );
+    const BUFFER_2: &::stowplan::__private_v1::Aligned<[u8; 4]> = &::stowplan::__private_v1::copy_at::<
+        4,
+        MODEL_FILE_BYTES,
+    >(MODEL_FILE, 968);
     /// Constant `add_2` `int32[1]`: buffer 2, 4 bytes
-    pub const ADD_2: &[i32] = ::stowplan::__private_v1::typed_at::<
-        i32,
+    pub const ADD_2: &[i32] = ::stowplan::__private_v1::typed::<i32, 4>(BUFFER_2);
+    const BUFFER_3: &::stowplan::__private_v1::Aligned<[u8; 16]> = &::stowplan::__private_v1::copy_at::<
+        16,
         MODEL_FILE_BYTES,
-    >(MODEL_FILE, 968, 1);
+    >(MODEL_FILE, 932);
     /// Constant `MatMul_2` `int8[1,16]`: buffer 3, 16 bytes
-    pub const MATMUL_2: &[i8] = ::stowplan::__private_v1::typed_at::<
-        i8,
+    pub const MATMUL_2: &[i8] = ::stowplan::__private_v1::typed::<i8, 16>(BUFFER_3);
+    const BUFFER_4: &::stowplan::__private_v1::Aligned<[u8; 64]> = &::stowplan::__private_v1::copy_at::<
+        64,
         MODEL_FILE_BYTES,
-    >(MODEL_FILE, 932, 16);
+    >(MODEL_FILE, 856);
     /// Constant `Relu_1;add_1` `int32[16]`: buffer 4, 64 bytes
-    pub const RELU_1: &[i32] = ::stowplan::__private_v1::typed_at::<
-        i32,
+    pub const RELU_1: &[i32] = ::stowplan::__private_v1::typed::<i32, 64>(BUFFER_4);
+    const BUFFER_5: &::stowplan::__private_v1::Aligned<[u8; 256]> = &::stowplan::__private_v1::copy_at::<
+        256,
         MODEL_FILE_BYTES,
-    >(MODEL_FILE, 856, 16);
+    >(MODEL_FILE, 588);
     /// Constant `MatMul_1` `int8[16,16]`: buffer 5, 256 bytes
-    pub const MATMUL_1_4: &[i8] = ::stowplan::__private_v1::typed_at::<
-        i8,
+    pub const MATMUL_1_4: &[i8] = ::stowplan::__private_v1::typed::<i8, 256>(BUFFER_5);
+    const BUFFER_6: &::stowplan::__private_v1::Aligned<[u8; 64]> = &::stowplan::__private_v1::copy_at::<
+        64,
         MODEL_FILE_BYTES,
-    >(MODEL_FILE, 588, 256);
+    >(MODEL_FILE, 512);
     /// Constant `Relu;add` `int32[16]`: buffer 6, 64 bytes
-    pub const RELU: &[i32] = ::stowplan::__private_v1::typed_at::<
-        i32,
+    pub const RELU: &[i32] = ::stowplan::__private_v1::typed::<i32, 64>(BUFFER_6);
+    const BUFFER_7: &::stowplan::__private_v1::Aligned<[u8; 16]> = &::stowplan::__private_v1::copy_at::<
+        16,
         MODEL_FILE_BYTES,
-    >(MODEL_FILE, 512, 16);
+    >(MODEL_FILE, 484);
     /// Constant `MatMul` `int8[16,1]`: buffer 7, 16 bytes
-    pub const MATMUL_6: &[i8] = ::stowplan::__private_v1::typed_at::<
-        i8,
-        MODEL_FILE_BYTES,
-    >(MODEL_FILE, 484, 16);
+    pub const MATMUL_6: &[i8] = ::stowplan::__private_v1::typed::<i8, 16>(BUFFER_7);
     /// `MatMul;Relu;add` `int8[1,16]`, intermediate, lifetime 1..=2, offset 0, 16 bytes
     pub const MATMUL_7: ::stowplan::Slot<Activations, i8> = ::stowplan::Slot::new(0, 16);
     const _: () = ::core::assert!(
@@ -151,67 +157,37 @@ pub mod mlp_int8 {
             name: "add_2",
             dtype: "int32",
             shape: &[1],
-            location: ::stowplan::__private_v1::Location::Constant(
-                ::stowplan::__private_v1::typed_at::<
-                    u8,
-                    MODEL_FILE_BYTES,
-                >(MODEL_FILE, 968, 4),
-            ),
+            location: ::stowplan::__private_v1::Location::Constant(&BUFFER_2.0),
         },
         ::stowplan::__private_v1::TensorInfo {
             name: "MatMul_2",
             dtype: "int8",
             shape: &[1, 16],
-            location: ::stowplan::__private_v1::Location::Constant(
-                ::stowplan::__private_v1::typed_at::<
-                    u8,
-                    MODEL_FILE_BYTES,
-                >(MODEL_FILE, 932, 16),
-            ),
+            location: ::stowplan::__private_v1::Location::Constant(&BUFFER_3.0),
         },
         ::stowplan::__private_v1::TensorInfo {
             name: "Relu_1;add_1",
             dtype: "int32",
             shape: &[16],
-            location: ::stowplan::__private_v1::Location::Constant(
-                ::stowplan::__private_v1::typed_at::<
-                    u8,
-                    MODEL_FILE_BYTES,
-                >(MODEL_FILE, 856, 64),
-            ),
+            location: ::stowplan::__private_v1::Location::Constant(&BUFFER_4.0),
         },
         ::stowplan::__private_v1::TensorInfo {
             name: "MatMul_1",
             dtype: "int8",
             shape: &[16, 16],
-            location: ::stowplan::__private_v1::Location::Constant(
-                ::stowplan::__private_v1::typed_at::<
-                    u8,
-                    MODEL_FILE_BYTES,
-                >(MODEL_FILE, 588, 256),
-            ),
+            location: ::stowplan::__private_v1::Location::Constant(&BUFFER_5.0),
         },
         ::stowplan::__private_v1::TensorInfo {
             name: "Relu;add",
             dtype: "int32",
             shape: &[16],
-            location: ::stowplan::__private_v1::Location::Constant(
-                ::stowplan::__private_v1::typed_at::<
-                    u8,
-                    MODEL_FILE_BYTES,
-                >(MODEL_FILE, 512, 64),
-            ),
+            location: ::stowplan::__private_v1::Location::Constant(&BUFFER_6.0),
         },
         ::stowplan::__private_v1::TensorInfo {
             name: "MatMul",
             dtype: "int8",
             shape: &[16, 1],
-            location: ::stowplan::__private_v1::Location::Constant(
-                ::stowplan::__private_v1::typed_at::<
-                    u8,
-                    MODEL_FILE_BYTES,
-                >(MODEL_FILE, 484, 16),
-            ),
+            location: ::stowplan::__private_v1::Location::Constant(&BUFFER_7.0),
         },
         ::stowplan::__private_v1::TensorInfo {
             name: "MatMul;Relu;add",

@@ -70,7 +70,7 @@ pub mod tf_call_once {
     pub type PersistentArena = ::stowplan::Arena<Persistent, PERSISTENT_BYTES>;
     /// Bytes of the model file.
     const MODEL_FILE_BYTES: usize = 2_220;
-    /// The model file, 16-byte aligned; constant tensors are views into it.
+    /// The model file, read when the crate compiles; its constant buffers are copied out.
     const MODEL_FILE: &::stowplan::__private_v1::Aligned<[u8; MODEL_FILE_BYTES]> = &::stowplan::__private_v1::Aligned(
         *::core::include_bytes!(
             ::core::concat!(::core::env!("CARGO_MANIFEST_DIR"),
@@ -90,21 +90,24 @@ pub mod tf_call_once {
         SERVING_DEFAULT_X_0.end() <= ARENA_BYTES,
         "slot SERVING_DEFAULT_X_0 lies outside the arena"
     );
+    const BUFFER_2: &::stowplan::__private_v1::Aligned<[u8; 4]> = &::stowplan::__private_v1::copy_at::<
+        4,
+        MODEL_FILE_BYTES,
+    >(MODEL_FILE, 556);
     /// Constant `mul_1/y` `float32[]`: buffer 2, 4 bytes
-    pub const MUL_1_Y: &[f32] = ::stowplan::__private_v1::typed_at::<
-        f32,
+    pub const MUL_1_Y: &[f32] = ::stowplan::__private_v1::typed::<f32, 4>(BUFFER_2);
+    const BUFFER_3: &::stowplan::__private_v1::Aligned<[u8; 4]> = &::stowplan::__private_v1::copy_at::<
+        4,
         MODEL_FILE_BYTES,
-    >(MODEL_FILE, 556, 1);
+    >(MODEL_FILE, 540);
     /// Constant `mul/y` `float32[]`: buffer 3, 4 bytes
-    pub const MUL_Y: &[f32] = ::stowplan::__private_v1::typed_at::<
-        f32,
+    pub const MUL_Y: &[f32] = ::stowplan::__private_v1::typed::<f32, 4>(BUFFER_3);
+    const BUFFER_4: &::stowplan::__private_v1::Aligned<[u8; 4]> = &::stowplan::__private_v1::copy_at::<
+        4,
         MODEL_FILE_BYTES,
-    >(MODEL_FILE, 540, 1);
+    >(MODEL_FILE, 524);
     /// Constant `add_1/y` `float32[]`: buffer 4, 4 bytes
-    pub const ADD_1_Y: &[f32] = ::stowplan::__private_v1::typed_at::<
-        f32,
-        MODEL_FILE_BYTES,
-    >(MODEL_FILE, 524, 1);
+    pub const ADD_1_Y: &[f32] = ::stowplan::__private_v1::typed::<f32, 4>(BUFFER_4);
     /// `ReadVariableOp` `float32[1,4]`, intermediate, lifetime 6..=7, offset 0, 16 bytes
     pub const READVARIABLEOP: ::stowplan::Slot<Activations, f32> = ::stowplan::Slot::new(
         0,
@@ -146,11 +149,12 @@ pub mod tf_call_once {
         STATEFULPARTITIONEDCALL_0.end() <= ARENA_BYTES,
         "slot STATEFULPARTITIONEDCALL_0 lies outside the arena"
     );
-    /// Constant `state1` `float32[1,4]`: buffer 12, 16 bytes
-    pub const SG1_STATE1: &[f32] = ::stowplan::__private_v1::typed_at::<
-        f32,
+    const BUFFER_12: &::stowplan::__private_v1::Aligned<[u8; 16]> = &::stowplan::__private_v1::copy_at::<
+        16,
         MODEL_FILE_BYTES,
-    >(MODEL_FILE, 468, 4);
+    >(MODEL_FILE, 468);
+    /// Constant `state1` `float32[1,4]`: buffer 12, 16 bytes
+    pub const SG1_STATE1: &[f32] = ::stowplan::__private_v1::typed::<f32, 16>(BUFFER_12);
     /// The model's input tensors (indexes into `TENSORS`).
     pub const INPUTS: &[u32] = &[0];
     /// The model's output tensors (indexes into `TENSORS`).
@@ -170,34 +174,19 @@ pub mod tf_call_once {
             name: "mul_1/y",
             dtype: "float32",
             shape: &[],
-            location: ::stowplan::__private_v1::Location::Constant(
-                ::stowplan::__private_v1::typed_at::<
-                    u8,
-                    MODEL_FILE_BYTES,
-                >(MODEL_FILE, 556, 4),
-            ),
+            location: ::stowplan::__private_v1::Location::Constant(&BUFFER_2.0),
         },
         ::stowplan::__private_v1::TensorInfo {
             name: "mul/y",
             dtype: "float32",
             shape: &[],
-            location: ::stowplan::__private_v1::Location::Constant(
-                ::stowplan::__private_v1::typed_at::<
-                    u8,
-                    MODEL_FILE_BYTES,
-                >(MODEL_FILE, 540, 4),
-            ),
+            location: ::stowplan::__private_v1::Location::Constant(&BUFFER_3.0),
         },
         ::stowplan::__private_v1::TensorInfo {
             name: "add_1/y",
             dtype: "float32",
             shape: &[],
-            location: ::stowplan::__private_v1::Location::Constant(
-                ::stowplan::__private_v1::typed_at::<
-                    u8,
-                    MODEL_FILE_BYTES,
-                >(MODEL_FILE, 524, 4),
-            ),
+            location: ::stowplan::__private_v1::Location::Constant(&BUFFER_4.0),
         },
         ::stowplan::__private_v1::TensorInfo {
             name: "state",
@@ -263,12 +252,7 @@ pub mod tf_call_once {
             name: "state1",
             dtype: "float32",
             shape: &[1, 4],
-            location: ::stowplan::__private_v1::Location::Constant(
-                ::stowplan::__private_v1::typed_at::<
-                    u8,
-                    MODEL_FILE_BYTES,
-                >(MODEL_FILE, 468, 16),
-            ),
+            location: ::stowplan::__private_v1::Location::Constant(&BUFFER_12.0),
         },
         ::stowplan::__private_v1::TensorInfo {
             name: "state2",

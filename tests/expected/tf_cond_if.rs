@@ -72,7 +72,7 @@ pub mod tf_cond_if {
     pub type PersistentArena = ::stowplan::Arena<Persistent, PERSISTENT_BYTES>;
     /// Bytes of the model file.
     const MODEL_FILE_BYTES: usize = 2_860;
-    /// The model file, 16-byte aligned; constant tensors are views into it.
+    /// The model file, read when the crate compiles; its constant buffers are copied out.
     const MODEL_FILE: &::stowplan::__private_v1::Aligned<[u8; MODEL_FILE_BYTES]> = &::stowplan::__private_v1::Aligned(
         *::core::include_bytes!(
             ::core::concat!(::core::env!("CARGO_MANIFEST_DIR"),
@@ -101,26 +101,30 @@ pub mod tf_cond_if {
         SERVING_DEFAULT_X_0.end() <= ARENA_BYTES,
         "slot SERVING_DEFAULT_X_0 lies outside the arena"
     );
+    const BUFFER_3: &::stowplan::__private_v1::Aligned<[u8; 4]> = &::stowplan::__private_v1::copy_at::<
+        4,
+        MODEL_FILE_BYTES,
+    >(MODEL_FILE, 672);
     /// Constant `sub/y` `float32[]`: buffer 3, 4 bytes
-    pub const SUB_Y: &[f32] = ::stowplan::__private_v1::typed_at::<
-        f32,
+    pub const SUB_Y: &[f32] = ::stowplan::__private_v1::typed::<f32, 4>(BUFFER_3);
+    const BUFFER_4: &::stowplan::__private_v1::Aligned<[u8; 4]> = &::stowplan::__private_v1::copy_at::<
+        4,
         MODEL_FILE_BYTES,
-    >(MODEL_FILE, 672, 1);
+    >(MODEL_FILE, 648);
     /// Constant `Greater/y` `float32[]`: buffer 4, 4 bytes
-    pub const GREATER_Y: &[f32] = ::stowplan::__private_v1::typed_at::<
-        f32,
+    pub const GREATER_Y: &[f32] = ::stowplan::__private_v1::typed::<f32, 4>(BUFFER_4);
+    const BUFFER_5: &::stowplan::__private_v1::Aligned<[u8; 4]> = &::stowplan::__private_v1::copy_at::<
+        4,
         MODEL_FILE_BYTES,
-    >(MODEL_FILE, 648, 1);
+    >(MODEL_FILE, 632);
     /// Constant `mul/y` `float32[]`: buffer 5, 4 bytes
-    pub const MUL_Y: &[f32] = ::stowplan::__private_v1::typed_at::<
-        f32,
+    pub const MUL_Y: &[f32] = ::stowplan::__private_v1::typed::<f32, 4>(BUFFER_5);
+    const BUFFER_6: &::stowplan::__private_v1::Aligned<[u8; 4]> = &::stowplan::__private_v1::copy_at::<
+        4,
         MODEL_FILE_BYTES,
-    >(MODEL_FILE, 632, 1);
+    >(MODEL_FILE, 616);
     /// Constant `mul_1/y` `float32[]`: buffer 6, 4 bytes
-    pub const MUL_1_Y: &[f32] = ::stowplan::__private_v1::typed_at::<
-        f32,
-        MODEL_FILE_BYTES,
-    >(MODEL_FILE, 616, 1);
+    pub const MUL_1_Y: &[f32] = ::stowplan::__private_v1::typed::<f32, 4>(BUFFER_6);
     /// `Greater` `bool[]`, intermediate, lifetime 1..=10, offset 160, 1 bytes
     pub const GREATER: ::stowplan::Slot<Activations, u8> = ::stowplan::Slot::new(160, 1);
     const _: () = ::core::assert!(
@@ -165,10 +169,10 @@ pub mod tf_cond_if {
         "slot SG1_COND_FALSE_7490_ARG0 lies outside the arena"
     );
     /// Constant `cond/sub/y` `float32[]`: buffer 6, 4 bytes
-    pub const SG1_COND_SUB_Y: &[f32] = ::stowplan::__private_v1::typed_at::<
+    pub const SG1_COND_SUB_Y: &[f32] = ::stowplan::__private_v1::typed::<
         f32,
-        MODEL_FILE_BYTES,
-    >(MODEL_FILE, 616, 1);
+        4,
+    >(BUFFER_6);
     /// `cond/mul` `float32[1,8]`, intermediate of subgraph 1, lifetime 9..=10, offset 32, 32 bytes
     pub const SG1_COND_MUL: ::stowplan::Slot<Activations, f32> = ::stowplan::Slot::new(
         32,
@@ -194,16 +198,24 @@ pub mod tf_cond_if {
         SG2_COND_TRUE_7480_ARG0.end() <= ARENA_BYTES,
         "slot SG2_COND_TRUE_7480_ARG0 lies outside the arena"
     );
+    const BUFFER_18: &::stowplan::__private_v1::Aligned<[u8; 4]> = &::stowplan::__private_v1::copy_at::<
+        4,
+        MODEL_FILE_BYTES,
+    >(MODEL_FILE, 556);
     /// Constant `cond/add/y` `float32[]`: buffer 18, 4 bytes
-    pub const SG2_COND_ADD_Y: &[f32] = ::stowplan::__private_v1::typed_at::<
+    pub const SG2_COND_ADD_Y: &[f32] = ::stowplan::__private_v1::typed::<
         f32,
+        4,
+    >(BUFFER_18);
+    const BUFFER_19: &::stowplan::__private_v1::Aligned<[u8; 4]> = &::stowplan::__private_v1::copy_at::<
+        4,
         MODEL_FILE_BYTES,
-    >(MODEL_FILE, 556, 1);
+    >(MODEL_FILE, 540);
     /// Constant `cond/mul/y` `float32[]`: buffer 19, 4 bytes
-    pub const SG2_COND_MUL_Y: &[f32] = ::stowplan::__private_v1::typed_at::<
+    pub const SG2_COND_MUL_Y: &[f32] = ::stowplan::__private_v1::typed::<
         f32,
-        MODEL_FILE_BYTES,
-    >(MODEL_FILE, 540, 1);
+        4,
+    >(BUFFER_19);
     /// `cond/mul1` `float32[1,8]`, intermediate of subgraph 2, lifetime 6..=7, offset 32, 32 bytes
     pub const SG2_COND_MUL1: ::stowplan::Slot<Activations, f32> = ::stowplan::Slot::new(
         32,
@@ -248,45 +260,25 @@ pub mod tf_cond_if {
             name: "sub/y",
             dtype: "float32",
             shape: &[],
-            location: ::stowplan::__private_v1::Location::Constant(
-                ::stowplan::__private_v1::typed_at::<
-                    u8,
-                    MODEL_FILE_BYTES,
-                >(MODEL_FILE, 672, 4),
-            ),
+            location: ::stowplan::__private_v1::Location::Constant(&BUFFER_3.0),
         },
         ::stowplan::__private_v1::TensorInfo {
             name: "Greater/y",
             dtype: "float32",
             shape: &[],
-            location: ::stowplan::__private_v1::Location::Constant(
-                ::stowplan::__private_v1::typed_at::<
-                    u8,
-                    MODEL_FILE_BYTES,
-                >(MODEL_FILE, 648, 4),
-            ),
+            location: ::stowplan::__private_v1::Location::Constant(&BUFFER_4.0),
         },
         ::stowplan::__private_v1::TensorInfo {
             name: "mul/y",
             dtype: "float32",
             shape: &[],
-            location: ::stowplan::__private_v1::Location::Constant(
-                ::stowplan::__private_v1::typed_at::<
-                    u8,
-                    MODEL_FILE_BYTES,
-                >(MODEL_FILE, 632, 4),
-            ),
+            location: ::stowplan::__private_v1::Location::Constant(&BUFFER_5.0),
         },
         ::stowplan::__private_v1::TensorInfo {
             name: "mul_1/y",
             dtype: "float32",
             shape: &[],
-            location: ::stowplan::__private_v1::Location::Constant(
-                ::stowplan::__private_v1::typed_at::<
-                    u8,
-                    MODEL_FILE_BYTES,
-                >(MODEL_FILE, 616, 4),
-            ),
+            location: ::stowplan::__private_v1::Location::Constant(&BUFFER_6.0),
         },
         ::stowplan::__private_v1::TensorInfo {
             name: "Greater",
@@ -355,12 +347,7 @@ pub mod tf_cond_if {
             name: "cond/sub/y",
             dtype: "float32",
             shape: &[],
-            location: ::stowplan::__private_v1::Location::Constant(
-                ::stowplan::__private_v1::typed_at::<
-                    u8,
-                    MODEL_FILE_BYTES,
-                >(MODEL_FILE, 616, 4),
-            ),
+            location: ::stowplan::__private_v1::Location::Constant(&BUFFER_6.0),
         },
         ::stowplan::__private_v1::TensorInfo {
             name: "cond/mul",
@@ -393,23 +380,13 @@ pub mod tf_cond_if {
             name: "cond/add/y",
             dtype: "float32",
             shape: &[],
-            location: ::stowplan::__private_v1::Location::Constant(
-                ::stowplan::__private_v1::typed_at::<
-                    u8,
-                    MODEL_FILE_BYTES,
-                >(MODEL_FILE, 556, 4),
-            ),
+            location: ::stowplan::__private_v1::Location::Constant(&BUFFER_18.0),
         },
         ::stowplan::__private_v1::TensorInfo {
             name: "cond/mul/y",
             dtype: "float32",
             shape: &[],
-            location: ::stowplan::__private_v1::Location::Constant(
-                ::stowplan::__private_v1::typed_at::<
-                    u8,
-                    MODEL_FILE_BYTES,
-                >(MODEL_FILE, 540, 4),
-            ),
+            location: ::stowplan::__private_v1::Location::Constant(&BUFFER_19.0),
         },
         ::stowplan::__private_v1::TensorInfo {
             name: "cond/mul1",

@@ -72,7 +72,7 @@ pub mod tf_while_loop {
     pub type PersistentArena = ::stowplan::Arena<Persistent, PERSISTENT_BYTES>;
     /// Bytes of the model file.
     const MODEL_FILE_BYTES: usize = 3_136;
-    /// The model file, 16-byte aligned; constant tensors are views into it.
+    /// The model file, read when the crate compiles; its constant buffers are copied out.
     const MODEL_FILE: &::stowplan::__private_v1::Aligned<[u8; MODEL_FILE_BYTES]> = &::stowplan::__private_v1::Aligned(
         *::core::include_bytes!(
             ::core::concat!(::core::env!("CARGO_MANIFEST_DIR"),
@@ -101,21 +101,24 @@ pub mod tf_while_loop {
         SERVING_DEFAULT_N_0.end() <= ARENA_BYTES,
         "slot SERVING_DEFAULT_N_0 lies outside the arena"
     );
+    const BUFFER_3: &::stowplan::__private_v1::Aligned<[u8; 4]> = &::stowplan::__private_v1::copy_at::<
+        4,
+        MODEL_FILE_BYTES,
+    >(MODEL_FILE, 712);
     /// Constant `Const` `float32[]`: buffer 3, 4 bytes
-    pub const CONST: &[f32] = ::stowplan::__private_v1::typed_at::<
-        f32,
+    pub const CONST: &[f32] = ::stowplan::__private_v1::typed::<f32, 4>(BUFFER_3);
+    const BUFFER_4: &::stowplan::__private_v1::Aligned<[u8; 4]> = &::stowplan::__private_v1::copy_at::<
+        4,
         MODEL_FILE_BYTES,
-    >(MODEL_FILE, 712, 1);
+    >(MODEL_FILE, 688);
     /// Constant `add/y` `float32[]`: buffer 4, 4 bytes
-    pub const ADD_Y: &[f32] = ::stowplan::__private_v1::typed_at::<
-        f32,
+    pub const ADD_Y: &[f32] = ::stowplan::__private_v1::typed::<f32, 4>(BUFFER_4);
+    const BUFFER_5: &::stowplan::__private_v1::Aligned<[u8; 4]> = &::stowplan::__private_v1::copy_at::<
+        4,
         MODEL_FILE_BYTES,
-    >(MODEL_FILE, 688, 1);
+    >(MODEL_FILE, 672);
     /// Constant `mul/y` `float32[]`: buffer 5, 4 bytes
-    pub const MUL_Y: &[f32] = ::stowplan::__private_v1::typed_at::<
-        f32,
-        MODEL_FILE_BYTES,
-    >(MODEL_FILE, 672, 1);
+    pub const MUL_Y: &[f32] = ::stowplan::__private_v1::typed::<f32, 4>(BUFFER_5);
     /// `add` `float32[1,8]`, intermediate, lifetime 1..=9, offset 96, 32 bytes
     pub const ADD: ::stowplan::Slot<Activations, f32> = ::stowplan::Slot::new(96, 8);
     const _: () = ::core::assert!(
@@ -212,26 +215,42 @@ pub mod tf_while_loop {
         SG2_WHILE_BODY_ARG2.end() <= ARENA_BYTES,
         "slot SG2_WHILE_BODY_ARG2 lies outside the arena"
     );
+    const BUFFER_19: &::stowplan::__private_v1::Aligned<[u8; 4]> = &::stowplan::__private_v1::copy_at::<
+        4,
+        MODEL_FILE_BYTES,
+    >(MODEL_FILE, 604);
     /// Constant `while/add/y` `float32[]`: buffer 19, 4 bytes
-    pub const SG2_WHILE_ADD_Y: &[f32] = ::stowplan::__private_v1::typed_at::<
+    pub const SG2_WHILE_ADD_Y: &[f32] = ::stowplan::__private_v1::typed::<
         f32,
+        4,
+    >(BUFFER_19);
+    const BUFFER_20: &::stowplan::__private_v1::Aligned<[u8; 4]> = &::stowplan::__private_v1::copy_at::<
+        4,
         MODEL_FILE_BYTES,
-    >(MODEL_FILE, 604, 1);
+    >(MODEL_FILE, 588);
     /// Constant `while/add_1/y` `float32[]`: buffer 20, 4 bytes
-    pub const SG2_WHILE_ADD_1_Y: &[f32] = ::stowplan::__private_v1::typed_at::<
+    pub const SG2_WHILE_ADD_1_Y: &[f32] = ::stowplan::__private_v1::typed::<
         f32,
+        4,
+    >(BUFFER_20);
+    const BUFFER_21: &::stowplan::__private_v1::Aligned<[u8; 4]> = &::stowplan::__private_v1::copy_at::<
+        4,
         MODEL_FILE_BYTES,
-    >(MODEL_FILE, 588, 1);
+    >(MODEL_FILE, 572);
     /// Constant `while/mul/y` `float32[]`: buffer 21, 4 bytes
-    pub const SG2_WHILE_MUL_Y: &[f32] = ::stowplan::__private_v1::typed_at::<
+    pub const SG2_WHILE_MUL_Y: &[f32] = ::stowplan::__private_v1::typed::<
         f32,
+        4,
+    >(BUFFER_21);
+    const BUFFER_22: &::stowplan::__private_v1::Aligned<[u8; 4]> = &::stowplan::__private_v1::copy_at::<
+        4,
         MODEL_FILE_BYTES,
-    >(MODEL_FILE, 572, 1);
+    >(MODEL_FILE, 556);
     /// Constant `while/sub/y` `float32[]`: buffer 22, 4 bytes
-    pub const SG2_WHILE_SUB_Y: &[f32] = ::stowplan::__private_v1::typed_at::<
+    pub const SG2_WHILE_SUB_Y: &[f32] = ::stowplan::__private_v1::typed::<
         f32,
-        MODEL_FILE_BYTES,
-    >(MODEL_FILE, 556, 1);
+        4,
+    >(BUFFER_22);
     /// `while/add` `float32[]`, output of subgraph 2, lifetime 6..=9, offset 160, 4 bytes
     pub const SG2_WHILE_ADD: ::stowplan::Slot<Activations, f32> = ::stowplan::Slot::new(
         160,
@@ -292,34 +311,19 @@ pub mod tf_while_loop {
             name: "Const",
             dtype: "float32",
             shape: &[],
-            location: ::stowplan::__private_v1::Location::Constant(
-                ::stowplan::__private_v1::typed_at::<
-                    u8,
-                    MODEL_FILE_BYTES,
-                >(MODEL_FILE, 712, 4),
-            ),
+            location: ::stowplan::__private_v1::Location::Constant(&BUFFER_3.0),
         },
         ::stowplan::__private_v1::TensorInfo {
             name: "add/y",
             dtype: "float32",
             shape: &[],
-            location: ::stowplan::__private_v1::Location::Constant(
-                ::stowplan::__private_v1::typed_at::<
-                    u8,
-                    MODEL_FILE_BYTES,
-                >(MODEL_FILE, 688, 4),
-            ),
+            location: ::stowplan::__private_v1::Location::Constant(&BUFFER_4.0),
         },
         ::stowplan::__private_v1::TensorInfo {
             name: "mul/y",
             dtype: "float32",
             shape: &[],
-            location: ::stowplan::__private_v1::Location::Constant(
-                ::stowplan::__private_v1::typed_at::<
-                    u8,
-                    MODEL_FILE_BYTES,
-                >(MODEL_FILE, 672, 4),
-            ),
+            location: ::stowplan::__private_v1::Location::Constant(&BUFFER_5.0),
         },
         ::stowplan::__private_v1::TensorInfo {
             name: "add",
@@ -442,45 +446,25 @@ pub mod tf_while_loop {
             name: "while/add/y",
             dtype: "float32",
             shape: &[],
-            location: ::stowplan::__private_v1::Location::Constant(
-                ::stowplan::__private_v1::typed_at::<
-                    u8,
-                    MODEL_FILE_BYTES,
-                >(MODEL_FILE, 604, 4),
-            ),
+            location: ::stowplan::__private_v1::Location::Constant(&BUFFER_19.0),
         },
         ::stowplan::__private_v1::TensorInfo {
             name: "while/add_1/y",
             dtype: "float32",
             shape: &[],
-            location: ::stowplan::__private_v1::Location::Constant(
-                ::stowplan::__private_v1::typed_at::<
-                    u8,
-                    MODEL_FILE_BYTES,
-                >(MODEL_FILE, 588, 4),
-            ),
+            location: ::stowplan::__private_v1::Location::Constant(&BUFFER_20.0),
         },
         ::stowplan::__private_v1::TensorInfo {
             name: "while/mul/y",
             dtype: "float32",
             shape: &[],
-            location: ::stowplan::__private_v1::Location::Constant(
-                ::stowplan::__private_v1::typed_at::<
-                    u8,
-                    MODEL_FILE_BYTES,
-                >(MODEL_FILE, 572, 4),
-            ),
+            location: ::stowplan::__private_v1::Location::Constant(&BUFFER_21.0),
         },
         ::stowplan::__private_v1::TensorInfo {
             name: "while/sub/y",
             dtype: "float32",
             shape: &[],
-            location: ::stowplan::__private_v1::Location::Constant(
-                ::stowplan::__private_v1::typed_at::<
-                    u8,
-                    MODEL_FILE_BYTES,
-                >(MODEL_FILE, 556, 4),
-            ),
+            location: ::stowplan::__private_v1::Location::Constant(&BUFFER_22.0),
         },
         ::stowplan::__private_v1::TensorInfo {
             name: "while/add",

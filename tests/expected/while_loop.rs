@@ -65,7 +65,7 @@ pub mod while_loop {
     pub type PersistentArena = ::stowplan::Arena<Persistent, PERSISTENT_BYTES>;
     /// Bytes of the model file.
     const MODEL_FILE_BYTES: usize = 1_176;
-    /// The model file, 16-byte aligned; constant tensors are views into it.
+    /// The model file, read when the crate compiles; its constant buffers are copied out.
     const MODEL_FILE: &::stowplan::__private_v1::Aligned<[u8; MODEL_FILE_BYTES]> = &::stowplan::__private_v1::Aligned(
         *::core::include_bytes!(
             ::core::concat!(::core::env!("CARGO_MANIFEST_DIR"),
@@ -112,11 +112,15 @@ pub mod while_loop {
     const _: () = ::core::assert!(
         SG1_COND_X.end() <= ARENA_BYTES, "slot SG1_COND_X lies outside the arena"
     );
-    /// Constant `cond/limit` `int32[]`: buffer 1, 4 bytes
-    pub const SG1_COND_LIMIT: &[i32] = ::stowplan::__private_v1::typed_at::<
-        i32,
+    const BUFFER_1: &::stowplan::__private_v1::Aligned<[u8; 4]> = &::stowplan::__private_v1::copy_at::<
+        4,
         MODEL_FILE_BYTES,
-    >(MODEL_FILE, 156, 1);
+    >(MODEL_FILE, 156);
+    /// Constant `cond/limit` `int32[]`: buffer 1, 4 bytes
+    pub const SG1_COND_LIMIT: &[i32] = ::stowplan::__private_v1::typed::<
+        i32,
+        4,
+    >(BUFFER_1);
     /// `cond/c` `bool[]`, output of subgraph 1, lifetime 3..=3, offset 0, 1 bytes
     pub const SG1_COND_C: ::stowplan::Slot<Activations, u8> = ::stowplan::Slot::new(
         0,
@@ -141,11 +145,12 @@ pub mod while_loop {
     const _: () = ::core::assert!(
         SG2_BODY_X.end() <= ARENA_BYTES, "slot SG2_BODY_X lies outside the arena"
     );
-    /// Constant `body/one` `int32[]`: buffer 2, 4 bytes
-    pub const SG2_BODY_ONE: &[i32] = ::stowplan::__private_v1::typed_at::<
-        i32,
+    const BUFFER_2: &::stowplan::__private_v1::Aligned<[u8; 4]> = &::stowplan::__private_v1::copy_at::<
+        4,
         MODEL_FILE_BYTES,
-    >(MODEL_FILE, 132, 1);
+    >(MODEL_FILE, 132);
+    /// Constant `body/one` `int32[]`: buffer 2, 4 bytes
+    pub const SG2_BODY_ONE: &[i32] = ::stowplan::__private_v1::typed::<i32, 4>(BUFFER_2);
     /// `body/i2` `int32[]`, output of subgraph 2, lifetime 5..=6, offset 512, 4 bytes
     pub const SG2_BODY_I2: ::stowplan::Slot<Activations, i32> = ::stowplan::Slot::new(
         512,
@@ -226,12 +231,7 @@ pub mod while_loop {
             name: "cond/limit",
             dtype: "int32",
             shape: &[],
-            location: ::stowplan::__private_v1::Location::Constant(
-                ::stowplan::__private_v1::typed_at::<
-                    u8,
-                    MODEL_FILE_BYTES,
-                >(MODEL_FILE, 156, 4),
-            ),
+            location: ::stowplan::__private_v1::Location::Constant(&BUFFER_1.0),
         },
         ::stowplan::__private_v1::TensorInfo {
             name: "cond/c",
@@ -264,12 +264,7 @@ pub mod while_loop {
             name: "body/one",
             dtype: "int32",
             shape: &[],
-            location: ::stowplan::__private_v1::Location::Constant(
-                ::stowplan::__private_v1::typed_at::<
-                    u8,
-                    MODEL_FILE_BYTES,
-                >(MODEL_FILE, 132, 4),
-            ),
+            location: ::stowplan::__private_v1::Location::Constant(&BUFFER_2.0),
         },
         ::stowplan::__private_v1::TensorInfo {
             name: "body/i2",

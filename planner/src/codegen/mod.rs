@@ -11,9 +11,9 @@
 //! - one typed `Slot` constant per tensor in the arena or the persistent region, named by the
 //!   rule in [`names`], documented with the tensor's name, type, shape, lifetime, offset and
 //!   size, and followed by an assertion that it lies inside its region;
-//! - each constant tensor as a typed `&'static` slice of the model file, included whole with
-//!   `include_bytes!` (16-byte aligned), so weights never become tokens (data the file does not
-//!   align for its type is copied into an aligned byte-string literal instead);
+//! - each constant tensor as a typed `&'static` slice of its buffer, a 16-byte aligned copy made
+//!   when the constant is evaluated from the model file included with `include_bytes!`: weights
+//!   never become tokens, and only the buffers reach the binary, not the whole file;
 //! - `INPUTS`, `OUTPUTS`, `TENSORS` and `OPS`: the model's inputs, outputs, tensors and ops in
 //!   execution order, as tables;
 //! - a compile-time proof that slots live at the same time are disjoint, and the budget check;
@@ -430,43 +430,33 @@ pub fn generate(
                 .and_then(|b| b.data.clone())
                 .filter(|r| bytes.get(r.clone()).is_some())
                 .unwrap_or(0..0);
-            let n = range.len() as u64;
-            let (start, n_lit) = (ulit(range.start as u64), ulit(n));
-            let in_file = quote!(#p::typed_at::<u8, #file_len_arg>(MODEL_FILE, #start, #n_lit));
-            let whole = n.is_multiple_of(elem_size);
-            if whole && n > 0 {
+            let n = lit(range.len() as u64);
+            let buffer = constant_buffers
+                .entry(tensor.buffer.get())
+                .or_insert_with(|| {
+                    // Copied out of the included file when the constant is evaluated: only the
+                    // buffers reach the binary, and no weight becomes a token.
+                    let ident = format_ident!("BUFFER_{}", tensor.buffer.get());
+                    let start = ulit(range.start as u64);
+                    items.push(quote! {
+                        const #ident: &#p::Aligned<[u8; #n]> =
+                            &#p::copy_at::<#n, #file_len_arg>(MODEL_FILE, #start);
+                    });
+                    ident
+                })
+                .clone();
+            let whole = (range.len() as u64).is_multiple_of(elem_size);
+            if whole && !range.is_empty() {
                 multibyte_constants |= elem_size > 1;
                 let doc = format!(
                     " Constant `{tname}` `{dtype_name}{}`: buffer {}, {} bytes",
                     shape_str(&info.shape),
                     tensor.buffer,
-                    thousands(n)
+                    thousands(range.len() as u64)
                 );
-                let value = if (range.start as u64).is_multiple_of(elem_size) {
-                    // Read in place from the included model file.
-                    let len = ulit(n / elem_size);
-                    quote!(#p::typed_at::<#elem, #file_len_arg>(MODEL_FILE, #start, #len))
-                } else {
-                    // Data the file does not align for its type: copied into an aligned literal.
-                    let buffer = constant_buffers
-                        .entry(tensor.buffer.get())
-                        .or_insert_with(|| {
-                            let ident = format_ident!("BUFFER_{}", tensor.buffer.get());
-                            let data = bytes.get(range.clone()).unwrap_or(&[]);
-                            let literal = Literal::byte_string(data);
-                            let n = lit(n);
-                            items.push(quote! {
-                                const #ident: &#p::Aligned<[u8; #n]> = &#p::Aligned(*#literal);
-                            });
-                            ident
-                        })
-                        .clone();
-                    let n = lit(n);
-                    quote!(#p::typed::<#elem, #n>(#buffer))
-                };
                 items.push(quote! {
                     #[doc = #doc]
-                    pub const #name: &[#elem] = #value;
+                    pub const #name: &[#elem] = #p::typed::<#elem, #n>(#buffer);
                 });
                 if let Some(a) = access.get_mut(id) {
                     *a = Access::Constant {
@@ -475,7 +465,7 @@ pub fn generate(
                     };
                 }
             }
-            quote!(#p::Location::Constant(#in_file))
+            quote!(#p::Location::Constant(&#buffer.0))
         } else {
             if info.placement == Placement::Dynamic {
                 let dims = info.shape.iter().map(|&d| match usize::try_from(d) {
@@ -608,7 +598,7 @@ pub fn generate(
     let tracking = quote!(
         /// Bytes of the model file.
         const MODEL_FILE_BYTES: usize = #file_len_value;
-        /// The model file, 16-byte aligned; constant tensors are views into it.
+        /// The model file, read when the crate compiles; its constant buffers are copied out.
         const MODEL_FILE: &#p::Aligned<[u8; #file_len]> = &#p::Aligned(*#include);
     );
 

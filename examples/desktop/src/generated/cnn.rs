@@ -70,7 +70,7 @@ pub mod cnn {
     pub type PersistentArena = ::stowplan::Arena<Persistent, PERSISTENT_BYTES>;
     /// Bytes of the model file.
     const MODEL_FILE_BYTES: usize = 4_536;
-    /// The model file, 16-byte aligned; constant tensors are views into it.
+    /// The model file, read when the crate compiles; its constant buffers are copied out.
     const MODEL_FILE: &::stowplan::__private_v1::Aligned<[u8; MODEL_FILE_BYTES]> = &::stowplan::__private_v1::Aligned(
         *::core::include_bytes!(
             ::core::concat!(::core::env!("CARGO_MANIFEST_DIR"),
@@ -90,51 +90,63 @@ pub mod cnn {
         SERVING_DEFAULT_IMAGE_0.end() <= ARENA_BYTES,
         "slot SERVING_DEFAULT_IMAGE_0 lies outside the arena"
     );
+    const BUFFER_2: &::stowplan::__private_v1::Aligned<[u8; 8]> = &::stowplan::__private_v1::copy_at::<
+        8,
+        MODEL_FILE_BYTES,
+    >(MODEL_FILE, 1_084);
     /// Constant `arith.constant` `int32[2]`: buffer 2, 8 bytes
-    pub const ARITH_CONSTANT: &[i32] = ::stowplan::__private_v1::typed_at::<
+    pub const ARITH_CONSTANT: &[i32] = ::stowplan::__private_v1::typed::<
         i32,
+        8,
+    >(BUFFER_2);
+    const BUFFER_3: &::stowplan::__private_v1::Aligned<[u8; 16]> = &::stowplan::__private_v1::copy_at::<
+        16,
         MODEL_FILE_BYTES,
-    >(MODEL_FILE, 1_084, 2);
+    >(MODEL_FILE, 1_056);
     /// Constant `add_4` `int32[4]`: buffer 3, 16 bytes
-    pub const ADD_4: &[i32] = ::stowplan::__private_v1::typed_at::<
-        i32,
+    pub const ADD_4: &[i32] = ::stowplan::__private_v1::typed::<i32, 16>(BUFFER_3);
+    const BUFFER_4: &::stowplan::__private_v1::Aligned<[u8; 288]> = &::stowplan::__private_v1::copy_at::<
+        288,
         MODEL_FILE_BYTES,
-    >(MODEL_FILE, 1_056, 4);
+    >(MODEL_FILE, 756);
     /// Constant `MatMul` `int8[4,72]`: buffer 4, 288 bytes
-    pub const MATMUL_3: &[i8] = ::stowplan::__private_v1::typed_at::<
-        i8,
+    pub const MATMUL_3: &[i8] = ::stowplan::__private_v1::typed::<i8, 288>(BUFFER_4);
+    const BUFFER_5: &::stowplan::__private_v1::Aligned<[u8; 16]> = &::stowplan::__private_v1::copy_at::<
+        16,
         MODEL_FILE_BYTES,
-    >(MODEL_FILE, 756, 288);
+    >(MODEL_FILE, 728);
     /// Constant `Relu_1;add_1;depthwise;Const_4` `int32[4]`: buffer 5, 16 bytes
-    pub const RELU_1_4: &[i32] = ::stowplan::__private_v1::typed_at::<
-        i32,
+    pub const RELU_1_4: &[i32] = ::stowplan::__private_v1::typed::<i32, 16>(BUFFER_5);
+    const BUFFER_6: &::stowplan::__private_v1::Aligned<[u8; 36]> = &::stowplan::__private_v1::copy_at::<
+        36,
         MODEL_FILE_BYTES,
-    >(MODEL_FILE, 728, 4);
+    >(MODEL_FILE, 680);
     /// Constant `depthwise` `int8[1,3,3,4]`: buffer 6, 36 bytes
-    pub const DEPTHWISE: &[i8] = ::stowplan::__private_v1::typed_at::<
-        i8,
+    pub const DEPTHWISE: &[i8] = ::stowplan::__private_v1::typed::<i8, 36>(BUFFER_6);
+    const BUFFER_7: &::stowplan::__private_v1::Aligned<[u8; 16]> = &::stowplan::__private_v1::copy_at::<
+        16,
         MODEL_FILE_BYTES,
-    >(MODEL_FILE, 680, 36);
+    >(MODEL_FILE, 652);
     /// Constant `Relu_2;add_3;Conv2D_1;Const_2` `int32[4]`: buffer 7, 16 bytes
-    pub const RELU_2_6: &[i32] = ::stowplan::__private_v1::typed_at::<
-        i32,
+    pub const RELU_2_6: &[i32] = ::stowplan::__private_v1::typed::<i32, 16>(BUFFER_7);
+    const BUFFER_8: &::stowplan::__private_v1::Aligned<[u8; 16]> = &::stowplan::__private_v1::copy_at::<
+        16,
         MODEL_FILE_BYTES,
-    >(MODEL_FILE, 652, 4);
+    >(MODEL_FILE, 624);
     /// Constant `Conv2D_1` `int8[4,1,1,4]`: buffer 8, 16 bytes
-    pub const CONV2D_1: &[i8] = ::stowplan::__private_v1::typed_at::<
-        i8,
+    pub const CONV2D_1: &[i8] = ::stowplan::__private_v1::typed::<i8, 16>(BUFFER_8);
+    const BUFFER_9: &::stowplan::__private_v1::Aligned<[u8; 16]> = &::stowplan::__private_v1::copy_at::<
+        16,
         MODEL_FILE_BYTES,
-    >(MODEL_FILE, 624, 16);
+    >(MODEL_FILE, 596);
     /// Constant `Relu;add;Conv2D;Const_6` `int32[4]`: buffer 9, 16 bytes
-    pub const RELU_8: &[i32] = ::stowplan::__private_v1::typed_at::<
-        i32,
+    pub const RELU_8: &[i32] = ::stowplan::__private_v1::typed::<i32, 16>(BUFFER_9);
+    const BUFFER_10: &::stowplan::__private_v1::Aligned<[u8; 36]> = &::stowplan::__private_v1::copy_at::<
+        36,
         MODEL_FILE_BYTES,
-    >(MODEL_FILE, 596, 4);
+    >(MODEL_FILE, 548);
     /// Constant `Conv2D` `int8[4,3,3,1]`: buffer 10, 36 bytes
-    pub const CONV2D: &[i8] = ::stowplan::__private_v1::typed_at::<
-        i8,
-        MODEL_FILE_BYTES,
-    >(MODEL_FILE, 548, 36);
+    pub const CONV2D: &[i8] = ::stowplan::__private_v1::typed::<i8, 36>(BUFFER_10);
     /// `Relu;add;Conv2D;Const_61` `int8[1,12,12,4]`, intermediate, lifetime 1..=2, offset 0, 576 bytes
     pub const RELU_10: ::stowplan::Slot<Activations, i8> = ::stowplan::Slot::new(0, 576);
     const _: () = ::core::assert!(
@@ -223,100 +235,55 @@ pub mod cnn {
             name: "arith.constant",
             dtype: "int32",
             shape: &[2],
-            location: ::stowplan::__private_v1::Location::Constant(
-                ::stowplan::__private_v1::typed_at::<
-                    u8,
-                    MODEL_FILE_BYTES,
-                >(MODEL_FILE, 1_084, 8),
-            ),
+            location: ::stowplan::__private_v1::Location::Constant(&BUFFER_2.0),
         },
         ::stowplan::__private_v1::TensorInfo {
             name: "add_4",
             dtype: "int32",
             shape: &[4],
-            location: ::stowplan::__private_v1::Location::Constant(
-                ::stowplan::__private_v1::typed_at::<
-                    u8,
-                    MODEL_FILE_BYTES,
-                >(MODEL_FILE, 1_056, 16),
-            ),
+            location: ::stowplan::__private_v1::Location::Constant(&BUFFER_3.0),
         },
         ::stowplan::__private_v1::TensorInfo {
             name: "MatMul",
             dtype: "int8",
             shape: &[4, 72],
-            location: ::stowplan::__private_v1::Location::Constant(
-                ::stowplan::__private_v1::typed_at::<
-                    u8,
-                    MODEL_FILE_BYTES,
-                >(MODEL_FILE, 756, 288),
-            ),
+            location: ::stowplan::__private_v1::Location::Constant(&BUFFER_4.0),
         },
         ::stowplan::__private_v1::TensorInfo {
             name: "Relu_1;add_1;depthwise;Const_4",
             dtype: "int32",
             shape: &[4],
-            location: ::stowplan::__private_v1::Location::Constant(
-                ::stowplan::__private_v1::typed_at::<
-                    u8,
-                    MODEL_FILE_BYTES,
-                >(MODEL_FILE, 728, 16),
-            ),
+            location: ::stowplan::__private_v1::Location::Constant(&BUFFER_5.0),
         },
         ::stowplan::__private_v1::TensorInfo {
             name: "depthwise",
             dtype: "int8",
             shape: &[1, 3, 3, 4],
-            location: ::stowplan::__private_v1::Location::Constant(
-                ::stowplan::__private_v1::typed_at::<
-                    u8,
-                    MODEL_FILE_BYTES,
-                >(MODEL_FILE, 680, 36),
-            ),
+            location: ::stowplan::__private_v1::Location::Constant(&BUFFER_6.0),
         },
         ::stowplan::__private_v1::TensorInfo {
             name: "Relu_2;add_3;Conv2D_1;Const_2",
             dtype: "int32",
             shape: &[4],
-            location: ::stowplan::__private_v1::Location::Constant(
-                ::stowplan::__private_v1::typed_at::<
-                    u8,
-                    MODEL_FILE_BYTES,
-                >(MODEL_FILE, 652, 16),
-            ),
+            location: ::stowplan::__private_v1::Location::Constant(&BUFFER_7.0),
         },
         ::stowplan::__private_v1::TensorInfo {
             name: "Conv2D_1",
             dtype: "int8",
             shape: &[4, 1, 1, 4],
-            location: ::stowplan::__private_v1::Location::Constant(
-                ::stowplan::__private_v1::typed_at::<
-                    u8,
-                    MODEL_FILE_BYTES,
-                >(MODEL_FILE, 624, 16),
-            ),
+            location: ::stowplan::__private_v1::Location::Constant(&BUFFER_8.0),
         },
         ::stowplan::__private_v1::TensorInfo {
             name: "Relu;add;Conv2D;Const_6",
             dtype: "int32",
             shape: &[4],
-            location: ::stowplan::__private_v1::Location::Constant(
-                ::stowplan::__private_v1::typed_at::<
-                    u8,
-                    MODEL_FILE_BYTES,
-                >(MODEL_FILE, 596, 16),
-            ),
+            location: ::stowplan::__private_v1::Location::Constant(&BUFFER_9.0),
         },
         ::stowplan::__private_v1::TensorInfo {
             name: "Conv2D",
             dtype: "int8",
             shape: &[4, 3, 3, 1],
-            location: ::stowplan::__private_v1::Location::Constant(
-                ::stowplan::__private_v1::typed_at::<
-                    u8,
-                    MODEL_FILE_BYTES,
-                >(MODEL_FILE, 548, 36),
-            ),
+            location: ::stowplan::__private_v1::Location::Constant(&BUFFER_10.0),
         },
         ::stowplan::__private_v1::TensorInfo {
             name: "Relu;add;Conv2D;Const_61",
