@@ -1,8 +1,14 @@
 //! CONV_2D and DEPTHWISE_CONV_2D: TFLM's `reference_integer_ops::ConvPerChannel`,
 //! `reference_integer_ops::DepthwiseConvPerChannel`, `reference_ops::Conv` and
 //! `reference_ops::DepthwiseConv` (float).
+//!
+//! Every output value is the sum TFLM computes, over the same products in the same order
+//! (float sums round identically); only the order in which outputs are computed and how
+//! products are fetched differ: CONV_2D takes each filter row's valid taps as one contiguous
+//! run of input channels (or of whole pixels), DEPTHWISE_CONV_2D accumulates a block of
+//! channels at once, tap by tap, so both vectorise.
 
-use super::{Requant, activation_f32, at, clamp_to_i8, fixed};
+use super::{Requant, activation_f32, clamp_to_i8, dot_s8, fixed, sized, sized_mut};
 
 /// NHWC geometry of CONV_2D / DEPTHWISE_CONV_2D.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -58,6 +64,9 @@ pub struct ConvF32 {
     pub act_max: f32,
 }
 
+/// Channels DEPTHWISE_CONV_2D accumulates at once (its accumulators live on the stack).
+const CHANNEL_BLOCK: usize = 16;
+
 /// The input coordinate `origin + dilation * k` if it lies in `0..size`.
 #[inline(always)]
 fn inside(origin: isize, dilation: usize, k: usize, size: usize) -> Option<usize> {
@@ -75,8 +84,22 @@ fn origin(out: usize, stride: usize, pad: usize) -> isize {
     (out.wrapping_mul(stride) as isize).wrapping_sub(pad as isize)
 }
 
+/// The taps `start..end` of an undilated window of `filter` taps at `origin` that lie in
+/// `0..size` (empty if none do).
+#[inline(always)]
+fn valid_taps(origin: isize, filter: usize, size: usize) -> (usize, usize) {
+    let start = if origin < 0 { origin.unsigned_abs() } else { 0 };
+    let limit = (size as isize).wrapping_sub(origin);
+    let end = if limit < 0 {
+        0
+    } else {
+        filter.min(limit as usize)
+    };
+    (start, end.max(start))
+}
+
 /// The sizes CONV_2D needs: `(groups' filter input depth, filters per group)`, or `None` for a
-/// zero dimension that TFLM would divide by.
+/// zero dimension that TFLM would divide by or a group past the input's channels.
 fn conv_groups(g: &ConvGeometry) -> Option<(usize, usize)> {
     let filter_input_depth = g.filter[3];
     let groups = g.input[3].checked_div(filter_input_depth)?;
@@ -84,18 +107,29 @@ fn conv_groups(g: &ConvGeometry) -> Option<(usize, usize)> {
     if filters_per_group == 0 {
         return None;
     }
+    // The last output channel's group must lie inside the input pixel.
+    let last_group = (g.filter[0] - 1) / filters_per_group;
+    if (last_group + 1).checked_mul(filter_input_depth)? > g.input[3] {
+        return None;
+    }
     Some((filter_input_depth, filters_per_group))
 }
 
-/// Shared loop nest of CONV_2D (TFLM's order: batch, out_y, out_x, out_channel, filter_y,
-/// filter_x, in_channel); `mac(input_index, filter_index)` accumulates one product, `finish`
-/// turns the accumulator of one output channel into the output value.
+/// Shared loop nest of CONV_2D. Per output (TFLM's order: batch, out_y, out_x, out_channel)
+/// the products are TFLM's (filter_y, filter_x, in_channel) order, handed to `dot` as runs of
+/// matching input and filter elements: one run per filter row when the valid taps of a row
+/// are adjacent whole pixels (one group, no horizontal dilation), else one per tap.
+/// `finish` turns an output channel's accumulator into the output value.
+///
+/// Returns without writing if the slices are shorter than the geometry says.
 #[inline(always)]
-fn conv_loops<A: Copy, O>(
+fn conv_loops<T, A: Copy, O>(
     g: &ConvGeometry,
+    input: &[T],
+    filter: &[T],
     output: &mut [O],
     zero: A,
-    mut mac: impl FnMut(A, usize, usize) -> A,
+    mut dot: impl FnMut(A, &[T], &[T]) -> A,
     mut finish: impl FnMut(A, usize) -> O,
 ) {
     let Some((filter_input_depth, filters_per_group)) = conv_groups(g) else {
@@ -104,31 +138,63 @@ fn conv_loops<A: Copy, O>(
     let [batches, input_h, input_w, input_d] = g.input;
     let [output_d, filter_h, filter_w, _] = g.filter;
     let [_, output_h, output_w, _] = g.output;
+    let (Some(input), Some(filter), Some(output)) = (
+        sized(input, &[batches, input_h, input_w, input_d]),
+        sized(filter, &[output_d, filter_h, filter_w, filter_input_depth]),
+        sized_mut(output, &[batches, output_h, output_w, output_d]),
+    ) else {
+        return;
+    };
+    // Sizes below are at most the slices' lengths, so no index arithmetic overflows.
+    let filter_size = filter_h * filter_w * filter_input_depth;
+    let whole_rows = filter_input_depth == input_d && g.dilation_w == 1;
     let mut out = output.iter_mut();
     for batch in 0..batches {
         for out_y in 0..output_h {
             let in_y_origin = origin(out_y, g.stride_h, g.pad_h);
             for out_x in 0..output_w {
                 let in_x_origin = origin(out_x, g.stride_w, g.pad_w);
+                let (x_start, x_end) = valid_taps(in_x_origin, filter_w, input_w);
                 for out_c in 0..output_d {
-                    let group = out_c / filters_per_group;
+                    let group_base = out_c / filters_per_group * filter_input_depth;
+                    let start = out_c * filter_size;
+                    let out_filter = filter.get(start..start + filter_size).unwrap_or(&[]);
                     let mut acc = zero;
                     for filter_y in 0..filter_h {
                         let Some(in_y) = inside(in_y_origin, g.dilation_h, filter_y, input_h)
                         else {
                             continue;
                         };
+                        let row = (batch * input_h + in_y) * input_w;
+                        let filter_row = filter_y * filter_w;
+                        if whole_rows {
+                            if x_start == x_end {
+                                continue;
+                            }
+                            // Taps x_start..x_end read input pixels in_x_origin + x_start.. .
+                            let in_x = in_x_origin.wrapping_add(x_start as isize) as usize;
+                            let len = (x_end - x_start) * input_d;
+                            let i = (row + in_x) * input_d;
+                            let f = (filter_row + x_start) * filter_input_depth;
+                            if let (Some(i), Some(f)) =
+                                (input.get(i..i + len), out_filter.get(f..f + len))
+                            {
+                                acc = dot(acc, i, f);
+                            }
+                            continue;
+                        }
                         for filter_x in 0..filter_w {
                             let Some(in_x) = inside(in_x_origin, g.dilation_w, filter_x, input_w)
                             else {
                                 continue;
                             };
-                            let input_base = ((batch * input_h + in_y) * input_w + in_x) * input_d
-                                + group * filter_input_depth;
-                            let filter_base = ((out_c * filter_h + filter_y) * filter_w + filter_x)
-                                * filter_input_depth;
-                            for in_c in 0..filter_input_depth {
-                                acc = mac(acc, input_base + in_c, filter_base + in_c);
+                            let i = (row + in_x) * input_d + group_base;
+                            let f = (filter_row + filter_x) * filter_input_depth;
+                            if let (Some(i), Some(f)) = (
+                                input.get(i..i + filter_input_depth),
+                                out_filter.get(f..f + filter_input_depth),
+                            ) {
+                                acc = dot(acc, i, f);
                             }
                         }
                     }
@@ -141,49 +207,85 @@ fn conv_loops<A: Copy, O>(
     }
 }
 
-/// Shared loop nest of DEPTHWISE_CONV_2D (TFLM's order: batch, out_y, out_x, in_channel,
-/// multiplier, filter_y, filter_x).
+/// Shared loop nest of DEPTHWISE_CONV_2D. Outputs are produced in TFLM's order (batch, out_y,
+/// out_x, in_channel, multiplier); each output's products are added in TFLM's (filter_y,
+/// filter_x) order. Blocks of up to [`CHANNEL_BLOCK`] output channels are accumulated
+/// together, tap by tap: `mac(accs, input, filter)` adds one tap's products to a block, with
+/// one input per output (depth multiplier 1) or one input for all (the outputs of one input
+/// channel).
+///
+/// Returns without writing if the slices are shorter than the geometry says or the filter's
+/// channels are not the input's times the depth multiplier.
 #[inline(always)]
-fn depthwise_loops<A: Copy, O>(
+fn depthwise_loops<T: Copy, A: Copy, O>(
     g: &ConvGeometry,
+    input: &[T],
+    filter: &[T],
     output: &mut [O],
     zero: A,
-    mut mac: impl FnMut(A, usize, usize) -> A,
+    mut mac: impl FnMut(&mut [A], &[T], &[T]),
     mut finish: impl FnMut(A, usize) -> O,
 ) {
     let [batches, input_h, input_w, input_d] = g.input;
     let [_, filter_h, filter_w, output_d] = g.filter;
     let [_, output_h, output_w, _] = g.output;
     let depth_multiplier = g.depth_multiplier;
+    let (Some(input), Some(filter), Some(output)) = (
+        sized(input, &[batches, input_h, input_w, input_d]),
+        sized(filter, &[filter_h, filter_w, output_d]),
+        sized_mut(output, &[batches, output_h, output_w, output_d]),
+    ) else {
+        return;
+    };
+    if input_d.checked_mul(depth_multiplier) != Some(output_d) {
+        return;
+    }
     let mut out = output.iter_mut();
     for batch in 0..batches {
         for out_y in 0..output_h {
+            let in_y_origin = origin(out_y, g.stride_h, g.pad_h);
             for out_x in 0..output_w {
-                for in_c in 0..input_d {
-                    for m in 0..depth_multiplier {
-                        let out_c = m + in_c * depth_multiplier;
-                        let in_x_origin = origin(out_x, g.stride_w, g.pad_w);
-                        let in_y_origin = origin(out_y, g.stride_h, g.pad_h);
-                        let mut acc = zero;
-                        for filter_y in 0..filter_h {
-                            for filter_x in 0..filter_w {
-                                let (Some(in_x), Some(in_y)) = (
-                                    inside(in_x_origin, g.dilation_w, filter_x, input_w),
-                                    inside(in_y_origin, g.dilation_h, filter_y, input_h),
-                                ) else {
-                                    continue;
-                                };
-                                let input_index =
-                                    ((batch * input_h + in_y) * input_w + in_x) * input_d + in_c;
-                                let filter_index =
-                                    (filter_y * filter_w + filter_x) * output_d + out_c;
-                                acc = mac(acc, input_index, filter_index);
+                let in_x_origin = origin(out_x, g.stride_w, g.pad_w);
+                // `block` output channels from `first` on: with depth multiplier 1 they read
+                // `block` input channels from `in_c` on, else (channels of one input channel)
+                // all read input channel `in_c`.
+                let mut first = 0;
+                while first < output_d {
+                    let (in_c, block, in_len) = if depth_multiplier == 1 {
+                        let block = CHANNEL_BLOCK.min(output_d - first);
+                        (first, block, block)
+                    } else {
+                        let in_c = first.checked_div(depth_multiplier).unwrap_or(0);
+                        let m = first.checked_rem(depth_multiplier).unwrap_or(0);
+                        (in_c, CHANNEL_BLOCK.min(depth_multiplier - m), 1)
+                    };
+                    let mut accs = [zero; CHANNEL_BLOCK];
+                    let accs = &mut accs[..block];
+                    for filter_y in 0..filter_h {
+                        let Some(in_y) = inside(in_y_origin, g.dilation_h, filter_y, input_h)
+                        else {
+                            continue;
+                        };
+                        for filter_x in 0..filter_w {
+                            let Some(in_x) = inside(in_x_origin, g.dilation_w, filter_x, input_w)
+                            else {
+                                continue;
+                            };
+                            let i = ((batch * input_h + in_y) * input_w + in_x) * input_d + in_c;
+                            let f = (filter_y * filter_w + filter_x) * output_d + first;
+                            if let (Some(i), Some(f)) =
+                                (input.get(i..i + in_len), filter.get(f..f + block))
+                            {
+                                mac(accs, i, f);
                             }
                         }
+                    }
+                    for (out_c, &acc) in (first..).zip(accs.iter()) {
                         if let Some(o) = out.next() {
                             *o = finish(acc, out_c);
                         }
                     }
+                    first += block;
                 }
             }
         }
@@ -202,8 +304,8 @@ fn requantize_channel(
     act_min: i32,
     act_max: i32,
 ) -> i8 {
-    let acc = match bias {
-        Some(bias) => acc.wrapping_add(at(bias, out_c)),
+    let acc = match bias.and_then(|bias| bias.get(out_c)) {
+        Some(&bias) => acc.wrapping_add(bias),
         None => acc,
     };
     let (multiplier, shift) = match requant.get(out_c) {
@@ -212,6 +314,14 @@ fn requantize_channel(
     };
     let acc = fixed::multiply_by_quantized_multiplier(acc, multiplier, shift);
     clamp_to_i8(acc.wrapping_add(output_offset), act_min, act_max)
+}
+
+/// TFLM's `sum(filter * (input + input_offset))` over a run, as `sum(filter * input) +
+/// input_offset * sum(filter)` (equal modulo 2^32: the int32 accumulator wraps).
+#[inline(always)]
+fn dot_offset_s8(input: &[i8], filter: &[i8], input_offset: i32) -> i32 {
+    let (products, filter_sum) = dot_s8(input, filter);
+    products.wrapping_add(filter_sum.wrapping_mul(input_offset))
 }
 
 /// int8 CONV_2D: TFLM's `reference_integer_ops::ConvPerChannel`.
@@ -227,13 +337,11 @@ pub fn conv2d_s8(p: &ConvS8, input: &[i8], filter: &[i8], bias: Option<&[i32]>, 
     let input_offset = p.input_offset;
     conv_loops(
         &p.geometry,
+        input,
+        filter,
         output,
         0_i32,
-        |acc, i, f| {
-            let input_val = i32::from(at(input, i));
-            let filter_val = i32::from(at(filter, f));
-            acc.wrapping_add(filter_val.wrapping_mul(input_val.wrapping_add(input_offset)))
-        },
+        |acc, i, f| acc.wrapping_add(dot_offset_s8(i, f, input_offset)),
         |acc, out_c| {
             requantize_channel(
                 acc,
@@ -266,12 +374,22 @@ pub fn depthwise_conv2d_s8(
     let input_offset = p.input_offset;
     depthwise_loops(
         &p.geometry,
+        input,
+        filter,
         output,
         0_i32,
-        |acc, i, f| {
-            let input_val = i32::from(at(input, i));
-            let filter_val = i32::from(at(filter, f));
-            acc.wrapping_add(filter_val.wrapping_mul(input_val.wrapping_add(input_offset)))
+        |accs, i, f| {
+            if let [x] = *i {
+                let x = i32::from(x).wrapping_add(input_offset);
+                for (acc, &f) in accs.iter_mut().zip(f) {
+                    *acc = acc.wrapping_add(i32::from(f).wrapping_mul(x));
+                }
+            } else {
+                for ((acc, &x), &f) in accs.iter_mut().zip(i).zip(f) {
+                    let x = i32::from(x).wrapping_add(input_offset);
+                    *acc = acc.wrapping_add(i32::from(f).wrapping_mul(x));
+                }
+            }
         },
         |acc, out_c| {
             requantize_channel(
@@ -285,6 +403,16 @@ pub fn depthwise_conv2d_s8(
             )
         },
     );
+}
+
+/// The float epilogue: `ActivationFunctionWithMinMax(total + bias)`.
+#[inline(always)]
+fn finish_f32(total: f32, out_c: usize, bias: Option<&[f32]>, act_min: f32, act_max: f32) -> f32 {
+    let bias_value = match bias.and_then(|bias| bias.get(out_c)) {
+        Some(&bias) => bias,
+        None => 0.0,
+    };
+    activation_f32(total + bias_value, act_min, act_max)
 }
 
 /// float CONV_2D: TFLM's `reference_ops::Conv` (float): `total += input * filter` in loop
@@ -302,16 +430,17 @@ pub fn conv2d_f32(
 ) {
     conv_loops(
         &p.geometry,
+        input,
+        filter,
         output,
         0.0_f32,
-        |total, i, f| total + at(input, i) * at(filter, f),
-        |total, out_c| {
-            let bias_value = match bias {
-                Some(bias) => at(bias, out_c),
-                None => 0.0,
-            };
-            activation_f32(total + bias_value, p.act_min, p.act_max)
+        |mut total, i, f| {
+            for (&x, &f) in i.iter().zip(f) {
+                total += x * f;
+            }
+            total
         },
+        |total, out_c| finish_f32(total, out_c, bias, p.act_min, p.act_max),
     );
 }
 
@@ -329,15 +458,21 @@ pub fn depthwise_conv2d_f32(
 ) {
     depthwise_loops(
         &p.geometry,
+        input,
+        filter,
         output,
         0.0_f32,
-        |total, i, f| total + at(input, i) * at(filter, f),
-        |total, out_c| {
-            let bias_value = match bias {
-                Some(bias) => at(bias, out_c),
-                None => 0.0,
-            };
-            activation_f32(total + bias_value, p.act_min, p.act_max)
+        |totals, i, f| {
+            if let [x] = *i {
+                for (total, &f) in totals.iter_mut().zip(f) {
+                    *total += x * f;
+                }
+            } else {
+                for ((total, &x), &f) in totals.iter_mut().zip(i).zip(f) {
+                    *total += x * f;
+                }
+            }
         },
+        |total, out_c| finish_f32(total, out_c, bias, p.act_min, p.act_max),
     );
 }

@@ -2,7 +2,7 @@
 //! `reference_integer_ops::FullyConnectedPerChannel` and `reference_ops::FullyConnected`
 //! (float).
 
-use super::{Requant, activation_f32, at, clamp_to_i8, fixed};
+use super::{Requant, activation_f32, clamp_to_i8, dot_s8, fixed, sized, sized_mut};
 
 /// Parameters of an int8 FULLY_CONNECTED.
 #[derive(Clone, Copy, Debug)]
@@ -64,21 +64,37 @@ pub fn fully_connected_s8(
     let per_channel = p.requant.len() > 1;
     // The per-channel kernel has no filter offset (filters are symmetric).
     let filter_offset = if per_channel { 0 } else { p.filter_offset };
+    let depth = p.accum_depth;
+    let (Some(input), Some(filter), Some(output)) = (
+        sized(input, &[p.batches, depth]),
+        sized(filter, &[p.output_depth, depth]),
+        sized_mut(output, &[p.batches, p.output_depth]),
+    ) else {
+        return;
+    };
+    // TFLM's `sum((filter + filter_offset) * (input + input_offset))` expanded, equal modulo
+    // 2^32 (the int32 accumulator wraps): `sum(filter * input) + input_offset * sum(filter) +
+    // filter_offset * sum(input) + depth * filter_offset * input_offset`.
+    let constant = (depth as i32)
+        .wrapping_mul(filter_offset)
+        .wrapping_mul(p.input_offset);
     let mut out = output.iter_mut();
     for b in 0..p.batches {
+        let row = input.get(b * depth..(b + 1) * depth).unwrap_or(&[]);
+        let input_sum = row
+            .iter()
+            .fold(0_i32, |sum, &x| sum.wrapping_add(i32::from(x)));
+        let row_constant = constant.wrapping_add(filter_offset.wrapping_mul(input_sum));
         for out_c in 0..p.output_depth {
-            let mut acc: i32 = 0;
-            for d in 0..p.accum_depth {
-                let input_val = i32::from(at(input, b * p.accum_depth + d));
-                let filter_val = i32::from(at(filter, out_c * p.accum_depth + d));
-                acc = acc.wrapping_add(
-                    filter_val
-                        .wrapping_add(filter_offset)
-                        .wrapping_mul(input_val.wrapping_add(p.input_offset)),
-                );
-            }
-            if let Some(bias) = bias {
-                acc = acc.wrapping_add(at(bias, out_c));
+            let weights = filter
+                .get(out_c * depth..(out_c + 1) * depth)
+                .unwrap_or(&[]);
+            let (products, filter_sum) = dot_s8(row, weights);
+            let mut acc = products
+                .wrapping_add(p.input_offset.wrapping_mul(filter_sum))
+                .wrapping_add(row_constant);
+            if let Some(&bias) = bias.and_then(|bias| bias.get(out_c)) {
+                acc = acc.wrapping_add(bias);
             }
             let requant = if per_channel {
                 p.requant.get(out_c)
@@ -110,15 +126,27 @@ pub fn fully_connected_f32(
     bias: Option<&[f32]>,
     output: &mut [f32],
 ) {
+    let depth = p.accum_depth;
+    let (Some(input), Some(filter), Some(output)) = (
+        sized(input, &[p.batches, depth]),
+        sized(filter, &[p.output_depth, depth]),
+        sized_mut(output, &[p.batches, p.output_depth]),
+    ) else {
+        return;
+    };
     let mut out = output.iter_mut();
     for b in 0..p.batches {
+        let row = input.get(b * depth..(b + 1) * depth).unwrap_or(&[]);
         for out_c in 0..p.output_depth {
+            let weights = filter
+                .get(out_c * depth..(out_c + 1) * depth)
+                .unwrap_or(&[]);
             let mut total = 0.0_f32;
-            for d in 0..p.accum_depth {
-                total += at(input, b * p.accum_depth + d) * at(filter, out_c * p.accum_depth + d);
+            for (&x, &w) in row.iter().zip(weights) {
+                total += x * w;
             }
-            let bias_value = match bias {
-                Some(bias) => at(bias, out_c),
+            let bias_value = match bias.and_then(|bias| bias.get(out_c)) {
+                Some(&bias) => bias,
                 None => 0.0,
             };
             if let Some(o) = out.next() {

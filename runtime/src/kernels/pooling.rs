@@ -1,7 +1,7 @@
 //! AVERAGE_POOL_2D and MAX_POOL_2D: TFLM's `reference_integer_ops::AveragePool` / `MaxPool`
 //! (int8) and `reference_ops::AveragePool` / `MaxPool` (float).
 
-use super::{activation_f32, at, clamp_to_i8};
+use super::{activation_f32, clamp_to_i8, sized, sized_mut};
 
 /// NHWC geometry of a 2-D pooling.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -46,42 +46,71 @@ pub struct PoolF32 {
     pub act_max: f32,
 }
 
+/// Channels a pooling accumulates at once (its accumulators live on the stack).
+const CHANNEL_BLOCK: usize = 16;
+
 /// TFLM's pooling loop nest (batch, out_y, out_x, channel, then the window clamped to the
-/// input: `filter_y` from `max(0, -in_y_origin)` to `min(filter_h, input_h - in_y_origin)`).
-/// `window` gets the input indexes of one window and returns the output value, or `None`
-/// to stop (TFLM's average pools return `false` on an empty window).
+/// input: `filter_y` from `max(0, -in_y_origin)` to `min(filter_h, input_h - in_y_origin)`),
+/// with blocks of up to [`CHANNEL_BLOCK`] channels going through the window together: each
+/// channel's accumulator starts at `init` and takes the window's elements in TFLM's order
+/// through `add`; `finish(acc, count)` (`count` the window's size) returns the output value,
+/// or `None` to stop (TFLM's average pools return `false` on an empty window).
+///
+/// Returns without writing if the slices are shorter than the geometry says.
 #[inline(always)]
-fn pool_loops<T>(
+fn pool_loops<T: Copy, A: Copy>(
     g: &PoolGeometry,
+    input: &[T],
     output: &mut [T],
-    mut window: impl FnMut(&mut dyn Iterator<Item = usize>) -> Option<T>,
+    init: A,
+    mut add: impl FnMut(A, T) -> A,
+    mut finish: impl FnMut(A, usize) -> Option<T>,
 ) {
     let [batches, input_h, input_w, depth] = g.input;
     let [_, output_h, output_w, _] = g.output;
+    let (Some(input), Some(output)) = (
+        sized(input, &[batches, input_h, input_w, depth]),
+        sized_mut(output, &[batches, output_h, output_w, depth]),
+    ) else {
+        return;
+    };
     let mut out = output.iter_mut();
     for batch in 0..batches {
         for out_y in 0..output_h {
+            let in_y_origin =
+                (out_y.wrapping_mul(g.stride_h) as isize).wrapping_sub(g.pad_h as isize);
+            let (y_start, y_end) = clamp_window(in_y_origin, g.filter_h, input_h);
             for out_x in 0..output_w {
-                for channel in 0..depth {
-                    let in_x_origin =
-                        (out_x.wrapping_mul(g.stride_w) as isize).wrapping_sub(g.pad_w as isize);
-                    let in_y_origin =
-                        (out_y.wrapping_mul(g.stride_h) as isize).wrapping_sub(g.pad_h as isize);
-                    let (x_start, x_end) = clamp_window(in_x_origin, g.filter_w, input_w);
-                    let (y_start, y_end) = clamp_window(in_y_origin, g.filter_h, input_h);
-                    let mut indexes = (y_start..y_end).flat_map(|filter_y| {
-                        (x_start..x_end).map(move |filter_x| {
-                            let in_y = (in_y_origin + filter_y as isize) as usize;
-                            let in_x = (in_x_origin + filter_x as isize) as usize;
-                            ((batch * input_h + in_y) * input_w + in_x) * depth + channel
-                        })
-                    });
-                    let Some(value) = window(&mut indexes) else {
-                        return;
-                    };
-                    if let Some(o) = out.next() {
-                        *o = value;
+                let in_x_origin =
+                    (out_x.wrapping_mul(g.stride_w) as isize).wrapping_sub(g.pad_w as isize);
+                let (x_start, x_end) = clamp_window(in_x_origin, g.filter_w, input_w);
+                let count = y_end.saturating_sub(y_start) * x_end.saturating_sub(x_start);
+                let mut first = 0;
+                while first < depth {
+                    let block = CHANNEL_BLOCK.min(depth - first);
+                    let mut accs = [init; CHANNEL_BLOCK];
+                    let accs = &mut accs[..block];
+                    for filter_y in y_start..y_end {
+                        let in_y = in_y_origin.wrapping_add(filter_y as isize) as usize;
+                        for filter_x in x_start..x_end {
+                            let in_x = in_x_origin.wrapping_add(filter_x as isize) as usize;
+                            let i = ((batch * input_h + in_y) * input_w + in_x) * depth + first;
+                            if let Some(pixel) = input.get(i..i + block) {
+                                for (acc, &value) in accs.iter_mut().zip(pixel) {
+                                    *acc = add(*acc, value);
+                                }
+                            }
+                        }
                     }
+                    for &acc in accs.iter() {
+                        let Some(value) = finish(acc, count) else {
+                            return;
+                        };
+                        if let Some(o) = out.next() {
+                            *o = value;
+                        }
+                    }
+                    first += block;
                 }
             }
         }
@@ -110,23 +139,22 @@ fn clamp_window(origin: isize, filter: usize, size: usize) -> (usize, usize) {
 ///
 /// `input.len() == N*H*W*C`, `output.len() == N*OH*OW*C`.
 pub fn average_pool_s8(p: &PoolS8, input: &[i8], output: &mut [i8]) {
-    pool_loops(&p.geometry, output, |window| {
-        let mut acc: i32 = 0;
-        let mut filter_count: i32 = 0;
-        for index in window {
-            acc = acc.wrapping_add(i32::from(at(input, index)));
-            filter_count += 1;
-        }
-        if filter_count == 0 {
-            return None;
-        }
-        let acc = if acc > 0 {
-            (acc + filter_count / 2) / filter_count
-        } else {
-            (acc - filter_count / 2) / filter_count
-        };
-        Some(clamp_to_i8(acc, p.act_min, p.act_max))
-    });
+    pool_loops(
+        &p.geometry,
+        input,
+        output,
+        0_i32,
+        |acc, value| acc.wrapping_add(i32::from(value)),
+        |acc, count| {
+            let filter_count = i32::try_from(count).ok().filter(|&n| n > 0)?;
+            let acc = if acc > 0 {
+                acc.wrapping_add(filter_count / 2) / filter_count
+            } else {
+                acc.wrapping_sub(filter_count / 2) / filter_count
+            };
+            Some(clamp_to_i8(acc, p.act_min, p.act_max))
+        },
+    );
 }
 
 /// int8 MAX_POOL_2D: TFLM's `reference_integer_ops::MaxPool`: the window's maximum (from
@@ -139,11 +167,7 @@ pub fn max_pool_s8(p: &PoolS8, input: &[i8], output: &mut [i8]) {
     // TFLM clamps with `std::max<int8_t>` / `std::min<int8_t>`: the bounds narrowed to int8.
     let act_min = p.act_min as i8;
     let act_max = p.act_max as i8;
-    pool_loops(&p.geometry, output, |window| {
-        let mut max = i8::MIN;
-        for index in window {
-            max = max.max(at(input, index));
-        }
+    pool_loops(&p.geometry, input, output, i8::MIN, i8::max, |max, _| {
         Some(max.max(act_min).min(act_max))
     });
 }
@@ -155,18 +179,21 @@ pub fn max_pool_s8(p: &PoolS8, input: &[i8], output: &mut [i8]) {
 ///
 /// As [`average_pool_s8`].
 pub fn average_pool_f32(p: &PoolF32, input: &[f32], output: &mut [f32]) {
-    pool_loops(&p.geometry, output, |window| {
-        let mut total = 0.0_f32;
-        let mut filter_count = 0.0_f32;
-        for index in window {
-            total += at(input, index);
-            filter_count += 1.0;
-        }
-        if filter_count == 0.0 {
-            return None;
-        }
-        Some(activation_f32(total / filter_count, p.act_min, p.act_max))
-    });
+    pool_loops(
+        &p.geometry,
+        input,
+        output,
+        0.0_f32,
+        |total, value| total + value,
+        |total, count| {
+            // TFLM counts in a float, one `+= 1` per element, which stops growing at 2^24.
+            let filter_count = count.min(1 << 24) as f32;
+            if filter_count == 0.0 {
+                return None;
+            }
+            Some(activation_f32(total / filter_count, p.act_min, p.act_max))
+        },
+    );
 }
 
 /// float MAX_POOL_2D: TFLM's `reference_ops::MaxPool` (float): `std::max` over the window
@@ -176,15 +203,13 @@ pub fn average_pool_f32(p: &PoolF32, input: &[f32], output: &mut [f32]) {
 ///
 /// As [`average_pool_s8`].
 pub fn max_pool_f32(p: &PoolF32, input: &[f32], output: &mut [f32]) {
-    pool_loops(&p.geometry, output, |window| {
-        let mut max = f32::MIN;
-        for index in window {
-            let value = at(input, index);
-            // `std::max(max, value)` is `max < value ? value : max`.
-            if max < value {
-                max = value;
-            }
-        }
-        Some(activation_f32(max, p.act_min, p.act_max))
-    });
+    pool_loops(
+        &p.geometry,
+        input,
+        output,
+        f32::MIN,
+        // `std::max(max, value)` is `max < value ? value : max`.
+        |max, value| if max < value { value } else { max },
+        |max, _| Some(activation_f32(max, p.act_min, p.act_max)),
+    );
 }

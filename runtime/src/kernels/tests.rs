@@ -972,3 +972,422 @@ fn inconsistent_parameters_do_not_panic() {
         &mut out,
     );
 }
+
+// ---- against TFLM's loops, written out ------------------------------------------------------
+//
+// The kernels restructure TFLM's loops (runs of channels, blocks of channels, sums with the
+// offsets taken out); these references are TFLM's loop nests transcribed index for index, and
+// every case must agree bit for bit, floats included (values of mixed magnitudes, so the order
+// of additions shows).
+
+/// xorshift32: deterministic test data.
+struct Rng(u32);
+
+impl Rng {
+    fn next(&mut self) -> u32 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 17;
+        self.0 ^= self.0 << 5;
+        self.0
+    }
+
+    fn below(&mut self, n: u32) -> u32 {
+        self.next() % n
+    }
+
+    fn i8(&mut self) -> i8 {
+        self.next() as i8
+    }
+
+    /// `±(1 + k/8) * 2^e`, `e` in `-12..12`: sums of these round differently in another order.
+    fn f32(&mut self) -> f32 {
+        let sign = if self.next() & 1 == 0 { 1.0 } else { -1.0 };
+        let mantissa = 1.0 + self.below(8) as f32 / 8.0;
+        let exponent = self.below(24) as i32 - 12;
+        let mut scale = 1.0_f32;
+        for _ in 0..exponent.unsigned_abs() {
+            scale *= 2.0;
+        }
+        let scale = if exponent < 0 { 1.0 / scale } else { scale };
+        sign * mantissa * scale
+    }
+}
+
+/// Per-channel multipliers in `[2^30, 2^31)` with shifts from -9 to 0.
+static REQUANTS: [Requant; 64] = {
+    let mut r = [ONE; 64];
+    let mut i = 0;
+    while i < 64 {
+        r[i] = Requant {
+            multiplier: (1 << 30) + (i as i32) * 16_777_215,
+            shift: -((i % 10) as i32),
+        };
+        i += 1;
+    }
+    r
+};
+
+/// Conv geometry cases: `(input, filter, stride, dilation, pad, depth multiplier)` with the
+/// output sized to reach past the input (windows partly or wholly in the padding).
+fn conv_cases(depthwise: bool, mut visit: impl FnMut(ConvGeometry)) {
+    let mut rng = Rng(0x2545_f491);
+    for case in 0..40 {
+        let input_d = [1, 2, 3, 4, 17][case % 5];
+        let (filter_d, output_d, depth_multiplier) = if depthwise {
+            let m = [1, 1, 2, 3][(case / 5) % 4].min(if input_d > 4 { 2 } else { 3 });
+            (input_d * m, input_d * m, m)
+        } else {
+            let filter_d = if input_d % 2 == 0 && case % 3 == 0 {
+                input_d / 2
+            } else {
+                input_d
+            };
+            let groups = input_d / filter_d;
+            (filter_d, groups * (1 + rng.below(3) as usize), 1)
+        };
+        let input = [
+            if input_d > 4 { 1 } else { 1 + case % 2 },
+            1 + rng.below(4) as usize,
+            1 + rng.below(4) as usize,
+            input_d,
+        ];
+        let (fh, fw) = (1 + rng.below(3) as usize, 1 + rng.below(3) as usize);
+        let filter = if depthwise {
+            [1, fh, fw, filter_d]
+        } else {
+            [output_d, fh, fw, filter_d]
+        };
+        let (stride, dilation, pad) = (
+            1 + rng.below(2) as usize,
+            1 + rng.below(2) as usize,
+            rng.below(if input_d > 4 { 2 } else { 3 }) as usize,
+        );
+        let out = |size: usize, f: usize| {
+            (size + 2 * pad).saturating_sub(dilation * (f - 1)) / stride + 1
+        };
+        visit(ConvGeometry {
+            input,
+            filter,
+            output: [input[0], out(input[1], fh), out(input[2], fw), output_d],
+            stride_h: stride,
+            stride_w: stride,
+            dilation_h: dilation,
+            dilation_w: dilation,
+            pad_h: pad,
+            pad_w: pad,
+            depth_multiplier,
+        });
+    }
+}
+
+/// TFLM's `ConvPerChannel` / `Conv` loop nest; `mac(acc, input_index, filter_index)`.
+fn reference_conv<A: Copy>(
+    g: &ConvGeometry,
+    zero: A,
+    mut mac: impl FnMut(A, usize, usize) -> A,
+    mut out: impl FnMut(usize, A, usize),
+) {
+    let [batches, ih, iw, id] = g.input;
+    let [od, fh, fw, fid] = g.filter;
+    let [_, oh, ow, _] = g.output;
+    let per_group = od / (id / fid);
+    let mut o = 0;
+    for b in 0..batches {
+        for oy in 0..oh {
+            for ox in 0..ow {
+                for oc in 0..od {
+                    let group = oc / per_group;
+                    let mut acc = zero;
+                    for ky in 0..fh {
+                        let y = (oy * g.stride_h + ky * g.dilation_h) as isize - g.pad_h as isize;
+                        for kx in 0..fw {
+                            let x =
+                                (ox * g.stride_w + kx * g.dilation_w) as isize - g.pad_w as isize;
+                            if y < 0 || x < 0 || y >= ih as isize || x >= iw as isize {
+                                continue;
+                            }
+                            for ic in 0..fid {
+                                let i = ((b * ih + y as usize) * iw + x as usize) * id
+                                    + group * fid
+                                    + ic;
+                                let f = ((oc * fh + ky) * fw + kx) * fid + ic;
+                                acc = mac(acc, i, f);
+                            }
+                        }
+                    }
+                    out(o, acc, oc);
+                    o += 1;
+                }
+            }
+        }
+    }
+}
+
+/// TFLM's `DepthwiseConvPerChannel` / `DepthwiseConv` loop nest.
+fn reference_depthwise<A: Copy>(
+    g: &ConvGeometry,
+    zero: A,
+    mut mac: impl FnMut(A, usize, usize) -> A,
+    mut out: impl FnMut(usize, A, usize),
+) {
+    let [batches, ih, iw, id] = g.input;
+    let [_, fh, fw, od] = g.filter;
+    let [_, oh, ow, _] = g.output;
+    let mut o = 0;
+    for b in 0..batches {
+        for oy in 0..oh {
+            for ox in 0..ow {
+                for ic in 0..id {
+                    for m in 0..g.depth_multiplier {
+                        let oc = m + ic * g.depth_multiplier;
+                        let mut acc = zero;
+                        for ky in 0..fh {
+                            for kx in 0..fw {
+                                let y = (oy * g.stride_h + ky * g.dilation_h) as isize
+                                    - g.pad_h as isize;
+                                let x = (ox * g.stride_w + kx * g.dilation_w) as isize
+                                    - g.pad_w as isize;
+                                if y < 0 || x < 0 || y >= ih as isize || x >= iw as isize {
+                                    continue;
+                                }
+                                let i = ((b * ih + y as usize) * iw + x as usize) * id + ic;
+                                acc = mac(acc, i, (ky * fw + kx) * od + oc);
+                            }
+                        }
+                        out(o, acc, oc);
+                        o += 1;
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn check_conv(depthwise: bool) {
+    let mut rng = Rng(7);
+    let (mut input, mut filter, mut bias) = ([0_i8; 2048], [0_i8; 2048], [0_i32; 64]);
+    let (mut input_f, mut filter_f, mut bias_f) = ([0_f32; 2048], [0_f32; 2048], [0_f32; 64]);
+    conv_cases(depthwise, |g| {
+        let sizes = [
+            g.input.iter().product::<usize>(),
+            g.filter.iter().product::<usize>(),
+            g.output.iter().product::<usize>(),
+        ];
+        let od = if depthwise { g.filter[3] } else { g.filter[0] };
+        assert!(sizes.iter().all(|&n| n <= 2048) && od <= 64, "{g:?}");
+        input.iter_mut().for_each(|x| *x = rng.i8());
+        filter.iter_mut().for_each(|x| *x = rng.i8());
+        bias.iter_mut().for_each(|x| *x = rng.next() as i32 >> 12);
+        input_f.iter_mut().for_each(|x| *x = rng.f32());
+        filter_f.iter_mut().for_each(|x| *x = rng.f32());
+        bias_f.iter_mut().for_each(|x| *x = rng.f32());
+        let p = ConvS8 {
+            geometry: g,
+            input_offset: rng.below(256) as i32 - 127,
+            output_offset: rng.below(256) as i32 - 128,
+            requant: &REQUANTS[..od],
+            act_min: -128 + rng.below(20) as i32,
+            act_max: 127 - rng.below(20) as i32,
+        };
+        let (input, filter, bias) = (&input[..sizes[0]], &filter[..sizes[1]], &bias[..od]);
+        let mut want = [0_i8; 2048];
+        let mac = |acc: i32, i: usize, f: usize| {
+            acc + i32::from(filter[f]) * (i32::from(input[i]) + p.input_offset)
+        };
+        let out = |o: usize, acc: i32, oc: usize| {
+            let acc = p.requant[oc].apply(acc + bias[oc]) + p.output_offset;
+            want[o] = acc.clamp(p.act_min, p.act_max) as i8;
+        };
+        let mut got = [0_i8; 2048];
+        if depthwise {
+            reference_depthwise(&g, 0, mac, out);
+            depthwise_conv2d_s8(&p, input, filter, Some(bias), &mut got[..sizes[2]]);
+        } else {
+            reference_conv(&g, 0, mac, out);
+            conv2d_s8(&p, input, filter, Some(bias), &mut got[..sizes[2]]);
+        }
+        assert_eq!(got[..sizes[2]], want[..sizes[2]], "{g:?}");
+
+        let p = ConvF32 {
+            geometry: g,
+            act_min: -1e3,
+            act_max: 1e3,
+        };
+        let (input, filter, bias) = (&input_f[..sizes[0]], &filter_f[..sizes[1]], &bias_f[..od]);
+        let mut want = [0_u32; 2048];
+        let mac = |total: f32, i: usize, f: usize| total + input[i] * filter[f];
+        let out = |o: usize, total: f32, oc: usize| {
+            want[o] = (total + bias[oc]).clamp(p.act_min, p.act_max).to_bits();
+        };
+        let mut got = [0_f32; 2048];
+        if depthwise {
+            reference_depthwise(&g, 0.0, mac, out);
+            depthwise_conv2d_f32(&p, input, filter, Some(bias), &mut got[..sizes[2]]);
+        } else {
+            reference_conv(&g, 0.0, mac, out);
+            conv2d_f32(&p, input, filter, Some(bias), &mut got[..sizes[2]]);
+        }
+        let got: [u32; 2048] = core::array::from_fn(|i| got[i].to_bits());
+        assert_eq!(got[..sizes[2]], want[..sizes[2]], "{g:?}");
+    });
+}
+
+#[test]
+fn conv2d_matches_tflm_loops() {
+    check_conv(false);
+}
+
+#[test]
+fn depthwise_conv2d_matches_tflm_loops() {
+    check_conv(true);
+}
+
+#[test]
+fn fully_connected_matches_tflm_loops() {
+    let mut rng = Rng(99);
+    for case in 0..12 {
+        let (batches, depth, outputs) = (1 + case % 3, [0, 1, 7, 8, 33][case % 5], 1 + case % 4);
+        let input: [i8; 128] = core::array::from_fn(|_| rng.i8());
+        let filter: [i8; 256] = core::array::from_fn(|_| rng.i8());
+        let bias: [i32; 4] = core::array::from_fn(|_| rng.next() as i32 >> 14);
+        let per_channel = case % 2 == 1;
+        let p = FullyConnectedS8 {
+            batches,
+            accum_depth: depth,
+            output_depth: outputs,
+            input_offset: rng.below(256) as i32 - 127,
+            filter_offset: rng.below(256) as i32 - 127,
+            output_offset: rng.below(256) as i32 - 128,
+            requant: if per_channel {
+                &REQUANTS[5..5 + outputs]
+            } else {
+                &REQUANTS[3..4]
+            },
+            act_min: -120,
+            act_max: 120,
+        };
+        let mut got = [0_i8; 12];
+        fully_connected_s8(
+            &p,
+            &input,
+            &filter,
+            Some(&bias),
+            &mut got[..batches * outputs],
+        );
+        let filter_offset = if per_channel { 0 } else { p.filter_offset };
+        for b in 0..batches {
+            for oc in 0..outputs {
+                let mut acc = 0_i32;
+                for d in 0..depth {
+                    acc += (i32::from(filter[oc * depth + d]) + filter_offset)
+                        * (i32::from(input[b * depth + d]) + p.input_offset);
+                }
+                let r = p.requant[if per_channel { oc } else { 0 }];
+                let want = (r.apply(acc + bias[oc]) + p.output_offset).clamp(-120, 120) as i8;
+                assert_eq!(got[b * outputs + oc], want, "case {case} b {b} oc {oc}");
+            }
+        }
+
+        let input: [f32; 128] = core::array::from_fn(|_| rng.f32());
+        let filter: [f32; 256] = core::array::from_fn(|_| rng.f32());
+        let p = FullyConnectedF32 {
+            batches,
+            accum_depth: depth,
+            output_depth: outputs,
+            act_min: f32::MIN,
+            act_max: f32::MAX,
+        };
+        let mut got = [0_f32; 12];
+        fully_connected_f32(&p, &input, &filter, None, &mut got[..batches * outputs]);
+        for b in 0..batches {
+            for oc in 0..outputs {
+                let mut total = 0.0_f32;
+                for d in 0..depth {
+                    total += input[b * depth + d] * filter[oc * depth + d];
+                }
+                assert_eq!(got[b * outputs + oc].to_bits(), total.to_bits());
+            }
+        }
+    }
+}
+
+#[test]
+fn pools_match_tflm_loops() {
+    let mut rng = Rng(3);
+    for case in 0..12 {
+        let depth = [1, 3, 17][case % 3];
+        // Padding less than the window: no window lies wholly in it.
+        let (filter, stride) = (1 + case % 3, 1 + case % 2);
+        let pad = (case % 2).min(filter - 1);
+        let input = [1, 4, 3 + case % 2, depth];
+        let out = |size: usize| (size + pad).saturating_sub(filter) / stride + 1;
+        let geometry = PoolGeometry {
+            input,
+            output: [1, out(input[1]), out(input[2]), depth],
+            filter_h: filter,
+            filter_w: filter,
+            stride_h: stride,
+            stride_w: stride,
+            pad_h: pad,
+            pad_w: pad,
+        };
+        let n_in = input.iter().product::<usize>();
+        let n_out = geometry.output.iter().product::<usize>();
+        let data: [i8; 512] = core::array::from_fn(|_| rng.i8());
+        let data_f: [f32; 512] = core::array::from_fn(|_| rng.f32());
+        let p = PoolS8 {
+            geometry,
+            act_min: -100,
+            act_max: 100,
+        };
+        let pf = PoolF32 {
+            geometry,
+            act_min: -1e3,
+            act_max: 1e3,
+        };
+        let (mut avg, mut max) = ([0_i8; 512], [0_i8; 512]);
+        let (mut avg_f, mut max_f) = ([0_f32; 512], [0_f32; 512]);
+        average_pool_s8(&p, &data[..n_in], &mut avg[..n_out]);
+        max_pool_s8(&p, &data[..n_in], &mut max[..n_out]);
+        average_pool_f32(&pf, &data_f[..n_in], &mut avg_f[..n_out]);
+        max_pool_f32(&pf, &data_f[..n_in], &mut max_f[..n_out]);
+        let mut o = 0;
+        for oy in 0..geometry.output[1] {
+            for ox in 0..geometry.output[2] {
+                for c in 0..depth {
+                    let (mut sum, mut count, mut top) = (0_i32, 0_i32, i8::MIN);
+                    let (mut total, mut count_f, mut top_f) = (0.0_f32, 0.0_f32, f32::MIN);
+                    for ky in 0..filter {
+                        for kx in 0..filter {
+                            let y = (oy * stride + ky) as isize - pad as isize;
+                            let x = (ox * stride + kx) as isize - pad as isize;
+                            if y < 0 || x < 0 || y >= input[1] as isize || x >= input[2] as isize {
+                                continue;
+                            }
+                            let i = (y as usize * input[2] + x as usize) * depth + c;
+                            sum += i32::from(data[i]);
+                            count += 1;
+                            top = top.max(data[i]);
+                            total += data_f[i];
+                            count_f += 1.0;
+                            top_f = top_f.max(data_f[i]);
+                        }
+                    }
+                    let rounded = if sum > 0 {
+                        (sum + count / 2) / count
+                    } else {
+                        (sum - count / 2) / count
+                    };
+                    assert_eq!(avg[o], rounded.clamp(-100, 100) as i8, "case {case}");
+                    assert_eq!(max[o], top.clamp(-100, 100));
+                    assert_eq!(
+                        avg_f[o].to_bits(),
+                        (total / count_f).clamp(-1e3, 1e3).to_bits()
+                    );
+                    assert_eq!(max_f[o].to_bits(), top_f.clamp(-1e3, 1e3).to_bits());
+                    o += 1;
+                }
+            }
+        }
+    }
+}
