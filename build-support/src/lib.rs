@@ -131,6 +131,7 @@ pub struct Config {
     out_dir: Option<PathBuf>,
     bless: Option<bool>,
     invoke: bool,
+    fallback: Option<String>,
 }
 
 /// What [`Config::generate`] wrote.
@@ -198,6 +199,13 @@ impl Config {
     /// Micro does and a `-1` left in it is an error.
     pub fn dynamic_cache(&mut self, yes: bool) -> &mut Self {
         self.options.dynamic_cache = yes;
+        self
+    }
+
+    /// With [`Self::invoke`]: the path of a module (`"crate::my_ops"`) whose functions `op_N`
+    /// run the ops without a kernel, each given the views `ops::op_N` returns.
+    pub fn invoke_fallback(&mut self, path: impl Into<String>) -> &mut Self {
+        self.fallback = Some(path.into());
         self
     }
 
@@ -313,6 +321,14 @@ impl Config {
             ..options
         };
         let plan = plan_model(&bytes, &options).map_err(|e| model_err(e.to_string()))?;
+        let fallback = self
+            .fallback
+            .as_deref()
+            .map(|p| {
+                syn::parse_str::<syn::Path>(p)
+                    .map_err(|e| BuildError::BadOption(format!("fallback path {p:?}: {e}")))
+            })
+            .transpose()?;
         let cg = Codegen {
             module: module.clone(),
             runtime,
@@ -320,6 +336,7 @@ impl Config {
             model_file: ModelFile::ManifestRelative(rel.clone()),
             budget: self.budget,
             invoke: self.invoke,
+            fallback,
         };
         let tokens = codegen::generate(&plan, &bytes, &cg).map_err(|e| model_err(e.to_string()))?;
         let file: syn::File = syn::parse2(tokens)

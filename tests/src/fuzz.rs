@@ -41,6 +41,7 @@ pub fn model_plan(data: &[u8]) {
                     model_file: ModelFile::ManifestRelative("m.tflite".into()),
                     budget: None,
                     invoke: false,
+                    fallback: None,
                 };
                 match generate(&plan, data, &cg) {
                     Ok(tokens) => {

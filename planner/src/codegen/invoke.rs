@@ -857,19 +857,36 @@ pub(crate) fn generate(
     bytes: &[u8],
     rt: &TokenStream,
     has_op_fn: &dyn Fn(usize) -> bool,
+    fallback: Option<&syn::Path>,
 ) -> Result<TokenStream, String> {
     let mut params = Vec::new();
     let mut steps = Vec::new();
+    let hint = " (or give `fallback = path::to::module`, whose `op_N` functions then run the ops without a kernel on their views)";
     for (position, op) in plan.model.ops.iter().enumerate() {
         let label = op.desc().to_string();
         if op.subgraph.0 != 0 {
+            if fallback.is_some() {
+                // Run by the fallback of the control-flow op that calls the subgraph.
+                continue;
+            }
             return Err(format!(
-                "{label}: `invoke` runs subgraph 0 only; this model has more subgraphs"
+                "{label}: `invoke` runs subgraph 0 only; this model has more subgraphs{hint}"
             ));
         }
+        let f = format_ident!("op_{}", op.index.0);
+        let fall_back = |why: String| -> Result<TokenStream, String> {
+            match fallback {
+                Some(path) if has_op_fn(position) => Ok(quote! { #path::#f(ops::#f(arena)); }),
+                Some(_) => Err(format!(
+                    "{label}: {why}, and its tensors are not all in the arena or constants, so it has no views for the fallback"
+                )),
+                None => Err(format!("{label}: {why}{hint}")),
+            }
+        };
         if let Opcode::Builtin(BuiltinOp::IF | BuiltinOp::WHILE | BuiltinOp::CALL_ONCE) = op.opcode
         {
-            return Err(format!("{label}: control flow has no kernel"));
+            steps.push(fall_back("control flow has no kernel".to_owned())?);
+            continue;
         }
         let base = plan
             .model
@@ -892,7 +909,13 @@ pub(crate) fn generate(
             rt,
         };
         let pname = format_ident!("OP_{}", op.index.0);
-        let c = call(&cx, &pname).map_err(|why| format!("{label}: {why}"))?;
+        let c = match call(&cx, &pname) {
+            Ok(c) => c,
+            Err(why) => {
+                steps.push(fall_back(why)?);
+                continue;
+            }
+        };
         if !has_op_fn(position) {
             return Err(format!(
                 "{label}: its tensors are not all in the arena or constants"
@@ -907,7 +930,6 @@ pub(crate) fn generate(
             }
         });
         let outs = (0..op.outputs.len()).map(|i| format_ident!("o{i}"));
-        let f = format_ident!("op_{}", op.index.0);
         let body = c.body;
         let doc = format!(" {label}");
         params.extend(c.params.map(|p| quote!(#[doc = #doc] #p)));
@@ -924,8 +946,8 @@ pub(crate) fn generate(
             #(#params)*
         }
         /// Runs the model once: write the inputs into the arena (`arena.view_mut(INPUT)`), call
-        /// this, read the outputs. Every op runs its reference kernel on its planned slots;
-        /// nothing is planned or parsed here.
+        /// this, read the outputs. Every op runs its reference kernel on its planned slots (ops
+        /// without one, the fallback's `op_N` on their views); nothing is planned or parsed here.
         pub fn invoke(arena: &mut Arena) {
             #(#steps)*
         }

@@ -68,6 +68,9 @@ pub struct Codegen {
     pub budget: Option<u64>,
     /// Whether to generate `invoke` (the ops run by the runtime's kernels, feature `kernels`).
     pub invoke: bool,
+    /// For `invoke`: a module whose `op_N` functions run the ops without a kernel, each given
+    /// the views `ops::op_N` returns.
+    pub fallback: Option<syn::Path>,
 }
 
 /// Why generation failed.
@@ -526,9 +529,13 @@ pub fn generate(
     });
     let invoke = if cg.invoke {
         Some(
-            invoke::generate(plan, bytes, &quote!(#rt), &|i| {
-                has_fn.get(i).copied().unwrap_or(false)
-            })
+            invoke::generate(
+                plan,
+                bytes,
+                &quote!(#rt),
+                &|i| has_fn.get(i).copied().unwrap_or(false),
+                cg.fallback.as_ref(),
+            )
             .map_err(|why| GenerateError::NoKernel {
                 message: format!("cannot generate `invoke` for {}: {why}", cg.model_path),
             })?,

@@ -11,6 +11,7 @@
 //!     shape = "input=1x96x96x1",   // for -1 dimensions; repeatable
 //!     offline = "replan",          // "honour" (default) or "replan" an offline plan
 //!     invoke = true,               // generate `invoke` (runtime feature `kernels`)
+//!     fallback = crate::my_ops,    // with invoke: `my_ops::op_N(views)` for ops without a kernel
 //!     dynamic = "cache",           // tensors with -1 dimensions: from a BufferCache at run time
 //! )
 //! ```
@@ -65,7 +66,7 @@ impl Parse for Input {
             }
             let key = Ident::parse_any(input)?;
             input.parse::<Token![=]>()?;
-            let value = if key == "crate" {
+            let value = if key == "crate" || key == "fallback" {
                 Value::Path(input.call(syn::Path::parse_mod_style)?)
             } else {
                 Value::Expr(input.parse()?)
@@ -159,6 +160,7 @@ struct Parsed {
     name: Option<Ident>,
     runtime: syn::Path,
     invoke: bool,
+    fallback: Option<syn::Path>,
 }
 
 fn parse_args(input: Input) -> Result<Parsed, syn::Error> {
@@ -174,6 +176,7 @@ fn parse_args(input: Input) -> Result<Parsed, syn::Error> {
         name: None,
         runtime: syn::parse_quote!(::stowplan),
         invoke: false,
+        fallback: None,
     };
     let mut seen: Vec<String> = Vec::new();
     for Arg { key, value } in input.args {
@@ -211,6 +214,7 @@ fn parse_args(input: Input) -> Result<Parsed, syn::Error> {
                     ));
                 }
                 ("crate", Value::Path(path)) => parsed.runtime = path.clone(),
+                ("fallback", Value::Path(path)) => parsed.fallback = Some(path.clone()),
                 ("shape", Value::Expr(e)) => {
                     let s = string_value(e, "shape")?;
                     let o: ShapeOverride = s.value().parse().map_err(|x| err(s.span(), x))?;
@@ -260,7 +264,7 @@ fn parse_args(input: Input) -> Result<Parsed, syn::Error> {
                     return Err(err(
                         key.span(),
                         format!(
-                            "unknown option `{other}`; expected one of budget, align, planner, name, crate, shape, offline, invoke, dynamic"
+                            "unknown option `{other}`; expected one of budget, align, planner, name, crate, shape, offline, invoke, fallback, dynamic"
                         ),
                     ));
                 }
@@ -404,6 +408,7 @@ fn expand_parsed(
         model_file,
         budget: parsed.budget.map(|(b, _)| b),
         invoke: parsed.invoke,
+        fallback: parsed.fallback.clone(),
     };
     // From here on the file exists: track it, so fixing the model recompiles the crate.
     let tracking = match &cg.model_file {

@@ -1,0 +1,66 @@
+//! `invoke` with `fallback`: ops without a kernel (here: int8 ops of a model without
+//! quantisation, which the reference kernels need) run the user's `op_N` on their planned views,
+//! in order.
+
+stowplan::include_model!(
+    "models/synthetic/branches.tflite",
+    name = branches,
+    invoke = true,
+    fallback = crate::branch_ops
+);
+
+/// The user's implementations, one per op without a kernel, with the views of `ops::op_N`.
+mod branch_ops {
+    /// FULLY_CONNECTED x [1,48] -> left [1,16] (no bias): here, each output is the sum of its
+    /// weight row's products, saturated.
+    pub fn op_0(((x, w, ()), (left,)): ((&[i8], &[i8], ()), (&mut [i8],))) {
+        for (o, row) in left.iter_mut().zip(w.chunks_exact(x.len())) {
+            let acc: i32 = row
+                .iter()
+                .zip(x)
+                .map(|(&a, &b)| i32::from(a) * i32::from(b))
+                .sum();
+            *o = acc.clamp(-128, 127) as i8;
+        }
+    }
+
+    /// RELU x -> right.
+    pub fn op_1(((x,), (right,)): ((&[i8],), (&mut [i8],))) {
+        for (r, &v) in right.iter_mut().zip(x) {
+            *r = v.max(0);
+        }
+    }
+
+    /// CONCATENATION left, right -> out.
+    pub fn op_2(((left, right), (out,)): ((&[i8], &[i8]), (&mut [i8],))) {
+        let (a, b) = out.split_at_mut(left.len());
+        a.copy_from_slice(left);
+        b.copy_from_slice(right);
+    }
+}
+
+#[test]
+fn ops_without_a_kernel_run_the_fallback_in_order() {
+    let mut arena = branches::Arena::new();
+    let x: Vec<i8> = (0..48).map(|i| (i as i8) - 24).collect();
+    arena.view_mut(branches::X).copy_from_slice(&x);
+    branches::invoke(&mut arena);
+    let out = arena.view(branches::OUT);
+    let w = branches::TENSORS
+        .iter()
+        .find_map(|t| match t.location {
+            stowplan::Location::Constant(data) => Some(data),
+            _ => None,
+        })
+        .unwrap();
+    for (i, &o) in out[..16].iter().enumerate() {
+        let acc: i32 = w[i * 48..(i + 1) * 48]
+            .iter()
+            .zip(&x)
+            .map(|(&a, &b)| i32::from(a as i8) * i32::from(b))
+            .sum();
+        assert_eq!(o, acc.clamp(-128, 127) as i8, "left[{i}]");
+    }
+    let relu: Vec<i8> = x.iter().map(|v| (*v).max(0)).collect();
+    assert_eq!(&out[16..], &relu[..]);
+}
