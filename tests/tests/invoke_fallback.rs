@@ -11,9 +11,14 @@ stowplan::include_model!(
 
 /// The user's implementations, one per op without a kernel, with the views of `ops::op_N`.
 mod branch_ops {
+    /// Views of an op with one int8 output.
+    type Writes<'a> = (&'a mut [i8],);
+    /// Two int8 inputs (the FULLY_CONNECTED's bias is omitted: `()`).
+    type Pair<'a> = (&'a [i8], &'a [i8]);
+
     /// FULLY_CONNECTED x [1,48] -> left [1,16] (no bias): here, each output is the sum of its
     /// weight row's products, saturated.
-    pub fn op_0(((x, w, ()), (left,)): ((&[i8], &[i8], ()), (&mut [i8],))) {
+    pub fn op_0(((x, w, ()), (left,)): ((&[i8], &[i8], ()), Writes<'_>)) {
         for (o, row) in left.iter_mut().zip(w.chunks_exact(x.len())) {
             let acc: i32 = row
                 .iter()
@@ -25,14 +30,14 @@ mod branch_ops {
     }
 
     /// RELU x -> right.
-    pub fn op_1(((x,), (right,)): ((&[i8],), (&mut [i8],))) {
+    pub fn op_1(((x,), (right,)): ((&[i8],), Writes<'_>)) {
         for (r, &v) in right.iter_mut().zip(x) {
             *r = v.max(0);
         }
     }
 
     /// CONCATENATION left, right -> out.
-    pub fn op_2(((left, right), (out,)): ((&[i8], &[i8]), (&mut [i8],))) {
+    pub fn op_2(((left, right), (out,)): (Pair<'_>, Writes<'_>)) {
         let (a, b) = out.split_at_mut(left.len());
         a.copy_from_slice(left);
         b.copy_from_slice(right);
