@@ -1001,15 +1001,9 @@ impl Rng {
 
     /// `±(1 + k/8) * 2^e`, `e` in `-12..12`: sums of these round differently in another order.
     fn f32(&mut self) -> f32 {
-        let sign = if self.next() & 1 == 0 { 1.0 } else { -1.0 };
-        let mantissa = 1.0 + self.below(8) as f32 / 8.0;
-        let exponent = self.below(24) as i32 - 12;
-        let mut scale = 1.0_f32;
-        for _ in 0..exponent.unsigned_abs() {
-            scale *= 2.0;
-        }
-        let scale = if exponent < 0 { 1.0 / scale } else { scale };
-        sign * mantissa * scale
+        let r = self.next();
+        let (sign, mantissa, exponent) = (r >> 31, (r >> 8) & 7, 115 + (r & 0xff) % 24);
+        f32::from_bits(sign << 31 | exponent << 23 | mantissa << 20)
     }
 }
 
@@ -1031,10 +1025,10 @@ static REQUANTS: [Requant; 64] = {
 /// output sized to reach past the input (windows partly or wholly in the padding).
 fn conv_cases(depthwise: bool, mut visit: impl FnMut(ConvGeometry)) {
     let mut rng = Rng(0x2545_f491);
-    for case in 0..40 {
+    for case in 0..20 {
         let input_d = [1, 2, 3, 4, 17][case % 5];
         let (filter_d, output_d, depth_multiplier) = if depthwise {
-            let m = [1, 1, 2, 3][(case / 5) % 4].min(if input_d > 4 { 2 } else { 3 });
+            let m = [1, 1, 2, 3][(case / 5) % 4].min(if input_d > 4 { 1 } else { 3 });
             (input_d * m, input_d * m, m)
         } else {
             let filter_d = if input_d % 2 == 0 && case % 3 == 0 {
@@ -1045,10 +1039,11 @@ fn conv_cases(depthwise: bool, mut visit: impl FnMut(ConvGeometry)) {
             let groups = input_d / filter_d;
             (filter_d, groups * (1 + rng.below(3) as usize), 1)
         };
+        let size = if input_d > 4 { 2 } else { 3 };
         let input = [
-            if input_d > 4 { 1 } else { 1 + case % 2 },
-            1 + rng.below(4) as usize,
-            1 + rng.below(4) as usize,
+            if case == 1 { 2 } else { 1 },
+            1 + rng.below(size) as usize,
+            1 + rng.below(size) as usize,
             input_d,
         ];
         let (fh, fw) = (1 + rng.below(3) as usize, 1 + rng.below(3) as usize);
@@ -1060,7 +1055,7 @@ fn conv_cases(depthwise: bool, mut visit: impl FnMut(ConvGeometry)) {
         let (stride, dilation, pad) = (
             1 + rng.below(2) as usize,
             1 + rng.below(2) as usize,
-            rng.below(if input_d > 4 { 2 } else { 3 }) as usize,
+            rng.below(2) as usize,
         );
         let out = |size: usize, f: usize| {
             (size + 2 * pad).saturating_sub(dilation * (f - 1)) / stride + 1
@@ -1165,8 +1160,8 @@ fn reference_depthwise<A: Copy>(
 
 fn check_conv(depthwise: bool) {
     let mut rng = Rng(7);
-    let (mut input, mut filter, mut bias) = ([0_i8; 2048], [0_i8; 2048], [0_i32; 64]);
-    let (mut input_f, mut filter_f, mut bias_f) = ([0_f32; 2048], [0_f32; 2048], [0_f32; 64]);
+    let (mut input, mut filter, mut bias) = ([0_i8; 512], [0_i8; 512], [0_i32; 64]);
+    let (mut input_f, mut filter_f, mut bias_f) = ([0_f32; 512], [0_f32; 512], [0_f32; 64]);
     conv_cases(depthwise, |g| {
         let sizes = [
             g.input.iter().product::<usize>(),
@@ -1174,13 +1169,15 @@ fn check_conv(depthwise: bool) {
             g.output.iter().product::<usize>(),
         ];
         let od = if depthwise { g.filter[3] } else { g.filter[0] };
-        assert!(sizes.iter().all(|&n| n <= 2048) && od <= 64, "{g:?}");
-        input.iter_mut().for_each(|x| *x = rng.i8());
-        filter.iter_mut().for_each(|x| *x = rng.i8());
-        bias.iter_mut().for_each(|x| *x = rng.next() as i32 >> 12);
-        input_f.iter_mut().for_each(|x| *x = rng.f32());
-        filter_f.iter_mut().for_each(|x| *x = rng.f32());
-        bias_f.iter_mut().for_each(|x| *x = rng.f32());
+        assert!(sizes.iter().all(|&n| n <= 512) && od <= 64, "{g:?}");
+        input[..sizes[0]].iter_mut().for_each(|x| *x = rng.i8());
+        filter[..sizes[1]].iter_mut().for_each(|x| *x = rng.i8());
+        bias[..od]
+            .iter_mut()
+            .for_each(|x| *x = rng.next() as i32 >> 12);
+        input_f[..sizes[0]].iter_mut().for_each(|x| *x = rng.f32());
+        filter_f[..sizes[1]].iter_mut().for_each(|x| *x = rng.f32());
+        bias_f[..od].iter_mut().for_each(|x| *x = rng.f32());
         let p = ConvS8 {
             geometry: g,
             input_offset: rng.below(256) as i32 - 127,
@@ -1190,7 +1187,7 @@ fn check_conv(depthwise: bool) {
             act_max: 127 - rng.below(20) as i32,
         };
         let (input, filter, bias) = (&input[..sizes[0]], &filter[..sizes[1]], &bias[..od]);
-        let mut want = [0_i8; 2048];
+        let mut want = [0_i8; 512];
         let mac = |acc: i32, i: usize, f: usize| {
             acc + i32::from(filter[f]) * (i32::from(input[i]) + p.input_offset)
         };
@@ -1198,7 +1195,7 @@ fn check_conv(depthwise: bool) {
             let acc = p.requant[oc].apply(acc + bias[oc]) + p.output_offset;
             want[o] = acc.clamp(p.act_min, p.act_max) as i8;
         };
-        let mut got = [0_i8; 2048];
+        let mut got = [0_i8; 512];
         if depthwise {
             reference_depthwise(&g, 0, mac, out);
             depthwise_conv2d_s8(&p, input, filter, Some(bias), &mut got[..sizes[2]]);
@@ -1214,12 +1211,12 @@ fn check_conv(depthwise: bool) {
             act_max: 1e3,
         };
         let (input, filter, bias) = (&input_f[..sizes[0]], &filter_f[..sizes[1]], &bias_f[..od]);
-        let mut want = [0_u32; 2048];
+        let mut want = [0_u32; 512];
         let mac = |total: f32, i: usize, f: usize| total + input[i] * filter[f];
         let out = |o: usize, total: f32, oc: usize| {
             want[o] = (total + bias[oc]).clamp(p.act_min, p.act_max).to_bits();
         };
-        let mut got = [0_f32; 2048];
+        let mut got = [0_f32; 512];
         if depthwise {
             reference_depthwise(&g, 0.0, mac, out);
             depthwise_conv2d_f32(&p, input, filter, Some(bias), &mut got[..sizes[2]]);
@@ -1227,8 +1224,9 @@ fn check_conv(depthwise: bool) {
             reference_conv(&g, 0.0, mac, out);
             conv2d_f32(&p, input, filter, Some(bias), &mut got[..sizes[2]]);
         }
-        let got: [u32; 2048] = core::array::from_fn(|i| got[i].to_bits());
-        assert_eq!(got[..sizes[2]], want[..sizes[2]], "{g:?}");
+        for (got, want) in got[..sizes[2]].iter().zip(&want[..sizes[2]]) {
+            assert_eq!(got.to_bits(), *want, "{g:?}");
+        }
     });
 }
 
@@ -1314,12 +1312,12 @@ fn fully_connected_matches_tflm_loops() {
 #[test]
 fn pools_match_tflm_loops() {
     let mut rng = Rng(3);
-    for case in 0..12 {
+    for case in 0..6 {
         let depth = [1, 3, 17][case % 3];
         // Padding less than the window: no window lies wholly in it.
         let (filter, stride) = (1 + case % 3, 1 + case % 2);
         let pad = (case % 2).min(filter - 1);
-        let input = [1, 4, 3 + case % 2, depth];
+        let input = [1, 3, 2 + case % 2, depth];
         let out = |size: usize| (size + pad).saturating_sub(filter) / stride + 1;
         let geometry = PoolGeometry {
             input,
@@ -1333,8 +1331,8 @@ fn pools_match_tflm_loops() {
         };
         let n_in = input.iter().product::<usize>();
         let n_out = geometry.output.iter().product::<usize>();
-        let data: [i8; 512] = core::array::from_fn(|_| rng.i8());
-        let data_f: [f32; 512] = core::array::from_fn(|_| rng.f32());
+        let data: [i8; 160] = core::array::from_fn(|_| rng.i8());
+        let data_f: [f32; 160] = core::array::from_fn(|_| rng.f32());
         let p = PoolS8 {
             geometry,
             act_min: -100,
@@ -1345,8 +1343,8 @@ fn pools_match_tflm_loops() {
             act_min: -1e3,
             act_max: 1e3,
         };
-        let (mut avg, mut max) = ([0_i8; 512], [0_i8; 512]);
-        let (mut avg_f, mut max_f) = ([0_f32; 512], [0_f32; 512]);
+        let (mut avg, mut max) = ([0_i8; 160], [0_i8; 160]);
+        let (mut avg_f, mut max_f) = ([0_f32; 160], [0_f32; 160]);
         average_pool_s8(&p, &data[..n_in], &mut avg[..n_out]);
         max_pool_s8(&p, &data[..n_in], &mut max[..n_out]);
         average_pool_f32(&pf, &data_f[..n_in], &mut avg_f[..n_out]);
