@@ -1,17 +1,17 @@
 <stowplan_example_cortex_m::op_1_views>:
  push {r4, r6, r7, lr}
  add r7, sp, #8
- movw r3, #21936 @ 0x55b0
- mov.w ip, #16
- movt r3, #0
+ movw ip, #23088 @ 0x5a30
+ movw r3, #22064 @ 0x5630
+ movs r2, #16
+ movt ip, #0
  mov.w lr, #256 @ 0x100
- addw r2, r3, #1772 @ 0x6ec
- add.w r3, r3, #636 @ 0x27c
+ movt r3, #0
  add.w r4, r1, #64 @ 0x40
- strd r4, ip, [r0]
+ strd r4, r2, [r0]
  strd r3, lr, [r0, #8]
- strd r2, ip, [r0, #16]
- strd r1, ip, [r0, #24]
+ strd ip, r2, [r0, #16]
+ strd r1, r2, [r0, #24]
  pop {r4, r6, r7, pc}
 
 <stowplan_example_cortex_m::take_arena>:
