@@ -84,19 +84,7 @@ def main():
         from tflite_micro.python.tflite_micro import runtime
 
         it = runtime.Interpreter.from_bytes(path.read_bytes(), arena_size=2 * path.stat().st_size + (16 << 20))
-        rng = np.random.default_rng(0)
-        inputs = []
-        while True:
-            try:
-                d = it.get_input_details(len(inputs))
-            except IndexError:
-                break
-            dtype, shape = np.dtype(d["dtype"]), tuple(int(x) for x in d["shape"])
-            if np.issubdtype(dtype, np.integer):
-                info = np.iinfo(dtype)
-                inputs.append(rng.integers(info.min, info.max, size=shape, dtype=dtype, endpoint=True))
-            else:
-                inputs.append(rng.uniform(-1, 1, size=shape).astype(dtype))
+        inputs = ci.random_inputs(it, 0)
         data = b"".join(np.ascontiguousarray(a).tobytes() for a in inputs)
         t = tflm_ms(path, inputs, args.runs)
         o = ours_ms(args.bin, name, data, args.runs)

@@ -47,6 +47,27 @@ def model_path(spec):
     return REPO / spec
 
 
+def random_inputs(it, seed):
+    """One array per input of TFLM interpreter `it`: numpy default_rng(seed), integers over the
+    dtype's whole range, floats in [-1, 1]."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    inputs = []
+    while True:
+        try:
+            d = it.get_input_details(len(inputs))
+        except IndexError:
+            break
+        dtype, shape = np.dtype(d["dtype"]), tuple(int(x) for x in d["shape"])
+        if np.issubdtype(dtype, np.integer):
+            info = np.iinfo(dtype)
+            inputs.append(rng.integers(info.min, info.max, size=shape, dtype=dtype, endpoint=True))
+        else:
+            inputs.append(rng.uniform(-1.0, 1.0, size=shape).astype(dtype))
+    return inputs
+
+
 def tflm_child(path, seed, io_path):
     """In a child process: one inference; prints JSON with the input and output bytes (hex)."""
     import numpy as np
@@ -58,20 +79,7 @@ def tflm_child(path, seed, io_path):
         io = json.loads(Path(io_path).read_text())
         inputs = [np.array(t["data"], dtype=t["dtype"]).reshape(t["shape"]) for t in io["inputs"]]
     else:
-        rng = np.random.default_rng(seed)
-        inputs = []
-        while True:
-            try:
-                d = it.get_input_details(len(inputs))
-            except IndexError:
-                break
-            dtype, shape = np.dtype(d["dtype"]), tuple(int(x) for x in d["shape"])
-            if np.issubdtype(dtype, np.integer):
-                info = np.iinfo(dtype)
-                a = rng.integers(info.min, info.max, size=shape, dtype=dtype, endpoint=True)
-            else:
-                a = rng.uniform(-1.0, 1.0, size=shape).astype(dtype)
-            inputs.append(a)
+        inputs = random_inputs(it, seed)
     for i, a in enumerate(inputs):
         it.set_input(a, i)
     it.invoke()
