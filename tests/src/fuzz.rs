@@ -50,6 +50,16 @@ pub fn model_plan(data: &[u8]) {
                     Err(GenerateError::TooLarge { .. }) => {}
                     Err(e) => panic!("a replanned model without a budget must generate: {e}"),
                 }
+                // `invoke` too: kernel parameters from fuzzed shapes, options and quantisation
+                // give code or an error naming the op, never a panic.
+                let with_invoke = Codegen { invoke: true, ..cg };
+                match generate(&plan, data, &with_invoke) {
+                    Ok(tokens) => {
+                        syn::parse2::<syn::File>(tokens).expect("generated invoke parses");
+                    }
+                    Err(GenerateError::TooLarge { .. } | GenerateError::NoKernel { .. }) => {}
+                    Err(e) => panic!("a replanned model without a budget must generate: {e}"),
+                }
             }
         }
     }

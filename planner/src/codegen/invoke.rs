@@ -74,7 +74,7 @@ impl<'a> Ctx<'a> {
     }
 
     fn elements(&self, t: &Tensor) -> Result<usize, NoKernel> {
-        Ok(self.shape(t)?.iter().product())
+        product(&self.shape(t)?)
     }
 
     /// Per-tensor scale and zero point.
@@ -129,6 +129,13 @@ impl<'a> Ctx<'a> {
         };
         Ok(values)
     }
+}
+
+/// The product of dimensions, checked.
+fn product(dims: &[usize]) -> Result<usize, NoKernel> {
+    dims.iter()
+        .try_fold(1usize, |n, &d| n.checked_mul(d))
+        .ok_or_else(|| "a shape whose element count overflows".to_owned())
 }
 
 fn usize_lits(v: &[usize]) -> TokenStream {
@@ -240,13 +247,11 @@ fn call(cx: &Ctx<'_>, pname: &syn::Ident) -> Result<Call, NoKernel> {
             quote!(::core::option::Option::None)
         }
     };
-    let bias_reads = |n: usize| {
-        let mut r = vec![0, 1];
-        if op.inputs.get(2).copied().flatten().is_some() {
-            r.push(2);
-        }
-        r.truncate(n.max(2));
-        r
+    // What an op with input, weights and an optional bias reads.
+    let weighted_reads = if op.inputs.get(2).copied().flatten().is_some() {
+        vec![0, 1, 2]
+    } else {
+        vec![0, 1]
     };
     match (name, dt) {
         ("CONV_2D" | "DEPTHWISE_CONV_2D", DType::Int8 | DType::Float32) => {
@@ -360,7 +365,7 @@ fn call(cx: &Ctx<'_>, pname: &syn::Ident) -> Result<Call, NoKernel> {
             Ok(Call {
                 params: Some(params),
                 body: quote!(#k::#f(&params::#pname, i0, i1, #bias, o0);),
-                reads: bias_reads(3),
+                reads: weighted_reads.clone(),
             })
         }
         ("FULLY_CONNECTED", DType::Int8 | DType::Float32) => {
@@ -408,7 +413,7 @@ fn call(cx: &Ctx<'_>, pname: &syn::Ident) -> Result<Call, NoKernel> {
                     };),
                     ),
                     body: quote!(#k::fully_connected_s8(&params::#pname, i0, i1, #bias, o0);),
-                    reads: bias_reads(3),
+                    reads: weighted_reads.clone(),
                 })
             } else {
                 let (lo, hi) = act_range_f32(activation)?;
@@ -421,7 +426,7 @@ fn call(cx: &Ctx<'_>, pname: &syn::Ident) -> Result<Call, NoKernel> {
                     };),
                     ),
                     body: quote!(#k::fully_connected_f32(&params::#pname, i0, i1, #bias, o0);),
-                    reads: bias_reads(3),
+                    reads: weighted_reads.clone(),
                 })
             }
         }
@@ -648,7 +653,7 @@ fn call(cx: &Ctx<'_>, pname: &syn::Ident) -> Result<Call, NoKernel> {
                 .ok()
                 .filter(|&a| a < oshape.len())
                 .ok_or_else(|| format!("axis {axis} of a rank-{rank} output"))?;
-            let outer: usize = oshape.iter().take(axis).product();
+            let outer = product(oshape.get(..axis).unwrap_or(&[]))?;
             let mut inners = Vec::new();
             for i in 0..op.inputs.len() {
                 let t = cx.input(i)?;
@@ -658,7 +663,7 @@ fn call(cx: &Ctx<'_>, pname: &syn::Ident) -> Result<Call, NoKernel> {
                 if dt == DType::Int8 && cx.quant(t)? != cx.quant(out)? {
                     return Err("int8 inputs quantised differently from the output".into());
                 }
-                inners.push(cx.shape(t)?.iter().skip(axis).product::<usize>());
+                inners.push(product(cx.shape(t)?.get(axis..).unwrap_or(&[]))?);
             }
             let inners = usize_lits(&inners);
             let views = (0..op.inputs.len()).map(|i| format_ident!("i{i}"));
