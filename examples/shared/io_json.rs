@@ -44,3 +44,25 @@ pub fn constants(json: &str, source: &str) -> String {
          pub const EXPECTED: [f32; {m}] = [{output}];\n"
     )
 }
+
+/// Rust source: `pub const {prefix}_INPUT: [i8; n]` and `pub const {prefix}_EXPECTED: [i8; m]`
+/// from an int8 model's `json`.
+#[allow(
+    dead_code,
+    reason = "the Cortex-M example's build.rs includes this file too, without int8 models"
+)]
+pub fn int8_constants(json: &str, source: &str, prefix: &str) -> String {
+    let list = |key: &str| {
+        let v = data(json, key);
+        let items: Vec<String> = v.iter().map(|&x| format!("{}", x as i8)).collect();
+        (v.len(), items.join(", "))
+    };
+    let (n, input) = list("inputs");
+    let (m, output) = list("outputs");
+    format!(
+        "/// The input TFLite's interpreter was given (`{source}`).\n\
+         pub const {prefix}_INPUT: [i8; {n}] = [{input}];\n\
+         /// The output TFLite's interpreter computed for it (`{source}`).\n\
+         pub const {prefix}_EXPECTED: [i8; {m}] = [{output}];\n"
+    )
+}

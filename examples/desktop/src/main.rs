@@ -1,7 +1,8 @@
 //! The desktop example: two of the project's test models, planned while the crate compiles.
 //!
 //! - A small int8 CNN (`tests/models/cnn_int8`), planned by `build.rs`: the program prints the
-//!   figures and the layout the generated module carries.
+//!   figures and the layout the generated module carries, then runs it with the generated
+//!   `invoke` (the runtime's reference kernels) and checks the output against TFLite's.
 //! - A float32 MLP (`tests/models/mlp_float`), planned by `include_model!`: the program runs it
 //!   in its arena with the kernels shared with the Cortex-M example
 //!   (`examples/shared/`) and checks the output against the one TFLite computed.
@@ -69,6 +70,35 @@ fn main() -> ExitCode {
             }
         }
     }
+
+    // The whole CNN through `invoke`, on the io.json input.
+    let mut arena = cnn::Arena::new();
+    let at = |ids: &[u32]| match cnn::TENSORS[ids[0] as usize].location {
+        stowplan::Location::Arena { offset, bytes } => offset..offset + bytes,
+        _ => 0..0,
+    };
+    for (b, x) in arena.as_bytes_mut()[at(cnn::INPUTS)]
+        .iter_mut()
+        .zip(CNN_INPUT)
+    {
+        *b = x as u8;
+    }
+    cnn::invoke(&mut arena);
+    let output: Vec<i8> = arena.as_bytes()[at(cnn::OUTPUTS)]
+        .iter()
+        .map(|&b| b as i8)
+        .collect();
+    println!();
+    println!("invoke       {} int8 in -> {output:?}", CNN_INPUT.len());
+    println!(
+        "TFLite       {} int8 in -> {CNN_EXPECTED:?}",
+        CNN_INPUT.len()
+    );
+    if output != CNN_EXPECTED {
+        println!("MISMATCH");
+        return ExitCode::FAILURE;
+    }
+    println!("match        bit-exact");
 
     println!();
     figures(
