@@ -9,10 +9,14 @@
 #![no_std]
 #![no_main]
 
+mod exit;
+
 use core::hint::black_box;
 
-use cortex_m_rt::{ExceptionFrame, entry, exception};
-use cortex_m_semihosting::{debug, hprintln};
+use cortex_m_rt::entry;
+use cortex_m_semihosting::hprintln;
+
+use exit::fail;
 
 stowplan::include_model!(
     "../../tests/models/mlp_float/mlp_float.tflite",
@@ -90,38 +94,5 @@ fn main() -> ! {
         b.len(),
         y.len()
     );
-    debug::exit(debug::EXIT_SUCCESS);
-    loop {
-        cortex_m::asm::wfi();
-    }
-}
-
-/// Reports a failure and exits QEMU with status 1.
-fn fail(why: &str) -> ! {
-    hprintln!("FAILED: {}", why);
-    debug::exit(debug::EXIT_FAILURE);
-    loop {
-        cortex_m::asm::wfi();
-    }
-}
-
-#[panic_handler]
-fn panic(info: &core::panic::PanicInfo<'_>) -> ! {
-    hprintln!("panic: {}", info);
-    debug::exit(debug::EXIT_FAILURE);
-    loop {
-        cortex_m::asm::wfi();
-    }
-}
-
-// cortex-m-rt requires a HardFault handler to be declared `unsafe fn`; this one does nothing
-// unsafe: it reports the fault and exits QEMU with status 1 (instead of the default endless loop).
-#[allow(unsafe_code)]
-#[exception]
-unsafe fn HardFault(frame: &ExceptionFrame) -> ! {
-    hprintln!("HardFault at pc {:#010x}", frame.pc());
-    debug::exit(debug::EXIT_FAILURE);
-    loop {
-        cortex_m::asm::wfi();
-    }
+    exit::pass()
 }
