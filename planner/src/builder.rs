@@ -21,7 +21,7 @@
 //! # Ok::<(), stowplan_planner::ReadModelError>(())
 //! ```
 
-use crate::model::{BuiltinOp, DType, OFFLINE_PLAN_METADATA};
+use crate::model::{Activation, BuiltinOp, DType, OFFLINE_PLAN_METADATA, OpOptions, Padding};
 use crate::schema::tflite as fb;
 
 /// Builtin op codes for [`ModelBuilder::op`].
@@ -102,6 +102,7 @@ struct OpSpec {
     outputs: Vec<i32>,
     intermediates: Vec<i32>,
     callees: Option<Callees>,
+    options: OpOptions,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -229,6 +230,58 @@ impl ModelBuilder {
         )
     }
 
+    /// Adds a tensor without data with affine quantisation: `scale` and `zero_point` per
+    /// tensor (one each) or per channel along `quantized_dimension`.
+    ///
+    /// # Panics
+    ///
+    /// If `sg` was not returned by [`Self::subgraph`].
+    pub fn quantized(
+        &mut self,
+        sg: usize,
+        name: &str,
+        dtype: DType,
+        shape: &[i32],
+        (scale, zero_point, quantized_dimension): (&[f32], &[i64], i32),
+    ) -> i32 {
+        self.tensor_spec(
+            sg,
+            TensorSpec {
+                name: name.to_owned(),
+                type_code: dtype.code(),
+                shape: Some(shape.to_vec()),
+                quantization: Some((scale.to_vec(), zero_point.to_vec(), quantized_dimension)),
+                ..TensorSpec::default()
+            },
+        )
+    }
+
+    /// Adds a constant tensor with `data` in a new buffer and affine quantisation (as in
+    /// [`Self::quantized`]).
+    ///
+    /// # Panics
+    ///
+    /// If `sg` was not returned by [`Self::subgraph`].
+    pub fn quantized_constant(
+        &mut self,
+        sg: usize,
+        name: &str,
+        dtype: DType,
+        shape: &[i32],
+        quantization: (&[f32], &[i64], i32),
+        data: &[u8],
+    ) -> i32 {
+        let buffer = self.buffer(data);
+        let t = self.quantized(sg, name, dtype, shape, quantization);
+        if let Some(spec) = sg_mut(&mut self.subgraphs, sg)
+            .tensors
+            .get_mut(usize::try_from(t).unwrap_or(usize::MAX))
+        {
+            spec.buffer = buffer;
+        }
+        t
+    }
+
     /// Adds a tensor exactly as specified.
     ///
     /// # Panics
@@ -279,6 +332,33 @@ impl ModelBuilder {
         )
     }
 
+    /// Adds a builtin op with its builtin options (the table [`OpOptions`] names), written as
+    /// given. Returns its index.
+    ///
+    /// # Panics
+    ///
+    /// If `sg` was not returned by [`Self::subgraph`].
+    pub fn op_with_options(
+        &mut self,
+        sg: usize,
+        op: BuiltinOp,
+        inputs: &[i32],
+        outputs: &[i32],
+        options: OpOptions,
+    ) -> usize {
+        let opcode = self.opcode(op.0, None);
+        self.push_op(
+            sg,
+            OpSpec {
+                opcode,
+                inputs: inputs.to_vec(),
+                outputs: outputs.to_vec(),
+                options,
+                ..OpSpec::default()
+            },
+        )
+    }
+
     /// Adds a builtin op with intermediate tensors.
     ///
     /// # Panics
@@ -300,7 +380,7 @@ impl ModelBuilder {
                 inputs: inputs.to_vec(),
                 outputs: outputs.to_vec(),
                 intermediates: intermediates.to_vec(),
-                callees: None,
+                ..OpSpec::default()
             },
         )
     }
@@ -381,8 +461,8 @@ impl ModelBuilder {
                 opcode,
                 inputs: inputs.to_vec(),
                 outputs: outputs.to_vec(),
-                intermediates: Vec::new(),
                 callees: Some(callees),
+                ..OpSpec::default()
             },
         )
     }
@@ -501,7 +581,7 @@ impl ModelBuilder {
                         let intermediates = (!o.intermediates.is_empty())
                             .then(|| fbb.create_vector(&o.intermediates));
                         let (builtin_options_type, builtin_options) = match o.callees {
-                            None => (fb::BuiltinOptions::NONE, None),
+                            None => builtin_options(&mut fbb, &o.options),
                             Some(Callees::If { then, otherwise }) => (
                                 fb::BuiltinOptions::IfOptions,
                                 Some(
@@ -619,4 +699,167 @@ impl ModelBuilder {
         fb::finish_model_buffer(&mut fbb, root);
         fbb.finished_data().to_vec()
     }
+}
+
+fn activation_code(a: Activation) -> fb::ActivationFunctionType {
+    fb::ActivationFunctionType(match a {
+        Activation::None => 0,
+        Activation::Relu => 1,
+        Activation::ReluN1To1 => 2,
+        Activation::Relu6 => 3,
+        Activation::Tanh => 4,
+        Activation::SignBit => 5,
+        Activation::Unknown(code) => code,
+    })
+}
+
+fn padding_code(p: Padding) -> fb::Padding {
+    fb::Padding(match p {
+        Padding::Same => 0,
+        Padding::Valid => 1,
+        Padding::Unknown(code) => code,
+    })
+}
+
+/// The builtin options table for `options`, as the union's type and value.
+fn builtin_options(
+    fbb: &mut flatbuffers::FlatBufferBuilder<'_>,
+    options: &OpOptions,
+) -> (
+    fb::BuiltinOptions,
+    Option<flatbuffers::WIPOffset<flatbuffers::UnionWIPOffset>>,
+) {
+    let (kind, table) = match *options {
+        OpOptions::None => return (fb::BuiltinOptions::NONE, None),
+        OpOptions::Conv2D {
+            padding,
+            stride_w,
+            stride_h,
+            dilation_w,
+            dilation_h,
+            activation,
+        } => (
+            fb::BuiltinOptions::Conv2DOptions,
+            fb::Conv2DOptions::create(
+                fbb,
+                &fb::Conv2DOptionsArgs {
+                    padding: padding_code(padding),
+                    stride_w,
+                    stride_h,
+                    fused_activation_function: activation_code(activation),
+                    dilation_w_factor: dilation_w,
+                    dilation_h_factor: dilation_h,
+                },
+            )
+            .as_union_value(),
+        ),
+        OpOptions::DepthwiseConv2D {
+            padding,
+            stride_w,
+            stride_h,
+            depth_multiplier,
+            dilation_w,
+            dilation_h,
+            activation,
+        } => (
+            fb::BuiltinOptions::DepthwiseConv2DOptions,
+            fb::DepthwiseConv2DOptions::create(
+                fbb,
+                &fb::DepthwiseConv2DOptionsArgs {
+                    padding: padding_code(padding),
+                    stride_w,
+                    stride_h,
+                    depth_multiplier,
+                    fused_activation_function: activation_code(activation),
+                    dilation_w_factor: dilation_w,
+                    dilation_h_factor: dilation_h,
+                },
+            )
+            .as_union_value(),
+        ),
+        OpOptions::Pool2D {
+            padding,
+            stride_w,
+            stride_h,
+            filter_w,
+            filter_h,
+            activation,
+        } => (
+            fb::BuiltinOptions::Pool2DOptions,
+            fb::Pool2DOptions::create(
+                fbb,
+                &fb::Pool2DOptionsArgs {
+                    padding: padding_code(padding),
+                    stride_w,
+                    stride_h,
+                    filter_width: filter_w,
+                    filter_height: filter_h,
+                    fused_activation_function: activation_code(activation),
+                },
+            )
+            .as_union_value(),
+        ),
+        OpOptions::FullyConnected {
+            activation,
+            keep_num_dims,
+            shuffled_weights,
+        } => (
+            fb::BuiltinOptions::FullyConnectedOptions,
+            fb::FullyConnectedOptions::create(
+                fbb,
+                &fb::FullyConnectedOptionsArgs {
+                    fused_activation_function: activation_code(activation),
+                    weights_format: if shuffled_weights {
+                        fb::FullyConnectedOptionsWeightsFormat::SHUFFLED4x16INT8
+                    } else {
+                        fb::FullyConnectedOptionsWeightsFormat::DEFAULT
+                    },
+                    keep_num_dims,
+                    asymmetric_quantize_inputs: false,
+                },
+            )
+            .as_union_value(),
+        ),
+        OpOptions::Softmax { beta } => (
+            fb::BuiltinOptions::SoftmaxOptions,
+            fb::SoftmaxOptions::create(fbb, &fb::SoftmaxOptionsArgs { beta }).as_union_value(),
+        ),
+        OpOptions::Concatenation { axis, activation } => (
+            fb::BuiltinOptions::ConcatenationOptions,
+            fb::ConcatenationOptions::create(
+                fbb,
+                &fb::ConcatenationOptionsArgs {
+                    axis,
+                    fused_activation_function: activation_code(activation),
+                },
+            )
+            .as_union_value(),
+        ),
+        OpOptions::Add { activation } => (
+            fb::BuiltinOptions::AddOptions,
+            fb::AddOptions::create(
+                fbb,
+                &fb::AddOptionsArgs {
+                    fused_activation_function: activation_code(activation),
+                    pot_scale_int16: true,
+                },
+            )
+            .as_union_value(),
+        ),
+        OpOptions::Mul { activation } => (
+            fb::BuiltinOptions::MulOptions,
+            fb::MulOptions::create(
+                fbb,
+                &fb::MulOptionsArgs {
+                    fused_activation_function: activation_code(activation),
+                },
+            )
+            .as_union_value(),
+        ),
+        OpOptions::Reducer { keep_dims } => (
+            fb::BuiltinOptions::ReducerOptions,
+            fb::ReducerOptions::create(fbb, &fb::ReducerOptionsArgs { keep_dims }).as_union_value(),
+        ),
+    };
+    (kind, Some(table))
 }
