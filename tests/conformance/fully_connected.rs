@@ -1,0 +1,178 @@
+//! FULLY_CONNECTED: int8 (per-tensor and per-channel filters, with and without bias, inputs
+//! of rank 2 to 4, `keep_num_dims`) and float32, over every fused activation and three shape
+//! classes.
+
+use stowplan_planner::builder::{ModelBuilder, ops};
+use stowplan_planner::model::{DType, OpOptions};
+
+use crate::suite::{
+    self, ACTIVATIONS, Draft, InputSpec, Quant, Rng, Spec, Target, Variant, f32_bytes, int_bytes,
+};
+
+fn s(v: usize) -> i32 {
+    i32::try_from(v).unwrap_or(i32::MAX)
+}
+
+/// The variants.
+pub fn variants(seed: u64, target: Target) -> Vec<Variant> {
+    let mut out = Vec::new();
+    for types in ["int8 per-tensor", "int8 per-channel", "float32"] {
+        for (aname, activation) in ACTIVATIONS {
+            for shape in ["ones", "odd", "wide"] {
+                let spec = Spec {
+                    op: "fully_connected",
+                    builtin: "FULLY_CONNECTED",
+                    types: types.to_owned(),
+                    options: aname.to_owned(),
+                    shape,
+                };
+                out.push(suite::fill(seed, spec, target, |rng, index| {
+                    draw(rng, index, types, shape, activation)
+                }));
+            }
+        }
+    }
+    out
+}
+
+fn draw(
+    rng: &mut Rng,
+    index: usize,
+    types: &str,
+    shape: &str,
+    activation: stowplan_planner::model::Activation,
+) -> Option<Draft> {
+    let (batches, accum, units) = match shape {
+        "ones" => (1, rng.size(1, 3), rng.size(1, 3)),
+        "odd" => (
+            2 * rng.size(0, 3) + 1,
+            2 * rng.size(0, 12) + 1,
+            2 * rng.size(0, 8) + 1,
+        ),
+        _ => (rng.size(1, 2), rng.size(64, 512), rng.size(32, 256)),
+    };
+    // The input: [batches, accum], or a higher rank that flattens to it.
+    let keep_num_dims = rng.chance(0.25);
+    let ishape: Vec<i32> = match (batches, rng.below(3)) {
+        (_, 0) => vec![s(batches), s(accum)],
+        (b, 1) => vec![1, s(b), s(accum)],
+        (b, _) => vec![1, 1, s(b), s(accum)],
+    };
+    let oshape: Vec<i32> = if keep_num_dims {
+        let mut o = ishape.clone();
+        if let Some(last) = o.last_mut() {
+            *last = s(units);
+        }
+        o
+    } else {
+        vec![s(batches), s(units)]
+    };
+    let with_bias = !rng.chance(0.25);
+    let options = OpOptions::FullyConnected {
+        activation,
+        keep_num_dims,
+        shuffled_weights: false,
+    };
+    let mut b = ModelBuilder::new();
+    let sg = b.subgraph("main");
+    let fshape = [s(units), s(accum)];
+    let note;
+    let input = if types == "float32" {
+        let x = b.tensor(sg, "input", DType::Float32, &ishape);
+        let w = b.constant(
+            sg,
+            "filter",
+            DType::Float32,
+            &fshape,
+            &f32_bytes(&suite::weights_f32(
+                rng,
+                units * accum,
+                1.0 / (accum as f64).sqrt(),
+            )),
+        );
+        let bias = if with_bias {
+            b.constant(
+                sg,
+                "bias",
+                DType::Float32,
+                &[s(units)],
+                &f32_bytes(&suite::weights_f32(rng, units, 1.0)),
+            )
+        } else {
+            -1
+        };
+        let y = b.tensor(sg, "output", DType::Float32, &oshape);
+        b.op_with_options(sg, ops::FULLY_CONNECTED, &[x, w, bias], &[y], options);
+        b.io(sg, &[x], &[y]);
+        note = format!("in {ishape:?} filter {fshape:?} out {oshape:?} bias {with_bias}");
+        InputSpec::float(batches * accum, 1.0)
+    } else {
+        let per_channel = types.ends_with("per-channel");
+        let qi = Quant::tensor(suite::scale(rng), suite::zero_point(rng, DType::Int8));
+        let fscales: Vec<f32> = if per_channel {
+            let base = f64::from(suite::scale(rng));
+            (0..units)
+                .map(|_| (base * f64::from(rng.log_uniform(1e-2, 1e2))) as f32)
+                .collect()
+        } else {
+            vec![suite::scale(rng)]
+        };
+        let product = f64::from(qi.s() * fscales[0]);
+        let mut qo = Quant::tensor(
+            suite::output_scale_for(rng, product, accum),
+            suite::zero_point(rng, DType::Int8),
+        );
+        if with_bias && !per_channel {
+            // TFLM's Prepare requires |input × filter − bias scale| / output scale <= 0.02:
+            // keep the output scale above 50 times the difference.
+            let diff = (product - f64::from(qi.s()) * f64::from(fscales[0])).abs();
+            if diff / f64::from(qo.s()) > 0.02 {
+                qo.scale[0] = (diff * 60.0) as f32;
+            }
+        }
+        let x = b.quantized(sg, "input", DType::Int8, &ishape, qi.spec());
+        let w = b.quantized_constant(
+            sg,
+            "filter",
+            DType::Int8,
+            &fshape,
+            Quant::channels(fscales.clone(), 0).spec(),
+            &int_bytes(DType::Int8, &suite::weights_for(rng, units * accum, index)),
+        );
+        let bias = if with_bias {
+            // The bias scale TFLM's converter writes: input scale × filter scale.
+            let bscales: Vec<f32> = fscales.iter().map(|&f| qi.s() * f).collect();
+            let extreme = index == 3;
+            let bdata: Vec<i64> = (0..units)
+                .map(|_| {
+                    if extreme {
+                        rng.pick(&[i64::from(i32::MAX), i64::from(i32::MIN)])
+                    } else {
+                        rng.normal(f64::from(1 << 14)) as i64
+                    }
+                })
+                .collect();
+            b.quantized_constant(
+                sg,
+                "bias",
+                DType::Int32,
+                &[s(units)],
+                Quant::channels(bscales, 0).spec(),
+                &int_bytes(DType::Int32, &bdata),
+            )
+        } else {
+            -1
+        };
+        let y = b.quantized(sg, "output", DType::Int8, &oshape, qo.spec());
+        b.op_with_options(sg, ops::FULLY_CONNECTED, &[x, w, bias], &[y], options);
+        b.io(sg, &[x], &[y]);
+        note = format!(
+            "in {ishape:?} filter {fshape:?} out {oshape:?} bias {with_bias} in q {:?} out q {:?} filter scales {}",
+            (qi.s(), qi.z()),
+            (qo.s(), qo.z()),
+            fscales.len()
+        );
+        InputSpec::int(DType::Int8, batches * accum, qi.z())
+    };
+    Some(Draft::new(&b, vec![input], batches * units, note))
+}

@@ -1,0 +1,381 @@
+//! `stowplan-conformance gen`: draws the conformance suite's single-op models from a seed, and
+//! writes them with their input sets and a crate (the sweep) that runs every one of them
+//! through its generated `invoke`.
+//!
+//! ```text
+//! stowplan-conformance gen --out DIR [--seed N] [--slice K] [--ops conv,add] [--values N]
+//!                          [--runtime PATH]
+//! ```
+//!
+//! `DIR/manifest.json` lists the variants and their models; `DIR/models/<id>.tflite` are the
+//! models, `DIR/inputs/<id>.bin` their input sets (each set the bytes of every model input, in
+//! order, sets one after another); `DIR/sweep/` is a crate (its own workspace) whose binary
+//! `stowplan-conformance-sweep-<dir name> DIR` writes `DIR/ours/<id>.bin` (the outputs of every set, in
+//! order) and `DIR/ours/<id>.params` (the `Debug` form of every `params::OP_N` constant the
+//! generated module has). `tests/conformance/run.py` drives all of it against TFLite Micro.
+//!
+//! `--slice K` keeps about one variant in K of every op and type, chosen with the seed (at
+//! least one of each); the models of a variant do not depend on the slice, so a slice is a
+//! subset of the full sweep, model for model.
+#![forbid(unsafe_code)]
+
+mod conv;
+mod fully_connected;
+mod suite;
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use suite::{Rng, Target, Variant};
+
+/// An op's variants, drawn from the seed.
+type Variants = fn(u64, Target) -> Vec<Variant>;
+
+/// Every op's variants, in the suite's order.
+fn all_variants(seed: u64, target: Target, ops: Option<&[String]>) -> Vec<Variant> {
+    let table: &[(&str, Variants)] = &[
+        ("conv", conv::variants),
+        ("fully_connected", fully_connected::variants),
+    ];
+    table
+        .iter()
+        .filter(|(name, _)| ops.is_none_or(|o| o.iter().any(|x| x == name)))
+        .flat_map(|(_, f)| f(seed, target))
+        .collect()
+}
+
+/// About one variant in `k` of each (op, types), at least one, chosen with the seed.
+fn slice(variants: Vec<Variant>, k: usize, seed: u64) -> Vec<Variant> {
+    let mut groups: Vec<(String, Vec<Variant>)> = Vec::new();
+    for v in variants {
+        let g = format!("{}/{}", v.op, v.types);
+        match groups.iter_mut().find(|(k, _)| *k == g) {
+            Some((_, list)) => list.push(v),
+            None => groups.push((g, vec![v])),
+        }
+    }
+    let mut out = Vec::new();
+    for (g, mut list) in groups {
+        let keep = list.len().div_ceil(k).max(1);
+        let mut rng = Rng::for_key(seed, &format!("slice/{g}"));
+        let mut chosen = Vec::new();
+        for _ in 0..keep {
+            let i = rng.below(list.len() as u64) as usize;
+            chosen.push(list.swap_remove(i));
+        }
+        chosen.sort_by_key(Variant::key);
+        out.extend(chosen);
+    }
+    out
+}
+
+struct Args {
+    out: PathBuf,
+    seed: u64,
+    slice: Option<usize>,
+    ops: Option<Vec<String>>,
+    values: usize,
+    runtime: Option<PathBuf>,
+}
+
+fn parse_args() -> Result<Args, String> {
+    let mut it = std::env::args().skip(1);
+    if it.next().as_deref() != Some("gen") {
+        return Err("usage: stowplan-conformance gen --out DIR [--seed N] [--slice K] [--ops a,b] [--values N] [--runtime PATH]".into());
+    }
+    let mut args = Args {
+        out: PathBuf::new(),
+        seed: 1,
+        slice: None,
+        ops: None,
+        values: suite::TARGET.values,
+        runtime: None,
+    };
+    while let Some(flag) = it.next() {
+        let mut value = || it.next().ok_or_else(|| format!("{flag} needs a value"));
+        match flag.as_str() {
+            "--out" => args.out = PathBuf::from(value()?),
+            "--seed" => args.seed = value()?.parse().map_err(|e| format!("--seed: {e}"))?,
+            "--slice" => args.slice = Some(value()?.parse().map_err(|e| format!("--slice: {e}"))?),
+            "--ops" => args.ops = Some(value()?.split(',').map(str::to_owned).collect()),
+            "--values" => args.values = value()?.parse().map_err(|e| format!("--values: {e}"))?,
+            "--runtime" => args.runtime = Some(PathBuf::from(value()?)),
+            other => return Err(format!("unknown argument {other:?}")),
+        }
+    }
+    if args.out.as_os_str().is_empty() {
+        return Err("--out DIR is required".into());
+    }
+    Ok(args)
+}
+
+fn main() -> ExitCode {
+    match parse_args().and_then(|a| generate(&a)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn write(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    if std::fs::read(path).is_ok_and(|old| old == bytes) {
+        return Ok(());
+    }
+    std::fs::write(path, bytes).map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
+
+fn generate(args: &Args) -> Result<(), String> {
+    let target = Target {
+        values: args.values,
+        models: suite::TARGET.models,
+    };
+    let mut variants = all_variants(args.seed, target, args.ops.as_deref());
+    if let Some(k) = args.slice {
+        variants = slice(variants, k.max(1), args.seed);
+    }
+    let out = &args.out;
+    let sweep = out.join("sweep");
+    // Nothing of an earlier sweep survives: its models, inputs, outputs and generated modules.
+    for dir in [
+        out.join("inputs"),
+        out.join("ours"),
+        out.join("tflm"),
+        sweep.join("models"),
+        sweep.join("src/gen"),
+    ] {
+        if dir.exists() {
+            std::fs::remove_dir_all(&dir)
+                .map_err(|e| format!("cannot clear {}: {e}", dir.display()))?;
+        }
+        std::fs::create_dir_all(&dir)
+            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    }
+    let runtime = match &args.runtime {
+        Some(p) => p.clone(),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../runtime"),
+    };
+    let runtime = runtime
+        .canonicalize()
+        .map_err(|e| format!("the runtime crate at {}: {e}", runtime.display()))?;
+
+    // A package name of its own per sweep directory: cargo keeps one fingerprint per package
+    // name in a shared target dir, and would take another sweep's build as fresh.
+    let tag: String = out
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    let package = format!("stowplan-conformance-sweep-{tag}");
+    let mut manifest = Vec::new();
+    let mut includes = String::new();
+    let mut table = String::new();
+    let mut n = 0usize;
+    for v in &variants {
+        let mut models = Vec::new();
+        for case in &v.cases {
+            let id = format!("m{n:05}");
+            n += 1;
+            let rel = format!("models/{id}.tflite");
+            write(&sweep.join(&rel), &case.model)?;
+            let inputs: Vec<u8> = case.inputs.concat();
+            write(&out.join("inputs").join(format!("{id}.bin")), &inputs)?;
+            let set_bytes = case.inputs.first().map_or(0, Vec::len);
+            let rendered = stowplan_build::Config::new()
+                .manifest_dir(&sweep)
+                .model(&rel)
+                .name(&id)
+                .invoke(true)
+                .render();
+            let (refused, params) = match rendered {
+                Ok((text, _)) => {
+                    write(&sweep.join(format!("src/gen/{id}.rs")), text.as_bytes())?;
+                    let params = param_names(&text);
+                    let _ = writeln!(includes, "include!(\"gen/{id}.rs\");");
+                    let dumps: String = params
+                        .iter()
+                        .map(|p| format!("(\"{p}\", format!(\"{{:?}}\", {id}::params::{p})),"))
+                        .collect();
+                    let _ = writeln!(
+                        table,
+                        "    (\"{id}\", {set_bytes}, |out, set| {{ let mut arena = Box::new({id}::Arena::new()); feed(arena.as_bytes_mut(), {id}::TENSORS, {id}::INPUTS, set)?; {id}::invoke(&mut arena); collect(arena.as_bytes(), {id}::TENSORS, {id}::OUTPUTS, out) }}, || vec![{dumps}]),"
+                    );
+                    (serde_json::Value::Null, params)
+                }
+                Err(e) => (serde_json::Value::String(e.to_string()), Vec::new()),
+            };
+            models.push(serde_json::json!({
+                "id": id,
+                "model": format!("sweep/{rel}"),
+                "inputs": format!("inputs/{id}.bin"),
+                "sets": case.inputs.len(),
+                "set_bytes": set_bytes,
+                "output_values": case.output_values,
+                "note": case.note,
+                "refused": refused,
+                "params": params,
+            }));
+        }
+        manifest.push(serde_json::json!({
+            "key": v.key(),
+            "op": v.op,
+            "builtin": v.builtin,
+            "types": v.types,
+            "options": v.options,
+            "shape": v.shape,
+            "values": v.values(),
+            "models": models,
+        }));
+    }
+    let manifest = serde_json::json!({
+        "package": package,
+        "seed": args.seed,
+        "slice": args.slice,
+        "variants": manifest,
+    });
+    write(
+        &out.join("manifest.json"),
+        serde_json::to_string_pretty(&manifest)
+            .map_err(|e| e.to_string())?
+            .as_bytes(),
+    )?;
+    write(
+        &sweep.join("Cargo.toml"),
+        sweep_manifest(&package, &runtime).as_bytes(),
+    )?;
+    write(
+        &sweep.join("src/main.rs"),
+        sweep_main(&includes, &table).as_bytes(),
+    )?;
+    let values: usize = variants.iter().map(Variant::values).sum();
+    println!(
+        "{} variants, {n} models, {values} output values -> {}",
+        variants.len(),
+        out.display()
+    );
+    Ok(())
+}
+
+/// The `params::OP_N` constants a generated module has.
+fn param_names(text: &str) -> Vec<String> {
+    let Some(start) = text.find("pub mod params {") else {
+        return Vec::new();
+    };
+    let body = &text[start..];
+    let end = body.find("\n    }\n").unwrap_or(body.len());
+    body[..end]
+        .lines()
+        .filter_map(|l| {
+            let l = l.trim_start();
+            let rest = l.strip_prefix("pub const ")?;
+            let name = rest.split(':').next()?.trim();
+            name.starts_with("OP_").then(|| name.to_owned())
+        })
+        .collect()
+}
+
+fn sweep_manifest(package: &str, runtime: &Path) -> String {
+    format!(
+        r#"# Written by stowplan-conformance gen; not part of the repository.
+[package]
+name = "{package}"
+version = "0.0.0"
+edition = "2024"
+publish = false
+
+[dependencies]
+stowplan = {{ path = {path:?}, default-features = false, features = ["kernels"] }}
+
+[workspace]
+
+[profile.dev]
+debug = false
+incremental = false
+# Overflow checks stay on: an overflow in a kernel is a failure, not a silent wrap.
+overflow-checks = true
+"#,
+        path = runtime.display().to_string()
+    )
+}
+
+fn sweep_main(includes: &str, table: &str) -> String {
+    format!(
+        r#"//! Written by stowplan-conformance gen: runs every model of the sweep through its generated
+//! `invoke` on its input sets and writes the outputs and the parameter constants.
+#![allow(clippy::all)]
+
+use stowplan::{{Location, TensorInfo}};
+
+{includes}
+/// Copies one input set into the arena slots of the model's inputs.
+fn feed(arena: &mut [u8], tensors: &[TensorInfo], inputs: &[u32], set: &[u8]) -> Result<(), String> {{
+    let mut at = 0;
+    for &t in inputs {{
+        let Some(TensorInfo {{ location: Location::Arena {{ offset, bytes }}, .. }}) = tensors.get(t as usize) else {{
+            return Err(format!("input {{t}} is not in the arena"));
+        }};
+        let src = set.get(at..at + *bytes).ok_or("an input set shorter than the inputs")?;
+        arena[*offset..*offset + *bytes].copy_from_slice(src);
+        at += *bytes;
+    }}
+    if at != set.len() {{
+        return Err(format!("an input set of {{}} bytes for inputs of {{at}}", set.len()));
+    }}
+    Ok(())
+}}
+
+/// Appends the bytes of the model's outputs.
+fn collect(arena: &[u8], tensors: &[TensorInfo], outputs: &[u32], out: &mut Vec<u8>) -> Result<(), String> {{
+    for &t in outputs {{
+        let Some(TensorInfo {{ location: Location::Arena {{ offset, bytes }}, .. }}) = tensors.get(t as usize) else {{
+            return Err(format!("output {{t}} is not in the arena"));
+        }};
+        out.extend_from_slice(&arena[*offset..*offset + *bytes]);
+    }}
+    Ok(())
+}}
+
+type Run = fn(&mut Vec<u8>, &[u8]) -> Result<(), String>;
+type Params = fn() -> Vec<(&'static str, String)>;
+
+const MODELS: &[(&str, usize, Run, Params)] = &[
+{table}];
+
+fn main() {{
+    let dir = std::path::PathBuf::from(std::env::args().nth(1).expect("usage: stowplan-conformance-sweep DIR"));
+    let mut failed = 0;
+    for &(id, set_bytes, run, params) in MODELS {{
+        let sets = std::fs::read(dir.join("inputs").join(format!("{{id}}.bin"))).expect("input sets");
+        let mut out = Vec::new();
+        let result = if set_bytes == 0 {{
+            run(&mut out, &[])
+        }} else {{
+            sets.chunks(set_bytes).try_for_each(|set| run(&mut out, set))
+        }};
+        if let Err(e) = result {{
+            eprintln!("{{id}}: {{e}}");
+            failed += 1;
+            continue;
+        }}
+        std::fs::write(dir.join("ours").join(format!("{{id}}.bin")), &out).expect("write outputs");
+        let text: String = params().iter().map(|(name, value)| format!("{{name}} = {{value}}\n")).collect();
+        std::fs::write(dir.join("ours").join(format!("{{id}}.params")), text).expect("write params");
+    }}
+    if failed > 0 {{
+        eprintln!("{{failed}} models failed to run");
+        std::process::exit(1);
+    }}
+}}
+"#
+    )
+}

@@ -1,0 +1,510 @@
+#!/usr/bin/env python3
+"""The conformance suite: stowplan's kernels and their build-time parameters against the real
+TensorFlow Lite Micro (tflite-micro==0.dev20261023182759, reference kernels), byte for byte.
+
+    python3 tests/conformance/run.py                 # the seeded CI slice
+    python3 tests/conformance/run.py --full          # every variant; prints the table
+    python3 tests/conformance/run.py --full --table docs/conformance.md
+    python3 tests/conformance/run.py --self-test     # perturbed kernels must fail the suite
+
+Steps: `stowplan-conformance gen` draws the single-op models of every variant from the seed
+(tests/conformance/<op>.rs) with their input sets, and writes the sweep crate, which includes
+every model's generated module (`invoke = true`); one `cargo build` compiles it and its binary
+runs every model on every input set and dumps each `params::OP_N` constant. TFLM runs the same
+models on the same inputs in child processes (its checks abort the interpreter; a crash is
+isolated to its model). Every output byte must be equal, and every parameter equal to what
+TFLM's Prepare computes (tests/conformance/<op>.py: TFLM's exported functions through ctypes
+and its per-op glue, transcribed). A model one side refuses and the other runs is a failure.
+
+Exit status 0 when everything is identical; 1 otherwise.
+"""
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent.parent
+sys.path.insert(0, str(HERE))
+
+TFLM_VERSION = "0.dev20261023182759"
+
+# A perturbed kernel for --self-test: (file in the runtime, text, replacement). Each must make
+# the suite fail; a pattern that is no longer in the file is an error, never a pass.
+MUTANTS = {
+    # Ties of negative values in RoundingDivideByPOT rounded towards zero instead of away.
+    "rounding": ("src/kernels/fixed.rs",
+                 "let threshold = (mask >> 1) + if x < 0 { 1 } else { 0 };",
+                 "let threshold = (mask >> 1) + if x < 0 { 0 } else { 0 };"),
+    # CONV_2D's input zero point off by one.
+    "zero-point": ("src/kernels/conv.rs",
+                   "products.wrapping_add(filter_sum.wrapping_mul(input_offset))",
+                   "products.wrapping_add(filter_sum.wrapping_mul(input_offset.wrapping_add(1)))"),
+}
+
+# What each mutant's slice covers (ops whose kernels it perturbs), to keep --self-test small.
+MUTANT_OPS = {"rounding": "conv,fully_connected", "zero-point": "conv"}
+
+DTYPES = {"float32": ("<f4", 4), "int8": ("i1", 1), "uint8": ("u1", 1), "int16": ("<i2", 2),
+          "int32": ("<i4", 4), "int64": ("<i8", 8), "bool": ("?", 1), "float16": ("<f2", 2),
+          "uint16": ("<u2", 2)}
+
+
+def log(msg):
+    print(msg, flush=True)
+
+
+def target_dir():
+    return Path(os.environ.get("CARGO_TARGET_DIR", REPO / "target"))
+
+
+def check_version():
+    from importlib.metadata import version
+
+    found = version("tflite-micro")
+    if found != TFLM_VERSION:
+        sys.exit(f"tflite-micro {found} is installed; the suite is pinned to {TFLM_VERSION}")
+
+
+# ---------------------------------------------------------------------------------------------
+# TFLM in child processes
+
+
+def tflm_child(out, ids):
+    """Runs the models `ids` of the sweep at `out` through TFLM; writes tflm/<id>.bin, or
+    tflm/<id>.err with the reason TFLM refused the model."""
+    import numpy as np
+    from tflite_micro.python.tflite_micro import runtime
+
+    manifest = json.loads((out / "manifest.json").read_text())
+    models = {m["id"]: m for v in manifest["variants"] for m in v["models"]}
+    for mid in ids:
+        m = models[mid]
+        data = (out / m["model"]).read_bytes()
+        try:
+            it = runtime.Interpreter.from_bytes(data, arena_size=1024 * 1024 + 8 * len(data))
+            details = []
+            while True:
+                try:
+                    details.append(it.get_input_details(len(details)))
+                except IndexError:
+                    break
+            sets = (out / m["inputs"]).read_bytes()
+            size = m["set_bytes"]
+            result = bytearray()
+            for k in range(m["sets"]):
+                chunk = sets[k * size:(k + 1) * size]
+                at = 0
+                for i, d in enumerate(details):
+                    dt = np.dtype(d["dtype"])
+                    n = int(np.prod(d["shape"])) * dt.itemsize
+                    arr = np.frombuffer(chunk[at:at + n], dtype=dt).reshape(d["shape"])
+                    it.set_input(arr, i)
+                    at += n
+                it.invoke()
+                i = 0
+                while True:
+                    try:
+                        o = it.get_output(i)
+                    except IndexError:
+                        break
+                    result += np.ascontiguousarray(o).tobytes()
+                    i += 1
+            (out / "tflm" / f"{mid}.bin").write_bytes(bytes(result))
+        except Exception as e:  # noqa: BLE001 (TFLM reports Prepare failures as RuntimeError)
+            (out / "tflm" / f"{mid}.err").write_text(f"{type(e).__name__}: {e}")
+        sys.stdout.flush()
+
+
+def run_tflm(out, groups, jobs):
+    """Runs each group of model ids in one child; a child that dies leaves its unfinished
+    models to be run one by one, and a model that kills its child alone is 'aborted'."""
+    (out / "tflm").mkdir(exist_ok=True)
+
+    def child(ids):
+        cmd = [sys.executable, __file__, "--child", str(out), *ids]
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=3600)
+        return p
+
+    def done(mid):
+        return (out / "tflm" / f"{mid}.bin").exists() or (out / "tflm" / f"{mid}.err").exists()
+
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        results = list(pool.map(child, groups))
+    retry = [mid for ids in groups for mid in ids if not done(mid)]
+    if retry:
+        log(f"  {len(retry)} models unfinished after a TFLM child died; running them one by one")
+        with ThreadPoolExecutor(max_workers=jobs) as pool:
+            for mid, p in zip(retry, pool.map(lambda m: child([m]), retry)):
+                if not done(mid):
+                    tail = (p.stderr or "").strip().splitlines()[-3:]
+                    (out / "tflm" / f"{mid}.err").write_text(
+                        f"TFLM aborted (exit {p.returncode}): {' | '.join(tail)}")
+    return results
+
+
+# ---------------------------------------------------------------------------------------------
+# Parameters: our Debug dump, parsed
+
+
+def parse_debug(text):
+    """Parses Rust `Debug` output (structs, arrays, numbers, bools) into dicts and lists."""
+    pos = 0
+
+    def ws():
+        nonlocal pos
+        while pos < len(text) and text[pos] in " \n\t":
+            pos += 1
+
+    def value():
+        nonlocal pos
+        ws()
+        c = text[pos]
+        if c == "[":
+            pos += 1
+            items = []
+            ws()
+            while text[pos] != "]":
+                items.append(value())
+                ws()
+                if text[pos] == ",":
+                    pos += 1
+                ws()
+            pos += 1
+            return items
+        start = pos
+        while pos < len(text) and (text[pos].isalnum() or text[pos] in "_-+.:"):
+            pos += 1
+        word = text[start:pos]
+        ws()
+        if pos < len(text) and text[pos] == "{":
+            pos += 1
+            fields = {"__type__": word}
+            ws()
+            while text[pos] != "}":
+                fstart = pos
+                while text[pos] not in ":":
+                    pos += 1
+                name = text[fstart:pos].strip()
+                pos += 1
+                fields[name] = value()
+                ws()
+                if text[pos] == ",":
+                    pos += 1
+                ws()
+            pos += 1
+            return fields
+        if word in ("true", "false"):
+            return word == "true"
+        if word in ("inf", "-inf", "NaN"):
+            return float(word.lower().replace("nan", "nan"))
+        try:
+            return int(word)
+        except ValueError:
+            pass
+        try:
+            return float(word)
+        except ValueError:
+            return word
+
+    return value()
+
+
+def read_params(path):
+    """`OP_0 = ConvS8 { ... }` lines -> {name: parsed}."""
+    out = {}
+    if not path.exists():
+        return out
+    for line in path.read_text().splitlines():
+        name, _, rest = line.partition(" = ")
+        out[name] = parse_debug(rest)
+    return out
+
+
+def compare(expected, ours, path=""):
+    """The first difference between `expected` (a subset of fields) and `ours`, or None."""
+    if isinstance(expected, dict):
+        if not isinstance(ours, dict):
+            return f"{path}: expected a struct, found {ours!r}"
+        for k, v in expected.items():
+            if k not in ours:
+                return f"{path}.{k}: missing (fields: {', '.join(f for f in ours if f != '__type__')})"
+            d = compare(v, ours[k], f"{path}.{k}")
+            if d:
+                return d
+        return None
+    if isinstance(expected, (list, tuple)):
+        if not isinstance(ours, list) or len(ours) != len(expected):
+            return f"{path}: expected {len(expected)} items, found {ours!r:.120}"
+        for i, (a, b) in enumerate(zip(expected, ours)):
+            d = compare(a, b, f"{path}[{i}]")
+            if d:
+                return d
+        return None
+    if isinstance(expected, float) or isinstance(ours, float):
+        import struct
+
+        same = struct.pack("<f", float(expected)) == struct.pack("<f", float(ours))
+        return None if same else f"{path}: TFLM {expected!r}, stowplan {ours!r}"
+    return None if expected == ours else f"{path}: TFLM {expected!r}, stowplan {ours!r}"
+
+
+def expected_params(variant, model_path):
+    """The parameters TFLM's Prepare computes for op 0 of the model, by the op's module."""
+    import importlib
+
+    import tflm
+
+    module = importlib.import_module(variant["op"])
+    op = tflm.read_model(model_path)
+    return module.expected(op) if not hasattr(module, "expected_for") else \
+        module.expected_for(variant, op)
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+def output_layout(model_path):
+    """[(dtype, elements)] of the model's outputs."""
+    import tflm
+
+    op = tflm.read_model(model_path)
+    out = []
+    for t in op.model_outputs:
+        n = 1
+        for d in t.shape:
+            n *= d
+        out.append((t.dtype, n))
+    return out
+
+
+def compare_outputs(want, got, layout, runs):
+    """(values compared, values identical, first difference or None)."""
+    import numpy as np
+
+    per_run = sum(DTYPES[d][1] * n for d, n in layout)
+    if len(want) != per_run * runs or len(got) != len(want):
+        return 0, 0, f"{len(want)} bytes from TFLM, {len(got)} from stowplan"
+    values = same = 0
+    first = None
+    at = 0
+    for r in range(runs):
+        for d, n in layout:
+            code, size = DTYPES[d]
+            a = np.frombuffer(want[at:at + n * size], dtype=code)
+            b = np.frombuffer(got[at:at + n * size], dtype=code)
+            ab = np.frombuffer(want[at:at + n * size], dtype=f"u{size}" if size > 1 else "u1")
+            bb = np.frombuffer(got[at:at + n * size], dtype=f"u{size}" if size > 1 else "u1")
+            eq = ab == bb
+            values += n
+            same += int(eq.sum())
+            if first is None and not eq.all():
+                i = int(np.nonzero(~eq)[0][0])
+                first = f"run {r}, value {i}: TFLM {a[i]!r}, stowplan {b[i]!r}"
+            at += n * size
+    return values, same, first
+
+
+def evaluate(out, manifest):
+    """Compares every model; returns (rows by (builtin, types), failures)."""
+    import tflm
+
+    rows = {}
+    failures = []
+    for v in manifest["variants"]:
+        key = (v["builtin"], v["types"])
+        row = rows.setdefault(key, {"op": v["op"], "variants": set(), "models": 0, "values": 0,
+                                    "identical": 0, "params": 0, "param_diffs": 0, "refused": 0})
+        row["variants"].add(v["key"])
+        for m in v["models"]:
+            row["models"] += 1
+            mid = m["id"]
+            path = out / m["model"]
+            err = out / "tflm" / f"{mid}.err"
+            ours_bin = out / "ours" / f"{mid}.bin"
+            where = f"{v['key']} {mid} ({m['note']})"
+            if m["refused"] is not None:
+                if err.exists():
+                    row["refused"] += 1
+                    continue
+                failures.append(f"{where}: stowplan refuses a model TFLM runs: {m['refused']}")
+                continue
+            if err.exists():
+                failures.append(f"{where}: TFLM refuses a model stowplan accepts: {err.read_text()}")
+                continue
+            if not ours_bin.exists():
+                failures.append(f"{where}: the sweep wrote no outputs")
+                continue
+            want = (out / "tflm" / f"{mid}.bin").read_bytes()
+            got = ours_bin.read_bytes()
+            values, same, first = compare_outputs(want, got, output_layout(path), m["sets"])
+            row["values"] += values
+            row["identical"] += same
+            if first is not None:
+                failures.append(f"{where}: {values - same} of {values} output values differ; {first}")
+            ours = read_params(out / "ours" / f"{mid}.params")
+            if ours:
+                row["params"] += 1
+                try:
+                    exp = expected_params(v, path)
+                except tflm.PrepareFails as e:
+                    row["param_diffs"] += 1
+                    failures.append(f"{where}: TFLM's Prepare (transcribed) fails: {e}, but TFLM ran it")
+                    continue
+                diff = compare(exp, ours.get("OP_0"), "OP_0")
+                if diff:
+                    row["param_diffs"] += 1
+                    failures.append(f"{where}: parameter {diff}")
+    return rows, failures
+
+
+def table(rows):
+    lines = [
+        "| op | module | types | variants | models | output values compared | identical | "
+        "parameter sets checked | parameter differences |",
+        "|---|---|---|--:|--:|--:|--:|--:|--:|",
+    ]
+    for (builtin, types), r in sorted(rows.items()):
+        lines.append(
+            f"| {builtin} | `{r['op']}` | {types} | {len(r['variants'])} | {r['models']} | "
+            f"{r['values']:,} | {r['identical']:,} | {r['params']:,} | {r['param_diffs']} |")
+    return "\n".join(lines)
+
+
+def cargo(*args, cwd=REPO):
+    cmd = ["cargo", *args]
+    p = subprocess.run(cmd, cwd=cwd, env={**os.environ, "CARGO_TARGET_DIR": str(target_dir())})
+    if p.returncode != 0:
+        sys.exit(f"`{' '.join(cmd)}` failed")
+
+
+def sweep(out, seed, slice_k, ops, values, jobs, runtime=None, locked=True):
+    """Generates, builds and runs one sweep, runs TFLM, compares. Returns (rows, failures)."""
+    t0 = time.time()
+    gen = ["run", "-q", "-p", "stowplan-conformance"]
+    if locked:
+        gen.insert(1, "--locked")
+    gen += ["--", "gen", "--out", str(out), "--seed", str(seed), "--values", str(values)]
+    if slice_k:
+        gen += ["--slice", str(slice_k)]
+    if ops:
+        gen += ["--ops", ops]
+    if runtime:
+        gen += ["--runtime", str(runtime)]
+    cargo(*gen)
+    manifest = json.loads((out / "manifest.json").read_text())
+    t1 = time.time()
+    log(f"  generated in {t1 - t0:.1f} s")
+    cargo("build", "-q", "--manifest-path", str(out / "sweep" / "Cargo.toml"))
+    t2 = time.time()
+    log(f"  sweep crate built in {t2 - t1:.1f} s")
+    binary = target_dir() / "debug" / manifest["package"]
+    p = subprocess.run([str(binary), str(out)], capture_output=True, text=True)
+    if p.returncode != 0:
+        log(p.stderr)
+    t3 = time.time()
+    log(f"  stowplan ran in {t3 - t2:.1f} s")
+    # One TFLM child per variant, largest first.
+    groups = [[m["id"] for m in v["models"]] for v in manifest["variants"]]
+    groups.sort(key=len, reverse=True)
+    run_tflm(out, groups, jobs)
+    t4 = time.time()
+    log(f"  TFLM ran in {t4 - t3:.1f} s")
+    rows, failures = evaluate(out, manifest)
+    log(f"  compared in {time.time() - t4:.1f} s")
+    return rows, failures
+
+
+def self_test(args):
+    """Each mutant of MUTANTS must make the suite fail."""
+    ok = True
+    for name, (rel, old, new) in MUTANTS.items():
+        base = target_dir() / "conformance" / f"mutant-{name}"
+        runtime = base / "runtime"
+        if runtime.exists():
+            shutil.rmtree(runtime)
+        shutil.copytree(REPO / "runtime", runtime, ignore=shutil.ignore_patterns("target"))
+        f = runtime / rel
+        text = f.read_text()
+        if text.count(old) != 1:
+            log(f"mutant {name}: the pattern is not (once) in runtime/{rel}; update MUTANTS")
+            ok = False
+            continue
+        f.write_text(text.replace(old, new))
+        log(f"mutant {name}: runtime/{rel} perturbed")
+        rows, failures = sweep(base / "sweep", args.seed, args.slice, MUTANT_OPS[name],
+                               args.values, args.jobs, runtime=runtime)
+        differing = sum(r["values"] - r["identical"] for r in rows.values())
+        if failures:
+            log(f"mutant {name}: caught ({len(failures)} models fail, {differing:,} output values differ)")
+        else:
+            log(f"mutant {name}: NOT caught: the suite passes a wrong kernel")
+            ok = False
+    return ok
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--full", action="store_true", help="every variant (default: the CI slice)")
+    ap.add_argument("--slice", type=int, default=8,
+                    help="keep about one variant in K of each op and type (default 8)")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--ops", help="only these op modules, comma-separated")
+    ap.add_argument("--values", type=int, default=10_000,
+                    help="output values per variant at least (default 10000)")
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
+    ap.add_argument("--table", help="write the table (markdown) to this file")
+    ap.add_argument("--self-test", action="store_true",
+                    help="run the slice with each perturbed kernel; each must fail")
+    ap.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.child:
+        tflm_child(Path(args.child[0]), args.child[1:])
+        return 0
+    check_version()
+    import tflm
+
+    tflm.self_test()
+    log("TFLM's functions (ctypes) and the transcribed glue match TFLM's golden values")
+    if args.self_test:
+        return 0 if self_test(args) else 1
+    slice_k = None if args.full else args.slice
+    name = "full" if args.full else f"slice-{args.slice}"
+    out = target_dir() / "conformance" / f"{name}-seed{args.seed}"
+    log(f"conformance sweep {name}, seed {args.seed} -> {out}")
+    rows, failures = sweep(out, args.seed, slice_k, args.ops, args.values, args.jobs)
+    text = table(rows)
+    print()
+    print(text)
+    if args.table:
+        cmd = "python3 tests/conformance/run.py --full" if args.full else \
+            f"python3 tests/conformance/run.py --slice {args.slice}"
+        Path(args.table).write_text(
+            "# Conformance with TensorFlow Lite Micro\n\n"
+            "Generated by `" + cmd + f" --seed {args.seed} --table {args.table}`"
+            f" against tflite-micro {TFLM_VERSION} (reference kernels). Every output value "
+            "of every model is compared byte for byte, and every parameter the build computes "
+            "with what TFLM's Prepare computes.\n\n" + text + "\n")
+    total = sum(r["values"] for r in rows.values())
+    same = sum(r["identical"] for r in rows.values())
+    print()
+    if failures:
+        for f in failures[:40]:
+            print("FAIL", f)
+        if len(failures) > 40:
+            print(f"... and {len(failures) - 40} more")
+        print(f"\n{len(failures)} models fail; {total - same:,} of {total:,} output values differ")
+        return 1
+    print(f"every output value ({total:,}) and every parameter is identical with TFLite Micro")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
