@@ -2,8 +2,8 @@
 
 use std::fmt;
 
-use crate::model::{DType, OpIndex, SubgraphIndex, TensorIndex};
 use crate::plan::ProblemError;
+use crate::tflite::{DType, OpIndex, SubgraphIndex, TensorIndex};
 
 /// How messages name a tensor: `tensor 7 "conv/out" of subgraph 0`.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -314,7 +314,7 @@ impl fmt::Display for ReadModelError {
             Self::BadOfflinePlan { reason } => write!(
                 f,
                 "bad {} metadata: {reason}",
-                crate::model::OFFLINE_PLAN_METADATA
+                crate::tflite::OFFLINE_PLAN_METADATA
             ),
             Self::BadShapeOverride { reason } => write!(f, "bad shape override: {reason}"),
         }

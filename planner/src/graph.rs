@@ -13,7 +13,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use crate::error::ReadModelError;
-use crate::model::{BuiltinOp, Model, Opcode, SubgraphIndex, TensorId, TensorIndex};
+use crate::tflite::{BuiltinOp, Model, Opcode, SubgraphIndex, TensorId, TensorIndex};
 
 /// Largest tensor planned: 4 GiB - 1, what a 32-bit target can address at all.
 pub const MAX_TENSOR_BYTES: u64 = u32::MAX as u64;

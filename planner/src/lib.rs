@@ -18,8 +18,8 @@
 //!
 //! ```
 //! use stowplan_planner::{plan_model, Options};
-//! use stowplan_planner::builder::{ModelBuilder, ops};
-//! use stowplan_planner::model::DType;
+//! use stowplan_planner::tflite::builder::{ModelBuilder, ops};
+//! use stowplan_planner::tflite::DType;
 //!
 //! // input -> RELU -> RELU -> output, 1 KiB each.
 //! let mut b = ModelBuilder::new();
@@ -42,27 +42,25 @@
     warn(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)
 )]
 
-pub mod builder;
 pub mod codegen;
 pub mod embed;
 pub mod emit;
 mod error;
 pub mod graph;
 pub mod lifetime;
-pub mod model;
 pub mod plan;
 pub mod problem_csv;
 pub mod quant;
-mod schema;
 pub mod scratch;
+pub mod tflite;
 pub mod verify;
 
 pub use error::{OpDesc, PlanArenaError, ReadModelError, TensorDesc};
 
 use graph::{Placement, ShapeOverride, TensorInfo};
 use lifetime::{Lifetimes, TimePoint};
-use model::{Model, TensorId};
 use plan::{Buffer, LiveProfile, Plan, Planner, Problem};
+use tflite::{Model, TensorId};
 
 /// What to do with an `OfflineMemoryAllocation` plan in the model.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
@@ -243,7 +241,7 @@ fn reshape_aliases(
 ) -> Vec<(TensorId, TensorId)> {
     let mut out = Vec::new();
     for (position, op) in model.ops.iter().enumerate() {
-        let model::Opcode::Builtin(b) = op.opcode else {
+        let tflite::Opcode::Builtin(b) = op.opcode else {
             continue;
         };
         if !matches!(b.name(), Some("RESHAPE" | "SQUEEZE" | "EXPAND_DIMS")) {
@@ -325,7 +323,7 @@ pub fn plan_model(bytes: &[u8], options: &Options) -> Result<ModelPlan, PlanAren
         }
         .into());
     }
-    let model = model::read_model(bytes)?;
+    let model = tflite::read_model(bytes)?;
     let honour = options.offline == OfflinePolicy::Honour;
     let tensors = graph::tensor_infos(&model, &options.shapes, honour, options.dynamic_cache)?;
     let lifetimes = lifetime::lifetimes(&model)?;

@@ -18,7 +18,7 @@
 //! each other and nothing else.
 
 use crate::error::ReadModelError;
-use crate::model::{Model, OpIndex, Subgraph, SubgraphIndex};
+use crate::tflite::{Model, OpIndex, Subgraph, SubgraphIndex};
 
 /// Longest timeline (and most tensor uses walked) before the walk stops with an error: control
 /// flow that calls the same subgraphs from many places grows the timeline multiplicatively.

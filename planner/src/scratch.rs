@@ -22,7 +22,7 @@
 //! TFLM interpreter confirms these sizes: with them, stowplan's greedy plan equals TFLM's arena
 //! head on every model it runs (`tests/tflm/check_heads.py`).
 
-use crate::model::{DType, Model, Op, Opcode, Tensor};
+use crate::tflite::{DType, Model, Op, Opcode, Tensor};
 
 /// Where kernel scratch comes from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]

@@ -2,8 +2,8 @@
 //! float32, over both paddings, every fused activation and three shape classes; strides 1 to
 //! 3 and dilations 1 and 2 drawn per model.
 
-use stowplan_planner::builder::{ModelBuilder, ops};
-use stowplan_planner::model::{DType, OpOptions, Padding};
+use stowplan_planner::tflite::builder::{ModelBuilder, ops};
+use stowplan_planner::tflite::{DType, OpOptions, Padding};
 
 use crate::suite::{
     self, ACTIVATIONS, Draft, InputSpec, Quant, Rng, Spec, Target, Variant, f32_bytes, int_bytes,
@@ -146,7 +146,7 @@ fn draw(
     int8: bool,
     shape: &str,
     padding: Padding,
-    activation: stowplan_planner::model::Activation,
+    activation: stowplan_planner::tflite::Activation,
 ) -> Option<Draft> {
     let win = window(rng, shape, padding, index)?;
     let (cin, cout) = channels(rng, shape);

@@ -2,8 +2,8 @@
 //! of rank 2 to 4, `keep_num_dims`) and float32, over every fused activation and three shape
 //! classes.
 
-use stowplan_planner::builder::{ModelBuilder, ops};
-use stowplan_planner::model::{DType, OpOptions};
+use stowplan_planner::tflite::builder::{ModelBuilder, ops};
+use stowplan_planner::tflite::{DType, OpOptions};
 
 use crate::suite::{
     self, ACTIVATIONS, Draft, InputSpec, Quant, Rng, Spec, Target, Variant, f32_bytes, int_bytes,
@@ -40,7 +40,7 @@ fn draw(
     index: usize,
     types: &str,
     shape: &str,
-    activation: stowplan_planner::model::Activation,
+    activation: stowplan_planner::tflite::Activation,
 ) -> Option<Draft> {
     let (batches, accum, units) = match shape {
         "ones" => (1, rng.size(1, 3), rng.size(1, 3)),

@@ -1,8 +1,8 @@
 //! What every op's variants are made of: a seeded generator, quantisation draws, input sets at
 //! random and at the edges, and the loop that fills a variant up to its output values.
 
-use stowplan_planner::builder::ModelBuilder;
-use stowplan_planner::model::DType;
+use stowplan_planner::tflite::DType;
+use stowplan_planner::tflite::builder::ModelBuilder;
 
 /// splitmix64: small, fast and the same on every machine and Rust version.
 #[derive(Clone, Debug)]
@@ -496,8 +496,8 @@ pub fn weights_f32(rng: &mut Rng, n: usize, sd: f64) -> Vec<f32> {
 }
 
 /// The fused activation names the suite draws, with the format's codes.
-pub const ACTIVATIONS: [(&str, stowplan_planner::model::Activation); 4] = {
-    use stowplan_planner::model::Activation;
+pub const ACTIVATIONS: [(&str, stowplan_planner::tflite::Activation); 4] = {
+    use stowplan_planner::tflite::Activation;
     [
         ("NONE", Activation::None),
         ("RELU", Activation::Relu),

@@ -2,10 +2,10 @@
 //! committed regression inputs (`fuzz/regressions/<target>/`) through exactly the same code.
 //! Each panics only when it finds a bug.
 
-use stowplan_planner::builder::{ModelBuilder, TensorSpec};
 use stowplan_planner::codegen::{Codegen, GenerateError, ModelFile, generate};
-use stowplan_planner::model::{BuiltinOp, DType, read_model};
 use stowplan_planner::plan::{Buffer, Lifetime, Planner, Problem, lower_bound, run};
+use stowplan_planner::tflite::builder::{ModelBuilder, TensorSpec};
+use stowplan_planner::tflite::{BuiltinOp, DType, read_model};
 use stowplan_planner::verify::verify;
 use stowplan_planner::{OfflinePolicy, Options, plan_model};
 

@@ -1,6 +1,6 @@
 //! Test support for stowplan: the synthetic test models, and access to the shared real models.
 //!
-//! The synthetic models are built here with [`stowplan_planner::builder`] and committed under
+//! The synthetic models are built here with [`stowplan_planner::tflite::builder`] and committed under
 //! `tests/models/synthetic/` so the command-line examples and external tools can read them;
 //! `tests/tests/synthetic.rs` fails if a committed file drifts from what this code builds, and
 //! `STOWPLAN_BLESS=1 cargo test -p stowplan-tests --test synthetic` rewrites them.
@@ -12,8 +12,8 @@ pub mod fuzz;
 pub mod golden;
 pub mod malformed;
 
-use stowplan_planner::builder::{Callees, ModelBuilder, TensorSpec, ops};
-use stowplan_planner::model::DType;
+use stowplan_planner::tflite::DType;
+use stowplan_planner::tflite::builder::{Callees, ModelBuilder, TensorSpec, ops};
 
 /// The repository root.
 #[must_use]

@@ -4,8 +4,8 @@
 //! `tests/models/malformed/` (refreshed with `STOWPLAN_BLESS=1 cargo test -p stowplan-tests
 //! --test synthetic`).
 
-use stowplan_planner::builder::{Callees, ModelBuilder, TensorSpec, ops};
-use stowplan_planner::model::{BuiltinOp, DType};
+use stowplan_planner::tflite::builder::{Callees, ModelBuilder, TensorSpec, ops};
+use stowplan_planner::tflite::{BuiltinOp, DType};
 
 /// A model that must be refused, and the message every entry point gives (after `PATH: `).
 #[derive(Clone, Copy, Debug)]

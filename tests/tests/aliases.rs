@@ -2,8 +2,8 @@
 //! `invoke`): one buffer with the union of both lifetimes, verified; never in the
 //! TFLite-Micro-compatible mode.
 
-use stowplan_planner::builder::{ModelBuilder, ops};
-use stowplan_planner::model::DType;
+use stowplan_planner::tflite::DType;
+use stowplan_planner::tflite::builder::{ModelBuilder, ops};
 use stowplan_planner::{Options, plan_model};
 use stowplan_tests::repo_root;
 

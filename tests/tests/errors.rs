@@ -2,8 +2,8 @@
 //! `tests/src/malformed.rs` run by `tests/tests/malformed.rs`, covers those), and an offline
 //! plan's deliberate aliases, which are reported, not refused.
 
-use stowplan_planner::builder::{ModelBuilder, ops};
-use stowplan_planner::model::DType;
+use stowplan_planner::tflite::DType;
+use stowplan_planner::tflite::builder::{ModelBuilder, ops};
 use stowplan_planner::{Options, plan_model};
 
 #[test]

@@ -1,9 +1,9 @@
 //! Lifetimes on TFLite Micro's timeline, checked tensor by tensor against the rules
 //! (`MarkAllocationLifetimes`) worked out by hand.
 
-use stowplan_planner::builder::{Callees, ModelBuilder, ops};
 use stowplan_planner::lifetime::{TensorLifetime, TimePoint, lifetimes};
-use stowplan_planner::model::{DType, SubgraphIndex, read_model};
+use stowplan_planner::tflite::builder::{Callees, ModelBuilder, ops};
+use stowplan_planner::tflite::{DType, SubgraphIndex, read_model};
 use stowplan_planner::{Options, plan_model};
 
 /// (first, last) in TFLM scopes, -1 for unset.

@@ -4,8 +4,8 @@
 use std::path::PathBuf;
 
 use stowplan_planner::graph::{Placement, ShapeOverride};
-use stowplan_planner::model::TensorId;
 use stowplan_planner::plan::Planner;
+use stowplan_planner::tflite::TensorId;
 use stowplan_planner::{ModelPlan, Options, ReadModelError, plan_model};
 use stowplan_tests::{SYNTHETIC, repo_root};
 

@@ -10,8 +10,8 @@ use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
 use crate::ModelPlan;
-use crate::model::{Activation, BuiltinOp, DType, Op, OpOptions, Opcode, Padding, Tensor};
 use crate::quant;
+use crate::tflite::{Activation, BuiltinOp, DType, Op, OpOptions, Opcode, Padding, Tensor};
 
 /// Why an op has no kernel call.
 pub type NoKernel = String;
@@ -898,8 +898,8 @@ pub(crate) fn generate(
             .subgraphs
             .get(op.subgraph.get())
             .map_or(0, |s| s.first_tensor);
-        let id = |t: crate::model::TensorIndex| {
-            crate::model::TensorId(u32::try_from(base + t.get()).unwrap_or(u32::MAX))
+        let id = |t: crate::tflite::TensorIndex| {
+            crate::tflite::TensorId(u32::try_from(base + t.get()).unwrap_or(u32::MAX))
         };
         if let (Some(Some(i)), Some(o)) = (op.inputs.first(), op.outputs.first())
             && plan.aliases.contains(&(id(*i), id(*o)))

@@ -40,7 +40,7 @@ use sha2::{Digest, Sha256};
 
 use crate::emit::{shape as shape_str, thousands};
 use crate::graph::{Placement, TensorKind};
-use crate::model::DType;
+use crate::tflite::DType;
 use crate::{ModelPlan, lifetime::TensorLifetime};
 
 /// How generated code tracks the model file (so editing it recompiles the crate).
@@ -301,7 +301,7 @@ pub fn generate(
         });
     }
     if let Some(a) = plan.declared_aliases.first() {
-        let name = |id: crate::model::TensorId| {
+        let name = |id: crate::tflite::TensorId| {
             plan.model
                 .tensors
                 .get(id.get())
@@ -544,7 +544,7 @@ pub fn generate(
         None
     };
 
-    let io = |list: &[crate::model::TensorIndex]| {
+    let io = |list: &[crate::tflite::TensorIndex]| {
         let ids = list.iter().map(|t| Literal::u32_unsuffixed(t.0));
         quote!(&[#(#ids),*])
     };

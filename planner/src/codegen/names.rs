@@ -14,7 +14,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::model::Model;
+use crate::tflite::Model;
 
 /// Names of the fixed items of a generated module, which tensor constants never take.
 pub const RESERVED: &[&str] = &[

@@ -3,8 +3,8 @@
 use serde_json::{Value, json};
 
 use crate::graph::Placement;
-use crate::model::Opcode;
 use crate::plan::{LiveProfile, Plan, Problem};
+use crate::tflite::Opcode;
 use crate::{ModelPlan, OfflinePolicy};
 
 fn scope_json(scope: Option<u32>) -> Value {

@@ -152,7 +152,7 @@ pub fn model_text(plan: &ModelPlan, model: &str) -> String {
         );
     }
     for a in &plan.declared_aliases {
-        let name = |id: crate::model::TensorId| {
+        let name = |id: crate::tflite::TensorId| {
             m.tensors
                 .get(id.get())
                 .map_or_else(String::new, |t| t.desc().to_string())

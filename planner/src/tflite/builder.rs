@@ -5,8 +5,8 @@
 //! malformed models on purpose.
 //!
 //! ```
-//! use stowplan_planner::builder::{ModelBuilder, ops};
-//! use stowplan_planner::model::{read_model, DType};
+//! use stowplan_planner::tflite::builder::{ModelBuilder, ops};
+//! use stowplan_planner::tflite::{read_model, DType};
 //!
 //! let mut b = ModelBuilder::new();
 //! let sg = b.subgraph("main");
@@ -21,12 +21,12 @@
 //! # Ok::<(), stowplan_planner::ReadModelError>(())
 //! ```
 
-use crate::model::{Activation, BuiltinOp, DType, OFFLINE_PLAN_METADATA, OpOptions, Padding};
-use crate::schema::tflite as fb;
+use super::model::{Activation, BuiltinOp, DType, OFFLINE_PLAN_METADATA, OpOptions, Padding};
+use super::schema::tflite as fb;
 
 /// Builtin op codes for [`ModelBuilder::op`].
 pub mod ops {
-    use crate::model::BuiltinOp;
+    use crate::tflite::BuiltinOp;
 
     /// `ADD`.
     pub const ADD: BuiltinOp = BuiltinOp::ADD;

@@ -1,0 +1,24 @@
+//! The TensorFlow Lite format: everything stowplan knows of `.tflite` files, and nothing else.
+//!
+//! - [`schema`](self) (private): the flatc output for `planner/schema/tflite.fbs`, the subset of
+//!   TFLite's schema stowplan reads and writes;
+//! - [`read_model`]: the verified flatbuffer view and the validation of every index, into the
+//!   owned types of [`model`] (re-exported here);
+//! - [`builder`]: writing models (synthetic test graphs, single-op conformance models);
+//! - [`write`]: rewriting a model's root to add or replace a metadata entry (how
+//!   [`crate::embed`] writes a plan into a model).
+//!
+//! Nothing here plans or generates code; every later layer reads the model through these types.
+
+pub mod builder;
+pub mod model;
+mod read;
+mod schema;
+pub mod write;
+
+pub use model::{
+    Activation, BufferIndex, BufferInfo, BuiltinOp, DType, MAX_MODEL_BYTES, MetadataEntry, Model,
+    OFFLINE_PLAN_METADATA, Op, OpIndex, OpOptions, Opcode, Padding, Quantization, Subgraph,
+    SubgraphIndex, Tensor, TensorId, TensorIndex,
+};
+pub use read::read_model;

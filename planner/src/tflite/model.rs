@@ -1,0 +1,566 @@
+//! The model as stowplan reads it: owned, validated types (subgraphs, tensors, ops, buffers,
+//! the offline plan), made by [`super::read_model`] and written by [`super::builder`].
+
+use std::fmt;
+use std::ops::Range;
+
+use super::schema::tflite as fb;
+use crate::error::{OpDesc, TensorDesc};
+
+/// Largest model file read: 2 GiB, the limit of the flatbuffer format.
+pub const MAX_MODEL_BYTES: usize = (1 << 31) - 1;
+
+/// Name of the metadata entry holding an offline plan.
+pub const OFFLINE_PLAN_METADATA: &str = "OfflineMemoryAllocation";
+
+macro_rules! index_newtype {
+    ($(#[$doc:meta])* $name:ident) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub struct $name(pub u32);
+
+        impl $name {
+            /// The index as a `usize`.
+            #[must_use]
+            pub const fn get(self) -> usize {
+                self.0 as usize
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                fmt::Display::fmt(&self.0, f)
+            }
+        }
+    };
+}
+
+index_newtype!(
+    /// Index of a subgraph in `Model.subgraphs`; 0 is the main subgraph.
+    SubgraphIndex
+);
+index_newtype!(
+    /// Index of a tensor within its subgraph's `tensors`.
+    TensorIndex
+);
+index_newtype!(
+    /// Index of an op within its subgraph's `operators` (execution order).
+    OpIndex
+);
+index_newtype!(
+    /// Index of a buffer in `Model.buffers`; 0 is the empty sentinel.
+    BufferIndex
+);
+index_newtype!(
+    /// Index of a tensor over all subgraphs, in subgraph order (the order of TFLite Micro's
+    /// allocation info and of an offline plan).
+    TensorId
+);
+
+/// The element type of a tensor (`TensorType` in the format).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
+#[allow(missing_docs)]
+pub enum DType {
+    Float32,
+    Float16,
+    Int32,
+    Uint8,
+    Int64,
+    String,
+    Bool,
+    Int16,
+    Complex64,
+    Int8,
+    Float64,
+    Complex128,
+    Uint64,
+    Resource,
+    Variant,
+    Uint32,
+    Uint16,
+    Int4,
+    Bfloat16,
+    Int2,
+    Uint4,
+    Float8E4m3fn,
+    Float8E5m2,
+    /// A type code this version does not know.
+    Unknown(i8),
+}
+
+impl DType {
+    /// The type for a `TensorType` code.
+    #[must_use]
+    pub const fn from_code(code: i8) -> Self {
+        match code {
+            0 => Self::Float32,
+            1 => Self::Float16,
+            2 => Self::Int32,
+            3 => Self::Uint8,
+            4 => Self::Int64,
+            5 => Self::String,
+            6 => Self::Bool,
+            7 => Self::Int16,
+            8 => Self::Complex64,
+            9 => Self::Int8,
+            10 => Self::Float64,
+            11 => Self::Complex128,
+            12 => Self::Uint64,
+            13 => Self::Resource,
+            14 => Self::Variant,
+            15 => Self::Uint32,
+            16 => Self::Uint16,
+            17 => Self::Int4,
+            18 => Self::Bfloat16,
+            19 => Self::Int2,
+            20 => Self::Uint4,
+            21 => Self::Float8E4m3fn,
+            22 => Self::Float8E5m2,
+            other => Self::Unknown(other),
+        }
+    }
+
+    /// Bytes per element in the arena, as TensorFlow Lite Micro counts them: packed 4- and 2-bit
+    /// types are unpacked to one byte per element (TFLM does this for INT4), a RESOURCE handle is
+    /// 4 bytes. `None` for types with no fixed size (STRING, VARIANT, unknown codes).
+    #[must_use]
+    pub const fn element_bytes(self) -> Option<u64> {
+        Some(match self {
+            Self::Bool | Self::Int8 | Self::Uint8 | Self::Int4 | Self::Int2 | Self::Uint4 => 1,
+            Self::Float8E4m3fn | Self::Float8E5m2 => 1,
+            Self::Float16 | Self::Bfloat16 | Self::Int16 | Self::Uint16 => 2,
+            Self::Float32 | Self::Int32 | Self::Uint32 | Self::Resource => 4,
+            Self::Int64 | Self::Uint64 | Self::Float64 | Self::Complex64 => 8,
+            Self::Complex128 => 16,
+            Self::String | Self::Variant | Self::Unknown(_) => return None,
+        })
+    }
+
+    /// The lowercase name used in reports and JSON (`int8`, `float32`, ...).
+    #[must_use]
+    pub const fn name(self) -> &'static str {
+        match self {
+            Self::Float32 => "float32",
+            Self::Float16 => "float16",
+            Self::Int32 => "int32",
+            Self::Uint8 => "uint8",
+            Self::Int64 => "int64",
+            Self::String => "string",
+            Self::Bool => "bool",
+            Self::Int16 => "int16",
+            Self::Complex64 => "complex64",
+            Self::Int8 => "int8",
+            Self::Float64 => "float64",
+            Self::Complex128 => "complex128",
+            Self::Uint64 => "uint64",
+            Self::Resource => "resource",
+            Self::Variant => "variant",
+            Self::Uint32 => "uint32",
+            Self::Uint16 => "uint16",
+            Self::Int4 => "int4",
+            Self::Bfloat16 => "bfloat16",
+            Self::Int2 => "int2",
+            Self::Uint4 => "uint4",
+            Self::Float8E4m3fn => "float8_e4m3fn",
+            Self::Float8E5m2 => "float8_e5m2",
+            Self::Unknown(_) => "unknown",
+        }
+    }
+
+    /// Every known type, in code order.
+    pub const ALL: [DType; 23] = [
+        Self::Float32,
+        Self::Float16,
+        Self::Int32,
+        Self::Uint8,
+        Self::Int64,
+        Self::String,
+        Self::Bool,
+        Self::Int16,
+        Self::Complex64,
+        Self::Int8,
+        Self::Float64,
+        Self::Complex128,
+        Self::Uint64,
+        Self::Resource,
+        Self::Variant,
+        Self::Uint32,
+        Self::Uint16,
+        Self::Int4,
+        Self::Bfloat16,
+        Self::Int2,
+        Self::Uint4,
+        Self::Float8E4m3fn,
+        Self::Float8E5m2,
+    ];
+
+    /// The `TensorType` code.
+    #[must_use]
+    pub fn code(self) -> i8 {
+        match self {
+            Self::Unknown(code) => code,
+            known => Self::ALL
+                .iter()
+                .position(|d| *d == known)
+                .and_then(|i| i8::try_from(i).ok())
+                .unwrap_or(-1),
+        }
+    }
+}
+
+impl fmt::Display for DType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Unknown(code) => write!(f, "unknown type {code}"),
+            known => f.write_str(known.name()),
+        }
+    }
+}
+
+/// A builtin op code (`BuiltinOperator` in the format).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct BuiltinOp(pub i32);
+
+impl BuiltinOp {
+    /// `ADD`.
+    pub const ADD: Self = Self(0);
+    /// `CONCATENATION`.
+    pub const CONCATENATION: Self = Self(2);
+    /// `CONV_2D`.
+    pub const CONV_2D: Self = Self(3);
+    /// `FULLY_CONNECTED`.
+    pub const FULLY_CONNECTED: Self = Self(9);
+    /// `RELU`.
+    pub const RELU: Self = Self(19);
+    /// `RESHAPE`.
+    pub const RESHAPE: Self = Self(22);
+    /// `CUSTOM`: the op is named by its `custom_code`.
+    pub const CUSTOM: Self = Self(32);
+    /// `IF`: runs its then or else subgraph.
+    pub const IF: Self = Self(118);
+    /// `WHILE`: runs its cond and body subgraphs.
+    pub const WHILE: Self = Self(119);
+    /// `CALL_ONCE`: runs its init subgraph once.
+    pub const CALL_ONCE: Self = Self(129);
+    /// `VAR_HANDLE`: its output is a resource handle, never planned.
+    pub const VAR_HANDLE: Self = Self(142);
+    /// `READ_VARIABLE`.
+    pub const READ_VARIABLE: Self = Self(143);
+    /// `ASSIGN_VARIABLE`.
+    pub const ASSIGN_VARIABLE: Self = Self(144);
+
+    /// The format's name for the code (`CONV_2D`), if this version knows it.
+    #[must_use]
+    pub fn name(self) -> Option<&'static str> {
+        fb::BuiltinOperator(self.0).variant_name()
+    }
+
+    /// The code for a name such as `CONV_2D`.
+    #[must_use]
+    pub fn from_name(name: &str) -> Option<Self> {
+        fb::BuiltinOperator::ENUM_VALUES
+            .iter()
+            .find(|op| op.variant_name() == Some(name))
+            .map(|op| Self(op.0))
+    }
+}
+
+impl fmt::Display for BuiltinOp {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.name() {
+            Some(name) => f.write_str(name),
+            None => write!(f, "BUILTIN_{}", self.0),
+        }
+    }
+}
+
+/// What an op does: a builtin code, or a custom op named by its custom code.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Opcode {
+    /// A builtin op.
+    Builtin(BuiltinOp),
+    /// A custom op (`CUSTOM` with a `custom_code`), such as `ethos-u` or `SignalRfft`.
+    Custom(String),
+}
+
+impl fmt::Display for Opcode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Builtin(op) => op.fmt(f),
+            Self::Custom(code) => f.write_str(code),
+        }
+    }
+}
+
+/// A subgraph: a list of tensors and ops in execution order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Subgraph {
+    /// Its index.
+    pub index: SubgraphIndex,
+    /// Its name (may be empty).
+    pub name: String,
+    /// Global id of its tensor 0; its tensors are `first_tensor .. first_tensor + tensor_count`.
+    pub first_tensor: usize,
+    /// Number of tensors.
+    pub tensor_count: usize,
+    /// Position of its op 0 in [`Model::ops`].
+    pub first_op: usize,
+    /// Number of ops.
+    pub op_count: usize,
+    /// Its input tensors.
+    pub inputs: Vec<TensorIndex>,
+    /// Its output tensors.
+    pub outputs: Vec<TensorIndex>,
+}
+
+/// A tensor as the file declares it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Tensor {
+    /// Its index over all subgraphs.
+    pub id: TensorId,
+    /// Its subgraph.
+    pub subgraph: SubgraphIndex,
+    /// Its index within the subgraph.
+    pub index: TensorIndex,
+    /// Its name (may be empty).
+    pub name: String,
+    /// Its element type.
+    pub dtype: DType,
+    /// `shape` (a scalar has none); `-1` marks an unknown dimension.
+    pub shape: Vec<i32>,
+    /// `shape_signature`, if present: `-1` marks a dimension unknown at conversion.
+    pub shape_signature: Option<Vec<i32>>,
+    /// Its buffer.
+    pub buffer: BufferIndex,
+    /// Whether it holds state kept across invocations.
+    pub is_variable: bool,
+    /// Whether its buffer holds data (a weight or other constant): constants are never planned.
+    pub is_constant: bool,
+    /// Its affine quantisation, if the file gives scales.
+    pub quantization: Option<Quantization>,
+}
+
+/// A tensor's affine quantisation: `real = scale × (q − zero_point)`, one pair per tensor or
+/// one per channel along `quantized_dimension`.
+#[derive(Clone, Debug, Default)]
+pub struct Quantization {
+    /// Scales.
+    pub scale: Vec<f32>,
+    /// Zero points (as many as scales, or none for 0).
+    pub zero_point: Vec<i64>,
+    /// The channel dimension of per-channel quantisation.
+    pub quantized_dimension: i32,
+}
+
+impl PartialEq for Quantization {
+    fn eq(&self, other: &Self) -> bool {
+        let bits = |v: &[f32]| v.iter().map(|f| f.to_bits()).collect::<Vec<_>>();
+        bits(&self.scale) == bits(&other.scale)
+            && self.zero_point == other.zero_point
+            && self.quantized_dimension == other.quantized_dimension
+    }
+}
+
+impl Eq for Quantization {}
+
+/// `Padding` of convolutions and pools.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Padding {
+    /// Output size `ceil(in / stride)`, padded evenly (the extra row/column at the end).
+    Same,
+    /// No padding.
+    Valid,
+    /// A code this version does not know.
+    Unknown(i8),
+}
+
+/// A fused activation function.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Activation {
+    /// None.
+    None,
+    /// `max(0, x)`.
+    Relu,
+    /// Clamp to `[-1, 1]`.
+    ReluN1To1,
+    /// Clamp to `[0, 6]`.
+    Relu6,
+    /// `tanh`.
+    Tanh,
+    /// Sign bit.
+    SignBit,
+    /// A code this version does not know.
+    Unknown(i8),
+}
+
+/// The builtin options stowplan reads, by op.
+#[derive(Clone, Debug, PartialEq, Default)]
+#[allow(missing_docs)] // the fields are the format's, named as there
+pub enum OpOptions {
+    /// No options, or options of a type stowplan does not read.
+    #[default]
+    None,
+    Conv2D {
+        padding: Padding,
+        stride_w: i32,
+        stride_h: i32,
+        dilation_w: i32,
+        dilation_h: i32,
+        activation: Activation,
+    },
+    DepthwiseConv2D {
+        padding: Padding,
+        stride_w: i32,
+        stride_h: i32,
+        depth_multiplier: i32,
+        dilation_w: i32,
+        dilation_h: i32,
+        activation: Activation,
+    },
+    Pool2D {
+        padding: Padding,
+        stride_w: i32,
+        stride_h: i32,
+        filter_w: i32,
+        filter_h: i32,
+        activation: Activation,
+    },
+    FullyConnected {
+        activation: Activation,
+        keep_num_dims: bool,
+        /// `weights_format` other than `DEFAULT`.
+        shuffled_weights: bool,
+    },
+    Softmax {
+        beta: f32,
+    },
+    Concatenation {
+        axis: i32,
+        activation: Activation,
+    },
+    Add {
+        activation: Activation,
+    },
+    Mul {
+        activation: Activation,
+    },
+    Reducer {
+        keep_dims: bool,
+    },
+}
+
+// Only `Softmax::beta` is a float; a NaN beta is a model no kernel runs.
+impl Eq for OpOptions {}
+
+impl Tensor {
+    /// How errors and reports name the tensor.
+    #[must_use]
+    pub fn desc(&self) -> TensorDesc {
+        TensorDesc {
+            subgraph: self.subgraph,
+            index: self.index,
+            name: self.name.clone(),
+        }
+    }
+}
+
+/// An op.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Op {
+    /// Its subgraph.
+    pub subgraph: SubgraphIndex,
+    /// Its index in the subgraph (execution order).
+    pub index: OpIndex,
+    /// What it does.
+    pub opcode: Opcode,
+    /// Input tensors of its subgraph; `None` for an omitted optional input (`-1`).
+    pub inputs: Vec<Option<TensorIndex>>,
+    /// Output tensors of its subgraph.
+    pub outputs: Vec<TensorIndex>,
+    /// Intermediate tensors (used by some LSTM kernels; TFLite Micro gives them no lifetime).
+    pub intermediates: Vec<TensorIndex>,
+    /// Subgraphs the op runs, in TFLite Micro's order: IF then, else; WHILE cond, body;
+    /// CALL_ONCE init.
+    pub callees: Vec<SubgraphIndex>,
+    /// Its builtin options, where stowplan reads them.
+    pub options: OpOptions,
+}
+
+impl Op {
+    /// How errors and reports name the op.
+    #[must_use]
+    pub fn desc(&self) -> OpDesc {
+        OpDesc {
+            subgraph: self.subgraph,
+            index: self.index,
+            opcode: self.opcode.to_string(),
+        }
+    }
+}
+
+/// A buffer of the model.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BufferInfo {
+    /// Where its `data` lies in the file, if it has any.
+    pub data: Option<Range<usize>>,
+    /// `offset`: position of data stored after the flatbuffer (large models), 0 if unused.
+    pub offset: u64,
+    /// `size` of data stored after the flatbuffer, 0 if unused.
+    pub size: u64,
+}
+
+/// A metadata entry.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MetadataEntry {
+    /// Its name.
+    pub name: String,
+    /// Its buffer.
+    pub buffer: BufferIndex,
+}
+
+/// A model, read and validated.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Model {
+    /// The schema version the file declares.
+    pub version: u32,
+    /// Its description, if any.
+    pub description: Option<String>,
+    /// Its subgraphs; there is at least one.
+    pub subgraphs: Vec<Subgraph>,
+    /// Tensors of all subgraphs, in subgraph order: `tensors[id]` has id `id`.
+    pub tensors: Vec<Tensor>,
+    /// Ops of all subgraphs, in subgraph order.
+    pub ops: Vec<Op>,
+    /// Its buffers.
+    pub buffers: Vec<BufferInfo>,
+    /// Its metadata entries.
+    pub metadata: Vec<MetadataEntry>,
+    /// The `OfflineMemoryAllocation` plan: one entry per tensor id, `None` = plan online.
+    pub offline_plan: Option<Vec<Option<u64>>>,
+}
+
+impl Model {
+    /// The tensors of subgraph `subgraph`.
+    #[must_use]
+    pub fn subgraph_tensors(&self, subgraph: &Subgraph) -> &[Tensor] {
+        self.tensors
+            .get(subgraph.first_tensor..subgraph.first_tensor + subgraph.tensor_count)
+            .unwrap_or(&[])
+    }
+
+    /// The ops of subgraph `subgraph`, in execution order.
+    #[must_use]
+    pub fn subgraph_ops(&self, subgraph: &Subgraph) -> &[Op] {
+        self.ops
+            .get(subgraph.first_op..subgraph.first_op + subgraph.op_count)
+            .unwrap_or(&[])
+    }
+
+    /// The tensor `index` of `subgraph`, if both exist.
+    #[must_use]
+    pub fn tensor(&self, subgraph: SubgraphIndex, index: TensorIndex) -> Option<&Tensor> {
+        let sg = self.subgraphs.get(subgraph.get())?;
+        self.subgraph_tensors(sg).get(index.get())
+    }
+}
