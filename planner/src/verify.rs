@@ -16,7 +16,7 @@
 
 use std::fmt;
 
-use crate::plan::{Plan, Problem, Time};
+use crate::plan::{self, Plan, Planner, Problem, Settings, Time};
 
 /// Two fixed-offset buffers that overlap in memory while both are live, accepted as declared by
 /// the offline plan.
@@ -235,6 +235,45 @@ pub fn verify(
     Ok(Verified {
         declared_overlaps: declared,
     })
+}
+
+/// Runs `planner` on `problem` and verifies the result.
+///
+/// # Errors
+///
+/// [`VerifyPlanError`] if the plan fails verification. For plans made here this means a bug in a
+/// planner, or fixed offsets that overlap each other while their buffers are live together (an
+/// offline plan may do that on purpose: use [`verify`] with
+/// `allow_fixed_overlaps` to accept it).
+///
+/// ```
+/// use stowplan_planner::plan::{Buffer, Planner, Problem};
+/// use stowplan_planner::verify::solve;
+///
+/// // TFLite Micro's golden test for its greedy planner.
+/// let problem = Problem::new(
+///     vec![Buffer::new(10, 0, 1), Buffer::new(20, 1, 2), Buffer::new(30, 2, 3),
+///          Buffer::new(40, 3, 4), Buffer::new(50, 0, 1)],
+///     1,
+/// )?;
+/// let plan = solve(&problem, Planner::Greedy)?;
+/// assert_eq!(plan.offsets(), [50, 70, 40, 0, 0]);
+/// assert_eq!(plan.arena_bytes(), 90);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn solve(problem: &Problem, planner: Planner) -> Result<Plan, VerifyPlanError> {
+    solve_with(problem, &Settings::new(planner))
+}
+
+/// [`solve`] with a capacity and a search budget.
+///
+/// # Errors
+///
+/// As [`solve`].
+pub fn solve_with(problem: &Problem, settings: &Settings) -> Result<Plan, VerifyPlanError> {
+    let plan = plan::run_with(problem, settings);
+    verify(problem, &plan, false)?;
+    Ok(plan)
 }
 
 #[cfg(test)]

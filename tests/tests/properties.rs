@@ -2,10 +2,8 @@
 //! bound; deliberately broken plans are rejected.
 
 use proptest::prelude::*;
-use stowplan_planner::plan::{
-    Buffer, Plan, Planner, Problem, Settings, lower_bound, run, solve, solve_with,
-};
-use stowplan_planner::verify::{VerifyPlanError, verify};
+use stowplan_planner::plan::{Buffer, Plan, Planner, Problem, Settings, lower_bound, run};
+use stowplan_planner::verify::{VerifyPlanError, solve, solve_with, verify};
 
 const CASES: u32 = if cfg!(miri) { 8 } else { 256 };
 

@@ -5,8 +5,9 @@
 use proptest::prelude::*;
 use stowplan_planner::plan::{
     Buffer, DEFAULT_SEARCH_STEPS, Lifetime, Plan, Planner, Problem, Settings, lower_bound,
-    proven_bound, run, solve_with,
+    proven_bound, run,
 };
+use stowplan_planner::verify::solve_with;
 use stowplan_planner::{Options, plan_model, problem_csv};
 use stowplan_tests::shared_dir;
 

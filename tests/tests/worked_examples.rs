@@ -1,6 +1,7 @@
 //! Worked examples from published write-ups on TFLite memory planning, with correct arithmetic.
 
-use stowplan_planner::plan::{Buffer, Planner, Problem, lower_bound, solve};
+use stowplan_planner::plan::{Buffer, Planner, Problem, lower_bound};
+use stowplan_planner::verify::solve;
 
 #[test]
 fn chain_where_both_tensors_are_live_at_op_0() {

@@ -301,7 +301,7 @@ fn run(args: &Args) -> Result<String, Failure> {
             capacity: args.capacity,
             search_steps: args.steps,
         };
-        let plan = plan::solve_with(&csv.problem, &settings)
+        let plan = stowplan_planner::verify::solve_with(&csv.problem, &settings)
             .map_err(|e| Failure::Plan(format!("{path}: plan failed verification: {e}")))?;
         check_capacity(path, args, &plan)?;
         let profile = plan::lower_bound(&csv.problem);

@@ -290,7 +290,8 @@ pub fn model_svg(plan: &ModelPlan, title: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plan::{Buffer, Planner, lower_bound, solve};
+    use crate::plan::{Buffer, Planner, lower_bound};
+    use crate::verify::solve;
 
     /// A small well-formedness check: every tag closes in order, attributes are quoted, and text
     /// holds no bare `<` or `&`.

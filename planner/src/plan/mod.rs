@@ -8,8 +8,8 @@
 //! Micro does), so offsets and the arena are multiples of the alignment. Buffers with a fixed
 //! offset are never moved; the others avoid them.
 //!
-//! [`solve`] runs a planner and then [`crate::verify::verify`], so every plan it returns has been
-//! checked by code that shares nothing with the planner.
+//! Nothing here verifies a plan: [`crate::verify`] does, with code that shares nothing with the
+//! planners ([`crate::verify::solve`] runs a planner, then verifies its plan).
 //!
 //! # The planners and what they guarantee
 //!
@@ -45,8 +45,6 @@ use std::fmt;
 
 pub use bound::{LiveProfile, lower_bound, proven_bound};
 pub use search::MAX_SEARCH_BUFFERS;
-
-use crate::verify::{self, VerifyPlanError};
 
 /// A point on the planning timeline. Lifetimes are inclusive ranges of times.
 pub type Time = u32;
@@ -520,46 +518,9 @@ impl Plan {
     }
 }
 
-/// Runs `planner` on `problem` and verifies the result.
-///
-/// # Errors
-///
-/// [`VerifyPlanError`] if the plan fails verification. For plans made here this means a bug in a
-/// planner, or fixed offsets that overlap each other while their buffers are live together (an
-/// offline plan may do that on purpose: use [`crate::verify::verify`] with
-/// `allow_fixed_overlaps` to accept it).
-///
-/// ```
-/// use stowplan_planner::plan::{solve, Buffer, Planner, Problem};
-///
-/// // TFLite Micro's golden test for its greedy planner.
-/// let problem = Problem::new(
-///     vec![Buffer::new(10, 0, 1), Buffer::new(20, 1, 2), Buffer::new(30, 2, 3),
-///          Buffer::new(40, 3, 4), Buffer::new(50, 0, 1)],
-///     1,
-/// )?;
-/// let plan = solve(&problem, Planner::Greedy)?;
-/// assert_eq!(plan.offsets(), [50, 70, 40, 0, 0]);
-/// assert_eq!(plan.arena_bytes(), 90);
-/// # Ok::<(), Box<dyn std::error::Error>>(())
-/// ```
-pub fn solve(problem: &Problem, planner: Planner) -> Result<Plan, VerifyPlanError> {
-    solve_with(problem, &Settings::new(planner))
-}
-
-/// [`solve`] with a capacity and a search budget.
-///
-/// # Errors
-///
-/// As [`solve`].
-pub fn solve_with(problem: &Problem, settings: &Settings) -> Result<Plan, VerifyPlanError> {
-    let plan = run_with(problem, settings);
-    verify::verify(problem, &plan, false)?;
-    Ok(plan)
-}
-
-/// Runs `planner` without verifying: for [`solve`] and for callers that verify themselves (with
-/// their own policy on fixed overlaps).
+/// Runs `planner`. Nothing here verifies a plan: whoever runs a planner verifies its plan
+/// afterwards, with its own policy on fixed overlaps ([`crate::verify::verify`], or
+/// [`crate::verify::solve`] for both steps at once).
 #[must_use]
 pub fn run(problem: &Problem, planner: Planner) -> Plan {
     run_with(problem, &Settings::new(planner))

@@ -156,7 +156,9 @@ fn random_problems() {
         let runs = if n >= 10_000 { 1 } else { 3 };
         for planner in Planner::ALL {
             let settings = Settings::new(planner);
-            let (t, result) = timed(runs, || plan::solve_with(&problem, &settings));
+            let (t, result) = timed(runs, || {
+                stowplan_planner::verify::solve_with(&problem, &settings)
+            });
             let p = match result {
                 Ok(p) => p,
                 Err(e) => {
@@ -243,8 +245,12 @@ fn minimalloc(shared: &Path) {
             capacity: Some(1_048_576),
             ..Settings::default()
         };
-        let (tc, cap) = timed(1, || plan::solve_with(problem, &with_cap));
-        let (tf, free) = timed(1, || plan::solve_with(problem, &Settings::default()));
+        let (tc, cap) = timed(1, || {
+            stowplan_planner::verify::solve_with(problem, &with_cap)
+        });
+        let (tf, free) = timed(1, || {
+            stowplan_planner::verify::solve_with(problem, &Settings::default())
+        });
         let (Ok(cap), Ok(free)) = (cap, free) else {
             println!("| {name} | failed verification |||||||||||");
             continue;
