@@ -1,12 +1,12 @@
-//! CONV_2D and DEPTHWISE_CONV_2D: TFLM's `reference_integer_ops::ConvPerChannel`,
-//! `reference_integer_ops::DepthwiseConvPerChannel`, `reference_ops::Conv` and
-//! `reference_ops::DepthwiseConv` (float).
+//! CONV_2D: TFLM's `reference_integer_ops::ConvPerChannel` and `reference_ops::Conv` (float),
+//! and what DEPTHWISE_CONV_2D ([`super::depthwise_conv`]) shares with it: the geometry, the
+//! parameters, the window arithmetic and the epilogues.
 //!
 //! Every output value is the sum TFLM computes, over the same products in the same order
 //! (float sums round identically); only the order in which outputs are computed and how
 //! products are fetched differ: CONV_2D takes each filter row's valid taps as one contiguous
-//! run of input channels (or of whole pixels), DEPTHWISE_CONV_2D accumulates a block of
-//! channels at once, tap by tap, so both vectorise.
+//! run of input channels (or of whole pixels), so it vectorises. Outputs are written in
+//! memory order (batch, y, x, channel).
 
 use super::{Requant, activation_f32, clamp_to_i8, dot_s8, fixed, sized, sized_mut};
 
@@ -64,12 +64,9 @@ pub struct ConvF32 {
     pub act_max: f32,
 }
 
-/// Channels DEPTHWISE_CONV_2D accumulates at once (its accumulators live on the stack).
-const CHANNEL_BLOCK: usize = 16;
-
 /// The input coordinate `origin + dilation * k` if it lies in `0..size`.
 #[inline(always)]
-fn inside(origin: isize, dilation: usize, k: usize, size: usize) -> Option<usize> {
+pub(super) fn inside(origin: isize, dilation: usize, k: usize, size: usize) -> Option<usize> {
     let at = origin.wrapping_add(dilation.wrapping_mul(k) as isize);
     if at >= 0 && (at as usize) < size {
         Some(at as usize)
@@ -80,14 +77,14 @@ fn inside(origin: isize, dilation: usize, k: usize, size: usize) -> Option<usize
 
 /// `out * stride - pad`, the window's origin in the input.
 #[inline(always)]
-fn origin(out: usize, stride: usize, pad: usize) -> isize {
+pub(super) fn origin(out: usize, stride: usize, pad: usize) -> isize {
     (out.wrapping_mul(stride) as isize).wrapping_sub(pad as isize)
 }
 
 /// The taps `start..end` of an undilated window of `filter` taps at `origin` that lie in
 /// `0..size` (empty if none do).
 #[inline(always)]
-fn valid_taps(origin: isize, filter: usize, size: usize) -> (usize, usize) {
+pub(super) fn valid_taps(origin: isize, filter: usize, size: usize) -> (usize, usize) {
     let start = if origin < 0 { origin.unsigned_abs() } else { 0 };
     let limit = (size as isize).wrapping_sub(origin);
     let end = if limit < 0 {
@@ -207,95 +204,10 @@ fn conv_loops<T, A: Copy, O>(
     }
 }
 
-/// Shared loop nest of DEPTHWISE_CONV_2D. Outputs are produced in TFLM's order (batch, out_y,
-/// out_x, in_channel, multiplier); each output's products are added in TFLM's (filter_y,
-/// filter_x) order. Blocks of up to [`CHANNEL_BLOCK`] output channels are accumulated
-/// together, tap by tap: `mac(accs, input, filter)` adds one tap's products to a block, with
-/// one input per output (depth multiplier 1) or one input for all (the outputs of one input
-/// channel).
-///
-/// Returns without writing if the slices are shorter than the geometry says or the filter's
-/// channels are not the input's times the depth multiplier.
-#[inline(always)]
-fn depthwise_loops<T: Copy, A: Copy, O>(
-    g: &ConvGeometry,
-    input: &[T],
-    filter: &[T],
-    output: &mut [O],
-    zero: A,
-    mut mac: impl FnMut(&mut [A], &[T], &[T]),
-    mut finish: impl FnMut(A, usize) -> O,
-) {
-    let [batches, input_h, input_w, input_d] = g.input;
-    let [_, filter_h, filter_w, output_d] = g.filter;
-    let [_, output_h, output_w, _] = g.output;
-    let depth_multiplier = g.depth_multiplier;
-    let (Some(input), Some(filter), Some(output)) = (
-        sized(input, &[batches, input_h, input_w, input_d]),
-        sized(filter, &[filter_h, filter_w, output_d]),
-        sized_mut(output, &[batches, output_h, output_w, output_d]),
-    ) else {
-        return;
-    };
-    if input_d.checked_mul(depth_multiplier) != Some(output_d) {
-        return;
-    }
-    let mut out = output.iter_mut();
-    for batch in 0..batches {
-        for out_y in 0..output_h {
-            let in_y_origin = origin(out_y, g.stride_h, g.pad_h);
-            for out_x in 0..output_w {
-                let in_x_origin = origin(out_x, g.stride_w, g.pad_w);
-                // `block` output channels from `first` on: with depth multiplier 1 they read
-                // `block` input channels from `in_c` on, else (channels of one input channel)
-                // all read input channel `in_c`.
-                let mut first = 0;
-                while first < output_d {
-                    let (in_c, block, in_len) = if depth_multiplier == 1 {
-                        let block = CHANNEL_BLOCK.min(output_d - first);
-                        (first, block, block)
-                    } else {
-                        let in_c = first.checked_div(depth_multiplier).unwrap_or(0);
-                        let m = first.checked_rem(depth_multiplier).unwrap_or(0);
-                        (in_c, CHANNEL_BLOCK.min(depth_multiplier - m), 1)
-                    };
-                    let mut accs = [zero; CHANNEL_BLOCK];
-                    let accs = &mut accs[..block];
-                    for filter_y in 0..filter_h {
-                        let Some(in_y) = inside(in_y_origin, g.dilation_h, filter_y, input_h)
-                        else {
-                            continue;
-                        };
-                        for filter_x in 0..filter_w {
-                            let Some(in_x) = inside(in_x_origin, g.dilation_w, filter_x, input_w)
-                            else {
-                                continue;
-                            };
-                            let i = ((batch * input_h + in_y) * input_w + in_x) * input_d + in_c;
-                            let f = (filter_y * filter_w + filter_x) * output_d + first;
-                            if let (Some(i), Some(f)) =
-                                (input.get(i..i + in_len), filter.get(f..f + block))
-                            {
-                                mac(accs, i, f);
-                            }
-                        }
-                    }
-                    for (out_c, &acc) in (first..).zip(accs.iter()) {
-                        if let Some(o) = out.next() {
-                            *o = finish(acc, out_c);
-                        }
-                    }
-                    first += block;
-                }
-            }
-        }
-    }
-}
-
 /// The int8 epilogue of TFLM's per-channel kernels: add the bias, requantise with the output
 /// channel's multiplier, add the output offset, clamp (`max` then `min`), narrow.
 #[inline(always)]
-fn requantize_channel(
+pub(super) fn requantize_channel(
     acc: i32,
     out_c: usize,
     bias: Option<&[i32]>,
@@ -356,58 +268,15 @@ pub fn conv2d_s8(p: &ConvS8, input: &[i8], filter: &[i8], bias: Option<&[i32]>, 
     );
 }
 
-/// int8 DEPTHWISE_CONV_2D: TFLM's `reference_integer_ops::DepthwiseConvPerChannel`.
-///
-/// `filter` is `1HWO` int8 (symmetric, per-channel); `bias` int32, one per output channel.
-///
-/// # Preconditions
-///
-/// `input.len() == N*H*W*C`, `filter.len() == FH*FW*O`, `output.len() == N*OH*OW*O` with
-/// `O == C * depth_multiplier`; `requant` and `bias` have `O` entries.
-pub fn depthwise_conv2d_s8(
-    p: &ConvS8,
-    input: &[i8],
-    filter: &[i8],
-    bias: Option<&[i32]>,
-    output: &mut [i8],
-) {
-    let input_offset = p.input_offset;
-    depthwise_loops(
-        &p.geometry,
-        input,
-        filter,
-        output,
-        0_i32,
-        |accs, i, f| {
-            if let [x] = *i {
-                let x = i32::from(x).wrapping_add(input_offset);
-                for (acc, &f) in accs.iter_mut().zip(f) {
-                    *acc = acc.wrapping_add(i32::from(f).wrapping_mul(x));
-                }
-            } else {
-                for ((acc, &x), &f) in accs.iter_mut().zip(i).zip(f) {
-                    let x = i32::from(x).wrapping_add(input_offset);
-                    *acc = acc.wrapping_add(i32::from(f).wrapping_mul(x));
-                }
-            }
-        },
-        |acc, out_c| {
-            requantize_channel(
-                acc,
-                out_c,
-                bias,
-                p.requant,
-                p.output_offset,
-                p.act_min,
-                p.act_max,
-            )
-        },
-    );
-}
-
 /// The float epilogue: `ActivationFunctionWithMinMax(total + bias)`.
 #[inline(always)]
-fn finish_f32(total: f32, out_c: usize, bias: Option<&[f32]>, act_min: f32, act_max: f32) -> f32 {
+pub(super) fn finish_f32(
+    total: f32,
+    out_c: usize,
+    bias: Option<&[f32]>,
+    act_min: f32,
+    act_max: f32,
+) -> f32 {
     let bias_value = match bias.and_then(|bias| bias.get(out_c)) {
         Some(&bias) => bias,
         None => 0.0,
@@ -439,39 +308,6 @@ pub fn conv2d_f32(
                 total += x * f;
             }
             total
-        },
-        |total, out_c| finish_f32(total, out_c, bias, p.act_min, p.act_max),
-    );
-}
-
-/// float DEPTHWISE_CONV_2D: TFLM's `reference_ops::DepthwiseConv` (float).
-///
-/// # Preconditions
-///
-/// As [`depthwise_conv2d_s8`].
-pub fn depthwise_conv2d_f32(
-    p: &ConvF32,
-    input: &[f32],
-    filter: &[f32],
-    bias: Option<&[f32]>,
-    output: &mut [f32],
-) {
-    depthwise_loops(
-        &p.geometry,
-        input,
-        filter,
-        output,
-        0.0_f32,
-        |totals, i, f| {
-            if let [x] = *i {
-                for (total, &f) in totals.iter_mut().zip(f) {
-                    *total += x * f;
-                }
-            } else {
-                for ((total, &x), &f) in totals.iter_mut().zip(i).zip(f) {
-                    *total += x * f;
-                }
-            }
         },
         |total, out_c| finish_f32(total, out_c, bias, p.act_min, p.act_max),
     );

@@ -1,6 +1,8 @@
 //! Reference kernels, bit-exact with TensorFlow Lite Micro (feature `kernels`).
 //!
-//! Each function computes exactly what TFLM's reference kernel computes
+//! One module per op kind (`conv`, `pooling`, ...), named as TFLM's kernel file and as the
+//! op's build-time module in the planner. Each function computes exactly what TFLM's reference
+//! kernel computes
 //! (`tensorflow/lite/kernels/internal/reference/…`, `reference/integer_ops/…` and the
 //! `tensorflow/lite/micro/kernels/*.cc` that call them): every float sum adds the same terms in
 //! the same order (so it rounds identically), with the same fixed-point rounding ([`fixed`]),
@@ -35,39 +37,51 @@
 //! [`fixed::SINGLE_ROUNDING`].
 #![forbid(unsafe_code)]
 
+// One module per op kind, named as its build-time module in the planner (`planner/src/ops/`)
+// and its proof in `tests/conformance/`.
 mod activations;
+mod add;
+mod broadcast;
+mod concatenation;
 mod conv;
-mod elementwise;
+mod depthwise_conv;
+mod dequantize;
 mod expf;
 pub mod fixed;
 mod fully_connected;
+mod logistic;
+mod mul;
+mod pad;
 mod pooling;
 mod quantize;
 mod reduce;
-mod shape;
+mod reshape;
 mod softmax;
 #[cfg(test)]
 mod tests;
+mod transpose;
 
-pub use activations::{
-    LogisticS8, Relu6S8, ReluS8, logistic_f32, logistic_s8, relu_f32, relu_s8, relu6_f32, relu6_s8,
-};
-pub use conv::{
-    ConvF32, ConvGeometry, ConvS8, conv2d_f32, conv2d_s8, depthwise_conv2d_f32, depthwise_conv2d_s8,
-};
-pub use elementwise::{AddS8, BinaryF32, BinaryShape, MulS8, add_f32, add_s8, mul_f32, mul_s8};
+pub use activations::{Relu6S8, ReluS8, relu_f32, relu_s8, relu6_f32, relu6_s8};
+pub use add::{AddS8, add_f32, add_s8};
+pub use broadcast::{BinaryF32, BinaryShape};
+pub use concatenation::concatenation;
+pub use conv::{ConvF32, ConvGeometry, ConvS8, conv2d_f32, conv2d_s8};
+pub use depthwise_conv::{depthwise_conv2d_f32, depthwise_conv2d_s8};
+pub use dequantize::{DequantizeS8F32, dequantize_s8_f32};
 pub use fully_connected::{
     FullyConnectedF32, FullyConnectedS8, fully_connected_f32, fully_connected_s8,
 };
+pub use logistic::{LogisticS8, logistic_f32, logistic_s8};
+pub use mul::{MulS8, mul_f32, mul_s8};
+pub use pad::{Pad, pad};
 pub use pooling::{
     PoolF32, PoolGeometry, PoolS8, average_pool_f32, average_pool_s8, max_pool_f32, max_pool_s8,
 };
-pub use quantize::{
-    DequantizeS8F32, QuantizeF32S8, Requantize, dequantize_s8_f32, quantize_f32_s8, requantize_s8,
-};
+pub use quantize::{QuantizeF32S8, Requantize, quantize_f32_s8, requantize_s8};
 pub use reduce::{MeanF32, MeanS8, mean_f32, mean_s8};
-pub use shape::{Pad, Transpose, concatenation, copy, pad, transpose};
+pub use reshape::copy;
 pub use softmax::{SoftmaxF32, SoftmaxS8, softmax_f32, softmax_s8};
+pub use transpose::{Transpose, transpose};
 
 /// TFLM's `(quantized_multiplier, shift)` pair from `QuantizeMultiplier`: the real multiplier
 /// `multiplier * 2^(shift - 31)`; `shift > 0` is a left shift.

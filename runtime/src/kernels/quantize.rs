@@ -1,5 +1,5 @@
-//! QUANTIZE and DEQUANTIZE: TFLM's `reference_ops::AffineQuantize`, `reference_ops::Requantize`
-//! and `reference_ops::Dequantize`.
+//! QUANTIZE: TFLM's `reference_ops::AffineQuantize` (float to int8) and
+//! `reference_ops::Requantize` (int8 to int8).
 
 use super::Requant;
 
@@ -84,28 +84,5 @@ pub fn requantize_s8(p: &Requantize, input: &[i8], output: &mut [i8]) {
             .apply(i32::from(x).wrapping_add(p.input_offset))
             .wrapping_add(p.output_offset);
         *o = value.clamp(i32::from(i8::MIN), i32::from(i8::MAX)) as i8;
-    }
-}
-
-/// Parameters of an int8 to float DEQUANTIZE.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct DequantizeS8F32 {
-    /// The input scale.
-    pub scale: f32,
-    /// The input zero point.
-    pub zero_point: i32,
-}
-
-/// int8 to float DEQUANTIZE: TFLM's `reference_ops::Dequantize`: `(float)(scale * (x -
-/// zero_point))` with the product in `double`, as TFLM.
-///
-/// # Preconditions
-///
-/// `input.len() == output.len()`.
-pub fn dequantize_s8_f32(p: &DequantizeS8F32, input: &[i8], output: &mut [f32]) {
-    let scale = f64::from(p.scale);
-    for (o, &x) in output.iter_mut().zip(input) {
-        let value = i32::from(x).wrapping_sub(p.zero_point);
-        *o = (scale * f64::from(value)) as f32;
     }
 }

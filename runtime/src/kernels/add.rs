@@ -1,0 +1,65 @@
+//! ADD with broadcasting: TFLM's `reference_integer_ops::Add` / `BroadcastAdd6DSlow` and the
+//! float `reference_ops` ones.
+
+use super::broadcast::{BinaryF32, BinaryShape, broadcast, clamp_binary};
+use super::{Requant, activation_f32, fixed};
+
+/// Parameters of an int8 ADD (TFLM's `OpDataAdd` for int8).
+#[derive(Clone, Copy, Debug)]
+pub struct AddS8 {
+    /// The shapes.
+    pub shape: BinaryShape,
+    /// Left shift applied to both offset inputs (20 for int8).
+    pub left_shift: i32,
+    /// Minus the first input's zero point.
+    pub input1_offset: i32,
+    /// First input's multiplier (`QuantizeMultiplierSmallerThanOneExp`).
+    pub input1: Requant,
+    /// Minus the second input's zero point.
+    pub input2_offset: i32,
+    /// Second input's multiplier.
+    pub input2: Requant,
+    /// The output zero point.
+    pub output_offset: i32,
+    /// Output multiplier.
+    pub output: Requant,
+    /// Lower clamp of the quantised output (fused activation).
+    pub act_min: i32,
+    /// Upper clamp of the quantised output (fused activation).
+    pub act_max: i32,
+}
+
+/// int8 ADD: TFLM's `AddFunc`: each offset input is shifted left by `left_shift`, scaled by
+/// its multiplier, the two are summed, scaled by the output multiplier (all with
+/// `MultiplyByQuantizedMultiplierSmallerThanOneExp`), offset and clamped.
+///
+/// # Preconditions
+///
+/// Each slice holds its shape's element count; every input dimension equals the output's or
+/// is 1.
+pub fn add_s8(p: &AddS8, input1: &[i8], input2: &[i8], output: &mut [i8]) {
+    let scale = fixed::multiply_by_quantized_multiplier_smaller_than_one_exp;
+    let shift = |x: i32| x.wrapping_mul(1_i32.wrapping_shl(p.left_shift as u32));
+    broadcast(&p.shape, input1, input2, output, |x, y| {
+        let input1_val = p.input1_offset.wrapping_add(i32::from(x));
+        let input2_val = p.input2_offset.wrapping_add(i32::from(y));
+        let scaled_input1_val = scale(shift(input1_val), p.input1.multiplier, p.input1.shift);
+        let scaled_input2_val = scale(shift(input2_val), p.input2.multiplier, p.input2.shift);
+        let raw_sum = scaled_input1_val.wrapping_add(scaled_input2_val);
+        let raw_output =
+            scale(raw_sum, p.output.multiplier, p.output.shift).wrapping_add(p.output_offset);
+        clamp_binary(raw_output, p.act_min, p.act_max)
+    });
+}
+
+/// float ADD: TFLM's `reference_ops::Add` / `BroadcastAdd6DSlow` (float):
+/// `ActivationFunctionWithMinMax(x + y)`.
+///
+/// # Preconditions
+///
+/// As [`add_s8`].
+pub fn add_f32(p: &BinaryF32, input1: &[f32], input2: &[f32], output: &mut [f32]) {
+    broadcast(&p.shape, input1, input2, output, |x, y| {
+        activation_f32(x + y, p.act_min, p.act_max)
+    });
+}

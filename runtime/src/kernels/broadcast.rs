@@ -1,0 +1,91 @@
+//! What ADD and MUL (and the binary ops to come) share: the broadcast shape and the loop that
+//! walks the output in memory order, fetching each input's element.
+//!
+//! Every output element depends on one element of each input only, so the order in which the
+//! broadcast loops visit the output does not change any result.
+
+use super::at;
+
+/// Shapes of a binary elementwise op, each right-aligned into 6 dimensions padded with leading
+/// 1s. An input dimension of 1 where the output's is larger is broadcast.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BinaryShape {
+    /// First input.
+    pub input1: [usize; 6],
+    /// Second input.
+    pub input2: [usize; 6],
+    /// Output.
+    pub output: [usize; 6],
+}
+
+/// Parameters of a float ADD or MUL.
+#[derive(Clone, Copy, Debug)]
+pub struct BinaryF32 {
+    /// The shapes.
+    pub shape: BinaryShape,
+    /// Lower clamp of the output (fused activation).
+    pub act_min: f32,
+    /// Upper clamp of the output (fused activation).
+    pub act_max: f32,
+}
+
+/// Row-major strides of `shape`, 0 where `shape` has extent 1 (broadcast).
+fn broadcast_strides(shape: &[usize; 6]) -> [usize; 6] {
+    let mut strides = [0; 6];
+    let mut stride = 1_usize;
+    for d in (0..6).rev() {
+        strides[d] = if shape[d] == 1 { 0 } else { stride };
+        stride = stride.wrapping_mul(shape[d]);
+    }
+    strides
+}
+
+/// Walks the output in memory order, calling `op(a, b)` with the input elements that
+/// broadcast to each output element.
+#[inline(always)]
+pub(super) fn broadcast<T: Copy + Default, O>(
+    shape: &BinaryShape,
+    input1: &[T],
+    input2: &[T],
+    output: &mut [O],
+    mut op: impl FnMut(T, T) -> O,
+) {
+    if shape.input1 == shape.output && shape.input2 == shape.output {
+        // TFLM's elementwise path (no broadcast): the same pairs, element by element.
+        for (i, o) in output.iter_mut().enumerate() {
+            *o = op(at(input1, i), at(input2, i));
+        }
+        return;
+    }
+    let s1 = broadcast_strides(&shape.input1);
+    let s2 = broadcast_strides(&shape.input2);
+    let [d0, d1, d2, d3, d4, d5] = shape.output;
+    let mut out = output.iter_mut();
+    for i0 in 0..d0 {
+        for i1 in 0..d1 {
+            for i2 in 0..d2 {
+                for i3 in 0..d3 {
+                    let base1 = i0 * s1[0] + i1 * s1[1] + i2 * s1[2] + i3 * s1[3];
+                    let base2 = i0 * s2[0] + i1 * s2[1] + i2 * s2[2] + i3 * s2[3];
+                    for i4 in 0..d4 {
+                        for i5 in 0..d5 {
+                            let a = at(input1, base1 + i4 * s1[4] + i5 * s1[5]);
+                            let b = at(input2, base2 + i4 * s2[4] + i5 * s2[5]);
+                            if let Some(o) = out.next() {
+                                *o = op(a, b);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Clamps as TFLM's binary int8 kernels do: `min(act_max, max(act_min, x))`, then narrows.
+#[inline(always)]
+pub(super) fn clamp_binary(x: i32, act_min: i32, act_max: i32) -> i8 {
+    let x = if x < act_min { act_min } else { x };
+    let x = if act_max < x { act_max } else { x };
+    x as i8
+}

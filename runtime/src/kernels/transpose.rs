@@ -1,0 +1,51 @@
+//! TRANSPOSE: TFLM's `reference_ops::Transpose` (generic over the element type).
+
+/// Parameters of TRANSPOSE: the input shape right-aligned into 6 dimensions padded with
+/// leading 1s, and the permutation extended accordingly (`perm[d]` is the input dimension that
+/// becomes output dimension `d`; the added leading dimensions map to themselves).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Transpose {
+    /// Input shape.
+    pub input: [usize; 6],
+    /// Output dimension `d` is input dimension `perm[d]`.
+    pub perm: [usize; 6],
+}
+
+/// TRANSPOSE: TFLM's `reference_ops::Transpose`: output element `(o0..o5)` is input element
+/// `i` with `i[perm[d]] = o[d]`.
+///
+/// # Preconditions
+///
+/// `perm` is a permutation of `0..6`; `input.len() == output.len()` is the product of the
+/// input shape.
+pub fn transpose<T: Copy>(p: &Transpose, input: &[T], output: &mut [T]) {
+    let mut strides = [0_usize; 6];
+    let mut stride = 1_usize;
+    for d in (0..6).rev() {
+        strides[d] = stride;
+        stride = stride.wrapping_mul(p.input[d]);
+    }
+    // Output dimension d walks input dimension perm[d].
+    let dim = |d: usize| p.perm.get(d).copied().unwrap_or(d);
+    let extent = |d: usize| p.input.get(dim(d)).copied().unwrap_or(0);
+    let step = |d: usize| strides.get(dim(d)).copied().unwrap_or(0);
+    let (s0, s1, s2, s3, s4, s5) = (step(0), step(1), step(2), step(3), step(4), step(5));
+    let mut out = output.iter_mut();
+    for a in 0..extent(0) {
+        for b in 0..extent(1) {
+            for c in 0..extent(2) {
+                for d in 0..extent(3) {
+                    let base = a * s0 + b * s1 + c * s2 + d * s3;
+                    for e in 0..extent(4) {
+                        for f in 0..extent(5) {
+                            let value = input.get(base + e * s4 + f * s5);
+                            if let (Some(o), Some(&value)) = (out.next(), value) {
+                                *o = value;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
