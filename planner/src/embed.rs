@@ -8,7 +8,7 @@
 //! them, with the same lifetimes, so the plan must be made under exactly TFLM's rules: it is
 //! (this crate's lifetimes and planned set are TFLM's, and no tensors are merged), and with
 //! TFLM's alignment of 16. The plan also reserves room for the scratch buffers TFLM's reference
-//! kernels request ([`crate::scratch`], [`KernelScratch::Tflm`]): TFLM places them first-fit
+//! kernels request ([`crate::arena`], [`KernelScratch::Tflm`]): TFLM places them first-fit
 //! around the fixed offsets, and a plan without room for them would make its arena grow.
 //!
 //! The file is written by [`crate::tflite::write::with_metadata`], which keeps every byte of
@@ -20,8 +20,8 @@
 
 use std::fmt;
 
+use crate::arena::KernelScratch;
 use crate::graph::Placement;
-use crate::scratch::KernelScratch;
 use crate::tflite::{OFFLINE_PLAN_METADATA, write};
 use crate::{ModelPlan, OfflinePolicy, Options, PlanArenaError, plan_model};
 

@@ -193,6 +193,15 @@ pub enum ReadModelError {
         /// What is wrong.
         reason: String,
     },
+    /// A quantised integer tensor has a zero point that is not a value of its type.
+    ZeroPointOutOfRange {
+        /// The tensor.
+        tensor: TensorDesc,
+        /// Its type.
+        dtype: DType,
+        /// The zero point.
+        zero_point: i64,
+    },
 }
 
 fn shape_str(shape: &[i32]) -> String {
@@ -317,6 +326,17 @@ impl fmt::Display for ReadModelError {
                 crate::tflite::OFFLINE_PLAN_METADATA
             ),
             Self::BadShapeOverride { reason } => write!(f, "bad shape override: {reason}"),
+            Self::ZeroPointOutOfRange {
+                tensor,
+                dtype,
+                zero_point,
+            } => {
+                let (min, max) = dtype.integer_range().unwrap_or((0, 0));
+                write!(
+                    f,
+                    "{tensor} of type {dtype} has zero point {zero_point}, outside {dtype}'s range {min}..={max}"
+                )
+            }
         }
     }
 }

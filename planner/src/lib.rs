@@ -42,24 +42,25 @@
     warn(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)
 )]
 
+pub mod arena;
 pub mod codegen;
 pub mod embed;
 pub mod emit;
 mod error;
 pub mod graph;
 pub mod lifetime;
+pub mod ops;
 pub mod plan;
 pub mod problem_csv;
 pub mod quant;
-pub mod scratch;
 pub mod tflite;
 pub mod verify;
 
 pub use error::{OpDesc, PlanArenaError, ReadModelError, TensorDesc};
 
-use graph::{Placement, ShapeOverride, TensorInfo};
-use lifetime::{Lifetimes, TimePoint};
-use plan::{Buffer, LiveProfile, Plan, Planner, Problem};
+use graph::{ShapeOverride, TensorInfo};
+use lifetime::Lifetimes;
+use plan::{LiveProfile, Plan, Planner, Problem};
 use tflite::{Model, TensorId};
 
 /// What to do with an `OfflineMemoryAllocation` plan in the model.
@@ -87,8 +88,8 @@ pub struct Options {
     /// For the `search` and `auto` planners: stop at the first plan whose arena is at most this
     /// many bytes ([`plan::Settings::capacity`]).
     pub capacity: Option<u64>,
-    /// Kernel scratch buffers to plan with the tensors ([`scratch`]).
-    pub kernel_scratch: scratch::KernelScratch,
+    /// Kernel scratch buffers to plan with the tensors ([`arena`]).
+    pub kernel_scratch: arena::KernelScratch,
     /// Tensors with a `-1` in `shape` or `shape_signature`: with `true` they are left out of
     /// the plan ([`graph::Placement::Dynamic`], served by a buffer cache at run time); with
     /// `false` (the default) `shape` is planned as TFLite Micro does and a `-1` left in it is
@@ -113,7 +114,7 @@ impl Default for Options {
             shapes: Vec::new(),
             offline: OfflinePolicy::default(),
             capacity: None,
-            kernel_scratch: scratch::KernelScratch::None,
+            kernel_scratch: arena::KernelScratch::None,
             dynamic_cache: false,
             alias_reshapes: false,
             search_steps: plan::DEFAULT_SEARCH_STEPS,
@@ -147,7 +148,7 @@ pub struct ModelPlan {
     pub buffer_tensors: Vec<TensorId>,
     /// Kernel scratch buffers, planned after the tensors' buffers (problem buffer
     /// `buffer_tensors.len() + i` is `scratch[i]`).
-    pub scratch: Vec<scratch::ScratchBuffer>,
+    pub scratch: Vec<arena::ScratchBuffer>,
     /// Reshape-like ops whose output shares its input's buffer ([`Options::alias_reshapes`]):
     /// `(input, output)`; the output is not in `buffer_tensors` (its buffer is the input's).
     pub aliases: Vec<(TensorId, TensorId)>,
@@ -227,86 +228,7 @@ impl ModelPlan {
     /// Says what happens at a TFLite Micro scope: `op 3 (CONV_2D) of subgraph 0`.
     #[must_use]
     pub fn describe_scope(&self, scope: Option<u32>) -> String {
-        describe_scope(&self.model, &self.lifetimes, scope)
-    }
-}
-
-/// The reshape-like ops whose output can share its input's buffer: both in the arena (no offline
-/// offsets), the same size, the input an intermediate whose last reader is this op, the output
-/// not a subgraph input. In op order, so a chain aliases to its first input.
-fn reshape_aliases(
-    model: &Model,
-    tensors: &[TensorInfo],
-    lifetimes: &Lifetimes,
-) -> Vec<(TensorId, TensorId)> {
-    let mut out = Vec::new();
-    for (position, op) in model.ops.iter().enumerate() {
-        let tflite::Opcode::Builtin(b) = op.opcode else {
-            continue;
-        };
-        if !matches!(b.name(), Some("RESHAPE" | "SQUEEZE" | "EXPAND_DIMS")) {
-            continue;
-        }
-        let (Some(Some(i)), Some(o)) = (op.inputs.first(), op.outputs.first()) else {
-            continue;
-        };
-        let (Some(input), Some(output)) =
-            (model.tensor(op.subgraph, *i), model.tensor(op.subgraph, *o))
-        else {
-            continue;
-        };
-        let info = |id: TensorId| tensors.get(id.get());
-        let (Some(ii), Some(oi)) = (info(input.id), info(output.id)) else {
-            continue;
-        };
-        let times = lifetimes.op_times.get(position);
-        let last_read_here = lifetimes
-            .tensors
-            .get(input.id.get())
-            .and_then(|l| l.last)
-            .is_some_and(|last| times.is_some_and(|t| t.len() == 1 && t.first() == Some(&last)));
-        let movable = |i: &TensorInfo| i.placement == Placement::Arena && i.fixed_offset.is_none();
-        if movable(ii)
-            && movable(oi)
-            && ii.bytes == oi.bytes
-            && ii.kind == graph::TensorKind::Intermediate
-            && oi.kind != graph::TensorKind::Input
-            && last_read_here
-        {
-            out.push((input.id, output.id));
-        }
-    }
-    out
-}
-
-/// TFLM's scratch requests of every op that runs, in op order (TFLM's request order).
-fn tflm_scratch(model: &Model, lifetimes: &Lifetimes) -> Vec<scratch::ScratchBuffer> {
-    model
-        .ops
-        .iter()
-        .enumerate()
-        .filter(|(i, _)| lifetimes.op_times.get(*i).is_some_and(|t| !t.is_empty()))
-        .flat_map(|(i, op)| {
-            scratch::tflm_requests(model, op)
-                .into_iter()
-                .filter(|&bytes| bytes > 0)
-                .map(move |bytes| scratch::ScratchBuffer { op: i, bytes })
-        })
-        .collect()
-}
-
-fn describe_scope(model: &Model, lifetimes: &Lifetimes, scope: Option<u32>) -> String {
-    let Some(s) = scope else {
-        return "time -1, before the first op (tensors no op reaches)".to_owned();
-    };
-    match lifetimes.timeline.get(s as usize) {
-        Some(TimePoint::Entry(sg)) if sg.0 == 0 => "the model's start (its inputs)".to_owned(),
-        Some(TimePoint::Entry(sg)) => format!("the entry of subgraph {sg}"),
-        Some(TimePoint::Op { position, .. }) => model
-            .ops
-            .get(*position)
-            .map_or_else(|| format!("time {s}"), |op| op.desc().to_string()),
-        None => format!("time {s}"),
+        self.lifetimes.describe(&self.model, scope)
     }
 }
 
@@ -323,167 +245,40 @@ pub fn plan_model(bytes: &[u8], options: &Options) -> Result<ModelPlan, PlanAren
         }
         .into());
     }
-    let model = tflite::read_model(bytes)?;
     let honour = options.offline == OfflinePolicy::Honour;
+    let model = tflite::read_model(bytes)?;
     let tensors = graph::tensor_infos(&model, &options.shapes, honour, options.dynamic_cache)?;
     let lifetimes = lifetime::lifetimes(&model)?;
-    let aliases = if options.alias_reshapes {
-        reshape_aliases(&model, &tensors, &lifetimes)
-    } else {
-        Vec::new()
-    };
-
-    let mut buffers: Vec<Buffer> = Vec::new();
-    let mut buffer_tensors: Vec<TensorId> = Vec::new();
-    let mut widen: Vec<(TensorId, u64, plan::Lifetime)> = Vec::new();
-    let mut persistent_bytes: u64 = 0;
-    let mut persistent_raw_bytes: u64 = 0;
-    for (tensor, info) in model.tensors.iter().zip(&tensors) {
-        let bytes = info.bytes.unwrap_or(0);
-        match info.placement {
-            Placement::Arena => {
-                if let Some(offset) = info.fixed_offset
-                    && !offset.is_multiple_of(options.alignment)
-                {
-                    return Err(ReadModelError::BadOfflinePlan {
-                        reason: format!(
-                            "{} is at offset {offset}, not a multiple of the alignment {}",
-                            tensor.desc(),
-                            options.alignment
-                        ),
-                    }
-                    .into());
-                }
-                let lifetime = lifetimes
-                    .tensors
-                    .get(tensor.id.get())
-                    .copied()
-                    .unwrap_or_default()
-                    .to_problem();
-                if let Some(&(input, _)) = aliases.iter().find(|(_, out)| *out == tensor.id) {
-                    // Shares its input's buffer (its root's, for a chain): widened below.
-                    let mut root = input;
-                    while let Some(&(i, _)) = aliases.iter().find(|(_, o)| *o == root) {
-                        root = i;
-                    }
-                    widen.push((root, bytes, lifetime));
-                    continue;
-                }
-                buffers.push(Buffer {
-                    size: bytes,
-                    lifetime,
-                    fixed_offset: info.fixed_offset,
-                });
-                buffer_tensors.push(tensor.id);
-            }
-            Placement::Persistent => {
-                let aligned = bytes
-                    .div_ceil(options.alignment)
-                    .saturating_mul(options.alignment);
-                persistent_bytes = persistent_bytes.saturating_add(aligned);
-                persistent_raw_bytes = persistent_raw_bytes.saturating_add(bytes);
-            }
-            Placement::None | Placement::Dynamic => {}
-        }
-    }
-    for (root, bytes, lifetime) in widen {
-        if let Some(b) = buffer_tensors
-            .binary_search(&root)
-            .ok()
-            .and_then(|b| buffers.get_mut(b))
-        {
-            b.size = b.size.max(bytes);
-            b.lifetime = plan::Lifetime::new(
-                b.lifetime.first.min(lifetime.first),
-                b.lifetime.last.max(lifetime.last),
-            );
-        }
-    }
-    let scratch = match options.kernel_scratch {
-        scratch::KernelScratch::None => Vec::new(),
-        scratch::KernelScratch::Tflm => tflm_scratch(&model, &lifetimes),
-    };
-    for s in &scratch {
-        let time = lifetimes
-            .op_times
-            .get(s.op)
-            .and_then(|t| t.last())
-            .map_or(0, |&t| t + 1);
-        buffers.push(Buffer {
-            size: s.bytes,
-            lifetime: plan::Lifetime::new(time, time),
-            fixed_offset: None,
-        });
-    }
-    let problem = Problem::new(buffers, options.alignment)?;
+    let arena = arena::problem(
+        &model,
+        &tensors,
+        &lifetimes,
+        &arena::Rules {
+            alignment: options.alignment,
+            kernel_scratch: options.kernel_scratch,
+            alias_reshapes: options.alias_reshapes,
+        },
+    )?;
     let plan = plan::run_with(
-        &problem,
+        &arena.problem,
         &plan::Settings {
             planner: options.planner,
             capacity: options.capacity,
             search_steps: options.search_steps,
         },
     );
-    let verified = verify::verify(&problem, &plan, honour).map_err(|e| {
-        let name = |b: usize| {
-            if let Some(s) = b
-                .checked_sub(buffer_tensors.len())
-                .and_then(|i| scratch.get(i))
-            {
-                return model.ops.get(s.op).map_or_else(
-                    || format!("buffer {b}"),
-                    |op| format!("the scratch of {}", op.desc()),
-                );
-            }
-            buffer_tensors
-                .get(b)
-                .and_then(|t| model.tensors.get(t.get()))
-                .map_or_else(|| format!("buffer {b}"), |t| t.desc().to_string())
-        };
-        let reason = match e {
-            verify::VerifyPlanError::Overlap {
-                a,
-                b,
-                time,
-                bytes: (start, end),
-            } => format!(
-                "{} and {} share bytes {start}..{end} while both are live at {}",
-                name(a),
-                name(b),
-                describe_scope(&model, &lifetimes, time.checked_sub(1))
-            ),
-            verify::VerifyPlanError::OutOfArena { buffer, end, arena } => {
-                format!(
-                    "{} ends at byte {end}, beyond the arena of {arena} bytes",
-                    name(buffer)
-                )
-            }
-            verify::VerifyPlanError::Misaligned {
-                buffer,
-                offset,
-                alignment,
-            } => {
-                format!(
-                    "{} is at offset {offset}, not a multiple of {alignment}",
-                    name(buffer)
-                )
-            }
-            other => other.to_string(),
-        };
-        PlanArenaError::Unverified { reason }
-    })?;
-    let declared_aliases = verified
-        .declared_overlaps
-        .iter()
-        .filter_map(|d| {
-            Some(DeclaredAlias {
-                a: *buffer_tensors.get(d.a)?,
-                b: *buffer_tensors.get(d.b)?,
-                scope: d.time.checked_sub(1),
-            })
-        })
-        .collect();
-    let profile = plan::lower_bound(&problem);
+    let verified = verify::verify(&arena.problem, &plan, honour)
+        .map_err(|e| arena.unverified(&model, &lifetimes, e))?;
+    let declared_aliases = arena.declared_aliases(&verified);
+    let profile = plan::lower_bound(&arena.problem);
+    let arena::ArenaProblem {
+        problem,
+        buffer_tensors,
+        scratch,
+        aliases,
+        persistent_bytes,
+        persistent_raw_bytes,
+    } = arena;
     Ok(ModelPlan {
         model,
         tensors,

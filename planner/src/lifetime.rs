@@ -76,6 +76,26 @@ pub struct Lifetimes {
     pub op_times: Vec<Vec<u32>>,
 }
 
+impl Lifetimes {
+    /// Says what happens at a TFLite Micro scope: `op 3 (CONV_2D) of subgraph 0`, `the model's
+    /// start (its inputs)`; `None` is time -1, before the first op.
+    #[must_use]
+    pub fn describe(&self, model: &Model, scope: Option<u32>) -> String {
+        let Some(s) = scope else {
+            return "time -1, before the first op (tensors no op reaches)".to_owned();
+        };
+        match self.timeline.get(s as usize) {
+            Some(TimePoint::Entry(sg)) if sg.0 == 0 => "the model's start (its inputs)".to_owned(),
+            Some(TimePoint::Entry(sg)) => format!("the entry of subgraph {sg}"),
+            Some(TimePoint::Op { position, .. }) => model
+                .ops
+                .get(*position)
+                .map_or_else(|| format!("time {s}"), |op| op.desc().to_string()),
+            None => format!("time {s}"),
+        }
+    }
+}
+
 struct Walk<'m> {
     model: &'m Model,
     out: Lifetimes,

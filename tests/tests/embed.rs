@@ -1,9 +1,9 @@
 //! Embedding a plan as an `OfflineMemoryAllocation` entry: the rewritten model reads back as the
 //! same graph, buffers and metadata plus ours, and TFLM-style planning of it honours our offsets.
 
+use stowplan_planner::arena::{KernelScratch, ScratchBuffer};
 use stowplan_planner::embed::{EmbedPlanError, embed, offline_words};
 use stowplan_planner::plan::Planner;
-use stowplan_planner::scratch::{KernelScratch, ScratchBuffer};
 use stowplan_planner::tflite::DType;
 use stowplan_planner::tflite::builder::{ModelBuilder, ops};
 use stowplan_planner::tflite::{Model, read_model};

@@ -4,9 +4,9 @@
 
 use std::collections::HashSet;
 
+use stowplan_planner::arena::KernelScratch;
 use stowplan_planner::graph::Placement;
 use stowplan_planner::plan::Planner;
-use stowplan_planner::scratch::KernelScratch;
 use stowplan_planner::{OfflinePolicy, Options, plan_model};
 use stowplan_tests::shared_dir;
 

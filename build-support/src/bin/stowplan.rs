@@ -6,9 +6,9 @@
 
 use std::process::ExitCode;
 
+use stowplan_planner::arena::KernelScratch;
 use stowplan_planner::graph::ShapeOverride;
 use stowplan_planner::plan::{self, Planner};
-use stowplan_planner::scratch::KernelScratch;
 use stowplan_planner::{OfflinePolicy, Options, emit, plan_model, problem_csv};
 
 const USAGE: &str = "\

@@ -235,6 +235,7 @@ pub fn read_model(bytes: &[u8]) -> Result<Model, ReadModelError> {
                     })
                 }),
             });
+            check_zero_points(tensors.last())?;
         }
 
         let check_tensor = |raw: i32,
@@ -387,6 +388,26 @@ pub fn read_model(bytes: &[u8]) -> Result<Model, ReadModelError> {
         metadata,
         offline_plan,
     })
+}
+
+/// Every zero point of a quantised integer tensor must be a value of its type: an `int8`
+/// tensor's in `-128..=127` (so that no kernel's offset can overflow, and `i32::MIN` never
+/// reaches the arithmetic of code generation).
+fn check_zero_points(tensor: Option<&Tensor>) -> Result<(), ReadModelError> {
+    let Some(t) = tensor else {
+        return Ok(());
+    };
+    let (Some(q), Some((min, max))) = (&t.quantization, t.dtype.integer_range()) else {
+        return Ok(());
+    };
+    match q.zero_point.iter().find(|&&z| z < min || z > max) {
+        Some(&zero_point) => Err(ReadModelError::ZeroPointOutOfRange {
+            tensor: t.desc(),
+            dtype: t.dtype,
+            zero_point,
+        }),
+        None => Ok(()),
+    }
 }
 
 fn index_u32(i: usize) -> Result<u32, ReadModelError> {

@@ -827,8 +827,8 @@ pub mod cnn {
         };
     }
     /// Runs the model once: write the inputs into the arena (`arena.view_mut(INPUT)`), call
-    /// this, read the outputs. Every op runs its reference kernel on its planned slots (ops
-    /// without one, the fallback's `op_N` on their views); nothing is planned or parsed here.
+    /// this, read the outputs. Every op runs its kernel on its planned slots (ops without
+    /// one, the fallback's `op_N` on their views); nothing is planned or parsed here.
     pub fn invoke(arena: &mut Arena) {
         {
             let ((i0, i1, i2), (o0,)) = ops::op_0(arena);

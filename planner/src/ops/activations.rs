@@ -1,0 +1,95 @@
+//! RELU and RELU6: TFLM's `activations.cc` / `activations_common.cc` (`ReluPrepare`,
+//! `Relu6Prepare`), for the kernels `stowplan::kernels::{relu_s8, relu6_s8, relu_f32,
+//! relu6_f32}`.
+
+use proc_macro2::Literal;
+use quote::quote;
+
+use super::{Call, Lower, OpKind, Refusal, i32_lit, invalid, kernel, requant, unsupported};
+use crate::quant;
+use crate::tflite::DType;
+
+/// RELU.
+pub const RELU: OpKind = kernel("activations", relu);
+/// RELU6.
+pub const RELU6: OpKind = kernel("activations", relu6);
+
+fn same_size(cx: &Lower<'_>) -> Result<(), Refusal> {
+    let (input, out) = (cx.input(0)?, cx.output(0)?);
+    cx.same_type(input, out)?;
+    if cx.elements(input)? != cx.elements(out)? {
+        return invalid(format!(
+            "{} and {} differ in size",
+            input.desc(),
+            out.desc()
+        ));
+    }
+    Ok(())
+}
+
+fn relu(cx: &Lower<'_>) -> Result<Call, Refusal> {
+    let k = cx.k();
+    let pname = cx.params;
+    same_size(cx)?;
+    let (input, out) = (cx.input(0)?, cx.output(0)?);
+    match input.dtype {
+        DType::Int8 => {
+            let r = quant::relu_params(cx.quant(input)?, cx.quant(out)?);
+            let (io, oo, lo, hi) = (
+                i32_lit(r.input_offset),
+                i32_lit(r.output_offset),
+                i32_lit(r.act_min),
+                i32_lit(r.act_max),
+            );
+            let m = requant(cx.rt, r.requant);
+            Ok(Call {
+                params: Some(quote!(pub const #pname: #k::ReluS8 = #k::ReluS8 {
+                    input_offset: #io, output_offset: #oo, requant: #m, act_min: #lo, act_max: #hi,
+                };)),
+                body: quote!(#k::relu_s8(&params::#pname, i0, o0);),
+                reads: vec![0],
+            })
+        }
+        DType::Float32 => Ok(float(cx, quote!(relu_f32))),
+        other => unsupported(format!("the runtime has no RELU kernel for {other}")),
+    }
+}
+
+fn relu6(cx: &Lower<'_>) -> Result<Call, Refusal> {
+    let k = cx.k();
+    let pname = cx.params;
+    same_size(cx)?;
+    let input = cx.input(0)?;
+    match input.dtype {
+        DType::Int8 => {
+            // TFLM's int8 RELU6 clamps in the input's quantisation and does not requantise.
+            let (si, zi) = cx.quant(input)?;
+            let (zero, six) = quant::relu6_params(si, zi);
+            let to_i8 = |v: i32| {
+                i8::try_from(v).map_err(|_| Refusal::Invalid(format!("{v} is outside int8")))
+            };
+            let (zero, six) = (
+                Literal::i8_unsuffixed(to_i8(zero)?),
+                Literal::i8_unsuffixed(to_i8(six)?),
+            );
+            Ok(Call {
+                params: Some(
+                    quote!(pub const #pname: #k::Relu6S8 = #k::Relu6S8 { zero: #zero, six: #six };),
+                ),
+                body: quote!(#k::relu6_s8(&params::#pname, i0, o0);),
+                reads: vec![0],
+            })
+        }
+        DType::Float32 => Ok(float(cx, quote!(relu6_f32))),
+        other => unsupported(format!("the runtime has no RELU6 kernel for {other}")),
+    }
+}
+
+fn float(cx: &Lower<'_>, f: proc_macro2::TokenStream) -> Call {
+    let k = cx.k();
+    Call {
+        params: None,
+        body: quote!(#k::#f(i0, o0);),
+        reads: vec![0],
+    }
+}

@@ -1,0 +1,103 @@
+//! CONCATENATION: TFLM's `concatenation.cc` (`Prepare`), for the kernel
+//! `stowplan::kernels::concatenation` (a copy of each input's rows, any element type).
+
+use quote::{format_ident, quote};
+
+use super::{
+    Call, Lower, OpKind, Refusal, axis, invalid, kernel, product, unsupported, usize_lits,
+};
+use crate::tflite::{Activation, DType, OpOptions};
+
+/// CONCATENATION.
+pub const CONCATENATION: OpKind = kernel("concatenation", lower);
+
+/// TFLM's `kMaxInputNum`.
+const MAX_INPUTS: usize = 10;
+
+fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
+    let k = cx.k();
+    let out = cx.output(0)?;
+    // Without options TFLM's parser keeps its defaults: axis 0, no activation.
+    let (ax, activation) = match cx.op.options {
+        OpOptions::Concatenation { axis, activation } => (axis, activation),
+        OpOptions::None => (0, Activation::None),
+        _ => return invalid("its options are not ConcatenationOptions"),
+    };
+    if activation != Activation::None {
+        return invalid(format!(
+            "a fused activation ({activation:?}) on CONCATENATION, which TFLM's Prepare refuses"
+        ));
+    }
+    if !matches!(
+        out.dtype,
+        DType::Float32 | DType::Int8 | DType::Int16 | DType::Int32 | DType::Int64 | DType::Bool
+    ) {
+        return unsupported(format!("CONCATENATION of {}", out.dtype));
+    }
+    let n = cx.op.inputs.len();
+    if n == 0 || n > MAX_INPUTS {
+        return invalid(format!(
+            "{n} inputs; TFLM's CONCATENATION takes 1 to {MAX_INPUTS}"
+        ));
+    }
+    let oshape = cx.shape(out)?;
+    let ax = axis(i64::from(ax), oshape.len())?;
+    let outer = product(oshape.get(..ax).unwrap_or(&[]))
+        .ok_or_else(|| Refusal::Invalid(format!("{}'s size overflows", out.desc())))?;
+    let mut inners = Vec::with_capacity(n);
+    let mut along = 0usize;
+    for i in 0..n {
+        let t = cx.input(i)?;
+        cx.same_type(t, out)?;
+        let shape = cx.shape(t)?;
+        let same_elsewhere = shape.len() == oshape.len()
+            && shape
+                .iter()
+                .zip(&oshape)
+                .enumerate()
+                .all(|(d, (a, b))| d == ax || a == b);
+        if !same_elsewhere {
+            return invalid(format!(
+                "{} has shape {shape:?}, which differs from {}'s {oshape:?} outside axis {ax}",
+                t.desc(),
+                out.desc()
+            ));
+        }
+        along = along.saturating_add(shape.get(ax).copied().unwrap_or(0));
+        match t.dtype {
+            DType::Int8 => {
+                let (si, zi) = cx.quant(t)?;
+                let (so, zo) = cx.quant(out)?;
+                if si != so || zi != zo {
+                    return invalid(format!(
+                        "{} is quantised ({si}, {zi}) and {} ({so}, {zo}); TFLM's int8 CONCATENATION needs them equal",
+                        t.desc(),
+                        out.desc()
+                    ));
+                }
+            }
+            DType::Int16 if cx.quant(t)?.1 != 0 || cx.quant(out)?.1 != 0 => {
+                return invalid("int16 CONCATENATION needs zero points 0 (TFLM's Prepare)");
+            }
+            _ => {}
+        }
+        inners.push(
+            product(shape.get(ax..).unwrap_or(&[]))
+                .ok_or_else(|| Refusal::Invalid(format!("{}'s size overflows", t.desc())))?,
+        );
+    }
+    let out_along = oshape.get(ax).copied().unwrap_or(0);
+    if along != out_along {
+        return invalid(format!(
+            "the inputs hold {along} along axis {ax}, {} has {out_along}",
+            out.desc(),
+        ));
+    }
+    let inners = usize_lits(&inners);
+    let views = (0..n).map(|i| format_ident!("i{i}"));
+    Ok(Call {
+        params: None,
+        body: quote!(#k::concatenation(#outer, &#inners, &[#(#views),*], o0);),
+        reads: (0..n).collect(),
+    })
+}

@@ -1,0 +1,162 @@
+//! FULLY_CONNECTED: TFLM's `fully_connected.cc` / `fully_connected_common.cc`
+//! (`FullyConnectedPrepare`, `CalculateOpDataFullyConnected`) and
+//! `GetQuantizedConvolutionMultipler` in `kernel_util.cc`, for the kernels
+//! `stowplan::kernels::fully_connected_s8` (int8, per-tensor or per-channel filter) and
+//! `fully_connected_f32`.
+
+use quote::quote;
+
+use super::{
+    Call, Lower, OpKind, Refusal, act_range_f32, act_range_s8, f32_lit, i32_lit, invalid, kernel,
+    requant, unsupported,
+};
+use crate::quant;
+use crate::tflite::{Activation, DType, OpOptions};
+
+/// FULLY_CONNECTED.
+pub const FULLY_CONNECTED: OpKind = kernel("fully_connected", lower);
+
+fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
+    let k = cx.k();
+    let pname = cx.params;
+    let input = cx.input(0)?;
+    let filter = cx.input(1)?;
+    let out = cx.output(0)?;
+    // Without options TFLM's parser keeps its defaults: no activation, default weights.
+    let (activation, shuffled_weights) = match cx.op.options {
+        OpOptions::FullyConnected {
+            activation,
+            shuffled_weights,
+            ..
+        } => (activation, shuffled_weights),
+        OpOptions::None => (Activation::None, false),
+        _ => return invalid("its options are not FullyConnectedOptions"),
+    };
+    if shuffled_weights {
+        return unsupported("shuffled weights (weights_format SHUFFLED4x16INT8)");
+    }
+    cx.same_type(input, out)?;
+    let fshape = cx.shape(filter)?;
+    let oshape = cx.shape(out)?;
+    let (Some(&accum_depth), Some(&output_depth)) = (fshape.last(), oshape.last()) else {
+        return invalid(format!("{} or {} is a scalar", filter.desc(), out.desc()));
+    };
+    let units = fshape
+        .iter()
+        .rev()
+        .skip(1)
+        .try_fold(1usize, |n, &d| n.checked_mul(d));
+    if units != Some(output_depth) {
+        return invalid(format!(
+            "{} has shape {fshape:?}; FULLY_CONNECTED needs [{output_depth}, depth] for {}",
+            filter.desc(),
+            out.desc()
+        ));
+    }
+    let batches = cx.elements(out)? / output_depth.max(1);
+    if batches.checked_mul(accum_depth) != Some(cx.elements(input)?) {
+        return invalid(format!(
+            "{} holds {} values, not {batches} batches of {accum_depth}",
+            input.desc(),
+            cx.elements(input)?
+        ));
+    }
+    cx.backed(filter)?;
+    let bias = cx.optional_input(2);
+    if let Some(b) = bias {
+        cx.backed(b)?;
+        let t = if input.dtype == DType::Int8 {
+            DType::Int32
+        } else {
+            input.dtype
+        };
+        cx.expect_type(b, t, "bias")?;
+        if cx.elements(b)? != output_depth {
+            return invalid(format!("{} does not hold {output_depth} values", b.desc()));
+        }
+    }
+    let (b, a, d) = (batches, accum_depth, output_depth);
+    let reads = if bias.is_some() {
+        vec![0, 1, 2]
+    } else {
+        vec![0, 1]
+    };
+    let bias_view = cx.optional_view(2);
+    match (input.dtype, filter.dtype) {
+        (DType::Int8, DType::Int8) => {
+            let (in_scale, _) = cx.quant(input)?;
+            let (out_scale, out_zp) = cx.quant(out)?;
+            let fscales = cx.scales(filter)?;
+            if fscales.len() > 1 {
+                // fully_connected_common.cc: one scale per filter row (the output channel).
+                let dim = filter
+                    .quantization
+                    .as_ref()
+                    .map_or(0, |q| q.quantized_dimension);
+                if dim != 0 || fscales.len() != output_depth {
+                    return invalid(format!(
+                        "{} has {} scales along dimension {dim}; per-channel FULLY_CONNECTED needs {output_depth} along dimension 0",
+                        filter.desc(),
+                        fscales.len()
+                    ));
+                }
+            } else if let Some(b) = bias {
+                // GetQuantizedConvolutionMultipler with a bias: the bias scale must be close
+                // to input scale × filter scale, in double.
+                let product =
+                    f64::from(in_scale) * f64::from(fscales.first().copied().unwrap_or(0.0));
+                let bias_scale = b
+                    .quantization
+                    .as_ref()
+                    .and_then(|q| q.scale.first().copied())
+                    .map_or(0.0, f64::from);
+                let diff = (product - bias_scale).abs() / f64::from(out_scale);
+                if diff.is_nan() || diff > 0.02 {
+                    return invalid(format!(
+                        "{} has scale {bias_scale}, but input scale × filter scale is {product}: TFLM's Prepare needs them within 2 % of the output scale {out_scale}",
+                        b.desc()
+                    ));
+                }
+            }
+            let multipliers: Vec<_> =
+                quant::fully_connected_multipliers(in_scale, fscales, out_scale)
+                    .into_iter()
+                    .map(|m| requant(cx.rt, m))
+                    .collect();
+            let (lo, hi) = act_range_s8(activation, out_scale, out_zp)?;
+            let (io, fo, oo) = (
+                i32_lit(cx.offset(input)?),
+                i32_lit(cx.offset(filter)?),
+                i32_lit(out_zp),
+            );
+            let (lo, hi) = (i32_lit(lo), i32_lit(hi));
+            Ok(Call {
+                params: Some(
+                    quote!(pub const #pname: #k::FullyConnectedS8 = #k::FullyConnectedS8 {
+                    batches: #b, accum_depth: #a, output_depth: #d,
+                    input_offset: #io, filter_offset: #fo, output_offset: #oo,
+                    requant: &[#(#multipliers),*], act_min: #lo, act_max: #hi,
+                };),
+                ),
+                body: quote!(#k::fully_connected_s8(&params::#pname, i0, i1, #bias_view, o0);),
+                reads,
+            })
+        }
+        (DType::Float32, DType::Float32) => {
+            let (lo, hi) = act_range_f32(activation)?;
+            let (lo, hi) = (f32_lit(lo)?, f32_lit(hi)?);
+            Ok(Call {
+                params: Some(
+                    quote!(pub const #pname: #k::FullyConnectedF32 = #k::FullyConnectedF32 {
+                    batches: #b, accum_depth: #a, output_depth: #d, act_min: #lo, act_max: #hi,
+                };),
+                ),
+                body: quote!(#k::fully_connected_f32(&params::#pname, i0, i1, #bias_view, o0);),
+                reads,
+            })
+        }
+        (i, f) => unsupported(format!(
+            "the runtime has no FULLY_CONNECTED kernel for {i} input with {f} filter"
+        )),
+    }
+}

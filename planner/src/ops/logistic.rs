@@ -1,0 +1,59 @@
+//! LOGISTIC: TFLM's `logistic.cc` / `logistic_common.cc`
+//! (`CalculateArithmeticOpDataLogistic`), for the kernels `stowplan::kernels::logistic_s8` and
+//! `logistic_f32`.
+
+use quote::quote;
+
+use super::{Call, Lower, OpKind, Refusal, i32_lit, invalid, kernel, unsupported};
+use crate::quant;
+use crate::tflite::DType;
+
+/// LOGISTIC.
+pub const LOGISTIC: OpKind = kernel("logistic", lower);
+
+fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
+    let k = cx.k();
+    let pname = cx.params;
+    let (input, out) = (cx.input(0)?, cx.output(0)?);
+    cx.same_type(input, out)?;
+    if cx.elements(input)? != cx.elements(out)? {
+        return invalid(format!(
+            "{} and {} differ in size",
+            input.desc(),
+            out.desc()
+        ));
+    }
+    match input.dtype {
+        DType::Int8 => {
+            // logistic_common.cc: the int8 output's zero point is -128.
+            let (_, out_zp) = cx.quant(out)?;
+            if out_zp != -128 {
+                return invalid(format!(
+                    "{} has zero point {out_zp}; an int8 LOGISTIC output needs -128",
+                    out.desc()
+                ));
+            }
+            let (si, zi) = cx.quant(input)?;
+            let l = quant::logistic_params(si, zi);
+            let (z, r, m, s) = (
+                i32_lit(l.input_zero_point),
+                i32_lit(l.input_range_radius),
+                i32_lit(l.input_multiplier),
+                i32_lit(l.input_left_shift),
+            );
+            Ok(Call {
+                params: Some(quote!(pub const #pname: #k::LogisticS8 = #k::LogisticS8 {
+                    input_zero_point: #z, input_range_radius: #r, input_multiplier: #m, input_left_shift: #s,
+                };)),
+                body: quote!(#k::logistic_s8(&params::#pname, i0, o0);),
+                reads: vec![0],
+            })
+        }
+        DType::Float32 => Ok(Call {
+            params: None,
+            body: quote!(#k::logistic_f32(i0, o0);),
+            reads: vec![0],
+        }),
+        other => unsupported(format!("the runtime has no LOGISTIC kernel for {other}")),
+    }
+}

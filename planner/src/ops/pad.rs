@@ -1,0 +1,132 @@
+//! PAD: TFLM's `pad.cc` / `pad_common.cc` (`PadPrepare`, `PadEval`), for the kernel
+//! `stowplan::kernels::pad` (any element type). Without a third input the padding value is
+//! the output zero point for int8 and 0 otherwise, as TFLM's.
+
+use proc_macro2::{Literal, TokenStream};
+use quote::quote;
+
+use super::{Call, Lower, OpKind, Refusal, invalid, kernel, unsupported, usize_lits};
+use crate::tflite::DType;
+
+/// PAD.
+pub const PAD: OpKind = kernel("pad", lower);
+
+/// TFLM's `PadKernelMaxDimensionCount()`.
+const MAX_RANK: usize = 5;
+
+fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
+    let k = cx.k();
+    let pname = cx.params;
+    let input = cx.input(0)?;
+    let out = cx.output(0)?;
+    cx.same_type(input, out)?;
+    let paddings = cx.input(1)?;
+    cx.expect_type(paddings, DType::Int32, "paddings")?;
+    let pads = cx.const_ints(paddings)?;
+    let ishape = cx.shape(input)?;
+    let oshape = cx.shape(out)?;
+    let r = ishape.len();
+    if r > MAX_RANK || oshape.len() != r || pads.len() != 2 * r {
+        return invalid(format!(
+            "{} paddings for {} of rank {r} (TFLM's PAD takes ranks up to {MAX_RANK}, two paddings per dimension)",
+            pads.len(),
+            input.desc()
+        ));
+    }
+    let mut before = [0usize; MAX_RANK];
+    for (d, ((pair, &in_d), &out_d)) in pads.chunks_exact(2).zip(&ishape).zip(&oshape).enumerate() {
+        let (b, a) = (
+            pair.first().copied().unwrap_or(0),
+            pair.get(1).copied().unwrap_or(0),
+        );
+        let (Ok(bu), Ok(au)) = (usize::try_from(b), usize::try_from(a)) else {
+            return invalid(format!(
+                "{} has a negative padding ({b}, {a})",
+                paddings.desc()
+            ));
+        };
+        if in_d.checked_add(bu).and_then(|v| v.checked_add(au)) != Some(out_d) {
+            return invalid(format!(
+                "{} has {out_d} in dimension {d}, not {in_d} + {b} + {a}",
+                out.desc(),
+            ));
+        }
+        if let Some(slot) = before.get_mut(MAX_RANK - r + d) {
+            *slot = bu;
+        }
+    }
+    let value = pad_value(cx, out.dtype)?;
+    let (i, o, b) = (
+        usize_lits(&cx.shape_n::<MAX_RANK>(input)?),
+        usize_lits(&cx.shape_n::<MAX_RANK>(out)?),
+        usize_lits(&before),
+    );
+    Ok(Call {
+        params: Some(
+            quote!(pub const #pname: #k::Pad = #k::Pad { input: #i, output: #o, before: #b };),
+        ),
+        body: quote!(#k::pad(&params::#pname, i0, #value, o0);),
+        reads: vec![0],
+    })
+}
+
+/// The padding value: the constant third input, or TFLM's default.
+fn pad_value(cx: &Lower<'_>, dtype: DType) -> Result<TokenStream, Refusal> {
+    let out = cx.output(0)?;
+    let given = match cx.optional_input(2) {
+        Some(t) => {
+            cx.same_type(t, out)?;
+            let data = cx.constant_data(t)?;
+            if cx.elements(t)? != 1 {
+                return invalid(format!("{} must hold one value", t.desc()));
+            }
+            Some(data)
+        }
+        None => None,
+    };
+    let le = |n: usize| -> [u8; 4] {
+        let mut b = [0u8; 4];
+        if let Some(d) = given {
+            for (x, y) in b.iter_mut().zip(d.iter().take(n)) {
+                *x = *y;
+            }
+        }
+        b
+    };
+    Ok(match dtype {
+        DType::Float32 => {
+            let v = f32::from_le_bytes(le(4));
+            if !v.is_finite() {
+                return unsupported(format!("a padding value of {v}"));
+            }
+            let l = Literal::f32_suffixed(v);
+            quote!(#l)
+        }
+        DType::Int8 => {
+            let v = if given.is_some() {
+                i8::from_le_bytes([le(1)[0]])
+            } else {
+                // TFLM: `static_cast<uint8_t>(output_zero_point)` stored into an int8 (0 without
+                // quantisation); the zero point is an int8 value (checked when read).
+                let zp = out
+                    .quantization
+                    .as_ref()
+                    .and_then(|q| q.zero_point.first().copied())
+                    .unwrap_or(0);
+                i8::try_from(zp).unwrap_or(0)
+            };
+            let l = Literal::i8_suffixed(v);
+            quote!(#l)
+        }
+        DType::Int16 => {
+            let b = le(2);
+            let l = Literal::i16_suffixed(i16::from_le_bytes([b[0], b[1]]));
+            quote!(#l)
+        }
+        DType::Int32 => {
+            let l = Literal::i32_suffixed(i32::from_le_bytes(le(4)));
+            quote!(#l)
+        }
+        other => return unsupported(format!("the runtime has no PAD kernel for {other}")),
+    })
+}

@@ -1,0 +1,108 @@
+//! AVERAGE_POOL_2D and MAX_POOL_2D: TFLM's `pooling.cc` / `pooling_common.cc`
+//! (`PoolingPrepare`, `CalculateOpDataPooling`), for the kernels
+//! `stowplan::kernels::{average_pool_s8, max_pool_s8, average_pool_f32, max_pool_f32}`.
+
+use quote::quote;
+
+use super::{
+    Call, Lower, OpKind, Refusal, act_range_f32, act_range_s8, f32_lit, i32_lit, invalid, kernel,
+    padding_hw, positive, usize_lits,
+};
+use crate::tflite::{DType, OpOptions};
+
+/// AVERAGE_POOL_2D.
+pub const AVERAGE_POOL_2D: OpKind = kernel("pooling", average);
+/// MAX_POOL_2D.
+pub const MAX_POOL_2D: OpKind = kernel("pooling", max);
+
+fn average(cx: &Lower<'_>) -> Result<Call, Refusal> {
+    lower(cx, true)
+}
+
+fn max(cx: &Lower<'_>) -> Result<Call, Refusal> {
+    lower(cx, false)
+}
+
+fn lower(cx: &Lower<'_>, avg: bool) -> Result<Call, Refusal> {
+    let k = cx.k();
+    let pname = cx.params;
+    let input = cx.input(0)?;
+    let out = cx.output(0)?;
+    let OpOptions::Pool2D {
+        padding,
+        stride_w,
+        stride_h,
+        filter_w,
+        filter_h,
+        activation,
+    } = cx.op.options
+    else {
+        return invalid("its Pool2DOptions are missing");
+    };
+    cx.same_type(input, out)?;
+    let ishape = cx.shape_n::<4>(input)?;
+    let oshape = cx.shape_n::<4>(out)?;
+    if ishape[0] != oshape[0] || ishape[3] != oshape[3] {
+        return invalid(format!(
+            "{} has shape {ishape:?} and {} {oshape:?}: a pool keeps batches and channels",
+            input.desc(),
+            out.desc()
+        ));
+    }
+    let (fh, fw) = (
+        positive(filter_h, "filter_height")?,
+        positive(filter_w, "filter_width")?,
+    );
+    let (sh, sw) = (
+        positive(stride_h, "stride_h")?,
+        positive(stride_w, "stride_w")?,
+    );
+    let (pad_h, pad_w) = padding_hw(padding, (sh, sw), (1, 1), (ishape[1], ishape[2]), (fh, fw))?;
+    let (i, o) = (usize_lits(&ishape), usize_lits(&oshape));
+    let geometry = quote!(#k::PoolGeometry {
+        input: #i, output: #o, filter_h: #fh, filter_w: #fw,
+        stride_h: #sh, stride_w: #sw, pad_h: #pad_h, pad_w: #pad_w,
+    });
+    let (params, f) = match input.dtype {
+        DType::Int8 => {
+            // pooling_common.cc: input and output quantised alike (the kernels do not rescale).
+            let (in_scale, in_zp) = cx.quant(input)?;
+            let (out_scale, out_zp) = cx.quant(out)?;
+            if f64::from((in_scale - out_scale).abs()) > 1.0e-6 || in_zp != out_zp {
+                return invalid(format!(
+                    "{} is quantised ({in_scale}, {in_zp}) and {} ({out_scale}, {out_zp}); TFLM's pools need them equal",
+                    input.desc(),
+                    out.desc()
+                ));
+            }
+            let (lo, hi) = act_range_s8(activation, out_scale, out_zp)?;
+            let (lo, hi) = (i32_lit(lo), i32_lit(hi));
+            (
+                quote!(pub const #pname: #k::PoolS8 = #k::PoolS8 { geometry: #geometry, act_min: #lo, act_max: #hi };),
+                if avg {
+                    quote!(average_pool_s8)
+                } else {
+                    quote!(max_pool_s8)
+                },
+            )
+        }
+        DType::Float32 => {
+            let (lo, hi) = act_range_f32(activation)?;
+            let (lo, hi) = (f32_lit(lo)?, f32_lit(hi)?);
+            (
+                quote!(pub const #pname: #k::PoolF32 = #k::PoolF32 { geometry: #geometry, act_min: #lo, act_max: #hi };),
+                if avg {
+                    quote!(average_pool_f32)
+                } else {
+                    quote!(max_pool_f32)
+                },
+            )
+        }
+        _ => return Err(cx.no_kernel_for(input)),
+    };
+    Ok(Call {
+        params: Some(params),
+        body: quote!(#k::#f(&params::#pname, i0, o0);),
+        reads: vec![0],
+    })
+}

@@ -1,0 +1,42 @@
+//! RESHAPE, SQUEEZE and EXPAND_DIMS: TFLM's `reshape.cc`, `squeeze.cc` and `expand_dims.cc`,
+//! which copy their input's bytes (`stowplan::kernels::copy`), unless generated `invoke`
+//! gives the output its input's buffer (they are in place: [`super::OpKind::in_place`]).
+
+use quote::quote;
+
+use super::{Call, Lower, OpKind, Refusal, invalid, no_scratch};
+
+/// RESHAPE.
+pub const RESHAPE: OpKind = IN_PLACE;
+/// SQUEEZE.
+pub const SQUEEZE: OpKind = IN_PLACE;
+/// EXPAND_DIMS.
+pub const EXPAND_DIMS: OpKind = IN_PLACE;
+
+const IN_PLACE: OpKind = OpKind {
+    module: "reshape",
+    in_place: true,
+    tflm_scratch: no_scratch,
+    lower: Some(lower),
+};
+
+fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
+    let k = cx.k();
+    let (input, out) = (cx.input(0)?, cx.output(0)?);
+    cx.same_type(input, out)?;
+    if cx.elements(input)? != cx.elements(out)? {
+        return invalid(format!(
+            "{} holds {} values and {} {}: {} keeps every value",
+            input.desc(),
+            cx.elements(input)?,
+            out.desc(),
+            cx.elements(out)?,
+            cx.name()
+        ));
+    }
+    Ok(Call {
+        params: None,
+        body: quote!(#k::copy(i0, o0);),
+        reads: vec![0],
+    })
+}
