@@ -19,6 +19,7 @@
 //! subset of the full sweep, model for model.
 #![forbid(unsafe_code)]
 
+mod add;
 mod conv;
 mod fully_connected;
 mod suite;
@@ -37,6 +38,7 @@ fn all_variants(seed: u64, target: Target, ops: Option<&[String]>) -> Vec<Varian
     let table: &[(&str, Variants)] = &[
         ("conv", conv::variants),
         ("fully_connected", fully_connected::variants),
+        ("add", add::variants),
     ];
     table
         .iter()
