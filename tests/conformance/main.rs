@@ -22,6 +22,7 @@
 mod add;
 mod conv;
 mod fully_connected;
+mod mul;
 mod suite;
 
 use std::fmt::Write as _;
@@ -39,6 +40,7 @@ fn all_variants(seed: u64, target: Target, ops: Option<&[String]>) -> Vec<Varian
         ("conv", conv::variants),
         ("fully_connected", fully_connected::variants),
         ("add", add::variants),
+        ("mul", mul::variants),
     ];
     table
         .iter()
