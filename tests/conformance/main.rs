@@ -23,6 +23,7 @@ mod add;
 mod conv;
 mod fully_connected;
 mod mul;
+mod quantize;
 mod suite;
 
 use std::fmt::Write as _;
@@ -41,6 +42,7 @@ fn all_variants(seed: u64, target: Target, ops: Option<&[String]>) -> Vec<Varian
         ("fully_connected", fully_connected::variants),
         ("add", add::variants),
         ("mul", mul::variants),
+        ("quantize", quantize::variants),
     ];
     table
         .iter()
