@@ -21,6 +21,7 @@
 
 mod add;
 mod conv;
+mod dequantize;
 mod fully_connected;
 mod mul;
 mod quantize;
@@ -43,6 +44,7 @@ fn all_variants(seed: u64, target: Target, ops: Option<&[String]>) -> Vec<Varian
         ("add", add::variants),
         ("mul", mul::variants),
         ("quantize", quantize::variants),
+        ("dequantize", dequantize::variants),
     ];
     table
         .iter()
