@@ -19,6 +19,7 @@
 //! subset of the full sweep, model for model.
 #![forbid(unsafe_code)]
 
+mod activations;
 mod add;
 mod conv;
 mod dequantize;
@@ -45,6 +46,7 @@ fn all_variants(seed: u64, target: Target, ops: Option<&[String]>) -> Vec<Varian
         ("mul", mul::variants),
         ("quantize", quantize::variants),
         ("dequantize", dequantize::variants),
+        ("activations", activations::variants),
     ];
     table
         .iter()
