@@ -21,6 +21,7 @@
 
 mod activations;
 mod add;
+mod concatenation;
 mod conv;
 mod dequantize;
 mod fully_connected;
@@ -47,6 +48,7 @@ fn all_variants(seed: u64, target: Target, ops: Option<&[String]>) -> Vec<Varian
         ("quantize", quantize::variants),
         ("dequantize", dequantize::variants),
         ("activations", activations::variants),
+        ("concatenation", concatenation::variants),
     ];
     table
         .iter()
