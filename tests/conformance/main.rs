@@ -26,6 +26,7 @@ mod conv;
 mod dequantize;
 mod fully_connected;
 mod mul;
+mod pad;
 mod quantize;
 mod suite;
 
@@ -49,6 +50,7 @@ fn all_variants(seed: u64, target: Target, ops: Option<&[String]>) -> Vec<Varian
         ("dequantize", dequantize::variants),
         ("activations", activations::variants),
         ("concatenation", concatenation::variants),
+        ("pad", pad::variants),
     ];
     table
         .iter()
