@@ -29,6 +29,7 @@ mod mul;
 mod pad;
 mod quantize;
 mod suite;
+mod transpose;
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -51,6 +52,7 @@ fn all_variants(seed: u64, target: Target, ops: Option<&[String]>) -> Vec<Varian
         ("activations", activations::variants),
         ("concatenation", concatenation::variants),
         ("pad", pad::variants),
+        ("transpose", transpose::variants),
     ];
     table
         .iter()
