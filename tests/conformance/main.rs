@@ -28,6 +28,7 @@ mod fully_connected;
 mod mul;
 mod pad;
 mod quantize;
+mod reshape;
 mod suite;
 mod transpose;
 
@@ -53,6 +54,7 @@ fn all_variants(seed: u64, target: Target, ops: Option<&[String]>) -> Vec<Varian
         ("concatenation", concatenation::variants),
         ("pad", pad::variants),
         ("transpose", transpose::variants),
+        ("reshape", reshape::variants),
     ];
     table
         .iter()
