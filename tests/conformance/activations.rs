@@ -5,7 +5,7 @@
 use stowplan_planner::builder::ModelBuilder;
 use stowplan_planner::model::{BuiltinOp, DType};
 
-use crate::quantize::{SHAPES, shape};
+use crate::quantize::{SHAPES, shape, special_sets};
 use crate::suite::{self, Draft, InputSpec, Quant, Rng, Spec, Target, Variant, elements};
 
 /// The variants.
@@ -31,7 +31,7 @@ pub fn variants(seed: u64, target: Target) -> Vec<Variant> {
                 options: options.to_owned(),
                 shape: class,
             };
-            out.push(suite::fill(seed, spec, target, |rng, index| {
+            out.push(suite::fill_with_sets(seed, spec, target, |rng, index| {
                 draw(rng, index, builtin, types, options, class)
             }));
         }
@@ -46,7 +46,7 @@ fn draw(
     types: &str,
     options: &str,
     class: &str,
-) -> Option<Draft> {
+) -> Option<(Draft, Vec<Vec<u8>>)> {
     let shape = shape(rng, index, class);
     let n = elements(&shape);
     let op = BuiltinOp::from_name(builtin)?;
@@ -88,5 +88,14 @@ fn draw(
     };
     b.op(sg, op, &[x], &[y]);
     b.io(sg, &[x], &[y]);
-    Some(Draft::new(&b, vec![input], n, note))
+    // Every int8 value; the float specials (NaN, infinities, signed zeros, next to 0 and 6).
+    let specials: &[f32] = if types == "int8" {
+        &[]
+    } else {
+        &suite::F32_SPECIALS
+    };
+    Some((
+        Draft::new(&b, vec![input], n, note),
+        special_sets(n, specials),
+    ))
 }

@@ -20,10 +20,10 @@ pub fn variants(seed: u64, target: Target) -> Vec<Variant> {
 
 /// The variants of a binary elementwise op (`add`/`ADD` or `mul`/`MUL`).
 pub fn binary(seed: u64, target: Target, op: &'static str, builtin: &'static str) -> Vec<Variant> {
-    // Six models at least, so that every variant sees every rank.
+    // Seven models at least, so that every variant sees every rank (0 to 6 for scalars).
     let target = Target {
         values: target.values,
-        models: target.models.max(6),
+        models: target.models.max(7),
     };
     let mut out = Vec::new();
     for types in ["int8", "float32"] {
@@ -36,7 +36,7 @@ pub fn binary(seed: u64, target: Target, op: &'static str, builtin: &'static str
                     options: aname.to_owned(),
                     shape,
                 };
-                out.push(suite::fill(seed, spec, target, |rng, index| {
+                out.push(suite::fill_with_sets(seed, spec, target, |rng, index| {
                     draw(rng, index, builtin, types == "int8", shape, activation)
                 }));
             }
@@ -56,14 +56,20 @@ pub fn shapes(rng: &mut Rng, index: usize, class: &str) -> (Vec<usize>, Vec<usiz
             (s.clone(), s.clone(), s)
         }
         "scalar" => {
-            let rank = 1 + index % 6;
+            // Rank 0 too: a scalar with a scalar or a `[1]`.
+            let rank = index % 7;
             let big = shape_within(rng, rank, LIMIT, wide);
             let small = match rng.below(3) {
                 0 => Vec::new(),
                 1 => vec![1],
-                _ => vec![1; rng.size(1, rank)],
+                _ => vec![1; rng.size(1, rank.max(1))],
             };
-            (big.clone(), small, big)
+            let out = if small.len() > big.len() {
+                small.clone()
+            } else {
+                big.clone()
+            };
+            (big, small, out)
         }
         "row" => {
             let rank = 2 + index % 5;
@@ -148,7 +154,7 @@ fn draw(
     int8: bool,
     class: &str,
     activation: Activation,
-) -> Option<Draft> {
+) -> Option<(Draft, Vec<Vec<u8>>)> {
     let (s1, s2, so) = shapes(rng, index, class);
     let op = BuiltinOp::from_name(builtin)?;
     let options = if builtin == "ADD" {
@@ -192,7 +198,48 @@ fn draw(
         note = format!("in1 {s1:?} magnitude {m1:e} in2 {s2:?} magnitude {m2:e} out {so:?}");
         vec![InputSpec::float(n1, m1), InputSpec::float(n2, m2)]
     };
-    Some(Draft::new(&b, inputs, no, note))
+    let sets = special_sets(int8, class, n1, n2, no);
+    Some((Draft::new(&b, inputs, no, note), sets))
+}
+
+/// Input sets of special values. int8: the flat index `g` of every element over the sets gives
+/// `(g mod 256, g / 256 mod 256)`: with equal shapes of 256 elements or more, every pair of
+/// int8 values once. float32: both inputs cycle through [`suite::F32_SPECIALS`], the second
+/// shifted by each offset in turn (equal shapes: every pair of specials).
+fn special_sets(int8: bool, class: &str, n1: usize, n2: usize, no: usize) -> Vec<Vec<u8>> {
+    let specials = suite::F32_SPECIALS.len();
+    if int8 {
+        if no < 256 {
+            return Vec::new();
+        }
+        let sets = 65_536_usize
+            .div_ceil(no)
+            .min(if class == "same" { 256 } else { 32 });
+        let pairs = |n: usize, t: usize, high: bool| -> Vec<u8> {
+            (0..n)
+                .map(|j| {
+                    let g = t * n + j;
+                    (if high { (g / 256) % 256 } else { g % 256 } as i64 - 128) as u8
+                })
+                .collect()
+        };
+        (0..sets)
+            .map(|t| {
+                let mut set = pairs(n1, t, false);
+                set.extend(pairs(n2, t, true));
+                set
+            })
+            .collect()
+    } else {
+        let offsets = if class == "same" { specials } else { 4 };
+        (0..offsets)
+            .map(|o| {
+                let mut set = suite::cycle_f32(n1, &suite::F32_SPECIALS, 0);
+                set.extend(suite::cycle_f32(n2, &suite::F32_SPECIALS, o));
+                set
+            })
+            .collect()
+    }
 }
 
 /// The quantisation of both inputs and the output: scales at random over the suite's range

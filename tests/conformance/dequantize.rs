@@ -4,7 +4,7 @@
 use stowplan_planner::builder::ModelBuilder;
 use stowplan_planner::model::{BuiltinOp, DType};
 
-use crate::quantize::{SHAPES, shape};
+use crate::quantize::{SHAPES, shape, special_sets};
 use crate::suite::{self, Draft, InputSpec, Quant, Rng, Spec, Target, Variant, elements};
 
 /// The variants.
@@ -23,7 +23,7 @@ pub fn variants(seed: u64, target: Target) -> Vec<Variant> {
                 options: options.to_owned(),
                 shape: class,
             };
-            out.push(suite::fill(seed, spec, target, |rng, index| {
+            out.push(suite::fill_with_sets(seed, spec, target, |rng, index| {
                 draw(rng, index, options, class)
             }));
         }
@@ -31,7 +31,7 @@ pub fn variants(seed: u64, target: Target) -> Vec<Variant> {
     out
 }
 
-fn draw(rng: &mut Rng, index: usize, options: &str, class: &str) -> Option<Draft> {
+fn draw(rng: &mut Rng, index: usize, options: &str, class: &str) -> Option<(Draft, Vec<Vec<u8>>)> {
     let shape = shape(rng, index, class);
     let n = elements(&shape);
     let op = BuiltinOp::from_name("DEQUANTIZE")?;
@@ -50,10 +50,7 @@ fn draw(rng: &mut Rng, index: usize, options: &str, class: &str) -> Option<Draft
     b.op(sg, op, &[x], &[y]);
     b.io(sg, &[x], &[y]);
     let note = format!("shape {shape:?} in q {:?}", (qi.s(), qi.z()));
-    Some(Draft::new(
-        &b,
-        vec![InputSpec::int(DType::Int8, n, qi.z())],
-        n,
-        note,
-    ))
+    let draft = Draft::new(&b, vec![InputSpec::int(DType::Int8, n, qi.z())], n, note);
+    // Every int8 value.
+    Some((draft, special_sets(n, &[])))
 }

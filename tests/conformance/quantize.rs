@@ -43,7 +43,7 @@ pub fn variants(seed: u64, target: Target) -> Vec<Variant> {
                 options: options.to_owned(),
                 shape: class,
             };
-            out.push(suite::fill(seed, spec, target, |rng, index| {
+            out.push(suite::fill_with_sets(seed, spec, target, |rng, index| {
                 draw(rng, index, types, options, class)
             }));
         }
@@ -51,7 +51,13 @@ pub fn variants(seed: u64, target: Target) -> Vec<Variant> {
     out
 }
 
-fn draw(rng: &mut Rng, index: usize, types: &str, options: &str, class: &str) -> Option<Draft> {
+fn draw(
+    rng: &mut Rng,
+    index: usize,
+    types: &str,
+    options: &str,
+    class: &str,
+) -> Option<(Draft, Vec<Vec<u8>>)> {
     let shape = shape(rng, index, class);
     let n = elements(&shape);
     let op = BuiltinOp::from_name("QUANTIZE")?;
@@ -95,5 +101,49 @@ fn draw(rng: &mut Rng, index: usize, types: &str, options: &str, class: &str) ->
     };
     b.op(sg, op, &[x], &[y]);
     b.io(sg, &[x], &[y]);
-    Some(Draft::new(&b, vec![input], n, note))
+    let values = if types.starts_with("float32") {
+        float_specials(qo.s())
+    } else {
+        Vec::new()
+    };
+    let sets = special_sets(n, &values);
+    Some((Draft::new(&b, vec![input], n, note), sets))
+}
+
+/// Floats for a QUANTIZE of scale `s`: [`suite::F32_SPECIALS`], then every step `k s` and tie
+/// `(k + 1/2) s` around the int8 range, and quotients next to 2^23 (where `round` stops
+/// mattering) and 2^31 (where the conversion to int32 overflows).
+pub fn float_specials(s: f32) -> Vec<f32> {
+    let mut v = suite::F32_SPECIALS.to_vec();
+    let s = f64::from(s);
+    for k in -300..300 {
+        v.push((f64::from(k) * s) as f32);
+        v.push(((f64::from(k) + 0.5) * s) as f32);
+    }
+    for q in [
+        8_388_607.5,
+        8_388_608.0,
+        2_147_483_520.0,
+        2_147_483_648.0,
+        3e9,
+        1e30,
+    ] {
+        v.push((q * s) as f32);
+        v.push((-q * s) as f32);
+    }
+    v
+}
+
+/// Sets of `n` elements: floats cycling through `values` until each came once, or (no
+/// values) int8 cycling through every value.
+pub fn special_sets(n: usize, values: &[f32]) -> Vec<Vec<u8>> {
+    if values.is_empty() {
+        (0..256_usize.div_ceil(n))
+            .map(|t| suite::cycle_i8(n, t * n, 1))
+            .collect()
+    } else {
+        (0..values.len().div_ceil(n).min(64))
+            .map(|t| suite::cycle_f32(n, values, t * n))
+            .collect()
+    }
 }

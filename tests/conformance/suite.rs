@@ -591,3 +591,70 @@ pub fn float_magnitude(rng: &mut Rng, index: usize) -> f64 {
         _ => rng.pick(&[1.0, 1.0, 10.0, 1e-3, 1e3, 1e20, 1e36]),
     }
 }
+
+/// [`fill`], with input sets of the draw's own appended to each model's edge and random ones
+/// (special values: NaN, infinities, signed zeros, ties, every int8 value): `draw` returns
+/// them with its draft, each set the bytes of every model input, in order.
+pub fn fill_with_sets(
+    seed: u64,
+    spec: Spec,
+    target: Target,
+    mut draw: impl FnMut(&mut Rng, usize) -> Option<(Draft, Vec<Vec<u8>>)>,
+) -> Variant {
+    let mut extra = Vec::new();
+    let mut v = fill(seed, spec, target, |rng, index| {
+        let (draft, sets) = draw(rng, index)?;
+        extra.push(sets);
+        Some(draft)
+    });
+    for (case, sets) in v.cases.iter_mut().zip(extra) {
+        case.inputs.extend(sets);
+    }
+    v
+}
+
+/// Float values where kernels differ if they differ anywhere: NaN, infinities, signed zeros,
+/// the largest and smallest (subnormal) magnitudes, ties of rounding, and values next to the
+/// clamps of the activations.
+pub const F32_SPECIALS: [f32; 24] = [
+    f32::NAN,
+    f32::INFINITY,
+    f32::NEG_INFINITY,
+    0.0,
+    -0.0,
+    f32::MAX,
+    f32::MIN,
+    1e-45,
+    -1e-45,
+    f32::MIN_POSITIVE,
+    0.5,
+    -0.5,
+    1.5,
+    -2.5,
+    0.499_999_97,
+    -0.499_999_97,
+    6.0,
+    6.000_000_5,
+    5.999_999_5,
+    1.0,
+    -1.0,
+    1.000_000_1,
+    -1.000_000_1,
+    8_388_607.5,
+];
+
+/// `len` floats cycling through `values` from `offset`, as bytes.
+pub fn cycle_f32(len: usize, values: &[f32], offset: usize) -> Vec<u8> {
+    let v: Vec<f32> = (0..len)
+        .map(|i| values[(i + offset) % values.len().max(1)])
+        .collect();
+    f32_bytes(&v)
+}
+
+/// `len` int8 values cycling through -128..=127 from `offset`, each `stride` steps apart (for
+/// stride 1, every value in turn), as bytes.
+pub fn cycle_i8(len: usize, offset: usize, stride: usize) -> Vec<u8> {
+    (0..len)
+        .map(|i| (((i * stride + offset) % 256) as i64 - 128) as u8)
+        .collect()
+}
