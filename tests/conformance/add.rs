@@ -244,7 +244,8 @@ fn special_sets(int8: bool, class: &str, n1: usize, n2: usize, no: usize) -> Vec
 
 /// The quantisation of both inputs and the output: scales at random over the suite's range
 /// (model 4 at its extremes: output multipliers that flush to zero; model 5 the other way: a
-/// MUL multiplier above 2^31, whose shift is above 31, an ADD one just below 1), zero points
+/// MUL multiplier above 2^31, whose shift is above 31, an ADD one just below 1; model 6 equal
+/// input scales), zero points
 /// over the whole int8 range.
 fn quants(rng: &mut Rng, index: usize, builtin: &str) -> (Quant, Quant, Quant) {
     let (s1, s2, so) = match index {
@@ -259,7 +260,9 @@ fn quants(rng: &mut Rng, index: usize, builtin: &str) -> (Quant, Quant, Quant) {
             rng.log_uniform(1e-6, 2e-6),
         ),
         _ => {
-            let (s1, s2) = (suite::scale(rng), suite::scale(rng));
+            let s1 = suite::scale(rng);
+            // Model 6: equal input scales (input multipliers exactly 1/2).
+            let s2 = if index == 6 { s1 } else { suite::scale(rng) };
             let so = if index == 5 {
                 // The smallest output scale ADD's Prepare accepts (and a little above).
                 (2.0 * f64::from(s1.max(s2)) / f64::from(1_u32 << 20) * 1.001).max(1e-6) as f32

@@ -1,7 +1,7 @@
 //! RESHAPE (the shape as a constant input, with or without a -1, or no shape input at all),
 //! SQUEEZE (without options: every dimension of 1 goes) and EXPAND_DIMS (every axis, negative
-//! ones included, as a scalar or a one-element constant): int8 and float32. stowplan copies
-//! or aliases the bytes; TFLM copies them.
+//! ones included, as a scalar or a one-element constant): int8, float32, int16 and (not
+//! EXPAND_DIMS) int32. stowplan copies or aliases the bytes; TFLM copies them.
 
 use stowplan_planner::builder::ModelBuilder;
 use stowplan_planner::model::{BuiltinOp, DType};
@@ -18,11 +18,23 @@ const KINDS: [(&str, &str); 6] = [
     ("EXPAND_DIMS", "axis scalar"),
 ];
 
+/// The types: stowplan copies any; TFLM's RESHAPE and SQUEEZE copy any too.
+const TYPES: [(&str, DType); 4] = [
+    ("int8", DType::Int8),
+    ("float32", DType::Float32),
+    ("int16", DType::Int16),
+    ("int32", DType::Int32),
+];
+
 /// The variants.
 pub fn variants(seed: u64, target: Target) -> Vec<Variant> {
     let mut out = Vec::new();
-    for types in ["int8", "float32"] {
+    for (types, dtype) in TYPES {
         for (builtin, options) in KINDS {
+            // TFLM's EXPAND_DIMS copies float32, int16 and int8 only (expand_dims.cc:127-140).
+            if builtin == "EXPAND_DIMS" && dtype == DType::Int32 {
+                continue;
+            }
             // Every rank; EXPAND_DIMS each twice, for more of its axes.
             let target = Target {
                 values: target.values,
@@ -38,7 +50,7 @@ pub fn variants(seed: u64, target: Target) -> Vec<Variant> {
                 shape: "any",
             };
             out.push(suite::fill(seed, spec, target, |rng, index| {
-                draw(rng, index, types == "int8", builtin, options)
+                draw(rng, index, dtype, builtin, options)
             }));
         }
     }
@@ -68,8 +80,7 @@ fn factor(rng: &mut Rng, n: usize, rank: usize) -> Vec<usize> {
 /// Input shape, output shape, and the second input (shape, values) if any.
 type Shapes = (Vec<usize>, Vec<usize>, Option<(Vec<usize>, Vec<i64>)>);
 
-fn draw(rng: &mut Rng, index: usize, int8: bool, builtin: &str, options: &str) -> Option<Draft> {
-    let dtype = if int8 { DType::Int8 } else { DType::Float32 };
+fn draw(rng: &mut Rng, index: usize, dtype: DType, builtin: &str, options: &str) -> Option<Draft> {
     let wide = rng.chance(0.2);
     let (ishape, oshape, second): Shapes = match builtin {
         "RESHAPE" => {
@@ -126,7 +137,7 @@ fn draw(rng: &mut Rng, index: usize, int8: bool, builtin: &str, options: &str) -
         }
     };
     let op = BuiltinOp::from_name(builtin)?;
-    let (qi, qo) = if int8 {
+    let (qi, qo) = if dtype == DType::Int8 {
         let qi = Quant::tensor(suite::scale(rng), suite::zero_point(rng, DType::Int8));
         let qo = if rng.chance(0.8) {
             qi.clone()
@@ -157,10 +168,10 @@ fn draw(rng: &mut Rng, index: usize, int8: bool, builtin: &str, options: &str) -
     b.op(sg, op, &inputs, &[y]);
     b.io(sg, &[x], &[y]);
     let n = elements(&ishape);
-    let input = if int8 {
-        InputSpec::int(DType::Int8, n, qi.as_ref().map_or(0, Quant::z))
-    } else {
+    let input = if dtype == DType::Float32 {
         InputSpec::float(n, 1.0)
+    } else {
+        InputSpec::int(dtype, n, qi.as_ref().map_or(0, Quant::z))
     };
     let note = format!("in {ishape:?} out {oshape:?}{second_note}");
     Some(Draft::new(&b, vec![input], n, note))
