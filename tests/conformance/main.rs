@@ -19,9 +19,18 @@
 //! subset of the full sweep, model for model.
 #![forbid(unsafe_code)]
 
+mod activations;
+mod add;
+mod concatenation;
 mod conv;
+mod dequantize;
 mod fully_connected;
+mod mul;
+mod pad;
+mod quantize;
+mod reshape;
 mod suite;
+mod transpose;
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -37,6 +46,15 @@ fn all_variants(seed: u64, target: Target, ops: Option<&[String]>) -> Vec<Varian
     let table: &[(&str, Variants)] = &[
         ("conv", conv::variants),
         ("fully_connected", fully_connected::variants),
+        ("add", add::variants),
+        ("mul", mul::variants),
+        ("quantize", quantize::variants),
+        ("dequantize", dequantize::variants),
+        ("activations", activations::variants),
+        ("concatenation", concatenation::variants),
+        ("pad", pad::variants),
+        ("transpose", transpose::variants),
+        ("reshape", reshape::variants),
     ];
     table
         .iter()

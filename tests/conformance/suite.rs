@@ -516,3 +516,145 @@ pub fn output_scale_for(rng: &mut Rng, product_scale: f64, terms: usize) -> f32 
     let typical = product_scale * 127.0 * 127.0 * (terms.max(1) as f64).sqrt() / 40.0;
     (typical * f64::from(rng.log_uniform(0.1, 10.0))) as f32
 }
+
+/// `usize` dimensions as the format's `i32`s.
+pub fn dims(shape: &[usize]) -> Vec<i32> {
+    shape
+        .iter()
+        .map(|&d| i32::try_from(d).unwrap_or(i32::MAX))
+        .collect()
+}
+
+/// The element count of `shape` (1 for a scalar).
+pub fn elements(shape: &[usize]) -> usize {
+    shape.iter().product()
+}
+
+/// An activation tensor of `dtype`: quantised if `q` is given, plain otherwise.
+pub fn activation(
+    b: &mut ModelBuilder,
+    sg: usize,
+    name: &str,
+    dtype: DType,
+    shape: &[usize],
+    q: Option<&Quant>,
+) -> i32 {
+    match q {
+        Some(q) => b.quantized(sg, name, dtype, &dims(shape), q.spec()),
+        None => b.tensor(sg, name, dtype, &dims(shape)),
+    }
+}
+
+/// A shape of `rank` dimensions with at most about `limit` elements: sizes of 1, odd sizes and
+/// small even ones; `wide` makes the last dimension a large channel count (16 to 300). Too
+/// many elements halve the largest other dimension until the shape fits.
+pub fn shape_within(rng: &mut Rng, rank: usize, limit: usize, wide: bool) -> Vec<usize> {
+    let mut shape: Vec<usize> = (0..rank)
+        .map(|_| match rng.below(10) {
+            0..=2 => 1,
+            3..=6 => 2 * rng.size(1, 4) + 1,
+            _ => rng.size(2, 8),
+        })
+        .collect();
+    if wide && let Some(last) = shape.last_mut() {
+        *last = rng.size(16, 300);
+    }
+    while elements(&shape) > limit.max(1) {
+        let skip = usize::from(wide);
+        let Some((i, _)) = shape
+            .iter()
+            .enumerate()
+            .take(rank.saturating_sub(skip).max(1))
+            .max_by_key(|&(_, &d)| d)
+        else {
+            break;
+        };
+        if shape[i] == 1 {
+            // Only the channels are left to shrink.
+            if let Some(last) = shape.last_mut() {
+                *last = (*last / 2).max(1);
+            }
+        } else {
+            shape[i] = (shape[i] / 2).max(1);
+        }
+    }
+    shape
+}
+
+/// A typical magnitude for float inputs: mostly 1, sometimes tiny, large, or so large that
+/// the edge sets (1000 times the magnitude) overflow to infinity.
+pub fn float_magnitude(rng: &mut Rng, index: usize) -> f64 {
+    match index {
+        0 => 1.0,
+        1 => 1e36,
+        2 => 1e-3,
+        _ => rng.pick(&[1.0, 1.0, 10.0, 1e-3, 1e3, 1e20, 1e36]),
+    }
+}
+
+/// [`fill`], with input sets of the draw's own appended to each model's edge and random ones
+/// (special values: NaN, infinities, signed zeros, ties, every int8 value): `draw` returns
+/// them with its draft, each set the bytes of every model input, in order.
+pub fn fill_with_sets(
+    seed: u64,
+    spec: Spec,
+    target: Target,
+    mut draw: impl FnMut(&mut Rng, usize) -> Option<(Draft, Vec<Vec<u8>>)>,
+) -> Variant {
+    let mut extra = Vec::new();
+    let mut v = fill(seed, spec, target, |rng, index| {
+        let (draft, sets) = draw(rng, index)?;
+        extra.push(sets);
+        Some(draft)
+    });
+    for (case, sets) in v.cases.iter_mut().zip(extra) {
+        case.inputs.extend(sets);
+    }
+    v
+}
+
+/// Float values where kernels differ if they differ anywhere: NaN, infinities, signed zeros,
+/// the largest and smallest (subnormal) magnitudes, ties of rounding, and values next to the
+/// clamps of the activations.
+pub const F32_SPECIALS: [f32; 24] = [
+    f32::NAN,
+    f32::INFINITY,
+    f32::NEG_INFINITY,
+    0.0,
+    -0.0,
+    f32::MAX,
+    f32::MIN,
+    1e-45,
+    -1e-45,
+    f32::MIN_POSITIVE,
+    0.5,
+    -0.5,
+    1.5,
+    -2.5,
+    0.499_999_97,
+    -0.499_999_97,
+    6.0,
+    6.000_000_5,
+    5.999_999_5,
+    1.0,
+    -1.0,
+    1.000_000_1,
+    -1.000_000_1,
+    8_388_607.5,
+];
+
+/// `len` floats cycling through `values` from `offset`, as bytes.
+pub fn cycle_f32(len: usize, values: &[f32], offset: usize) -> Vec<u8> {
+    let v: Vec<f32> = (0..len)
+        .map(|i| values[(i + offset) % values.len().max(1)])
+        .collect();
+    f32_bytes(&v)
+}
+
+/// `len` int8 values cycling through -128..=127 from `offset`, each `stride` steps apart (for
+/// stride 1, every value in turn), as bytes.
+pub fn cycle_i8(len: usize, offset: usize, stride: usize) -> Vec<u8> {
+    (0..len)
+        .map(|i| (((i * stride + offset) % 256) as i64 - 128) as u8)
+        .collect()
+}

@@ -1,0 +1,56 @@
+//! DEQUANTIZE: int8 to float32 over ranks 1 to 6, scales and zero points over the whole range
+//! (and, in the `extremes` variants, only at its ends).
+
+use stowplan_planner::builder::ModelBuilder;
+use stowplan_planner::model::{BuiltinOp, DType};
+
+use crate::quantize::{SHAPES, shape, special_sets};
+use crate::suite::{self, Draft, InputSpec, Quant, Rng, Spec, Target, Variant, elements};
+
+/// The variants.
+pub fn variants(seed: u64, target: Target) -> Vec<Variant> {
+    let target = Target {
+        values: target.values,
+        models: target.models.max(6),
+    };
+    let mut out = Vec::new();
+    for options in ["any", "extremes"] {
+        for class in SHAPES {
+            let spec = Spec {
+                op: "dequantize",
+                builtin: "DEQUANTIZE",
+                types: "int8->float32".to_owned(),
+                options: options.to_owned(),
+                shape: class,
+            };
+            out.push(suite::fill_with_sets(seed, spec, target, |rng, index| {
+                draw(rng, index, options, class)
+            }));
+        }
+    }
+    out
+}
+
+fn draw(rng: &mut Rng, index: usize, options: &str, class: &str) -> Option<(Draft, Vec<Vec<u8>>)> {
+    let shape = shape(rng, index, class);
+    let n = elements(&shape);
+    let op = BuiltinOp::from_name("DEQUANTIZE")?;
+    let qi = if options == "extremes" {
+        Quant::tensor(
+            rng.pick(&[1e-6, 1e2, 1e-6, 1e2, 1.0]),
+            rng.pick(&[-128, 127]),
+        )
+    } else {
+        Quant::tensor(suite::scale(rng), suite::zero_point(rng, DType::Int8))
+    };
+    let mut b = ModelBuilder::new();
+    let sg = b.subgraph("main");
+    let x = suite::activation(&mut b, sg, "input", DType::Int8, &shape, Some(&qi));
+    let y = suite::activation(&mut b, sg, "output", DType::Float32, &shape, None);
+    b.op(sg, op, &[x], &[y]);
+    b.io(sg, &[x], &[y]);
+    let note = format!("shape {shape:?} in q {:?}", (qi.s(), qi.z()));
+    let draft = Draft::new(&b, vec![InputSpec::int(DType::Int8, n, qi.z())], n, note);
+    // Every int8 value.
+    Some((draft, special_sets(n, &[])))
+}
