@@ -495,7 +495,7 @@ pub fn mul_multiplier(input1_scale: f32, input2_scale: f32, output_scale: f32) -
 
 /// The multiplier of an op that rescales from the input's to the output's scale:
 /// `QuantizeMultiplier((double)input_scale / (double)output_scale)`. TFLM's MEAN
-/// (`reduce_common.cc`) and int8 QUANTIZE (requantisation) use it.
+/// (`reduce_common.cc`), int8 QUANTIZE (requantisation) and RELU use it.
 #[must_use]
 pub fn rescale_multiplier(input_scale: f32, output_scale: f32) -> (i32, i32) {
     quantize_multiplier(f64::from(input_scale) / f64::from(output_scale))
@@ -540,7 +540,7 @@ pub struct ReluParams {
     pub input_offset: i32,
     /// The output zero point.
     pub output_offset: i32,
-    /// `QuantizeMultiplier((double)(input_scale / output_scale))`.
+    /// `QuantizeMultiplier((double)input_scale / (double)output_scale)`.
     pub requant: (i32, i32),
     /// `max(-128, output_zero_point + roundf(0 / output_scale))`.
     pub act_min: i32,
@@ -549,15 +549,16 @@ pub struct ReluParams {
 }
 
 /// TFLM's `CalculateReluOpData<int8_t>` (RELU; TFLM's RELU6 is [`relu6_params`]): the
-/// multiplier is `QuantizeMultiplier((double)(input_scale / output_scale))`, the quotient in
-/// **float** (`activations_common.cc`), unlike [`rescale_multiplier`]'s double quotient.
+/// multiplier is [`rescale_multiplier`]'s, the quotient in double, as the pinned
+/// `tflite-micro` wheel computes it (its `ReluPrepare` converts both scales to double before
+/// dividing; the conformance suite has a model whose outputs tell the two apart).
 #[must_use]
 pub fn relu_params(input: (f32, i32), output: (f32, i32)) -> ReluParams {
     let zero = to_i32_like_x86(f64::from((0.0_f32 / output.0).round()));
     ReluParams {
         input_offset: input.1.wrapping_neg(),
         output_offset: output.1,
-        requant: quantize_multiplier(f64::from(input.0 / output.0)),
+        requant: rescale_multiplier(input.0, output.0),
         act_min: i32::from(i8::MIN).max(output.1.wrapping_add(zero)),
         act_max: i32::from(i8::MAX),
     }

@@ -2,8 +2,8 @@
 //! input's and ignores the output's, which is drawn equal to the input's or not) and float32,
 //! over ranks 1 to 6, scales and zero points over the whole range.
 
-use stowplan_planner::builder::ModelBuilder;
-use stowplan_planner::model::{BuiltinOp, DType};
+use stowplan_planner::tflite::builder::ModelBuilder;
+use stowplan_planner::tflite::{BuiltinOp, DType};
 
 use crate::quantize::{SHAPES, shape, special_sets};
 use crate::suite::{self, Draft, InputSpec, Quant, Rng, Spec, Target, Variant, elements};

@@ -3,8 +3,8 @@
 //! full shape; general broadcasts with 1s on both sides and ranks that differ) over ranks 1 to
 //! 6, quantisation over the suite's whole range.
 
-use stowplan_planner::builder::ModelBuilder;
-use stowplan_planner::model::{Activation, BuiltinOp, DType, OpOptions};
+use stowplan_planner::tflite::builder::ModelBuilder;
+use stowplan_planner::tflite::{Activation, BuiltinOp, DType, OpOptions};
 
 use crate::suite::{
     self, ACTIVATIONS, Draft, InputSpec, Quant, Rng, Spec, Target, Variant, elements, shape_within,

@@ -2,8 +2,8 @@
 //! points 0), float32, int32, int64 and bool; 2 to 5 inputs along every axis, negative ones
 //! included, of ranks 1 to 4.
 
-use stowplan_planner::builder::{ModelBuilder, ops};
-use stowplan_planner::model::{Activation, DType, OpOptions};
+use stowplan_planner::tflite::builder::{ModelBuilder, ops};
+use stowplan_planner::tflite::{Activation, DType, OpOptions};
 
 use crate::suite::{self, Draft, InputSpec, Quant, Rng, Spec, Target, Variant, elements};
 

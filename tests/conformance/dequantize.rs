@@ -1,8 +1,8 @@
 //! DEQUANTIZE: int8 to float32 over ranks 1 to 6, scales and zero points over the whole range
 //! (and, in the `extremes` variants, only at its ends).
 
-use stowplan_planner::builder::ModelBuilder;
-use stowplan_planner::model::{BuiltinOp, DType};
+use stowplan_planner::tflite::builder::ModelBuilder;
+use stowplan_planner::tflite::{BuiltinOp, DType};
 
 use crate::quantize::{SHAPES, shape, special_sets};
 use crate::suite::{self, Draft, InputSpec, Quant, Rng, Spec, Target, Variant, elements};

@@ -3,8 +3,8 @@
 //! and large ones; int8 outputs quantised as the input or not (TFLM copies the input's values
 //! and pads with the output's zero point).
 
-use stowplan_planner::builder::ModelBuilder;
-use stowplan_planner::model::{BuiltinOp, DType};
+use stowplan_planner::tflite::builder::ModelBuilder;
+use stowplan_planner::tflite::{BuiltinOp, DType};
 
 use crate::suite::{self, Draft, InputSpec, Quant, Rng, Spec, Target, Variant, elements};
 

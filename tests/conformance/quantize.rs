@@ -3,8 +3,8 @@
 //! (requantisation, with the same scale or any), over ranks 1 to 6, scales and zero points
 //! over the whole range.
 
-use stowplan_planner::builder::ModelBuilder;
-use stowplan_planner::model::{BuiltinOp, DType};
+use stowplan_planner::tflite::builder::ModelBuilder;
+use stowplan_planner::tflite::{BuiltinOp, DType};
 
 use crate::suite::{self, Draft, InputSpec, Quant, Rng, Spec, Target, Variant, elements};
 

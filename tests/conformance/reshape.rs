@@ -3,8 +3,8 @@
 //! ones included, as a scalar or a one-element constant): int8, float32, int16 and (not
 //! EXPAND_DIMS) int32. stowplan copies or aliases the bytes; TFLM copies them.
 
-use stowplan_planner::builder::ModelBuilder;
-use stowplan_planner::model::{BuiltinOp, DType};
+use stowplan_planner::tflite::builder::ModelBuilder;
+use stowplan_planner::tflite::{BuiltinOp, DType};
 
 use crate::suite::{self, Draft, InputSpec, Quant, Rng, Spec, Target, Variant, elements};
 

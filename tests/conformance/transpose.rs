@@ -1,8 +1,8 @@
 //! TRANSPOSE: int8, int16 and float32, ranks 1 to 5, permutations at random (the identity and
 //! the reversal in every variant).
 
-use stowplan_planner::builder::ModelBuilder;
-use stowplan_planner::model::{BuiltinOp, DType};
+use stowplan_planner::tflite::builder::ModelBuilder;
+use stowplan_planner::tflite::{BuiltinOp, DType};
 
 use crate::suite::{self, Draft, InputSpec, Quant, Rng, Spec, Target, Variant, elements};
 

@@ -494,6 +494,13 @@ pub fn generate(
                     };
                 });
             }
+            if info.bytes == Some(0)
+                && info.placement == Placement::None
+                && let Some(a) = access.get_mut(id)
+            {
+                // No element at all (a RESHAPE's empty shape, say): its view is empty.
+                *a = Access::Empty { elem: elem.clone() };
+            }
             quote!(#p::Location::None)
         };
         tensor_table.push(quote! {
@@ -711,6 +718,8 @@ enum Access {
     },
     /// A typed constant slice.
     Constant { name: syn::Ident, elem: TokenStream },
+    /// A tensor of no elements: an empty view.
+    Empty { elem: TokenStream },
     /// Anything else (persistent region, no data, not planned): no op function.
     Other,
 }
@@ -755,6 +764,12 @@ fn op_functions(plan: &ModelPlan, access: &[Access], p: &TokenStream) -> (TokenS
                     read_types.push(quote!(&'static [#elem]));
                     read_values.push(quote!(super::#name));
                     read_docs.push(format!("`{}` ({name}, constant)", tensor_name(id)));
+                }
+                Some((id, Some(Access::Empty { elem }))) => {
+                    read_types.push(quote!(&'static [#elem]));
+                    read_values
+                        .push(quote!(<&'static [#elem] as ::core::default::Default>::default()));
+                    read_docs.push(format!("`{}` (no elements)", tensor_name(id)));
                 }
                 Some((id, _)) => {
                     why = Some(format!(
