@@ -350,6 +350,32 @@ pub const CASES: &[Case] = &[
         message: "bad OfflineMemoryAllocation metadata: tensor id 1 has offset -5; offsets are non-negative, or -1 to plan online",
     },
     Case {
+        name: "zero_point_i32_min",
+        build: || {
+            output(TensorSpec {
+                name: "y".into(),
+                type_code: DType::Int8.code(),
+                shape: Some(vec![4]),
+                quantization: Some((vec![0.5], vec![i64::from(i32::MIN)], 0)),
+                ..TensorSpec::default()
+            })
+        },
+        message: "tensor 1 \"y\" of subgraph 0 of type int8 has zero point -2147483648, outside int8's range -128..=127",
+    },
+    Case {
+        name: "zero_point_out_of_range",
+        build: || {
+            output(TensorSpec {
+                name: "y".into(),
+                type_code: DType::Uint8.code(),
+                shape: Some(vec![4]),
+                quantization: Some((vec![0.5, 0.5], vec![0, 256], 0)),
+                ..TensorSpec::default()
+            })
+        },
+        message: "tensor 1 \"y\" of subgraph 0 of type uint8 has zero point 256, outside uint8's range 0..=255",
+    },
+    Case {
         name: "offline_plan_misaligned",
         build: || chain_with_offline(&[8, -1]),
         message: "bad OfflineMemoryAllocation metadata: tensor 0 \"x\" of subgraph 0 is at offset 8, not a multiple of the alignment 16",
