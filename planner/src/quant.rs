@@ -278,8 +278,10 @@ pub struct Padding2D {
     pub out_width: i32,
 }
 
-/// TFLM's `ComputeOutSize`: SAME `(size + stride - 1) / stride`, VALID `(size + stride -
-/// effective_filter) / stride` (C division, truncating), 0 for a zero stride.
+/// TFLM's `ComputeOutSizeChecked` (`padding.h`): SAME `(size + stride - 1) / stride`, VALID
+/// `(size + stride - effective_filter) / stride` in 64 bits (C division, truncating); `None`
+/// where TFLM returns an error: a stride, dilation or filter size that is not positive, a
+/// negative image size, or an output size below 0 or above `i32::MAX`.
 #[must_use]
 pub fn compute_out_size(
     padding: PaddingKind,
@@ -287,7 +289,10 @@ pub fn compute_out_size(
     filter_size: i32,
     stride: i32,
     dilation: i32,
-) -> i32 {
+) -> Option<i32> {
+    if image_size < 0 || filter_size <= 0 || stride <= 0 || dilation <= 0 {
+        return None;
+    }
     let (image, filter, stride, dilation) = (
         i64::from(image_size),
         i64::from(filter_size),
@@ -295,18 +300,19 @@ pub fn compute_out_size(
         i64::from(dilation),
     );
     let effective_filter_size = (filter - 1) * dilation + 1;
-    if stride == 0 {
-        return 0;
-    }
     let out = match padding {
         PaddingKind::Same => (image + stride - 1) / stride,
         PaddingKind::Valid => (image + stride - effective_filter_size) / stride,
     };
-    saturate_i32(out)
+    if out < 0 {
+        return None;
+    }
+    i32::try_from(out).ok()
 }
 
-/// TFLM's `ComputePaddingWithOffset`: `(total / 2, total % 2)` with `total = max(0, (out - 1)
-/// * stride + effective_filter - in)`.
+/// TFLM's `ComputePaddingWithOffsetChecked`: `(total / 2, total % 2)` with `total = max(0,
+/// (out - 1) * stride + effective_filter - in)` in 64 bits; `None` where TFLM returns an error
+/// (arguments out of range, or a padding above `i32::MAX`).
 #[must_use]
 pub fn compute_padding_with_offset(
     stride: i32,
@@ -314,20 +320,21 @@ pub fn compute_padding_with_offset(
     in_size: i32,
     filter_size: i32,
     out_size: i32,
-) -> (i32, i32) {
+) -> Option<(i32, i32)> {
+    if in_size < 0 || filter_size <= 0 || out_size < 0 || stride <= 0 || dilation <= 0 {
+        return None;
+    }
     let effective_filter_size = (i64::from(filter_size) - 1) * i64::from(dilation) + 1;
     let total = ((i64::from(out_size) - 1) * i64::from(stride) + effective_filter_size
         - i64::from(in_size))
     .max(0);
-    (saturate_i32(total / 2), saturate_i32(total % 2))
-}
-
-fn saturate_i32(x: i64) -> i32 {
-    i32::try_from(x).unwrap_or(if x < 0 { i32::MIN } else { i32::MAX })
+    Some((i32::try_from(total / 2).ok()?, (total % 2) as i32))
 }
 
 /// TFLM's `ComputePaddingHeightWidth` (CONV_2D, DEPTHWISE_CONV_2D with their dilations;
-/// pools with dilation 1).
+/// pools with dilation 1): the checked steps of `ComputePaddingHeightWidthChecked` in its order
+/// (output width, output height, padding height, padding width), stopping at the first that
+/// fails and leaving what it did not reach 0, as TFLM does.
 #[allow(clippy::too_many_arguments)]
 #[must_use]
 pub fn compute_padding_height_width(
@@ -341,42 +348,42 @@ pub fn compute_padding_height_width(
     filter_width: i32,
     padding: PaddingKind,
 ) -> Padding2D {
-    let out_width = compute_out_size(
-        padding,
-        in_width,
-        filter_width,
-        stride_width,
-        dilation_width,
-    );
-    let out_height = compute_out_size(
-        padding,
-        in_height,
-        filter_height,
-        stride_height,
-        dilation_height,
-    );
-    let (height, height_offset) = compute_padding_with_offset(
+    let mut p = Padding2D {
+        height: 0,
+        width: 0,
+        height_offset: 0,
+        width_offset: 0,
+        out_height: 0,
+        out_width: 0,
+    };
+    let Some(out_width) =
+        compute_out_size(padding, in_width, filter_width, stride_width, dilation_width)
+    else {
+        return p;
+    };
+    p.out_width = out_width;
+    let Some(out_height) =
+        compute_out_size(padding, in_height, filter_height, stride_height, dilation_height)
+    else {
+        return p;
+    };
+    p.out_height = out_height;
+    let Some((height, height_offset)) = compute_padding_with_offset(
         stride_height,
         dilation_height,
         in_height,
         filter_height,
         out_height,
-    );
-    let (width, width_offset) = compute_padding_with_offset(
-        stride_width,
-        dilation_width,
-        in_width,
-        filter_width,
-        out_width,
-    );
-    Padding2D {
-        height,
-        width,
-        height_offset,
-        width_offset,
-        out_height,
-        out_width,
+    ) else {
+        return p;
+    };
+    (p.height, p.height_offset) = (height, height_offset);
+    if let Some((width, width_offset)) =
+        compute_padding_with_offset(stride_width, dilation_width, in_width, filter_width, out_width)
+    {
+        (p.width, p.width_offset) = (width, width_offset);
     }
+    p
 }
 
 /// TFLM's `PopulateConvolutionQuantizationParams` per-channel multipliers for CONV_2D and
@@ -718,7 +725,13 @@ mod tests {
         // SAME 3x3 stride 2 on 224 (MobileNet): out 112, total 1 -> pad 0, offset 1.
         let p = compute_padding_height_width(2, 2, 1, 1, 224, 224, 3, 3, PaddingKind::Same);
         assert_eq!((p.out_height, p.height, p.height_offset), (112, 0, 1));
-        assert_eq!(compute_out_size(PaddingKind::Same, 5, 3, 0, 1), 0);
+        assert_eq!(compute_out_size(PaddingKind::Same, 5, 3, 0, 1), None);
+        // VALID 5x5 filter on 2: (2 + 1 - 5) / 1 < 0, an error: TFLM leaves every padding 0.
+        assert_eq!(compute_out_size(PaddingKind::Valid, 2, 5, 1, 1), None);
+        let p = compute_padding_height_width(1, 1, 1, 1, 2, 2, 5, 5, PaddingKind::Valid);
+        assert_eq!((p.out_width, p.height, p.width), (0, 0, 0));
+        // C division truncates towards zero: (3 + 2 - 6) / 2 = 0, not -1.
+        assert_eq!(compute_out_size(PaddingKind::Valid, 3, 6, 2, 1), Some(0));
     }
 
     #[test]
