@@ -56,7 +56,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         )?;
         writeln!(
             mods,
-            "fn run_{name}(input: &[u8]) -> Result<Vec<u8>, String> {{\n    let mut arena = Box::new({name}::Arena::new());\n    feed(arena.as_bytes_mut(), {name}::TENSORS, {name}::INPUTS, input)?;\n    {name}::invoke(&mut arena);\n    Ok(collect(arena.as_bytes(), {name}::TENSORS, {name}::OUTPUTS))\n}}"
+            "fn run_{name}(inputs: &[&[u8]]) -> Result<Vec<u8>, String> {{\n    let mut arena = Box::new({name}::Arena::new());\n    let mut out = Vec::new();\n    for input in inputs {{\n        feed(arena.as_bytes_mut(), {name}::TENSORS, {name}::INPUTS, input)?;\n        {name}::invoke(&mut arena);\n        out.extend(collect(arena.as_bytes(), {name}::TENSORS, {name}::OUTPUTS));\n    }}\n    Ok(out)\n}}"
         )?;
         writeln!(table, "    ({name:?}, run_{name}),")?;
     }

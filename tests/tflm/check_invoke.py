@@ -2,7 +2,7 @@
 """Checks stowplan's generated `invoke` bit for bit against the real TFLite Micro interpreter.
 
     cargo build --release -p stowplan-invoke
-    python3 tests/tflm/check_invoke.py [--seeds 5] [--bin target/release/stowplan-invoke]
+    python3 tests/tflm/check_invoke.py [--seeds 5] [--invocations 1] [--bin target/release/stowplan-invoke]
 
 `stowplan-invoke` (tests/invoke) holds every model its build.rs generated `invoke` for: the
 project's own models, and TFLite Micro's hello_world_int8, micro_speech_int8,
@@ -13,6 +13,10 @@ is the model's io.json input where it has one), runs it through TFLM
 (tflite-micro==0.dev20261023182759, reference kernels) and through `stowplan-invoke MODEL`, and
 requires the output bytes to be identical. Each TFLM run is in a child process (a crash is
 reported, not fatal to the script). Exits non-zero on any difference.
+
+`--invocations N` runs each model N times in a row, in one TFLM interpreter and one stowplan
+arena, each invocation on its own input (seeded by seed and invocation), carrying whatever
+state the model keeps between invocations; every invocation's output must be identical.
 """
 
 import argparse
@@ -68,38 +72,42 @@ def random_inputs(it, seed):
     return inputs
 
 
-def tflm_child(path, seed, io_path):
-    """In a child process: one inference; prints JSON with the input and output bytes (hex)."""
+def tflm_child(path, seed, io_path, invocations):
+    """In a child process: `invocations` inferences in a row on one interpreter; prints JSON
+    with each invocation's input and output bytes (hex)."""
     import numpy as np
     from tflite_micro.python.tflite_micro import runtime
 
     data = Path(path).read_bytes()
     it = runtime.Interpreter.from_bytes(data, arena_size=2 * len(data) + 16 * 1024 * 1024)
-    if io_path is not None and seed == 0:
-        io = json.loads(Path(io_path).read_text())
-        inputs = [np.array(t["data"], dtype=t["dtype"]).reshape(t["shape"]) for t in io["inputs"]]
-    else:
-        inputs = random_inputs(it, seed)
-    for i, a in enumerate(inputs):
-        it.set_input(a, i)
-    it.invoke()
-    outs = []
-    i = 0
-    while True:
-        try:
-            outs.append(np.ascontiguousarray(it.get_output(i)))
-        except IndexError:
-            break
-        i += 1
-    print(json.dumps({
-        "input": b"".join(np.ascontiguousarray(a).tobytes() for a in inputs).hex(),
-        "output": b"".join(o.tobytes() for o in outs).hex(),
-        "dtype": [str(o.dtype) for o in outs],
-    }))
+    ins, outs_hex, dtypes = [], [], []
+    for k in range(invocations):
+        if io_path is not None and seed == 0 and k == 0:
+            io = json.loads(Path(io_path).read_text())
+            inputs = [np.array(t["data"], dtype=t["dtype"]).reshape(t["shape"])
+                      for t in io["inputs"]]
+        else:
+            inputs = random_inputs(it, seed if invocations == 1 else seed * 100_003 + k)
+        for i, a in enumerate(inputs):
+            it.set_input(a, i)
+        it.invoke()
+        outs = []
+        i = 0
+        while True:
+            try:
+                outs.append(np.ascontiguousarray(it.get_output(i)))
+            except IndexError:
+                break
+            i += 1
+        ins.append(b"".join(np.ascontiguousarray(a).tobytes() for a in inputs).hex())
+        outs_hex.append(b"".join(o.tobytes() for o in outs).hex())
+        dtypes = [str(o.dtype) for o in outs]
+    print(json.dumps({"inputs": ins, "outputs": outs_hex, "dtype": dtypes}))
 
 
-def run_tflm(path, seed, io_path):
-    cmd = [sys.executable, __file__, "--child", str(path), str(seed), str(io_path or "")]
+def run_tflm(path, seed, io_path, invocations):
+    cmd = [sys.executable, __file__, "--child", str(path), str(seed), str(io_path or ""),
+           str(invocations)]
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     if p.returncode != 0:
         return None, f"TFLM child exit {p.returncode}: {ch.last_lines(p.stderr)}"
@@ -124,11 +132,13 @@ def main():
     ap.add_argument("--seeds", type=int, default=5, help="inputs per model (default 5)")
     ap.add_argument("--bin", default=os.environ.get("STOWPLAN_INVOKE_BIN",
                                                     str(REPO / "target" / "release" / "stowplan-invoke")))
-    ap.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
+    ap.add_argument("--invocations", type=int, default=1,
+                    help="invocations in a row per model and seed, carrying state (default 1)")
+    ap.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
-        path, seed, io_path = args.child
-        tflm_child(path, int(seed), io_path or None)
+        path, seed, io_path, invocations = args.child
+        tflm_child(path, int(seed), io_path or None, int(invocations))
         return 0
     ch.check_version("check_invoke.py")
     try:
@@ -149,23 +159,32 @@ def main():
         same = 0
         start = time.time()
         for seed in range(args.seeds):
-            ref, err = run_tflm(path, seed, io_path)
+            ref, err = run_tflm(path, seed, io_path, args.invocations)
             if err:
                 failed = True
                 print(f"FAIL {name} seed {seed}: {err}")
                 continue
-            inp, want = bytes.fromhex(ref["input"]), bytes.fromhex(ref["output"])
-            p = subprocess.run([args.bin, name], input=inp, capture_output=True, timeout=600)
+            inp = b"".join(bytes.fromhex(h) for h in ref["inputs"])
+            wants = [bytes.fromhex(h) for h in ref["outputs"]]
+            want = wants[-1]
+            p = subprocess.run([args.bin, name, "--invocations", str(args.invocations)],
+                               input=inp, capture_output=True, timeout=600)
             if p.returncode != 0:
                 failed = True
                 print(f"FAIL {name} seed {seed}: stowplan-invoke exit {p.returncode}: "
                       f"{p.stderr.decode(errors='replace').strip()}")
                 continue
-            if p.stdout == want:
+            got, at, bad = p.stdout, 0, None
+            for k, w in enumerate(wants):
+                if got[at:at + len(w)] != w and bad is None:
+                    bad = (k, describe(w, got[at:at + len(w)], ref["dtype"]))
+                at += len(w)
+            if bad is None and at == len(got):
                 same += 1
             else:
                 failed = True
-                print(f"FAIL {name} seed {seed}: {describe(want, p.stdout, ref['dtype'])}")
+                k, why = bad if bad else (len(wants), f"{len(got) - at} extra output bytes")
+                print(f"FAIL {name} seed {seed} invocation {k}: {why}")
         digest = hashlib.sha256(want).hexdigest()[:12] if same else "-"
         rows.append((name, f"{same}/{args.seeds}", digest, f"{time.time() - start:.1f}"))
     print(f"{'model':<22} {'identical':>9}  {'last output sha256':<18} {'s':>5}")
@@ -174,7 +193,8 @@ def main():
     if failed:
         print("\nsome outputs differ from TFLite Micro")
         return 1
-    print(f"\nevery output is bit-identical with TFLite Micro ({len(rows)} models x {args.seeds} inputs)")
+    print(f"\nevery output is bit-identical with TFLite Micro ({len(rows)} models x {args.seeds} "
+          f"inputs x {args.invocations} invocations in a row)")
     return 0
 
 

@@ -1,8 +1,11 @@
-//! `stowplan-invoke MODEL < INPUT > OUTPUT`: runs one inference of a model through its generated
-//! `invoke` (the runtime's reference kernels on the planned arena) and writes the output bytes.
+//! `stowplan-invoke MODEL [--invocations N] < INPUT > OUTPUT`: runs inferences of a model through
+//! its generated `invoke` (the runtime's kernels on the planned arena) and writes the output
+//! bytes.
 //!
 //! The input is the raw bytes of the model's inputs, in order; the output the raw bytes of its
-//! outputs, in order. `stowplan-invoke --list` prints the models this build holds (TFLite
+//! outputs, in order. With `--invocations N` the input holds N such sets, one after another, and
+//! the model runs N times in a row on the same arena (carrying whatever state it keeps, as TFLM's
+//! interpreter does between `Invoke` calls); the output holds the N outputs in order. `stowplan-invoke --list` prints the models this build holds (TFLite
 //! Micro's own only where `../shared/models` existed at build time). `tests/tflm/check_invoke.py`
 //! drives it and compares every output byte with the real TFLite Micro interpreter's.
 //!
@@ -62,8 +65,8 @@ fn collect(arena: &[u8], tensors: &[TensorInfo], outputs: &[u32]) -> Vec<u8> {
     out
 }
 
-/// One inference: the inputs' bytes in, the outputs' bytes out.
-type Run = fn(&[u8]) -> Result<Vec<u8>, String>;
+/// Inferences in a row on one arena: each one's input bytes in, their outputs' bytes out.
+type Run = fn(&[&[u8]]) -> Result<Vec<u8>, String>;
 
 include!(concat!(env!("OUT_DIR"), "/models.rs"));
 
@@ -92,7 +95,7 @@ fn main() -> ExitCode {
             }
             let start = std::time::Instant::now();
             for _ in 0..n {
-                if let Err(e) = run(std::hint::black_box(&input)).map(std::hint::black_box) {
+                if let Err(e) = run(std::hint::black_box(&[&input[..]])).map(std::hint::black_box) {
                     eprintln!("error: {name}: {e}");
                     return ExitCode::FAILURE;
                 }
@@ -101,7 +104,21 @@ fn main() -> ExitCode {
             println!("{per}");
             ExitCode::SUCCESS
         }
-        [name] => {
+        [name] | [name, _, _] => {
+            let invocations = match args.get(1..) {
+                Some([flag, n]) if flag == "--invocations" => match n.parse::<usize>() {
+                    Ok(n) if n > 0 => n,
+                    _ => {
+                        eprintln!("error: --invocations takes a positive number, not {n:?}");
+                        return ExitCode::from(2);
+                    }
+                },
+                Some([]) => 1,
+                _ => {
+                    eprintln!("error: expected MODEL [--invocations N]");
+                    return ExitCode::from(2);
+                }
+            };
             let Some(&(_, run)) = MODELS.iter().find(|(n, _)| n == name) else {
                 eprintln!("error: no model {name:?} in this build; see --list");
                 return ExitCode::from(2);
@@ -111,8 +128,20 @@ fn main() -> ExitCode {
                 eprintln!("error: cannot read the input: {e}");
                 return ExitCode::FAILURE;
             }
+            if !input.len().is_multiple_of(invocations) {
+                eprintln!(
+                    "error: {} input bytes do not split into {invocations} invocations",
+                    input.len()
+                );
+                return ExitCode::FAILURE;
+            }
+            let sets: Vec<&[u8]> = if input.is_empty() {
+                vec![&[][..]; invocations]
+            } else {
+                input.chunks(input.len() / invocations).collect()
+            };
             // Large arenas (mobilenet_v2) live on the heap; the kernels need little stack.
-            match run(&input) {
+            match run(&sets) {
                 Ok(out) => {
                     if std::io::stdout().write_all(&out).is_err() {
                         return ExitCode::FAILURE;
@@ -127,7 +156,7 @@ fn main() -> ExitCode {
         }
         _ => {
             eprintln!(
-                "usage: stowplan-invoke MODEL < INPUT > OUTPUT | stowplan-invoke --list | stowplan-invoke --bench N MODEL < INPUT"
+                "usage: stowplan-invoke MODEL [--invocations N] < INPUT > OUTPUT | stowplan-invoke --list | stowplan-invoke --bench N MODEL < INPUT"
             );
             ExitCode::from(2)
         }
