@@ -7,12 +7,24 @@
 //!
 //! The layers, in order (each only uses the ones before it):
 //!
-//! 1. [`model`]: the verified flatbuffer view and validation of every index;
+//! 1. [`tflite`]: the format: the verified flatbuffer view, validation of every index and
+//!    zero point, the owned model types, the model builder and the metadata writer;
 //! 2. [`graph`]: each tensor's shape, size, kind and placement (arena, persistent, none);
 //! 3. [`lifetime`]: TensorFlow Lite Micro's timeline over all subgraphs;
-//! 4. [`plan`]: the abstract [`plan::Problem`] and its planners, with the lower bound;
-//! 5. [`verify`]: the independent proof that a plan is correct;
-//! 6. [`emit`]: reports (text table, JSON).
+//! 4. [`quant`] and [`ops`]: TFLM's `Prepare` arithmetic, and one module per op kind (what it
+//!    reads and writes, its checks, its kernel call, whether it works in place, the scratch
+//!    TFLM's kernel requests);
+//! 5. [`plan`]: the abstract [`plan::Problem`] and its planners, with the lower bound (nothing
+//!    of TFLite);
+//! 6. [`verify`]: the independent proof that a plan is correct;
+//! 7. [`arena`]: a model's arena as a [`plan::Problem`] (in-place ops merged, kernel scratch,
+//!    offline offsets), and plan buffers back to the model's names;
+//! 8. [`emit`], [`codegen`], [`embed`]: reports (text table, JSON, SVG), the generated Rust
+//!    module (with `invoke`, whose driver lowers each op through its module), the plan written
+//!    into the model for TFLM.
+//!
+//! [`plan_model`] runs them in this order: read the model, size its tensors, compute their
+//! lifetimes, make the arena problem, run the planner, verify the plan, name what failed.
 //!
 //! [`plan_model`] runs them all:
 //!

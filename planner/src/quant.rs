@@ -356,15 +356,23 @@ pub fn compute_padding_height_width(
         out_height: 0,
         out_width: 0,
     };
-    let Some(out_width) =
-        compute_out_size(padding, in_width, filter_width, stride_width, dilation_width)
-    else {
+    let Some(out_width) = compute_out_size(
+        padding,
+        in_width,
+        filter_width,
+        stride_width,
+        dilation_width,
+    ) else {
         return p;
     };
     p.out_width = out_width;
-    let Some(out_height) =
-        compute_out_size(padding, in_height, filter_height, stride_height, dilation_height)
-    else {
+    let Some(out_height) = compute_out_size(
+        padding,
+        in_height,
+        filter_height,
+        stride_height,
+        dilation_height,
+    ) else {
         return p;
     };
     p.out_height = out_height;
@@ -378,9 +386,13 @@ pub fn compute_padding_height_width(
         return p;
     };
     (p.height, p.height_offset) = (height, height_offset);
-    if let Some((width, width_offset)) =
-        compute_padding_with_offset(stride_width, dilation_width, in_width, filter_width, out_width)
-    {
+    if let Some((width, width_offset)) = compute_padding_with_offset(
+        stride_width,
+        dilation_width,
+        in_width,
+        filter_width,
+        out_width,
+    ) {
         (p.width, p.width_offset) = (width, width_offset);
     }
     p
