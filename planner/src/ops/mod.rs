@@ -5,7 +5,7 @@
 //! [`kind`] maps every builtin code and custom op name stowplan knows to its module's
 //! [`OpKind`]. A module is named as its kernel in `stowplan::kernels` (`runtime/src/kernels/`)
 //! and its proof in `tests/conformance/`, after TFLM's kernel file (`conv.cc`, `pooling.cc`):
-//! adding an op is adding those modules and one line of [`BUILTINS`] or [`CUSTOM`]. The
+//! adding an op is adding those modules and one line of the table (`BUILTINS` or `CUSTOM`). The
 //! driver, `codegen::invoke`, knows no op by name.
 //!
 //! Every formula of TFLM's (multiplier quantisation, activation ranges, padding, tables) lives
