@@ -20,6 +20,7 @@
 #![forbid(unsafe_code)]
 
 mod conv;
+mod depthwise_conv;
 mod fully_connected;
 mod suite;
 
@@ -36,6 +37,7 @@ type Variants = fn(u64, Target) -> Vec<Variant>;
 fn all_variants(seed: u64, target: Target, ops: Option<&[String]>) -> Vec<Variant> {
     let table: &[(&str, Variants)] = &[
         ("conv", conv::variants),
+        ("depthwise_conv", depthwise_conv::variants),
         ("fully_connected", fully_connected::variants),
     ];
     table
