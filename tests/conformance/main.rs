@@ -22,6 +22,7 @@
 mod conv;
 mod depthwise_conv;
 mod fully_connected;
+mod pooling;
 mod suite;
 
 use std::fmt::Write as _;
@@ -39,6 +40,7 @@ fn all_variants(seed: u64, target: Target, ops: Option<&[String]>) -> Vec<Varian
         ("conv", conv::variants),
         ("depthwise_conv", depthwise_conv::variants),
         ("fully_connected", fully_connected::variants),
+        ("pooling", pooling::variants),
     ];
     table
         .iter()
