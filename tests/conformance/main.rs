@@ -23,6 +23,7 @@ mod conv;
 mod depthwise_conv;
 mod fully_connected;
 mod pooling;
+mod softmax;
 mod suite;
 
 use std::fmt::Write as _;
@@ -41,6 +42,7 @@ fn all_variants(seed: u64, target: Target, ops: Option<&[String]>) -> Vec<Varian
         ("depthwise_conv", depthwise_conv::variants),
         ("fully_connected", fully_connected::variants),
         ("pooling", pooling::variants),
+        ("softmax", softmax::variants),
     ];
     table
         .iter()
