@@ -23,6 +23,7 @@ mod conv;
 mod depthwise_conv;
 mod fully_connected;
 mod pooling;
+mod reduce;
 mod softmax;
 mod suite;
 
@@ -42,6 +43,7 @@ fn all_variants(seed: u64, target: Target, ops: Option<&[String]>) -> Vec<Varian
         ("depthwise_conv", depthwise_conv::variants),
         ("fully_connected", fully_connected::variants),
         ("pooling", pooling::variants),
+        ("reduce", reduce::variants),
         ("softmax", softmax::variants),
     ];
     table
