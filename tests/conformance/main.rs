@@ -22,6 +22,7 @@
 mod conv;
 mod depthwise_conv;
 mod fully_connected;
+mod logistic;
 mod pooling;
 mod reduce;
 mod softmax;
@@ -42,6 +43,7 @@ fn all_variants(seed: u64, target: Target, ops: Option<&[String]>) -> Vec<Varian
         ("conv", conv::variants),
         ("depthwise_conv", depthwise_conv::variants),
         ("fully_connected", fully_connected::variants),
+        ("logistic", logistic::variants),
         ("pooling", pooling::variants),
         ("reduce", reduce::variants),
         ("softmax", softmax::variants),
