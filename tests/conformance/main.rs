@@ -23,12 +23,17 @@ mod activations;
 mod add;
 mod concatenation;
 mod conv;
+mod depthwise_conv;
 mod dequantize;
 mod fully_connected;
+mod logistic;
 mod mul;
 mod pad;
+mod pooling;
 mod quantize;
+mod reduce;
 mod reshape;
+mod softmax;
 mod suite;
 mod transpose;
 
@@ -45,6 +50,7 @@ type Variants = fn(u64, Target) -> Vec<Variant>;
 fn all_variants(seed: u64, target: Target, ops: Option<&[String]>) -> Vec<Variant> {
     let table: &[(&str, Variants)] = &[
         ("conv", conv::variants),
+        ("depthwise_conv", depthwise_conv::variants),
         ("fully_connected", fully_connected::variants),
         ("add", add::variants),
         ("mul", mul::variants),
@@ -55,6 +61,10 @@ fn all_variants(seed: u64, target: Target, ops: Option<&[String]>) -> Vec<Varian
         ("pad", pad::variants),
         ("transpose", transpose::variants),
         ("reshape", reshape::variants),
+        ("logistic", logistic::variants),
+        ("pooling", pooling::variants),
+        ("reduce", reduce::variants),
+        ("softmax", softmax::variants),
     ];
     table
         .iter()

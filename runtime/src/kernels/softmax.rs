@@ -39,8 +39,12 @@ const ACCUMULATION_INTEGER_BITS: i32 = 12;
 /// with gemmlowp's `exp_on_negative_values` and summed (Q12.19); each output is
 /// `exp * (1 / sum)` shifted to 8 bits, minus 128, saturated; the others are -128.
 ///
-/// Where TFLM aborts (`TFLITE_CHECK` on the final shift, only reachable with more than 4096
-/// maximal entries in a row) the shift is clamped instead.
+/// Where TFLM aborts (`TFLITE_CHECK(0 <= exponent && exponent <= 31)` on the final shift in
+/// `reference/softmax.h`: a row whose exponentials sum to 2^28 or more in Q12.19, such as 512 or
+/// more entries equal to the row's maximum) the shift is clamped to 31 instead: the one place
+/// this kernel gives an output where TFLM gives none. The depth cannot be refused at build time
+/// for it, since it depends on the values (classifiers with 1000 classes run fine in TFLM on
+/// almost every input).
 ///
 /// # Preconditions
 ///

@@ -1,0 +1,219 @@
+//! DEPTHWISE_CONV_2D: int8 (per-channel and per-tensor filters, with and without bias) and
+//! float32, over both paddings, every fused activation and three shape classes; depth
+//! multipliers 1 and above (past the kernel's channel block of 16 too), strides 1 to 3 and
+//! dilations 1 and 2 drawn per model, each of them in the first three models of every variant.
+
+use stowplan_planner::tflite::builder::ModelBuilder;
+use stowplan_planner::tflite::{Activation, BuiltinOp, DType, OpOptions, Padding};
+
+use crate::conv::{PADDINGS, out_size};
+use crate::suite::{
+    self, ACTIVATIONS, Draft, InputSpec, Quant, Rng, Spec, Target, Variant, f32_bytes, int_bytes,
+};
+
+/// `DEPTHWISE_CONV_2D`.
+const DEPTHWISE_CONV_2D: BuiltinOp = BuiltinOp(4);
+
+fn s(v: usize) -> i32 {
+    i32::try_from(v).unwrap_or(i32::MAX)
+}
+
+/// The variants.
+pub fn variants(seed: u64, target: Target) -> Vec<Variant> {
+    let mut out = Vec::new();
+    for types in ["int8 per-channel", "int8 per-tensor", "float32"] {
+        for (pname, padding) in PADDINGS {
+            for (aname, activation) in ACTIVATIONS {
+                for shape in ["ones", "odd", "wide"] {
+                    let spec = Spec {
+                        op: "depthwise_conv",
+                        builtin: "DEPTHWISE_CONV_2D",
+                        types: types.to_owned(),
+                        options: format!("{pname} {aname}"),
+                        shape,
+                    };
+                    out.push(suite::fill(seed, spec, target, |rng, index| {
+                        draw(rng, index, types, shape, padding, activation)
+                    }));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Strides, dilations and depth multiplier of model `index`: model 0 all 1; model 1 strides 2
+/// and 3 with a depth multiplier above 1; model 2 strides 3 and 2 with dilation 2; the others
+/// at random.
+fn steps(rng: &mut Rng, index: usize) -> ((usize, usize), (usize, usize), usize) {
+    let multiplier = |rng: &mut Rng| rng.pick(&[2, 3, 4, 5, 7, 16, 17, 24]);
+    match index {
+        0 => ((1, 1), (1, 1), 1),
+        1 => ((2, 3), (1, 1), multiplier(rng)),
+        2 => (
+            (3, 2),
+            (2, 2),
+            if rng.chance(0.5) { 1 } else { multiplier(rng) },
+        ),
+        _ => (
+            (rng.size(1, 3), rng.size(1, 3)),
+            (rng.size(1, 2), rng.size(1, 2)),
+            if rng.chance(0.5) { 1 } else { multiplier(rng) },
+        ),
+    }
+}
+
+fn draw(
+    rng: &mut Rng,
+    index: usize,
+    types: &str,
+    shape: &str,
+    padding: Padding,
+    activation: Activation,
+) -> Option<Draft> {
+    let (stride, dilation, dm) = steps(rng, index);
+    let (n, h, w, kh, kw, cin) = match shape {
+        "ones" => {
+            let (h, w) = if rng.chance(0.5) {
+                (1, rng.size(1, 9))
+            } else {
+                (rng.size(1, 9), 1)
+            };
+            let kh = if h == 1 { 1 } else { rng.size(1, 3) };
+            let kw = if w == 1 { 1 } else { rng.size(1, 3) };
+            (1, h, w, kh, kw, rng.size(1, 2))
+        }
+        "odd" => (
+            rng.pick(&[1, 1, 3]),
+            2 * rng.size(1, 7) + 1,
+            2 * rng.size(1, 7) + 1,
+            rng.pick(&[1, 3, 5, 2]),
+            rng.pick(&[1, 3, 5, 4]),
+            2 * rng.size(0, 4) + 1,
+        ),
+        _ => (
+            rng.pick(&[1, 2]),
+            rng.size(2, 7),
+            rng.size(2, 7),
+            rng.size(1, 3),
+            rng.size(1, 3),
+            // Many channels, fewer with a large depth multiplier.
+            rng.size(16, 96).min(512 / dm).max(16),
+        ),
+    };
+    let oh = out_size(padding, h, kh, stride.0, dilation.0);
+    let ow = out_size(padding, w, kw, stride.1, dilation.1);
+    if oh == 0 || ow == 0 {
+        return None;
+    }
+    let cout = cin * dm;
+    let with_bias = !rng.chance(0.2);
+    let mut b = ModelBuilder::new();
+    let sg = b.subgraph("main");
+    let ishape = [s(n), s(h), s(w), s(cin)];
+    let fshape = [1, s(kh), s(kw), s(cout)];
+    let oshape = [s(n), s(oh), s(ow), s(cout)];
+    let fcount = kh * kw * cout;
+    let options = OpOptions::DepthwiseConv2D {
+        padding,
+        stride_w: s(stride.1),
+        stride_h: s(stride.0),
+        depth_multiplier: s(dm),
+        dilation_w: s(dilation.1),
+        dilation_h: s(dilation.0),
+        activation,
+    };
+    let geometry = format!(
+        "in {ishape:?} filter {fshape:?} out {oshape:?} stride {stride:?} dilation {dilation:?} depth multiplier {dm} bias {with_bias}"
+    );
+    let note;
+    let input = if types == "float32" {
+        let x = b.tensor(sg, "input", DType::Float32, &ishape);
+        let sd = 1.0 / ((kh * kw) as f64).sqrt();
+        let f = b.constant(
+            sg,
+            "filter",
+            DType::Float32,
+            &fshape,
+            &f32_bytes(&suite::weights_f32(rng, fcount, sd)),
+        );
+        let mut inputs = vec![x, f];
+        if with_bias {
+            inputs.push(b.constant(
+                sg,
+                "bias",
+                DType::Float32,
+                &[s(cout)],
+                &f32_bytes(&suite::weights_f32(rng, cout, 1.0)),
+            ));
+        }
+        let y = b.tensor(sg, "output", DType::Float32, &oshape);
+        b.op_with_options(sg, DEPTHWISE_CONV_2D, &inputs, &[y], options);
+        b.io(sg, &[x], &[y]);
+        note = geometry;
+        InputSpec::float(n * h * w * cin, 1.0)
+    } else {
+        let per_channel = types.ends_with("per-channel");
+        let qi = Quant::tensor(suite::scale(rng), suite::zero_point(rng, DType::Int8));
+        // Per-channel scales spread over four orders of magnitude around a base.
+        let fscales: Vec<f32> = if per_channel {
+            let base = f64::from(suite::scale(rng));
+            (0..cout)
+                .map(|_| (base * f64::from(rng.log_uniform(1e-2, 1e2))) as f32)
+                .collect()
+        } else {
+            vec![suite::scale(rng)]
+        };
+        let product = f64::from(qi.s()) * f64::from(fscales[0]);
+        let qo = Quant::tensor(
+            suite::output_scale_for(rng, product, kh * kw),
+            suite::zero_point(rng, DType::Int8),
+        );
+        let x = b.quantized(sg, "input", DType::Int8, &ishape, qi.spec());
+        let f = b.quantized_constant(
+            sg,
+            "filter",
+            DType::Int8,
+            &fshape,
+            Quant::channels(fscales.clone(), 3).spec(),
+            &int_bytes(DType::Int8, &suite::weights_for(rng, fcount, index)),
+        );
+        let mut inputs = vec![x, f];
+        if with_bias {
+            let bscales: Vec<f32> = (0..cout)
+                .map(|c| {
+                    (f64::from(qi.s()) * f64::from(fscales[if per_channel { c } else { 0 }])) as f32
+                })
+                .collect();
+            let extreme = index == 3;
+            let bdata: Vec<i64> = (0..cout)
+                .map(|_| {
+                    if extreme {
+                        rng.pick(&[i64::from(i32::MAX), i64::from(i32::MIN)])
+                    } else {
+                        rng.normal(f64::from(1 << 14)) as i64
+                    }
+                })
+                .collect();
+            inputs.push(b.quantized_constant(
+                sg,
+                "bias",
+                DType::Int32,
+                &[s(cout)],
+                Quant::channels(bscales, 0).spec(),
+                &int_bytes(DType::Int32, &bdata),
+            ));
+        }
+        let y = b.quantized(sg, "output", DType::Int8, &oshape, qo.spec());
+        b.op_with_options(sg, DEPTHWISE_CONV_2D, &inputs, &[y], options);
+        b.io(sg, &[x], &[y]);
+        note = format!(
+            "{geometry} in q {:?} out q {:?} filter scales {}",
+            (qi.s(), qi.z()),
+            (qo.s(), qo.z()),
+            fscales.len(),
+        );
+        InputSpec::int(DType::Int8, n * h * w * cin, qi.z())
+    };
+    Some(Draft::new(&b, vec![input], n * oh * ow * cout, note))
+}

@@ -1,0 +1,165 @@
+//! AVERAGE_POOL_2D and MAX_POOL_2D: int8 and float32, over both paddings, every fused
+//! activation and three shape classes; windows of 1 to 4 and strides of 1 to 3 drawn per
+//! model, SAME windows hanging over the padding (and windows larger than the input).
+//!
+//! TFLM's int8 Prepare requires the output's zero point to be the input's and the scales to
+//! differ by at most 1e-6 (`pooling_common.cc`): most models share the quantisation, some
+//! take an output scale up to 0.9e-6 away (which moves the activation range, computed from
+//! the output's quantisation, while the values are not requantised).
+
+use stowplan_planner::tflite::builder::ModelBuilder;
+use stowplan_planner::tflite::{Activation, BuiltinOp, DType, OpOptions, Padding};
+
+use crate::conv::{PADDINGS, out_size};
+use crate::suite::{self, ACTIVATIONS, Draft, InputSpec, Quant, Rng, Spec, Target, Variant};
+
+/// The builtins with their codes.
+const BUILTINS: [(&str, BuiltinOp); 2] = [
+    ("AVERAGE_POOL_2D", BuiltinOp(1)),
+    ("MAX_POOL_2D", BuiltinOp(17)),
+];
+
+fn s(v: usize) -> i32 {
+    i32::try_from(v).unwrap_or(i32::MAX)
+}
+
+/// The variants.
+pub fn variants(seed: u64, target: Target) -> Vec<Variant> {
+    let mut out = Vec::new();
+    for (builtin, code) in BUILTINS {
+        for types in ["int8", "float32"] {
+            for (pname, padding) in PADDINGS {
+                for (aname, activation) in ACTIVATIONS {
+                    for shape in ["ones", "odd", "wide"] {
+                        let spec = Spec {
+                            op: "pooling",
+                            builtin,
+                            types: types.to_owned(),
+                            options: format!("{builtin} {pname} {aname}"),
+                            shape,
+                        };
+                        out.push(suite::fill(seed, spec, target, |rng, index| {
+                            draw(
+                                rng,
+                                index,
+                                code,
+                                types == "int8",
+                                shape,
+                                padding,
+                                activation,
+                            )
+                        }));
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Window and strides of model `index`: model 0 a window of 2 to 4 at stride 1 (SAME: over
+/// the padding on both sides), model 1 strides 2 and 3, model 2 a 4x4 window at stride 3, the
+/// others at random.
+fn window(rng: &mut Rng, index: usize) -> ((usize, usize), (usize, usize)) {
+    match index {
+        0 => ((rng.size(2, 4), rng.size(2, 4)), (1, 1)),
+        1 => ((rng.size(1, 4), rng.size(1, 4)), (2, 3)),
+        2 => ((4, 4), (3, rng.size(1, 3))),
+        _ => (
+            (rng.size(1, 4), rng.size(1, 4)),
+            (rng.size(1, 3), rng.size(1, 3)),
+        ),
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn draw(
+    rng: &mut Rng,
+    index: usize,
+    code: BuiltinOp,
+    int8: bool,
+    shape: &str,
+    padding: Padding,
+    activation: Activation,
+) -> Option<Draft> {
+    let ((fh, fw), (sh, sw)) = window(rng, index);
+    let (n, h, w, c) = match shape {
+        "ones" => {
+            let (h, w) = if rng.chance(0.5) {
+                (1, rng.size(1, 9))
+            } else {
+                (rng.size(1, 9), 1)
+            };
+            (1, h, w, rng.size(1, 2))
+        }
+        "odd" => (
+            rng.pick(&[1, 1, 3]),
+            2 * rng.size(0, 6) + 1,
+            2 * rng.size(0, 6) + 1,
+            2 * rng.size(0, 4) + 1,
+        ),
+        // Many channels, past the kernel's block of 16 and not a multiple of it.
+        _ => (
+            rng.pick(&[1, 2]),
+            rng.size(2, 8),
+            rng.size(2, 8),
+            rng.pick(&[17, 33, 64, 100, 255, 300]),
+        ),
+    };
+    let oh = out_size(padding, h, fh, sh, 1);
+    let ow = out_size(padding, w, fw, sw, 1);
+    if oh == 0 || ow == 0 {
+        return None;
+    }
+    let ishape = [s(n), s(h), s(w), s(c)];
+    let oshape = [s(n), s(oh), s(ow), s(c)];
+    let options = OpOptions::Pool2D {
+        padding,
+        stride_w: s(sw),
+        stride_h: s(sh),
+        filter_w: s(fw),
+        filter_h: s(fh),
+        activation,
+    };
+    let mut b = ModelBuilder::new();
+    let sg = b.subgraph("main");
+    let mut note = format!(
+        "in {ishape:?} out {oshape:?} filter {:?} stride {:?}",
+        (fh, fw),
+        (sh, sw)
+    );
+    let input = if int8 {
+        let mut qi = Quant::tensor(suite::scale(rng), suite::zero_point(rng, DType::Int8));
+        let mut qo = qi.clone();
+        if index == 2 || (index >= 3 && rng.chance(0.3)) {
+            // TFLM accepts |input scale - output scale| <= 1e-6 (in float). With RELU6 and
+            // RELU_N1_TO_1 the input scale puts the bound (6 or 1) half-way between two steps,
+            // so that the output's scale decides which way it rounds; else a small scale, that
+            // 1e-6 changes much.
+            let half_way = |bound: f64, rng: &mut Rng| bound / (rng.range(1, 126) as f64 + 0.5);
+            let base = match activation {
+                Activation::Relu6 => half_way(6.0, rng),
+                Activation::ReluN1To1 => half_way(1.0, rng),
+                _ => f64::from(rng.log_uniform(1e-6, 1e-4)),
+            };
+            let delta = f64::from(rng.log_uniform(1e-9, 0.9e-6)) * rng.pick(&[-1.0, 1.0]);
+            if base + delta > 0.0 {
+                qi.scale[0] = base as f32;
+                qo.scale[0] = (base + delta) as f32;
+            }
+        }
+        let x = b.quantized(sg, "input", DType::Int8, &ishape, qi.spec());
+        let y = b.quantized(sg, "output", DType::Int8, &oshape, qo.spec());
+        b.op_with_options(sg, code, &[x], &[y], options);
+        b.io(sg, &[x], &[y]);
+        note += &format!(" in q {:?} out q {:?}", (qi.s(), qi.z()), (qo.s(), qo.z()));
+        InputSpec::int(DType::Int8, n * h * w * c, qi.z())
+    } else {
+        let x = b.tensor(sg, "input", DType::Float32, &ishape);
+        let y = b.tensor(sg, "output", DType::Float32, &oshape);
+        b.op_with_options(sg, code, &[x], &[y], options);
+        b.io(sg, &[x], &[y]);
+        InputSpec::float(n * h * w * c, 1.0)
+    };
+    Some(Draft::new(&b, vec![input], n * oh * ow * c, note))
+}
