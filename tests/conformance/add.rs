@@ -158,7 +158,10 @@ fn draw(
     let (s1, s2, so) = shapes(rng, index, class);
     let op = BuiltinOp::from_name(builtin)?;
     let options = if builtin == "ADD" {
-        OpOptions::Add { activation }
+        OpOptions::Add {
+            activation,
+            pot_scale_int16: true,
+        }
     } else {
         OpOptions::Mul { activation }
     };

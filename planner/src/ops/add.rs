@@ -58,7 +58,7 @@ pub(super) fn binary_shape(
 /// The fused activation of ADD or MUL.
 pub(super) fn activation(cx: &Lower<'_>) -> Result<Activation, Refusal> {
     match cx.op.options {
-        OpOptions::Add { activation } | OpOptions::Mul { activation } => Ok(activation),
+        OpOptions::Add { activation, .. } | OpOptions::Mul { activation } => Ok(activation),
         OpOptions::None => Ok(Activation::None),
         _ => invalid("its options are not AddOptions or MulOptions"),
     }

@@ -103,6 +103,7 @@ struct OpSpec {
     intermediates: Vec<i32>,
     callees: Option<Callees>,
     options: OpOptions,
+    custom_options: Vec<u8>,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -437,6 +438,33 @@ impl ModelBuilder {
         )
     }
 
+    /// Adds a custom op named `code` with `options` as its `custom_options` (a flexbuffer, for
+    /// the custom ops TFLite Micro registers).
+    ///
+    /// # Panics
+    ///
+    /// If `sg` was not returned by [`Self::subgraph`].
+    pub fn custom_with_options(
+        &mut self,
+        sg: usize,
+        code: &str,
+        inputs: &[i32],
+        outputs: &[i32],
+        options: &[u8],
+    ) -> usize {
+        let opcode = self.opcode(BuiltinOp::CUSTOM.0, Some(code));
+        self.push_op(
+            sg,
+            OpSpec {
+                opcode,
+                inputs: inputs.to_vec(),
+                outputs: outputs.to_vec(),
+                custom_options: options.to_vec(),
+                ..OpSpec::default()
+            },
+        )
+    }
+
     /// Adds an IF, WHILE or CALL_ONCE op running `callees`.
     ///
     /// # Panics
@@ -621,6 +649,8 @@ impl ModelBuilder {
                                 ),
                             ),
                         };
+                        let custom_options = (!o.custom_options.is_empty())
+                            .then(|| fbb.create_vector(&o.custom_options));
                         fb::Operator::create(
                             &mut fbb,
                             &fb::OperatorArgs {
@@ -629,7 +659,7 @@ impl ModelBuilder {
                                 outputs,
                                 builtin_options_type,
                                 builtin_options,
-                                custom_options: None,
+                                custom_options,
                                 mutating_variable_inputs: None,
                                 intermediates,
                             },
@@ -713,6 +743,10 @@ fn activation_code(a: Activation) -> fb::ActivationFunctionType {
     })
 }
 
+fn type_code(t: DType) -> fb::TensorType {
+    fb::TensorType(t.code())
+}
+
 fn padding_code(p: Padding) -> fb::Padding {
     fb::Padding(match p {
         Padding::Same => 0,
@@ -722,6 +756,7 @@ fn padding_code(p: Padding) -> fb::Padding {
 }
 
 /// The builtin options table for `options`, as the union's type and value.
+#[allow(clippy::too_many_lines)]
 fn builtin_options(
     fbb: &mut flatbuffers::FlatBufferBuilder<'_>,
     options: &OpOptions,
@@ -729,7 +764,7 @@ fn builtin_options(
     fb::BuiltinOptions,
     Option<flatbuffers::WIPOffset<flatbuffers::UnionWIPOffset>>,
 ) {
-    let (kind, table) = match *options {
+    let (kind, table) = match options.clone() {
         OpOptions::None => return (fb::BuiltinOptions::NONE, None),
         OpOptions::Conv2D {
             padding,
@@ -835,13 +870,16 @@ fn builtin_options(
             )
             .as_union_value(),
         ),
-        OpOptions::Add { activation } => (
+        OpOptions::Add {
+            activation,
+            pot_scale_int16,
+        } => (
             fb::BuiltinOptions::AddOptions,
             fb::AddOptions::create(
                 fbb,
                 &fb::AddOptionsArgs {
                     fused_activation_function: activation_code(activation),
-                    pot_scale_int16: true,
+                    pot_scale_int16,
                 },
             )
             .as_union_value(),
@@ -860,6 +898,509 @@ fn builtin_options(
             fb::BuiltinOptions::ReducerOptions,
             fb::ReducerOptions::create(fbb, &fb::ReducerOptionsArgs { keep_dims }).as_union_value(),
         ),
+        OpOptions::Svdf {
+            rank,
+            activation,
+            asymmetric_quantize_inputs,
+        } => (
+            fb::BuiltinOptions::SVDFOptions,
+            fb::SVDFOptions::create(
+                fbb,
+                &fb::SVDFOptionsArgs {
+                    rank: rank,
+                    fused_activation_function: activation_code(activation),
+                    asymmetric_quantize_inputs: asymmetric_quantize_inputs,
+                },
+            )
+            .as_union_value(),
+        ),
+        OpOptions::L2Norm { activation } => (
+            fb::BuiltinOptions::L2NormOptions,
+            fb::L2NormOptions::create(
+                fbb,
+                &fb::L2NormOptionsArgs {
+                    fused_activation_function: activation_code(activation),
+                },
+            )
+            .as_union_value(),
+        ),
+        OpOptions::ResizeBilinear {
+            align_corners,
+            half_pixel_centers,
+        } => (
+            fb::BuiltinOptions::ResizeBilinearOptions,
+            fb::ResizeBilinearOptions::create(
+                fbb,
+                &fb::ResizeBilinearOptionsArgs {
+                    align_corners: align_corners,
+                    half_pixel_centers: half_pixel_centers,
+                },
+            )
+            .as_union_value(),
+        ),
+        OpOptions::SpaceToDepth { block_size } => (
+            fb::BuiltinOptions::SpaceToDepthOptions,
+            fb::SpaceToDepthOptions::create(
+                fbb,
+                &fb::SpaceToDepthOptionsArgs {
+                    block_size: block_size,
+                },
+            )
+            .as_union_value(),
+        ),
+        OpOptions::Gather { axis, batch_dims } => (
+            fb::BuiltinOptions::GatherOptions,
+            fb::GatherOptions::create(
+                fbb,
+                &fb::GatherOptionsArgs {
+                    axis: axis,
+                    batch_dims: batch_dims,
+                },
+            )
+            .as_union_value(),
+        ),
+        OpOptions::Sub {
+            activation,
+            pot_scale_int16,
+        } => (
+            fb::BuiltinOptions::SubOptions,
+            fb::SubOptions::create(
+                fbb,
+                &fb::SubOptionsArgs {
+                    fused_activation_function: activation_code(activation),
+                    pot_scale_int16: pot_scale_int16,
+                },
+            )
+            .as_union_value(),
+        ),
+        OpOptions::Div { activation } => (
+            fb::BuiltinOptions::DivOptions,
+            fb::DivOptions::create(
+                fbb,
+                &fb::DivOptionsArgs {
+                    fused_activation_function: activation_code(activation),
+                },
+            )
+            .as_union_value(),
+        ),
+        OpOptions::StridedSlice {
+            begin_mask,
+            end_mask,
+            ellipsis_mask,
+            new_axis_mask,
+            shrink_axis_mask,
+            offset,
+        } => (
+            fb::BuiltinOptions::StridedSliceOptions,
+            fb::StridedSliceOptions::create(
+                fbb,
+                &fb::StridedSliceOptionsArgs {
+                    begin_mask: begin_mask,
+                    end_mask: end_mask,
+                    ellipsis_mask: ellipsis_mask,
+                    new_axis_mask: new_axis_mask,
+                    shrink_axis_mask: shrink_axis_mask,
+                    offset: offset,
+                },
+            )
+            .as_union_value(),
+        ),
+        OpOptions::Split { num_splits } => (
+            fb::BuiltinOptions::SplitOptions,
+            fb::SplitOptions::create(
+                fbb,
+                &fb::SplitOptionsArgs {
+                    num_splits: num_splits,
+                },
+            )
+            .as_union_value(),
+        ),
+        OpOptions::Cast {
+            in_data_type,
+            out_data_type,
+        } => (
+            fb::BuiltinOptions::CastOptions,
+            fb::CastOptions::create(
+                fbb,
+                &fb::CastOptionsArgs {
+                    in_data_type: type_code(in_data_type),
+                    out_data_type: type_code(out_data_type),
+                },
+            )
+            .as_union_value(),
+        ),
+        OpOptions::ArgMax { output_type } => (
+            fb::BuiltinOptions::ArgMaxOptions,
+            fb::ArgMaxOptions::create(
+                fbb,
+                &fb::ArgMaxOptionsArgs {
+                    output_type: type_code(output_type),
+                },
+            )
+            .as_union_value(),
+        ),
+        OpOptions::TransposeConv {
+            padding,
+            stride_w,
+            stride_h,
+            activation,
+            quantized_bias_type,
+        } => (
+            fb::BuiltinOptions::TransposeConvOptions,
+            fb::TransposeConvOptions::create(
+                fbb,
+                &fb::TransposeConvOptionsArgs {
+                    padding: padding_code(padding),
+                    stride_w: stride_w,
+                    stride_h: stride_h,
+                    fused_activation_function: activation_code(activation),
+                    quantized_bias_type: type_code(quantized_bias_type),
+                },
+            )
+            .as_union_value(),
+        ),
+        OpOptions::Shape { out_type } => (
+            fb::BuiltinOptions::ShapeOptions,
+            fb::ShapeOptions::create(
+                fbb,
+                &fb::ShapeOptionsArgs {
+                    out_type: type_code(out_type),
+                },
+            )
+            .as_union_value(),
+        ),
+        OpOptions::ArgMin { output_type } => (
+            fb::BuiltinOptions::ArgMinOptions,
+            fb::ArgMinOptions::create(
+                fbb,
+                &fb::ArgMinOptionsArgs {
+                    output_type: type_code(output_type),
+                },
+            )
+            .as_union_value(),
+        ),
+        OpOptions::Pack { values_count, axis } => (
+            fb::BuiltinOptions::PackOptions,
+            fb::PackOptions::create(
+                fbb,
+                &fb::PackOptionsArgs {
+                    values_count: values_count,
+                    axis: axis,
+                },
+            )
+            .as_union_value(),
+        ),
+        OpOptions::Unpack { num, axis } => (
+            fb::BuiltinOptions::UnpackOptions,
+            fb::UnpackOptions::create(
+                fbb,
+                &fb::UnpackOptionsArgs {
+                    num: num,
+                    axis: axis,
+                },
+            )
+            .as_union_value(),
+        ),
+        OpOptions::UnidirectionalSequenceLstm {
+            activation,
+            cell_clip,
+            proj_clip,
+            time_major,
+            asymmetric_quantize_inputs,
+            diagonal_recurrent_tensors,
+        } => (
+            fb::BuiltinOptions::UnidirectionalSequenceLSTMOptions,
+            fb::UnidirectionalSequenceLSTMOptions::create(
+                fbb,
+                &fb::UnidirectionalSequenceLSTMOptionsArgs {
+                    fused_activation_function: activation_code(activation),
+                    cell_clip: cell_clip,
+                    proj_clip: proj_clip,
+                    time_major: time_major,
+                    asymmetric_quantize_inputs: asymmetric_quantize_inputs,
+                    diagonal_recurrent_tensors: diagonal_recurrent_tensors,
+                },
+            )
+            .as_union_value(),
+        ),
+        OpOptions::ResizeNearestNeighbor {
+            align_corners,
+            half_pixel_centers,
+        } => (
+            fb::BuiltinOptions::ResizeNearestNeighborOptions,
+            fb::ResizeNearestNeighborOptions::create(
+                fbb,
+                &fb::ResizeNearestNeighborOptionsArgs {
+                    align_corners: align_corners,
+                    half_pixel_centers: half_pixel_centers,
+                },
+            )
+            .as_union_value(),
+        ),
+        OpOptions::LeakyRelu { alpha } => (
+            fb::BuiltinOptions::LeakyReluOptions,
+            fb::LeakyReluOptions::create(fbb, &fb::LeakyReluOptionsArgs { alpha: alpha })
+                .as_union_value(),
+        ),
+        OpOptions::SplitV { num_splits } => (
+            fb::BuiltinOptions::SplitVOptions,
+            fb::SplitVOptions::create(
+                fbb,
+                &fb::SplitVOptionsArgs {
+                    num_splits: num_splits,
+                },
+            )
+            .as_union_value(),
+        ),
+        OpOptions::DepthToSpace { block_size } => (
+            fb::BuiltinOptions::DepthToSpaceOptions,
+            fb::DepthToSpaceOptions::create(
+                fbb,
+                &fb::DepthToSpaceOptionsArgs {
+                    block_size: block_size,
+                },
+            )
+            .as_union_value(),
+        ),
+        OpOptions::BatchMatMul {
+            adj_x,
+            adj_y,
+            asymmetric_quantize_inputs,
+        } => (
+            fb::BuiltinOptions::BatchMatMulOptions,
+            fb::BatchMatMulOptions::create(
+                fbb,
+                &fb::BatchMatMulOptionsArgs {
+                    adj_x: adj_x,
+                    adj_y: adj_y,
+                    asymmetric_quantize_inputs: asymmetric_quantize_inputs,
+                },
+            )
+            .as_union_value(),
+        ),
+        OpOptions::Cumsum { exclusive, reverse } => (
+            fb::BuiltinOptions::CumsumOptions,
+            fb::CumsumOptions::create(
+                fbb,
+                &fb::CumsumOptionsArgs {
+                    exclusive: exclusive,
+                    reverse: reverse,
+                },
+            )
+            .as_union_value(),
+        ),
+        OpOptions::MirrorPad { symmetric } => (
+            fb::BuiltinOptions::MirrorPadOptions,
+            fb::MirrorPadOptions::create(
+                fbb,
+                &fb::MirrorPadOptionsArgs {
+                    mode: if symmetric {
+                        fb::MirrorPadMode::SYMMETRIC
+                    } else {
+                        fb::MirrorPadMode::REFLECT
+                    },
+                },
+            )
+            .as_union_value(),
+        ),
+        OpOptions::Reshape { new_shape } => {
+            let new_shape = new_shape.map(|v| fbb.create_vector(&v));
+            (
+                fb::BuiltinOptions::ReshapeOptions,
+                fb::ReshapeOptions::create(fbb, &fb::ReshapeOptionsArgs { new_shape })
+                    .as_union_value(),
+            )
+        }
+        OpOptions::Squeeze { squeeze_dims } => {
+            let squeeze_dims = Some(fbb.create_vector(&squeeze_dims));
+            (
+                fb::BuiltinOptions::SqueezeOptions,
+                fb::SqueezeOptions::create(fbb, &fb::SqueezeOptionsArgs { squeeze_dims })
+                    .as_union_value(),
+            )
+        }
+        OpOptions::VarHandle {
+            container,
+            shared_name,
+        } => {
+            let container = Some(fbb.create_string(&container));
+            let shared_name = Some(fbb.create_string(&shared_name));
+            (
+                fb::BuiltinOptions::VarHandleOptions,
+                fb::VarHandleOptions::create(
+                    fbb,
+                    &fb::VarHandleOptionsArgs {
+                        container,
+                        shared_name,
+                    },
+                )
+                .as_union_value(),
+            )
+        }
     };
     (kind, Some(table))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tflite::read_model;
+
+    /// Every options table the reader knows comes back as the builder wrote it.
+    #[test]
+    fn every_options_table_round_trips() {
+        let a = Activation::Relu6;
+        let all = vec![
+            OpOptions::Conv2D {
+                padding: Padding::Valid,
+                stride_w: 2,
+                stride_h: 3,
+                dilation_w: 1,
+                dilation_h: 2,
+                activation: a,
+            },
+            OpOptions::DepthwiseConv2D {
+                padding: Padding::Same,
+                stride_w: 1,
+                stride_h: 2,
+                depth_multiplier: 3,
+                dilation_w: 2,
+                dilation_h: 1,
+                activation: a,
+            },
+            OpOptions::Pool2D {
+                padding: Padding::Same,
+                stride_w: 2,
+                stride_h: 2,
+                filter_w: 3,
+                filter_h: 1,
+                activation: a,
+            },
+            OpOptions::FullyConnected {
+                activation: a,
+                keep_num_dims: true,
+                shuffled_weights: false,
+            },
+            OpOptions::Softmax { beta: 0.5 },
+            OpOptions::Concatenation {
+                axis: -1,
+                activation: Activation::None,
+            },
+            OpOptions::Add {
+                activation: a,
+                pot_scale_int16: false,
+            },
+            OpOptions::Mul { activation: a },
+            OpOptions::Reducer { keep_dims: true },
+            OpOptions::Reshape {
+                new_shape: Some(vec![1, -1]),
+            },
+            OpOptions::Squeeze {
+                squeeze_dims: vec![0, 2],
+            },
+            OpOptions::Svdf {
+                rank: 2,
+                activation: a,
+                asymmetric_quantize_inputs: true,
+            },
+            OpOptions::L2Norm { activation: a },
+            OpOptions::ResizeBilinear {
+                align_corners: true,
+                half_pixel_centers: false,
+            },
+            OpOptions::SpaceToDepth { block_size: 2 },
+            OpOptions::Gather {
+                axis: 1,
+                batch_dims: 1,
+            },
+            OpOptions::Sub {
+                activation: a,
+                pot_scale_int16: false,
+            },
+            OpOptions::Div { activation: a },
+            OpOptions::StridedSlice {
+                begin_mask: 1,
+                end_mask: 2,
+                ellipsis_mask: 4,
+                new_axis_mask: 8,
+                shrink_axis_mask: 16,
+                offset: true,
+            },
+            OpOptions::Split { num_splits: 3 },
+            OpOptions::Cast {
+                in_data_type: DType::Int8,
+                out_data_type: DType::Float32,
+            },
+            OpOptions::ArgMax {
+                output_type: DType::Int64,
+            },
+            OpOptions::TransposeConv {
+                padding: Padding::Valid,
+                stride_w: 2,
+                stride_h: 1,
+                activation: a,
+                quantized_bias_type: DType::Int32,
+            },
+            OpOptions::Shape {
+                out_type: DType::Int64,
+            },
+            OpOptions::ArgMin {
+                output_type: DType::Int32,
+            },
+            OpOptions::Pack {
+                values_count: 3,
+                axis: -1,
+            },
+            OpOptions::Unpack { num: 4, axis: 1 },
+            OpOptions::UnidirectionalSequenceLstm {
+                activation: Activation::Tanh,
+                cell_clip: 10.0,
+                proj_clip: 0.5,
+                time_major: true,
+                asymmetric_quantize_inputs: false,
+                diagonal_recurrent_tensors: true,
+            },
+            OpOptions::ResizeNearestNeighbor {
+                align_corners: false,
+                half_pixel_centers: true,
+            },
+            OpOptions::LeakyRelu { alpha: 0.2 },
+            OpOptions::MirrorPad { symmetric: true },
+            OpOptions::SplitV { num_splits: 2 },
+            OpOptions::DepthToSpace { block_size: 4 },
+            OpOptions::BatchMatMul {
+                adj_x: true,
+                adj_y: false,
+                asymmetric_quantize_inputs: true,
+            },
+            OpOptions::Cumsum {
+                exclusive: true,
+                reverse: true,
+            },
+            OpOptions::VarHandle {
+                container: "c".into(),
+                shared_name: "state".into(),
+            },
+        ];
+        let mut b = ModelBuilder::new();
+        let sg = b.subgraph("main");
+        let x = b.tensor(sg, "x", DType::Int8, &[4]);
+        for o in &all {
+            b.op_with_options(sg, BuiltinOp::RELU, &[x], &[x], o.clone());
+        }
+        b.custom_with_options(sg, "SignalRfft", &[x], &[x], &[1, 2, 3]);
+        b.io(sg, &[x], &[x]);
+        let bytes = b.finish();
+        let model = read_model(&bytes).unwrap();
+        let read: Vec<OpOptions> = model
+            .ops
+            .iter()
+            .take(all.len())
+            .map(|o| o.options.clone())
+            .collect();
+        assert_eq!(read, all);
+        let custom = model.ops.last().unwrap();
+        assert_eq!(custom.options, OpOptions::None);
+        assert_eq!(&bytes[custom.custom_options.clone().unwrap()], &[1, 2, 3]);
+    }
 }

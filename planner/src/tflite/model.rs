@@ -661,6 +661,7 @@ pub enum OpOptions {
     },
     Add {
         activation: Activation,
+        pot_scale_int16: bool,
     },
     Mul {
         activation: Activation,
@@ -668,9 +669,120 @@ pub enum OpOptions {
     Reducer {
         keep_dims: bool,
     },
+    Reshape {
+        /// `None` when the table has no `new_shape`.
+        new_shape: Option<Vec<i32>>,
+    },
+    Squeeze {
+        squeeze_dims: Vec<i32>,
+    },
+    Svdf {
+        rank: i32,
+        activation: Activation,
+        asymmetric_quantize_inputs: bool,
+    },
+    L2Norm {
+        activation: Activation,
+    },
+    ResizeBilinear {
+        align_corners: bool,
+        half_pixel_centers: bool,
+    },
+    SpaceToDepth {
+        block_size: i32,
+    },
+    Gather {
+        axis: i32,
+        batch_dims: i32,
+    },
+    Sub {
+        activation: Activation,
+        pot_scale_int16: bool,
+    },
+    Div {
+        activation: Activation,
+    },
+    StridedSlice {
+        begin_mask: i32,
+        end_mask: i32,
+        ellipsis_mask: i32,
+        new_axis_mask: i32,
+        shrink_axis_mask: i32,
+        offset: bool,
+    },
+    Split {
+        num_splits: i32,
+    },
+    Cast {
+        in_data_type: DType,
+        out_data_type: DType,
+    },
+    ArgMax {
+        output_type: DType,
+    },
+    TransposeConv {
+        padding: Padding,
+        stride_w: i32,
+        stride_h: i32,
+        activation: Activation,
+        quantized_bias_type: DType,
+    },
+    Shape {
+        out_type: DType,
+    },
+    ArgMin {
+        output_type: DType,
+    },
+    Pack {
+        values_count: i32,
+        axis: i32,
+    },
+    Unpack {
+        num: i32,
+        axis: i32,
+    },
+    UnidirectionalSequenceLstm {
+        activation: Activation,
+        cell_clip: f32,
+        proj_clip: f32,
+        time_major: bool,
+        asymmetric_quantize_inputs: bool,
+        diagonal_recurrent_tensors: bool,
+    },
+    ResizeNearestNeighbor {
+        align_corners: bool,
+        half_pixel_centers: bool,
+    },
+    LeakyRelu {
+        alpha: f32,
+    },
+    MirrorPad {
+        /// `SYMMETRIC` (borders included); `REFLECT` otherwise.
+        symmetric: bool,
+    },
+    SplitV {
+        num_splits: i32,
+    },
+    DepthToSpace {
+        block_size: i32,
+    },
+    BatchMatMul {
+        adj_x: bool,
+        adj_y: bool,
+        asymmetric_quantize_inputs: bool,
+    },
+    Cumsum {
+        exclusive: bool,
+        reverse: bool,
+    },
+    VarHandle {
+        container: String,
+        shared_name: String,
+    },
 }
 
-// Only `Softmax::beta` is a float; a NaN beta is a model no kernel runs.
+// The float options (`beta`, `alpha`, clips) are compared as floats; a NaN is a model no
+// kernel runs.
 impl Eq for OpOptions {}
 
 impl Tensor {
@@ -705,6 +817,8 @@ pub struct Op {
     pub callees: Vec<SubgraphIndex>,
     /// Its builtin options, where stowplan reads them.
     pub options: OpOptions,
+    /// Where its `custom_options` (a custom op's flexbuffer) lie in the file, if it has any.
+    pub custom_options: Option<Range<usize>>,
 }
 
 impl Op {

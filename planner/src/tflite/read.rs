@@ -89,6 +89,7 @@ fn op_options(o: &fb::Operator<'_>) -> OpOptions {
     if let Some(x) = o.builtin_options_as_add_options() {
         return OpOptions::Add {
             activation: Activation::from_fb(x.fused_activation_function()),
+            pot_scale_int16: x.pot_scale_int16(),
         };
     }
     if let Some(x) = o.builtin_options_as_mul_options() {
@@ -99,6 +100,177 @@ fn op_options(o: &fb::Operator<'_>) -> OpOptions {
     if let Some(x) = o.builtin_options_as_reducer_options() {
         return OpOptions::Reducer {
             keep_dims: x.keep_dims(),
+        };
+    }
+    more_options(o)
+}
+
+/// The options of the ops beyond the first kernels'.
+#[allow(clippy::too_many_lines)]
+fn more_options(o: &fb::Operator<'_>) -> OpOptions {
+    let act = Activation::from_fb;
+    let dtype = |t: fb::TensorType| DType::from_code(t.0);
+    if let Some(x) = o.builtin_options_as_reshape_options() {
+        return OpOptions::Reshape {
+            new_shape: x.new_shape().map(|v| v.iter().collect()),
+        };
+    }
+    if let Some(x) = o.builtin_options_as_squeeze_options() {
+        return OpOptions::Squeeze {
+            squeeze_dims: x
+                .squeeze_dims()
+                .map(|v| v.iter().collect())
+                .unwrap_or_default(),
+        };
+    }
+    if let Some(x) = o.builtin_options_as_svdfoptions() {
+        return OpOptions::Svdf {
+            rank: x.rank(),
+            activation: act(x.fused_activation_function()),
+            asymmetric_quantize_inputs: x.asymmetric_quantize_inputs(),
+        };
+    }
+    if let Some(x) = o.builtin_options_as_l2_norm_options() {
+        return OpOptions::L2Norm {
+            activation: act(x.fused_activation_function()),
+        };
+    }
+    if let Some(x) = o.builtin_options_as_resize_bilinear_options() {
+        return OpOptions::ResizeBilinear {
+            align_corners: x.align_corners(),
+            half_pixel_centers: x.half_pixel_centers(),
+        };
+    }
+    if let Some(x) = o.builtin_options_as_space_to_depth_options() {
+        return OpOptions::SpaceToDepth {
+            block_size: x.block_size(),
+        };
+    }
+    if let Some(x) = o.builtin_options_as_gather_options() {
+        return OpOptions::Gather {
+            axis: x.axis(),
+            batch_dims: x.batch_dims(),
+        };
+    }
+    if let Some(x) = o.builtin_options_as_sub_options() {
+        return OpOptions::Sub {
+            activation: act(x.fused_activation_function()),
+            pot_scale_int16: x.pot_scale_int16(),
+        };
+    }
+    if let Some(x) = o.builtin_options_as_div_options() {
+        return OpOptions::Div {
+            activation: act(x.fused_activation_function()),
+        };
+    }
+    if let Some(x) = o.builtin_options_as_strided_slice_options() {
+        return OpOptions::StridedSlice {
+            begin_mask: x.begin_mask(),
+            end_mask: x.end_mask(),
+            ellipsis_mask: x.ellipsis_mask(),
+            new_axis_mask: x.new_axis_mask(),
+            shrink_axis_mask: x.shrink_axis_mask(),
+            offset: x.offset(),
+        };
+    }
+    if let Some(x) = o.builtin_options_as_split_options() {
+        return OpOptions::Split {
+            num_splits: x.num_splits(),
+        };
+    }
+    if let Some(x) = o.builtin_options_as_cast_options() {
+        return OpOptions::Cast {
+            in_data_type: dtype(x.in_data_type()),
+            out_data_type: dtype(x.out_data_type()),
+        };
+    }
+    if let Some(x) = o.builtin_options_as_arg_max_options() {
+        return OpOptions::ArgMax {
+            output_type: dtype(x.output_type()),
+        };
+    }
+    if let Some(x) = o.builtin_options_as_transpose_conv_options() {
+        return OpOptions::TransposeConv {
+            padding: Padding::from_fb(x.padding()),
+            stride_w: x.stride_w(),
+            stride_h: x.stride_h(),
+            activation: act(x.fused_activation_function()),
+            quantized_bias_type: dtype(x.quantized_bias_type()),
+        };
+    }
+    if let Some(x) = o.builtin_options_as_shape_options() {
+        return OpOptions::Shape {
+            out_type: dtype(x.out_type()),
+        };
+    }
+    if let Some(x) = o.builtin_options_as_arg_min_options() {
+        return OpOptions::ArgMin {
+            output_type: dtype(x.output_type()),
+        };
+    }
+    if let Some(x) = o.builtin_options_as_pack_options() {
+        return OpOptions::Pack {
+            values_count: x.values_count(),
+            axis: x.axis(),
+        };
+    }
+    if let Some(x) = o.builtin_options_as_unpack_options() {
+        return OpOptions::Unpack {
+            num: x.num(),
+            axis: x.axis(),
+        };
+    }
+    if let Some(x) = o.builtin_options_as_unidirectional_sequence_lstmoptions() {
+        return OpOptions::UnidirectionalSequenceLstm {
+            activation: act(x.fused_activation_function()),
+            cell_clip: x.cell_clip(),
+            proj_clip: x.proj_clip(),
+            time_major: x.time_major(),
+            asymmetric_quantize_inputs: x.asymmetric_quantize_inputs(),
+            diagonal_recurrent_tensors: x.diagonal_recurrent_tensors(),
+        };
+    }
+    if let Some(x) = o.builtin_options_as_resize_nearest_neighbor_options() {
+        return OpOptions::ResizeNearestNeighbor {
+            align_corners: x.align_corners(),
+            half_pixel_centers: x.half_pixel_centers(),
+        };
+    }
+    if let Some(x) = o.builtin_options_as_leaky_relu_options() {
+        return OpOptions::LeakyRelu { alpha: x.alpha() };
+    }
+    if let Some(x) = o.builtin_options_as_mirror_pad_options() {
+        return OpOptions::MirrorPad {
+            symmetric: x.mode() == fb::MirrorPadMode::SYMMETRIC,
+        };
+    }
+    if let Some(x) = o.builtin_options_as_split_voptions() {
+        return OpOptions::SplitV {
+            num_splits: x.num_splits(),
+        };
+    }
+    if let Some(x) = o.builtin_options_as_depth_to_space_options() {
+        return OpOptions::DepthToSpace {
+            block_size: x.block_size(),
+        };
+    }
+    if let Some(x) = o.builtin_options_as_batch_mat_mul_options() {
+        return OpOptions::BatchMatMul {
+            adj_x: x.adj_x(),
+            adj_y: x.adj_y(),
+            asymmetric_quantize_inputs: x.asymmetric_quantize_inputs(),
+        };
+    }
+    if let Some(x) = o.builtin_options_as_cumsum_options() {
+        return OpOptions::Cumsum {
+            exclusive: x.exclusive(),
+            reverse: x.reverse(),
+        };
+    }
+    if let Some(x) = o.builtin_options_as_var_handle_options() {
+        return OpOptions::VarHandle {
+            container: x.container().unwrap_or_default().to_owned(),
+            shared_name: x.shared_name().unwrap_or_default().to_owned(),
         };
     }
     OpOptions::None
@@ -351,6 +523,10 @@ pub fn read_model(bytes: &[u8]) -> Result<Model, ReadModelError> {
                 intermediates,
                 callees,
                 options: op_options(&o),
+                custom_options: o.custom_options().filter(|d| !d.is_empty()).map(|d| {
+                    let start = d.bytes().as_ptr() as usize - base;
+                    start..start + d.len()
+                }),
             });
         }
 

@@ -1362,27 +1362,52 @@ impl ::flatbuffers::SimpleToVerifyInSlice for FullyConnectedOptionsWeightsFormat
 #[deprecated(since = "2.0.0", note = "Use associated constants instead. This will no longer be generated in 2021.")]
 pub const ENUM_MIN_BUILTIN_OPTIONS: u8 = 0;
 #[deprecated(since = "2.0.0", note = "Use associated constants instead. This will no longer be generated in 2021.")]
-pub const ENUM_MAX_BUILTIN_OPTIONS: u8 = 103;
+pub const ENUM_MAX_BUILTIN_OPTIONS: u8 = 111;
 #[deprecated(since = "2.0.0", note = "Use associated constants instead. This will no longer be generated in 2021.")]
 #[allow(non_camel_case_types)]
-pub const ENUM_VALUES_BUILTIN_OPTIONS: [BuiltinOptions; 17] = [
+pub const ENUM_VALUES_BUILTIN_OPTIONS: [BuiltinOptions; 42] = [
   BuiltinOptions::NONE,
   BuiltinOptions::Conv2DOptions,
   BuiltinOptions::DepthwiseConv2DOptions,
   BuiltinOptions::Pool2DOptions,
+  BuiltinOptions::SVDFOptions,
   BuiltinOptions::FullyConnectedOptions,
   BuiltinOptions::SoftmaxOptions,
   BuiltinOptions::ConcatenationOptions,
   BuiltinOptions::AddOptions,
+  BuiltinOptions::L2NormOptions,
+  BuiltinOptions::ResizeBilinearOptions,
   BuiltinOptions::ReshapeOptions,
+  BuiltinOptions::SpaceToDepthOptions,
   BuiltinOptions::MulOptions,
   BuiltinOptions::PadOptions,
+  BuiltinOptions::GatherOptions,
   BuiltinOptions::TransposeOptions,
   BuiltinOptions::ReducerOptions,
+  BuiltinOptions::SubOptions,
+  BuiltinOptions::DivOptions,
   BuiltinOptions::SqueezeOptions,
+  BuiltinOptions::StridedSliceOptions,
+  BuiltinOptions::SplitOptions,
+  BuiltinOptions::CastOptions,
+  BuiltinOptions::ArgMaxOptions,
+  BuiltinOptions::TransposeConvOptions,
+  BuiltinOptions::ShapeOptions,
+  BuiltinOptions::ArgMinOptions,
+  BuiltinOptions::PackOptions,
+  BuiltinOptions::UnpackOptions,
+  BuiltinOptions::UnidirectionalSequenceLSTMOptions,
+  BuiltinOptions::ResizeNearestNeighborOptions,
+  BuiltinOptions::LeakyReluOptions,
+  BuiltinOptions::MirrorPadOptions,
+  BuiltinOptions::SplitVOptions,
   BuiltinOptions::IfOptions,
   BuiltinOptions::WhileOptions,
+  BuiltinOptions::DepthToSpaceOptions,
+  BuiltinOptions::BatchMatMulOptions,
+  BuiltinOptions::CumsumOptions,
   BuiltinOptions::CallOnceOptions,
+  BuiltinOptions::VarHandleOptions,
 ];
 
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
@@ -1394,40 +1419,90 @@ impl BuiltinOptions {
   pub const Conv2DOptions: Self = Self(1);
   pub const DepthwiseConv2DOptions: Self = Self(2);
   pub const Pool2DOptions: Self = Self(5);
+  pub const SVDFOptions: Self = Self(6);
   pub const FullyConnectedOptions: Self = Self(8);
   pub const SoftmaxOptions: Self = Self(9);
   pub const ConcatenationOptions: Self = Self(10);
   pub const AddOptions: Self = Self(11);
+  pub const L2NormOptions: Self = Self(12);
+  pub const ResizeBilinearOptions: Self = Self(15);
   pub const ReshapeOptions: Self = Self(17);
+  pub const SpaceToDepthOptions: Self = Self(19);
   pub const MulOptions: Self = Self(21);
   pub const PadOptions: Self = Self(22);
+  pub const GatherOptions: Self = Self(23);
   pub const TransposeOptions: Self = Self(26);
   pub const ReducerOptions: Self = Self(27);
+  pub const SubOptions: Self = Self(28);
+  pub const DivOptions: Self = Self(29);
   pub const SqueezeOptions: Self = Self(30);
+  pub const StridedSliceOptions: Self = Self(32);
+  pub const SplitOptions: Self = Self(35);
+  pub const CastOptions: Self = Self(37);
+  pub const ArgMaxOptions: Self = Self(40);
+  pub const TransposeConvOptions: Self = Self(49);
+  pub const ShapeOptions: Self = Self(55);
+  pub const ArgMinOptions: Self = Self(57);
+  pub const PackOptions: Self = Self(59);
+  pub const UnpackOptions: Self = Self(64);
+  pub const UnidirectionalSequenceLSTMOptions: Self = Self(71);
+  pub const ResizeNearestNeighborOptions: Self = Self(74);
+  pub const LeakyReluOptions: Self = Self(75);
+  pub const MirrorPadOptions: Self = Self(77);
+  pub const SplitVOptions: Self = Self(79);
   pub const IfOptions: Self = Self(92);
   pub const WhileOptions: Self = Self(93);
+  pub const DepthToSpaceOptions: Self = Self(94);
+  pub const BatchMatMulOptions: Self = Self(101);
+  pub const CumsumOptions: Self = Self(102);
   pub const CallOnceOptions: Self = Self(103);
+  pub const VarHandleOptions: Self = Self(111);
 
   pub const ENUM_MIN: u8 = 0;
-  pub const ENUM_MAX: u8 = 103;
+  pub const ENUM_MAX: u8 = 111;
   pub const ENUM_VALUES: &'static [Self] = &[
     Self::NONE,
     Self::Conv2DOptions,
     Self::DepthwiseConv2DOptions,
     Self::Pool2DOptions,
+    Self::SVDFOptions,
     Self::FullyConnectedOptions,
     Self::SoftmaxOptions,
     Self::ConcatenationOptions,
     Self::AddOptions,
+    Self::L2NormOptions,
+    Self::ResizeBilinearOptions,
     Self::ReshapeOptions,
+    Self::SpaceToDepthOptions,
     Self::MulOptions,
     Self::PadOptions,
+    Self::GatherOptions,
     Self::TransposeOptions,
     Self::ReducerOptions,
+    Self::SubOptions,
+    Self::DivOptions,
     Self::SqueezeOptions,
+    Self::StridedSliceOptions,
+    Self::SplitOptions,
+    Self::CastOptions,
+    Self::ArgMaxOptions,
+    Self::TransposeConvOptions,
+    Self::ShapeOptions,
+    Self::ArgMinOptions,
+    Self::PackOptions,
+    Self::UnpackOptions,
+    Self::UnidirectionalSequenceLSTMOptions,
+    Self::ResizeNearestNeighborOptions,
+    Self::LeakyReluOptions,
+    Self::MirrorPadOptions,
+    Self::SplitVOptions,
     Self::IfOptions,
     Self::WhileOptions,
+    Self::DepthToSpaceOptions,
+    Self::BatchMatMulOptions,
+    Self::CumsumOptions,
     Self::CallOnceOptions,
+    Self::VarHandleOptions,
   ];
   /// Returns the variant's name or "" if unknown.
   pub fn variant_name(self) -> Option<&'static str> {
@@ -1436,19 +1511,44 @@ impl BuiltinOptions {
       Self::Conv2DOptions => Some("Conv2DOptions"),
       Self::DepthwiseConv2DOptions => Some("DepthwiseConv2DOptions"),
       Self::Pool2DOptions => Some("Pool2DOptions"),
+      Self::SVDFOptions => Some("SVDFOptions"),
       Self::FullyConnectedOptions => Some("FullyConnectedOptions"),
       Self::SoftmaxOptions => Some("SoftmaxOptions"),
       Self::ConcatenationOptions => Some("ConcatenationOptions"),
       Self::AddOptions => Some("AddOptions"),
+      Self::L2NormOptions => Some("L2NormOptions"),
+      Self::ResizeBilinearOptions => Some("ResizeBilinearOptions"),
       Self::ReshapeOptions => Some("ReshapeOptions"),
+      Self::SpaceToDepthOptions => Some("SpaceToDepthOptions"),
       Self::MulOptions => Some("MulOptions"),
       Self::PadOptions => Some("PadOptions"),
+      Self::GatherOptions => Some("GatherOptions"),
       Self::TransposeOptions => Some("TransposeOptions"),
       Self::ReducerOptions => Some("ReducerOptions"),
+      Self::SubOptions => Some("SubOptions"),
+      Self::DivOptions => Some("DivOptions"),
       Self::SqueezeOptions => Some("SqueezeOptions"),
+      Self::StridedSliceOptions => Some("StridedSliceOptions"),
+      Self::SplitOptions => Some("SplitOptions"),
+      Self::CastOptions => Some("CastOptions"),
+      Self::ArgMaxOptions => Some("ArgMaxOptions"),
+      Self::TransposeConvOptions => Some("TransposeConvOptions"),
+      Self::ShapeOptions => Some("ShapeOptions"),
+      Self::ArgMinOptions => Some("ArgMinOptions"),
+      Self::PackOptions => Some("PackOptions"),
+      Self::UnpackOptions => Some("UnpackOptions"),
+      Self::UnidirectionalSequenceLSTMOptions => Some("UnidirectionalSequenceLSTMOptions"),
+      Self::ResizeNearestNeighborOptions => Some("ResizeNearestNeighborOptions"),
+      Self::LeakyReluOptions => Some("LeakyReluOptions"),
+      Self::MirrorPadOptions => Some("MirrorPadOptions"),
+      Self::SplitVOptions => Some("SplitVOptions"),
       Self::IfOptions => Some("IfOptions"),
       Self::WhileOptions => Some("WhileOptions"),
+      Self::DepthToSpaceOptions => Some("DepthToSpaceOptions"),
+      Self::BatchMatMulOptions => Some("BatchMatMulOptions"),
+      Self::CumsumOptions => Some("CumsumOptions"),
       Self::CallOnceOptions => Some("CallOnceOptions"),
+      Self::VarHandleOptions => Some("VarHandleOptions"),
       _ => None,
     }
   }
@@ -1505,6 +1605,90 @@ impl<'a> ::flatbuffers::Verifiable for BuiltinOptions {
 impl ::flatbuffers::SimpleToVerifyInSlice for BuiltinOptions {}
 pub struct BuiltinOptionsUnionTableOffset {}
 
+#[deprecated(since = "2.0.0", note = "Use associated constants instead. This will no longer be generated in 2021.")]
+pub const ENUM_MIN_MIRROR_PAD_MODE: i8 = 0;
+#[deprecated(since = "2.0.0", note = "Use associated constants instead. This will no longer be generated in 2021.")]
+pub const ENUM_MAX_MIRROR_PAD_MODE: i8 = 1;
+#[deprecated(since = "2.0.0", note = "Use associated constants instead. This will no longer be generated in 2021.")]
+#[allow(non_camel_case_types)]
+pub const ENUM_VALUES_MIRROR_PAD_MODE: [MirrorPadMode; 2] = [
+  MirrorPadMode::REFLECT,
+  MirrorPadMode::SYMMETRIC,
+];
+
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+#[repr(transparent)]
+pub struct MirrorPadMode(pub i8);
+#[allow(non_upper_case_globals)]
+impl MirrorPadMode {
+  pub const REFLECT: Self = Self(0);
+  pub const SYMMETRIC: Self = Self(1);
+
+  pub const ENUM_MIN: i8 = 0;
+  pub const ENUM_MAX: i8 = 1;
+  pub const ENUM_VALUES: &'static [Self] = &[
+    Self::REFLECT,
+    Self::SYMMETRIC,
+  ];
+  /// Returns the variant's name or "" if unknown.
+  pub fn variant_name(self) -> Option<&'static str> {
+    match self {
+      Self::REFLECT => Some("REFLECT"),
+      Self::SYMMETRIC => Some("SYMMETRIC"),
+      _ => None,
+    }
+  }
+}
+impl ::core::fmt::Debug for MirrorPadMode {
+  fn fmt(&self, f: &mut ::core::fmt::Formatter) -> ::core::fmt::Result {
+    if let Some(name) = self.variant_name() {
+      f.write_str(name)
+    } else {
+      f.write_fmt(format_args!("<UNKNOWN {:?}>", self.0))
+    }
+  }
+}
+impl<'a> ::flatbuffers::Follow<'a> for MirrorPadMode {
+  type Inner = Self;
+  #[inline]
+  unsafe fn follow(buf: &'a [u8], loc: usize) -> Self::Inner {
+    let b = unsafe { ::flatbuffers::read_scalar_at::<i8>(buf, loc) };
+    Self(b)
+  }
+}
+
+impl ::flatbuffers::Push for MirrorPadMode {
+    type Output = MirrorPadMode;
+    #[inline]
+    unsafe fn push(&self, dst: &mut [u8], _written_len: usize) {
+        unsafe { ::flatbuffers::emplace_scalar::<i8>(dst, self.0) };
+    }
+}
+
+impl ::flatbuffers::EndianScalar for MirrorPadMode {
+  type Scalar = i8;
+  #[inline]
+  fn to_little_endian(self) -> i8 {
+    self.0.to_le()
+  }
+  #[inline]
+  #[allow(clippy::wrong_self_convention)]
+  fn from_little_endian(v: i8) -> Self {
+    let b = i8::from_le(v);
+    Self(b)
+  }
+}
+
+impl<'a> ::flatbuffers::Verifiable for MirrorPadMode {
+  #[inline]
+  fn run_verifier(
+    v: &mut ::flatbuffers::Verifier, pos: usize
+  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    i8::run_verifier(v, pos)
+  }
+}
+
+impl ::flatbuffers::SimpleToVerifyInSlice for MirrorPadMode {}
 pub enum Conv2DOptionsOffset {}
 #[derive(Copy, Clone, PartialEq)]
 
@@ -3074,6 +3258,2865 @@ impl ::core::fmt::Debug for SqueezeOptions<'_> {
       ds.finish()
   }
 }
+pub enum SVDFOptionsOffset {}
+#[derive(Copy, Clone, PartialEq)]
+
+pub struct SVDFOptions<'a> {
+  pub _tab: ::flatbuffers::Table<'a>,
+}
+
+impl<'a> ::flatbuffers::Follow<'a> for SVDFOptions<'a> {
+  type Inner = SVDFOptions<'a>;
+  #[inline]
+  unsafe fn follow(buf: &'a [u8], loc: usize) -> Self::Inner {
+    Self { _tab: unsafe { ::flatbuffers::Table::new(buf, loc) } }
+  }
+}
+
+impl<'a> SVDFOptions<'a> {
+  pub const VT_RANK: ::flatbuffers::VOffsetT = 4;
+  pub const VT_FUSED_ACTIVATION_FUNCTION: ::flatbuffers::VOffsetT = 6;
+  pub const VT_ASYMMETRIC_QUANTIZE_INPUTS: ::flatbuffers::VOffsetT = 8;
+
+  #[inline]
+  pub unsafe fn init_from_table(table: ::flatbuffers::Table<'a>) -> Self {
+    SVDFOptions { _tab: table }
+  }
+  #[allow(unused_mut)]
+  pub fn create<'bldr: 'args, 'args: 'mut_bldr, 'mut_bldr, A: ::flatbuffers::Allocator + 'bldr>(
+    _fbb: &'mut_bldr mut ::flatbuffers::FlatBufferBuilder<'bldr, A>,
+    args: &'args SVDFOptionsArgs
+  ) -> ::flatbuffers::WIPOffset<SVDFOptions<'bldr>> {
+    let mut builder = SVDFOptionsBuilder::new(_fbb);
+    builder.add_rank(args.rank);
+    builder.add_asymmetric_quantize_inputs(args.asymmetric_quantize_inputs);
+    builder.add_fused_activation_function(args.fused_activation_function);
+    builder.finish()
+  }
+
+
+  #[inline]
+  pub fn rank(&self) -> i32 {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<i32>(SVDFOptions::VT_RANK, Some(0)).unwrap()}
+  }
+  #[inline]
+  pub fn fused_activation_function(&self) -> ActivationFunctionType {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<ActivationFunctionType>(SVDFOptions::VT_FUSED_ACTIVATION_FUNCTION, Some(ActivationFunctionType::NONE)).unwrap()}
+  }
+  #[inline]
+  pub fn asymmetric_quantize_inputs(&self) -> bool {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<bool>(SVDFOptions::VT_ASYMMETRIC_QUANTIZE_INPUTS, Some(false)).unwrap()}
+  }
+}
+
+impl ::flatbuffers::Verifiable for SVDFOptions<'_> {
+  #[inline]
+  fn run_verifier(
+    v: &mut ::flatbuffers::Verifier, pos: usize
+  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v.visit_table(pos)?
+     .visit_field::<i32>("rank", Self::VT_RANK, false)?
+     .visit_field::<ActivationFunctionType>("fused_activation_function", Self::VT_FUSED_ACTIVATION_FUNCTION, false)?
+     .visit_field::<bool>("asymmetric_quantize_inputs", Self::VT_ASYMMETRIC_QUANTIZE_INPUTS, false)?
+     .finish();
+    Ok(())
+  }
+}
+pub struct SVDFOptionsArgs {
+    pub rank: i32,
+    pub fused_activation_function: ActivationFunctionType,
+    pub asymmetric_quantize_inputs: bool,
+}
+impl<'a> Default for SVDFOptionsArgs {
+  #[inline]
+  fn default() -> Self {
+    SVDFOptionsArgs {
+      rank: 0,
+      fused_activation_function: ActivationFunctionType::NONE,
+      asymmetric_quantize_inputs: false,
+    }
+  }
+}
+
+pub struct SVDFOptionsBuilder<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> {
+  fbb_: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>,
+  start_: ::flatbuffers::WIPOffset<::flatbuffers::TableUnfinishedWIPOffset>,
+}
+impl<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> SVDFOptionsBuilder<'a, 'b, A> {
+  #[inline]
+  pub fn add_rank(&mut self, rank: i32) {
+    self.fbb_.push_slot::<i32>(SVDFOptions::VT_RANK, rank, 0);
+  }
+  #[inline]
+  pub fn add_fused_activation_function(&mut self, fused_activation_function: ActivationFunctionType) {
+    self.fbb_.push_slot::<ActivationFunctionType>(SVDFOptions::VT_FUSED_ACTIVATION_FUNCTION, fused_activation_function, ActivationFunctionType::NONE);
+  }
+  #[inline]
+  pub fn add_asymmetric_quantize_inputs(&mut self, asymmetric_quantize_inputs: bool) {
+    self.fbb_.push_slot::<bool>(SVDFOptions::VT_ASYMMETRIC_QUANTIZE_INPUTS, asymmetric_quantize_inputs, false);
+  }
+  #[inline]
+  pub fn new(_fbb: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>) -> SVDFOptionsBuilder<'a, 'b, A> {
+    let start = _fbb.start_table();
+    SVDFOptionsBuilder {
+      fbb_: _fbb,
+      start_: start,
+    }
+  }
+  #[inline]
+  pub fn finish(self) -> ::flatbuffers::WIPOffset<SVDFOptions<'a>> {
+    let o = self.fbb_.end_table(self.start_);
+    ::flatbuffers::WIPOffset::new(o.value())
+  }
+}
+
+impl ::core::fmt::Debug for SVDFOptions<'_> {
+  fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+    let mut ds = f.debug_struct("SVDFOptions");
+      ds.field("rank", &self.rank());
+      ds.field("fused_activation_function", &self.fused_activation_function());
+      ds.field("asymmetric_quantize_inputs", &self.asymmetric_quantize_inputs());
+      ds.finish()
+  }
+}
+pub enum L2NormOptionsOffset {}
+#[derive(Copy, Clone, PartialEq)]
+
+pub struct L2NormOptions<'a> {
+  pub _tab: ::flatbuffers::Table<'a>,
+}
+
+impl<'a> ::flatbuffers::Follow<'a> for L2NormOptions<'a> {
+  type Inner = L2NormOptions<'a>;
+  #[inline]
+  unsafe fn follow(buf: &'a [u8], loc: usize) -> Self::Inner {
+    Self { _tab: unsafe { ::flatbuffers::Table::new(buf, loc) } }
+  }
+}
+
+impl<'a> L2NormOptions<'a> {
+  pub const VT_FUSED_ACTIVATION_FUNCTION: ::flatbuffers::VOffsetT = 4;
+
+  #[inline]
+  pub unsafe fn init_from_table(table: ::flatbuffers::Table<'a>) -> Self {
+    L2NormOptions { _tab: table }
+  }
+  #[allow(unused_mut)]
+  pub fn create<'bldr: 'args, 'args: 'mut_bldr, 'mut_bldr, A: ::flatbuffers::Allocator + 'bldr>(
+    _fbb: &'mut_bldr mut ::flatbuffers::FlatBufferBuilder<'bldr, A>,
+    args: &'args L2NormOptionsArgs
+  ) -> ::flatbuffers::WIPOffset<L2NormOptions<'bldr>> {
+    let mut builder = L2NormOptionsBuilder::new(_fbb);
+    builder.add_fused_activation_function(args.fused_activation_function);
+    builder.finish()
+  }
+
+
+  #[inline]
+  pub fn fused_activation_function(&self) -> ActivationFunctionType {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<ActivationFunctionType>(L2NormOptions::VT_FUSED_ACTIVATION_FUNCTION, Some(ActivationFunctionType::NONE)).unwrap()}
+  }
+}
+
+impl ::flatbuffers::Verifiable for L2NormOptions<'_> {
+  #[inline]
+  fn run_verifier(
+    v: &mut ::flatbuffers::Verifier, pos: usize
+  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v.visit_table(pos)?
+     .visit_field::<ActivationFunctionType>("fused_activation_function", Self::VT_FUSED_ACTIVATION_FUNCTION, false)?
+     .finish();
+    Ok(())
+  }
+}
+pub struct L2NormOptionsArgs {
+    pub fused_activation_function: ActivationFunctionType,
+}
+impl<'a> Default for L2NormOptionsArgs {
+  #[inline]
+  fn default() -> Self {
+    L2NormOptionsArgs {
+      fused_activation_function: ActivationFunctionType::NONE,
+    }
+  }
+}
+
+pub struct L2NormOptionsBuilder<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> {
+  fbb_: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>,
+  start_: ::flatbuffers::WIPOffset<::flatbuffers::TableUnfinishedWIPOffset>,
+}
+impl<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> L2NormOptionsBuilder<'a, 'b, A> {
+  #[inline]
+  pub fn add_fused_activation_function(&mut self, fused_activation_function: ActivationFunctionType) {
+    self.fbb_.push_slot::<ActivationFunctionType>(L2NormOptions::VT_FUSED_ACTIVATION_FUNCTION, fused_activation_function, ActivationFunctionType::NONE);
+  }
+  #[inline]
+  pub fn new(_fbb: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>) -> L2NormOptionsBuilder<'a, 'b, A> {
+    let start = _fbb.start_table();
+    L2NormOptionsBuilder {
+      fbb_: _fbb,
+      start_: start,
+    }
+  }
+  #[inline]
+  pub fn finish(self) -> ::flatbuffers::WIPOffset<L2NormOptions<'a>> {
+    let o = self.fbb_.end_table(self.start_);
+    ::flatbuffers::WIPOffset::new(o.value())
+  }
+}
+
+impl ::core::fmt::Debug for L2NormOptions<'_> {
+  fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+    let mut ds = f.debug_struct("L2NormOptions");
+      ds.field("fused_activation_function", &self.fused_activation_function());
+      ds.finish()
+  }
+}
+pub enum ResizeBilinearOptionsOffset {}
+#[derive(Copy, Clone, PartialEq)]
+
+pub struct ResizeBilinearOptions<'a> {
+  pub _tab: ::flatbuffers::Table<'a>,
+}
+
+impl<'a> ::flatbuffers::Follow<'a> for ResizeBilinearOptions<'a> {
+  type Inner = ResizeBilinearOptions<'a>;
+  #[inline]
+  unsafe fn follow(buf: &'a [u8], loc: usize) -> Self::Inner {
+    Self { _tab: unsafe { ::flatbuffers::Table::new(buf, loc) } }
+  }
+}
+
+impl<'a> ResizeBilinearOptions<'a> {
+  pub const VT_ALIGN_CORNERS: ::flatbuffers::VOffsetT = 8;
+  pub const VT_HALF_PIXEL_CENTERS: ::flatbuffers::VOffsetT = 10;
+
+  #[inline]
+  pub unsafe fn init_from_table(table: ::flatbuffers::Table<'a>) -> Self {
+    ResizeBilinearOptions { _tab: table }
+  }
+  #[allow(unused_mut)]
+  pub fn create<'bldr: 'args, 'args: 'mut_bldr, 'mut_bldr, A: ::flatbuffers::Allocator + 'bldr>(
+    _fbb: &'mut_bldr mut ::flatbuffers::FlatBufferBuilder<'bldr, A>,
+    args: &'args ResizeBilinearOptionsArgs
+  ) -> ::flatbuffers::WIPOffset<ResizeBilinearOptions<'bldr>> {
+    let mut builder = ResizeBilinearOptionsBuilder::new(_fbb);
+    builder.add_half_pixel_centers(args.half_pixel_centers);
+    builder.add_align_corners(args.align_corners);
+    builder.finish()
+  }
+
+
+  #[inline]
+  pub fn align_corners(&self) -> bool {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<bool>(ResizeBilinearOptions::VT_ALIGN_CORNERS, Some(false)).unwrap()}
+  }
+  #[inline]
+  pub fn half_pixel_centers(&self) -> bool {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<bool>(ResizeBilinearOptions::VT_HALF_PIXEL_CENTERS, Some(false)).unwrap()}
+  }
+}
+
+impl ::flatbuffers::Verifiable for ResizeBilinearOptions<'_> {
+  #[inline]
+  fn run_verifier(
+    v: &mut ::flatbuffers::Verifier, pos: usize
+  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v.visit_table(pos)?
+     .visit_field::<bool>("align_corners", Self::VT_ALIGN_CORNERS, false)?
+     .visit_field::<bool>("half_pixel_centers", Self::VT_HALF_PIXEL_CENTERS, false)?
+     .finish();
+    Ok(())
+  }
+}
+pub struct ResizeBilinearOptionsArgs {
+    pub align_corners: bool,
+    pub half_pixel_centers: bool,
+}
+impl<'a> Default for ResizeBilinearOptionsArgs {
+  #[inline]
+  fn default() -> Self {
+    ResizeBilinearOptionsArgs {
+      align_corners: false,
+      half_pixel_centers: false,
+    }
+  }
+}
+
+pub struct ResizeBilinearOptionsBuilder<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> {
+  fbb_: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>,
+  start_: ::flatbuffers::WIPOffset<::flatbuffers::TableUnfinishedWIPOffset>,
+}
+impl<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> ResizeBilinearOptionsBuilder<'a, 'b, A> {
+  #[inline]
+  pub fn add_align_corners(&mut self, align_corners: bool) {
+    self.fbb_.push_slot::<bool>(ResizeBilinearOptions::VT_ALIGN_CORNERS, align_corners, false);
+  }
+  #[inline]
+  pub fn add_half_pixel_centers(&mut self, half_pixel_centers: bool) {
+    self.fbb_.push_slot::<bool>(ResizeBilinearOptions::VT_HALF_PIXEL_CENTERS, half_pixel_centers, false);
+  }
+  #[inline]
+  pub fn new(_fbb: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>) -> ResizeBilinearOptionsBuilder<'a, 'b, A> {
+    let start = _fbb.start_table();
+    ResizeBilinearOptionsBuilder {
+      fbb_: _fbb,
+      start_: start,
+    }
+  }
+  #[inline]
+  pub fn finish(self) -> ::flatbuffers::WIPOffset<ResizeBilinearOptions<'a>> {
+    let o = self.fbb_.end_table(self.start_);
+    ::flatbuffers::WIPOffset::new(o.value())
+  }
+}
+
+impl ::core::fmt::Debug for ResizeBilinearOptions<'_> {
+  fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+    let mut ds = f.debug_struct("ResizeBilinearOptions");
+      ds.field("align_corners", &self.align_corners());
+      ds.field("half_pixel_centers", &self.half_pixel_centers());
+      ds.finish()
+  }
+}
+pub enum SpaceToDepthOptionsOffset {}
+#[derive(Copy, Clone, PartialEq)]
+
+pub struct SpaceToDepthOptions<'a> {
+  pub _tab: ::flatbuffers::Table<'a>,
+}
+
+impl<'a> ::flatbuffers::Follow<'a> for SpaceToDepthOptions<'a> {
+  type Inner = SpaceToDepthOptions<'a>;
+  #[inline]
+  unsafe fn follow(buf: &'a [u8], loc: usize) -> Self::Inner {
+    Self { _tab: unsafe { ::flatbuffers::Table::new(buf, loc) } }
+  }
+}
+
+impl<'a> SpaceToDepthOptions<'a> {
+  pub const VT_BLOCK_SIZE: ::flatbuffers::VOffsetT = 4;
+
+  #[inline]
+  pub unsafe fn init_from_table(table: ::flatbuffers::Table<'a>) -> Self {
+    SpaceToDepthOptions { _tab: table }
+  }
+  #[allow(unused_mut)]
+  pub fn create<'bldr: 'args, 'args: 'mut_bldr, 'mut_bldr, A: ::flatbuffers::Allocator + 'bldr>(
+    _fbb: &'mut_bldr mut ::flatbuffers::FlatBufferBuilder<'bldr, A>,
+    args: &'args SpaceToDepthOptionsArgs
+  ) -> ::flatbuffers::WIPOffset<SpaceToDepthOptions<'bldr>> {
+    let mut builder = SpaceToDepthOptionsBuilder::new(_fbb);
+    builder.add_block_size(args.block_size);
+    builder.finish()
+  }
+
+
+  #[inline]
+  pub fn block_size(&self) -> i32 {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<i32>(SpaceToDepthOptions::VT_BLOCK_SIZE, Some(0)).unwrap()}
+  }
+}
+
+impl ::flatbuffers::Verifiable for SpaceToDepthOptions<'_> {
+  #[inline]
+  fn run_verifier(
+    v: &mut ::flatbuffers::Verifier, pos: usize
+  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v.visit_table(pos)?
+     .visit_field::<i32>("block_size", Self::VT_BLOCK_SIZE, false)?
+     .finish();
+    Ok(())
+  }
+}
+pub struct SpaceToDepthOptionsArgs {
+    pub block_size: i32,
+}
+impl<'a> Default for SpaceToDepthOptionsArgs {
+  #[inline]
+  fn default() -> Self {
+    SpaceToDepthOptionsArgs {
+      block_size: 0,
+    }
+  }
+}
+
+pub struct SpaceToDepthOptionsBuilder<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> {
+  fbb_: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>,
+  start_: ::flatbuffers::WIPOffset<::flatbuffers::TableUnfinishedWIPOffset>,
+}
+impl<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> SpaceToDepthOptionsBuilder<'a, 'b, A> {
+  #[inline]
+  pub fn add_block_size(&mut self, block_size: i32) {
+    self.fbb_.push_slot::<i32>(SpaceToDepthOptions::VT_BLOCK_SIZE, block_size, 0);
+  }
+  #[inline]
+  pub fn new(_fbb: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>) -> SpaceToDepthOptionsBuilder<'a, 'b, A> {
+    let start = _fbb.start_table();
+    SpaceToDepthOptionsBuilder {
+      fbb_: _fbb,
+      start_: start,
+    }
+  }
+  #[inline]
+  pub fn finish(self) -> ::flatbuffers::WIPOffset<SpaceToDepthOptions<'a>> {
+    let o = self.fbb_.end_table(self.start_);
+    ::flatbuffers::WIPOffset::new(o.value())
+  }
+}
+
+impl ::core::fmt::Debug for SpaceToDepthOptions<'_> {
+  fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+    let mut ds = f.debug_struct("SpaceToDepthOptions");
+      ds.field("block_size", &self.block_size());
+      ds.finish()
+  }
+}
+pub enum GatherOptionsOffset {}
+#[derive(Copy, Clone, PartialEq)]
+
+pub struct GatherOptions<'a> {
+  pub _tab: ::flatbuffers::Table<'a>,
+}
+
+impl<'a> ::flatbuffers::Follow<'a> for GatherOptions<'a> {
+  type Inner = GatherOptions<'a>;
+  #[inline]
+  unsafe fn follow(buf: &'a [u8], loc: usize) -> Self::Inner {
+    Self { _tab: unsafe { ::flatbuffers::Table::new(buf, loc) } }
+  }
+}
+
+impl<'a> GatherOptions<'a> {
+  pub const VT_AXIS: ::flatbuffers::VOffsetT = 4;
+  pub const VT_BATCH_DIMS: ::flatbuffers::VOffsetT = 6;
+
+  #[inline]
+  pub unsafe fn init_from_table(table: ::flatbuffers::Table<'a>) -> Self {
+    GatherOptions { _tab: table }
+  }
+  #[allow(unused_mut)]
+  pub fn create<'bldr: 'args, 'args: 'mut_bldr, 'mut_bldr, A: ::flatbuffers::Allocator + 'bldr>(
+    _fbb: &'mut_bldr mut ::flatbuffers::FlatBufferBuilder<'bldr, A>,
+    args: &'args GatherOptionsArgs
+  ) -> ::flatbuffers::WIPOffset<GatherOptions<'bldr>> {
+    let mut builder = GatherOptionsBuilder::new(_fbb);
+    builder.add_batch_dims(args.batch_dims);
+    builder.add_axis(args.axis);
+    builder.finish()
+  }
+
+
+  #[inline]
+  pub fn axis(&self) -> i32 {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<i32>(GatherOptions::VT_AXIS, Some(0)).unwrap()}
+  }
+  #[inline]
+  pub fn batch_dims(&self) -> i32 {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<i32>(GatherOptions::VT_BATCH_DIMS, Some(0)).unwrap()}
+  }
+}
+
+impl ::flatbuffers::Verifiable for GatherOptions<'_> {
+  #[inline]
+  fn run_verifier(
+    v: &mut ::flatbuffers::Verifier, pos: usize
+  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v.visit_table(pos)?
+     .visit_field::<i32>("axis", Self::VT_AXIS, false)?
+     .visit_field::<i32>("batch_dims", Self::VT_BATCH_DIMS, false)?
+     .finish();
+    Ok(())
+  }
+}
+pub struct GatherOptionsArgs {
+    pub axis: i32,
+    pub batch_dims: i32,
+}
+impl<'a> Default for GatherOptionsArgs {
+  #[inline]
+  fn default() -> Self {
+    GatherOptionsArgs {
+      axis: 0,
+      batch_dims: 0,
+    }
+  }
+}
+
+pub struct GatherOptionsBuilder<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> {
+  fbb_: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>,
+  start_: ::flatbuffers::WIPOffset<::flatbuffers::TableUnfinishedWIPOffset>,
+}
+impl<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> GatherOptionsBuilder<'a, 'b, A> {
+  #[inline]
+  pub fn add_axis(&mut self, axis: i32) {
+    self.fbb_.push_slot::<i32>(GatherOptions::VT_AXIS, axis, 0);
+  }
+  #[inline]
+  pub fn add_batch_dims(&mut self, batch_dims: i32) {
+    self.fbb_.push_slot::<i32>(GatherOptions::VT_BATCH_DIMS, batch_dims, 0);
+  }
+  #[inline]
+  pub fn new(_fbb: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>) -> GatherOptionsBuilder<'a, 'b, A> {
+    let start = _fbb.start_table();
+    GatherOptionsBuilder {
+      fbb_: _fbb,
+      start_: start,
+    }
+  }
+  #[inline]
+  pub fn finish(self) -> ::flatbuffers::WIPOffset<GatherOptions<'a>> {
+    let o = self.fbb_.end_table(self.start_);
+    ::flatbuffers::WIPOffset::new(o.value())
+  }
+}
+
+impl ::core::fmt::Debug for GatherOptions<'_> {
+  fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+    let mut ds = f.debug_struct("GatherOptions");
+      ds.field("axis", &self.axis());
+      ds.field("batch_dims", &self.batch_dims());
+      ds.finish()
+  }
+}
+pub enum SubOptionsOffset {}
+#[derive(Copy, Clone, PartialEq)]
+
+pub struct SubOptions<'a> {
+  pub _tab: ::flatbuffers::Table<'a>,
+}
+
+impl<'a> ::flatbuffers::Follow<'a> for SubOptions<'a> {
+  type Inner = SubOptions<'a>;
+  #[inline]
+  unsafe fn follow(buf: &'a [u8], loc: usize) -> Self::Inner {
+    Self { _tab: unsafe { ::flatbuffers::Table::new(buf, loc) } }
+  }
+}
+
+impl<'a> SubOptions<'a> {
+  pub const VT_FUSED_ACTIVATION_FUNCTION: ::flatbuffers::VOffsetT = 4;
+  pub const VT_POT_SCALE_INT16: ::flatbuffers::VOffsetT = 6;
+
+  #[inline]
+  pub unsafe fn init_from_table(table: ::flatbuffers::Table<'a>) -> Self {
+    SubOptions { _tab: table }
+  }
+  #[allow(unused_mut)]
+  pub fn create<'bldr: 'args, 'args: 'mut_bldr, 'mut_bldr, A: ::flatbuffers::Allocator + 'bldr>(
+    _fbb: &'mut_bldr mut ::flatbuffers::FlatBufferBuilder<'bldr, A>,
+    args: &'args SubOptionsArgs
+  ) -> ::flatbuffers::WIPOffset<SubOptions<'bldr>> {
+    let mut builder = SubOptionsBuilder::new(_fbb);
+    builder.add_pot_scale_int16(args.pot_scale_int16);
+    builder.add_fused_activation_function(args.fused_activation_function);
+    builder.finish()
+  }
+
+
+  #[inline]
+  pub fn fused_activation_function(&self) -> ActivationFunctionType {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<ActivationFunctionType>(SubOptions::VT_FUSED_ACTIVATION_FUNCTION, Some(ActivationFunctionType::NONE)).unwrap()}
+  }
+  #[inline]
+  pub fn pot_scale_int16(&self) -> bool {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<bool>(SubOptions::VT_POT_SCALE_INT16, Some(true)).unwrap()}
+  }
+}
+
+impl ::flatbuffers::Verifiable for SubOptions<'_> {
+  #[inline]
+  fn run_verifier(
+    v: &mut ::flatbuffers::Verifier, pos: usize
+  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v.visit_table(pos)?
+     .visit_field::<ActivationFunctionType>("fused_activation_function", Self::VT_FUSED_ACTIVATION_FUNCTION, false)?
+     .visit_field::<bool>("pot_scale_int16", Self::VT_POT_SCALE_INT16, false)?
+     .finish();
+    Ok(())
+  }
+}
+pub struct SubOptionsArgs {
+    pub fused_activation_function: ActivationFunctionType,
+    pub pot_scale_int16: bool,
+}
+impl<'a> Default for SubOptionsArgs {
+  #[inline]
+  fn default() -> Self {
+    SubOptionsArgs {
+      fused_activation_function: ActivationFunctionType::NONE,
+      pot_scale_int16: true,
+    }
+  }
+}
+
+pub struct SubOptionsBuilder<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> {
+  fbb_: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>,
+  start_: ::flatbuffers::WIPOffset<::flatbuffers::TableUnfinishedWIPOffset>,
+}
+impl<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> SubOptionsBuilder<'a, 'b, A> {
+  #[inline]
+  pub fn add_fused_activation_function(&mut self, fused_activation_function: ActivationFunctionType) {
+    self.fbb_.push_slot::<ActivationFunctionType>(SubOptions::VT_FUSED_ACTIVATION_FUNCTION, fused_activation_function, ActivationFunctionType::NONE);
+  }
+  #[inline]
+  pub fn add_pot_scale_int16(&mut self, pot_scale_int16: bool) {
+    self.fbb_.push_slot::<bool>(SubOptions::VT_POT_SCALE_INT16, pot_scale_int16, true);
+  }
+  #[inline]
+  pub fn new(_fbb: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>) -> SubOptionsBuilder<'a, 'b, A> {
+    let start = _fbb.start_table();
+    SubOptionsBuilder {
+      fbb_: _fbb,
+      start_: start,
+    }
+  }
+  #[inline]
+  pub fn finish(self) -> ::flatbuffers::WIPOffset<SubOptions<'a>> {
+    let o = self.fbb_.end_table(self.start_);
+    ::flatbuffers::WIPOffset::new(o.value())
+  }
+}
+
+impl ::core::fmt::Debug for SubOptions<'_> {
+  fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+    let mut ds = f.debug_struct("SubOptions");
+      ds.field("fused_activation_function", &self.fused_activation_function());
+      ds.field("pot_scale_int16", &self.pot_scale_int16());
+      ds.finish()
+  }
+}
+pub enum DivOptionsOffset {}
+#[derive(Copy, Clone, PartialEq)]
+
+pub struct DivOptions<'a> {
+  pub _tab: ::flatbuffers::Table<'a>,
+}
+
+impl<'a> ::flatbuffers::Follow<'a> for DivOptions<'a> {
+  type Inner = DivOptions<'a>;
+  #[inline]
+  unsafe fn follow(buf: &'a [u8], loc: usize) -> Self::Inner {
+    Self { _tab: unsafe { ::flatbuffers::Table::new(buf, loc) } }
+  }
+}
+
+impl<'a> DivOptions<'a> {
+  pub const VT_FUSED_ACTIVATION_FUNCTION: ::flatbuffers::VOffsetT = 4;
+
+  #[inline]
+  pub unsafe fn init_from_table(table: ::flatbuffers::Table<'a>) -> Self {
+    DivOptions { _tab: table }
+  }
+  #[allow(unused_mut)]
+  pub fn create<'bldr: 'args, 'args: 'mut_bldr, 'mut_bldr, A: ::flatbuffers::Allocator + 'bldr>(
+    _fbb: &'mut_bldr mut ::flatbuffers::FlatBufferBuilder<'bldr, A>,
+    args: &'args DivOptionsArgs
+  ) -> ::flatbuffers::WIPOffset<DivOptions<'bldr>> {
+    let mut builder = DivOptionsBuilder::new(_fbb);
+    builder.add_fused_activation_function(args.fused_activation_function);
+    builder.finish()
+  }
+
+
+  #[inline]
+  pub fn fused_activation_function(&self) -> ActivationFunctionType {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<ActivationFunctionType>(DivOptions::VT_FUSED_ACTIVATION_FUNCTION, Some(ActivationFunctionType::NONE)).unwrap()}
+  }
+}
+
+impl ::flatbuffers::Verifiable for DivOptions<'_> {
+  #[inline]
+  fn run_verifier(
+    v: &mut ::flatbuffers::Verifier, pos: usize
+  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v.visit_table(pos)?
+     .visit_field::<ActivationFunctionType>("fused_activation_function", Self::VT_FUSED_ACTIVATION_FUNCTION, false)?
+     .finish();
+    Ok(())
+  }
+}
+pub struct DivOptionsArgs {
+    pub fused_activation_function: ActivationFunctionType,
+}
+impl<'a> Default for DivOptionsArgs {
+  #[inline]
+  fn default() -> Self {
+    DivOptionsArgs {
+      fused_activation_function: ActivationFunctionType::NONE,
+    }
+  }
+}
+
+pub struct DivOptionsBuilder<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> {
+  fbb_: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>,
+  start_: ::flatbuffers::WIPOffset<::flatbuffers::TableUnfinishedWIPOffset>,
+}
+impl<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> DivOptionsBuilder<'a, 'b, A> {
+  #[inline]
+  pub fn add_fused_activation_function(&mut self, fused_activation_function: ActivationFunctionType) {
+    self.fbb_.push_slot::<ActivationFunctionType>(DivOptions::VT_FUSED_ACTIVATION_FUNCTION, fused_activation_function, ActivationFunctionType::NONE);
+  }
+  #[inline]
+  pub fn new(_fbb: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>) -> DivOptionsBuilder<'a, 'b, A> {
+    let start = _fbb.start_table();
+    DivOptionsBuilder {
+      fbb_: _fbb,
+      start_: start,
+    }
+  }
+  #[inline]
+  pub fn finish(self) -> ::flatbuffers::WIPOffset<DivOptions<'a>> {
+    let o = self.fbb_.end_table(self.start_);
+    ::flatbuffers::WIPOffset::new(o.value())
+  }
+}
+
+impl ::core::fmt::Debug for DivOptions<'_> {
+  fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+    let mut ds = f.debug_struct("DivOptions");
+      ds.field("fused_activation_function", &self.fused_activation_function());
+      ds.finish()
+  }
+}
+pub enum StridedSliceOptionsOffset {}
+#[derive(Copy, Clone, PartialEq)]
+
+pub struct StridedSliceOptions<'a> {
+  pub _tab: ::flatbuffers::Table<'a>,
+}
+
+impl<'a> ::flatbuffers::Follow<'a> for StridedSliceOptions<'a> {
+  type Inner = StridedSliceOptions<'a>;
+  #[inline]
+  unsafe fn follow(buf: &'a [u8], loc: usize) -> Self::Inner {
+    Self { _tab: unsafe { ::flatbuffers::Table::new(buf, loc) } }
+  }
+}
+
+impl<'a> StridedSliceOptions<'a> {
+  pub const VT_BEGIN_MASK: ::flatbuffers::VOffsetT = 4;
+  pub const VT_END_MASK: ::flatbuffers::VOffsetT = 6;
+  pub const VT_ELLIPSIS_MASK: ::flatbuffers::VOffsetT = 8;
+  pub const VT_NEW_AXIS_MASK: ::flatbuffers::VOffsetT = 10;
+  pub const VT_SHRINK_AXIS_MASK: ::flatbuffers::VOffsetT = 12;
+  pub const VT_OFFSET: ::flatbuffers::VOffsetT = 14;
+
+  #[inline]
+  pub unsafe fn init_from_table(table: ::flatbuffers::Table<'a>) -> Self {
+    StridedSliceOptions { _tab: table }
+  }
+  #[allow(unused_mut)]
+  pub fn create<'bldr: 'args, 'args: 'mut_bldr, 'mut_bldr, A: ::flatbuffers::Allocator + 'bldr>(
+    _fbb: &'mut_bldr mut ::flatbuffers::FlatBufferBuilder<'bldr, A>,
+    args: &'args StridedSliceOptionsArgs
+  ) -> ::flatbuffers::WIPOffset<StridedSliceOptions<'bldr>> {
+    let mut builder = StridedSliceOptionsBuilder::new(_fbb);
+    builder.add_shrink_axis_mask(args.shrink_axis_mask);
+    builder.add_new_axis_mask(args.new_axis_mask);
+    builder.add_ellipsis_mask(args.ellipsis_mask);
+    builder.add_end_mask(args.end_mask);
+    builder.add_begin_mask(args.begin_mask);
+    builder.add_offset(args.offset);
+    builder.finish()
+  }
+
+
+  #[inline]
+  pub fn begin_mask(&self) -> i32 {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<i32>(StridedSliceOptions::VT_BEGIN_MASK, Some(0)).unwrap()}
+  }
+  #[inline]
+  pub fn end_mask(&self) -> i32 {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<i32>(StridedSliceOptions::VT_END_MASK, Some(0)).unwrap()}
+  }
+  #[inline]
+  pub fn ellipsis_mask(&self) -> i32 {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<i32>(StridedSliceOptions::VT_ELLIPSIS_MASK, Some(0)).unwrap()}
+  }
+  #[inline]
+  pub fn new_axis_mask(&self) -> i32 {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<i32>(StridedSliceOptions::VT_NEW_AXIS_MASK, Some(0)).unwrap()}
+  }
+  #[inline]
+  pub fn shrink_axis_mask(&self) -> i32 {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<i32>(StridedSliceOptions::VT_SHRINK_AXIS_MASK, Some(0)).unwrap()}
+  }
+  #[inline]
+  pub fn offset(&self) -> bool {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<bool>(StridedSliceOptions::VT_OFFSET, Some(false)).unwrap()}
+  }
+}
+
+impl ::flatbuffers::Verifiable for StridedSliceOptions<'_> {
+  #[inline]
+  fn run_verifier(
+    v: &mut ::flatbuffers::Verifier, pos: usize
+  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v.visit_table(pos)?
+     .visit_field::<i32>("begin_mask", Self::VT_BEGIN_MASK, false)?
+     .visit_field::<i32>("end_mask", Self::VT_END_MASK, false)?
+     .visit_field::<i32>("ellipsis_mask", Self::VT_ELLIPSIS_MASK, false)?
+     .visit_field::<i32>("new_axis_mask", Self::VT_NEW_AXIS_MASK, false)?
+     .visit_field::<i32>("shrink_axis_mask", Self::VT_SHRINK_AXIS_MASK, false)?
+     .visit_field::<bool>("offset", Self::VT_OFFSET, false)?
+     .finish();
+    Ok(())
+  }
+}
+pub struct StridedSliceOptionsArgs {
+    pub begin_mask: i32,
+    pub end_mask: i32,
+    pub ellipsis_mask: i32,
+    pub new_axis_mask: i32,
+    pub shrink_axis_mask: i32,
+    pub offset: bool,
+}
+impl<'a> Default for StridedSliceOptionsArgs {
+  #[inline]
+  fn default() -> Self {
+    StridedSliceOptionsArgs {
+      begin_mask: 0,
+      end_mask: 0,
+      ellipsis_mask: 0,
+      new_axis_mask: 0,
+      shrink_axis_mask: 0,
+      offset: false,
+    }
+  }
+}
+
+pub struct StridedSliceOptionsBuilder<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> {
+  fbb_: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>,
+  start_: ::flatbuffers::WIPOffset<::flatbuffers::TableUnfinishedWIPOffset>,
+}
+impl<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> StridedSliceOptionsBuilder<'a, 'b, A> {
+  #[inline]
+  pub fn add_begin_mask(&mut self, begin_mask: i32) {
+    self.fbb_.push_slot::<i32>(StridedSliceOptions::VT_BEGIN_MASK, begin_mask, 0);
+  }
+  #[inline]
+  pub fn add_end_mask(&mut self, end_mask: i32) {
+    self.fbb_.push_slot::<i32>(StridedSliceOptions::VT_END_MASK, end_mask, 0);
+  }
+  #[inline]
+  pub fn add_ellipsis_mask(&mut self, ellipsis_mask: i32) {
+    self.fbb_.push_slot::<i32>(StridedSliceOptions::VT_ELLIPSIS_MASK, ellipsis_mask, 0);
+  }
+  #[inline]
+  pub fn add_new_axis_mask(&mut self, new_axis_mask: i32) {
+    self.fbb_.push_slot::<i32>(StridedSliceOptions::VT_NEW_AXIS_MASK, new_axis_mask, 0);
+  }
+  #[inline]
+  pub fn add_shrink_axis_mask(&mut self, shrink_axis_mask: i32) {
+    self.fbb_.push_slot::<i32>(StridedSliceOptions::VT_SHRINK_AXIS_MASK, shrink_axis_mask, 0);
+  }
+  #[inline]
+  pub fn add_offset(&mut self, offset: bool) {
+    self.fbb_.push_slot::<bool>(StridedSliceOptions::VT_OFFSET, offset, false);
+  }
+  #[inline]
+  pub fn new(_fbb: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>) -> StridedSliceOptionsBuilder<'a, 'b, A> {
+    let start = _fbb.start_table();
+    StridedSliceOptionsBuilder {
+      fbb_: _fbb,
+      start_: start,
+    }
+  }
+  #[inline]
+  pub fn finish(self) -> ::flatbuffers::WIPOffset<StridedSliceOptions<'a>> {
+    let o = self.fbb_.end_table(self.start_);
+    ::flatbuffers::WIPOffset::new(o.value())
+  }
+}
+
+impl ::core::fmt::Debug for StridedSliceOptions<'_> {
+  fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+    let mut ds = f.debug_struct("StridedSliceOptions");
+      ds.field("begin_mask", &self.begin_mask());
+      ds.field("end_mask", &self.end_mask());
+      ds.field("ellipsis_mask", &self.ellipsis_mask());
+      ds.field("new_axis_mask", &self.new_axis_mask());
+      ds.field("shrink_axis_mask", &self.shrink_axis_mask());
+      ds.field("offset", &self.offset());
+      ds.finish()
+  }
+}
+pub enum SplitOptionsOffset {}
+#[derive(Copy, Clone, PartialEq)]
+
+pub struct SplitOptions<'a> {
+  pub _tab: ::flatbuffers::Table<'a>,
+}
+
+impl<'a> ::flatbuffers::Follow<'a> for SplitOptions<'a> {
+  type Inner = SplitOptions<'a>;
+  #[inline]
+  unsafe fn follow(buf: &'a [u8], loc: usize) -> Self::Inner {
+    Self { _tab: unsafe { ::flatbuffers::Table::new(buf, loc) } }
+  }
+}
+
+impl<'a> SplitOptions<'a> {
+  pub const VT_NUM_SPLITS: ::flatbuffers::VOffsetT = 4;
+
+  #[inline]
+  pub unsafe fn init_from_table(table: ::flatbuffers::Table<'a>) -> Self {
+    SplitOptions { _tab: table }
+  }
+  #[allow(unused_mut)]
+  pub fn create<'bldr: 'args, 'args: 'mut_bldr, 'mut_bldr, A: ::flatbuffers::Allocator + 'bldr>(
+    _fbb: &'mut_bldr mut ::flatbuffers::FlatBufferBuilder<'bldr, A>,
+    args: &'args SplitOptionsArgs
+  ) -> ::flatbuffers::WIPOffset<SplitOptions<'bldr>> {
+    let mut builder = SplitOptionsBuilder::new(_fbb);
+    builder.add_num_splits(args.num_splits);
+    builder.finish()
+  }
+
+
+  #[inline]
+  pub fn num_splits(&self) -> i32 {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<i32>(SplitOptions::VT_NUM_SPLITS, Some(0)).unwrap()}
+  }
+}
+
+impl ::flatbuffers::Verifiable for SplitOptions<'_> {
+  #[inline]
+  fn run_verifier(
+    v: &mut ::flatbuffers::Verifier, pos: usize
+  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v.visit_table(pos)?
+     .visit_field::<i32>("num_splits", Self::VT_NUM_SPLITS, false)?
+     .finish();
+    Ok(())
+  }
+}
+pub struct SplitOptionsArgs {
+    pub num_splits: i32,
+}
+impl<'a> Default for SplitOptionsArgs {
+  #[inline]
+  fn default() -> Self {
+    SplitOptionsArgs {
+      num_splits: 0,
+    }
+  }
+}
+
+pub struct SplitOptionsBuilder<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> {
+  fbb_: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>,
+  start_: ::flatbuffers::WIPOffset<::flatbuffers::TableUnfinishedWIPOffset>,
+}
+impl<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> SplitOptionsBuilder<'a, 'b, A> {
+  #[inline]
+  pub fn add_num_splits(&mut self, num_splits: i32) {
+    self.fbb_.push_slot::<i32>(SplitOptions::VT_NUM_SPLITS, num_splits, 0);
+  }
+  #[inline]
+  pub fn new(_fbb: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>) -> SplitOptionsBuilder<'a, 'b, A> {
+    let start = _fbb.start_table();
+    SplitOptionsBuilder {
+      fbb_: _fbb,
+      start_: start,
+    }
+  }
+  #[inline]
+  pub fn finish(self) -> ::flatbuffers::WIPOffset<SplitOptions<'a>> {
+    let o = self.fbb_.end_table(self.start_);
+    ::flatbuffers::WIPOffset::new(o.value())
+  }
+}
+
+impl ::core::fmt::Debug for SplitOptions<'_> {
+  fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+    let mut ds = f.debug_struct("SplitOptions");
+      ds.field("num_splits", &self.num_splits());
+      ds.finish()
+  }
+}
+pub enum CastOptionsOffset {}
+#[derive(Copy, Clone, PartialEq)]
+
+pub struct CastOptions<'a> {
+  pub _tab: ::flatbuffers::Table<'a>,
+}
+
+impl<'a> ::flatbuffers::Follow<'a> for CastOptions<'a> {
+  type Inner = CastOptions<'a>;
+  #[inline]
+  unsafe fn follow(buf: &'a [u8], loc: usize) -> Self::Inner {
+    Self { _tab: unsafe { ::flatbuffers::Table::new(buf, loc) } }
+  }
+}
+
+impl<'a> CastOptions<'a> {
+  pub const VT_IN_DATA_TYPE: ::flatbuffers::VOffsetT = 4;
+  pub const VT_OUT_DATA_TYPE: ::flatbuffers::VOffsetT = 6;
+
+  #[inline]
+  pub unsafe fn init_from_table(table: ::flatbuffers::Table<'a>) -> Self {
+    CastOptions { _tab: table }
+  }
+  #[allow(unused_mut)]
+  pub fn create<'bldr: 'args, 'args: 'mut_bldr, 'mut_bldr, A: ::flatbuffers::Allocator + 'bldr>(
+    _fbb: &'mut_bldr mut ::flatbuffers::FlatBufferBuilder<'bldr, A>,
+    args: &'args CastOptionsArgs
+  ) -> ::flatbuffers::WIPOffset<CastOptions<'bldr>> {
+    let mut builder = CastOptionsBuilder::new(_fbb);
+    builder.add_out_data_type(args.out_data_type);
+    builder.add_in_data_type(args.in_data_type);
+    builder.finish()
+  }
+
+
+  #[inline]
+  pub fn in_data_type(&self) -> TensorType {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<TensorType>(CastOptions::VT_IN_DATA_TYPE, Some(TensorType::FLOAT32)).unwrap()}
+  }
+  #[inline]
+  pub fn out_data_type(&self) -> TensorType {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<TensorType>(CastOptions::VT_OUT_DATA_TYPE, Some(TensorType::FLOAT32)).unwrap()}
+  }
+}
+
+impl ::flatbuffers::Verifiable for CastOptions<'_> {
+  #[inline]
+  fn run_verifier(
+    v: &mut ::flatbuffers::Verifier, pos: usize
+  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v.visit_table(pos)?
+     .visit_field::<TensorType>("in_data_type", Self::VT_IN_DATA_TYPE, false)?
+     .visit_field::<TensorType>("out_data_type", Self::VT_OUT_DATA_TYPE, false)?
+     .finish();
+    Ok(())
+  }
+}
+pub struct CastOptionsArgs {
+    pub in_data_type: TensorType,
+    pub out_data_type: TensorType,
+}
+impl<'a> Default for CastOptionsArgs {
+  #[inline]
+  fn default() -> Self {
+    CastOptionsArgs {
+      in_data_type: TensorType::FLOAT32,
+      out_data_type: TensorType::FLOAT32,
+    }
+  }
+}
+
+pub struct CastOptionsBuilder<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> {
+  fbb_: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>,
+  start_: ::flatbuffers::WIPOffset<::flatbuffers::TableUnfinishedWIPOffset>,
+}
+impl<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> CastOptionsBuilder<'a, 'b, A> {
+  #[inline]
+  pub fn add_in_data_type(&mut self, in_data_type: TensorType) {
+    self.fbb_.push_slot::<TensorType>(CastOptions::VT_IN_DATA_TYPE, in_data_type, TensorType::FLOAT32);
+  }
+  #[inline]
+  pub fn add_out_data_type(&mut self, out_data_type: TensorType) {
+    self.fbb_.push_slot::<TensorType>(CastOptions::VT_OUT_DATA_TYPE, out_data_type, TensorType::FLOAT32);
+  }
+  #[inline]
+  pub fn new(_fbb: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>) -> CastOptionsBuilder<'a, 'b, A> {
+    let start = _fbb.start_table();
+    CastOptionsBuilder {
+      fbb_: _fbb,
+      start_: start,
+    }
+  }
+  #[inline]
+  pub fn finish(self) -> ::flatbuffers::WIPOffset<CastOptions<'a>> {
+    let o = self.fbb_.end_table(self.start_);
+    ::flatbuffers::WIPOffset::new(o.value())
+  }
+}
+
+impl ::core::fmt::Debug for CastOptions<'_> {
+  fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+    let mut ds = f.debug_struct("CastOptions");
+      ds.field("in_data_type", &self.in_data_type());
+      ds.field("out_data_type", &self.out_data_type());
+      ds.finish()
+  }
+}
+pub enum ArgMaxOptionsOffset {}
+#[derive(Copy, Clone, PartialEq)]
+
+pub struct ArgMaxOptions<'a> {
+  pub _tab: ::flatbuffers::Table<'a>,
+}
+
+impl<'a> ::flatbuffers::Follow<'a> for ArgMaxOptions<'a> {
+  type Inner = ArgMaxOptions<'a>;
+  #[inline]
+  unsafe fn follow(buf: &'a [u8], loc: usize) -> Self::Inner {
+    Self { _tab: unsafe { ::flatbuffers::Table::new(buf, loc) } }
+  }
+}
+
+impl<'a> ArgMaxOptions<'a> {
+  pub const VT_OUTPUT_TYPE: ::flatbuffers::VOffsetT = 4;
+
+  #[inline]
+  pub unsafe fn init_from_table(table: ::flatbuffers::Table<'a>) -> Self {
+    ArgMaxOptions { _tab: table }
+  }
+  #[allow(unused_mut)]
+  pub fn create<'bldr: 'args, 'args: 'mut_bldr, 'mut_bldr, A: ::flatbuffers::Allocator + 'bldr>(
+    _fbb: &'mut_bldr mut ::flatbuffers::FlatBufferBuilder<'bldr, A>,
+    args: &'args ArgMaxOptionsArgs
+  ) -> ::flatbuffers::WIPOffset<ArgMaxOptions<'bldr>> {
+    let mut builder = ArgMaxOptionsBuilder::new(_fbb);
+    builder.add_output_type(args.output_type);
+    builder.finish()
+  }
+
+
+  #[inline]
+  pub fn output_type(&self) -> TensorType {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<TensorType>(ArgMaxOptions::VT_OUTPUT_TYPE, Some(TensorType::FLOAT32)).unwrap()}
+  }
+}
+
+impl ::flatbuffers::Verifiable for ArgMaxOptions<'_> {
+  #[inline]
+  fn run_verifier(
+    v: &mut ::flatbuffers::Verifier, pos: usize
+  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v.visit_table(pos)?
+     .visit_field::<TensorType>("output_type", Self::VT_OUTPUT_TYPE, false)?
+     .finish();
+    Ok(())
+  }
+}
+pub struct ArgMaxOptionsArgs {
+    pub output_type: TensorType,
+}
+impl<'a> Default for ArgMaxOptionsArgs {
+  #[inline]
+  fn default() -> Self {
+    ArgMaxOptionsArgs {
+      output_type: TensorType::FLOAT32,
+    }
+  }
+}
+
+pub struct ArgMaxOptionsBuilder<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> {
+  fbb_: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>,
+  start_: ::flatbuffers::WIPOffset<::flatbuffers::TableUnfinishedWIPOffset>,
+}
+impl<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> ArgMaxOptionsBuilder<'a, 'b, A> {
+  #[inline]
+  pub fn add_output_type(&mut self, output_type: TensorType) {
+    self.fbb_.push_slot::<TensorType>(ArgMaxOptions::VT_OUTPUT_TYPE, output_type, TensorType::FLOAT32);
+  }
+  #[inline]
+  pub fn new(_fbb: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>) -> ArgMaxOptionsBuilder<'a, 'b, A> {
+    let start = _fbb.start_table();
+    ArgMaxOptionsBuilder {
+      fbb_: _fbb,
+      start_: start,
+    }
+  }
+  #[inline]
+  pub fn finish(self) -> ::flatbuffers::WIPOffset<ArgMaxOptions<'a>> {
+    let o = self.fbb_.end_table(self.start_);
+    ::flatbuffers::WIPOffset::new(o.value())
+  }
+}
+
+impl ::core::fmt::Debug for ArgMaxOptions<'_> {
+  fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+    let mut ds = f.debug_struct("ArgMaxOptions");
+      ds.field("output_type", &self.output_type());
+      ds.finish()
+  }
+}
+pub enum TransposeConvOptionsOffset {}
+#[derive(Copy, Clone, PartialEq)]
+
+pub struct TransposeConvOptions<'a> {
+  pub _tab: ::flatbuffers::Table<'a>,
+}
+
+impl<'a> ::flatbuffers::Follow<'a> for TransposeConvOptions<'a> {
+  type Inner = TransposeConvOptions<'a>;
+  #[inline]
+  unsafe fn follow(buf: &'a [u8], loc: usize) -> Self::Inner {
+    Self { _tab: unsafe { ::flatbuffers::Table::new(buf, loc) } }
+  }
+}
+
+impl<'a> TransposeConvOptions<'a> {
+  pub const VT_PADDING: ::flatbuffers::VOffsetT = 4;
+  pub const VT_STRIDE_W: ::flatbuffers::VOffsetT = 6;
+  pub const VT_STRIDE_H: ::flatbuffers::VOffsetT = 8;
+  pub const VT_FUSED_ACTIVATION_FUNCTION: ::flatbuffers::VOffsetT = 10;
+  pub const VT_QUANTIZED_BIAS_TYPE: ::flatbuffers::VOffsetT = 12;
+
+  #[inline]
+  pub unsafe fn init_from_table(table: ::flatbuffers::Table<'a>) -> Self {
+    TransposeConvOptions { _tab: table }
+  }
+  #[allow(unused_mut)]
+  pub fn create<'bldr: 'args, 'args: 'mut_bldr, 'mut_bldr, A: ::flatbuffers::Allocator + 'bldr>(
+    _fbb: &'mut_bldr mut ::flatbuffers::FlatBufferBuilder<'bldr, A>,
+    args: &'args TransposeConvOptionsArgs
+  ) -> ::flatbuffers::WIPOffset<TransposeConvOptions<'bldr>> {
+    let mut builder = TransposeConvOptionsBuilder::new(_fbb);
+    builder.add_stride_h(args.stride_h);
+    builder.add_stride_w(args.stride_w);
+    builder.add_quantized_bias_type(args.quantized_bias_type);
+    builder.add_fused_activation_function(args.fused_activation_function);
+    builder.add_padding(args.padding);
+    builder.finish()
+  }
+
+
+  #[inline]
+  pub fn padding(&self) -> Padding {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<Padding>(TransposeConvOptions::VT_PADDING, Some(Padding::SAME)).unwrap()}
+  }
+  #[inline]
+  pub fn stride_w(&self) -> i32 {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<i32>(TransposeConvOptions::VT_STRIDE_W, Some(0)).unwrap()}
+  }
+  #[inline]
+  pub fn stride_h(&self) -> i32 {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<i32>(TransposeConvOptions::VT_STRIDE_H, Some(0)).unwrap()}
+  }
+  #[inline]
+  pub fn fused_activation_function(&self) -> ActivationFunctionType {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<ActivationFunctionType>(TransposeConvOptions::VT_FUSED_ACTIVATION_FUNCTION, Some(ActivationFunctionType::NONE)).unwrap()}
+  }
+  #[inline]
+  pub fn quantized_bias_type(&self) -> TensorType {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<TensorType>(TransposeConvOptions::VT_QUANTIZED_BIAS_TYPE, Some(TensorType::FLOAT32)).unwrap()}
+  }
+}
+
+impl ::flatbuffers::Verifiable for TransposeConvOptions<'_> {
+  #[inline]
+  fn run_verifier(
+    v: &mut ::flatbuffers::Verifier, pos: usize
+  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v.visit_table(pos)?
+     .visit_field::<Padding>("padding", Self::VT_PADDING, false)?
+     .visit_field::<i32>("stride_w", Self::VT_STRIDE_W, false)?
+     .visit_field::<i32>("stride_h", Self::VT_STRIDE_H, false)?
+     .visit_field::<ActivationFunctionType>("fused_activation_function", Self::VT_FUSED_ACTIVATION_FUNCTION, false)?
+     .visit_field::<TensorType>("quantized_bias_type", Self::VT_QUANTIZED_BIAS_TYPE, false)?
+     .finish();
+    Ok(())
+  }
+}
+pub struct TransposeConvOptionsArgs {
+    pub padding: Padding,
+    pub stride_w: i32,
+    pub stride_h: i32,
+    pub fused_activation_function: ActivationFunctionType,
+    pub quantized_bias_type: TensorType,
+}
+impl<'a> Default for TransposeConvOptionsArgs {
+  #[inline]
+  fn default() -> Self {
+    TransposeConvOptionsArgs {
+      padding: Padding::SAME,
+      stride_w: 0,
+      stride_h: 0,
+      fused_activation_function: ActivationFunctionType::NONE,
+      quantized_bias_type: TensorType::FLOAT32,
+    }
+  }
+}
+
+pub struct TransposeConvOptionsBuilder<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> {
+  fbb_: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>,
+  start_: ::flatbuffers::WIPOffset<::flatbuffers::TableUnfinishedWIPOffset>,
+}
+impl<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> TransposeConvOptionsBuilder<'a, 'b, A> {
+  #[inline]
+  pub fn add_padding(&mut self, padding: Padding) {
+    self.fbb_.push_slot::<Padding>(TransposeConvOptions::VT_PADDING, padding, Padding::SAME);
+  }
+  #[inline]
+  pub fn add_stride_w(&mut self, stride_w: i32) {
+    self.fbb_.push_slot::<i32>(TransposeConvOptions::VT_STRIDE_W, stride_w, 0);
+  }
+  #[inline]
+  pub fn add_stride_h(&mut self, stride_h: i32) {
+    self.fbb_.push_slot::<i32>(TransposeConvOptions::VT_STRIDE_H, stride_h, 0);
+  }
+  #[inline]
+  pub fn add_fused_activation_function(&mut self, fused_activation_function: ActivationFunctionType) {
+    self.fbb_.push_slot::<ActivationFunctionType>(TransposeConvOptions::VT_FUSED_ACTIVATION_FUNCTION, fused_activation_function, ActivationFunctionType::NONE);
+  }
+  #[inline]
+  pub fn add_quantized_bias_type(&mut self, quantized_bias_type: TensorType) {
+    self.fbb_.push_slot::<TensorType>(TransposeConvOptions::VT_QUANTIZED_BIAS_TYPE, quantized_bias_type, TensorType::FLOAT32);
+  }
+  #[inline]
+  pub fn new(_fbb: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>) -> TransposeConvOptionsBuilder<'a, 'b, A> {
+    let start = _fbb.start_table();
+    TransposeConvOptionsBuilder {
+      fbb_: _fbb,
+      start_: start,
+    }
+  }
+  #[inline]
+  pub fn finish(self) -> ::flatbuffers::WIPOffset<TransposeConvOptions<'a>> {
+    let o = self.fbb_.end_table(self.start_);
+    ::flatbuffers::WIPOffset::new(o.value())
+  }
+}
+
+impl ::core::fmt::Debug for TransposeConvOptions<'_> {
+  fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+    let mut ds = f.debug_struct("TransposeConvOptions");
+      ds.field("padding", &self.padding());
+      ds.field("stride_w", &self.stride_w());
+      ds.field("stride_h", &self.stride_h());
+      ds.field("fused_activation_function", &self.fused_activation_function());
+      ds.field("quantized_bias_type", &self.quantized_bias_type());
+      ds.finish()
+  }
+}
+pub enum ShapeOptionsOffset {}
+#[derive(Copy, Clone, PartialEq)]
+
+pub struct ShapeOptions<'a> {
+  pub _tab: ::flatbuffers::Table<'a>,
+}
+
+impl<'a> ::flatbuffers::Follow<'a> for ShapeOptions<'a> {
+  type Inner = ShapeOptions<'a>;
+  #[inline]
+  unsafe fn follow(buf: &'a [u8], loc: usize) -> Self::Inner {
+    Self { _tab: unsafe { ::flatbuffers::Table::new(buf, loc) } }
+  }
+}
+
+impl<'a> ShapeOptions<'a> {
+  pub const VT_OUT_TYPE: ::flatbuffers::VOffsetT = 4;
+
+  #[inline]
+  pub unsafe fn init_from_table(table: ::flatbuffers::Table<'a>) -> Self {
+    ShapeOptions { _tab: table }
+  }
+  #[allow(unused_mut)]
+  pub fn create<'bldr: 'args, 'args: 'mut_bldr, 'mut_bldr, A: ::flatbuffers::Allocator + 'bldr>(
+    _fbb: &'mut_bldr mut ::flatbuffers::FlatBufferBuilder<'bldr, A>,
+    args: &'args ShapeOptionsArgs
+  ) -> ::flatbuffers::WIPOffset<ShapeOptions<'bldr>> {
+    let mut builder = ShapeOptionsBuilder::new(_fbb);
+    builder.add_out_type(args.out_type);
+    builder.finish()
+  }
+
+
+  #[inline]
+  pub fn out_type(&self) -> TensorType {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<TensorType>(ShapeOptions::VT_OUT_TYPE, Some(TensorType::FLOAT32)).unwrap()}
+  }
+}
+
+impl ::flatbuffers::Verifiable for ShapeOptions<'_> {
+  #[inline]
+  fn run_verifier(
+    v: &mut ::flatbuffers::Verifier, pos: usize
+  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v.visit_table(pos)?
+     .visit_field::<TensorType>("out_type", Self::VT_OUT_TYPE, false)?
+     .finish();
+    Ok(())
+  }
+}
+pub struct ShapeOptionsArgs {
+    pub out_type: TensorType,
+}
+impl<'a> Default for ShapeOptionsArgs {
+  #[inline]
+  fn default() -> Self {
+    ShapeOptionsArgs {
+      out_type: TensorType::FLOAT32,
+    }
+  }
+}
+
+pub struct ShapeOptionsBuilder<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> {
+  fbb_: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>,
+  start_: ::flatbuffers::WIPOffset<::flatbuffers::TableUnfinishedWIPOffset>,
+}
+impl<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> ShapeOptionsBuilder<'a, 'b, A> {
+  #[inline]
+  pub fn add_out_type(&mut self, out_type: TensorType) {
+    self.fbb_.push_slot::<TensorType>(ShapeOptions::VT_OUT_TYPE, out_type, TensorType::FLOAT32);
+  }
+  #[inline]
+  pub fn new(_fbb: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>) -> ShapeOptionsBuilder<'a, 'b, A> {
+    let start = _fbb.start_table();
+    ShapeOptionsBuilder {
+      fbb_: _fbb,
+      start_: start,
+    }
+  }
+  #[inline]
+  pub fn finish(self) -> ::flatbuffers::WIPOffset<ShapeOptions<'a>> {
+    let o = self.fbb_.end_table(self.start_);
+    ::flatbuffers::WIPOffset::new(o.value())
+  }
+}
+
+impl ::core::fmt::Debug for ShapeOptions<'_> {
+  fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+    let mut ds = f.debug_struct("ShapeOptions");
+      ds.field("out_type", &self.out_type());
+      ds.finish()
+  }
+}
+pub enum ArgMinOptionsOffset {}
+#[derive(Copy, Clone, PartialEq)]
+
+pub struct ArgMinOptions<'a> {
+  pub _tab: ::flatbuffers::Table<'a>,
+}
+
+impl<'a> ::flatbuffers::Follow<'a> for ArgMinOptions<'a> {
+  type Inner = ArgMinOptions<'a>;
+  #[inline]
+  unsafe fn follow(buf: &'a [u8], loc: usize) -> Self::Inner {
+    Self { _tab: unsafe { ::flatbuffers::Table::new(buf, loc) } }
+  }
+}
+
+impl<'a> ArgMinOptions<'a> {
+  pub const VT_OUTPUT_TYPE: ::flatbuffers::VOffsetT = 4;
+
+  #[inline]
+  pub unsafe fn init_from_table(table: ::flatbuffers::Table<'a>) -> Self {
+    ArgMinOptions { _tab: table }
+  }
+  #[allow(unused_mut)]
+  pub fn create<'bldr: 'args, 'args: 'mut_bldr, 'mut_bldr, A: ::flatbuffers::Allocator + 'bldr>(
+    _fbb: &'mut_bldr mut ::flatbuffers::FlatBufferBuilder<'bldr, A>,
+    args: &'args ArgMinOptionsArgs
+  ) -> ::flatbuffers::WIPOffset<ArgMinOptions<'bldr>> {
+    let mut builder = ArgMinOptionsBuilder::new(_fbb);
+    builder.add_output_type(args.output_type);
+    builder.finish()
+  }
+
+
+  #[inline]
+  pub fn output_type(&self) -> TensorType {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<TensorType>(ArgMinOptions::VT_OUTPUT_TYPE, Some(TensorType::FLOAT32)).unwrap()}
+  }
+}
+
+impl ::flatbuffers::Verifiable for ArgMinOptions<'_> {
+  #[inline]
+  fn run_verifier(
+    v: &mut ::flatbuffers::Verifier, pos: usize
+  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v.visit_table(pos)?
+     .visit_field::<TensorType>("output_type", Self::VT_OUTPUT_TYPE, false)?
+     .finish();
+    Ok(())
+  }
+}
+pub struct ArgMinOptionsArgs {
+    pub output_type: TensorType,
+}
+impl<'a> Default for ArgMinOptionsArgs {
+  #[inline]
+  fn default() -> Self {
+    ArgMinOptionsArgs {
+      output_type: TensorType::FLOAT32,
+    }
+  }
+}
+
+pub struct ArgMinOptionsBuilder<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> {
+  fbb_: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>,
+  start_: ::flatbuffers::WIPOffset<::flatbuffers::TableUnfinishedWIPOffset>,
+}
+impl<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> ArgMinOptionsBuilder<'a, 'b, A> {
+  #[inline]
+  pub fn add_output_type(&mut self, output_type: TensorType) {
+    self.fbb_.push_slot::<TensorType>(ArgMinOptions::VT_OUTPUT_TYPE, output_type, TensorType::FLOAT32);
+  }
+  #[inline]
+  pub fn new(_fbb: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>) -> ArgMinOptionsBuilder<'a, 'b, A> {
+    let start = _fbb.start_table();
+    ArgMinOptionsBuilder {
+      fbb_: _fbb,
+      start_: start,
+    }
+  }
+  #[inline]
+  pub fn finish(self) -> ::flatbuffers::WIPOffset<ArgMinOptions<'a>> {
+    let o = self.fbb_.end_table(self.start_);
+    ::flatbuffers::WIPOffset::new(o.value())
+  }
+}
+
+impl ::core::fmt::Debug for ArgMinOptions<'_> {
+  fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+    let mut ds = f.debug_struct("ArgMinOptions");
+      ds.field("output_type", &self.output_type());
+      ds.finish()
+  }
+}
+pub enum PackOptionsOffset {}
+#[derive(Copy, Clone, PartialEq)]
+
+pub struct PackOptions<'a> {
+  pub _tab: ::flatbuffers::Table<'a>,
+}
+
+impl<'a> ::flatbuffers::Follow<'a> for PackOptions<'a> {
+  type Inner = PackOptions<'a>;
+  #[inline]
+  unsafe fn follow(buf: &'a [u8], loc: usize) -> Self::Inner {
+    Self { _tab: unsafe { ::flatbuffers::Table::new(buf, loc) } }
+  }
+}
+
+impl<'a> PackOptions<'a> {
+  pub const VT_VALUES_COUNT: ::flatbuffers::VOffsetT = 4;
+  pub const VT_AXIS: ::flatbuffers::VOffsetT = 6;
+
+  #[inline]
+  pub unsafe fn init_from_table(table: ::flatbuffers::Table<'a>) -> Self {
+    PackOptions { _tab: table }
+  }
+  #[allow(unused_mut)]
+  pub fn create<'bldr: 'args, 'args: 'mut_bldr, 'mut_bldr, A: ::flatbuffers::Allocator + 'bldr>(
+    _fbb: &'mut_bldr mut ::flatbuffers::FlatBufferBuilder<'bldr, A>,
+    args: &'args PackOptionsArgs
+  ) -> ::flatbuffers::WIPOffset<PackOptions<'bldr>> {
+    let mut builder = PackOptionsBuilder::new(_fbb);
+    builder.add_axis(args.axis);
+    builder.add_values_count(args.values_count);
+    builder.finish()
+  }
+
+
+  #[inline]
+  pub fn values_count(&self) -> i32 {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<i32>(PackOptions::VT_VALUES_COUNT, Some(0)).unwrap()}
+  }
+  #[inline]
+  pub fn axis(&self) -> i32 {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<i32>(PackOptions::VT_AXIS, Some(0)).unwrap()}
+  }
+}
+
+impl ::flatbuffers::Verifiable for PackOptions<'_> {
+  #[inline]
+  fn run_verifier(
+    v: &mut ::flatbuffers::Verifier, pos: usize
+  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v.visit_table(pos)?
+     .visit_field::<i32>("values_count", Self::VT_VALUES_COUNT, false)?
+     .visit_field::<i32>("axis", Self::VT_AXIS, false)?
+     .finish();
+    Ok(())
+  }
+}
+pub struct PackOptionsArgs {
+    pub values_count: i32,
+    pub axis: i32,
+}
+impl<'a> Default for PackOptionsArgs {
+  #[inline]
+  fn default() -> Self {
+    PackOptionsArgs {
+      values_count: 0,
+      axis: 0,
+    }
+  }
+}
+
+pub struct PackOptionsBuilder<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> {
+  fbb_: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>,
+  start_: ::flatbuffers::WIPOffset<::flatbuffers::TableUnfinishedWIPOffset>,
+}
+impl<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> PackOptionsBuilder<'a, 'b, A> {
+  #[inline]
+  pub fn add_values_count(&mut self, values_count: i32) {
+    self.fbb_.push_slot::<i32>(PackOptions::VT_VALUES_COUNT, values_count, 0);
+  }
+  #[inline]
+  pub fn add_axis(&mut self, axis: i32) {
+    self.fbb_.push_slot::<i32>(PackOptions::VT_AXIS, axis, 0);
+  }
+  #[inline]
+  pub fn new(_fbb: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>) -> PackOptionsBuilder<'a, 'b, A> {
+    let start = _fbb.start_table();
+    PackOptionsBuilder {
+      fbb_: _fbb,
+      start_: start,
+    }
+  }
+  #[inline]
+  pub fn finish(self) -> ::flatbuffers::WIPOffset<PackOptions<'a>> {
+    let o = self.fbb_.end_table(self.start_);
+    ::flatbuffers::WIPOffset::new(o.value())
+  }
+}
+
+impl ::core::fmt::Debug for PackOptions<'_> {
+  fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+    let mut ds = f.debug_struct("PackOptions");
+      ds.field("values_count", &self.values_count());
+      ds.field("axis", &self.axis());
+      ds.finish()
+  }
+}
+pub enum UnpackOptionsOffset {}
+#[derive(Copy, Clone, PartialEq)]
+
+pub struct UnpackOptions<'a> {
+  pub _tab: ::flatbuffers::Table<'a>,
+}
+
+impl<'a> ::flatbuffers::Follow<'a> for UnpackOptions<'a> {
+  type Inner = UnpackOptions<'a>;
+  #[inline]
+  unsafe fn follow(buf: &'a [u8], loc: usize) -> Self::Inner {
+    Self { _tab: unsafe { ::flatbuffers::Table::new(buf, loc) } }
+  }
+}
+
+impl<'a> UnpackOptions<'a> {
+  pub const VT_NUM: ::flatbuffers::VOffsetT = 4;
+  pub const VT_AXIS: ::flatbuffers::VOffsetT = 6;
+
+  #[inline]
+  pub unsafe fn init_from_table(table: ::flatbuffers::Table<'a>) -> Self {
+    UnpackOptions { _tab: table }
+  }
+  #[allow(unused_mut)]
+  pub fn create<'bldr: 'args, 'args: 'mut_bldr, 'mut_bldr, A: ::flatbuffers::Allocator + 'bldr>(
+    _fbb: &'mut_bldr mut ::flatbuffers::FlatBufferBuilder<'bldr, A>,
+    args: &'args UnpackOptionsArgs
+  ) -> ::flatbuffers::WIPOffset<UnpackOptions<'bldr>> {
+    let mut builder = UnpackOptionsBuilder::new(_fbb);
+    builder.add_axis(args.axis);
+    builder.add_num(args.num);
+    builder.finish()
+  }
+
+
+  #[inline]
+  pub fn num(&self) -> i32 {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<i32>(UnpackOptions::VT_NUM, Some(0)).unwrap()}
+  }
+  #[inline]
+  pub fn axis(&self) -> i32 {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<i32>(UnpackOptions::VT_AXIS, Some(0)).unwrap()}
+  }
+}
+
+impl ::flatbuffers::Verifiable for UnpackOptions<'_> {
+  #[inline]
+  fn run_verifier(
+    v: &mut ::flatbuffers::Verifier, pos: usize
+  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v.visit_table(pos)?
+     .visit_field::<i32>("num", Self::VT_NUM, false)?
+     .visit_field::<i32>("axis", Self::VT_AXIS, false)?
+     .finish();
+    Ok(())
+  }
+}
+pub struct UnpackOptionsArgs {
+    pub num: i32,
+    pub axis: i32,
+}
+impl<'a> Default for UnpackOptionsArgs {
+  #[inline]
+  fn default() -> Self {
+    UnpackOptionsArgs {
+      num: 0,
+      axis: 0,
+    }
+  }
+}
+
+pub struct UnpackOptionsBuilder<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> {
+  fbb_: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>,
+  start_: ::flatbuffers::WIPOffset<::flatbuffers::TableUnfinishedWIPOffset>,
+}
+impl<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> UnpackOptionsBuilder<'a, 'b, A> {
+  #[inline]
+  pub fn add_num(&mut self, num: i32) {
+    self.fbb_.push_slot::<i32>(UnpackOptions::VT_NUM, num, 0);
+  }
+  #[inline]
+  pub fn add_axis(&mut self, axis: i32) {
+    self.fbb_.push_slot::<i32>(UnpackOptions::VT_AXIS, axis, 0);
+  }
+  #[inline]
+  pub fn new(_fbb: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>) -> UnpackOptionsBuilder<'a, 'b, A> {
+    let start = _fbb.start_table();
+    UnpackOptionsBuilder {
+      fbb_: _fbb,
+      start_: start,
+    }
+  }
+  #[inline]
+  pub fn finish(self) -> ::flatbuffers::WIPOffset<UnpackOptions<'a>> {
+    let o = self.fbb_.end_table(self.start_);
+    ::flatbuffers::WIPOffset::new(o.value())
+  }
+}
+
+impl ::core::fmt::Debug for UnpackOptions<'_> {
+  fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+    let mut ds = f.debug_struct("UnpackOptions");
+      ds.field("num", &self.num());
+      ds.field("axis", &self.axis());
+      ds.finish()
+  }
+}
+pub enum UnidirectionalSequenceLSTMOptionsOffset {}
+#[derive(Copy, Clone, PartialEq)]
+
+pub struct UnidirectionalSequenceLSTMOptions<'a> {
+  pub _tab: ::flatbuffers::Table<'a>,
+}
+
+impl<'a> ::flatbuffers::Follow<'a> for UnidirectionalSequenceLSTMOptions<'a> {
+  type Inner = UnidirectionalSequenceLSTMOptions<'a>;
+  #[inline]
+  unsafe fn follow(buf: &'a [u8], loc: usize) -> Self::Inner {
+    Self { _tab: unsafe { ::flatbuffers::Table::new(buf, loc) } }
+  }
+}
+
+impl<'a> UnidirectionalSequenceLSTMOptions<'a> {
+  pub const VT_FUSED_ACTIVATION_FUNCTION: ::flatbuffers::VOffsetT = 4;
+  pub const VT_CELL_CLIP: ::flatbuffers::VOffsetT = 6;
+  pub const VT_PROJ_CLIP: ::flatbuffers::VOffsetT = 8;
+  pub const VT_TIME_MAJOR: ::flatbuffers::VOffsetT = 10;
+  pub const VT_ASYMMETRIC_QUANTIZE_INPUTS: ::flatbuffers::VOffsetT = 12;
+  pub const VT_DIAGONAL_RECURRENT_TENSORS: ::flatbuffers::VOffsetT = 14;
+
+  #[inline]
+  pub unsafe fn init_from_table(table: ::flatbuffers::Table<'a>) -> Self {
+    UnidirectionalSequenceLSTMOptions { _tab: table }
+  }
+  #[allow(unused_mut)]
+  pub fn create<'bldr: 'args, 'args: 'mut_bldr, 'mut_bldr, A: ::flatbuffers::Allocator + 'bldr>(
+    _fbb: &'mut_bldr mut ::flatbuffers::FlatBufferBuilder<'bldr, A>,
+    args: &'args UnidirectionalSequenceLSTMOptionsArgs
+  ) -> ::flatbuffers::WIPOffset<UnidirectionalSequenceLSTMOptions<'bldr>> {
+    let mut builder = UnidirectionalSequenceLSTMOptionsBuilder::new(_fbb);
+    builder.add_proj_clip(args.proj_clip);
+    builder.add_cell_clip(args.cell_clip);
+    builder.add_diagonal_recurrent_tensors(args.diagonal_recurrent_tensors);
+    builder.add_asymmetric_quantize_inputs(args.asymmetric_quantize_inputs);
+    builder.add_time_major(args.time_major);
+    builder.add_fused_activation_function(args.fused_activation_function);
+    builder.finish()
+  }
+
+
+  #[inline]
+  pub fn fused_activation_function(&self) -> ActivationFunctionType {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<ActivationFunctionType>(UnidirectionalSequenceLSTMOptions::VT_FUSED_ACTIVATION_FUNCTION, Some(ActivationFunctionType::NONE)).unwrap()}
+  }
+  #[inline]
+  pub fn cell_clip(&self) -> f32 {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<f32>(UnidirectionalSequenceLSTMOptions::VT_CELL_CLIP, Some(0.0)).unwrap()}
+  }
+  #[inline]
+  pub fn proj_clip(&self) -> f32 {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<f32>(UnidirectionalSequenceLSTMOptions::VT_PROJ_CLIP, Some(0.0)).unwrap()}
+  }
+  #[inline]
+  pub fn time_major(&self) -> bool {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<bool>(UnidirectionalSequenceLSTMOptions::VT_TIME_MAJOR, Some(false)).unwrap()}
+  }
+  #[inline]
+  pub fn asymmetric_quantize_inputs(&self) -> bool {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<bool>(UnidirectionalSequenceLSTMOptions::VT_ASYMMETRIC_QUANTIZE_INPUTS, Some(false)).unwrap()}
+  }
+  #[inline]
+  pub fn diagonal_recurrent_tensors(&self) -> bool {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<bool>(UnidirectionalSequenceLSTMOptions::VT_DIAGONAL_RECURRENT_TENSORS, Some(false)).unwrap()}
+  }
+}
+
+impl ::flatbuffers::Verifiable for UnidirectionalSequenceLSTMOptions<'_> {
+  #[inline]
+  fn run_verifier(
+    v: &mut ::flatbuffers::Verifier, pos: usize
+  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v.visit_table(pos)?
+     .visit_field::<ActivationFunctionType>("fused_activation_function", Self::VT_FUSED_ACTIVATION_FUNCTION, false)?
+     .visit_field::<f32>("cell_clip", Self::VT_CELL_CLIP, false)?
+     .visit_field::<f32>("proj_clip", Self::VT_PROJ_CLIP, false)?
+     .visit_field::<bool>("time_major", Self::VT_TIME_MAJOR, false)?
+     .visit_field::<bool>("asymmetric_quantize_inputs", Self::VT_ASYMMETRIC_QUANTIZE_INPUTS, false)?
+     .visit_field::<bool>("diagonal_recurrent_tensors", Self::VT_DIAGONAL_RECURRENT_TENSORS, false)?
+     .finish();
+    Ok(())
+  }
+}
+pub struct UnidirectionalSequenceLSTMOptionsArgs {
+    pub fused_activation_function: ActivationFunctionType,
+    pub cell_clip: f32,
+    pub proj_clip: f32,
+    pub time_major: bool,
+    pub asymmetric_quantize_inputs: bool,
+    pub diagonal_recurrent_tensors: bool,
+}
+impl<'a> Default for UnidirectionalSequenceLSTMOptionsArgs {
+  #[inline]
+  fn default() -> Self {
+    UnidirectionalSequenceLSTMOptionsArgs {
+      fused_activation_function: ActivationFunctionType::NONE,
+      cell_clip: 0.0,
+      proj_clip: 0.0,
+      time_major: false,
+      asymmetric_quantize_inputs: false,
+      diagonal_recurrent_tensors: false,
+    }
+  }
+}
+
+pub struct UnidirectionalSequenceLSTMOptionsBuilder<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> {
+  fbb_: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>,
+  start_: ::flatbuffers::WIPOffset<::flatbuffers::TableUnfinishedWIPOffset>,
+}
+impl<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> UnidirectionalSequenceLSTMOptionsBuilder<'a, 'b, A> {
+  #[inline]
+  pub fn add_fused_activation_function(&mut self, fused_activation_function: ActivationFunctionType) {
+    self.fbb_.push_slot::<ActivationFunctionType>(UnidirectionalSequenceLSTMOptions::VT_FUSED_ACTIVATION_FUNCTION, fused_activation_function, ActivationFunctionType::NONE);
+  }
+  #[inline]
+  pub fn add_cell_clip(&mut self, cell_clip: f32) {
+    self.fbb_.push_slot::<f32>(UnidirectionalSequenceLSTMOptions::VT_CELL_CLIP, cell_clip, 0.0);
+  }
+  #[inline]
+  pub fn add_proj_clip(&mut self, proj_clip: f32) {
+    self.fbb_.push_slot::<f32>(UnidirectionalSequenceLSTMOptions::VT_PROJ_CLIP, proj_clip, 0.0);
+  }
+  #[inline]
+  pub fn add_time_major(&mut self, time_major: bool) {
+    self.fbb_.push_slot::<bool>(UnidirectionalSequenceLSTMOptions::VT_TIME_MAJOR, time_major, false);
+  }
+  #[inline]
+  pub fn add_asymmetric_quantize_inputs(&mut self, asymmetric_quantize_inputs: bool) {
+    self.fbb_.push_slot::<bool>(UnidirectionalSequenceLSTMOptions::VT_ASYMMETRIC_QUANTIZE_INPUTS, asymmetric_quantize_inputs, false);
+  }
+  #[inline]
+  pub fn add_diagonal_recurrent_tensors(&mut self, diagonal_recurrent_tensors: bool) {
+    self.fbb_.push_slot::<bool>(UnidirectionalSequenceLSTMOptions::VT_DIAGONAL_RECURRENT_TENSORS, diagonal_recurrent_tensors, false);
+  }
+  #[inline]
+  pub fn new(_fbb: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>) -> UnidirectionalSequenceLSTMOptionsBuilder<'a, 'b, A> {
+    let start = _fbb.start_table();
+    UnidirectionalSequenceLSTMOptionsBuilder {
+      fbb_: _fbb,
+      start_: start,
+    }
+  }
+  #[inline]
+  pub fn finish(self) -> ::flatbuffers::WIPOffset<UnidirectionalSequenceLSTMOptions<'a>> {
+    let o = self.fbb_.end_table(self.start_);
+    ::flatbuffers::WIPOffset::new(o.value())
+  }
+}
+
+impl ::core::fmt::Debug for UnidirectionalSequenceLSTMOptions<'_> {
+  fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+    let mut ds = f.debug_struct("UnidirectionalSequenceLSTMOptions");
+      ds.field("fused_activation_function", &self.fused_activation_function());
+      ds.field("cell_clip", &self.cell_clip());
+      ds.field("proj_clip", &self.proj_clip());
+      ds.field("time_major", &self.time_major());
+      ds.field("asymmetric_quantize_inputs", &self.asymmetric_quantize_inputs());
+      ds.field("diagonal_recurrent_tensors", &self.diagonal_recurrent_tensors());
+      ds.finish()
+  }
+}
+pub enum ResizeNearestNeighborOptionsOffset {}
+#[derive(Copy, Clone, PartialEq)]
+
+pub struct ResizeNearestNeighborOptions<'a> {
+  pub _tab: ::flatbuffers::Table<'a>,
+}
+
+impl<'a> ::flatbuffers::Follow<'a> for ResizeNearestNeighborOptions<'a> {
+  type Inner = ResizeNearestNeighborOptions<'a>;
+  #[inline]
+  unsafe fn follow(buf: &'a [u8], loc: usize) -> Self::Inner {
+    Self { _tab: unsafe { ::flatbuffers::Table::new(buf, loc) } }
+  }
+}
+
+impl<'a> ResizeNearestNeighborOptions<'a> {
+  pub const VT_ALIGN_CORNERS: ::flatbuffers::VOffsetT = 4;
+  pub const VT_HALF_PIXEL_CENTERS: ::flatbuffers::VOffsetT = 6;
+
+  #[inline]
+  pub unsafe fn init_from_table(table: ::flatbuffers::Table<'a>) -> Self {
+    ResizeNearestNeighborOptions { _tab: table }
+  }
+  #[allow(unused_mut)]
+  pub fn create<'bldr: 'args, 'args: 'mut_bldr, 'mut_bldr, A: ::flatbuffers::Allocator + 'bldr>(
+    _fbb: &'mut_bldr mut ::flatbuffers::FlatBufferBuilder<'bldr, A>,
+    args: &'args ResizeNearestNeighborOptionsArgs
+  ) -> ::flatbuffers::WIPOffset<ResizeNearestNeighborOptions<'bldr>> {
+    let mut builder = ResizeNearestNeighborOptionsBuilder::new(_fbb);
+    builder.add_half_pixel_centers(args.half_pixel_centers);
+    builder.add_align_corners(args.align_corners);
+    builder.finish()
+  }
+
+
+  #[inline]
+  pub fn align_corners(&self) -> bool {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<bool>(ResizeNearestNeighborOptions::VT_ALIGN_CORNERS, Some(false)).unwrap()}
+  }
+  #[inline]
+  pub fn half_pixel_centers(&self) -> bool {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<bool>(ResizeNearestNeighborOptions::VT_HALF_PIXEL_CENTERS, Some(false)).unwrap()}
+  }
+}
+
+impl ::flatbuffers::Verifiable for ResizeNearestNeighborOptions<'_> {
+  #[inline]
+  fn run_verifier(
+    v: &mut ::flatbuffers::Verifier, pos: usize
+  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v.visit_table(pos)?
+     .visit_field::<bool>("align_corners", Self::VT_ALIGN_CORNERS, false)?
+     .visit_field::<bool>("half_pixel_centers", Self::VT_HALF_PIXEL_CENTERS, false)?
+     .finish();
+    Ok(())
+  }
+}
+pub struct ResizeNearestNeighborOptionsArgs {
+    pub align_corners: bool,
+    pub half_pixel_centers: bool,
+}
+impl<'a> Default for ResizeNearestNeighborOptionsArgs {
+  #[inline]
+  fn default() -> Self {
+    ResizeNearestNeighborOptionsArgs {
+      align_corners: false,
+      half_pixel_centers: false,
+    }
+  }
+}
+
+pub struct ResizeNearestNeighborOptionsBuilder<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> {
+  fbb_: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>,
+  start_: ::flatbuffers::WIPOffset<::flatbuffers::TableUnfinishedWIPOffset>,
+}
+impl<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> ResizeNearestNeighborOptionsBuilder<'a, 'b, A> {
+  #[inline]
+  pub fn add_align_corners(&mut self, align_corners: bool) {
+    self.fbb_.push_slot::<bool>(ResizeNearestNeighborOptions::VT_ALIGN_CORNERS, align_corners, false);
+  }
+  #[inline]
+  pub fn add_half_pixel_centers(&mut self, half_pixel_centers: bool) {
+    self.fbb_.push_slot::<bool>(ResizeNearestNeighborOptions::VT_HALF_PIXEL_CENTERS, half_pixel_centers, false);
+  }
+  #[inline]
+  pub fn new(_fbb: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>) -> ResizeNearestNeighborOptionsBuilder<'a, 'b, A> {
+    let start = _fbb.start_table();
+    ResizeNearestNeighborOptionsBuilder {
+      fbb_: _fbb,
+      start_: start,
+    }
+  }
+  #[inline]
+  pub fn finish(self) -> ::flatbuffers::WIPOffset<ResizeNearestNeighborOptions<'a>> {
+    let o = self.fbb_.end_table(self.start_);
+    ::flatbuffers::WIPOffset::new(o.value())
+  }
+}
+
+impl ::core::fmt::Debug for ResizeNearestNeighborOptions<'_> {
+  fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+    let mut ds = f.debug_struct("ResizeNearestNeighborOptions");
+      ds.field("align_corners", &self.align_corners());
+      ds.field("half_pixel_centers", &self.half_pixel_centers());
+      ds.finish()
+  }
+}
+pub enum LeakyReluOptionsOffset {}
+#[derive(Copy, Clone, PartialEq)]
+
+pub struct LeakyReluOptions<'a> {
+  pub _tab: ::flatbuffers::Table<'a>,
+}
+
+impl<'a> ::flatbuffers::Follow<'a> for LeakyReluOptions<'a> {
+  type Inner = LeakyReluOptions<'a>;
+  #[inline]
+  unsafe fn follow(buf: &'a [u8], loc: usize) -> Self::Inner {
+    Self { _tab: unsafe { ::flatbuffers::Table::new(buf, loc) } }
+  }
+}
+
+impl<'a> LeakyReluOptions<'a> {
+  pub const VT_ALPHA: ::flatbuffers::VOffsetT = 4;
+
+  #[inline]
+  pub unsafe fn init_from_table(table: ::flatbuffers::Table<'a>) -> Self {
+    LeakyReluOptions { _tab: table }
+  }
+  #[allow(unused_mut)]
+  pub fn create<'bldr: 'args, 'args: 'mut_bldr, 'mut_bldr, A: ::flatbuffers::Allocator + 'bldr>(
+    _fbb: &'mut_bldr mut ::flatbuffers::FlatBufferBuilder<'bldr, A>,
+    args: &'args LeakyReluOptionsArgs
+  ) -> ::flatbuffers::WIPOffset<LeakyReluOptions<'bldr>> {
+    let mut builder = LeakyReluOptionsBuilder::new(_fbb);
+    builder.add_alpha(args.alpha);
+    builder.finish()
+  }
+
+
+  #[inline]
+  pub fn alpha(&self) -> f32 {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<f32>(LeakyReluOptions::VT_ALPHA, Some(0.0)).unwrap()}
+  }
+}
+
+impl ::flatbuffers::Verifiable for LeakyReluOptions<'_> {
+  #[inline]
+  fn run_verifier(
+    v: &mut ::flatbuffers::Verifier, pos: usize
+  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v.visit_table(pos)?
+     .visit_field::<f32>("alpha", Self::VT_ALPHA, false)?
+     .finish();
+    Ok(())
+  }
+}
+pub struct LeakyReluOptionsArgs {
+    pub alpha: f32,
+}
+impl<'a> Default for LeakyReluOptionsArgs {
+  #[inline]
+  fn default() -> Self {
+    LeakyReluOptionsArgs {
+      alpha: 0.0,
+    }
+  }
+}
+
+pub struct LeakyReluOptionsBuilder<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> {
+  fbb_: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>,
+  start_: ::flatbuffers::WIPOffset<::flatbuffers::TableUnfinishedWIPOffset>,
+}
+impl<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> LeakyReluOptionsBuilder<'a, 'b, A> {
+  #[inline]
+  pub fn add_alpha(&mut self, alpha: f32) {
+    self.fbb_.push_slot::<f32>(LeakyReluOptions::VT_ALPHA, alpha, 0.0);
+  }
+  #[inline]
+  pub fn new(_fbb: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>) -> LeakyReluOptionsBuilder<'a, 'b, A> {
+    let start = _fbb.start_table();
+    LeakyReluOptionsBuilder {
+      fbb_: _fbb,
+      start_: start,
+    }
+  }
+  #[inline]
+  pub fn finish(self) -> ::flatbuffers::WIPOffset<LeakyReluOptions<'a>> {
+    let o = self.fbb_.end_table(self.start_);
+    ::flatbuffers::WIPOffset::new(o.value())
+  }
+}
+
+impl ::core::fmt::Debug for LeakyReluOptions<'_> {
+  fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+    let mut ds = f.debug_struct("LeakyReluOptions");
+      ds.field("alpha", &self.alpha());
+      ds.finish()
+  }
+}
+pub enum MirrorPadOptionsOffset {}
+#[derive(Copy, Clone, PartialEq)]
+
+pub struct MirrorPadOptions<'a> {
+  pub _tab: ::flatbuffers::Table<'a>,
+}
+
+impl<'a> ::flatbuffers::Follow<'a> for MirrorPadOptions<'a> {
+  type Inner = MirrorPadOptions<'a>;
+  #[inline]
+  unsafe fn follow(buf: &'a [u8], loc: usize) -> Self::Inner {
+    Self { _tab: unsafe { ::flatbuffers::Table::new(buf, loc) } }
+  }
+}
+
+impl<'a> MirrorPadOptions<'a> {
+  pub const VT_MODE: ::flatbuffers::VOffsetT = 4;
+
+  #[inline]
+  pub unsafe fn init_from_table(table: ::flatbuffers::Table<'a>) -> Self {
+    MirrorPadOptions { _tab: table }
+  }
+  #[allow(unused_mut)]
+  pub fn create<'bldr: 'args, 'args: 'mut_bldr, 'mut_bldr, A: ::flatbuffers::Allocator + 'bldr>(
+    _fbb: &'mut_bldr mut ::flatbuffers::FlatBufferBuilder<'bldr, A>,
+    args: &'args MirrorPadOptionsArgs
+  ) -> ::flatbuffers::WIPOffset<MirrorPadOptions<'bldr>> {
+    let mut builder = MirrorPadOptionsBuilder::new(_fbb);
+    builder.add_mode(args.mode);
+    builder.finish()
+  }
+
+
+  #[inline]
+  pub fn mode(&self) -> MirrorPadMode {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<MirrorPadMode>(MirrorPadOptions::VT_MODE, Some(MirrorPadMode::REFLECT)).unwrap()}
+  }
+}
+
+impl ::flatbuffers::Verifiable for MirrorPadOptions<'_> {
+  #[inline]
+  fn run_verifier(
+    v: &mut ::flatbuffers::Verifier, pos: usize
+  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v.visit_table(pos)?
+     .visit_field::<MirrorPadMode>("mode", Self::VT_MODE, false)?
+     .finish();
+    Ok(())
+  }
+}
+pub struct MirrorPadOptionsArgs {
+    pub mode: MirrorPadMode,
+}
+impl<'a> Default for MirrorPadOptionsArgs {
+  #[inline]
+  fn default() -> Self {
+    MirrorPadOptionsArgs {
+      mode: MirrorPadMode::REFLECT,
+    }
+  }
+}
+
+pub struct MirrorPadOptionsBuilder<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> {
+  fbb_: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>,
+  start_: ::flatbuffers::WIPOffset<::flatbuffers::TableUnfinishedWIPOffset>,
+}
+impl<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> MirrorPadOptionsBuilder<'a, 'b, A> {
+  #[inline]
+  pub fn add_mode(&mut self, mode: MirrorPadMode) {
+    self.fbb_.push_slot::<MirrorPadMode>(MirrorPadOptions::VT_MODE, mode, MirrorPadMode::REFLECT);
+  }
+  #[inline]
+  pub fn new(_fbb: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>) -> MirrorPadOptionsBuilder<'a, 'b, A> {
+    let start = _fbb.start_table();
+    MirrorPadOptionsBuilder {
+      fbb_: _fbb,
+      start_: start,
+    }
+  }
+  #[inline]
+  pub fn finish(self) -> ::flatbuffers::WIPOffset<MirrorPadOptions<'a>> {
+    let o = self.fbb_.end_table(self.start_);
+    ::flatbuffers::WIPOffset::new(o.value())
+  }
+}
+
+impl ::core::fmt::Debug for MirrorPadOptions<'_> {
+  fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+    let mut ds = f.debug_struct("MirrorPadOptions");
+      ds.field("mode", &self.mode());
+      ds.finish()
+  }
+}
+pub enum SplitVOptionsOffset {}
+#[derive(Copy, Clone, PartialEq)]
+
+pub struct SplitVOptions<'a> {
+  pub _tab: ::flatbuffers::Table<'a>,
+}
+
+impl<'a> ::flatbuffers::Follow<'a> for SplitVOptions<'a> {
+  type Inner = SplitVOptions<'a>;
+  #[inline]
+  unsafe fn follow(buf: &'a [u8], loc: usize) -> Self::Inner {
+    Self { _tab: unsafe { ::flatbuffers::Table::new(buf, loc) } }
+  }
+}
+
+impl<'a> SplitVOptions<'a> {
+  pub const VT_NUM_SPLITS: ::flatbuffers::VOffsetT = 4;
+
+  #[inline]
+  pub unsafe fn init_from_table(table: ::flatbuffers::Table<'a>) -> Self {
+    SplitVOptions { _tab: table }
+  }
+  #[allow(unused_mut)]
+  pub fn create<'bldr: 'args, 'args: 'mut_bldr, 'mut_bldr, A: ::flatbuffers::Allocator + 'bldr>(
+    _fbb: &'mut_bldr mut ::flatbuffers::FlatBufferBuilder<'bldr, A>,
+    args: &'args SplitVOptionsArgs
+  ) -> ::flatbuffers::WIPOffset<SplitVOptions<'bldr>> {
+    let mut builder = SplitVOptionsBuilder::new(_fbb);
+    builder.add_num_splits(args.num_splits);
+    builder.finish()
+  }
+
+
+  #[inline]
+  pub fn num_splits(&self) -> i32 {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<i32>(SplitVOptions::VT_NUM_SPLITS, Some(0)).unwrap()}
+  }
+}
+
+impl ::flatbuffers::Verifiable for SplitVOptions<'_> {
+  #[inline]
+  fn run_verifier(
+    v: &mut ::flatbuffers::Verifier, pos: usize
+  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v.visit_table(pos)?
+     .visit_field::<i32>("num_splits", Self::VT_NUM_SPLITS, false)?
+     .finish();
+    Ok(())
+  }
+}
+pub struct SplitVOptionsArgs {
+    pub num_splits: i32,
+}
+impl<'a> Default for SplitVOptionsArgs {
+  #[inline]
+  fn default() -> Self {
+    SplitVOptionsArgs {
+      num_splits: 0,
+    }
+  }
+}
+
+pub struct SplitVOptionsBuilder<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> {
+  fbb_: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>,
+  start_: ::flatbuffers::WIPOffset<::flatbuffers::TableUnfinishedWIPOffset>,
+}
+impl<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> SplitVOptionsBuilder<'a, 'b, A> {
+  #[inline]
+  pub fn add_num_splits(&mut self, num_splits: i32) {
+    self.fbb_.push_slot::<i32>(SplitVOptions::VT_NUM_SPLITS, num_splits, 0);
+  }
+  #[inline]
+  pub fn new(_fbb: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>) -> SplitVOptionsBuilder<'a, 'b, A> {
+    let start = _fbb.start_table();
+    SplitVOptionsBuilder {
+      fbb_: _fbb,
+      start_: start,
+    }
+  }
+  #[inline]
+  pub fn finish(self) -> ::flatbuffers::WIPOffset<SplitVOptions<'a>> {
+    let o = self.fbb_.end_table(self.start_);
+    ::flatbuffers::WIPOffset::new(o.value())
+  }
+}
+
+impl ::core::fmt::Debug for SplitVOptions<'_> {
+  fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+    let mut ds = f.debug_struct("SplitVOptions");
+      ds.field("num_splits", &self.num_splits());
+      ds.finish()
+  }
+}
+pub enum DepthToSpaceOptionsOffset {}
+#[derive(Copy, Clone, PartialEq)]
+
+pub struct DepthToSpaceOptions<'a> {
+  pub _tab: ::flatbuffers::Table<'a>,
+}
+
+impl<'a> ::flatbuffers::Follow<'a> for DepthToSpaceOptions<'a> {
+  type Inner = DepthToSpaceOptions<'a>;
+  #[inline]
+  unsafe fn follow(buf: &'a [u8], loc: usize) -> Self::Inner {
+    Self { _tab: unsafe { ::flatbuffers::Table::new(buf, loc) } }
+  }
+}
+
+impl<'a> DepthToSpaceOptions<'a> {
+  pub const VT_BLOCK_SIZE: ::flatbuffers::VOffsetT = 4;
+
+  #[inline]
+  pub unsafe fn init_from_table(table: ::flatbuffers::Table<'a>) -> Self {
+    DepthToSpaceOptions { _tab: table }
+  }
+  #[allow(unused_mut)]
+  pub fn create<'bldr: 'args, 'args: 'mut_bldr, 'mut_bldr, A: ::flatbuffers::Allocator + 'bldr>(
+    _fbb: &'mut_bldr mut ::flatbuffers::FlatBufferBuilder<'bldr, A>,
+    args: &'args DepthToSpaceOptionsArgs
+  ) -> ::flatbuffers::WIPOffset<DepthToSpaceOptions<'bldr>> {
+    let mut builder = DepthToSpaceOptionsBuilder::new(_fbb);
+    builder.add_block_size(args.block_size);
+    builder.finish()
+  }
+
+
+  #[inline]
+  pub fn block_size(&self) -> i32 {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<i32>(DepthToSpaceOptions::VT_BLOCK_SIZE, Some(0)).unwrap()}
+  }
+}
+
+impl ::flatbuffers::Verifiable for DepthToSpaceOptions<'_> {
+  #[inline]
+  fn run_verifier(
+    v: &mut ::flatbuffers::Verifier, pos: usize
+  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v.visit_table(pos)?
+     .visit_field::<i32>("block_size", Self::VT_BLOCK_SIZE, false)?
+     .finish();
+    Ok(())
+  }
+}
+pub struct DepthToSpaceOptionsArgs {
+    pub block_size: i32,
+}
+impl<'a> Default for DepthToSpaceOptionsArgs {
+  #[inline]
+  fn default() -> Self {
+    DepthToSpaceOptionsArgs {
+      block_size: 0,
+    }
+  }
+}
+
+pub struct DepthToSpaceOptionsBuilder<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> {
+  fbb_: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>,
+  start_: ::flatbuffers::WIPOffset<::flatbuffers::TableUnfinishedWIPOffset>,
+}
+impl<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> DepthToSpaceOptionsBuilder<'a, 'b, A> {
+  #[inline]
+  pub fn add_block_size(&mut self, block_size: i32) {
+    self.fbb_.push_slot::<i32>(DepthToSpaceOptions::VT_BLOCK_SIZE, block_size, 0);
+  }
+  #[inline]
+  pub fn new(_fbb: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>) -> DepthToSpaceOptionsBuilder<'a, 'b, A> {
+    let start = _fbb.start_table();
+    DepthToSpaceOptionsBuilder {
+      fbb_: _fbb,
+      start_: start,
+    }
+  }
+  #[inline]
+  pub fn finish(self) -> ::flatbuffers::WIPOffset<DepthToSpaceOptions<'a>> {
+    let o = self.fbb_.end_table(self.start_);
+    ::flatbuffers::WIPOffset::new(o.value())
+  }
+}
+
+impl ::core::fmt::Debug for DepthToSpaceOptions<'_> {
+  fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+    let mut ds = f.debug_struct("DepthToSpaceOptions");
+      ds.field("block_size", &self.block_size());
+      ds.finish()
+  }
+}
+pub enum BatchMatMulOptionsOffset {}
+#[derive(Copy, Clone, PartialEq)]
+
+pub struct BatchMatMulOptions<'a> {
+  pub _tab: ::flatbuffers::Table<'a>,
+}
+
+impl<'a> ::flatbuffers::Follow<'a> for BatchMatMulOptions<'a> {
+  type Inner = BatchMatMulOptions<'a>;
+  #[inline]
+  unsafe fn follow(buf: &'a [u8], loc: usize) -> Self::Inner {
+    Self { _tab: unsafe { ::flatbuffers::Table::new(buf, loc) } }
+  }
+}
+
+impl<'a> BatchMatMulOptions<'a> {
+  pub const VT_ADJ_X: ::flatbuffers::VOffsetT = 4;
+  pub const VT_ADJ_Y: ::flatbuffers::VOffsetT = 6;
+  pub const VT_ASYMMETRIC_QUANTIZE_INPUTS: ::flatbuffers::VOffsetT = 8;
+
+  #[inline]
+  pub unsafe fn init_from_table(table: ::flatbuffers::Table<'a>) -> Self {
+    BatchMatMulOptions { _tab: table }
+  }
+  #[allow(unused_mut)]
+  pub fn create<'bldr: 'args, 'args: 'mut_bldr, 'mut_bldr, A: ::flatbuffers::Allocator + 'bldr>(
+    _fbb: &'mut_bldr mut ::flatbuffers::FlatBufferBuilder<'bldr, A>,
+    args: &'args BatchMatMulOptionsArgs
+  ) -> ::flatbuffers::WIPOffset<BatchMatMulOptions<'bldr>> {
+    let mut builder = BatchMatMulOptionsBuilder::new(_fbb);
+    builder.add_asymmetric_quantize_inputs(args.asymmetric_quantize_inputs);
+    builder.add_adj_y(args.adj_y);
+    builder.add_adj_x(args.adj_x);
+    builder.finish()
+  }
+
+
+  #[inline]
+  pub fn adj_x(&self) -> bool {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<bool>(BatchMatMulOptions::VT_ADJ_X, Some(false)).unwrap()}
+  }
+  #[inline]
+  pub fn adj_y(&self) -> bool {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<bool>(BatchMatMulOptions::VT_ADJ_Y, Some(false)).unwrap()}
+  }
+  #[inline]
+  pub fn asymmetric_quantize_inputs(&self) -> bool {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<bool>(BatchMatMulOptions::VT_ASYMMETRIC_QUANTIZE_INPUTS, Some(false)).unwrap()}
+  }
+}
+
+impl ::flatbuffers::Verifiable for BatchMatMulOptions<'_> {
+  #[inline]
+  fn run_verifier(
+    v: &mut ::flatbuffers::Verifier, pos: usize
+  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v.visit_table(pos)?
+     .visit_field::<bool>("adj_x", Self::VT_ADJ_X, false)?
+     .visit_field::<bool>("adj_y", Self::VT_ADJ_Y, false)?
+     .visit_field::<bool>("asymmetric_quantize_inputs", Self::VT_ASYMMETRIC_QUANTIZE_INPUTS, false)?
+     .finish();
+    Ok(())
+  }
+}
+pub struct BatchMatMulOptionsArgs {
+    pub adj_x: bool,
+    pub adj_y: bool,
+    pub asymmetric_quantize_inputs: bool,
+}
+impl<'a> Default for BatchMatMulOptionsArgs {
+  #[inline]
+  fn default() -> Self {
+    BatchMatMulOptionsArgs {
+      adj_x: false,
+      adj_y: false,
+      asymmetric_quantize_inputs: false,
+    }
+  }
+}
+
+pub struct BatchMatMulOptionsBuilder<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> {
+  fbb_: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>,
+  start_: ::flatbuffers::WIPOffset<::flatbuffers::TableUnfinishedWIPOffset>,
+}
+impl<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> BatchMatMulOptionsBuilder<'a, 'b, A> {
+  #[inline]
+  pub fn add_adj_x(&mut self, adj_x: bool) {
+    self.fbb_.push_slot::<bool>(BatchMatMulOptions::VT_ADJ_X, adj_x, false);
+  }
+  #[inline]
+  pub fn add_adj_y(&mut self, adj_y: bool) {
+    self.fbb_.push_slot::<bool>(BatchMatMulOptions::VT_ADJ_Y, adj_y, false);
+  }
+  #[inline]
+  pub fn add_asymmetric_quantize_inputs(&mut self, asymmetric_quantize_inputs: bool) {
+    self.fbb_.push_slot::<bool>(BatchMatMulOptions::VT_ASYMMETRIC_QUANTIZE_INPUTS, asymmetric_quantize_inputs, false);
+  }
+  #[inline]
+  pub fn new(_fbb: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>) -> BatchMatMulOptionsBuilder<'a, 'b, A> {
+    let start = _fbb.start_table();
+    BatchMatMulOptionsBuilder {
+      fbb_: _fbb,
+      start_: start,
+    }
+  }
+  #[inline]
+  pub fn finish(self) -> ::flatbuffers::WIPOffset<BatchMatMulOptions<'a>> {
+    let o = self.fbb_.end_table(self.start_);
+    ::flatbuffers::WIPOffset::new(o.value())
+  }
+}
+
+impl ::core::fmt::Debug for BatchMatMulOptions<'_> {
+  fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+    let mut ds = f.debug_struct("BatchMatMulOptions");
+      ds.field("adj_x", &self.adj_x());
+      ds.field("adj_y", &self.adj_y());
+      ds.field("asymmetric_quantize_inputs", &self.asymmetric_quantize_inputs());
+      ds.finish()
+  }
+}
+pub enum CumsumOptionsOffset {}
+#[derive(Copy, Clone, PartialEq)]
+
+pub struct CumsumOptions<'a> {
+  pub _tab: ::flatbuffers::Table<'a>,
+}
+
+impl<'a> ::flatbuffers::Follow<'a> for CumsumOptions<'a> {
+  type Inner = CumsumOptions<'a>;
+  #[inline]
+  unsafe fn follow(buf: &'a [u8], loc: usize) -> Self::Inner {
+    Self { _tab: unsafe { ::flatbuffers::Table::new(buf, loc) } }
+  }
+}
+
+impl<'a> CumsumOptions<'a> {
+  pub const VT_EXCLUSIVE: ::flatbuffers::VOffsetT = 4;
+  pub const VT_REVERSE: ::flatbuffers::VOffsetT = 6;
+
+  #[inline]
+  pub unsafe fn init_from_table(table: ::flatbuffers::Table<'a>) -> Self {
+    CumsumOptions { _tab: table }
+  }
+  #[allow(unused_mut)]
+  pub fn create<'bldr: 'args, 'args: 'mut_bldr, 'mut_bldr, A: ::flatbuffers::Allocator + 'bldr>(
+    _fbb: &'mut_bldr mut ::flatbuffers::FlatBufferBuilder<'bldr, A>,
+    args: &'args CumsumOptionsArgs
+  ) -> ::flatbuffers::WIPOffset<CumsumOptions<'bldr>> {
+    let mut builder = CumsumOptionsBuilder::new(_fbb);
+    builder.add_reverse(args.reverse);
+    builder.add_exclusive(args.exclusive);
+    builder.finish()
+  }
+
+
+  #[inline]
+  pub fn exclusive(&self) -> bool {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<bool>(CumsumOptions::VT_EXCLUSIVE, Some(false)).unwrap()}
+  }
+  #[inline]
+  pub fn reverse(&self) -> bool {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<bool>(CumsumOptions::VT_REVERSE, Some(false)).unwrap()}
+  }
+}
+
+impl ::flatbuffers::Verifiable for CumsumOptions<'_> {
+  #[inline]
+  fn run_verifier(
+    v: &mut ::flatbuffers::Verifier, pos: usize
+  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v.visit_table(pos)?
+     .visit_field::<bool>("exclusive", Self::VT_EXCLUSIVE, false)?
+     .visit_field::<bool>("reverse", Self::VT_REVERSE, false)?
+     .finish();
+    Ok(())
+  }
+}
+pub struct CumsumOptionsArgs {
+    pub exclusive: bool,
+    pub reverse: bool,
+}
+impl<'a> Default for CumsumOptionsArgs {
+  #[inline]
+  fn default() -> Self {
+    CumsumOptionsArgs {
+      exclusive: false,
+      reverse: false,
+    }
+  }
+}
+
+pub struct CumsumOptionsBuilder<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> {
+  fbb_: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>,
+  start_: ::flatbuffers::WIPOffset<::flatbuffers::TableUnfinishedWIPOffset>,
+}
+impl<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> CumsumOptionsBuilder<'a, 'b, A> {
+  #[inline]
+  pub fn add_exclusive(&mut self, exclusive: bool) {
+    self.fbb_.push_slot::<bool>(CumsumOptions::VT_EXCLUSIVE, exclusive, false);
+  }
+  #[inline]
+  pub fn add_reverse(&mut self, reverse: bool) {
+    self.fbb_.push_slot::<bool>(CumsumOptions::VT_REVERSE, reverse, false);
+  }
+  #[inline]
+  pub fn new(_fbb: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>) -> CumsumOptionsBuilder<'a, 'b, A> {
+    let start = _fbb.start_table();
+    CumsumOptionsBuilder {
+      fbb_: _fbb,
+      start_: start,
+    }
+  }
+  #[inline]
+  pub fn finish(self) -> ::flatbuffers::WIPOffset<CumsumOptions<'a>> {
+    let o = self.fbb_.end_table(self.start_);
+    ::flatbuffers::WIPOffset::new(o.value())
+  }
+}
+
+impl ::core::fmt::Debug for CumsumOptions<'_> {
+  fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+    let mut ds = f.debug_struct("CumsumOptions");
+      ds.field("exclusive", &self.exclusive());
+      ds.field("reverse", &self.reverse());
+      ds.finish()
+  }
+}
+pub enum VarHandleOptionsOffset {}
+#[derive(Copy, Clone, PartialEq)]
+
+pub struct VarHandleOptions<'a> {
+  pub _tab: ::flatbuffers::Table<'a>,
+}
+
+impl<'a> ::flatbuffers::Follow<'a> for VarHandleOptions<'a> {
+  type Inner = VarHandleOptions<'a>;
+  #[inline]
+  unsafe fn follow(buf: &'a [u8], loc: usize) -> Self::Inner {
+    Self { _tab: unsafe { ::flatbuffers::Table::new(buf, loc) } }
+  }
+}
+
+impl<'a> VarHandleOptions<'a> {
+  pub const VT_CONTAINER: ::flatbuffers::VOffsetT = 4;
+  pub const VT_SHARED_NAME: ::flatbuffers::VOffsetT = 6;
+
+  #[inline]
+  pub unsafe fn init_from_table(table: ::flatbuffers::Table<'a>) -> Self {
+    VarHandleOptions { _tab: table }
+  }
+  #[allow(unused_mut)]
+  pub fn create<'bldr: 'args, 'args: 'mut_bldr, 'mut_bldr, A: ::flatbuffers::Allocator + 'bldr>(
+    _fbb: &'mut_bldr mut ::flatbuffers::FlatBufferBuilder<'bldr, A>,
+    args: &'args VarHandleOptionsArgs<'args>
+  ) -> ::flatbuffers::WIPOffset<VarHandleOptions<'bldr>> {
+    let mut builder = VarHandleOptionsBuilder::new(_fbb);
+    if let Some(x) = args.shared_name { builder.add_shared_name(x); }
+    if let Some(x) = args.container { builder.add_container(x); }
+    builder.finish()
+  }
+
+
+  #[inline]
+  pub fn container(&self) -> Option<&'a str> {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<::flatbuffers::ForwardsUOffset<&str>>(VarHandleOptions::VT_CONTAINER, None)}
+  }
+  #[inline]
+  pub fn shared_name(&self) -> Option<&'a str> {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<::flatbuffers::ForwardsUOffset<&str>>(VarHandleOptions::VT_SHARED_NAME, None)}
+  }
+}
+
+impl ::flatbuffers::Verifiable for VarHandleOptions<'_> {
+  #[inline]
+  fn run_verifier(
+    v: &mut ::flatbuffers::Verifier, pos: usize
+  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v.visit_table(pos)?
+     .visit_field::<::flatbuffers::ForwardsUOffset<&str>>("container", Self::VT_CONTAINER, false)?
+     .visit_field::<::flatbuffers::ForwardsUOffset<&str>>("shared_name", Self::VT_SHARED_NAME, false)?
+     .finish();
+    Ok(())
+  }
+}
+pub struct VarHandleOptionsArgs<'a> {
+    pub container: Option<::flatbuffers::WIPOffset<&'a str>>,
+    pub shared_name: Option<::flatbuffers::WIPOffset<&'a str>>,
+}
+impl<'a> Default for VarHandleOptionsArgs<'a> {
+  #[inline]
+  fn default() -> Self {
+    VarHandleOptionsArgs {
+      container: None,
+      shared_name: None,
+    }
+  }
+}
+
+pub struct VarHandleOptionsBuilder<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> {
+  fbb_: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>,
+  start_: ::flatbuffers::WIPOffset<::flatbuffers::TableUnfinishedWIPOffset>,
+}
+impl<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> VarHandleOptionsBuilder<'a, 'b, A> {
+  #[inline]
+  pub fn add_container(&mut self, container: ::flatbuffers::WIPOffset<&'b  str>) {
+    self.fbb_.push_slot_always::<::flatbuffers::WIPOffset<_>>(VarHandleOptions::VT_CONTAINER, container);
+  }
+  #[inline]
+  pub fn add_shared_name(&mut self, shared_name: ::flatbuffers::WIPOffset<&'b  str>) {
+    self.fbb_.push_slot_always::<::flatbuffers::WIPOffset<_>>(VarHandleOptions::VT_SHARED_NAME, shared_name);
+  }
+  #[inline]
+  pub fn new(_fbb: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>) -> VarHandleOptionsBuilder<'a, 'b, A> {
+    let start = _fbb.start_table();
+    VarHandleOptionsBuilder {
+      fbb_: _fbb,
+      start_: start,
+    }
+  }
+  #[inline]
+  pub fn finish(self) -> ::flatbuffers::WIPOffset<VarHandleOptions<'a>> {
+    let o = self.fbb_.end_table(self.start_);
+    ::flatbuffers::WIPOffset::new(o.value())
+  }
+}
+
+impl ::core::fmt::Debug for VarHandleOptions<'_> {
+  fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+    let mut ds = f.debug_struct("VarHandleOptions");
+      ds.field("container", &self.container());
+      ds.field("shared_name", &self.shared_name());
+      ds.finish()
+  }
+}
 pub enum IfOptionsOffset {}
 #[derive(Copy, Clone, PartialEq)]
 
@@ -3908,6 +6951,21 @@ impl<'a> Operator<'a> {
 
   #[inline]
   #[allow(non_snake_case)]
+  pub fn builtin_options_as_svdfoptions(&self) -> Option<SVDFOptions<'a>> {
+    if self.builtin_options_type() == BuiltinOptions::SVDFOptions {
+      self.builtin_options().map(|t| {
+       // Safety:
+       // Created from a valid Table for this object
+       // Which contains a valid union in this slot
+       unsafe { SVDFOptions::init_from_table(t) }
+     })
+    } else {
+      None
+    }
+  }
+
+  #[inline]
+  #[allow(non_snake_case)]
   pub fn builtin_options_as_fully_connected_options(&self) -> Option<FullyConnectedOptions<'a>> {
     if self.builtin_options_type() == BuiltinOptions::FullyConnectedOptions {
       self.builtin_options().map(|t| {
@@ -3968,6 +7026,36 @@ impl<'a> Operator<'a> {
 
   #[inline]
   #[allow(non_snake_case)]
+  pub fn builtin_options_as_l2_norm_options(&self) -> Option<L2NormOptions<'a>> {
+    if self.builtin_options_type() == BuiltinOptions::L2NormOptions {
+      self.builtin_options().map(|t| {
+       // Safety:
+       // Created from a valid Table for this object
+       // Which contains a valid union in this slot
+       unsafe { L2NormOptions::init_from_table(t) }
+     })
+    } else {
+      None
+    }
+  }
+
+  #[inline]
+  #[allow(non_snake_case)]
+  pub fn builtin_options_as_resize_bilinear_options(&self) -> Option<ResizeBilinearOptions<'a>> {
+    if self.builtin_options_type() == BuiltinOptions::ResizeBilinearOptions {
+      self.builtin_options().map(|t| {
+       // Safety:
+       // Created from a valid Table for this object
+       // Which contains a valid union in this slot
+       unsafe { ResizeBilinearOptions::init_from_table(t) }
+     })
+    } else {
+      None
+    }
+  }
+
+  #[inline]
+  #[allow(non_snake_case)]
   pub fn builtin_options_as_reshape_options(&self) -> Option<ReshapeOptions<'a>> {
     if self.builtin_options_type() == BuiltinOptions::ReshapeOptions {
       self.builtin_options().map(|t| {
@@ -3975,6 +7063,21 @@ impl<'a> Operator<'a> {
        // Created from a valid Table for this object
        // Which contains a valid union in this slot
        unsafe { ReshapeOptions::init_from_table(t) }
+     })
+    } else {
+      None
+    }
+  }
+
+  #[inline]
+  #[allow(non_snake_case)]
+  pub fn builtin_options_as_space_to_depth_options(&self) -> Option<SpaceToDepthOptions<'a>> {
+    if self.builtin_options_type() == BuiltinOptions::SpaceToDepthOptions {
+      self.builtin_options().map(|t| {
+       // Safety:
+       // Created from a valid Table for this object
+       // Which contains a valid union in this slot
+       unsafe { SpaceToDepthOptions::init_from_table(t) }
      })
     } else {
       None
@@ -4013,6 +7116,21 @@ impl<'a> Operator<'a> {
 
   #[inline]
   #[allow(non_snake_case)]
+  pub fn builtin_options_as_gather_options(&self) -> Option<GatherOptions<'a>> {
+    if self.builtin_options_type() == BuiltinOptions::GatherOptions {
+      self.builtin_options().map(|t| {
+       // Safety:
+       // Created from a valid Table for this object
+       // Which contains a valid union in this slot
+       unsafe { GatherOptions::init_from_table(t) }
+     })
+    } else {
+      None
+    }
+  }
+
+  #[inline]
+  #[allow(non_snake_case)]
   pub fn builtin_options_as_transpose_options(&self) -> Option<TransposeOptions<'a>> {
     if self.builtin_options_type() == BuiltinOptions::TransposeOptions {
       self.builtin_options().map(|t| {
@@ -4043,6 +7161,36 @@ impl<'a> Operator<'a> {
 
   #[inline]
   #[allow(non_snake_case)]
+  pub fn builtin_options_as_sub_options(&self) -> Option<SubOptions<'a>> {
+    if self.builtin_options_type() == BuiltinOptions::SubOptions {
+      self.builtin_options().map(|t| {
+       // Safety:
+       // Created from a valid Table for this object
+       // Which contains a valid union in this slot
+       unsafe { SubOptions::init_from_table(t) }
+     })
+    } else {
+      None
+    }
+  }
+
+  #[inline]
+  #[allow(non_snake_case)]
+  pub fn builtin_options_as_div_options(&self) -> Option<DivOptions<'a>> {
+    if self.builtin_options_type() == BuiltinOptions::DivOptions {
+      self.builtin_options().map(|t| {
+       // Safety:
+       // Created from a valid Table for this object
+       // Which contains a valid union in this slot
+       unsafe { DivOptions::init_from_table(t) }
+     })
+    } else {
+      None
+    }
+  }
+
+  #[inline]
+  #[allow(non_snake_case)]
   pub fn builtin_options_as_squeeze_options(&self) -> Option<SqueezeOptions<'a>> {
     if self.builtin_options_type() == BuiltinOptions::SqueezeOptions {
       self.builtin_options().map(|t| {
@@ -4050,6 +7198,216 @@ impl<'a> Operator<'a> {
        // Created from a valid Table for this object
        // Which contains a valid union in this slot
        unsafe { SqueezeOptions::init_from_table(t) }
+     })
+    } else {
+      None
+    }
+  }
+
+  #[inline]
+  #[allow(non_snake_case)]
+  pub fn builtin_options_as_strided_slice_options(&self) -> Option<StridedSliceOptions<'a>> {
+    if self.builtin_options_type() == BuiltinOptions::StridedSliceOptions {
+      self.builtin_options().map(|t| {
+       // Safety:
+       // Created from a valid Table for this object
+       // Which contains a valid union in this slot
+       unsafe { StridedSliceOptions::init_from_table(t) }
+     })
+    } else {
+      None
+    }
+  }
+
+  #[inline]
+  #[allow(non_snake_case)]
+  pub fn builtin_options_as_split_options(&self) -> Option<SplitOptions<'a>> {
+    if self.builtin_options_type() == BuiltinOptions::SplitOptions {
+      self.builtin_options().map(|t| {
+       // Safety:
+       // Created from a valid Table for this object
+       // Which contains a valid union in this slot
+       unsafe { SplitOptions::init_from_table(t) }
+     })
+    } else {
+      None
+    }
+  }
+
+  #[inline]
+  #[allow(non_snake_case)]
+  pub fn builtin_options_as_cast_options(&self) -> Option<CastOptions<'a>> {
+    if self.builtin_options_type() == BuiltinOptions::CastOptions {
+      self.builtin_options().map(|t| {
+       // Safety:
+       // Created from a valid Table for this object
+       // Which contains a valid union in this slot
+       unsafe { CastOptions::init_from_table(t) }
+     })
+    } else {
+      None
+    }
+  }
+
+  #[inline]
+  #[allow(non_snake_case)]
+  pub fn builtin_options_as_arg_max_options(&self) -> Option<ArgMaxOptions<'a>> {
+    if self.builtin_options_type() == BuiltinOptions::ArgMaxOptions {
+      self.builtin_options().map(|t| {
+       // Safety:
+       // Created from a valid Table for this object
+       // Which contains a valid union in this slot
+       unsafe { ArgMaxOptions::init_from_table(t) }
+     })
+    } else {
+      None
+    }
+  }
+
+  #[inline]
+  #[allow(non_snake_case)]
+  pub fn builtin_options_as_transpose_conv_options(&self) -> Option<TransposeConvOptions<'a>> {
+    if self.builtin_options_type() == BuiltinOptions::TransposeConvOptions {
+      self.builtin_options().map(|t| {
+       // Safety:
+       // Created from a valid Table for this object
+       // Which contains a valid union in this slot
+       unsafe { TransposeConvOptions::init_from_table(t) }
+     })
+    } else {
+      None
+    }
+  }
+
+  #[inline]
+  #[allow(non_snake_case)]
+  pub fn builtin_options_as_shape_options(&self) -> Option<ShapeOptions<'a>> {
+    if self.builtin_options_type() == BuiltinOptions::ShapeOptions {
+      self.builtin_options().map(|t| {
+       // Safety:
+       // Created from a valid Table for this object
+       // Which contains a valid union in this slot
+       unsafe { ShapeOptions::init_from_table(t) }
+     })
+    } else {
+      None
+    }
+  }
+
+  #[inline]
+  #[allow(non_snake_case)]
+  pub fn builtin_options_as_arg_min_options(&self) -> Option<ArgMinOptions<'a>> {
+    if self.builtin_options_type() == BuiltinOptions::ArgMinOptions {
+      self.builtin_options().map(|t| {
+       // Safety:
+       // Created from a valid Table for this object
+       // Which contains a valid union in this slot
+       unsafe { ArgMinOptions::init_from_table(t) }
+     })
+    } else {
+      None
+    }
+  }
+
+  #[inline]
+  #[allow(non_snake_case)]
+  pub fn builtin_options_as_pack_options(&self) -> Option<PackOptions<'a>> {
+    if self.builtin_options_type() == BuiltinOptions::PackOptions {
+      self.builtin_options().map(|t| {
+       // Safety:
+       // Created from a valid Table for this object
+       // Which contains a valid union in this slot
+       unsafe { PackOptions::init_from_table(t) }
+     })
+    } else {
+      None
+    }
+  }
+
+  #[inline]
+  #[allow(non_snake_case)]
+  pub fn builtin_options_as_unpack_options(&self) -> Option<UnpackOptions<'a>> {
+    if self.builtin_options_type() == BuiltinOptions::UnpackOptions {
+      self.builtin_options().map(|t| {
+       // Safety:
+       // Created from a valid Table for this object
+       // Which contains a valid union in this slot
+       unsafe { UnpackOptions::init_from_table(t) }
+     })
+    } else {
+      None
+    }
+  }
+
+  #[inline]
+  #[allow(non_snake_case)]
+  pub fn builtin_options_as_unidirectional_sequence_lstmoptions(&self) -> Option<UnidirectionalSequenceLSTMOptions<'a>> {
+    if self.builtin_options_type() == BuiltinOptions::UnidirectionalSequenceLSTMOptions {
+      self.builtin_options().map(|t| {
+       // Safety:
+       // Created from a valid Table for this object
+       // Which contains a valid union in this slot
+       unsafe { UnidirectionalSequenceLSTMOptions::init_from_table(t) }
+     })
+    } else {
+      None
+    }
+  }
+
+  #[inline]
+  #[allow(non_snake_case)]
+  pub fn builtin_options_as_resize_nearest_neighbor_options(&self) -> Option<ResizeNearestNeighborOptions<'a>> {
+    if self.builtin_options_type() == BuiltinOptions::ResizeNearestNeighborOptions {
+      self.builtin_options().map(|t| {
+       // Safety:
+       // Created from a valid Table for this object
+       // Which contains a valid union in this slot
+       unsafe { ResizeNearestNeighborOptions::init_from_table(t) }
+     })
+    } else {
+      None
+    }
+  }
+
+  #[inline]
+  #[allow(non_snake_case)]
+  pub fn builtin_options_as_leaky_relu_options(&self) -> Option<LeakyReluOptions<'a>> {
+    if self.builtin_options_type() == BuiltinOptions::LeakyReluOptions {
+      self.builtin_options().map(|t| {
+       // Safety:
+       // Created from a valid Table for this object
+       // Which contains a valid union in this slot
+       unsafe { LeakyReluOptions::init_from_table(t) }
+     })
+    } else {
+      None
+    }
+  }
+
+  #[inline]
+  #[allow(non_snake_case)]
+  pub fn builtin_options_as_mirror_pad_options(&self) -> Option<MirrorPadOptions<'a>> {
+    if self.builtin_options_type() == BuiltinOptions::MirrorPadOptions {
+      self.builtin_options().map(|t| {
+       // Safety:
+       // Created from a valid Table for this object
+       // Which contains a valid union in this slot
+       unsafe { MirrorPadOptions::init_from_table(t) }
+     })
+    } else {
+      None
+    }
+  }
+
+  #[inline]
+  #[allow(non_snake_case)]
+  pub fn builtin_options_as_split_voptions(&self) -> Option<SplitVOptions<'a>> {
+    if self.builtin_options_type() == BuiltinOptions::SplitVOptions {
+      self.builtin_options().map(|t| {
+       // Safety:
+       // Created from a valid Table for this object
+       // Which contains a valid union in this slot
+       unsafe { SplitVOptions::init_from_table(t) }
      })
     } else {
       None
@@ -4088,6 +7446,51 @@ impl<'a> Operator<'a> {
 
   #[inline]
   #[allow(non_snake_case)]
+  pub fn builtin_options_as_depth_to_space_options(&self) -> Option<DepthToSpaceOptions<'a>> {
+    if self.builtin_options_type() == BuiltinOptions::DepthToSpaceOptions {
+      self.builtin_options().map(|t| {
+       // Safety:
+       // Created from a valid Table for this object
+       // Which contains a valid union in this slot
+       unsafe { DepthToSpaceOptions::init_from_table(t) }
+     })
+    } else {
+      None
+    }
+  }
+
+  #[inline]
+  #[allow(non_snake_case)]
+  pub fn builtin_options_as_batch_mat_mul_options(&self) -> Option<BatchMatMulOptions<'a>> {
+    if self.builtin_options_type() == BuiltinOptions::BatchMatMulOptions {
+      self.builtin_options().map(|t| {
+       // Safety:
+       // Created from a valid Table for this object
+       // Which contains a valid union in this slot
+       unsafe { BatchMatMulOptions::init_from_table(t) }
+     })
+    } else {
+      None
+    }
+  }
+
+  #[inline]
+  #[allow(non_snake_case)]
+  pub fn builtin_options_as_cumsum_options(&self) -> Option<CumsumOptions<'a>> {
+    if self.builtin_options_type() == BuiltinOptions::CumsumOptions {
+      self.builtin_options().map(|t| {
+       // Safety:
+       // Created from a valid Table for this object
+       // Which contains a valid union in this slot
+       unsafe { CumsumOptions::init_from_table(t) }
+     })
+    } else {
+      None
+    }
+  }
+
+  #[inline]
+  #[allow(non_snake_case)]
   pub fn builtin_options_as_call_once_options(&self) -> Option<CallOnceOptions<'a>> {
     if self.builtin_options_type() == BuiltinOptions::CallOnceOptions {
       self.builtin_options().map(|t| {
@@ -4095,6 +7498,21 @@ impl<'a> Operator<'a> {
        // Created from a valid Table for this object
        // Which contains a valid union in this slot
        unsafe { CallOnceOptions::init_from_table(t) }
+     })
+    } else {
+      None
+    }
+  }
+
+  #[inline]
+  #[allow(non_snake_case)]
+  pub fn builtin_options_as_var_handle_options(&self) -> Option<VarHandleOptions<'a>> {
+    if self.builtin_options_type() == BuiltinOptions::VarHandleOptions {
+      self.builtin_options().map(|t| {
+       // Safety:
+       // Created from a valid Table for this object
+       // Which contains a valid union in this slot
+       unsafe { VarHandleOptions::init_from_table(t) }
      })
     } else {
       None
@@ -4117,19 +7535,44 @@ impl ::flatbuffers::Verifiable for Operator<'_> {
           BuiltinOptions::Conv2DOptions => v.verify_union_variant::<::flatbuffers::ForwardsUOffset<Conv2DOptions>>("BuiltinOptions::Conv2DOptions", pos),
           BuiltinOptions::DepthwiseConv2DOptions => v.verify_union_variant::<::flatbuffers::ForwardsUOffset<DepthwiseConv2DOptions>>("BuiltinOptions::DepthwiseConv2DOptions", pos),
           BuiltinOptions::Pool2DOptions => v.verify_union_variant::<::flatbuffers::ForwardsUOffset<Pool2DOptions>>("BuiltinOptions::Pool2DOptions", pos),
+          BuiltinOptions::SVDFOptions => v.verify_union_variant::<::flatbuffers::ForwardsUOffset<SVDFOptions>>("BuiltinOptions::SVDFOptions", pos),
           BuiltinOptions::FullyConnectedOptions => v.verify_union_variant::<::flatbuffers::ForwardsUOffset<FullyConnectedOptions>>("BuiltinOptions::FullyConnectedOptions", pos),
           BuiltinOptions::SoftmaxOptions => v.verify_union_variant::<::flatbuffers::ForwardsUOffset<SoftmaxOptions>>("BuiltinOptions::SoftmaxOptions", pos),
           BuiltinOptions::ConcatenationOptions => v.verify_union_variant::<::flatbuffers::ForwardsUOffset<ConcatenationOptions>>("BuiltinOptions::ConcatenationOptions", pos),
           BuiltinOptions::AddOptions => v.verify_union_variant::<::flatbuffers::ForwardsUOffset<AddOptions>>("BuiltinOptions::AddOptions", pos),
+          BuiltinOptions::L2NormOptions => v.verify_union_variant::<::flatbuffers::ForwardsUOffset<L2NormOptions>>("BuiltinOptions::L2NormOptions", pos),
+          BuiltinOptions::ResizeBilinearOptions => v.verify_union_variant::<::flatbuffers::ForwardsUOffset<ResizeBilinearOptions>>("BuiltinOptions::ResizeBilinearOptions", pos),
           BuiltinOptions::ReshapeOptions => v.verify_union_variant::<::flatbuffers::ForwardsUOffset<ReshapeOptions>>("BuiltinOptions::ReshapeOptions", pos),
+          BuiltinOptions::SpaceToDepthOptions => v.verify_union_variant::<::flatbuffers::ForwardsUOffset<SpaceToDepthOptions>>("BuiltinOptions::SpaceToDepthOptions", pos),
           BuiltinOptions::MulOptions => v.verify_union_variant::<::flatbuffers::ForwardsUOffset<MulOptions>>("BuiltinOptions::MulOptions", pos),
           BuiltinOptions::PadOptions => v.verify_union_variant::<::flatbuffers::ForwardsUOffset<PadOptions>>("BuiltinOptions::PadOptions", pos),
+          BuiltinOptions::GatherOptions => v.verify_union_variant::<::flatbuffers::ForwardsUOffset<GatherOptions>>("BuiltinOptions::GatherOptions", pos),
           BuiltinOptions::TransposeOptions => v.verify_union_variant::<::flatbuffers::ForwardsUOffset<TransposeOptions>>("BuiltinOptions::TransposeOptions", pos),
           BuiltinOptions::ReducerOptions => v.verify_union_variant::<::flatbuffers::ForwardsUOffset<ReducerOptions>>("BuiltinOptions::ReducerOptions", pos),
+          BuiltinOptions::SubOptions => v.verify_union_variant::<::flatbuffers::ForwardsUOffset<SubOptions>>("BuiltinOptions::SubOptions", pos),
+          BuiltinOptions::DivOptions => v.verify_union_variant::<::flatbuffers::ForwardsUOffset<DivOptions>>("BuiltinOptions::DivOptions", pos),
           BuiltinOptions::SqueezeOptions => v.verify_union_variant::<::flatbuffers::ForwardsUOffset<SqueezeOptions>>("BuiltinOptions::SqueezeOptions", pos),
+          BuiltinOptions::StridedSliceOptions => v.verify_union_variant::<::flatbuffers::ForwardsUOffset<StridedSliceOptions>>("BuiltinOptions::StridedSliceOptions", pos),
+          BuiltinOptions::SplitOptions => v.verify_union_variant::<::flatbuffers::ForwardsUOffset<SplitOptions>>("BuiltinOptions::SplitOptions", pos),
+          BuiltinOptions::CastOptions => v.verify_union_variant::<::flatbuffers::ForwardsUOffset<CastOptions>>("BuiltinOptions::CastOptions", pos),
+          BuiltinOptions::ArgMaxOptions => v.verify_union_variant::<::flatbuffers::ForwardsUOffset<ArgMaxOptions>>("BuiltinOptions::ArgMaxOptions", pos),
+          BuiltinOptions::TransposeConvOptions => v.verify_union_variant::<::flatbuffers::ForwardsUOffset<TransposeConvOptions>>("BuiltinOptions::TransposeConvOptions", pos),
+          BuiltinOptions::ShapeOptions => v.verify_union_variant::<::flatbuffers::ForwardsUOffset<ShapeOptions>>("BuiltinOptions::ShapeOptions", pos),
+          BuiltinOptions::ArgMinOptions => v.verify_union_variant::<::flatbuffers::ForwardsUOffset<ArgMinOptions>>("BuiltinOptions::ArgMinOptions", pos),
+          BuiltinOptions::PackOptions => v.verify_union_variant::<::flatbuffers::ForwardsUOffset<PackOptions>>("BuiltinOptions::PackOptions", pos),
+          BuiltinOptions::UnpackOptions => v.verify_union_variant::<::flatbuffers::ForwardsUOffset<UnpackOptions>>("BuiltinOptions::UnpackOptions", pos),
+          BuiltinOptions::UnidirectionalSequenceLSTMOptions => v.verify_union_variant::<::flatbuffers::ForwardsUOffset<UnidirectionalSequenceLSTMOptions>>("BuiltinOptions::UnidirectionalSequenceLSTMOptions", pos),
+          BuiltinOptions::ResizeNearestNeighborOptions => v.verify_union_variant::<::flatbuffers::ForwardsUOffset<ResizeNearestNeighborOptions>>("BuiltinOptions::ResizeNearestNeighborOptions", pos),
+          BuiltinOptions::LeakyReluOptions => v.verify_union_variant::<::flatbuffers::ForwardsUOffset<LeakyReluOptions>>("BuiltinOptions::LeakyReluOptions", pos),
+          BuiltinOptions::MirrorPadOptions => v.verify_union_variant::<::flatbuffers::ForwardsUOffset<MirrorPadOptions>>("BuiltinOptions::MirrorPadOptions", pos),
+          BuiltinOptions::SplitVOptions => v.verify_union_variant::<::flatbuffers::ForwardsUOffset<SplitVOptions>>("BuiltinOptions::SplitVOptions", pos),
           BuiltinOptions::IfOptions => v.verify_union_variant::<::flatbuffers::ForwardsUOffset<IfOptions>>("BuiltinOptions::IfOptions", pos),
           BuiltinOptions::WhileOptions => v.verify_union_variant::<::flatbuffers::ForwardsUOffset<WhileOptions>>("BuiltinOptions::WhileOptions", pos),
+          BuiltinOptions::DepthToSpaceOptions => v.verify_union_variant::<::flatbuffers::ForwardsUOffset<DepthToSpaceOptions>>("BuiltinOptions::DepthToSpaceOptions", pos),
+          BuiltinOptions::BatchMatMulOptions => v.verify_union_variant::<::flatbuffers::ForwardsUOffset<BatchMatMulOptions>>("BuiltinOptions::BatchMatMulOptions", pos),
+          BuiltinOptions::CumsumOptions => v.verify_union_variant::<::flatbuffers::ForwardsUOffset<CumsumOptions>>("BuiltinOptions::CumsumOptions", pos),
           BuiltinOptions::CallOnceOptions => v.verify_union_variant::<::flatbuffers::ForwardsUOffset<CallOnceOptions>>("BuiltinOptions::CallOnceOptions", pos),
+          BuiltinOptions::VarHandleOptions => v.verify_union_variant::<::flatbuffers::ForwardsUOffset<VarHandleOptions>>("BuiltinOptions::VarHandleOptions", pos),
           _ => Ok(()),
         }
      })?
@@ -4247,6 +7690,13 @@ impl ::core::fmt::Debug for Operator<'_> {
             ds.field("builtin_options", &"InvalidFlatbuffer: Union discriminant does not match value.")
           }
         },
+        BuiltinOptions::SVDFOptions => {
+          if let Some(x) = self.builtin_options_as_svdfoptions() {
+            ds.field("builtin_options", &x)
+          } else {
+            ds.field("builtin_options", &"InvalidFlatbuffer: Union discriminant does not match value.")
+          }
+        },
         BuiltinOptions::FullyConnectedOptions => {
           if let Some(x) = self.builtin_options_as_fully_connected_options() {
             ds.field("builtin_options", &x)
@@ -4275,8 +7725,29 @@ impl ::core::fmt::Debug for Operator<'_> {
             ds.field("builtin_options", &"InvalidFlatbuffer: Union discriminant does not match value.")
           }
         },
+        BuiltinOptions::L2NormOptions => {
+          if let Some(x) = self.builtin_options_as_l2_norm_options() {
+            ds.field("builtin_options", &x)
+          } else {
+            ds.field("builtin_options", &"InvalidFlatbuffer: Union discriminant does not match value.")
+          }
+        },
+        BuiltinOptions::ResizeBilinearOptions => {
+          if let Some(x) = self.builtin_options_as_resize_bilinear_options() {
+            ds.field("builtin_options", &x)
+          } else {
+            ds.field("builtin_options", &"InvalidFlatbuffer: Union discriminant does not match value.")
+          }
+        },
         BuiltinOptions::ReshapeOptions => {
           if let Some(x) = self.builtin_options_as_reshape_options() {
+            ds.field("builtin_options", &x)
+          } else {
+            ds.field("builtin_options", &"InvalidFlatbuffer: Union discriminant does not match value.")
+          }
+        },
+        BuiltinOptions::SpaceToDepthOptions => {
+          if let Some(x) = self.builtin_options_as_space_to_depth_options() {
             ds.field("builtin_options", &x)
           } else {
             ds.field("builtin_options", &"InvalidFlatbuffer: Union discriminant does not match value.")
@@ -4296,6 +7767,13 @@ impl ::core::fmt::Debug for Operator<'_> {
             ds.field("builtin_options", &"InvalidFlatbuffer: Union discriminant does not match value.")
           }
         },
+        BuiltinOptions::GatherOptions => {
+          if let Some(x) = self.builtin_options_as_gather_options() {
+            ds.field("builtin_options", &x)
+          } else {
+            ds.field("builtin_options", &"InvalidFlatbuffer: Union discriminant does not match value.")
+          }
+        },
         BuiltinOptions::TransposeOptions => {
           if let Some(x) = self.builtin_options_as_transpose_options() {
             ds.field("builtin_options", &x)
@@ -4310,8 +7788,120 @@ impl ::core::fmt::Debug for Operator<'_> {
             ds.field("builtin_options", &"InvalidFlatbuffer: Union discriminant does not match value.")
           }
         },
+        BuiltinOptions::SubOptions => {
+          if let Some(x) = self.builtin_options_as_sub_options() {
+            ds.field("builtin_options", &x)
+          } else {
+            ds.field("builtin_options", &"InvalidFlatbuffer: Union discriminant does not match value.")
+          }
+        },
+        BuiltinOptions::DivOptions => {
+          if let Some(x) = self.builtin_options_as_div_options() {
+            ds.field("builtin_options", &x)
+          } else {
+            ds.field("builtin_options", &"InvalidFlatbuffer: Union discriminant does not match value.")
+          }
+        },
         BuiltinOptions::SqueezeOptions => {
           if let Some(x) = self.builtin_options_as_squeeze_options() {
+            ds.field("builtin_options", &x)
+          } else {
+            ds.field("builtin_options", &"InvalidFlatbuffer: Union discriminant does not match value.")
+          }
+        },
+        BuiltinOptions::StridedSliceOptions => {
+          if let Some(x) = self.builtin_options_as_strided_slice_options() {
+            ds.field("builtin_options", &x)
+          } else {
+            ds.field("builtin_options", &"InvalidFlatbuffer: Union discriminant does not match value.")
+          }
+        },
+        BuiltinOptions::SplitOptions => {
+          if let Some(x) = self.builtin_options_as_split_options() {
+            ds.field("builtin_options", &x)
+          } else {
+            ds.field("builtin_options", &"InvalidFlatbuffer: Union discriminant does not match value.")
+          }
+        },
+        BuiltinOptions::CastOptions => {
+          if let Some(x) = self.builtin_options_as_cast_options() {
+            ds.field("builtin_options", &x)
+          } else {
+            ds.field("builtin_options", &"InvalidFlatbuffer: Union discriminant does not match value.")
+          }
+        },
+        BuiltinOptions::ArgMaxOptions => {
+          if let Some(x) = self.builtin_options_as_arg_max_options() {
+            ds.field("builtin_options", &x)
+          } else {
+            ds.field("builtin_options", &"InvalidFlatbuffer: Union discriminant does not match value.")
+          }
+        },
+        BuiltinOptions::TransposeConvOptions => {
+          if let Some(x) = self.builtin_options_as_transpose_conv_options() {
+            ds.field("builtin_options", &x)
+          } else {
+            ds.field("builtin_options", &"InvalidFlatbuffer: Union discriminant does not match value.")
+          }
+        },
+        BuiltinOptions::ShapeOptions => {
+          if let Some(x) = self.builtin_options_as_shape_options() {
+            ds.field("builtin_options", &x)
+          } else {
+            ds.field("builtin_options", &"InvalidFlatbuffer: Union discriminant does not match value.")
+          }
+        },
+        BuiltinOptions::ArgMinOptions => {
+          if let Some(x) = self.builtin_options_as_arg_min_options() {
+            ds.field("builtin_options", &x)
+          } else {
+            ds.field("builtin_options", &"InvalidFlatbuffer: Union discriminant does not match value.")
+          }
+        },
+        BuiltinOptions::PackOptions => {
+          if let Some(x) = self.builtin_options_as_pack_options() {
+            ds.field("builtin_options", &x)
+          } else {
+            ds.field("builtin_options", &"InvalidFlatbuffer: Union discriminant does not match value.")
+          }
+        },
+        BuiltinOptions::UnpackOptions => {
+          if let Some(x) = self.builtin_options_as_unpack_options() {
+            ds.field("builtin_options", &x)
+          } else {
+            ds.field("builtin_options", &"InvalidFlatbuffer: Union discriminant does not match value.")
+          }
+        },
+        BuiltinOptions::UnidirectionalSequenceLSTMOptions => {
+          if let Some(x) = self.builtin_options_as_unidirectional_sequence_lstmoptions() {
+            ds.field("builtin_options", &x)
+          } else {
+            ds.field("builtin_options", &"InvalidFlatbuffer: Union discriminant does not match value.")
+          }
+        },
+        BuiltinOptions::ResizeNearestNeighborOptions => {
+          if let Some(x) = self.builtin_options_as_resize_nearest_neighbor_options() {
+            ds.field("builtin_options", &x)
+          } else {
+            ds.field("builtin_options", &"InvalidFlatbuffer: Union discriminant does not match value.")
+          }
+        },
+        BuiltinOptions::LeakyReluOptions => {
+          if let Some(x) = self.builtin_options_as_leaky_relu_options() {
+            ds.field("builtin_options", &x)
+          } else {
+            ds.field("builtin_options", &"InvalidFlatbuffer: Union discriminant does not match value.")
+          }
+        },
+        BuiltinOptions::MirrorPadOptions => {
+          if let Some(x) = self.builtin_options_as_mirror_pad_options() {
+            ds.field("builtin_options", &x)
+          } else {
+            ds.field("builtin_options", &"InvalidFlatbuffer: Union discriminant does not match value.")
+          }
+        },
+        BuiltinOptions::SplitVOptions => {
+          if let Some(x) = self.builtin_options_as_split_voptions() {
             ds.field("builtin_options", &x)
           } else {
             ds.field("builtin_options", &"InvalidFlatbuffer: Union discriminant does not match value.")
@@ -4331,8 +7921,36 @@ impl ::core::fmt::Debug for Operator<'_> {
             ds.field("builtin_options", &"InvalidFlatbuffer: Union discriminant does not match value.")
           }
         },
+        BuiltinOptions::DepthToSpaceOptions => {
+          if let Some(x) = self.builtin_options_as_depth_to_space_options() {
+            ds.field("builtin_options", &x)
+          } else {
+            ds.field("builtin_options", &"InvalidFlatbuffer: Union discriminant does not match value.")
+          }
+        },
+        BuiltinOptions::BatchMatMulOptions => {
+          if let Some(x) = self.builtin_options_as_batch_mat_mul_options() {
+            ds.field("builtin_options", &x)
+          } else {
+            ds.field("builtin_options", &"InvalidFlatbuffer: Union discriminant does not match value.")
+          }
+        },
+        BuiltinOptions::CumsumOptions => {
+          if let Some(x) = self.builtin_options_as_cumsum_options() {
+            ds.field("builtin_options", &x)
+          } else {
+            ds.field("builtin_options", &"InvalidFlatbuffer: Union discriminant does not match value.")
+          }
+        },
         BuiltinOptions::CallOnceOptions => {
           if let Some(x) = self.builtin_options_as_call_once_options() {
+            ds.field("builtin_options", &x)
+          } else {
+            ds.field("builtin_options", &"InvalidFlatbuffer: Union discriminant does not match value.")
+          }
+        },
+        BuiltinOptions::VarHandleOptions => {
+          if let Some(x) = self.builtin_options_as_var_handle_options() {
             ds.field("builtin_options", &x)
           } else {
             ds.field("builtin_options", &"InvalidFlatbuffer: Union discriminant does not match value.")
