@@ -907,9 +907,9 @@ fn builtin_options(
             fb::SVDFOptions::create(
                 fbb,
                 &fb::SVDFOptionsArgs {
-                    rank: rank,
+                    rank,
                     fused_activation_function: activation_code(activation),
-                    asymmetric_quantize_inputs: asymmetric_quantize_inputs,
+                    asymmetric_quantize_inputs,
                 },
             )
             .as_union_value(),
@@ -932,32 +932,21 @@ fn builtin_options(
             fb::ResizeBilinearOptions::create(
                 fbb,
                 &fb::ResizeBilinearOptionsArgs {
-                    align_corners: align_corners,
-                    half_pixel_centers: half_pixel_centers,
+                    align_corners,
+                    half_pixel_centers,
                 },
             )
             .as_union_value(),
         ),
         OpOptions::SpaceToDepth { block_size } => (
             fb::BuiltinOptions::SpaceToDepthOptions,
-            fb::SpaceToDepthOptions::create(
-                fbb,
-                &fb::SpaceToDepthOptionsArgs {
-                    block_size: block_size,
-                },
-            )
-            .as_union_value(),
+            fb::SpaceToDepthOptions::create(fbb, &fb::SpaceToDepthOptionsArgs { block_size })
+                .as_union_value(),
         ),
         OpOptions::Gather { axis, batch_dims } => (
             fb::BuiltinOptions::GatherOptions,
-            fb::GatherOptions::create(
-                fbb,
-                &fb::GatherOptionsArgs {
-                    axis: axis,
-                    batch_dims: batch_dims,
-                },
-            )
-            .as_union_value(),
+            fb::GatherOptions::create(fbb, &fb::GatherOptionsArgs { axis, batch_dims })
+                .as_union_value(),
         ),
         OpOptions::Sub {
             activation,
@@ -968,7 +957,7 @@ fn builtin_options(
                 fbb,
                 &fb::SubOptionsArgs {
                     fused_activation_function: activation_code(activation),
-                    pot_scale_int16: pot_scale_int16,
+                    pot_scale_int16,
                 },
             )
             .as_union_value(),
@@ -995,25 +984,19 @@ fn builtin_options(
             fb::StridedSliceOptions::create(
                 fbb,
                 &fb::StridedSliceOptionsArgs {
-                    begin_mask: begin_mask,
-                    end_mask: end_mask,
-                    ellipsis_mask: ellipsis_mask,
-                    new_axis_mask: new_axis_mask,
-                    shrink_axis_mask: shrink_axis_mask,
-                    offset: offset,
+                    begin_mask,
+                    end_mask,
+                    ellipsis_mask,
+                    new_axis_mask,
+                    shrink_axis_mask,
+                    offset,
                 },
             )
             .as_union_value(),
         ),
         OpOptions::Split { num_splits } => (
             fb::BuiltinOptions::SplitOptions,
-            fb::SplitOptions::create(
-                fbb,
-                &fb::SplitOptionsArgs {
-                    num_splits: num_splits,
-                },
-            )
-            .as_union_value(),
+            fb::SplitOptions::create(fbb, &fb::SplitOptionsArgs { num_splits }).as_union_value(),
         ),
         OpOptions::Cast {
             in_data_type,
@@ -1051,8 +1034,8 @@ fn builtin_options(
                 fbb,
                 &fb::TransposeConvOptionsArgs {
                     padding: padding_code(padding),
-                    stride_w: stride_w,
-                    stride_h: stride_h,
+                    stride_w,
+                    stride_h,
                     fused_activation_function: activation_code(activation),
                     quantized_bias_type: type_code(quantized_bias_type),
                 },
@@ -1081,25 +1064,12 @@ fn builtin_options(
         ),
         OpOptions::Pack { values_count, axis } => (
             fb::BuiltinOptions::PackOptions,
-            fb::PackOptions::create(
-                fbb,
-                &fb::PackOptionsArgs {
-                    values_count: values_count,
-                    axis: axis,
-                },
-            )
-            .as_union_value(),
+            fb::PackOptions::create(fbb, &fb::PackOptionsArgs { values_count, axis })
+                .as_union_value(),
         ),
         OpOptions::Unpack { num, axis } => (
             fb::BuiltinOptions::UnpackOptions,
-            fb::UnpackOptions::create(
-                fbb,
-                &fb::UnpackOptionsArgs {
-                    num: num,
-                    axis: axis,
-                },
-            )
-            .as_union_value(),
+            fb::UnpackOptions::create(fbb, &fb::UnpackOptionsArgs { num, axis }).as_union_value(),
         ),
         OpOptions::UnidirectionalSequenceLstm {
             activation,
@@ -1114,11 +1084,11 @@ fn builtin_options(
                 fbb,
                 &fb::UnidirectionalSequenceLSTMOptionsArgs {
                     fused_activation_function: activation_code(activation),
-                    cell_clip: cell_clip,
-                    proj_clip: proj_clip,
-                    time_major: time_major,
-                    asymmetric_quantize_inputs: asymmetric_quantize_inputs,
-                    diagonal_recurrent_tensors: diagonal_recurrent_tensors,
+                    cell_clip,
+                    proj_clip,
+                    time_major,
+                    asymmetric_quantize_inputs,
+                    diagonal_recurrent_tensors,
                 },
             )
             .as_union_value(),
@@ -1131,36 +1101,25 @@ fn builtin_options(
             fb::ResizeNearestNeighborOptions::create(
                 fbb,
                 &fb::ResizeNearestNeighborOptionsArgs {
-                    align_corners: align_corners,
-                    half_pixel_centers: half_pixel_centers,
+                    align_corners,
+                    half_pixel_centers,
                 },
             )
             .as_union_value(),
         ),
         OpOptions::LeakyRelu { alpha } => (
             fb::BuiltinOptions::LeakyReluOptions,
-            fb::LeakyReluOptions::create(fbb, &fb::LeakyReluOptionsArgs { alpha: alpha })
+            fb::LeakyReluOptions::create(fbb, &fb::LeakyReluOptionsArgs { alpha })
                 .as_union_value(),
         ),
         OpOptions::SplitV { num_splits } => (
             fb::BuiltinOptions::SplitVOptions,
-            fb::SplitVOptions::create(
-                fbb,
-                &fb::SplitVOptionsArgs {
-                    num_splits: num_splits,
-                },
-            )
-            .as_union_value(),
+            fb::SplitVOptions::create(fbb, &fb::SplitVOptionsArgs { num_splits }).as_union_value(),
         ),
         OpOptions::DepthToSpace { block_size } => (
             fb::BuiltinOptions::DepthToSpaceOptions,
-            fb::DepthToSpaceOptions::create(
-                fbb,
-                &fb::DepthToSpaceOptionsArgs {
-                    block_size: block_size,
-                },
-            )
-            .as_union_value(),
+            fb::DepthToSpaceOptions::create(fbb, &fb::DepthToSpaceOptionsArgs { block_size })
+                .as_union_value(),
         ),
         OpOptions::BatchMatMul {
             adj_x,
@@ -1171,23 +1130,17 @@ fn builtin_options(
             fb::BatchMatMulOptions::create(
                 fbb,
                 &fb::BatchMatMulOptionsArgs {
-                    adj_x: adj_x,
-                    adj_y: adj_y,
-                    asymmetric_quantize_inputs: asymmetric_quantize_inputs,
+                    adj_x,
+                    adj_y,
+                    asymmetric_quantize_inputs,
                 },
             )
             .as_union_value(),
         ),
         OpOptions::Cumsum { exclusive, reverse } => (
             fb::BuiltinOptions::CumsumOptions,
-            fb::CumsumOptions::create(
-                fbb,
-                &fb::CumsumOptionsArgs {
-                    exclusive: exclusive,
-                    reverse: reverse,
-                },
-            )
-            .as_union_value(),
+            fb::CumsumOptions::create(fbb, &fb::CumsumOptionsArgs { exclusive, reverse })
+                .as_union_value(),
         ),
         OpOptions::MirrorPad { symmetric } => (
             fb::BuiltinOptions::MirrorPadOptions,

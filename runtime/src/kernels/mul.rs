@@ -28,7 +28,7 @@ pub struct MulS8 {
 ///
 /// # Preconditions
 ///
-/// As [`add_s8`].
+/// As [`add_s8`](super::add_s8).
 pub fn mul_s8(p: &MulS8, input1: &[i8], input2: &[i8], output: &mut [i8]) {
     broadcast(&p.shape, input1, input2, output, |x, y| {
         let input1_val = p.input1_offset.wrapping_add(i32::from(x));
@@ -45,7 +45,7 @@ pub fn mul_s8(p: &MulS8, input1: &[i8], input2: &[i8], output: &mut [i8]) {
 ///
 /// # Preconditions
 ///
-/// As [`add_s8`].
+/// As [`add_s8`](super::add_s8).
 pub fn mul_f32(p: &BinaryF32, input1: &[f32], input2: &[f32], output: &mut [f32]) {
     broadcast(&p.shape, input1, input2, output, |x, y| {
         activation_f32(x * y, p.act_min, p.act_max)
