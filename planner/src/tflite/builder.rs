@@ -1109,8 +1109,7 @@ fn builtin_options(
         ),
         OpOptions::LeakyRelu { alpha } => (
             fb::BuiltinOptions::LeakyReluOptions,
-            fb::LeakyReluOptions::create(fbb, &fb::LeakyReluOptionsArgs { alpha })
-                .as_union_value(),
+            fb::LeakyReluOptions::create(fbb, &fb::LeakyReluOptionsArgs { alpha }).as_union_value(),
         ),
         OpOptions::SplitV { num_splits } => (
             fb::BuiltinOptions::SplitVOptions,

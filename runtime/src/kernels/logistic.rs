@@ -1,7 +1,9 @@
 //! LOGISTIC: TFLM's `reference_integer_ops::Logistic` (int8) and `reference_ops::Logistic`
 //! (float).
 
-use super::{expf::expf, fixed};
+use stowplan_math::expf;
+
+use super::fixed;
 
 /// Parameters of an int8 LOGISTIC (TFLM's `OpDataLogistic`; the output's zero point is -128
 /// and its scale 1/256).

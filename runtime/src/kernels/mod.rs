@@ -46,7 +46,6 @@ mod concatenation;
 mod conv;
 mod depthwise_conv;
 mod dequantize;
-mod expf;
 pub mod fixed;
 mod fully_connected;
 mod logistic;

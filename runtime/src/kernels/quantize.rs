@@ -1,6 +1,8 @@
 //! QUANTIZE: TFLM's `reference_ops::AffineQuantize` (float to int8) and
 //! `reference_ops::Requantize` (int8 to int8).
 
+use stowplan_math::roundf;
+
 use super::Requant;
 
 /// Parameters of a float to int8 QUANTIZE.
@@ -32,31 +34,8 @@ fn to_i32_like_x86(x: f32) -> i32 {
 /// `input.len() == output.len()`.
 pub fn quantize_f32_s8(p: &QuantizeF32S8, input: &[f32], output: &mut [i8]) {
     for (o, &x) in output.iter_mut().zip(input) {
-        let unclamped = to_i32_like_x86(round(x / p.scale)).wrapping_add(p.zero_point);
+        let unclamped = to_i32_like_x86(roundf(x / p.scale)).wrapping_add(p.zero_point);
         *o = unclamped.clamp(i32::from(i8::MIN), i32::from(i8::MAX)) as i8;
-    }
-}
-
-/// `std::round` for `float` (half away from zero) without `std`.
-fn round(x: f32) -> f32 {
-    // Values of magnitude 2^23 or more (and NaN, infinities) are already integers.
-    if x.is_nan() || x.abs() >= 8_388_608.0 {
-        return x;
-    }
-    let truncated = (x as i32) as f32;
-    let fraction = x - truncated;
-    let rounded = if fraction >= 0.5 {
-        truncated + 1.0
-    } else if fraction <= -0.5 {
-        truncated - 1.0
-    } else {
-        truncated
-    };
-    // Keep the sign of zero: round(-0.4) is -0.0.
-    if rounded == 0.0 {
-        0.0_f32.copysign(x)
-    } else {
-        rounded
     }
 }
 

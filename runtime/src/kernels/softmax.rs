@@ -1,6 +1,8 @@
 //! SOFTMAX: TFLM's `reference_ops::Softmax`, quantised (int8 to int8) and float.
 
-use super::{at, expf::expf, fixed};
+use stowplan_math::expf;
+
+use super::{at, fixed};
 
 /// Parameters of an int8 SOFTMAX with int8 output (TFLM requires the output's zero point to
 /// be -128 and its scale 1/256).

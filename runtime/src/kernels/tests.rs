@@ -129,24 +129,6 @@ fn gemmlowp_transcendentals() {
     assert_q31(reciprocal, 0.8, 5e-9);
 }
 
-#[test]
-fn expf_matches_correctly_rounded_values() {
-    use super::expf::expf;
-    assert_eq!(expf(0.0), 1.0);
-    assert_eq!(expf(-0.0), 1.0);
-    // e = 2.7182817 is the f32 nearest to e; e^-1 and e^10 likewise.
-    assert_eq!(expf(1.0), core::f32::consts::E);
-    assert_eq!(expf(-1.0).to_bits(), 0x3ebc_5ab2);
-    assert_eq!(expf(10.0).to_bits(), 0x46ac_14ee);
-    assert_eq!(expf(f32::NEG_INFINITY), 0.0);
-    assert_eq!(expf(f32::INFINITY), f32::INFINITY);
-    assert!(expf(f32::NAN).is_nan());
-    assert_eq!(expf(89.0), f32::INFINITY);
-    assert_eq!(expf(-104.0), 0.0);
-    // A subnormal result: e^-100 = 3.7200760e-44 = 27 * 2^-149 (nearest).
-    assert_eq!(expf(-100.0).to_bits(), 27);
-}
-
 // ---- CONV_2D -------------------------------------------------------------------------------
 
 /// 1x3x3x1 input 1..=9.
@@ -877,7 +859,7 @@ fn logistic_s8_saturates_and_interpolates() {
 
 #[test]
 fn logistic_f32_branches() {
-    use super::expf::expf;
+    use stowplan_math::expf;
     let mut out = [0.0_f32; 4];
     logistic_f32(&[0.0, 20.0, -10.0, 2.0], &mut out);
     assert_eq!(out[0], 0.5);

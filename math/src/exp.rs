@@ -1,4 +1,4 @@
-//! `expf`, the single-precision exponential TFLM's float SOFTMAX and LOGISTIC call through
+//! `expf`, the single-precision exponential TFLM's float kernels call through
 //! `std::exp(float)`.
 //!
 //! This is the algorithm of Arm's optimized-routines `expf` (MIT), which glibc (since 2.27) and
@@ -62,7 +62,8 @@ const fn top12(x: f32) -> u32 {
 }
 
 /// `e^x` rounded to `f32`, as glibc's and musl's `expf`.
-pub(crate) fn expf(x: f32) -> f32 {
+#[must_use]
+pub fn expf(x: f32) -> f32 {
     let xd = f64::from(x);
     let abstop = top12(x) & 0x7ff;
     if abstop >= top12(88.0) {
@@ -99,4 +100,44 @@ pub(crate) fn expf(x: f32) -> f32 {
     let y = z * r2 + y;
     let y = y * s;
     y as f32
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn expf_matches_correctly_rounded_values() {
+        assert_eq!(expf(0.0), 1.0);
+        assert_eq!(expf(-0.0), 1.0);
+        // e = 2.7182817 is the f32 nearest to e; e^-1 and e^10 likewise.
+        assert_eq!(expf(1.0), core::f32::consts::E);
+        assert_eq!(expf(-1.0).to_bits(), 0x3ebc_5ab2);
+        assert_eq!(expf(10.0).to_bits(), 0x46ac_14ee);
+        assert_eq!(expf(f32::NEG_INFINITY), 0.0);
+        assert_eq!(expf(f32::INFINITY), f32::INFINITY);
+        assert!(expf(f32::NAN).is_nan());
+        assert_eq!(expf(89.0), f32::INFINITY);
+        assert_eq!(expf(-104.0), 0.0);
+        // A subnormal result: e^-100 = 3.7200760e-44 = 27 * 2^-149 (nearest).
+        assert_eq!(expf(-100.0).to_bits(), 27);
+    }
+
+    /// The host's C library (glibc on Linux) computes the same function.
+    #[test]
+    fn expf_matches_the_host_c_library() {
+        let mut s: u32 = 0x2545_f491;
+        for _ in 0..if cfg!(miri) { 200 } else { 300_000 } {
+            s ^= s << 13;
+            s ^= s >> 17;
+            s ^= s << 5;
+            // Inputs over the range where expf is neither 0 nor infinite, and some beyond.
+            let x = (f64::from(s) / f64::from(u32::MAX) * 220.0 - 110.0) as f32;
+            let (got, want) = (expf(x), x.exp());
+            assert!(
+                got.to_bits() == want.to_bits(),
+                "exp {x:e}: {got:e} vs {want:e}"
+            );
+        }
+    }
 }
