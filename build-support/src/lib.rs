@@ -145,6 +145,9 @@ pub struct Generated {
     pub arena_bytes: u64,
     /// Lower bound bytes.
     pub lower_bound_bytes: u64,
+    /// Bytes of the persistent region (the state kept across invocations; 0 for a model
+    /// without state, whose `invoke` takes the arena only).
+    pub persistent_bytes: u64,
     /// The `cargo::` lines printed for Cargo (what to watch).
     pub cargo_directives: Vec<String>,
 }
@@ -362,6 +365,7 @@ impl Config {
             module,
             arena_bytes: plan.arena_bytes(),
             lower_bound_bytes: plan.lower_bound_bytes(),
+            persistent_bytes: plan.persistent_bytes,
             cargo_directives: Vec::new(),
         };
         Ok((text, generated))

@@ -1,7 +1,7 @@
 //! A model's arena as the abstract problem the planners solve: one buffer per planned tensor
 //! (reshape-like ops merged with their input where allowed), the scratch buffers kernels ask
-//! for, fixed offsets from an offline plan; variable tensors counted apart, as the persistent
-//! region.
+//! for, fixed offsets from an offline plan (variable tensors are the persistent region's:
+//! [`crate::state`]).
 //!
 //! The rules come from the layers before: which tensors are planned and their sizes from
 //! [`crate::graph`], lifetimes from [`crate::lifetime`], which ops work in place and which
@@ -79,10 +79,6 @@ pub struct ArenaProblem {
     pub scratch: Vec<ScratchBuffer>,
     /// In-place ops whose output shares its input's buffer: `(input, output)`.
     pub aliases: Vec<(TensorId, TensorId)>,
-    /// Bytes of variable tensors in the persistent region, each rounded up to the alignment.
-    pub persistent_bytes: u64,
-    /// Bytes of those variable tensors without rounding.
-    pub persistent_raw_bytes: u64,
 }
 
 /// The arena problem of `model`.
@@ -105,8 +101,6 @@ pub fn problem(
     let mut buffers: Vec<Buffer> = Vec::new();
     let mut buffer_tensors: Vec<TensorId> = Vec::new();
     let mut widen: Vec<(TensorId, u64, plan::Lifetime)> = Vec::new();
-    let mut persistent_bytes: u64 = 0;
-    let mut persistent_raw_bytes: u64 = 0;
     for (tensor, info) in model.tensors.iter().zip(tensors) {
         let bytes = info.bytes.unwrap_or(0);
         match info.placement {
@@ -145,14 +139,8 @@ pub fn problem(
                 });
                 buffer_tensors.push(tensor.id);
             }
-            Placement::Persistent => {
-                let aligned = bytes
-                    .div_ceil(rules.alignment)
-                    .saturating_mul(rules.alignment);
-                persistent_bytes = persistent_bytes.saturating_add(aligned);
-                persistent_raw_bytes = persistent_raw_bytes.saturating_add(bytes);
-            }
-            Placement::None | Placement::Dynamic => {}
+            // Variable tensors are the persistent region's ([`crate::state`]).
+            Placement::Persistent | Placement::None | Placement::Dynamic => {}
         }
     }
     for (root, bytes, lifetime) in widen {
@@ -189,8 +177,6 @@ pub fn problem(
         buffer_tensors,
         scratch,
         aliases,
-        persistent_bytes,
-        persistent_raw_bytes,
     })
 }
 

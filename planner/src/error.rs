@@ -193,6 +193,13 @@ pub enum ReadModelError {
         /// What is wrong.
         reason: String,
     },
+    /// A resource variable whose size or identity cannot be known at build time.
+    ResourceVariable {
+        /// The op that uses it.
+        op: OpDesc,
+        /// What is wrong.
+        reason: String,
+    },
     /// A quantised integer tensor has a zero point that is not a value of its type.
     ZeroPointOutOfRange {
         /// The tensor.
@@ -326,6 +333,7 @@ impl fmt::Display for ReadModelError {
                 crate::tflite::OFFLINE_PLAN_METADATA
             ),
             Self::BadShapeOverride { reason } => write!(f, "bad shape override: {reason}"),
+            Self::ResourceVariable { op, reason } => write!(f, "{op}: {reason}"),
             Self::ZeroPointOutOfRange {
                 tensor,
                 dtype,

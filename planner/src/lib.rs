@@ -18,7 +18,8 @@
 //!    of TFLite);
 //! 6. [`verify`]: the independent proof that a plan is correct;
 //! 7. [`arena`]: a model's arena as a [`plan::Problem`] (in-place ops merged, kernel scratch,
-//!    offline offsets), and plan buffers back to the model's names;
+//!    offline offsets), and plan buffers back to the model's names; [`state`]: the persistent
+//!    region (variable tensors, resource variables, flags) with its offsets;
 //! 8. [`emit`], [`codegen`], [`embed`]: reports (text table, JSON, SVG), the generated Rust
 //!    module (with `invoke`, whose driver lowers each op through its module), the plan written
 //!    into the model for TFLM.
@@ -65,6 +66,7 @@ pub mod ops;
 pub mod plan;
 pub mod problem_csv;
 pub mod quant;
+pub mod state;
 pub mod tflite;
 pub mod verify;
 
@@ -170,9 +172,11 @@ pub struct ModelPlan {
     pub profile: LiveProfile,
     /// Overlaps the offline plan declares on purpose (accepted, reported).
     pub declared_aliases: Vec<DeclaredAlias>,
-    /// Bytes of variable tensors kept in the persistent region (each rounded up to the alignment).
+    /// The persistent region: variable tensors, resource variables, flags ([`state`]).
+    pub state: state::State,
+    /// Bytes of the persistent region (`state.bytes`: every item rounded up to the alignment).
     pub persistent_bytes: u64,
-    /// Bytes of those variable tensors without rounding.
+    /// Bytes of its items without rounding.
     pub persistent_raw_bytes: u64,
     /// The offline plan policy that applied.
     pub offline: OfflinePolicy,
@@ -283,13 +287,12 @@ pub fn plan_model(bytes: &[u8], options: &Options) -> Result<ModelPlan, PlanAren
         .map_err(|e| arena.unverified(&model, &lifetimes, e))?;
     let declared_aliases = arena.declared_aliases(&verified);
     let profile = plan::lower_bound(&arena.problem);
+    let state = state::plan_state(&model, &tensors, options.alignment)?;
     let arena::ArenaProblem {
         problem,
         buffer_tensors,
         scratch,
         aliases,
-        persistent_bytes,
-        persistent_raw_bytes,
     } = arena;
     Ok(ModelPlan {
         model,
@@ -302,8 +305,9 @@ pub fn plan_model(bytes: &[u8], options: &Options) -> Result<ModelPlan, PlanAren
         plan,
         profile,
         declared_aliases,
-        persistent_bytes,
-        persistent_raw_bytes,
+        persistent_bytes: state.bytes,
+        persistent_raw_bytes: state.raw_bytes,
+        state,
         offline: options.offline,
     })
 }

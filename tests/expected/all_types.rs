@@ -8,7 +8,8 @@
 /// | arena (21 tensors) | 432 |
 /// | lower bound | 432 (gap 0.00 %) |
 /// | naive (no reuse) | 432 (saving 0) |
-/// | persistent (variable tensors) | 0 |
+/// | state (persistent: 0 variable tensors, 0 resource variables) | 0 |
+/// | RAM (arena + state) | 432 |
 ///
 /// Planner: auto (plan by greedy), proven optimal; alignment 16.
 ///
@@ -37,8 +38,12 @@ pub mod all_types {
     pub const NAIVE_BYTES: u64 = 432;
     /// Alignment of every offset and size.
     pub const ALIGN: usize = 16;
-    /// Bytes of the persistent region (variable tensors, kept across invocations).
+    /// Bytes of the persistent region: the state kept across invocations (variable
+    /// tensors, resource variables, flags).
     pub const PERSISTENT_BYTES: usize = 0;
+    /// Bytes of RAM the model needs: the arena and the persistent region (what the budget
+    /// covers).
+    pub const RAM_BYTES: usize = ARENA_BYTES + PERSISTENT_BYTES;
     /// The planner asked for.
     pub const PLANNER: &str = "auto";
     /// The planner whose plan was kept (for `auto`, the one that won).
@@ -61,6 +66,11 @@ pub mod all_types {
     pub type StaticArena = ::stowplan::StaticArena<Activations, ARENA_BYTES>;
     /// The persistent region, exactly `PERSISTENT_BYTES` long.
     pub type PersistentArena = ::stowplan::Arena<Persistent, PERSISTENT_BYTES>;
+    /// The persistent region in a `static`, handed out once (its zero bytes go to `.bss`).
+    pub type StaticPersistentArena = ::stowplan::StaticArena<
+        Persistent,
+        PERSISTENT_BYTES,
+    >;
     /// Bytes of the model file.
     const MODEL_FILE_BYTES: usize = 1_376;
     /// The model file, read when the crate compiles; its constant buffers are copied out.

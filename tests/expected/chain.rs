@@ -8,7 +8,8 @@
 /// | arena (4 tensors) | 512 |
 /// | lower bound | 512 (gap 0.00 %) |
 /// | naive (no reuse) | 1,024 (saving 512) |
-/// | persistent (variable tensors) | 0 |
+/// | state (persistent: 0 variable tensors, 0 resource variables) | 0 |
+/// | RAM (arena + state) | 512 |
 /// | budget | 4,096 |
 ///
 /// Planner: auto (plan by greedy), proven optimal; alignment 16.
@@ -35,8 +36,12 @@ pub mod chain {
     pub const NAIVE_BYTES: u64 = 1_024;
     /// Alignment of every offset and size.
     pub const ALIGN: usize = 16;
-    /// Bytes of the persistent region (variable tensors, kept across invocations).
+    /// Bytes of the persistent region: the state kept across invocations (variable
+    /// tensors, resource variables, flags).
     pub const PERSISTENT_BYTES: usize = 0;
+    /// Bytes of RAM the model needs: the arena and the persistent region (what the budget
+    /// covers).
+    pub const RAM_BYTES: usize = ARENA_BYTES + PERSISTENT_BYTES;
     /// The planner asked for.
     pub const PLANNER: &str = "auto";
     /// The planner whose plan was kept (for `auto`, the one that won).
@@ -59,6 +64,11 @@ pub mod chain {
     pub type StaticArena = ::stowplan::StaticArena<Activations, ARENA_BYTES>;
     /// The persistent region, exactly `PERSISTENT_BYTES` long.
     pub type PersistentArena = ::stowplan::Arena<Persistent, PERSISTENT_BYTES>;
+    /// The persistent region in a `static`, handed out once (its zero bytes go to `.bss`).
+    pub type StaticPersistentArena = ::stowplan::StaticArena<
+        Persistent,
+        PERSISTENT_BYTES,
+    >;
     /// Bytes of the model file.
     const MODEL_FILE_BYTES: usize = 460;
     /// The model file, read when the crate compiles; its constant buffers are copied out.
@@ -160,7 +170,8 @@ pub mod chain {
         ARENA_BYTES,
     );
     const _: () = ::core::assert!(
-        ARENA_BYTES <= 4_096, "the arena exceeds the budget of 4,096 bytes"
+        RAM_BYTES <= 4_096,
+        "the model's RAM (arena + state) exceeds the budget of 4,096 bytes"
     );
     /// The views of each op's tensors, one function per op (`op_3`, or `sg1_op_0` for op 0 of
     /// subgraph 1): shared views of what it reads (constants as they are, `()` for an omitted

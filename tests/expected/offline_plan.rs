@@ -8,7 +8,8 @@
 /// | arena (4 tensors) | 512 |
 /// | lower bound | 512 (gap 0.00 %) |
 /// | naive (no reuse) | 1,024 (saving 512) |
-/// | persistent (variable tensors) | 0 |
+/// | state (persistent: 0 variable tensors, 0 resource variables) | 0 |
+/// | RAM (arena + state) | 512 |
 ///
 /// Planner: auto (plan by greedy), proven optimal; alignment 16.
 ///
@@ -34,8 +35,12 @@ pub mod offline_plan {
     pub const NAIVE_BYTES: u64 = 1_024;
     /// Alignment of every offset and size.
     pub const ALIGN: usize = 16;
-    /// Bytes of the persistent region (variable tensors, kept across invocations).
+    /// Bytes of the persistent region: the state kept across invocations (variable
+    /// tensors, resource variables, flags).
     pub const PERSISTENT_BYTES: usize = 0;
+    /// Bytes of RAM the model needs: the arena and the persistent region (what the budget
+    /// covers).
+    pub const RAM_BYTES: usize = ARENA_BYTES + PERSISTENT_BYTES;
     /// The planner asked for.
     pub const PLANNER: &str = "auto";
     /// The planner whose plan was kept (for `auto`, the one that won).
@@ -58,6 +63,11 @@ pub mod offline_plan {
     pub type StaticArena = ::stowplan::StaticArena<Activations, ARENA_BYTES>;
     /// The persistent region, exactly `PERSISTENT_BYTES` long.
     pub type PersistentArena = ::stowplan::Arena<Persistent, PERSISTENT_BYTES>;
+    /// The persistent region in a `static`, handed out once (its zero bytes go to `.bss`).
+    pub type StaticPersistentArena = ::stowplan::StaticArena<
+        Persistent,
+        PERSISTENT_BYTES,
+    >;
     /// Bytes of the model file.
     const MODEL_FILE_BYTES: usize = 600;
     /// The model file, read when the crate compiles; its constant buffers are copied out.

@@ -8,7 +8,8 @@
 /// | arena (7 tensors) | 48 |
 /// | lower bound | 48 (gap 0.00 %) |
 /// | naive (no reuse) | 112 (saving 64) |
-/// | persistent (variable tensors) | 0 |
+/// | state (persistent: 0 variable tensors, 1 resource variables, flags) | 32 |
+/// | RAM (arena + state) | 80 |
 ///
 /// Planner: auto (plan by greedy), proven optimal; alignment 16.
 ///
@@ -44,8 +45,12 @@ pub mod tf_call_once {
     pub const NAIVE_BYTES: u64 = 112;
     /// Alignment of every offset and size.
     pub const ALIGN: usize = 16;
-    /// Bytes of the persistent region (variable tensors, kept across invocations).
-    pub const PERSISTENT_BYTES: usize = 0;
+    /// Bytes of the persistent region: the state kept across invocations (variable
+    /// tensors, resource variables, flags).
+    pub const PERSISTENT_BYTES: usize = 32;
+    /// Bytes of RAM the model needs: the arena and the persistent region (what the budget
+    /// covers).
+    pub const RAM_BYTES: usize = ARENA_BYTES + PERSISTENT_BYTES;
     /// The planner asked for.
     pub const PLANNER: &str = "auto";
     /// The planner whose plan was kept (for `auto`, the one that won).
@@ -68,6 +73,11 @@ pub mod tf_call_once {
     pub type StaticArena = ::stowplan::StaticArena<Activations, ARENA_BYTES>;
     /// The persistent region, exactly `PERSISTENT_BYTES` long.
     pub type PersistentArena = ::stowplan::Arena<Persistent, PERSISTENT_BYTES>;
+    /// The persistent region in a `static`, handed out once (its zero bytes go to `.bss`).
+    pub type StaticPersistentArena = ::stowplan::StaticArena<
+        Persistent,
+        PERSISTENT_BYTES,
+    >;
     /// Bytes of the model file.
     const MODEL_FILE_BYTES: usize = 2_220;
     /// The model file, read when the crate compiles; its constant buffers are copied out.
@@ -155,6 +165,18 @@ pub mod tf_call_once {
     >(MODEL_FILE, 468);
     /// Constant `state1` `float32[1,4]`: buffer 12, 16 bytes
     pub const SG1_STATE1: &[f32] = ::stowplan::__private_v1::typed::<f32, 16>(BUFFER_12);
+    /// Resource variable `state` `float32`, offset 0, 16 bytes in the persistent region
+    pub const RESOURCE_STATE: ::stowplan::Slot<Persistent, f32> = ::stowplan::Slot::new(
+        0,
+        4,
+    );
+    const _: () = ::core::assert!(
+        RESOURCE_STATE.end() <= PERSISTENT_BYTES,
+        "slot RESOURCE_STATE lies outside the persistent region"
+    );
+    /// Offset of the persistent region's flags: byte 0 says it was reset once, byte
+    /// `1 + i` that the `i`-th CALL_ONCE op ran.
+    const STATE_FLAGS: usize = 16;
     /// The model's input tensors (indexes into `TENSORS`).
     pub const INPUTS: &[u32] = &[0];
     /// The model's output tensors (indexes into `TENSORS`).
@@ -361,15 +383,6 @@ pub mod tf_call_once {
     /// input), mutable views of what it writes. They borrow the arena mutably, so no other view
     /// of it lives meanwhile; each function's outputs are proven disjoint from each other and
     /// from its inputs when the crate compiles.
-    ///
-    /// No function for:
-    ///
-    /// - op 1 (`VAR_HANDLE`): output `state` is not in the arena.
-    /// - op 2 (`READ_VARIABLE`): input `state` is neither in the arena nor a constant.
-    /// - op 5 (`ASSIGN_VARIABLE`): input `state` is neither in the arena nor a constant.
-    /// - op 6 (`READ_VARIABLE`): input `state` is neither in the arena nor a constant.
-    /// - op 0 of subgraph 1 (`VAR_HANDLE`): output `state2` is not in the arena.
-    /// - op 1 of subgraph 1 (`ASSIGN_VARIABLE`): input `state2` is neither in the arena nor a constant.
     pub mod ops {
         /// Views of op 0, `CALL_ONCE`: reads nothing; writes nothing.
         #[inline]
@@ -377,6 +390,24 @@ pub mod tf_call_once {
             arena.views((), ())
         }
         const _: () = ::stowplan::__private_v1::assert_op_disjoint(&[], &[]);
+        /// Views of op 2, `READ_VARIABLE`: reads `state` (RESOURCE_STATE, state); writes `ReadVariableOp` (READVARIABLEOP).
+        #[inline]
+        pub fn op_2<'a>(
+            arena: &'a mut super::Arena,
+            state: &'a mut super::PersistentArena,
+        ) -> ((&'a [f32],), (&'a mut [f32],)) {
+            let ((), (w0,)) = arena.views((), (super::READVARIABLEOP,));
+            let ((r0,), ()) = state.views((super::RESOURCE_STATE,), ());
+            ((r0,), (w0,))
+        }
+        const _: () = ::stowplan::__private_v1::assert_op_disjoint(
+            &[],
+            &[(super::READVARIABLEOP.offset(), super::READVARIABLEOP.end())],
+        );
+        const _: () = ::stowplan::__private_v1::assert_op_disjoint(
+            &[(super::RESOURCE_STATE.offset(), super::RESOURCE_STATE.end())],
+            &[],
+        );
         /// Views of op 3, `MUL`: reads `ReadVariableOp` (READVARIABLEOP), `mul/y` (MUL_Y, constant); writes `mul` (MUL).
         #[inline]
         pub fn op_3(
@@ -399,6 +430,42 @@ pub mod tf_call_once {
                 (super::SERVING_DEFAULT_X_0.offset(), super::SERVING_DEFAULT_X_0.end()),
             ],
             &[(super::ADD.offset(), super::ADD.end())],
+        );
+        /// Views of op 5, `ASSIGN_VARIABLE`: reads (`state` is written: see below), `add` (ADD); writes `state` (RESOURCE_STATE, state).
+        #[inline]
+        pub fn op_5<'a>(
+            arena: &'a mut super::Arena,
+            state: &'a mut super::PersistentArena,
+        ) -> (((), &'a [f32]), (&'a mut [f32],)) {
+            let ((r0, r1), ()) = arena.views(((), super::ADD), ());
+            let ((), (w0,)) = state.views((), (super::RESOURCE_STATE,));
+            ((r0, r1), (w0,))
+        }
+        const _: () = ::stowplan::__private_v1::assert_op_disjoint(
+            &[(super::ADD.offset(), super::ADD.end())],
+            &[],
+        );
+        const _: () = ::stowplan::__private_v1::assert_op_disjoint(
+            &[],
+            &[(super::RESOURCE_STATE.offset(), super::RESOURCE_STATE.end())],
+        );
+        /// Views of op 6, `READ_VARIABLE`: reads `state` (RESOURCE_STATE, state); writes `Read/ReadVariableOp` (READ_READVARIABLEOP).
+        #[inline]
+        pub fn op_6<'a>(
+            arena: &'a mut super::Arena,
+            state: &'a mut super::PersistentArena,
+        ) -> ((&'a [f32],), (&'a mut [f32],)) {
+            let ((), (w0,)) = arena.views((), (super::READ_READVARIABLEOP,));
+            let ((r0,), ()) = state.views((super::RESOURCE_STATE,), ());
+            ((r0,), (w0,))
+        }
+        const _: () = ::stowplan::__private_v1::assert_op_disjoint(
+            &[],
+            &[(super::READ_READVARIABLEOP.offset(), super::READ_READVARIABLEOP.end())],
+        );
+        const _: () = ::stowplan::__private_v1::assert_op_disjoint(
+            &[(super::RESOURCE_STATE.offset(), super::RESOURCE_STATE.end())],
+            &[],
         );
         /// Views of op 7, `MUL`: reads `Read/ReadVariableOp` (READ_READVARIABLEOP), `mul_1/y` (MUL_1_Y, constant); writes `mul_1` (MUL_1).
         #[inline]
@@ -430,6 +497,21 @@ pub mod tf_call_once {
                     super::STATEFULPARTITIONEDCALL_0.end(),
                 ),
             ],
+        );
+        /// Views of op 1 of subgraph 1, `ASSIGN_VARIABLE`: reads (`state2` is written: see below), `state1` (SG1_STATE1, constant); writes `state2` (RESOURCE_STATE, state).
+        #[inline]
+        pub fn sg1_op_1<'a>(
+            arena: &'a mut super::Arena,
+            state: &'a mut super::PersistentArena,
+        ) -> (((), &'static [f32]), (&'a mut [f32],)) {
+            let ((r0, r1), ()) = arena.views(((), super::SG1_STATE1), ());
+            let ((), (w0,)) = state.views((), (super::RESOURCE_STATE,));
+            ((r0, r1), (w0,))
+        }
+        const _: () = ::stowplan::__private_v1::assert_op_disjoint(&[], &[]);
+        const _: () = ::stowplan::__private_v1::assert_op_disjoint(
+            &[],
+            &[(super::RESOURCE_STATE.offset(), super::RESOURCE_STATE.end())],
         );
     }
 }

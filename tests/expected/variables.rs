@@ -8,7 +8,8 @@
 /// | arena (3 tensors) | 80 |
 /// | lower bound | 80 (gap 0.00 %) |
 /// | naive (no reuse) | 96 (saving 16) |
-/// | persistent (variable tensors) | 848 |
+/// | state (persistent: 2 variable tensors, 0 resource variables) | 848 |
+/// | RAM (arena + state) | 928 |
 ///
 /// Planner: auto (plan by greedy), proven optimal; alignment 16.
 ///
@@ -33,8 +34,12 @@ pub mod variables {
     pub const NAIVE_BYTES: u64 = 96;
     /// Alignment of every offset and size.
     pub const ALIGN: usize = 16;
-    /// Bytes of the persistent region (variable tensors, kept across invocations).
+    /// Bytes of the persistent region: the state kept across invocations (variable
+    /// tensors, resource variables, flags).
     pub const PERSISTENT_BYTES: usize = 848;
+    /// Bytes of RAM the model needs: the arena and the persistent region (what the budget
+    /// covers).
+    pub const RAM_BYTES: usize = ARENA_BYTES + PERSISTENT_BYTES;
     /// The planner asked for.
     pub const PLANNER: &str = "auto";
     /// The planner whose plan was kept (for `auto`, the one that won).
@@ -57,6 +62,11 @@ pub mod variables {
     pub type StaticArena = ::stowplan::StaticArena<Activations, ARENA_BYTES>;
     /// The persistent region, exactly `PERSISTENT_BYTES` long.
     pub type PersistentArena = ::stowplan::Arena<Persistent, PERSISTENT_BYTES>;
+    /// The persistent region in a `static`, handed out once (its zero bytes go to `.bss`).
+    pub type StaticPersistentArena = ::stowplan::StaticArena<
+        Persistent,
+        PERSISTENT_BYTES,
+    >;
     /// Bytes of the model file.
     const MODEL_FILE_BYTES: usize = 544;
     /// The model file, read when the crate compiles; its constant buffers are copied out.
@@ -186,10 +196,44 @@ pub mod variables {
     /// input), mutable views of what it writes. They borrow the arena mutably, so no other view
     /// of it lives meanwhile; each function's outputs are proven disjoint from each other and
     /// from its inputs when the crate compiles.
-    ///
-    /// No function for:
-    ///
-    /// - op 0 (`SVDF`): input `state1` is neither in the arena nor a constant.
-    /// - op 1 (`SVDF`): input `state2` is neither in the arena nor a constant.
-    pub mod ops {}
+    pub mod ops {
+        /// Views of op 0, `SVDF`: reads `x` (X), (omitted), (omitted), (omitted), (`state1` is written: see below); writes `state1` (STATE1, state), `h` (H).
+        #[inline]
+        pub fn op_0<'a>(
+            arena: &'a mut super::Arena,
+            state: &'a mut super::PersistentArena,
+        ) -> ((&'a [i8], (), (), (), ()), (&'a mut [i8], &'a mut [i16])) {
+            let ((r0, r1, r2, r3, r4), (w0,)) = arena
+                .views((super::X, (), (), (), ()), (super::H,));
+            let ((), (w1,)) = state.views((), (super::STATE1,));
+            ((r0, r1, r2, r3, r4), (w0, w1))
+        }
+        const _: () = ::stowplan::__private_v1::assert_op_disjoint(
+            &[(super::X.offset(), super::X.end())],
+            &[(super::H.offset(), super::H.end())],
+        );
+        const _: () = ::stowplan::__private_v1::assert_op_disjoint(
+            &[],
+            &[(super::STATE1.offset(), super::STATE1.end())],
+        );
+        /// Views of op 1, `SVDF`: reads `h` (H), (omitted), (omitted), (omitted), (`state2` is written: see below); writes `state2` (STATE2, state), `y` (Y).
+        #[inline]
+        pub fn op_1<'a>(
+            arena: &'a mut super::Arena,
+            state: &'a mut super::PersistentArena,
+        ) -> ((&'a [i8], (), (), (), ()), (&'a mut [i8], &'a mut [i16])) {
+            let ((r0, r1, r2, r3, r4), (w0,)) = arena
+                .views((super::H, (), (), (), ()), (super::Y,));
+            let ((), (w1,)) = state.views((), (super::STATE2,));
+            ((r0, r1, r2, r3, r4), (w0, w1))
+        }
+        const _: () = ::stowplan::__private_v1::assert_op_disjoint(
+            &[(super::H.offset(), super::H.end())],
+            &[(super::Y.offset(), super::Y.end())],
+        );
+        const _: () = ::stowplan::__private_v1::assert_op_disjoint(
+            &[],
+            &[(super::STATE2.offset(), super::STATE2.end())],
+        );
+    }
 }

@@ -10,6 +10,7 @@ const MODELS: &[(&str, &str, bool)] = &[
     ("mlp_int8", "../models/mlp_int8/mlp_int8.tflite", false),
     ("mlp_float", "../models/mlp_float/mlp_float.tflite", false),
     ("cnn_int8", "../models/cnn_int8/cnn_int8.tflite", false),
+    ("call_once", "../models/call_once/call_once.tflite", false),
     (
         "hello_world_int8",
         "../../../shared/models/tflm_hello_world_int8.tflite",
@@ -45,18 +46,27 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         if from_shared && !shared.is_dir() {
             continue;
         }
-        stowplan_build::Config::new()
+        let generated = stowplan_build::Config::new()
             .model(path)
             .name(name)
             .invoke(true)
             .generate()?;
+        // A model with state runs with its persistent region, carried across invocations.
+        let (state, call) = if generated.persistent_bytes > 0 {
+            (
+                format!("    let mut state = Box::new({name}::PersistentArena::new());\n"),
+                format!("{name}::invoke(&mut arena, &mut state)"),
+            )
+        } else {
+            (String::new(), format!("{name}::invoke(&mut arena)"))
+        };
         writeln!(
             mods,
             "include!(concat!(env!(\"OUT_DIR\"), \"/{name}.rs\"));"
         )?;
         writeln!(
             mods,
-            "fn run_{name}(inputs: &[&[u8]]) -> Result<Vec<u8>, String> {{\n    let mut arena = Box::new({name}::Arena::new());\n    let mut out = Vec::new();\n    for input in inputs {{\n        feed(arena.as_bytes_mut(), {name}::TENSORS, {name}::INPUTS, input)?;\n        {name}::invoke(&mut arena);\n        out.extend(collect(arena.as_bytes(), {name}::TENSORS, {name}::OUTPUTS));\n    }}\n    Ok(out)\n}}"
+            "fn run_{name}(inputs: &[&[u8]]) -> Result<Vec<u8>, String> {{\n    let mut arena = Box::new({name}::Arena::new());\n{state}    let mut out = Vec::new();\n    for input in inputs {{\n        feed(arena.as_bytes_mut(), {name}::TENSORS, {name}::INPUTS, input)?;\n        {call};\n        out.extend(collect(arena.as_bytes(), {name}::TENSORS, {name}::OUTPUTS));\n    }}\n    Ok(out)\n}}"
         )?;
         writeln!(table, "    ({name:?}, run_{name}),")?;
     }

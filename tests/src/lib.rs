@@ -321,6 +321,14 @@ pub fn while_loop() -> Vec<u8> {
     b.finish()
 }
 
+/// The options of a VAR_HANDLE naming resource variable `name`.
+fn var_handle(name: &str) -> stowplan_planner::tflite::OpOptions {
+    stowplan_planner::tflite::OpOptions::VarHandle {
+        container: String::new(),
+        shared_name: name.to_owned(),
+    }
+}
+
 /// Subgraph 0: CALL_ONCE(init=1); VAR_HANDLE -> h; READ_VARIABLE(h) -> v; ADD(x, v) -> y;
 /// ASSIGN_VARIABLE(h, y). Subgraph 1 (init): VAR_HANDLE -> h; ASSIGN_VARIABLE(h, zeros).
 #[must_use]
@@ -334,7 +342,7 @@ pub fn call_once() -> Vec<u8> {
     let v = b.tensor(main, "value", F32, &[1, 8]);
     let y = b.tensor(main, "y", F32, &[1, 8]);
     b.control_flow(main, Callees::CallOnce { init: 1 }, &[], &[]);
-    b.op(main, ops::VAR_HANDLE, &[], &[h]);
+    b.op_with_options(main, ops::VAR_HANDLE, &[], &[h], var_handle("state"));
     b.op(main, ops::READ_VARIABLE, &[h], &[v]);
     b.op(main, ops::ADD, &[x, v], &[y]);
     b.op(main, ops::ASSIGN_VARIABLE, &[h, y], &[]);
@@ -342,7 +350,7 @@ pub fn call_once() -> Vec<u8> {
 
     let ih = b.tensor(init, "init/handle", DType::Resource, &[]);
     let zeros = b.constant(init, "init/zeros", F32, &[1, 8], &[0; 32]);
-    b.op(init, ops::VAR_HANDLE, &[], &[ih]);
+    b.op_with_options(init, ops::VAR_HANDLE, &[], &[ih], var_handle("state"));
     b.op(init, ops::ASSIGN_VARIABLE, &[ih, zeros], &[]);
     b.io(init, &[], &[]);
     b.finish()

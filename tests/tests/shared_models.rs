@@ -105,7 +105,8 @@ fn figures_match_tflite_micro() {
         assert_eq!(p.lower_bound_bytes(), lower_bound, "{file}: lower bound");
         assert_eq!(p.arena_bytes(), greedy, "{file}: greedy");
         assert_eq!(
-            p.persistent_raw_bytes, variables,
+            p.state.variables.iter().map(|v| v.bytes).sum::<u64>(),
+            variables,
             "{file}: variable tensors"
         );
         if let Some(head) = head {

@@ -38,6 +38,7 @@ MODELS = {
     "mlp_int8": "tests/models/mlp_int8/mlp_int8.tflite",
     "mlp_float": "tests/models/mlp_float/mlp_float.tflite",
     "cnn_int8": "tests/models/cnn_int8/cnn_int8.tflite",
+    "call_once": "tests/models/call_once/call_once.tflite",
     "hello_world_int8": "shared:tflm_hello_world_int8.tflite",
     "micro_speech_int8": "shared:tflm_micro_speech_int8.tflite",
     "person_detect_int8": "shared:tflm_person_detect_int8.tflite",

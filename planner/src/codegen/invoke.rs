@@ -99,129 +99,599 @@ fn label(op: &Op) -> String {
     }
 }
 
-/// The `invoke` function and its parameter constants, or one message naming every op that
-/// cannot run.
-///
-/// `has_op_fn(position)` says whether `ops::op_N` exists for the op at that position.
+/// Where a tensor's bytes are, for the copies control flow makes.
+#[derive(Clone, Debug)]
+pub(crate) enum Bytes {
+    /// A slot of the arena (`state: false`) or of the persistent region, by its constant.
+    Slot {
+        name: syn::Ident,
+        state: bool,
+        bytes: u64,
+    },
+    /// A constant: the aligned buffer holding it.
+    Constant { buffer: syn::Ident, bytes: u64 },
+    /// Nothing to copy (no elements, or a resource handle resolved at build time).
+    Nothing,
+}
+
+/// What the driver knows of the module the rest of codegen made.
+pub(crate) struct Module<'a> {
+    /// Each op's function (by position in [`crate::tflite::Model::ops`]).
+    pub fns: &'a [super::OpFn],
+    /// Where each tensor's bytes are (by tensor id).
+    pub bytes: &'a [Bytes],
+}
+
+/// The views and code that run one subgraph.
+struct Driver<'a> {
+    plan: &'a ModelPlan,
+    file: &'a [u8],
+    rt: &'a TokenStream,
+    module: &'a Module<'a>,
+    fallback: Option<&'a syn::Path>,
+    /// The model keeps state: functions take the persistent region too.
+    stateful: bool,
+    params: Vec<TokenStream>,
+    gaps: Gaps,
+}
+
+impl Driver<'_> {
+    /// `arena` or `arena, state`: the arguments of a subgraph's function.
+    fn args(&self) -> TokenStream {
+        if self.stateful {
+            quote!(arena, state)
+        } else {
+            quote!(arena)
+        }
+    }
+
+    fn tensor_id(&self, op: &Op, t: TensorIndex) -> TensorId {
+        let base = self
+            .plan
+            .model
+            .subgraphs
+            .get(op.subgraph.get())
+            .map_or(0, |s| s.first_tensor);
+        TensorId(u32::try_from(base + t.get()).unwrap_or(u32::MAX))
+    }
+
+    fn subgraph_tensor(&self, sg: usize, t: TensorIndex) -> TensorId {
+        let base = self
+            .plan
+            .model
+            .subgraphs
+            .get(sg)
+            .map_or(0, |s| s.first_tensor);
+        TensorId(u32::try_from(base + t.get()).unwrap_or(u32::MAX))
+    }
+
+    /// Copies tensor `from`'s bytes over tensor `to`'s (TFLM's `CopyOp*` and `CopySubgraph*`
+    /// helpers: a `memcpy` of the bytes).
+    fn copy(&self, from: TensorId, to: TensorId) -> Result<TokenStream, String> {
+        let get = |t: TensorId| {
+            self.module
+                .bytes
+                .get(t.get())
+                .cloned()
+                .unwrap_or(Bytes::Nothing)
+        };
+        let name = |t: TensorId| {
+            self.plan
+                .model
+                .tensors
+                .get(t.get())
+                .map_or_else(String::new, |t| t.desc().to_string())
+        };
+        let (src, dst) = (get(from), get(to));
+        let size = |b: &Bytes| match b {
+            Bytes::Slot { bytes, .. } | Bytes::Constant { bytes, .. } => *bytes,
+            Bytes::Nothing => 0,
+        };
+        if size(&src) != size(&dst) {
+            return Err(format!(
+                "control flow copies {} ({} bytes) into {} ({} bytes); TFLM needs them the same size",
+                name(from),
+                size(&src),
+                name(to),
+                size(&dst)
+            ));
+        }
+        let region = |state: bool| if state { quote!(state) } else { quote!(arena) };
+        Ok(match (src, dst) {
+            (_, Bytes::Nothing) | (Bytes::Nothing, _) => quote!(),
+            (_, Bytes::Constant { .. }) => {
+                return Err(format!(
+                    "control flow would write the constant {}",
+                    name(to)
+                ));
+            }
+            (
+                Bytes::Slot {
+                    name: s, state: ss, ..
+                },
+                Bytes::Slot {
+                    name: d, state: ds, ..
+                },
+            ) if ss == ds => {
+                let r = region(ss);
+                quote!(#r.as_bytes_mut().copy_within(#s.offset()..#s.end(), #d.offset());)
+            }
+            (
+                Bytes::Slot {
+                    name: s, state: ss, ..
+                },
+                Bytes::Slot {
+                    name: d, state: ds, ..
+                },
+            ) => {
+                let (rs, rd) = (region(ss), region(ds));
+                quote!(#rd.as_bytes_mut()[#d.offset()..#d.end()].copy_from_slice(&#rs.as_bytes()[#s.offset()..#s.end()]);)
+            }
+            (
+                Bytes::Constant { buffer, .. },
+                Bytes::Slot {
+                    name: d, state: ds, ..
+                },
+            ) => {
+                let rd = region(ds);
+                quote!(#rd.as_bytes_mut()[#d.offset()..#d.end()].copy_from_slice(&#buffer.0);)
+            }
+        })
+    }
+
+    /// The first byte of a bool tensor, as `bool` (an IF's condition, a WHILE's cond output).
+    fn condition(&self, t: TensorId) -> Result<TokenStream, String> {
+        match self.module.bytes.get(t.get()) {
+            Some(Bytes::Slot { name, state, bytes }) if *bytes > 0 => {
+                let r = if *state { quote!(state) } else { quote!(arena) };
+                Ok(quote!(#r.as_bytes()[#name.offset()] != 0))
+            }
+            Some(Bytes::Constant { buffer, bytes }) if *bytes > 0 => Ok(quote!(#buffer.0[0] != 0)),
+            _ => Err(format!(
+                "the condition {} has no bytes",
+                self.plan
+                    .model
+                    .tensors
+                    .get(t.get())
+                    .map_or_else(String::new, |t| t.desc().to_string())
+            )),
+        }
+    }
+
+    /// The statements of subgraph `sg`.
+    fn subgraph(&mut self, sg: usize) -> Vec<TokenStream> {
+        let Some(subgraph) = self.plan.model.subgraphs.get(sg) else {
+            return Vec::new();
+        };
+        let mut steps = Vec::new();
+        for k in 0..subgraph.op_count {
+            let position = subgraph.first_op + k;
+            let Some(op) = self.plan.model.ops.get(position) else {
+                continue;
+            };
+            match self.op(position, op) {
+                Ok(step) => steps.push(step),
+                Err((label, refusal, has_views)) => {
+                    let f = op_fn_name(op);
+                    let fallback_views = if self.fns_state(position) {
+                        quote!(ops::#f(arena, state))
+                    } else {
+                        quote!(ops::#f(arena))
+                    };
+                    // A fallback, when given, runs every op the kernels do not: also those the
+                    // model gives what TFLM's kernels would refuse (the user's code decides
+                    // what they mean).
+                    match (refusal, self.fallback) {
+                        (_, Some(path)) if has_views => {
+                            steps.push(quote! { #path::#f(#fallback_views); });
+                        }
+                        (Refusal::Unsupported(why) | Refusal::Invalid(why), Some(_)) => {
+                            self.gaps.invalid.push((
+                                label,
+                                format!("{why}, and its tensors are not all in the arena, the persistent region or constants, so it has no views for the fallback"),
+                            ));
+                        }
+                        (Refusal::Unsupported(why), None) => {
+                            self.gaps.unsupported.push((label, why, has_views));
+                        }
+                        (Refusal::Invalid(why), None) => self.gaps.invalid.push((label, why)),
+                    }
+                }
+            }
+        }
+        steps
+    }
+
+    fn fns_state(&self, position: usize) -> bool {
+        self.module.fns.get(position).is_some_and(|f| f.state)
+    }
+
+    /// One op's step, or why it has none (its label, the refusal, whether it has views).
+    #[allow(clippy::too_many_lines)]
+    fn op(&mut self, position: usize, op: &Op) -> Result<TokenStream, (String, Refusal, bool)> {
+        let label = label(op);
+        let fnv = self.module.fns.get(position).cloned().unwrap_or_default();
+        let args = self.args();
+        let fail = |r: Refusal| (label.clone(), r, fnv.exists);
+        let invalid = |why: String| (label.clone(), Refusal::Invalid(why), fnv.exists);
+        let callee = |i: usize| op.callees.get(i).map(|c| c.get());
+        match op.opcode {
+            Opcode::Builtin(BuiltinOp::VAR_HANDLE) => {
+                // The handle is resolved when the crate compiles: nothing runs.
+                return Ok(quote!());
+            }
+            Opcode::Builtin(BuiltinOp::IF) => {
+                let (Some(then), Some(otherwise)) = (callee(0), callee(1)) else {
+                    return Err(invalid("its IfOptions are missing".into()));
+                };
+                let cond = op
+                    .inputs
+                    .first()
+                    .copied()
+                    .flatten()
+                    .ok_or_else(|| invalid("its condition is missing".into()))?;
+                let cond = self.condition(self.tensor_id(op, cond)).map_err(invalid)?;
+                let arm = |sg: usize| -> Result<TokenStream, String> {
+                    let callee_inputs = self
+                        .plan
+                        .model
+                        .subgraphs
+                        .get(sg)
+                        .map(|s| s.inputs.clone())
+                        .unwrap_or_default();
+                    let callee_outputs = self
+                        .plan
+                        .model
+                        .subgraphs
+                        .get(sg)
+                        .map(|s| s.outputs.clone())
+                        .unwrap_or_default();
+                    let ins = op.inputs.iter().skip(1);
+                    if ins.len() != callee_inputs.len() || op.outputs.len() != callee_outputs.len()
+                    {
+                        return Err(format!(
+                            "subgraph {sg} takes {} inputs and gives {} outputs; the IF passes {} and takes {}",
+                            callee_inputs.len(),
+                            callee_outputs.len(),
+                            op.inputs.len().saturating_sub(1),
+                            op.outputs.len()
+                        ));
+                    }
+                    let mut code = Vec::new();
+                    for (i, t) in ins.zip(&callee_inputs) {
+                        let Some(i) = i else { continue };
+                        code.push(self.copy(self.tensor_id(op, *i), self.subgraph_tensor(sg, *t))?);
+                    }
+                    let f = format_ident!("subgraph_{sg}");
+                    code.push(quote!(#f(#args);));
+                    for (o, t) in op.outputs.iter().zip(&callee_outputs) {
+                        code.push(self.copy(self.subgraph_tensor(sg, *t), self.tensor_id(op, *o))?);
+                    }
+                    Ok(quote!(#(#code)*))
+                };
+                let then_code = arm(then).map_err(invalid)?;
+                let else_code = arm(otherwise).map_err(invalid)?;
+                return Ok(quote! {
+                    if #cond {
+                        #then_code
+                    } else {
+                        #else_code
+                    }
+                });
+            }
+            Opcode::Builtin(BuiltinOp::WHILE) => {
+                let (Some(cond_sg), Some(body_sg)) = (callee(0), callee(1)) else {
+                    return Err(invalid("its WhileOptions are missing".into()));
+                };
+                let sg = |i: usize| self.plan.model.subgraphs.get(i).cloned();
+                let (Some(c), Some(b)) = (sg(cond_sg), sg(body_sg)) else {
+                    return Err(invalid("its subgraphs do not exist".into()));
+                };
+                let n = op.inputs.len();
+                if op.outputs.len() != n
+                    || c.inputs.len() != n
+                    || b.inputs.len() != n
+                    || b.outputs.len() != n
+                {
+                    return Err(invalid(format!(
+                        "WHILE with {n} inputs and {} outputs, cond taking {}, body taking {} and giving {}: TFLM needs them all equal",
+                        op.outputs.len(),
+                        c.inputs.len(),
+                        b.inputs.len(),
+                        b.outputs.len()
+                    )));
+                }
+                let copies =
+                    |from: &[TensorId], to: &[TensorId]| -> Result<Vec<TokenStream>, String> {
+                        from.iter()
+                            .zip(to)
+                            .map(|(&f, &t)| self.copy(f, t))
+                            .collect()
+                    };
+                let op_in: Vec<TensorId> = op
+                    .inputs
+                    .iter()
+                    .map(|i| i.map_or(TensorId(u32::MAX), |i| self.tensor_id(op, i)))
+                    .collect();
+                let op_out: Vec<TensorId> =
+                    op.outputs.iter().map(|&o| self.tensor_id(op, o)).collect();
+                let cond_in: Vec<TensorId> = c
+                    .inputs
+                    .iter()
+                    .map(|&t| self.subgraph_tensor(cond_sg, t))
+                    .collect();
+                let body_in: Vec<TensorId> = b
+                    .inputs
+                    .iter()
+                    .map(|&t| self.subgraph_tensor(body_sg, t))
+                    .collect();
+                let body_out: Vec<TensorId> = b
+                    .outputs
+                    .iter()
+                    .map(|&t| self.subgraph_tensor(body_sg, t))
+                    .collect();
+                let cond_out = c
+                    .outputs
+                    .first()
+                    .map(|&t| self.subgraph_tensor(cond_sg, t))
+                    .ok_or_else(|| invalid(format!("its cond subgraph {cond_sg} has no output")))?;
+                let start = copies(&op_in, &cond_in).map_err(&invalid)?;
+                let keep = copies(&op_in, &op_out).map_err(&invalid)?;
+                let to_body = copies(&op_out, &body_in).map_err(&invalid)?;
+                let from_body = copies(&body_out, &op_out).map_err(&invalid)?;
+                let to_cond = copies(&op_out, &cond_in).map_err(&invalid)?;
+                let test = self.condition(cond_out).map_err(invalid)?;
+                let (cf, bf) = (
+                    format_ident!("subgraph_{cond_sg}"),
+                    format_ident!("subgraph_{body_sg}"),
+                );
+                return Ok(quote! {
+                    #(#start)*
+                    #(#keep)*
+                    #cf(#args);
+                    while #test {
+                        #(#to_body)*
+                        #bf(#args);
+                        #(#from_body)*
+                        #(#to_cond)*
+                        #cf(#args);
+                    }
+                });
+            }
+            Opcode::Builtin(BuiltinOp::CALL_ONCE) => {
+                let Some(init) = callee(0) else {
+                    return Err(invalid("its CallOnceOptions are missing".into()));
+                };
+                let k = self
+                    .plan
+                    .state
+                    .call_once
+                    .iter()
+                    .position(|&p| p == position)
+                    .ok_or_else(|| invalid("it has no flag in the persistent region".into()))?;
+                let flag = 1 + k;
+                let f = format_ident!("subgraph_{init}");
+                return Ok(quote! {
+                    if state.as_bytes()[STATE_FLAGS + #flag] == 0 {
+                        #f(#args);
+                        state.as_bytes_mut()[STATE_FLAGS + #flag] = 1;
+                    }
+                });
+            }
+            _ => {}
+        }
+        if let (Some(Some(i)), Some(o)) = (op.inputs.first(), op.outputs.first())
+            && self
+                .plan
+                .aliases
+                .contains(&(self.tensor_id(op, *i), self.tensor_id(op, *o)))
+        {
+            // An in-place op whose output shares its input's bytes: nothing to do.
+            return Ok(quote!());
+        }
+        let pname = if op.subgraph.0 == 0 {
+            format_ident!("OP_{}", op.index.0)
+        } else {
+            format_ident!("SG{}_OP_{}", op.subgraph.0, op.index.0)
+        };
+        let cx = Lower {
+            model: &self.plan.model,
+            tensors: &self.plan.tensors,
+            state: &self.plan.state,
+            bytes: self.file,
+            op,
+            rt: self.rt,
+            params: &pname,
+        };
+        let lowered = match ops::kind(&op.opcode) {
+            None => Err(Refusal::Unsupported(format!(
+                "the runtime has no kernel for {}{}",
+                op.opcode,
+                types(&cx)
+            ))),
+            Some(kind) => match kind.lower {
+                None => Err(Refusal::Unsupported(format!(
+                    "the runtime has no kernel for {}{} yet",
+                    op.opcode,
+                    types(&cx)
+                ))),
+                Some(lower) => lower(&cx),
+            },
+        };
+        let c = lowered.map_err(fail)?;
+        if !fnv.exists {
+            return Err(invalid(
+                "its tensors are not all in the arena, the persistent region or constants, so it has no views"
+                    .to_owned(),
+            ));
+        }
+        let ins = (0..op.inputs.len()).map(|i| {
+            if c.reads.contains(&i) && !fnv.moved.contains(&i) {
+                let v = format_ident!("i{i}");
+                quote!(#v)
+            } else {
+                quote!(_)
+            }
+        });
+        let outs = (0..op.outputs.len())
+            .map(|i| format_ident!("o{i}"))
+            .chain(fnv.moved.iter().map(|i| format_ident!("m{i}")));
+        let body = c.body;
+        let doc = format!(" {}", op.desc());
+        self.params
+            .extend(c.params.map(|p| quote!(#[doc = #doc] #p)));
+        let f = op_fn_name(op);
+        let views = if fnv.state {
+            quote!(ops::#f(arena, state))
+        } else {
+            quote!(ops::#f(arena))
+        };
+        Ok(quote! {
+            {
+                let ((#(#ins,)*), (#(#outs,)*)) = #views;
+                #body
+            }
+        })
+    }
+}
+
+/// ` (int8, float32 -> int8)`: an op's input and output types, for messages.
+fn types(cx: &Lower<'_>) -> String {
+    let list = |ts: Vec<String>| ts.join(", ");
+    let ins: Vec<String> = (0..cx.op.inputs.len())
+        .filter_map(|i| cx.optional_input_type(i))
+        .collect();
+    let outs: Vec<String> = (0..cx.op.outputs.len())
+        .filter_map(|i| cx.output(i).ok().map(|t| t.dtype.to_string()))
+        .collect();
+    if ins.is_empty() && outs.is_empty() {
+        String::new()
+    } else {
+        format!(" ({} -> {})", list(ins), list(outs))
+    }
+}
+
+/// `op_3`, or `sg1_op_0` for op 0 of subgraph 1.
+fn op_fn_name(op: &Op) -> syn::Ident {
+    if op.subgraph.0 == 0 {
+        format_ident!("op_{}", op.index.0)
+    } else {
+        format_ident!("sg{}_op_{}", op.subgraph.0, op.index.0)
+    }
+}
+
+/// The `invoke` function (with `reset` for a model with state, and one function per subgraph
+/// the model calls) and the parameter constants, or one message naming every op that cannot
+/// run.
 pub(crate) fn generate(
     plan: &ModelPlan,
     bytes: &[u8],
     rt: &TokenStream,
-    has_op_fn: &dyn Fn(usize) -> bool,
+    module: &Module<'_>,
     fallback: Option<&syn::Path>,
 ) -> Result<TokenStream, String> {
-    let mut params = Vec::new();
-    let mut steps = Vec::new();
-    let mut gaps = Gaps::default();
-    for (position, op) in plan.model.ops.iter().enumerate() {
-        let label = label(op);
-        let has_views = has_op_fn(position);
-        let f = format_ident!("op_{}", op.index.0);
-        if op.subgraph.0 != 0 {
-            // Run by the control-flow op that calls its subgraph (that op is the gap, if any).
-            continue;
-        }
-        let refusal =
-            if let Opcode::Builtin(BuiltinOp::IF | BuiltinOp::WHILE | BuiltinOp::CALL_ONCE) =
-                op.opcode
-            {
-                Refusal::Unsupported(
-                    "control flow (the op with the subgraphs it runs) has no kernel".to_owned(),
-                )
-            } else {
-                let base = plan
-                    .model
-                    .subgraphs
-                    .get(op.subgraph.get())
-                    .map_or(0, |s| s.first_tensor);
-                let id =
-                    |t: TensorIndex| TensorId(u32::try_from(base + t.get()).unwrap_or(u32::MAX));
-                if let (Some(Some(i)), Some(o)) = (op.inputs.first(), op.outputs.first())
-                    && plan.aliases.contains(&(id(*i), id(*o)))
-                {
-                    // An in-place op whose output shares its input's bytes: nothing to do.
-                    continue;
-                }
-                let pname = format_ident!("OP_{}", op.index.0);
-                let cx = Lower {
-                    model: &plan.model,
-                    tensors: &plan.tensors,
-                    bytes,
-                    op,
-                    rt,
-                    params: &pname,
-                };
-                let lowered = match ops::kind(&op.opcode) {
-                    None => Err(Refusal::Unsupported(format!(
-                        "the runtime has no kernel for {}",
-                        op.opcode
-                    ))),
-                    Some(kind) => match kind.lower {
-                        None => Err(Refusal::Unsupported(format!(
-                            "the runtime has no kernel for {} yet",
-                            op.opcode
-                        ))),
-                        Some(lower) => lower(&cx),
-                    },
-                };
-                match lowered {
-                    Ok(c) if has_views => {
-                        let ins = (0..op.inputs.len()).map(|i| {
-                            if c.reads.contains(&i) {
-                                let v = format_ident!("i{i}");
-                                quote!(#v)
-                            } else {
-                                quote!(_)
-                            }
-                        });
-                        let outs = (0..op.outputs.len()).map(|i| format_ident!("o{i}"));
-                        let body = c.body;
-                        let doc = format!(" {}", op.desc());
-                        params.extend(c.params.map(|p| quote!(#[doc = #doc] #p)));
-                        steps.push(quote! {
-                            {
-                                let ((#(#ins,)*), (#(#outs,)*)) = ops::#f(arena);
-                                #body
-                            }
-                        });
-                        continue;
-                    }
-                    Ok(_) => {
-                        gaps.invalid.push((
-                            label,
-                            "its tensors are not all in the arena or constants, so it has no views"
-                                .to_owned(),
-                        ));
-                        continue;
-                    }
-                    Err(r) => r,
-                }
-            };
-        // A fallback, when given, runs every op the kernels do not: also those the model gives
-        // what TFLM's kernels would refuse (the user's code decides what they mean).
-        match (refusal, fallback) {
-            (_, Some(path)) if has_views => steps.push(quote! { #path::#f(ops::#f(arena)); }),
-            (Refusal::Unsupported(why) | Refusal::Invalid(why), Some(_)) => gaps.invalid.push((
-                label,
-                format!("{why}, and its tensors are not all in the arena or constants, so it has no views for the fallback"),
-            )),
-            (Refusal::Unsupported(why), None) => gaps.unsupported.push((label, why, has_views)),
-            (Refusal::Invalid(why), None) => gaps.invalid.push((label, why)),
-        }
+    let stateful = !plan.state.is_empty();
+    let mut d = Driver {
+        plan,
+        file: bytes,
+        rt,
+        module,
+        fallback,
+        stateful,
+        params: Vec::new(),
+        gaps: Gaps::default(),
+    };
+    let main = d.subgraph(0);
+    let mut subgraphs = Vec::new();
+    for sg in 1..plan.model.subgraphs.len() {
+        let steps = d.subgraph(sg);
+        let f = format_ident!("subgraph_{sg}");
+        let doc = format!(" Runs subgraph {sg} (called by the control flow of `invoke`).");
+        let sig = if stateful {
+            quote!(arena: &mut Arena, state: &mut PersistentArena)
+        } else {
+            quote!(arena: &mut Arena)
+        };
+        subgraphs.push(quote! {
+            #[doc = #doc]
+            #[allow(unused_variables)]
+            fn #f(#sig) {
+                #(#steps)*
+            }
+        });
     }
-    if !gaps.is_empty() {
-        return Err(gaps.message(fallback.is_some()));
+    if !d.gaps.is_empty() {
+        return Err(d.gaps.message(fallback.is_some()));
     }
+    let params = d.params;
+    let entry = if stateful {
+        let mut fills = Vec::new();
+        for v in &plan.state.variables {
+            let (o, e, b) = (
+                super::ulit(v.offset),
+                super::ulit(v.offset + v.bytes),
+                proc_macro2::Literal::u8_unsuffixed(v.reset_byte),
+            );
+            fills.push(quote!(state.as_bytes_mut()[#o..#e].fill(#b);));
+        }
+        for r in &plan.state.resources {
+            let (o, e, b) = (
+                super::ulit(r.offset),
+                super::ulit(r.offset + r.bytes),
+                proc_macro2::Literal::u8_unsuffixed(r.reset_byte),
+            );
+            fills.push(quote!(state.as_bytes_mut()[#o..#e].fill(#b);));
+        }
+        let (mark, first) = if plan.state.flags.is_some() {
+            (
+                quote!(state.as_bytes_mut()[STATE_FLAGS] = 1;),
+                if plan.state.needs_reset() {
+                    quote! {
+                        if state.as_bytes()[STATE_FLAGS] == 0 {
+                            reset(state);
+                        }
+                    }
+                } else {
+                    quote!()
+                },
+            )
+        } else {
+            (quote!(), quote!())
+        };
+        quote! {
+            /// Puts the model's state back where TFLite Micro's `Reset` puts it: every variable
+            /// tensor and resource variable to its reset value (an int8 zero point or 0);
+            /// CALL_ONCE subgraphs that ran stay run. `invoke` resets a new region itself.
+            pub fn reset(state: &mut PersistentArena) {
+                #(#fills)*
+                #mark
+            }
+            /// Runs the model once: write the inputs into the arena, call this, read the
+            /// outputs. The state (`PersistentArena`) carries from one call to the next, as in
+            /// TFLite Micro's interpreter; a new, zeroed region is reset first. Every op runs
+            /// its kernel on its planned slots (ops without one, the fallback's `op_N` on their
+            /// views); control flow runs the subgraphs it calls; nothing is planned or parsed here.
+            pub fn invoke(arena: &mut Arena, state: &mut PersistentArena) {
+                #first
+                #(#main)*
+            }
+        }
+    } else {
+        quote! {
+            /// Runs the model once: write the inputs into the arena (`arena.view_mut(INPUT)`), call
+            /// this, read the outputs. Every op runs its kernel on its planned slots (ops without
+            /// one, the fallback's `op_N` on their views); nothing is planned or parsed here.
+            pub fn invoke(arena: &mut Arena) {
+                #(#main)*
+            }
+        }
+    };
     Ok(quote! {
         /// Kernel parameters, computed when the crate compiled (TFLite Micro's `Prepare`).
         pub mod params {
             #(#params)*
         }
-        /// Runs the model once: write the inputs into the arena (`arena.view_mut(INPUT)`), call
-        /// this, read the outputs. Every op runs its kernel on its planned slots (ops without
-        /// one, the fallback's `op_N` on their views); nothing is planned or parsed here.
-        pub fn invoke(arena: &mut Arena) {
-            #(#steps)*
-        }
+        #entry
+        #(#subgraphs)*
     })
 }

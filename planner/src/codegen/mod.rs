@@ -175,10 +175,13 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
         })
 }
 
-/// The message for an arena over budget.
+/// The message for a model over budget: the arena, plus its state where it has some (the budget
+/// covers everything the model needs in RAM).
 #[must_use]
 pub fn over_budget_message(plan: &ModelPlan, budget: u64) -> String {
     let arena = plan.arena_bytes();
+    let state = plan.persistent_bytes;
+    let ram = arena.saturating_add(state);
     let lb = plan.lower_bound_bytes();
     let mut live: Vec<(u64, String)> = plan
         .peak_tensors()
@@ -206,13 +209,24 @@ pub fn over_budget_message(plan: &ModelPlan, budget: u64) -> String {
             parts.join(" + ")
         )
     });
-    let hint = if lb <= budget {
+    let hint = if lb.saturating_add(state) <= budget {
         "; the lower bound fits the budget, so a better plan may exist: try `planner = \"search\"`"
             .to_owned()
     } else {
         "; no plan can fit: shrink the tensors live at the peak (smaller shapes or overrides) or raise the budget"
             .to_owned()
     };
+    if state > 0 {
+        return format!(
+            "the model needs {} bytes of RAM (arena {} + state {}) but the budget is {} (over by {}){peak}; the arena's lower bound is {}{hint}",
+            thousands(ram),
+            thousands(arena),
+            thousands(state),
+            thousands(budget),
+            thousands(ram.saturating_sub(budget)),
+            thousands(lb)
+        );
+    }
     format!(
         "arena needs {} bytes but the budget is {} (over by {}){peak}; the lower bound is {}{hint}",
         thousands(arena),
@@ -248,9 +262,17 @@ fn module_docs(plan: &ModelPlan, cg: &Codegen, sha: &str) -> Vec<String> {
         thousands(plan.naive_bytes()),
         thousands(plan.naive_bytes().saturating_sub(plan.arena_bytes()))
     ));
+    let st = &plan.state;
     d.push(format!(
-        " | persistent (variable tensors) | {} |",
+        " | state (persistent: {} variable tensors, {} resource variables{}) | {} |",
+        st.variables.len(),
+        st.resources.len(),
+        if st.flags.is_some() { ", flags" } else { "" },
         thousands(plan.persistent_bytes)
+    ));
+    d.push(format!(
+        " | RAM (arena + state) | {} |",
+        thousands(plan.arena_bytes().saturating_add(plan.persistent_bytes))
     ));
     if let Some(budget) = cg.budget {
         d.push(format!(" | budget | {} |", thousands(budget)));
@@ -294,7 +316,7 @@ pub fn generate(
     cg: &Codegen,
 ) -> Result<TokenStream, GenerateError> {
     if let Some(budget) = cg.budget
-        && plan.arena_bytes() > budget
+        && plan.arena_bytes().saturating_add(plan.persistent_bytes) > budget
     {
         return Err(GenerateError::OverBudget {
             message: over_budget_message(plan, budget),
@@ -325,18 +347,15 @@ pub fn generate(
     let names = names::tensor_consts(&plan.model);
     let model = &plan.model;
 
-    // Persistent region: variable tensors in id order, each aligned.
+    // The persistent region, as the state layer planned it.
     let align = plan.problem.alignment();
     let mut persistent_offsets = vec![None; model.tensors.len()];
-    let mut persistent_end: u64 = 0;
-    for (id, info) in plan.tensors.iter().enumerate() {
-        if info.placement == Placement::Persistent
-            && let Some(slot) = persistent_offsets.get_mut(id)
-        {
-            *slot = Some(persistent_end);
-            persistent_end += info.bytes.unwrap_or(0).div_ceil(align) * align;
+    for v in &plan.state.variables {
+        if let Some(slot) = persistent_offsets.get_mut(v.tensor.get()) {
+            *slot = Some(v.offset);
         }
     }
+    let persistent_end = plan.state.bytes;
 
     // The model file's length, named once: array lengths and const generic arguments use it.
     let file_len = quote!(MODEL_FILE_BYTES);
@@ -414,14 +433,15 @@ pub fn generate(
                 pub const #name: #rt::Slot<#marker, #elem> = #rt::Slot::new(#offset_lit, #len_lit);
                 const _: () = ::core::assert!(#name.end() <= #limit, #check);
             });
+            if let Some(a) = access.get_mut(id) {
+                *a = Access::Slot {
+                    name: name.clone(),
+                    elem: elem.clone(),
+                    span: (offset, offset + len * elem_size),
+                    state: where_ != "arena",
+                };
+            }
             if where_ == "arena" {
-                if let Some(a) = access.get_mut(id) {
-                    *a = Access::Slot {
-                        name: name.clone(),
-                        elem: elem.clone(),
-                        span: (offset, offset + len * elem_size),
-                    };
-                }
                 quote!(#p::Location::Arena { offset: #offset_lit, bytes: #name.bytes() })
             } else {
                 quote!(#p::Location::Persistent { offset: #offset_lit, bytes: #name.bytes() })
@@ -465,6 +485,8 @@ pub fn generate(
                     *a = Access::Constant {
                         name: name.clone(),
                         elem: elem.clone(),
+                        buffer: buffer.clone(),
+                        bytes: range.len() as u64,
                     };
                 }
             }
@@ -508,6 +530,62 @@ pub fn generate(
         });
     }
 
+    // Resource variables: a slot each in the persistent region; every handle to one is viewed
+    // as its slot.
+    let shared: Vec<&str> = plan
+        .state
+        .resources
+        .iter()
+        .map(|r| r.shared_name.as_str())
+        .collect();
+    let resource_names = names::resource_consts(&shared, &names);
+    for (r, rname) in plan.state.resources.iter().zip(&resource_names) {
+        if r.bytes == 0 {
+            continue;
+        }
+        let (elem, elem_size) = element(r.dtype);
+        let ident = format_ident!("{}", rname);
+        let (offset_lit, len_lit) = (ulit(r.offset), ulit(r.bytes / elem_size));
+        let doc = format!(
+            " Resource variable `{}`{} `{}`, offset {}, {} bytes in the persistent region",
+            r.shared_name,
+            if r.container.is_empty() {
+                String::new()
+            } else {
+                format!(" (container `{}`)", r.container)
+            },
+            r.dtype.name(),
+            thousands(r.offset),
+            thousands(r.bytes)
+        );
+        let check = format!("slot {rname} lies outside the persistent region");
+        items.push(quote! {
+            #[doc = #doc]
+            pub const #ident: #rt::Slot<Persistent, #elem> = #rt::Slot::new(#offset_lit, #len_lit);
+            const _: () = ::core::assert!(#ident.end() <= PERSISTENT_BYTES, #check);
+        });
+        for tensor in &model.tensors {
+            if plan.state.variable_of(tensor.id) == Some(r)
+                && let Some(a) = access.get_mut(tensor.id.get())
+            {
+                *a = Access::Slot {
+                    name: ident.clone(),
+                    elem: elem.clone(),
+                    span: (r.offset, r.offset + r.bytes),
+                    state: true,
+                };
+            }
+        }
+    }
+    if let Some(flags) = plan.state.flags {
+        let f = ulit(flags);
+        items.push(quote! {
+            /// Offset of the persistent region's flags: byte 0 says it was reset once, byte
+            /// `1 + i` that the `i`-th CALL_ONCE op ran.
+            const STATE_FLAGS: usize = #f;
+        });
+    }
+
     let ops = model.ops.iter().map(|op| {
         let opcode = op.opcode.to_string();
         let base = model.subgraphs.get(op.subgraph.get()).map_or(0, |s| s.first_tensor);
@@ -522,7 +600,7 @@ pub fn generate(
         let (sg, idx) = (Literal::u32_unsuffixed(op.subgraph.0), Literal::u32_unsuffixed(op.index.0));
         quote!(#p::OpInfo { opcode: #opcode, subgraph: #sg, index: #idx, inputs: &[#(#ins),*], outputs: &[#(#outs),*] })
     });
-    let (op_fns, has_fn) = op_functions(plan, &access, &p);
+    let (op_fns, fns) = op_functions(plan, &access, &p);
     let dynamic = (!dynamic_items.is_empty()).then(|| {
         quote! {
             /// Tensors sized at run time (a `-1` dimension), left out of the plan: take each
@@ -535,17 +613,34 @@ pub fn generate(
         }
     });
     let invoke = if cg.invoke {
+        // Where each tensor's bytes are, for the copies of control flow.
+        let tensor_bytes: Vec<invoke::Bytes> = access
+            .iter()
+            .map(|a| match a {
+                Access::Slot {
+                    name, span, state, ..
+                } => invoke::Bytes::Slot {
+                    name: name.clone(),
+                    state: *state,
+                    bytes: span.1 - span.0,
+                },
+                Access::Constant { buffer, bytes, .. } => invoke::Bytes::Constant {
+                    buffer: buffer.clone(),
+                    bytes: *bytes,
+                },
+                Access::Empty { .. } | Access::Other => invoke::Bytes::Nothing,
+            })
+            .collect();
+        let module = invoke::Module {
+            fns: &fns,
+            bytes: &tensor_bytes,
+        };
         Some(
-            invoke::generate(
-                plan,
-                bytes,
-                &quote!(#rt),
-                &|i| has_fn.get(i).copied().unwrap_or(false),
-                cg.fallback.as_ref(),
-            )
-            .map_err(|why| GenerateError::NoKernel {
-                message: format!("cannot generate `invoke` for {}: {why}", cg.model_path),
-            })?,
+            invoke::generate(plan, bytes, &quote!(#rt), &module, cg.fallback.as_ref()).map_err(
+                |why| GenerateError::NoKernel {
+                    message: format!("cannot generate `invoke` for {}: {why}", cg.model_path),
+                },
+            )?,
         )
     } else {
         None
@@ -585,9 +680,12 @@ pub fn generate(
 
     let budget = cg.budget.map(|b| {
         let b_lit = lit(b);
-        let msg = format!("the arena exceeds the budget of {} bytes", thousands(b));
+        let msg = format!(
+            "the model's RAM (arena + state) exceeds the budget of {} bytes",
+            thousands(b)
+        );
         quote!(
-            const _: () = ::core::assert!(ARENA_BYTES <= #b_lit, #msg);
+            const _: () = ::core::assert!(RAM_BYTES <= #b_lit, #msg);
         )
     });
     let endian = multibyte_constants.then(|| {
@@ -662,8 +760,12 @@ pub fn generate(
             pub const NAIVE_BYTES: u64 = #naive;
             /// Alignment of every offset and size.
             pub const ALIGN: usize = #align_lit;
-            /// Bytes of the persistent region (variable tensors, kept across invocations).
+            /// Bytes of the persistent region: the state kept across invocations (variable
+            /// tensors, resource variables, flags).
             pub const PERSISTENT_BYTES: usize = #persistent;
+            /// Bytes of RAM the model needs: the arena and the persistent region (what the budget
+            /// covers).
+            pub const RAM_BYTES: usize = ARENA_BYTES + PERSISTENT_BYTES;
             /// The planner asked for.
             pub const PLANNER: &str = #planner;
             /// The planner whose plan was kept (for `auto`, the one that won).
@@ -686,6 +788,8 @@ pub fn generate(
             pub type StaticArena = #rt::StaticArena<Activations, ARENA_BYTES>;
             /// The persistent region, exactly `PERSISTENT_BYTES` long.
             pub type PersistentArena = #rt::Arena<Persistent, PERSISTENT_BYTES>;
+            /// The persistent region in a `static`, handed out once (its zero bytes go to `.bss`).
+            pub type StaticPersistentArena = #rt::StaticArena<Persistent, PERSISTENT_BYTES>;
             #width
             #tracking
             #endian
@@ -710,14 +814,20 @@ pub fn generate(
 /// How an op function reaches a tensor.
 #[derive(Clone, Debug)]
 enum Access {
-    /// A slot of the arena, with its byte range.
+    /// A slot of the arena or (`state`) of the persistent region, with its byte range.
     Slot {
         name: syn::Ident,
         elem: TokenStream,
         span: (u64, u64),
+        state: bool,
     },
-    /// A typed constant slice.
-    Constant { name: syn::Ident, elem: TokenStream },
+    /// A typed constant slice, and the aligned buffer holding its bytes.
+    Constant {
+        name: syn::Ident,
+        elem: TokenStream,
+        buffer: syn::Ident,
+        bytes: u64,
+    },
     /// A tensor of no elements: an empty view.
     Empty { elem: TokenStream },
     /// Anything else (persistent region, no data, not planned): no op function.
@@ -727,12 +837,38 @@ enum Access {
 /// The most inputs or outputs an op function takes: the runtime's tuple impls.
 const MAX_OP_ARITY: usize = 24;
 
-/// `pub mod ops`: one function per op whose tensors are all in the arena, constants or omitted,
-/// returning all its views at once, each with a compile-time proof that its outputs are disjoint
-/// from each other and from its inputs.
-fn op_functions(plan: &ModelPlan, access: &[Access], p: &TokenStream) -> (TokenStream, Vec<bool>) {
+/// What the driver needs to know of an op's function.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct OpFn {
+    /// `ops::op_N` exists.
+    pub exists: bool,
+    /// It also takes the persistent region.
+    pub state: bool,
+    /// Inputs it hands out mutably, after the outputs (state the op updates), in input order.
+    pub moved: Vec<usize>,
+}
+
+/// One view an op function hands out, from one region.
+struct View {
+    ty: TokenStream,
+    value: TokenStream,
+    /// `Some(true)` from the persistent region, `Some(false)` from the arena, `None` for
+    /// constants and `()`, which need neither.
+    state: Option<bool>,
+    span: Option<(syn::Ident, (u64, u64))>,
+}
+
+/// `pub mod ops`: one function per op whose tensors are all in the arena, the persistent region,
+/// constants or omitted, returning all its views at once, each with a compile-time proof that
+/// what it writes is disjoint from everything else it touches in the same region.
+///
+/// Inputs in the persistent region (variable tensors, which the ops that take them update, and
+/// the resource variable an ASSIGN_VARIABLE writes) are handed out mutably, after the outputs;
+/// their place among the inputs holds `()`.
+#[allow(clippy::too_many_lines)]
+fn op_functions(plan: &ModelPlan, access: &[Access], p: &TokenStream) -> (TokenStream, Vec<OpFn>) {
     let model = &plan.model;
-    let mut has_fn = vec![false; model.ops.len()];
+    let mut info = vec![OpFn::default(); model.ops.len()];
     let overlap = |a: (u64, u64), b: (u64, u64)| a.0 < a.1 && b.0 < b.1 && a.0 < b.1 && b.0 < a.1;
     let mut fns = Vec::new();
     let mut skipped = Vec::new();
@@ -742,54 +878,107 @@ fn op_functions(plan: &ModelPlan, access: &[Access], p: &TokenStream) -> (TokenS
             .get(op.subgraph.get())
             .map_or(0, |s| s.first_tensor);
         let tensor_name = |id: usize| model.tensors.get(id).map_or("", |t| t.name.as_str());
-        let mut read_types = Vec::new();
-        let mut read_values = Vec::new();
-        let mut read_spans = Vec::new();
+        use crate::tflite::{BuiltinOp, Opcode};
+        if op.opcode == Opcode::Builtin(BuiltinOp::VAR_HANDLE) {
+            // Its handle is resolved when the crate compiles: nothing to view.
+            continue;
+        }
+        let reads_resource = op.opcode == Opcode::Builtin(BuiltinOp::READ_VARIABLE);
+        let mut reads: Vec<View> = Vec::new();
+        let mut writes: Vec<View> = Vec::new();
+        let mut moved: Vec<(usize, View)> = Vec::new();
         let mut read_docs = Vec::new();
+        let mut write_docs = Vec::new();
         let mut why = None;
-        for input in &op.inputs {
+        let unit = || View {
+            ty: quote!(()),
+            value: quote!(()),
+            state: None,
+            span: None,
+        };
+        for (i, input) in op.inputs.iter().enumerate() {
             match input.map(|t| (base + t.get(), access.get(base + t.get()))) {
                 None => {
-                    read_types.push(quote!(()));
-                    read_values.push(quote!(()));
+                    reads.push(unit());
                     read_docs.push("(omitted)".to_owned());
                 }
-                Some((id, Some(Access::Slot { name, elem, span }))) => {
-                    read_types.push(quote!(&[#elem]));
-                    read_values.push(quote!(super::#name));
-                    read_spans.push((name.clone(), *span));
-                    read_docs.push(format!("`{}` ({name})", tensor_name(id)));
+                Some((
+                    id,
+                    Some(Access::Slot {
+                        name,
+                        elem,
+                        span,
+                        state,
+                    }),
+                )) => {
+                    if *state && !reads_resource {
+                        moved.push((
+                            i,
+                            View {
+                                ty: quote!(&'a mut [#elem]),
+                                value: quote!(super::#name),
+                                state: Some(true),
+                                span: Some((name.clone(), *span)),
+                            },
+                        ));
+                        reads.push(unit());
+                        read_docs.push(format!("(`{}` is written: see below)", tensor_name(id)));
+                        write_docs.push(format!("`{}` ({name}, state)", tensor_name(id)));
+                    } else {
+                        reads.push(View {
+                            ty: quote!(&'a [#elem]),
+                            value: quote!(super::#name),
+                            state: Some(*state),
+                            span: Some((name.clone(), *span)),
+                        });
+                        read_docs.push(format!(
+                            "`{}` ({name}{})",
+                            tensor_name(id),
+                            if *state { ", state" } else { "" }
+                        ));
+                    }
                 }
-                Some((id, Some(Access::Constant { name, elem }))) => {
-                    read_types.push(quote!(&'static [#elem]));
-                    read_values.push(quote!(super::#name));
+                Some((id, Some(Access::Constant { name, elem, .. }))) => {
+                    reads.push(View {
+                        ty: quote!(&'static [#elem]),
+                        value: quote!(super::#name),
+                        state: None,
+                        span: None,
+                    });
                     read_docs.push(format!("`{}` ({name}, constant)", tensor_name(id)));
                 }
                 Some((id, Some(Access::Empty { elem }))) => {
-                    read_types.push(quote!(&'static [#elem]));
-                    read_values
-                        .push(quote!(<&'static [#elem] as ::core::default::Default>::default()));
+                    reads.push(View {
+                        ty: quote!(&'static [#elem]),
+                        value: quote!(<&'static [#elem] as ::core::default::Default>::default()),
+                        state: None,
+                        span: None,
+                    });
                     read_docs.push(format!("`{}` (no elements)", tensor_name(id)));
                 }
                 Some((id, _)) => {
                     why = Some(format!(
-                        "input `{}` is neither in the arena nor a constant",
+                        "input `{}` is neither in the arena, the persistent region nor a constant",
                         tensor_name(id)
                     ));
                 }
             }
         }
-        let mut write_types = Vec::new();
-        let mut write_values = Vec::new();
-        let mut write_spans: Vec<(syn::Ident, (u64, u64))> = Vec::new();
-        let mut write_docs = Vec::new();
         for output in &op.outputs {
             let id = base + output.get();
             match access.get(id) {
-                Some(Access::Slot { name, elem, span }) => {
-                    write_types.push(quote!(&mut [#elem]));
-                    write_values.push(quote!(super::#name));
-                    write_spans.push((name.clone(), *span));
+                Some(Access::Slot {
+                    name,
+                    elem,
+                    span,
+                    state,
+                }) => {
+                    writes.push(View {
+                        ty: quote!(&'a mut [#elem]),
+                        value: quote!(super::#name),
+                        state: Some(*state),
+                        span: Some((name.clone(), *span)),
+                    });
                     write_docs.push(format!("`{}` ({name})", tensor_name(id)));
                 }
                 _ => {
@@ -797,15 +986,22 @@ fn op_functions(plan: &ModelPlan, access: &[Access], p: &TokenStream) -> (TokenS
                 }
             }
         }
-        if op.inputs.len() > MAX_OP_ARITY || op.outputs.len() > MAX_OP_ARITY {
+        let moved_inputs: Vec<usize> = moved.iter().map(|(i, _)| *i).collect();
+        writes.extend(moved.into_iter().map(|(_, v)| v));
+        if reads.len() > MAX_OP_ARITY || writes.len() > MAX_OP_ARITY {
             why = Some(format!("more than {MAX_OP_ARITY} inputs or outputs"));
         }
-        let clash = write_spans.iter().enumerate().any(|(i, (_, w))| {
-            write_spans
-                .iter()
-                .skip(i + 1)
-                .chain(&read_spans)
-                .any(|(_, o)| overlap(*w, *o))
+        let spans = |list: &[View], region: bool| -> Vec<(syn::Ident, (u64, u64))> {
+            list.iter()
+                .filter(|v| v.state == Some(region))
+                .filter_map(|v| v.span.clone())
+                .collect()
+        };
+        let clash = [false, true].iter().any(|&region| {
+            let (r, w) = (spans(&reads, region), spans(&writes, region));
+            w.iter()
+                .enumerate()
+                .any(|(i, (_, a))| w.iter().skip(i + 1).chain(&r).any(|(_, b)| overlap(*a, *b)))
         });
         if why.is_none() && clash {
             why = Some("an output shares bytes with another of its tensors".to_owned());
@@ -820,8 +1016,13 @@ fn op_functions(plan: &ModelPlan, access: &[Access], p: &TokenStream) -> (TokenS
             skipped.push(format!(" - {label} (`{}`): {why}.", op.opcode));
             continue;
         }
-        if let Some(h) = has_fn.get_mut(position) {
-            *h = true;
+        let uses_state = reads.iter().chain(&writes).any(|v| v.state == Some(true));
+        if let Some(h) = info.get_mut(position) {
+            *h = OpFn {
+                exists: true,
+                state: uses_state,
+                moved: moved_inputs,
+            };
         }
         let fname = if sg == 0 {
             format_ident!("op_{}", op.index.0)
@@ -848,15 +1049,81 @@ fn op_functions(plan: &ModelPlan, access: &[Access], p: &TokenStream) -> (TokenS
                 .map(|(name, _)| quote!((super::#name.offset(), super::#name.end())));
             quote!(&[#(#items),*])
         };
-        let (reads_proof, writes_proof) = (span_tokens(&read_spans), span_tokens(&write_spans));
-        fns.push(quote! {
-            #[doc = #doc]
-            #[inline]
-            pub fn #fname(arena: &mut super::Arena) -> ((#(#read_types,)*), (#(#write_types,)*)) {
-                arena.views((#(#read_values,)*), (#(#write_values,)*))
-            }
-            const _: () = #p::assert_op_disjoint(#reads_proof, #writes_proof);
-        });
+        let read_types = reads.iter().map(|v| &v.ty);
+        let write_types = writes.iter().map(|v| &v.ty);
+        if uses_state {
+            // Views from each region, then put back in the op's order.
+            let bind = |list: &[View], prefix: &str| {
+                let mut a_vals = Vec::new();
+                let mut s_vals = Vec::new();
+                let mut a_names = Vec::new();
+                let mut s_names = Vec::new();
+                let mut order = Vec::new();
+                for (k, v) in list.iter().enumerate() {
+                    let n = format_ident!("{prefix}{k}");
+                    if v.state == Some(true) {
+                        s_vals.push(v.value.clone());
+                        s_names.push(n.clone());
+                    } else {
+                        a_vals.push(v.value.clone());
+                        a_names.push(n.clone());
+                    }
+                    order.push(n);
+                }
+                (a_vals, s_vals, a_names, s_names, order)
+            };
+            let (ar, sr, arn, srn, ro) = bind(&reads, "r");
+            let (aw, sw, awn, swn, wo) = bind(&writes, "w");
+            let (arena_proof_r, arena_proof_w) = (
+                span_tokens(&spans(&reads, false)),
+                span_tokens(&spans(&writes, false)),
+            );
+            let (state_proof_r, state_proof_w) = (
+                span_tokens(&spans(&reads, true)),
+                span_tokens(&spans(&writes, true)),
+            );
+            fns.push(quote! {
+                #[doc = #doc]
+                #[inline]
+                pub fn #fname<'a>(arena: &'a mut super::Arena, state: &'a mut super::PersistentArena) -> ((#(#read_types,)*), (#(#write_types,)*)) {
+                    let ((#(#arn,)*), (#(#awn,)*)) = arena.views((#(#ar,)*), (#(#aw,)*));
+                    let ((#(#srn,)*), (#(#swn,)*)) = state.views((#(#sr,)*), (#(#sw,)*));
+                    ((#(#ro,)*), (#(#wo,)*))
+                }
+                const _: () = #p::assert_op_disjoint(#arena_proof_r, #arena_proof_w);
+                const _: () = #p::assert_op_disjoint(#state_proof_r, #state_proof_w);
+            });
+        } else {
+            // One region: the lifetimes elide.
+            let elide = |t: &TokenStream| -> TokenStream {
+                syn::parse2::<syn::Type>(t.clone())
+                    .map(|mut ty| {
+                        if let syn::Type::Reference(r) = &mut ty
+                            && r.lifetime.as_ref().is_some_and(|l| l.ident == "a")
+                        {
+                            r.lifetime = None;
+                        }
+                        quote!(#ty)
+                    })
+                    .unwrap_or_else(|_| t.clone())
+            };
+            let read_types = reads.iter().map(|v| elide(&v.ty));
+            let write_types = writes.iter().map(|v| elide(&v.ty));
+            let read_values = reads.iter().map(|v| &v.value);
+            let write_values = writes.iter().map(|v| &v.value);
+            let (reads_proof, writes_proof) = (
+                span_tokens(&spans(&reads, false)),
+                span_tokens(&spans(&writes, false)),
+            );
+            fns.push(quote! {
+                #[doc = #doc]
+                #[inline]
+                pub fn #fname(arena: &mut super::Arena) -> ((#(#read_types,)*), (#(#write_types,)*)) {
+                    arena.views((#(#read_values,)*), (#(#write_values,)*))
+                }
+                const _: () = #p::assert_op_disjoint(#reads_proof, #writes_proof);
+            });
+        }
     }
     let mut docs = vec![
         " The views of each op's tensors, one function per op (`op_3`, or `sg1_op_0` for op 0 of"
@@ -881,5 +1148,5 @@ fn op_functions(plan: &ModelPlan, access: &[Access], p: &TokenStream) -> (TokenS
             #(#fns)*
         }
     };
-    (tokens, has_fn)
+    (tokens, info)
 }

@@ -30,6 +30,8 @@ pub const RESERVED: &[&str] = &[
     "OUTPUTS",
     "TENSORS",
     "OPS",
+    "RAM_BYTES",
+    "STATE_FLAGS",
 ];
 
 const MAX_LEN: usize = 48;
@@ -100,6 +102,26 @@ pub fn tensor_consts(model: &Model) -> Vec<String> {
         names.push(name);
     }
     names
+}
+
+/// The constant name of each resource variable (by its shared name): `RESOURCE_` and the
+/// shared name as a tensor's, made unique against `taken` (the tensor constants) and each other
+/// by appending `_`.
+#[must_use]
+pub fn resource_consts(shared_names: &[&str], taken: &[String]) -> Vec<String> {
+    let mut used: BTreeSet<String> = taken.iter().cloned().collect();
+    used.extend(RESERVED.iter().map(|r| (*r).to_owned()));
+    shared_names
+        .iter()
+        .map(|n| {
+            let mut name = format!("RESOURCE_{}", screaming(n).trim_start_matches("T_"));
+            while used.contains(&name) {
+                name.push('_');
+            }
+            used.insert(name.clone());
+            name
+        })
+        .collect()
 }
 
 /// The module name for a model file stem.

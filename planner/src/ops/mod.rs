@@ -29,6 +29,7 @@ mod pooling;
 mod quantize;
 mod reduce;
 mod reshape;
+mod resource_variables;
 mod signal;
 mod softmax;
 mod svdf;
@@ -113,6 +114,11 @@ const BUILTINS: &[(BuiltinOp, OpKind)] = &[
     (BuiltinOp::EXPAND_DIMS, reshape::EXPAND_DIMS),
     (BuiltinOp::RELU6, activations::RELU6),
     (BuiltinOp::QUANTIZE, quantize::QUANTIZE),
+    (BuiltinOp::READ_VARIABLE, resource_variables::READ_VARIABLE),
+    (
+        BuiltinOp::ASSIGN_VARIABLE,
+        resource_variables::ASSIGN_VARIABLE,
+    ),
     (
         BuiltinOp::UNIDIRECTIONAL_SEQUENCE_LSTM,
         unidirectional_sequence_lstm::UNIDIRECTIONAL_SEQUENCE_LSTM,
@@ -163,7 +169,9 @@ fn invalid<T>(why: impl Into<String>) -> Result<T, Refusal> {
 }
 
 /// An op's kernel call, for the driver: the parameter constant (if any) and the statement that
-/// runs it, given the names of its views (`i0`.., `o0`..).
+/// runs it, given the names of its views: `i0`.. for what it reads, `o0`.. for its outputs, and
+/// `m{i}` for input `i` in the persistent region (a variable tensor the op updates, the resource
+/// variable an ASSIGN_VARIABLE writes), handed out mutably.
 #[derive(Clone, Debug)]
 pub struct Call {
     /// `pub const OP_N: .. = ..;`, TFLM's `Prepare` as constants.
@@ -181,6 +189,8 @@ pub struct Lower<'a> {
     pub model: &'a Model,
     /// Every tensor's planning view (shapes with overrides), by tensor id.
     pub tensors: &'a [TensorInfo],
+    /// The persistent region (resource variables by handle).
+    pub state: &'a crate::state::State,
     /// The model file (constant data).
     pub bytes: &'a [u8],
     /// The op.
@@ -241,8 +251,13 @@ impl<'a> Lower<'a> {
         }
     }
 
+    /// The type of input `i`, if present (for messages).
+    pub(crate) fn optional_input_type(&self, i: usize) -> Option<String> {
+        self.optional_input(i).map(|t| t.dtype.to_string())
+    }
+
     /// Output `i`.
-    fn output(&self, i: usize) -> Result<&'a Tensor, Refusal> {
+    pub(crate) fn output(&self, i: usize) -> Result<&'a Tensor, Refusal> {
         self.tensor(self.op.outputs.get(i).copied())
             .ok_or_else(|| Refusal::Invalid(format!("{} has no output {i}", self.name())))
     }

@@ -8,7 +8,8 @@
 /// | arena (10 tensors) | 720 |
 /// | lower bound | 720 (gap 0.00 %) |
 /// | naive (no reuse) | 1,696 (saving 976) |
-/// | persistent (variable tensors) | 0 |
+/// | state (persistent: 0 variable tensors, 0 resource variables) | 0 |
+/// | RAM (arena + state) | 720 |
 /// | budget | 1,024 |
 ///
 /// Planner: auto (plan by greedy), proven optimal; alignment 16.
@@ -44,8 +45,12 @@ pub mod cnn {
     pub const NAIVE_BYTES: u64 = 1_696;
     /// Alignment of every offset and size.
     pub const ALIGN: usize = 16;
-    /// Bytes of the persistent region (variable tensors, kept across invocations).
+    /// Bytes of the persistent region: the state kept across invocations (variable
+    /// tensors, resource variables, flags).
     pub const PERSISTENT_BYTES: usize = 0;
+    /// Bytes of RAM the model needs: the arena and the persistent region (what the budget
+    /// covers).
+    pub const RAM_BYTES: usize = ARENA_BYTES + PERSISTENT_BYTES;
     /// The planner asked for.
     pub const PLANNER: &str = "auto";
     /// The planner whose plan was kept (for `auto`, the one that won).
@@ -68,6 +73,11 @@ pub mod cnn {
     pub type StaticArena = ::stowplan::StaticArena<Activations, ARENA_BYTES>;
     /// The persistent region, exactly `PERSISTENT_BYTES` long.
     pub type PersistentArena = ::stowplan::Arena<Persistent, PERSISTENT_BYTES>;
+    /// The persistent region in a `static`, handed out once (its zero bytes go to `.bss`).
+    pub type StaticPersistentArena = ::stowplan::StaticArena<
+        Persistent,
+        PERSISTENT_BYTES,
+    >;
     /// Bytes of the model file.
     const MODEL_FILE_BYTES: usize = 4_536;
     /// The model file, read when the crate compiles; its constant buffers are copied out.
@@ -490,7 +500,8 @@ pub mod cnn {
         ARENA_BYTES,
     );
     const _: () = ::core::assert!(
-        ARENA_BYTES <= 1_024, "the arena exceeds the budget of 1,024 bytes"
+        RAM_BYTES <= 1_024,
+        "the model's RAM (arena + state) exceeds the budget of 1,024 bytes"
     );
     /// The views of each op's tensors, one function per op (`op_3`, or `sg1_op_0` for op 0 of
     /// subgraph 1): shared views of what it reads (constants as they are, `()` for an omitted
