@@ -14,8 +14,8 @@
 //! order) and `DIR/ours/<id>.params` (the `Debug` form of every `params::OP_N` constant the
 //! generated module has). `tests/conformance/run.py` drives all of it against TFLite Micro.
 //!
-//! `--slice K` keeps about one variant in K of every op and type, chosen with the seed (at
-//! least one of each); the models of a variant do not depend on the slice, so a slice is a
+//! `--slice K` keeps about K variants, spread over the ops and types and chosen with the seed
+//! (only those are drawn); the models of a variant do not depend on the slice, so a slice is a
 //! subset of the full sweep, model for model.
 #![forbid(unsafe_code)]
 
@@ -73,7 +73,9 @@ fn all_variants(seed: u64, target: Target, ops: Option<&[String]>) -> Vec<Varian
         .collect()
 }
 
-/// About one variant in `k` of each (op, types), at least one, chosen with the seed.
+/// About `k` variants, chosen with the seed: the (op, types) groups in a seeded order, one
+/// variant of each (chosen with the seed) round after round until `k` are chosen, so a small
+/// slice still spreads over the ops and types, and each seed covers others.
 fn slice(variants: Vec<Variant>, k: usize, seed: u64) -> Vec<Variant> {
     let mut groups: Vec<(String, Vec<Variant>)> = Vec::new();
     for v in variants {
@@ -83,18 +85,26 @@ fn slice(variants: Vec<Variant>, k: usize, seed: u64) -> Vec<Variant> {
             None => groups.push((g, vec![v])),
         }
     }
-    let mut out = Vec::new();
-    for (g, mut list) in groups {
-        let keep = list.len().div_ceil(k).max(1);
-        let mut rng = Rng::for_key(seed, &format!("slice/{g}"));
-        let mut chosen = Vec::new();
-        for _ in 0..keep {
-            let i = rng.below(list.len() as u64) as usize;
-            chosen.push(list.swap_remove(i));
-        }
-        chosen.sort_by_key(Variant::key);
-        out.extend(chosen);
+    let mut rng = Rng::for_key(seed, "slice");
+    // A seeded shuffle of the groups (Fisher-Yates).
+    for i in (1..groups.len()).rev() {
+        let j = rng.below(i as u64 + 1) as usize;
+        groups.swap(i, j);
     }
+    let mut out = Vec::new();
+    while out.len() < k && groups.iter().any(|(_, l)| !l.is_empty()) {
+        for (_, list) in &mut groups {
+            if out.len() >= k {
+                break;
+            }
+            if list.is_empty() {
+                continue;
+            }
+            let i = rng.below(list.len() as u64) as usize;
+            out.push(list.swap_remove(i));
+        }
+    }
+    out.sort_by_key(|v| (v.op, v.key()));
     out
 }
 
@@ -160,10 +170,22 @@ fn generate(args: &Args) -> Result<(), String> {
         values: args.values,
         models: suite::TARGET.models,
     };
-    let mut variants = all_variants(args.seed, target, args.ops.as_deref());
-    if let Some(k) = args.slice {
-        variants = slice(variants, k.max(1), args.seed);
-    }
+    let variants = if let Some(k) = args.slice {
+        // List the variants without drawing, choose the slice, draw only it.
+        suite::set_draw(suite::Draw::Dry);
+        let listed = all_variants(args.seed, target, args.ops.as_deref());
+        let keys = slice(listed, k.max(1), args.seed)
+            .iter()
+            .map(Variant::key)
+            .collect();
+        suite::set_draw(suite::Draw::Only(keys));
+        all_variants(args.seed, target, args.ops.as_deref())
+            .into_iter()
+            .filter(|v| !v.cases.is_empty())
+            .collect()
+    } else {
+        all_variants(args.seed, target, args.ops.as_deref())
+    };
     let out = &args.out;
     let sweep = out.join("sweep");
     // Nothing of an earlier sweep survives: its models, inputs, outputs and generated modules.

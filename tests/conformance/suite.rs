@@ -368,6 +368,49 @@ pub fn key(op: &str, types: &str, options: &str, shape: &str) -> String {
     format!("{op}/{types}/{options}/{shape}")
 }
 
+/// Which variants [`fill`] draws models for: all, none (a dry run that lists the variants), or
+/// those of the given keys (a slice).
+#[derive(Clone, Debug, Default)]
+pub enum Draw {
+    /// Every variant.
+    #[default]
+    All,
+    /// None: variants come back without models.
+    Dry,
+    /// Only these keys.
+    Only(std::collections::BTreeSet<String>),
+}
+
+static DRAW: std::sync::Mutex<Draw> = std::sync::Mutex::new(Draw::All);
+
+/// Sets which variants are drawn from now on.
+pub fn set_draw(d: Draw) {
+    if let Ok(mut g) = DRAW.lock() {
+        *g = d;
+    }
+}
+
+fn wanted(spec: &Spec) -> bool {
+    match DRAW.lock().as_deref() {
+        Ok(Draw::All) | Err(_) => true,
+        Ok(Draw::Dry) => false,
+        Ok(Draw::Only(keys)) => {
+            keys.contains(&key(spec.op, &spec.types, &spec.options, spec.shape))
+        }
+    }
+}
+
+fn empty(spec: Spec) -> Variant {
+    Variant {
+        op: spec.op,
+        builtin: spec.builtin,
+        types: spec.types,
+        options: spec.options,
+        shape: spec.shape,
+        cases: Vec::new(),
+    }
+}
+
 /// What a variant needs besides its models.
 #[derive(Clone, Debug)]
 pub struct Spec {
@@ -409,6 +452,9 @@ pub fn fill(
     target: Target,
     mut draw: impl FnMut(&mut Rng, usize) -> Option<Draft>,
 ) -> Variant {
+    if !wanted(&spec) {
+        return empty(spec);
+    }
     let mut rng = Rng::for_key(seed, &key(spec.op, &spec.types, &spec.options, spec.shape));
     let mut cases = Vec::new();
     let mut values = 0usize;
@@ -601,6 +647,9 @@ pub fn fill_with_sets(
     target: Target,
     mut draw: impl FnMut(&mut Rng, usize) -> Option<(Draft, Vec<Vec<u8>>)>,
 ) -> Variant {
+    if !wanted(&spec) {
+        return empty(spec);
+    }
     let mut extra = Vec::new();
     let mut v = fill(seed, spec, target, |rng, index| {
         let (draft, sets) = draw(rng, index)?;
