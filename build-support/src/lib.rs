@@ -318,11 +318,7 @@ impl Config {
             .map_err(|e| {
                 BuildError::BadOption(format!("runtime crate path {:?}: {e}", self.runtime))
             })?;
-        // `invoke` runs reshape-like ops in place where it can (no copy).
-        let options = Options {
-            alias_reshapes: self.invoke,
-            ..options
-        };
+        let options = options.with_invoke(self.invoke);
         let plan = plan_model(&bytes, &options).map_err(|e| model_err(e.to_string()))?;
         let fallback = self
             .fallback

@@ -46,6 +46,9 @@ pub enum KernelScratch {
     None,
     /// The requests of TensorFlow Lite Micro's reference kernels.
     Tflm,
+    /// The requests of stowplan's own kernels (generated `invoke`):
+    /// [`crate::ops::OpKind::scratch`].
+    Stowplan,
 }
 
 /// One planned scratch buffer.
@@ -158,7 +161,8 @@ pub fn problem(
     }
     let scratch = match rules.kernel_scratch {
         KernelScratch::None => Vec::new(),
-        KernelScratch::Tflm => tflm_scratch(model, lifetimes),
+        KernelScratch::Tflm => requests(model, lifetimes, ops::tflm_scratch),
+        KernelScratch::Stowplan => requests(model, lifetimes, ops::stowplan_scratch),
     };
     for s in &scratch {
         let time = lifetimes
@@ -226,15 +230,19 @@ fn in_place_aliases(
     out
 }
 
-/// TFLM's scratch requests of every op that runs, in op order (TFLM's request order).
-fn tflm_scratch(model: &Model, lifetimes: &Lifetimes) -> Vec<ScratchBuffer> {
+/// The scratch requests of every op that runs, in op order (TFLM's request order).
+fn requests(
+    model: &Model,
+    lifetimes: &Lifetimes,
+    of: fn(&Model, &crate::tflite::Op) -> Vec<u64>,
+) -> Vec<ScratchBuffer> {
     model
         .ops
         .iter()
         .enumerate()
         .filter(|(i, _)| lifetimes.op_times.get(*i).is_some_and(|t| !t.is_empty()))
         .flat_map(|(i, op)| {
-            ops::tflm_scratch(model, op)
+            of(model, op)
                 .into_iter()
                 .filter(|&bytes| bytes > 0)
                 .map(move |bytes| ScratchBuffer { op: i, bytes })

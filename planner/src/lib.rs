@@ -136,6 +136,25 @@ impl Default for Options {
     }
 }
 
+impl Options {
+    /// These options for a module with (`invoke == true`) or without generated `invoke`: with
+    /// it, reshape-like ops share their input's bytes where they can ([`Options::alias_reshapes`])
+    /// and the scratch stowplan's kernels need is planned with the tensors
+    /// ([`arena::KernelScratch::Stowplan`]).
+    #[must_use]
+    pub fn with_invoke(self, invoke: bool) -> Self {
+        if invoke {
+            Self {
+                alias_reshapes: true,
+                kernel_scratch: arena::KernelScratch::Stowplan,
+                ..self
+            }
+        } else {
+            self
+        }
+    }
+}
+
 /// Two tensors an offline plan puts in the same bytes while both are live.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DeclaredAlias {

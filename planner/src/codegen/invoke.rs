@@ -535,7 +535,8 @@ impl Driver<'_> {
         });
         let outs = (0..op.outputs.len())
             .map(|i| format_ident!("o{i}"))
-            .chain(fnv.moved.iter().map(|i| format_ident!("m{i}")));
+            .chain(fnv.moved.iter().map(|i| format_ident!("m{i}")))
+            .chain((0..fnv.scratch).map(|k| format_ident!("s{k}")));
         let body = c.body;
         let doc = format!(" {}", op.desc());
         self.params

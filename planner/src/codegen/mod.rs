@@ -577,6 +577,53 @@ pub fn generate(
             }
         }
     }
+    // Kernel scratch: a slot each, live for its op only.
+    let mut scratch_slots: Vec<Vec<(syn::Ident, (u64, u64))>> = vec![Vec::new(); model.ops.len()];
+    let mut taken = names.clone();
+    taken.extend(resource_names.iter().cloned());
+    let scratch_names = names::unique(
+        plan.scratch
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
+                let op = model.ops.get(s.op);
+                let k = plan.scratch.iter().take(i).filter(|o| o.op == s.op).count();
+                match op {
+                    Some(op) if op.subgraph.0 != 0 => {
+                        format!("SCRATCH_SG{}_OP_{}_{k}", op.subgraph, op.index)
+                    }
+                    Some(op) => format!("SCRATCH_OP_{}_{k}", op.index),
+                    None => format!("SCRATCH_{i}"),
+                }
+            })
+            .collect(),
+        &taken,
+    );
+    for (i, (s, sname)) in plan.scratch.iter().zip(&scratch_names).enumerate() {
+        let Some(&offset) = plan.plan.offsets().get(plan.buffer_tensors.len() + i) else {
+            continue;
+        };
+        let ident = format_ident!("{}", sname);
+        let (o, n) = (ulit(offset), ulit(s.bytes / 4));
+        let doc = format!(
+            " Scratch of {} (its kernel's working memory while it runs), offset {}, {} bytes",
+            model
+                .ops
+                .get(s.op)
+                .map_or_else(String::new, |op| op.desc().to_string()),
+            thousands(offset),
+            thousands(s.bytes)
+        );
+        let check = format!("slot {sname} lies outside the arena");
+        items.push(quote! {
+            #[doc = #doc]
+            pub const #ident: #rt::Slot<Activations, i32> = #rt::Slot::new(#o, #n);
+            const _: () = ::core::assert!(#ident.end() <= ARENA_BYTES, #check);
+        });
+        if let Some(list) = scratch_slots.get_mut(s.op) {
+            list.push((ident, (offset, offset + s.bytes)));
+        }
+    }
     if let Some(flags) = plan.state.flags {
         let f = ulit(flags);
         items.push(quote! {
@@ -600,7 +647,7 @@ pub fn generate(
         let (sg, idx) = (Literal::u32_unsuffixed(op.subgraph.0), Literal::u32_unsuffixed(op.index.0));
         quote!(#p::OpInfo { opcode: #opcode, subgraph: #sg, index: #idx, inputs: &[#(#ins),*], outputs: &[#(#outs),*] })
     });
-    let (op_fns, fns) = op_functions(plan, &access, &p);
+    let (op_fns, fns) = op_functions(plan, &access, &scratch_slots, &p);
     let dynamic = (!dynamic_items.is_empty()).then(|| {
         quote! {
             /// Tensors sized at run time (a `-1` dimension), left out of the plan: take each
@@ -846,6 +893,8 @@ pub(crate) struct OpFn {
     pub state: bool,
     /// Inputs it hands out mutably, after the outputs (state the op updates), in input order.
     pub moved: Vec<usize>,
+    /// Scratch slots it hands out last.
+    pub scratch: usize,
 }
 
 /// One view an op function hands out, from one region.
@@ -866,7 +915,12 @@ struct View {
 /// the resource variable an ASSIGN_VARIABLE writes) are handed out mutably, after the outputs;
 /// their place among the inputs holds `()`.
 #[allow(clippy::too_many_lines)]
-fn op_functions(plan: &ModelPlan, access: &[Access], p: &TokenStream) -> (TokenStream, Vec<OpFn>) {
+fn op_functions(
+    plan: &ModelPlan,
+    access: &[Access],
+    scratch: &[Vec<(syn::Ident, (u64, u64))>],
+    p: &TokenStream,
+) -> (TokenStream, Vec<OpFn>) {
     let model = &plan.model;
     let mut info = vec![OpFn::default(); model.ops.len()];
     let overlap = |a: (u64, u64), b: (u64, u64)| a.0 < a.1 && b.0 < b.1 && a.0 < b.1 && b.0 < a.1;
@@ -988,6 +1042,16 @@ fn op_functions(plan: &ModelPlan, access: &[Access], p: &TokenStream) -> (TokenS
         }
         let moved_inputs: Vec<usize> = moved.iter().map(|(i, _)| *i).collect();
         writes.extend(moved.into_iter().map(|(_, v)| v));
+        let op_scratch = scratch.get(position).cloned().unwrap_or_default();
+        for (name, span) in &op_scratch {
+            writes.push(View {
+                ty: quote!(&'a mut [i32]),
+                value: quote!(super::#name),
+                state: Some(false),
+                span: Some((name.clone(), *span)),
+            });
+            write_docs.push(format!("scratch {name}"));
+        }
         if reads.len() > MAX_OP_ARITY || writes.len() > MAX_OP_ARITY {
             why = Some(format!("more than {MAX_OP_ARITY} inputs or outputs"));
         }
@@ -1022,6 +1086,7 @@ fn op_functions(plan: &ModelPlan, access: &[Access], p: &TokenStream) -> (TokenS
                 exists: true,
                 state: uses_state,
                 moved: moved_inputs,
+                scratch: op_scratch.len(),
             };
         }
         let fname = if sg == 0 {

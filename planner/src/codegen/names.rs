@@ -109,12 +109,22 @@ pub fn tensor_consts(model: &Model) -> Vec<String> {
 /// by appending `_`.
 #[must_use]
 pub fn resource_consts(shared_names: &[&str], taken: &[String]) -> Vec<String> {
+    let wanted: Vec<String> = shared_names
+        .iter()
+        .map(|n| format!("RESOURCE_{}", screaming(n).trim_start_matches("T_")))
+        .collect();
+    unique(wanted, taken)
+}
+
+/// `wanted` names, each made unique against `taken` (and the fixed items) and the others by
+/// appending `_`.
+#[must_use]
+pub fn unique(wanted: Vec<String>, taken: &[String]) -> Vec<String> {
     let mut used: BTreeSet<String> = taken.iter().cloned().collect();
     used.extend(RESERVED.iter().map(|r| (*r).to_owned()));
-    shared_names
-        .iter()
-        .map(|n| {
-            let mut name = format!("RESOURCE_{}", screaming(n).trim_start_matches("T_"));
+    wanted
+        .into_iter()
+        .map(|mut name| {
             while used.contains(&name) {
                 name.push('_');
             }

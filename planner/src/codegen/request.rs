@@ -423,11 +423,7 @@ fn expand_parsed(
             const _: &[u8] = ::core::include_bytes!(#a);
         ),
     };
-    // `invoke` runs reshape-like ops in place where it can (no copy).
-    let options = crate::Options {
-        alias_reshapes: parsed.invoke,
-        ..parsed.options.clone()
-    };
+    let options = parsed.options.clone().with_invoke(parsed.invoke);
     let plan = plan_model(&bytes, &options)
         .map_err(|e| (err(span, format!("{rel}: {e}")), tracking.clone()))?;
     generate(&plan, &bytes, &cg).map_err(|e| {

@@ -59,6 +59,10 @@ pub struct OpKind {
     /// The scratch buffers TFLM's reference kernel requests in its `Prepare`, in request order,
     /// in bytes (`None`: none, or shapes that kernel would refuse).
     pub tflm_scratch: fn(&Model, &Op) -> Option<Vec<u64>>,
+    /// The scratch buffers stowplan's own kernel needs while it runs, in bytes, each planned in
+    /// the arena for the op's time only and handed to the kernel as the views `s0`, `s1`, ..
+    /// (`&mut [i32]`: each size a multiple of 4).
+    pub scratch: fn(&Model, &Op) -> Option<Vec<u64>>,
     /// Lowers the op to its kernel call; `None` while the runtime has no kernel for the kind.
     pub lower: Option<Lowering>,
 }
@@ -84,6 +88,7 @@ const fn kernel(module: &'static str, lower: Lowering) -> OpKind {
         module,
         in_place: false,
         tflm_scratch: no_scratch,
+        scratch: no_scratch,
         lower: Some(lower),
     }
 }
@@ -171,7 +176,8 @@ fn invalid<T>(why: impl Into<String>) -> Result<T, Refusal> {
 /// An op's kernel call, for the driver: the parameter constant (if any) and the statement that
 /// runs it, given the names of its views: `i0`.. for what it reads, `o0`.. for its outputs, and
 /// `m{i}` for input `i` in the persistent region (a variable tensor the op updates, the resource
-/// variable an ASSIGN_VARIABLE writes), handed out mutably.
+/// variable an ASSIGN_VARIABLE writes), handed out mutably, and `s{k}` for the op's scratch
+/// ([`OpKind::scratch`], `&mut [i32]`).
 #[derive(Clone, Debug)]
 pub struct Call {
     /// `pub const OP_N: .. = ..;`, TFLM's `Prepare` as constants.
@@ -596,4 +602,15 @@ pub fn tflm_scratch(model: &Model, op: &Op) -> Vec<u64> {
     kind(&op.opcode)
         .and_then(|k| (k.tflm_scratch)(model, op))
         .unwrap_or_default()
+}
+
+/// The scratch stowplan's own kernel for `op` needs, in bytes (rounded up to whole `i32`s).
+#[must_use]
+pub fn stowplan_scratch(model: &Model, op: &Op) -> Vec<u64> {
+    kind(&op.opcode)
+        .and_then(|k| (k.scratch)(model, op))
+        .unwrap_or_default()
+        .into_iter()
+        .map(|b| b.div_ceil(4).saturating_mul(4))
+        .collect()
 }

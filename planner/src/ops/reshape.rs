@@ -17,6 +17,7 @@ const IN_PLACE: OpKind = OpKind {
     module: "reshape",
     in_place: true,
     tflm_scratch: no_scratch,
+    scratch: no_scratch,
     lower: Some(lower),
 };
 

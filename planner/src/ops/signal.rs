@@ -3,7 +3,7 @@
 //! `fft_length` the output's last dimension − 2 (the output holds `fft_length / 2 + 1` complex
 //! values).
 
-use super::{OpKind, dims, input, output};
+use super::{OpKind, dims, input, no_scratch, output};
 use crate::tflite::{Model, Op};
 
 /// `SignalRfft`.
@@ -11,6 +11,7 @@ pub const RFFT: OpKind = OpKind {
     module: "signal",
     in_place: false,
     tflm_scratch: rfft_scratch,
+    scratch: no_scratch,
     lower: None,
 };
 

@@ -3,7 +3,7 @@
 //! `batch × filters × 4` then `batch × units × 4` bytes (int32 state and output), float input
 //! `batch × filters × 4`.
 
-use super::{OpKind, dims, input, output};
+use super::{OpKind, dims, input, no_scratch, output};
 use crate::tflite::{DType, Model, Op};
 
 /// SVDF.
@@ -11,6 +11,7 @@ pub const SVDF: OpKind = OpKind {
     module: "svdf",
     in_place: false,
     tflm_scratch: scratch,
+    scratch: no_scratch,
     lower: None,
 };
 

@@ -2,7 +2,7 @@
 //! runtime yet; the build knows the scratch TFLM's reference kernel requests: four buffers of
 //! the cell state's bytes (input 19, `[batch, cells]` of the cell type).
 
-use super::{OpKind, dims, input};
+use super::{OpKind, dims, input, no_scratch};
 use crate::tflite::{Model, Op};
 
 /// UNIDIRECTIONAL_SEQUENCE_LSTM.
@@ -10,6 +10,7 @@ pub const UNIDIRECTIONAL_SEQUENCE_LSTM: OpKind = OpKind {
     module: "unidirectional_sequence_lstm",
     in_place: false,
     tflm_scratch: scratch,
+    scratch: no_scratch,
     lower: None,
 };
 
