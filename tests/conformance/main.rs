@@ -248,7 +248,7 @@ fn generate(args: &Args) -> Result<(), String> {
                 .invoke(true)
                 .render();
             let (refused, params) = match rendered {
-                Ok((text, _)) => {
+                Ok((text, generated)) => {
                     write(&sweep.join(format!("src/gen/{id}.rs")), text.as_bytes())?;
                     let params = param_names(&text);
                     let _ = writeln!(includes, "include!(\"gen/{id}.rs\");");
@@ -256,9 +256,20 @@ fn generate(args: &Args) -> Result<(), String> {
                         .iter()
                         .map(|p| format!("(\"{p}\", format!(\"{{:?}}\", {id}::params::{p})),"))
                         .collect();
+                    // One arena (and state) for all sets, as TFLM's interpreter is one: a model
+                    // with state carries it from set to set.
+                    let (state, call) = if generated.persistent_bytes > 0 {
+                        (
+                            format!("let mut state = Box::new({id}::PersistentArena::new()); "),
+                            format!("{id}::invoke(&mut arena, &mut state)"),
+                        )
+                    } else {
+                        (String::new(), format!("{id}::invoke(&mut arena)"))
+                    };
                     let _ = writeln!(
                         table,
-                        "    (\"{id}\", {set_bytes}, |out, set| {{ let mut arena = Box::new({id}::Arena::new()); feed(arena.as_bytes_mut(), {id}::TENSORS, {id}::INPUTS, set)?; {id}::invoke(&mut arena); collect(arena.as_bytes(), {id}::TENSORS, {id}::OUTPUTS, out) }}, || vec![{dumps}]),"
+                        "    (\"{id}\", {set_bytes}, {n_sets}, |out, sets, size, n| {{ let mut arena = Box::new({id}::Arena::new()); {state}for k in 0..n {{ let set = sets.get(k * size..(k + 1) * size).unwrap_or(&[]); feed(arena.as_bytes_mut(), {id}::TENSORS, {id}::INPUTS, set)?; {call}; collect(arena.as_bytes(), {id}::TENSORS, {id}::OUTPUTS, out)?; }} Ok(()) }}, || vec![{dumps}]),",
+                        n_sets = case.inputs.len()
                     );
                     (serde_json::Value::Null, params)
                 }
@@ -395,23 +406,19 @@ fn collect(arena: &[u8], tensors: &[TensorInfo], outputs: &[u32], out: &mut Vec<
     Ok(())
 }}
 
-type Run = fn(&mut Vec<u8>, &[u8]) -> Result<(), String>;
+type Run = fn(&mut Vec<u8>, &[u8], usize, usize) -> Result<(), String>;
 type Params = fn() -> Vec<(&'static str, String)>;
 
-const MODELS: &[(&str, usize, Run, Params)] = &[
+const MODELS: &[(&str, usize, usize, Run, Params)] = &[
 {table}];
 
 fn main() {{
     let dir = std::path::PathBuf::from(std::env::args().nth(1).expect("usage: stowplan-conformance-sweep DIR"));
     let mut failed = 0;
-    for &(id, set_bytes, run, params) in MODELS {{
+    for &(id, set_bytes, n_sets, run, params) in MODELS {{
         let sets = std::fs::read(dir.join("inputs").join(format!("{{id}}.bin"))).expect("input sets");
         let mut out = Vec::new();
-        let result = if set_bytes == 0 {{
-            run(&mut out, &[])
-        }} else {{
-            sets.chunks(set_bytes).try_for_each(|set| run(&mut out, set))
-        }};
+        let result = run(&mut out, &sets, set_bytes, n_sets);
         if let Err(e) = result {{
             eprintln!("{{id}}: {{e}}");
             failed += 1;
