@@ -141,6 +141,16 @@ fn variables_constants_and_control_flow_in_json() {
         (Some("variable"), Some("persistent"))
     );
     assert!(state["offset"].is_null());
+    assert_eq!(state["state_offset"], 0);
+    assert_eq!(v["ram_bytes"], 80 + 848);
+    let vars = v["state"]["variables"].as_array().unwrap();
+    assert_eq!(vars.len(), 2);
+    // int16[1,320] then int16[1,100] (640 B, then 200 B at the next multiple of 16).
+    assert_eq!(
+        (vars[1]["offset"].as_u64(), vars[1]["bytes"].as_u64()),
+        (Some(640), Some(200))
+    );
+    assert!(v["state"]["flags"].is_null());
     let v: Value = serde_json::from_str(&ok(&[
         "plan",
         "tests/models/synthetic/if_else.tflite",
@@ -151,6 +161,53 @@ fn variables_constants_and_control_flow_in_json() {
     assert_eq!(v["ops"][0]["callees"], serde_json::json!([1, 2]));
     assert_eq!(v["tensors"][4]["subgraph"], 1);
     assert_eq!(v["tensors"][4]["first"], 2);
+}
+
+#[test]
+fn state_in_every_report() {
+    let model = "tests/models/synthetic/call_once.tflite";
+    let text = ok(&["plan", model]);
+    for line in [
+        "state                   48 B  (raw 34 B; 0 variable tensors, 1 resource variables, flags), kept apart",
+        "RAM                    144 B  (arena + state)",
+        "  state+0               32 B  resource variable \"state\" float32",
+        "  state+32               2 B  flags (reset once, 1 CALL_ONCE op)",
+    ] {
+        assert!(text.contains(line), "{line:?} missing from\n{text}");
+    }
+    let v: Value = serde_json::from_str(&ok(&["plan", model, "--json"])).unwrap();
+    let state = &v["state"];
+    assert_eq!(
+        (state["bytes"].as_u64(), state["raw_bytes"].as_u64()),
+        (Some(48), Some(34))
+    );
+    assert_eq!(state["resources"][0]["shared_name"], "state");
+    assert_eq!(state["resources"][0]["bytes"], 32);
+    assert_eq!(state["flags"]["offset"], 32);
+    assert_eq!(
+        state["flags"]["call_once_ops"],
+        serde_json::json!([{"subgraph": 0, "index": 0}])
+    );
+    assert_eq!(v["ram_bytes"], v["arena_bytes"].as_u64().unwrap() + 48);
+
+    let svg = std::env::temp_dir().join(format!("stowplan-cli-state-{}.svg", std::process::id()));
+    ok(&["plan", model, "--svg", svg.to_str().unwrap()]);
+    let picture = std::fs::read_to_string(&svg).unwrap();
+    let _ = std::fs::remove_file(&svg);
+    assert!(picture.contains("state 48 B, RAM 144 B"), "{picture}");
+    assert!(
+        picture
+            .contains("<title>resource variable &quot;state&quot; float32: 32 B at state offset 0"),
+        "{picture}"
+    );
+    assert!(picture.contains("flags (reset once, 1 CALL_ONCE op): 2 B at state offset 32"));
+    // A model without state has no state column.
+    let svg_chain =
+        std::env::temp_dir().join(format!("stowplan-cli-nostate-{}.svg", std::process::id()));
+    ok(&["plan", CHAIN, "--svg", svg_chain.to_str().unwrap()]);
+    let picture = std::fs::read_to_string(&svg_chain).unwrap();
+    let _ = std::fs::remove_file(&svg_chain);
+    assert!(!picture.contains("persistent"), "{picture}");
 }
 
 #[test]

@@ -98,6 +98,93 @@ impl State {
     }
 }
 
+/// What one item of the persistent region holds.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum StateItemKind {
+    /// A variable tensor.
+    Variable(TensorId),
+    /// A resource variable, by index into [`State::resources`].
+    Resource(usize),
+    /// The flags: the "reset once" byte, then one per `CALL_ONCE` op.
+    Flags,
+}
+
+/// One item of the persistent region, for reports.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StateItem {
+    /// What it holds.
+    pub kind: StateItemKind,
+    /// Its offset in the persistent region.
+    pub offset: u64,
+    /// Its bytes (without alignment padding).
+    pub bytes: u64,
+    /// How reports name it: `tensor 7 "h" int8[1,40]`, `resource variable "ring" int8`,
+    /// `flags (reset once, 1 CALL_ONCE)`.
+    pub label: String,
+}
+
+impl State {
+    /// Every item of the region with bytes, in offset order (variable tensors, resource
+    /// variables, flags), labelled with `model`'s names.
+    #[must_use]
+    pub fn items(&self, model: &Model, tensors: &[TensorInfo]) -> Vec<StateItem> {
+        let mut items = Vec::new();
+        for v in &self.variables {
+            let label = model.tensors.get(v.tensor.get()).map_or_else(
+                || format!("tensor {}", v.tensor),
+                |t| {
+                    let shape = tensors
+                        .get(v.tensor.get())
+                        .map_or_else(String::new, |i| crate::emit::shape(&i.shape));
+                    format!(
+                        "variable tensor {} {:?} {}{shape}",
+                        t.id,
+                        t.name,
+                        t.dtype.name()
+                    )
+                },
+            );
+            items.push(StateItem {
+                kind: StateItemKind::Variable(v.tensor),
+                offset: v.offset,
+                bytes: v.bytes,
+                label,
+            });
+        }
+        for (i, r) in self.resources.iter().enumerate() {
+            if r.bytes == 0 {
+                continue;
+            }
+            let container = if r.container.is_empty() {
+                String::new()
+            } else {
+                format!(" in {:?}", r.container)
+            };
+            items.push(StateItem {
+                kind: StateItemKind::Resource(i),
+                offset: r.offset,
+                bytes: r.bytes,
+                label: format!(
+                    "resource variable {:?}{container} {}",
+                    r.shared_name,
+                    r.dtype.name()
+                ),
+            });
+        }
+        if let Some(offset) = self.flags {
+            let n = self.call_once.len();
+            let plural = if n == 1 { "" } else { "s" };
+            items.push(StateItem {
+                kind: StateItemKind::Flags,
+                offset,
+                bytes: 1 + n as u64,
+                label: format!("flags (reset once, {n} CALL_ONCE op{plural})"),
+            });
+        }
+        items
+    }
+}
+
 fn align_up(n: u64, alignment: u64) -> u64 {
     n.div_ceil(alignment).saturating_mul(alignment)
 }

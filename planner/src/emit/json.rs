@@ -44,6 +44,12 @@ pub fn model_json(plan: &ModelPlan, model: &str) -> Value {
                     Placement::Dynamic => "dynamic",
                 },
             });
+            if let (Some(var), Some(obj)) = (
+                plan.state.variables.iter().find(|v| v.tensor == t.id),
+                v.as_object_mut(),
+            ) {
+                obj.insert("state_offset".into(), json!(var.offset));
+            }
             if let (Some(offset), Some(obj)) = (plan.offset(t.id), v.as_object_mut()) {
                 obj.insert("offset".into(), json!(offset));
                 obj.insert("fixed".into(), json!(info.fixed_offset.is_some()));
@@ -95,6 +101,33 @@ pub fn model_json(plan: &ModelPlan, model: &str) -> Value {
         .iter()
         .map(|a| json!({ "a": a.a.0, "b": a.b.0, "time": scope_json(a.scope) }))
         .collect();
+    let state = &plan.state;
+    let state_json = json!({
+        "bytes": state.bytes,
+        "raw_bytes": state.raw_bytes,
+        "variables": state.variables.iter().map(|v| json!({
+            "tensor": v.tensor.0,
+            "offset": v.offset,
+            "bytes": v.bytes,
+            "reset_byte": v.reset_byte,
+        })).collect::<Vec<_>>(),
+        "resources": state.resources.iter().map(|r| json!({
+            "container": r.container,
+            "shared_name": r.shared_name,
+            "dtype": r.dtype.name(),
+            "offset": r.offset,
+            "bytes": r.bytes,
+            "reset_byte": r.reset_byte,
+        })).collect::<Vec<_>>(),
+        "flags": state.flags.map(|offset| json!({
+            "offset": offset,
+            "bytes": 1 + state.call_once.len(),
+            "call_once_ops": state.call_once.iter().filter_map(|&i| m.ops.get(i)).map(|op| json!({
+                "subgraph": op.subgraph.0,
+                "index": op.index.0,
+            })).collect::<Vec<_>>(),
+        })),
+    });
     let offline = match (&m.offline_plan, plan.offline) {
         (None, _) => "none",
         (Some(_), OfflinePolicy::Honour) => "honoured",
@@ -111,6 +144,8 @@ pub fn model_json(plan: &ModelPlan, model: &str) -> Value {
         "arena_bytes": plan.arena_bytes(),
         "persistent_bytes": plan.persistent_bytes,
         "persistent_raw_bytes": plan.persistent_raw_bytes,
+        "ram_bytes": plan.arena_bytes().saturating_add(plan.persistent_bytes),
+        "state": state_json,
         "lower_bound_bytes": plan.lower_bound_bytes(),
         "lower_bound_raw_bytes": plan.profile.raw_bytes,
         "naive_bytes": plan.naive_bytes(),

@@ -61,8 +61,27 @@ fn ticks(max: u64, count: u64) -> Vec<u64> {
     (0..=max / step).map(|k| k * step).collect()
 }
 
-fn render(title: &str, blocks: &[Block], arena: u64, bound: u64, peak: Option<Time>) -> String {
-    let plot_w = WIDTH - LEFT - RIGHT;
+/// Width of the column that shows the persistent region, when the model has one.
+const STATE_W: f64 = 110.0;
+
+/// One item of the persistent region.
+struct StateBlock {
+    label: String,
+    offset: u64,
+    bytes: u64,
+}
+
+fn render(
+    title: &str,
+    blocks: &[Block],
+    arena: u64,
+    bound: u64,
+    peak: Option<Time>,
+    state: &[StateBlock],
+    state_bytes: u64,
+) -> String {
+    let state_w = if state_bytes > 0 { STATE_W } else { 0.0 };
+    let plot_w = WIDTH - LEFT - RIGHT - state_w;
     let plot_h = HEIGHT - TOP - BOTTOM;
     let t0 = blocks.iter().map(|b| u64::from(b.first)).min().unwrap_or(0);
     let t1 = blocks
@@ -92,10 +111,19 @@ fn render(title: &str, blocks: &[Block], arena: u64, bound: u64, peak: Option<Ti
     );
     let _ = writeln!(
         out,
-        r#"<text x="{LEFT}" y="36">arena {} B, lower bound {} B, {} buffers</text>"#,
+        r#"<text x="{LEFT}" y="36">arena {} B, lower bound {} B, {} buffers{}</text>"#,
         thousands(arena),
         thousands(bound),
-        blocks.len()
+        blocks.len(),
+        if state_bytes > 0 {
+            format!(
+                "; state {} B, RAM {} B",
+                thousands(state_bytes),
+                thousands(arena.saturating_add(state_bytes))
+            )
+        } else {
+            String::new()
+        }
     );
     // Axes and grid.
     let _ = writeln!(out, r##"<g stroke="#d0d0d0" stroke-width="0.5">"##);
@@ -233,21 +261,50 @@ fn render(title: &str, blocks: &[Block], arena: u64, bound: u64, peak: Option<Ti
         out,
         r##"<rect x="{LEFT:.1}" y="{TOP:.1}" width="{plot_w:.1}" height="{plot_h:.1}" fill="none" stroke="#808080" stroke-width="1"/>"##
     );
+    if state_bytes > 0 {
+        // The persistent region: a column of its own (own scale), every item live throughout.
+        let cx = LEFT + plot_w + 24.0;
+        let cw = state_w - 32.0;
+        let sy = |a: u64| TOP + plot_h - a as f64 * plot_h / state_bytes as f64;
+        let _ = writeln!(
+            out,
+            r#"<text x="{:.1}" y="{:.1}" text-anchor="middle">state {} B</text>"#,
+            cx + cw / 2.0,
+            TOP - 4.0,
+            thousands(state_bytes)
+        );
+        let _ = writeln!(out, r##"<g stroke="#ffffff" stroke-width="0.75">"##);
+        for (i, b) in state.iter().enumerate() {
+            let (top_y, bottom_y) = (sy(b.offset.saturating_add(b.bytes)), sy(b.offset));
+            let hue = (i as u64 * 137 + 60) % 360;
+            let _ = writeln!(
+                out,
+                r#"<rect x="{cx:.1}" y="{top_y:.1}" width="{cw:.1}" height="{:.1}" fill="hsl({hue},45%,80%)"><title>{}: {} B at state offset {}, kept across invocations</title></rect>"#,
+                (bottom_y - top_y).max(0.5),
+                escape(&b.label),
+                thousands(b.bytes),
+                thousands(b.offset)
+            );
+        }
+        let _ = writeln!(out, "</g>");
+        let _ = writeln!(
+            out,
+            r##"<rect x="{cx:.1}" y="{TOP:.1}" width="{cw:.1}" height="{plot_h:.1}" fill="none" stroke="#808080" stroke-width="1"/>"##
+        );
+        let _ = writeln!(
+            out,
+            r#"<text x="{:.1}" y="{:.1}" text-anchor="middle">persistent</text>"#,
+            cx + cw / 2.0,
+            TOP + plot_h + 16.0
+        );
+    }
     out.push_str("</svg>\n");
     out
 }
 
-/// The picture of an abstract problem's plan; `labels` names each buffer (CSV ids), `title` heads
-/// the picture.
-#[must_use]
-pub fn plan_svg(
-    problem: &Problem,
-    plan: &Plan,
-    profile: &LiveProfile,
-    labels: &[String],
-    title: &str,
-) -> String {
-    let blocks: Vec<Block> = problem
+/// One block per buffer of `problem` with bytes; `labels` names them.
+fn blocks(problem: &Problem, plan: &Plan, labels: &[String]) -> Vec<Block> {
+    problem
         .buffers()
         .iter()
         .zip(plan.offsets())
@@ -261,17 +318,32 @@ pub fn plan_svg(
             bytes: problem.aligned_size(b.size),
             fixed: b.fixed_offset.is_some(),
         })
-        .collect();
+        .collect()
+}
+
+/// The picture of an abstract problem's plan; `labels` names each buffer (CSV ids), `title` heads
+/// the picture.
+#[must_use]
+pub fn plan_svg(
+    problem: &Problem,
+    plan: &Plan,
+    profile: &LiveProfile,
+    labels: &[String],
+    title: &str,
+) -> String {
     render(
         title,
-        &blocks,
+        &blocks(problem, plan, labels),
         plan.arena_bytes(),
         profile.aligned_bytes,
         profile.peak_time,
+        &[],
+        0,
     )
 }
 
-/// The picture of a model's plan: one rectangle per planned tensor, labelled with its name.
+/// The picture of a model's plan: one rectangle per planned tensor, labelled with its name, and
+/// for a stateful model a column beside it with the persistent region's items.
 #[must_use]
 pub fn model_svg(plan: &ModelPlan, title: &str) -> String {
     let labels: Vec<String> = plan
@@ -284,7 +356,25 @@ pub fn model_svg(plan: &ModelPlan, title: &str) -> String {
                 .map_or_else(|| id.to_string(), |t| format!("{} {}", t.id, t.name))
         })
         .collect();
-    plan_svg(&plan.problem, &plan.plan, &plan.profile, &labels, title)
+    let state: Vec<StateBlock> = plan
+        .state
+        .items(&plan.model, &plan.tensors)
+        .into_iter()
+        .map(|item| StateBlock {
+            label: item.label,
+            offset: item.offset,
+            bytes: item.bytes,
+        })
+        .collect();
+    render(
+        title,
+        &blocks(&plan.problem, &plan.plan, &labels),
+        plan.arena_bytes(),
+        plan.profile.aligned_bytes,
+        plan.profile.peak_time,
+        &state,
+        plan.state.bytes,
+    )
 }
 
 #[cfg(test)]

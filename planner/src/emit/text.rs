@@ -71,7 +71,15 @@ pub fn model_text(plan: &ModelPlan, model: &str) -> String {
                     o
                 }
             }
-            Placement::Persistent => "persistent".to_owned(),
+            Placement::Persistent => plan
+                .state
+                .variables
+                .iter()
+                .find(|v| v.tensor == t.id)
+                .map_or_else(
+                    || "state".to_owned(),
+                    |v| format!("state+{}", thousands(v.offset)),
+                ),
             Placement::None => "-".to_owned(),
             Placement::Dynamic => "dynamic".to_owned(),
         };
@@ -121,17 +129,30 @@ pub fn model_text(plan: &ModelPlan, model: &str) -> String {
         thousands(naive.saturating_sub(arena)),
         percent(naive.saturating_sub(arena), naive)
     );
-    let persistent = plan
-        .tensors
-        .iter()
-        .filter(|i| i.placement == Placement::Persistent)
-        .count();
+    let state = &plan.state;
+    let resources = state.resources.iter().filter(|r| r.bytes > 0).count();
     let _ = writeln!(
         out,
-        "persistent   {:>13} B  (raw {} B; {persistent} variable tensors, kept apart)",
+        "state        {:>13} B  (raw {} B; {} variable tensors, {resources} resource variables{}), kept apart",
         thousands(plan.persistent_bytes),
-        thousands(plan.persistent_raw_bytes)
+        thousands(plan.persistent_raw_bytes),
+        state.variables.len(),
+        if state.flags.is_some() { ", flags" } else { "" }
     );
+    let _ = writeln!(
+        out,
+        "RAM          {:>13} B  (arena + state)",
+        thousands(arena.saturating_add(plan.persistent_bytes))
+    );
+    for item in state.items(m, &plan.tensors) {
+        let _ = writeln!(
+            out,
+            "  state+{:<6} {:>11} B  {}",
+            thousands(item.offset),
+            thousands(item.bytes),
+            item.label
+        );
+    }
     let _ = writeln!(out, "{}", quality(&plan.plan));
     if let Some(scope) = plan.peak_scope() {
         let live: Vec<String> = plan
