@@ -36,6 +36,8 @@ mod reshape;
 mod softmax;
 mod suite;
 mod transpose;
+// The elementwise family (ops-b).
+mod sub;
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -65,6 +67,7 @@ fn all_variants(seed: u64, target: Target, ops: Option<&[String]>) -> Vec<Varian
         ("pooling", pooling::variants),
         ("reduce", reduce::variants),
         ("softmax", softmax::variants),
+        ("sub", sub::variants),
     ];
     table
         .iter()

@@ -5,34 +5,14 @@
 use quote::quote;
 
 use super::add::{
-    act_range_i32, act_range_s16, activation, add_params_tokens, binary_shape, float_call,
-    int32_call, unquantized,
+    act_range_i32, activation, add_params_tokens, binary_shape, float_call, int32_call, unquantized,
 };
-use super::{Call, Lower, OpKind, Refusal, act_range_s8, kernel, unsupported};
+use super::{Call, Lower, OpKind, Refusal, fused, kernel, unsupported};
 use crate::quant;
 use crate::tflite::DType;
 
 /// SUB.
 pub const SUB: OpKind = kernel("sub", lower);
-
-/// TFLM's `CalculateOpDataSub` (sub_common.cc:38-66) for int8 (`left_shift` 20) and int16
-/// (15): unlike ADD's, its scales stay in `float`: `twice_max_input_scale = 2 * max(s1, s2)`,
-/// the input multipliers `(double)(s_i / twice_max_input_scale)` and the output one
-/// `(double)(twice_max_input_scale / ((1 << left_shift) * output_scale))`, each divided in
-/// float, through `QuantizeMultiplierSmallerThanOneExp`; `None` where that aborts.
-fn sub_multipliers(left_shift: i32, s1: f32, s2: f32, so: f32) -> Option<[(i32, i32); 3]> {
-    let twice_max_input_scale = 2.0 * s1.max(s2);
-    let real_input1_multiplier = f64::from(s1 / twice_max_input_scale);
-    let real_input2_multiplier = f64::from(s2 / twice_max_input_scale);
-    // `(1 << left_shift) * output_scale`: an int times a float, in float.
-    let denominator = (1_i32 << left_shift) as f32 * so;
-    let real_output_multiplier = f64::from(twice_max_input_scale / denominator);
-    Some([
-        quant::quantize_multiplier_smaller_than_one_exp(real_input1_multiplier)?,
-        quant::quantize_multiplier_smaller_than_one_exp(real_input2_multiplier)?,
-        quant::quantize_multiplier_smaller_than_one_exp(real_output_multiplier)?,
-    ])
-}
 
 fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
     let k = cx.k();
@@ -59,27 +39,21 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
     let (s1, z1) = cx.quant(a)?;
     let (s2, z2) = cx.quant(b)?;
     let (so, zo) = cx.quant(out)?;
-    let [m1, m2, mo] = sub_multipliers(left_shift, s1, s2, so).ok_or_else(|| {
-        Refusal::Invalid(format!(
-            "scales {s1} and {s2} into {so} give a multiplier TFLM's QuantizeMultiplierSmallerThanOneExp refuses (its Prepare aborts)"
-        ))
-    })?;
-    let (act_min, act_max) = if out.dtype == DType::Int8 {
-        act_range_s8(act, so, zo)?
+    // sub_common.cc:38-66 (CalculateOpDataSub) as the pinned wheel computes it: the source at
+    // 90b983c2 keeps the scales in float, but the wheel's outputs match ADD's arithmetic in
+    // double (found by the conformance suite: int16 models whose float multipliers are an
+    // ulp away), so SUB's parameters are ADD's.
+    let range = if out.dtype == DType::Int8 {
+        (i32::from(i8::MIN), i32::from(i8::MAX))
     } else {
-        act_range_s16(act, so, zo)?
+        (i32::from(i16::MIN), i32::from(i16::MAX))
     };
-    let p = quant::AddParams {
-        left_shift,
-        input1_offset: z1.wrapping_neg(),
-        input1: m1,
-        input2_offset: z2.wrapping_neg(),
-        input2: m2,
-        output_offset: zo,
-        output: mo,
-        act_min,
-        act_max,
-    };
+    let p = quant::add_params_with(left_shift, range, (s1, z1), (s2, z2), (so, zo), fused(act)?)
+        .ok_or_else(|| {
+            Refusal::Invalid(format!(
+                "scales {s1} and {s2} into {so} give a multiplier TFLM's QuantizeMultiplierSmallerThanOneExp refuses (its Prepare aborts), or the {act:?} range overflows"
+            ))
+        })?;
     Ok(Call {
         params: Some(add_params_tokens(cx, quote!(SubQuant), &shape, &p)),
         body: quote!(#k::#f(&params::#pname, i0, i1, o0);),
