@@ -332,3 +332,7 @@ def is_quantized(t):
     """TFLM's quantization.type != kTfLiteNoQuantization: the tensor has scales
     (micro_allocator.cc, InitializeTfLiteTensorFromFlatbuffer)."""
     return bool(t.scale)
+
+
+# TensorType UINT32 (schema code 15), which CAST converts.
+TYPES[15] = "uint32"

@@ -24,13 +24,15 @@ pub const LESS: OpKind = kernel("comparisons", less);
 pub const LESS_EQUAL: OpKind = kernel("comparisons", less_equal);
 
 /// The types of the inputs each op's Eval takes (comparisons.cc): EQUAL and NOT_EQUAL bool,
-/// float32, int32, int64 and int8; GREATER also int16 but not bool; the others float32, int32,
-/// int64 and int8.
+/// float32, int32, int64 and int8; the others float32, int32, int64 and int8. (GREATER's Eval
+/// also takes int16, "with scaling", by parameters its Prepare never sets: comparisons.cc:289
+/// reads the `ComparisonParams` that only int8 fills in, so its result is whatever the
+/// persistent buffer held; with the wheel's zeroed arena every element is false. The runtime
+/// has no kernel for that.)
 fn takes(op: &str, dtype: DType) -> bool {
     match dtype {
         DType::Float32 | DType::Int32 | DType::Int64 | DType::Int8 => true,
         DType::Bool => matches!(op, "Equal" | "NotEqual"),
-        DType::Int16 => op == "Greater",
         _ => false,
     }
 }
