@@ -63,3 +63,17 @@ pub fn add_n_s8(p: &AddNS8, inputs: &[&[i8]], output: &mut [i8]) {
         *o = clamp_i32(raw_output, p.act_min, p.act_max) as i8;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn float_sum_starts_from_positive_zero() {
+        let (a, b) = ([-0.0_f32, 1.5], [-0.0_f32, 2.25]);
+        let mut out = [1.0_f32; 2];
+        add_n_f32(&[&a, &b], &mut out);
+        assert_eq!(out[0].to_bits(), 0.0_f32.to_bits());
+        assert_eq!(out[1], 3.75);
+    }
+}

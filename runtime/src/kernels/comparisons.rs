@@ -123,3 +123,34 @@ pub fn compare_s8(
         |y| value(p.input2_offset, p.input2, y),
     );
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nan_compares_false_but_not_equal() {
+        let shape = BinaryShape {
+            input1: [1, 1, 1, 1, 1, 2],
+            input2: [1, 1, 1, 1, 1, 1],
+            output: [1, 1, 1, 1, 1, 2],
+        };
+        let mut out = [9; 2];
+        compare(
+            &shape,
+            Comparison::GreaterEqual,
+            &[f32::NAN, 1.0],
+            &[1.0],
+            &mut out,
+        );
+        assert_eq!(out, [0, 1]);
+        compare(
+            &shape,
+            Comparison::NotEqual,
+            &[f32::NAN, 1.0],
+            &[1.0],
+            &mut out,
+        );
+        assert_eq!(out, [1, 0]);
+    }
+}

@@ -13,3 +13,18 @@ pub fn fill<T: Copy + Default>(value: &[T], output: &mut [T]) {
         *o = v;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernels::zeros_like;
+
+    #[test]
+    fn fills_and_zeros() {
+        let mut out = [0_i8; 3];
+        fill(&[-7], &mut out);
+        assert_eq!(out, [-7; 3]);
+        zeros_like(&mut out);
+        assert_eq!(out, [0; 3]);
+    }
+}

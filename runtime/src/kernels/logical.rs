@@ -34,3 +34,25 @@ pub fn logical_not(input: &[u8], output: &mut [u8]) {
         *o = u8::from(x == 0);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn truth_tables() {
+        let shape = BinaryShape {
+            input1: [1, 1, 1, 1, 1, 4],
+            input2: [1, 1, 1, 1, 1, 4],
+            output: [1, 1, 1, 1, 1, 4],
+        };
+        let (a, b) = ([0, 0, 1, 1], [0, 1, 0, 1]);
+        let mut out = [9; 4];
+        logical_and(&shape, &a, &b, &mut out);
+        assert_eq!(out, [0, 0, 0, 1]);
+        logical_or(&shape, &a, &b, &mut out);
+        assert_eq!(out, [0, 1, 1, 1]);
+        logical_not(&a, &mut out);
+        assert_eq!(out, [1, 1, 0, 0]);
+    }
+}
