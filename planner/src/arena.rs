@@ -24,6 +24,7 @@
 //! | `SVDF`, float input | `batch × filters × 4` |
 //! | `UNIDIRECTIONAL_SEQUENCE_LSTM` | four of `batch × cells × cell element size` (the cell state's bytes, input 19) |
 //! | `SignalRfft` (custom) | `fft_length × element size`, with `fft_length` = the output's last dimension − 2 |
+//! | `ADD_N`, float32 or int8 | `inputs × 8` (one pointer per input on the 64-bit host) |
 //!
 //! Other ops are taken to request none (true of TFLM's reference kernels for every op in the
 //! models the project checks; optimised kernel builds such as CMSIS-NN request more). The real

@@ -485,13 +485,35 @@ pub fn add_params(
     output: (f32, i32),
     activation: FusedActivation,
 ) -> Option<AddParams> {
-    let left_shift = 20;
+    add_params_with(
+        20,
+        (i32::from(i8::MIN), i32::from(i8::MAX)),
+        input1,
+        input2,
+        output,
+        activation,
+    )
+}
+
+/// TFLM's `CalculateOpDataAdd` for an int8 (`left_shift` 20, range `-128..=127`) or int16
+/// (`left_shift` 15, range `-32768..=32767`) output: [`add_params`] with the left shift and the
+/// output range of the type.
+#[must_use]
+pub fn add_params_with(
+    left_shift: i32,
+    (qmin, qmax): (i32, i32),
+    input1: (f32, i32),
+    input2: (f32, i32),
+    output: (f32, i32),
+    activation: FusedActivation,
+) -> Option<AddParams> {
     let twice_max_input_scale = 2.0 * f64::from(input1.0.max(input2.0));
     let real_input1_multiplier = f64::from(input1.0) / twice_max_input_scale;
     let real_input2_multiplier = f64::from(input2.0) / twice_max_input_scale;
     let real_output_multiplier =
         twice_max_input_scale / (f64::from(1_i32 << left_shift) * f64::from(output.0));
-    let (act_min, act_max) = activation_range_s8(activation, output.0, output.1)?;
+    let (act_min, act_max) =
+        activation_range_quantized(activation, output.0, output.1, qmin, qmax)?;
     Some(AddParams {
         left_shift,
         input1_offset: input1.1.wrapping_neg(),

@@ -29,8 +29,15 @@ def expected(op):
         # add_common.cc:72-75: CalculateActivationRange for floats.
         lo, hi = tflm.activation_range_float(act)
         return {"shape": shape, "act_min": lo, "act_max": hi}
+    if out.dtype == "int32":
+        # add_common.cc:106-111: unquantised only; add.cc:59-60: the whole int32 range,
+        # whatever the activation.
+        if tflm.is_quantized(in1) or tflm.is_quantized(in2):
+            raise tflm.PrepareFails("int32 ADD of quantised inputs")
+        return {"shape": shape, "act_min": tflm.INT32_MIN, "act_max": tflm.INT32_MAX}
+    # add_common.cc:45: left shift 15 for int16, 20 for int8.
+    left_shift = 15 if out.dtype == "int16" else 20
     # add_common.cc:49-58: the larger scale compared in float, then doubled in double.
-    left_shift = 20
     twice_max_input_scale = 2 * float(max(tflm.F32(in1.s), tflm.F32(in2.s)))
     real_input1 = float(tflm.F32(in1.s)) / twice_max_input_scale
     real_input2 = float(tflm.F32(in2.s)) / twice_max_input_scale

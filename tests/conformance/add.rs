@@ -13,9 +13,32 @@ use crate::suite::{
 /// The shape classes.
 pub const SHAPES: [&str; 4] = ["same", "scalar", "row", "general"];
 
-/// The variants of ADD.
+/// The variants of ADD: [`binary`]'s int8 and float32 ones, and int16 (the general path,
+/// left shift 15) and int32 (no clamp, whatever the activation) drawn by
+/// [`crate::sub::binary_variant`].
 pub fn variants(seed: u64, target: Target) -> Vec<Variant> {
-    binary(seed, target, "add", "ADD")
+    let mut out = binary(seed, target, "add", "ADD");
+    for (label, dtype) in [("int16", DType::Int16), ("int32", DType::Int32)] {
+        for (aname, activation) in ACTIVATIONS {
+            let quants = move |rng: &mut Rng, index: usize| {
+                if dtype == DType::Int16 {
+                    crate::sub::add_quants(rng, index, dtype)
+                } else {
+                    crate::sub::no_quants(rng, index)
+                }
+            };
+            out.push(crate::sub::binary_variant(
+                seed,
+                target,
+                ("add", "ADD"),
+                crate::sub::Types::same(label, dtype),
+                (aname, crate::sub::options("ADD", activation)),
+                &quants,
+                None,
+            ));
+        }
+    }
+    out
 }
 
 /// The variants of a binary elementwise op (`add`/`ADD` or `mul`/`MUL`).

@@ -36,6 +36,21 @@ mod reshape;
 mod softmax;
 mod suite;
 mod transpose;
+// The elementwise family (ops-b).
+mod add_n;
+mod cast;
+mod comparisons;
+mod div;
+mod fill;
+mod floor_div;
+mod floor_mod;
+mod logical;
+mod maximum_minimum;
+mod prelu;
+mod select_v2;
+mod squared_difference;
+mod sub;
+mod zeros_like;
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -65,6 +80,20 @@ fn all_variants(seed: u64, target: Target, ops: Option<&[String]>) -> Vec<Varian
         ("pooling", pooling::variants),
         ("reduce", reduce::variants),
         ("softmax", softmax::variants),
+        ("sub", sub::variants),
+        ("div", div::variants),
+        ("floor_div", floor_div::variants),
+        ("floor_mod", floor_mod::variants),
+        ("maximum_minimum", maximum_minimum::variants),
+        ("squared_difference", squared_difference::variants),
+        ("comparisons", comparisons::variants),
+        ("logical", logical::variants),
+        ("select_v2", select_v2::variants),
+        ("add_n", add_n::variants),
+        ("prelu", prelu::variants),
+        ("cast", cast::variants),
+        ("zeros_like", zeros_like::variants),
+        ("fill", fill::variants),
     ];
     table
         .iter()

@@ -19,8 +19,15 @@ def expected(op):
         # mul_common.cc:81-83
         lo, hi = tflm.activation_range_float(act)
         return {"shape": shape, "act_min": lo, "act_max": hi}
+    if out.dtype == "int32":
+        # mul_common.cc:75-77: CalculateActivationRange<int32_t>.
+        lo, hi = tflm.activation_range_int32(act)
+        return {"shape": shape, "act_min": lo, "act_max": hi}
     # mul_common.cc:58-60
     lo, hi = tflm.activation_range_quantized(act, out.s, out.z, out.dtype)
+    # mul_common.cc:69-73: int16 needs zero points 0.
+    if in1.dtype == "int16" and (in1.z or in2.z or out.z):
+        raise tflm.PrepareFails("int16 MUL with a zero point other than 0")
     # mul_common.cc:62-66: the three scales as doubles, multiplied and divided in double.
     real = float(tflm.F32(in1.s)) * float(tflm.F32(in2.s)) / float(tflm.F32(out.s))
     return {

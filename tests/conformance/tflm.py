@@ -316,3 +316,23 @@ def read_model(path):
 
     m = schema.ModelT.InitFromPackedBuf(Path(path).read_bytes(), 0)
     return Op(m, m.subgraphs[0].operators[0])
+
+
+# tensorflow/lite/kernels/kernel_util.h:272 CalculateActivationRange<int32_t>: RELU [0, max],
+# RELU6 [0, 6], RELU_N1_TO_1 [-1, 1], otherwise the whole range.
+def activation_range_int32(activation):
+    return {
+        "RELU": (0, INT32_MAX),
+        "RELU6": (0, 6),
+        "RELU_N1_TO_1": (-1, 1),
+    }.get(activation, (INT32_MIN, INT32_MAX))
+
+
+def is_quantized(t):
+    """TFLM's quantization.type != kTfLiteNoQuantization: the tensor has scales
+    (micro_allocator.cc, InitializeTfLiteTensorFromFlatbuffer)."""
+    return bool(t.scale)
+
+
+# TensorType UINT32 (schema code 15), which CAST converts.
+TYPES[15] = "uint32"

@@ -1,5 +1,6 @@
 //! ADD: TFLM's `add.cc` / `add_common.cc` (`AddPrepare`, `CalculateOpDataAdd`), for the
-//! kernels `stowplan::kernels::add_s8` and `add_f32`; the broadcast shape shared with MUL.
+//! kernels `stowplan::kernels::add_s8`, `add_s16`, `add_i32` and `add_f32`; the broadcast
+//! shape and the helpers shared with the other binary elementwise ops (SUB, MUL, DIV, ...).
 
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -10,6 +11,95 @@ use super::{
 };
 use crate::quant;
 use crate::tflite::{Activation, DType, OpOptions, Tensor};
+
+/// TFLM's `CalculateActivationRangeQuantized` for an int16 output.
+pub(super) fn act_range_s16(act: Activation, scale: f32, zp: i32) -> Result<(i32, i32), Refusal> {
+    quant::activation_range_quantized(
+        fused(act)?,
+        scale,
+        zp,
+        i32::from(i16::MIN),
+        i32::from(i16::MAX),
+    )
+    .ok_or_else(|| {
+        Refusal::Invalid(format!(
+            "the {act:?} range at output scale {scale} overflows int32 (TFLM's Prepare fails)"
+        ))
+    })
+}
+
+/// TFLM's `CalculateActivationRange<int32_t>`: RELU `[0, max]`, RELU6 `[0, 6]`,
+/// RELU_N1_TO_1 `[-1, 1]`, none the whole int32 range.
+pub(super) fn act_range_i32(act: Activation) -> Result<(i32, i32), Refusal> {
+    Ok(match fused(act)? {
+        quant::FusedActivation::None => (i32::MIN, i32::MAX),
+        quant::FusedActivation::Relu => (0, i32::MAX),
+        quant::FusedActivation::Relu6 => (0, 6),
+        quant::FusedActivation::ReluN1To1 => (-1, 1),
+    })
+}
+
+/// TFLM's `TF_LITE_ENSURE_EQ(quantization.type, kTfLiteNoQuantization)` of its int32
+/// arithmetic: a tensor with scales is affine-quantised, which the int32 kernels refuse.
+pub(super) fn unquantized(t: &Tensor, name: &str) -> Result<(), Refusal> {
+    if t.quantization.as_ref().is_some_and(|q| !q.scale.is_empty()) {
+        return invalid(format!(
+            "{} is int32 with quantisation; TFLM's int32 {name} takes unquantised tensors only (its Prepare fails)",
+            t.desc()
+        ));
+    }
+    Ok(())
+}
+
+/// The int32 kernel call of a binary op, clamped to `act`'s range.
+pub(super) fn int32_call(
+    cx: &Lower<'_>,
+    shape: TokenStream,
+    (lo, hi): (i32, i32),
+    f: TokenStream,
+) -> Call {
+    let k = cx.k();
+    let pname = cx.params;
+    let (lo, hi) = (i32_lit(lo), i32_lit(hi));
+    Call {
+        params: Some(quote!(pub const #pname: #k::BinaryI32 = #k::BinaryI32 {
+            shape: #shape, act_min: #lo, act_max: #hi,
+        };)),
+        body: quote!(#k::#f(&params::#pname, i0, i1, o0);),
+        reads: vec![0, 1],
+    }
+}
+
+/// The tokens of an `AddS8` (ADD's and SUB's quantised parameters).
+pub(super) fn add_params_tokens(
+    cx: &Lower<'_>,
+    ty: TokenStream,
+    shape: &TokenStream,
+    p: &quant::AddParams,
+) -> TokenStream {
+    let k = cx.k();
+    let pname = cx.params;
+    let (m1, m2, mo) = (
+        requant(cx.rt, p.input1),
+        requant(cx.rt, p.input2),
+        requant(cx.rt, p.output),
+    );
+    let (o1, o2, oo) = (
+        i32_lit(p.input1_offset),
+        i32_lit(p.input2_offset),
+        i32_lit(p.output_offset),
+    );
+    let (lo, hi, ls) = (
+        i32_lit(p.act_min),
+        i32_lit(p.act_max),
+        i32_lit(p.left_shift),
+    );
+    quote!(pub const #pname: #k::#ty = #k::#ty {
+        shape: #shape, left_shift: #ls,
+        input1_offset: #o1, input1: #m1, input2_offset: #o2, input2: #m2,
+        output_offset: #oo, output: #mo, act_min: #lo, act_max: #hi,
+    };)
+}
 
 /// ADD.
 pub const ADD: OpKind = kernel("add", lower);
@@ -55,12 +145,15 @@ pub(super) fn binary_shape(
     Ok(quote!(#k::BinaryShape { input1: #la, input2: #lb, output: #lo }))
 }
 
-/// The fused activation of ADD or MUL.
+/// The fused activation of ADD, SUB, MUL or DIV.
 pub(super) fn activation(cx: &Lower<'_>) -> Result<Activation, Refusal> {
     match cx.op.options {
-        OpOptions::Add { activation, .. } | OpOptions::Mul { activation } => Ok(activation),
+        OpOptions::Add { activation, .. }
+        | OpOptions::Mul { activation }
+        | OpOptions::Sub { activation, .. }
+        | OpOptions::Div { activation } => Ok(activation),
         OpOptions::None => Ok(Activation::None),
-        _ => invalid("its options are not AddOptions or MulOptions"),
+        _ => invalid("its options are not AddOptions, SubOptions, MulOptions or DivOptions"),
     }
 }
 
@@ -92,42 +185,43 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
     cx.same_type(b, out)?;
     let act = activation(cx)?;
     let shape = binary_shape(cx, a, b, out)?;
-    match out.dtype {
-        DType::Int8 => {
-            let (s1, z1) = cx.quant(a)?;
-            let (s2, z2) = cx.quant(b)?;
-            let (so, zo) = cx.quant(out)?;
-            let p = quant::add_params((s1, z1), (s2, z2), (so, zo), fused(act)?).ok_or_else(|| {
-                Refusal::Invalid(format!(
-                    "scales {s1} and {s2} into {so} give a multiplier TFLM's QuantizeMultiplierSmallerThanOneExp refuses (its Prepare aborts), or the {act:?} range overflows"
-                ))
-            })?;
-            let (m1, m2, mo) = (
-                requant(cx.rt, p.input1),
-                requant(cx.rt, p.input2),
-                requant(cx.rt, p.output),
-            );
-            let (o1, o2, oo) = (
-                i32_lit(p.input1_offset),
-                i32_lit(p.input2_offset),
-                i32_lit(p.output_offset),
-            );
-            let (lo, hi, ls) = (
-                i32_lit(p.act_min),
-                i32_lit(p.act_max),
-                i32_lit(p.left_shift),
-            );
-            Ok(Call {
-                params: Some(quote!(pub const #pname: #k::AddS8 = #k::AddS8 {
-                    shape: #shape, left_shift: #ls,
-                    input1_offset: #o1, input1: #m1, input2_offset: #o2, input2: #m2,
-                    output_offset: #oo, output: #mo, act_min: #lo, act_max: #hi,
-                };)),
-                body: quote!(#k::add_s8(&params::#pname, i0, i1, o0);),
-                reads: vec![0, 1],
-            })
+    let (left_shift, range, ty, f) = match out.dtype {
+        DType::Int8 => (
+            20,
+            (i32::from(i8::MIN), i32::from(i8::MAX)),
+            quote!(AddS8),
+            quote!(add_s8),
+        ),
+        // add.cc: int16 takes the general path (`AddGeneralParamScale`, `pot_scale` false),
+        // with left shift 15 (add_common.cc:45).
+        DType::Int16 => (
+            15,
+            (i32::from(i16::MIN), i32::from(i16::MAX)),
+            quote!(AddS16),
+            quote!(add_s16),
+        ),
+        DType::Int32 => {
+            // add_common.cc:106-111: int32 only unquantised; add.cc:59 clamps int32 to its
+            // whole range whatever the activation.
+            unquantized(a, "ADD")?;
+            unquantized(b, "ADD")?;
+            return Ok(int32_call(cx, shape, (i32::MIN, i32::MAX), quote!(add_i32)));
         }
-        DType::Float32 => float_call(cx, shape, act, quote!(add_f32)),
-        other => unsupported(format!("the runtime has no ADD kernel for {other}")),
-    }
+        DType::Float32 => return float_call(cx, shape, act, quote!(add_f32)),
+        other => return unsupported(format!("the runtime has no ADD kernel for {other}")),
+    };
+    let (s1, z1) = cx.quant(a)?;
+    let (s2, z2) = cx.quant(b)?;
+    let (so, zo) = cx.quant(out)?;
+    let p = quant::add_params_with(left_shift, range, (s1, z1), (s2, z2), (so, zo), fused(act)?)
+        .ok_or_else(|| {
+            Refusal::Invalid(format!(
+                "scales {s1} and {s2} into {so} give a multiplier TFLM's QuantizeMultiplierSmallerThanOneExp refuses (its Prepare aborts), or the {act:?} range overflows"
+            ))
+        })?;
+    Ok(Call {
+        params: Some(add_params_tokens(cx, ty, &shape, &p)),
+        body: quote!(#k::#f(&params::#pname, i0, i1, o0);),
+        reads: vec![0, 1],
+    })
 }

@@ -35,6 +35,21 @@ mod softmax;
 mod svdf;
 mod transpose;
 mod unidirectional_sequence_lstm;
+// The elementwise family (ops-b).
+mod add_n;
+mod cast;
+mod comparisons;
+mod div;
+mod fill;
+mod floor_div;
+mod floor_mod;
+mod logical;
+mod maximum_minimum;
+mod prelu;
+mod select;
+mod squared_difference;
+mod sub;
+mod zeros_like;
 
 use std::fmt;
 
@@ -128,6 +143,31 @@ const BUILTINS: &[(BuiltinOp, OpKind)] = &[
         BuiltinOp::UNIDIRECTIONAL_SEQUENCE_LSTM,
         unidirectional_sequence_lstm::UNIDIRECTIONAL_SEQUENCE_LSTM,
     ),
+    (BuiltinOp::SUB, sub::SUB),
+    (BuiltinOp::DIV, div::DIV),
+    (BuiltinOp::FLOOR_DIV, floor_div::FLOOR_DIV),
+    (BuiltinOp::FLOOR_MOD, floor_mod::FLOOR_MOD),
+    (BuiltinOp::MAXIMUM, maximum_minimum::MAXIMUM),
+    (BuiltinOp::MINIMUM, maximum_minimum::MINIMUM),
+    (
+        BuiltinOp::SQUARED_DIFFERENCE,
+        squared_difference::SQUARED_DIFFERENCE,
+    ),
+    (BuiltinOp::EQUAL, comparisons::EQUAL),
+    (BuiltinOp::NOT_EQUAL, comparisons::NOT_EQUAL),
+    (BuiltinOp::GREATER, comparisons::GREATER),
+    (BuiltinOp::GREATER_EQUAL, comparisons::GREATER_EQUAL),
+    (BuiltinOp::LESS, comparisons::LESS),
+    (BuiltinOp::LESS_EQUAL, comparisons::LESS_EQUAL),
+    (BuiltinOp::LOGICAL_AND, logical::LOGICAL_AND),
+    (BuiltinOp::LOGICAL_OR, logical::LOGICAL_OR),
+    (BuiltinOp::LOGICAL_NOT, logical::LOGICAL_NOT),
+    (BuiltinOp::SELECT_V2, select::SELECT_V2),
+    (BuiltinOp::ADD_N, add_n::ADD_N),
+    (BuiltinOp::PRELU, prelu::PRELU),
+    (BuiltinOp::CAST, cast::CAST),
+    (BuiltinOp::ZEROS_LIKE, zeros_like::ZEROS_LIKE),
+    (BuiltinOp::FILL, fill::FILL),
 ];
 
 /// Custom ops by custom code, each with its module.

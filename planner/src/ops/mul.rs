@@ -1,10 +1,13 @@
 //! MUL: TFLM's `mul.cc` / `mul_common.cc` (`MulPrepare`, `CalculateOpDataMul`), for the
-//! kernels `stowplan::kernels::mul_s8` and `mul_f32`; shapes broadcast as ADD's.
+//! kernels `stowplan::kernels::mul_s8`, `mul_s16`, `mul_i32` and `mul_f32`; shapes broadcast
+//! as ADD's.
 
 use quote::quote;
 
-use super::add::{activation, binary_shape, float_call};
-use super::{Call, Lower, OpKind, Refusal, act_range_s8, i32_lit, kernel, requant, unsupported};
+use super::add::{act_range_i32, act_range_s16, activation, binary_shape, float_call, int32_call};
+use super::{
+    Call, Lower, OpKind, Refusal, act_range_s8, i32_lit, invalid, kernel, requant, unsupported,
+};
 use crate::quant;
 use crate::tflite::DType;
 
@@ -37,6 +40,33 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
                 reads: vec![0, 1],
             })
         }
+        DType::Int16 => {
+            let (s1, z1) = cx.quant(a)?;
+            let (s2, z2) = cx.quant(b)?;
+            let (so, zo) = cx.quant(out)?;
+            // mul_common.cc:58-60 (the range first), :69-73: int16 needs zero points 0.
+            let (lo, hi) = act_range_s16(act, so, zo)?;
+            if z1 != 0 || z2 != 0 || zo != 0 {
+                return invalid(format!(
+                    "int16 MUL needs zero points 0 (TFLM's Prepare); {} has {z1}, {} {z2}, {} {zo}",
+                    a.desc(),
+                    b.desc(),
+                    out.desc()
+                ));
+            }
+            let (lo, hi) = (i32_lit(lo), i32_lit(hi));
+            let mo = requant(cx.rt, quant::mul_multiplier(s1, s2, so));
+            Ok(Call {
+                params: Some(quote!(pub const #pname: #k::MulS16 = #k::MulS16 {
+                    shape: #shape, input1_offset: 0, input2_offset: 0,
+                    output_offset: 0, output: #mo, act_min: #lo, act_max: #hi,
+                };)),
+                body: quote!(#k::mul_s16(&params::#pname, i0, i1, o0);),
+                reads: vec![0, 1],
+            })
+        }
+        // mul_common.cc:75-77: CalculateActivationRange<int32_t>.
+        DType::Int32 => Ok(int32_call(cx, shape, act_range_i32(act)?, quote!(mul_i32))),
         DType::Float32 => float_call(cx, shape, act, quote!(mul_f32)),
         other => unsupported(format!("the runtime has no MUL kernel for {other}")),
     }

@@ -1,7 +1,7 @@
 //! ADD with broadcasting: TFLM's `reference_integer_ops::Add` / `BroadcastAdd6DSlow` and the
 //! float `reference_ops` ones.
 
-use super::broadcast::{BinaryF32, BinaryShape, broadcast, clamp_binary};
+use super::broadcast::{BinaryF32, BinaryI32, BinaryShape, broadcast, clamp_binary, clamp_i32};
 use super::{Requant, activation_f32, fixed};
 
 /// Parameters of an int8 ADD (TFLM's `OpDataAdd` for int8).
@@ -61,5 +61,52 @@ pub fn add_s8(p: &AddS8, input1: &[i8], input2: &[i8], output: &mut [i8]) {
 pub fn add_f32(p: &BinaryF32, input1: &[f32], input2: &[f32], output: &mut [f32]) {
     broadcast(&p.shape, input1, input2, output, |x, y| {
         activation_f32(x + y, p.act_min, p.act_max)
+    });
+}
+
+/// Parameters of an int16 ADD: TFLM's `OpDataAdd` for int16, the general path (`left_shift`
+/// 15, clamps in the int16 range); the same fields as [`AddS8`].
+pub type AddS16 = AddS8;
+
+/// The quantised sum of TFLM's `AddFunc` / `AddElementwise` / `BroadcastAdd6DSlow` for small
+/// integers, before narrowing: shifted, scaled, summed, rescaled, offset and clamped.
+#[inline(always)]
+pub(super) fn add_quantized(p: &AddS8, x: i32, y: i32) -> i32 {
+    let scale = fixed::multiply_by_quantized_multiplier_smaller_than_one_exp;
+    let shift = |x: i32| x.wrapping_mul(1_i32.wrapping_shl(p.left_shift as u32));
+    let input1_val = p.input1_offset.wrapping_add(x);
+    let input2_val = p.input2_offset.wrapping_add(y);
+    let scaled_input1_val = scale(shift(input1_val), p.input1.multiplier, p.input1.shift);
+    let scaled_input2_val = scale(shift(input2_val), p.input2.multiplier, p.input2.shift);
+    let raw_sum = scaled_input1_val.wrapping_add(scaled_input2_val);
+    let raw_output =
+        scale(raw_sum, p.output.multiplier, p.output.shift).wrapping_add(p.output_offset);
+    clamp_i32(raw_output, p.act_min, p.act_max)
+}
+
+/// int16 ADD: TFLM's `reference_ops::AddGeneralParamScale` (same shapes; TFLM's micro ADD
+/// passes `pot_scale = false`) and `BroadcastAdd6DSlow` for `int16_t`: [`add_s8`]'s arithmetic
+/// with `left_shift` 15, the clamped result narrowed with `static_cast<int16_t>`.
+///
+/// # Preconditions
+///
+/// As [`add_s8`].
+pub fn add_s16(p: &AddS16, input1: &[i16], input2: &[i16], output: &mut [i16]) {
+    broadcast(&p.shape, input1, input2, output, |x, y| {
+        add_quantized(p, i32::from(x), i32::from(y)) as i16
+    });
+}
+
+/// int32 ADD: TFLM's `reference_ops::Add` / `BroadcastAdd6DSlow` for `int32_t`:
+/// `ActivationFunctionWithMinMax(x + y)`, the sum wrapping as the x86-64 build's (signed
+/// overflow is undefined in C++). TFLM's micro ADD clamps int32 to the whole int32 range,
+/// whatever the fused activation.
+///
+/// # Preconditions
+///
+/// As [`add_s8`].
+pub fn add_i32(p: &BinaryI32, input1: &[i32], input2: &[i32], output: &mut [i32]) {
+    broadcast(&p.shape, input1, input2, output, |x, y| {
+        clamp_i32(x.wrapping_add(y), p.act_min, p.act_max)
     });
 }

@@ -89,3 +89,59 @@ pub(super) fn clamp_binary(x: i32, act_min: i32, act_max: i32) -> i8 {
     let x = if act_max < x { act_max } else { x };
     x as i8
 }
+
+/// Parameters of an int32 binary op (ADD, SUB, MUL, DIV): the shapes and the clamp of the
+/// fused activation (TFLM's `CalculateActivationRange<int32_t>`, or the whole int32 range where
+/// the kernel ignores the activation).
+#[derive(Clone, Copy, Debug)]
+pub struct BinaryI32 {
+    /// The shapes.
+    pub shape: BinaryShape,
+    /// Lower clamp of the output.
+    pub act_min: i32,
+    /// Upper clamp of the output.
+    pub act_max: i32,
+}
+
+/// [`broadcast`] for inputs of two element types (PRELU's int16 input with int8 alphas): the
+/// same walk, in the output's memory order.
+#[inline(always)]
+pub(super) fn broadcast_mixed<A: Copy + Default, B: Copy + Default, O>(
+    shape: &BinaryShape,
+    input1: &[A],
+    input2: &[B],
+    output: &mut [O],
+    mut op: impl FnMut(A, B) -> O,
+) {
+    let s1 = broadcast_strides(&shape.input1);
+    let s2 = broadcast_strides(&shape.input2);
+    let [d0, d1, d2, d3, d4, d5] = shape.output;
+    let mut out = output.iter_mut();
+    for i0 in 0..d0 {
+        for i1 in 0..d1 {
+            for i2 in 0..d2 {
+                for i3 in 0..d3 {
+                    let base1 = i0 * s1[0] + i1 * s1[1] + i2 * s1[2] + i3 * s1[3];
+                    let base2 = i0 * s2[0] + i1 * s2[1] + i2 * s2[2] + i3 * s2[3];
+                    for i4 in 0..d4 {
+                        for i5 in 0..d5 {
+                            let a = at(input1, base1 + i4 * s1[4] + i5 * s1[5]);
+                            let b = at(input2, base2 + i4 * s2[4] + i5 * s2[5]);
+                            if let Some(o) = out.next() {
+                                *o = op(a, b);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// TFLM's `std::min(max, std::max(min, x))` on an int32 value (the clamp of the binary int32
+/// kernels and of `ActivationFunctionWithMinMax<int32_t>`).
+#[inline(always)]
+pub(super) fn clamp_i32(x: i32, act_min: i32, act_max: i32) -> i32 {
+    let x = if x < act_min { act_min } else { x };
+    if act_max < x { act_max } else { x }
+}

@@ -59,6 +59,21 @@ mod softmax;
 #[cfg(test)]
 mod tests;
 mod transpose;
+// Ops of the elementwise family (ops-b).
+mod add_n;
+mod cast;
+mod comparisons;
+mod div;
+mod fill;
+mod floor_div;
+mod floor_mod;
+mod logical;
+mod maximum_minimum;
+mod prelu;
+mod select;
+mod squared_difference;
+mod sub;
+mod zeros_like;
 
 pub use activations::{Relu6S8, ReluS8, relu_f32, relu_s8, relu6_f32, relu6_s8};
 pub use add::{AddS8, add_f32, add_s8};
@@ -81,6 +96,27 @@ pub use reduce::{MeanF32, MeanS8, mean_f32, mean_s8};
 pub use reshape::copy;
 pub use softmax::{SoftmaxF32, SoftmaxS8, softmax_f32, softmax_s8};
 pub use transpose::{Transpose, transpose};
+
+pub use add::{AddS16, add_i32, add_s16};
+pub use add_n::{AddNS8, add_n_f32, add_n_s8};
+pub use broadcast::BinaryI32;
+pub use cast::{CastFrom, cast};
+pub use comparisons::{Comparison, ComparisonS8, compare, compare_s8};
+pub use div::{DivS8, div_f32, div_i32, div_s8};
+pub use fill::fill;
+pub use floor_div::floor_div_f32;
+pub use floor_mod::floor_mod_f32;
+pub use logical::{logical_and, logical_not, logical_or};
+pub use maximum_minimum::{maximum, minimum};
+pub use mul::{MulS16, mul_i32, mul_s16};
+pub use prelu::{PreluQuant, prelu_f32, prelu_s8, prelu_s16};
+pub use select::{SelectShape, select};
+pub use squared_difference::{
+    SquaredDifferenceQuant, squared_difference_f32, squared_difference_i32, squared_difference_s8,
+    squared_difference_s16,
+};
+pub use sub::{SubQuant, sub_f32, sub_i32, sub_s8, sub_s16};
+pub use zeros_like::zeros_like;
 
 /// TFLM's `(quantized_multiplier, shift)` pair from `QuantizeMultiplier`: the real multiplier
 /// `multiplier * 2^(shift - 31)`; `shift > 0` is a left shift.

@@ -1,0 +1,79 @@
+//! ADD_N: TFLM's `reference_ops::AddN` (float) and its int8 overload (every input rescaled
+//! like ADD's, summed in int32, rescaled to the output).
+
+use super::broadcast::clamp_i32;
+use super::{Requant, at, fixed};
+
+/// float ADD_N: TFLM's `AddN<float>`: per element `x = 0; x += input_j[i]` for every input in
+/// order (so the sum starts from `+0.0`).
+///
+/// # Preconditions
+///
+/// Every input holds `output.len()` elements.
+pub fn add_n_f32(inputs: &[&[f32]], output: &mut [f32]) {
+    for (i, o) in output.iter_mut().enumerate() {
+        let mut x = 0.0_f32;
+        for input in inputs {
+            x += at(input, i);
+        }
+        *o = x;
+    }
+}
+
+/// Parameters of an int8 ADD_N (TFLM's `OpData` in `add_n.cc`).
+#[derive(Clone, Copy, Debug)]
+pub struct AddNS8 {
+    /// 20.
+    pub left_shift: i32,
+    /// Minus the inputs' zero point (all inputs share it).
+    pub input_offset: i32,
+    /// The inputs' multiplier (1/2: `QuantizeMultiplierSmallerThanOneExp`).
+    pub input: Requant,
+    /// The output zero point.
+    pub output_offset: i32,
+    /// Output multiplier (`QuantizeMultiplierSmallerThanOneExp`).
+    pub output: Requant,
+    /// Lower clamp (no activation: the int8 range).
+    pub act_min: i32,
+    /// Upper clamp.
+    pub act_max: i32,
+}
+
+/// int8 ADD_N: TFLM's `AddN(ArithmeticParams, ...)`: per element the scaled offset of 0
+/// (`x = input_offset`), plus every input offset, shifted left by `left_shift` and scaled
+/// (`MultiplyByQuantizedMultiplierSmallerThanOneExp`), the sum scaled by the output multiplier,
+/// offset, clamped and narrowed.
+///
+/// # Preconditions
+///
+/// Every input holds `output.len()` elements.
+pub fn add_n_s8(p: &AddNS8, inputs: &[&[i8]], output: &mut [i8]) {
+    let scale = fixed::multiply_by_quantized_multiplier_smaller_than_one_exp;
+    let shift = |v: i32| v.wrapping_mul(1_i32.wrapping_shl(p.left_shift as u32));
+    let scaled = |v: i32| scale(shift(v), p.input.multiplier, p.input.shift);
+    let start = scaled(p.input_offset);
+    for (i, o) in output.iter_mut().enumerate() {
+        let mut scaled_x = start;
+        for input in inputs {
+            let y = p.input_offset.wrapping_add(i32::from(at(input, i)));
+            scaled_x = scaled_x.wrapping_add(scaled(y));
+        }
+        let raw_output =
+            scale(scaled_x, p.output.multiplier, p.output.shift).wrapping_add(p.output_offset);
+        *o = clamp_i32(raw_output, p.act_min, p.act_max) as i8;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn float_sum_starts_from_positive_zero() {
+        let (a, b) = ([-0.0_f32, 1.5], [-0.0_f32, 2.25]);
+        let mut out = [1.0_f32; 2];
+        add_n_f32(&[&a, &b], &mut out);
+        assert_eq!(out[0].to_bits(), 0.0_f32.to_bits());
+        assert_eq!(out[1], 3.75);
+    }
+}

@@ -1,0 +1,158 @@
+//! DIV with broadcasting: TFLM's `reference_ops::Div` / `BroadcastDivSlow` (float32, int32)
+//! and `DivElementwise` / `BroadcastDivSlowQuantized` (int8).
+
+use super::broadcast::{BinaryF32, BinaryI32, BinaryShape, broadcast, clamp_i32};
+use super::{Requant, activation_f32, fixed};
+
+/// float DIV: TFLM's `reference_ops::Div` / `BroadcastDivSlow<float>`:
+/// `ActivationFunctionWithMinMax(x / y)`.
+///
+/// # Preconditions
+///
+/// Each slice holds its shape's element count; every input dimension equals the output's or
+/// is 1.
+pub fn div_f32(p: &BinaryF32, input1: &[f32], input2: &[f32], output: &mut [f32]) {
+    broadcast(&p.shape, input1, input2, output, |x, y| {
+        activation_f32(x / y, p.act_min, p.act_max)
+    });
+}
+
+/// int32 DIV: TFLM's `reference_ops::Div` / `BroadcastDivSlow<int32_t>`:
+/// `ActivationFunctionWithMinMax(x / y)`, the quotient truncated towards zero. A divisor of
+/// 0, and `INT32_MIN / -1`, trap on x86-64 (TFLM's process dies); here they give 0 and
+/// `INT32_MIN` (wrapping).
+///
+/// # Preconditions
+///
+/// As [`div_f32`].
+pub fn div_i32(p: &BinaryI32, input1: &[i32], input2: &[i32], output: &mut [i32]) {
+    broadcast(&p.shape, input1, input2, output, |x, y| {
+        let q = if y == 0 { 0 } else { x.wrapping_div(y) };
+        clamp_i32(q, p.act_min, p.act_max)
+    });
+}
+
+/// Parameters of an int8 DIV (TFLM's `OpDataDiv`).
+#[derive(Clone, Copy, Debug)]
+pub struct DivS8 {
+    /// The shapes.
+    pub shape: BinaryShape,
+    /// Minus the first input's zero point.
+    pub input1_offset: i32,
+    /// Minus the second input's zero point.
+    pub input2_offset: i32,
+    /// The output zero point.
+    pub output_offset: i32,
+    /// `QuantizeMultiplier((double)(s1 / (s2 * so)))`, the product and quotient in float.
+    pub output: Requant,
+    /// Lower clamp of the quantised output (fused activation).
+    pub act_min: i32,
+    /// Upper clamp of the quantised output (fused activation).
+    pub act_max: i32,
+}
+
+/// TFLM's `CountLeadingSignBits<int32_t>` (`__builtin_clrsb`, 31 for 0).
+const fn count_leading_sign_bits(x: i32) -> i32 {
+    let u = if x < 0 { !x } else { x };
+    u.leading_zeros() as i32 - 1
+}
+
+/// gemmlowp's `RoundingDivideByPOT(int32_t x, int exponent)` as the x86-64 build of TFLM
+/// computes it for every exponent: the mask `(1ll << exponent) - 1` in 64 bits narrowed to
+/// 32, and `x >> exponent` with the shift count taken modulo 32 (x86's `sar`), the 64-bit
+/// shift modulo 64 (`shl`). Exponents outside `0..=31` are undefined in C++; the int8 DIV
+/// reaches them with large or small output multipliers.
+const fn rounding_divide_by_pot_x86(x: i32, exponent: i32) -> i32 {
+    let mask = (1_i64.wrapping_shl(exponent as u32)).wrapping_sub(1) as i32;
+    let remainder = x & mask;
+    let threshold = (mask >> 1).wrapping_add(if x < 0 { 1 } else { 0 });
+    x.wrapping_shr(exponent as u32)
+        .wrapping_add(if remainder > threshold { 1 } else { 0 })
+}
+
+/// One quotient of TFLM's `DivElementwise` (int8), clamped, before narrowing.
+#[inline(always)]
+fn div_quantized(p: &DivS8, x: i32, y: i32) -> i32 {
+    let mut input1_val = p.input1_offset.wrapping_add(x);
+    let mut input2_val = p.input2_offset.wrapping_add(y);
+    if input2_val < 0 {
+        // Invert signs so that the reciprocal is positive.
+        input1_val = input1_val.wrapping_neg();
+        input2_val = input2_val.wrapping_neg();
+    }
+    let (input2_inv, recip_shift) = fixed::get_reciprocal(input2_val, 31);
+    let headroom = count_leading_sign_bits(input1_val);
+    // MultiplyByQuantizedMultiplierGreaterThanOne: `x * (1 << headroom)` wraps at 31.
+    let unscaled_quotient = fixed::saturating_rounding_doubling_high_mul(
+        input1_val.wrapping_mul(1_i32.wrapping_shl(headroom as u32)),
+        input2_inv,
+    );
+    let total_shift = p
+        .output
+        .shift
+        .wrapping_sub(recip_shift)
+        .wrapping_sub(headroom);
+    // MultiplyByQuantizedMultiplierSmallerThanOneExp (double rounding).
+    let scaled = rounding_divide_by_pot_x86(
+        fixed::saturating_rounding_doubling_high_mul(unscaled_quotient, p.output.multiplier),
+        total_shift.wrapping_neg(),
+    );
+    clamp_i32(p.output_offset.wrapping_add(scaled), p.act_min, p.act_max)
+}
+
+/// int8 DIV: TFLM's `DivElementwise` / `BroadcastDivSlowQuantized<int8_t>`: the offset
+/// dividend, headroom-normalised, times the divisor's reciprocal (`GetReciprocal`), rescaled by
+/// the output multiplier with the total shift, offset and clamped. A divisor equal to its zero
+/// point takes TFLM's path with the reciprocal of 0 (undefined in C++), as x86-64 computes it.
+///
+/// # Preconditions
+///
+/// As [`div_f32`].
+pub fn div_s8(p: &DivS8, input1: &[i8], input2: &[i8], output: &mut [i8]) {
+    broadcast(&p.shape, input1, input2, output, |x, y| {
+        div_quantized(p, i32::from(x), i32::from(y)) as i8
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sign_bits() {
+        assert_eq!(count_leading_sign_bits(0), 31);
+        assert_eq!(count_leading_sign_bits(-1), 31);
+        assert_eq!(count_leading_sign_bits(1), 30);
+        assert_eq!(count_leading_sign_bits(255), 23);
+        assert_eq!(count_leading_sign_bits(i32::MIN), 0);
+    }
+
+    #[test]
+    fn pot_matches_gemmlowp_in_range() {
+        for e in 0..32 {
+            for x in [-1000, -3, -2, -1, 0, 1, 2, 3, 1000, i32::MAX, i32::MIN] {
+                assert_eq!(
+                    rounding_divide_by_pot_x86(x, e),
+                    fixed::rounding_divide_by_pot(x, e)
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn int32_quotients() {
+        let shape = BinaryShape {
+            input1: [1, 1, 1, 1, 1, 4],
+            input2: [1, 1, 1, 1, 1, 4],
+            output: [1, 1, 1, 1, 1, 4],
+        };
+        let p = BinaryI32 {
+            shape,
+            act_min: i32::MIN,
+            act_max: i32::MAX,
+        };
+        let mut out = [0; 4];
+        div_i32(&p, &[7, -7, i32::MIN, 5], &[2, 2, -1, 0], &mut out);
+        assert_eq!(out, [3, -3, i32::MIN, 0]);
+    }
+}

@@ -1,0 +1,110 @@
+//! SQUARED_DIFFERENCE with broadcasting: TFLM's `squared_difference.cc` (`SquaredDifference`
+//! for float and int32 through `BinaryFunction` / `BroadcastBinaryFunction4DSlow`, and the
+//! quantised one for int8 and int16 through `ElementWise` / `BroadcastBinaryFunction4DSlow`).
+
+use super::broadcast::{BinaryShape, broadcast, clamp_i32};
+use super::{Requant, fixed};
+
+/// float SQUARED_DIFFERENCE: `d = x - y; d * d`.
+///
+/// # Preconditions
+///
+/// Each slice holds its shape's element count; every input dimension equals the output's or
+/// is 1.
+pub fn squared_difference_f32(p: &BinaryShape, input1: &[f32], input2: &[f32], output: &mut [f32]) {
+    broadcast(p, input1, input2, output, |x, y| {
+        let d = x - y;
+        d * d
+    });
+}
+
+/// int32 SQUARED_DIFFERENCE: `d = x - y; d * d`, both wrapping as the x86-64 build's.
+///
+/// # Preconditions
+///
+/// As [`squared_difference_f32`].
+pub fn squared_difference_i32(p: &BinaryShape, input1: &[i32], input2: &[i32], output: &mut [i32]) {
+    broadcast(p, input1, input2, output, |x, y| {
+        let d = x.wrapping_sub(y);
+        d.wrapping_mul(d)
+    });
+}
+
+/// Parameters of a quantised SQUARED_DIFFERENCE (TFLM's `ArithmeticParams` from
+/// `PrepareQuantized`).
+#[derive(Clone, Copy, Debug)]
+pub struct SquaredDifferenceQuant {
+    /// The shapes.
+    pub shape: BinaryShape,
+    /// 7 for int8, 0 for int16.
+    pub left_shift: i32,
+    /// Minus the first input's zero point.
+    pub input1_offset: i32,
+    /// First input's multiplier (`QuantizeMultiplierSmallerThanOneExp`).
+    pub input1: Requant,
+    /// Minus the second input's zero point.
+    pub input2_offset: i32,
+    /// Second input's multiplier.
+    pub input2: Requant,
+    /// The output zero point.
+    pub output_offset: i32,
+    /// Output multiplier (`QuantizeMultiplier`).
+    pub output: Requant,
+    /// Lower clamp (the type's minimum).
+    pub act_min: i32,
+    /// Upper clamp (the type's maximum).
+    pub act_max: i32,
+}
+
+/// TFLM's quantised `SquaredDifference(x, y, params)`, clamped.
+#[inline(always)]
+fn squared_difference_quantized(p: &SquaredDifferenceQuant, x: i32, y: i32) -> i32 {
+    let scale = fixed::multiply_by_quantized_multiplier_smaller_than_one_exp;
+    let shift = |v: i32| v.wrapping_mul(1_i32.wrapping_shl(p.left_shift as u32));
+    let shifted_input1_val = shift(p.input1_offset.wrapping_add(x));
+    let shifted_input2_val = shift(p.input2_offset.wrapping_add(y));
+    let scaled_input1_val = scale(shifted_input1_val, p.input1.multiplier, p.input1.shift);
+    let scaled_input2_val = scale(shifted_input2_val, p.input2.multiplier, p.input2.shift);
+    let raw_diff = scaled_input1_val.wrapping_sub(scaled_input2_val);
+    let squared_raw_diff = raw_diff.wrapping_mul(raw_diff);
+    let raw_output = p
+        .output
+        .apply(squared_raw_diff)
+        .wrapping_add(p.output_offset);
+    clamp_i32(raw_output, p.act_min, p.act_max)
+}
+
+/// int8 SQUARED_DIFFERENCE: each offset input shifted left by `left_shift` (7) and scaled by
+/// its multiplier (`MultiplyByQuantizedMultiplierSmallerThanOneExp`), the difference squared,
+/// scaled by the output multiplier (`MultiplyByQuantizedMultiplier`), offset, clamped and
+/// narrowed.
+///
+/// # Preconditions
+///
+/// As [`squared_difference_f32`].
+pub fn squared_difference_s8(
+    p: &SquaredDifferenceQuant,
+    input1: &[i8],
+    input2: &[i8],
+    output: &mut [i8],
+) {
+    broadcast(&p.shape, input1, input2, output, |x, y| {
+        squared_difference_quantized(p, i32::from(x), i32::from(y)) as i8
+    });
+}
+
+/// int16 SQUARED_DIFFERENCE: [`squared_difference_s8`]'s arithmetic with `left_shift` 0.
+///
+/// # Preconditions
+///
+/// As [`squared_difference_f32`].
+pub fn squared_difference_s16(
+    p: &SquaredDifferenceQuant,
+    input1: &[i16],
+    input2: &[i16],
+    output: &mut [i16],
+) {
+    broadcast(&p.shape, input1, input2, output, |x, y| {
+        squared_difference_quantized(p, i32::from(x), i32::from(y)) as i16
+    });
+}
