@@ -11,6 +11,12 @@ const MODELS: &[(&str, &str, bool)] = &[
     ("mlp_float", "../models/mlp_float/mlp_float.tflite", false),
     ("cnn_int8", "../models/cnn_int8/cnn_int8.tflite", false),
     ("call_once", "../models/call_once/call_once.tflite", false),
+    ("cond_if", "../models/cond_if/cond_if.tflite", false),
+    (
+        "while_loop",
+        "../models/while_loop/while_loop.tflite",
+        false,
+    ),
     (
         "hello_world_int8",
         "../../../shared/models/tflm_hello_world_int8.tflite",

@@ -69,3 +69,69 @@ fn ops_without_a_kernel_run_the_fallback_in_order() {
     let relu: Vec<i8> = x.iter().map(|v| (*v).max(0)).collect();
     assert_eq!(&out[16..], &relu[..]);
 }
+
+/// Without a fallback, one error lists every op without a kernel, grouped by reason, over every
+/// subgraph, and points at `fallback`.
+#[test]
+fn ops_without_a_kernel_are_listed_together_grouped_by_reason() {
+    use stowplan_planner::codegen::{Codegen, GenerateError, ModelFile, generate};
+    use stowplan_planner::tflite::DType;
+    use stowplan_planner::tflite::builder::{Callees, ModelBuilder, ops};
+    use stowplan_planner::{Options, plan_model};
+
+    let f32 = DType::Float32;
+    let mut b = ModelBuilder::new();
+    let main = b.subgraph("main");
+    let then = b.subgraph("then");
+    let otherwise = b.subgraph("else");
+    let cond = b.tensor(main, "cond", DType::Bool, &[]);
+    let x = b.tensor(main, "x", f32, &[1, 8]);
+    let y = b.tensor(main, "y", f32, &[1, 8]);
+    let z = b.tensor(main, "z", f32, &[1, 8]);
+    let out = b.tensor(main, "out", f32, &[1, 8]);
+    b.control_flow(
+        main,
+        Callees::If {
+            then: 1,
+            otherwise: 2,
+        },
+        &[cond, x],
+        &[y],
+    );
+    b.custom(main, "Blur", &[y], &[z]);
+    b.custom(main, "Sharpen", &[z], &[out]);
+    b.io(main, &[cond, x], &[out]);
+    for sg in [then, otherwise] {
+        let bx = b.tensor(sg, "bx", f32, &[1, 8]);
+        let bh = b.tensor(sg, "bh", f32, &[1, 8]);
+        let by = b.tensor(sg, "by", f32, &[1, 8]);
+        b.custom(sg, "Blur", &[bx], &[bh]);
+        b.op(sg, ops::RELU, &[bh], &[by]);
+        b.io(sg, &[bx], &[by]);
+    }
+    let bytes = b.finish();
+    let plan = plan_model(&bytes, &Options::default().with_invoke(true)).unwrap();
+    let cg = Codegen {
+        module: "m".into(),
+        runtime: syn::parse_quote!(::stowplan),
+        model_path: "m.tflite".into(),
+        model_file: ModelFile::ManifestRelative("m.tflite".into()),
+        budget: None,
+        invoke: true,
+        fallback: None,
+    };
+    let Err(GenerateError::NoKernel { message }) = generate(&plan, &bytes, &cg) else {
+        panic!("custom ops have no kernel");
+    };
+    let lines: Vec<&str> = message.lines().map(str::trim).collect();
+    assert_eq!(
+        lines,
+        [
+            "cannot generate `invoke` for m.tflite: 4 ops have no kernel:",
+            "op 1 (Blur), op 0 (Blur) of subgraph 1, op 0 (Blur) of subgraph 2: the runtime has no kernel for Blur (float32 -> float32)",
+            "op 2 (Sharpen): the runtime has no kernel for Sharpen (float32 -> float32)",
+            "to run them with your own code, give `fallback = path::to::module`, whose `op_N` functions then run them on their views",
+        ],
+        "{message}"
+    );
+}

@@ -8,8 +8,8 @@
 project's own models, and TFLite Micro's hello_world_int8, micro_speech_int8,
 person_detect_int8 and mobilenet_v2_int8 when ../shared/models existed at build time
 (`stowplan-invoke --list`). For each model and each seed this script makes one seeded random
-input (numpy default_rng(seed): integers over the dtype's whole range, floats in [-1, 1]; seed 0
-is the model's io.json input where it has one), runs it through TFLM
+input (numpy default_rng(seed): integers over the dtype's whole range, floats in [-1, 1] or a
+model's FLOAT_RANGES; seed 0 is the model's io.json input where it has one), runs it through TFLM
 (tflite-micro==0.dev20261023182759, reference kernels) and through `stowplan-invoke MODEL`, and
 requires the output bytes to be identical. Each TFLM run is in a child process (a crash is
 reported, not fatal to the script). Exits non-zero on any difference.
@@ -39,10 +39,19 @@ MODELS = {
     "mlp_float": "tests/models/mlp_float/mlp_float.tflite",
     "cnn_int8": "tests/models/cnn_int8/cnn_int8.tflite",
     "call_once": "tests/models/call_once/call_once.tflite",
+    "cond_if": "tests/models/cond_if/cond_if.tflite",
+    "while_loop": "tests/models/while_loop/while_loop.tflite",
     "hello_world_int8": "shared:tflm_hello_world_int8.tflite",
     "micro_speech_int8": "shared:tflm_micro_speech_int8.tflite",
     "person_detect_int8": "shared:tflm_person_detect_int8.tflite",
     "mobilenet_v2_int8": "shared:tflm_xtensa_mobilenet_v2_int8_224.tflite",
+}
+
+# Float inputs drawn from another range than [-1, 1], by model file stem and input index: the WHILE's trip
+# count (0 to 7 trips), and the IF's condition (both branches about equally often).
+FLOAT_RANGES = {
+    "while_loop": {1: (-0.5, 7.0)},
+    "cond_if": {1: (-1.0, 1.0)},
 }
 
 
@@ -52,10 +61,12 @@ def model_path(spec):
     return REPO / spec
 
 
-def random_inputs(it, seed):
+def random_inputs(it, seed, ranges=None):
     """One array per input of TFLM interpreter `it`: numpy default_rng(seed), integers over the
-    dtype's whole range, floats in [-1, 1]."""
+    dtype's whole range, floats in [-1, 1] (or `ranges[input index]`)."""
     import numpy as np
+
+    ranges = ranges or {}
 
     rng = np.random.default_rng(seed)
     inputs = []
@@ -69,7 +80,8 @@ def random_inputs(it, seed):
             info = np.iinfo(dtype)
             inputs.append(rng.integers(info.min, info.max, size=shape, dtype=dtype, endpoint=True))
         else:
-            inputs.append(rng.uniform(-1.0, 1.0, size=shape).astype(dtype))
+            lo, hi = ranges.get(len(inputs), (-1.0, 1.0))
+            inputs.append(rng.uniform(lo, hi, size=shape).astype(dtype))
     return inputs
 
 
@@ -88,7 +100,8 @@ def tflm_child(path, seed, io_path, invocations):
             inputs = [np.array(t["data"], dtype=t["dtype"]).reshape(t["shape"])
                       for t in io["inputs"]]
         else:
-            inputs = random_inputs(it, seed if invocations == 1 else seed * 100_003 + k)
+            inputs = random_inputs(it, seed if invocations == 1 else seed * 100_003 + k,
+                                   FLOAT_RANGES.get(Path(path).stem))
         for i, a in enumerate(inputs):
             it.set_input(a, i)
         it.invoke()

@@ -1,3 +1,3 @@
-stowplan::include_model!("models/cond_if/cond_if.tflite", invoke = true);
+stowplan::include_model!("models/synthetic/all_types.tflite", invoke = true);
 
 fn main() {}

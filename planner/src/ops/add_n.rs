@@ -13,6 +13,7 @@ pub const ADD_N: OpKind = OpKind {
     module: "add_n",
     in_place: false,
     tflm_scratch: scratch,
+    scratch: super::no_scratch,
     lower: Some(lower),
 };
 
