@@ -387,6 +387,71 @@ def call_once():
     )
 
 
+# The streaming model's shapes: each invocation takes one frame of FEATURES int8 features; the
+# convolution sees the last WINDOW frames, WINDOW - 1 of them kept in a ring buffer.
+FEATURES, WINDOW, FILTERS = 16, 6, 8
+
+
+class Streaming(tf.Module):
+    """A microWakeWord-style streaming classifier: the ring buffer of past frames is a resource
+    variable (initialised to zeros by a CALL_ONCE subgraph); each call concatenates the new frame,
+    keeps the newest WINDOW - 1 frames for the next call, and runs a convolution over time, a
+    depthwise convolution, a fully connected layer and a logistic on the window."""
+
+    def __init__(self, r):
+        super().__init__()
+        self.ring = tf.Variable(
+            np.zeros((1, WINDOW - 1, 1, FEATURES), np.float32), trainable=False, name="ring"
+        )
+        self.w1 = tf.constant(glorot(r, (3, 1, FEATURES, FILTERS)))
+        self.b1 = tf.constant(r.uniform(-0.1, 0.1, FILTERS).astype(np.float32))
+        self.w2 = tf.constant(glorot(r, (3, 1, FILTERS, 1)))
+        self.w3 = tf.constant(glorot(r, ((WINDOW - 4) * FILTERS, 2)))
+        self.b3 = tf.constant(r.uniform(-0.1, 0.1, 2).astype(np.float32))
+
+    @tf.function(input_signature=[tf.TensorSpec([1, 1, 1, FEATURES], tf.float32, name="frame")])
+    def __call__(self, frame):
+        window = tf.concat([self.ring, frame], axis=1)  # [1, WINDOW, 1, FEATURES]
+        self.ring.assign(window[:, 1:, :, :])
+        h = tf.nn.relu(tf.nn.conv2d(window, self.w1, 1, "VALID") + self.b1)  # [1, WINDOW-2, 1, F]
+        h = tf.nn.relu(tf.nn.depthwise_conv2d(h, self.w2, [1, 1, 1, 1], "VALID"))
+        flat = tf.reshape(h, [1, (WINDOW - 4) * FILTERS])
+        return tf.sigmoid(tf.matmul(flat, self.w3) + self.b3)
+
+
+def streaming():
+    case = "streaming"
+    r = rng(case)
+    m = Streaming(r)
+    frames = r.uniform(-1.0, 1.0, size=(64, 1, 1, 1, FEATURES)).astype(np.float32)
+
+    def representative():
+        for f in frames:
+            yield [f]
+
+    conv = tf.lite.TFLiteConverter.from_concrete_functions([m.__call__.get_concrete_function()], m)
+    conv.optimizations = [tf.lite.Optimize.DEFAULT]
+    conv.representative_dataset = representative
+    conv.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS_INT8]
+    conv.inference_input_type = tf.int8
+    conv.inference_output_type = tf.int8
+    conv.experimental_enable_resource_variables = True
+    # The ring buffer is int8 too, as microWakeWord converts its streaming models.
+    conv._experimental_variable_quantization = True
+    model = conv.convert()
+    x = rng(case + "/io").integers(-128, 127, (1, 1, 1, FEATURES), endpoint=True).astype(np.int8)
+    write_case(
+        case,
+        model,
+        "int8 streaming model in the microWakeWord style: a ring buffer of past frames in a "
+        "resource variable (CALL_ONCE init subgraph, VAR_HANDLE, READ_VARIABLE, CONCATENATION, "
+        "STRIDED_SLICE, ASSIGN_VARIABLE), then CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED and "
+        "LOGISTIC over the window; io.json is the first call.",
+        {"frame": x},
+        want_codes=[CALL_ONCE, VAR_HANDLE, READ_VARIABLE, ASSIGN_VARIABLE],
+    )
+
+
 class DynamicBatch(tf.Module):
     def __init__(self, r):
         super().__init__()
@@ -454,7 +519,9 @@ def dynamic_batch():
 
 def main():
     only = sys.argv[1:]
-    for make in (mlp_float, mlp_int8, cnn_int8, cond_if, while_loop, call_once, dynamic_batch):
+    for make in (
+        mlp_float, mlp_int8, cnn_int8, cond_if, while_loop, call_once, dynamic_batch, streaming
+    ):
         if not only or make.__name__ in only:
             make()
 

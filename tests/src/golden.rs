@@ -52,6 +52,7 @@ pub const GOLDEN: &[Golden] = &[
     g("tf_cond_if", "models/cond_if/cond_if.tflite"),
     g("tf_while_loop", "models/while_loop/while_loop.tflite"),
     g("tf_call_once", "models/call_once/call_once.tflite"),
+    g("tf_streaming", "models/streaming/streaming.tflite"),
     Golden {
         runtime: Some("::renamed_runtime"),
         ..g("hygiene", "../models/synthetic/residual.tflite")
