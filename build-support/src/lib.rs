@@ -73,6 +73,10 @@
 //! `stowplan generate models/net.tflite -o src/generated/net.rs --budget 49152`, run from the
 //! crate's root, with the options of [`Config`] as flags (`stowplan --help`).
 #![forbid(unsafe_code)]
+#![allow(
+    clippy::needless_doctest_main,
+    reason = "the build.rs examples show a build script's whole file, `fn main` included"
+)]
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -520,3 +524,8 @@ fn write_if_changed(path: &Path, text: &str) -> Result<(), BuildError> {
         error,
     })
 }
+
+/// The README's examples, run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

@@ -22,3 +22,8 @@ pub use sqrt::sqrtf;
 
 #[cfg(test)]
 extern crate std;
+
+/// The README's examples, run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
