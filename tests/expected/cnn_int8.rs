@@ -66,11 +66,11 @@ pub mod cnn_int8 {
     /// Marker of this model's persistent region.
     #[derive(::core::fmt::Debug)]
     pub enum Persistent {}
-    /// The arena, exactly `ARENA_BYTES` long and 16-byte aligned.
+    /// The arena, exactly `ARENA_BYTES` long, its address aligned to 16 bytes.
     pub type Arena = ::stowplan::Arena<Activations, ARENA_BYTES>;
     /// The arena in a `static`, handed out once (its zero bytes go to `.bss`).
     pub type StaticArena = ::stowplan::StaticArena<Activations, ARENA_BYTES>;
-    /// The persistent region, exactly `PERSISTENT_BYTES` long.
+    /// The persistent region, exactly `PERSISTENT_BYTES` long, its address aligned to 16 bytes.
     pub type PersistentArena = ::stowplan::Arena<Persistent, PERSISTENT_BYTES>;
     /// The persistent region in a `static`, handed out once (its zero bytes go to `.bss`).
     pub type StaticPersistentArena = ::stowplan::StaticArena<
@@ -225,10 +225,24 @@ pub mod cnn_int8 {
         PARTITIONEDCALL_0.end() <= ARENA_BYTES,
         "slot PARTITIONEDCALL_0 lies outside the arena"
     );
-    /// The model's input tensors (indexes into `TENSORS`).
+    /// The model's input tensors (indexes into `TENSORS`); their slots are in `inputs`.
     pub const INPUTS: &[u32] = &[0];
-    /// The model's output tensors (indexes into `TENSORS`).
+    /// The model's output tensors (indexes into `TENSORS`); their slots are in `outputs`.
     pub const OUTPUTS: &[u32] = &[19];
+    /// The model's inputs by position, for code that must not depend on the names the
+    /// converter gave: `INPUT_0` is input 0 of subgraph 0, and so on. Each is the same
+    /// slot (or constant, or dynamic tensor) as the item named after the tensor.
+    pub mod inputs {
+        /// input 0: `serving_default_image:0` `int8[1,12,12,1]`, the slot `SERVING_DEFAULT_IMAGE_0`
+        pub const INPUT_0: ::stowplan::Slot<super::Activations, i8> = super::SERVING_DEFAULT_IMAGE_0;
+    }
+    /// The model's outputs by position, for code that must not depend on the names the
+    /// converter gave: `OUTPUT_0` is output 0 of subgraph 0, and so on. Each is the same
+    /// slot (or constant, or dynamic tensor) as the item named after the tensor.
+    pub mod outputs {
+        /// output 0: `PartitionedCall:0` `int8[1,4]`, the slot `PARTITIONEDCALL_0`
+        pub const OUTPUT_0: ::stowplan::Slot<super::Activations, i8> = super::PARTITIONEDCALL_0;
+    }
     /// Every tensor of every subgraph, by tensor id.
     pub const TENSORS: &[::stowplan::__private_v1::TensorInfo] = &[
         ::stowplan::__private_v1::TensorInfo {
@@ -480,19 +494,88 @@ pub mod cnn_int8 {
             outputs: &[19],
         },
     ];
+    /// The proof that slots live at the same time share no byte: one row per planned
+    /// buffer (its slot, bytes `offset..end` with the size rounded up to `ALIGN`, live
+    /// during ops `first..=last` as in the slot's docs), checked when the crate compiles.
     const _: () = ::stowplan::__private_v1::assert_disjoint(
         &[
-            (576, 720, 1, 2),
-            (0, 576, 2, 3),
-            (576, 720, 3, 6),
-            (432, 576, 4, 7),
-            (0, 144, 5, 6),
-            (288, 432, 6, 7),
-            (0, 288, 7, 8),
-            (288, 368, 8, 9),
-            (0, 80, 9, 10),
-            (80, 96, 10, 11),
-            (0, 16, 11, 11),
+            ::stowplan::__private_v1::Span {
+                slot: "SERVING_DEFAULT_IMAGE_0",
+                offset: 576,
+                end: 720,
+                first: 0,
+                last: 1,
+            },
+            ::stowplan::__private_v1::Span {
+                slot: "RELU_10",
+                offset: 0,
+                end: 576,
+                first: 1,
+                last: 2,
+            },
+            ::stowplan::__private_v1::Span {
+                slot: "MAXPOOL2D",
+                offset: 576,
+                end: 720,
+                first: 2,
+                last: 5,
+            },
+            ::stowplan::__private_v1::Span {
+                slot: "RELU_2_12",
+                offset: 432,
+                end: 576,
+                first: 3,
+                last: 6,
+            },
+            ::stowplan::__private_v1::Span {
+                slot: "RELU_1_13",
+                offset: 0,
+                end: 144,
+                first: 4,
+                last: 5,
+            },
+            ::stowplan::__private_v1::Span {
+                slot: "ADD_2",
+                offset: 288,
+                end: 432,
+                first: 5,
+                last: 6,
+            },
+            ::stowplan::__private_v1::Span {
+                slot: "CONCAT",
+                offset: 0,
+                end: 288,
+                first: 6,
+                last: 7,
+            },
+            ::stowplan::__private_v1::Span {
+                slot: "AVGPOOL2D",
+                offset: 288,
+                end: 368,
+                first: 7,
+                last: 8,
+            },
+            ::stowplan::__private_v1::Span {
+                slot: "RESHAPE",
+                offset: 0,
+                end: 80,
+                first: 8,
+                last: 9,
+            },
+            ::stowplan::__private_v1::Span {
+                slot: "MATMUL_18",
+                offset: 80,
+                end: 96,
+                first: 9,
+                last: 10,
+            },
+            ::stowplan::__private_v1::Span {
+                slot: "PARTITIONEDCALL_0",
+                offset: 0,
+                end: 16,
+                first: 10,
+                last: 10,
+            },
         ],
         ARENA_BYTES,
     );

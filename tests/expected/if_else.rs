@@ -63,11 +63,11 @@ pub mod if_else {
     /// Marker of this model's persistent region.
     #[derive(::core::fmt::Debug)]
     pub enum Persistent {}
-    /// The arena, exactly `ARENA_BYTES` long and 16-byte aligned.
+    /// The arena, exactly `ARENA_BYTES` long, its address aligned to 16 bytes.
     pub type Arena = ::stowplan::Arena<Activations, ARENA_BYTES>;
     /// The arena in a `static`, handed out once (its zero bytes go to `.bss`).
     pub type StaticArena = ::stowplan::StaticArena<Activations, ARENA_BYTES>;
-    /// The persistent region, exactly `PERSISTENT_BYTES` long.
+    /// The persistent region, exactly `PERSISTENT_BYTES` long, its address aligned to 16 bytes.
     pub type PersistentArena = ::stowplan::Arena<Persistent, PERSISTENT_BYTES>;
     /// The persistent region in a `static`, handed out once (its zero bytes go to `.bss`).
     pub type StaticPersistentArena = ::stowplan::StaticArena<
@@ -143,10 +143,26 @@ pub mod if_else {
     const _: () = ::core::assert!(
         SG2_ELSE_Y.end() <= ARENA_BYTES, "slot SG2_ELSE_Y lies outside the arena"
     );
-    /// The model's input tensors (indexes into `TENSORS`).
+    /// The model's input tensors (indexes into `TENSORS`); their slots are in `inputs`.
     pub const INPUTS: &[u32] = &[0, 1];
-    /// The model's output tensors (indexes into `TENSORS`).
+    /// The model's output tensors (indexes into `TENSORS`); their slots are in `outputs`.
     pub const OUTPUTS: &[u32] = &[3];
+    /// The model's inputs by position, for code that must not depend on the names the
+    /// converter gave: `INPUT_0` is input 0 of subgraph 0, and so on. Each is the same
+    /// slot (or constant, or dynamic tensor) as the item named after the tensor.
+    pub mod inputs {
+        /// input 0: `cond` `bool[]`, the slot `COND`
+        pub const INPUT_0: ::stowplan::Slot<super::Activations, u8> = super::COND;
+        /// input 1: `x` `float32[1,16]`, the slot `X`
+        pub const INPUT_1: ::stowplan::Slot<super::Activations, f32> = super::X;
+    }
+    /// The model's outputs by position, for code that must not depend on the names the
+    /// converter gave: `OUTPUT_0` is output 0 of subgraph 0, and so on. Each is the same
+    /// slot (or constant, or dynamic tensor) as the item named after the tensor.
+    pub mod outputs {
+        /// output 0: `out` `float32[1,16]`, the slot `OUT`
+        pub const OUTPUT_0: ::stowplan::Slot<super::Activations, f32> = super::OUT;
+    }
     /// Every tensor of every subgraph, by tensor id.
     pub const TENSORS: &[::stowplan::__private_v1::TensorInfo] = &[
         ::stowplan::__private_v1::TensorInfo {
@@ -269,17 +285,74 @@ pub mod if_else {
             outputs: &[8],
         },
     ];
+    /// The proof that slots live at the same time share no byte: one row per planned
+    /// buffer (its slot, bytes `offset..end` with the size rounded up to `ALIGN`, live
+    /// during ops `first..=last` as in the slot's docs), checked when the crate compiles.
     const _: () = ::stowplan::__private_v1::assert_disjoint(
         &[
-            (192, 256, 1, 7),
-            (256, 272, 1, 7),
-            (128, 192, 2, 8),
-            (0, 64, 3, 4),
-            (64, 128, 4, 5),
-            (0, 64, 5, 5),
-            (64, 128, 6, 7),
-            (0, 64, 7, 7),
-            (0, 64, 8, 8),
+            ::stowplan::__private_v1::Span {
+                slot: "X",
+                offset: 192,
+                end: 256,
+                first: 0,
+                last: 6,
+            },
+            ::stowplan::__private_v1::Span {
+                slot: "COND",
+                offset: 256,
+                end: 272,
+                first: 0,
+                last: 6,
+            },
+            ::stowplan::__private_v1::Span {
+                slot: "Y",
+                offset: 128,
+                end: 192,
+                first: 1,
+                last: 7,
+            },
+            ::stowplan::__private_v1::Span {
+                slot: "SG1_THEN_X",
+                offset: 0,
+                end: 64,
+                first: 2,
+                last: 3,
+            },
+            ::stowplan::__private_v1::Span {
+                slot: "SG1_THEN_H",
+                offset: 64,
+                end: 128,
+                first: 3,
+                last: 4,
+            },
+            ::stowplan::__private_v1::Span {
+                slot: "SG1_THEN_Y",
+                offset: 0,
+                end: 64,
+                first: 4,
+                last: 4,
+            },
+            ::stowplan::__private_v1::Span {
+                slot: "SG2_ELSE_X",
+                offset: 64,
+                end: 128,
+                first: 5,
+                last: 6,
+            },
+            ::stowplan::__private_v1::Span {
+                slot: "SG2_ELSE_Y",
+                offset: 0,
+                end: 64,
+                first: 6,
+                last: 6,
+            },
+            ::stowplan::__private_v1::Span {
+                slot: "OUT",
+                offset: 0,
+                end: 64,
+                first: 7,
+                last: 7,
+            },
         ],
         ARENA_BYTES,
     );

@@ -69,11 +69,11 @@ pub mod tf_cond_if {
     /// Marker of this model's persistent region.
     #[derive(::core::fmt::Debug)]
     pub enum Persistent {}
-    /// The arena, exactly `ARENA_BYTES` long and 16-byte aligned.
+    /// The arena, exactly `ARENA_BYTES` long, its address aligned to 16 bytes.
     pub type Arena = ::stowplan::Arena<Activations, ARENA_BYTES>;
     /// The arena in a `static`, handed out once (its zero bytes go to `.bss`).
     pub type StaticArena = ::stowplan::StaticArena<Activations, ARENA_BYTES>;
-    /// The persistent region, exactly `PERSISTENT_BYTES` long.
+    /// The persistent region, exactly `PERSISTENT_BYTES` long, its address aligned to 16 bytes.
     pub type PersistentArena = ::stowplan::Arena<Persistent, PERSISTENT_BYTES>;
     /// The persistent region in a `static`, handed out once (its zero bytes go to `.bss`).
     pub type StaticPersistentArena = ::stowplan::StaticArena<
@@ -242,10 +242,26 @@ pub mod tf_cond_if {
     const _: () = ::core::assert!(
         SG2_COND_RELU.end() <= ARENA_BYTES, "slot SG2_COND_RELU lies outside the arena"
     );
-    /// The model's input tensors (indexes into `TENSORS`).
+    /// The model's input tensors (indexes into `TENSORS`); their slots are in `inputs`.
     pub const INPUTS: &[u32] = &[0, 1];
-    /// The model's output tensors (indexes into `TENSORS`).
+    /// The model's output tensors (indexes into `TENSORS`); their slots are in `outputs`.
     pub const OUTPUTS: &[u32] = &[11];
+    /// The model's inputs by position, for code that must not depend on the names the
+    /// converter gave: `INPUT_0` is input 0 of subgraph 0, and so on. Each is the same
+    /// slot (or constant, or dynamic tensor) as the item named after the tensor.
+    pub mod inputs {
+        /// input 0: `serving_default_s:0` `float32[]`, the slot `SERVING_DEFAULT_S_0`
+        pub const INPUT_0: ::stowplan::Slot<super::Activations, f32> = super::SERVING_DEFAULT_S_0;
+        /// input 1: `serving_default_x:0` `float32[1,8]`, the slot `SERVING_DEFAULT_X_0`
+        pub const INPUT_1: ::stowplan::Slot<super::Activations, f32> = super::SERVING_DEFAULT_X_0;
+    }
+    /// The model's outputs by position, for code that must not depend on the names the
+    /// converter gave: `OUTPUT_0` is output 0 of subgraph 0, and so on. Each is the same
+    /// slot (or constant, or dynamic tensor) as the item named after the tensor.
+    pub mod outputs {
+        /// output 0: `PartitionedCall:0` `float32[1,8]`, the slot `PARTITIONEDCALL_0`
+        pub const OUTPUT_0: ::stowplan::Slot<super::Activations, f32> = super::PARTITIONEDCALL_0;
+    }
     /// Every tensor of every subgraph, by tensor id.
     pub const TENSORS: &[::stowplan::__private_v1::TensorInfo] = &[
         ::stowplan::__private_v1::TensorInfo {
@@ -502,22 +518,109 @@ pub mod tf_cond_if {
             outputs: &[20],
         },
     ];
+    /// The proof that slots live at the same time share no byte: one row per planned
+    /// buffer (its slot, bytes `offset..end` with the size rounded up to `ALIGN`, live
+    /// during ops `first..=last` as in the slot's docs), checked when the crate compiles.
     const _: () = ::stowplan::__private_v1::assert_disjoint(
         &[
-            (0, 16, 1, 2),
-            (128, 160, 1, 13),
-            (160, 176, 2, 11),
-            (0, 32, 3, 4),
-            (96, 128, 4, 11),
-            (64, 96, 5, 12),
-            (0, 32, 6, 7),
-            (32, 64, 7, 8),
-            (0, 32, 8, 8),
-            (0, 32, 9, 10),
-            (32, 64, 10, 11),
-            (0, 32, 11, 11),
-            (32, 64, 12, 13),
-            (0, 32, 13, 13),
+            ::stowplan::__private_v1::Span {
+                slot: "SERVING_DEFAULT_S_0",
+                offset: 0,
+                end: 16,
+                first: 0,
+                last: 1,
+            },
+            ::stowplan::__private_v1::Span {
+                slot: "SERVING_DEFAULT_X_0",
+                offset: 128,
+                end: 160,
+                first: 0,
+                last: 12,
+            },
+            ::stowplan::__private_v1::Span {
+                slot: "GREATER",
+                offset: 160,
+                end: 176,
+                first: 1,
+                last: 10,
+            },
+            ::stowplan::__private_v1::Span {
+                slot: "MUL",
+                offset: 0,
+                end: 32,
+                first: 2,
+                last: 3,
+            },
+            ::stowplan::__private_v1::Span {
+                slot: "SUB",
+                offset: 96,
+                end: 128,
+                first: 3,
+                last: 10,
+            },
+            ::stowplan::__private_v1::Span {
+                slot: "COND",
+                offset: 64,
+                end: 96,
+                first: 4,
+                last: 11,
+            },
+            ::stowplan::__private_v1::Span {
+                slot: "SG2_COND_TRUE_7480_ARG0",
+                offset: 0,
+                end: 32,
+                first: 5,
+                last: 6,
+            },
+            ::stowplan::__private_v1::Span {
+                slot: "SG2_COND_MUL1",
+                offset: 32,
+                end: 64,
+                first: 6,
+                last: 7,
+            },
+            ::stowplan::__private_v1::Span {
+                slot: "SG2_COND_RELU",
+                offset: 0,
+                end: 32,
+                first: 7,
+                last: 7,
+            },
+            ::stowplan::__private_v1::Span {
+                slot: "SG1_COND_FALSE_7490_ARG0",
+                offset: 0,
+                end: 32,
+                first: 8,
+                last: 9,
+            },
+            ::stowplan::__private_v1::Span {
+                slot: "SG1_COND_MUL",
+                offset: 32,
+                end: 64,
+                first: 9,
+                last: 10,
+            },
+            ::stowplan::__private_v1::Span {
+                slot: "SG1_COND_SUB",
+                offset: 0,
+                end: 32,
+                first: 10,
+                last: 10,
+            },
+            ::stowplan::__private_v1::Span {
+                slot: "MUL_1",
+                offset: 32,
+                end: 64,
+                first: 11,
+                last: 12,
+            },
+            ::stowplan::__private_v1::Span {
+                slot: "PARTITIONEDCALL_0",
+                offset: 0,
+                end: 32,
+                first: 12,
+                last: 12,
+            },
         ],
         ARENA_BYTES,
     );

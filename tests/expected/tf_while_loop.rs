@@ -69,11 +69,11 @@ pub mod tf_while_loop {
     /// Marker of this model's persistent region.
     #[derive(::core::fmt::Debug)]
     pub enum Persistent {}
-    /// The arena, exactly `ARENA_BYTES` long and 16-byte aligned.
+    /// The arena, exactly `ARENA_BYTES` long, its address aligned to 16 bytes.
     pub type Arena = ::stowplan::Arena<Activations, ARENA_BYTES>;
     /// The arena in a `static`, handed out once (its zero bytes go to `.bss`).
     pub type StaticArena = ::stowplan::StaticArena<Activations, ARENA_BYTES>;
-    /// The persistent region, exactly `PERSISTENT_BYTES` long.
+    /// The persistent region, exactly `PERSISTENT_BYTES` long, its address aligned to 16 bytes.
     pub type PersistentArena = ::stowplan::Arena<Persistent, PERSISTENT_BYTES>;
     /// The persistent region in a `static`, handed out once (its zero bytes go to `.bss`).
     pub type StaticPersistentArena = ::stowplan::StaticArena<
@@ -293,10 +293,26 @@ pub mod tf_while_loop {
     const _: () = ::core::assert!(
         SG2_WHILE_SUB.end() <= ARENA_BYTES, "slot SG2_WHILE_SUB lies outside the arena"
     );
-    /// The model's input tensors (indexes into `TENSORS`).
+    /// The model's input tensors (indexes into `TENSORS`); their slots are in `inputs`.
     pub const INPUTS: &[u32] = &[0, 1];
-    /// The model's output tensors (indexes into `TENSORS`).
+    /// The model's output tensors (indexes into `TENSORS`); their slots are in `outputs`.
     pub const OUTPUTS: &[u32] = &[10];
+    /// The model's inputs by position, for code that must not depend on the names the
+    /// converter gave: `INPUT_0` is input 0 of subgraph 0, and so on. Each is the same
+    /// slot (or constant, or dynamic tensor) as the item named after the tensor.
+    pub mod inputs {
+        /// input 0: `serving_default_x:0` `float32[1,8]`, the slot `SERVING_DEFAULT_X_0`
+        pub const INPUT_0: ::stowplan::Slot<super::Activations, f32> = super::SERVING_DEFAULT_X_0;
+        /// input 1: `serving_default_n:0` `float32[]`, the slot `SERVING_DEFAULT_N_0`
+        pub const INPUT_1: ::stowplan::Slot<super::Activations, f32> = super::SERVING_DEFAULT_N_0;
+    }
+    /// The model's outputs by position, for code that must not depend on the names the
+    /// converter gave: `OUTPUT_0` is output 0 of subgraph 0, and so on. Each is the same
+    /// slot (or constant, or dynamic tensor) as the item named after the tensor.
+    pub mod outputs {
+        /// output 0: `PartitionedCall:0` `float32[1,8]`, the slot `PARTITIONEDCALL_0`
+        pub const OUTPUT_0: ::stowplan::Slot<super::Activations, f32> = super::PARTITIONEDCALL_0;
+    }
     /// Every tensor of every subgraph, by tensor id.
     pub const TENSORS: &[::stowplan::__private_v1::TensorInfo] = &[
         ::stowplan::__private_v1::TensorInfo {
@@ -598,27 +614,144 @@ pub mod tf_while_loop {
             outputs: &[25],
         },
     ];
+    /// The proof that slots live at the same time share no byte: one row per planned
+    /// buffer (its slot, bytes `offset..end` with the size rounded up to `ALIGN`, live
+    /// during ops `first..=last` as in the slot's docs), checked when the crate compiles.
     const _: () = ::stowplan::__private_v1::assert_disjoint(
         &[
-            (224, 240, 1, 10),
-            (128, 160, 1, 12),
-            (96, 128, 2, 10),
-            (192, 208, 3, 10),
-            (208, 224, 3, 10),
-            (64, 96, 3, 11),
-            (0, 32, 4, 4),
-            (32, 48, 4, 5),
-            (48, 64, 4, 5),
-            (0, 16, 5, 5),
-            (0, 16, 6, 7),
-            (32, 64, 6, 8),
-            (176, 192, 6, 10),
-            (160, 176, 7, 10),
-            (0, 32, 8, 9),
-            (32, 64, 9, 10),
-            (0, 32, 10, 10),
-            (32, 64, 11, 12),
-            (0, 32, 12, 12),
+            ::stowplan::__private_v1::Span {
+                slot: "SERVING_DEFAULT_N_0",
+                offset: 224,
+                end: 240,
+                first: 0,
+                last: 9,
+            },
+            ::stowplan::__private_v1::Span {
+                slot: "SERVING_DEFAULT_X_0",
+                offset: 128,
+                end: 160,
+                first: 0,
+                last: 11,
+            },
+            ::stowplan::__private_v1::Span {
+                slot: "ADD",
+                offset: 96,
+                end: 128,
+                first: 1,
+                last: 9,
+            },
+            ::stowplan::__private_v1::Span {
+                slot: "WHILE2",
+                offset: 192,
+                end: 208,
+                first: 2,
+                last: 9,
+            },
+            ::stowplan::__private_v1::Span {
+                slot: "WHILE",
+                offset: 208,
+                end: 224,
+                first: 2,
+                last: 9,
+            },
+            ::stowplan::__private_v1::Span {
+                slot: "WHILE1",
+                offset: 64,
+                end: 96,
+                first: 2,
+                last: 10,
+            },
+            ::stowplan::__private_v1::Span {
+                slot: "SG1_WHILE_COND_ARG1",
+                offset: 0,
+                end: 32,
+                first: 3,
+                last: 3,
+            },
+            ::stowplan::__private_v1::Span {
+                slot: "SG1_WHILE_COND_ARG2",
+                offset: 32,
+                end: 48,
+                first: 3,
+                last: 4,
+            },
+            ::stowplan::__private_v1::Span {
+                slot: "SG1_WHILE_COND_ARG0",
+                offset: 48,
+                end: 64,
+                first: 3,
+                last: 4,
+            },
+            ::stowplan::__private_v1::Span {
+                slot: "SG1_WHILE_LESS",
+                offset: 0,
+                end: 16,
+                first: 4,
+                last: 4,
+            },
+            ::stowplan::__private_v1::Span {
+                slot: "SG2_WHILE_BODY_ARG0",
+                offset: 0,
+                end: 16,
+                first: 5,
+                last: 6,
+            },
+            ::stowplan::__private_v1::Span {
+                slot: "SG2_WHILE_BODY_ARG1",
+                offset: 32,
+                end: 64,
+                first: 5,
+                last: 7,
+            },
+            ::stowplan::__private_v1::Span {
+                slot: "SG2_WHILE_BODY_ARG2",
+                offset: 176,
+                end: 192,
+                first: 5,
+                last: 9,
+            },
+            ::stowplan::__private_v1::Span {
+                slot: "SG2_WHILE_ADD",
+                offset: 160,
+                end: 176,
+                first: 6,
+                last: 9,
+            },
+            ::stowplan::__private_v1::Span {
+                slot: "SG2_WHILE_MUL",
+                offset: 0,
+                end: 32,
+                first: 7,
+                last: 8,
+            },
+            ::stowplan::__private_v1::Span {
+                slot: "SG2_WHILE_RELU",
+                offset: 32,
+                end: 64,
+                first: 8,
+                last: 9,
+            },
+            ::stowplan::__private_v1::Span {
+                slot: "SG2_WHILE_SUB",
+                offset: 0,
+                end: 32,
+                first: 9,
+                last: 9,
+            },
+            ::stowplan::__private_v1::Span {
+                slot: "MUL",
+                offset: 32,
+                end: 64,
+                first: 10,
+                last: 11,
+            },
+            ::stowplan::__private_v1::Span {
+                slot: "PARTITIONEDCALL_0",
+                offset: 0,
+                end: 32,
+                first: 11,
+                last: 11,
+            },
         ],
         ARENA_BYTES,
     );

@@ -62,11 +62,11 @@ pub mod while_loop {
     /// Marker of this model's persistent region.
     #[derive(::core::fmt::Debug)]
     pub enum Persistent {}
-    /// The arena, exactly `ARENA_BYTES` long and 16-byte aligned.
+    /// The arena, exactly `ARENA_BYTES` long, its address aligned to 16 bytes.
     pub type Arena = ::stowplan::Arena<Activations, ARENA_BYTES>;
     /// The arena in a `static`, handed out once (its zero bytes go to `.bss`).
     pub type StaticArena = ::stowplan::StaticArena<Activations, ARENA_BYTES>;
-    /// The persistent region, exactly `PERSISTENT_BYTES` long.
+    /// The persistent region, exactly `PERSISTENT_BYTES` long, its address aligned to 16 bytes.
     pub type PersistentArena = ::stowplan::Arena<Persistent, PERSISTENT_BYTES>;
     /// The persistent region in a `static`, handed out once (its zero bytes go to `.bss`).
     pub type StaticPersistentArena = ::stowplan::StaticArena<
@@ -177,10 +177,28 @@ pub mod while_loop {
     const _: () = ::core::assert!(
         SG2_BODY_X2.end() <= ARENA_BYTES, "slot SG2_BODY_X2 lies outside the arena"
     );
-    /// The model's input tensors (indexes into `TENSORS`).
+    /// The model's input tensors (indexes into `TENSORS`); their slots are in `inputs`.
     pub const INPUTS: &[u32] = &[0, 1];
-    /// The model's output tensors (indexes into `TENSORS`).
+    /// The model's output tensors (indexes into `TENSORS`); their slots are in `outputs`.
     pub const OUTPUTS: &[u32] = &[2, 3];
+    /// The model's inputs by position, for code that must not depend on the names the
+    /// converter gave: `INPUT_0` is input 0 of subgraph 0, and so on. Each is the same
+    /// slot (or constant, or dynamic tensor) as the item named after the tensor.
+    pub mod inputs {
+        /// input 0: `i` `int32[]`, the slot `I`
+        pub const INPUT_0: ::stowplan::Slot<super::Activations, i32> = super::I;
+        /// input 1: `x` `float32[1,32]`, the slot `X`
+        pub const INPUT_1: ::stowplan::Slot<super::Activations, f32> = super::X;
+    }
+    /// The model's outputs by position, for code that must not depend on the names the
+    /// converter gave: `OUTPUT_0` is output 0 of subgraph 0, and so on. Each is the same
+    /// slot (or constant, or dynamic tensor) as the item named after the tensor.
+    pub mod outputs {
+        /// output 0: `i_out` `int32[]`, the slot `I_OUT`
+        pub const OUTPUT_0: ::stowplan::Slot<super::Activations, i32> = super::I_OUT;
+        /// output 1: `y` `float32[1,32]`, the slot `Y`
+        pub const OUTPUT_1: ::stowplan::Slot<super::Activations, f32> = super::Y;
+    }
     /// Every tensor of every subgraph, by tensor id.
     pub const TENSORS: &[::stowplan::__private_v1::TensorInfo] = &[
         ::stowplan::__private_v1::TensorInfo {
@@ -326,19 +344,88 @@ pub mod while_loop {
             outputs: &[12],
         },
     ];
+    /// The proof that slots live at the same time share no byte: one row per planned
+    /// buffer (its slot, bytes `offset..end` with the size rounded up to `ALIGN`, live
+    /// during ops `first..=last` as in the slot's docs), checked when the crate compiles.
     const _: () = ::stowplan::__private_v1::assert_disjoint(
         &[
-            (384, 512, 1, 7),
-            (544, 560, 1, 7),
-            (256, 384, 2, 7),
-            (528, 544, 2, 7),
-            (0, 128, 3, 3),
-            (128, 144, 3, 4),
-            (0, 16, 4, 4),
-            (0, 16, 5, 6),
-            (128, 256, 5, 7),
-            (512, 528, 6, 7),
-            (0, 128, 7, 7),
+            ::stowplan::__private_v1::Span {
+                slot: "X",
+                offset: 384,
+                end: 512,
+                first: 0,
+                last: 6,
+            },
+            ::stowplan::__private_v1::Span {
+                slot: "I",
+                offset: 544,
+                end: 560,
+                first: 0,
+                last: 6,
+            },
+            ::stowplan::__private_v1::Span {
+                slot: "Y",
+                offset: 256,
+                end: 384,
+                first: 1,
+                last: 6,
+            },
+            ::stowplan::__private_v1::Span {
+                slot: "I_OUT",
+                offset: 528,
+                end: 544,
+                first: 1,
+                last: 6,
+            },
+            ::stowplan::__private_v1::Span {
+                slot: "SG1_COND_X",
+                offset: 0,
+                end: 128,
+                first: 2,
+                last: 2,
+            },
+            ::stowplan::__private_v1::Span {
+                slot: "SG1_COND_I",
+                offset: 128,
+                end: 144,
+                first: 2,
+                last: 3,
+            },
+            ::stowplan::__private_v1::Span {
+                slot: "SG1_COND_C",
+                offset: 0,
+                end: 16,
+                first: 3,
+                last: 3,
+            },
+            ::stowplan::__private_v1::Span {
+                slot: "SG2_BODY_I",
+                offset: 0,
+                end: 16,
+                first: 4,
+                last: 5,
+            },
+            ::stowplan::__private_v1::Span {
+                slot: "SG2_BODY_X",
+                offset: 128,
+                end: 256,
+                first: 4,
+                last: 6,
+            },
+            ::stowplan::__private_v1::Span {
+                slot: "SG2_BODY_I2",
+                offset: 512,
+                end: 528,
+                first: 5,
+                last: 6,
+            },
+            ::stowplan::__private_v1::Span {
+                slot: "SG2_BODY_X2",
+                offset: 0,
+                end: 128,
+                first: 6,
+                last: 6,
+            },
         ],
         ARENA_BYTES,
     );
