@@ -24,6 +24,7 @@ mod log;
 mod rounding;
 mod sincos;
 mod sqrt;
+pub mod sse;
 mod tanh;
 
 pub use exp::expf;
