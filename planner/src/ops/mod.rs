@@ -35,6 +35,20 @@ mod svdf;
 mod transpose;
 mod unidirectional_sequence_lstm;
 
+mod ceil;
+mod elementwise;
+mod elu;
+mod exp;
+mod floor;
+mod hard_swish;
+mod l2norm;
+mod leaky_relu;
+mod log_softmax;
+mod neg;
+mod round;
+mod tanh;
+mod unary;
+
 use std::fmt;
 
 use proc_macro2::{Literal, TokenStream};
@@ -117,6 +131,24 @@ const BUILTINS: &[(BuiltinOp, OpKind)] = &[
         BuiltinOp::UNIDIRECTIONAL_SEQUENCE_LSTM,
         unidirectional_sequence_lstm::UNIDIRECTIONAL_SEQUENCE_LSTM,
     ),
+    (BuiltinOp::ABS, elementwise::ABS),
+    (BuiltinOp::SIN, elementwise::SIN),
+    (BuiltinOp::COS, elementwise::COS),
+    (BuiltinOp::LOG, elementwise::LOG),
+    (BuiltinOp::SQRT, elementwise::SQRT),
+    (BuiltinOp::RSQRT, elementwise::RSQRT),
+    (BuiltinOp::SQUARE, elementwise::SQUARE),
+    (BuiltinOp::NEG, neg::NEG),
+    (BuiltinOp::CEIL, ceil::CEIL),
+    (BuiltinOp::FLOOR, floor::FLOOR),
+    (BuiltinOp::ROUND, round::ROUND),
+    (BuiltinOp::EXP, exp::EXP),
+    (BuiltinOp::TANH, tanh::TANH),
+    (BuiltinOp::ELU, elu::ELU),
+    (BuiltinOp::HARD_SWISH, hard_swish::HARD_SWISH),
+    (BuiltinOp::LEAKY_RELU, leaky_relu::LEAKY_RELU),
+    (BuiltinOp::LOG_SOFTMAX, log_softmax::LOG_SOFTMAX),
+    (BuiltinOp::L2_NORMALIZATION, l2norm::L2_NORMALIZATION),
 ];
 
 /// Custom ops by custom code, each with its module.
