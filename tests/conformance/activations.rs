@@ -26,6 +26,7 @@ pub fn variants(seed: u64, target: Target) -> Vec<Variant> {
         ("RELU", "int16", "requantised"),
         ("RELU6", "int16", "same quantisation"),
         ("RELU6", "int16", "other output quantisation"),
+        ("RELU", "int16", "nonzero zero points (refused)"),
     ] {
         for class in SHAPES {
             let spec = Spec {
@@ -59,8 +60,10 @@ fn draw(
     let (x, y, input, note) = if types == "int16" {
         // RELU: zero points 0 (TFLM's int16 ReluPrepare requires them); RELU6: any.
         let zero = |rng: &mut Rng| {
-            if builtin == "RELU" {
+            if builtin == "RELU" && !options.ends_with("(refused)") {
                 0
+            } else if builtin == "RELU" {
+                rng.range(1, 30000)
             } else {
                 suite::zero_point(rng, DType::Int16)
             }

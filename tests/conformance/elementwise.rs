@@ -37,6 +37,7 @@ pub fn variants(seed: u64, target: Target) -> Vec<Variant> {
         ("ABS", "int16", "no quantisation"),
         ("RSQRT", "int8", "at or above the zero point"),
         ("RSQRT", "int16", "refused"),
+        ("ABS", "int16", "nonzero zero point (refused)"),
     ] {
         for class in SHAPES {
             let spec = Spec {
@@ -235,6 +236,10 @@ fn draw_int(
     let sg = b.subgraph("main");
     let (qi, qo) = match (types, options) {
         ("int16", "no quantisation") => (None, None),
+        ("int16", "nonzero zero point (refused)") => (
+            Some(Quant::tensor(suite::scale(rng), rng.range(1, 2000))),
+            Some(Quant::tensor(suite::scale(rng), 0)),
+        ),
         ("int16", _) => (
             Some(Quant::tensor(suite::scale(rng), 0)),
             Some(Quant::tensor(suite::scale(rng), 0)),

@@ -26,7 +26,11 @@ pub fn variants(seed: u64, target: Target) -> Vec<Variant> {
         values: target.values,
         models: target.models.max(8),
     };
-    for (options, lo, hi) in [("typical scales", 50.0, 400.0), ("any scales", 1.01, 1e6)] {
+    for (options, lo, hi) in [
+        ("typical scales", 50.0, 400.0),
+        ("any scales", 1.01, 1e6),
+        ("output multiplier above 1 (refused)", 1e-3, 0.9),
+    ] {
         for class in SHAPES {
             let spec = Spec {
                 op: "hard_swish",

@@ -20,24 +20,34 @@ pub fn variants(seed: u64, target: Target) -> Vec<Variant> {
         models: target.models.max(8),
     };
     let mut out = Vec::new();
-    for types in ["float32", "int8"] {
+    for (types, options) in [
+        ("float32", ""),
+        ("int8", ""),
+        ("float32", "fused RELU (refused)"),
+    ] {
         for class in CLASSES {
             let spec = Spec {
                 op: "l2norm",
                 builtin: "L2_NORMALIZATION",
                 types: types.to_owned(),
-                options: String::new(),
+                options: options.to_owned(),
                 shape: class,
             };
             out.push(suite::fill_with_sets(seed, spec, target, |rng, index| {
-                draw(rng, index, types, class)
+                draw(rng, index, types, options, class)
             }));
         }
     }
     out
 }
 
-fn draw(rng: &mut Rng, index: usize, types: &str, class: &str) -> Option<(Draft, Vec<Vec<u8>>)> {
+fn draw(
+    rng: &mut Rng,
+    index: usize,
+    types: &str,
+    options: &str,
+    class: &str,
+) -> Option<(Draft, Vec<Vec<u8>>)> {
     let shape = row_shape(rng, index, class);
     let n = elements(&shape);
     let op = BuiltinOp::from_name("L2_NORMALIZATION")?;
@@ -89,7 +99,11 @@ fn draw(rng: &mut Rng, index: usize, types: &str, class: &str) -> Option<(Draft,
         &[x],
         &[y],
         OpOptions::L2Norm {
-            activation: Activation::None,
+            activation: if options.is_empty() {
+                Activation::None
+            } else {
+                Activation::Relu
+            },
         },
     );
     b.io(sg, &[x], &[y]);

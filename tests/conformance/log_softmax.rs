@@ -18,17 +18,21 @@ pub fn variants(seed: u64, target: Target) -> Vec<Variant> {
         models: target.models.max(8),
     };
     let mut out = Vec::new();
-    for types in ["float32", "int8"] {
+    for (types, options) in [
+        ("float32", ""),
+        ("int8", ""),
+        ("int8", "output (1/256, -128) (refused)"),
+    ] {
         for class in CLASSES {
             let spec = Spec {
                 op: "log_softmax",
                 builtin: "LOG_SOFTMAX",
                 types: types.to_owned(),
-                options: String::new(),
+                options: options.to_owned(),
                 shape: class,
             };
             out.push(suite::fill_with_sets(seed, spec, target, |rng, index| {
-                draw(rng, index, types, class)
+                draw(rng, index, types, options, class)
             }));
         }
     }
@@ -48,7 +52,13 @@ pub fn row_shape(rng: &mut Rng, index: usize, class: &str) -> Vec<usize> {
     shape
 }
 
-fn draw(rng: &mut Rng, index: usize, types: &str, class: &str) -> Option<(Draft, Vec<Vec<u8>>)> {
+fn draw(
+    rng: &mut Rng,
+    index: usize,
+    types: &str,
+    options: &str,
+    class: &str,
+) -> Option<(Draft, Vec<Vec<u8>>)> {
     let shape = row_shape(rng, index, class);
     let n = elements(&shape);
     let op = BuiltinOp::from_name("LOG_SOFTMAX")?;
@@ -56,7 +66,11 @@ fn draw(rng: &mut Rng, index: usize, types: &str, class: &str) -> Option<(Draft,
     let sg = b.subgraph("main");
     let (x, y, input, note, sets) = if types == "int8" {
         let qi = Quant::tensor(suite::scale(rng), suite::zero_point(rng, DType::Int8));
-        let qo = Quant::tensor(16.0 / 256.0, 127);
+        let qo = if options.is_empty() {
+            Quant::tensor(16.0 / 256.0, 127)
+        } else {
+            Quant::tensor(1.0 / 256.0, -128)
+        };
         let x = suite::activation(&mut b, sg, "input", DType::Int8, &shape, Some(&qi));
         let y = suite::activation(&mut b, sg, "output", DType::Int8, &shape, Some(&qo));
         let note = format!("shape {shape:?} in q {:?}", (qi.s(), qi.z()));

@@ -51,6 +51,8 @@ pub fn int_variants(
         ("int16", "scale 2^-11"),
         ("int16", "other powers of two"),
         ("int16", "any scale"),
+        ("int16", "output scale 2^-14 (refused)"),
+        ("int16", "nonzero zero point (refused)"),
     ];
     if builtin == "TANH" {
         kinds.insert(0, ("int8", "any scales"));
@@ -104,11 +106,12 @@ fn draw(
                 _ => suite::scale(rng),
             },
         };
-        (
-            DType::Int16,
-            Quant::tensor(si, 0),
-            Quant::tensor(2f32.powi(-15), 0),
-        )
+        let (zi, so) = match options {
+            "output scale 2^-14 (refused)" => (0, 2f32.powi(-14)),
+            "nonzero zero point (refused)" => (rng.range(-2000, -1), 2f32.powi(-15)),
+            _ => (0, 2f32.powi(-15)),
+        };
+        (DType::Int16, Quant::tensor(si, zi), Quant::tensor(so, 0))
     };
     let x = suite::activation(&mut b, sg, "input", dtype, &shape, Some(&qi));
     let y = suite::activation(&mut b, sg, "output", dtype, &shape, Some(&qo));

@@ -83,21 +83,21 @@ pub struct L2Norm {
 pub fn l2norm_s8(p: &L2Norm, input: &[i8], output: &mut [i8]) {
     const OUTPUT_SCALE: i32 = 7;
     for i in 0..p.rows {
-        let row = i * p.depth;
+        let row = i.wrapping_mul(p.depth);
         let mut acc: i32 = 0;
         for c in 0..p.depth {
-            let x = i32::from(at(input, row + c)).wrapping_sub(p.input_zero_point);
+            let x = i32::from(at(input, row.wrapping_add(c))).wrapping_sub(p.input_zero_point);
             acc = acc.wrapping_add(x.wrapping_mul(x));
         }
         let (multiplier, shift) = get_inv_sqrt_quantized_multiplier_exp(acc, -1);
         for c in 0..p.depth {
-            let x = i32::from(at(input, row + c)).wrapping_sub(p.input_zero_point);
+            let x = i32::from(at(input, row.wrapping_add(c))).wrapping_sub(p.input_zero_point);
             let out = fixed::multiply_by_quantized_multiplier(
                 x,
                 multiplier,
                 shift.wrapping_add(OUTPUT_SCALE),
             );
-            if let Some(o) = output.get_mut(row + c) {
+            if let Some(o) = output.get_mut(row.wrapping_add(c)) {
                 *o = out.clamp(i32::from(i8::MIN), i32::from(i8::MAX)) as i8;
             }
         }
@@ -114,18 +114,18 @@ pub fn l2norm_s8(p: &L2Norm, input: &[i8], output: &mut [i8]) {
 pub fn l2norm_f32(p: &L2Norm, input: &[f32], output: &mut [f32]) {
     const EPSILON: f32 = 1e-6;
     for i in 0..p.rows {
-        let row = i * p.depth;
+        let row = i.wrapping_mul(p.depth);
         let mut squared_l2_norm = 0.0_f32;
         for c in 0..p.depth {
-            let x = at(input, row + c);
+            let x = at(input, row.wrapping_add(c));
             squared_l2_norm = sse::add(squared_l2_norm, sse::mul(x, x));
         }
         let l2_norm = sqrtf(squared_l2_norm);
         // std::max(l2_norm, epsilon) is `l2_norm < epsilon ? epsilon : l2_norm`.
         let l2_norm = if l2_norm < EPSILON { EPSILON } else { l2_norm };
         for c in 0..p.depth {
-            if let Some(o) = output.get_mut(row + c) {
-                *o = sse::div(at(input, row + c), l2_norm);
+            if let Some(o) = output.get_mut(row.wrapping_add(c)) {
+                *o = sse::div(at(input, row.wrapping_add(c)), l2_norm);
             }
         }
     }

@@ -163,16 +163,16 @@ pub fn log_softmax_s8(p: &LogSoftmaxS8, input: &[i8], output: &mut [i8]) {
         fixed::multiply_by_quantized_multiplier(input_diff, p.input_multiplier, p.input_left_shift)
     };
     for i in 0..p.rows {
-        let row = i * p.depth;
+        let row = i.wrapping_mul(p.depth);
         let mut max_in_row = i8::MIN;
         for c in 0..p.depth {
-            max_in_row = max_in_row.max(at(input, row + c));
+            max_in_row = max_in_row.max(at(input, row.wrapping_add(c)));
         }
         let max_in_row = i32::from(max_in_row);
 
         let mut sum_of_exps_in_q12: i32 = 0;
         for c in 0..p.depth {
-            let input_diff = i32::from(at(input, row + c)) - max_in_row;
+            let input_diff = i32::from(at(input, row.wrapping_add(c))) - max_in_row;
             if input_diff >= p.diff_min {
                 let exp = fixed::exp_on_negative_values::<INPUT_INTEGER_BITS>(scaled(input_diff));
                 sum_of_exps_in_q12 = sum_of_exps_in_q12.wrapping_add(
@@ -196,7 +196,7 @@ pub fn log_softmax_s8(p: &LogSoftmaxS8, input: &[i8], output: &mut [i8]) {
         };
 
         for c in 0..p.depth {
-            let input_diff = i32::from(at(input, row + c)) - max_in_row;
+            let input_diff = i32::from(at(input, row.wrapping_add(c))) - max_in_row;
             let value = if input_diff > adjusted_diff_min {
                 let output_in_q27 = fixed::rounding_divide_by_pot(
                     scaled(input_diff).wrapping_sub(log_sum_of_exps_in_q5),
@@ -207,7 +207,7 @@ pub fn log_softmax_s8(p: &LogSoftmaxS8, input: &[i8], output: &mut [i8]) {
             } else {
                 i8::MIN
             };
-            if let Some(o) = output.get_mut(row + c) {
+            if let Some(o) = output.get_mut(row.wrapping_add(c)) {
                 *o = value;
             }
         }
@@ -224,23 +224,23 @@ pub fn log_softmax_s8(p: &LogSoftmaxS8, input: &[i8], output: &mut [i8]) {
 /// `input.len() == output.len() == rows * depth`.
 pub fn log_softmax_f32(p: &LogSoftmaxF32, input: &[f32], output: &mut [f32]) {
     for i in 0..p.rows {
-        let row = i * p.depth;
+        let row = i.wrapping_mul(p.depth);
         let mut max = f32::MIN;
         for c in 0..p.depth {
             // std::max(max, x) is `max < x ? x : max`.
-            let x = at(input, row + c);
+            let x = at(input, row.wrapping_add(c));
             if max < x {
                 max = x;
             }
         }
         let mut sum = 0.0_f32;
         for c in 0..p.depth {
-            sum = sse::add(sum, expf(sse::sub(at(input, row + c), max)));
+            sum = sse::add(sum, expf(sse::sub(at(input, row.wrapping_add(c)), max)));
         }
         let log_sum = logf(sum);
         for c in 0..p.depth {
-            if let Some(o) = output.get_mut(row + c) {
-                *o = sse::sub(sse::sub(at(input, row + c), max), log_sum);
+            if let Some(o) = output.get_mut(row.wrapping_add(c)) {
+                *o = sse::sub(sse::sub(at(input, row.wrapping_add(c)), max), log_sum);
             }
         }
     }

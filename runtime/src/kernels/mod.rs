@@ -25,9 +25,10 @@
 //! function's `# Preconditions` say what consistent means for it. Arithmetic that TFLM lets
 //! overflow (int32 accumulators) wraps as it does on every target TFLM is built for.
 //!
-//! Float kernels call `exp` through a port of glibc's and musl's `expf` (Arm's
-//! optimized-routines algorithm) in plain IEEE arithmetic, so float SOFTMAX and LOGISTIC match
-//! TFLM built against those C libraries, on every target. Where TFLM converts an
+//! Float kernels call the C library's functions (`expf`, `logf`, `sinf`, `cosf`, `tanhf`,
+//! `expm1f`, `sqrtf`, ...) through `stowplan_math`, ports of glibc's in IEEE and integer
+//! arithmetic (as glibc's x86-64 FMA builds compute them, where it has those), so float kernels
+//! match TFLM's host build on every target. Where TFLM converts an
 //! out-of-range float to an integer (undefined in C++), QUANTIZE does what the x86-64 host
 //! build does.
 //!
