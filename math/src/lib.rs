@@ -38,6 +38,9 @@ pub use tanh::tanhf;
 #[cfg(test)]
 extern crate std;
 
+#[cfg(test)]
+mod exhaustive;
+
 /// x86-64's default NaN (`0.0 / 0.0`, `inf - inf`): sign bit set, quiet.
 const DEFAULT_NAN: f32 = f32::from_bits(0xffc0_0000);
 
