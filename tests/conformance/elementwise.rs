@@ -134,6 +134,17 @@ pub fn specials(builtin: &str) -> Vec<f32> {
     };
     v.extend(extra.iter().map(|&x| x as f32));
     v.extend(extra.iter().map(|&x| -x as f32));
+    // NaNs of both signs, signalling and with payloads: what comes back is the x86-64 bits.
+    v.extend(
+        [
+            0x7f80_0001,
+            0xff80_0001,
+            0xffc0_0000,
+            0x7fc1_2345,
+            0xffbf_ffff,
+        ]
+        .map(f32::from_bits),
+    );
     v
 }
 

@@ -44,7 +44,13 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
             ))
         }
         DType::Float32 => {
-            let a = f32_lit(alpha)?;
+            // TFLM runs any alpha, infinities and NaN included: those as their bits.
+            let a = if alpha.is_finite() {
+                f32_lit(alpha)?
+            } else {
+                let bits = alpha.to_bits();
+                quote!(f32::from_bits(#bits))
+            };
             Ok(with_params(
                 cx,
                 quote!(LeakyReluF32),
