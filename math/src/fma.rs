@@ -43,10 +43,76 @@ fn align(x: u128, shift: i32) -> u128 {
     }
 }
 
+/// Veltkamp's split: `(hi, lo)` with `hi + lo == x` exactly and 26 significant bits each
+/// (`|x| < 2^995`).
+#[inline(always)]
+fn split(x: f64) -> (f64, f64) {
+    const FACTOR: f64 = 134_217_729.0; // 2^27 + 1
+    let t = FACTOR * x;
+    let hi = t - (t - x);
+    (hi, x - hi)
+}
+
+/// Knuth's TwoSum: `(s, t)` with `s = RN(a + b)` and `s + t == a + b` exactly (no overflow).
+#[inline(always)]
+fn two_sum(a: f64, b: f64) -> (f64, f64) {
+    let s = a + b;
+    let bb = s - a;
+    (s, (a - (s - bb)) + (b - bb))
+}
+
+/// The biased exponent field of `x`.
+#[inline(always)]
+fn biased_exponent(x: f64) -> u64 {
+    (x.to_bits() >> 52) & 0x7ff
+}
+
+/// [`fma`] from error-free transformations in `f64` arithmetic, for operands whose products
+/// and sums neither overflow nor underflow (the caller checks): Dekker's exact product `p + e
+/// = a * b`, TwoSum for `s + t = p + c`, `u + v = t + e` and `r + w = s + u`. `r` is the
+/// rounded sum unless `s + u` lay exactly halfway between two doubles (`|w|` half the gap) and
+/// the remainder `v` points the same way, which moves the result to the neighbour.
+#[inline(always)]
+fn fma_fast(a: f64, b: f64, c: f64) -> f64 {
+    let p = a * b;
+    let (ah, al) = split(a);
+    let (bh, bl) = split(b);
+    let e = ((ah * bh - p) + ah * bl + al * bh) + al * bl;
+    let (s, t) = two_sum(p, c);
+    let (u, v) = two_sum(t, e);
+    let (r, w) = two_sum(s, u);
+    if w != 0.0 && v != 0.0 && (w > 0.0) == (v > 0.0) {
+        // The neighbour of r on w's side; s + u was halfway iff it is r + 2w.
+        let toward_larger = (w > 0.0) == (r > 0.0);
+        let bits = r.to_bits();
+        let neighbour = f64::from_bits(if toward_larger { bits + 1 } else { bits - 1 });
+        // `neighbour - r` is exact (adjacent doubles), and so is `2 * w`.
+        if neighbour - r == 2.0 * w {
+            return neighbour;
+        }
+    }
+    r
+}
+
 /// `a * b + c` rounded once, to nearest with ties to even: IEEE 754's `fusedMultiplyAdd`
 /// (C's `fma`), including signed zeros, subnormals, overflow to infinity and NaN.
+///
+/// Operands of moderate magnitude (all of those of the functions here) take [`fma_fast`];
+/// the others the exact integer computation.
 #[must_use]
 pub fn fma(a: f64, b: f64, c: f64) -> f64 {
+    let (ea, eb, ec) = (biased_exponent(a), biased_exponent(b), biased_exponent(c));
+    // a, b normal within 2^±400, c normal (or 0) below 2^900: p, e and the sums are exact
+    // where the algorithm needs them (no overflow, no underflow of e's parts).
+    if (623..1423).contains(&ea) && (623..1423).contains(&eb) && ec < 1923 && (ec > 0 || c == 0.0) {
+        return if c == 0.0 { a * b } else { fma_fast(a, b, c) };
+    }
+    fma_exact(a, b, c)
+}
+
+/// [`fma`] in integer arithmetic, for every operand.
+#[must_use]
+fn fma_exact(a: f64, b: f64, c: f64) -> f64 {
     if !a.is_finite() || !b.is_finite() {
         // a * b is infinite or NaN (or 0 * inf = NaN): no rounding of the product matters.
         return a * b + c;
@@ -183,6 +249,47 @@ mod tests {
                 for &c in &values {
                     check(a, b, c);
                 }
+            }
+        }
+    }
+
+    /// The fast path agrees with the exact computation where it is taken: random moderate
+    /// operands, cancelling sums and ties.
+    #[test]
+    fn fast_path_is_exact() {
+        let mut r = Xorshift(0x2545_f491_4f6c_dd1d);
+        let m = |x: u64, e: u64| f64::from_bits((x & 0x800f_ffff_ffff_ffff) | (e << 52));
+        for _ in 0..if cfg!(miri) { 300 } else { 3_000_000 } {
+            let (ea, eb) = (623 + r.next() % 800, 623 + r.next() % 800);
+            let a = m(r.next(), ea);
+            let b = m(r.next(), eb);
+            let ab = a * b;
+            let cands = [
+                m(r.next(), 1 + r.next() % 1900),
+                f64::from_bits((-ab).to_bits().wrapping_add(r.next() % 5)),
+                -ab,
+                ab,
+                // Halfway cases: c one ulp-fraction away from the product's neighbours.
+                m(
+                    r.next() & !0xfff_ffff,
+                    ((ab.to_bits() >> 52) & 0x7ff).saturating_sub(53),
+                ),
+            ];
+            for c in cands {
+                if c.is_finite() && biased_exponent(c) < 1923 {
+                    let (fast, exact) = (fma(a, b, c), fma_exact(a, b, c));
+                    assert!(
+                        fast.to_bits() == exact.to_bits(),
+                        "fma({a:e}, {b:e}, {c:e}): {fast:e} vs {exact:e}"
+                    );
+                }
+            }
+            // Small integers: many exact ties.
+            let a = (r.next() % 20_001) as f64 - 1e4;
+            let b = ((r.next() % 20_001) as f64 + 1.0) * 2f64.powi(43);
+            let c = (r.next() % 20_001) as f64 - 1e4;
+            if a != 0.0 {
+                assert_eq!(fma(a, b, c).to_bits(), fma_exact(a, b, c).to_bits());
             }
         }
     }

@@ -5,11 +5,11 @@
 //! z` with `z` in a 16-way subdivided interval around 1, `log(x) = log1p(z/c - 1) + log(c) + k
 //! ln 2` with a table of `1/c` and `log(c)` and a degree-4 polynomial in `f64`. Evaluated as
 //! glibc's x86-64 FMA build (`__logf_fma`) computes it: `z * invc - 1`, `k * ln2 + logc` and the
-//! three polynomial steps are fused (the exact [`fma`]). glibc documents 0.818 ULP as its
+//! three polynomial steps are fused (the exact `fma`; the plain evaluation first, the fused one
+//! only for a result close to an `f32` rounding boundary). glibc documents 0.818 ULP as its
 //! largest error.
 
-use crate::fma::fma;
-use crate::{invalid, quiet};
+use crate::{invalid, madd, near_f32_midpoint, quiet};
 
 /// `(1/c, log(c))` for the 16 subintervals (`__logf_data.tab`).
 const TAB: [(f64, f64); 16] = [
@@ -115,14 +115,25 @@ pub fn logf(x: f32) -> f32 {
     let (invc, logc) = TAB[i];
     let z = f64::from(f32::from_bits(iz));
 
-    // log(x) = log1p(z/c - 1) + log(c) + k ln 2.
-    let r = fma(z, invc, -1.0);
-    let y0 = fma(f64::from(k), LN2, logc);
-    let r2 = r * r;
-    let y = fma(A1, r, A2);
-    let y = fma(A0, r2, y);
-    let y = fma(y, r2, y0 + r);
+    let y = log_core::<false>(z, invc, logc, k);
+    let y = if near_f32_midpoint(y) {
+        log_core::<true>(z, invc, logc, k)
+    } else {
+        y
+    };
     y as f32
+}
+
+/// `log1p(z/c - 1) + log(c) + k ln 2` in `f64` before the final rounding, fused as
+/// `__logf_fma` (`FUSED`) or not.
+#[inline(always)]
+fn log_core<const FUSED: bool>(z: f64, invc: f64, logc: f64, k: i32) -> f64 {
+    let r = madd::<FUSED>(z, invc, -1.0);
+    let y0 = madd::<FUSED>(f64::from(k), LN2, logc);
+    let r2 = r * r;
+    let y = madd::<FUSED>(A1, r, A2);
+    let y = madd::<FUSED>(A0, r2, y);
+    madd::<FUSED>(y, r2, y0 + r)
 }
 
 #[cfg(test)]

@@ -7,11 +7,11 @@
 //! `f64`; above, an exact reduction with a 192-bit table of `4/pi` in integer arithmetic. In
 //! the reduced range, odd polynomials for sine and even ones for cosine in `f64`. Evaluated as
 //! glibc's x86-64 FMA build (`__sinf_fma`, `__cosf_fma`) computes it: the reduction's `x - n *
-//! hpi` and each polynomial step are fused (the exact [`fma`]). glibc documents 0.5607 ULP as
+//! hpi` and each polynomial step are fused (the exact `fma`; the plain evaluation first, the
+//! fused one only for a result close to an `f32` rounding boundary). glibc documents 0.5607 ULP as
 //! the largest error.
 
-use crate::fma::fma;
-use crate::invalid;
+use crate::{invalid, madd, near_f32_midpoint};
 
 /// The constants and polynomials of one quadrant pair (`sincos_t`).
 struct Poly {
@@ -102,30 +102,32 @@ const fn abstop12(x: f32) -> u32 {
 }
 
 /// `sinf_poly`: the sine polynomial of `x` (`x2 = x * x`) for even `n`, the cosine polynomial
-/// for odd `n`.
-fn poly(x: f64, x2: f64, p: &Poly, n: u32) -> f32 {
+/// for odd `n`, in `f64` before the final rounding, fused as the FMA build (`FUSED`) or not.
+#[inline(always)]
+fn poly<const FUSED: bool>(x: f64, x2: f64, p: &Poly, n: u32) -> f64 {
     if n & 1 == 0 {
         let x3 = x * x2;
-        let s1 = fma(x2, p.s3, p.s2);
+        let s1 = madd::<FUSED>(x2, p.s3, p.s2);
         let x7 = x3 * x2;
-        let s = fma(x3, p.s1, x);
-        fma(x7, s1, s) as f32
+        let s = madd::<FUSED>(x3, p.s1, x);
+        madd::<FUSED>(x7, s1, s)
     } else {
         let x4 = x2 * x2;
-        let c2 = fma(x2, p.c4, p.c3);
-        let c1 = fma(x2, p.c1, p.c0);
+        let c2 = madd::<FUSED>(x2, p.c4, p.c3);
+        let c1 = madd::<FUSED>(x2, p.c1, p.c0);
         let x6 = x4 * x2;
-        let c = fma(x4, p.c2, c1);
-        fma(x6, c2, c) as f32
+        let c = madd::<FUSED>(x4, p.c2, c1);
+        madd::<FUSED>(x6, c2, c)
     }
 }
 
-/// `reduce_fast`: `(x - n pi/2, n)` for `|x| < 120`.
-fn reduce_fast(x: f64) -> (f64, u32) {
+/// `reduce_fast`: `(x - n pi/2, n)` for `|x| < 120` (the subtraction fused for `FUSED`).
+#[inline(always)]
+fn reduce_fast<const FUSED: bool>(x: f64) -> (f64, u32) {
     let r = x * HPI_INV;
     // (int32_t) r truncates; |r| < 2^31.
     let n = ((r as i32).wrapping_add(0x80_0000)) >> 24;
-    (fma(-f64::from(n), HPI, x), n as u32)
+    (madd::<FUSED>(-f64::from(n), HPI, x), n as u32)
 }
 
 /// `reduce_large`: `(x - n pi/2, n)` for the float with bits `xi` (`|x| >= 120`, the sign bit
@@ -144,57 +146,63 @@ fn reduce_large(xi: u32) -> (f64, u32) {
     ((res0 as i64) as f64 * PI63, n as u32)
 }
 
+/// The sine (`cos == 0`) or cosine (`cos == 1`) of a finite `y` with `|y| >= 2^-12`, in `f64`
+/// before the final rounding, fused as the FMA build (`FUSED`) or not.
+#[inline(always)]
+fn eval<const FUSED: bool>(y: f32, cos: u32) -> f64 {
+    let x = f64::from(y);
+    if abstop12(y) < abstop12(PIO4) {
+        return poly::<FUSED>(x, x * x, &TABLE[0], cos);
+    }
+    let (x, n, quadrant) = if abstop12(y) < abstop12(120.0) {
+        let (x, n) = reduce_fast::<FUSED>(x);
+        (x, n, n)
+    } else {
+        let xi = y.to_bits();
+        let (x, n) = reduce_large(xi);
+        (x, n, n.wrapping_add(xi >> 31))
+    };
+    let s = SIGN[(quadrant & 3) as usize];
+    let p = &TABLE[((quadrant >> 1) & 1) as usize];
+    poly::<FUSED>(x * s, x * x, p, n ^ cos)
+}
+
+/// [`eval`] unfused, and fused where that result is close to an `f32` rounding boundary.
+fn sin_or_cos(y: f32, cos: u32) -> f32 {
+    let v = eval::<false>(y, cos);
+    let v = if near_f32_midpoint(v) {
+        eval::<true>(y, cos)
+    } else {
+        v
+    };
+    v as f32
+}
+
 /// `sin(x)` rounded to `f32`, as glibc's `sinf` on x86-64 with FMA (`x` for `|x| < 2^-12`; the
 /// default NaN for infinities, `x` quietened for NaN).
 #[must_use]
 pub fn sinf(y: f32) -> f32 {
-    let x = f64::from(y);
-    if abstop12(y) < abstop12(PIO4) {
-        if abstop12(y) < abstop12(f32::from_bits(0x3980_0000)) {
-            // |y| < 2^-12: sin(y) rounds to y.
-            return y;
-        }
-        return poly(x, x * x, &TABLE[0], 0);
+    if abstop12(y) < abstop12(f32::from_bits(0x3980_0000)) {
+        // |y| < 2^-12: sin(y) rounds to y.
+        return y;
     }
-    let (x, n, quadrant) = if abstop12(y) < abstop12(120.0) {
-        let (x, n) = reduce_fast(x);
-        (x, n, n)
-    } else if abstop12(y) < abstop12(f32::INFINITY) {
-        let xi = y.to_bits();
-        let (x, n) = reduce_large(xi);
-        (x, n, n.wrapping_add(xi >> 31))
-    } else {
+    if abstop12(y) >= abstop12(f32::INFINITY) {
         return invalid(y);
-    };
-    let s = SIGN[(quadrant & 3) as usize];
-    let p = &TABLE[((quadrant >> 1) & 1) as usize];
-    poly(x * s, x * x, p, n)
+    }
+    sin_or_cos(y, 0)
 }
 
 /// `cos(x)` rounded to `f32`, as glibc's `cosf` on x86-64 with FMA (1 for `|x| < 2^-12`; the
 /// default NaN for infinities, `x` quietened for NaN).
 #[must_use]
 pub fn cosf(y: f32) -> f32 {
-    let x = f64::from(y);
-    if abstop12(y) < abstop12(PIO4) {
-        if abstop12(y) < abstop12(f32::from_bits(0x3980_0000)) {
-            return 1.0;
-        }
-        return poly(x, x * x, &TABLE[0], 1);
+    if abstop12(y) < abstop12(f32::from_bits(0x3980_0000)) {
+        return 1.0;
     }
-    let (x, n, quadrant) = if abstop12(y) < abstop12(120.0) {
-        let (x, n) = reduce_fast(x);
-        (x, n, n)
-    } else if abstop12(y) < abstop12(f32::INFINITY) {
-        let xi = y.to_bits();
-        let (x, n) = reduce_large(xi);
-        (x, n, n.wrapping_add(xi >> 31))
-    } else {
+    if abstop12(y) >= abstop12(f32::INFINITY) {
         return invalid(y);
-    };
-    let s = SIGN[(quadrant & 3) as usize];
-    let p = &TABLE[((quadrant >> 1) & 1) as usize];
-    poly(x * s, x * x, p, n ^ 1)
+    }
+    sin_or_cos(y, 1)
 }
 
 #[cfg(test)]
