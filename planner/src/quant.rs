@@ -616,6 +616,120 @@ pub fn relu6_params(input_scale: f32, input_zero_point: i32) -> (i32, i32) {
     (input_zero_point, six)
 }
 
+/// `static_cast<int32_t>(x)` for a float as the x86-64 host build of TFLM computes it
+/// (`cvttss2si`): truncation, `INT32_MIN` for NaN and out-of-range values.
+#[must_use]
+pub fn f32_to_i32_like_x86(x: f32) -> i32 {
+    to_i32_like_x86(f64::from(x))
+}
+
+/// TFLM's `FloatToQuantizedType<T>(value, scale, zero_point)` (`micro_utils.h`) for a type of
+/// range `[min, max]`: `round(value / scale)` in float (`roundf`), plus the zero point in
+/// double, converted as x86-64 does, clamped.
+#[must_use]
+pub fn float_to_quantized(value: f32, scale: f32, zero_point: i32, min: i32, max: i32) -> i32 {
+    let q = f64::from(stowplan_math::roundf(value / scale)) + f64::from(zero_point);
+    to_i32_like_x86(q).clamp(min, max)
+}
+
+/// An int16 RELU's parameters (TFLM's `CalculateReluOpData<int16_t>`, after its `Prepare`
+/// checked both zero points are 0): as [`relu_params`] with the int16 range.
+#[must_use]
+pub fn relu_params_s16(input: (f32, i32), output: (f32, i32)) -> ReluParams {
+    let zero = f32_to_i32_like_x86(stowplan_math::roundf(0.0_f32 / output.0));
+    ReluParams {
+        act_min: i32::from(i16::MIN).max(output.1.wrapping_add(zero)),
+        act_max: i32::from(i16::MAX),
+        ..relu_params(input, output)
+    }
+}
+
+/// TFLM's `Relu6Prepare` for int16: `(zero, six)` = `(input_zero_point,
+/// FloatToQuantizedType<int16_t>(6.0f, input_scale, input_zero_point))`.
+#[must_use]
+pub fn relu6_params_s16(input_scale: f32, input_zero_point: i32) -> (i32, i32) {
+    (
+        input_zero_point,
+        float_to_quantized(
+            6.0,
+            input_scale,
+            input_zero_point,
+            i32::from(i16::MIN),
+            i32::from(i16::MAX),
+        ),
+    )
+}
+
+/// TFLM's `CheckedLog2(float)` (`quantization_util.cc`): `(is a power of two, log2 rounded)`
+/// from `logf(x) * (1.0f / logf(2.0f))` in float, rounded with `roundf`, the fraction below
+/// `1e-3f`; the conversion to int as x86-64 does it.
+#[must_use]
+pub fn checked_log2(x: f32) -> (bool, i32) {
+    // 1.0f / std::log(2.0f), folded by the compiler: 0x3fb8aa3b.
+    let inv_ln2 = f32::from_bits(0x3fb8_aa3b);
+    let x_log2 = stowplan_math::logf(x) * inv_ln2;
+    let x_log2_rounded = stowplan_math::roundf(x_log2);
+    let x_log2_fracpart = x_log2 - x_log2_rounded;
+    let abs = f32::from_bits(x_log2_fracpart.to_bits() & 0x7fff_ffff);
+    (abs < 1e-3_f32, f32_to_i32_like_x86(x_log2_rounded))
+}
+
+/// The input scaling of TFLM's int16 LOGISTIC and TANH (`CalculateArithmeticOpDataLogistic`,
+/// tanh's `CalculateArithmeticOpData`, `kInputIntegerBits = 3`): `(input_multiplier,
+/// input_left_shift)`. For a power-of-two input scale whose shift `12 + log2(scale)` is one
+/// `pot_shift_ok` accepts (LOGISTIC: 0; TANH: 0 or 1), `(0, shift)`; otherwise `scale * 4096
+/// * 3` in double, doubled while at most `32767 / 2` (at most 31 times), truncated.
+#[must_use]
+pub fn s16_sigmoid_input_scaling(input_scale: f32, pot_shift_ok: fn(i32) -> bool) -> (i32, i32) {
+    let (pot, log2) = checked_log2(input_scale);
+    let shift = (15 - 3_i32).wrapping_add(log2);
+    if pot && pot_shift_ok(shift) {
+        return (0, shift);
+    }
+    let mut multiplier = f64::from(input_scale) * 4096.0 * 3.0;
+    let mut shift = 0;
+    while multiplier <= 32767.0 / 2.0 && shift <= 30 {
+        shift += 1;
+        multiplier *= 2.0;
+    }
+    (to_i32_like_x86(multiplier), shift)
+}
+
+/// TFLM's `DownScaleInt32ToInt16Multiplier`: the Q0.31 multiplier rounded to Q0.15,
+/// saturating at `i16::MAX`.
+#[must_use]
+pub fn down_scale_int32_to_int16_multiplier(multiplier: i32) -> i16 {
+    const ROUNDING_OFFSET: i32 = 1 << 15;
+    if multiplier >= i32::MAX - ROUNDING_OFFSET {
+        return i16::MAX;
+    }
+    (multiplier.wrapping_add(ROUNDING_OFFSET) >> 16) as i16
+}
+
+/// TFLM's `PreprocessLogSoftmaxScalingExp(beta, input_scale, input_integer_bits)`:
+/// `(input_multiplier, input_left_shift, reverse_scaling_divisor,
+/// reverse_scaling_left_shift)`: [`preprocess_softmax_scaling`], then
+/// `QuantizeMultiplierSmallerThanOneExp((1 << (31 - left_shift)) / (double)multiplier)` (the
+/// power an int, wrapping as x86-64 computes it). `None` where TFLM's checks abort: the scaled
+/// input multiplier not above 1, or the reverse scaling not in `(0, 1)`.
+#[must_use]
+pub fn preprocess_log_softmax_scaling_exp(
+    beta: f64,
+    input_scale: f64,
+    input_integer_bits: i32,
+) -> Option<(i32, i32, i32, i32)> {
+    let real = beta * input_scale * 2_f64.powi(31 - input_integer_bits);
+    if real.is_nan() || real <= 1.0 {
+        return None;
+    }
+    let (multiplier, left_shift) =
+        preprocess_softmax_scaling(beta, input_scale, input_integer_bits);
+    let power = 1_i32.wrapping_shl(31_i32.wrapping_sub(left_shift) as u32);
+    let real_reverse_scaling_divisor = f64::from(power) / f64::from(multiplier);
+    let (divisor, shift) = quantize_multiplier_smaller_than_one_exp(real_reverse_scaling_divisor)?;
+    Some((multiplier, left_shift, divisor, shift))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

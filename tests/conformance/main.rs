@@ -52,6 +52,19 @@ mod squared_difference;
 mod sub;
 mod zeros_like;
 
+mod ceil;
+mod elementwise;
+mod elu;
+mod exp;
+mod floor;
+mod hard_swish;
+mod l2norm;
+mod leaky_relu;
+mod log_softmax;
+mod neg;
+mod round;
+mod tanh;
+
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -94,6 +107,18 @@ fn all_variants(seed: u64, target: Target, ops: Option<&[String]>) -> Vec<Varian
         ("cast", cast::variants),
         ("zeros_like", zeros_like::variants),
         ("fill", fill::variants),
+        ("elementwise", elementwise::variants),
+        ("neg", neg::variants),
+        ("ceil", ceil::variants),
+        ("floor", floor::variants),
+        ("round", round::variants),
+        ("exp", exp::variants),
+        ("tanh", tanh::variants),
+        ("elu", elu::variants),
+        ("hard_swish", hard_swish::variants),
+        ("leaky_relu", leaky_relu::variants),
+        ("log_softmax", log_softmax::variants),
+        ("l2norm", l2norm::variants),
     ];
     table
         .iter()

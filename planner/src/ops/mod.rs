@@ -51,6 +51,20 @@ mod squared_difference;
 mod sub;
 mod zeros_like;
 
+mod ceil;
+mod elementwise;
+mod elu;
+mod exp;
+mod floor;
+mod hard_swish;
+mod l2norm;
+mod leaky_relu;
+mod log_softmax;
+mod neg;
+mod round;
+mod tanh;
+mod unary;
+
 use std::fmt;
 
 use proc_macro2::{Literal, TokenStream};
@@ -168,6 +182,24 @@ const BUILTINS: &[(BuiltinOp, OpKind)] = &[
     (BuiltinOp::CAST, cast::CAST),
     (BuiltinOp::ZEROS_LIKE, zeros_like::ZEROS_LIKE),
     (BuiltinOp::FILL, fill::FILL),
+    (BuiltinOp::ABS, elementwise::ABS),
+    (BuiltinOp::SIN, elementwise::SIN),
+    (BuiltinOp::COS, elementwise::COS),
+    (BuiltinOp::LOG, elementwise::LOG),
+    (BuiltinOp::SQRT, elementwise::SQRT),
+    (BuiltinOp::RSQRT, elementwise::RSQRT),
+    (BuiltinOp::SQUARE, elementwise::SQUARE),
+    (BuiltinOp::NEG, neg::NEG),
+    (BuiltinOp::CEIL, ceil::CEIL),
+    (BuiltinOp::FLOOR, floor::FLOOR),
+    (BuiltinOp::ROUND, round::ROUND),
+    (BuiltinOp::EXP, exp::EXP),
+    (BuiltinOp::TANH, tanh::TANH),
+    (BuiltinOp::ELU, elu::ELU),
+    (BuiltinOp::HARD_SWISH, hard_swish::HARD_SWISH),
+    (BuiltinOp::LEAKY_RELU, leaky_relu::LEAKY_RELU),
+    (BuiltinOp::LOG_SOFTMAX, log_softmax::LOG_SOFTMAX),
+    (BuiltinOp::L2_NORMALIZATION, l2norm::L2_NORMALIZATION),
 ];
 
 /// Custom ops by custom code, each with its module.

@@ -25,9 +25,10 @@
 //! function's `# Preconditions` say what consistent means for it. Arithmetic that TFLM lets
 //! overflow (int32 accumulators) wraps as it does on every target TFLM is built for.
 //!
-//! Float kernels call `exp` through a port of glibc's and musl's `expf` (Arm's
-//! optimized-routines algorithm) in plain IEEE arithmetic, so float SOFTMAX and LOGISTIC match
-//! TFLM built against those C libraries, on every target. Where TFLM converts an
+//! Float kernels call the C library's functions (`expf`, `logf`, `sinf`, `cosf`, `tanhf`,
+//! `expm1f`, `sqrtf`, ...) through `stowplan_math`, ports of glibc's in IEEE and integer
+//! arithmetic (as glibc's x86-64 FMA builds compute them, where it has those), so float kernels
+//! match TFLM's host build on every target. Where TFLM converts an
 //! out-of-range float to an integer (undefined in C++), QUANTIZE does what the x86-64 host
 //! build does.
 //!
@@ -75,6 +76,19 @@ mod squared_difference;
 mod sub;
 mod zeros_like;
 
+mod ceil;
+mod elementwise;
+mod elu;
+mod exp;
+mod floor;
+mod hard_swish;
+mod l2norm;
+mod leaky_relu;
+mod log_softmax;
+mod neg;
+mod round;
+mod tanh;
+
 pub use activations::{Relu6S8, ReluS8, relu_f32, relu_s8, relu6_f32, relu6_s8};
 pub use add::{AddS8, add_f32, add_s8};
 pub use broadcast::{BinaryF32, BinaryShape};
@@ -117,6 +131,25 @@ pub use squared_difference::{
 };
 pub use sub::{SubQuant, sub_f32, sub_i32, sub_s8, sub_s16};
 pub use zeros_like::zeros_like;
+pub use activations::{Relu6S16, ReluS16, relu_s16, relu6_s16};
+pub use ceil::ceil_f32;
+pub use elementwise::{
+    AbsQuantized, RsqrtS8, abs_f32, abs_s8, abs_s16, abs_s16_plain, cos_f32, log_f32, rsqrt_f32,
+    rsqrt_s8, sin_f32, sqrt_f32, square_f32,
+};
+pub use elu::{EluS8, elu_f32, elu_s8};
+pub use exp::exp_f32;
+pub use floor::floor_f32;
+pub use hard_swish::{HardSwishS8, hard_swish_f32, hard_swish_s8};
+pub use l2norm::{L2Norm, l2norm_f32, l2norm_s8};
+pub use leaky_relu::{
+    LeakyReluF32, LeakyReluQuantized, leaky_relu_f32, leaky_relu_s8, leaky_relu_s16,
+};
+pub use log_softmax::{LogSoftmaxF32, LogSoftmaxS8, log_softmax_f32, log_softmax_s8};
+pub use logistic::{LogisticS16, logistic_s16};
+pub use neg::neg_f32;
+pub use round::round_f32;
+pub use tanh::{TanhS8, TanhS16, tanh_f32, tanh_s8, tanh_s16};
 
 /// TFLM's `(quantized_multiplier, shift)` pair from `QuantizeMultiplier`: the real multiplier
 /// `multiplier * 2^(shift - 31)`; `shift > 0` is a left shift.
