@@ -36,6 +36,21 @@ mod reshape;
 mod softmax;
 mod suite;
 mod transpose;
+// Data movement, indexing and the other reductions.
+mod batch_to_space_nd;
+mod depth_to_space;
+mod gather;
+mod gather_nd;
+mod mirror_pad;
+mod pack;
+mod reverse;
+mod slice;
+mod space_to_batch_nd;
+mod space_to_depth;
+mod split;
+mod split_v;
+mod strided_slice;
+mod unpack;
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -65,6 +80,20 @@ fn all_variants(seed: u64, target: Target, ops: Option<&[String]>) -> Vec<Varian
         ("pooling", pooling::variants),
         ("reduce", reduce::variants),
         ("softmax", softmax::variants),
+        ("slice", slice::variants),
+        ("strided_slice", strided_slice::variants),
+        ("split", split::variants),
+        ("split_v", split_v::variants),
+        ("pack", pack::variants),
+        ("unpack", unpack::variants),
+        ("gather", gather::variants),
+        ("gather_nd", gather_nd::variants),
+        ("depth_to_space", depth_to_space::variants),
+        ("space_to_depth", space_to_depth::variants),
+        ("batch_to_space_nd", batch_to_space_nd::variants),
+        ("space_to_batch_nd", space_to_batch_nd::variants),
+        ("mirror_pad", mirror_pad::variants),
+        ("reverse", reverse::variants),
     ];
     table
         .iter()
