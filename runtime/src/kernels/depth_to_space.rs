@@ -36,7 +36,10 @@ pub fn depth_to_space<T: Copy + Default>(p: &DepthToSpace, input: &[T], output: 
             let row = b.wrapping_mul(ih).wrapping_add(h / bs);
             for w in 0..ow {
                 let pixel = row.wrapping_mul(iw).wrapping_add(w / bs);
-                let first = ((h % bs) * bs + w % bs).wrapping_mul(od);
+                let first = (h % bs)
+                    .wrapping_mul(bs)
+                    .wrapping_add(w % bs)
+                    .wrapping_mul(od);
                 let base = pixel.wrapping_mul(id).wrapping_add(first);
                 for d in 0..od {
                     if let Some(o) = out.next() {
@@ -72,5 +75,16 @@ mod tests {
         let mut out = [0_i8; 8];
         depth_to_space(&p, &[1, 2, 3, 4, 5, 6, 7, 8], &mut out);
         assert_eq!(out, [1, 2, 5, 6, 3, 4, 7, 8]);
+    }
+
+    #[test]
+    fn extreme_parameters_do_not_panic() {
+        let p = DepthToSpace {
+            input: [usize::MAX; 4],
+            output: [1, 1, 2, 1],
+            block: usize::MAX,
+        };
+        let mut out = [0_i8; 2];
+        depth_to_space(&p, &[1, 2], &mut out);
     }
 }

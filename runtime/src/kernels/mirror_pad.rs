@@ -21,7 +21,7 @@ pub struct MirrorPad {
 /// mirrors.
 fn input_index(padded: usize, before: usize, size: usize, offset: usize) -> usize {
     if padded < before {
-        let original = (before + offset).saturating_sub(1);
+        let original = before.saturating_add(offset).saturating_sub(1);
         return original.saturating_sub(padded.min(original.saturating_sub(offset)));
     }
     let padded = padded - before;
@@ -100,5 +100,17 @@ mod tests {
             one_dim(4, 12, 0),
             [4.0, 3.0, 2.0, 1.0, 1.0, 2.0, 3.0, 4.0, 4.0, 3.0, 2.0, 1.0]
         );
+    }
+
+    #[test]
+    fn extreme_parameters_do_not_panic() {
+        let p = MirrorPad {
+            input: [usize::MAX, 0, 1, 1, 1, 1],
+            output: [1, 1, 1, 1, 1, 2],
+            before: [usize::MAX; 6],
+            offset: usize::MAX,
+        };
+        let mut out = [0_i8; 2];
+        mirror_pad(&p, &[1, 2], &mut out);
     }
 }

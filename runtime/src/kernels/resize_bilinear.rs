@@ -36,7 +36,7 @@ fn interpolation(value: i32, scale: f32, half_pixel_centers: bool, size: i32) ->
         value as f32 * scale
     };
     let lower = to_i32(floorf(scaled)).max(0);
-    let upper = to_i32(ceilf(scaled)).min(size - 1);
+    let upper = to_i32(ceilf(scaled)).min(size.wrapping_sub(1));
     (scaled, lower, upper)
 }
 
@@ -56,7 +56,7 @@ fn interpolation_integer(
         value.wrapping_mul(scale_10)
     };
     let lower = (scaled / (1 << 10)).max(0);
-    let upper = (scaled.wrapping_add((1 << 10) - 1) / (1 << 10)).min(size - 1);
+    let upper = (scaled.wrapping_add((1 << 10) - 1) / (1 << 10)).min(size.wrapping_sub(1));
     (scaled, lower, upper)
 }
 
@@ -90,10 +90,10 @@ pub fn resize_bilinear_f32(p: &ResizeBilinear, input: &[f32], output: &mut [f32]
     let mut height_scale = ih32 as f32 / oh32 as f32;
     let mut width_scale = iw32 as f32 / ow32 as f32;
     if p.align_corners && oh32 > 1 {
-        height_scale = (ih32 - 1) as f32 / (oh32 - 1) as f32;
+        height_scale = ih32.wrapping_sub(1) as f32 / (oh32 - 1) as f32;
     }
     if p.align_corners && ow32 > 1 {
-        width_scale = (iw32 - 1) as f32 / (ow32 - 1) as f32;
+        width_scale = iw32.wrapping_sub(1) as f32 / (ow32 - 1) as f32;
     }
     let mut out = output.iter_mut();
     for b in 0..ob {
@@ -143,10 +143,10 @@ pub fn resize_bilinear_s8(p: &ResizeBilinear, input: &[i8], output: &mut [i8]) {
     let mut height_scale_10 = scale(ih32, oh32);
     let mut width_scale_10 = scale(iw32, ow32);
     if p.align_corners && oh32 > 1 {
-        height_scale_10 = scale(ih32 - 1, oh32 - 1);
+        height_scale_10 = scale(ih32.wrapping_sub(1), oh32 - 1);
     }
     if p.align_corners && ow32 > 1 {
-        width_scale_10 = scale(iw32 - 1, ow32 - 1);
+        width_scale_10 = scale(iw32.wrapping_sub(1), ow32 - 1);
     }
     let one = 1_i64 << 10;
     let mut out = output.iter_mut();
@@ -163,15 +163,17 @@ pub fn resize_bilinear_s8(p: &ResizeBilinear, input: &[i8], output: &mut [i8]) {
                 let (p01, p11) = (offset(p.input, b, y0, x1), offset(p.input, b, y1, x1));
                 for c in 0..depth {
                     let v = |at_: usize| i64::from(at(input, at_.wrapping_add(c)));
-                    let sum = v(p00) * (one - dy) * (one - dx)
-                        + v(p10) * dy * (one - dx)
-                        + v(p01) * (one - dy) * dx
-                        + v(p11) * dy * dx;
+                    // Wrapping: only inconsistent parameters overflow 64 bits.
+                    let w = |a: i64, b: i64, c: i64| a.wrapping_mul(b).wrapping_mul(c);
+                    let sum = w(v(p00), one - dy, one - dx)
+                        .wrapping_add(w(v(p10), dy, one - dx))
+                        .wrapping_add(w(v(p01), one - dy, dx))
+                        .wrapping_add(w(v(p11), dy, dx));
                     let value = if fixed::SINGLE_ROUNDING {
-                        (sum + (1 << 19)) >> 20
+                        sum.wrapping_add(1 << 19) >> 20
                     } else {
                         let round = if sum > 0 { 1 << 19 } else { -(1 << 19) };
-                        (sum + round) / (1 << 20)
+                        sum.wrapping_add(round) / (1 << 20)
                     };
                     if let Some(o) = out.next() {
                         *o = value as i8;
@@ -202,5 +204,21 @@ mod tests {
         resize_bilinear_s8(&p, &[-3, 8], &mut out);
         // (-3 + 8) / 2 = 2.5 rounds away from zero to 3.
         assert_eq!(out, [-3, 3, 8, 8]);
+    }
+
+    #[test]
+    fn extreme_parameters_do_not_panic() {
+        for (align_corners, half_pixel_centers) in [(false, false), (true, false), (false, true)] {
+            let p = ResizeBilinear {
+                input: [1, usize::MAX, usize::MAX >> 1, 1],
+                output: [1, 1, 2, 1],
+                align_corners,
+                half_pixel_centers,
+            };
+            let mut out = [0_i8; 2];
+            resize_bilinear_s8(&p, &[1, 2], &mut out);
+            let mut out = [0.0_f32; 2];
+            resize_bilinear_f32(&p, &[1.0, 2.0], &mut out);
+        }
     }
 }

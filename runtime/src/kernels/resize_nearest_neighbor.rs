@@ -38,7 +38,7 @@ pub(super) fn nearest(
 ) -> usize {
     let (i, o) = (input_size as i32, output_size as i32);
     let scale = if align_corners && o > 1 {
-        (i - 1) as f32 / (o - 1) as f32
+        i.wrapping_sub(1) as f32 / (o - 1) as f32
     } else {
         i as f32 / o as f32
     };
@@ -49,7 +49,7 @@ pub(super) fn nearest(
     } else {
         to_i32(floorf(scaled))
     };
-    let mut v = rounded.min(i - 1);
+    let mut v = rounded.min(i.wrapping_sub(1));
     if half_pixel_centers {
         v = v.max(0);
     }
@@ -119,5 +119,17 @@ mod tests {
         let mut out = [0_i8; 3];
         resize_nearest_neighbor(&p, &[4, 5], &mut out);
         assert_eq!(out, [4, 4, 5]);
+    }
+
+    #[test]
+    fn extreme_parameters_do_not_panic() {
+        let p = ResizeNearestNeighbor {
+            input: [1, usize::MAX, 1 << 31, 1],
+            output: [1, 2, 1, 1],
+            align_corners: true,
+            half_pixel_centers: true,
+        };
+        let mut out = [0_i16; 2];
+        resize_nearest_neighbor(&p, &[1, 2], &mut out);
     }
 }

@@ -51,18 +51,19 @@ pub fn strided_slice<T: Copy + Default>(p: &StridedSlice, input: &[T], output: &
     let dims = p.input.map(|d| i64::try_from(d).unwrap_or(0));
     let start = p.start.map(i64::from);
     let stride = p.stride.map(i64::from);
-    let index = |d: usize, k: usize| start[d] + stride[d] * k as i64;
+    // Wrapping: only inconsistent parameters overflow 64 bits.
+    let index = |d: usize, k: usize| start[d].wrapping_add(stride[d].wrapping_mul(k as i64));
     let mut out = output.iter_mut();
     for a in 0..counts[0] {
         let ia = index(0, a);
         for b in 0..counts[1] {
-            let ib = ia * dims[1] + index(1, b);
+            let ib = ia.wrapping_mul(dims[1]).wrapping_add(index(1, b));
             for c in 0..counts[2] {
-                let ic = ib * dims[2] + index(2, c);
+                let ic = ib.wrapping_mul(dims[2]).wrapping_add(index(2, c));
                 for d in 0..counts[3] {
-                    let id = ic * dims[3] + index(3, d);
+                    let id = ic.wrapping_mul(dims[3]).wrapping_add(index(3, d));
                     for e in 0..counts[4] {
-                        let i = id * dims[4] + index(4, e);
+                        let i = id.wrapping_mul(dims[4]).wrapping_add(index(4, e));
                         if let Some(o) = out.next() {
                             *o = usize::try_from(i).map_or_else(|_| T::default(), |i| at(input, i));
                         }
@@ -99,5 +100,17 @@ mod tests {
         let mut out = [0.0; 4];
         strided_slice(&p, &input, &mut out);
         assert_eq!(out, [6.0, 4.0, 3.0, 1.0]);
+    }
+
+    #[test]
+    fn extreme_parameters_do_not_panic() {
+        let p = StridedSlice {
+            input: [usize::MAX; 5],
+            start: [i32::MAX, i32::MIN, 0, 1, -1],
+            stop: [i32::MIN, i32::MAX, 1, 2, 1],
+            stride: [i32::MIN, i32::MAX, 1, 1, 1],
+        };
+        let mut out = [0_i8; 4];
+        strided_slice(&p, &[1, 2, 3], &mut out);
     }
 }
