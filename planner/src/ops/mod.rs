@@ -35,13 +35,22 @@ mod svdf;
 mod transpose;
 mod unidirectional_sequence_lstm;
 // Data movement, indexing and the other reductions.
+mod arg_min_max;
 mod batch_to_space_nd;
+mod broadcast_args;
+mod broadcast_to;
+mod cumsum;
 mod depth_to_space;
+mod dynamic_update_slice;
+mod embedding_lookup;
 mod gather;
 mod gather_nd;
 mod mirror_pad;
 mod pack;
+mod resize_bilinear;
+mod resize_nearest_neighbor;
 mod reverse;
+mod shape;
 mod slice;
 mod space_to_batch_nd;
 mod space_to_depth;
@@ -152,6 +161,29 @@ const BUILTINS: &[(BuiltinOp, OpKind)] = &[
     ),
     (BuiltinOp::MIRROR_PAD, mirror_pad::MIRROR_PAD),
     (BuiltinOp::REVERSE_V2, reverse::REVERSE_V2),
+    (BuiltinOp::PADV2, pad::PADV2),
+    (BuiltinOp::BROADCAST_TO, broadcast_to::BROADCAST_TO),
+    (BuiltinOp::BROADCAST_ARGS, broadcast_args::BROADCAST_ARGS),
+    (BuiltinOp::SHAPE, shape::SHAPE),
+    (
+        BuiltinOp::EMBEDDING_LOOKUP,
+        embedding_lookup::EMBEDDING_LOOKUP,
+    ),
+    (
+        BuiltinOp::DYNAMIC_UPDATE_SLICE,
+        dynamic_update_slice::DYNAMIC_UPDATE_SLICE,
+    ),
+    (BuiltinOp::CUMSUM, cumsum::CUMSUM),
+    (BuiltinOp::ARG_MAX, arg_min_max::ARG_MAX),
+    (BuiltinOp::ARG_MIN, arg_min_max::ARG_MIN),
+    (BuiltinOp::REDUCE_MAX, reduce::REDUCE_MAX),
+    (BuiltinOp::REDUCE_MIN, reduce::REDUCE_MIN),
+    (BuiltinOp::SUM, reduce::SUM),
+    (
+        BuiltinOp::RESIZE_NEAREST_NEIGHBOR,
+        resize_nearest_neighbor::RESIZE_NEAREST_NEIGHBOR,
+    ),
+    (BuiltinOp::RESIZE_BILINEAR, resize_bilinear::RESIZE_BILINEAR),
 ];
 
 /// Custom ops by custom code, each with its module.
