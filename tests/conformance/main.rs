@@ -37,13 +37,22 @@ mod softmax;
 mod suite;
 mod transpose;
 // Data movement, indexing and the other reductions.
+mod arg_min_max;
 mod batch_to_space_nd;
+mod broadcast_args;
+mod broadcast_to;
+mod cumsum;
 mod depth_to_space;
+mod dynamic_update_slice;
+mod embedding_lookup;
 mod gather;
 mod gather_nd;
 mod mirror_pad;
 mod pack;
+mod resize_bilinear;
+mod resize_nearest_neighbor;
 mod reverse;
+mod shape;
 mod slice;
 mod space_to_batch_nd;
 mod space_to_depth;
@@ -94,6 +103,17 @@ fn all_variants(seed: u64, target: Target, ops: Option<&[String]>) -> Vec<Varian
         ("space_to_batch_nd", space_to_batch_nd::variants),
         ("mirror_pad", mirror_pad::variants),
         ("reverse", reverse::variants),
+        ("pad", pad::more_variants),
+        ("broadcast_to", broadcast_to::variants),
+        ("broadcast_args", broadcast_args::variants),
+        ("shape", shape::variants),
+        ("embedding_lookup", embedding_lookup::variants),
+        ("dynamic_update_slice", dynamic_update_slice::variants),
+        ("cumsum", cumsum::variants),
+        ("arg_min_max", arg_min_max::variants),
+        ("reduce", reduce::more_variants),
+        ("resize_nearest_neighbor", resize_nearest_neighbor::variants),
+        ("resize_bilinear", resize_bilinear::variants),
     ];
     table
         .iter()

@@ -16,7 +16,7 @@ const TYPES: [(&str, DType); 5] = [
 ];
 
 /// Where the new axis goes.
-const AXES: [&str; 3] = ["first axis", "last axis", "inner axis"];
+const AXES: [&str; 2] = ["first or last axis", "inner axis"];
 
 /// The variants.
 pub fn variants(seed: u64, target: Target) -> Vec<Variant> {
@@ -54,8 +54,8 @@ fn draw(rng: &mut Rng, index: usize, dtype: DType, axes: &str) -> Option<Draft> 
     };
     let out_rank = rank + 1;
     let axis = match axes {
-        "first axis" => 0,
-        "last axis" => rank,
+        "first or last axis" if index.is_multiple_of(2) => 0,
+        "first or last axis" => rank,
         _ => rng.size(1, rank),
     };
     let mut oshape = ishape.clone();

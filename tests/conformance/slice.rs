@@ -1,5 +1,5 @@
-//! SLICE: float32, int32, int8, int16 and bool, ranks 1 to 5; windows at random, slices to the
-//! end (`size` -1), and whole dimensions mixed with single elements; begin and size int32 or
+//! SLICE: float32, int32, int8, int16 and bool, ranks 1 to 5; windows at random and slices to
+//! the end (`size` -1) in alternate models, and whole dimensions mixed with single elements; begin and size int32 or
 //! int64 (drawn per model).
 
 use stowplan_planner::tflite::builder::ModelBuilder;
@@ -17,7 +17,7 @@ const TYPES: [(&str, DType); 5] = [
 ];
 
 /// The classes of slices.
-const CLASSES: [&str; 3] = ["window", "to end", "whole or one"];
+const CLASSES: [&str; 2] = ["window or to end", "whole or one"];
 
 /// The variants.
 pub fn variants(seed: u64, target: Target) -> Vec<Variant> {
@@ -54,11 +54,11 @@ fn draw(rng: &mut Rng, index: usize, dtype: DType, class: &str) -> Option<Draft>
     let mut oshape = Vec::new();
     for &d in &ishape {
         let (b, s) = match class {
-            "window" => {
+            "window or to end" if index.is_multiple_of(2) => {
                 let b = rng.size(0, d - 1);
                 (b, rng.size(1, d - b) as i64)
             }
-            "to end" => {
+            "window or to end" => {
                 let b = rng.size(0, d - 1);
                 if rng.chance(0.6) {
                     (b, -1)

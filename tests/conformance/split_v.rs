@@ -8,11 +8,7 @@ use crate::split::{TYPES, axis_value};
 use crate::suite::{self, Draft, Rng, Spec, Target, Variant, elements};
 
 /// Output counts.
-const COUNTS: [(&str, usize, usize); 3] = [
-    ("one", 1, 1),
-    ("two or three", 2, 3),
-    ("four or five", 4, 5),
-];
+const COUNTS: [(&str, usize, usize); 2] = [("one to three", 1, 3), ("four or five", 4, 5)];
 
 /// The variants.
 pub fn variants(seed: u64, target: Target) -> Vec<Variant> {
