@@ -7,14 +7,19 @@
 use quote::quote;
 
 use super::{
-    Call, Lower, OpKind, Refusal, axis, dims, f32_lit, i32_lit, input, invalid, kernel, output,
-    pad_front, requant, resolve_axis, unsupported, usize_lits,
+    Call, Lower, OpKind, Refusal, axis, dims, f32_lit, i32_lit, input, invalid, output, pad_front,
+    requant, resolve_axis, unsupported, usize_lits,
 };
 use crate::quant;
 use crate::tflite::{DType, Model, Op};
 
-/// MEAN.
-pub const MEAN: OpKind = kernel("reduce", mean);
+/// MEAN. Its Prepare is SUM's (`PrepareMeanOrSumHelper`), so are its scratch requests.
+pub const MEAN: OpKind = OpKind {
+    module: "reduce",
+    in_place: false,
+    tflm_scratch: sum_scratch,
+    lower: Some(mean),
+};
 
 /// The ranks the kernels take.
 const MAX_RANK: usize = 4;
@@ -122,7 +127,7 @@ fn min_max_scratch(model: &Model, op: &Op) -> Option<Vec<u64>> {
     Some(vec![rank.checked_mul(4)?, axes.checked_mul(4)?])
 }
 
-/// `PrepareMeanOrSumHelper`'s requests: for int8 and int16 the accumulator (`output elements
+/// `PrepareMeanOrSumHelper`'s requests (MEAN's and SUM's): for int8 and int16 the accumulator (`output elements
 /// × 4`) first; then `input_iter` and `resolved_axis`.
 fn sum_scratch(model: &Model, op: &Op) -> Option<Vec<u64>> {
     let x = input(model, op, 0)?;
