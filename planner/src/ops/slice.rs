@@ -1,12 +1,14 @@
 //! SLICE: TFLM's `slice.cc` (`SlicePrepare`, and `SliceEval`'s `GetBeginAndSizeVectors` with
-//! the 5-D front padding of `reference_ops::Slice`) for the kernel `stowplan::kernels::slice`
-//! (any element type). TFLM reads `begin` and `size` when the op runs; stowplan resolves them
-//! when it builds, so they must be constants.
+//! the 5-D front padding of `reference_ops::Slice`) for the kernels `stowplan::kernels::slice`
+//! and `slice_dynamic` (any element type). TFLM reads `begin` and `size` when the op runs;
+//! stowplan resolves constant ones when it builds. A `begin` that is not a constant is read
+//! when the op runs (`slice_dynamic`); `size` shapes the output, so it must be a constant, and
+//! without -1 ("to the end") where `begin` is not known.
 
 use quote::quote;
 
-use super::{Call, Lower, OpKind, Refusal, invalid, kernel, pad_front, usize_lits};
-use crate::tflite::DType;
+use super::{Call, Lower, OpKind, Refusal, invalid, kernel, pad_front, unsupported, usize_lits};
+use crate::tflite::{DType, Tensor};
 
 /// SLICE.
 pub const SLICE: OpKind = kernel("slice", lower);
@@ -41,8 +43,10 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
             size.dtype
         ));
     }
-    cx.build_constant(begin, "begin")?;
     cx.build_constant(size, "size")?;
+    if cx.backed(begin)?.is_none() {
+        return dynamic(cx, input, begin, size, out);
+    }
     let (begins, sizes) = (cx.const_ints(begin)?, cx.const_ints(size)?);
     let ishape = cx.shape(input)?;
     let r = ishape.len();
@@ -96,5 +100,63 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
         ),
         body: quote!(#k::slice(&params::#pname, i0, o0);),
         reads: vec![0],
+    })
+}
+
+/// SLICE with a `begin` read when the op runs.
+fn dynamic(
+    cx: &Lower<'_>,
+    input: &Tensor,
+    begin: &Tensor,
+    size: &Tensor,
+    out: &Tensor,
+) -> Result<Call, Refusal> {
+    let k = cx.k();
+    let pname = cx.params;
+    let sizes = cx.const_ints(size)?;
+    let ishape = cx.shape(input)?;
+    let r = ishape.len();
+    if r > MAX_RANK || sizes.len() < r || cx.elements(begin)? < r {
+        return invalid(format!(
+            "{} of rank {r} with {} begins and {} sizes (TFLM's SLICE takes ranks up to {MAX_RANK}, a begin and a size per dimension)",
+            input.desc(),
+            cx.elements(begin)?,
+            sizes.len()
+        ));
+    }
+    let mut extents = Vec::with_capacity(r);
+    for (d, (&s, &dim)) in sizes.iter().zip(&ishape).enumerate() {
+        let s = s as i32;
+        if s == -1 {
+            return unsupported(format!(
+                "{} holds -1 (to the end) for dimension {d} while {} is not a constant: the output's extent would depend on a value known only when the op runs",
+                size.desc(),
+                begin.desc()
+            ));
+        }
+        let s = usize::try_from(s)
+            .ok()
+            .filter(|&s| s <= dim)
+            .ok_or_else(|| {
+                Refusal::Invalid(format!(
+                    "SLICE of {s} along dimension {d} ({dim}), outside the input"
+                ))
+            })?;
+        extents.push(s);
+    }
+    cx.expect_shape(out, &extents)?;
+    let pad = |v: &[usize]| {
+        pad_front::<MAX_RANK, usize>(v, 1)
+            .ok_or_else(|| Refusal::Invalid(format!("rank {r} above {MAX_RANK}")))
+    };
+    let (i, o) = (usize_lits(&pad(&ishape)?), usize_lits(&pad(&extents)?));
+    Ok(Call {
+        params: Some(
+            quote!(pub const #pname: #k::SliceDynamic = #k::SliceDynamic {
+            input: #i, output: #o, rank: #r,
+        };),
+        ),
+        body: quote!(#k::slice_dynamic(&params::#pname, i0, i1, o0);),
+        reads: vec![0, 1],
     })
 }

@@ -125,7 +125,7 @@ pub use resize_bilinear::{ResizeBilinear, resize_bilinear_f32, resize_bilinear_s
 pub use resize_nearest_neighbor::{ResizeNearestNeighbor, resize_nearest_neighbor};
 pub use reverse::{Reverse, reverse};
 pub use shape::shape;
-pub use slice::{Slice, slice};
+pub use slice::{Slice, SliceDynamic, slice, slice_dynamic};
 pub use softmax::{SoftmaxF32, SoftmaxS8, softmax_f32, softmax_s8};
 pub use space_to_batch_nd::{SpaceToBatch, space_to_batch_nd};
 pub use space_to_depth::{SpaceToDepth, space_to_depth};

@@ -50,6 +50,53 @@ pub fn slice<T: Copy + Default>(p: &Slice, input: &[T], output: &mut [T]) {
     }
 }
 
+/// Parameters of SLICE whose `begin` is read when the op runs (`size` constant): shapes
+/// right-aligned into 5 dimensions padded with leading 1s.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SliceDynamic {
+    /// Input shape.
+    pub input: [usize; 5],
+    /// Output shape (the constant sizes).
+    pub output: [usize; 5],
+    /// The input's rank: the first `rank` values of `begin` are read, for its last `rank`
+    /// dimensions.
+    pub rank: usize,
+}
+
+/// SLICE with `begin` read when the op runs: TFLM's `SliceEval` (the begin values stored into
+/// `int32_t`, an int64's low 32 bits) and `reference_ops::Slice`, the window of the output's
+/// shape from `begin`. A begin that puts the window outside the input (TFLM reads outside it,
+/// which is undefined) is clamped into it here.
+///
+/// # Preconditions
+///
+/// `begin` holds at least `rank` values; the slices' lengths are the products of the shapes.
+pub fn slice_dynamic<T: Copy + Default, I: Copy + Into<i64>>(
+    p: &SliceDynamic,
+    input: &[T],
+    begin: &[I],
+    output: &mut [T],
+) {
+    let lead = 5_usize.saturating_sub(p.rank);
+    let begin: [usize; 5] = core::array::from_fn(|d| {
+        let v = d
+            .checked_sub(lead)
+            .and_then(|i| begin.get(i))
+            .map_or(0, |&v| i64::from(v.into() as i32));
+        let room = p.input[d].saturating_sub(p.output[d]);
+        usize::try_from(v.max(0)).unwrap_or(0).min(room)
+    });
+    slice(
+        &Slice {
+            input: p.input,
+            begin,
+            output: p.output,
+        },
+        input,
+        output,
+    );
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -79,5 +126,21 @@ mod tests {
         slice(&p, &[1, 2], &mut out);
         // Indexes wrap; every output element is some input element or 0.
         assert!(out.iter().all(|v| [0, 1, 2].contains(v)));
+    }
+
+    #[test]
+    fn reads_and_clamps_begin_at_run_time() {
+        let input: [i32; 12] = core::array::from_fn(|i| i as i32);
+        let p = SliceDynamic {
+            input: [1, 1, 1, 3, 4],
+            output: [1, 1, 1, 2, 3],
+            rank: 2,
+        };
+        let mut out = [0; 6];
+        slice_dynamic(&p, &input, &[1_i64, 1], &mut out);
+        assert_eq!(out, [5, 6, 7, 9, 10, 11]);
+        // (7, -3) clamps to (1, 0).
+        slice_dynamic(&p, &input, &[7_i32, -3], &mut out);
+        assert_eq!(out, [4, 5, 6, 8, 9, 10]);
     }
 }
