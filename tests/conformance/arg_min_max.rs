@@ -29,14 +29,35 @@ pub fn variants(seed: u64, target: Target) -> Vec<Variant> {
                 shape: "ranks 1 to 4",
             };
             out.push(suite::fill_with_sets(seed, spec, target, |rng, index| {
-                draw(rng, index, builtin, dtype)
+                draw(rng, index, builtin, dtype, DType::Int32)
             }));
         }
+        // int64 output: TFLM's Eval refuses it (arg_min_max.cc:69-89), and so does stowplan.
+        let spec = Spec {
+            op: "arg_min_max",
+            builtin,
+            types: "float32->int64".to_owned(),
+            options: builtin.to_owned(),
+            shape: "refused",
+        };
+        let few = Target {
+            values: 0,
+            models: 3,
+        };
+        out.push(suite::fill_with_sets(seed, spec, few, |rng, index| {
+            draw(rng, index, builtin, DType::Float32, DType::Int64)
+        }));
     }
     out
 }
 
-fn draw(rng: &mut Rng, index: usize, builtin: &str, dtype: DType) -> Option<(Draft, Vec<Vec<u8>>)> {
+fn draw(
+    rng: &mut Rng,
+    index: usize,
+    builtin: &str,
+    dtype: DType,
+    out_type: DType,
+) -> Option<(Draft, Vec<Vec<u8>>)> {
     let rank = 1 + index % 4;
     let wide = rng.chance(0.2);
     let shape = suite::shape_within(rng, rank, 3000, wide);
@@ -60,14 +81,14 @@ fn draw(rng: &mut Rng, index: usize, builtin: &str, dtype: DType) -> Option<(Dra
         &[1],
         &suite::int_bytes(DType::Int32, &[a]),
     );
-    let y = b.tensor(sg, "output", DType::Int32, &suite::dims(&oshape));
+    let y = b.tensor(sg, "output", out_type, &suite::dims(&oshape));
     let options = if builtin == "ARG_MAX" {
         OpOptions::ArgMax {
-            output_type: DType::Int32,
+            output_type: out_type,
         }
     } else {
         OpOptions::ArgMin {
-            output_type: DType::Int32,
+            output_type: out_type,
         }
     };
     b.op_with_options(sg, op, &[x, ax], &[y], options);

@@ -33,6 +33,46 @@ pub fn variants(seed: u64, target: Target) -> Vec<Variant> {
             }));
         }
     }
+    // int64 coordinates: TFLM's Prepare refuses them (gather.cc:118-126), and so does stowplan.
+    let spec = Spec {
+        op: "gather",
+        builtin: "GATHER",
+        types: "float32".to_owned(),
+        options: "int64 coordinates".to_owned(),
+        shape: "refused",
+    };
+    out.push(suite::fill(
+        seed,
+        spec,
+        Target {
+            values: 0,
+            models: 3,
+        },
+        |rng, _| {
+            let n = rng.size(2, 9);
+            let op = BuiltinOp::from_name("GATHER")?;
+            let mut b = ModelBuilder::new();
+            let sg = b.subgraph("main");
+            let x = b.tensor(sg, "input", DType::Float32, &[n as i32, 3]);
+            let c = b.constant(
+                sg,
+                "coords",
+                DType::Int64,
+                &[2],
+                &suite::int_bytes(DType::Int64, &[1, 0]),
+            );
+            let y = b.tensor(sg, "output", DType::Float32, &[2, 3]);
+            b.op(sg, op, &[x, c], &[y]);
+            b.io(sg, &[x], &[y]);
+            let input = suite::InputSpec::float(n * 3, 1.0);
+            Some(Draft::new(
+                &b,
+                vec![input],
+                6,
+                format!("[{n}, 3] by int64 coordinates"),
+            ))
+        },
+    ));
     out
 }
 

@@ -275,6 +275,22 @@ pub fn more_variants(seed: u64, target: Target) -> Vec<Variant> {
             }));
         }
     }
+    // int32 SUM: TFLM's EvalSumHelper refuses it (reduce_common.cc:413-416), and so does
+    // stowplan.
+    let spec = Spec {
+        op: "reduce",
+        builtin: "SUM",
+        types: "int32".to_owned(),
+        options: "SUM single axes".to_owned(),
+        shape: "refused",
+    };
+    let few = Target {
+        values: 0,
+        models: 3,
+    };
+    out.push(suite::fill_with_sets(seed, spec, few, |rng, index| {
+        draw_more(rng, few, index, "SUM", DType::Int32, "single")
+    }));
     out
 }
 

@@ -45,5 +45,22 @@ pub fn variants(seed: u64, target: Target) -> Vec<Variant> {
             }));
         }
     }
+    // int16: TFLM's Eval refuses it (resize_bilinear.cc:103-106), and so does stowplan.
+    let spec = Spec {
+        op: "resize_bilinear",
+        builtin: "RESIZE_BILINEAR",
+        types: "int16".to_owned(),
+        options: String::new(),
+        shape: "refused",
+    };
+    out.push(suite::fill(
+        seed,
+        spec,
+        Target {
+            values: 0,
+            models: 3,
+        },
+        |rng, _| draw(rng, "RESIZE_BILINEAR", DType::Int16, false, false),
+    ));
     out
 }

@@ -30,13 +30,30 @@ pub fn variants(seed: u64, target: Target) -> Vec<Variant> {
             shape: "ranks 1 to 5",
         };
         out.push(suite::fill(seed, spec, target, |rng, index| {
-            draw(rng, index, dtype)
+            draw(rng, index, dtype, DType::Int32)
         }));
     }
+    // int64 output: TFLM's ShapeEval refuses it (shape.cc:47-52), and so does stowplan.
+    let spec = Spec {
+        op: "shape",
+        builtin: "SHAPE",
+        types: "float32->int64".to_owned(),
+        options: String::new(),
+        shape: "refused",
+    };
+    out.push(suite::fill(
+        seed,
+        spec,
+        Target {
+            values: 0,
+            models: 3,
+        },
+        |rng, index| draw(rng, index, DType::Float32, DType::Int64),
+    ));
     out
 }
 
-fn draw(rng: &mut Rng, index: usize, dtype: DType) -> Option<Draft> {
+fn draw(rng: &mut Rng, index: usize, dtype: DType, out_type: DType) -> Option<Draft> {
     let rank = 1 + index % 5;
     let ishape: Vec<usize> = (0..rank).map(|_| rng.size(1, 4)).collect();
     let op = BuiltinOp::from_name("SHAPE")?;
@@ -44,16 +61,8 @@ fn draw(rng: &mut Rng, index: usize, dtype: DType) -> Option<Draft> {
     let mut b = ModelBuilder::new();
     let sg = b.subgraph("main");
     let x = suite::data_tensor(&mut b, sg, "input", dtype, &ishape, q.as_ref());
-    let y = b.tensor(sg, "output", DType::Int32, &[rank as i32]);
-    b.op_with_options(
-        sg,
-        op,
-        &[x],
-        &[y],
-        OpOptions::Shape {
-            out_type: DType::Int32,
-        },
-    );
+    let y = b.tensor(sg, "output", out_type, &[rank as i32]);
+    b.op_with_options(sg, op, &[x], &[y], OpOptions::Shape { out_type });
     b.io(sg, &[x], &[y]);
     let input = suite::data_input(dtype, elements(&ishape), q.as_ref());
     Some(Draft::new(
