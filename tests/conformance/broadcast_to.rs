@@ -60,6 +60,9 @@ fn draw(rng: &mut Rng, index: usize, dtype: DType, class: &str) -> Option<Draft>
         .iter()
         .map(|&d| if rng.chance(0.5) { 1 } else { d })
         .collect();
+    if elements(&oshape) < 12 && rng.chance(0.8) {
+        return None;
+    }
     let st = if rng.chance(0.5) {
         DType::Int32
     } else {
