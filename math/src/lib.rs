@@ -13,12 +13,16 @@
 #![warn(missing_docs)]
 
 mod exp;
+mod log;
 mod rounding;
 mod sqrt;
+mod tanh;
 
 pub use exp::expf;
+pub use log::logf;
 pub use rounding::{ceilf, floorf, roundf, truncf};
 pub use sqrt::sqrtf;
+pub use tanh::{expm1f, tanhf};
 
 #[cfg(test)]
 extern crate std;
