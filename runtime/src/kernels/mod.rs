@@ -49,6 +49,7 @@ mod dequantize;
 pub mod fixed;
 mod fully_connected;
 mod logistic;
+mod lstm_eval;
 mod mul;
 mod pad;
 mod pooling;
@@ -56,9 +57,11 @@ mod quantize;
 mod reduce;
 mod reshape;
 mod softmax;
+mod svdf;
 #[cfg(test)]
 mod tests;
 mod transpose;
+mod unidirectional_sequence_lstm;
 
 pub use activations::{Relu6S8, ReluS8, relu_f32, relu_s8, relu6_f32, relu6_s8};
 pub use add::{AddS8, add_f32, add_s8};
@@ -71,6 +74,7 @@ pub use fully_connected::{
     FullyConnectedF32, FullyConnectedS8, fully_connected_f32, fully_connected_s8,
 };
 pub use logistic::{LogisticS8, logistic_f32, logistic_s8};
+pub use lstm_eval::{LstmFc, LstmMul, LstmSize};
 pub use mul::{MulS8, mul_f32, mul_s8};
 pub use pad::{Pad, pad};
 pub use pooling::{
@@ -80,7 +84,12 @@ pub use quantize::{QuantizeF32S8, Requantize, quantize_f32_s8, requantize_s8};
 pub use reduce::{MeanF32, MeanS8, mean_f32, mean_s8};
 pub use reshape::copy;
 pub use softmax::{SoftmaxF32, SoftmaxS8, softmax_f32, softmax_s8};
+pub use svdf::{SvdfActivation, SvdfF32, SvdfS8, SvdfShape, svdf_f32, svdf_s8, svdf_s8_s16};
 pub use transpose::{Transpose, transpose};
+pub use unidirectional_sequence_lstm::{
+    LstmCellState, LstmF32, LstmGate, LstmQuantized, LstmWeights, unidirectional_sequence_lstm_f32,
+    unidirectional_sequence_lstm_s8, unidirectional_sequence_lstm_s16,
+};
 
 /// TFLM's `(quantized_multiplier, shift)` pair from `QuantizeMultiplier`: the real multiplier
 /// `multiplier * 2^(shift - 31)`; `shift > 0` is a left shift.
