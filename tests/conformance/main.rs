@@ -35,6 +35,7 @@ mod reduce;
 mod reshape;
 mod softmax;
 mod suite;
+mod svdf;
 mod transpose;
 
 use std::fmt::Write as _;
@@ -65,6 +66,7 @@ fn all_variants(seed: u64, target: Target, ops: Option<&[String]>) -> Vec<Varian
         ("pooling", pooling::variants),
         ("reduce", reduce::variants),
         ("softmax", softmax::variants),
+        ("svdf", svdf::variants),
     ];
     table
         .iter()
