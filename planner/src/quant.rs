@@ -594,6 +594,18 @@ pub fn relu6_params(input_scale: f32, input_zero_point: i32) -> (i32, i32) {
     (input_zero_point, six)
 }
 
+/// TFLM's `CheckedLog2` (`quantization_util.cc`): `(log2_result, is_power_of_two)` from
+/// `x_log2 = std::log(x) * (1.0f / std::log(2.0f))` in float (`std::log` as glibc's `logf`),
+/// `log2_result = (int)TfLiteRound(x_log2)` (half away from zero) and `|x_log2 -
+/// rounded| < 1e-3`. An infinite or NaN logarithm converts as x86-64 does (`INT32_MIN`).
+#[must_use]
+pub fn checked_log2(x: f32) -> (i32, bool) {
+    let x_log2 = stowplan_math::logf(x) * (1.0 / stowplan_math::logf(2.0));
+    let rounded = stowplan_math::roundf(x_log2);
+    let fraction = x_log2 - rounded;
+    (to_i32_like_x86(f64::from(rounded)), fraction.abs() < 1e-3)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

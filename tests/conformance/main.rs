@@ -37,6 +37,7 @@ mod softmax;
 mod suite;
 mod svdf;
 mod transpose;
+mod unidirectional_sequence_lstm;
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -67,6 +68,10 @@ fn all_variants(seed: u64, target: Target, ops: Option<&[String]>) -> Vec<Varian
         ("reduce", reduce::variants),
         ("softmax", softmax::variants),
         ("svdf", svdf::variants),
+        (
+            "unidirectional_sequence_lstm",
+            unidirectional_sequence_lstm::variants,
+        ),
     ];
     table
         .iter()

@@ -131,6 +131,17 @@ pub fn smooth_sets(rng: &mut Rng, spec: &InputSpec, n: usize) -> Vec<Vec<u8>> {
         .collect()
 }
 
+/// For a float input, sets cycling through the suite's special values (NaN, infinities,
+/// signed zeros, extremes), which the state then carries.
+pub fn special_sets(spec: &InputSpec) -> Vec<Vec<u8>> {
+    if spec.dtype != DType::Float32 {
+        return Vec::new();
+    }
+    (0..6)
+        .map(|k| suite::cycle_f32(spec.len, &suite::F32_SPECIALS, 5 * k))
+        .collect()
+}
+
 /// A variable tensor (the state), quantised if `q` is given.
 fn variable(
     b: &mut ModelBuilder,
@@ -375,6 +386,7 @@ fn draw(
     };
     let per_run = batches * units;
     let n = extra_sets(target, per_run);
-    let sets = smooth_sets(rng, &spec, n);
+    let mut sets = smooth_sets(rng, &spec, n);
+    sets.extend(special_sets(&spec));
     Some((Draft::new(&b, vec![spec], per_run, note), sets))
 }

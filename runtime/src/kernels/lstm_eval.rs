@@ -348,16 +348,29 @@ pub(super) const fn clip_s16(v: i16, clip: i16) -> i16 {
     if v < neg { neg } else { v }
 }
 
+/// `a + b` with `a` the first source, NaNs as TFLM's x86-64 build has them.
+#[inline(always)]
+pub(super) fn add_f32(a: f32, b: f32) -> f32 {
+    super::sse::add(a, b)
+}
+
+/// `a × b` with `a` the first source, NaNs as TFLM's x86-64 build has them.
+#[inline(always)]
+pub(super) fn mul_f32(a: f32, b: f32) -> f32 {
+    super::sse::mul(a, b)
+}
+
 /// The float gates' fully connected product (`reference_ops::FullyConnected`, no activation):
-/// `total += x * w` from 0 in order, then `total + bias` (0 without one) clamped to
-/// `[lowest, max]` (so infinities become the largest finite values).
+/// `total += x * w` from 0 in order, then `bias + total` (0 without a bias) clamped to
+/// `[lowest, max]` (so infinities become the largest finite values). The wheel's build
+/// multiplies with the input as first source, adds with the total first, then the bias first.
 #[must_use]
 pub(super) fn fc_f32(x: &[f32], w: &[f32], bias: Option<f32>) -> f32 {
     let mut total = 0.0_f32;
     for (&x, &w) in x.iter().zip(w) {
-        total += x * w;
+        total = add_f32(total, mul_f32(x, w));
     }
-    clamp_f32(total + bias.unwrap_or(0.0))
+    clamp_f32(add_f32(bias.unwrap_or(0.0), total))
 }
 
 /// `ActivationFunctionWithMinMax(x, lowest, max)`: `std::min(std::max(x, lowest), max)` (NaN
@@ -382,13 +395,15 @@ pub(super) fn tanh_f32(x: f32) -> f32 {
     tanhf(x)
 }
 
-/// `lstm_internal::Clipping` for floats: `std::max(std::min(clip, v), -clip)` (`std::min(a, b)`
-/// is `b < a ? b : a`: a NaN `v` becomes `clip`).
+/// `lstm_internal::Clipping` for floats as the wheel's build computes it: `maxss` with `-clip`
+/// then `minss` with `clip` (`min(max(v, -clip), clip)` with `std::max` / `std::min`: a NaN
+/// `v` stays NaN). (The source at 90b983c2 writes `std::max(std::min(clip, v), -clip)`,
+/// which would turn a NaN into `clip`.)
 #[must_use]
 pub(super) fn clip_f32(v: f32, clip: f32) -> f32 {
-    let m = if v < clip { v } else { clip };
     let neg = -clip;
-    if m < neg { neg } else { m }
+    let t = if neg > v { neg } else { v };
+    if clip < t { clip } else { t }
 }
 
 #[cfg(test)]
@@ -450,7 +465,7 @@ mod tests {
         assert_eq!(clip_s16(500, 100), 100);
         assert_eq!(clip_s16(-500, 100), -100);
         assert_eq!(clip_s16(5, 0), 0);
-        assert_eq!(clip_f32(f32::NAN, 3.0), 3.0);
+        assert!(clip_f32(f32::NAN, 3.0).is_nan());
         assert_eq!(clip_f32(-7.0, 3.0), -3.0);
         assert_eq!(clamp_f32(f32::INFINITY), f32::MAX);
     }

@@ -57,6 +57,7 @@ mod quantize;
 mod reduce;
 mod reshape;
 mod softmax;
+mod sse;
 mod svdf;
 #[cfg(test)]
 mod tests;

@@ -10,7 +10,7 @@
 
 use stowplan_math::tanhf;
 
-use super::{Requant, sized, sized_mut};
+use super::{Requant, sized, sized_mut, sse};
 
 /// The sizes of an SVDF.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -292,13 +292,14 @@ fn fminf(x: f32, y: f32) -> f32 {
 }
 
 /// TFLM's `ActivationValFloat` (`activation_utils.h`), with `TfLiteMax`/`TfLiteMin` as
-/// `std::fmax`/`std::fmin` and `std::tanh` as glibc's `tanhf`.
+/// `std::fmax`/`std::fmin` and `std::tanh` as glibc's `tanhf`. The wheel's build passes the
+/// value first to `fmaxf` (`fmaxf(a, 0)` for `TfLiteMax(0.0f, a)`: `-0` becomes `+0`).
 fn activation_val_f32(act: SvdfActivation, a: f32) -> f32 {
     match act {
         SvdfActivation::None => a,
-        SvdfActivation::Relu => fmaxf(0.0, a),
-        SvdfActivation::ReluN1To1 => fmaxf(-1.0, fminf(a, 1.0)),
-        SvdfActivation::Relu6 => fmaxf(0.0, fminf(a, 6.0)),
+        SvdfActivation::Relu => fmaxf(a, 0.0),
+        SvdfActivation::ReluN1To1 => fmaxf(fminf(a, 1.0), -1.0),
+        SvdfActivation::Relu6 => fmaxf(fminf(a, 6.0), 0.0),
         SvdfActivation::Tanh => tanhf(a),
         SvdfActivation::SignBit => {
             if a.is_sign_negative() {
@@ -339,9 +340,10 @@ pub fn svdf_f32(
             let row = v.input.get(b * n_input..(b + 1) * n_input).unwrap_or(&[]);
             for f in 0..n_filter {
                 let weights = v.feature.get(f * n_input..(f + 1) * n_input).unwrap_or(&[]);
+                // The wheel's build: `dot` first in the sum.
                 let mut dot = 0.0_f32;
                 for (&w, &x) in weights.iter().zip(row) {
-                    dot += w * x;
+                    dot = sse::add(dot, sse::mul(w, x));
                 }
                 if let Some(slot) = v
                     .state
@@ -366,9 +368,9 @@ pub fn svdf_f32(
                 let row = v.state.get(start..start + n_memory).unwrap_or(&[]);
                 let mut sum = 0.0_f32;
                 for (&w, &x) in weights.iter().zip(row) {
-                    sum += w * x;
+                    sum = sse::add(sum, sse::mul(w, x));
                 }
-                acc += sum;
+                acc = sse::add(acc, sum);
             }
             if let Some(o) = out.next() {
                 *o = activation_val_f32(p.activation, acc);
@@ -537,10 +539,9 @@ mod tests {
     fn float_activations_follow_fmax_and_fmin() {
         use SvdfActivation as A;
         assert_eq!(activation_val_f32(A::Relu, f32::NAN), 0.0);
-        assert_eq!(
-            activation_val_f32(A::Relu, -0.0).to_bits(),
-            (-0.0f32).to_bits()
-        );
+        // fmaxf(-0, 0) is its second argument: +0.
+        assert_eq!(activation_val_f32(A::Relu, -0.0).to_bits(), 0);
+        assert_eq!(activation_val_f32(A::Relu6, -0.0).to_bits(), 0);
         assert_eq!(activation_val_f32(A::ReluN1To1, f32::NAN), 1.0);
         assert_eq!(activation_val_f32(A::Relu6, f32::NAN), 6.0);
         assert_eq!(activation_val_f32(A::Relu6, 7.0), 6.0);

@@ -24,8 +24,8 @@
 //! [`lstm_eval`](super::lstm_eval) for why no scratch is needed.
 
 use super::lstm_eval::{
-    LstmFc, LstmMul, LstmSize, add_s16, clamp_f32, clip_f32, clip_s16, drive, fc_f32, fc_s8,
-    fc_s16, mul_s16, sigmoid_f32, sigmoid_s16, tanh_f32, tanh_s16,
+    LstmFc, LstmMul, LstmSize, add_f32, add_s16, clamp_f32, clip_f32, clip_s16, drive, fc_f32,
+    fc_s8, fc_s16, mul_f32, mul_s16, sigmoid_f32, sigmoid_s16, tanh_f32, tanh_s16,
 };
 
 /// The two fully connected products of one gate (TFLM's `GateParameters`).
@@ -268,10 +268,13 @@ pub fn unidirectional_sequence_lstm_f32(
     let (n_input, n_state) = (p.size.input_dimension, p.size.state_dimension);
     let clip = p.cell_clip > 0.0;
     drive(&p.size, input, hidden, cell, output, |x, h, cells, out| {
+        // `AddElementWise(input product, recurrent product)`: the first is the first source.
         let gate = |g: usize, c: usize| {
             let bias = w.bias[g].get(c).copied();
-            fc_f32(x, row(w.input[g], c, n_input), bias)
-                + fc_f32(h, row(w.recurrent[g], c, n_state), None)
+            add_f32(
+                fc_f32(x, row(w.input[g], c, n_input), bias),
+                fc_f32(h, row(w.recurrent[g], c, n_state), None),
+            )
         };
         for (c, (cell, out)) in cells.iter_mut().zip(out.iter_mut()).enumerate() {
             let forget = sigmoid_f32(gate(FORGET, c));
@@ -282,15 +285,17 @@ pub fn unidirectional_sequence_lstm_f32(
             } else {
                 cell_gate
             };
-            let kept = clamp_f32(forget * *cell);
-            let added = clamp_f32(input_gate * cell_gate);
-            let mut updated = kept + added;
+            // `Mul(in1, in2)` multiplies with `in2` as the first source in the wheel's build;
+            // `AddElementWise(cell, product)` adds with the cell first.
+            let kept = clamp_f32(mul_f32(*cell, forget));
+            let added = clamp_f32(mul_f32(cell_gate, input_gate));
+            let mut updated = add_f32(kept, added);
             if clip {
                 updated = clip_f32(updated, p.cell_clip);
             }
             *cell = updated;
             let output_gate = sigmoid_f32(gate(OUTPUT, c));
-            *out = clamp_f32(tanh_f32(updated) * output_gate);
+            *out = clamp_f32(mul_f32(output_gate, tanh_f32(updated)));
         }
     });
 }
