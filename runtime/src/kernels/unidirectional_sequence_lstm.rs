@@ -105,9 +105,12 @@ const FORGET: usize = 1;
 const CELL: usize = 2;
 const OUTPUT: usize = 3;
 
-/// Row `c` of a `[rows, n]` matrix (empty past its end).
+/// Row `c` of a `[rows, n]` matrix (empty past its end, or where the bounds overflow).
 fn row<T>(m: &[T], c: usize, n: usize) -> &[T] {
-    m.get(c * n..(c + 1) * n).unwrap_or(&[])
+    let bounds = c
+        .checked_mul(n)
+        .zip(c.checked_add(1).and_then(|e| e.checked_mul(n)));
+    bounds.and_then(|(a, b)| m.get(a..b)).unwrap_or(&[])
 }
 
 /// The integer LSTM for activations of type `A` and biases of type `B`.
