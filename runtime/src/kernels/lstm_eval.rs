@@ -386,7 +386,8 @@ pub(super) fn clamp_f32(x: f32) -> f32 {
 pub(super) fn sigmoid_f32(x: f32) -> f32 {
     let mut out = [0.0_f32];
     super::logistic_f32(&[x], &mut out);
-    out[0]
+    let [y] = out;
+    y
 }
 
 /// `lstm_internal::Tanh(float)`: `std::tanh`, glibc's `tanhf`.

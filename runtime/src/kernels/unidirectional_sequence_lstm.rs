@@ -169,15 +169,23 @@ fn lstm_integer<A: Activation>(
     let clip = p.cell_state.cell_clip > 0.0;
     let power = p.cell_state.cell_state_scale_power;
     drive(&p.size, input, hidden, cell, output, |x, h, cells, out| {
-        let gate = |g: usize, c: usize| {
-            let bias = w.bias[g].get(c).copied();
+        // Gate `g` (a constant below 4) at cell `c`.
+        let gate = |g: usize, c: usize| -> i16 {
+            let (Some(params), Some(wi), Some(wr), Some(b)) = (
+                gates.get(g),
+                w.input.get(g),
+                w.recurrent.get(g),
+                w.bias.get(g),
+            ) else {
+                return 0;
+            };
             A::gate(
-                gates[g],
+                params,
                 x,
                 h,
-                row(w.input[g], c, n_input),
-                row(w.recurrent[g], c, n_state),
-                bias,
+                row(wi, c, n_input),
+                row(wr, c, n_state),
+                b.get(c).copied(),
             )
         };
         for (c, (cell, out)) in cells.iter_mut().zip(out.iter_mut()).enumerate() {
@@ -271,12 +279,16 @@ pub fn unidirectional_sequence_lstm_f32(
     let (n_input, n_state) = (p.size.input_dimension, p.size.state_dimension);
     let clip = p.cell_clip > 0.0;
     drive(&p.size, input, hidden, cell, output, |x, h, cells, out| {
-        // `AddElementWise(input product, recurrent product)`: the first is the first source.
-        let gate = |g: usize, c: usize| {
-            let bias = w.bias[g].get(c).copied();
+        // Gate `g` (a constant below 4) at cell `c`: `AddElementWise(input product, recurrent
+        // product)`, the first the first source.
+        let gate = |g: usize, c: usize| -> f32 {
+            let (Some(wi), Some(wr), Some(b)) = (w.input.get(g), w.recurrent.get(g), w.bias.get(g))
+            else {
+                return 0.0;
+            };
             add_f32(
-                fc_f32(x, row(w.input[g], c, n_input), bias),
-                fc_f32(h, row(w.recurrent[g], c, n_state), None),
+                fc_f32(x, row(wi, c, n_input), b.get(c).copied()),
+                fc_f32(h, row(wr, c, n_state), None),
             )
         };
         for (c, (cell, out)) in cells.iter_mut().zip(out.iter_mut()).enumerate() {
