@@ -35,6 +35,7 @@ mod reduce;
 mod reshape;
 mod softmax;
 mod suite;
+mod svdf;
 mod transpose;
 // The elementwise family (ops-b).
 mod add_n;
@@ -87,6 +88,7 @@ mod space_to_depth;
 mod split;
 mod split_v;
 mod strided_slice;
+mod unidirectional_sequence_lstm;
 mod unpack;
 
 use std::fmt::Write as _;
@@ -168,6 +170,11 @@ fn all_variants(seed: u64, target: Target, ops: Option<&[String]>) -> Vec<Varian
         ("reduce", reduce::more_variants),
         ("resize_nearest_neighbor", resize_nearest_neighbor::variants),
         ("resize_bilinear", resize_bilinear::variants),
+        ("svdf", svdf::variants),
+        (
+            "unidirectional_sequence_lstm",
+            unidirectional_sequence_lstm::variants,
+        ),
     ];
     table
         .iter()

@@ -50,6 +50,7 @@ mod dequantize;
 pub mod fixed;
 mod fully_connected;
 mod logistic;
+mod lstm_eval;
 mod mul;
 mod pad;
 mod pooling;
@@ -57,6 +58,7 @@ mod quantize;
 mod reduce;
 mod reshape;
 mod softmax;
+mod svdf;
 #[cfg(test)]
 mod tests;
 mod transpose;
@@ -111,6 +113,7 @@ mod space_to_depth;
 mod split;
 mod split_v;
 mod strided_slice;
+mod unidirectional_sequence_lstm;
 mod unpack;
 
 pub use activations::{Relu6S8, ReluS8, relu_f32, relu_s8, relu6_f32, relu6_s8};
@@ -136,6 +139,7 @@ pub use fully_connected::{
 pub use gather::{Gather, gather};
 pub use gather_nd::{GatherNd, gather_nd};
 pub use logistic::{LogisticS8, logistic_f32, logistic_s8};
+pub use lstm_eval::{LstmFc, LstmMul, LstmSize};
 pub use mirror_pad::{MirrorPad, mirror_pad};
 pub use mul::{MulS8, mul_f32, mul_s8};
 pub use pack::pack;
@@ -201,7 +205,12 @@ pub use squared_difference::{
     squared_difference_s16,
 };
 pub use sub::{SubQuant, sub_f32, sub_i32, sub_s8, sub_s16};
+pub use svdf::{SvdfActivation, SvdfF32, SvdfS8, SvdfShape, svdf_f32, svdf_s8, svdf_s8_s16};
 pub use tanh::{TanhS8, TanhS16, tanh_f32, tanh_s8, tanh_s16};
+pub use unidirectional_sequence_lstm::{
+    LstmCellState, LstmF32, LstmGate, LstmQuantized, LstmWeights, unidirectional_sequence_lstm_f32,
+    unidirectional_sequence_lstm_s8, unidirectional_sequence_lstm_s16,
+};
 pub use zeros_like::zeros_like;
 
 /// TFLM's `(quantized_multiplier, shift)` pair from `QuantizeMultiplier`: the real multiplier
