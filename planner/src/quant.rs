@@ -430,19 +430,25 @@ pub fn conv_multipliers(
 }
 
 /// TFLM's FULLY_CONNECTED multipliers (`CalculateOpDataFullyConnected`): more than one filter
-/// scale is per-channel, like [`conv_multipliers`] (a product in double); one is per-tensor,
-/// `GetQuantizedConvolutionMultipler`: `(double)(input_scale * filter_scale)` — the product
-/// in **float** — divided by `(double)output_scale`. One entry per filter scale.
+/// scale is per-channel, like [`conv_multipliers`]; one is per-tensor,
+/// `GetQuantizedConvolutionMultipler`: `QuantizeMultiplier((double)input_scale *
+/// (double)filter_scale / (double)output_scale)`. One entry per filter scale. BATCH_MATMUL's
+/// multiplier is the per-tensor one (the left-hand side's scale as the input's, the
+/// right-hand side's as the filter's).
+///
+/// The source at commit 90b983c2 writes the per-tensor product as
+/// `static_cast<double>(input->params.scale * filter->params.scale)`, in float; the pinned
+/// wheel's `GetQuantizedConvolutionMultipler` (`kernel_util.cc`, disassembled: `cvtss2sd` of
+/// both scales, then `mulsd`) multiplies in double, and its outputs are the judge: an int16
+/// FULLY_CONNECTED whose multiplier's two products differ by 67 units in the last place
+/// reduces to different 16-bit multipliers and differs in output (found by the conformance
+/// suite).
 #[must_use]
 pub fn fully_connected_multipliers(
     input_scale: f32,
     filter_scales: &[f32],
     output_scale: f32,
 ) -> Vec<(i32, i32)> {
-    if let [filter_scale] = filter_scales {
-        let real = f64::from(input_scale * filter_scale) / f64::from(output_scale);
-        return vec![quantize_multiplier(real)];
-    }
     filter_scales
         .iter()
         .map(|&scale| {
@@ -760,15 +766,16 @@ mod tests {
         );
         assert_eq!(conv_multipliers(0.5, &[0.25, 0.5], 0.125, 3), None);
         assert_eq!(conv_multipliers(0.5, &[], 0.125, 3), None);
-        // Per-tensor FULLY_CONNECTED multiplies the scales in float: 0.1f * 0.3f rounds
-        // differently from the double product.
+        // Per-tensor FULLY_CONNECTED multiplies the scales in double in the pinned wheel (not
+        // in float as its source reads): 0.1f * 0.3f rounds differently from the double
+        // product.
         let (a, b, o) = (0.1_f32, 0.3_f32, 0.7_f32);
         let float_product = f64::from(a * b) / f64::from(o);
         let double_product = f64::from(a) * f64::from(b) / f64::from(o);
         assert_ne!(float_product, double_product);
         assert_eq!(
             fully_connected_multipliers(a, &[b], o),
-            vec![quantize_multiplier(float_product)]
+            vec![quantize_multiplier(double_product)]
         );
         assert_eq!(
             fully_connected_multipliers(a, &[b, b], o),

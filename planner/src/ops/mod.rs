@@ -374,10 +374,17 @@ impl<'a> Lower<'a> {
         let data = self.bytes.get(range).ok_or_else(|| {
             Refusal::Invalid(format!("{}'s data lies outside the file", t.desc()))
         })?;
-        let need = t
-            .dtype
-            .element_bytes()
-            .and_then(|e| u64::try_from(self.elements(t).ok()?).ok()?.checked_mul(e));
+        let need = if t.dtype == DType::Int4 {
+            // TFLM packs int4 constants two to a byte (low nibble first), the last byte
+            // half-used for an odd count.
+            self.elements(t)
+                .ok()
+                .and_then(|n| u64::try_from(n.div_ceil(2)).ok())
+        } else {
+            t.dtype
+                .element_bytes()
+                .and_then(|e| u64::try_from(self.elements(t).ok()?).ok()?.checked_mul(e))
+        };
         match need {
             Some(n) if n == data.len() as u64 => Ok(Some(data)),
             _ => invalid(format!(

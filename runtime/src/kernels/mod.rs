@@ -65,10 +65,15 @@ pub use add::{AddS8, add_f32, add_s8};
 pub use broadcast::{BinaryF32, BinaryShape};
 pub use concatenation::concatenation;
 pub use conv::{ConvF32, ConvGeometry, ConvS8, conv2d_f32, conv2d_s8};
+pub use conv::{ConvS16, conv2d_s8_i4, conv2d_s16, conv2d_s16_acc32};
 pub use depthwise_conv::{depthwise_conv2d_f32, depthwise_conv2d_s8};
+pub use depthwise_conv::{depthwise_conv2d_s8_i4, depthwise_conv2d_s16};
 pub use dequantize::{DequantizeS8F32, dequantize_s8_f32};
 pub use fully_connected::{
     FullyConnectedF32, FullyConnectedS8, fully_connected_f32, fully_connected_s8,
+};
+pub use fully_connected::{
+    FullyConnectedS16, fully_connected_s8_i4, fully_connected_s16, fully_connected_s16_acc32,
 };
 pub use logistic::{LogisticS8, logistic_f32, logistic_s8};
 pub use mul::{MulS8, mul_f32, mul_s8};
