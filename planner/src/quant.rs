@@ -600,6 +600,57 @@ pub fn relu6_params(input_scale: f32, input_zero_point: i32) -> (i32, i32) {
     (input_zero_point, six)
 }
 
+/// TFLM's `LUTPopulate<int16_t>` (`detail::LUTPopulateInt16<float>` in `common.h`): the 513
+/// entries of an int16 lookup table of `transform` from the input's quantisation to the
+/// output's, in float as TFLM computes them: 512 steps over the input range, each entry the
+/// rounded sample minus half the rounded error of the linear interpolation at the step's
+/// midpoint, clamped to int16; the last the rounded value at the input's maximum. `round` is
+/// `std::round` (`stowplan_math::roundf`); `transform` must compute what TFLM's does (its
+/// `std::exp` is `stowplan_math::expf`).
+#[must_use]
+pub fn lut_populate_int16(
+    input_scale: f32,
+    input_zero_point: i32,
+    output_scale: f32,
+    output_zero_point: i32,
+    transform: impl Fn(f32) -> f32,
+) -> Vec<i16> {
+    use stowplan_math::roundf;
+    let (min, max) = (i32::from(i16::MIN), i32::from(i16::MAX));
+    // `input_scale * (min - zero_point)`: the int difference converted to float.
+    let input_min = input_scale * min.wrapping_sub(input_zero_point) as f32;
+    let input_max = input_scale * max.wrapping_sub(input_zero_point) as f32;
+    let output_min = output_scale * min.wrapping_sub(output_zero_point) as f32;
+    let output_max = output_scale * max.wrapping_sub(output_zero_point) as f32;
+    let nb_steps = 512_u16;
+    let step = (input_max - input_min) / f32::from(nb_steps);
+    let half_step = step / 2.0;
+    let output_scaling_inv = 65536.0_f32 / (output_max - output_min);
+    let (table_min, table_max) = (min as f32, max as f32);
+    // std::max<float>(a, b) is `a < b ? b : a`, std::min<float>(a, b) `b < a ? b : a`.
+    let clamp = |v: f32| {
+        let v = if v < table_min { table_min } else { v };
+        let v = if table_max < v { table_max } else { v };
+        v as i16
+    };
+    let mut lut = Vec::with_capacity(usize::from(nb_steps) + 1);
+    for i in 0..nb_steps {
+        let at = input_min + f32::from(i) * step;
+        let val = transform(at);
+        let val_midpoint = transform(at + half_step);
+        let val_next = transform(input_min + f32::from(i + 1) * step);
+        let sample_val = roundf(val * output_scaling_inv);
+        let midpoint_interp_val =
+            roundf((val_next * output_scaling_inv + roundf(val * output_scaling_inv)) / 2.0);
+        let midpoint_val = roundf(val_midpoint * output_scaling_inv);
+        let midpoint_err = midpoint_interp_val - midpoint_val;
+        let bias = roundf(midpoint_err / 2.0);
+        lut.push(clamp(sample_val - bias));
+    }
+    lut.push(clamp(roundf(transform(input_max) * output_scaling_inv)));
+    lut
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -834,5 +885,23 @@ mod tests {
                 input_left_shift: 24,
             }
         );
+    }
+
+    #[test]
+    fn int16_lookup_tables() {
+        // The softmax exp table: exp on [-10, 0] into Q0.15 (output scale 2/65535, so exp(0)
+        // = 1 is 32768, clamped); entry 0 is exp(-10) * 32767.5 = 1.49 rounded to 1, less
+        // the rounded midpoint error (-1). The whole table is checked against TFLM's
+        // transcription with the C library's expf by the conformance suite.
+        let range = 65535.0_f32;
+        let exp = lut_populate_int16(10.0 / range, 32767, 2.0 / range, 0, stowplan_math::expf);
+        assert_eq!(exp.len(), 513);
+        assert_eq!(exp.last(), Some(&32767));
+        assert_eq!(exp.first(), Some(&2));
+        assert!(exp.windows(2).all(|w| w[0] <= w[1]));
+        // 1 / (1 + x) on [0, 1]: 1 at 0 (clamped to 32767), 0.5 at 1.
+        let inv = lut_populate_int16(1.0 / range, -32768, 2.0 / range, 0, |x| 1.0 / (1.0 + x));
+        assert_eq!(inv.first(), Some(&32767));
+        assert_eq!(inv.last(), Some(&16384));
     }
 }

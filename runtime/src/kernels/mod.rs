@@ -81,10 +81,13 @@ pub use pad::{Pad, pad};
 pub use pooling::{
     PoolF32, PoolGeometry, PoolS8, average_pool_f32, average_pool_s8, max_pool_f32, max_pool_s8,
 };
+pub use pooling::{PoolS16, average_pool_s16, max_pool_s16};
 pub use quantize::{QuantizeF32S8, Requantize, quantize_f32_s8, requantize_s8};
 pub use reduce::{MeanF32, MeanS8, mean_f32, mean_s8};
+pub use reduce::{MeanS16, mean_s16};
 pub use reshape::copy;
 pub use softmax::{SoftmaxF32, SoftmaxS8, softmax_f32, softmax_s8};
+pub use softmax::{SoftmaxS16, softmax_s8_s16, softmax_s16};
 pub use transpose::{Transpose, transpose};
 
 /// TFLM's `(quantized_multiplier, shift)` pair from `QuantizeMultiplier`: the real multiplier
