@@ -68,6 +68,7 @@ pub use conv::{ConvF32, ConvGeometry, ConvS8, conv2d_f32, conv2d_s8};
 pub use conv::{ConvS16, conv2d_s8_i4, conv2d_s16, conv2d_s16_acc32};
 pub use depthwise_conv::{depthwise_conv2d_f32, depthwise_conv2d_s8};
 pub use depthwise_conv::{depthwise_conv2d_s8_i4, depthwise_conv2d_s16};
+pub use dequantize::{Dequantize, dequantize_s16_f32, dequantize_u8_f32};
 pub use dequantize::{DequantizeS8F32, dequantize_s8_f32};
 pub use fully_connected::{
     FullyConnectedF32, FullyConnectedS8, fully_connected_f32, fully_connected_s8,
@@ -83,6 +84,11 @@ pub use pooling::{
 };
 pub use pooling::{PoolS16, average_pool_s16, max_pool_s16};
 pub use quantize::{QuantizeF32S8, Requantize, quantize_f32_s8, requantize_s8};
+pub use quantize::{
+    QuantizeF32S16, quantize_f32_s16, requantize_s8_s16, requantize_s8_s32, requantize_s8_u8,
+    requantize_s16, requantize_s16_s8, requantize_s16_s32, requantize_s32_s8, requantize_s32_s16,
+    requantize_u8_s8,
+};
 pub use reduce::{MeanF32, MeanS8, mean_f32, mean_s8};
 pub use reduce::{MeanS16, mean_s16};
 pub use reshape::copy;
