@@ -21,6 +21,7 @@
 
 mod activations;
 mod add;
+mod batch_matmul;
 mod concatenation;
 mod conv;
 mod depthwise_conv;
@@ -65,6 +66,7 @@ fn all_variants(seed: u64, target: Target, ops: Option<&[String]>) -> Vec<Varian
         ("pooling", pooling::variants),
         ("reduce", reduce::variants),
         ("softmax", softmax::variants),
+        ("batch_matmul", batch_matmul::variants),
     ];
     table
         .iter()

@@ -17,6 +17,7 @@
 
 mod activations;
 mod add;
+mod batch_matmul;
 mod concatenation;
 mod conv;
 mod depthwise_conv;
@@ -117,6 +118,7 @@ const BUILTINS: &[(BuiltinOp, OpKind)] = &[
         BuiltinOp::UNIDIRECTIONAL_SEQUENCE_LSTM,
         unidirectional_sequence_lstm::UNIDIRECTIONAL_SEQUENCE_LSTM,
     ),
+    (BuiltinOp::BATCH_MATMUL, batch_matmul::BATCH_MATMUL),
 ];
 
 /// Custom ops by custom code, each with its module.

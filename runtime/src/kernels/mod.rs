@@ -41,6 +41,7 @@
 // and its proof in `tests/conformance/`.
 mod activations;
 mod add;
+mod batch_matmul;
 mod broadcast;
 mod concatenation;
 mod conv;
@@ -62,6 +63,10 @@ mod transpose;
 
 pub use activations::{Relu6S8, ReluS8, relu_f32, relu_s8, relu6_f32, relu6_s8};
 pub use add::{AddS8, add_f32, add_s8};
+pub use batch_matmul::{
+    BatchMatMulF32, BatchMatMulQ, BatchMatMulShape, batch_matmul_f32, batch_matmul_s8,
+    batch_matmul_s16,
+};
 pub use broadcast::{BinaryF32, BinaryShape};
 pub use concatenation::concatenation;
 pub use conv::{ConvF32, ConvGeometry, ConvS8, conv2d_f32, conv2d_s8};
