@@ -24,6 +24,9 @@
 //! | `SVDF`, float input | `batch × filters × 4` |
 //! | `UNIDIRECTIONAL_SEQUENCE_LSTM` | four of `batch × cells × cell element size` (the cell state's bytes, input 19) |
 //! | `SignalRfft` (custom) | `fft_length × element size`, with `fft_length` = the output's last dimension − 2 |
+//! | `CONV_2D`, `DEPTHWISE_CONV_2D`, `FULLY_CONNECTED` with an int4 filter | the filter's element count (it is unpacked there) |
+//! | `TRANSPOSE_CONV`, int8 input | the output's element count × 4 |
+//! | `TRANSPOSE_CONV`, int16 input | the output's element count × 8, then (an int16 bias) the bias's × 8 |
 //!
 //! Other ops are taken to request none (true of TFLM's reference kernels for every op in the
 //! models the project checks; optimised kernel builds such as CMSIS-NN request more). The real

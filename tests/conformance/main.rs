@@ -37,6 +37,7 @@ mod reshape;
 mod softmax;
 mod suite;
 mod transpose;
+mod transpose_conv;
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -67,6 +68,7 @@ fn all_variants(seed: u64, target: Target, ops: Option<&[String]>) -> Vec<Varian
         ("reduce", reduce::variants),
         ("softmax", softmax::variants),
         ("batch_matmul", batch_matmul::variants),
+        ("transpose_conv", transpose_conv::variants),
     ];
     table
         .iter()

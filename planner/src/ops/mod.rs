@@ -34,6 +34,7 @@ mod signal;
 mod softmax;
 mod svdf;
 mod transpose;
+mod transpose_conv;
 mod unidirectional_sequence_lstm;
 
 use std::fmt;
@@ -119,6 +120,7 @@ const BUILTINS: &[(BuiltinOp, OpKind)] = &[
         unidirectional_sequence_lstm::UNIDIRECTIONAL_SEQUENCE_LSTM,
     ),
     (BuiltinOp::BATCH_MATMUL, batch_matmul::BATCH_MATMUL),
+    (BuiltinOp::TRANSPOSE_CONV, transpose_conv::TRANSPOSE_CONV),
 ];
 
 /// Custom ops by custom code, each with its module.

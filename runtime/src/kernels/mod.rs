@@ -60,6 +60,7 @@ mod softmax;
 #[cfg(test)]
 mod tests;
 mod transpose;
+mod transpose_conv;
 
 pub use activations::{Relu6S8, ReluS8, relu_f32, relu_s8, relu6_f32, relu6_s8};
 pub use add::{AddS8, add_f32, add_s8};
@@ -100,6 +101,10 @@ pub use reshape::copy;
 pub use softmax::{SoftmaxF32, SoftmaxS8, softmax_f32, softmax_s8};
 pub use softmax::{SoftmaxS16, softmax_s8_s16, softmax_s16};
 pub use transpose::{Transpose, transpose};
+pub use transpose_conv::{
+    TransposeConvF32, TransposeConvGeometry, TransposeConvS8, TransposeConvS16, transpose_conv_f32,
+    transpose_conv_s8, transpose_conv_s16, transpose_conv_s16_bias16,
+};
 
 /// TFLM's `(quantized_multiplier, shift)` pair from `QuantizeMultiplier`: the real multiplier
 /// `multiplier * 2^(shift - 31)`; `shift > 0` is a left shift.
