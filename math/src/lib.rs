@@ -13,10 +13,12 @@
 #![warn(missing_docs)]
 
 mod exp;
+mod exp64;
 mod rounding;
 mod sqrt;
 
 pub use exp::expf;
+pub use exp64::exp;
 pub use rounding::{ceilf, floorf, roundf, truncf};
 pub use sqrt::sqrtf;
 
