@@ -26,6 +26,7 @@ mod concatenation;
 mod conv;
 mod depthwise_conv;
 mod dequantize;
+mod detection_postprocess;
 mod fully_connected;
 mod logistic;
 mod mul;
@@ -69,6 +70,7 @@ fn all_variants(seed: u64, target: Target, ops: Option<&[String]>) -> Vec<Varian
         ("softmax", softmax::variants),
         ("batch_matmul", batch_matmul::variants),
         ("transpose_conv", transpose_conv::variants),
+        ("detection_postprocess", detection_postprocess::variants),
     ];
     table
         .iter()

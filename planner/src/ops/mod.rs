@@ -22,6 +22,7 @@ mod concatenation;
 mod conv;
 mod depthwise_conv;
 mod dequantize;
+mod detection_postprocess;
 mod fully_connected;
 mod logistic;
 mod mul;
@@ -124,7 +125,13 @@ const BUILTINS: &[(BuiltinOp, OpKind)] = &[
 ];
 
 /// Custom ops by custom code, each with its module.
-const CUSTOM: &[(&str, OpKind)] = &[("SignalRfft", signal::RFFT)];
+const CUSTOM: &[(&str, OpKind)] = &[
+    ("SignalRfft", signal::RFFT),
+    (
+        "TFLite_Detection_PostProcess",
+        detection_postprocess::DETECTION_POSTPROCESS,
+    ),
+];
 
 /// The module of an op kind, if stowplan knows it.
 #[must_use]

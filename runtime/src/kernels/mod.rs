@@ -47,6 +47,7 @@ mod concatenation;
 mod conv;
 mod depthwise_conv;
 mod dequantize;
+mod detection_postprocess;
 pub mod fixed;
 mod fully_connected;
 mod logistic;
@@ -76,6 +77,10 @@ pub use depthwise_conv::{depthwise_conv2d_f32, depthwise_conv2d_s8};
 pub use depthwise_conv::{depthwise_conv2d_s8_i4, depthwise_conv2d_s16};
 pub use dequantize::{Dequantize, dequantize_s16_f32, dequantize_u8_f32};
 pub use dequantize::{DequantizeS8F32, dequantize_s8_f32};
+pub use detection_postprocess::{
+    DetectionPostProcess, MAX_CLASSES_PER_DETECTION, MAX_DETECTIONS_PER_CLASS,
+    detection_postprocess,
+};
 pub use fully_connected::{
     FullyConnectedF32, FullyConnectedS8, fully_connected_f32, fully_connected_s8,
 };
