@@ -27,6 +27,7 @@
 //! | `CONV_2D`, `DEPTHWISE_CONV_2D`, `FULLY_CONNECTED` with an int4 filter | the filter's element count (it is unpacked there) |
 //! | `TRANSPOSE_CONV`, int8 input | the output's element count × 4 |
 //! | `TRANSPOSE_CONV`, int16 input | the output's element count × 8, then (an int16 bias) the bias's × 8 |
+//! | `TFLite_Detection_PostProcess` (custom) | eleven buffers sized by its options, which lie in the file's bytes; not known here |
 //!
 //! Other ops are taken to request none (true of TFLM's reference kernels for every op in the
 //! models the project checks; optimised kernel builds such as CMSIS-NN request more). The real

@@ -1,7 +1,8 @@
 //! CONV_2D: int8 (per-channel and per-tensor filters, with and without bias, grouped), int8
 //! with packed int4 filters, int16 with int8 filters (int64, int32 and no bias) and float32,
-//! over both paddings, every fused activation and three shape classes; strides 1 to 3 and
-//! dilations 1 and 2 drawn per model.
+//! over both paddings, every fused activation and three shape classes (the int4 and int16
+//! variants take every activation, one per model); strides 1 to 3 and dilations 1 and 2 drawn
+//! per model.
 
 use stowplan_planner::tflite::builder::{ModelBuilder, ops};
 use stowplan_planner::tflite::{DType, OpOptions, Padding};
@@ -121,9 +122,12 @@ fn s(v: usize) -> i32 {
 pub fn variants(seed: u64, target: Target) -> Vec<Variant> {
     let mut out = Vec::new();
     for types in ["int8", "float32", "int8 int4-filter", "int16"] {
+        // The int4 and int16 variants draw the activation per model (every one of them in
+        // each variant), to keep the sweep short.
+        let folded = types == "int16" || types.ends_with("int4-filter");
         for (pname, padding) in PADDINGS {
-            for (aname, activation) in ACTIVATIONS {
-                for shape in ["ones", "odd", "wide"] {
+            for &(aname, activation) in activations(folded) {
+                for (si, shape) in ["ones", "odd", "wide"].into_iter().enumerate() {
                     let spec = Spec {
                         op: "conv",
                         builtin: "CONV_2D",
@@ -131,14 +135,57 @@ pub fn variants(seed: u64, target: Target) -> Vec<Variant> {
                         options: format!("{pname} {aname}"),
                         shape,
                     };
-                    out.push(suite::fill(seed, spec, target, |rng, index| {
-                        draw(rng, index, types, shape, padding, activation)
-                    }));
+                    out.push(suite::fill(
+                        seed,
+                        spec,
+                        folded_target(target, folded),
+                        |rng, index| {
+                            let activation = activation_of(folded, activation, index + si);
+                            draw(rng, index, types, shape, padding, activation)
+                        },
+                    ));
                 }
             }
         }
     }
     out
+}
+
+/// The activations a variant loop runs over: each on its own, or one entry for all (drawn per
+/// model with [`activation_of`]).
+pub fn activations(
+    folded: bool,
+) -> &'static [(&'static str, stowplan_planner::tflite::Activation)] {
+    const EVERY: [(&str, stowplan_planner::tflite::Activation); 1] = [(
+        "every activation",
+        stowplan_planner::tflite::Activation::None,
+    )];
+    if folded { &EVERY } else { &ACTIVATIONS }
+}
+
+/// Model `index`'s activation: the variant's, or (folded) each in turn.
+pub fn activation_of(
+    folded: bool,
+    activation: stowplan_planner::tflite::Activation,
+    index: usize,
+) -> stowplan_planner::tflite::Activation {
+    if folded {
+        ACTIVATIONS[index % ACTIVATIONS.len()].1
+    } else {
+        activation
+    }
+}
+
+/// A folded variant's target: at least a model per activation.
+pub fn folded_target(target: Target, folded: bool) -> Target {
+    if folded {
+        Target {
+            models: target.models.max(ACTIVATIONS.len()),
+            ..target
+        }
+    } else {
+        target
+    }
 }
 
 /// The bias of an int16 model: model 0 int64, model 1 int32, model 2 none, the others at
@@ -293,7 +340,7 @@ fn draw(
         b.op_with_options(sg, ops::CONV_2D, &inputs, &[y], options);
         b.io(sg, &[x], &[y]);
         note = format!(
-            "in {ishape:?} filter {fshape:?} out {oshape:?} stride {:?} dilation {:?} groups {groups} bias {bias_type:?} in q {:?} out q {:?} filter scales {}",
+            "in {ishape:?} filter {fshape:?} out {oshape:?} stride {:?} dilation {:?} groups {groups} bias {bias_type:?} in q {:?} out q {:?} filter scales {} act {activation:?}",
             win.stride,
             win.dilation,
             (qi.s(), qi.z()),
@@ -387,7 +434,7 @@ fn draw(
         b.op_with_options(sg, ops::CONV_2D, &inputs, &[y], options);
         b.io(sg, &[x], &[y]);
         note = format!(
-            "in {ishape:?} filter {fshape:?} out {oshape:?} stride {:?} dilation {:?} groups {groups} bias {with_bias} in q {:?} out q {:?} filter scales {} ({})",
+            "in {ishape:?} filter {fshape:?} out {oshape:?} stride {:?} dilation {:?} groups {groups} bias {with_bias} in q {:?} out q {:?} filter scales {} ({}) act {activation:?}",
             win.stride,
             win.dilation,
             (qi.s(), qi.z()),

@@ -1,17 +1,18 @@
 //! DEPTHWISE_CONV_2D: int8 (per-channel and per-tensor filters, with and without bias), int8
-//! with packed int4 filters, int16 with int8 filters (int64 bias or none) and float32, over both paddings, every fused activation and three shape classes; depth
-//! multipliers 1 and above (past the kernel's channel block of 16 too), strides 1 to 3 and
+//! with packed int4 filters, int16 with int8 filters (int64 bias or none) and float32, over
+//! both paddings, every fused activation and three shape classes (the int4 and int16 variants
+//! take every activation, one per model); depth multipliers 1 and above (past the kernel's channel block of 16 too), strides 1 to 3 and
 //! dilations 1 and 2 drawn per model, each of them in the first three models of every variant.
 
 use stowplan_planner::tflite::builder::ModelBuilder;
 use stowplan_planner::tflite::{Activation, BuiltinOp, DType, OpOptions, Padding};
 
 use crate::conv::{
-    PADDINGS, int4_weights, int16_bias_values, int16_output_scale, int16_zero_point, out_size,
-    pack_int4,
+    PADDINGS, activation_of, activations, folded_target, int4_weights, int16_bias_values,
+    int16_output_scale, int16_zero_point, out_size, pack_int4,
 };
 use crate::suite::{
-    self, ACTIVATIONS, Draft, InputSpec, Quant, Rng, Spec, Target, Variant, f32_bytes, int_bytes,
+    self, Draft, InputSpec, Quant, Rng, Spec, Target, Variant, f32_bytes, int_bytes,
 };
 
 /// `DEPTHWISE_CONV_2D`.
@@ -31,9 +32,10 @@ pub fn variants(seed: u64, target: Target) -> Vec<Variant> {
         "int8 int4-filter",
         "int16",
     ] {
+        let folded = types == "int16" || types.ends_with("int4-filter");
         for (pname, padding) in PADDINGS {
-            for (aname, activation) in ACTIVATIONS {
-                for shape in ["ones", "odd", "wide"] {
+            for &(aname, activation) in activations(folded) {
+                for (si, shape) in ["ones", "odd", "wide"].into_iter().enumerate() {
                     let spec = Spec {
                         op: "depthwise_conv",
                         builtin: "DEPTHWISE_CONV_2D",
@@ -41,9 +43,15 @@ pub fn variants(seed: u64, target: Target) -> Vec<Variant> {
                         options: format!("{pname} {aname}"),
                         shape,
                     };
-                    out.push(suite::fill(seed, spec, target, |rng, index| {
-                        draw(rng, index, types, shape, padding, activation)
-                    }));
+                    out.push(suite::fill(
+                        seed,
+                        spec,
+                        folded_target(target, folded),
+                        |rng, index| {
+                            let activation = activation_of(folded, activation, index + si);
+                            draw(rng, index, types, shape, padding, activation)
+                        },
+                    ));
                 }
             }
         }
@@ -133,7 +141,7 @@ fn draw(
         activation,
     };
     let geometry = format!(
-        "in {ishape:?} filter {fshape:?} out {oshape:?} stride {stride:?} dilation {dilation:?} depth multiplier {dm} bias {with_bias}"
+        "in {ishape:?} filter {fshape:?} out {oshape:?} stride {stride:?} dilation {dilation:?} depth multiplier {dm} bias {with_bias} act {activation:?}"
     );
     let note;
     let input = if types == "float32" {

@@ -1,14 +1,18 @@
 //! FULLY_CONNECTED: int8 (per-tensor and per-channel filters, with and without bias, inputs
 //! of rank 2 to 4, `keep_num_dims`), int8 with packed int4 filters (per tensor), int16 with
-//! int8 filters (per tensor and per channel; int64, int32 and no bias) and float32, over every fused activation and three shape
-//! classes.
+//! int8 filters (per tensor and per channel; int64, int32 and no bias) and float32, over every
+//! fused activation (the int4 and int16 variants take every one, one per model) and three
+//! shape classes.
 
 use stowplan_planner::tflite::builder::{ModelBuilder, ops};
 use stowplan_planner::tflite::{DType, OpOptions};
 
-use crate::conv::{int4_weights, int16_bias, int16_output_scale, int16_zero_point, pack_int4};
+use crate::conv::{
+    activation_of, activations, folded_target, int4_weights, int16_bias, int16_output_scale,
+    int16_zero_point, pack_int4,
+};
 use crate::suite::{
-    self, ACTIVATIONS, Draft, InputSpec, Quant, Rng, Spec, Target, Variant, f32_bytes, int_bytes,
+    self, Draft, InputSpec, Quant, Rng, Spec, Target, Variant, f32_bytes, int_bytes,
 };
 
 fn s(v: usize) -> i32 {
@@ -26,8 +30,10 @@ pub fn variants(seed: u64, target: Target) -> Vec<Variant> {
         "int16 per-tensor",
         "int16 per-channel",
     ] {
-        for (aname, activation) in ACTIVATIONS {
-            for shape in ["ones", "odd", "wide"] {
+        // The int4 and int16 variants draw the activation per model.
+        let folded = types.starts_with("int16") || types.ends_with("int4-filter");
+        for &(aname, activation) in activations(folded) {
+            for (si, shape) in ["ones", "odd", "wide"].into_iter().enumerate() {
                 let spec = Spec {
                     op: "fully_connected",
                     builtin: "FULLY_CONNECTED",
@@ -35,9 +41,15 @@ pub fn variants(seed: u64, target: Target) -> Vec<Variant> {
                     options: aname.to_owned(),
                     shape,
                 };
-                out.push(suite::fill(seed, spec, target, |rng, index| {
-                    draw(rng, index, types, shape, activation)
-                }));
+                out.push(suite::fill(
+                    seed,
+                    spec,
+                    folded_target(target, folded),
+                    |rng, index| {
+                        let activation = activation_of(folded, activation, index + si);
+                        draw(rng, index, types, shape, activation)
+                    },
+                ));
             }
         }
     }
@@ -171,7 +183,7 @@ fn draw(
         b.op_with_options(sg, ops::FULLY_CONNECTED, &[x, w, bias], &[y], options);
         b.io(sg, &[x], &[y]);
         note = format!(
-            "in {ishape:?} filter {fshape:?} out {oshape:?} bias {bias_type:?} in q {:?} out q {:?} filter scales {}",
+            "in {ishape:?} filter {fshape:?} out {oshape:?} bias {bias_type:?} in q {:?} out q {:?} filter scales {} act {activation:?}",
             (qi.s(), qi.z()),
             (qo.s(), qo.z()),
             fscales.len()
@@ -252,7 +264,7 @@ fn draw(
         b.op_with_options(sg, ops::FULLY_CONNECTED, &[x, w, bias], &[y], options);
         b.io(sg, &[x], &[y]);
         note = format!(
-            "in {ishape:?} filter {fshape:?} out {oshape:?} bias {with_bias} in q {:?} out q {:?} filter scales {}",
+            "in {ishape:?} filter {fshape:?} out {oshape:?} bias {with_bias} in q {:?} out q {:?} filter scales {} act {activation:?}",
             (qi.s(), qi.z()),
             (qo.s(), qo.z()),
             fscales.len()

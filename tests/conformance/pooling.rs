@@ -1,5 +1,5 @@
 //! AVERAGE_POOL_2D and MAX_POOL_2D: int8, int16 and float32, over both paddings, every fused
-//! activation and three shape classes; windows of 1 to 4 and strides of 1 to 3 drawn per
+//! activation (the int16 variants take every one, one per model) and three shape classes; windows of 1 to 4 and strides of 1 to 3 drawn per
 //! model, SAME windows hanging over the padding (and windows larger than the input).
 //!
 //! TFLM's int8 and int16 Prepare requires the output's zero point to be the input's and the scales to
@@ -10,8 +10,8 @@
 use stowplan_planner::tflite::builder::ModelBuilder;
 use stowplan_planner::tflite::{Activation, BuiltinOp, DType, OpOptions, Padding};
 
-use crate::conv::{PADDINGS, out_size};
-use crate::suite::{self, ACTIVATIONS, Draft, InputSpec, Quant, Rng, Spec, Target, Variant};
+use crate::conv::{PADDINGS, activation_of, activations, folded_target, out_size};
+use crate::suite::{self, Draft, InputSpec, Quant, Rng, Spec, Target, Variant};
 
 /// The builtins with their codes.
 const BUILTINS: [(&str, BuiltinOp); 2] = [
@@ -28,9 +28,11 @@ pub fn variants(seed: u64, target: Target) -> Vec<Variant> {
     let mut out = Vec::new();
     for (builtin, code) in BUILTINS {
         for types in ["int8", "float32", "int16"] {
+            // The int16 variants draw the activation per model.
+            let folded = types == "int16";
             for (pname, padding) in PADDINGS {
-                for (aname, activation) in ACTIVATIONS {
-                    for shape in ["ones", "odd", "wide"] {
+                for &(aname, activation) in activations(folded) {
+                    for (si, shape) in ["ones", "odd", "wide"].into_iter().enumerate() {
                         let spec = Spec {
                             op: "pooling",
                             builtin,
@@ -38,7 +40,9 @@ pub fn variants(seed: u64, target: Target) -> Vec<Variant> {
                             options: format!("{builtin} {pname} {aname}"),
                             shape,
                         };
-                        out.push(suite::fill(seed, spec, target, |rng, index| {
+                        let t = folded_target(target, folded);
+                        out.push(suite::fill(seed, spec, t, |rng, index| {
+                            let activation = activation_of(folded, activation, index + si);
                             draw(rng, index, code, types, shape, padding, activation)
                         }));
                     }
@@ -116,7 +120,7 @@ fn draw(
     let mut b = ModelBuilder::new();
     let sg = b.subgraph("main");
     let mut note = format!(
-        "in {ishape:?} out {oshape:?} filter {:?} stride {:?}",
+        "in {ishape:?} out {oshape:?} filter {:?} stride {:?} act {activation:?}",
         (fh, fw),
         (sh, sw)
     );

@@ -1,15 +1,17 @@
 //! TRANSPOSE_CONV: int8 (per-channel and per-tensor filters, with and without bias), int16
-//! with int8 filters (int64, int16 and no bias) and float32, over both paddings, every fused
-//! activation and two shape classes; strides 1 to 3 and filters 1 to 4 drawn per model, output
+//! with int8 filters (int64, int16 and no bias) and float32, over both paddings and two shape
+//! classes, every fused activation in each variant (one per model); strides 1 to 3 and filters 1 to 4 drawn per model, output
 //! sizes the converter's (`in * stride` for SAME, `(in - 1) * stride + filter` for VALID) and,
 //! now and then, a few rows or columns fewer (TFLM takes the output tensor's shape as it is).
 
 use stowplan_planner::tflite::builder::ModelBuilder;
 use stowplan_planner::tflite::{Activation, BuiltinOp, DType, OpOptions, Padding};
 
-use crate::conv::{PADDINGS, int16_output_scale, int16_zero_point};
+use crate::conv::{
+    PADDINGS, activation_of, activations, folded_target, int16_output_scale, int16_zero_point,
+};
 use crate::suite::{
-    self, ACTIVATIONS, Draft, InputSpec, Quant, Rng, Spec, Target, Variant, f32_bytes, int_bytes,
+    self, Draft, InputSpec, Quant, Rng, Spec, Target, Variant, f32_bytes, int_bytes,
 };
 
 fn s(v: usize) -> i32 {
@@ -19,10 +21,11 @@ fn s(v: usize) -> i32 {
 /// The variants.
 pub fn variants(seed: u64, target: Target) -> Vec<Variant> {
     let mut out = Vec::new();
+    // The activation is drawn per model (every one in each variant).
     for types in ["int8", "int16", "float32"] {
         for (pname, padding) in PADDINGS {
-            for (aname, activation) in ACTIVATIONS {
-                for shape in ["small", "wide"] {
+            for &(aname, activation) in activations(true) {
+                for (si, shape) in ["small", "wide"].into_iter().enumerate() {
                     let spec = Spec {
                         op: "transpose_conv",
                         builtin: "TRANSPOSE_CONV",
@@ -30,9 +33,15 @@ pub fn variants(seed: u64, target: Target) -> Vec<Variant> {
                         options: format!("{pname} {aname}"),
                         shape,
                     };
-                    out.push(suite::fill(seed, spec, target, |rng, index| {
-                        draw(rng, index, types, shape, padding, activation)
-                    }));
+                    out.push(suite::fill(
+                        seed,
+                        spec,
+                        folded_target(target, true),
+                        |rng, index| {
+                            let activation = activation_of(true, activation, index + si);
+                            draw(rng, index, types, shape, padding, activation)
+                        },
+                    ));
                 }
             }
         }
@@ -114,7 +123,7 @@ fn draw(
     );
     let with_bias = !rng.chance(0.25);
     let geometry = format!(
-        "in {ishape:?} filter {fshape:?} out {oshape:?} stride {stride:?} bias {with_bias}"
+        "in {ishape:?} filter {fshape:?} out {oshape:?} stride {stride:?} bias {with_bias} act {activation:?}"
     );
     let (input, note) = if types == "float32" {
         let x = b.tensor(sg, "input", DType::Float32, &ishape);

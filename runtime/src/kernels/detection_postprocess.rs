@@ -143,6 +143,17 @@ impl Inputs<'_> {
     }
 }
 
+/// The 4 corners of detection slot `at` in a boxes output (`None` past its end).
+fn corners_mut(out: &mut [f32], at: usize) -> Option<&mut [f32]> {
+    let start = at.checked_mul(4)?;
+    out.get_mut(start..start.checked_add(4)?)
+}
+
+/// The corners kept in detection slot `at` of a boxes output (0 past its end).
+fn corners_at(out: &[f32], at: usize) -> Corners {
+    core::array::from_fn(|c| super::at(out, at.wrapping_mul(4).wrapping_add(c)))
+}
+
 /// `std::max<float>(a, b)`: `a < b ? b : a`.
 fn max_f(a: f32, b: f32) -> f32 {
     if a < b { b } else { a }
@@ -407,7 +418,7 @@ fn fast(
     // Where TFLM writes entry `j` (see below); selection `i` keeps its row in
     // `out_classes[slot(i)]` and its corners in `out_boxes[4 slot(i)..]`, entry `i`'s position,
     // which the writes below overwrite only after reading it.
-    let slot = |i: usize| k * i + i % k;
+    let slot = |i: usize| k.wrapping_mul(i).wrapping_add(i % k);
     // NonMaxSuppressionSingleClassHelper on the highest scores.
     let mut selected = 0usize;
     in_order(p.num_boxes, max_score, p.score_threshold, |row, _| {
@@ -416,13 +427,13 @@ fn fast(
         }
         let corners = inputs.decode(row);
         for s in 0..selected {
-            let chosen = core::array::from_fn(|c| at(out_boxes, 4 * slot(s) + c));
+            let chosen = corners_at(out_boxes, slot(s));
             if iou(&chosen, &corners) > p.iou_threshold {
                 return true;
             }
         }
         let at_ = slot(selected);
-        if let Some(kept) = out_boxes.get_mut(4 * at_..4 * at_ + 4) {
+        if let Some(kept) = corners_mut(out_boxes, at_) {
             kept.copy_from_slice(&corners);
         }
         if let Some(kept) = out_classes.get_mut(at_) {
@@ -439,13 +450,15 @@ fn fast(
     // before it, nor the slots they are kept in.
     for i in (0..selected).rev() {
         let row = at(out_classes, slot(i)).to_bits() as usize;
-        let corners: Corners = core::array::from_fn(|c| at(out_boxes, 4 * slot(i) + c));
+        let corners = corners_at(out_boxes, slot(i));
         let mut top = [0usize; MAX_CLASSES_PER_DETECTION];
         let top = top.get_mut(..k).unwrap_or(&mut []);
         top_classes(row, top);
         for (col, &class) in top.iter().enumerate() {
-            let at_ = k * (i * k + col) + col;
-            if let Some(slot) = out_boxes.get_mut(4 * at_..4 * at_ + 4) {
+            let at_ = k
+                .wrapping_mul(i.wrapping_mul(k).wrapping_add(col))
+                .wrapping_add(col);
+            if let Some(slot) = corners_mut(out_boxes, at_) {
                 slot.copy_from_slice(&corners);
             }
             if let Some(slot) = out_classes.get_mut(at_) {
@@ -543,14 +556,14 @@ fn regular(
             let anchor = flat / ncwb;
             let class = flat - anchor * ncwb - offset;
             let corners = inputs.decode(anchor);
-            if let Some(slot) = out_boxes.get_mut(4 * i..4 * i + 4) {
+            if let Some(slot) = corners_mut(out_boxes, i) {
                 slot.copy_from_slice(&corners);
             }
             if let Some(slot) = out_classes.get_mut(i) {
                 *slot = class as f32;
             }
         } else {
-            if let Some(slot) = out_boxes.get_mut(4 * i..4 * i + 4) {
+            if let Some(slot) = corners_mut(out_boxes, i) {
                 slot.fill(0.0);
             }
             if let Some(slot) = out_classes.get_mut(i) {

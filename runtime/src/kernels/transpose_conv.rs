@@ -80,9 +80,11 @@ pub struct TransposeConvF32 {
 /// `out`: `in * stride` in `(out + pad - filter, out + pad]`, within `0..size`.
 #[inline(always)]
 fn reaching(out: usize, pad: usize, filter: usize, stride: usize, size: usize) -> (usize, usize) {
-    // `t = out + pad` (sizes are bounded by the slices, so no overflow).
-    let t = out + pad;
-    let end = (t / stride + 1).min(size);
+    // `t = out + pad`; a padding so large that it overflows reaches no input.
+    let Some(t) = out.checked_add(pad) else {
+        return (0, 0);
+    };
+    let end = (t / stride).saturating_add(1).min(size);
     let start = match (t + 1).checked_sub(filter) {
         Some(low) => low.div_ceil(stride),
         None => 0,
