@@ -21,10 +21,12 @@
 
 mod activations;
 mod add;
+mod batch_matmul;
 mod concatenation;
 mod conv;
 mod depthwise_conv;
 mod dequantize;
+mod detection_postprocess;
 mod fully_connected;
 mod logistic;
 mod mul;
@@ -88,6 +90,7 @@ mod space_to_depth;
 mod split;
 mod split_v;
 mod strided_slice;
+mod transpose_conv;
 mod unidirectional_sequence_lstm;
 mod unpack;
 
@@ -175,6 +178,9 @@ fn all_variants(seed: u64, target: Target, ops: Option<&[String]>) -> Vec<Varian
             "unidirectional_sequence_lstm",
             unidirectional_sequence_lstm::variants,
         ),
+        ("batch_matmul", batch_matmul::variants),
+        ("transpose_conv", transpose_conv::variants),
+        ("detection_postprocess", detection_postprocess::variants),
     ];
     table
         .iter()

@@ -48,10 +48,11 @@ def expected(op):
         axes4[pad + a] = True
     if inp.dtype == "float32":
         return {"input": shape4, "axes": axes4}
-    if inp.dtype != "int8":
+    if inp.dtype not in ("int8", "int16"):
         raise tflm.PrepareFails(f"{inp.dtype} is not covered here")
-    # reduce_common.cc:229-232 and :56-58: QuantizeMultiplier((double)input scale /
-    # (double)output scale); :242-245 the zero points and scales as they are.
+    # reduce_common.cc:229-232 (int8 and int16) and :56-58 (int8 again):
+    # QuantizeMultiplier((double)input scale / (double)output scale); :242-245 the zero points
+    # and scales as they are.
     real = float(tflm.F32(inp.s)) / float(tflm.F32(out.s))
     return {
         "input": shape4,

@@ -1,10 +1,10 @@
-//! MEAN: int8 and float32; one axis, several (with now and then a duplicate), all of them, and
+//! MEAN: int8, int16 and float32; one axis, several (with now and then a duplicate), all of them, and
 //! negative ones, with and without `keep_dims`, inputs of rank 2 to 4 drawn per model, over
 //! three shape classes. The float 4-D mean over axes 1 and 2 with `keep_dims` (TFLM's special
 //! case, the global average pool) is the first two models of every float "several" variant
 //! with `keep_dims`.
 //!
-//! int8 outputs are quantised like the input, at a scale near the input's, at any scale, or
+//! int8 and int16 outputs are quantised like the input, at a scale near the input's, at any scale, or
 //! at scales that make the input / output ratio tiny (1e-8 to 1e-6: the kernel clamps its
 //! 1 / count shift) or huge (1e6 to 1e8), with any zero point.
 
@@ -23,7 +23,7 @@ fn s(v: usize) -> i32 {
 /// The variants.
 pub fn variants(seed: u64, target: Target) -> Vec<Variant> {
     let mut out = Vec::new();
-    for types in ["int8", "float32"] {
+    for types in ["int8", "float32", "int16"] {
         for axes in ["single", "several", "all", "negative"] {
             for keep_dims in [true, false] {
                 for shape in ["ones", "odd", "wide"] {
@@ -38,7 +38,7 @@ pub fn variants(seed: u64, target: Target) -> Vec<Variant> {
                         shape,
                     };
                     out.push(suite::fill(seed, spec, target, |rng, index| {
-                        draw(rng, target, index, types == "int8", axes, keep_dims, shape)
+                        draw(rng, target, index, types, axes, keep_dims, shape)
                     }));
                 }
             }
@@ -141,7 +141,7 @@ fn draw(
     rng: &mut Rng,
     target: Target,
     index: usize,
-    int8: bool,
+    types: &str,
     axes: &str,
     keep_dims: bool,
     shape: &str,
@@ -207,9 +207,14 @@ fn draw(
     );
     let options = OpOptions::Reducer { keep_dims };
     let mut note = format!("in {ishape:?} axis {axis:?} (shape {axis_shape:?}) out {oshape:?}");
-    let input = if int8 {
-        let mut qi = Quant::tensor(suite::scale(rng), suite::zero_point(rng, DType::Int8));
-        let zo = suite::zero_point(rng, DType::Int8);
+    let input = if types != "float32" {
+        let dtype = if types == "int16" {
+            DType::Int16
+        } else {
+            DType::Int8
+        };
+        let mut qi = Quant::tensor(suite::scale(rng), suite::zero_point(rng, dtype));
+        let zo = suite::zero_point(rng, dtype);
         let qo = match rng.below(5) {
             0 => qi.clone(),
             1 => Quant::tensor(
@@ -229,12 +234,12 @@ fn draw(
                 Quant::tensor(rng.log_uniform(1e-6, 1e-5), zo)
             }
         };
-        let x = b.quantized(sg, "input", DType::Int8, &ishape_i, qi.spec());
-        let y = b.quantized(sg, "output", DType::Int8, &oshape_i, qo.spec());
+        let x = b.quantized(sg, "input", dtype, &ishape_i, qi.spec());
+        let y = b.quantized(sg, "output", dtype, &oshape_i, qo.spec());
         b.op_with_options(sg, MEAN, &[x, ax], &[y], options);
         b.io(sg, &[x], &[y]);
         note += &format!(" in q {:?} out q {:?}", (qi.s(), qi.z()), (qo.s(), qo.z()));
-        InputSpec::int(DType::Int8, in_len, qi.z())
+        InputSpec::int(dtype, in_len, qi.z())
     } else {
         let x = b.tensor(sg, "input", DType::Float32, &ishape_i);
         let y = b.tensor(sg, "output", DType::Float32, &oshape_i);

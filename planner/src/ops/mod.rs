@@ -17,10 +17,12 @@
 
 mod activations;
 mod add;
+mod batch_matmul;
 mod concatenation;
 mod conv;
 mod depthwise_conv;
 mod dequantize;
+mod detection_postprocess;
 mod fully_connected;
 mod logistic;
 mod mul;
@@ -34,6 +36,7 @@ mod signal;
 mod softmax;
 mod svdf;
 mod transpose;
+mod transpose_conv;
 mod unidirectional_sequence_lstm;
 // The elementwise family (ops-b).
 mod add_n;
@@ -267,10 +270,18 @@ const BUILTINS: &[(BuiltinOp, OpKind)] = &[
         resize_nearest_neighbor::RESIZE_NEAREST_NEIGHBOR,
     ),
     (BuiltinOp::RESIZE_BILINEAR, resize_bilinear::RESIZE_BILINEAR),
+    (BuiltinOp::BATCH_MATMUL, batch_matmul::BATCH_MATMUL),
+    (BuiltinOp::TRANSPOSE_CONV, transpose_conv::TRANSPOSE_CONV),
 ];
 
 /// Custom ops by custom code, each with its module.
-const CUSTOM: &[(&str, OpKind)] = &[("SignalRfft", signal::RFFT)];
+const CUSTOM: &[(&str, OpKind)] = &[
+    ("SignalRfft", signal::RFFT),
+    (
+        "TFLite_Detection_PostProcess",
+        detection_postprocess::DETECTION_POSTPROCESS,
+    ),
+];
 
 /// The module of an op kind, if stowplan knows it.
 #[must_use]
@@ -534,10 +545,17 @@ impl<'a> Lower<'a> {
         let data = self.bytes.get(range).ok_or_else(|| {
             Refusal::Invalid(format!("{}'s data lies outside the file", t.desc()))
         })?;
-        let need = t
-            .dtype
-            .element_bytes()
-            .and_then(|e| u64::try_from(self.elements(t).ok()?).ok()?.checked_mul(e));
+        let need = if t.dtype == DType::Int4 {
+            // TFLM packs int4 constants two to a byte (low nibble first), the last byte
+            // half-used for an odd count.
+            self.elements(t)
+                .ok()
+                .and_then(|n| u64::try_from(n.div_ceil(2)).ok())
+        } else {
+            t.dtype
+                .element_bytes()
+                .and_then(|e| u64::try_from(self.elements(t).ok()?).ok()?.checked_mul(e))
+        };
         match need {
             Some(n) if n == data.len() as u64 => Ok(Some(data)),
             _ => invalid(format!(

@@ -1,6 +1,6 @@
 //! MEAN, SUM, REDUCE_MAX and REDUCE_MIN: TFLM's `reduce.cc` / `reduce_common.cc`
 //! (`PrepareMeanOrSum`, `PrepareMeanOrSumHelper`, `PrepareMinMaxHelper`), for the kernels
-//! `stowplan::kernels::mean_s8` and `mean_f32`, `sum_f32`, `sum_s8` and `sum_s16`,
+//! `stowplan::kernels::mean_s8`, `mean_s16` and `mean_f32`, `sum_f32`, `sum_s8` and `sum_s16`,
 //! `reduce_max_*` and `reduce_min_*`. TFLM reads the axes when the op runs; stowplan resolves
 //! them when it builds, so they must be a constant.
 
@@ -64,17 +64,22 @@ fn mean(cx: &Lower<'_>) -> Result<Call, Refusal> {
     let i = usize_lits(&cx.shape_n::<MAX_RANK>(input)?);
     let ax = reduce.iter().map(|b| quote!(#b));
     match input.dtype {
-        DType::Int8 => {
+        DType::Int8 | DType::Int16 => {
             let (si, zi) = cx.quant(input)?;
             let (so, zo) = cx.quant(out)?;
             let m = requant(cx.rt, quant::rescale_multiplier(si, so));
             let (zi, zo, si, so) = (i32_lit(zi), i32_lit(zo), f32_lit(si)?, f32_lit(so)?);
+            let (ty, f) = if input.dtype == DType::Int8 {
+                (quote!(MeanS8), quote!(mean_s8))
+            } else {
+                (quote!(MeanS16), quote!(mean_s16))
+            };
             Ok(Call {
-                params: Some(quote!(pub const #pname: #k::MeanS8 = #k::MeanS8 {
+                params: Some(quote!(pub const #pname: #k::#ty = #k::#ty {
                     input: #i, axes: [#(#ax),*], input_zero_point: #zi, output_zero_point: #zo,
                     input_scale: #si, output_scale: #so, requant: #m,
                 };)),
-                body: quote!(#k::mean_s8(&params::#pname, i0, o0);),
+                body: quote!(#k::#f(&params::#pname, i0, o0);),
                 reads: vec![0],
             })
         }

@@ -1,5 +1,5 @@
 //! MEAN: TFLM's `reduce_common.cc` `EvalMeanHelper` with
-//! `reference_ops::QuantizedMeanOrSum` (int8) and `reference_ops::Mean` (float).
+//! `reference_ops::QuantizedMeanOrSum` (int8, int16) and `reference_ops::Mean` (float).
 
 use super::{Requant, at, fixed};
 
@@ -23,6 +23,26 @@ pub struct MeanS8 {
     pub output_scale: f32,
     /// `QuantizeMultiplier(input_scale / output_scale)` (TFLM's `op_data->multiplier` and
     /// `shift`; the kernel folds `1 / count` into it as TFLM does).
+    pub requant: Requant,
+}
+
+/// Parameters of an int16 MEAN (TFLM's `EvalIntegerMean<int16_t>`, the int8 computation with
+/// the int16 range).
+#[derive(Clone, Copy, Debug)]
+pub struct MeanS16 {
+    /// Input shape, right-aligned into 4 dimensions padded with leading 1s.
+    pub input: [usize; 4],
+    /// Which of the 4 dimensions are reduced (the axis tensor, resolved).
+    pub axes: [bool; 4],
+    /// The input zero point.
+    pub input_zero_point: i32,
+    /// The output zero point.
+    pub output_zero_point: i32,
+    /// The input scale (not read by [`mean_s16`]).
+    pub input_scale: f32,
+    /// The output scale (not read either).
+    pub output_scale: f32,
+    /// `QuantizeMultiplier(input_scale / output_scale)`.
     pub requant: Requant,
 }
 
@@ -102,29 +122,74 @@ fn count(input: [usize; 4], axes: [bool; 4]) -> usize {
 /// `input.len()` is the product of `p.input`; `output.len()` the product of its non-reduced
 /// dimensions.
 pub fn mean_s8(p: &MeanS8, input: &[i8], output: &mut [i8]) {
-    let n = count(p.input, p.axes);
-    if p.input.contains(&0) || n == 0 {
+    quantized_mean(
+        p.input,
+        p.axes,
+        p.input_zero_point,
+        p.output_zero_point,
+        p.requant,
+        input,
+        output,
+        |value| value.clamp(i32::from(i8::MIN), i32::from(i8::MAX)) as i8,
+    );
+}
+
+/// int16 MEAN: TFLM's `EvalIntegerMean<int16_t>`, the computation of [`mean_s8`] saturated to
+/// the int16 range.
+///
+/// # Preconditions
+///
+/// As [`mean_s8`].
+pub fn mean_s16(p: &MeanS16, input: &[i16], output: &mut [i16]) {
+    quantized_mean(
+        p.input,
+        p.axes,
+        p.input_zero_point,
+        p.output_zero_point,
+        p.requant,
+        input,
+        output,
+        |value| value.clamp(i32::from(i16::MIN), i32::from(i16::MAX)) as i16,
+    );
+}
+
+/// TFLM's `QuantizedMeanOrSum` (mean) for an integer type `T`: the int32 sums, `1 / count`
+/// folded into the multiplier, `narrow` the saturation to `T`.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn quantized_mean<T: Copy + Default + Into<i32>>(
+    dims: [usize; 4],
+    axes: [bool; 4],
+    input_zero_point: i32,
+    output_zero_point: i32,
+    requant: Requant,
+    input: &[T],
+    output: &mut [T],
+    narrow: impl Fn(i32) -> T,
+) {
+    let n = count(dims, axes);
+    if dims.contains(&0) || n == 0 {
         // TFLM leaves zeroes when the input is empty.
-        output.fill(0);
+        output.fill(T::default());
         return;
     }
     let mut out = output.iter_mut();
     let n64 = n as i64;
     let mut shift = 63 - (n as u64).leading_zeros() as i32;
-    shift = shift.min(32).min(31 + p.requant.shift).max(0);
-    let multiplier = ((i64::from(p.requant.multiplier) << shift) / n64) as i32;
-    let output_shift = p.requant.shift - shift;
-    let input_zero_point_times_count = i64::from(p.input_zero_point).wrapping_mul(n64);
-    for_each_output(p.input, p.axes, |indexes| {
+    shift = shift.min(32).min(31 + requant.shift).max(0);
+    let multiplier = ((i64::from(requant.multiplier) << shift) / n64) as i32;
+    let output_shift = requant.shift - shift;
+    let input_zero_point_times_count = i64::from(input_zero_point).wrapping_mul(n64);
+    for_each_output(dims, axes, |indexes| {
         let mut sum: i32 = 0;
         for i in indexes {
-            sum = sum.wrapping_add(i32::from(at(input, i)));
+            sum = sum.wrapping_add(at(input, i).into());
         }
         let shifted_sum = i64::from(sum).wrapping_sub(input_zero_point_times_count) as i32;
         let value = fixed::multiply_by_quantized_multiplier(shifted_sum, multiplier, output_shift)
-            .wrapping_add(p.output_zero_point);
+            .wrapping_add(output_zero_point);
         if let Some(o) = out.next() {
-            *o = value.clamp(i32::from(i8::MIN), i32::from(i8::MAX)) as i8;
+            *o = narrow(value);
         }
     });
 }
@@ -445,5 +510,34 @@ mod tests {
         let mut out = [0_i16; 1];
         sum_s16(&p, &[2, 3, 4], &mut out);
         assert_eq!(out, [8]);
+    }
+
+    #[test]
+    fn int16_mean_rescales_and_saturates() {
+        // The mean of 4 values with equal scales (multiplier 1.0 = (2^30, 1)): 1/4 folded in.
+        let p = MeanS16 {
+            input: [1, 1, 1, 4],
+            axes: [false, false, false, true],
+            input_zero_point: 0,
+            output_zero_point: 10,
+            input_scale: 1.0,
+            output_scale: 1.0,
+            requant: Requant {
+                multiplier: 1 << 30,
+                shift: 1,
+            },
+        };
+        let mut out = [0i16; 1];
+        // 10001 / 4 = 2500.25, rounded twice (TFLM's default build): 10001 / 2 -> 5001, then
+        // 5001 / 2 -> 2501; plus the zero point.
+        mean_s16(&p, &[1000, 2000, 3000, 4001], &mut out);
+        assert_eq!(out, [2511]);
+        // Saturates at the int16 maximum (the sum needs more than 16 bits).
+        let p = MeanS16 {
+            output_zero_point: 32000,
+            ..p
+        };
+        mean_s16(&p, &[32767, 32767, 32767, 32767], &mut out);
+        assert_eq!(out, [32767]);
     }
 }
