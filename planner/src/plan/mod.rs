@@ -360,7 +360,7 @@ impl Planner {
 }
 
 /// The search budget of [`Settings::new`]: enough for MiniMalloc's hard instances at their
-/// capacity (see the README), a few milliseconds on real models.
+/// capacity (see docs/planning.md), a few milliseconds on real models.
 pub const DEFAULT_SEARCH_STEPS: u64 = 250_000;
 
 /// What to run: a planner, an optional capacity and the search budget.
