@@ -22,37 +22,42 @@ pub fn repo_root() -> PathBuf {
 }
 
 /// The shared real models and benchmarks (`../shared` beside the repository, or
-/// `STOWPLAN_SHARED`), or `None` with a notice on stderr when they are absent.
-#[must_use]
-pub fn shared_dir(what: &str) -> Option<PathBuf> {
-    let dir = std::env::var_os("STOWPLAN_SHARED")
-        .map_or_else(|| repo_root().join("../shared"), PathBuf::from);
-    if dir.join("models").is_dir() {
-        Some(dir)
-    } else {
-        eprintln!(
-            "notice: {what} skipped: the shared models directory (../shared beside the repository, or STOWPLAN_SHARED) is absent"
-        );
-        None
-    }
-}
-
-/// The thirteen shared real models, sorted by file name, or `None` with a notice (see
-/// [`shared_dir`]) when they are absent.
+/// `STOWPLAN_SHARED`).
+///
+/// Tests that call it carry `#[cfg_attr(not(shared_models), ignore = "needs the shared models
+/// ...")]` (`tests/build.rs` sets the cfg): without the folder when the crate was built, `cargo
+/// test` reports them as ignored, not as passed; set `STOWPLAN_SHARED` to look again.
 ///
 /// # Panics
 ///
-/// If the folder exists but cannot be listed.
+/// If the folder is absent: such a test was run with `--include-ignored`, or the folder was
+/// removed after the build.
 #[must_use]
-pub fn shared_models(what: &str) -> Option<Vec<PathBuf>> {
-    let dir = shared_dir(what)?.join("models");
+pub fn shared_dir(what: &str) -> PathBuf {
+    let dir = std::env::var_os("STOWPLAN_SHARED")
+        .map_or_else(|| repo_root().join("../shared"), PathBuf::from);
+    assert!(
+        dir.join("models").is_dir(),
+        "{what} needs the shared models directory (../shared beside the repository, or STOWPLAN_SHARED), which is absent"
+    );
+    dir
+}
+
+/// The thirteen shared real models, sorted by file name (see [`shared_dir`]).
+///
+/// # Panics
+///
+/// If the folder is absent or cannot be listed.
+#[must_use]
+pub fn shared_models(what: &str) -> Vec<PathBuf> {
+    let dir = shared_dir(what).join("models");
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("cannot list {}: {e}", dir.display()))
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|e| e == "tflite"))
         .collect();
     files.sort();
-    Some(files)
+    files
 }
 
 /// A synthetic test model: its name, what it exercises, and how to build it.

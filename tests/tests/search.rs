@@ -314,11 +314,13 @@ fn auto_is_greedy_where_greedy_reaches_the_bound() {
     assert_eq!(auto.search_steps(), 0);
 }
 
+#[cfg_attr(
+    not(shared_models),
+    ignore = "needs the shared models (../shared beside the repository, or STOWPLAN_SHARED)"
+)]
 #[test]
 fn auto_reaches_the_lower_bound_on_every_shared_model() {
-    let Some(files) = stowplan_tests::shared_models("auto on the shared models") else {
-        return;
-    };
+    let files = stowplan_tests::shared_models("auto on the shared models");
     assert_eq!(files.len(), 13);
     for path in &files {
         let bytes = std::fs::read(path).unwrap();
@@ -359,13 +361,15 @@ fn auto_reaches_the_lower_bound_on_every_shared_model() {
     }
 }
 
+#[cfg_attr(
+    not(shared_models),
+    ignore = "needs the shared models (../shared beside the repository, or STOWPLAN_SHARED)"
+)]
 #[test]
 fn minimalloc_instances_pack_at_their_capacity() {
     // The test profile is unoptimised enough that all eleven take tens of seconds; three of the
     // quick ones run here, all eleven in `cargo run --release -p stowplan-tests --bin bench-planners`.
-    let Some(shared) = shared_dir("MiniMalloc instances") else {
-        return;
-    };
+    let shared = shared_dir("MiniMalloc instances");
     for name in ["G", "J", "K"] {
         let path = shared.join(format!("benchmarks/minimalloc/{name}.1048576.csv"));
         let text = std::fs::read_to_string(path).unwrap();
