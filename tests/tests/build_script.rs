@@ -162,11 +162,11 @@ fn build_script_output_reads_as_sentences() {
     );
 }
 
-/// The README's code block whose first line is `first_line`.
-fn readme_block(readme: &str, first_line: &str) -> String {
+/// The README's code block that starts with `start`.
+fn readme_block(readme: &str, start: &str) -> String {
     let start = readme
-        .find(&format!("```rust,ignore\n{first_line}\n"))
-        .unwrap_or_else(|| panic!("the README has no block starting with {first_line:?}"));
+        .find(&format!("```rust,ignore\n{start}"))
+        .unwrap_or_else(|| panic!("the README has no block starting with {start:?}"));
     let body = &readme[start + "```rust,ignore\n".len()..];
     body[..body.find("```\n").expect("the block ends")].to_owned()
 }
@@ -176,7 +176,9 @@ fn readme_block(readme: &str, first_line: &str) -> String {
 /// checked out beside the crate), its `build.rs` and `src/main.rs` blocks verbatim, a real
 /// model (the CNN of the desktop example) as `models/net.tflite`. The first build writes the
 /// review copy with a warning; the program runs `invoke` and prints TFLite's output for
-/// TFLite's input (`io.json`).
+/// TFLite's input (`io.json`). The README's other Rust blocks compile in the crate's library:
+/// the `include_model!` line, and the opening example on person_detect when the shared models
+/// are present.
 #[cfg(unix)]
 #[test]
 fn the_readme_quick_start_runs_in_a_crate_outside_the_repository() {
@@ -206,12 +208,30 @@ fn the_readme_quick_start_runs_in_a_crate_outside_the_repository() {
     .unwrap();
     // The workspace's lock file, so that the crate builds with the same versions offline.
     std::fs::copy(root.join("Cargo.lock"), app.join("Cargo.lock")).unwrap();
-    std::fs::write(app.join("build.rs"), readme_block(&readme, "// build.rs")).unwrap();
+    std::fs::write(app.join("build.rs"), readme_block(&readme, "// build.rs\n")).unwrap();
     std::fs::write(
         app.join("src/main.rs"),
-        readme_block(&readme, "// src/main.rs"),
+        readme_block(&readme, "// src/main.rs\n"),
     )
     .unwrap();
+    // The other blocks, as they are: the macro line in a module, the opening example (a
+    // fragment that reads `image`) in a function.
+    let mut lib = format!(
+        "//! The README's other blocks.\n#![allow(dead_code, unused_variables)]\n\npub mod macro_line {{\n{}}}\n",
+        readme_block(&readme, "stowplan::include_model!(\"models/net.tflite\"")
+    );
+    let person_detect = root.join("../shared/models/tflm_person_detect_int8.tflite");
+    if person_detect.is_file() {
+        std::fs::copy(&person_detect, app.join("models/person_detect.tflite")).unwrap();
+        lib.push_str(&format!(
+            "\npub fn opening(image: [i8; 96 * 96]) {{\n{}}}\n",
+            readme_block(
+                &readme,
+                "stowplan::include_model!(\"models/person_detect.tflite\""
+            )
+        ));
+    }
+    std::fs::write(app.join("src/lib.rs"), lib).unwrap();
     let cnn = root.join("tests/models/cnn_int8");
     std::fs::copy(cnn.join("cnn_int8.tflite"), app.join("models/net.tflite")).unwrap();
     let io: serde_json::Value =
