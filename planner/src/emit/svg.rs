@@ -522,11 +522,15 @@ mod tests {
             let svg = picture(n);
             let elements = well_formed(&svg).unwrap_or_else(|e| panic!("{n}: {e}"));
             assert!(elements > n, "{n}");
+            // One rectangle per buffer, the background and the frame; each label's clip path
+            // holds one more, and every clipped label uses its own.
+            let clips = svg.matches("<clipPath ").count();
             assert_eq!(
-                svg.matches("<rect ").count(),
+                svg.matches("<rect ").count() - clips,
                 n + 2,
                 "{n}: one rectangle per buffer"
             );
+            assert_eq!(svg.matches("clip-path=\"url(#label-").count(), clips, "{n}");
             assert!(svg.contains("lower bound"));
             if n > 0 {
                 assert!(svg.contains("peak at time"));
