@@ -28,6 +28,9 @@
 //! raised by the search when it proves a capacity infeasible. [`Plan::proven_optimal`] is true
 //! exactly when the arena equals it.
 //!
+//! The greedy planners place buffers with an interval structure over time and offsets (module
+//! `space`), O(n log² n) for n buffers; the lower bound is one sweep over time.
+//!
 //! The search (module `search`, MiniMalloc's algorithm) explores canonical plans depth first
 //! with a budget counted in steps (nodes), not time, so a plan never depends on the machine; its
 //! module docs give the pruning rules and why they keep it exact. With a budget large enough to
@@ -40,6 +43,7 @@ mod greedy;
 mod heuristic;
 mod linear;
 mod search;
+mod space;
 
 use std::fmt;
 
