@@ -11,6 +11,7 @@ use std::path::PathBuf;
 pub mod fuzz;
 pub mod golden;
 pub mod malformed;
+pub mod scale;
 
 use stowplan_planner::tflite::DType;
 use stowplan_planner::tflite::builder::{Callees, ModelBuilder, TensorSpec, ops};
@@ -421,4 +422,28 @@ pub fn all_types() -> Vec<u8> {
     b.custom(sg, "FanOut", &[x], &outs);
     b.io(sg, &[x], &outs);
     b.finish()
+}
+
+/// Runs `f` on its own thread and returns its result, or panics naming `what` when it takes
+/// longer than `limit`: "never a hang" as an assertion (the thread is left behind).
+///
+/// # Panics
+///
+/// When `f` panics or runs out of time.
+pub fn within<T: Send + 'static>(
+    limit: std::time::Duration,
+    what: &str,
+    f: impl FnOnce() -> T + Send + 'static,
+) -> T {
+    let (send, receive) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = send.send(f());
+    });
+    match receive.recv_timeout(limit) {
+        Ok(v) => v,
+        Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+            panic!("{what} took longer than {limit:?}")
+        }
+        Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => panic!("{what} panicked"),
+    }
 }
