@@ -4,7 +4,7 @@
 #
 #   expected.out  what the firmware prints (semihosting), exit status 0 required
 #   size.txt      text/data/bss of the ELF (arm-none-eabi-size); .bss is the arena + overhead
-#   views.s       the disassembly of `op_1_views` and `take_arena` (README: zero planning)
+#   views.s       the disassembly of `op_1_views` and `take_arena` (docs/guide.md: zero planning)
 #
 # Then, when TFLite Micro's person_detect model is in ../shared/models (outside the repository),
 # the `person_detect` binary (feature `person-detect`) and two more:

@@ -2,11 +2,16 @@
 //! `std::exp(float)`.
 //!
 //! This is the algorithm of Arm's optimized-routines `expf` (MIT), which glibc (since 2.27) and
-//! musl both ship, in its portable form (no FMA contraction, rounding to integer by adding
-//! `0x1.8p52`): a 32-entry table of `2^(i/32)` and a degree-3 polynomial evaluated in `f64`.
-//! Its results are correctly rounded except in rare cases (0.502 ULP), where they still equal
-//! that C library's. Everything is IEEE `f64`/`f32` arithmetic, so it gives the same bits on
-//! every target, with or without a hardware FPU.
+//! musl both ship: a 32-entry table of `2^(i/32)` and a degree-3 polynomial evaluated in `f64`,
+//! rounding to integer by adding `0x1.8p52`. It is evaluated as glibc's x86-64 FMA build
+//! (`__expf_fma`, which glibc selects on processors with FMA) computes it: the products and
+//! sums its machine code fuses are fused here too, through the exact [`fma`] (the plain build
+//! gives other bits for 2 of the 2^32 inputs, e.g. 32.564632 and -63.09946). The plain
+//! evaluation comes first; only a result close to an `f32` rounding boundary is evaluated
+//! again with the fused operations, which decide it. Everything is IEEE arithmetic and integer
+//! operations, so it gives the same bits on every target.
+
+use crate::{madd, near_f32_midpoint, quiet};
 
 /// `2^(i/32)` as `f64` bits, minus `i << 47`: `2^(k/32)` for an integer `k` is
 /// `f64::from_bits(TAB[k % 32] + (k << 47))`.
@@ -72,7 +77,8 @@ pub fn expf(x: f32) -> f32 {
             return 0.0;
         }
         if abstop >= top12(f32::INFINITY) {
-            return x + x;
+            // +infinity, or NaN (quietened, as x86's `x + x`).
+            return quiet(x);
         }
         if x > f32::from_bits(0x42b1_7217) {
             // x > log(0x1p128) ~= 88.72: overflow.
@@ -84,22 +90,33 @@ pub fn expf(x: f32) -> f32 {
         }
     }
 
-    // x * N / ln 2 = k + r with r in [-1/2, 1/2] and integer k.
-    let z = INV_LN2_N * xd;
-    let kd = z + SHIFT;
+    let y = exp_core::<false>(xd);
+    let y = if near_f32_midpoint(y) {
+        exp_core::<true>(xd)
+    } else {
+        y
+    };
+    y as f32
+}
+
+/// `e^xd` in `f64` before the final rounding, fused as `__expf_fma` (`FUSED`) or not.
+#[inline(always)]
+fn exp_core<const FUSED: bool>(xd: f64) -> f64 {
+    // x * N / ln 2 = k + r with r in [-1/2, 1/2] and integer k (`z = InvLn2N * xd` is fused
+    // into both of its uses).
+    let kd = madd::<FUSED>(INV_LN2_N, xd, SHIFT);
     let ki = kd.to_bits();
     let kd = kd - SHIFT;
-    let r = z - kd;
+    let r = madd::<FUSED>(INV_LN2_N, xd, -kd);
 
     // exp(x) = 2^(k/N) * 2^(r/N) ~= s * (C0 r^3 + C1 r^2 + C2 r + 1).
     let t = TAB[(ki % 32) as usize].wrapping_add(ki << 47);
     let s = f64::from_bits(t);
-    let z = C0 * r + C1;
+    let z = madd::<FUSED>(C0, r, C1);
     let r2 = r * r;
-    let y = C2 * r + 1.0;
-    let y = z * r2 + y;
-    let y = y * s;
-    y as f32
+    let y = madd::<FUSED>(C2, r, 1.0);
+    let y = madd::<FUSED>(z, r2, y);
+    y * s
 }
 
 #[cfg(test)]

@@ -31,9 +31,14 @@ pub fn ceilf(x: f32) -> f32 {
 }
 
 /// C's `roundf` (and `std::round(float)`): to nearest, halves away from zero, the sign of zero
-/// kept (`roundf(-0.4) == -0.0`).
+/// kept (`roundf(-0.4) == -0.0`); a NaN quietened, as glibc's `roundf` (`x + x`), which TFLM
+/// calls (its `floor` and `ceil`, which GCC inlines, pass NaN through unchanged, as
+/// [`floorf`] and [`ceilf`] do).
 #[must_use]
 pub fn roundf(x: f32) -> f32 {
+    if x.is_nan() {
+        return crate::quiet(x);
+    }
     if is_integral_already(x) {
         return x;
     }
@@ -99,6 +104,10 @@ mod tests {
             assert!(same(ceilf(x), x.ceil()), "ceil {x:e}");
             assert!(same(truncf(x), x.trunc()), "trunc {x:e}");
             assert!(same(roundf(x), x.round()), "round {x:e}");
+            assert!(
+                !x.is_nan() || roundf(x).to_bits() == x.to_bits() | 0x0040_0000,
+                "round {x:e} quietens"
+            );
         }
     }
 }

@@ -108,7 +108,7 @@ impl<M, const N: usize> Arena<M, N> {
     /// a slot read (the message names both and their bytes). The check is `k × (k − 1) / 2`
     /// comparisons for `k` slots; generated op functions are proven disjoint when the crate
     /// compiles, and with constant slots the optimiser removes the check entirely (see the
-    /// README's "Zero planning at run time").
+    /// guide's "Zero planning at run time" (docs/guide.md)).
     ///
     /// ```
     /// pub enum Net {}

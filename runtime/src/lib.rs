@@ -30,7 +30,7 @@
 //! generated op functions are also proven disjoint when the crate compiles (a `const`
 //! assertion per op), so the check can never fire for them, and with their constant slots the
 //! optimiser folds it away: getting every view of an op costs a few address computations and
-//! no branch (the README's "Zero planning at run time" shows the Cortex-M4 assembly).
+//! no branch (the guide's "Zero planning at run time" (docs/guide.md) shows the Cortex-M4 assembly).
 //!
 //! Slots carry the marker type of their region; the element types are sealed to plain numbers
 //! for which every bit pattern is valid, so viewing reused arena bytes as another type is never

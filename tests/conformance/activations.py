@@ -20,6 +20,8 @@ def _roundf(x):
 
 def expected(op):
     inp, out = op.input(0), op.output
+    if inp.dtype == "int16":
+        return expected_s16(op, inp, out)
     if inp.dtype != "int8":
         return {}
     if op.code == RELU:
@@ -48,5 +50,30 @@ def expected(op):
         q = tflm.F32(tflm.F32(6.0) / tflm.F32(inp.s))
         six = tflm.cast_i32_x86(_roundf(q) + inp.z)
         six = min(127, max(-128, six))
+        return {"zero": inp.z, "six": six}
+    raise tflm.PrepareFails(f"builtin {op.code} is not RELU or RELU6")
+
+
+def expected_s16(op, inp, out):
+    """activations_common.cc:103-110 (ReluPrepare: both zero points 0, then
+    CalculateReluOpData<int16_t>, its quotient in double as the wheel has it) and :129-135
+    (Relu6Prepare: FloatToQuantizedType<int16_t>, no zero point check)."""
+    if op.code == RELU:
+        if inp.z != 0 or out.z != 0:
+            raise tflm.PrepareFails("int16 RELU zero points must be 0")
+        zero = tflm.cast_i32_x86(_roundf(tflm.F32(0.0) / tflm.F32(out.s)))
+        return {
+            "input_offset": -inp.z,
+            "output_offset": out.z,
+            "requant": tflm.quantize_multiplier(float(tflm.F32(inp.s)) / float(tflm.F32(out.s))),
+            "act_min": max(-32768, out.z + zero),
+            "act_max": 32767,
+        }
+    if op.code == RELU6:
+        # micro_utils.h:41-49: round(6.0f / scale) in float, plus the zero point in double,
+        # clamped to int16; Relu6Quantized<int16_t> takes both as int16.
+        q = tflm.F32(tflm.F32(6.0) / tflm.F32(inp.s))
+        six = tflm.cast_i32_x86(float(_roundf(q)) + inp.z)
+        six = min(32767, max(-32768, six))
         return {"zero": inp.z, "six": six}
     raise tflm.PrepareFails(f"builtin {op.code} is not RELU or RELU6")

@@ -22,6 +22,11 @@ pub fn variants(seed: u64, target: Target) -> Vec<Variant> {
         ("RELU6", "int8", "same quantisation"),
         ("RELU6", "int8", "other output quantisation"),
         ("RELU6", "float32", ""),
+        ("RELU", "int16", "same quantisation"),
+        ("RELU", "int16", "requantised"),
+        ("RELU6", "int16", "same quantisation"),
+        ("RELU6", "int16", "other output quantisation"),
+        ("RELU", "int16", "nonzero zero points (refused)"),
     ] {
         for class in SHAPES {
             let spec = Spec {
@@ -52,7 +57,32 @@ fn draw(
     let op = BuiltinOp::from_name(builtin)?;
     let mut b = ModelBuilder::new();
     let sg = b.subgraph("main");
-    let (x, y, input, note) = if types == "int8" {
+    let (x, y, input, note) = if types == "int16" {
+        // RELU: zero points 0 (TFLM's int16 ReluPrepare requires them); RELU6: any.
+        let zero = |rng: &mut Rng| {
+            if builtin == "RELU" && !options.ends_with("(refused)") {
+                0
+            } else if builtin == "RELU" {
+                rng.range(1, 30000)
+            } else {
+                suite::zero_point(rng, DType::Int16)
+            }
+        };
+        let qi = Quant::tensor(suite::scale(rng), zero(rng));
+        let qo = if options == "same quantisation" {
+            qi.clone()
+        } else {
+            Quant::tensor(suite::scale(rng), zero(rng))
+        };
+        let x = suite::activation(&mut b, sg, "input", DType::Int16, &shape, Some(&qi));
+        let y = suite::activation(&mut b, sg, "output", DType::Int16, &shape, Some(&qo));
+        let note = format!(
+            "shape {shape:?} in q {:?} out q {:?}",
+            (qi.s(), qi.z()),
+            (qo.s(), qo.z())
+        );
+        (x, y, InputSpec::int(DType::Int16, n, qi.z()), note)
+    } else if types == "int8" {
         let mut qi = Quant::tensor(suite::scale(rng), suite::zero_point(rng, DType::Int8));
         let qo = if options == "same quantisation" {
             qi.clone()
@@ -94,8 +124,10 @@ fn draw(
     } else {
         &suite::F32_SPECIALS
     };
-    Some((
-        Draft::new(&b, vec![input], n, note),
-        special_sets(n, specials),
-    ))
+    let sets = if types == "int16" {
+        crate::tanh::int16_sets(n)
+    } else {
+        special_sets(n, specials)
+    };
+    Some((Draft::new(&b, vec![input], n, note), sets))
 }

@@ -2,7 +2,8 @@
 
 tensorflow/lite/micro/kernels/logistic_common.cc:32-61 (CalculateArithmeticOpDataLogistic,
 int8) with tensorflow/lite/kernels/internal/quantization_util.cc:338 (CalculateInputRadius,
-through ctypes). The float kernel has no parameters.
+through ctypes); :63-104 for int16 (tanh.py's s16_scaling, the power-of-two case only for the
+shift 0). The float kernel has no parameters.
 """
 
 import math
@@ -15,6 +16,11 @@ def expected(op):
     # logistic_common.cc:44
     if inp.dtype != out.dtype:
         raise tflm.PrepareFails("input and output types differ")
+    if inp.dtype == "int16":
+        import tanh
+
+        # logistic_common.cc:82: param_scale_pot &= (input_left_shift == 0).
+        return tanh.s16_scaling(inp, out, lambda shift: shift == 0)
     if inp.dtype != "int8":
         return {}
     # logistic_common.cc:46-47: the output's zero point -128 (its scale is not checked).

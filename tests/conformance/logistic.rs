@@ -5,6 +5,10 @@
 //! TFLM's int8 Prepare requires the output's zero point to be -128 and nothing of its scale
 //! (`logistic_common.cc`; the kernel writes in steps of 1/256 whatever the scale says): one
 //! int8 option set has the scale 1/256 the converter writes, the other any scale.
+//!
+//! int16: the input scale classes of TFLM's int16 Prepare (2^-12, which it takes directly;
+//! 2^-11 and other powers of two, and any scale, which go through the doubling loop), the
+//! output 2^-15 and zero points 0 it requires (drawn by `tanh.rs`).
 
 use stowplan_planner::tflite::builder::ModelBuilder;
 use stowplan_planner::tflite::{BuiltinOp, DType};
@@ -43,6 +47,9 @@ pub fn variants(seed: u64, target: Target) -> Vec<Variant> {
             }));
         }
     }
+    out.extend(crate::tanh::int_variants(
+        seed, target, "logistic", "LOGISTIC",
+    ));
     out
 }
 

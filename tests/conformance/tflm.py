@@ -336,3 +336,67 @@ def is_quantized(t):
 
 # TensorType UINT32 (schema code 15), which CAST converts.
 TYPES[15] = "uint32"
+
+# --- Added for the elementwise, activation and normalisation ops (ABS ... L2_NORMALIZATION).
+
+_EXTRA = None
+
+
+def _extra():
+    """The wheel's CheckedLog2 and PreprocessLogSoftmaxScalingExp, and the C library's expf
+    and roundf (the ones the wheel's kernels call), with their ctypes signatures."""
+    global _EXTRA
+    if _EXTRA is None:
+        runtime = lib()
+        i32p = ctypes.POINTER(ctypes.c_int32)
+        intp = ctypes.POINTER(ctypes.c_int)
+        # tflite::micro::CheckedLog2(float, int*)
+        log2 = runtime._ZN6tflite5micro11CheckedLog2EfPi
+        log2.argtypes = [ctypes.c_float, intp]
+        log2.restype = ctypes.c_bool
+        # tflite::micro::PreprocessLogSoftmaxScalingExp(double, double, int, int32_t*, int*,
+        # int32_t*, int*)
+        pls = runtime._ZN6tflite5micro30PreprocessLogSoftmaxScalingExpEddiPiS1_S1_S1_
+        pls.argtypes = [ctypes.c_double, ctypes.c_double, ctypes.c_int, i32p, intp, i32p, intp]
+        pls.restype = None
+        libm = ctypes.CDLL("libm.so.6")
+        for name in ("expf", "roundf", "logf"):
+            f = getattr(libm, name)
+            f.argtypes = [ctypes.c_float]
+            f.restype = ctypes.c_float
+        _EXTRA = {"log2": log2, "pls": pls, "libm": libm}
+    return _EXTRA
+
+
+def checked_log2(x):
+    """TFLM's CheckedLog2(float) (quantization_util.cc:395), through ctypes:
+    (is a power of two, the rounded log2)."""
+    r = ctypes.c_int(0)
+    ok = _extra()["log2"](float(F32(x)), ctypes.byref(r))
+    return bool(ok), r.value
+
+
+def preprocess_log_softmax_scaling_exp(beta, input_scale, input_integer_bits):
+    """TFLM's PreprocessLogSoftmaxScalingExp (quantization_util.cc:321), through ctypes. It
+    aborts (TFLITE_CHECK) where QuantizeMultiplierGreaterThanOne or
+    QuantizeMultiplierSmallerThanOneExp would: the caller checks first."""
+    m, s, d, ds = ctypes.c_int32(0), ctypes.c_int(0), ctypes.c_int32(0), ctypes.c_int(0)
+    _extra()["pls"](float(beta), float(input_scale), int(input_integer_bits), ctypes.byref(m),
+                    ctypes.byref(s), ctypes.byref(d), ctypes.byref(ds))
+    return {"multiplier": m.value, "shift": s.value, "reverse_divisor": d.value,
+            "reverse_shift": ds.value}
+
+
+def expf(x):
+    """The C library's expf (glibc's, which the wheel calls), as float32."""
+    return F32(_extra()["libm"].expf(float(F32(x))))
+
+
+def roundf(x):
+    """The C library's roundf, as float32."""
+    return F32(_extra()["libm"].roundf(float(F32(x))))
+
+
+def cast_i32_x86_f32(x):
+    """static_cast<int32_t>(float) as x86-64 computes it (cvttss2si)."""
+    return cast_i32_x86(float(F32(x)))

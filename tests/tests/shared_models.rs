@@ -95,7 +95,7 @@ fn figures_match_tflite_micro() {
     };
     for &(file, lower_bound, greedy, variables, head) in MODELS {
         let bytes = std::fs::read(shared.join("models").join(file)).unwrap();
-        // The README's greedy ignores Vela's offline plan; TFLM-rule greedy is the same for all others.
+        // docs/planning.md's greedy column ignores Vela's offline plan; TFLM-rule greedy is the same for all others.
         let options = Options {
             planner: Planner::Greedy,
             offline: OfflinePolicy::Replan,

@@ -48,7 +48,7 @@ type Op1Views<'a> = (
 );
 
 /// Every view of op 1 (one input, weights, bias, one output): what per-op access costs. Kept out
-/// of line so its code can be read in the disassembly (README, "Zero planning at run time").
+/// of line so its code can be read in the disassembly (docs/guide.md, "Zero planning at run time").
 #[inline(never)]
 fn op_1_views(arena: &mut mlp_float::Arena) -> Op1Views<'_> {
     mlp_float::ops::op_1(arena)

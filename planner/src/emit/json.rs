@@ -1,4 +1,4 @@
-//! The JSON report; its schema is documented in the README ("JSON output").
+//! The JSON report; its schema is documented in docs/cli.md ("JSON output").
 
 use serde_json::{Value, json};
 

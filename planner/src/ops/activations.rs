@@ -1,6 +1,6 @@
 //! RELU and RELU6: TFLM's `activations.cc` / `activations_common.cc` (`ReluPrepare`,
-//! `Relu6Prepare`), for the kernels `stowplan::kernels::{relu_s8, relu6_s8, relu_f32,
-//! relu6_f32}`.
+//! `Relu6Prepare`), for the kernels `stowplan::kernels::{relu_s8, relu6_s8, relu_s16,
+//! relu6_s16, relu_f32, relu6_f32}`.
 
 use proc_macro2::Literal;
 use quote::quote;
@@ -50,6 +50,34 @@ fn relu(cx: &Lower<'_>) -> Result<Call, Refusal> {
                 reads: vec![0],
             })
         }
+        DType::Int16 => {
+            // activations_common.cc: int16 needs both zero points 0.
+            let (qi, qo) = (cx.quant(input)?, cx.quant(out)?);
+            if qi.1 != 0 || qo.1 != 0 {
+                return invalid(format!(
+                    "{} and {} have zero points {} and {}; TFLM's int16 RELU needs 0",
+                    input.desc(),
+                    out.desc(),
+                    qi.1,
+                    qo.1
+                ));
+            }
+            let r = quant::relu_params_s16(qi, qo);
+            let (io, oo, lo, hi) = (
+                i32_lit(r.input_offset),
+                i32_lit(r.output_offset),
+                i32_lit(r.act_min),
+                i32_lit(r.act_max),
+            );
+            let m = requant(cx.rt, r.requant);
+            Ok(Call {
+                params: Some(quote!(pub const #pname: #k::ReluS16 = #k::ReluS16 {
+                    input_offset: #io, output_offset: #oo, requant: #m, act_min: #lo, act_max: #hi,
+                };)),
+                body: quote!(#k::relu_s16(&params::#pname, i0, o0);),
+                reads: vec![0],
+            })
+        }
         DType::Float32 => Ok(float(cx, quote!(relu_f32))),
         other => unsupported(format!("the runtime has no RELU kernel for {other}")),
     }
@@ -77,6 +105,23 @@ fn relu6(cx: &Lower<'_>) -> Result<Call, Refusal> {
                     quote!(pub const #pname: #k::Relu6S8 = #k::Relu6S8 { zero: #zero, six: #six };),
                 ),
                 body: quote!(#k::relu6_s8(&params::#pname, i0, o0);),
+                reads: vec![0],
+            })
+        }
+        DType::Int16 => {
+            // activations_common.cc: no zero point check for RELU6; the bounds converted to
+            // int16 as Relu6Quantized<int16_t> takes them.
+            let (si, zi) = cx.quant(input)?;
+            let (zero, six) = quant::relu6_params_s16(si, zi);
+            let (zero, six) = (
+                Literal::i16_unsuffixed(zero as i16),
+                Literal::i16_unsuffixed(six as i16),
+            );
+            Ok(Call {
+                params: Some(
+                    quote!(pub const #pname: #k::Relu6S16 = #k::Relu6S16 { zero: #zero, six: #six };),
+                ),
+                body: quote!(#k::relu6_s16(&params::#pname, i0, o0);),
                 reads: vec![0],
             })
         }

@@ -1,6 +1,6 @@
 //! LOGISTIC: TFLM's `logistic.cc` / `logistic_common.cc`
-//! (`CalculateArithmeticOpDataLogistic`), for the kernels `stowplan::kernels::logistic_s8` and
-//! `logistic_f32`.
+//! (`CalculateArithmeticOpDataLogistic`), for the kernels `stowplan::kernels::logistic_s8`,
+//! `logistic_s16` and `logistic_f32`.
 
 use quote::quote;
 
@@ -46,6 +46,19 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
                     input_zero_point: #z, input_range_radius: #r, input_multiplier: #m, input_left_shift: #s,
                 };)),
                 body: quote!(#k::logistic_s8(&params::#pname, i0, o0);),
+                reads: vec![0],
+            })
+        }
+        DType::Int16 => {
+            // logistic_common.cc: zero points 0, the output scale 2^-15, a power-of-two input
+            // scale only with shift 0 (scale 2^-12).
+            let (m, s) = super::tanh::s16_scaling(cx, input, out, |shift| shift == 0)?;
+            let (m, s) = (i32_lit(m), i32_lit(s));
+            Ok(Call {
+                params: Some(quote!(pub const #pname: #k::LogisticS16 = #k::LogisticS16 {
+                    input_multiplier: #m, input_left_shift: #s,
+                };)),
+                body: quote!(#k::logistic_s16(&params::#pname, i0, o0);),
                 reads: vec![0],
             })
         }

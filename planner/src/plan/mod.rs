@@ -366,9 +366,9 @@ impl Planner {
 }
 
 /// The search budget of [`Settings::new`], in steps (units of work, see module `search`): enough
-/// for MiniMalloc's hard instances at their capacity (see the README), at most a few seconds on
-/// any problem (about a second in a release build; the build-time planner in a debug build is a
-/// few times slower).
+/// for MiniMalloc's hard instances at their capacity (see docs/planning.md), at most a few
+/// seconds on any problem (about a second in a release build; the build-time planner in a debug
+/// build is a few times slower).
 pub const DEFAULT_SEARCH_STEPS: u64 = 250_000_000;
 
 /// What to run: a planner, an optional capacity and the search budget.

@@ -1,4 +1,4 @@
-//! Prints the README's buffer-cache benchmark as Markdown tables, all from one run:
+//! Prints docs/guide.md's buffer-cache benchmark as Markdown tables, all from one run:
 //! `cargo run --release -p stowplan-tests --bin bench-cache`.
 //!
 //! 1. Same-size cycles: allocate a buffer and free it, over and over, for a few sizes: through

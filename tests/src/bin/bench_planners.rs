@@ -1,4 +1,4 @@
-//! Prints the README's planner benchmarks as Markdown tables, all from one run:
+//! Prints docs/planning.md's planner benchmarks as Markdown tables, all from one run:
 //! `cargo run --release -p stowplan-tests --bin bench-planners [SHARED_DIR]`
 //! (SHARED_DIR defaults to ../shared; the tables that need it are skipped when it is absent).
 //!

@@ -1,4 +1,4 @@
-//! Prints the README's table of results on the shared real models, greedy beside the default
+//! Prints docs/planning.md's table of results on the shared real models, greedy beside the default
 //! planner `auto`:
 //! `cargo run --release -p stowplan-tests --bin shared-table [DIR]` (DIR defaults to ../shared/models).
 #![forbid(unsafe_code)]

@@ -1,0 +1,24 @@
+//! CEIL: TFLM's `ceil.cc` (`CeilPrepare`: one input, one output, float32, the same type and
+//! dimensions), for the kernel `stowplan::kernels::ceil_f32`.
+
+use quote::quote;
+
+use super::unary::{one_input_one_output, plain, same_shape};
+use super::{Call, Lower, OpKind, Refusal, invalid, kernel};
+use crate::tflite::DType;
+
+/// CEIL.
+pub const CEIL: OpKind = kernel("ceil", lower);
+
+fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
+    one_input_one_output(cx)?;
+    let (input, _) = same_shape(cx)?;
+    if input.dtype != DType::Float32 {
+        return invalid(format!(
+            "{} is {}; TFLM's CEIL takes float32 only",
+            input.desc(),
+            input.dtype
+        ));
+    }
+    Ok(plain(cx, quote!(ceil_f32)))
+}
