@@ -443,8 +443,8 @@ pub mod all_types {
         const ENDS: &[u32; 21] = &[
             0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20,
         ];
-        const CHECKED_0: ::stowplan::__private_v1::Disjoint<{ 21 }> = ::stowplan::__private_v1::Disjoint::<
-            { 21 },
+        const CHECKED_0: ::stowplan::__private_v1::Disjoint<21> = ::stowplan::__private_v1::Disjoint::<
+            21,
         >::new()
             .check(SPANS, ENDS, 21, ARENA_BYTES);
         CHECKED_0.finish()

@@ -233,8 +233,8 @@ pub mod call_once {
             (0, 32, 8, 9, 4294967295),
         ];
         const ENDS: &[u32; 3] = &[0, 1, 2];
-        const CHECKED_0: ::stowplan::__private_v1::Disjoint<{ 3 }> = ::stowplan::__private_v1::Disjoint::<
-            { 3 },
+        const CHECKED_0: ::stowplan::__private_v1::Disjoint<3> = ::stowplan::__private_v1::Disjoint::<
+            3,
         >::new()
             .check(SPANS, ENDS, 3, ARENA_BYTES);
         CHECKED_0.finish()

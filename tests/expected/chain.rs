@@ -173,8 +173,8 @@ pub mod chain {
             (0, 256, 4, 4, 4294967295),
         ];
         const ENDS: &[u32; 4] = &[0, 1, 2, 3];
-        const CHECKED_0: ::stowplan::__private_v1::Disjoint<{ 4 }> = ::stowplan::__private_v1::Disjoint::<
-            { 4 },
+        const CHECKED_0: ::stowplan::__private_v1::Disjoint<4> = ::stowplan::__private_v1::Disjoint::<
+            4,
         >::new()
             .check(SPANS, ENDS, 4, ARENA_BYTES);
         CHECKED_0.finish()

@@ -495,8 +495,8 @@ pub mod cnn_int8 {
             (0, 16, 11, 11, 4294967295),
         ];
         const ENDS: &[u32; 11] = &[0, 1, 2, 4, 3, 5, 6, 7, 8, 9, 10];
-        const CHECKED_0: ::stowplan::__private_v1::Disjoint<{ 11 }> = ::stowplan::__private_v1::Disjoint::<
-            { 11 },
+        const CHECKED_0: ::stowplan::__private_v1::Disjoint<11> = ::stowplan::__private_v1::Disjoint::<
+            11,
         >::new()
             .check(SPANS, ENDS, 11, ARENA_BYTES);
         CHECKED_0.finish()

@@ -149,8 +149,8 @@ pub mod dynamic_dim {
             (0, 80, 3, 3, 4294967295),
         ];
         const ENDS: &[u32; 3] = &[0, 1, 2];
-        const CHECKED_0: ::stowplan::__private_v1::Disjoint<{ 3 }> = ::stowplan::__private_v1::Disjoint::<
-            { 3 },
+        const CHECKED_0: ::stowplan::__private_v1::Disjoint<3> = ::stowplan::__private_v1::Disjoint::<
+            3,
         >::new()
             .check(SPANS, ENDS, 3, ARENA_BYTES);
         CHECKED_0.finish()

@@ -186,8 +186,8 @@ pub mod residual {
             (0, 128, 4, 4, 4294967295),
         ];
         const ENDS: &[u32; 4] = &[0, 1, 2, 3];
-        const CHECKED_0: ::renamed_runtime::__private_v1::Disjoint<{ 4 }> = ::renamed_runtime::__private_v1::Disjoint::<
-            { 4 },
+        const CHECKED_0: ::renamed_runtime::__private_v1::Disjoint<4> = ::renamed_runtime::__private_v1::Disjoint::<
+            4,
         >::new()
             .check(SPANS, ENDS, 4, ARENA_BYTES);
         CHECKED_0.finish()

@@ -282,8 +282,8 @@ pub mod if_else {
             (0, 64, 8, 8, 4294967295),
         ];
         const ENDS: &[u32; 9] = &[3, 4, 5, 0, 1, 6, 7, 2, 8];
-        const CHECKED_0: ::stowplan::__private_v1::Disjoint<{ 9 }> = ::stowplan::__private_v1::Disjoint::<
-            { 9 },
+        const CHECKED_0: ::stowplan::__private_v1::Disjoint<9> = ::stowplan::__private_v1::Disjoint::<
+            9,
         >::new()
             .check(SPANS, ENDS, 9, ARENA_BYTES);
         CHECKED_0.finish()

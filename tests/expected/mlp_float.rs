@@ -277,8 +277,8 @@ pub mod mlp_float {
             (64, 80, 4, 4, 2),
         ];
         const ENDS: &[u32; 4] = &[0, 1, 2, 3];
-        const CHECKED_0: ::stowplan::__private_v1::Disjoint<{ 4 }> = ::stowplan::__private_v1::Disjoint::<
-            { 4 },
+        const CHECKED_0: ::stowplan::__private_v1::Disjoint<4> = ::stowplan::__private_v1::Disjoint::<
+            4,
         >::new()
             .check(SPANS, ENDS, 4, ARENA_BYTES);
         CHECKED_0.finish()

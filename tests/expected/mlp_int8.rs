@@ -271,8 +271,8 @@ pub mod mlp_int8 {
             (0, 16, 4, 4, 4294967295),
         ];
         const ENDS: &[u32; 4] = &[0, 1, 2, 3];
-        const CHECKED_0: ::stowplan::__private_v1::Disjoint<{ 4 }> = ::stowplan::__private_v1::Disjoint::<
-            { 4 },
+        const CHECKED_0: ::stowplan::__private_v1::Disjoint<4> = ::stowplan::__private_v1::Disjoint::<
+            4,
         >::new()
             .check(SPANS, ENDS, 4, ARENA_BYTES);
         CHECKED_0.finish()

@@ -377,8 +377,8 @@ pub mod tf_call_once {
             (0, 16, 13, 13, 4294967295),
         ];
         const ENDS: &[u32; 7] = &[1, 0, 2, 3, 4, 5, 6];
-        const CHECKED_0: ::stowplan::__private_v1::Disjoint<{ 7 }> = ::stowplan::__private_v1::Disjoint::<
-            { 7 },
+        const CHECKED_0: ::stowplan::__private_v1::Disjoint<7> = ::stowplan::__private_v1::Disjoint::<
+            7,
         >::new()
             .check(SPANS, ENDS, 7, ARENA_BYTES);
         CHECKED_0.finish()

@@ -520,8 +520,8 @@ pub mod tf_cond_if {
             (0, 32, 13, 13, 4294967295),
         ];
         const ENDS: &[u32; 14] = &[0, 3, 6, 7, 8, 9, 2, 4, 10, 11, 5, 1, 12, 13];
-        const CHECKED_0: ::stowplan::__private_v1::Disjoint<{ 14 }> = ::stowplan::__private_v1::Disjoint::<
-            { 14 },
+        const CHECKED_0: ::stowplan::__private_v1::Disjoint<14> = ::stowplan::__private_v1::Disjoint::<
+            14,
         >::new()
             .check(SPANS, ENDS, 14, ARENA_BYTES);
         CHECKED_0.finish()

@@ -552,8 +552,8 @@ pub mod tf_streaming {
             (96, 176, 14, 15, 2),
         ];
         const ENDS: &[u32; 9] = &[0, 1, 3, 4, 5, 6, 2, 7, 8];
-        const CHECKED_0: ::stowplan::__private_v1::Disjoint<{ 9 }> = ::stowplan::__private_v1::Disjoint::<
-            { 9 },
+        const CHECKED_0: ::stowplan::__private_v1::Disjoint<9> = ::stowplan::__private_v1::Disjoint::<
+            9,
         >::new()
             .check(SPANS, ENDS, 9, ARENA_BYTES);
         CHECKED_0.finish()

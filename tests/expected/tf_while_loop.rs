@@ -623,8 +623,8 @@ pub mod tf_while_loop {
         const ENDS: &[u32; 19] = &[
             6, 7, 8, 9, 10, 11, 14, 0, 2, 3, 4, 12, 13, 15, 16, 5, 1, 17, 18,
         ];
-        const CHECKED_0: ::stowplan::__private_v1::Disjoint<{ 19 }> = ::stowplan::__private_v1::Disjoint::<
-            { 19 },
+        const CHECKED_0: ::stowplan::__private_v1::Disjoint<19> = ::stowplan::__private_v1::Disjoint::<
+            19,
         >::new()
             .check(SPANS, ENDS, 19, ARENA_BYTES);
         CHECKED_0.finish()

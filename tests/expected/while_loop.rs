@@ -341,8 +341,8 @@ pub mod while_loop {
             (0, 128, 7, 7, 4294967295),
         ];
         const ENDS: &[u32; 11] = &[4, 5, 6, 7, 0, 1, 2, 3, 8, 9, 10];
-        const CHECKED_0: ::stowplan::__private_v1::Disjoint<{ 11 }> = ::stowplan::__private_v1::Disjoint::<
-            { 11 },
+        const CHECKED_0: ::stowplan::__private_v1::Disjoint<11> = ::stowplan::__private_v1::Disjoint::<
+            11,
         >::new()
             .check(SPANS, ENDS, 11, ARENA_BYTES);
         CHECKED_0.finish()

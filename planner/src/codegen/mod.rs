@@ -899,7 +899,7 @@ fn disjointness_proof(plan: &ModelPlan, p: &TokenStream) -> TokenStream {
     });
     let ends = ends.iter().map(|&i| Literal::u32_unsuffixed(i));
     let mut steps = Vec::new();
-    let mut prev = quote!(#p::Disjoint::<{ #n }>::new());
+    let mut prev = quote!(#p::Disjoint::<#n>::new());
     for (k, upto) in (PROOF_CHUNK..spans.len().saturating_add(PROOF_CHUNK))
         .step_by(PROOF_CHUNK)
         .enumerate()
@@ -907,7 +907,7 @@ fn disjointness_proof(plan: &ModelPlan, p: &TokenStream) -> TokenStream {
         let name = format_ident!("CHECKED_{}", k);
         let upto = ulit(upto.min(spans.len()) as u64);
         steps.push(quote! {
-            const #name: #p::Disjoint<{ #n }> = #prev.check(SPANS, ENDS, #upto, ARENA_BYTES);
+            const #name: #p::Disjoint<#n> = #prev.check(SPANS, ENDS, #upto, ARENA_BYTES);
         });
         prev = quote!(#name);
     }
