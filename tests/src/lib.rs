@@ -119,6 +119,16 @@ pub const SYNTHETIC: &[Synthetic] = &[
         note: "one tensor of every sized TensorType, with per-type element sizes",
         build: all_types,
     },
+    Synthetic {
+        name: "reserved_names",
+        note: "tensors named like the module's own items (plan_by, proven_optimal, model_file, model_file_bytes, and buffer_1 next to constant buffer 1)",
+        build: reserved_names,
+    },
+    Synthetic {
+        name: "wide_live",
+        note: "1,200 RELU outputs of one input, all model outputs, so live together to the end",
+        build: wide_live,
+    },
 ];
 
 /// Models that must be refused, for the UI tests of `include_model!` (committed under
@@ -446,4 +456,44 @@ pub fn within<T: Send + 'static>(
         }
         Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => panic!("{what} panicked"),
     }
+}
+
+/// Tensors whose names, in SCREAMING_CASE, are the generated module's own items: `PLAN_BY`,
+/// `PROVEN_OPTIMAL`, `MODEL_FILE`, `MODEL_FILE_BYTES`, and `BUFFER_1`, a constant whose data is
+/// buffer 1 (the module's `BUFFER_1` item).
+#[must_use]
+pub fn reserved_names() -> Vec<u8> {
+    let mut b = ModelBuilder::new();
+    b.description("stowplan synthetic: reserved_names");
+    let sg = b.subgraph("main");
+    let w = b.constant(sg, "buffer_1", DType::Int8, &[4], &[1, 2, 3, 4]);
+    let x = b.tensor(sg, "plan_by", DType::Int8, &[4]);
+    let a = b.tensor(sg, "proven_optimal", DType::Int8, &[4]);
+    let c = b.tensor(sg, "model_file", DType::Int8, &[4]);
+    let y = b.tensor(sg, "model_file_bytes", DType::Int8, &[4]);
+    b.op(sg, ops::ADD, &[x, w], &[a]);
+    b.op(sg, ops::RELU, &[a], &[c]);
+    b.op(sg, ops::RELU, &[c], &[y]);
+    b.io(sg, &[x], &[y]);
+    b.finish()
+}
+
+/// One input read by 1,200 RELUs whose outputs are all model outputs: 1,201 slots live together
+/// at the end, beyond what a proof with one step per overlapping pair fits in rustc's constant
+/// evaluation.
+#[must_use]
+pub fn wide_live() -> Vec<u8> {
+    let mut b = ModelBuilder::new();
+    b.description("stowplan synthetic: wide_live");
+    let sg = b.subgraph("main");
+    let x = b.tensor(sg, "x", DType::Int8, &[1]);
+    let outs: Vec<i32> = (0..1_200)
+        .map(|k| {
+            let y = b.tensor(sg, &format!("y{k}"), DType::Int8, &[1]);
+            b.op(sg, ops::RELU, &[x], &[y]);
+            y
+        })
+        .collect();
+    b.io(sg, &[x], &outs);
+    b.finish()
 }
