@@ -24,6 +24,10 @@ pub fn repo_root() -> PathBuf {
 
 /// The shared real models and benchmarks (`../shared` beside the repository, or
 /// `STOWPLAN_SHARED`), or `None` with a notice on stderr when they are absent.
+///
+/// # Panics
+///
+/// When they are absent and `CI=true` ([`in_ci`]).
 #[must_use]
 pub fn shared_dir(what: &str) -> Option<PathBuf> {
     let dir = std::env::var_os("STOWPLAN_SHARED")
@@ -31,11 +35,23 @@ pub fn shared_dir(what: &str) -> Option<PathBuf> {
     if dir.join("models").is_dir() {
         Some(dir)
     } else {
-        eprintln!(
-            "notice: {what} skipped: the shared models directory (../shared beside the repository, or STOWPLAN_SHARED) is absent"
+        let message = format!(
+            "{what} skipped: the shared models directory (../shared beside the repository, or STOWPLAN_SHARED) is absent"
         );
+        assert!(
+            !in_ci(),
+            "{message}, and CI=true: a skip in CI is a failure"
+        );
+        eprintln!("notice: {message}");
         None
     }
+}
+
+/// Whether the tests run in CI (`CI=true`), where a check that cannot run fails instead of
+/// being skipped.
+#[must_use]
+pub fn in_ci() -> bool {
+    std::env::var_os("CI").is_some_and(|v| v == "true")
 }
 
 /// The thirteen shared real models, sorted by file name, or `None` with a notice (see
