@@ -146,6 +146,21 @@ proptest! {
     }
 
     #[test]
+    fn proven_optimal_means_the_brute_force_optimum(problem in small(), steps in 1u64..2_000) {
+        // With budgets too small to finish, every planner's claim is checked against brute
+        // force: a bound is at most the optimum, and "proven optimal" is the optimum.
+        let optimum = brute_force(&problem);
+        for planner in Planner::ALL {
+            let plan = solve_with(&problem, &Settings { search_steps: steps, ..Settings::new(planner) }).unwrap();
+            prop_assert!(plan.arena_bytes() >= optimum, "{planner}");
+            prop_assert!(plan.best_bound() <= optimum, "{planner}: bound {} above the optimum {optimum}", plan.best_bound());
+            if plan.proven_optimal() {
+                prop_assert_eq!(plan.arena_bytes(), optimum, "{}", planner);
+            }
+        }
+    }
+
+    #[test]
     fn capacities_are_decided_exactly(problem in small()) {
         let optimum = brute_force(&problem);
         for capacity in [optimum.saturating_sub(problem.alignment()), optimum] {
