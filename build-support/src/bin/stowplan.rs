@@ -26,8 +26,8 @@ options:
                      urgency | linear
   --capacity N       search for a plan whose arena is at most N bytes; fail if none is found
                      within the search budget
-  --steps N          search budget in steps (default 250000); the same steps give the same
-                     plan on every machine
+  --steps N          search budget in steps, units of work (default 1000000000); the same
+                     steps give the same plan on every machine
   --svg FILE         also write a picture of the plan to FILE
   --align N          alignment of every offset and size, a power of two (default 16 for
                      models, 1 for problems)

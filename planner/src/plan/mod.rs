@@ -367,9 +367,9 @@ impl Planner {
 
 /// The search budget of [`Settings::new`], in steps (units of work, see module `search`): enough
 /// for MiniMalloc's hard instances at their capacity (see docs/planning.md), at most a few
-/// seconds on any problem (about a second in a release build; the build-time planner in a debug
-/// build is a few times slower).
-pub const DEFAULT_SEARCH_STEPS: u64 = 250_000_000;
+/// seconds on any problem (about three in a release build, where a second is some 300 million
+/// steps; the build-time planner in a debug build is a few times slower).
+pub const DEFAULT_SEARCH_STEPS: u64 = 1_000_000_000;
 
 /// What to run: a planner, an optional capacity and the search budget.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
