@@ -1,4 +1,4 @@
-//! Planning time against tensor count, per model family (docs/robustness.md):
+//! Planning time against tensor count, per model family (docs/planning.md):
 //! `cargo run --release -p stowplan-tests --bin bench-scale [MAX_TENSORS]`
 //! (MAX_TENSORS defaults to 1,000,000).
 //!
