@@ -42,7 +42,10 @@ fn the_macro_expands_to_the_planned_module() {
 fn tensors_named_like_module_items_get_their_id() {
     // The module's own items keep their meaning; the tensors get `_{id}` appended.
     assert_eq!(reserved_names::PLAN_BY, "greedy");
-    assert!(reserved_names::PROVEN_OPTIMAL);
+    assert_eq!(
+        (reserved_names::PLANNER, reserved_names::PROVEN_OPTIMAL),
+        ("auto", true)
+    );
     assert_eq!(reserved_names::BUFFER_1_0.len(), 4);
     assert_eq!(reserved_names::PLAN_BY_1.len(), 4);
     assert_eq!(reserved_names::PROVEN_OPTIMAL_2.len(), 4);
