@@ -468,161 +468,39 @@ pub mod all_types {
             ],
         },
     ];
-    /// The proof that slots live at the same time share no byte: one row per planned
-    /// buffer (its slot, bytes `offset..end` with the size rounded up to `ALIGN`, live
-    /// during ops `first..=last` as in the slot's docs), checked when the crate compiles.
-    const _: () = ::stowplan::__private_v1::assert_disjoint(
-        &[
-            ::stowplan::__private_v1::Span {
-                slot: "X",
-                offset: 416,
-                end: 432,
-                first: 0,
-                last: 1,
-            },
-            ::stowplan::__private_v1::Span {
-                slot: "COMPLEX128",
-                offset: 0,
-                end: 48,
-                first: 1,
-                last: 1,
-            },
-            ::stowplan::__private_v1::Span {
-                slot: "UINT64",
-                offset: 48,
-                end: 80,
-                first: 1,
-                last: 1,
-            },
-            ::stowplan::__private_v1::Span {
-                slot: "FLOAT64",
-                offset: 80,
-                end: 112,
-                first: 1,
-                last: 1,
-            },
-            ::stowplan::__private_v1::Span {
-                slot: "COMPLEX64",
-                offset: 112,
-                end: 144,
-                first: 1,
-                last: 1,
-            },
-            ::stowplan::__private_v1::Span {
-                slot: "INT64",
-                offset: 144,
-                end: 176,
-                first: 1,
-                last: 1,
-            },
-            ::stowplan::__private_v1::Span {
-                slot: "FLOAT8_E5M2",
-                offset: 176,
-                end: 192,
-                first: 1,
-                last: 1,
-            },
-            ::stowplan::__private_v1::Span {
-                slot: "FLOAT8_E4M3FN",
-                offset: 192,
-                end: 208,
-                first: 1,
-                last: 1,
-            },
-            ::stowplan::__private_v1::Span {
-                slot: "UINT4",
-                offset: 208,
-                end: 224,
-                first: 1,
-                last: 1,
-            },
-            ::stowplan::__private_v1::Span {
-                slot: "INT2",
-                offset: 224,
-                end: 240,
-                first: 1,
-                last: 1,
-            },
-            ::stowplan::__private_v1::Span {
-                slot: "BFLOAT16",
-                offset: 240,
-                end: 256,
-                first: 1,
-                last: 1,
-            },
-            ::stowplan::__private_v1::Span {
-                slot: "INT4",
-                offset: 256,
-                end: 272,
-                first: 1,
-                last: 1,
-            },
-            ::stowplan::__private_v1::Span {
-                slot: "UINT16",
-                offset: 272,
-                end: 288,
-                first: 1,
-                last: 1,
-            },
-            ::stowplan::__private_v1::Span {
-                slot: "UINT32",
-                offset: 288,
-                end: 304,
-                first: 1,
-                last: 1,
-            },
-            ::stowplan::__private_v1::Span {
-                slot: "INT8",
-                offset: 304,
-                end: 320,
-                first: 1,
-                last: 1,
-            },
-            ::stowplan::__private_v1::Span {
-                slot: "INT16",
-                offset: 320,
-                end: 336,
-                first: 1,
-                last: 1,
-            },
-            ::stowplan::__private_v1::Span {
-                slot: "BOOL",
-                offset: 336,
-                end: 352,
-                first: 1,
-                last: 1,
-            },
-            ::stowplan::__private_v1::Span {
-                slot: "UINT8",
-                offset: 352,
-                end: 368,
-                first: 1,
-                last: 1,
-            },
-            ::stowplan::__private_v1::Span {
-                slot: "INT32",
-                offset: 368,
-                end: 384,
-                first: 1,
-                last: 1,
-            },
-            ::stowplan::__private_v1::Span {
-                slot: "FLOAT16",
-                offset: 384,
-                end: 400,
-                first: 1,
-                last: 1,
-            },
-            ::stowplan::__private_v1::Span {
-                slot: "FLOAT32",
-                offset: 400,
-                end: 416,
-                first: 1,
-                last: 1,
-            },
-        ],
-        ARENA_BYTES,
-    );
+    const _: () = {
+        const SPANS: &[::stowplan::__private_v1::Span; 21] = &[
+            (416, 432, 1, 2, 4294967295),
+            (0, 48, 2, 2, 4294967295),
+            (48, 80, 2, 2, 1),
+            (80, 112, 2, 2, 2),
+            (112, 144, 2, 2, 3),
+            (144, 176, 2, 2, 4),
+            (176, 192, 2, 2, 5),
+            (192, 208, 2, 2, 6),
+            (208, 224, 2, 2, 7),
+            (224, 240, 2, 2, 8),
+            (240, 256, 2, 2, 9),
+            (256, 272, 2, 2, 10),
+            (272, 288, 2, 2, 11),
+            (288, 304, 2, 2, 12),
+            (304, 320, 2, 2, 13),
+            (320, 336, 2, 2, 14),
+            (336, 352, 2, 2, 15),
+            (352, 368, 2, 2, 16),
+            (368, 384, 2, 2, 17),
+            (384, 400, 2, 2, 18),
+            (400, 416, 2, 2, 19),
+        ];
+        const ENDS: &[u32; 21] = &[
+            0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20,
+        ];
+        const CHECKED_0: ::stowplan::__private_v1::Disjoint<21> = ::stowplan::__private_v1::Disjoint::<
+            21,
+        >::new()
+            .check(SPANS, ENDS, 21, ARENA_BYTES);
+        CHECKED_0.finish()
+    };
     /// The views of each op's tensors, one function per op (`op_3`, or `sg1_op_0` for op 0 of
     /// subgraph 1): shared views of what it reads (constants as they are, `()` for an omitted
     /// input), mutable views of what it writes. They borrow the arena mutably, so no other view

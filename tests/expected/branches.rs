@@ -194,42 +194,20 @@ pub mod branches {
             outputs: &[4],
         },
     ];
-    /// The proof that slots live at the same time share no byte: one row per planned
-    /// buffer (its slot, bytes `offset..end` with the size rounded up to `ALIGN`, live
-    /// during ops `first..=last` as in the slot's docs), checked when the crate compiles.
-    const _: () = ::stowplan::__private_v1::assert_disjoint(
-        &[
-            ::stowplan::__private_v1::Span {
-                slot: "X",
-                offset: 0,
-                end: 48,
-                first: 0,
-                last: 2,
-            },
-            ::stowplan::__private_v1::Span {
-                slot: "LEFT",
-                offset: 112,
-                end: 128,
-                first: 1,
-                last: 3,
-            },
-            ::stowplan::__private_v1::Span {
-                slot: "RIGHT",
-                offset: 64,
-                end: 112,
-                first: 2,
-                last: 3,
-            },
-            ::stowplan::__private_v1::Span {
-                slot: "OUT",
-                offset: 0,
-                end: 64,
-                first: 3,
-                last: 3,
-            },
-        ],
-        ARENA_BYTES,
-    );
+    const _: () = {
+        const SPANS: &[::stowplan::__private_v1::Span; 4] = &[
+            (0, 48, 1, 3, 4294967295),
+            (112, 128, 2, 4, 0),
+            (64, 112, 3, 4, 0),
+            (0, 64, 4, 4, 4294967295),
+        ];
+        const ENDS: &[u32; 4] = &[0, 1, 2, 3];
+        const CHECKED_0: ::stowplan::__private_v1::Disjoint<4> = ::stowplan::__private_v1::Disjoint::<
+            4,
+        >::new()
+            .check(SPANS, ENDS, 4, ARENA_BYTES);
+        CHECKED_0.finish()
+    };
     /// The views of each op's tensors, one function per op (`op_3`, or `sg1_op_0` for op 0 of
     /// subgraph 1): shared views of what it reads (constants as they are, `()` for an omitted
     /// input), mutable views of what it writes. They borrow the arena mutably, so no other view

@@ -240,35 +240,19 @@ pub mod call_once {
             outputs: &[],
         },
     ];
-    /// The proof that slots live at the same time share no byte: one row per planned
-    /// buffer (its slot, bytes `offset..end` with the size rounded up to `ALIGN`, live
-    /// during ops `first..=last` as in the slot's docs), checked when the crate compiles.
-    const _: () = ::stowplan::__private_v1::assert_disjoint(
-        &[
-            ::stowplan::__private_v1::Span {
-                slot: "X",
-                offset: 64,
-                end: 96,
-                first: 0,
-                last: 7,
-            },
-            ::stowplan::__private_v1::Span {
-                slot: "VALUE",
-                offset: 32,
-                end: 64,
-                first: 6,
-                last: 7,
-            },
-            ::stowplan::__private_v1::Span {
-                slot: "Y",
-                offset: 0,
-                end: 32,
-                first: 7,
-                last: 8,
-            },
-        ],
-        ARENA_BYTES,
-    );
+    const _: () = {
+        const SPANS: &[::stowplan::__private_v1::Span; 3] = &[
+            (64, 96, 1, 8, 4294967295),
+            (32, 64, 7, 8, 4294967295),
+            (0, 32, 8, 9, 4294967295),
+        ];
+        const ENDS: &[u32; 3] = &[0, 1, 2];
+        const CHECKED_0: ::stowplan::__private_v1::Disjoint<3> = ::stowplan::__private_v1::Disjoint::<
+            3,
+        >::new()
+            .check(SPANS, ENDS, 3, ARENA_BYTES);
+        CHECKED_0.finish()
+    };
     /// The views of each op's tensors, one function per op (`op_3`, or `sg1_op_0` for op 0 of
     /// subgraph 1): shared views of what it reads (constants as they are, `()` for an omitted
     /// input), mutable views of what it writes. They borrow the arena mutably, so no other view

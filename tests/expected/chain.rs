@@ -179,42 +179,20 @@ pub mod chain {
             outputs: &[3],
         },
     ];
-    /// The proof that slots live at the same time share no byte: one row per planned
-    /// buffer (its slot, bytes `offset..end` with the size rounded up to `ALIGN`, live
-    /// during ops `first..=last` as in the slot's docs), checked when the crate compiles.
-    const _: () = ::stowplan::__private_v1::assert_disjoint(
-        &[
-            ::stowplan::__private_v1::Span {
-                slot: "T0",
-                offset: 256,
-                end: 512,
-                first: 0,
-                last: 1,
-            },
-            ::stowplan::__private_v1::Span {
-                slot: "T1",
-                offset: 0,
-                end: 256,
-                first: 1,
-                last: 2,
-            },
-            ::stowplan::__private_v1::Span {
-                slot: "T2",
-                offset: 256,
-                end: 512,
-                first: 2,
-                last: 3,
-            },
-            ::stowplan::__private_v1::Span {
-                slot: "T3",
-                offset: 0,
-                end: 256,
-                first: 3,
-                last: 3,
-            },
-        ],
-        ARENA_BYTES,
-    );
+    const _: () = {
+        const SPANS: &[::stowplan::__private_v1::Span; 4] = &[
+            (256, 512, 1, 2, 4294967295),
+            (0, 256, 2, 3, 4294967295),
+            (256, 512, 3, 4, 1),
+            (0, 256, 4, 4, 4294967295),
+        ];
+        const ENDS: &[u32; 4] = &[0, 1, 2, 3];
+        const CHECKED_0: ::stowplan::__private_v1::Disjoint<4> = ::stowplan::__private_v1::Disjoint::<
+            4,
+        >::new()
+            .check(SPANS, ENDS, 4, ARENA_BYTES);
+        CHECKED_0.finish()
+    };
     const _: () = ::core::assert!(
         RAM_BYTES <= 4_096,
         "the model's RAM (arena + state) exceeds the budget of 4,096 bytes"

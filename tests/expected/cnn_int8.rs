@@ -494,91 +494,27 @@ pub mod cnn_int8 {
             outputs: &[19],
         },
     ];
-    /// The proof that slots live at the same time share no byte: one row per planned
-    /// buffer (its slot, bytes `offset..end` with the size rounded up to `ALIGN`, live
-    /// during ops `first..=last` as in the slot's docs), checked when the crate compiles.
-    const _: () = ::stowplan::__private_v1::assert_disjoint(
-        &[
-            ::stowplan::__private_v1::Span {
-                slot: "SERVING_DEFAULT_IMAGE_0",
-                offset: 576,
-                end: 720,
-                first: 0,
-                last: 1,
-            },
-            ::stowplan::__private_v1::Span {
-                slot: "RELU_10",
-                offset: 0,
-                end: 576,
-                first: 1,
-                last: 2,
-            },
-            ::stowplan::__private_v1::Span {
-                slot: "MAXPOOL2D",
-                offset: 576,
-                end: 720,
-                first: 2,
-                last: 5,
-            },
-            ::stowplan::__private_v1::Span {
-                slot: "RELU_2_12",
-                offset: 432,
-                end: 576,
-                first: 3,
-                last: 6,
-            },
-            ::stowplan::__private_v1::Span {
-                slot: "RELU_1_13",
-                offset: 0,
-                end: 144,
-                first: 4,
-                last: 5,
-            },
-            ::stowplan::__private_v1::Span {
-                slot: "ADD_2",
-                offset: 288,
-                end: 432,
-                first: 5,
-                last: 6,
-            },
-            ::stowplan::__private_v1::Span {
-                slot: "CONCAT",
-                offset: 0,
-                end: 288,
-                first: 6,
-                last: 7,
-            },
-            ::stowplan::__private_v1::Span {
-                slot: "AVGPOOL2D",
-                offset: 288,
-                end: 368,
-                first: 7,
-                last: 8,
-            },
-            ::stowplan::__private_v1::Span {
-                slot: "RESHAPE",
-                offset: 0,
-                end: 80,
-                first: 8,
-                last: 9,
-            },
-            ::stowplan::__private_v1::Span {
-                slot: "MATMUL_18",
-                offset: 80,
-                end: 96,
-                first: 9,
-                last: 10,
-            },
-            ::stowplan::__private_v1::Span {
-                slot: "PARTITIONEDCALL_0",
-                offset: 0,
-                end: 16,
-                first: 10,
-                last: 10,
-            },
-        ],
-        ARENA_BYTES,
-    );
+    const _: () = {
+        const SPANS: &[::stowplan::__private_v1::Span; 11] = &[
+            (576, 720, 1, 2, 4294967295),
+            (0, 576, 2, 3, 4294967295),
+            (576, 720, 3, 6, 1),
+            (432, 576, 4, 7, 4294967295),
+            (0, 144, 5, 6, 4294967295),
+            (288, 432, 6, 7, 4),
+            (0, 288, 7, 8, 4294967295),
+            (288, 368, 8, 9, 6),
+            (0, 80, 9, 10, 4294967295),
+            (80, 96, 10, 11, 8),
+            (0, 16, 11, 11, 4294967295),
+        ];
+        const ENDS: &[u32; 11] = &[0, 1, 2, 4, 3, 5, 6, 7, 8, 9, 10];
+        const CHECKED_0: ::stowplan::__private_v1::Disjoint<11> = ::stowplan::__private_v1::Disjoint::<
+            11,
+        >::new()
+            .check(SPANS, ENDS, 11, ARENA_BYTES);
+        CHECKED_0.finish()
+    };
     /// The views of each op's tensors, one function per op (`op_3`, or `sg1_op_0` for op 0 of
     /// subgraph 1): shared views of what it reads (constants as they are, `()` for an omitted
     /// input), mutable views of what it writes. They borrow the arena mutably, so no other view

@@ -285,77 +285,25 @@ pub mod if_else {
             outputs: &[8],
         },
     ];
-    /// The proof that slots live at the same time share no byte: one row per planned
-    /// buffer (its slot, bytes `offset..end` with the size rounded up to `ALIGN`, live
-    /// during ops `first..=last` as in the slot's docs), checked when the crate compiles.
-    const _: () = ::stowplan::__private_v1::assert_disjoint(
-        &[
-            ::stowplan::__private_v1::Span {
-                slot: "X",
-                offset: 192,
-                end: 256,
-                first: 0,
-                last: 6,
-            },
-            ::stowplan::__private_v1::Span {
-                slot: "COND",
-                offset: 256,
-                end: 272,
-                first: 0,
-                last: 6,
-            },
-            ::stowplan::__private_v1::Span {
-                slot: "Y",
-                offset: 128,
-                end: 192,
-                first: 1,
-                last: 7,
-            },
-            ::stowplan::__private_v1::Span {
-                slot: "SG1_THEN_X",
-                offset: 0,
-                end: 64,
-                first: 2,
-                last: 3,
-            },
-            ::stowplan::__private_v1::Span {
-                slot: "SG1_THEN_H",
-                offset: 64,
-                end: 128,
-                first: 3,
-                last: 4,
-            },
-            ::stowplan::__private_v1::Span {
-                slot: "SG1_THEN_Y",
-                offset: 0,
-                end: 64,
-                first: 4,
-                last: 4,
-            },
-            ::stowplan::__private_v1::Span {
-                slot: "SG2_ELSE_X",
-                offset: 64,
-                end: 128,
-                first: 5,
-                last: 6,
-            },
-            ::stowplan::__private_v1::Span {
-                slot: "SG2_ELSE_Y",
-                offset: 0,
-                end: 64,
-                first: 6,
-                last: 6,
-            },
-            ::stowplan::__private_v1::Span {
-                slot: "OUT",
-                offset: 0,
-                end: 64,
-                first: 7,
-                last: 7,
-            },
-        ],
-        ARENA_BYTES,
-    );
+    const _: () = {
+        const SPANS: &[::stowplan::__private_v1::Span; 9] = &[
+            (192, 256, 1, 7, 4294967295),
+            (256, 272, 1, 7, 0),
+            (128, 192, 2, 8, 4294967295),
+            (0, 64, 3, 4, 4294967295),
+            (64, 128, 4, 5, 3),
+            (0, 64, 5, 5, 4294967295),
+            (64, 128, 6, 7, 4294967295),
+            (0, 64, 7, 7, 4294967295),
+            (0, 64, 8, 8, 4294967295),
+        ];
+        const ENDS: &[u32; 9] = &[3, 4, 5, 0, 1, 6, 7, 2, 8];
+        const CHECKED_0: ::stowplan::__private_v1::Disjoint<9> = ::stowplan::__private_v1::Disjoint::<
+            9,
+        >::new()
+            .check(SPANS, ENDS, 9, ARENA_BYTES);
+        CHECKED_0.finish()
+    };
     /// The views of each op's tensors, one function per op (`op_3`, or `sg1_op_0` for op 0 of
     /// subgraph 1): shared views of what it reads (constants as they are, `()` for an omitted
     /// input), mutable views of what it writes. They borrow the arena mutably, so no other view

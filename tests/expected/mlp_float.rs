@@ -283,42 +283,20 @@ pub mod mlp_float {
             outputs: &[9],
         },
     ];
-    /// The proof that slots live at the same time share no byte: one row per planned
-    /// buffer (its slot, bytes `offset..end` with the size rounded up to `ALIGN`, live
-    /// during ops `first..=last` as in the slot's docs), checked when the crate compiles.
-    const _: () = ::stowplan::__private_v1::assert_disjoint(
-        &[
-            ::stowplan::__private_v1::Span {
-                slot: "SERVING_DEFAULT_X_0",
-                offset: 0,
-                end: 16,
-                first: 0,
-                last: 1,
-            },
-            ::stowplan::__private_v1::Span {
-                slot: "MATMUL_7",
-                offset: 64,
-                end: 128,
-                first: 1,
-                last: 2,
-            },
-            ::stowplan::__private_v1::Span {
-                slot: "MATMUL_1_8",
-                offset: 0,
-                end: 64,
-                first: 2,
-                last: 3,
-            },
-            ::stowplan::__private_v1::Span {
-                slot: "PARTITIONEDCALL_0",
-                offset: 64,
-                end: 80,
-                first: 3,
-                last: 3,
-            },
-        ],
-        ARENA_BYTES,
-    );
+    const _: () = {
+        const SPANS: &[::stowplan::__private_v1::Span; 4] = &[
+            (0, 16, 1, 2, 4294967295),
+            (64, 128, 2, 3, 0),
+            (0, 64, 3, 4, 4294967295),
+            (64, 80, 4, 4, 2),
+        ];
+        const ENDS: &[u32; 4] = &[0, 1, 2, 3];
+        const CHECKED_0: ::stowplan::__private_v1::Disjoint<4> = ::stowplan::__private_v1::Disjoint::<
+            4,
+        >::new()
+            .check(SPANS, ENDS, 4, ARENA_BYTES);
+        CHECKED_0.finish()
+    };
     /// The views of each op's tensors, one function per op (`op_3`, or `sg1_op_0` for op 0 of
     /// subgraph 1): shared views of what it reads (constants as they are, `()` for an omitted
     /// input), mutable views of what it writes. They borrow the arena mutably, so no other view

@@ -380,63 +380,23 @@ pub mod tf_call_once {
             outputs: &[],
         },
     ];
-    /// The proof that slots live at the same time share no byte: one row per planned
-    /// buffer (its slot, bytes `offset..end` with the size rounded up to `ALIGN`, live
-    /// during ops `first..=last` as in the slot's docs), checked when the crate compiles.
-    const _: () = ::stowplan::__private_v1::assert_disjoint(
-        &[
-            ::stowplan::__private_v1::Span {
-                slot: "SERVING_DEFAULT_X_0",
-                offset: 32,
-                end: 48,
-                first: 0,
-                last: 8,
-            },
-            ::stowplan::__private_v1::Span {
-                slot: "READVARIABLEOP",
-                offset: 0,
-                end: 16,
-                first: 6,
-                last: 7,
-            },
-            ::stowplan::__private_v1::Span {
-                slot: "MUL",
-                offset: 16,
-                end: 32,
-                first: 7,
-                last: 8,
-            },
-            ::stowplan::__private_v1::Span {
-                slot: "ADD",
-                offset: 0,
-                end: 16,
-                first: 8,
-                last: 9,
-            },
-            ::stowplan::__private_v1::Span {
-                slot: "READ_READVARIABLEOP",
-                offset: 0,
-                end: 16,
-                first: 10,
-                last: 11,
-            },
-            ::stowplan::__private_v1::Span {
-                slot: "MUL_1",
-                offset: 16,
-                end: 32,
-                first: 11,
-                last: 12,
-            },
-            ::stowplan::__private_v1::Span {
-                slot: "STATEFULPARTITIONEDCALL_0",
-                offset: 0,
-                end: 16,
-                first: 12,
-                last: 12,
-            },
-        ],
-        ARENA_BYTES,
-    );
+    const _: () = {
+        const SPANS: &[::stowplan::__private_v1::Span; 7] = &[
+            (32, 48, 1, 9, 4294967295),
+            (0, 16, 7, 8, 4294967295),
+            (16, 32, 8, 9, 1),
+            (0, 16, 9, 10, 4294967295),
+            (0, 16, 11, 12, 4294967295),
+            (16, 32, 12, 13, 4),
+            (0, 16, 13, 13, 4294967295),
+        ];
+        const ENDS: &[u32; 7] = &[1, 0, 2, 3, 4, 5, 6];
+        const CHECKED_0: ::stowplan::__private_v1::Disjoint<7> = ::stowplan::__private_v1::Disjoint::<
+            7,
+        >::new()
+            .check(SPANS, ENDS, 7, ARENA_BYTES);
+        CHECKED_0.finish()
+    };
     /// The views of each op's tensors, one function per op (`op_3`, or `sg1_op_0` for op 0 of
     /// subgraph 1): shared views of what it reads (constants as they are, `()` for an omitted
     /// input), mutable views of what it writes. They borrow the arena mutably, so no other view

@@ -518,112 +518,30 @@ pub mod tf_cond_if {
             outputs: &[20],
         },
     ];
-    /// The proof that slots live at the same time share no byte: one row per planned
-    /// buffer (its slot, bytes `offset..end` with the size rounded up to `ALIGN`, live
-    /// during ops `first..=last` as in the slot's docs), checked when the crate compiles.
-    const _: () = ::stowplan::__private_v1::assert_disjoint(
-        &[
-            ::stowplan::__private_v1::Span {
-                slot: "SERVING_DEFAULT_S_0",
-                offset: 0,
-                end: 16,
-                first: 0,
-                last: 1,
-            },
-            ::stowplan::__private_v1::Span {
-                slot: "SERVING_DEFAULT_X_0",
-                offset: 128,
-                end: 160,
-                first: 0,
-                last: 12,
-            },
-            ::stowplan::__private_v1::Span {
-                slot: "GREATER",
-                offset: 160,
-                end: 176,
-                first: 1,
-                last: 10,
-            },
-            ::stowplan::__private_v1::Span {
-                slot: "MUL",
-                offset: 0,
-                end: 32,
-                first: 2,
-                last: 3,
-            },
-            ::stowplan::__private_v1::Span {
-                slot: "SUB",
-                offset: 96,
-                end: 128,
-                first: 3,
-                last: 10,
-            },
-            ::stowplan::__private_v1::Span {
-                slot: "COND",
-                offset: 64,
-                end: 96,
-                first: 4,
-                last: 11,
-            },
-            ::stowplan::__private_v1::Span {
-                slot: "SG2_COND_TRUE_7480_ARG0",
-                offset: 0,
-                end: 32,
-                first: 5,
-                last: 6,
-            },
-            ::stowplan::__private_v1::Span {
-                slot: "SG2_COND_MUL1",
-                offset: 32,
-                end: 64,
-                first: 6,
-                last: 7,
-            },
-            ::stowplan::__private_v1::Span {
-                slot: "SG2_COND_RELU",
-                offset: 0,
-                end: 32,
-                first: 7,
-                last: 7,
-            },
-            ::stowplan::__private_v1::Span {
-                slot: "SG1_COND_FALSE_7490_ARG0",
-                offset: 0,
-                end: 32,
-                first: 8,
-                last: 9,
-            },
-            ::stowplan::__private_v1::Span {
-                slot: "SG1_COND_MUL",
-                offset: 32,
-                end: 64,
-                first: 9,
-                last: 10,
-            },
-            ::stowplan::__private_v1::Span {
-                slot: "SG1_COND_SUB",
-                offset: 0,
-                end: 32,
-                first: 10,
-                last: 10,
-            },
-            ::stowplan::__private_v1::Span {
-                slot: "MUL_1",
-                offset: 32,
-                end: 64,
-                first: 11,
-                last: 12,
-            },
-            ::stowplan::__private_v1::Span {
-                slot: "PARTITIONEDCALL_0",
-                offset: 0,
-                end: 32,
-                first: 12,
-                last: 12,
-            },
-        ],
-        ARENA_BYTES,
-    );
+    const _: () = {
+        const SPANS: &[::stowplan::__private_v1::Span; 14] = &[
+            (0, 16, 1, 2, 4294967295),
+            (128, 160, 1, 13, 0),
+            (160, 176, 2, 11, 1),
+            (0, 32, 3, 4, 4294967295),
+            (96, 128, 4, 11, 3),
+            (64, 96, 5, 12, 4294967295),
+            (0, 32, 6, 7, 4294967295),
+            (32, 64, 7, 8, 6),
+            (0, 32, 8, 8, 4294967295),
+            (0, 32, 9, 10, 4294967295),
+            (32, 64, 10, 11, 9),
+            (0, 32, 11, 11, 4294967295),
+            (32, 64, 12, 13, 4294967295),
+            (0, 32, 13, 13, 4294967295),
+        ];
+        const ENDS: &[u32; 14] = &[0, 3, 6, 7, 8, 9, 2, 4, 10, 11, 5, 1, 12, 13];
+        const CHECKED_0: ::stowplan::__private_v1::Disjoint<14> = ::stowplan::__private_v1::Disjoint::<
+            14,
+        >::new()
+            .check(SPANS, ENDS, 14, ARENA_BYTES);
+        CHECKED_0.finish()
+    };
     /// The views of each op's tensors, one function per op (`op_3`, or `sg1_op_0` for op 0 of
     /// subgraph 1): shared views of what it reads (constants as they are, `()` for an omitted
     /// input), mutable views of what it writes. They borrow the arena mutably, so no other view

@@ -553,77 +553,25 @@ pub mod tf_streaming {
             outputs: &[],
         },
     ];
-    /// The proof that slots live at the same time share no byte: one row per planned
-    /// buffer (its slot, bytes `offset..end` with the size rounded up to `ALIGN`, live
-    /// during ops `first..=last` as in the slot's docs), checked when the crate compiles.
-    const _: () = ::stowplan::__private_v1::assert_disjoint(
-        &[
-            ::stowplan::__private_v1::Span {
-                slot: "SERVING_DEFAULT_FRAME_0",
-                offset: 176,
-                end: 192,
-                first: 0,
-                last: 7,
-            },
-            ::stowplan::__private_v1::Span {
-                slot: "CONCAT_READVARIABLEOP",
-                offset: 96,
-                end: 176,
-                first: 6,
-                last: 7,
-            },
-            ::stowplan::__private_v1::Span {
-                slot: "CONCAT",
-                offset: 0,
-                end: 96,
-                first: 7,
-                last: 13,
-            },
-            ::stowplan::__private_v1::Span {
-                slot: "RELU_14",
-                offset: 96,
-                end: 128,
-                first: 8,
-                last: 9,
-            },
-            ::stowplan::__private_v1::Span {
-                slot: "RELU_1",
-                offset: 128,
-                end: 144,
-                first: 9,
-                last: 10,
-            },
-            ::stowplan::__private_v1::Span {
-                slot: "RESHAPE",
-                offset: 112,
-                end: 128,
-                first: 10,
-                last: 11,
-            },
-            ::stowplan::__private_v1::Span {
-                slot: "MATMUL_17",
-                offset: 96,
-                end: 112,
-                first: 11,
-                last: 12,
-            },
-            ::stowplan::__private_v1::Span {
-                slot: "STATEFULPARTITIONEDCALL_0",
-                offset: 176,
-                end: 192,
-                first: 12,
-                last: 14,
-            },
-            ::stowplan::__private_v1::Span {
-                slot: "STRIDED_SLICE",
-                offset: 96,
-                end: 176,
-                first: 13,
-                last: 14,
-            },
-        ],
-        ARENA_BYTES,
-    );
+    const _: () = {
+        const SPANS: &[::stowplan::__private_v1::Span; 9] = &[
+            (176, 192, 1, 8, 4294967295),
+            (96, 176, 7, 8, 4294967295),
+            (0, 96, 8, 14, 4294967295),
+            (96, 128, 9, 10, 2),
+            (128, 144, 10, 11, 3),
+            (112, 128, 11, 12, 2),
+            (96, 112, 12, 13, 2),
+            (176, 192, 13, 15, 6),
+            (96, 176, 14, 15, 2),
+        ];
+        const ENDS: &[u32; 9] = &[0, 1, 3, 4, 5, 6, 2, 7, 8];
+        const CHECKED_0: ::stowplan::__private_v1::Disjoint<9> = ::stowplan::__private_v1::Disjoint::<
+            9,
+        >::new()
+            .check(SPANS, ENDS, 9, ARENA_BYTES);
+        CHECKED_0.finish()
+    };
     /// The views of each op's tensors, one function per op (`op_3`, or `sg1_op_0` for op 0 of
     /// subgraph 1): shared views of what it reads (constants as they are, `()` for an omitted
     /// input), mutable views of what it writes. They borrow the arena mutably, so no other view

@@ -614,147 +614,37 @@ pub mod tf_while_loop {
             outputs: &[25],
         },
     ];
-    /// The proof that slots live at the same time share no byte: one row per planned
-    /// buffer (its slot, bytes `offset..end` with the size rounded up to `ALIGN`, live
-    /// during ops `first..=last` as in the slot's docs), checked when the crate compiles.
-    const _: () = ::stowplan::__private_v1::assert_disjoint(
-        &[
-            ::stowplan::__private_v1::Span {
-                slot: "SERVING_DEFAULT_N_0",
-                offset: 224,
-                end: 240,
-                first: 0,
-                last: 9,
-            },
-            ::stowplan::__private_v1::Span {
-                slot: "SERVING_DEFAULT_X_0",
-                offset: 128,
-                end: 160,
-                first: 0,
-                last: 11,
-            },
-            ::stowplan::__private_v1::Span {
-                slot: "ADD",
-                offset: 96,
-                end: 128,
-                first: 1,
-                last: 9,
-            },
-            ::stowplan::__private_v1::Span {
-                slot: "WHILE2",
-                offset: 192,
-                end: 208,
-                first: 2,
-                last: 9,
-            },
-            ::stowplan::__private_v1::Span {
-                slot: "WHILE",
-                offset: 208,
-                end: 224,
-                first: 2,
-                last: 9,
-            },
-            ::stowplan::__private_v1::Span {
-                slot: "WHILE1",
-                offset: 64,
-                end: 96,
-                first: 2,
-                last: 10,
-            },
-            ::stowplan::__private_v1::Span {
-                slot: "SG1_WHILE_COND_ARG1",
-                offset: 0,
-                end: 32,
-                first: 3,
-                last: 3,
-            },
-            ::stowplan::__private_v1::Span {
-                slot: "SG1_WHILE_COND_ARG2",
-                offset: 32,
-                end: 48,
-                first: 3,
-                last: 4,
-            },
-            ::stowplan::__private_v1::Span {
-                slot: "SG1_WHILE_COND_ARG0",
-                offset: 48,
-                end: 64,
-                first: 3,
-                last: 4,
-            },
-            ::stowplan::__private_v1::Span {
-                slot: "SG1_WHILE_LESS",
-                offset: 0,
-                end: 16,
-                first: 4,
-                last: 4,
-            },
-            ::stowplan::__private_v1::Span {
-                slot: "SG2_WHILE_BODY_ARG0",
-                offset: 0,
-                end: 16,
-                first: 5,
-                last: 6,
-            },
-            ::stowplan::__private_v1::Span {
-                slot: "SG2_WHILE_BODY_ARG1",
-                offset: 32,
-                end: 64,
-                first: 5,
-                last: 7,
-            },
-            ::stowplan::__private_v1::Span {
-                slot: "SG2_WHILE_BODY_ARG2",
-                offset: 176,
-                end: 192,
-                first: 5,
-                last: 9,
-            },
-            ::stowplan::__private_v1::Span {
-                slot: "SG2_WHILE_ADD",
-                offset: 160,
-                end: 176,
-                first: 6,
-                last: 9,
-            },
-            ::stowplan::__private_v1::Span {
-                slot: "SG2_WHILE_MUL",
-                offset: 0,
-                end: 32,
-                first: 7,
-                last: 8,
-            },
-            ::stowplan::__private_v1::Span {
-                slot: "SG2_WHILE_RELU",
-                offset: 32,
-                end: 64,
-                first: 8,
-                last: 9,
-            },
-            ::stowplan::__private_v1::Span {
-                slot: "SG2_WHILE_SUB",
-                offset: 0,
-                end: 32,
-                first: 9,
-                last: 9,
-            },
-            ::stowplan::__private_v1::Span {
-                slot: "MUL",
-                offset: 32,
-                end: 64,
-                first: 10,
-                last: 11,
-            },
-            ::stowplan::__private_v1::Span {
-                slot: "PARTITIONEDCALL_0",
-                offset: 0,
-                end: 32,
-                first: 11,
-                last: 11,
-            },
-        ],
-        ARENA_BYTES,
-    );
+    const _: () = {
+        const SPANS: &[::stowplan::__private_v1::Span; 19] = &[
+            (224, 240, 1, 10, 4294967295),
+            (128, 160, 1, 12, 4294967295),
+            (96, 128, 2, 10, 4294967295),
+            (192, 208, 3, 10, 1),
+            (208, 224, 3, 10, 3),
+            (64, 96, 3, 11, 4294967295),
+            (0, 32, 4, 4, 4294967295),
+            (32, 48, 4, 5, 6),
+            (48, 64, 4, 5, 7),
+            (0, 16, 5, 5, 4294967295),
+            (0, 16, 6, 7, 4294967295),
+            (32, 64, 6, 8, 10),
+            (176, 192, 6, 10, 1),
+            (160, 176, 7, 10, 1),
+            (0, 32, 8, 9, 4294967295),
+            (32, 64, 9, 10, 14),
+            (0, 32, 10, 10, 4294967295),
+            (32, 64, 11, 12, 4294967295),
+            (0, 32, 12, 12, 4294967295),
+        ];
+        const ENDS: &[u32; 19] = &[
+            6, 7, 8, 9, 10, 11, 14, 0, 2, 3, 4, 12, 13, 15, 16, 5, 1, 17, 18,
+        ];
+        const CHECKED_0: ::stowplan::__private_v1::Disjoint<19> = ::stowplan::__private_v1::Disjoint::<
+            19,
+        >::new()
+            .check(SPANS, ENDS, 19, ARENA_BYTES);
+        CHECKED_0.finish()
+    };
     /// The views of each op's tensors, one function per op (`op_3`, or `sg1_op_0` for op 0 of
     /// subgraph 1): shared views of what it reads (constants as they are, `()` for an omitted
     /// input), mutable views of what it writes. They borrow the arena mutably, so no other view

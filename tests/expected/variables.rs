@@ -201,35 +201,19 @@ pub mod variables {
             outputs: &[4],
         },
     ];
-    /// The proof that slots live at the same time share no byte: one row per planned
-    /// buffer (its slot, bytes `offset..end` with the size rounded up to `ALIGN`, live
-    /// during ops `first..=last` as in the slot's docs), checked when the crate compiles.
-    const _: () = ::stowplan::__private_v1::assert_disjoint(
-        &[
-            ::stowplan::__private_v1::Span {
-                slot: "X",
-                offset: 0,
-                end: 48,
-                first: 0,
-                last: 1,
-            },
-            ::stowplan::__private_v1::Span {
-                slot: "H",
-                offset: 48,
-                end: 80,
-                first: 1,
-                last: 2,
-            },
-            ::stowplan::__private_v1::Span {
-                slot: "Y",
-                offset: 0,
-                end: 16,
-                first: 2,
-                last: 2,
-            },
-        ],
-        ARENA_BYTES,
-    );
+    const _: () = {
+        const SPANS: &[::stowplan::__private_v1::Span; 3] = &[
+            (0, 48, 1, 2, 4294967295),
+            (48, 80, 2, 3, 0),
+            (0, 16, 3, 3, 4294967295),
+        ];
+        const ENDS: &[u32; 3] = &[0, 1, 2];
+        const CHECKED_0: ::stowplan::__private_v1::Disjoint<3> = ::stowplan::__private_v1::Disjoint::<
+            3,
+        >::new()
+            .check(SPANS, ENDS, 3, ARENA_BYTES);
+        CHECKED_0.finish()
+    };
     /// The views of each op's tensors, one function per op (`op_3`, or `sg1_op_0` for op 0 of
     /// subgraph 1): shared views of what it reads (constants as they are, `()` for an omitted
     /// input), mutable views of what it writes. They borrow the arena mutably, so no other view

@@ -344,91 +344,27 @@ pub mod while_loop {
             outputs: &[12],
         },
     ];
-    /// The proof that slots live at the same time share no byte: one row per planned
-    /// buffer (its slot, bytes `offset..end` with the size rounded up to `ALIGN`, live
-    /// during ops `first..=last` as in the slot's docs), checked when the crate compiles.
-    const _: () = ::stowplan::__private_v1::assert_disjoint(
-        &[
-            ::stowplan::__private_v1::Span {
-                slot: "X",
-                offset: 384,
-                end: 512,
-                first: 0,
-                last: 6,
-            },
-            ::stowplan::__private_v1::Span {
-                slot: "I",
-                offset: 544,
-                end: 560,
-                first: 0,
-                last: 6,
-            },
-            ::stowplan::__private_v1::Span {
-                slot: "Y",
-                offset: 256,
-                end: 384,
-                first: 1,
-                last: 6,
-            },
-            ::stowplan::__private_v1::Span {
-                slot: "I_OUT",
-                offset: 528,
-                end: 544,
-                first: 1,
-                last: 6,
-            },
-            ::stowplan::__private_v1::Span {
-                slot: "SG1_COND_X",
-                offset: 0,
-                end: 128,
-                first: 2,
-                last: 2,
-            },
-            ::stowplan::__private_v1::Span {
-                slot: "SG1_COND_I",
-                offset: 128,
-                end: 144,
-                first: 2,
-                last: 3,
-            },
-            ::stowplan::__private_v1::Span {
-                slot: "SG1_COND_C",
-                offset: 0,
-                end: 16,
-                first: 3,
-                last: 3,
-            },
-            ::stowplan::__private_v1::Span {
-                slot: "SG2_BODY_I",
-                offset: 0,
-                end: 16,
-                first: 4,
-                last: 5,
-            },
-            ::stowplan::__private_v1::Span {
-                slot: "SG2_BODY_X",
-                offset: 128,
-                end: 256,
-                first: 4,
-                last: 6,
-            },
-            ::stowplan::__private_v1::Span {
-                slot: "SG2_BODY_I2",
-                offset: 512,
-                end: 528,
-                first: 5,
-                last: 6,
-            },
-            ::stowplan::__private_v1::Span {
-                slot: "SG2_BODY_X2",
-                offset: 0,
-                end: 128,
-                first: 6,
-                last: 6,
-            },
-        ],
-        ARENA_BYTES,
-    );
+    const _: () = {
+        const SPANS: &[::stowplan::__private_v1::Span; 11] = &[
+            (384, 512, 1, 7, 4294967295),
+            (544, 560, 1, 7, 0),
+            (256, 384, 2, 7, 4294967295),
+            (528, 544, 2, 7, 0),
+            (0, 128, 3, 3, 4294967295),
+            (128, 144, 3, 4, 4),
+            (0, 16, 4, 4, 4294967295),
+            (0, 16, 5, 6, 4294967295),
+            (128, 256, 5, 7, 7),
+            (512, 528, 6, 7, 0),
+            (0, 128, 7, 7, 4294967295),
+        ];
+        const ENDS: &[u32; 11] = &[4, 5, 6, 7, 0, 1, 2, 3, 8, 9, 10];
+        const CHECKED_0: ::stowplan::__private_v1::Disjoint<11> = ::stowplan::__private_v1::Disjoint::<
+            11,
+        >::new()
+            .check(SPANS, ENDS, 11, ARENA_BYTES);
+        CHECKED_0.finish()
+    };
     /// The views of each op's tensors, one function per op (`op_3`, or `sg1_op_0` for op 0 of
     /// subgraph 1): shared views of what it reads (constants as they are, `()` for an omitted
     /// input), mutable views of what it writes. They borrow the arena mutably, so no other view

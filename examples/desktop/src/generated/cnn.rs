@@ -498,84 +498,26 @@ pub mod cnn {
             outputs: &[19],
         },
     ];
-    /// The proof that slots live at the same time share no byte: one row per planned
-    /// buffer (its slot, bytes `offset..end` with the size rounded up to `ALIGN`, live
-    /// during ops `first..=last` as in the slot's docs), checked when the crate compiles.
-    const _: () = ::stowplan::__private_v1::assert_disjoint(
-        &[
-            ::stowplan::__private_v1::Span {
-                slot: "SERVING_DEFAULT_IMAGE_0",
-                offset: 576,
-                end: 720,
-                first: 0,
-                last: 1,
-            },
-            ::stowplan::__private_v1::Span {
-                slot: "RELU_10",
-                offset: 0,
-                end: 576,
-                first: 1,
-                last: 2,
-            },
-            ::stowplan::__private_v1::Span {
-                slot: "MAXPOOL2D",
-                offset: 576,
-                end: 720,
-                first: 2,
-                last: 5,
-            },
-            ::stowplan::__private_v1::Span {
-                slot: "RELU_2_12",
-                offset: 432,
-                end: 576,
-                first: 3,
-                last: 6,
-            },
-            ::stowplan::__private_v1::Span {
-                slot: "RELU_1_13",
-                offset: 0,
-                end: 144,
-                first: 4,
-                last: 5,
-            },
-            ::stowplan::__private_v1::Span {
-                slot: "ADD_2",
-                offset: 288,
-                end: 432,
-                first: 5,
-                last: 6,
-            },
-            ::stowplan::__private_v1::Span {
-                slot: "CONCAT",
-                offset: 0,
-                end: 288,
-                first: 6,
-                last: 7,
-            },
-            ::stowplan::__private_v1::Span {
-                slot: "AVGPOOL2D",
-                offset: 288,
-                end: 368,
-                first: 7,
-                last: 9,
-            },
-            ::stowplan::__private_v1::Span {
-                slot: "MATMUL_18",
-                offset: 16,
-                end: 32,
-                first: 9,
-                last: 10,
-            },
-            ::stowplan::__private_v1::Span {
-                slot: "PARTITIONEDCALL_0",
-                offset: 0,
-                end: 16,
-                first: 10,
-                last: 10,
-            },
-        ],
-        ARENA_BYTES,
-    );
+    const _: () = {
+        const SPANS: &[::stowplan::__private_v1::Span; 10] = &[
+            (576, 720, 1, 2, 4294967295),
+            (0, 576, 2, 3, 4294967295),
+            (576, 720, 3, 6, 1),
+            (432, 576, 4, 7, 4294967295),
+            (0, 144, 5, 6, 4294967295),
+            (288, 432, 6, 7, 4),
+            (0, 288, 7, 8, 4294967295),
+            (288, 368, 8, 10, 6),
+            (16, 32, 10, 11, 4294967295),
+            (0, 16, 11, 11, 4294967295),
+        ];
+        const ENDS: &[u32; 10] = &[0, 1, 2, 4, 3, 5, 6, 7, 8, 9];
+        const CHECKED_0: ::stowplan::__private_v1::Disjoint<10> = ::stowplan::__private_v1::Disjoint::<
+            10,
+        >::new()
+            .check(SPANS, ENDS, 10, ARENA_BYTES);
+        CHECKED_0.finish()
+    };
     const _: () = ::core::assert!(
         RAM_BYTES <= 1_024,
         "the model's RAM (arena + state) exceeds the budget of 1,024 bytes"
