@@ -772,6 +772,24 @@ pub fn stowplan_scratch(model: &Model, op: &Op) -> Vec<u64> {
         .collect()
 }
 
+/// The bytes of state `op`'s kernel keeps across invocations outside any tensor (TFLM's
+/// persistent buffers that its `Reset` sets to 0), a multiple of 4; 0 for none.
+#[must_use]
+pub fn kernel_state(model: &Model, file: &[u8], op: &Op) -> u64 {
+    KERNEL_STATE
+        .iter()
+        .find(|(code, _)| matches!(&op.opcode, Opcode::Custom(name) if name == code))
+        .and_then(|(_, f)| f(model, file, op))
+        .map_or(0, |b| b.div_ceil(4).saturating_mul(4))
+}
+
+/// The bytes of kernel state of an op, from the model and its file.
+type StateBytes = fn(&Model, &[u8], &Op) -> Option<u64>;
+
+/// Custom ops whose kernels keep state across invocations, with its size in bytes (`None`
+/// where the op is invalid: its lowering says why).
+const KERNEL_STATE: &[(&str, StateBytes)] = &[];
+
 // Helpers of the data-movement, indexing and reduction ops (slice, gather, reduce, ...).
 impl Lower<'_> {
     /// The tensor's type must be one of `types` (those TFLM's kernel takes for the op): an
