@@ -6,7 +6,8 @@
 
 `stowplan-invoke` (tests/invoke) holds every model its build.rs generated `invoke` for: the
 project's own models, and TFLite Micro's hello_world_int8, micro_speech_int8,
-person_detect_int8 and mobilenet_v2_int8 when ../shared/models existed at build time
+person_detect_int8, mobilenet_v2_int8, the LSTM models and audio_preprocessor_int8 (the signal
+library's ops) when ../shared/models existed at build time
 (`stowplan-invoke --list`). For each model and each seed this script makes one seeded random
 input (numpy default_rng(seed): integers over the dtype's whole range, floats in [-1, 1] or a
 model's FLOAT_RANGES; seed 0 is the model's io.json input where it has one), runs it through TFLM
@@ -49,6 +50,7 @@ MODELS = {
     "mnist_lstm_int8": "shared:tflm_mnist_lstm_int8.tflite",
     "micro_speech_lstm": "shared:tflm_xtensa_micro_speech_lstm.tflite",
     "dtln_int8": "shared:tflm_dtln_noise_suppression_int8.tflite",
+    "audio_preprocessor_int8": "shared:tflm_audio_preprocessor_int8.tflite",
 }
 
 # Float inputs drawn from another range than [-1, 1], by model file stem and input index: the WHILE's trip
