@@ -181,11 +181,11 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
         .iter()
         .map(|&(p, m)| {
             let (p, m) = (Literal::u64_unsuffixed(p), Literal::u64_unsuffixed(m));
-            quote!((#p, #m))
+            quote!([#p, #m])
         })
         .collect();
     let stages = Literal::usize_unsuffixed(fac.len());
-    fac.resize(max, quote!((0, 0)));
+    fac.resize(max, quote!([0, 0]));
     let lit = Literal::usize_unsuffixed;
     let (f, il, is, ol) = (lit(fft), lit(ilen), lit(isize), lit(want));
     Ok(Call {

@@ -233,9 +233,9 @@ pub struct SignalRfft<T: 'static> {
     pub input_size: usize,
     /// Output values per frame (`fft_length + 2`: complex values interleaved).
     pub output_length: usize,
-    /// KISS FFT's factors of `fft_length / 2`: `(radix, remaining length)` per stage, radices
+    /// KISS FFT's factors of `fft_length / 2`: `[radix, remaining length]` per stage, radices
     /// 2 to 5, stages in order, the rest unused.
-    pub factors: [(usize, usize); MAX_FACTORS],
+    pub factors: [[usize; 2]; MAX_FACTORS],
     /// The stages in use.
     pub stages: usize,
     /// `fft_length / 2` twiddles `exp(-2 pi i k / (fft_length / 2))`, interleaved.
@@ -373,10 +373,10 @@ fn work<T: FftScalar>(
     frame: &[T],
     f: usize,
     fstride: usize,
-    factors: &[(usize, usize)],
+    factors: &[[usize; 2]],
     twiddles: &[T],
 ) {
-    let Some((&(p, m), rest)) = factors.split_first() else {
+    let Some((&[p, m], rest)) = factors.split_first() else {
         return;
     };
     if m == 1 {
@@ -467,5 +467,52 @@ pub fn signal_rfft<T: FftScalar>(
                 cpx(T::half_diff(f1k.r, t.r), T::half_diff(t.i, f1k.i)),
             );
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn params(input_length: usize) -> SignalRfft<i16> {
+        let mut factors = [[0, 0]; MAX_FACTORS];
+        factors[0] = [2, 1];
+        SignalRfft {
+            fft_length: 4,
+            input_length,
+            input_size: input_length,
+            output_length: 6,
+            factors,
+            stages: 1,
+            // exp(-2 pi i k / 2) and exp(-i pi (1/2 + 1/2)) in Q15, as kiss_fftr_alloc makes them.
+            twiddles: &[32767, 0, -32767, 0],
+            super_twiddles: &[-32767, 0],
+        }
+    }
+
+    #[test]
+    fn impulse_is_flat() {
+        let mut out = [0i16; 6];
+        let mut scratch = [0i32; 2];
+        signal_rfft(&[1000, 0, 0, 0], &params(4), &mut out, &mut scratch);
+        // Each of the two stages halves (with Q15's 16383/32768), the split halves again.
+        assert_eq!(out, [250, 0, 250, 0, 250, 0]);
+        // A shorter frame is zero-padded.
+        signal_rfft(&[1000], &params(1), &mut out, &mut scratch);
+        assert_eq!(out, [250, 0, 250, 0, 250, 0]);
+    }
+
+    #[test]
+    fn alternating_is_nyquist() {
+        let mut out = [0i16; 6];
+        let mut scratch = [0i32; 2];
+        signal_rfft(
+            &[1000, -1000, 1000, -1000],
+            &params(4),
+            &mut out,
+            &mut scratch,
+        );
+        assert_eq!(out[0], 0);
+        assert!(out[4] > 900, "{out:?}");
     }
 }
