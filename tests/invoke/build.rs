@@ -17,6 +17,7 @@ const MODELS: &[(&str, &str, bool)] = &[
         "../models/while_loop/while_loop.tflite",
         false,
     ),
+    ("streaming", "../models/streaming/streaming.tflite", false),
     (
         "hello_world_int8",
         "../../../shared/models/tflm_hello_world_int8.tflite",
@@ -55,6 +56,21 @@ const MODELS: &[(&str, &str, bool)] = &[
     (
         "dtln_int8",
         "../../../shared/models/tflm_dtln_noise_suppression_int8.tflite",
+        true,
+    ),
+    (
+        "sine_float",
+        "../../../shared/models/tflm_sine_float.tflite",
+        true,
+    ),
+    (
+        "keyword_scrambled_int8",
+        "../../../shared/models/tflm_keyword_scrambled_int8.tflite",
+        true,
+    ),
+    (
+        "keyword_scrambled_int16",
+        "../../../shared/models/tflm_keyword_scrambled_int16.tflite",
         true,
     ),
     (
