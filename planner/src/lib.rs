@@ -306,7 +306,7 @@ pub fn plan_model(bytes: &[u8], options: &Options) -> Result<ModelPlan, PlanAren
         .map_err(|e| arena.unverified(&model, &lifetimes, e))?;
     let declared_aliases = arena.declared_aliases(&verified);
     let profile = plan::lower_bound(&arena.problem);
-    let state = state::plan_state(&model, &tensors, options.alignment)?;
+    let state = state::plan_state(&model, bytes, &tensors, options.alignment)?;
     let arena::ArenaProblem {
         problem,
         buffer_tensors,

@@ -8,6 +8,9 @@
 //!   it); its bytes are those of the value its `ASSIGN_VARIABLE`s write (all must agree, and one
 //!   must exist: a size known only at run time is an error naming the variable); TFLM's reset
 //!   value is the int8 cast of that value's zero point (`memset`).
+//! - **Kernel state**: what an op's kernel keeps from one invocation to the next outside any
+//!   tensor (TFLM's persistent buffers that its `Reset` clears: `SignalFilterBankSpectralSubtraction`'s
+//!   noise estimate), sized by [`crate::ops::kernel_state`]; TFLM's reset value is 0.
 //! - **Flags**, when the model needs them: one byte saying the region was reset once (TFLM's
 //!   `AllocateTensors` resets every variable; a zeroed region is that state unless some reset
 //!   value is not 0), and one per `CALL_ONCE` op saying its subgraph has run (TFLM's `Reset`
@@ -54,6 +57,17 @@ pub struct VariableTensor {
     pub reset_byte: u8,
 }
 
+/// The state an op's kernel keeps across invocations, in the persistent region.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KernelState {
+    /// The op (position in [`Model::ops`]).
+    pub op: usize,
+    /// Its offset in the persistent region.
+    pub offset: u64,
+    /// Its bytes (a multiple of 4: the kernel sees `u32` words).
+    pub bytes: u64,
+}
+
 /// The persistent region of a model.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct State {
@@ -61,6 +75,8 @@ pub struct State {
     pub variables: Vec<VariableTensor>,
     /// Resource variables, in the order their first `VAR_HANDLE` appears.
     pub resources: Vec<ResourceVariable>,
+    /// Kernel state, by op position.
+    pub kernels: Vec<KernelState>,
     /// The `CALL_ONCE` ops (positions in [`Model::ops`]), each with a flag byte.
     pub call_once: Vec<usize>,
     /// Offset of the flags (the "reset once" byte, then one per `CALL_ONCE`), if any.
@@ -105,6 +121,8 @@ pub enum StateItemKind {
     Variable(TensorId),
     /// A resource variable, by index into [`State::resources`].
     Resource(usize),
+    /// An op's kernel state, by op position.
+    Kernel(usize),
     /// The flags: the "reset once" byte, then one per `CALL_ONCE` op.
     Flags,
 }
@@ -171,6 +189,17 @@ impl State {
                 ),
             });
         }
+        for k in &self.kernels {
+            items.push(StateItem {
+                kind: StateItemKind::Kernel(k.op),
+                offset: k.offset,
+                bytes: k.bytes,
+                label: model.ops.get(k.op).map_or_else(
+                    || format!("kernel state of op {}", k.op),
+                    |op| format!("kernel state of {}", op.desc()),
+                ),
+            });
+        }
         if let Some(offset) = self.flags {
             let n = self.call_once.len();
             let plural = if n == 1 { "" } else { "s" };
@@ -206,7 +235,7 @@ fn reset_byte(model: &Model, tensor: TensorId, int8_only: bool) -> u8 {
     zp as i8 as u8
 }
 
-/// Plans the persistent region of `model` (see the [module docs](self)).
+/// Plans the persistent region of `model`, read from `file` (see the [module docs](self)).
 ///
 /// # Errors
 ///
@@ -215,6 +244,7 @@ fn reset_byte(model: &Model, tensor: TensorId, int8_only: bool) -> u8 {
 /// different sizes, or a handle whose variable cannot be known at build time.
 pub fn plan_state(
     model: &Model,
+    file: &[u8],
     tensors: &[TensorInfo],
     alignment: u64,
 ) -> Result<State, ReadModelError> {
@@ -404,6 +434,19 @@ pub fn plan_state(
         });
         end = end.saturating_add(align_up(bytes, alignment));
         raw = raw.saturating_add(bytes);
+    }
+
+    for (position, op) in model.ops.iter().enumerate() {
+        let bytes = crate::ops::kernel_state(model, file, op);
+        if bytes > 0 {
+            state.kernels.push(KernelState {
+                op: position,
+                offset: end,
+                bytes,
+            });
+            end = end.saturating_add(align_up(bytes, alignment));
+            raw = raw.saturating_add(bytes);
+        }
     }
 
     state.call_once = model

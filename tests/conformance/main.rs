@@ -93,6 +93,16 @@ mod strided_slice;
 mod transpose_conv;
 mod unidirectional_sequence_lstm;
 mod unpack;
+// TFLM's signal library (custom ops).
+mod signal_energy;
+mod signal_fft_auto_scale;
+mod signal_filter_bank;
+mod signal_filter_bank_log;
+mod signal_filter_bank_spectral_subtraction;
+mod signal_filter_bank_square_root;
+mod signal_pcan;
+mod signal_rfft;
+mod signal_window;
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -181,6 +191,21 @@ fn all_variants(seed: u64, target: Target, ops: Option<&[String]>) -> Vec<Varian
         ("batch_matmul", batch_matmul::variants),
         ("transpose_conv", transpose_conv::variants),
         ("detection_postprocess", detection_postprocess::variants),
+        ("signal_window", signal_window::variants),
+        ("signal_fft_auto_scale", signal_fft_auto_scale::variants),
+        ("signal_rfft", signal_rfft::variants),
+        ("signal_energy", signal_energy::variants),
+        ("signal_filter_bank", signal_filter_bank::variants),
+        (
+            "signal_filter_bank_square_root",
+            signal_filter_bank_square_root::variants,
+        ),
+        (
+            "signal_filter_bank_spectral_subtraction",
+            signal_filter_bank_spectral_subtraction::variants,
+        ),
+        ("signal_pcan", signal_pcan::variants),
+        ("signal_filter_bank_log", signal_filter_bank_log::variants),
     ];
     table
         .iter()

@@ -55,7 +55,7 @@ MUTANT_OPS = {"rounding": "conv,fully_connected", "zero-point": "conv"}
 
 DTYPES = {"float32": ("<f4", 4), "int8": ("i1", 1), "uint8": ("u1", 1), "int16": ("<i2", 2),
           "int32": ("<i4", 4), "int64": ("<i8", 8), "bool": ("?", 1), "float16": ("<f2", 2),
-          "uint16": ("<u2", 2), "uint32": ("<u4", 4)}
+          "uint16": ("<u2", 2), "uint32": ("<u4", 4), "uint64": ("<u8", 8)}
 
 
 def log(msg):

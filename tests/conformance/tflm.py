@@ -257,7 +257,8 @@ def self_test():
 # The model as TFLM's own Python schema reads it (the wheel's schema_py_generated), so that the
 # expected parameters do not depend on stowplan's reader.
 TYPES = {0: "float32", 1: "float16", 2: "int32", 3: "uint8", 4: "int64", 6: "bool",
-         7: "int16", 9: "int8", 10: "float64", 16: "uint16", 17: "int4"}
+         7: "int16", 9: "int8", 10: "float64", 12: "uint64", 15: "uint32", 16: "uint16",
+         17: "int4"}
 ACTIVATIONS = {0: "NONE", 1: "RELU", 2: "RELU_N1_TO_1", 3: "RELU6", 4: "TANH", 5: "SIGN_BIT"}
 PADDINGS = {0: "SAME", 1: "VALID"}
 

@@ -73,6 +73,11 @@ const MODELS: &[(&str, &str, bool)] = &[
         "../../../shared/models/tflm_keyword_scrambled_int16.tflite",
         true,
     ),
+    (
+        "audio_preprocessor_int8",
+        "../../../shared/models/tflm_audio_preprocessor_int8.tflite",
+        true,
+    ),
 ];
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {

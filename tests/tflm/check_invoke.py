@@ -6,7 +6,7 @@
 
 `stowplan-invoke` (tests/invoke) holds every model its build.rs generated `invoke` for: the
 project's own models, and every model of ../shared/models that TFLite Micro runs (but the
-Ethos-U one and the audio preprocessor) when that folder existed at build time
+Ethos-U one) when that folder existed at build time
 (`stowplan-invoke --list`). For each model and each seed this script makes one seeded random
 input (numpy default_rng(seed): integers over the dtype's whole range, floats in [-1, 1] or a
 model's FLOAT_RANGES; seed 0 is the model's io.json input where it has one), runs it through TFLM
@@ -53,6 +53,7 @@ MODELS = {
     "sine_float": "shared:tflm_sine_float.tflite",
     "keyword_scrambled_int8": "shared:tflm_keyword_scrambled_int8.tflite",
     "keyword_scrambled_int16": "shared:tflm_keyword_scrambled_int16.tflite",
+    "audio_preprocessor_int8": "shared:tflm_audio_preprocessor_int8.tflite",
 }
 
 # Float inputs drawn from another range than [-1, 1], by model file stem and input index: the WHILE's trip

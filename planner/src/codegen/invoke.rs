@@ -537,7 +537,8 @@ impl Driver<'_> {
         let outs = (0..op.outputs.len())
             .map(|i| format_ident!("o{i}"))
             .chain(fnv.moved.iter().map(|i| format_ident!("m{i}")))
-            .chain((0..fnv.scratch).map(|k| format_ident!("s{k}")));
+            .chain((0..fnv.scratch).map(|k| format_ident!("s{k}")))
+            .chain(fnv.kernel_state.then(|| format_ident!("p0")));
         let body = c.body;
         let doc = format!(" {}", op.desc());
         self.params
@@ -644,6 +645,10 @@ pub(crate) fn generate(
             );
             fills.push(quote!(state.as_bytes_mut()[#o..#e].fill(#b);));
         }
+        for k in &plan.state.kernels {
+            let (o, e) = (super::ulit(k.offset), super::ulit(k.offset + k.bytes));
+            fills.push(quote!(state.as_bytes_mut()[#o..#e].fill(0);));
+        }
         let (mark, first) = if plan.state.flags.is_some() {
             (
                 quote!(state.as_bytes_mut()[STATE_FLAGS] = 1;),
@@ -662,8 +667,8 @@ pub(crate) fn generate(
         };
         quote! {
             /// Puts the model's state back where TFLite Micro's `Reset` puts it: every variable
-            /// tensor and resource variable to its reset value (an int8 zero point or 0);
-            /// CALL_ONCE subgraphs that ran stay run. `invoke` resets a new region itself.
+            /// tensor and resource variable to its reset value (an int8 zero point or 0), every
+            /// kernel's state to 0; CALL_ONCE subgraphs that ran stay run. `invoke` resets a new region itself.
             pub fn reset(state: &mut PersistentArena) {
                 #(#fills)*
                 #mark

@@ -653,6 +653,35 @@ pub fn generate(
             list.push((ident, (offset, offset + s.bytes)));
         }
     }
+    // Kernel state: a slot each in the persistent region, handed to its op's kernel.
+    let mut kernel_slots: Vec<Option<(syn::Ident, (u64, u64))>> = vec![None; model.ops.len()];
+    for k in &plan.state.kernels {
+        let Some(op) = model.ops.get(k.op) else {
+            continue;
+        };
+        let sname = if op.subgraph.0 == 0 {
+            format!("STATE_OP_{}", op.index)
+        } else {
+            format!("STATE_SG{}_OP_{}", op.subgraph, op.index)
+        };
+        let ident = format_ident!("{}", sname);
+        let (o, n) = (ulit(k.offset), ulit(k.bytes / 4));
+        let doc = format!(
+            " Kernel state of {} (kept across invocations), offset {}, {} bytes in the persistent region",
+            op.desc(),
+            thousands(k.offset),
+            thousands(k.bytes)
+        );
+        let check = format!("slot {sname} lies outside the persistent region");
+        items.push(quote! {
+            #[doc = #doc]
+            pub const #ident: #rt::Slot<Persistent, u32> = #rt::Slot::new(#o, #n);
+            const _: () = ::core::assert!(#ident.end() <= PERSISTENT_BYTES, #check);
+        });
+        if let Some(slot) = kernel_slots.get_mut(k.op) {
+            *slot = Some((ident, (k.offset, k.offset + k.bytes)));
+        }
+    }
     if let Some(flags) = plan.state.flags {
         let f = ulit(flags);
         items.push(quote! {
@@ -676,7 +705,7 @@ pub fn generate(
         let (sg, idx) = (Literal::u32_unsuffixed(op.subgraph.0), Literal::u32_unsuffixed(op.index.0));
         quote!(#p::OpInfo { opcode: #opcode, subgraph: #sg, index: #idx, inputs: &[#(#ins),*], outputs: &[#(#outs),*] })
     });
-    let (op_fns, fns) = op_functions(plan, &access, &scratch_slots, &p);
+    let (op_fns, fns) = op_functions(plan, &access, &scratch_slots, &kernel_slots, &p);
     let dynamic = (!dynamic_items.is_empty()).then(|| {
         quote! {
             /// Tensors sized at run time (a `-1` dimension), left out of the plan: take each
@@ -1120,8 +1149,10 @@ pub(crate) struct OpFn {
     pub state: bool,
     /// Inputs it hands out mutably, after the outputs (state the op updates), in input order.
     pub moved: Vec<usize>,
-    /// Scratch slots it hands out last.
+    /// Scratch slots it hands out after the moved inputs.
     pub scratch: usize,
+    /// It hands out its kernel state (`&mut [u32]` in the persistent region) last.
+    pub kernel_state: bool,
 }
 
 /// One view an op function hands out, from one region.
@@ -1146,6 +1177,7 @@ fn op_functions(
     plan: &ModelPlan,
     access: &[Access],
     scratch: &[Vec<(syn::Ident, (u64, u64))>],
+    kernel_state: &[Option<(syn::Ident, (u64, u64))>],
     p: &TokenStream,
 ) -> (TokenStream, Vec<OpFn>) {
     let model = &plan.model;
@@ -1279,6 +1311,16 @@ fn op_functions(
             });
             write_docs.push(format!("scratch {name}"));
         }
+        let op_state = kernel_state.get(position).cloned().flatten();
+        if let Some((name, span)) = &op_state {
+            writes.push(View {
+                ty: quote!(&'a mut [u32]),
+                value: quote!(super::#name),
+                state: Some(true),
+                span: Some((name.clone(), *span)),
+            });
+            write_docs.push(format!("kernel state {name}"));
+        }
         if reads.len() > MAX_OP_ARITY || writes.len() > MAX_OP_ARITY {
             why = Some(format!("more than {MAX_OP_ARITY} inputs or outputs"));
         }
@@ -1314,6 +1356,7 @@ fn op_functions(
                 state: uses_state,
                 moved: moved_inputs,
                 scratch: op_scratch.len(),
+                kernel_state: op_state.is_some(),
             };
         }
         let fname = if sg == 0 {

@@ -32,7 +32,6 @@ mod quantize;
 mod reduce;
 mod reshape;
 mod resource_variables;
-mod signal;
 mod softmax;
 mod svdf;
 mod transpose;
@@ -91,6 +90,17 @@ mod split;
 mod split_v;
 mod strided_slice;
 mod unpack;
+// TFLM's signal library (custom ops), one module per kernel file.
+mod signal_energy;
+mod signal_fft_auto_scale;
+mod signal_filter_bank;
+mod signal_filter_bank_log;
+mod signal_filter_bank_spectral_subtraction;
+mod signal_filter_bank_square_root;
+mod signal_options;
+mod signal_pcan;
+mod signal_rfft;
+mod signal_window;
 
 use std::fmt;
 
@@ -276,7 +286,27 @@ const BUILTINS: &[(BuiltinOp, OpKind)] = &[
 
 /// Custom ops by custom code, each with its module.
 const CUSTOM: &[(&str, OpKind)] = &[
-    ("SignalRfft", signal::RFFT),
+    ("SignalRfft", signal_rfft::SIGNAL_RFFT),
+    ("SignalWindow", signal_window::SIGNAL_WINDOW),
+    (
+        "SignalFftAutoScale",
+        signal_fft_auto_scale::SIGNAL_FFT_AUTO_SCALE,
+    ),
+    ("SignalEnergy", signal_energy::SIGNAL_ENERGY),
+    ("SignalFilterBank", signal_filter_bank::SIGNAL_FILTER_BANK),
+    (
+        "SignalFilterBankSquareRoot",
+        signal_filter_bank_square_root::SIGNAL_FILTER_BANK_SQUARE_ROOT,
+    ),
+    (
+        "SignalFilterBankSpectralSubtraction",
+        signal_filter_bank_spectral_subtraction::SIGNAL_FILTER_BANK_SPECTRAL_SUBTRACTION,
+    ),
+    ("SignalPCAN", signal_pcan::SIGNAL_PCAN),
+    (
+        "SignalFilterBankLog",
+        signal_filter_bank_log::SIGNAL_FILTER_BANK_LOG,
+    ),
     (
         "TFLite_Detection_PostProcess",
         detection_postprocess::DETECTION_POSTPROCESS,
@@ -771,6 +801,27 @@ pub fn stowplan_scratch(model: &Model, op: &Op) -> Vec<u64> {
         .map(|b| b.div_ceil(4).saturating_mul(4))
         .collect()
 }
+
+/// The bytes of state `op`'s kernel keeps across invocations outside any tensor (TFLM's
+/// persistent buffers that its `Reset` sets to 0), a multiple of 4; 0 for none.
+#[must_use]
+pub fn kernel_state(model: &Model, file: &[u8], op: &Op) -> u64 {
+    KERNEL_STATE
+        .iter()
+        .find(|(code, _)| matches!(&op.opcode, Opcode::Custom(name) if name == code))
+        .and_then(|(_, f)| f(model, file, op))
+        .map_or(0, |b| b.div_ceil(4).saturating_mul(4))
+}
+
+/// The bytes of kernel state of an op, from the model and its file.
+type StateBytes = fn(&Model, &[u8], &Op) -> Option<u64>;
+
+/// Custom ops whose kernels keep state across invocations, with its size in bytes (`None`
+/// where the op is invalid: its lowering says why).
+const KERNEL_STATE: &[(&str, StateBytes)] = &[(
+    "SignalFilterBankSpectralSubtraction",
+    signal_filter_bank_spectral_subtraction::state_bytes,
+)];
 
 // Helpers of the data-movement, indexing and reduction ops (slice, gather, reduce, ...).
 impl Lower<'_> {

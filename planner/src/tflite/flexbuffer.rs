@@ -342,6 +342,36 @@ impl Map<'_> {
     }
 }
 
+impl Map<'_> {
+    /// The inline bytes of value `i`, as TFLM's `FlexbufferWrapper::ElementAsInt64` and
+    /// `ElementAsUInt64` read them (the signal library's options, read by position in key
+    /// order): `(ReadInt64, ReadUInt64)` of the map's byte width at `values + i * width`,
+    /// whatever the value's type. `None` past the values' count (TFLM reads past the map).
+    #[must_use]
+    pub fn element_raw(&self, i: usize) -> Option<(i64, u64)> {
+        if i >= self.len {
+            return None;
+        }
+        let at = self.values.checked_add(i.checked_mul(self.width)?)?;
+        Some((
+            read_i(self.buf, at, self.width).ok()?,
+            read_u(self.buf, at, self.width).ok()?,
+        ))
+    }
+
+    /// The number of values.
+    #[must_use]
+    pub const fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the map has no values.
+    #[must_use]
+    pub const fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
 /// A value for [`write_map`].
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum WriteValue {

@@ -118,6 +118,16 @@ mod strided_slice;
 mod transpose_conv;
 mod unidirectional_sequence_lstm;
 mod unpack;
+// TFLM's signal library (custom ops, `signal/micro/kernels/`), one module per kernel file.
+mod signal_energy;
+mod signal_fft_auto_scale;
+mod signal_filter_bank;
+mod signal_filter_bank_log;
+mod signal_filter_bank_spectral_subtraction;
+mod signal_filter_bank_square_root;
+mod signal_pcan;
+mod signal_rfft;
+mod signal_window;
 
 pub use activations::{Relu6S8, ReluS8, relu_f32, relu_s8, relu6_f32, relu6_s8};
 pub use add::{AddS8, add_f32, add_s8};
@@ -241,6 +251,18 @@ pub use unidirectional_sequence_lstm::{
     unidirectional_sequence_lstm_s8, unidirectional_sequence_lstm_s16,
 };
 pub use zeros_like::zeros_like;
+
+pub use signal_energy::{SignalEnergy, signal_energy};
+pub use signal_fft_auto_scale::signal_fft_auto_scale;
+pub use signal_filter_bank::{SignalFilterBank, signal_filter_bank};
+pub use signal_filter_bank_log::{LOG_LUT_LEN, SignalFilterBankLog, signal_filter_bank_log};
+pub use signal_filter_bank_spectral_subtraction::{
+    SignalSpectralSubtraction, signal_filter_bank_spectral_subtraction,
+};
+pub use signal_filter_bank_square_root::signal_filter_bank_square_root;
+pub use signal_pcan::{SignalPcan, signal_pcan};
+pub use signal_rfft::{FftScalar, MAX_FACTORS, SignalRfft, signal_rfft};
+pub use signal_window::{SignalWindow, signal_window};
 
 /// TFLM's `(quantized_multiplier, shift)` pair from `QuantizeMultiplier`: the real multiplier
 /// `multiplier * 2^(shift - 31)`; `shift > 0` is a left shift.

@@ -1,0 +1,90 @@
+//! `SignalPCAN` (TFLM's `signal/micro/kernels/pcan.cc`, `signal/src/pcan_argc_fixed.cc`):
+//! per-channel automatic gain control from a noise estimate through a gain table.
+
+use super::signal_fft_auto_scale::most_significant_bit_32;
+
+/// Parameters of [`signal_pcan`] (the op's custom options).
+#[derive(Clone, Copy, Debug)]
+pub struct SignalPcan {
+    /// `snr_shift` (0 to 63).
+    pub snr_shift: u32,
+}
+
+/// TFLM's `kPcanSnrBits` and `kPcanOutputBits`.
+const SNR_BITS: u32 = 12;
+const OUTPUT_BITS: u32 = 6;
+
+/// TFLM's `WideDynamicFunction`: `lut[x]` for `x <= 2`; else, with `n = msb(x)` and
+/// `l = lut[4n - 6..]`, a quadratic in the 10 bits below the top one, in int32 (wrapping).
+fn wide_dynamic(x: u32, lut: &[i16]) -> i16 {
+    if x <= 2 {
+        return super::at(lut, x as usize);
+    }
+    let interval = most_significant_bit_32(x);
+    let base = (4 * interval - 6) as usize;
+    let l = |k: usize| i32::from(super::at(lut, base + k));
+    let frac = (if interval < 11 {
+        x << (11 - interval)
+    } else {
+        x >> (interval - 11)
+    } & 0x3FF) as i32;
+    let mut result = (l(2) * frac) >> 5;
+    result = result.wrapping_add(((l(1) as u32) << 5) as i32);
+    result = result.wrapping_mul(frac);
+    result = result.wrapping_add(1 << 14) >> 15;
+    result = result.wrapping_add(l(0));
+    result as i16
+}
+
+/// TFLM's `PcanShrink`: `x^2 / 4` below 2, `x - 1` above, from 12 to 6 fractional bits.
+const fn shrink(x: u32) -> u32 {
+    if x < (2 << SNR_BITS) {
+        x.wrapping_mul(x) >> (2 + 2 * SNR_BITS - OUTPUT_BITS)
+    } else {
+        (x >> (SNR_BITS - OUTPUT_BITS)).wrapping_sub(1 << OUTPUT_BITS)
+    }
+}
+
+/// TFLM's `PcanEval`: the input copied to the output, then for each channel
+/// `gain = WideDynamicFunction(noise[i], lut)` (int16 widened to uint32 with its sign),
+/// `snr = (out[i] * gain) >> snr_shift` in uint64 narrowed to uint32, `out[i] = shrink(snr)`.
+///
+/// # Preconditions
+///
+/// `noise_estimate` and `output` hold `input.len()` values, `lut` at least 125 (TFLM reads
+/// up to `lut[124]` for the largest noise values); reads past it read 0.
+pub fn signal_pcan(
+    input: &[u32],
+    noise_estimate: &[u32],
+    lut: &[i16],
+    params: &SignalPcan,
+    output: &mut [u32],
+) {
+    let shift = params.snr_shift & 63;
+    for ((o, &x), &n) in output.iter_mut().zip(input).zip(noise_estimate) {
+        let gain = i32::from(wide_dynamic(n, lut)) as u32;
+        let snr = (u64::from(x).wrapping_mul(u64::from(gain)) >> shift) as u32;
+        *o = shrink(snr);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shrink_is_piecewise() {
+        assert_eq!(shrink(4096), 16);
+        assert_eq!(shrink(8192), 64);
+        assert_eq!(shrink(0), 0);
+        let lut: [i16; 125] = core::array::from_fn(|i| i as i16);
+        assert_eq!(wide_dynamic(2, &lut), 2);
+        // x = 3: interval 2, base 2, frac = (3 << 9) & 0x3FF = 512.
+        // (4 * 512) >> 5 = 64; + 3 << 5 = 160; * 512 = 81920; (81920 + 16384) >> 15 = 3; + 2.
+        assert_eq!(wide_dynamic(3, &lut), 5);
+        let mut out = [0u32; 1];
+        signal_pcan(&[1000], &[3], &lut, &SignalPcan { snr_shift: 6 }, &mut out);
+        // gain 5: snr = 5000 >> 6 = 78; shrink = 78 * 78 >> 20 = 0.
+        assert_eq!(out, [0]);
+    }
+}
