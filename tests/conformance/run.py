@@ -161,8 +161,25 @@ def run_tflm(out, groups, jobs):
 
 
 def parse_debug(text):
-    """Parses Rust `Debug` output (structs, arrays, numbers, bools) into dicts and lists."""
+    """Parses Rust `Debug` output (structs, arrays, tuples, tuple structs, numbers, bools) into
+    dicts and lists; anything else is a ValueError, never a loop."""
     pos = 0
+
+    def seq(close):
+        nonlocal pos
+        pos += 1
+        items = []
+        ws()
+        while pos < len(text) and text[pos] != close:
+            items.append(value())
+            ws()
+            if pos < len(text) and text[pos] == ",":
+                pos += 1
+            ws()
+        if pos >= len(text):
+            raise ValueError(f"Debug output ends before {close!r}")
+        pos += 1
+        return items
 
     def ws():
         nonlocal pos
@@ -172,39 +189,41 @@ def parse_debug(text):
     def value():
         nonlocal pos
         ws()
+        if pos >= len(text):
+            raise ValueError("Debug output ends where a value should be")
         c = text[pos]
         if c == "[":
-            pos += 1
-            items = []
-            ws()
-            while text[pos] != "]":
-                items.append(value())
-                ws()
-                if text[pos] == ",":
-                    pos += 1
-                ws()
-            pos += 1
-            return items
+            return seq("]")
+        if c == "(":
+            return seq(")")
         start = pos
         while pos < len(text) and (text[pos].isalnum() or text[pos] in "_-+.:"):
             pos += 1
         word = text[start:pos]
+        if not word:
+            raise ValueError(f"unexpected {c!r} at {pos} in Debug output")
         ws()
+        if pos < len(text) and text[pos] == "(":
+            return {"__type__": word, **{str(i): v for i, v in enumerate(seq(")"))}}
         if pos < len(text) and text[pos] == "{":
             pos += 1
             fields = {"__type__": word}
             ws()
-            while text[pos] != "}":
+            while pos < len(text) and text[pos] != "}":
                 fstart = pos
-                while text[pos] not in ":":
+                while pos < len(text) and text[pos] != ":":
                     pos += 1
+                if pos >= len(text):
+                    raise ValueError("a struct field without ':' in Debug output")
                 name = text[fstart:pos].strip()
                 pos += 1
                 fields[name] = value()
                 ws()
-                if text[pos] == ",":
+                if pos < len(text) and text[pos] == ",":
                     pos += 1
                 ws()
+            if pos >= len(text):
+                raise ValueError("Debug output ends before '}'")
             pos += 1
             return fields
         if word in ("true", "false"):
@@ -221,6 +240,22 @@ def parse_debug(text):
             return word
 
     return value()
+
+
+def parse_debug_self_test():
+    """parse_debug on the shapes of Debug output the kernels' parameters take, and on cut or
+    malformed text (each a ValueError)."""
+    got = parse_debug("P { a: [1, -2], b: (3, 4.5), c: Some(inf), d: true, e: [[1, 2]] }")
+    want = {"__type__": "P", "a": [1, -2], "b": [3, 4.5], "c": {"__type__": "Some", "0": float("inf")},
+            "d": True, "e": [[1, 2]]}
+    if got != want:
+        sys.exit(f"parse_debug: {got!r}, want {want!r}")
+    for bad in ("P { a: 1", "[1, 2", "(1", "{", "P { a 1 }", "P { a: @ }", ""):
+        try:
+            parse_debug(bad)
+        except ValueError:
+            continue
+        sys.exit(f"parse_debug accepted {bad!r}")
 
 
 def read_params(path):
@@ -507,6 +542,7 @@ def main():
     import tflm
 
     tflm.self_test()
+    parse_debug_self_test()
     log("TFLM's functions (ctypes) and the transcribed glue match TFLM's golden values")
     if args.self_test:
         return 0 if self_test(args) else 1
