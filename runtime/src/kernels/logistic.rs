@@ -145,26 +145,35 @@ pub(super) fn sigmoid_pair(i: u32) -> (u32, u32) {
 /// `input.len() == output.len()`.
 pub fn logistic_s16(p: &LogisticS16, input: &[i16], output: &mut [i16]) {
     for (o, &x) in output.iter_mut().zip(input) {
-        let input_data = scale_s16_input(x, p.input_multiplier, p.input_left_shift);
-        let abs_input_data = input_data.unsigned_abs();
-        let uh = abs_input_data >> 9;
-        let result: u32 = if uh >= 255 {
-            0x7fff << 10
-        } else {
-            let (ua, ub) = sigmoid_pair(uh);
-            let ut = abs_input_data & 0x1ff;
-            (ua << 9).wrapping_add(ut.wrapping_mul(ub.wrapping_sub(ua)))
-        };
-        let result = if input_data >= 0 {
-            result.wrapping_add(1 << 9)
-        } else {
-            (1_u32 << (16 + 9))
-                .wrapping_sub(result)
-                .wrapping_add(1 << 9)
-                .wrapping_sub(1)
-        };
-        *o = (result >> 10) as i16;
+        *o = sigmoid_s16_scaled(scale_s16_input(x, p.input_multiplier, p.input_left_shift));
     }
+}
+
+/// The int16 sigmoid of an input already scaled to 1/(3 * 4096) steps
+/// ([`scale_s16_input`]): the table interpolated over 9 fractional bits of the absolute value
+/// (saturating from 255 * 512 on), mirrored for negative inputs, in `uint32` arithmetic, shifted
+/// to Q0.15 (the C++ assigns the `uint32_t` to an `int16_t`: modulo 2^16). Shared by LOGISTIC
+/// and the LSTM's gates.
+#[inline(always)]
+pub(super) fn sigmoid_s16_scaled(input_data: i32) -> i16 {
+    let abs_input_data = input_data.unsigned_abs();
+    let uh = abs_input_data >> 9;
+    let result: u32 = if uh >= 255 {
+        0x7fff << 10
+    } else {
+        let (ua, ub) = sigmoid_pair(uh);
+        let ut = abs_input_data & 0x1ff;
+        (ua << 9).wrapping_add(ut.wrapping_mul(ub.wrapping_sub(ua)))
+    };
+    let result = if input_data >= 0 {
+        result.wrapping_add(1 << 9)
+    } else {
+        (1_u32 << (16 + 9))
+            .wrapping_sub(result)
+            .wrapping_add(1 << 9)
+            .wrapping_sub(1)
+    };
+    (result >> 10) as i16
 }
 
 #[cfg(test)]

@@ -91,71 +91,20 @@ pub(super) fn drive<A: Copy, C>(
     }
 }
 
-/// TFLM's `sigmoid_table_uint16` (`tensorflow/lite/kernels/internal/common.h`): `sigmoid` of
-/// 256 points of `[0, 10.7]`, as `uint16`.
-const SIGMOID_TABLE: [u16; 256] = [
-    32768, 33451, 34133, 34813, 35493, 36169, 36843, 37513, 38180, 38841, 39498, 40149, 40794,
-    41432, 42064, 42688, 43304, 43912, 44511, 45102, 45683, 46255, 46817, 47369, 47911, 48443,
-    48964, 49475, 49975, 50464, 50942, 51409, 51865, 52311, 52745, 53169, 53581, 53983, 54374,
-    54755, 55125, 55485, 55834, 56174, 56503, 56823, 57133, 57433, 57724, 58007, 58280, 58544,
-    58800, 59048, 59288, 59519, 59743, 59959, 60168, 60370, 60565, 60753, 60935, 61110, 61279,
-    61441, 61599, 61750, 61896, 62036, 62172, 62302, 62428, 62549, 62666, 62778, 62886, 62990,
-    63090, 63186, 63279, 63368, 63454, 63536, 63615, 63691, 63765, 63835, 63903, 63968, 64030,
-    64090, 64148, 64204, 64257, 64308, 64357, 64405, 64450, 64494, 64536, 64576, 64614, 64652,
-    64687, 64721, 64754, 64786, 64816, 64845, 64873, 64900, 64926, 64950, 64974, 64997, 65019,
-    65039, 65060, 65079, 65097, 65115, 65132, 65149, 65164, 65179, 65194, 65208, 65221, 65234,
-    65246, 65258, 65269, 65280, 65291, 65301, 65310, 65319, 65328, 65337, 65345, 65352, 65360,
-    65367, 65374, 65381, 65387, 65393, 65399, 65404, 65410, 65415, 65420, 65425, 65429, 65433,
-    65438, 65442, 65445, 65449, 65453, 65456, 65459, 65462, 65465, 65468, 65471, 65474, 65476,
-    65479, 65481, 65483, 65485, 65488, 65489, 65491, 65493, 65495, 65497, 65498, 65500, 65501,
-    65503, 65504, 65505, 65507, 65508, 65509, 65510, 65511, 65512, 65513, 65514, 65515, 65516,
-    65517, 65517, 65518, 65519, 65520, 65520, 65521, 65522, 65522, 65523, 65523, 65524, 65524,
-    65525, 65525, 65526, 65526, 65526, 65527, 65527, 65528, 65528, 65528, 65529, 65529, 65529,
-    65529, 65530, 65530, 65530, 65530, 65531, 65531, 65531, 65531, 65531, 65532, 65532, 65532,
-    65532, 65532, 65532, 65533, 65533, 65533, 65533, 65533, 65533, 65533, 65533, 65534, 65534,
-    65534, 65534, 65534, 65534, 65534, 65534, 65534, 65534, 65535,
-];
-
-/// The table entry `i` and the next, as `uint32` (0 past the end, which the callers never
-/// reach: they index below 255).
-fn table_pair(i: u32) -> (u32, u32) {
-    let at = |k: u32| SIGMOID_TABLE.get(k as usize).map_or(0, |&v| u32::from(v));
-    (at(i), at(i.wrapping_add(1)))
-}
-
 /// The integer sigmoid of TFLM's LSTM gates: `lstm_internal::Sigmoid(int16)`, which is
 /// `reference_integer_ops::Logistic(0, 0, ..)` for int16: input Q3.12 scaled by 3 (the
-/// multiplier 0 means `3 << 0`), linear interpolation in [`SIGMOID_TABLE`] over `|x| >> 9`, the
+/// multiplier 0 means `3 << 0`), linear interpolation in TFLM's `sigmoid_table_uint16` over `|x| >> 9`, the
 /// symmetry `sigmoid(-x) = 1 - sigmoid(x)`, output Q0.15.
 #[must_use]
 pub(super) fn sigmoid_s16(x: i16) -> i16 {
-    let input = i32::from(x).wrapping_mul(3);
-    let abs = input.unsigned_abs();
-    let uh = abs >> 9;
-    let result: u32 = if uh >= 255 {
-        0x7fff << 10
-    } else {
-        let (ua, ub) = table_pair(uh);
-        let ut = abs & 0x1ff;
-        (ua << 9).wrapping_add(ut.wrapping_mul(ub.wrapping_sub(ua)))
-    };
-    let result = if input >= 0 {
-        result.wrapping_add(1 << 9)
-    } else {
-        (1_u32 << (16 + 9))
-            .wrapping_sub(result)
-            .wrapping_add(1 << 9)
-            .wrapping_sub(1)
-    };
-    // The C++ assigns the `uint32_t` to an `int16_t`: modulo 2^16.
-    (result >> 10) as i16
+    super::logistic::sigmoid_s16_scaled(super::logistic::scale_s16_input(x, 0, 0))
 }
 
 /// The int16 tanh of TFLM's LSTM: `lstm_internal::Tanh(cell_state_scale_power, ..)` for int16,
 /// which calls `reference_integer_ops::Tanh(input_multiplier, input_left_shift, ..)` with
 /// `input_left_shift = 15 + power - 3` (or its negation and multiplier 3 when negative): input
 /// `(x * multiplier + round) >> shift` (multiplier 0 meaning `3 << shift` and no shift),
-/// linear interpolation in [`SIGMOID_TABLE`] over `|x| >> 8`, `tanh(x) = 2 sigmoid(2x) - 1`,
+/// linear interpolation in TFLM's `sigmoid_table_uint16` over `|x| >> 8`, `tanh(x) = 2 sigmoid(2x) - 1`,
 /// output Q0.15. The gates use power -12 (Q3.12 input).
 ///
 /// Shifts of 32 or more (cell scales far from 2^-12; undefined in C++) are taken modulo 32, as
@@ -163,36 +112,7 @@ pub(super) fn sigmoid_s16(x: i16) -> i16 {
 #[must_use]
 pub(super) fn tanh_s16(cell_state_scale_power: i32, x: i16) -> i16 {
     let (multiplier, shift) = tanh_input_scaling(cell_state_scale_power);
-    let round = if shift > 0 {
-        1_i32.wrapping_shl((shift - 1) as u32)
-    } else {
-        0
-    };
-    let input = i32::from(x)
-        .wrapping_mul(multiplier)
-        .wrapping_add(round)
-        .wrapping_shr(shift as u32);
-    let abs = input.unsigned_abs();
-    let uh = abs >> 8;
-    let result: i32 = if uh >= 255 {
-        0xffff << 8
-    } else {
-        let (ua, ub) = table_pair(uh);
-        let ut = abs & 0xff;
-        (ua << 8).wrapping_add(ut.wrapping_mul(ub.wrapping_sub(ua))) as i32
-    };
-    let result = if input >= 0 {
-        result
-            .wrapping_sub(1 << (14 + 9))
-            .wrapping_add(1 << (9 - 2))
-    } else {
-        result
-            .wrapping_neg()
-            .wrapping_add(1 << (14 + 9))
-            .wrapping_add(1 << (9 - 2))
-            .wrapping_sub(1)
-    };
-    (result >> (9 - 1)) as i16
+    super::tanh::tanh_s16_scaled(super::logistic::scale_s16_input(x, multiplier, shift))
 }
 
 /// `(input_multiplier, input_left_shift)` of `reference_integer_ops::Tanh` for int16 after

@@ -109,29 +109,37 @@ pub fn tanh_s8(p: &TanhS8, input: &[i8], output: &mut [i8]) {
 /// `input.len() == output.len()`.
 pub fn tanh_s16(p: &TanhS16, input: &[i16], output: &mut [i16]) {
     for (o, &x) in output.iter_mut().zip(input) {
-        let input_data = scale_s16_input(x, p.input_multiplier, p.input_left_shift);
-        let abs_input_data = input_data.unsigned_abs();
-        let uh = abs_input_data >> 8;
-        let result: i32 = if uh >= 255 {
-            0xffff << 8
-        } else {
-            let (ua, ub) = sigmoid_pair(uh);
-            let ut = abs_input_data & 0xff;
-            (ua << 8).wrapping_add(ut.wrapping_mul(ub.wrapping_sub(ua))) as i32
-        };
-        let result = if input_data >= 0 {
-            result
-                .wrapping_sub(1 << (14 + 9))
-                .wrapping_add(1 << (9 - 2))
-        } else {
-            result
-                .wrapping_neg()
-                .wrapping_add(1 << (14 + 9))
-                .wrapping_add(1 << (9 - 2))
-                .wrapping_sub(1)
-        };
-        *o = (result >> (9 - 1)) as i16;
+        *o = tanh_s16_scaled(scale_s16_input(x, p.input_multiplier, p.input_left_shift));
     }
+}
+
+/// The int16 tanh of an input already scaled ([`scale_s16_input`]): `2 sigmoid(2x) - 1` from
+/// the sigmoid table interpolated over 8 fractional bits of the absolute value (saturating from
+/// 255 * 256 on), the sign restored, in TFLM's mix of `uint32` and `int32` arithmetic, shifted
+/// to Q0.15. Shared by TANH and the LSTM.
+#[inline(always)]
+pub(super) fn tanh_s16_scaled(input_data: i32) -> i16 {
+    let abs_input_data = input_data.unsigned_abs();
+    let uh = abs_input_data >> 8;
+    let result: i32 = if uh >= 255 {
+        0xffff << 8
+    } else {
+        let (ua, ub) = sigmoid_pair(uh);
+        let ut = abs_input_data & 0xff;
+        (ua << 8).wrapping_add(ut.wrapping_mul(ub.wrapping_sub(ua))) as i32
+    };
+    let result = if input_data >= 0 {
+        result
+            .wrapping_sub(1 << (14 + 9))
+            .wrapping_add(1 << (9 - 2))
+    } else {
+        result
+            .wrapping_neg()
+            .wrapping_add(1 << (14 + 9))
+            .wrapping_add(1 << (9 - 2))
+            .wrapping_sub(1)
+    };
+    (result >> (9 - 1)) as i16
 }
 
 /// float TANH: TFLM's `reference_ops::Tanh`: `std::tanh` of each element, in order.
