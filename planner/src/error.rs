@@ -200,6 +200,13 @@ pub enum ReadModelError {
         /// What is wrong.
         reason: String,
     },
+    /// A tensor's `SparsityParameters` are malformed.
+    BadSparsity {
+        /// The tensor.
+        tensor: TensorDesc,
+        /// What is wrong.
+        reason: String,
+    },
     /// A quantised integer tensor has a zero point that is not a value of its type.
     ZeroPointOutOfRange {
         /// The tensor.
@@ -334,6 +341,9 @@ impl fmt::Display for ReadModelError {
             ),
             Self::BadShapeOverride { reason } => write!(f, "bad shape override: {reason}"),
             Self::ResourceVariable { op, reason } => write!(f, "{op}: {reason}"),
+            Self::BadSparsity { tensor, reason } => {
+                write!(f, "{tensor} has malformed sparsity parameters: {reason}")
+            }
             Self::ZeroPointOutOfRange {
                 tensor,
                 dtype,

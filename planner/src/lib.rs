@@ -61,6 +61,14 @@ pub mod embed;
 pub mod emit;
 mod error;
 pub mod graph;
+// The runtime's kernels, compiled from the very same source files for the host: folding
+// evaluates ops with them, so a folded constant is the bytes the device would compute (the
+// runtime crate cannot be a dependency: it depends on the macros, which depend on this crate).
+// They are linted under the runtime's rules, where they live; here only what folding calls is
+// used.
+#[path = "../../runtime/src/kernels/mod.rs"]
+#[allow(dead_code, unused_imports, clippy::indexing_slicing)]
+mod kernels;
 pub mod lifetime;
 pub mod ops;
 pub mod plan;

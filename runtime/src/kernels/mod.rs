@@ -111,45 +111,45 @@ pub use reshape::copy;
 pub use softmax::{SoftmaxF32, SoftmaxS8, softmax_f32, softmax_s8};
 pub use transpose::{Transpose, transpose};
 
+pub use activations::{Relu6S16, ReluS16, relu_s16, relu6_s16};
 pub use add::{AddS16, add_i32, add_s16};
 pub use add_n::{AddNS8, add_n_f32, add_n_s8};
 pub use broadcast::BinaryI32;
 pub use cast::{CastFrom, cast};
+pub use ceil::ceil_f32;
 pub use comparisons::{Comparison, ComparisonS8, compare, compare_s8};
 pub use div::{DivS8, div_f32, div_i32, div_s8};
-pub use fill::fill;
-pub use floor_div::floor_div_f32;
-pub use floor_mod::floor_mod_f32;
-pub use logical::{logical_and, logical_not, logical_or};
-pub use maximum_minimum::{maximum, minimum};
-pub use mul::{MulS16, mul_i32, mul_s16};
-pub use prelu::{PreluQuant, prelu_f32, prelu_s8, prelu_s16};
-pub use select::{SelectShape, select};
-pub use squared_difference::{
-    SquaredDifferenceQuant, squared_difference_f32, squared_difference_i32, squared_difference_s8,
-    squared_difference_s16,
-};
-pub use sub::{SubQuant, sub_f32, sub_i32, sub_s8, sub_s16};
-pub use zeros_like::zeros_like;
-pub use activations::{Relu6S16, ReluS16, relu_s16, relu6_s16};
-pub use ceil::ceil_f32;
 pub use elementwise::{
     AbsQuantized, RsqrtS8, abs_f32, abs_s8, abs_s16, abs_s16_plain, cos_f32, log_f32, rsqrt_f32,
     rsqrt_s8, sin_f32, sqrt_f32, square_f32,
 };
 pub use elu::{EluS8, elu_f32, elu_s8};
 pub use exp::exp_f32;
+pub use fill::fill;
 pub use floor::floor_f32;
+pub use floor_div::floor_div_f32;
+pub use floor_mod::floor_mod_f32;
 pub use hard_swish::{HardSwishS8, hard_swish_f32, hard_swish_s8};
 pub use l2norm::{L2Norm, l2norm_f32, l2norm_s8};
 pub use leaky_relu::{
     LeakyReluF32, LeakyReluQuantized, leaky_relu_f32, leaky_relu_s8, leaky_relu_s16,
 };
 pub use log_softmax::{LogSoftmaxF32, LogSoftmaxS8, log_softmax_f32, log_softmax_s8};
+pub use logical::{logical_and, logical_not, logical_or};
 pub use logistic::{LogisticS16, logistic_s16};
+pub use maximum_minimum::{maximum, minimum};
+pub use mul::{MulS16, mul_i32, mul_s16};
 pub use neg::neg_f32;
+pub use prelu::{PreluQuant, prelu_f32, prelu_s8, prelu_s16};
 pub use round::round_f32;
+pub use select::{SelectShape, select};
+pub use squared_difference::{
+    SquaredDifferenceQuant, squared_difference_f32, squared_difference_i32, squared_difference_s8,
+    squared_difference_s16,
+};
+pub use sub::{SubQuant, sub_f32, sub_i32, sub_s8, sub_s16};
 pub use tanh::{TanhS8, TanhS16, tanh_f32, tanh_s8, tanh_s16};
+pub use zeros_like::zeros_like;
 
 /// TFLM's `(quantized_multiplier, shift)` pair from `QuantizeMultiplier`: the real multiplier
 /// `multiplier * 2^(shift - 31)`; `shift > 0` is a left shift.
