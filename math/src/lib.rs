@@ -20,6 +20,7 @@
 #![warn(missing_docs)]
 
 mod exp;
+mod exp64;
 mod expm1;
 mod fma;
 mod log;
@@ -30,6 +31,7 @@ pub mod sse;
 mod tanh;
 
 pub use exp::expf;
+pub use exp64::exp;
 pub use expm1::expm1f;
 pub use log::logf;
 pub use rounding::{ceilf, floorf, roundf, truncf};

@@ -25,6 +25,14 @@
 //! | `UNIDIRECTIONAL_SEQUENCE_LSTM` | four of `batch × cells × cell element size` (the cell state's bytes, input 19) |
 //! | `SignalRfft` (custom) | `fft_length × element size`, with `fft_length` = the output's last dimension − 2 |
 //! | `ADD_N`, float32 or int8 | `inputs × 8` (one pointer per input on the 64-bit host) |
+//! | `MIRROR_PAD` | two of `rank × 4` |
+//! | `MEAN`, `SUM`, int8 or int16 input | `output elements × 4`, `rank × 4`, `axis elements × 4` |
+//! | `MEAN`, `SUM`, float input | `rank × 4`, `axis elements × 4` |
+//! | `REDUCE_MAX`, `REDUCE_MIN` | `rank × 4`, `axis elements × 4` |
+//! | `CONV_2D`, `DEPTHWISE_CONV_2D`, `FULLY_CONNECTED` with an int4 filter | the filter's element count (it is unpacked there) |
+//! | `TRANSPOSE_CONV`, int8 input | the output's element count × 4 |
+//! | `TRANSPOSE_CONV`, int16 input | the output's element count × 8, then (an int16 bias) the bias's × 8 |
+//! | `TFLite_Detection_PostProcess` (custom) | eleven buffers sized by its options, which lie in the file's bytes; not known here |
 //!
 //! Other ops are taken to request none (true of TFLM's reference kernels for every op in the
 //! models the project checks; optimised kernel builds such as CMSIS-NN request more). The real

@@ -430,19 +430,25 @@ pub fn conv_multipliers(
 }
 
 /// TFLM's FULLY_CONNECTED multipliers (`CalculateOpDataFullyConnected`): more than one filter
-/// scale is per-channel, like [`conv_multipliers`] (a product in double); one is per-tensor,
-/// `GetQuantizedConvolutionMultipler`: `(double)(input_scale * filter_scale)` — the product
-/// in **float** — divided by `(double)output_scale`. One entry per filter scale.
+/// scale is per-channel, like [`conv_multipliers`]; one is per-tensor,
+/// `GetQuantizedConvolutionMultipler`: `QuantizeMultiplier((double)input_scale *
+/// (double)filter_scale / (double)output_scale)`. One entry per filter scale. BATCH_MATMUL's
+/// multiplier is the per-tensor one (the left-hand side's scale as the input's, the
+/// right-hand side's as the filter's).
+///
+/// The source at commit 90b983c2 writes the per-tensor product as
+/// `static_cast<double>(input->params.scale * filter->params.scale)`, in float; the pinned
+/// wheel's `GetQuantizedConvolutionMultipler` (`kernel_util.cc`, disassembled: `cvtss2sd` of
+/// both scales, then `mulsd`) multiplies in double, and its outputs are the judge: an int16
+/// FULLY_CONNECTED whose multiplier's two products differ by 67 units in the last place
+/// reduces to different 16-bit multipliers and differs in output (found by the conformance
+/// suite).
 #[must_use]
 pub fn fully_connected_multipliers(
     input_scale: f32,
     filter_scales: &[f32],
     output_scale: f32,
 ) -> Vec<(i32, i32)> {
-    if let [filter_scale] = filter_scales {
-        let real = f64::from(input_scale * filter_scale) / f64::from(output_scale);
-        return vec![quantize_multiplier(real)];
-    }
     filter_scales
         .iter()
         .map(|&scale| {
@@ -730,6 +736,57 @@ pub fn preprocess_log_softmax_scaling_exp(
     Some((multiplier, left_shift, divisor, shift))
 }
 
+/// TFLM's `LUTPopulate<int16_t>` (`detail::LUTPopulateInt16<float>` in `common.h`): the 513
+/// entries of an int16 lookup table of `transform` from the input's quantisation to the
+/// output's, in float as TFLM computes them: 512 steps over the input range, each entry the
+/// rounded sample minus half the rounded error of the linear interpolation at the step's
+/// midpoint, clamped to int16; the last the rounded value at the input's maximum. `round` is
+/// `std::round` (`stowplan_math::roundf`); `transform` must compute what TFLM's does (its
+/// `std::exp` is `stowplan_math::expf`).
+#[must_use]
+pub fn lut_populate_int16(
+    input_scale: f32,
+    input_zero_point: i32,
+    output_scale: f32,
+    output_zero_point: i32,
+    transform: impl Fn(f32) -> f32,
+) -> Vec<i16> {
+    use stowplan_math::roundf;
+    let (min, max) = (i32::from(i16::MIN), i32::from(i16::MAX));
+    // `input_scale * (min - zero_point)`: the int difference converted to float.
+    let input_min = input_scale * min.wrapping_sub(input_zero_point) as f32;
+    let input_max = input_scale * max.wrapping_sub(input_zero_point) as f32;
+    let output_min = output_scale * min.wrapping_sub(output_zero_point) as f32;
+    let output_max = output_scale * max.wrapping_sub(output_zero_point) as f32;
+    let nb_steps = 512_u16;
+    let step = (input_max - input_min) / f32::from(nb_steps);
+    let half_step = step / 2.0;
+    let output_scaling_inv = 65536.0_f32 / (output_max - output_min);
+    let (table_min, table_max) = (min as f32, max as f32);
+    // std::max<float>(a, b) is `a < b ? b : a`, std::min<float>(a, b) `b < a ? b : a`.
+    let clamp = |v: f32| {
+        let v = if v < table_min { table_min } else { v };
+        let v = if table_max < v { table_max } else { v };
+        v as i16
+    };
+    let mut lut = Vec::with_capacity(usize::from(nb_steps) + 1);
+    for i in 0..nb_steps {
+        let at = input_min + f32::from(i) * step;
+        let val = transform(at);
+        let val_midpoint = transform(at + half_step);
+        let val_next = transform(input_min + f32::from(i + 1) * step);
+        let sample_val = roundf(val * output_scaling_inv);
+        let midpoint_interp_val =
+            roundf((val_next * output_scaling_inv + roundf(val * output_scaling_inv)) / 2.0);
+        let midpoint_val = roundf(val_midpoint * output_scaling_inv);
+        let midpoint_err = midpoint_interp_val - midpoint_val;
+        let bias = roundf(midpoint_err / 2.0);
+        lut.push(clamp(sample_val - bias));
+    }
+    lut.push(clamp(roundf(transform(input_max) * output_scaling_inv)));
+    lut
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -896,15 +953,16 @@ mod tests {
         );
         assert_eq!(conv_multipliers(0.5, &[0.25, 0.5], 0.125, 3), None);
         assert_eq!(conv_multipliers(0.5, &[], 0.125, 3), None);
-        // Per-tensor FULLY_CONNECTED multiplies the scales in float: 0.1f * 0.3f rounds
-        // differently from the double product.
+        // Per-tensor FULLY_CONNECTED multiplies the scales in double in the pinned wheel (not
+        // in float as its source reads): 0.1f * 0.3f rounds differently from the double
+        // product.
         let (a, b, o) = (0.1_f32, 0.3_f32, 0.7_f32);
         let float_product = f64::from(a * b) / f64::from(o);
         let double_product = f64::from(a) * f64::from(b) / f64::from(o);
         assert_ne!(float_product, double_product);
         assert_eq!(
             fully_connected_multipliers(a, &[b], o),
-            vec![quantize_multiplier(float_product)]
+            vec![quantize_multiplier(double_product)]
         );
         assert_eq!(
             fully_connected_multipliers(a, &[b, b], o),
@@ -963,5 +1021,23 @@ mod tests {
                 input_left_shift: 24,
             }
         );
+    }
+
+    #[test]
+    fn int16_lookup_tables() {
+        // The softmax exp table: exp on [-10, 0] into Q0.15 (output scale 2/65535, so exp(0)
+        // = 1 is 32768, clamped); entry 0 is exp(-10) * 32767.5 = 1.49 rounded to 1, less
+        // the rounded midpoint error (-1). The whole table is checked against TFLM's
+        // transcription with the C library's expf by the conformance suite.
+        let range = 65535.0_f32;
+        let exp = lut_populate_int16(10.0 / range, 32767, 2.0 / range, 0, stowplan_math::expf);
+        assert_eq!(exp.len(), 513);
+        assert_eq!(exp.last(), Some(&32767));
+        assert_eq!(exp.first(), Some(&2));
+        assert!(exp.windows(2).all(|w| w[0] <= w[1]));
+        // 1 / (1 + x) on [0, 1]: 1 at 0 (clamped to 32767), 0.5 at 1.
+        let inv = lut_populate_int16(1.0 / range, -32768, 2.0 / range, 0, |x| 1.0 / (1.0 + x));
+        assert_eq!(inv.first(), Some(&32767));
+        assert_eq!(inv.last(), Some(&16384));
     }
 }

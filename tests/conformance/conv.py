@@ -45,6 +45,10 @@ def expected(op, depthwise=False):
     g = geometry(op, depthwise)
     act = tflm.ACTIVATIONS[op.options.fusedActivationFunction]
     inp, filt, out = op.input(0), op.input(1), op.output
+    # conv_common.cc:159-165 (ConvPrepare): the types TFLM's CONV_2D takes.
+    if not depthwise and (inp.dtype, filt.dtype) not in (
+            ("float32", "float32"), ("int16", "int8"), ("int8", "int4"), ("int8", "int8")):
+        raise tflm.PrepareFails("hybrid models are not supported")
     if inp.dtype == "float32":
         lo, hi = tflm.activation_range_float(act)
         return {"geometry": g, "act_min": lo, "act_max": hi}
@@ -53,6 +57,10 @@ def expected(op, depthwise=False):
     channels = filt.shape[3 if depthwise else 0]
     requant = per_channel_multipliers(inp, filt, out, channels)
     lo, hi = tflm.activation_range_quantized(act, out.s, out.z, inp.dtype)
+    if inp.dtype == "int16":
+        # reference_integer_ops::ConvPerChannel / DepthwiseConvPerChannel for int16 take no
+        # offsets (conv.h:187-235, depthwise_conv.h:124-204): only these parameters.
+        return {"geometry": g, "requant": requant, "act_min": lo, "act_max": hi}
     return {
         "geometry": g,
         # conv_common.cc:58-60

@@ -1,6 +1,8 @@
-//! CONV_2D: int8 (per-channel and per-tensor filters, with and without bias, grouped) and
-//! float32, over both paddings, every fused activation and three shape classes; strides 1 to
-//! 3 and dilations 1 and 2 drawn per model.
+//! CONV_2D: int8 (per-channel and per-tensor filters, with and without bias, grouped), int8
+//! with packed int4 filters, int16 with int8 filters (int64, int32 and no bias) and float32,
+//! over both paddings, every fused activation and three shape classes (the int4 and int16
+//! variants take every activation, one per model); strides 1 to 3 and dilations 1 and 2 drawn
+//! per model.
 
 use stowplan_planner::tflite::builder::{ModelBuilder, ops};
 use stowplan_planner::tflite::{DType, OpOptions, Padding};
@@ -119,10 +121,13 @@ fn s(v: usize) -> i32 {
 /// The variants.
 pub fn variants(seed: u64, target: Target) -> Vec<Variant> {
     let mut out = Vec::new();
-    for types in ["int8", "float32"] {
+    for types in ["int8", "float32", "int8 int4-filter", "int16"] {
+        // The int4 and int16 variants draw the activation per model (every one of them in
+        // each variant), to keep the sweep short.
+        let folded = types == "int16" || types.ends_with("int4-filter");
         for (pname, padding) in PADDINGS {
-            for (aname, activation) in ACTIVATIONS {
-                for shape in ["ones", "odd", "wide"] {
+            for &(aname, activation) in activations(folded) {
+                for (si, shape) in ["ones", "odd", "wide"].into_iter().enumerate() {
                     let spec = Spec {
                         op: "conv",
                         builtin: "CONV_2D",
@@ -130,9 +135,15 @@ pub fn variants(seed: u64, target: Target) -> Vec<Variant> {
                         options: format!("{pname} {aname}"),
                         shape,
                     };
-                    out.push(suite::fill(seed, spec, target, |rng, index| {
-                        draw(rng, index, types == "int8", shape, padding, activation)
-                    }));
+                    out.push(suite::fill(
+                        seed,
+                        spec,
+                        folded_target(target, folded),
+                        |rng, index| {
+                            let activation = activation_of(folded, activation, index + si);
+                            draw(rng, index, types, shape, padding, activation)
+                        },
+                    ));
                 }
             }
         }
@@ -140,10 +151,118 @@ pub fn variants(seed: u64, target: Target) -> Vec<Variant> {
     out
 }
 
+/// The activations a variant loop runs over: each on its own, or one entry for all (drawn per
+/// model with [`activation_of`]).
+pub fn activations(
+    folded: bool,
+) -> &'static [(&'static str, stowplan_planner::tflite::Activation)] {
+    const EVERY: [(&str, stowplan_planner::tflite::Activation); 1] = [(
+        "every activation",
+        stowplan_planner::tflite::Activation::None,
+    )];
+    if folded { &EVERY } else { &ACTIVATIONS }
+}
+
+/// Model `index`'s activation: the variant's, or (folded) each in turn.
+pub fn activation_of(
+    folded: bool,
+    activation: stowplan_planner::tflite::Activation,
+    index: usize,
+) -> stowplan_planner::tflite::Activation {
+    if folded {
+        ACTIVATIONS[index % ACTIVATIONS.len()].1
+    } else {
+        activation
+    }
+}
+
+/// A folded variant's target: at least a model per activation.
+pub fn folded_target(target: Target, folded: bool) -> Target {
+    if folded {
+        Target {
+            models: target.models.max(ACTIVATIONS.len()),
+            ..target
+        }
+    } else {
+        target
+    }
+}
+
+/// The bias of an int16 model: model 0 int64, model 1 int32, model 2 none, the others at
+/// random.
+pub fn int16_bias(rng: &mut Rng, index: usize) -> Option<DType> {
+    match index {
+        0 => Some(DType::Int64),
+        1 => Some(DType::Int32),
+        2 => None,
+        _ => rng.pick(&[Some(DType::Int64), Some(DType::Int32), None]),
+    }
+}
+
+/// An int16 activation's zero point: mostly 0 (int16 is quantised symmetrically), now and then
+/// any (TFLM's int16 kernels ignore it).
+pub fn int16_zero_point(rng: &mut Rng) -> i64 {
+    if rng.chance(0.8) {
+        0
+    } else {
+        suite::zero_point(rng, DType::Int16)
+    }
+}
+
+/// An output scale for an int16 sum of `terms` products of magnitude `product_scale` each
+/// (int16 inputs times int8 weights), so that outputs spread over the int16 range; one in five
+/// models at random over the whole range.
+pub fn int16_output_scale(rng: &mut Rng, product_scale: f64, terms: usize) -> f32 {
+    if rng.chance(0.2) {
+        return suite::scale(rng);
+    }
+    let typical = product_scale * 32767.0 * 127.0 * (terms.max(1) as f64).sqrt() / 8000.0;
+    (typical * f64::from(rng.log_uniform(0.1, 10.0))) as f32
+}
+
+/// Int4 weights for model `index`: model 1 at the extremes (-8 and 7), model 2 all 7, the
+/// others at random over -8..=7.
+pub fn int4_weights(rng: &mut Rng, n: usize, index: usize) -> Vec<i64> {
+    match index {
+        1 => (0..n)
+            .map(|_| if rng.chance(0.5) { 7 } else { -8 })
+            .collect(),
+        2 => vec![7; n],
+        _ => (0..n).map(|_| rng.range(-8, 7)).collect(),
+    }
+}
+
+/// Int4 values packed as TFLM stores them: two per byte, the first in the low nibble.
+pub fn pack_int4(values: &[i64]) -> Vec<u8> {
+    values
+        .chunks(2)
+        .map(|c| {
+            let lo = (c[0] as u8) & 0x0f;
+            let hi = c.get(1).map_or(0, |&v| (v as u8) & 0x0f);
+            lo | (hi << 4)
+        })
+        .collect()
+}
+
+/// Int16 CONV_2D / DEPTHWISE_CONV_2D bias values of `dtype`: model 3 at the type's extremes,
+/// the others normal around 0 with a deviation of 2^20.
+pub fn int16_bias_values(rng: &mut Rng, dtype: DType, n: usize, index: usize) -> Vec<i64> {
+    (0..n)
+        .map(|_| {
+            if index == 3 {
+                let (lo, hi) = suite::int_range(dtype);
+                rng.pick(&[lo, hi])
+            } else {
+                rng.normal(f64::from(1 << 20)) as i64
+            }
+        })
+        .collect()
+}
+
 fn draw(
     rng: &mut Rng,
     index: usize,
-    int8: bool,
+    types: &str,
     shape: &str,
     padding: Padding,
     activation: stowplan_planner::tflite::Activation,
@@ -173,7 +292,71 @@ fn draw(
         activation,
     };
     let note;
-    let (x, inputs) = if int8 {
+    let (x, inputs) = if types == "int16" {
+        let qi = Quant::tensor(suite::scale(rng), int16_zero_point(rng));
+        let per_channel = index.is_multiple_of(2) || rng.chance(0.5);
+        let fscales: Vec<f32> = if per_channel {
+            let base = f64::from(suite::scale(rng));
+            (0..cout)
+                .map(|_| (base * f64::from(rng.log_uniform(1e-2, 1e2))) as f32)
+                .collect()
+        } else {
+            vec![suite::scale(rng)]
+        };
+        let product = f64::from(qi.s()) * f64::from(fscales[0]);
+        let qo = Quant::tensor(
+            int16_output_scale(rng, product, win.kh * win.kw * fin),
+            int16_zero_point(rng),
+        );
+        let x = b.quantized(sg, "input", DType::Int16, &ishape, qi.spec());
+        let wdata = suite::weights_for(rng, fcount, index);
+        let w = b.quantized_constant(
+            sg,
+            "filter",
+            DType::Int8,
+            &fshape,
+            Quant::channels(fscales.clone(), 0).spec(),
+            &int_bytes(DType::Int8, &wdata),
+        );
+        let bias_type = int16_bias(rng, index);
+        let mut inputs = vec![x, w];
+        if let Some(bt) = bias_type {
+            let bscales: Vec<f32> = (0..cout)
+                .map(|c| {
+                    (f64::from(qi.s()) * f64::from(fscales[if per_channel { c } else { 0 }])) as f32
+                })
+                .collect();
+            let bdata = int16_bias_values(rng, bt, cout, index);
+            inputs.push(b.quantized_constant(
+                sg,
+                "bias",
+                bt,
+                &[s(cout)],
+                Quant::channels(bscales, 0).spec(),
+                &int_bytes(bt, &bdata),
+            ));
+        }
+        let y = b.quantized(sg, "output", DType::Int16, &oshape, qo.spec());
+        b.op_with_options(sg, ops::CONV_2D, &inputs, &[y], options);
+        b.io(sg, &[x], &[y]);
+        note = format!(
+            "in {ishape:?} filter {fshape:?} out {oshape:?} stride {:?} dilation {:?} groups {groups} bias {bias_type:?} in q {:?} out q {:?} filter scales {} act {activation:?}",
+            win.stride,
+            win.dilation,
+            (qi.s(), qi.z()),
+            (qo.s(), qo.z()),
+            fscales.len(),
+        );
+        (
+            x,
+            vec![InputSpec::int(
+                DType::Int16,
+                win.n * win.h * win.w * cin,
+                qi.z(),
+            )],
+        )
+    } else if types.starts_with("int8") {
+        let int4 = types.ends_with("int4-filter");
         let qi = Quant::tensor(suite::scale(rng), suite::zero_point(rng, DType::Int8));
         let per_channel = index.is_multiple_of(2) || rng.chance(0.5);
         let fscales: Vec<f32> = if per_channel {
@@ -185,21 +368,35 @@ fn draw(
             vec![suite::scale(rng)]
         };
         let qf = Quant::channels(fscales.clone(), 0);
-        let product = f64::from(qi.s()) * f64::from(fscales[0]);
+        // Int4 weights reach 8, not 127: the output scale follows.
+        let weight_scale = if int4 { 8.0 / 127.0 } else { 1.0 };
+        let product = f64::from(qi.s()) * f64::from(fscales[0]) * weight_scale;
         let qo = Quant::tensor(
             suite::output_scale_for(rng, product, win.kh * win.kw * fin),
             suite::zero_point(rng, DType::Int8),
         );
         let x = b.quantized(sg, "input", DType::Int8, &ishape, qi.spec());
-        let wdata = suite::weights_for(rng, fcount, index);
-        let w = b.quantized_constant(
-            sg,
-            "filter",
-            DType::Int8,
-            &fshape,
-            qf.spec(),
-            &int_bytes(DType::Int8, &wdata),
-        );
+        let w = if int4 {
+            let wdata = int4_weights(rng, fcount, index);
+            b.quantized_constant(
+                sg,
+                "filter",
+                DType::Int4,
+                &fshape,
+                qf.spec(),
+                &pack_int4(&wdata),
+            )
+        } else {
+            let wdata = suite::weights_for(rng, fcount, index);
+            b.quantized_constant(
+                sg,
+                "filter",
+                DType::Int8,
+                &fshape,
+                qf.spec(),
+                &int_bytes(DType::Int8, &wdata),
+            )
+        };
         let bias = if with_bias {
             let bscales: Vec<f32> = (0..cout)
                 .map(|c| {
@@ -237,7 +434,7 @@ fn draw(
         b.op_with_options(sg, ops::CONV_2D, &inputs, &[y], options);
         b.io(sg, &[x], &[y]);
         note = format!(
-            "in {ishape:?} filter {fshape:?} out {oshape:?} stride {:?} dilation {:?} groups {groups} bias {with_bias} in q {:?} out q {:?} filter scales {} ({})",
+            "in {ishape:?} filter {fshape:?} out {oshape:?} stride {:?} dilation {:?} groups {groups} bias {with_bias} in q {:?} out q {:?} filter scales {} ({}) act {activation:?}",
             win.stride,
             win.dilation,
             (qi.s(), qi.z()),

@@ -1,14 +1,18 @@
-//! DEPTHWISE_CONV_2D: int8 (per-channel and per-tensor filters, with and without bias) and
-//! float32, over both paddings, every fused activation and three shape classes; depth
-//! multipliers 1 and above (past the kernel's channel block of 16 too), strides 1 to 3 and
+//! DEPTHWISE_CONV_2D: int8 (per-channel and per-tensor filters, with and without bias), int8
+//! with packed int4 filters, int16 with int8 filters (int64 bias or none) and float32, over
+//! both paddings, every fused activation and three shape classes (the int4 and int16 variants
+//! take every activation, one per model); depth multipliers 1 and above (past the kernel's channel block of 16 too), strides 1 to 3 and
 //! dilations 1 and 2 drawn per model, each of them in the first three models of every variant.
 
 use stowplan_planner::tflite::builder::ModelBuilder;
 use stowplan_planner::tflite::{Activation, BuiltinOp, DType, OpOptions, Padding};
 
-use crate::conv::{PADDINGS, out_size};
+use crate::conv::{
+    PADDINGS, activation_of, activations, folded_target, int4_weights, int16_bias_values,
+    int16_output_scale, int16_zero_point, out_size, pack_int4,
+};
 use crate::suite::{
-    self, ACTIVATIONS, Draft, InputSpec, Quant, Rng, Spec, Target, Variant, f32_bytes, int_bytes,
+    self, Draft, InputSpec, Quant, Rng, Spec, Target, Variant, f32_bytes, int_bytes,
 };
 
 /// `DEPTHWISE_CONV_2D`.
@@ -21,10 +25,17 @@ fn s(v: usize) -> i32 {
 /// The variants.
 pub fn variants(seed: u64, target: Target) -> Vec<Variant> {
     let mut out = Vec::new();
-    for types in ["int8 per-channel", "int8 per-tensor", "float32"] {
+    for types in [
+        "int8 per-channel",
+        "int8 per-tensor",
+        "float32",
+        "int8 int4-filter",
+        "int16",
+    ] {
+        let folded = types == "int16" || types.ends_with("int4-filter");
         for (pname, padding) in PADDINGS {
-            for (aname, activation) in ACTIVATIONS {
-                for shape in ["ones", "odd", "wide"] {
+            for &(aname, activation) in activations(folded) {
+                for (si, shape) in ["ones", "odd", "wide"].into_iter().enumerate() {
                     let spec = Spec {
                         op: "depthwise_conv",
                         builtin: "DEPTHWISE_CONV_2D",
@@ -32,9 +43,15 @@ pub fn variants(seed: u64, target: Target) -> Vec<Variant> {
                         options: format!("{pname} {aname}"),
                         shape,
                     };
-                    out.push(suite::fill(seed, spec, target, |rng, index| {
-                        draw(rng, index, types, shape, padding, activation)
-                    }));
+                    out.push(suite::fill(
+                        seed,
+                        spec,
+                        folded_target(target, folded),
+                        |rng, index| {
+                            let activation = activation_of(folded, activation, index + si);
+                            draw(rng, index, types, shape, padding, activation)
+                        },
+                    ));
                 }
             }
         }
@@ -124,7 +141,7 @@ fn draw(
         activation,
     };
     let geometry = format!(
-        "in {ishape:?} filter {fshape:?} out {oshape:?} stride {stride:?} dilation {dilation:?} depth multiplier {dm} bias {with_bias}"
+        "in {ishape:?} filter {fshape:?} out {oshape:?} stride {stride:?} dilation {dilation:?} depth multiplier {dm} bias {with_bias} act {activation:?}"
     );
     let note;
     let input = if types == "float32" {
@@ -152,10 +169,9 @@ fn draw(
         b.io(sg, &[x], &[y]);
         note = geometry;
         InputSpec::float(n * h * w * cin, 1.0)
-    } else {
-        let per_channel = types.ends_with("per-channel");
-        let qi = Quant::tensor(suite::scale(rng), suite::zero_point(rng, DType::Int8));
-        // Per-channel scales spread over four orders of magnitude around a base.
+    } else if types == "int16" {
+        let per_channel = index.is_multiple_of(2) || rng.chance(0.5);
+        let qi = Quant::tensor(suite::scale(rng), int16_zero_point(rng));
         let fscales: Vec<f32> = if per_channel {
             let base = f64::from(suite::scale(rng));
             (0..cout)
@@ -166,10 +182,10 @@ fn draw(
         };
         let product = f64::from(qi.s()) * f64::from(fscales[0]);
         let qo = Quant::tensor(
-            suite::output_scale_for(rng, product, kh * kw),
-            suite::zero_point(rng, DType::Int8),
+            int16_output_scale(rng, product, kh * kw),
+            int16_zero_point(rng),
         );
-        let x = b.quantized(sg, "input", DType::Int8, &ishape, qi.spec());
+        let x = b.quantized(sg, "input", DType::Int16, &ishape, qi.spec());
         let f = b.quantized_constant(
             sg,
             "filter",
@@ -178,6 +194,75 @@ fn draw(
             Quant::channels(fscales.clone(), 3).spec(),
             &int_bytes(DType::Int8, &suite::weights_for(rng, fcount, index)),
         );
+        let mut inputs = vec![x, f];
+        // TFLM's int16 kernel reads any bias as int64: int64 biases or none.
+        if index != 2 && with_bias {
+            let bscales: Vec<f32> = (0..cout)
+                .map(|c| {
+                    (f64::from(qi.s()) * f64::from(fscales[if per_channel { c } else { 0 }])) as f32
+                })
+                .collect();
+            let bdata = int16_bias_values(rng, DType::Int64, cout, index);
+            inputs.push(b.quantized_constant(
+                sg,
+                "bias",
+                DType::Int64,
+                &[s(cout)],
+                Quant::channels(bscales, 0).spec(),
+                &int_bytes(DType::Int64, &bdata),
+            ));
+        }
+        let y = b.quantized(sg, "output", DType::Int16, &oshape, qo.spec());
+        b.op_with_options(sg, DEPTHWISE_CONV_2D, &inputs, &[y], options);
+        b.io(sg, &[x], &[y]);
+        note = format!(
+            "{geometry} in q {:?} out q {:?} filter scales {} int64 bias {}",
+            (qi.s(), qi.z()),
+            (qo.s(), qo.z()),
+            fscales.len(),
+            inputs.len() == 3,
+        );
+        InputSpec::int(DType::Int16, n * h * w * cin, qi.z())
+    } else {
+        let int4 = types.ends_with("int4-filter");
+        let per_channel = types.ends_with("per-channel") || (int4 && index != 1);
+        let qi = Quant::tensor(suite::scale(rng), suite::zero_point(rng, DType::Int8));
+        // Per-channel scales spread over four orders of magnitude around a base.
+        let fscales: Vec<f32> = if per_channel {
+            let base = f64::from(suite::scale(rng));
+            (0..cout)
+                .map(|_| (base * f64::from(rng.log_uniform(1e-2, 1e2))) as f32)
+                .collect()
+        } else {
+            vec![suite::scale(rng)]
+        };
+        // Int4 weights reach 8, not 127: the output scale follows.
+        let weight_scale = if int4 { 8.0 / 127.0 } else { 1.0 };
+        let product = f64::from(qi.s()) * f64::from(fscales[0]) * weight_scale;
+        let qo = Quant::tensor(
+            suite::output_scale_for(rng, product, kh * kw),
+            suite::zero_point(rng, DType::Int8),
+        );
+        let x = b.quantized(sg, "input", DType::Int8, &ishape, qi.spec());
+        let f = if int4 {
+            b.quantized_constant(
+                sg,
+                "filter",
+                DType::Int4,
+                &fshape,
+                Quant::channels(fscales.clone(), 3).spec(),
+                &pack_int4(&int4_weights(rng, fcount, index)),
+            )
+        } else {
+            b.quantized_constant(
+                sg,
+                "filter",
+                DType::Int8,
+                &fshape,
+                Quant::channels(fscales.clone(), 3).spec(),
+                &int_bytes(DType::Int8, &suite::weights_for(rng, fcount, index)),
+            )
+        };
         let mut inputs = vec![x, f];
         if with_bias {
             let bscales: Vec<f32> = (0..cout)

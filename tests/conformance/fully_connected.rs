@@ -1,12 +1,18 @@
 //! FULLY_CONNECTED: int8 (per-tensor and per-channel filters, with and without bias, inputs
-//! of rank 2 to 4, `keep_num_dims`) and float32, over every fused activation and three shape
-//! classes.
+//! of rank 2 to 4, `keep_num_dims`), int8 with packed int4 filters (per tensor), int16 with
+//! int8 filters (per tensor and per channel; int64, int32 and no bias) and float32, over every
+//! fused activation (the int4 and int16 variants take every one, one per model) and three
+//! shape classes.
 
 use stowplan_planner::tflite::builder::{ModelBuilder, ops};
 use stowplan_planner::tflite::{DType, OpOptions};
 
+use crate::conv::{
+    activation_of, activations, folded_target, int4_weights, int16_bias, int16_output_scale,
+    int16_zero_point, pack_int4,
+};
 use crate::suite::{
-    self, ACTIVATIONS, Draft, InputSpec, Quant, Rng, Spec, Target, Variant, f32_bytes, int_bytes,
+    self, Draft, InputSpec, Quant, Rng, Spec, Target, Variant, f32_bytes, int_bytes,
 };
 
 fn s(v: usize) -> i32 {
@@ -16,9 +22,18 @@ fn s(v: usize) -> i32 {
 /// The variants.
 pub fn variants(seed: u64, target: Target) -> Vec<Variant> {
     let mut out = Vec::new();
-    for types in ["int8 per-tensor", "int8 per-channel", "float32"] {
-        for (aname, activation) in ACTIVATIONS {
-            for shape in ["ones", "odd", "wide"] {
+    for types in [
+        "int8 per-tensor",
+        "int8 per-channel",
+        "float32",
+        "int8 int4-filter",
+        "int16 per-tensor",
+        "int16 per-channel",
+    ] {
+        // The int4 and int16 variants draw the activation per model.
+        let folded = types.starts_with("int16") || types.ends_with("int4-filter");
+        for &(aname, activation) in activations(folded) {
+            for (si, shape) in ["ones", "odd", "wide"].into_iter().enumerate() {
                 let spec = Spec {
                     op: "fully_connected",
                     builtin: "FULLY_CONNECTED",
@@ -26,9 +41,15 @@ pub fn variants(seed: u64, target: Target) -> Vec<Variant> {
                     options: aname.to_owned(),
                     shape,
                 };
-                out.push(suite::fill(seed, spec, target, |rng, index| {
-                    draw(rng, index, types, shape, activation)
-                }));
+                out.push(suite::fill(
+                    seed,
+                    spec,
+                    folded_target(target, folded),
+                    |rng, index| {
+                        let activation = activation_of(folded, activation, index + si);
+                        draw(rng, index, types, shape, activation)
+                    },
+                ));
             }
         }
     }
@@ -106,7 +127,70 @@ fn draw(
         b.io(sg, &[x], &[y]);
         note = format!("in {ishape:?} filter {fshape:?} out {oshape:?} bias {with_bias}");
         InputSpec::float(batches * accum, 1.0)
+    } else if types.starts_with("int16") {
+        let per_channel = types.ends_with("per-channel");
+        let qi = Quant::tensor(suite::scale(rng), int16_zero_point(rng));
+        let fscales: Vec<f32> = if per_channel {
+            let base = f64::from(suite::scale(rng));
+            (0..units)
+                .map(|_| (base * f64::from(rng.log_uniform(1e-2, 1e2))) as f32)
+                .collect()
+        } else {
+            vec![suite::scale(rng)]
+        };
+        let product = f64::from(qi.s() * fscales[0]);
+        let bias_type = if with_bias || index < 3 {
+            int16_bias(rng, index)
+        } else {
+            None
+        };
+        let mut qo = Quant::tensor(
+            int16_output_scale(rng, product, accum),
+            int16_zero_point(rng),
+        );
+        let bscales: Vec<f32> = fscales.iter().map(|&f| qi.s() * f).collect();
+        if bias_type.is_some() && !per_channel {
+            // TFLM's Prepare requires |input × filter − bias scale| / output scale <= 0.02.
+            let diff = (f64::from(qi.s()) * f64::from(fscales[0]) - f64::from(bscales[0])).abs();
+            if diff / f64::from(qo.s()) > 0.02 {
+                qo.scale[0] = (diff * 60.0) as f32;
+            }
+        }
+        let x = b.quantized(sg, "input", DType::Int16, &ishape, qi.spec());
+        let w = b.quantized_constant(
+            sg,
+            "filter",
+            DType::Int8,
+            &fshape,
+            Quant::channels(fscales.clone(), 0).spec(),
+            &int_bytes(DType::Int8, &suite::weights_for(rng, units * accum, index)),
+        );
+        let bias = match bias_type {
+            Some(bt) => {
+                let bdata = crate::conv::int16_bias_values(rng, bt, units, index);
+                b.quantized_constant(
+                    sg,
+                    "bias",
+                    bt,
+                    &[s(units)],
+                    Quant::channels(bscales, 0).spec(),
+                    &int_bytes(bt, &bdata),
+                )
+            }
+            None => -1,
+        };
+        let y = b.quantized(sg, "output", DType::Int16, &oshape, qo.spec());
+        b.op_with_options(sg, ops::FULLY_CONNECTED, &[x, w, bias], &[y], options);
+        b.io(sg, &[x], &[y]);
+        note = format!(
+            "in {ishape:?} filter {fshape:?} out {oshape:?} bias {bias_type:?} in q {:?} out q {:?} filter scales {} act {activation:?}",
+            (qi.s(), qi.z()),
+            (qo.s(), qo.z()),
+            fscales.len()
+        );
+        InputSpec::int(DType::Int16, batches * accum, qi.z())
     } else {
+        let int4 = types.ends_with("int4-filter");
         let per_channel = types.ends_with("per-channel");
         let qi = Quant::tensor(suite::scale(rng), suite::zero_point(rng, DType::Int8));
         let fscales: Vec<f32> = if per_channel {
@@ -118,8 +202,10 @@ fn draw(
             vec![suite::scale(rng)]
         };
         let product = f64::from(qi.s() * fscales[0]);
+        // Int4 weights reach 8, not 127: the output scale follows.
+        let weight_scale = if int4 { 8.0 / 127.0 } else { 1.0 };
         let mut qo = Quant::tensor(
-            suite::output_scale_for(rng, product, accum),
+            suite::output_scale_for(rng, product * weight_scale, accum),
             suite::zero_point(rng, DType::Int8),
         );
         if with_bias && !per_channel {
@@ -131,14 +217,25 @@ fn draw(
             }
         }
         let x = b.quantized(sg, "input", DType::Int8, &ishape, qi.spec());
-        let w = b.quantized_constant(
-            sg,
-            "filter",
-            DType::Int8,
-            &fshape,
-            Quant::channels(fscales.clone(), 0).spec(),
-            &int_bytes(DType::Int8, &suite::weights_for(rng, units * accum, index)),
-        );
+        let w = if int4 {
+            b.quantized_constant(
+                sg,
+                "filter",
+                DType::Int4,
+                &fshape,
+                Quant::channels(fscales.clone(), 0).spec(),
+                &pack_int4(&int4_weights(rng, units * accum, index)),
+            )
+        } else {
+            b.quantized_constant(
+                sg,
+                "filter",
+                DType::Int8,
+                &fshape,
+                Quant::channels(fscales.clone(), 0).spec(),
+                &int_bytes(DType::Int8, &suite::weights_for(rng, units * accum, index)),
+            )
+        };
         let bias = if with_bias {
             // The bias scale TFLM's converter writes: input scale × filter scale.
             let bscales: Vec<f32> = fscales.iter().map(|&f| qi.s() * f).collect();
@@ -167,7 +264,7 @@ fn draw(
         b.op_with_options(sg, ops::FULLY_CONNECTED, &[x, w, bias], &[y], options);
         b.io(sg, &[x], &[y]);
         note = format!(
-            "in {ishape:?} filter {fshape:?} out {oshape:?} bias {with_bias} in q {:?} out q {:?} filter scales {}",
+            "in {ishape:?} filter {fshape:?} out {oshape:?} bias {with_bias} in q {:?} out q {:?} filter scales {} act {activation:?}",
             (qi.s(), qi.z()),
             (qo.s(), qo.z()),
             fscales.len()

@@ -21,10 +21,12 @@
 
 mod activations;
 mod add;
+mod batch_matmul;
 mod concatenation;
 mod conv;
 mod depthwise_conv;
 mod dequantize;
+mod detection_postprocess;
 mod fully_connected;
 mod logistic;
 mod mul;
@@ -35,6 +37,7 @@ mod reduce;
 mod reshape;
 mod softmax;
 mod suite;
+mod svdf;
 mod transpose;
 // The elementwise family (ops-b).
 mod add_n;
@@ -64,6 +67,32 @@ mod log_softmax;
 mod neg;
 mod round;
 mod tanh;
+// Data movement, indexing and the other reductions.
+mod arg_min_max;
+mod batch_to_space_nd;
+mod broadcast_args;
+mod broadcast_to;
+mod cumsum;
+mod depth_to_space;
+mod dynamic_update_slice;
+mod embedding_lookup;
+mod gather;
+mod gather_nd;
+mod mirror_pad;
+mod pack;
+mod resize_bilinear;
+mod resize_nearest_neighbor;
+mod reverse;
+mod shape;
+mod slice;
+mod space_to_batch_nd;
+mod space_to_depth;
+mod split;
+mod split_v;
+mod strided_slice;
+mod transpose_conv;
+mod unidirectional_sequence_lstm;
+mod unpack;
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -119,6 +148,39 @@ fn all_variants(seed: u64, target: Target, ops: Option<&[String]>) -> Vec<Varian
         ("leaky_relu", leaky_relu::variants),
         ("log_softmax", log_softmax::variants),
         ("l2norm", l2norm::variants),
+        ("slice", slice::variants),
+        ("strided_slice", strided_slice::variants),
+        ("split", split::variants),
+        ("split_v", split_v::variants),
+        ("pack", pack::variants),
+        ("unpack", unpack::variants),
+        ("gather", gather::variants),
+        ("gather_nd", gather_nd::variants),
+        ("depth_to_space", depth_to_space::variants),
+        ("space_to_depth", space_to_depth::variants),
+        ("batch_to_space_nd", batch_to_space_nd::variants),
+        ("space_to_batch_nd", space_to_batch_nd::variants),
+        ("mirror_pad", mirror_pad::variants),
+        ("reverse", reverse::variants),
+        ("pad", pad::more_variants),
+        ("broadcast_to", broadcast_to::variants),
+        ("broadcast_args", broadcast_args::variants),
+        ("shape", shape::variants),
+        ("embedding_lookup", embedding_lookup::variants),
+        ("dynamic_update_slice", dynamic_update_slice::variants),
+        ("cumsum", cumsum::variants),
+        ("arg_min_max", arg_min_max::variants),
+        ("reduce", reduce::more_variants),
+        ("resize_nearest_neighbor", resize_nearest_neighbor::variants),
+        ("resize_bilinear", resize_bilinear::variants),
+        ("svdf", svdf::variants),
+        (
+            "unidirectional_sequence_lstm",
+            unidirectional_sequence_lstm::variants,
+        ),
+        ("batch_matmul", batch_matmul::variants),
+        ("transpose_conv", transpose_conv::variants),
+        ("detection_postprocess", detection_postprocess::variants),
     ];
     table
         .iter()

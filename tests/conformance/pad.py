@@ -1,4 +1,4 @@
-"""PAD's Prepare as TFLM computes it.
+"""PAD's and PADV2's Prepare as TFLM computes it (one kernel for both).
 
 tensorflow/lite/micro/kernels/pad_common.cc:30-126 (PadPrepare) and
 tensorflow/lite/kernels/internal/reference/pad.h:38-66 (PadImpl extends shapes and paddings
@@ -38,9 +38,16 @@ def expected(op):
     for i, o in enumerate(out.shape):
         if o != inp.shape[i] + p[2 * i] + p[2 * i + 1]:
             raise tflm.PrepareFails(f"output dimension {i} is not input plus paddings")
-    # pad_common.cc:100-114: int8 without a constant value pads with the output zero point.
+    # pad_common.cc:100-114: int8 without a constant value pads with the output zero point;
+    # with one, it is quantised as the output (scales compared as double).
     if inp.dtype == "int8" and constant is None and not -128 <= out.z <= 127:
         raise tflm.PrepareFails("output zero point out of int8")
+    if inp.dtype == "int8" and constant is not None and (
+            constant.z != out.z or float(tflm.F32(constant.s)) != float(tflm.F32(out.s))):
+        raise tflm.PrepareFails("the constant value is quantised unlike the output")
+    # pad.cc:32-104: the types PadEval takes.
+    if inp.dtype not in ("float32", "int8", "int16", "int32"):
+        raise tflm.PrepareFails(f"PAD of {inp.dtype}")
     # pad_common.cc:92-96: left paddings in the input's order; PadImpl puts them last of 5.
     left = [p[2 * i] for i in range(len(inp.shape))]
     return {

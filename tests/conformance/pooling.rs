@@ -1,8 +1,8 @@
-//! AVERAGE_POOL_2D and MAX_POOL_2D: int8 and float32, over both paddings, every fused
-//! activation and three shape classes; windows of 1 to 4 and strides of 1 to 3 drawn per
+//! AVERAGE_POOL_2D and MAX_POOL_2D: int8, int16 and float32, over both paddings, every fused
+//! activation (the int16 variants take every one, one per model) and three shape classes; windows of 1 to 4 and strides of 1 to 3 drawn per
 //! model, SAME windows hanging over the padding (and windows larger than the input).
 //!
-//! TFLM's int8 Prepare requires the output's zero point to be the input's and the scales to
+//! TFLM's int8 and int16 Prepare requires the output's zero point to be the input's and the scales to
 //! differ by at most 1e-6 (`pooling_common.cc`): most models share the quantisation, some
 //! take an output scale up to 0.9e-6 away (which moves the activation range, computed from
 //! the output's quantisation, while the values are not requantised).
@@ -10,8 +10,8 @@
 use stowplan_planner::tflite::builder::ModelBuilder;
 use stowplan_planner::tflite::{Activation, BuiltinOp, DType, OpOptions, Padding};
 
-use crate::conv::{PADDINGS, out_size};
-use crate::suite::{self, ACTIVATIONS, Draft, InputSpec, Quant, Rng, Spec, Target, Variant};
+use crate::conv::{PADDINGS, activation_of, activations, folded_target, out_size};
+use crate::suite::{self, Draft, InputSpec, Quant, Rng, Spec, Target, Variant};
 
 /// The builtins with their codes.
 const BUILTINS: [(&str, BuiltinOp); 2] = [
@@ -27,10 +27,12 @@ fn s(v: usize) -> i32 {
 pub fn variants(seed: u64, target: Target) -> Vec<Variant> {
     let mut out = Vec::new();
     for (builtin, code) in BUILTINS {
-        for types in ["int8", "float32"] {
+        for types in ["int8", "float32", "int16"] {
+            // The int16 variants draw the activation per model.
+            let folded = types == "int16";
             for (pname, padding) in PADDINGS {
-                for (aname, activation) in ACTIVATIONS {
-                    for shape in ["ones", "odd", "wide"] {
+                for &(aname, activation) in activations(folded) {
+                    for (si, shape) in ["ones", "odd", "wide"].into_iter().enumerate() {
                         let spec = Spec {
                             op: "pooling",
                             builtin,
@@ -38,16 +40,10 @@ pub fn variants(seed: u64, target: Target) -> Vec<Variant> {
                             options: format!("{builtin} {pname} {aname}"),
                             shape,
                         };
-                        out.push(suite::fill(seed, spec, target, |rng, index| {
-                            draw(
-                                rng,
-                                index,
-                                code,
-                                types == "int8",
-                                shape,
-                                padding,
-                                activation,
-                            )
+                        let t = folded_target(target, folded);
+                        out.push(suite::fill(seed, spec, t, |rng, index| {
+                            let activation = activation_of(folded, activation, index + si);
+                            draw(rng, index, code, types, shape, padding, activation)
                         }));
                     }
                 }
@@ -77,7 +73,7 @@ fn draw(
     rng: &mut Rng,
     index: usize,
     code: BuiltinOp,
-    int8: bool,
+    types: &str,
     shape: &str,
     padding: Padding,
     activation: Activation,
@@ -124,12 +120,17 @@ fn draw(
     let mut b = ModelBuilder::new();
     let sg = b.subgraph("main");
     let mut note = format!(
-        "in {ishape:?} out {oshape:?} filter {:?} stride {:?}",
+        "in {ishape:?} out {oshape:?} filter {:?} stride {:?} act {activation:?}",
         (fh, fw),
         (sh, sw)
     );
-    let input = if int8 {
-        let mut qi = Quant::tensor(suite::scale(rng), suite::zero_point(rng, DType::Int8));
+    let input = if types != "float32" {
+        let dtype = if types == "int16" {
+            DType::Int16
+        } else {
+            DType::Int8
+        };
+        let mut qi = Quant::tensor(suite::scale(rng), suite::zero_point(rng, dtype));
         let mut qo = qi.clone();
         if index == 2 || (index >= 3 && rng.chance(0.3)) {
             // TFLM accepts |input scale - output scale| <= 1e-6 (in float). With RELU6 and
@@ -148,12 +149,12 @@ fn draw(
                 qo.scale[0] = (base + delta) as f32;
             }
         }
-        let x = b.quantized(sg, "input", DType::Int8, &ishape, qi.spec());
-        let y = b.quantized(sg, "output", DType::Int8, &oshape, qo.spec());
+        let x = b.quantized(sg, "input", dtype, &ishape, qi.spec());
+        let y = b.quantized(sg, "output", dtype, &oshape, qo.spec());
         b.op_with_options(sg, code, &[x], &[y], options);
         b.io(sg, &[x], &[y]);
         note += &format!(" in q {:?} out q {:?}", (qi.s(), qi.z()), (qo.s(), qo.z()));
-        InputSpec::int(DType::Int8, n * h * w * c, qi.z())
+        InputSpec::int(dtype, n * h * w * c, qi.z())
     } else {
         let x = b.tensor(sg, "input", DType::Float32, &ishape);
         let y = b.tensor(sg, "output", DType::Float32, &oshape);

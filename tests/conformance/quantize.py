@@ -5,6 +5,11 @@ tensorflow/lite/micro/kernels/quantize_common.cc:31-90 (PrepareQuantizeReference
 
 import tflm
 
+# quantize_common.cc:65-74: the pairings whose requantisation multiplier Prepare computes.
+REQUANTIZE = {("int16", "int8"), ("int8", "int8"), ("int8", "uint8"), ("uint8", "int8"),
+              ("int8", "int16"), ("int8", "int32"), ("int16", "int16"), ("int16", "int32"),
+              ("int32", "int8"), ("int32", "int16")}
+
 
 def expected(op):
     inp, out = op.input(0), op.output
@@ -15,6 +20,11 @@ def expected(op):
     if inp.dtype not in ("float32", "int32", "int16", "int8", "uint8") or \
             out.dtype not in ("int8", "int16", "int32", "uint8"):
         raise tflm.PrepareFails(f"{inp.dtype} -> {out.dtype}")
+    # quantize_common.cc:96-235 (EvalQuantizeReference): the pairings it has kernels for; the
+    # others fail in Eval.
+    if (inp.dtype, out.dtype) not in REQUANTIZE and (inp.dtype, out.dtype) not in (
+            ("float32", "int8"), ("float32", "int16")):
+        raise tflm.PrepareFails(f"{inp.dtype} -> {out.dtype} has no kernel")
     if inp.dtype == "float32":
         # quantize_common.cc:82-83: zero point and scale (float -> double, converted back to
         # float by AffineQuantize, reference/quantize.h:46: exact).

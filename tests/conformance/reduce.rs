@@ -1,10 +1,10 @@
-//! MEAN: int8 and float32; one axis, several (with now and then a duplicate), all of them, and
+//! MEAN: int8, int16 and float32; one axis, several (with now and then a duplicate), all of them, and
 //! negative ones, with and without `keep_dims`, inputs of rank 2 to 4 drawn per model, over
 //! three shape classes. The float 4-D mean over axes 1 and 2 with `keep_dims` (TFLM's special
 //! case, the global average pool) is the first two models of every float "several" variant
 //! with `keep_dims`.
 //!
-//! int8 outputs are quantised like the input, at a scale near the input's, at any scale, or
+//! int8 and int16 outputs are quantised like the input, at a scale near the input's, at any scale, or
 //! at scales that make the input / output ratio tiny (1e-8 to 1e-6: the kernel clamps its
 //! 1 / count shift) or huge (1e6 to 1e8), with any zero point.
 
@@ -23,7 +23,7 @@ fn s(v: usize) -> i32 {
 /// The variants.
 pub fn variants(seed: u64, target: Target) -> Vec<Variant> {
     let mut out = Vec::new();
-    for types in ["int8", "float32"] {
+    for types in ["int8", "float32", "int16"] {
         for axes in ["single", "several", "all", "negative"] {
             for keep_dims in [true, false] {
                 for shape in ["ones", "odd", "wide"] {
@@ -38,7 +38,7 @@ pub fn variants(seed: u64, target: Target) -> Vec<Variant> {
                         shape,
                     };
                     out.push(suite::fill(seed, spec, target, |rng, index| {
-                        draw(rng, target, index, types == "int8", axes, keep_dims, shape)
+                        draw(rng, target, index, types, axes, keep_dims, shape)
                     }));
                 }
             }
@@ -141,7 +141,7 @@ fn draw(
     rng: &mut Rng,
     target: Target,
     index: usize,
-    int8: bool,
+    types: &str,
     axes: &str,
     keep_dims: bool,
     shape: &str,
@@ -207,9 +207,14 @@ fn draw(
     );
     let options = OpOptions::Reducer { keep_dims };
     let mut note = format!("in {ishape:?} axis {axis:?} (shape {axis_shape:?}) out {oshape:?}");
-    let input = if int8 {
-        let mut qi = Quant::tensor(suite::scale(rng), suite::zero_point(rng, DType::Int8));
-        let zo = suite::zero_point(rng, DType::Int8);
+    let input = if types != "float32" {
+        let dtype = if types == "int16" {
+            DType::Int16
+        } else {
+            DType::Int8
+        };
+        let mut qi = Quant::tensor(suite::scale(rng), suite::zero_point(rng, dtype));
+        let zo = suite::zero_point(rng, dtype);
         let qo = match rng.below(5) {
             0 => qi.clone(),
             1 => Quant::tensor(
@@ -229,12 +234,12 @@ fn draw(
                 Quant::tensor(rng.log_uniform(1e-6, 1e-5), zo)
             }
         };
-        let x = b.quantized(sg, "input", DType::Int8, &ishape_i, qi.spec());
-        let y = b.quantized(sg, "output", DType::Int8, &oshape_i, qo.spec());
+        let x = b.quantized(sg, "input", dtype, &ishape_i, qi.spec());
+        let y = b.quantized(sg, "output", dtype, &oshape_i, qo.spec());
         b.op_with_options(sg, MEAN, &[x, ax], &[y], options);
         b.io(sg, &[x], &[y]);
         note += &format!(" in q {:?} out q {:?}", (qi.s(), qi.z()), (qo.s(), qo.z()));
-        InputSpec::int(DType::Int8, in_len, qi.z())
+        InputSpec::int(dtype, in_len, qi.z())
     } else {
         let x = b.tensor(sg, "input", DType::Float32, &ishape_i);
         let y = b.tensor(sg, "output", DType::Float32, &oshape_i);
@@ -243,4 +248,150 @@ fn draw(
         InputSpec::float(in_len, 1.0)
     };
     Some(Draft::new(&b, vec![input], out_len, note))
+}
+
+/// REDUCE_MAX, REDUCE_MIN (float32; int8 quantised as the output, as TFLM requires) and SUM
+/// (float32; int8 and int16 at any output scale), ranks 1 to 5, the same axis classes as MEAN
+/// (two to a variant, models alternating), `keep_dims` drawn per model; float inputs with NaN, infinities and signed zeros among the
+/// special sets.
+pub fn more_variants(seed: u64, target: Target) -> Vec<Variant> {
+    let cases: [(&str, &str, DType); 7] = [
+        ("REDUCE_MAX", "float32", DType::Float32),
+        ("REDUCE_MAX", "int8", DType::Int8),
+        ("REDUCE_MIN", "float32", DType::Float32),
+        ("REDUCE_MIN", "int8", DType::Int8),
+        ("SUM", "float32", DType::Float32),
+        ("SUM", "int8", DType::Int8),
+        ("SUM", "int16", DType::Int16),
+    ];
+    let mut out = Vec::new();
+    for (builtin, types, dtype) in cases {
+        for classes in [["single", "negative"], ["several", "all"]] {
+            let spec = Spec {
+                op: "reduce",
+                builtin,
+                types: types.to_owned(),
+                options: format!("{builtin} {} or {} axes", classes[0], classes[1]),
+                shape: "ranks 1 to 5",
+            };
+            out.push(suite::fill_with_sets(seed, spec, target, |rng, index| {
+                let axes = classes[index % 2];
+                draw_more(rng, target, index / 2, builtin, dtype, axes)
+            }));
+        }
+    }
+    // int32 SUM: TFLM's EvalSumHelper refuses it (reduce_common.cc:413-416), and so does
+    // stowplan.
+    let spec = Spec {
+        op: "reduce",
+        builtin: "SUM",
+        types: "int32".to_owned(),
+        options: "SUM single axes".to_owned(),
+        shape: "refused",
+    };
+    let few = Target {
+        values: 0,
+        models: 3,
+    };
+    out.push(suite::fill_with_sets(seed, spec, few, |rng, index| {
+        draw_more(rng, few, index, "SUM", DType::Int32, "single")
+    }));
+    out
+}
+
+fn draw_more(
+    rng: &mut Rng,
+    target: Target,
+    index: usize,
+    builtin: &str,
+    dtype: DType,
+    axes: &str,
+) -> Option<(Draft, Vec<Vec<u8>>)> {
+    let rank = match axes {
+        "several" => 3 + index % 3,
+        _ => 1 + index % 5,
+    };
+    let shape_class = ["ones", "odd", "wide"][index % 3];
+    let mut ishape = input_shape(rng, rank, shape_class);
+    let axis = axis_values(rng, index, axes, rank);
+    let keep_dims = rng.chance(0.5);
+    let mut reduced = vec![false; rank];
+    for &a in &axis {
+        reduced[usize::try_from(if a < 0 { a + rank as i64 } else { a }).ok()?] = true;
+    }
+    let output_shape = |ishape: &[usize]| -> Vec<usize> {
+        (0..rank)
+            .filter(|&d| keep_dims || !reduced[d])
+            .map(|d| if reduced[d] { 1 } else { ishape[d] })
+            .collect()
+    };
+    let mut oshape = output_shape(&ishape);
+    while ishape.iter().product::<usize>() * runs(target, oshape.iter().product()) > INPUT_BUDGET {
+        let (at, &largest) = ishape.iter().enumerate().max_by_key(|&(_, &d)| d)?;
+        if largest <= 1 {
+            break;
+        }
+        ishape[at] = largest.div_ceil(2);
+        oshape = output_shape(&ishape);
+    }
+    let in_len: usize = ishape.iter().product();
+    let out_len: usize = oshape.iter().product();
+    let count = in_len / out_len.max(1);
+    let op = BuiltinOp::from_name(builtin)?;
+    let mut b = ModelBuilder::new();
+    let sg = b.subgraph("main");
+    let ax = b.constant(
+        sg,
+        "axis",
+        DType::Int32,
+        &[s(axis.len())],
+        &int_bytes(DType::Int32, &axis),
+    );
+    let (qi, qo) = match dtype {
+        DType::Float32 => (None, None),
+        _ if builtin != "SUM" => {
+            let q = Quant::tensor(suite::scale(rng), suite::zero_point(rng, dtype));
+            (Some(q.clone()), Some(q))
+        }
+        _ => {
+            let zp = |rng: &mut Rng| {
+                if dtype == DType::Int16 {
+                    0
+                } else {
+                    suite::zero_point(rng, dtype)
+                }
+            };
+            let qi = Quant::tensor(suite::scale(rng), zp(rng));
+            let so = match rng.below(3) {
+                0 => {
+                    f64::from(qi.s()) * (count as f64).sqrt() * f64::from(rng.log_uniform(0.3, 3.0))
+                }
+                1 => f64::from(qi.s()) * count as f64,
+                _ => f64::from(suite::scale(rng)),
+            };
+            let qo = Quant::tensor(so as f32, zp(rng));
+            (Some(qi), Some(qo))
+        }
+    };
+    let x = suite::activation(&mut b, sg, "input", dtype, &ishape, qi.as_ref());
+    let y = suite::activation(&mut b, sg, "output", dtype, &oshape, qo.as_ref());
+    b.op_with_options(sg, op, &[x, ax], &[y], OpOptions::Reducer { keep_dims });
+    b.io(sg, &[x], &[y]);
+    let sets: Vec<Vec<u8>> = if dtype == DType::Float32 {
+        (0..3)
+            .map(|k| suite::cycle_f32(in_len, &suite::F32_SPECIALS, k * 7))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let note = format!(
+        "in {ishape:?} axis {axis:?} keep_dims {keep_dims} out {oshape:?} q {:?} -> {:?}",
+        qi.as_ref().map(|q| (q.s(), q.z())),
+        qo.as_ref().map(|q| (q.s(), q.z()))
+    );
+    let input = match &qi {
+        Some(q) => InputSpec::int(dtype, in_len, q.z()),
+        None => InputSpec::float(in_len, 1.0),
+    };
+    Some((Draft::new(&b, vec![input], out_len, note), sets))
 }

@@ -707,3 +707,147 @@ pub fn cycle_i8(len: usize, offset: usize, stride: usize) -> Vec<u8> {
         .map(|i| (((i * stride + offset) % 256) as i64 - 128) as u8)
         .collect()
 }
+
+/// Bounds on the values of one model input, for [`fill_bounded`]: none (the type's whole
+/// range), one inclusive range for every element, or one per element (cycled).
+pub type Bounds = Vec<(i64, i64)>;
+
+/// The bytes of one input filled as `fill` with its integer values kept within `bounds`: the
+/// edges are the bounds' ends (per element), the zero point is clamped into them, random values
+/// are uniform between them. Floats and inputs without bounds are as [`input_bytes`].
+pub fn bounded_bytes(
+    rng: &mut Rng,
+    spec: &InputSpec,
+    bounds: &[(i64, i64)],
+    fill: Fill,
+) -> Vec<u8> {
+    if bounds.is_empty() || spec.dtype == DType::Float32 {
+        return input_bytes(rng, spec, fill);
+    }
+    let values: Vec<i64> = (0..spec.len)
+        .map(|i| {
+            let (lo, hi) = bounds[i % bounds.len()];
+            match fill {
+                Fill::Min => lo,
+                Fill::Max => hi,
+                Fill::ZeroPoint => spec.zero_point.clamp(lo, hi),
+                Fill::Alternate => {
+                    if i % 2 == 0 {
+                        lo
+                    } else {
+                        hi
+                    }
+                }
+                Fill::Random => rng.range(lo, hi),
+            }
+        })
+        .collect();
+    int_bytes(spec.dtype, &values)
+}
+
+/// [`fill`] for models whose integer inputs must hold values the op accepts (GATHER's
+/// coordinates, EMBEDDING_LOOKUP's ids, shapes that must broadcast): `draw` returns the draft
+/// with the [`Bounds`] of each of its inputs, in order, and every input set (the edge sets, the
+/// random ones and the mixed ones, as [`fill`] makes them) keeps each input within its bounds.
+pub fn fill_bounded(
+    seed: u64,
+    spec: Spec,
+    target: Target,
+    mut draw: impl FnMut(&mut Rng, usize) -> Option<(Draft, Vec<Bounds>)>,
+) -> Variant {
+    let mut rng = Rng::for_key(seed, &key(spec.op, &spec.types, &spec.options, spec.shape));
+    let mut cases = Vec::new();
+    let mut values = 0usize;
+    let mut attempts = 0usize;
+    while (values < target.values || cases.len() < target.models) && attempts < 1000 {
+        attempts += 1;
+        let Some((d, bounds)) = draw(&mut rng, cases.len()) else {
+            continue;
+        };
+        let bound = |i: usize| bounds.get(i).map_or(&[][..], Vec::as_slice);
+        let per_run = d.output_values.max(1);
+        let share = (target.values / target.models.max(1)).max(1);
+        let random_runs = share
+            .div_ceil(per_run)
+            .saturating_sub(EDGES.len())
+            .clamp(1, 2000);
+        let mut inputs = Vec::new();
+        for fill in EDGES
+            .iter()
+            .copied()
+            .chain(std::iter::repeat_n(Fill::Random, random_runs))
+        {
+            let set: Vec<u8> = d
+                .inputs
+                .iter()
+                .enumerate()
+                .flat_map(|(i, spec)| bounded_bytes(&mut rng, spec, bound(i), fill))
+                .collect();
+            inputs.push(set);
+        }
+        if d.inputs.len() > 1 {
+            for _ in 0..4 {
+                let set: Vec<u8> = d
+                    .inputs
+                    .iter()
+                    .enumerate()
+                    .flat_map(|(i, spec)| {
+                        let fill = rng.pick(&[Fill::Min, Fill::Max, Fill::ZeroPoint, Fill::Random]);
+                        bounded_bytes(&mut rng, spec, bound(i), fill)
+                    })
+                    .collect();
+                inputs.push(set);
+            }
+        }
+        values += d.output_values * inputs.len();
+        cases.push(Case {
+            model: d.model,
+            inputs,
+            output_values: d.output_values,
+            note: d.note,
+        });
+    }
+    Variant {
+        op: spec.op,
+        builtin: spec.builtin,
+        types: spec.types,
+        options: spec.options,
+        shape: spec.shape,
+        cases,
+    }
+}
+
+/// A data tensor of `dtype` for the data-movement ops: int8 and int16 quantised (`q`, drawn by
+/// the caller), the others plain.
+pub fn data_tensor(
+    b: &mut ModelBuilder,
+    sg: usize,
+    name: &str,
+    dtype: DType,
+    shape: &[usize],
+    q: Option<&Quant>,
+) -> i32 {
+    match dtype {
+        DType::Int8 | DType::Int16 => activation(b, sg, name, dtype, shape, q),
+        _ => activation(b, sg, name, dtype, shape, None),
+    }
+}
+
+/// A per-tensor quantisation for a data tensor of `dtype` (int8: any zero point; int16: zero
+/// point 0), `None` for the other types.
+pub fn data_quant(rng: &mut Rng, dtype: DType) -> Option<Quant> {
+    match dtype {
+        DType::Int8 => Some(Quant::tensor(scale(rng), zero_point(rng, DType::Int8))),
+        DType::Int16 => Some(Quant::tensor(scale(rng), 0)),
+        _ => None,
+    }
+}
+
+/// The input spec of a data tensor of `dtype` with `n` elements.
+pub fn data_input(dtype: DType, n: usize, q: Option<&Quant>) -> InputSpec {
+    if dtype == DType::Float32 {
+        InputSpec::float(n, 1.0)
+    } else {
+        InputSpec::int(dtype, n, q.map_or(0, Quant::z))
+    }
+}

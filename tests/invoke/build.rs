@@ -37,6 +37,26 @@ const MODELS: &[(&str, &str, bool)] = &[
         "../../../shared/models/tflm_xtensa_mobilenet_v2_int8_224.tflite",
         true,
     ),
+    (
+        "mnist_lstm_float",
+        "../../../shared/models/tflm_mnist_lstm_float.tflite",
+        true,
+    ),
+    (
+        "mnist_lstm_int8",
+        "../../../shared/models/tflm_mnist_lstm_int8.tflite",
+        true,
+    ),
+    (
+        "micro_speech_lstm",
+        "../../../shared/models/tflm_xtensa_micro_speech_lstm.tflite",
+        true,
+    ),
+    (
+        "dtln_int8",
+        "../../../shared/models/tflm_dtln_noise_suppression_int8.tflite",
+        true,
+    ),
 ];
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {

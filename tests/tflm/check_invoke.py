@@ -45,6 +45,10 @@ MODELS = {
     "micro_speech_int8": "shared:tflm_micro_speech_int8.tflite",
     "person_detect_int8": "shared:tflm_person_detect_int8.tflite",
     "mobilenet_v2_int8": "shared:tflm_xtensa_mobilenet_v2_int8_224.tflite",
+    "mnist_lstm_float": "shared:tflm_mnist_lstm_float.tflite",
+    "mnist_lstm_int8": "shared:tflm_mnist_lstm_int8.tflite",
+    "micro_speech_lstm": "shared:tflm_xtensa_micro_speech_lstm.tflite",
+    "dtln_int8": "shared:tflm_dtln_noise_suppression_int8.tflite",
 }
 
 # Float inputs drawn from another range than [-1, 1], by model file stem and input index: the WHILE's trip

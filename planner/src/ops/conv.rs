@@ -1,20 +1,103 @@
 //! CONV_2D: TFLM's `conv.cc` / `conv_common.cc` (`ConvPrepare`, `CalculateOpDataConv`) and
 //! `PopulateConvolutionQuantizationParams` in `kernel_util.cc`, for the kernels
-//! `stowplan::kernels::conv2d_s8` (int8 activations, int8 filter, per-channel or per-tensor) and
+//! `stowplan::kernels::conv2d_s8` (int8 activations, int8 filter, per-channel or per-tensor),
+//! `conv2d_s8_i4` (int8 activations, packed int4 filter), `conv2d_s16` / `conv2d_s16_acc32`
+//! (int16 activations, int8 filter; 64-bit or, with an int32 bias, 32-bit accumulators) and
 //! `conv2d_f32`.
+//!
+//! TFLM picks the int16 accumulator from the bias: int64 (or no bias) 64 bits, int32 32 bits;
+//! without a bias it reads `Conv2DOptions.quantized_bias_type`, a field stowplan's schema does
+//! not have, so a bias-less int16 convolution always accumulates in 64 bits (TFLM's default,
+//! and what the converter writes).
 
 use proc_macro2::TokenStream;
 use quote::quote;
 
 use super::{
-    Call, Lower, OpKind, Refusal, act_range_f32, act_range_s8, f32_lit, i32_lit, invalid, kernel,
-    padding_hw, positive, requant, unsupported, usize_lits,
+    Call, Lower, OpKind, Refusal, act_range_f32, act_range_s8, dims, f32_lit, fused, i32_lit,
+    input as op_input, invalid, padding_hw, positive, requant, usize_lits,
 };
 use crate::quant;
-use crate::tflite::{DType, OpOptions, Padding, Tensor};
+use crate::tflite::{Activation, DType, Model, Op, OpOptions, Padding, Tensor};
 
 /// CONV_2D.
-pub const CONV_2D: OpKind = kernel("conv", lower);
+pub const CONV_2D: OpKind = OpKind {
+    module: "conv",
+    in_place: false,
+    tflm_scratch: int4_filter_scratch,
+    scratch: super::no_scratch,
+    lower: Some(lower),
+};
+
+/// The scratch TFLM's CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED request for an int4
+/// filter (input 1): one buffer of the filter's element count in bytes, which `Eval` unpacks
+/// the filter into.
+pub(super) fn int4_filter_scratch(model: &Model, op: &Op) -> Option<Vec<u64>> {
+    let filter = op_input(model, op, 1)?;
+    if filter.dtype != DType::Int4 {
+        return None;
+    }
+    let n = dims(filter)?
+        .iter()
+        .try_fold(1u64, |n, &d| n.checked_mul(d))?;
+    Some(vec![n])
+}
+
+/// TFLM's `CalculateActivationRangeQuantized` for an output of type `dtype` (int8, int16 or
+/// uint8: its whole range, narrowed by the activation).
+pub(super) fn act_range_q(
+    act: Activation,
+    dtype: DType,
+    scale: f32,
+    zp: i32,
+) -> Result<(i32, i32), Refusal> {
+    let (qmin, qmax) = match dtype {
+        DType::Int8 => return act_range_s8(act, scale, zp),
+        DType::Int16 => (i32::from(i16::MIN), i32::from(i16::MAX)),
+        DType::Uint8 => (0, i32::from(u8::MAX)),
+        other => {
+            return invalid(format!(
+                "a quantised activation range for {other} (TFLM's Prepare fails)"
+            ));
+        }
+    };
+    quant::activation_range_quantized(fused(act)?, scale, zp, qmin, qmax).ok_or_else(|| {
+        Refusal::Invalid(format!(
+            "the {act:?} range at output scale {scale} overflows int32 (TFLM's Prepare fails)"
+        ))
+    })
+}
+
+/// The bias types TFLM's kernels take for an input of type `input` (an int16 input's bias
+/// picks the accumulator: int64, or int32).
+pub(super) fn check_bias(
+    cx: &Lower<'_>,
+    bias: &Tensor,
+    input: DType,
+    channels: usize,
+) -> Result<(), Refusal> {
+    cx.backed(bias)?;
+    let ok: &[DType] = match input {
+        DType::Int8 => &[DType::Int32],
+        DType::Int16 => &[DType::Int64, DType::Int32],
+        other => &[other],
+    };
+    if !ok.contains(&bias.dtype) {
+        let names: Vec<&str> = ok.iter().map(|d| d.name()).collect();
+        return invalid(format!(
+            "{} (bias of {}) is {}; {} on {input} needs {}",
+            bias.desc(),
+            cx.name(),
+            bias.dtype,
+            cx.name(),
+            names.join(" or ")
+        ));
+    }
+    if cx.elements(bias)? != channels {
+        return invalid(format!("{} does not hold {channels} values", bias.desc()));
+    }
+    Ok(())
+}
 
 /// The options CONV_2D and DEPTHWISE_CONV_2D share.
 pub(super) struct ConvOptions {
@@ -182,20 +265,12 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
         ));
     }
     cx.backed(filter)?;
-    let bias_type = if input.dtype == DType::Int8 {
-        DType::Int32
-    } else {
-        input.dtype
-    };
     if let Some(bias) = cx.optional_input(2) {
-        cx.backed(bias)?;
-        cx.expect_type(bias, bias_type, "bias")?;
-        if cx.elements(bias)? != channels {
-            return invalid(format!("{} does not hold {channels} values", bias.desc()));
-        }
+        check_bias(cx, bias, input.dtype, channels)?;
     }
+    let bias_type = cx.optional_input(2).map(|b| b.dtype);
     let (params, f) = match (input.dtype, filter.dtype) {
-        (DType::Int8, DType::Int8) => {
+        (DType::Int8, DType::Int8 | DType::Int4) => {
             let per_channel = multipliers(cx, input, filter, out, channels, 0)?;
             let (out_scale, out_zp) = cx.quant(out)?;
             let (lo, hi) = act_range_s8(activation, out_scale, out_zp)?;
@@ -206,7 +281,27 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
                     geometry: #geometry, input_offset: #io, output_offset: #oo,
                     requant: &[#(#per_channel),*], act_min: #lo, act_max: #hi,
                 };),
-                quote!(conv2d_s8),
+                if filter.dtype == DType::Int4 {
+                    quote!(conv2d_s8_i4)
+                } else {
+                    quote!(conv2d_s8)
+                },
+            )
+        }
+        (DType::Int16, DType::Int8) => {
+            let per_channel = multipliers(cx, input, filter, out, channels, 0)?;
+            let (out_scale, out_zp) = cx.quant(out)?;
+            let (lo, hi) = act_range_q(activation, DType::Int16, out_scale, out_zp)?;
+            let (lo, hi) = (i32_lit(lo), i32_lit(hi));
+            (
+                quote!(pub const #pname: #k::ConvS16 = #k::ConvS16 {
+                    geometry: #geometry, requant: &[#(#per_channel),*], act_min: #lo, act_max: #hi,
+                };),
+                if bias_type == Some(DType::Int32) {
+                    quote!(conv2d_s16_acc32)
+                } else {
+                    quote!(conv2d_s16)
+                },
             )
         }
         (DType::Float32, DType::Float32) => {
@@ -220,8 +315,11 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
             )
         }
         (i, f) => {
-            return unsupported(format!(
-                "the runtime has no CONV_2D kernel for {i} input with {f} filter"
+            // conv.cc ConvPrepare: "Hybrid models are not supported on TFLite Micro."
+            return invalid(format!(
+                "{} is {i} and {} is {f}; TFLM's CONV_2D takes float32 with float32, int8 with int8 or int4, int16 with int8 (its Prepare fails)",
+                input.desc(),
+                filter.desc(),
             ));
         }
     };

@@ -1,20 +1,29 @@
 //! DEPTHWISE_CONV_2D: TFLM's `depthwise_conv.cc` / `depthwise_conv_common.cc`
 //! (`DepthwiseConvPrepare`, `CalculateOpDataDepthwiseConv`), for the kernels
-//! `stowplan::kernels::depthwise_conv2d_s8` and `depthwise_conv2d_f32`. The geometry and the
-//! per-channel multipliers are CONV_2D's ([`super::conv`]), with the filter's channels in its
-//! last dimension.
+//! `stowplan::kernels::depthwise_conv2d_s8`, `depthwise_conv2d_s8_i4` (packed int4 filter),
+//! `depthwise_conv2d_s16` (int16 activations, int8 filter) and `depthwise_conv2d_f32`. The
+//! geometry and the per-channel multipliers are CONV_2D's ([`super::conv`]), with the filter's
+//! channels in its last dimension.
 
 use quote::quote;
 
-use super::conv::{ConvOptions, geometry, multipliers};
+use super::conv::{
+    ConvOptions, act_range_q, check_bias, geometry, int4_filter_scratch, multipliers,
+};
 use super::{
-    Call, Lower, OpKind, Refusal, act_range_f32, act_range_s8, f32_lit, i32_lit, invalid, kernel,
+    Call, Lower, OpKind, Refusal, act_range_f32, act_range_s8, f32_lit, i32_lit, invalid,
     unsupported,
 };
 use crate::tflite::{DType, OpOptions};
 
 /// DEPTHWISE_CONV_2D.
-pub const DEPTHWISE_CONV_2D: OpKind = kernel("depthwise_conv", lower);
+pub const DEPTHWISE_CONV_2D: OpKind = OpKind {
+    module: "depthwise_conv",
+    in_place: false,
+    tflm_scratch: int4_filter_scratch,
+    scratch: super::no_scratch,
+    lower: Some(lower),
+};
 
 fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
     let k = cx.k();
@@ -60,23 +69,28 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
         ));
     }
     cx.backed(filter)?;
-    let bias_type = if input.dtype == DType::Int8 {
-        DType::Int32
-    } else {
-        input.dtype
-    };
     if let Some(bias) = cx.optional_input(2) {
-        cx.backed(bias)?;
-        cx.expect_type(bias, bias_type, "bias")?;
-        if cx.elements(bias)? != channels {
-            return invalid(format!("{} does not hold {channels} values", bias.desc()));
+        if input.dtype == DType::Int16 && bias.dtype != DType::Int64 {
+            // depthwise_conv.cc reads an int16 convolution's bias as int64 whatever its type.
+            return unsupported(format!(
+                "{} is {}: TFLM's int16 DEPTHWISE_CONV_2D reads its bias as int64",
+                bias.desc(),
+                bias.dtype
+            ));
         }
+        check_bias(cx, bias, input.dtype, channels)?;
     }
     let (params, f) = match (input.dtype, filter.dtype) {
-        (DType::Int8, DType::Int8) => {
+        (DType::Int8 | DType::Int16, DType::Int8 | DType::Int4) => {
+            if input.dtype == DType::Int16 && filter.dtype == DType::Int4 {
+                return invalid(format!(
+                    "{} is int4; TFLM's DEPTHWISE_CONV_2D on int16 takes int8 filters (its Prepare fails)",
+                    filter.desc()
+                ));
+            }
             let q = filter.quantization.as_ref();
             let (scales, zps) = q.map_or((0, 0), |q| (q.scale.len(), q.zero_point.len()));
-            if scales != zps {
+            if input.dtype == DType::Int8 && scales != zps {
                 return invalid(format!(
                     "{} has {scales} scales and {zps} zero points (TFLM needs as many)",
                     filter.desc()
@@ -84,16 +98,31 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
             }
             let per_channel = multipliers(cx, input, filter, out, channels, 3)?;
             let (out_scale, out_zp) = cx.quant(out)?;
-            let (lo, hi) = act_range_s8(activation, out_scale, out_zp)?;
-            let (io, oo) = (i32_lit(cx.offset(input)?), i32_lit(out_zp));
-            let (lo, hi) = (i32_lit(lo), i32_lit(hi));
-            (
-                quote!(pub const #pname: #k::ConvS8 = #k::ConvS8 {
-                    geometry: #geometry, input_offset: #io, output_offset: #oo,
-                    requant: &[#(#per_channel),*], act_min: #lo, act_max: #hi,
-                };),
-                quote!(depthwise_conv2d_s8),
-            )
+            if input.dtype == DType::Int16 {
+                let (lo, hi) = act_range_q(activation, DType::Int16, out_scale, out_zp)?;
+                let (lo, hi) = (i32_lit(lo), i32_lit(hi));
+                (
+                    quote!(pub const #pname: #k::ConvS16 = #k::ConvS16 {
+                        geometry: #geometry, requant: &[#(#per_channel),*], act_min: #lo, act_max: #hi,
+                    };),
+                    quote!(depthwise_conv2d_s16),
+                )
+            } else {
+                let (lo, hi) = act_range_s8(activation, out_scale, out_zp)?;
+                let (io, oo) = (i32_lit(cx.offset(input)?), i32_lit(out_zp));
+                let (lo, hi) = (i32_lit(lo), i32_lit(hi));
+                (
+                    quote!(pub const #pname: #k::ConvS8 = #k::ConvS8 {
+                        geometry: #geometry, input_offset: #io, output_offset: #oo,
+                        requant: &[#(#per_channel),*], act_min: #lo, act_max: #hi,
+                    };),
+                    if filter.dtype == DType::Int4 {
+                        quote!(depthwise_conv2d_s8_i4)
+                    } else {
+                        quote!(depthwise_conv2d_s8)
+                    },
+                )
+            }
         }
         (DType::Float32, DType::Float32) => {
             let (lo, hi) = act_range_f32(activation)?;
@@ -106,8 +135,11 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
             )
         }
         (i, f) => {
-            return unsupported(format!(
-                "the runtime has no DEPTHWISE_CONV_2D kernel for {i} input with {f} filter"
+            // depthwise_conv_common.cc: "Hybrid models are not supported on TFLite Micro."
+            return invalid(format!(
+                "{} is {i} and {} is {f}; TFLM's DEPTHWISE_CONV_2D takes float32 with float32, int8 with int8 or int4, int16 with int8 (its Prepare fails)",
+                input.desc(),
+                filter.desc(),
             ));
         }
     };

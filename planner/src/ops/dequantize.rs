@@ -1,9 +1,10 @@
-//! DEQUANTIZE: TFLM's `dequantize.cc` / `dequantize_common.cc`, for the kernel
-//! `stowplan::kernels::dequantize_s8_f32` (int8 to float32).
+//! DEQUANTIZE: TFLM's `dequantize.cc` / `dequantize_common.cc`, for the kernels
+//! `stowplan::kernels::dequantize_s8_f32`, `dequantize_s16_f32` and `dequantize_u8_f32` (int8,
+//! int16 and uint8 to float32: every pairing TFLM takes).
 
 use quote::quote;
 
-use super::{Call, Lower, OpKind, Refusal, f32_lit, i32_lit, invalid, kernel, unsupported};
+use super::{Call, Lower, OpKind, Refusal, f32_lit, i32_lit, invalid, kernel};
 use crate::tflite::DType;
 
 /// DEQUANTIZE.
@@ -21,20 +22,26 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
             out.desc()
         ));
     }
-    match (input.dtype, out.dtype) {
-        (DType::Int8, DType::Float32) => {
-            let (scale, zp) = cx.quant(input)?;
-            let (scale, zp) = (f32_lit(scale)?, i32_lit(zp));
-            Ok(Call {
-                params: Some(
-                    quote!(pub const #pname: #k::DequantizeS8F32 = #k::DequantizeS8F32 { scale: #scale, zero_point: #zp };),
-                ),
-                body: quote!(#k::dequantize_s8_f32(&params::#pname, i0, o0);),
-                reads: vec![0],
-            })
+    let (ty, f) = match (input.dtype, out.dtype) {
+        (DType::Int8, DType::Float32) => (quote!(DequantizeS8F32), quote!(dequantize_s8_f32)),
+        (DType::Int16, DType::Float32) => (quote!(Dequantize), quote!(dequantize_s16_f32)),
+        (DType::Uint8, DType::Float32) => (quote!(Dequantize), quote!(dequantize_u8_f32)),
+        (i, o) => {
+            // dequantize_common.cc:43-46.
+            return invalid(format!(
+                "{} is {i} and {} is {o}; TFLM's DEQUANTIZE takes int8, int16 or uint8 to float32 (its Prepare fails)",
+                input.desc(),
+                out.desc()
+            ));
         }
-        (i, o) => unsupported(format!(
-            "the runtime has no DEQUANTIZE kernel for {i} to {o}"
-        )),
-    }
+    };
+    let (scale, zp) = cx.quant(input)?;
+    let (scale, zp) = (f32_lit(scale)?, i32_lit(zp));
+    Ok(Call {
+        params: Some(
+            quote!(pub const #pname: #k::#ty = #k::#ty { scale: #scale, zero_point: #zp };),
+        ),
+        body: quote!(#k::#f(&params::#pname, i0, o0);),
+        reads: vec![0],
+    })
 }

@@ -1,20 +1,31 @@
 //! FULLY_CONNECTED: TFLM's `fully_connected.cc` / `fully_connected_common.cc`
 //! (`FullyConnectedPrepare`, `CalculateOpDataFullyConnected`) and
 //! `GetQuantizedConvolutionMultipler` in `kernel_util.cc`, for the kernels
-//! `stowplan::kernels::fully_connected_s8` (int8, per-tensor or per-channel filter) and
-//! `fully_connected_f32`.
+//! `stowplan::kernels::fully_connected_s8` (int8, per-tensor or per-channel filter),
+//! `fully_connected_s8_i4` (int8 with a packed int4 filter, per-tensor), `fully_connected_s16`
+//! / `fully_connected_s16_acc32` (int16 with int8 weights; 64-bit or, with an int32 bias,
+//! 32-bit accumulators) and `fully_connected_f32`.
+//!
+//! As for CONV_2D ([`super::conv`]), a bias-less int16 FULLY_CONNECTED accumulates in 64 bits:
+//! `FullyConnectedOptions.quantized_bias_type` is not in stowplan's schema.
 
 use quote::quote;
 
+use super::conv::{act_range_q, int4_filter_scratch};
 use super::{
-    Call, Lower, OpKind, Refusal, act_range_f32, act_range_s8, f32_lit, i32_lit, invalid, kernel,
-    requant, unsupported,
+    Call, Lower, OpKind, Refusal, act_range_f32, f32_lit, i32_lit, invalid, requant, unsupported,
 };
 use crate::quant;
 use crate::tflite::{Activation, DType, OpOptions};
 
 /// FULLY_CONNECTED.
-pub const FULLY_CONNECTED: OpKind = kernel("fully_connected", lower);
+pub const FULLY_CONNECTED: OpKind = OpKind {
+    module: "fully_connected",
+    in_place: false,
+    tflm_scratch: int4_filter_scratch,
+    scratch: super::no_scratch,
+    lower: Some(lower),
+};
 
 fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
     let k = cx.k();
@@ -65,12 +76,14 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
     let bias = cx.optional_input(2);
     if let Some(b) = bias {
         cx.backed(b)?;
-        let t = if input.dtype == DType::Int8 {
-            DType::Int32
-        } else {
-            input.dtype
+        let ok: &[DType] = match input.dtype {
+            DType::Int8 => &[DType::Int32],
+            DType::Int16 => &[DType::Int64, DType::Int32],
+            other => &[other],
         };
-        cx.expect_type(b, t, "bias")?;
+        if !ok.contains(&b.dtype) {
+            cx.expect_type(b, ok.first().copied().unwrap_or(input.dtype), "bias")?;
+        }
         if cx.elements(b)? != output_depth {
             return invalid(format!("{} does not hold {output_depth} values", b.desc()));
         }
@@ -83,11 +96,18 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
     };
     let bias_view = cx.optional_view(2);
     match (input.dtype, filter.dtype) {
-        (DType::Int8, DType::Int8) => {
+        (DType::Int8, DType::Int8 | DType::Int4) | (DType::Int16, DType::Int8) => {
             let (in_scale, _) = cx.quant(input)?;
             let (out_scale, out_zp) = cx.quant(out)?;
             let fscales = cx.scales(filter)?;
             if fscales.len() > 1 {
+                if filter.dtype == DType::Int4 {
+                    // fully_connected_common.cc: per-channel quantisation only for int8 filters.
+                    return invalid(format!(
+                        "{} is int4 and quantised per channel; TFLM's FULLY_CONNECTED takes int4 filters per tensor only (its Prepare fails)",
+                        filter.desc()
+                    ));
+                }
                 // fully_connected_common.cc: one scale per filter row (the output channel).
                 let dim = filter
                     .quantization
@@ -123,22 +143,30 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
                     .into_iter()
                     .map(|m| requant(cx.rt, m))
                     .collect();
-            let (lo, hi) = act_range_s8(activation, out_scale, out_zp)?;
+            let (lo, hi) = act_range_q(activation, out.dtype, out_scale, out_zp)?;
             let (io, fo, oo) = (
                 i32_lit(cx.offset(input)?),
                 i32_lit(cx.offset(filter)?),
                 i32_lit(out_zp),
             );
             let (lo, hi) = (i32_lit(lo), i32_lit(hi));
+            let (ty, f) = match (input.dtype, filter.dtype, bias.map(|b| b.dtype)) {
+                (DType::Int8, DType::Int4, _) => {
+                    (quote!(FullyConnectedS8), quote!(fully_connected_s8_i4))
+                }
+                (DType::Int8, _, _) => (quote!(FullyConnectedS8), quote!(fully_connected_s8)),
+                (_, _, Some(DType::Int32)) => {
+                    (quote!(FullyConnectedS16), quote!(fully_connected_s16_acc32))
+                }
+                _ => (quote!(FullyConnectedS16), quote!(fully_connected_s16)),
+            };
             Ok(Call {
-                params: Some(
-                    quote!(pub const #pname: #k::FullyConnectedS8 = #k::FullyConnectedS8 {
+                params: Some(quote!(pub const #pname: #k::#ty = #k::#ty {
                     batches: #b, accum_depth: #a, output_depth: #d,
                     input_offset: #io, filter_offset: #fo, output_offset: #oo,
                     requant: &[#(#multipliers),*], act_min: #lo, act_max: #hi,
-                };),
-                ),
-                body: quote!(#k::fully_connected_s8(&params::#pname, i0, i1, #bias_view, o0);),
+                };)),
+                body: quote!(#k::#f(&params::#pname, i0, i1, #bias_view, o0);),
                 reads,
             })
         }
@@ -155,6 +183,12 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
                 reads,
             })
         }
+        (DType::Int8 | DType::Int16 | DType::Float32, f) => invalid(format!(
+            "{} is {} and {} is {f}; TFLM's FULLY_CONNECTED takes float32 with float32, int8 with int8 or int4, int16 with int8 (its Prepare fails)",
+            input.desc(),
+            input.dtype,
+            filter.desc(),
+        )),
         (i, f) => unsupported(format!(
             "the runtime has no FULLY_CONNECTED kernel for {i} input with {f} filter"
         )),

@@ -17,10 +17,12 @@
 
 mod activations;
 mod add;
+mod batch_matmul;
 mod concatenation;
 mod conv;
 mod depthwise_conv;
 mod dequantize;
+mod detection_postprocess;
 mod fully_connected;
 mod logistic;
 mod mul;
@@ -34,6 +36,7 @@ mod signal;
 mod softmax;
 mod svdf;
 mod transpose;
+mod transpose_conv;
 mod unidirectional_sequence_lstm;
 // The elementwise family (ops-b).
 mod add_n;
@@ -64,6 +67,30 @@ mod neg;
 mod round;
 mod tanh;
 mod unary;
+// Data movement, indexing and the other reductions.
+mod arg_min_max;
+mod batch_to_space_nd;
+mod broadcast_args;
+mod broadcast_to;
+mod cumsum;
+mod depth_to_space;
+mod dynamic_update_slice;
+mod embedding_lookup;
+mod gather;
+mod gather_nd;
+mod mirror_pad;
+mod pack;
+mod resize_bilinear;
+mod resize_nearest_neighbor;
+mod reverse;
+mod shape;
+mod slice;
+mod space_to_batch_nd;
+mod space_to_depth;
+mod split;
+mod split_v;
+mod strided_slice;
+mod unpack;
 
 use std::fmt;
 
@@ -200,10 +227,61 @@ const BUILTINS: &[(BuiltinOp, OpKind)] = &[
     (BuiltinOp::LEAKY_RELU, leaky_relu::LEAKY_RELU),
     (BuiltinOp::LOG_SOFTMAX, log_softmax::LOG_SOFTMAX),
     (BuiltinOp::L2_NORMALIZATION, l2norm::L2_NORMALIZATION),
+    (BuiltinOp::SLICE, slice::SLICE),
+    (BuiltinOp::STRIDED_SLICE, strided_slice::STRIDED_SLICE),
+    (BuiltinOp::SPLIT, split::SPLIT),
+    (BuiltinOp::SPLIT_V, split_v::SPLIT_V),
+    (BuiltinOp::PACK, pack::PACK),
+    (BuiltinOp::UNPACK, unpack::UNPACK),
+    (BuiltinOp::GATHER, gather::GATHER),
+    (BuiltinOp::GATHER_ND, gather_nd::GATHER_ND),
+    (BuiltinOp::DEPTH_TO_SPACE, depth_to_space::DEPTH_TO_SPACE),
+    (BuiltinOp::SPACE_TO_DEPTH, space_to_depth::SPACE_TO_DEPTH),
+    (
+        BuiltinOp::BATCH_TO_SPACE_ND,
+        batch_to_space_nd::BATCH_TO_SPACE_ND,
+    ),
+    (
+        BuiltinOp::SPACE_TO_BATCH_ND,
+        space_to_batch_nd::SPACE_TO_BATCH_ND,
+    ),
+    (BuiltinOp::MIRROR_PAD, mirror_pad::MIRROR_PAD),
+    (BuiltinOp::REVERSE_V2, reverse::REVERSE_V2),
+    (BuiltinOp::PADV2, pad::PADV2),
+    (BuiltinOp::BROADCAST_TO, broadcast_to::BROADCAST_TO),
+    (BuiltinOp::BROADCAST_ARGS, broadcast_args::BROADCAST_ARGS),
+    (BuiltinOp::SHAPE, shape::SHAPE),
+    (
+        BuiltinOp::EMBEDDING_LOOKUP,
+        embedding_lookup::EMBEDDING_LOOKUP,
+    ),
+    (
+        BuiltinOp::DYNAMIC_UPDATE_SLICE,
+        dynamic_update_slice::DYNAMIC_UPDATE_SLICE,
+    ),
+    (BuiltinOp::CUMSUM, cumsum::CUMSUM),
+    (BuiltinOp::ARG_MAX, arg_min_max::ARG_MAX),
+    (BuiltinOp::ARG_MIN, arg_min_max::ARG_MIN),
+    (BuiltinOp::REDUCE_MAX, reduce::REDUCE_MAX),
+    (BuiltinOp::REDUCE_MIN, reduce::REDUCE_MIN),
+    (BuiltinOp::SUM, reduce::SUM),
+    (
+        BuiltinOp::RESIZE_NEAREST_NEIGHBOR,
+        resize_nearest_neighbor::RESIZE_NEAREST_NEIGHBOR,
+    ),
+    (BuiltinOp::RESIZE_BILINEAR, resize_bilinear::RESIZE_BILINEAR),
+    (BuiltinOp::BATCH_MATMUL, batch_matmul::BATCH_MATMUL),
+    (BuiltinOp::TRANSPOSE_CONV, transpose_conv::TRANSPOSE_CONV),
 ];
 
 /// Custom ops by custom code, each with its module.
-const CUSTOM: &[(&str, OpKind)] = &[("SignalRfft", signal::RFFT)];
+const CUSTOM: &[(&str, OpKind)] = &[
+    ("SignalRfft", signal::RFFT),
+    (
+        "TFLite_Detection_PostProcess",
+        detection_postprocess::DETECTION_POSTPROCESS,
+    ),
+];
 
 /// The module of an op kind, if stowplan knows it.
 #[must_use]
@@ -467,10 +545,17 @@ impl<'a> Lower<'a> {
         let data = self.bytes.get(range).ok_or_else(|| {
             Refusal::Invalid(format!("{}'s data lies outside the file", t.desc()))
         })?;
-        let need = t
-            .dtype
-            .element_bytes()
-            .and_then(|e| u64::try_from(self.elements(t).ok()?).ok()?.checked_mul(e));
+        let need = if t.dtype == DType::Int4 {
+            // TFLM packs int4 constants two to a byte (low nibble first), the last byte
+            // half-used for an odd count.
+            self.elements(t)
+                .ok()
+                .and_then(|n| u64::try_from(n.div_ceil(2)).ok())
+        } else {
+            t.dtype
+                .element_bytes()
+                .and_then(|e| u64::try_from(self.elements(t).ok()?).ok()?.checked_mul(e))
+        };
         match need {
             Some(n) if n == data.len() as u64 => Ok(Some(data)),
             _ => invalid(format!(
@@ -685,4 +770,122 @@ pub fn stowplan_scratch(model: &Model, op: &Op) -> Vec<u64> {
         .into_iter()
         .map(|b| b.div_ceil(4).saturating_mul(4))
         .collect()
+}
+
+// Helpers of the data-movement, indexing and reduction ops (slice, gather, reduce, ...).
+impl Lower<'_> {
+    /// The tensor's type must be one of `types` (those TFLM's kernel takes for the op): an
+    /// Unsupported refusal naming them otherwise.
+    fn one_of(&self, t: &Tensor, types: &[DType]) -> Result<(), Refusal> {
+        if types.contains(&t.dtype) {
+            return Ok(());
+        }
+        let names: Vec<String> = types.iter().map(ToString::to_string).collect();
+        unsupported(format!(
+            "{} of {} ({}): TFLM's kernel takes {}",
+            self.name(),
+            t.dtype,
+            t.desc(),
+            names.join(", ")
+        ))
+    }
+
+    /// The data of a constant that TFLM's `Prepare` requires to be constant: an Invalid refusal
+    /// (TFLM's `Prepare` fails) when it is not.
+    fn tflm_constant(&self, t: &Tensor, role: &str) -> Result<&[u8], Refusal> {
+        match self.backed(t)? {
+            Some(data) => Ok(data),
+            None => invalid(format!(
+                "{} ({role} of {}) is not a constant, which TFLM's Prepare requires",
+                t.desc(),
+                self.name()
+            )),
+        }
+    }
+
+    /// The data of a constant whose values TFLM reads when the op runs and stowplan resolves
+    /// when it builds: an Unsupported refusal, saying why, when it is not a constant.
+    fn build_constant(&self, t: &Tensor, role: &str) -> Result<&[u8], Refusal> {
+        match self.backed(t)? {
+            Some(data) => Ok(data),
+            None => unsupported(format!(
+                "{} ({role} of {}) is not a constant: its values shape the kernel's work, which \
+                 stowplan resolves when it builds",
+                t.desc(),
+                self.name()
+            )),
+        }
+    }
+
+    /// The tensor must have shape `want`.
+    fn expect_shape(&self, t: &Tensor, want: &[usize]) -> Result<(), Refusal> {
+        let have = self.shape(t)?;
+        if have == want {
+            Ok(())
+        } else {
+            invalid(format!(
+                "{} has shape {have:?}; {} makes {want:?}",
+                t.desc(),
+                self.name()
+            ))
+        }
+    }
+
+    /// Every output of the op has the input's type.
+    fn outputs_like(&self, input: &Tensor) -> Result<Vec<&Tensor>, Refusal> {
+        (0..self.op.outputs.len())
+            .map(|i| {
+                let o = self.output(i)?;
+                self.same_type(input, o)?;
+                Ok(o)
+            })
+            .collect()
+    }
+}
+
+/// The first `n` int32 values of constant data, as TFLM's `GetTensorData<int32_t>` reads them
+/// whatever the tensor's type (an int64 tensor gives its low and high words): `None` if the data
+/// holds fewer.
+fn raw_i32s(data: &[u8], n: usize) -> Option<Vec<i32>> {
+    let v: Vec<i32> = data
+        .chunks_exact(4)
+        .take(n)
+        .filter_map(|c| <[u8; 4]>::try_from(c).ok())
+        .map(i32::from_le_bytes)
+        .collect();
+    (v.len() == n).then_some(v)
+}
+
+/// `dims` right-aligned into `N` dimensions, padded in front with `fill` (`None` for more than
+/// `N` dimensions).
+fn pad_front<const N: usize, T: Copy>(dims: &[T], fill: T) -> Option<[T; N]> {
+    let lead = N.checked_sub(dims.len())?;
+    let mut out = [fill; N];
+    for (o, d) in out.iter_mut().skip(lead).zip(dims) {
+        *o = *d;
+    }
+    Some(out)
+}
+
+fn i32_lits(v: &[i32]) -> TokenStream {
+    let items = v.iter().map(|&d| Literal::i32_unsuffixed(d));
+    quote!([#(#items),*])
+}
+
+/// The views `o0, o1, ..` of an op's outputs, as `[o0, o1, ..]`.
+fn output_views(n: usize) -> TokenStream {
+    let views = (0..n).map(|i| format_ident!("o{i}"));
+    quote!([#(#views),*])
+}
+
+/// A rank-`rank` tensor's dimension index from a model value (negative counts from the end),
+/// as TFLM resolves it: `None` outside the rank.
+fn resolve_axis(value: i64, rank: usize) -> Option<usize> {
+    let r = i64::try_from(rank).ok()?;
+    let a = if value < 0 {
+        value.checked_add(r)?
+    } else {
+        value
+    };
+    usize::try_from(a).ok().filter(|&a| a < rank)
 }

@@ -1,6 +1,8 @@
-//! PAD: TFLM's `pad.cc` / `pad_common.cc` (`PadPrepare`, `PadEval`), for the kernel
-//! `stowplan::kernels::pad` (any element type). Without a third input the padding value is
-//! the output zero point for int8 and 0 otherwise, as TFLM's.
+//! PAD and PADV2: TFLM's `pad.cc` / `pad_common.cc` (`PadPrepare`, `PadEval`; TFLM registers
+//! the same kernel for both), for the kernel `stowplan::kernels::pad` (float32, int8, int16 and
+//! int32, as `PadEval`). Without a third input the padding value is the output zero point for
+//! int8 and 0 otherwise, as TFLM's; with one, its value (TFLM reads it when the op runs: a
+//! constant becomes a literal, another tensor is read then too).
 
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;
@@ -11,12 +13,21 @@ use crate::tflite::DType;
 /// PAD.
 pub const PAD: OpKind = kernel("pad", lower);
 
+/// PADV2 (`Register_PADV2` is PAD's kernel).
+pub const PADV2: OpKind = kernel("pad", lower);
+
 /// TFLM's `PadKernelMaxDimensionCount()`.
 const MAX_RANK: usize = 5;
 
 fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
     let k = cx.k();
     let pname = cx.params;
+    if !matches!(cx.op.inputs.len(), 2 | 3) || cx.op.outputs.len() != 1 {
+        return invalid(format!(
+            "{} takes 2 or 3 inputs and 1 output (TFLM's Prepare)",
+            cx.name()
+        ));
+    }
     let input = cx.input(0)?;
     let out = cx.output(0)?;
     cx.same_type(input, out)?;
@@ -55,7 +66,7 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
             *slot = bu;
         }
     }
-    let value = pad_value(cx, out.dtype)?;
+    let (value, reads) = pad_value(cx, out.dtype)?;
     let (i, o, b) = (
         usize_lits(&cx.shape_n::<MAX_RANK>(input)?),
         usize_lits(&cx.shape_n::<MAX_RANK>(out)?),
@@ -66,21 +77,46 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
             quote!(pub const #pname: #k::Pad = #k::Pad { input: #i, output: #o, before: #b };),
         ),
         body: quote!(#k::pad(&params::#pname, i0, #value, o0);),
-        reads: vec![0],
+        reads,
     })
 }
 
-/// The padding value: the constant third input, or TFLM's default.
-fn pad_value(cx: &Lower<'_>, dtype: DType) -> Result<TokenStream, Refusal> {
+/// The padding value and the inputs the call reads: the third input (a literal when it is a
+/// constant, else read from its view when the op runs), or TFLM's default.
+fn pad_value(cx: &Lower<'_>, dtype: DType) -> Result<(TokenStream, Vec<usize>), Refusal> {
     let out = cx.output(0)?;
     let given = match cx.optional_input(2) {
         Some(t) => {
+            // pad_common.cc:58-63: the input's type, one element.
             cx.same_type(t, out)?;
-            let data = cx.constant_data(t)?;
             if cx.elements(t)? != 1 {
                 return invalid(format!("{} must hold one value", t.desc()));
             }
-            Some(data)
+            // pad_common.cc:108-115: int8 values quantised as the output.
+            if dtype == DType::Int8 {
+                let (sv, zv) = cx.quant(t)?;
+                let (so, zo) = cx.quant(out)?;
+                if zv != zo || f64::from(sv) != f64::from(so) {
+                    return invalid(format!(
+                        "{} is quantised ({sv}, {zv}) and {} ({so}, {zo}); TFLM's PAD needs them equal",
+                        t.desc(),
+                        out.desc()
+                    ));
+                }
+            }
+            match cx.backed(t)? {
+                Some(data) => Some(data),
+                // Read when the op runs, as TFLM does.
+                None => {
+                    return Ok((
+                        quote!(match i2.first() {
+                            ::core::option::Option::Some(&v) => v,
+                            ::core::option::Option::None => ::core::default::Default::default(),
+                        }),
+                        vec![0, 2],
+                    ));
+                }
+            }
         }
         None => None,
     };
@@ -93,14 +129,16 @@ fn pad_value(cx: &Lower<'_>, dtype: DType) -> Result<TokenStream, Refusal> {
         }
         b
     };
-    Ok(match dtype {
+    let value = match dtype {
         DType::Float32 => {
             let v = f32::from_le_bytes(le(4));
-            if !v.is_finite() {
-                return unsupported(format!("a padding value of {v}"));
+            if v.is_finite() {
+                let l = Literal::f32_suffixed(v);
+                quote!(#l)
+            } else {
+                let bits = Literal::u32_suffixed(v.to_bits());
+                quote!(f32::from_bits(#bits))
             }
-            let l = Literal::f32_suffixed(v);
-            quote!(#l)
         }
         DType::Int8 => {
             let v = if given.is_some() {
@@ -127,6 +165,12 @@ fn pad_value(cx: &Lower<'_>, dtype: DType) -> Result<TokenStream, Refusal> {
             let l = Literal::i32_suffixed(i32::from_le_bytes(le(4)));
             quote!(#l)
         }
-        other => return unsupported(format!("the runtime has no PAD kernel for {other}")),
-    })
+        other => {
+            return unsupported(format!(
+                "the runtime has no {} kernel for {other} (TFLM's takes float32, int8, int16 and int32)",
+                cx.name()
+            ));
+        }
+    };
+    Ok((value, vec![0]))
 }

@@ -1,12 +1,14 @@
 //! AVERAGE_POOL_2D and MAX_POOL_2D: TFLM's `pooling.cc` / `pooling_common.cc`
 //! (`PoolingPrepare`, `CalculateOpDataPooling`), for the kernels
-//! `stowplan::kernels::{average_pool_s8, max_pool_s8, average_pool_f32, max_pool_f32}`.
+//! `stowplan::kernels::{average_pool_s8, max_pool_s8, average_pool_s16, max_pool_s16,
+//! average_pool_f32, max_pool_f32}`.
 
 use quote::quote;
 
+use super::conv::act_range_q;
 use super::{
-    Call, Lower, OpKind, Refusal, act_range_f32, act_range_s8, f32_lit, i32_lit, invalid, kernel,
-    padding_hw, positive, usize_lits,
+    Call, Lower, OpKind, Refusal, act_range_f32, f32_lit, i32_lit, invalid, kernel, padding_hw,
+    positive, usize_lits,
 };
 use crate::tflite::{DType, OpOptions};
 
@@ -64,7 +66,7 @@ fn lower(cx: &Lower<'_>, avg: bool) -> Result<Call, Refusal> {
         stride_h: #sh, stride_w: #sw, pad_h: #pad_h, pad_w: #pad_w,
     });
     let (params, f) = match input.dtype {
-        DType::Int8 => {
+        DType::Int8 | DType::Int16 => {
             // pooling_common.cc: input and output quantised alike (the kernels do not rescale).
             let (in_scale, in_zp) = cx.quant(input)?;
             let (out_scale, out_zp) = cx.quant(out)?;
@@ -75,15 +77,17 @@ fn lower(cx: &Lower<'_>, avg: bool) -> Result<Call, Refusal> {
                     out.desc()
                 ));
             }
-            let (lo, hi) = act_range_s8(activation, out_scale, out_zp)?;
+            let (lo, hi) = act_range_q(activation, input.dtype, out_scale, out_zp)?;
             let (lo, hi) = (i32_lit(lo), i32_lit(hi));
+            let (ty, f) = match (input.dtype, avg) {
+                (DType::Int8, true) => (quote!(PoolS8), quote!(average_pool_s8)),
+                (DType::Int8, false) => (quote!(PoolS8), quote!(max_pool_s8)),
+                (_, true) => (quote!(PoolS16), quote!(average_pool_s16)),
+                (_, false) => (quote!(PoolS16), quote!(max_pool_s16)),
+            };
             (
-                quote!(pub const #pname: #k::PoolS8 = #k::PoolS8 { geometry: #geometry, act_min: #lo, act_max: #hi };),
-                if avg {
-                    quote!(average_pool_s8)
-                } else {
-                    quote!(max_pool_s8)
-                },
+                quote!(pub const #pname: #k::#ty = #k::#ty { geometry: #geometry, act_min: #lo, act_max: #hi };),
+                f,
             )
         }
         DType::Float32 => {

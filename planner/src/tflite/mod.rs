@@ -5,12 +5,14 @@
 //! - [`read_model`]: the verified flatbuffer view and the validation of every index, into the
 //!   owned types of [`model`] (re-exported here);
 //! - [`builder`]: writing models (synthetic test graphs, single-op conformance models);
+//! - [`flexbuffer`]: custom ops' FlexBuffers options, read (checked) and written;
 //! - [`mod@write`]: rewriting a model's root to add or replace a metadata entry (how
 //!   [`crate::embed`] writes a plan into a model).
 //!
 //! Nothing here plans or generates code; every later layer reads the model through these types.
 
 pub mod builder;
+pub mod flexbuffer;
 pub mod model;
 mod read;
 mod schema;

@@ -8,7 +8,7 @@
 //! run of input channels (or of whole pixels), so it vectorises. Outputs are written in
 //! memory order (batch, y, x, channel).
 
-use super::{Requant, activation_f32, clamp_to_i8, dot_s8, fixed, sized, sized_mut};
+use super::{Requant, activation_f32, at, clamp_to_i8, dot_s8, fixed, product, sized, sized_mut};
 
 /// NHWC geometry of CONV_2D / DEPTHWISE_CONV_2D.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -114,19 +114,21 @@ fn conv_groups(g: &ConvGeometry) -> Option<(usize, usize)> {
 
 /// Shared loop nest of CONV_2D. Per output (TFLM's order: batch, out_y, out_x, out_channel)
 /// the products are TFLM's (filter_y, filter_x, in_channel) order, handed to `dot` as runs of
-/// matching input and filter elements: one run per filter row when the valid taps of a row
-/// are adjacent whole pixels (one group, no horizontal dilation), else one per tap.
+/// input elements with the index of their first filter element (the filter's storage is the
+/// caller's: int8 or float slices, packed int4): one run per filter row when the valid taps of
+/// a row are adjacent whole pixels (one group, no horizontal dilation), else one per tap.
 /// `finish` turns an output channel's accumulator into the output value.
 ///
-/// Returns without writing if the slices are shorter than the geometry says.
+/// Returns without writing if the slices are shorter than the geometry says
+/// (`filter_elements` is how many filter elements the caller's storage holds).
 #[inline(always)]
-fn conv_loops<T, A: Copy, O>(
+fn conv_loops<I, A: Copy, O>(
     g: &ConvGeometry,
-    input: &[T],
-    filter: &[T],
+    input: &[I],
+    filter_elements: usize,
     output: &mut [O],
     zero: A,
-    mut dot: impl FnMut(A, &[T], &[T]) -> A,
+    mut dot: impl FnMut(A, &[I], usize) -> A,
     mut finish: impl FnMut(A, usize) -> O,
 ) {
     let Some((filter_input_depth, filters_per_group)) = conv_groups(g) else {
@@ -135,15 +137,16 @@ fn conv_loops<T, A: Copy, O>(
     let [batches, input_h, input_w, input_d] = g.input;
     let [output_d, filter_h, filter_w, _] = g.filter;
     let [_, output_h, output_w, _] = g.output;
-    let (Some(input), Some(filter), Some(output)) = (
+    let (Some(input), Some(filter_size), Some(output)) = (
         sized(input, &[batches, input_h, input_w, input_d]),
-        sized(filter, &[output_d, filter_h, filter_w, filter_input_depth]),
+        product(&[output_d, filter_h, filter_w, filter_input_depth])
+            .filter(|&n| n <= filter_elements)
+            .map(|_| filter_h * filter_w * filter_input_depth),
         sized_mut(output, &[batches, output_h, output_w, output_d]),
     ) else {
         return;
     };
     // Sizes below are at most the slices' lengths, so no index arithmetic overflows.
-    let filter_size = filter_h * filter_w * filter_input_depth;
     let whole_rows = filter_input_depth == input_d && g.dilation_w == 1;
     let mut out = output.iter_mut();
     for batch in 0..batches {
@@ -154,8 +157,7 @@ fn conv_loops<T, A: Copy, O>(
                 let (x_start, x_end) = valid_taps(in_x_origin, filter_w, input_w);
                 for out_c in 0..output_d {
                     let group_base = out_c / filters_per_group * filter_input_depth;
-                    let start = out_c * filter_size;
-                    let out_filter = filter.get(start..start + filter_size).unwrap_or(&[]);
+                    let out_filter = out_c * filter_size;
                     let mut acc = zero;
                     for filter_y in 0..filter_h {
                         let Some(in_y) = inside(in_y_origin, g.dilation_h, filter_y, input_h)
@@ -172,10 +174,8 @@ fn conv_loops<T, A: Copy, O>(
                             let in_x = in_x_origin.wrapping_add(x_start as isize) as usize;
                             let len = (x_end - x_start) * input_d;
                             let i = (row + in_x) * input_d;
-                            let f = (filter_row + x_start) * filter_input_depth;
-                            if let (Some(i), Some(f)) =
-                                (input.get(i..i + len), out_filter.get(f..f + len))
-                            {
+                            let f = out_filter + (filter_row + x_start) * filter_input_depth;
+                            if let Some(i) = input.get(i..i + len) {
                                 acc = dot(acc, i, f);
                             }
                             continue;
@@ -186,11 +186,8 @@ fn conv_loops<T, A: Copy, O>(
                                 continue;
                             };
                             let i = (row + in_x) * input_d + group_base;
-                            let f = (filter_row + filter_x) * filter_input_depth;
-                            if let (Some(i), Some(f)) = (
-                                input.get(i..i + filter_input_depth),
-                                out_filter.get(f..f + filter_input_depth),
-                            ) {
+                            let f = out_filter + (filter_row + filter_x) * filter_input_depth;
+                            if let Some(i) = input.get(i..i + filter_input_depth) {
                                 acc = dot(acc, i, f);
                             }
                         }
@@ -201,6 +198,38 @@ fn conv_loops<T, A: Copy, O>(
                 }
             }
         }
+    }
+}
+
+/// The run of `len` filter elements from `start` of a slice filter (empty past its end).
+#[inline(always)]
+pub(super) fn run<T>(filter: &[T], start: usize, len: usize) -> &[T] {
+    match filter.get(start..start.saturating_add(len)) {
+        Some(run) => run,
+        None => &[],
+    }
+}
+
+/// Element `index` of a packed int4 tensor as TFLM's `UnpackDenseInt4IntoInt8` unpacks it: two
+/// per byte, the low nibble first, each sign-extended (`static_cast<int8_t>(byte << 4) >> 4`
+/// and `byte >> 4`); 0 past the end.
+#[inline(always)]
+pub(super) fn int4_at(packed: &[u8], index: usize) -> i8 {
+    let byte = at(packed, index / 2) as i8;
+    if index.is_multiple_of(2) {
+        byte.wrapping_shl(4) >> 4
+    } else {
+        byte >> 4
+    }
+}
+
+/// The element count a packed int4 buffer backs for a tensor of `elements` elements: the count
+/// if the buffer holds at least `ceil(elements / 2)` bytes, else 0 (nothing is read).
+#[inline(always)]
+pub(super) fn int4_elements(packed: &[u8], elements: Option<usize>) -> usize {
+    match elements {
+        Some(n) if packed.len() >= n.div_ceil(2) => n,
+        _ => 0,
     }
 }
 
@@ -250,10 +279,10 @@ pub fn conv2d_s8(p: &ConvS8, input: &[i8], filter: &[i8], bias: Option<&[i32]>, 
     conv_loops(
         &p.geometry,
         input,
-        filter,
+        filter.len(),
         output,
         0_i32,
-        |acc, i, f| acc.wrapping_add(dot_offset_s8(i, f, input_offset)),
+        |acc, i, f| acc.wrapping_add(dot_offset_s8(i, run(filter, f, i.len()), input_offset)),
         |acc, out_c| {
             requantize_channel(
                 acc,
@@ -264,6 +293,205 @@ pub fn conv2d_s8(p: &ConvS8, input: &[i8], filter: &[i8], bias: Option<&[i32]>, 
                 p.act_min,
                 p.act_max,
             )
+        },
+    );
+}
+
+/// int8 CONV_2D with an int4 filter: TFLM's `ConvEval` for `kTfLiteInt4` weights, which unpacks
+/// the filter (`UnpackDenseInt4IntoInt8`) and runs `reference_integer_ops::ConvPerChannel`;
+/// here each weight is unpacked where it is read, with the same sums.
+///
+/// `filter` is the packed OHWI int4 buffer, two weights per byte (low nibble first).
+///
+/// # Preconditions
+///
+/// As [`conv2d_s8`], with `filter.len() == ceil(O*FH*FW*I / 2)`.
+pub fn conv2d_s8_i4(
+    p: &ConvS8,
+    input: &[i8],
+    filter: &[u8],
+    bias: Option<&[i32]>,
+    output: &mut [i8],
+) {
+    let g = &p.geometry;
+    let elements = int4_elements(
+        filter,
+        product(&[g.filter[0], g.filter[1], g.filter[2], g.filter[3]]),
+    );
+    let input_offset = p.input_offset;
+    conv_loops(
+        g,
+        input,
+        elements,
+        output,
+        0_i32,
+        |mut acc, i, f| {
+            for (k, &x) in i.iter().enumerate() {
+                let w = i32::from(int4_at(filter, f + k));
+                acc = acc.wrapping_add(w.wrapping_mul(i32::from(x).wrapping_add(input_offset)));
+            }
+            acc
+        },
+        |acc, out_c| {
+            requantize_channel(
+                acc,
+                out_c,
+                bias,
+                p.requant,
+                p.output_offset,
+                p.act_min,
+                p.act_max,
+            )
+        },
+    );
+}
+
+/// Parameters of an int16 CONV_2D or DEPTHWISE_CONV_2D (int16 activations, int8 per-channel
+/// filter). TFLM's int16 kernels take no zero points (int16 is quantised symmetrically): the
+/// input and output offsets are not applied.
+#[derive(Clone, Copy, Debug)]
+pub struct ConvS16 {
+    /// The geometry.
+    pub geometry: ConvGeometry,
+    /// One multiplier per output channel (TFLM's `per_channel_output_multiplier` / `_shift`).
+    pub requant: &'static [Requant],
+    /// Lower clamp of the quantised output (fused activation).
+    pub act_min: i32,
+    /// Upper clamp of the quantised output (fused activation).
+    pub act_max: i32,
+}
+
+/// The int16 epilogue of TFLM's 64-bit per-channel kernels: add the bias, requantise with the
+/// output channel's multiplier (the `int64_t` `MultiplyByQuantizedMultiplier`), clamp (`max`
+/// then `min`), narrow (the C++ `static_cast<int16_t>`).
+#[inline(always)]
+pub(super) fn requantize_channel_s16(
+    acc: i64,
+    out_c: usize,
+    bias: Option<&[i64]>,
+    requant: &[Requant],
+    act_min: i32,
+    act_max: i32,
+) -> i16 {
+    let acc = match bias.and_then(|bias| bias.get(out_c)) {
+        Some(&bias) => acc.wrapping_add(bias),
+        None => acc,
+    };
+    let (multiplier, shift) = match requant.get(out_c) {
+        Some(r) => (r.multiplier, r.shift),
+        None => (0, 0),
+    };
+    clamp_to_i16(
+        fixed::multiply_by_quantized_multiplier_i64(acc, multiplier, shift),
+        act_min,
+        act_max,
+    )
+}
+
+/// [`requantize_channel_s16`] for TFLM's 32-bit accumulators (an int32 bias): the `int32_t`
+/// `MultiplyByQuantizedMultiplier`.
+#[inline(always)]
+pub(super) fn requantize_channel_s16_acc32(
+    acc: i32,
+    out_c: usize,
+    bias: Option<&[i32]>,
+    requant: &[Requant],
+    act_min: i32,
+    act_max: i32,
+) -> i16 {
+    let acc = match bias.and_then(|bias| bias.get(out_c)) {
+        Some(&bias) => acc.wrapping_add(bias),
+        None => acc,
+    };
+    let (multiplier, shift) = match requant.get(out_c) {
+        Some(r) => (r.multiplier, r.shift),
+        None => (0, 0),
+    };
+    clamp_to_i16(
+        fixed::multiply_by_quantized_multiplier(acc, multiplier, shift),
+        act_min,
+        act_max,
+    )
+}
+
+/// Clamps into `[min, max]` as TFLM does (`max` first, then `min`) and narrows to `i16` (the
+/// C++ `static_cast`, which wraps if the range is wider than `i16`).
+#[inline(always)]
+pub(super) fn clamp_to_i16(acc: i32, min: i32, max: i32) -> i16 {
+    let acc = if acc < min { min } else { acc };
+    let acc = if acc > max { max } else { acc };
+    acc as i16
+}
+
+/// `sum(filter * input)` over a run, each product in `int32_t` (it fits: `|f * x| <= 2^22`)
+/// added to a 64-bit accumulator, as TFLM's int16 kernels.
+#[inline(always)]
+fn dot_s16_i64(input: &[i16], filter: &[i8]) -> i64 {
+    let mut acc: i64 = 0;
+    for (&x, &f) in input.iter().zip(filter) {
+        acc = acc.wrapping_add(i64::from(i32::from(f) * i32::from(x)));
+    }
+    acc
+}
+
+/// The same sum in a wrapping 32-bit accumulator (TFLM's `ConvPerChannel<int32_t>`).
+#[inline(always)]
+fn dot_s16_i32(input: &[i16], filter: &[i8]) -> i32 {
+    let mut acc: i32 = 0;
+    for (&x, &f) in input.iter().zip(filter) {
+        acc = acc.wrapping_add(i32::from(f) * i32::from(x));
+    }
+    acc
+}
+
+/// int16 CONV_2D: TFLM's `reference_integer_ops::ConvPerChannel<int64_t>` (16-bit input, 8-bit
+/// filter): `acc += filter * input` in 64 bits (no zero points), the int64 bias, the 64-bit
+/// `MultiplyByQuantizedMultiplier`, clamp. TFLM takes this kernel for an int64 bias and for no
+/// bias (a model whose options ask for int32 biases has none to add: see the planner).
+///
+/// # Preconditions
+///
+/// As [`conv2d_s8`].
+pub fn conv2d_s16(
+    p: &ConvS16,
+    input: &[i16],
+    filter: &[i8],
+    bias: Option<&[i64]>,
+    output: &mut [i16],
+) {
+    conv_loops(
+        &p.geometry,
+        input,
+        filter.len(),
+        output,
+        0_i64,
+        |acc, i, f| acc.wrapping_add(dot_s16_i64(i, run(filter, f, i.len()))),
+        |acc, out_c| requantize_channel_s16(acc, out_c, bias, p.requant, p.act_min, p.act_max),
+    );
+}
+
+/// int16 CONV_2D with an int32 bias: TFLM's `reference_integer_ops::ConvPerChannel<int32_t>`,
+/// the sum in a wrapping 32-bit accumulator and the 32-bit `MultiplyByQuantizedMultiplier`.
+///
+/// # Preconditions
+///
+/// As [`conv2d_s8`].
+pub fn conv2d_s16_acc32(
+    p: &ConvS16,
+    input: &[i16],
+    filter: &[i8],
+    bias: Option<&[i32]>,
+    output: &mut [i16],
+) {
+    conv_loops(
+        &p.geometry,
+        input,
+        filter.len(),
+        output,
+        0_i32,
+        |acc, i, f| acc.wrapping_add(dot_s16_i32(i, run(filter, f, i.len()))),
+        |acc, out_c| {
+            requantize_channel_s16_acc32(acc, out_c, bias, p.requant, p.act_min, p.act_max)
         },
     );
 }
@@ -300,15 +528,173 @@ pub fn conv2d_f32(
     conv_loops(
         &p.geometry,
         input,
-        filter,
+        filter.len(),
         output,
         0.0_f32,
         |mut total, i, f| {
-            for (&x, &f) in i.iter().zip(f) {
+            for (&x, &f) in i.iter().zip(run(filter, f, i.len())) {
                 total += x * f;
             }
             total
         },
         |total, out_c| finish_f32(total, out_c, bias, p.act_min, p.act_max),
     );
+}
+
+#[cfg(test)]
+pub(super) mod tests {
+    use super::*;
+
+    pub(in crate::kernels) fn geometry(
+        input: [usize; 4],
+        filter: [usize; 4],
+        output: [usize; 4],
+    ) -> ConvGeometry {
+        ConvGeometry {
+            input,
+            filter,
+            output,
+            stride_h: 1,
+            stride_w: 1,
+            dilation_h: 1,
+            dilation_w: 1,
+            pad_h: 0,
+            pad_w: 0,
+            depth_multiplier: 1,
+        }
+    }
+
+    /// Up to 64 int4 values packed two to a byte, the first in the low nibble, and the number
+    /// of bytes used.
+    pub(in crate::kernels) fn pack(values: &[i8]) -> ([u8; 32], usize) {
+        let mut bytes = [0u8; 32];
+        for (i, &v) in values.iter().enumerate() {
+            let nibble = (v as u8) & 0x0f;
+            bytes[i / 2] |= if i.is_multiple_of(2) {
+                nibble
+            } else {
+                nibble << 4
+            };
+        }
+        (bytes, values.len().div_ceil(2))
+    }
+
+    #[test]
+    fn int4_unpacks_low_nibble_first_sign_extended() {
+        // TFLM's example: {0x12, 0x34} -> {2, 1, 4, 3}; 0xF8 -> {-8, -1}.
+        let packed = [0x12, 0x34, 0xf8];
+        let unpacked: [i8; 6] = core::array::from_fn(|i| int4_at(&packed, i));
+        assert_eq!(unpacked, [2, 1, 4, 3, -8, -1]);
+        assert_eq!(int4_at(&packed, 6), 0);
+        assert_eq!(int4_elements(&packed, Some(5)), 5);
+        assert_eq!(int4_elements(&packed, Some(6)), 6);
+        assert_eq!(int4_elements(&packed, Some(7)), 0);
+    }
+
+    #[test]
+    fn int64_multiplier_reduces_to_16_bits() {
+        // 0.5 as (2^30, 0): (x * 2^14 + 2^14) >> 15.
+        assert_eq!(
+            fixed::multiply_by_quantized_multiplier_i64(100, 1 << 30, 0),
+            50
+        );
+        assert_eq!(
+            fixed::multiply_by_quantized_multiplier_i64(101, 1 << 30, 0),
+            51
+        );
+        assert_eq!(
+            fixed::multiply_by_quantized_multiplier_i64(-101, 1 << 30, 0),
+            -50
+        );
+        // Multipliers from 0x7FFF0000 on reduce to 0x7FFF; shift 1 doubles.
+        assert_eq!(
+            fixed::multiply_by_quantized_multiplier_i64(1 << 20, i32::MAX, 1),
+            ((((1_i64 << 20) * 0x7fff) + (1 << 13)) >> 14) as i32
+        );
+        // Past TFLM's range the shift counts wrap modulo 64 as on x86-64: shift 15 makes the
+        // rounding term 1 << 63 and the final shift 0.
+        assert_eq!(
+            fixed::multiply_by_quantized_multiplier_i64(2, 1 << 30, 15),
+            (2_i64 * 16384).wrapping_add(i64::MIN) as i32
+        );
+    }
+
+    static HALF_OVER_8: [Requant; 2] = [Requant {
+        multiplier: 1 << 30,
+        shift: -3,
+    }; 2];
+
+    #[test]
+    fn int4_conv_equals_int8_conv_of_the_unpacked_filter() {
+        let weights: [i8; 2 * 2 * 2 * 3] = core::array::from_fn(|i| (i as i8 * 5 % 16) - 8);
+        let (packed, used) = pack(&weights);
+        let p = ConvS8 {
+            geometry: geometry([1, 3, 3, 3], [2, 2, 2, 3], [1, 2, 2, 2]),
+            input_offset: 7,
+            output_offset: -3,
+            requant: &HALF_OVER_8,
+            act_min: -128,
+            act_max: 127,
+        };
+        let input: [i8; 27] = core::array::from_fn(|i| (i as i8).wrapping_mul(37));
+        let bias = [100, -1000];
+        let (mut a, mut b) = ([0i8; 8], [0i8; 8]);
+        conv2d_s8(&p, &input, &weights, Some(&bias), &mut a);
+        conv2d_s8_i4(&p, &input, &packed[..used], Some(&bias), &mut b);
+        assert_eq!(a, b);
+        assert_ne!(a, [0; 8]);
+        // A packed buffer one byte short writes nothing.
+        let mut c = [5i8; 8];
+        conv2d_s8_i4(&p, &input, &packed[1..used], Some(&bias), &mut c);
+        assert_eq!(c, [5; 8]);
+    }
+
+    static ONE_OVER_1024: [Requant; 1] = [Requant {
+        multiplier: 1 << 30,
+        shift: -9,
+    }];
+    static TINY: [Requant; 1] = [Requant {
+        multiplier: 1 << 30,
+        shift: -20,
+    }];
+
+    #[test]
+    fn int16_conv_sums_in_64_bits_and_ignores_zero_points() {
+        // One output: a 1x1 filter over 2 channels: 2 * 32767 * 127 = 8_322_818, minus 2^20.
+        let p = ConvS16 {
+            geometry: geometry([1, 1, 1, 2], [1, 1, 1, 2], [1, 1, 1, 1]),
+            requant: &ONE_OVER_1024,
+            act_min: i32::from(i16::MIN),
+            act_max: i32::from(i16::MAX),
+        };
+        let mut out = [0i16; 1];
+        conv2d_s16(
+            &p,
+            &[32767, 32767],
+            &[127, 127],
+            Some(&[-(1 << 20)]),
+            &mut out,
+        );
+        let expect =
+            fixed::multiply_by_quantized_multiplier_i64(8_322_818 - (1 << 20), 1 << 30, -9);
+        assert_eq!(i32::from(out[0]), expect);
+        // The 32-bit variant wraps its sum: 2^31 - 1 + 8_322_818 as int32.
+        let p = ConvS16 {
+            requant: &TINY,
+            ..p
+        };
+        let mut out32 = [0i16; 1];
+        conv2d_s16_acc32(
+            &p,
+            &[32767, 32767],
+            &[127, 127],
+            Some(&[i32::MAX]),
+            &mut out32,
+        );
+        let wrapped = i32::MAX.wrapping_add(8_322_818);
+        assert_eq!(
+            i32::from(out32[0]),
+            fixed::multiply_by_quantized_multiplier(wrapped, 1 << 30, -20)
+        );
+    }
 }

@@ -6,8 +6,11 @@
 //! (float sums round identically); a block of channels is accumulated at once, tap by tap, so
 //! the loop vectorises. Outputs are written in memory order (batch, y, x, channel).
 
-use super::conv::{ConvF32, ConvGeometry, ConvS8, finish_f32, inside, origin, requantize_channel};
-use super::{sized, sized_mut};
+use super::conv::{
+    ConvF32, ConvGeometry, ConvS8, ConvS16, finish_f32, inside, int4_at, int4_elements, origin,
+    requantize_channel, requantize_channel_s16, run,
+};
+use super::{product, sized, sized_mut};
 
 /// Channels DEPTHWISE_CONV_2D accumulates at once (its accumulators live on the stack).
 const CHANNEL_BLOCK: usize = 16;
@@ -15,29 +18,31 @@ const CHANNEL_BLOCK: usize = 16;
 /// Shared loop nest of DEPTHWISE_CONV_2D. Outputs are produced in TFLM's order (batch, out_y,
 /// out_x, in_channel, multiplier); each output's products are added in TFLM's (filter_y,
 /// filter_x) order. Blocks of up to [`CHANNEL_BLOCK`] output channels are accumulated
-/// together, tap by tap: `mac(accs, input, filter)` adds one tap's products to a block, with
+/// together, tap by tap: `mac(accs, input, filter_start)` adds one tap's products to a block
+/// (the filter elements `filter_start..filter_start + accs.len()` of the caller's storage), with
 /// one input per output (depth multiplier 1) or one input for all (the outputs of one input
 /// channel).
 ///
-/// Returns without writing if the slices are shorter than the geometry says or the filter's
+/// Returns without writing if the slices are shorter than the geometry says
+/// (`filter_elements` is how many filter elements the caller's storage holds) or the filter's
 /// channels are not the input's times the depth multiplier.
 #[inline(always)]
-fn depthwise_loops<T: Copy, A: Copy, O>(
+fn depthwise_loops<I: Copy, A: Copy, O>(
     g: &ConvGeometry,
-    input: &[T],
-    filter: &[T],
+    input: &[I],
+    filter_elements: usize,
     output: &mut [O],
     zero: A,
-    mut mac: impl FnMut(&mut [A], &[T], &[T]),
+    mut mac: impl FnMut(&mut [A], &[I], usize),
     mut finish: impl FnMut(A, usize) -> O,
 ) {
     let [batches, input_h, input_w, input_d] = g.input;
     let [_, filter_h, filter_w, output_d] = g.filter;
     let [_, output_h, output_w, _] = g.output;
     let depth_multiplier = g.depth_multiplier;
-    let (Some(input), Some(filter), Some(output)) = (
+    let (Some(input), Some(_), Some(output)) = (
         sized(input, &[batches, input_h, input_w, input_d]),
-        sized(filter, &[filter_h, filter_w, output_d]),
+        product(&[filter_h, filter_w, output_d]).filter(|&n| n <= filter_elements),
         sized_mut(output, &[batches, output_h, output_w, output_d]),
     ) else {
         return;
@@ -78,9 +83,7 @@ fn depthwise_loops<T: Copy, A: Copy, O>(
                             };
                             let i = ((batch * input_h + in_y) * input_w + in_x) * input_d + in_c;
                             let f = (filter_y * filter_w + filter_x) * output_d + first;
-                            if let (Some(i), Some(f)) =
-                                (input.get(i..i + in_len), filter.get(f..f + block))
-                            {
+                            if let Some(i) = input.get(i..i + in_len) {
                                 mac(accs, i, f);
                             }
                         }
@@ -116,10 +119,11 @@ pub fn depthwise_conv2d_s8(
     depthwise_loops(
         &p.geometry,
         input,
-        filter,
+        filter.len(),
         output,
         0_i32,
         |accs, i, f| {
+            let f = run(filter, f, accs.len());
             if let [x] = *i {
                 let x = i32::from(x).wrapping_add(input_offset);
                 for (acc, &f) in accs.iter_mut().zip(f) {
@@ -146,6 +150,97 @@ pub fn depthwise_conv2d_s8(
     );
 }
 
+/// int8 DEPTHWISE_CONV_2D with an int4 filter: TFLM's `DepthwiseConvEval` for `kTfLiteInt4`
+/// weights, which unpacks the filter (`UnpackDenseInt4IntoInt8`) and runs
+/// `reference_integer_ops::DepthwiseConvPerChannel`; here each weight is unpacked where it is
+/// read, with the same sums.
+///
+/// `filter` is the packed `1HWO` int4 buffer, two weights per byte (low nibble first).
+///
+/// # Preconditions
+///
+/// As [`depthwise_conv2d_s8`], with `filter.len() == ceil(FH*FW*O / 2)`.
+pub fn depthwise_conv2d_s8_i4(
+    p: &ConvS8,
+    input: &[i8],
+    filter: &[u8],
+    bias: Option<&[i32]>,
+    output: &mut [i8],
+) {
+    let g = &p.geometry;
+    let elements = int4_elements(
+        filter,
+        product(&[g.filter[0], g.filter[1], g.filter[2], g.filter[3]]),
+    );
+    let input_offset = p.input_offset;
+    depthwise_loops(
+        g,
+        input,
+        elements,
+        output,
+        0_i32,
+        |accs, i, f| {
+            for (k, acc) in accs.iter_mut().enumerate() {
+                let x = match *i {
+                    [x] => x,
+                    _ => super::at(i, k),
+                };
+                let x = i32::from(x).wrapping_add(input_offset);
+                let w = i32::from(int4_at(filter, f + k));
+                *acc = acc.wrapping_add(w.wrapping_mul(x));
+            }
+        },
+        |acc, out_c| {
+            requantize_channel(
+                acc,
+                out_c,
+                bias,
+                p.requant,
+                p.output_offset,
+                p.act_min,
+                p.act_max,
+            )
+        },
+    );
+}
+
+/// int16 DEPTHWISE_CONV_2D: TFLM's `reference_integer_ops::DepthwiseConvPerChannel` for 16-bit
+/// input and 8-bit filter: `acc += (int64_t)filter * (int64_t)input` (no zero points), the
+/// int64 bias, the 64-bit `MultiplyByQuantizedMultiplier`, clamp. TFLM has no 32-bit
+/// accumulator variant here: its kernel reads any bias as int64.
+///
+/// # Preconditions
+///
+/// As [`depthwise_conv2d_s8`].
+pub fn depthwise_conv2d_s16(
+    p: &ConvS16,
+    input: &[i16],
+    filter: &[i8],
+    bias: Option<&[i64]>,
+    output: &mut [i16],
+) {
+    depthwise_loops(
+        &p.geometry,
+        input,
+        filter.len(),
+        output,
+        0_i64,
+        |accs, i, f| {
+            let f = run(filter, f, accs.len());
+            if let [x] = *i {
+                for (acc, &f) in accs.iter_mut().zip(f) {
+                    *acc = acc.wrapping_add(i64::from(f) * i64::from(x));
+                }
+            } else {
+                for ((acc, &x), &f) in accs.iter_mut().zip(i).zip(f) {
+                    *acc = acc.wrapping_add(i64::from(f) * i64::from(x));
+                }
+            }
+        },
+        |acc, out_c| requantize_channel_s16(acc, out_c, bias, p.requant, p.act_min, p.act_max),
+    );
+}
+
 /// float DEPTHWISE_CONV_2D: TFLM's `reference_ops::DepthwiseConv` (float).
 ///
 /// # Preconditions
@@ -161,10 +256,11 @@ pub fn depthwise_conv2d_f32(
     depthwise_loops(
         &p.geometry,
         input,
-        filter,
+        filter.len(),
         output,
         0.0_f32,
         |totals, i, f| {
+            let f = run(filter, f, totals.len());
             if let [x] = *i {
                 for (total, &f) in totals.iter_mut().zip(f) {
                     *total += x * f;
@@ -177,4 +273,70 @@ pub fn depthwise_conv2d_f32(
         },
         |total, out_c| finish_f32(total, out_c, bias, p.act_min, p.act_max),
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::Requant;
+    use super::super::conv::tests::{geometry, pack};
+    use super::*;
+
+    static REQUANT: [Requant; 4] = [Requant {
+        multiplier: 1 << 30,
+        shift: -2,
+    }; 4];
+
+    #[test]
+    fn int4_depthwise_equals_int8_of_the_unpacked_filter() {
+        for dm in [1, 2] {
+            let mut g = geometry([1, 3, 3, 4 / dm], [1, 2, 2, 4], [1, 2, 2, 4]);
+            g.depth_multiplier = dm;
+            let p = ConvS8 {
+                geometry: g,
+                input_offset: -5,
+                output_offset: 9,
+                requant: &REQUANT,
+                act_min: -128,
+                act_max: 127,
+            };
+            let weights: [i8; 16] = core::array::from_fn(|i| (i as i8 * 7 % 16) - 8);
+            let (packed, used) = pack(&weights);
+            let input: [i8; 36] = core::array::from_fn(|i| (i as i8).wrapping_mul(29));
+            let n = 9 * (4 / dm);
+            let (mut a, mut b) = ([0i8; 16], [0i8; 16]);
+            depthwise_conv2d_s8(&p, &input[..n], &weights, Some(&[1, 2, 3, 4]), &mut a);
+            depthwise_conv2d_s8_i4(
+                &p,
+                &input[..n],
+                &packed[..used],
+                Some(&[1, 2, 3, 4]),
+                &mut b,
+            );
+            assert_eq!(a, b, "depth multiplier {dm}");
+            assert_ne!(a, [0; 16]);
+        }
+    }
+
+    static ONE: [Requant; 1] = [Requant {
+        multiplier: 1 << 30,
+        shift: 1,
+    }];
+
+    #[test]
+    fn int16_depthwise_sums_in_64_bits() {
+        // A 2x1 window over one channel: 32767 * -128 + -32768 * 127 + bias 7, times 1.0,
+        // clamped to the int16 range.
+        let p = ConvS16 {
+            geometry: geometry([1, 2, 1, 1], [1, 2, 1, 1], [1, 1, 1, 1]),
+            requant: &ONE,
+            act_min: -32768,
+            act_max: 32767,
+        };
+        let mut out = [0i16; 1];
+        depthwise_conv2d_s16(&p, &[32767, -32768], &[-128, 127], Some(&[7]), &mut out);
+        assert_eq!(out, [-32768]);
+        let mut out = [0i16; 1];
+        depthwise_conv2d_s16(&p, &[100, -3], &[-128, 127], None, &mut out);
+        assert_eq!(out, [-12800 - 381]);
+    }
 }

@@ -318,3 +318,28 @@ pub const fn get_reciprocal(x: i32, x_integer_digits: i32) -> (i32, i32) {
         num_bits_over_unit,
     )
 }
+
+/// TFLM's `MultiplyByQuantizedMultiplier(int64_t x, int32_t quantized_multiplier, int shift)`
+/// (`common.cc`; the int16 kernels' 64-bit accumulators): the multiplier reduced to 16 bits
+/// (`(multiplier + 2^15) >> 16`, or `0x7FFF` from `0x7FFF0000` on), then `(x * reduced +
+/// 2^(14 - shift)) >> (15 - shift)`, narrowed to `int32_t`. Both of TFLM's builds (double and
+/// single rounding) compute exactly this.
+///
+/// TFLM asserts `-31 <= shift < 8` and `|x| < 2^47`; outside that it mirrors the x86-64 build:
+/// the product and the sum wrap, shift counts are taken modulo 64 (`shl`/`sar`, for the
+/// negative counts a shift of 15 or more gives), and the narrowing keeps the low 32 bits.
+#[must_use]
+pub const fn multiply_by_quantized_multiplier_i64(x: i64, multiplier: i32, shift: i32) -> i32 {
+    let reduced_multiplier = if multiplier < 0x7FFF_0000 {
+        // `multiplier + 2^15` cannot overflow below 0x7FFF0000.
+        (multiplier.wrapping_add(1 << 15)) >> 16
+    } else {
+        0x7FFF
+    };
+    let total_shift = 15_i32.wrapping_sub(shift);
+    let round = 1_i64.wrapping_shl(total_shift.wrapping_sub(1) as u32);
+    let x = x
+        .wrapping_mul(reduced_multiplier as i64)
+        .wrapping_add(round);
+    x.wrapping_shr(total_shift as u32) as i32
+}

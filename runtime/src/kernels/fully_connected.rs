@@ -1,8 +1,9 @@
 //! FULLY_CONNECTED: TFLM's `reference_integer_ops::FullyConnected`,
-//! `reference_integer_ops::FullyConnectedPerChannel` and `reference_ops::FullyConnected`
-//! (float).
+//! `reference_integer_ops::FullyConnectedPerChannel` (int8, int16 with int8 weights, int8 with
+//! packed int4 weights) and `reference_ops::FullyConnected` (float).
 
-use super::{Requant, activation_f32, clamp_to_i8, dot_s8, fixed, sized, sized_mut};
+use super::conv::{clamp_to_i16, int4_at, int4_elements};
+use super::{Requant, activation_f32, clamp_to_i8, dot_s8, fixed, product, sized, sized_mut};
 
 /// Parameters of an int8 FULLY_CONNECTED.
 #[derive(Clone, Copy, Debug)]
@@ -113,6 +114,212 @@ pub fn fully_connected_s8(
     }
 }
 
+/// int8 FULLY_CONNECTED with an int4 filter: TFLM's `FullyConnectedEval` for `kTfLiteInt4`
+/// weights, which unpacks the filter (`UnpackDenseInt4IntoInt8`) and runs the per-tensor
+/// `reference_integer_ops::FullyConnected` (TFLM has no per-channel int4 kernel): `acc +=
+/// (filter + filter_offset) * (input + input_offset)` in a wrapping int32 accumulator, each
+/// weight unpacked where it is read.
+///
+/// `filter` is the packed `[output_depth, accum_depth]` int4 buffer, two weights per byte (low
+/// nibble first); `requant` has one entry.
+///
+/// # Preconditions
+///
+/// As [`fully_connected_s8`], with `filter.len() >= ceil(output_depth * accum_depth / 2)`.
+pub fn fully_connected_s8_i4(
+    p: &FullyConnectedS8,
+    input: &[i8],
+    filter: &[u8],
+    bias: Option<&[i32]>,
+    output: &mut [i8],
+) {
+    let depth = p.accum_depth;
+    let filter_elements = int4_elements(filter, product(&[p.output_depth, depth]));
+    let (Some(input), Some(_), Some(output)) = (
+        sized(input, &[p.batches, depth]),
+        product(&[p.output_depth, depth]).filter(|&n| n <= filter_elements),
+        sized_mut(output, &[p.batches, p.output_depth]),
+    ) else {
+        return;
+    };
+    let (multiplier, shift) = match p.requant.first() {
+        Some(r) => (r.multiplier, r.shift),
+        None => (0, 0),
+    };
+    let mut out = output.iter_mut();
+    for b in 0..p.batches {
+        let row = input.get(b * depth..(b + 1) * depth).unwrap_or(&[]);
+        for out_c in 0..p.output_depth {
+            let mut acc: i32 = 0;
+            for (d, &x) in row.iter().enumerate() {
+                let w = i32::from(int4_at(filter, out_c * depth + d));
+                acc = acc.wrapping_add(
+                    w.wrapping_add(p.filter_offset)
+                        .wrapping_mul(i32::from(x).wrapping_add(p.input_offset)),
+                );
+            }
+            if let Some(&bias) = bias.and_then(|bias| bias.get(out_c)) {
+                acc = acc.wrapping_add(bias);
+            }
+            acc = fixed::multiply_by_quantized_multiplier(acc, multiplier, shift);
+            if let Some(o) = out.next() {
+                *o = clamp_to_i8(acc.wrapping_add(p.output_offset), p.act_min, p.act_max);
+            }
+        }
+    }
+}
+
+/// Parameters of an int16 FULLY_CONNECTED (int16 activations, int8 weights).
+#[derive(Clone, Copy, Debug)]
+pub struct FullyConnectedS16 {
+    /// Rows of the input (the product of the output's dimensions but the last).
+    pub batches: usize,
+    /// Elements summed per output (the filter's last dimension).
+    pub accum_depth: usize,
+    /// Outputs per batch (the output's last dimension).
+    pub output_depth: usize,
+    /// Minus the input zero point.
+    pub input_offset: i32,
+    /// Minus the filter zero point (per-tensor only; TFLM's per-channel kernel ignores it).
+    pub filter_offset: i32,
+    /// The output zero point.
+    pub output_offset: i32,
+    /// One entry: per-tensor quantisation (TFLM's `FullyConnected`); `output_depth` entries:
+    /// per-channel (TFLM's `FullyConnectedPerChannel`).
+    pub requant: &'static [Requant],
+    /// Lower clamp of the quantised output (fused activation).
+    pub act_min: i32,
+    /// Upper clamp of the quantised output (fused activation).
+    pub act_max: i32,
+}
+
+/// The loop nest of TFLM's int16 FULLY_CONNECTED kernels for an accumulator `A` (`int64_t` or
+/// `int32_t`): `acc` starts at 0 and takes, in order, each product computed in `int32_t`
+/// (`(filter + filter_offset) * (input + input_offset)`, or `filter * (input + input_offset)`
+/// per channel) through `add`; `finish(acc, out_c)` adds the bias and requantises.
+///
+/// Returns without writing if the slices are shorter than the parameters say.
+#[inline(always)]
+fn fully_connected_s16_loops<A: Copy>(
+    p: &FullyConnectedS16,
+    input: &[i16],
+    filter: &[i8],
+    output: &mut [i16],
+    zero: A,
+    mut add: impl FnMut(A, i32) -> A,
+    mut finish: impl FnMut(A, usize) -> i32,
+) {
+    let per_channel = p.requant.len() > 1;
+    let filter_offset = if per_channel { 0 } else { p.filter_offset };
+    let depth = p.accum_depth;
+    let (Some(input), Some(filter), Some(output)) = (
+        sized(input, &[p.batches, depth]),
+        sized(filter, &[p.output_depth, depth]),
+        sized_mut(output, &[p.batches, p.output_depth]),
+    ) else {
+        return;
+    };
+    let mut out = output.iter_mut();
+    for b in 0..p.batches {
+        let row = input.get(b * depth..(b + 1) * depth).unwrap_or(&[]);
+        for out_c in 0..p.output_depth {
+            let weights = filter
+                .get(out_c * depth..(out_c + 1) * depth)
+                .unwrap_or(&[]);
+            let mut acc = zero;
+            for (&x, &w) in row.iter().zip(weights) {
+                let product = i32::from(w)
+                    .wrapping_add(filter_offset)
+                    .wrapping_mul(i32::from(x).wrapping_add(p.input_offset));
+                acc = add(acc, product);
+            }
+            let acc = finish(acc, out_c).wrapping_add(p.output_offset);
+            if let Some(o) = out.next() {
+                *o = clamp_to_i16(acc, p.act_min, p.act_max);
+            }
+        }
+    }
+}
+
+/// The multiplier of output channel `out_c`: its own per channel, the one per tensor.
+#[inline(always)]
+fn channel_requant(requant: &[Requant], out_c: usize) -> (i32, i32) {
+    let r = if requant.len() > 1 {
+        requant.get(out_c)
+    } else {
+        requant.first()
+    };
+    match r {
+        Some(r) => (r.multiplier, r.shift),
+        None => (0, 0),
+    }
+}
+
+/// int16 FULLY_CONNECTED: TFLM's `reference_integer_ops::FullyConnected<int16_t, int8_t,
+/// int16_t, int64_t>` (one `requant` entry) or `FullyConnectedPerChannel<..., int64_t>` (one
+/// per output channel): the products (in `int32_t`) summed in 64 bits, the int64 bias, the
+/// 64-bit `MultiplyByQuantizedMultiplier`, the output offset, clamp. TFLM takes this kernel for
+/// an int64 bias and for no bias.
+///
+/// # Preconditions
+///
+/// As [`fully_connected_s8`].
+pub fn fully_connected_s16(
+    p: &FullyConnectedS16,
+    input: &[i16],
+    filter: &[i8],
+    bias: Option<&[i64]>,
+    output: &mut [i16],
+) {
+    fully_connected_s16_loops(
+        p,
+        input,
+        filter,
+        output,
+        0_i64,
+        |acc, product| acc.wrapping_add(i64::from(product)),
+        |acc, out_c| {
+            let acc = match bias.and_then(|bias| bias.get(out_c)) {
+                Some(&bias) => acc.wrapping_add(bias),
+                None => acc,
+            };
+            let (multiplier, shift) = channel_requant(p.requant, out_c);
+            fixed::multiply_by_quantized_multiplier_i64(acc, multiplier, shift)
+        },
+    );
+}
+
+/// int16 FULLY_CONNECTED with an int32 bias: TFLM's kernels with an `int32_t` accumulator (the
+/// sum wraps) and the 32-bit `MultiplyByQuantizedMultiplier`.
+///
+/// # Preconditions
+///
+/// As [`fully_connected_s8`].
+pub fn fully_connected_s16_acc32(
+    p: &FullyConnectedS16,
+    input: &[i16],
+    filter: &[i8],
+    bias: Option<&[i32]>,
+    output: &mut [i16],
+) {
+    fully_connected_s16_loops(
+        p,
+        input,
+        filter,
+        output,
+        0_i32,
+        i32::wrapping_add,
+        |acc, out_c| {
+            let acc = match bias.and_then(|bias| bias.get(out_c)) {
+                Some(&bias) => acc.wrapping_add(bias),
+                None => acc,
+            };
+            let (multiplier, shift) = channel_requant(p.requant, out_c);
+            fixed::multiply_by_quantized_multiplier(acc, multiplier, shift)
+        },
+    );
+}
+
 /// float FULLY_CONNECTED: TFLM's `reference_ops::FullyConnected` (float): `total += input *
 /// filter` in order, then `ActivationFunctionWithMinMax(total + bias)`.
 ///
@@ -153,5 +360,73 @@ pub fn fully_connected_f32(
                 *o = activation_f32(total + bias_value, p.act_min, p.act_max);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::conv::tests::pack;
+    use super::*;
+
+    static PER_TENSOR: [Requant; 1] = [Requant {
+        multiplier: 1 << 30,
+        shift: -4,
+    }];
+
+    #[test]
+    fn int4_fully_connected_equals_int8_of_the_unpacked_filter() {
+        let p = FullyConnectedS8 {
+            batches: 2,
+            accum_depth: 5,
+            output_depth: 3,
+            input_offset: 11,
+            filter_offset: 1,
+            output_offset: -7,
+            requant: &PER_TENSOR,
+            act_min: -128,
+            act_max: 127,
+        };
+        let weights: [i8; 15] = core::array::from_fn(|i| (i as i8 * 3 % 16) - 8);
+        let (packed, used) = pack(&weights);
+        let input: [i8; 10] = core::array::from_fn(|i| (i as i8).wrapping_mul(53));
+        let (mut a, mut b) = ([0i8; 6], [0i8; 6]);
+        fully_connected_s8(&p, &input, &weights, Some(&[5, -5, 500]), &mut a);
+        fully_connected_s8_i4(&p, &input, &packed[..used], Some(&[5, -5, 500]), &mut b);
+        assert_eq!(a, b);
+        assert_ne!(a, [0; 6]);
+    }
+
+    #[test]
+    fn int16_fully_connected_applies_offsets_and_picks_its_accumulator() {
+        let p = FullyConnectedS16 {
+            batches: 1,
+            accum_depth: 2,
+            output_depth: 1,
+            input_offset: 1,
+            filter_offset: 2,
+            output_offset: 3,
+            requant: &PER_TENSOR,
+            act_min: -32768,
+            act_max: 32767,
+        };
+        // (10 + 2) * (100 + 1) + (-4 + 2) * (-50 + 1) = 1310, + 2, / 32 = 41, + 3.
+        let mut out = [0i16; 1];
+        fully_connected_s16(&p, &[100, -50], &[10, -4], Some(&[2]), &mut out);
+        assert_eq!(out, [44]);
+        let mut out = [0i16; 1];
+        fully_connected_s16_acc32(&p, &[100, -50], &[10, -4], Some(&[2]), &mut out);
+        assert_eq!(out, [44]);
+        // The 32-bit accumulator wraps where the 64-bit one does not.
+        let (mut a, mut b) = ([0i16; 1], [0i16; 1]);
+        fully_connected_s16(
+            &p,
+            &[100, -50],
+            &[10, -4],
+            Some(&[i64::from(i32::MAX)]),
+            &mut a,
+        );
+        fully_connected_s16_acc32(&p, &[100, -50], &[10, -4], Some(&[i32::MAX]), &mut b);
+        assert_eq!(a, [32767]);
+        assert_eq!(b, [-32768]);
     }
 }

@@ -42,14 +42,17 @@
 // and its proof in `tests/conformance/`.
 mod activations;
 mod add;
+mod batch_matmul;
 mod broadcast;
 mod concatenation;
 mod conv;
 mod depthwise_conv;
 mod dequantize;
+mod detection_postprocess;
 pub mod fixed;
 mod fully_connected;
 mod logistic;
+mod lstm_eval;
 mod mul;
 mod pad;
 mod pooling;
@@ -57,6 +60,7 @@ mod quantize;
 mod reduce;
 mod reshape;
 mod softmax;
+mod svdf;
 #[cfg(test)]
 mod tests;
 mod transpose;
@@ -88,28 +92,105 @@ mod log_softmax;
 mod neg;
 mod round;
 mod tanh;
+// Data movement, indexing and the other reductions (one module per TFLM kernel file).
+mod arg_min_max;
+mod batch_to_space_nd;
+mod broadcast_args;
+mod broadcast_to;
+mod cumsum;
+mod depth_to_space;
+mod dynamic_update_slice;
+mod embedding_lookup;
+mod gather;
+mod gather_nd;
+mod mirror_pad;
+mod pack;
+mod resize_bilinear;
+mod resize_nearest_neighbor;
+mod reverse;
+mod shape;
+mod slice;
+mod space_to_batch_nd;
+mod space_to_depth;
+mod split;
+mod split_v;
+mod strided_slice;
+mod transpose_conv;
+mod unidirectional_sequence_lstm;
+mod unpack;
 
 pub use activations::{Relu6S8, ReluS8, relu_f32, relu_s8, relu6_f32, relu6_s8};
 pub use add::{AddS8, add_f32, add_s8};
+pub use arg_min_max::{ArgMinMax, arg_max, arg_min};
+pub use batch_matmul::{
+    BatchMatMulF32, BatchMatMulQ, BatchMatMulShape, batch_matmul_f32, batch_matmul_s8,
+    batch_matmul_s16,
+};
+pub use batch_to_space_nd::{BatchToSpace, batch_to_space_nd};
 pub use broadcast::{BinaryF32, BinaryShape};
+pub use broadcast_args::{ShapeValue, broadcast_args};
+pub use broadcast_to::{BroadcastTo, broadcast_to};
 pub use concatenation::concatenation;
 pub use conv::{ConvF32, ConvGeometry, ConvS8, conv2d_f32, conv2d_s8};
+pub use conv::{ConvS16, conv2d_s8_i4, conv2d_s16, conv2d_s16_acc32};
+pub use cumsum::{Cumsum, CumsumS8, cumsum_f32, cumsum_s8};
+pub use depth_to_space::{DepthToSpace, depth_to_space};
 pub use depthwise_conv::{depthwise_conv2d_f32, depthwise_conv2d_s8};
+pub use depthwise_conv::{depthwise_conv2d_s8_i4, depthwise_conv2d_s16};
+pub use dequantize::{Dequantize, dequantize_s16_f32, dequantize_u8_f32};
 pub use dequantize::{DequantizeS8F32, dequantize_s8_f32};
+pub use detection_postprocess::{
+    DetectionPostProcess, MAX_CLASSES_PER_DETECTION, MAX_DETECTIONS_PER_CLASS,
+    detection_postprocess,
+};
+pub use dynamic_update_slice::{DynamicUpdateSlice, dynamic_update_slice};
+pub use embedding_lookup::{
+    EmbeddingLookup, EmbeddingLookupHybrid, embedding_lookup, embedding_lookup_s8_f32,
+};
 pub use fully_connected::{
     FullyConnectedF32, FullyConnectedS8, fully_connected_f32, fully_connected_s8,
 };
+pub use fully_connected::{
+    FullyConnectedS16, fully_connected_s8_i4, fully_connected_s16, fully_connected_s16_acc32,
+};
+pub use gather::{Gather, gather};
+pub use gather_nd::{GatherNd, gather_nd};
 pub use logistic::{LogisticS8, logistic_f32, logistic_s8};
+pub use lstm_eval::{LstmFc, LstmMul, LstmSize};
+pub use mirror_pad::{MirrorPad, mirror_pad};
 pub use mul::{MulS8, mul_f32, mul_s8};
+pub use pack::pack;
 pub use pad::{Pad, pad};
 pub use pooling::{
     PoolF32, PoolGeometry, PoolS8, average_pool_f32, average_pool_s8, max_pool_f32, max_pool_s8,
 };
+pub use pooling::{PoolS16, average_pool_s16, max_pool_s16};
 pub use quantize::{QuantizeF32S8, Requantize, quantize_f32_s8, requantize_s8};
+pub use quantize::{
+    QuantizeF32S16, quantize_f32_s16, requantize_s8_s16, requantize_s8_s32, requantize_s8_u8,
+    requantize_s16, requantize_s16_s8, requantize_s16_s32, requantize_s32_s8, requantize_s32_s16,
+    requantize_u8_s8,
+};
 pub use reduce::{MeanF32, MeanS8, mean_f32, mean_s8};
+pub use reduce::{MeanS16, mean_s16};
+pub use reduce::{
+    Reduce, SumQuantized, reduce_max_f32, reduce_max_s8, reduce_min_f32, reduce_min_s8, sum_f32,
+    sum_s8, sum_s16,
+};
 pub use reshape::copy;
+pub use resize_bilinear::{ResizeBilinear, resize_bilinear_f32, resize_bilinear_s8};
+pub use resize_nearest_neighbor::{ResizeNearestNeighbor, resize_nearest_neighbor};
+pub use reverse::{Reverse, reverse};
+pub use shape::shape;
+pub use slice::{Slice, SliceDynamic, slice, slice_dynamic};
 pub use softmax::{SoftmaxF32, SoftmaxS8, softmax_f32, softmax_s8};
+pub use space_to_batch_nd::{SpaceToBatch, space_to_batch_nd};
+pub use space_to_depth::{SpaceToDepth, space_to_depth};
+pub use split::split;
+pub use split_v::split_v;
+pub use strided_slice::{StridedSlice, strided_slice};
 pub use transpose::{Transpose, transpose};
+pub use unpack::unpack;
 
 pub use activations::{Relu6S16, ReluS16, relu_s16, relu6_s16};
 pub use add::{AddS16, add_i32, add_s16};
@@ -143,12 +224,22 @@ pub use neg::neg_f32;
 pub use prelu::{PreluQuant, prelu_f32, prelu_s8, prelu_s16};
 pub use round::round_f32;
 pub use select::{SelectShape, select};
+pub use softmax::{SoftmaxS16, softmax_s8_s16, softmax_s16};
 pub use squared_difference::{
     SquaredDifferenceQuant, squared_difference_f32, squared_difference_i32, squared_difference_s8,
     squared_difference_s16,
 };
 pub use sub::{SubQuant, sub_f32, sub_i32, sub_s8, sub_s16};
+pub use svdf::{SvdfActivation, SvdfF32, SvdfS8, SvdfShape, svdf_f32, svdf_s8, svdf_s8_s16};
 pub use tanh::{TanhS8, TanhS16, tanh_f32, tanh_s8, tanh_s16};
+pub use transpose_conv::{
+    TransposeConvF32, TransposeConvGeometry, TransposeConvS8, TransposeConvS16, transpose_conv_f32,
+    transpose_conv_s8, transpose_conv_s16, transpose_conv_s16_bias16,
+};
+pub use unidirectional_sequence_lstm::{
+    LstmCellState, LstmF32, LstmGate, LstmQuantized, LstmWeights, unidirectional_sequence_lstm_f32,
+    unidirectional_sequence_lstm_s8, unidirectional_sequence_lstm_s16,
+};
 pub use zeros_like::zeros_like;
 
 /// TFLM's `(quantized_multiplier, shift)` pair from `QuantizeMultiplier`: the real multiplier

@@ -1,6 +1,7 @@
 //! AVERAGE_POOL_2D and MAX_POOL_2D: TFLM's `reference_integer_ops::AveragePool` / `MaxPool`
-//! (int8) and `reference_ops::AveragePool` / `MaxPool` (float).
+//! (int8 and int16) and `reference_ops::AveragePool` / `MaxPool` (float).
 
+use super::conv::clamp_to_i16;
 use super::{activation_f32, clamp_to_i8, sized, sized_mut};
 
 /// NHWC geometry of a 2-D pooling.
@@ -27,6 +28,17 @@ pub struct PoolGeometry {
 /// Parameters of an int8 pooling (input and output share their quantisation).
 #[derive(Clone, Copy, Debug)]
 pub struct PoolS8 {
+    /// The geometry.
+    pub geometry: PoolGeometry,
+    /// Lower clamp of the quantised output (fused activation).
+    pub act_min: i32,
+    /// Upper clamp of the quantised output (fused activation).
+    pub act_max: i32,
+}
+
+/// Parameters of an int16 pooling (input and output share their quantisation).
+#[derive(Clone, Copy, Debug)]
+pub struct PoolS16 {
     /// The geometry.
     pub geometry: PoolGeometry,
     /// Lower clamp of the quantised output (fused activation).
@@ -172,6 +184,58 @@ pub fn max_pool_s8(p: &PoolS8, input: &[i8], output: &mut [i8]) {
     });
 }
 
+/// The rounded average of TFLM's integer `AveragePool`s: `(acc + count / 2) / count` for a
+/// positive sum, `(acc - count / 2) / count` otherwise (C division, towards zero); `None` for
+/// an empty window.
+#[inline(always)]
+fn rounded_average(acc: i32, count: usize) -> Option<i32> {
+    let filter_count = i32::try_from(count).ok().filter(|&n| n > 0)?;
+    Some(if acc > 0 {
+        acc.wrapping_add(filter_count / 2) / filter_count
+    } else {
+        acc.wrapping_sub(filter_count / 2) / filter_count
+    })
+}
+
+/// int16 AVERAGE_POOL_2D: TFLM's `reference_integer_ops::AveragePool` for int16: the window's
+/// sum in int32, divided by its size rounding half away from zero, then clamped.
+///
+/// Like TFLM it stops at the first empty window (which SAME/VALID padding never produces).
+///
+/// # Preconditions
+///
+/// As [`average_pool_s8`].
+pub fn average_pool_s16(p: &PoolS16, input: &[i16], output: &mut [i16]) {
+    pool_loops(
+        &p.geometry,
+        input,
+        output,
+        0_i32,
+        |acc, value| acc.wrapping_add(i32::from(value)),
+        |acc, count| {
+            Some(clamp_to_i16(
+                rounded_average(acc, count)?,
+                p.act_min,
+                p.act_max,
+            ))
+        },
+    );
+}
+
+/// int16 MAX_POOL_2D: TFLM's `reference_integer_ops::MaxPool` for int16: the window's maximum
+/// (from `-32768`), then clamped with the bounds narrowed to int16 (`std::max<int16_t>`).
+///
+/// # Preconditions
+///
+/// As [`average_pool_s8`].
+pub fn max_pool_s16(p: &PoolS16, input: &[i16], output: &mut [i16]) {
+    let act_min = p.act_min as i16;
+    let act_max = p.act_max as i16;
+    pool_loops(&p.geometry, input, output, i16::MIN, i16::max, |max, _| {
+        Some(max.max(act_min).min(act_max))
+    });
+}
+
 /// float AVERAGE_POOL_2D: TFLM's `reference_ops::AveragePool` (float): the window's sum in
 /// order, divided by the (float) count, then clamped.
 ///
@@ -212,4 +276,49 @@ pub fn max_pool_f32(p: &PoolF32, input: &[f32], output: &mut [f32]) {
         |max, value| if max < value { value } else { max },
         |max, _| Some(activation_f32(max, p.act_min, p.act_max)),
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn geometry(input: [usize; 4], output: [usize; 4], filter: usize) -> PoolGeometry {
+        PoolGeometry {
+            input,
+            output,
+            filter_h: filter,
+            filter_w: filter,
+            stride_h: filter,
+            stride_w: filter,
+            pad_h: 0,
+            pad_w: 0,
+        }
+    }
+
+    #[test]
+    fn int16_pools_round_half_away_and_clamp() {
+        let p = PoolS16 {
+            geometry: geometry([1, 2, 2, 1], [1, 1, 1, 1], 2),
+            act_min: -32768,
+            act_max: 32767,
+        };
+        let mut out = [0i16; 1];
+        // (32767 + 32767 + 32767 - 3) / 4 = 24574.5 -> 24575 (the sum needs 32 bits).
+        average_pool_s16(&p, &[32767, 32767, 32767, -3], &mut out);
+        assert_eq!(out, [24575]);
+        // -10 / 4 = -2.5 -> -3.
+        average_pool_s16(&p, &[-4, -3, -2, -1], &mut out);
+        assert_eq!(out, [-3]);
+        max_pool_s16(&p, &[-4, -3, 300, -1], &mut out);
+        assert_eq!(out, [300]);
+        let p = PoolS16 {
+            act_min: 0,
+            act_max: 200,
+            ..p
+        };
+        max_pool_s16(&p, &[-4, -3, 300, -1], &mut out);
+        assert_eq!(out, [200]);
+        max_pool_s16(&p, &[-4, -3, -300, -1], &mut out);
+        assert_eq!(out, [0]);
+    }
 }

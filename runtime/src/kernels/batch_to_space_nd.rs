@@ -1,0 +1,99 @@
+//! BATCH_TO_SPACE_ND: TFLM's `reference_ops::BatchToSpaceND` (generic over the element type),
+//! with the block shape and crops resolved at build time.
+
+use super::sized;
+
+/// Parameters of BATCH_TO_SPACE_ND: shapes as TFLM's `ExtendShapeBatchToSpace` makes them
+/// (a 3-D `[batch, height, depth]` becomes `[batch, height, 1, depth]`, with block width 1 and
+/// no left crop).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BatchToSpace {
+    /// Input shape.
+    pub input: [usize; 4],
+    /// Output shape.
+    pub output: [usize; 4],
+    /// Block height and width.
+    pub block: [usize; 2],
+    /// Crops at the top and the left.
+    pub crop: [usize; 2],
+}
+
+/// BATCH_TO_SPACE_ND: TFLM's `reference_ops::BatchToSpaceND`: input pixel `(b, h, w)` goes to
+/// output pixel `(b % out_batch, h * block_h + s / block_w - crop_top, w * block_w +
+/// s % block_w - crop_left)` with `s = b / out_batch`, its `depth` elements at once, unless that
+/// lies outside the output (the crops).
+///
+/// # Preconditions
+///
+/// The shapes are consistent (every output pixel is some input pixel's); the slices' lengths
+/// are their products.
+pub fn batch_to_space_nd<T: Copy>(p: &BatchToSpace, input: &[T], output: &mut [T]) {
+    let Some(input) = sized(input, &p.input) else {
+        return;
+    };
+    let [ib, ih, iw, depth] = p.input;
+    let [ob, oh, ow, _] = p.output;
+    let [bh, bw] = p.block;
+    let [top, left] = p.crop;
+    if ob == 0 || bw == 0 || depth == 0 {
+        return;
+    }
+    let mut pixels = input.chunks(depth);
+    for b in 0..ib {
+        let out_b = b % ob;
+        let s = b / ob;
+        for h in 0..ih {
+            let out_h = (h.wrapping_mul(bh).wrapping_add(s / bw)).checked_sub(top);
+            for w in 0..iw {
+                let Some(src) = pixels.next() else {
+                    return;
+                };
+                let out_w = (w.wrapping_mul(bw).wrapping_add(s % bw)).checked_sub(left);
+                let (Some(out_h), Some(out_w)) = (out_h, out_w) else {
+                    continue;
+                };
+                if out_h >= oh || out_w >= ow {
+                    continue;
+                }
+                let at = out_b
+                    .wrapping_mul(oh)
+                    .wrapping_add(out_h)
+                    .wrapping_mul(ow)
+                    .wrapping_add(out_w)
+                    .wrapping_mul(depth);
+                let dst = output.get_mut(at..).unwrap_or(&mut []);
+                for (o, &x) in dst.iter_mut().zip(src) {
+                    *o = x;
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn interleaves_batches_into_space() {
+        // [4, 1, 1, 1] with block 2x2 -> [1, 2, 2, 1].
+        let p = BatchToSpace {
+            input: [4, 1, 1, 1],
+            output: [1, 2, 2, 1],
+            block: [2, 2],
+            crop: [0, 0],
+        };
+        let mut out = [0_i8; 4];
+        batch_to_space_nd(&p, &[1, 2, 3, 4], &mut out);
+        assert_eq!(out, [1, 2, 3, 4]);
+        // Cropping the top row: [4, 1, 1, 1] -> [1, 1, 2, 1].
+        let p = BatchToSpace {
+            output: [1, 1, 2, 1],
+            crop: [1, 0],
+            ..p
+        };
+        let mut out = [0_i8; 2];
+        batch_to_space_nd(&p, &[1, 2, 3, 4], &mut out);
+        assert_eq!(out, [3, 4]);
+    }
+}

@@ -1,0 +1,90 @@
+//! DEPTH_TO_SPACE: TFLM's `reference_ops::DepthToSpace` (generic over the element type).
+
+use super::{at, sized_mut};
+
+/// Parameters of DEPTH_TO_SPACE (NHWC, 4 dimensions).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DepthToSpace {
+    /// Input shape.
+    pub input: [usize; 4],
+    /// Output shape: `[batch, height * block, width * block, depth / block^2]`.
+    pub output: [usize; 4],
+    /// The block size (positive).
+    pub block: usize,
+}
+
+/// DEPTH_TO_SPACE: TFLM's `reference_ops::DepthToSpace`: output `(b, h, w, d)` is input `(b, h /
+/// block, w / block, d + ((h % block) * block + w % block) * output_depth)`, in the output's
+/// order.
+///
+/// # Preconditions
+///
+/// The shapes are consistent; the slices' lengths are their products.
+pub fn depth_to_space<T: Copy + Default>(p: &DepthToSpace, input: &[T], output: &mut [T]) {
+    let Some(output) = sized_mut(output, &p.output) else {
+        return;
+    };
+    if p.block == 0 {
+        return;
+    }
+    let [_, ih, iw, id] = p.input;
+    let [ob, oh, ow, od] = p.output;
+    let bs = p.block;
+    let mut out = output.iter_mut();
+    for b in 0..ob {
+        for h in 0..oh {
+            let row = b.wrapping_mul(ih).wrapping_add(h / bs);
+            for w in 0..ow {
+                let pixel = row.wrapping_mul(iw).wrapping_add(w / bs);
+                let first = (h % bs)
+                    .wrapping_mul(bs)
+                    .wrapping_add(w % bs)
+                    .wrapping_mul(od);
+                let base = pixel.wrapping_mul(id).wrapping_add(first);
+                for d in 0..od {
+                    if let Some(o) = out.next() {
+                        *o = at(input, base.wrapping_add(d));
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn moves_depth_into_blocks() {
+        // [1, 1, 1, 4] with block 2 -> [1, 2, 2, 1].
+        let p = DepthToSpace {
+            input: [1, 1, 1, 4],
+            output: [1, 2, 2, 1],
+            block: 2,
+        };
+        let mut out = [0_i8; 4];
+        depth_to_space(&p, &[1, 2, 3, 4], &mut out);
+        assert_eq!(out, [1, 2, 3, 4]);
+        // [1, 1, 2, 4] -> [1, 2, 4, 1]: row 0 takes depths 0, 1 of each pixel.
+        let p = DepthToSpace {
+            input: [1, 1, 2, 4],
+            output: [1, 2, 4, 1],
+            block: 2,
+        };
+        let mut out = [0_i8; 8];
+        depth_to_space(&p, &[1, 2, 3, 4, 5, 6, 7, 8], &mut out);
+        assert_eq!(out, [1, 2, 5, 6, 3, 4, 7, 8]);
+    }
+
+    #[test]
+    fn extreme_parameters_do_not_panic() {
+        let p = DepthToSpace {
+            input: [usize::MAX; 4],
+            output: [1, 1, 2, 1],
+            block: usize::MAX,
+        };
+        let mut out = [0_i8; 2];
+        depth_to_space(&p, &[1, 2], &mut out);
+    }
+}

@@ -1,0 +1,98 @@
+//! DYNAMIC_UPDATE_SLICE: TFLM's `EvalImpl` (`dynamic_update_slice.cc`), generic over the
+//! element type and the index type (int32 or int64), with the start indices read at run time.
+
+use super::sized_mut;
+
+/// Parameters of DYNAMIC_UPDATE_SLICE: shapes right-aligned into 6 dimensions padded with
+/// leading 1s (the padded dimensions start at 0).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DynamicUpdateSlice {
+    /// The operand's (and the output's) shape.
+    pub operand: [usize; 6],
+    /// The update's shape (no larger than the operand's in any dimension).
+    pub update: [usize; 6],
+}
+
+/// DYNAMIC_UPDATE_SLICE: TFLM's `EvalImpl`: the output is the operand with the update written
+/// over it from the start indices, each clamped to `0..=operand[d] - update[d]` (TFLM's
+/// `CalculateClampedStartIndices`, in 64 bits). Operand and update of the same element count:
+/// the output is the update.
+///
+/// # Preconditions
+///
+/// `indices` holds one index per dimension of the operand (its rank, at most 6); the slices'
+/// lengths are the products of the shapes.
+pub fn dynamic_update_slice<T: Copy, I: Copy + Into<i64>>(
+    p: &DynamicUpdateSlice,
+    operand: &[T],
+    update: &[T],
+    indices: &[I],
+    output: &mut [T],
+) {
+    let Some(output) = sized_mut(output, &p.operand) else {
+        return;
+    };
+    let same_size = super::product(&p.operand) == super::product(&p.update);
+    let src = if same_size { update } else { operand };
+    for (o, &x) in output.iter_mut().zip(src) {
+        *o = x;
+    }
+    if same_size || p.update.contains(&0) {
+        return;
+    }
+    let pad = 6_usize.saturating_sub(indices.len());
+    let start: [usize; 6] = core::array::from_fn(|d| {
+        let raw: i64 = d
+            .checked_sub(pad)
+            .and_then(|i| indices.get(i))
+            .map_or(0, |&v| v.into());
+        let room = i64::try_from(p.operand[d].saturating_sub(p.update[d])).unwrap_or(0);
+        usize::try_from(raw.max(0).min(room)).unwrap_or(0)
+    });
+    let [_, o1, o2, o3, o4, o5] = p.operand;
+    let [u0, u1, u2, u3, u4, u5] = p.update;
+    let mut rows = update.chunks(u5);
+    for a in 0..u0 {
+        let ia = start[0].wrapping_add(a);
+        for b in 0..u1 {
+            let ib = ia.wrapping_mul(o1).wrapping_add(start[1].wrapping_add(b));
+            for c in 0..u2 {
+                let ic = ib.wrapping_mul(o2).wrapping_add(start[2].wrapping_add(c));
+                for d in 0..u3 {
+                    let id = ic.wrapping_mul(o3).wrapping_add(start[3].wrapping_add(d));
+                    for e in 0..u4 {
+                        let ie = id.wrapping_mul(o4).wrapping_add(start[4].wrapping_add(e));
+                        let at = ie.wrapping_mul(o5).wrapping_add(start[5]);
+                        let Some(row) = rows.next() else {
+                            return;
+                        };
+                        let dst = output.get_mut(at..).unwrap_or(&mut []);
+                        for (o, &x) in dst.iter_mut().zip(row) {
+                            *o = x;
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn writes_the_update_at_clamped_indices() {
+        let p = DynamicUpdateSlice {
+            operand: [1, 1, 1, 1, 3, 3],
+            update: [1, 1, 1, 1, 2, 2],
+        };
+        let operand = [0_i16; 9];
+        let mut out = [7_i16; 9];
+        // Start (5, -1) clamps to (1, 0).
+        dynamic_update_slice(&p, &operand, &[1, 2, 3, 4], &[5_i32, -1], &mut out);
+        assert_eq!(out, [0, 0, 0, 1, 2, 0, 3, 4, 0]);
+        dynamic_update_slice(&p, &operand, &[1, 2, 3, 4], &[0_i64, 1], &mut out);
+        assert_eq!(out, [0, 1, 2, 0, 3, 4, 0, 0, 0]);
+    }
+}

@@ -1,0 +1,104 @@
+//! EMBEDDING_LOOKUP: TFLM's `EvalSimple` (a copy of rows, generic over the element type) and
+//! `EvalHybrid` (int8 rows dequantised to float) of `embedding_lookup.cc`.
+
+/// Parameters of EMBEDDING_LOOKUP: the value tensor as `[rows, columns]`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EmbeddingLookup {
+    /// The value's first dimension.
+    pub rows: usize,
+    /// The product of its other dimensions (TFLM's `num_columns`).
+    pub columns: usize,
+}
+
+/// Parameters of the hybrid EMBEDDING_LOOKUP (int8 value, float output).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct EmbeddingLookupHybrid {
+    /// The value's shape as rows and columns.
+    pub shape: EmbeddingLookup,
+    /// The value's scale (its zero point is 0: TFLM's Prepare requires it).
+    pub scale: f32,
+}
+
+/// The rows `ids` name, in order, until the first id outside `0..rows` (where TFLM's `Eval`
+/// fails, with the earlier rows written).
+fn rows<'a, T, O>(
+    rows: usize,
+    columns: usize,
+    ids: &'a [i32],
+    value: &'a [T],
+    output: &'a mut [O],
+) -> impl Iterator<Item = (&'a [T], &'a mut [O])> + 'a {
+    let columns = columns.max(1);
+    ids.iter()
+        .map_while(move |&id| {
+            usize::try_from(id)
+                .ok()
+                .filter(|&id| id < rows)
+                .map(|id| value.get(id.wrapping_mul(columns)..).unwrap_or(&[]))
+        })
+        .zip(output.chunks_mut(columns))
+}
+
+/// EMBEDDING_LOOKUP: TFLM's `EvalSimple`: output row `i` is value row `ids[i]`, up to the first
+/// id outside the value's rows (TFLM then fails; the remaining output rows are left as they
+/// were).
+///
+/// # Preconditions
+///
+/// `value.len() == rows * columns`, `output.len() == ids.len() * columns`.
+pub fn embedding_lookup<T: Copy>(p: &EmbeddingLookup, ids: &[i32], value: &[T], output: &mut [T]) {
+    if p.columns == 0 {
+        return;
+    }
+    for (src, dst) in rows(p.rows, p.columns, ids, value, output) {
+        for (o, &x) in dst.iter_mut().zip(src) {
+            *o = x;
+        }
+    }
+}
+
+/// Hybrid EMBEDDING_LOOKUP: TFLM's `EvalHybrid`: output row `i` is value row `ids[i]`
+/// dequantised by TFLM's `Dequantize` (`(x - 0) * scale`, the int converted to float), up to the
+/// first id outside the value's rows.
+///
+/// # Preconditions
+///
+/// As [`embedding_lookup`].
+pub fn embedding_lookup_s8_f32(
+    p: &EmbeddingLookupHybrid,
+    ids: &[i32],
+    value: &[i8],
+    output: &mut [f32],
+) {
+    if p.shape.columns == 0 {
+        return;
+    }
+    for (src, dst) in rows(p.shape.rows, p.shape.columns, ids, value, output) {
+        for (o, &x) in dst.iter_mut().zip(src) {
+            *o = i32::from(x) as f32 * p.scale;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn looks_up_rows_until_a_bad_id() {
+        let p = EmbeddingLookup {
+            rows: 3,
+            columns: 2,
+        };
+        let mut out = [0_i8; 6];
+        embedding_lookup(&p, &[2, 0, 3], &[1, 2, 3, 4, 5, 6], &mut out);
+        assert_eq!(out, [5, 6, 1, 2, 0, 0]);
+        let h = EmbeddingLookupHybrid {
+            shape: p,
+            scale: 0.25,
+        };
+        let mut out = [0.0_f32; 4];
+        embedding_lookup_s8_f32(&h, &[2, 0], &[1, 2, 3, 4, -128, 127], &mut out);
+        assert_eq!(out, [-32.0, 31.75, 0.25, 0.5]);
+    }
+}

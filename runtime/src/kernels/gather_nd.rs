@@ -1,0 +1,76 @@
+//! GATHER_ND: TFLM's `GatherNd` (`gather_nd.cc`, int32 indices), generic over the element type.
+
+/// Parameters of GATHER_ND.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GatherNd {
+    /// Slices gathered: the product of the index dimensions but the last.
+    pub slices: usize,
+    /// Indices per slice: the last index dimension (at most 5).
+    pub index_depth: usize,
+    /// Elements per slice: the product of the params dimensions from `index_depth` on.
+    pub slice_size: i32,
+    /// TFLM's `dims_to_count`: the elements per step of each indexed params dimension.
+    pub strides: [i32; 5],
+    /// The params' element count.
+    pub params_size: i32,
+}
+
+/// GATHER_ND: TFLM's `GatherNd`: slice `i` of the output is the params' `slice_size` elements
+/// from `sum(index[i][j] * strides[j])` (in `int` arithmetic, which wraps as x86-64 does).
+/// TFLM stops at the first slice whose start is negative or whose end is past the params
+/// (`Eval` then fails, with the earlier slices written): so does this kernel, leaving the rest
+/// of the output as it was.
+///
+/// # Preconditions
+///
+/// `indices.len() == slices * index_depth`, `output.len() == slices * slice_size`,
+/// `params.len() == params_size`.
+pub fn gather_nd<T: Copy>(p: &GatherNd, params: &[T], indices: &[i32], output: &mut [T]) {
+    let Ok(size) = usize::try_from(p.slice_size) else {
+        return;
+    };
+    if size == 0 || p.index_depth == 0 {
+        return;
+    }
+    let mut blocks = output.chunks_mut(size);
+    for index in indices.chunks(p.index_depth).take(p.slices) {
+        let from: i32 = index
+            .iter()
+            .zip(&p.strides)
+            .fold(0_i32, |acc, (&v, &s)| acc.wrapping_add(v.wrapping_mul(s)));
+        if from < 0 || i64::from(from) + i64::from(p.slice_size) > i64::from(p.params_size) {
+            return;
+        }
+        let Some(block) = blocks.next() else {
+            return;
+        };
+        let src = usize::try_from(from)
+            .ok()
+            .and_then(|f| params.get(f..))
+            .unwrap_or(&[]);
+        for (o, &x) in block.iter_mut().zip(src) {
+            *o = x;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gathers_slices_and_stops_out_of_bounds() {
+        // Params [3, 2], indices [[2], [0], [5], [1]]: rows 2 and 0, then a bad index.
+        let params = [1.0_f32, 2.0, 3.0, 4.0, 5.0, 6.0];
+        let p = GatherNd {
+            slices: 4,
+            index_depth: 1,
+            slice_size: 2,
+            strides: [2, 0, 0, 0, 0],
+            params_size: 6,
+        };
+        let mut out = [9.0_f32; 8];
+        gather_nd(&p, &params, &[2, 0, 5, 1], &mut out);
+        assert_eq!(out, [5.0, 6.0, 1.0, 2.0, 9.0, 9.0, 9.0, 9.0]);
+    }
+}

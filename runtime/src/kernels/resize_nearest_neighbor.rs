@@ -1,0 +1,135 @@
+//! RESIZE_NEAREST_NEIGHBOR: TFLM's `reference_ops::ResizeNearestNeighbor` (generic over the
+//! element type: TFLM copies float32 as int32, bits unchanged).
+
+use stowplan_math::{floorf, roundf};
+
+use super::sized_mut;
+
+/// Parameters of RESIZE_NEAREST_NEIGHBOR (NHWC, 4 dimensions).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ResizeNearestNeighbor {
+    /// Input shape.
+    pub input: [usize; 4],
+    /// Output shape (height and width from the constant size input).
+    pub output: [usize; 4],
+    /// `align_corners`.
+    pub align_corners: bool,
+    /// `half_pixel_centers`.
+    pub half_pixel_centers: bool,
+}
+
+/// `static_cast<int32_t>(float)` of a value the caller knows to be in range (NaN and
+/// out-of-range values give `i32::MIN`, as x86-64's `cvttss2si`).
+fn to_i32(x: f32) -> i32 {
+    if x.is_nan() || !(-2_147_483_648.0..2_147_483_648.0).contains(&x) {
+        i32::MIN
+    } else {
+        x as i32
+    }
+}
+
+/// TFLM's `GetNearestNeighbor`, in `float` as TFLM computes it.
+pub(super) fn nearest(
+    value: usize,
+    input_size: usize,
+    output_size: usize,
+    align_corners: bool,
+    half_pixel_centers: bool,
+) -> usize {
+    let (i, o) = (input_size as i32, output_size as i32);
+    let scale = if align_corners && o > 1 {
+        i.wrapping_sub(1) as f32 / (o - 1) as f32
+    } else {
+        i as f32 / o as f32
+    };
+    let offset = if half_pixel_centers { 0.5_f32 } else { 0.0 };
+    let scaled = (value as i32 as f32 + offset) * scale;
+    let rounded = if align_corners {
+        to_i32(roundf(scaled))
+    } else {
+        to_i32(floorf(scaled))
+    };
+    let mut v = rounded.min(i.wrapping_sub(1));
+    if half_pixel_centers {
+        v = v.max(0);
+    }
+    usize::try_from(v).unwrap_or(0)
+}
+
+/// RESIZE_NEAREST_NEIGHBOR: TFLM's `reference_ops::ResizeNearestNeighbor`: output pixel `(b, y,
+/// x)` is input pixel `(b, nearest(y), nearest(x))`, all its channels, where `nearest` is
+/// TFLM's `GetNearestNeighbor` in `float` (the scale `in / out`, or `(in - 1) / (out - 1)` with
+/// `align_corners`; `+ 0.5` with `half_pixel_centers`; rounded half away from zero with
+/// `align_corners`, else floored; at most `in - 1`, at least 0 with `half_pixel_centers`).
+///
+/// # Preconditions
+///
+/// Batches and channels match; the slices' lengths are the products of the shapes.
+pub fn resize_nearest_neighbor<T: Copy>(p: &ResizeNearestNeighbor, input: &[T], output: &mut [T]) {
+    let Some(output) = sized_mut(output, &p.output) else {
+        return;
+    };
+    let [_, ih, iw, depth] = p.input;
+    let [ob, oh, ow, _] = p.output;
+    if depth == 0 {
+        return;
+    }
+    let mut pixels = output.chunks_mut(depth);
+    for b in 0..ob {
+        for y in 0..oh {
+            let in_y = nearest(y, ih, oh, p.align_corners, p.half_pixel_centers);
+            for x in 0..ow {
+                let in_x = nearest(x, iw, ow, p.align_corners, p.half_pixel_centers);
+                let Some(dst) = pixels.next() else {
+                    return;
+                };
+                let at = b
+                    .wrapping_mul(ih)
+                    .wrapping_add(in_y)
+                    .wrapping_mul(iw)
+                    .wrapping_add(in_x)
+                    .wrapping_mul(depth);
+                let src = input.get(at..).unwrap_or(&[]);
+                for (o, &v) in dst.iter_mut().zip(src) {
+                    *o = v;
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn picks_the_nearest_pixels() {
+        // 2 -> 3: floor(y * 2/3) = 0, 0, 1; aligned: round(y * 1/2) = 0, 1 (0.5 up), 1;
+        // half pixel: floor((y + 0.5) * 2/3) = 0, 1, 1.
+        let got = |a, h| [0, 1, 2].map(|y| nearest(y, 2, 3, a, h));
+        assert_eq!(got(false, false), [0, 0, 1]);
+        assert_eq!(got(true, false), [0, 1, 1]);
+        assert_eq!(got(false, true), [0, 1, 1]);
+        let p = ResizeNearestNeighbor {
+            input: [1, 1, 2, 1],
+            output: [1, 1, 3, 1],
+            align_corners: false,
+            half_pixel_centers: false,
+        };
+        let mut out = [0_i8; 3];
+        resize_nearest_neighbor(&p, &[4, 5], &mut out);
+        assert_eq!(out, [4, 4, 5]);
+    }
+
+    #[test]
+    fn extreme_parameters_do_not_panic() {
+        let p = ResizeNearestNeighbor {
+            input: [1, usize::MAX, 1 << 31, 1],
+            output: [1, 2, 1, 1],
+            align_corners: true,
+            half_pixel_centers: true,
+        };
+        let mut out = [0_i16; 2];
+        resize_nearest_neighbor(&p, &[1, 2], &mut out);
+    }
+}

@@ -1,0 +1,84 @@
+//! SPACE_TO_DEPTH: TFLM's `reference_ops::SpaceToDepth` (generic over the element type).
+
+use super::{at, sized_mut};
+
+/// Parameters of SPACE_TO_DEPTH (NHWC, 4 dimensions).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SpaceToDepth {
+    /// Input shape.
+    pub input: [usize; 4],
+    /// Output shape: `[batch, height / block, width / block, depth * block^2]`.
+    pub output: [usize; 4],
+    /// The block size (positive).
+    pub block: usize,
+}
+
+/// SPACE_TO_DEPTH: TFLM's `reference_ops::SpaceToDepth`, which writes input `(b, h, w, d)` to
+/// output `(b, h / block, w / block, d + ((h % block) * block + w % block) * input_depth)`: a
+/// one-to-one map, walked here in the output's order (output `(b, h, w, d)` reads input `(b, h *
+/// block + t / block, w * block + t % block, d % input_depth)` with `t = d / input_depth`).
+///
+/// # Preconditions
+///
+/// The shapes are consistent; the slices' lengths are their products.
+pub fn space_to_depth<T: Copy + Default>(p: &SpaceToDepth, input: &[T], output: &mut [T]) {
+    let Some(output) = sized_mut(output, &p.output) else {
+        return;
+    };
+    let [_, ih, iw, id] = p.input;
+    let [ob, oh, ow, od] = p.output;
+    let bs = p.block;
+    if bs == 0 || id == 0 {
+        return;
+    }
+    let mut out = output.iter_mut();
+    for b in 0..ob {
+        for h in 0..oh {
+            for w in 0..ow {
+                for d in 0..od {
+                    let t = d / id;
+                    let in_h = h.wrapping_mul(bs).wrapping_add(t / bs);
+                    let in_w = w.wrapping_mul(bs).wrapping_add(t % bs);
+                    let i = b
+                        .wrapping_mul(ih)
+                        .wrapping_add(in_h)
+                        .wrapping_mul(iw)
+                        .wrapping_add(in_w)
+                        .wrapping_mul(id)
+                        .wrapping_add(d % id);
+                    if let Some(o) = out.next() {
+                        *o = at(input, i);
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernels::{DepthToSpace, depth_to_space};
+
+    #[test]
+    fn inverts_depth_to_space() {
+        let input: [i16; 16] = core::array::from_fn(|i| i as i16);
+        let p = SpaceToDepth {
+            input: [1, 2, 4, 2],
+            output: [1, 1, 2, 8],
+            block: 2,
+        };
+        let mut out = [0_i16; 16];
+        space_to_depth(&p, &input, &mut out);
+        let back = DepthToSpace {
+            input: p.output,
+            output: p.input,
+            block: 2,
+        };
+        let mut round = [0_i16; 16];
+        depth_to_space(&back, &out, &mut round);
+        assert_eq!(round, input);
+        // Output (0, 0, 0, 2..4) is input (0, 0, 1, 0..2).
+        assert_eq!(&out[2..4], &[2, 3]);
+    }
+}
