@@ -480,6 +480,10 @@ impl Driver<'_> {
             }
             _ => {}
         }
+        if self.plan.folding.is_folded(position) {
+            // Evaluated when the crate compiled: its outputs are constants in flash.
+            return Ok(quote!());
+        }
         if let (Some(Some(i)), Some(o)) = (op.inputs.first(), op.outputs.first())
             && self
                 .plan
@@ -502,6 +506,7 @@ impl Driver<'_> {
             op,
             rt: self.rt,
             params: &pname,
+            folded: &self.plan.folding.data,
         };
         let lowered = match ops::kind(&op.opcode) {
             None => Err(Refusal::Unsupported(format!(
