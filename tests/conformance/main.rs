@@ -78,6 +78,7 @@ mod dynamic_update_slice;
 mod embedding_lookup;
 mod gather;
 mod gather_nd;
+mod l2_pool;
 mod mirror_pad;
 mod pack;
 mod resize_bilinear;
@@ -181,6 +182,7 @@ fn all_variants(seed: u64, target: Target, ops: Option<&[String]>) -> Vec<Varian
         ("batch_matmul", batch_matmul::variants),
         ("transpose_conv", transpose_conv::variants),
         ("detection_postprocess", detection_postprocess::variants),
+        ("l2_pool", l2_pool::variants),
     ];
     table
         .iter()

@@ -24,6 +24,7 @@ mod depthwise_conv;
 mod dequantize;
 mod detection_postprocess;
 mod fully_connected;
+mod l2_pool;
 mod logistic;
 mod mul;
 mod pad;
@@ -275,6 +276,7 @@ const BUILTINS: &[(BuiltinOp, OpKind)] = &[
     (BuiltinOp::BATCH_MATMUL, batch_matmul::BATCH_MATMUL),
     (BuiltinOp::TRANSPOSE_CONV, transpose_conv::TRANSPOSE_CONV),
     (BuiltinOp::DENSIFY, densify::DENSIFY),
+    (BuiltinOp::L2_POOL_2D, l2_pool::L2_POOL_2D),
 ];
 
 /// Custom ops by custom code, each with its module.

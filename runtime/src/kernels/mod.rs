@@ -51,6 +51,7 @@ mod dequantize;
 mod detection_postprocess;
 pub mod fixed;
 mod fully_connected;
+mod l2_pool;
 mod logistic;
 mod lstm_eval;
 mod mul;
@@ -159,6 +160,7 @@ pub use fully_connected::{
 };
 pub use gather::{Gather, gather};
 pub use gather_nd::{GatherNd, gather_nd};
+pub use l2_pool::l2_pool_f32;
 pub use logistic::{LogisticS8, logistic_f32, logistic_s8};
 pub use lstm_eval::{LstmFc, LstmMul, LstmSize};
 pub use mirror_pad::{MirrorPad, mirror_pad};
