@@ -8,7 +8,9 @@
 //! as float16 (`DEQUANTIZE` to float32) or sparse (`DENSIFY`) become the dense float32 weights
 //! the next op reads.
 //!
-//! Folding never creates more than the cap's bytes in all: an op whose outputs would pass it
+//! Ops the device has no kernel for (`DENSIFY`) are folded first, so that the cap is spent on
+//! them before any op `invoke` could run instead. Folding never creates more than the cap's
+//! bytes in all: an op whose outputs would pass it
 //! runs on the device, and [`Folding::not_folded`] says so (a `FILL` or `BROADCAST_TO` of tiny
 //! constants must not emit gigabytes). The size is known from the output shapes before
 //! anything is computed. Ops that are not folded although their inputs are constants are
@@ -21,7 +23,7 @@ use quote::{format_ident, quote};
 
 use crate::OpDesc;
 use crate::graph::TensorInfo;
-use crate::ops::{self, FoldedData, Lower};
+use crate::ops::{self, FoldedData, Lower, Refusal};
 use crate::tflite::{Model, TensorId, TensorIndex};
 
 /// The default cap on the bytes folding may create: 256 KiB.
@@ -99,16 +101,58 @@ pub fn fold(model: &mut Model, tensors: &[TensorInfo], bytes: &[u8], cap: u64) -
         cap,
         ..Folding::default()
     };
+    let mut made: u64 = 0;
+    let mut misses = Vec::new();
+    // First the ops the device cannot run (DENSIFY): they must fold for `invoke` to exist;
+    // then every other, in execution order.
+    for last in [false, true] {
+        misses.clear();
+        for position in 0..model.ops.len() {
+            if out.is_folded(position) {
+                continue;
+            }
+            fold_one(
+                model,
+                tensors,
+                bytes,
+                cap,
+                position,
+                last,
+                &mut made,
+                &mut out,
+                &mut misses,
+            );
+        }
+    }
+    out.not_folded = misses;
+    out.folded.sort_by_key(|f| f.position);
+    freed(model, &mut out);
+    out
+}
+
+/// Folds the op at `position` if it can (on the first pass, `last == false`, only if the
+/// device has no kernel for it), or says in `misses` why not.
+#[allow(clippy::too_many_arguments, clippy::too_many_lines)]
+fn fold_one(
+    model: &mut Model,
+    tensors: &[TensorInfo],
+    bytes: &[u8],
+    cap: u64,
+    position: usize,
+    last: bool,
+    made: &mut u64,
+    out: &mut Folding,
+    misses: &mut Vec<NotFolded>,
+) {
     let rt: TokenStream = quote!(stowplan);
     let params = format_ident!("FOLDED");
     let state = crate::state::State::default();
-    let mut made: u64 = 0;
-    for position in 0..model.ops.len() {
+    {
         let Some(op) = model.ops.get(position) else {
-            break;
+            return;
         };
         let Some(sg) = model.subgraphs.get(op.subgraph.get()) else {
-            continue;
+            return;
         };
         let io: HashSet<TensorIndex> = sg.inputs.iter().chain(&sg.outputs).copied().collect();
         let tensor = |i: TensorIndex| model.tensor(op.subgraph, i);
@@ -118,7 +162,7 @@ pub fn fold(model: &mut Model, tensors: &[TensorInfo], bytes: &[u8], cap: u64) -
                 .iter()
                 .all(|t| t.is_some_and(|t| t.is_constant && !t.is_variable));
         if !all_constant || !op.callees.is_empty() || op.outputs.is_empty() {
-            continue;
+            return;
         }
         let outputs: Vec<_> = op.outputs.iter().map(|&i| tensor(i)).collect();
         let not = |reason: String| NotFolded {
@@ -132,19 +176,40 @@ pub fn fold(model: &mut Model, tensors: &[TensorInfo], bytes: &[u8], cap: u64) -
             .find(|(i, t)| io.contains(i) || t.is_none_or(|t| t.is_variable || t.is_constant))
             .and_then(|(_, t)| *t)
         {
-            out.not_folded.push(not(format!(
+            misses.push(not(format!(
                 "its output {} is an input or output of its subgraph, a variable or a constant",
                 t.desc()
             )));
-            continue;
+            return;
         }
         let Some(fold) = ops::kind(&op.opcode).and_then(ops::OpKind::fold) else {
-            out.not_folded.push(not(format!(
+            misses.push(not(format!(
                 "stowplan cannot evaluate {} when it builds",
                 op.opcode
             )));
-            continue;
+            return;
         };
+        if !last {
+            // The first pass folds only what the device cannot run.
+            let device_runs = ops::kind(&op.opcode)
+                .and_then(|k| k.lower)
+                .is_some_and(|lower| {
+                    let cx = Lower {
+                        model,
+                        tensors,
+                        state: &state,
+                        bytes,
+                        op,
+                        rt: &rt,
+                        params: &params,
+                        folded: &out.data,
+                    };
+                    !matches!(lower(&cx), Err(Refusal::Unsupported(_)))
+                });
+            if device_runs {
+                return;
+            }
+        }
         let sizes: Option<Vec<u64>> = outputs
             .iter()
             .map(|t| {
@@ -153,19 +218,18 @@ pub fn fold(model: &mut Model, tensors: &[TensorInfo], bytes: &[u8], cap: u64) -
             })
             .collect();
         let Some(sizes) = sizes else {
-            out.not_folded
-                .push(not("an output's size is not known".to_owned()));
-            continue;
+            misses.push(not("an output's size is not known".to_owned()));
+            return;
         };
         let total = sizes.iter().try_fold(0u64, |a, &b| a.checked_add(b));
-        let after = total.and_then(|t| t.checked_add(made));
+        let after = total.and_then(|t| t.checked_add(*made));
         let Some(after) = after.filter(|&a| a <= cap) else {
-            out.not_folded.push(not(format!(
+            misses.push(not(format!(
                 "its outputs take {} bytes; folding them would make {} bytes in all, above the cap of {cap}",
                 total.map_or_else(|| "too many".to_owned(), |t| t.to_string()),
                 after.map_or_else(|| "too many".to_owned(), |t| t.to_string()),
             )));
-            continue;
+            return;
         };
         let cx = Lower {
             model,
@@ -204,7 +268,7 @@ pub fn fold(model: &mut Model, tensors: &[TensorInfo], bytes: &[u8], cap: u64) -
                         t.is_constant = true;
                     }
                 }
-                made = after;
+                *made = after;
                 out.folded.push(FoldedOp {
                     op: desc,
                     position,
@@ -213,11 +277,9 @@ pub fn fold(model: &mut Model, tensors: &[TensorInfo], bytes: &[u8], cap: u64) -
                     freed: 0,
                 });
             }
-            Err(reason) => out.not_folded.push(not(reason)),
+            Err(reason) => misses.push(not(reason)),
         }
     }
-    freed(model, &mut out);
-    out
 }
 
 /// Fills in [`FoldedOp::freed`]: each model constant read only by folded ops counts once, for

@@ -160,7 +160,7 @@ impl Options {
     /// it, reshape-like ops share their input's bytes where they can ([`Options::alias_reshapes`])
     /// and the scratch stowplan's kernels need is planned with the tensors
     /// ([`arena::KernelScratch::Stowplan`]), and ops whose inputs are all constants are folded
-    /// ([`Options::fold_cap`], [`fold::DEFAULT_CAP`] unless set).
+    /// ([`Options::fold_cap`], [`fold::DEFAULT_CAP`] unless set); without it nothing is folded.
     #[must_use]
     pub fn with_invoke(self, invoke: bool) -> Self {
         if invoke {
@@ -171,7 +171,11 @@ impl Options {
                 ..self
             }
         } else {
-            self
+            // Nothing runs the model's ops: nothing to fold.
+            Self {
+                fold_cap: None,
+                ..self
+            }
         }
     }
 }

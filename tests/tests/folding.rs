@@ -360,3 +360,109 @@ fn a_malformed_sparse_encoding_is_not_folded_and_cannot_run() {
         assert!(err.contains("op 0 (DENSIFY)"), "{err}");
     }
 }
+
+/// f16 `[64]` -> DEQUANTIZE -> a; x + a -> y (op 1); then the DENSIFY model's ops on x2.
+fn dequantize_then_densify() -> Vec<u8> {
+    let mut b = ModelBuilder::new();
+    let sg = b.subgraph("main");
+    let x = b.tensor(sg, "x", DType::Float32, &[64]);
+    let h: Vec<u8> = (0..64u16)
+        .flat_map(|i| (0x3c00 + i).to_le_bytes())
+        .collect();
+    let h = b.constant(sg, "h", DType::Float16, &[64], &h);
+    let a = b.tensor(sg, "a", DType::Float32, &[64]);
+    let y = b.tensor(sg, "y", DType::Float32, &[64]);
+    b.op(sg, BuiltinOp::DEQUANTIZE, &[h], &[a]);
+    b.op(sg, BuiltinOp::ADD, &[x, a], &[y]);
+    let x2 = b.tensor(sg, "x2", DType::Float32, &[2, 3]);
+    let data: Vec<u8> = [1.0f32, 2.0, 3.0]
+        .iter()
+        .flat_map(|v| v.to_le_bytes())
+        .collect();
+    let ws = b.constant(sg, "ws", DType::Float32, &[2, 3], &data);
+    b.sparsity(
+        sg,
+        ws,
+        &Sparsity {
+            traversal_order: vec![0, 1],
+            block_map: vec![],
+            dim_metadata: vec![
+                DimensionMetadata {
+                    format: DimensionFormat::Dense,
+                    dense_size: 2,
+                    segments: vec![],
+                    indices: vec![],
+                },
+                DimensionMetadata {
+                    format: DimensionFormat::SparseCsr,
+                    dense_size: 0,
+                    segments: vec![0, 1, 3],
+                    indices: vec![2, 0, 1],
+                },
+            ],
+        },
+        IndexWidth::Uint16,
+    );
+    let w = b.tensor(sg, "w", DType::Float32, &[2, 3]);
+    let y2 = b.tensor(sg, "y2", DType::Float32, &[2, 3]);
+    b.op(sg, BuiltinOp::DENSIFY, &[ws], &[w]);
+    b.op(sg, BuiltinOp::ADD, &[x2, w], &[y2]);
+    b.io(sg, &[x, x2], &[y, y2]);
+    b.finish()
+}
+
+#[test]
+fn ops_the_device_cannot_run_fold_first() {
+    let bytes = dequantize_then_densify();
+    // 260 bytes: DEQUANTIZE's 256 or DENSIFY's 24, not both. DENSIFY has no kernel on the
+    // device, so it takes the cap although DEQUANTIZE comes first.
+    let options = Options {
+        fold_cap: Some(260),
+        ..Options::default()
+    }
+    .with_invoke(true);
+    let plan = plan_model(&bytes, &options).unwrap();
+    let folded: Vec<&str> = plan
+        .folding
+        .folded
+        .iter()
+        .map(|f| f.op.opcode.as_str())
+        .collect();
+    assert_eq!(folded, ["DENSIFY"]);
+    assert_eq!(plan.folding.not_folded[0].op.opcode, "DEQUANTIZE");
+    // DEQUANTIZE from float16 then runs on the device.
+    let cg = stowplan_planner::codegen::Codegen {
+        module: "m".into(),
+        runtime: syn::parse_quote!(::stowplan),
+        model_path: "m.tflite".into(),
+        model_file: stowplan_planner::codegen::ModelFile::ManifestRelative("m.tflite".into()),
+        budget: None,
+        invoke: true,
+        fallback: None,
+    };
+    let code = stowplan_planner::codegen::generate(&plan, &bytes, &cg)
+        .unwrap()
+        .to_string();
+    assert!(
+        code.contains("dequantize_f16_f32"),
+        "DEQUANTIZE runs on the device"
+    );
+
+    // Under 24 bytes DENSIFY cannot fold either, and the error says why and what to change.
+    let options = Options {
+        fold_cap: Some(16),
+        ..Options::default()
+    }
+    .with_invoke(true);
+    let plan = plan_model(&bytes, &options).unwrap();
+    assert!(plan.folding.folded.is_empty());
+    let err = stowplan_planner::codegen::generate(&plan, &bytes, &cg)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("op 2 (DENSIFY): the runtime has no DENSIFY kernel")
+            && err.contains("it was not folded when the crate compiled: its outputs take 24 bytes")
+            && err.contains("`fold_cap` sets the cap"),
+        "{err}"
+    );
+}

@@ -523,6 +523,20 @@ impl Driver<'_> {
                 Some(lower) => lower(&cx),
             },
         };
+        // An op with constant inputs that was not folded says why (it may need a larger cap).
+        let not_folded = self
+            .plan
+            .folding
+            .not_folded
+            .iter()
+            .find(|n| n.op == op.desc())
+            .map(|n| n.reason.clone());
+        let lowered = match (lowered, not_folded) {
+            (Err(Refusal::Unsupported(m)), Some(why)) => Err(Refusal::Unsupported(format!(
+                "{m}; it was not folded when the crate compiled: {why} (`fold_cap` sets the cap)"
+            ))),
+            (other, _) => other,
+        };
         let c = lowered.map_err(fail)?;
         if !fnv.exists {
             return Err(invalid(

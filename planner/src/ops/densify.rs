@@ -14,7 +14,7 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
     let (input, out) = (cx.input(0)?, cx.output(0)?);
     check(cx, input, out)?;
     unsupported(format!(
-        "the runtime runs DENSIFY only when the crate compiles (folded), and {} was not folded",
+        "the runtime has no DENSIFY kernel: it runs only folded when the crate compiles, and {} was not",
         out.desc()
     ))
 }
