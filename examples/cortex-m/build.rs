@@ -1,5 +1,8 @@
-//! Puts `memory.x` where the linker finds it, links with cortex-m-rt's `link.x`, and writes `OUT_DIR/io.rs`: the model's input and
-//! the output TFLite computed for it (`tests/models/mlp_float/io.json`), as constants.
+//! Puts `memory.x` where the linker finds it, links with cortex-m-rt's `link.x`, and writes
+//! `OUT_DIR/io.rs`: the model's input and the output TFLite computed for it
+//! (`tests/models/mlp_float/io.json`), as constants; and `OUT_DIR/streaming_tflm.rs`: TFLite
+//! Micro's output of each of the streaming binary's invocations and its arena figure
+//! (`streaming-tflm.txt`, from `streaming_tflm.py`).
 
 use std::path::PathBuf;
 
@@ -7,6 +10,50 @@ use std::path::PathBuf;
 mod io_json;
 
 const IO_JSON: &str = "../../tests/models/mlp_float/io.json";
+const STREAMING_TFLM: &str = "streaming-tflm.txt";
+
+/// `EXPECTED: [[i8; 2]; n]` and `TFLM_ARENA_USED` from `streaming-tflm.txt`: lines
+/// `invocations N`, `output K [a, b]` for K = 0..N, `tflm arena used BYTES (...)`.
+fn streaming_constants(text: &str) -> Result<String, String> {
+    let mut lines = text.lines();
+    let n: usize = lines
+        .next()
+        .and_then(|l| l.strip_prefix("invocations "))
+        .and_then(|v| v.parse().ok())
+        .ok_or("streaming-tflm.txt: the first line is not `invocations N`")?;
+    let mut outputs = Vec::with_capacity(n);
+    for k in 0..n {
+        let line = lines
+            .next()
+            .ok_or(format!("streaming-tflm.txt: output {k} is missing"))?;
+        let values = line
+            .strip_prefix(&format!("output {k} ["))
+            .and_then(|rest| rest.strip_suffix(']'))
+            .ok_or(format!("streaming-tflm.txt: {line:?} is not `output {k} [a, b]`"))?;
+        let values: Vec<i8> = values
+            .split(", ")
+            .map(str::parse)
+            .collect::<Result<_, _>>()
+            .map_err(|e| format!("streaming-tflm.txt: {line:?}: {e}"))?;
+        if values.len() != 2 {
+            return Err(format!("streaming-tflm.txt: {line:?} has not 2 values"));
+        }
+        outputs.push(format!("[{}, {}]", values[0], values[1]));
+    }
+    let arena: usize = lines
+        .next()
+        .and_then(|l| l.strip_prefix("tflm arena used "))
+        .and_then(|l| l.split_whitespace().next())
+        .and_then(|v| v.parse().ok())
+        .ok_or("streaming-tflm.txt: the last line is not `tflm arena used BYTES ...`")?;
+    Ok(format!(
+        "/// TFLite Micro's output of each invocation, in order ({STREAMING_TFLM}).\n\
+         const EXPECTED: [[i8; 2]; {n}] = [{}];\n\
+         /// Bytes of TFLite Micro's arena for the model, as it reports them (`print_allocations`).\n\
+         const TFLM_ARENA_USED: usize = {arena};\n",
+        outputs.join(", ")
+    ))
+}
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let out = PathBuf::from(std::env::var_os("OUT_DIR").ok_or("OUT_DIR is not set")?);
@@ -22,5 +69,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         out.join("io.rs"),
         io_json::constants(&json, "tests/models/mlp_float/io.json"),
     )?;
+    println!("cargo::rerun-if-changed={STREAMING_TFLM}");
+    let text = std::fs::read_to_string(STREAMING_TFLM)?;
+    std::fs::write(out.join("streaming_tflm.rs"), streaming_constants(&text)?)?;
     Ok(())
 }

@@ -6,6 +6,15 @@
 #   size.txt      text/data/bss of the ELF (arm-none-eabi-size); .bss is the arena + overhead
 #   views.s       the disassembly of `op_1_views` and `take_arena` (docs/guide.md: zero planning)
 #
+# Then the `streaming` binary (a stateful model over 50 invocations, each output checked in the
+# firmware against TFLM's from streaming-tflm.txt) and two more:
+#
+#   streaming.out           its output: RAM (arena, state, stack peak) beside TFLM's arena
+#   streaming-size.txt      text/data/bss of its ELF and what .bss holds
+#
+# and, when STOWPLAN_TFLM_PYTHON names a Python with tflite-micro, streaming_tflm.py recomputes
+# streaming-tflm.txt and it must be unchanged.
+#
 # Then, when TFLite Micro's person_detect model is in ../shared/models (outside the repository),
 # the `person_detect` binary (feature `person-detect`) and two more:
 #
@@ -61,6 +70,21 @@ disassemble() {
 snapshots=(expected.out size.txt views.s)
 failed=0
 
+# The stateful model, 50 invocations in a row, then a reset.
+status=0
+timeout 60 cargo run --release --locked --bin streaming >"$out/streaming.out" || status=$?
+cat "$out/streaming.out"
+if [ "$status" -ne 0 ]; then
+    echo "error: streaming exited with status $status" >&2
+    exit 1
+fi
+sizes "$CARGO_TARGET_DIR/thumbv7em-none-eabihf/release/streaming" >"$out/streaming-size.txt"
+snapshots+=(streaming.out streaming-size.txt)
+if [ -n "${STOWPLAN_TFLM_PYTHON:-}" ]; then
+    "$STOWPLAN_TFLM_PYTHON" streaming_tflm.py >"$out/streaming-tflm.txt"
+    snapshots+=(streaming-tflm.txt)
+fi
+
 # TFLite Micro's person_detect, read in place from ../shared/models when it is there.
 model=../../../shared/models/tflm_person_detect_int8.tflite
 if [ -f "$model" ]; then
@@ -101,6 +125,6 @@ for f in "${snapshots[@]}"; do
         failed=1
     fi
 done
-cat size.txt
+cat size.txt streaming-size.txt
 if [ -f "$out/person-detect-size.txt" ]; then cat person-detect-size.txt; fi
 exit "$failed"

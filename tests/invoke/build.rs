@@ -29,6 +29,7 @@ const MODELS: &[(&str, &str, bool)] = &[
         "../models/synthetic/fold_densify.tflite",
         false,
     ),
+    ("streaming", "../models/streaming/streaming.tflite", false),
     (
         "hello_world_int8",
         "../../../shared/models/tflm_hello_world_int8.tflite",
@@ -67,6 +68,21 @@ const MODELS: &[(&str, &str, bool)] = &[
     (
         "dtln_int8",
         "../../../shared/models/tflm_dtln_noise_suppression_int8.tflite",
+        true,
+    ),
+    (
+        "sine_float",
+        "../../../shared/models/tflm_sine_float.tflite",
+        true,
+    ),
+    (
+        "keyword_scrambled_int8",
+        "../../../shared/models/tflm_keyword_scrambled_int8.tflite",
+        true,
+    ),
+    (
+        "keyword_scrambled_int16",
+        "../../../shared/models/tflm_keyword_scrambled_int16.tflite",
         true,
     ),
 ];

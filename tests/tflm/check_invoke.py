@@ -5,8 +5,8 @@
     python3 tests/tflm/check_invoke.py [--seeds 5] [--invocations 1] [--bin target/release/stowplan-invoke]
 
 `stowplan-invoke` (tests/invoke) holds every model its build.rs generated `invoke` for: the
-project's own models, and TFLite Micro's hello_world_int8, micro_speech_int8,
-person_detect_int8 and mobilenet_v2_int8 when ../shared/models existed at build time
+project's own models, and every model of ../shared/models that TFLite Micro runs (but the
+Ethos-U one and the audio preprocessor) when that folder existed at build time
 (`stowplan-invoke --list`). For each model and each seed this script makes one seeded random
 input (numpy default_rng(seed): integers over the dtype's whole range, floats in [-1, 1] or a
 model's FLOAT_RANGES; seed 0 is the model's io.json input where it has one), runs it through TFLM
@@ -41,6 +41,7 @@ MODELS = {
     "call_once": "tests/models/call_once/call_once.tflite",
     "cond_if": "tests/models/cond_if/cond_if.tflite",
     "while_loop": "tests/models/while_loop/while_loop.tflite",
+    "streaming": "tests/models/streaming/streaming.tflite",
     "hello_world_int8": "shared:tflm_hello_world_int8.tflite",
     "micro_speech_int8": "shared:tflm_micro_speech_int8.tflite",
     "person_detect_int8": "shared:tflm_person_detect_int8.tflite",
@@ -49,6 +50,9 @@ MODELS = {
     "mnist_lstm_int8": "shared:tflm_mnist_lstm_int8.tflite",
     "micro_speech_lstm": "shared:tflm_xtensa_micro_speech_lstm.tflite",
     "dtln_int8": "shared:tflm_dtln_noise_suppression_int8.tflite",
+    "sine_float": "shared:tflm_sine_float.tflite",
+    "keyword_scrambled_int8": "shared:tflm_keyword_scrambled_int8.tflite",
+    "keyword_scrambled_int16": "shared:tflm_keyword_scrambled_int16.tflite",
 }
 
 # Models TFLM refuses (float16 and sparse weights, folded when built): check_folding.py judges
@@ -211,9 +215,10 @@ def main():
                 print(f"FAIL {name} seed {seed} invocation {k}: {why}")
         digest = hashlib.sha256(want).hexdigest()[:12] if same else "-"
         rows.append((name, f"{same}/{args.seeds}", digest, f"{time.time() - start:.1f}"))
-    print(f"{'model':<22} {'identical':>9}  {'last output sha256':<18} {'s':>5}")
+    width = max([len('model')] + [len(r[0]) for r in rows])
+    print(f"{'model':<{width}} {'identical':>9}  {'last output sha256':<18} {'s':>5}")
     for r in rows:
-        print(f"{r[0]:<22} {r[1]:>9}  {r[2]:<18} {r[3]:>5}")
+        print(f"{r[0]:<{width}} {r[1]:>9}  {r[2]:<18} {r[3]:>5}")
     if failed:
         print("\nsome outputs differ from TFLite Micro")
         return 1

@@ -24,9 +24,10 @@ pub struct SpaceToBatch {
 /// where that lies outside the input.
 ///
 /// The padding is zero bytes (`T::default()`: 0, and +0.0 for floats) for every type: TFLM
-/// `memset`s with `SpaceToBatchParams::output_offset`, which its micro kernel never sets (the
-/// persistent buffer holding it is zero in the TFLM interpreter this crate is checked against),
-/// not with the output zero point.
+/// `memset`s with `SpaceToBatchParams::output_offset`, which its micro kernel never sets: a
+/// field of a persistent buffer it never writes, zero in an arena that starts zeroed (a
+/// device's static arena in `.bss`; the conformance suite runs TFLM on zeroed memory), and
+/// never the output zero point.
 ///
 /// # Preconditions
 ///
