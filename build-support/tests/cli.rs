@@ -58,7 +58,12 @@ fn shared() -> Option<PathBuf> {
     if dir.join("models").is_dir() {
         Some(dir)
     } else {
-        eprintln!("notice: CLI checks on the shared models skipped: ../shared is absent");
+        let message = "CLI checks on the shared models skipped: ../shared is absent";
+        assert!(
+            std::env::var_os("CI").is_none_or(|v| v != "true"),
+            "{message}, and CI=true: a skip in CI is a failure"
+        );
+        eprintln!("notice: {message}");
         None
     }
 }
@@ -456,4 +461,65 @@ fn tflm_kernel_scratch_on_shared_models() {
     assert_eq!(arena(&["--scratch", "none"]), 2_096);
     assert_eq!(arena(&["--scratch", "tflm"]), 3_040);
     assert_eq!(arena(&["--scratch=tflm", "--planner", "greedy"]), 3_040);
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn output_that_cannot_be_written_exits_1_with_a_message() {
+    // A full disk.
+    let out = Command::new(env!("CARGO_BIN_EXE_stowplan"))
+        .args(["plan", "tests/models/synthetic/chain.tflite", "--json"])
+        .current_dir(repo())
+        .stdout(std::fs::File::create("/dev/full").unwrap())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.starts_with("error: cannot write the output: ") && err.lines().count() == 1,
+        "{err}"
+    );
+    // A pipe whose reader is gone (`| head -c 100` once it has read enough).
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let out = Command::new(env!("CARGO_BIN_EXE_stowplan"))
+        .args(["plan", "tests/models/synthetic/chain.tflite"])
+        .current_dir(repo())
+        .stdout(writer)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.starts_with("error: cannot write the output: "), "{err}");
+}
+
+#[test]
+fn control_characters_from_the_model_are_escaped() {
+    use stowplan_planner::tflite::DType;
+    use stowplan_planner::tflite::builder::{ModelBuilder, ops};
+    // A tensor name and a custom op code with an ESC sequence: the table and the error show it
+    // escaped, never raw.
+    let mut b = ModelBuilder::new();
+    let sg = b.subgraph("main");
+    let x = b.tensor(sg, "x\u{1b}[31mred", DType::Int8, &[4]);
+    let y = b.tensor(sg, "y", DType::Int8, &[4]);
+    let z = b.tensor(sg, "z", DType::Int8, &[4]);
+    b.op(sg, ops::RELU, &[x], &[y]);
+    b.custom(sg, "Evil\u{1b}]0;title\u{7}", &[y], &[z]);
+    b.io(sg, &[x], &[z]);
+    let path = temp("escape.tflite", &b.finish());
+    let table = ok(&["plan", path.to_str().unwrap()]);
+    assert!(!table.contains('\u{1b}'), "{table}");
+    assert!(table.contains("x\\u{1b}[31mred"), "{table}");
+
+    let mut b = ModelBuilder::new();
+    let sg = b.subgraph("main");
+    let x = b.tensor(sg, "x", DType::Int8, &[4]);
+    let y = b.tensor(sg, "y\u{1b}[2J", DType::Int8, &[-4]);
+    b.op(sg, ops::RELU, &[x], &[y]);
+    b.io(sg, &[x], &[y]);
+    let path = temp("escape_error.tflite", &b.finish());
+    let err = fails(&["plan", path.to_str().unwrap()], 1);
+    assert!(!err.contains('\u{1b}'), "{err}");
+    assert!(err.contains("y\\u{1b}[2J"), "{err}");
 }

@@ -40,7 +40,7 @@
 //! head on every model it runs (`tests/tflm/check_heads.py`).
 
 use crate::error::{PlanArenaError, ReadModelError};
-use crate::graph::{Placement, TensorInfo, TensorKind};
+use crate::graph::{MAX_TENSOR_BYTES, Placement, TensorInfo, TensorKind};
 use crate::lifetime::Lifetimes;
 use crate::plan::{self, Buffer, Problem};
 use crate::tflite::{Model, TensorId};
@@ -89,8 +89,11 @@ pub struct ArenaProblem {
     pub buffer_tensors: Vec<TensorId>,
     /// Kernel scratch: buffer `buffer_tensors.len() + i` is `scratch[i]`.
     pub scratch: Vec<ScratchBuffer>,
-    /// In-place ops whose output shares its input's buffer: `(input, output)`.
+    /// In-place ops whose output shares its input's buffer: `(input, output)`, sorted.
     pub aliases: Vec<(TensorId, TensorId)>,
+    /// The buffer of each tensor, by tensor id: its own, its input's for an aliased output (the
+    /// first input's, for a chain), `None` for a tensor not in the arena.
+    pub tensor_buffers: Vec<Option<u32>>,
 }
 
 /// The arena problem of `model`.
@@ -105,11 +108,19 @@ pub fn problem(
     lifetimes: &Lifetimes,
     rules: &Rules,
 ) -> Result<ArenaProblem, PlanArenaError> {
-    let aliases = if rules.alias_reshapes {
+    let mut aliases = if rules.alias_reshapes {
         in_place_aliases(model, tensors, lifetimes)
     } else {
         Vec::new()
     };
+    // The root of each aliased output: in op order, an input is resolved before its outputs.
+    let mut roots: std::collections::HashMap<TensorId, TensorId> =
+        std::collections::HashMap::with_capacity(aliases.len());
+    for &(input, output) in &aliases {
+        let root = roots.get(&input).copied().unwrap_or(input);
+        roots.insert(output, root);
+    }
+    aliases.sort_unstable();
     let mut buffers: Vec<Buffer> = Vec::new();
     let mut buffer_tensors: Vec<TensorId> = Vec::new();
     let mut widen: Vec<(TensorId, u64, plan::Lifetime)> = Vec::new();
@@ -135,12 +146,8 @@ pub fn problem(
                     .copied()
                     .unwrap_or_default()
                     .to_problem();
-                if let Some(&(input, _)) = aliases.iter().find(|(_, out)| *out == tensor.id) {
+                if let Some(&root) = roots.get(&tensor.id) {
                     // Shares its input's buffer (its root's, for a chain): widened below.
-                    let mut root = input;
-                    while let Some(&(i, _)) = aliases.iter().find(|(_, o)| *o == root) {
-                        root = i;
-                    }
                     widen.push((root, bytes, lifetime));
                     continue;
                 }
@@ -153,6 +160,18 @@ pub fn problem(
             }
             // Variable tensors are the persistent region's ([`crate::state`]).
             Placement::Persistent | Placement::None | Placement::Dynamic => {}
+        }
+    }
+    let mut tensor_buffers: Vec<Option<u32>> = vec![None; model.tensors.len()];
+    for (b, t) in buffer_tensors.iter().enumerate() {
+        if let Some(slot) = tensor_buffers.get_mut(t.get()) {
+            *slot = u32::try_from(b).ok();
+        }
+    }
+    for (&output, root) in &roots {
+        let buffer = tensor_buffers.get(root.get()).copied().flatten();
+        if let Some(slot) = tensor_buffers.get_mut(output.get()) {
+            *slot = buffer;
         }
     }
     for (root, bytes, lifetime) in widen {
@@ -174,6 +193,19 @@ pub fn problem(
         KernelScratch::Stowplan => requests(model, lifetimes, ops::stowplan_scratch),
     };
     for s in &scratch {
+        if s.bytes > MAX_TENSOR_BYTES {
+            // As for tensors: more than a 32-bit target can address, and a message that names
+            // the op (never an internal buffer number).
+            let op = model.ops.get(s.op).map(crate::tflite::Op::desc);
+            if let Some(op) = op {
+                return Err(ReadModelError::ScratchTooLarge {
+                    op,
+                    bytes: s.bytes,
+                    limit: MAX_TENSOR_BYTES,
+                }
+                .into());
+            }
+        }
         let time = lifetimes
             .op_times
             .get(s.op)
@@ -185,11 +217,13 @@ pub fn problem(
             fixed_offset: None,
         });
     }
+    let problem = Problem::new(buffers, rules.alignment)?;
     Ok(ArenaProblem {
-        problem: Problem::new(buffers, rules.alignment)?,
+        problem,
         buffer_tensors,
         scratch,
         aliases,
+        tensor_buffers,
     })
 }
 

@@ -14,7 +14,8 @@
 //! The file is written by [`crate::tflite::write::with_metadata`], which keeps every byte of
 //! the original and prepends a new root.
 //!
-//! Refused, with a reason: plans with a different alignment than TFLM's 16, and models the
+//! Refused, with a reason: plans with a different alignment than TFLM's 16, plans that put a
+//! tensor at an offset an int32 word cannot hold (beyond 2,147,483,647), and models the
 //! writer refuses (fields of the `Model` table this version does not know, data stored after
 //! the flatbuffer).
 
@@ -86,6 +87,23 @@ pub fn embed(bytes: &[u8], options: &Options) -> Result<(Vec<u8>, ModelPlan), Em
         ..options.clone()
     };
     let plan = plan_model(bytes, &options).map_err(EmbedPlanError::Plan)?;
+    // The entry's words are int32: an offset beyond i32::MAX would be written as -1 ("plan
+    // online") and TFLM would plan that tensor elsewhere.
+    for (tensor, info) in plan.model.tensors.iter().zip(&plan.tensors) {
+        if info.placement != Placement::Arena {
+            continue;
+        }
+        if let Some(offset) = plan.offset(tensor.id)
+            && i32::try_from(offset).is_err()
+        {
+            return Err(EmbedPlanError::Refused(format!(
+                "{} is at offset {}, beyond {}, the largest offset TFLite Micro's int32 offline plan holds",
+                tensor.desc(),
+                crate::emit::thousands(offset),
+                crate::emit::thousands(i32::MAX as u64),
+            )));
+        }
+    }
     let words: Vec<u8> = offline_words(&plan)
         .iter()
         .flat_map(|w| w.to_le_bytes())

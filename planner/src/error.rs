@@ -131,9 +131,10 @@ pub enum ReadModelError {
         /// The subgraph it calls.
         callee: SubgraphIndex,
     },
-    /// Control flow nests so deep or calls so often that the timeline would exceed its limit.
+    /// Control flow calls subgraphs so often that the timeline would grow beyond one walk of
+    /// every subgraph by more than the limit.
     TimelineTooLong {
-        /// The limit on the number of times.
+        /// The limit on the extra steps.
         limit: usize,
     },
     /// Control-flow calls nest deeper than the limit.
@@ -206,6 +207,15 @@ pub enum ReadModelError {
         tensor: TensorDesc,
         /// What is wrong.
         reason: String,
+    },
+    /// A kernel asks for more scratch than the per-tensor limit.
+    ScratchTooLarge {
+        /// The op.
+        op: OpDesc,
+        /// The bytes it asks for.
+        bytes: u64,
+        /// The limit in bytes.
+        limit: u64,
     },
     /// A quantised integer tensor has a zero point that is not a value of its type.
     ZeroPointOutOfRange {
@@ -292,7 +302,7 @@ impl fmt::Display for ReadModelError {
             ),
             Self::TimelineTooLong { limit } => write!(
                 f,
-                "control flow calls subgraphs so often that the timeline exceeds {limit} steps"
+                "control flow calls subgraphs so often that the timeline grows by more than {limit} steps beyond one walk of every subgraph"
             ),
             Self::CallsTooDeep { op, limit } => {
                 write!(f, "{op} nests control flow deeper than {limit} calls")
@@ -344,6 +354,10 @@ impl fmt::Display for ReadModelError {
             Self::BadSparsity { tensor, reason } => {
                 write!(f, "{tensor} has malformed sparsity parameters: {reason}")
             }
+            Self::ScratchTooLarge { op, bytes, limit } => write!(
+                f,
+                "{op} asks for {bytes} bytes of kernel scratch, more than the limit of {limit}"
+            ),
             Self::ZeroPointOutOfRange {
                 tensor,
                 dtype,

@@ -208,8 +208,12 @@ pub struct ModelPlan {
     /// `buffer_tensors.len() + i` is `scratch[i]`).
     pub scratch: Vec<arena::ScratchBuffer>,
     /// Reshape-like ops whose output shares its input's buffer ([`Options::alias_reshapes`]):
-    /// `(input, output)`; the output is not in `buffer_tensors` (its buffer is the input's).
+    /// `(input, output)`, sorted; the output is not in `buffer_tensors` (its buffer is the
+    /// input's).
     pub aliases: Vec<(TensorId, TensorId)>,
+    /// The problem buffer of each tensor, by tensor id (an aliased output has its input's),
+    /// `None` for tensors not in the arena.
+    pub tensor_buffers: Vec<Option<u32>>,
     /// The verified plan.
     pub plan: Plan,
     /// Live bytes over time: the lower bound and the peak.
@@ -262,13 +266,9 @@ impl ModelPlan {
     /// The offset of a tensor planned in the arena.
     #[must_use]
     pub fn offset(&self, tensor: TensorId) -> Option<u64> {
-        // An aliased output lives in its input's buffer (chains resolve in order).
-        let mut tensor = tensor;
-        while let Some(&(input, _)) = self.aliases.iter().find(|(_, out)| *out == tensor) {
-            tensor = input;
-        }
-        let buffer = self.buffer_tensors.binary_search(&tensor).ok()?;
-        self.plan.offsets().get(buffer).copied()
+        // An aliased output lives in its input's buffer.
+        let buffer = self.tensor_buffers.get(tensor.get()).copied().flatten()?;
+        self.plan.offsets().get(buffer as usize).copied()
     }
 
     /// The TFLite Micro scope where live bytes peak (`Some(None)` = before the first op).
@@ -351,6 +351,7 @@ pub fn plan_model(bytes: &[u8], options: &Options) -> Result<ModelPlan, PlanAren
         buffer_tensors,
         scratch,
         aliases,
+        tensor_buffers,
     } = arena;
     Ok(ModelPlan {
         model,
@@ -360,6 +361,7 @@ pub fn plan_model(bytes: &[u8], options: &Options) -> Result<ModelPlan, PlanAren
         buffer_tensors,
         scratch,
         aliases,
+        tensor_buffers,
         plan,
         profile,
         declared_aliases,

@@ -20,8 +20,10 @@
 use crate::error::ReadModelError;
 use crate::tflite::{Model, OpIndex, Subgraph, SubgraphIndex};
 
-/// Longest timeline (and most tensor uses walked) before the walk stops with an error: control
-/// flow that calls the same subgraphs from many places grows the timeline multiplicatively.
+/// How many more steps (times and tensor uses) than one walk of every subgraph the walk may take
+/// before it stops with an error: control flow that calls the same subgraphs from many places
+/// grows the timeline multiplicatively, while a model without control flow walks each op once,
+/// however many it has.
 pub const MAX_TIMELINE: usize = 1 << 20;
 
 /// Deepest nesting of control-flow calls.
@@ -101,6 +103,8 @@ struct Walk<'m> {
     out: Lifetimes,
     stack: Vec<SubgraphIndex>,
     work: usize,
+    /// The most work allowed: one walk of every subgraph plus [`MAX_TIMELINE`].
+    limit: usize,
 }
 
 impl Walk<'_> {
@@ -111,7 +115,7 @@ impl Walk<'_> {
 
     fn advance(&mut self, point: TimePoint) -> Result<u32, ReadModelError> {
         self.work += 1;
-        if self.out.timeline.len() >= MAX_TIMELINE || self.work > MAX_TIMELINE {
+        if self.work > self.limit {
             return Err(ReadModelError::TimelineTooLong {
                 limit: MAX_TIMELINE,
             });
@@ -198,9 +202,24 @@ impl Walk<'_> {
 /// # Errors
 ///
 /// [`ReadModelError::RecursiveCall`] if a subgraph calls itself (directly or through others),
-/// [`ReadModelError::TimelineTooLong`] if control flow nests deeper than [`MAX_CALL_DEPTH`] or
-/// expands beyond [`MAX_TIMELINE`].
+/// [`ReadModelError::CallsTooDeep`] if control flow nests deeper than [`MAX_CALL_DEPTH`],
+/// [`ReadModelError::TimelineTooLong`] if repeated calls make the walk take more than
+/// [`MAX_TIMELINE`] steps beyond one walk of every subgraph.
 pub fn lifetimes(model: &Model) -> Result<Lifetimes, ReadModelError> {
+    // One walk of every subgraph: what the walk costs without repeated calls.
+    let once: usize = model
+        .subgraphs
+        .iter()
+        .map(|sg| {
+            sg.inputs.len()
+                + sg.outputs.len()
+                + model
+                    .subgraph_ops(sg)
+                    .iter()
+                    .map(|op| 2 + op.callees.len() + op.inputs.len() + 2 * op.outputs.len())
+                    .sum::<usize>()
+        })
+        .sum();
     let mut walk = Walk {
         model,
         out: Lifetimes {
@@ -210,6 +229,7 @@ pub fn lifetimes(model: &Model) -> Result<Lifetimes, ReadModelError> {
         },
         stack: Vec::new(),
         work: 0,
+        limit: once.saturating_add(MAX_TIMELINE),
     };
     walk.mark(SubgraphIndex(0))?;
     Ok(walk.out)

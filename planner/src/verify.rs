@@ -12,7 +12,19 @@
 //! plans alias tensors that are live together on purpose. Such overlaps are then returned as
 //! [`Verified::declared_overlaps`] instead of failing; every other rule still holds.
 //!
-//! Cost: sorting plus one comparison per pair of buffers whose lifetimes intersect.
+//! Cost: O(n log n) for n buffers (plus one step per declared overlap reported, at most
+//! [`MAX_DECLARED_OVERLAPS`]). One sweep over time: at each buffer's first time, the buffers
+//! that ended before it leave, then it is checked against the bytes still occupied and enters.
+//! The occupied bytes are counted per elementary byte range (between consecutive offsets and ends
+//! of the plan) in segment trees with range add and range maximum, one for the buffers that must
+//! not overlap anything and one for the fixed buffers allowed to overlap each other; an overlap
+//! found is then named by a scan of the buffers live at that time. Two buffers live at the same
+//! time share a byte exactly when, at the first time of the later one, the earlier one is live
+//! and their byte ranges share an elementary range.
+//!
+//! When plans fail, the error names the overlap met first in that sweep: the one at the
+//! earliest time, with the buffer starting then, and among the buffers it overlaps the one with
+//! the lowest index.
 
 use std::fmt;
 
@@ -30,10 +42,15 @@ pub struct DeclaredOverlap {
     pub time: Time,
 }
 
+/// The most declared overlaps [`Verified::declared_overlaps`] lists: an offline plan of `n`
+/// aliased tensors declares up to `n²/2` of them, and a report needs a few.
+pub const MAX_DECLARED_OVERLAPS: usize = 10_000;
+
 /// What a successful verification found.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct Verified {
-    /// Overlaps between fixed-offset buffers, when those were allowed.
+    /// Overlaps between fixed-offset buffers, when those were allowed, by buffer pair: all of
+    /// them, or the first [`MAX_DECLARED_OVERLAPS`] the sweep met.
     pub declared_overlaps: Vec<DeclaredOverlap>,
 }
 
@@ -190,51 +207,261 @@ pub fn verify(
         }
     }
 
-    // (first, last, start, end, fixed, index) of every buffer that occupies bytes, by first time.
-    let mut spans: Vec<(Time, Time, u64, u64, bool, usize)> = buffers
+    // (start, end, fixed) of every buffer that occupies bytes.
+    let occupies: Vec<usize> = (0..buffers.len())
+        .filter(|&i| buffers.get(i).is_some_and(|b| b.size > 0))
+        .collect();
+    let range = |i: usize| -> (u64, u64) {
+        let o = offsets.get(i).copied().unwrap_or(0);
+        let size = buffers.get(i).map_or(0, |b| problem.aligned_size(b.size));
+        (o, o.saturating_add(size))
+    };
+    let life = |i: usize| buffers.get(i).map(|b| b.lifetime);
+    let may_alias =
+        |i: usize| allow_fixed_overlaps && buffers.get(i).is_some_and(|b| b.fixed_offset.is_some());
+    let mut coords: Vec<u64> = occupies
         .iter()
-        .zip(offsets)
-        .enumerate()
-        .filter(|(_, (b, _))| b.size > 0)
-        .map(|(i, (b, &o))| {
-            (
-                b.lifetime.first,
-                b.lifetime.last,
-                o,
-                o + problem.aligned_size(b.size),
-                b.fixed_offset.is_some(),
-                i,
-            )
+        .flat_map(|&i| {
+            let (s, e) = range(i);
+            [s, e]
         })
         .collect();
-    spans.sort_unstable();
+    coords.sort_unstable();
+    coords.dedup();
+    let cells = |i: usize| {
+        let (s, e) = range(i);
+        (
+            coords.partition_point(|&c| c < s),
+            coords.partition_point(|&c| c < e),
+        )
+    };
+    let ranges = coords.len().saturating_sub(1);
+    // Buffers that must overlap nothing, and fixed buffers that may overlap each other.
+    let mut strict = MaxAdd::new(ranges);
+    let mut aliasing = MaxAdd::new(ranges);
+    // For listing declared overlaps: the aliasing buffers by start, with the end of the live ones.
+    let mut by_start: Vec<usize> = occupies.iter().copied().filter(|&i| may_alias(i)).collect();
+    by_start.sort_by_key(|&i| (range(i), i));
+    let mut ends = MaxEnd::new(by_start.len());
 
+    let mut arrivals = occupies.clone();
+    arrivals.sort_by_key(|&i| (life(i).map_or(0, |l| l.first), i));
+    let mut departures = occupies;
+    departures.sort_by_key(|&i| (life(i).map_or(0, |l| l.last), i));
+    let mut live = vec![false; buffers.len()];
+    let mut gone = 0;
     let mut declared = Vec::new();
-    for (k, &(first, last, start, end, fixed, i)) in spans.iter().enumerate() {
-        for &(first2, _, start2, end2, fixed2, j) in spans.iter().skip(k + 1) {
-            if first2 > last {
+    for &x in &arrivals {
+        let Some(lx) = life(x) else { continue };
+        while let Some(&y) = departures.get(gone) {
+            if life(y).is_none_or(|l| l.last >= lx.first) {
                 break;
             }
-            if start < end2 && start2 < end {
-                let (a, b) = (i.min(j), i.max(j));
-                let time = first.max(first2);
-                if allow_fixed_overlaps && fixed && fixed2 {
-                    declared.push(DeclaredOverlap { a, b, time });
-                } else {
-                    return Err(VerifyPlanError::Overlap {
-                        a,
-                        b,
-                        time,
-                        bytes: (start.max(start2), end.min(end2)),
-                    });
+            gone += 1;
+            let (lo, hi) = cells(y);
+            if may_alias(y) {
+                aliasing.add(lo, hi, -1);
+                if let Ok(k) = by_start.binary_search_by_key(&(range(y), y), |&i| (range(i), i)) {
+                    ends.set(k, 0);
                 }
+            } else {
+                strict.add(lo, hi, -1);
             }
+            if let Some(l) = live.get_mut(y) {
+                *l = false;
+            }
+        }
+        let (lo, hi) = cells(x);
+        let (sx, ex) = range(x);
+        let hits_strict = strict.max(lo, hi) > 0;
+        let hits_aliasing = aliasing.max(lo, hi) > 0;
+        if hits_strict || (hits_aliasing && !may_alias(x)) {
+            // Name the overlap: the live buffer with the lowest index sharing a byte with x.
+            let partner = (0..buffers.len()).find(|&y| {
+                let (sy, ey) = range(y);
+                live.get(y).copied().unwrap_or(false)
+                    && sy < ex
+                    && sx < ey
+                    && (!may_alias(x) || !may_alias(y))
+            });
+            if let Some(y) = partner {
+                let (sy, ey) = range(y);
+                return Err(VerifyPlanError::Overlap {
+                    a: x.min(y),
+                    b: x.max(y),
+                    time: lx.first,
+                    bytes: (sx.max(sy), ex.min(ey)),
+                });
+            }
+        }
+        if may_alias(x) {
+            if hits_aliasing && declared.len() < MAX_DECLARED_OVERLAPS {
+                // The live aliasing buffers starting below x's end and ending above its start.
+                let below = by_start.partition_point(|&i| range(i).0 < ex);
+                ends.each_above(below, sx, &mut |k| {
+                    if declared.len() >= MAX_DECLARED_OVERLAPS {
+                        return false;
+                    }
+                    if let Some(&y) = by_start.get(k) {
+                        declared.push(DeclaredOverlap {
+                            a: x.min(y),
+                            b: x.max(y),
+                            time: lx.first,
+                        });
+                    }
+                    true
+                });
+            }
+            aliasing.add(lo, hi, 1);
+            if let Ok(k) = by_start.binary_search_by_key(&(range(x), x), |&i| (range(i), i)) {
+                ends.set(k, ex);
+            }
+        } else {
+            strict.add(lo, hi, 1);
+        }
+        if let Some(l) = live.get_mut(x) {
+            *l = true;
         }
     }
     declared.sort_unstable_by_key(|d| (d.a, d.b));
     Ok(Verified {
         declared_overlaps: declared,
     })
+}
+
+/// Counts over elementary ranges with range add and range maximum (no push-down: each node keeps
+/// the maximum of its children plus what was added to all of it).
+struct MaxAdd {
+    leaves: usize,
+    max: Vec<i64>,
+    add: Vec<i64>,
+}
+
+impl MaxAdd {
+    fn new(ranges: usize) -> Self {
+        let leaves = ranges.max(1).next_power_of_two();
+        Self {
+            leaves,
+            max: vec![0; 2 * leaves],
+            add: vec![0; 2 * leaves],
+        }
+    }
+
+    fn add(&mut self, lo: usize, hi: usize, delta: i64) {
+        self.update(1, 0, self.leaves, lo, hi, delta);
+    }
+
+    fn update(&mut self, node: usize, a: usize, z: usize, lo: usize, hi: usize, delta: i64) {
+        if hi <= a || z <= lo {
+            return;
+        }
+        if lo <= a && z <= hi {
+            if let Some(m) = self.max.get_mut(node) {
+                *m += delta;
+            }
+            if let Some(m) = self.add.get_mut(node) {
+                *m += delta;
+            }
+            return;
+        }
+        let mid = a.midpoint(z);
+        self.update(2 * node, a, mid, lo, hi, delta);
+        self.update(2 * node + 1, mid, z, lo, hi, delta);
+        let children = self
+            .max
+            .get(2 * node)
+            .copied()
+            .unwrap_or(0)
+            .max(self.max.get(2 * node + 1).copied().unwrap_or(0));
+        let own = self.add.get(node).copied().unwrap_or(0);
+        if let Some(m) = self.max.get_mut(node) {
+            *m = children + own;
+        }
+    }
+
+    /// The largest count over ranges `lo..hi` (0 when empty).
+    fn max(&self, lo: usize, hi: usize) -> i64 {
+        if lo >= hi {
+            return 0;
+        }
+        self.query(1, 0, self.leaves, lo, hi)
+    }
+
+    fn query(&self, node: usize, a: usize, z: usize, lo: usize, hi: usize) -> i64 {
+        if hi <= a || z <= lo {
+            return i64::MIN;
+        }
+        if lo <= a && z <= hi {
+            return self.max.get(node).copied().unwrap_or(0);
+        }
+        let mid = a.midpoint(z);
+        let children =
+            self.query(2 * node, a, mid, lo, hi)
+                .max(self.query(2 * node + 1, mid, z, lo, hi));
+        children.saturating_add(self.add.get(node).copied().unwrap_or(0))
+    }
+}
+
+/// Ends by position, 0 for none, with the positions whose end is above a value listed in
+/// O((1 + listed) log n).
+struct MaxEnd {
+    leaves: usize,
+    tree: Vec<u64>,
+}
+
+impl MaxEnd {
+    fn new(n: usize) -> Self {
+        let leaves = n.max(1).next_power_of_two();
+        Self {
+            leaves,
+            tree: vec![0; 2 * leaves],
+        }
+    }
+
+    fn set(&mut self, k: usize, end: u64) {
+        let mut node = self.leaves + k;
+        if let Some(t) = self.tree.get_mut(node) {
+            *t = end;
+        }
+        while node > 1 {
+            node /= 2;
+            let m = self
+                .tree
+                .get(2 * node)
+                .copied()
+                .unwrap_or(0)
+                .max(self.tree.get(2 * node + 1).copied().unwrap_or(0));
+            if let Some(t) = self.tree.get_mut(node) {
+                *t = m;
+            }
+        }
+    }
+
+    /// Calls `f` on every position below `below` whose end is above `above`, in order, until it
+    /// returns `false`.
+    fn each_above(&self, below: usize, above: u64, f: &mut dyn FnMut(usize) -> bool) {
+        self.walk(1, 0, self.leaves, below, above, f);
+    }
+
+    fn walk(
+        &self,
+        node: usize,
+        a: usize,
+        z: usize,
+        below: usize,
+        above: u64,
+        f: &mut dyn FnMut(usize) -> bool,
+    ) -> bool {
+        if a >= below || self.tree.get(node).is_none_or(|&t| t <= above) {
+            return true;
+        }
+        if z - a == 1 {
+            return f(a);
+        }
+        let mid = a.midpoint(z);
+        self.walk(2 * node, a, mid, below, above, f)
+            && self.walk(2 * node + 1, mid, z, below, above, f)
+    }
 }
 
 /// Runs `planner` on `problem` and verifies the result.

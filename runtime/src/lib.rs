@@ -374,35 +374,155 @@ pub mod __private_v1 {
         Aligned(out)
     }
 
-    /// A slot's bounds and lifetime, for [`assert_disjoint`]: `(offset, end, first, last)`.
-    pub type Span = (usize, usize, u32, u32);
+    /// A slot for [`Disjoint`]: `(offset, end, first, last, below)`, where `below` is the index
+    /// of the live slot just under it when it enters (`u32::MAX` for none).
+    pub type Span = (usize, usize, u32, u32, u32);
 
-    /// Checks that no two spans both live at some time share a byte, and that all end within
-    /// `arena`. `spans` must be sorted by first time. Cost: one step per pair of spans whose
-    /// lifetimes intersect.
+    const NONE: u32 = u32::MAX;
+    const LIVE: u8 = 1;
+    const GONE: u8 = 2;
+
+    /// The proof that no two slots live at the same time share a byte, checked when the crate
+    /// compiles, in work linear in the slots (so within the compiler's limits on constant
+    /// evaluation however many slots are live at once).
     ///
-    /// # Panics
+    /// The slots come sorted by first time, each naming the slot it enters above. A sweep over
+    /// time keeps the live slots in a list sorted by offset: before a slot enters, the slots
+    /// whose last time is earlier leave (in the order of `ends`, the slots sorted by last time);
+    /// then it goes between the slot it names and that slot's successor, and must end at or
+    /// below the successor's offset and start at or above the named slot's end. The list stays
+    /// sorted and disjoint, and it holds every earlier slot whose lifetime reaches the entering
+    /// slot's first time, so every pair of slots live at the same time is proven disjoint. A
+    /// wrong `below` fails to compile: it is a hint, never trusted.
     ///
-    /// On a violation: in the `const` item generated code calls it from, a compile error.
-    pub const fn assert_disjoint(spans: &[Span], arena: usize) {
-        let mut i = 0;
-        while i < spans.len() {
-            let (start, end, first, last) = spans[i];
-            assert!(end <= arena, "a slot ends beyond the arena");
-            assert!(
-                i == 0 || spans[i - 1].2 <= first,
-                "spans are not sorted by first time"
-            );
-            let mut j = i + 1;
-            while j < spans.len() && spans[j].2 <= last {
-                let (start2, end2, _, _) = spans[j];
-                assert!(
-                    !(start < end2 && start2 < end && start < end && start2 < end2),
-                    "two slots live at the same time share bytes"
-                );
-                j += 1;
+    /// [`Disjoint::check`] takes slots up to a count, so the generated code checks them in
+    /// chunks, one `const` item each (each has its own evaluation limit); [`Disjoint::finish`]
+    /// asserts that every slot was checked.
+    #[derive(Clone, Copy, Debug)]
+    pub struct Disjoint<const N: usize> {
+        next: [u32; N],
+        prev: [u32; N],
+        state: [u8; N],
+        lowest: u32,
+        inserted: usize,
+        removed: usize,
+    }
+
+    impl<const N: usize> Default for Disjoint<N> {
+        fn default() -> Self {
+            Self::new()
+        }
+    }
+
+    impl<const N: usize> Disjoint<N> {
+        /// No slot checked yet.
+        #[must_use]
+        pub const fn new() -> Self {
+            Self {
+                next: [NONE; N],
+                prev: [NONE; N],
+                state: [0; N],
+                lowest: NONE,
+                inserted: 0,
+                removed: 0,
             }
-            i += 1;
+        }
+
+        /// Checks the slots up to index `upto` (exclusive) that are not checked yet, each
+        /// non-empty and ending within `arena`; see the [type docs](Disjoint).
+        ///
+        /// # Panics
+        ///
+        /// On a violation: in the `const` item generated code calls it from, a compile error.
+        #[must_use]
+        pub const fn check(
+            mut self,
+            spans: &[Span; N],
+            ends: &[u32; N],
+            upto: usize,
+            arena: usize,
+        ) -> Self {
+            let upto = if upto < N { upto } else { N };
+            while self.inserted < upto {
+                let i = self.inserted;
+                let (start, end, first, _, below) = spans[i];
+                assert!(
+                    start < end && end <= arena,
+                    "a slot is empty or ends beyond the arena"
+                );
+                assert!(
+                    i == 0 || spans[i - 1].2 <= first,
+                    "slots are not sorted by first time"
+                );
+                // The slots whose lifetime ended before `first` leave.
+                while self.removed < N {
+                    let j = ends[self.removed] as usize;
+                    let last = spans[j].3;
+                    if last >= first {
+                        break;
+                    }
+                    assert!(
+                        self.state[j] == LIVE,
+                        "a slot leaves before it enters, or twice"
+                    );
+                    assert!(
+                        self.removed == 0 || spans[ends[self.removed - 1] as usize].3 <= last,
+                        "slots leave out of the order of their last time"
+                    );
+                    let (p, n) = (self.prev[j], self.next[j]);
+                    if p == NONE {
+                        self.lowest = n;
+                    } else {
+                        self.next[p as usize] = n;
+                    }
+                    if n != NONE {
+                        self.prev[n as usize] = p;
+                    }
+                    self.state[j] = GONE;
+                    self.removed += 1;
+                }
+                // Slot `i` enters between `below` and its successor.
+                let above = if below == NONE {
+                    self.lowest
+                } else {
+                    let b = below as usize;
+                    assert!(
+                        self.state[b] == LIVE,
+                        "a slot enters above one that is not live"
+                    );
+                    assert!(
+                        spans[b].1 <= start,
+                        "two slots live at the same time share bytes"
+                    );
+                    self.next[b]
+                };
+                if above != NONE {
+                    assert!(
+                        end <= spans[above as usize].0,
+                        "two slots live at the same time share bytes"
+                    );
+                    self.prev[above as usize] = i as u32;
+                }
+                self.next[i] = above;
+                self.prev[i] = below;
+                if below == NONE {
+                    self.lowest = i as u32;
+                } else {
+                    self.next[below as usize] = i as u32;
+                }
+                self.state[i] = LIVE;
+                self.inserted += 1;
+            }
+            self
+        }
+
+        /// Asserts that every slot was checked.
+        ///
+        /// # Panics
+        ///
+        /// If some slot was not: a compile error.
+        pub const fn finish(&self) {
+            assert!(self.inserted == N, "not every slot was checked");
         }
     }
 

@@ -165,10 +165,20 @@ pub mod chain {
             outputs: &[3],
         },
     ];
-    const _: () = ::stowplan::__private_v1::assert_disjoint(
-        &[(256, 512, 1, 2), (0, 256, 2, 3), (256, 512, 3, 4), (0, 256, 4, 4)],
-        ARENA_BYTES,
-    );
+    const _: () = {
+        const SPANS: &[::stowplan::__private_v1::Span; 4] = &[
+            (256, 512, 1, 2, 4294967295),
+            (0, 256, 2, 3, 4294967295),
+            (256, 512, 3, 4, 1),
+            (0, 256, 4, 4, 4294967295),
+        ];
+        const ENDS: &[u32; 4] = &[0, 1, 2, 3];
+        const CHECKED_0: ::stowplan::__private_v1::Disjoint<4> = ::stowplan::__private_v1::Disjoint::<
+            4,
+        >::new()
+            .check(SPANS, ENDS, 4, ARENA_BYTES);
+        CHECKED_0.finish()
+    };
     const _: () = ::core::assert!(
         RAM_BYTES <= 4_096,
         "the model's RAM (arena + state) exceeds the budget of 4,096 bytes"

@@ -480,22 +480,27 @@ pub mod cnn_int8 {
             outputs: &[19],
         },
     ];
-    const _: () = ::stowplan::__private_v1::assert_disjoint(
-        &[
-            (576, 720, 1, 2),
-            (0, 576, 2, 3),
-            (576, 720, 3, 6),
-            (432, 576, 4, 7),
-            (0, 144, 5, 6),
-            (288, 432, 6, 7),
-            (0, 288, 7, 8),
-            (288, 368, 8, 9),
-            (0, 80, 9, 10),
-            (80, 96, 10, 11),
-            (0, 16, 11, 11),
-        ],
-        ARENA_BYTES,
-    );
+    const _: () = {
+        const SPANS: &[::stowplan::__private_v1::Span; 11] = &[
+            (576, 720, 1, 2, 4294967295),
+            (0, 576, 2, 3, 4294967295),
+            (576, 720, 3, 6, 1),
+            (432, 576, 4, 7, 4294967295),
+            (0, 144, 5, 6, 4294967295),
+            (288, 432, 6, 7, 4),
+            (0, 288, 7, 8, 4294967295),
+            (288, 368, 8, 9, 6),
+            (0, 80, 9, 10, 4294967295),
+            (80, 96, 10, 11, 8),
+            (0, 16, 11, 11, 4294967295),
+        ];
+        const ENDS: &[u32; 11] = &[0, 1, 2, 4, 3, 5, 6, 7, 8, 9, 10];
+        const CHECKED_0: ::stowplan::__private_v1::Disjoint<11> = ::stowplan::__private_v1::Disjoint::<
+            11,
+        >::new()
+            .check(SPANS, ENDS, 11, ARENA_BYTES);
+        CHECKED_0.finish()
+    };
     /// The views of each op's tensors, one function per op (`op_3`, or `sg1_op_0` for op 0 of
     /// subgraph 1): shared views of what it reads (constants as they are, `()` for an omitted
     /// input), mutable views of what it writes. They borrow the arena mutably, so no other view

@@ -142,10 +142,19 @@ pub mod dynamic_dim {
             outputs: &[2],
         },
     ];
-    const _: () = ::stowplan::__private_v1::assert_disjoint(
-        &[(0, 80, 1, 2), (80, 160, 2, 3), (0, 80, 3, 3)],
-        ARENA_BYTES,
-    );
+    const _: () = {
+        const SPANS: &[::stowplan::__private_v1::Span; 3] = &[
+            (0, 80, 1, 2, 4294967295),
+            (80, 160, 2, 3, 0),
+            (0, 80, 3, 3, 4294967295),
+        ];
+        const ENDS: &[u32; 3] = &[0, 1, 2];
+        const CHECKED_0: ::stowplan::__private_v1::Disjoint<3> = ::stowplan::__private_v1::Disjoint::<
+            3,
+        >::new()
+            .check(SPANS, ENDS, 3, ARENA_BYTES);
+        CHECKED_0.finish()
+    };
     /// The views of each op's tensors, one function per op (`op_3`, or `sg1_op_0` for op 0 of
     /// subgraph 1): shared views of what it reads (constants as they are, `()` for an omitted
     /// input), mutable views of what it writes. They borrow the arena mutably, so no other view

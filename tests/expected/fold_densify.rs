@@ -174,10 +174,18 @@ pub mod fold_densify {
             outputs: &[4],
         },
     ];
-    const _: () = ::stowplan::__private_v1::assert_disjoint(
-        &[(0, 32, 1, 3), (32, 48, 3, 3)],
-        ARENA_BYTES,
-    );
+    const _: () = {
+        const SPANS: &[::stowplan::__private_v1::Span; 2] = &[
+            (0, 32, 1, 3, 4294967295),
+            (32, 48, 3, 3, 0),
+        ];
+        const ENDS: &[u32; 2] = &[0, 1];
+        const CHECKED_0: ::stowplan::__private_v1::Disjoint<2> = ::stowplan::__private_v1::Disjoint::<
+            2,
+        >::new()
+            .check(SPANS, ENDS, 2, ARENA_BYTES);
+        CHECKED_0.finish()
+    };
     /// The views of each op's tensors, one function per op (`op_3`, or `sg1_op_0` for op 0 of
     /// subgraph 1): shared views of what it reads (constants as they are, `()` for an omitted
     /// input), mutable views of what it writes. They borrow the arena mutably, so no other view

@@ -269,20 +269,25 @@ pub mod if_else {
             outputs: &[8],
         },
     ];
-    const _: () = ::stowplan::__private_v1::assert_disjoint(
-        &[
-            (192, 256, 1, 7),
-            (256, 272, 1, 7),
-            (128, 192, 2, 8),
-            (0, 64, 3, 4),
-            (64, 128, 4, 5),
-            (0, 64, 5, 5),
-            (64, 128, 6, 7),
-            (0, 64, 7, 7),
-            (0, 64, 8, 8),
-        ],
-        ARENA_BYTES,
-    );
+    const _: () = {
+        const SPANS: &[::stowplan::__private_v1::Span; 9] = &[
+            (192, 256, 1, 7, 4294967295),
+            (256, 272, 1, 7, 0),
+            (128, 192, 2, 8, 4294967295),
+            (0, 64, 3, 4, 4294967295),
+            (64, 128, 4, 5, 3),
+            (0, 64, 5, 5, 4294967295),
+            (64, 128, 6, 7, 4294967295),
+            (0, 64, 7, 7, 4294967295),
+            (0, 64, 8, 8, 4294967295),
+        ];
+        const ENDS: &[u32; 9] = &[3, 4, 5, 0, 1, 6, 7, 2, 8];
+        const CHECKED_0: ::stowplan::__private_v1::Disjoint<9> = ::stowplan::__private_v1::Disjoint::<
+            9,
+        >::new()
+            .check(SPANS, ENDS, 9, ARENA_BYTES);
+        CHECKED_0.finish()
+    };
     /// The views of each op's tensors, one function per op (`op_3`, or `sg1_op_0` for op 0 of
     /// subgraph 1): shared views of what it reads (constants as they are, `()` for an omitted
     /// input), mutable views of what it writes. They borrow the arena mutably, so no other view

@@ -366,18 +366,23 @@ pub mod tf_call_once {
             outputs: &[],
         },
     ];
-    const _: () = ::stowplan::__private_v1::assert_disjoint(
-        &[
-            (32, 48, 1, 9),
-            (0, 16, 7, 8),
-            (16, 32, 8, 9),
-            (0, 16, 9, 10),
-            (0, 16, 11, 12),
-            (16, 32, 12, 13),
-            (0, 16, 13, 13),
-        ],
-        ARENA_BYTES,
-    );
+    const _: () = {
+        const SPANS: &[::stowplan::__private_v1::Span; 7] = &[
+            (32, 48, 1, 9, 4294967295),
+            (0, 16, 7, 8, 4294967295),
+            (16, 32, 8, 9, 1),
+            (0, 16, 9, 10, 4294967295),
+            (0, 16, 11, 12, 4294967295),
+            (16, 32, 12, 13, 4),
+            (0, 16, 13, 13, 4294967295),
+        ];
+        const ENDS: &[u32; 7] = &[1, 0, 2, 3, 4, 5, 6];
+        const CHECKED_0: ::stowplan::__private_v1::Disjoint<7> = ::stowplan::__private_v1::Disjoint::<
+            7,
+        >::new()
+            .check(SPANS, ENDS, 7, ARENA_BYTES);
+        CHECKED_0.finish()
+    };
     /// The views of each op's tensors, one function per op (`op_3`, or `sg1_op_0` for op 0 of
     /// subgraph 1): shared views of what it reads (constants as they are, `()` for an omitted
     /// input), mutable views of what it writes. They borrow the arena mutably, so no other view

@@ -502,25 +502,30 @@ pub mod tf_cond_if {
             outputs: &[20],
         },
     ];
-    const _: () = ::stowplan::__private_v1::assert_disjoint(
-        &[
-            (0, 16, 1, 2),
-            (128, 160, 1, 13),
-            (160, 176, 2, 11),
-            (0, 32, 3, 4),
-            (96, 128, 4, 11),
-            (64, 96, 5, 12),
-            (0, 32, 6, 7),
-            (32, 64, 7, 8),
-            (0, 32, 8, 8),
-            (0, 32, 9, 10),
-            (32, 64, 10, 11),
-            (0, 32, 11, 11),
-            (32, 64, 12, 13),
-            (0, 32, 13, 13),
-        ],
-        ARENA_BYTES,
-    );
+    const _: () = {
+        const SPANS: &[::stowplan::__private_v1::Span; 14] = &[
+            (0, 16, 1, 2, 4294967295),
+            (128, 160, 1, 13, 0),
+            (160, 176, 2, 11, 1),
+            (0, 32, 3, 4, 4294967295),
+            (96, 128, 4, 11, 3),
+            (64, 96, 5, 12, 4294967295),
+            (0, 32, 6, 7, 4294967295),
+            (32, 64, 7, 8, 6),
+            (0, 32, 8, 8, 4294967295),
+            (0, 32, 9, 10, 4294967295),
+            (32, 64, 10, 11, 9),
+            (0, 32, 11, 11, 4294967295),
+            (32, 64, 12, 13, 4294967295),
+            (0, 32, 13, 13, 4294967295),
+        ];
+        const ENDS: &[u32; 14] = &[0, 3, 6, 7, 8, 9, 2, 4, 10, 11, 5, 1, 12, 13];
+        const CHECKED_0: ::stowplan::__private_v1::Disjoint<14> = ::stowplan::__private_v1::Disjoint::<
+            14,
+        >::new()
+            .check(SPANS, ENDS, 14, ARENA_BYTES);
+        CHECKED_0.finish()
+    };
     /// The views of each op's tensors, one function per op (`op_3`, or `sg1_op_0` for op 0 of
     /// subgraph 1): shared views of what it reads (constants as they are, `()` for an omitted
     /// input), mutable views of what it writes. They borrow the arena mutably, so no other view

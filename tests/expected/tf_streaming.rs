@@ -539,20 +539,25 @@ pub mod tf_streaming {
             outputs: &[],
         },
     ];
-    const _: () = ::stowplan::__private_v1::assert_disjoint(
-        &[
-            (176, 192, 1, 8),
-            (96, 176, 7, 8),
-            (0, 96, 8, 14),
-            (96, 128, 9, 10),
-            (128, 144, 10, 11),
-            (112, 128, 11, 12),
-            (96, 112, 12, 13),
-            (176, 192, 13, 15),
-            (96, 176, 14, 15),
-        ],
-        ARENA_BYTES,
-    );
+    const _: () = {
+        const SPANS: &[::stowplan::__private_v1::Span; 9] = &[
+            (176, 192, 1, 8, 4294967295),
+            (96, 176, 7, 8, 4294967295),
+            (0, 96, 8, 14, 4294967295),
+            (96, 128, 9, 10, 2),
+            (128, 144, 10, 11, 3),
+            (112, 128, 11, 12, 2),
+            (96, 112, 12, 13, 2),
+            (176, 192, 13, 15, 6),
+            (96, 176, 14, 15, 2),
+        ];
+        const ENDS: &[u32; 9] = &[0, 1, 3, 4, 5, 6, 2, 7, 8];
+        const CHECKED_0: ::stowplan::__private_v1::Disjoint<9> = ::stowplan::__private_v1::Disjoint::<
+            9,
+        >::new()
+            .check(SPANS, ENDS, 9, ARENA_BYTES);
+        CHECKED_0.finish()
+    };
     /// The views of each op's tensors, one function per op (`op_3`, or `sg1_op_0` for op 0 of
     /// subgraph 1): shared views of what it reads (constants as they are, `()` for an omitted
     /// input), mutable views of what it writes. They borrow the arena mutably, so no other view

@@ -187,10 +187,19 @@ pub mod variables {
             outputs: &[4],
         },
     ];
-    const _: () = ::stowplan::__private_v1::assert_disjoint(
-        &[(0, 48, 1, 2), (48, 80, 2, 3), (0, 16, 3, 3)],
-        ARENA_BYTES,
-    );
+    const _: () = {
+        const SPANS: &[::stowplan::__private_v1::Span; 3] = &[
+            (0, 48, 1, 2, 4294967295),
+            (48, 80, 2, 3, 0),
+            (0, 16, 3, 3, 4294967295),
+        ];
+        const ENDS: &[u32; 3] = &[0, 1, 2];
+        const CHECKED_0: ::stowplan::__private_v1::Disjoint<3> = ::stowplan::__private_v1::Disjoint::<
+            3,
+        >::new()
+            .check(SPANS, ENDS, 3, ARENA_BYTES);
+        CHECKED_0.finish()
+    };
     /// The views of each op's tensors, one function per op (`op_3`, or `sg1_op_0` for op 0 of
     /// subgraph 1): shared views of what it reads (constants as they are, `()` for an omitted
     /// input), mutable views of what it writes. They borrow the arena mutably, so no other view

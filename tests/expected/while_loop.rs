@@ -326,22 +326,27 @@ pub mod while_loop {
             outputs: &[12],
         },
     ];
-    const _: () = ::stowplan::__private_v1::assert_disjoint(
-        &[
-            (384, 512, 1, 7),
-            (544, 560, 1, 7),
-            (256, 384, 2, 7),
-            (528, 544, 2, 7),
-            (0, 128, 3, 3),
-            (128, 144, 3, 4),
-            (0, 16, 4, 4),
-            (0, 16, 5, 6),
-            (128, 256, 5, 7),
-            (512, 528, 6, 7),
-            (0, 128, 7, 7),
-        ],
-        ARENA_BYTES,
-    );
+    const _: () = {
+        const SPANS: &[::stowplan::__private_v1::Span; 11] = &[
+            (384, 512, 1, 7, 4294967295),
+            (544, 560, 1, 7, 0),
+            (256, 384, 2, 7, 4294967295),
+            (528, 544, 2, 7, 0),
+            (0, 128, 3, 3, 4294967295),
+            (128, 144, 3, 4, 4),
+            (0, 16, 4, 4, 4294967295),
+            (0, 16, 5, 6, 4294967295),
+            (128, 256, 5, 7, 7),
+            (512, 528, 6, 7, 0),
+            (0, 128, 7, 7, 4294967295),
+        ];
+        const ENDS: &[u32; 11] = &[4, 5, 6, 7, 0, 1, 2, 3, 8, 9, 10];
+        const CHECKED_0: ::stowplan::__private_v1::Disjoint<11> = ::stowplan::__private_v1::Disjoint::<
+            11,
+        >::new()
+            .check(SPANS, ENDS, 11, ARENA_BYTES);
+        CHECKED_0.finish()
+    };
     /// The views of each op's tensors, one function per op (`op_3`, or `sg1_op_0` for op 0 of
     /// subgraph 1): shared views of what it reads (constants as they are, `()` for an omitted
     /// input), mutable views of what it writes. They borrow the arena mutably, so no other view

@@ -11,6 +11,7 @@ use std::path::PathBuf;
 pub mod fuzz;
 pub mod golden;
 pub mod malformed;
+pub mod scale;
 
 use stowplan_planner::tflite::DType;
 use stowplan_planner::tflite::builder::{Callees, ModelBuilder, TensorSpec, ops};
@@ -23,6 +24,10 @@ pub fn repo_root() -> PathBuf {
 
 /// The shared real models and benchmarks (`../shared` beside the repository, or
 /// `STOWPLAN_SHARED`), or `None` with a notice on stderr when they are absent.
+///
+/// # Panics
+///
+/// When they are absent and `CI=true` ([`in_ci`]).
 #[must_use]
 pub fn shared_dir(what: &str) -> Option<PathBuf> {
     let dir = std::env::var_os("STOWPLAN_SHARED")
@@ -30,11 +35,23 @@ pub fn shared_dir(what: &str) -> Option<PathBuf> {
     if dir.join("models").is_dir() {
         Some(dir)
     } else {
-        eprintln!(
-            "notice: {what} skipped: the shared models directory (../shared beside the repository, or STOWPLAN_SHARED) is absent"
+        let message = format!(
+            "{what} skipped: the shared models directory (../shared beside the repository, or STOWPLAN_SHARED) is absent"
         );
+        assert!(
+            !in_ci(),
+            "{message}, and CI=true: a skip in CI is a failure"
+        );
+        eprintln!("notice: {message}");
         None
     }
+}
+
+/// Whether the tests run in CI (`CI=true`), where a check that cannot run fails instead of
+/// being skipped.
+#[must_use]
+pub fn in_ci() -> bool {
+    std::env::var_os("CI").is_some_and(|v| v == "true")
 }
 
 /// The thirteen shared real models, sorted by file name, or `None` with a notice (see
@@ -117,6 +134,16 @@ pub const SYNTHETIC: &[Synthetic] = &[
         name: "all_types",
         note: "one tensor of every sized TensorType, with per-type element sizes",
         build: all_types,
+    },
+    Synthetic {
+        name: "reserved_names",
+        note: "tensors named like the module's own items (plan_by, proven_optimal, model_file, model_file_bytes, and buffer_1 next to constant buffer 1)",
+        build: reserved_names,
+    },
+    Synthetic {
+        name: "wide_live",
+        note: "1,200 RELU outputs of one input, all model outputs, so live together to the end",
+        build: wide_live,
     },
     Synthetic {
         name: "fold_f16_conv",
@@ -429,6 +456,70 @@ pub fn all_types() -> Vec<u8> {
         .map(|d| b.tensor(sg, d.name(), *d, &[1, 3]))
         .collect();
     b.custom(sg, "FanOut", &[x], &outs);
+    b.io(sg, &[x], &outs);
+    b.finish()
+}
+
+/// Runs `f` on its own thread and returns its result, or panics naming `what` when it takes
+/// longer than `limit`: "never a hang" as an assertion (the thread is left behind).
+///
+/// # Panics
+///
+/// When `f` panics or runs out of time.
+pub fn within<T: Send + 'static>(
+    limit: std::time::Duration,
+    what: &str,
+    f: impl FnOnce() -> T + Send + 'static,
+) -> T {
+    let (send, receive) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = send.send(f());
+    });
+    match receive.recv_timeout(limit) {
+        Ok(v) => v,
+        Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+            panic!("{what} took longer than {limit:?}")
+        }
+        Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => panic!("{what} panicked"),
+    }
+}
+
+/// Tensors whose names, in SCREAMING_CASE, are the generated module's own items: `PLAN_BY`,
+/// `PROVEN_OPTIMAL`, `MODEL_FILE`, `MODEL_FILE_BYTES`, and `BUFFER_1`, a constant whose data is
+/// buffer 1 (the module's `BUFFER_1` item).
+#[must_use]
+pub fn reserved_names() -> Vec<u8> {
+    let mut b = ModelBuilder::new();
+    b.description("stowplan synthetic: reserved_names");
+    let sg = b.subgraph("main");
+    let w = b.constant(sg, "buffer_1", DType::Int8, &[4], &[1, 2, 3, 4]);
+    let x = b.tensor(sg, "plan_by", DType::Int8, &[4]);
+    let a = b.tensor(sg, "proven_optimal", DType::Int8, &[4]);
+    let c = b.tensor(sg, "model_file", DType::Int8, &[4]);
+    let y = b.tensor(sg, "model_file_bytes", DType::Int8, &[4]);
+    b.op(sg, ops::ADD, &[x, w], &[a]);
+    b.op(sg, ops::RELU, &[a], &[c]);
+    b.op(sg, ops::RELU, &[c], &[y]);
+    b.io(sg, &[x], &[y]);
+    b.finish()
+}
+
+/// One input read by 1,200 RELUs whose outputs are all model outputs: 1,201 slots live together
+/// at the end, beyond what a proof with one step per overlapping pair fits in rustc's constant
+/// evaluation.
+#[must_use]
+pub fn wide_live() -> Vec<u8> {
+    let mut b = ModelBuilder::new();
+    b.description("stowplan synthetic: wide_live");
+    let sg = b.subgraph("main");
+    let x = b.tensor(sg, "x", DType::Int8, &[1]);
+    let outs: Vec<i32> = (0..1_200)
+        .map(|k| {
+            let y = b.tensor(sg, &format!("y{k}"), DType::Int8, &[1]);
+            b.op(sg, ops::RELU, &[x], &[y]);
+            y
+        })
+        .collect();
     b.io(sg, &[x], &outs);
     b.finish()
 }

@@ -332,7 +332,7 @@ pub const CASES: &[Case] = &[
     Case {
         name: "exponential_calls",
         build: || call_chain(40, true),
-        message: "control flow calls subgraphs so often that the timeline exceeds 1048576 steps",
+        message: "control flow calls subgraphs so often that the timeline grows by more than 1048576 steps beyond one walk of every subgraph",
     },
     Case {
         name: "calls_too_deep",

@@ -209,6 +209,27 @@ fn unsafe_embeddings_are_refused() {
 }
 
 #[test]
+fn offsets_an_int32_word_cannot_hold_are_refused() {
+    // Three 1 GiB tensors live at once: the third goes at 2^31, which TFLite Micro's int32 word
+    // cannot hold (it was written as -1, "plan online", and reported as placed).
+    let mut b = ModelBuilder::new();
+    let sg = b.subgraph("main");
+    let x = b.tensor(sg, "x", DType::Int8, &[1 << 30]);
+    let y = b.tensor(sg, "y", DType::Int8, &[1 << 30]);
+    let z = b.tensor(sg, "z", DType::Int8, &[1 << 30]);
+    b.op(sg, ops::ADD, &[x, y], &[z]);
+    b.io(sg, &[x, y], &[z]);
+    let err = embed(&b.finish(), &Options::default()).unwrap_err();
+    assert!(matches!(err, EmbedPlanError::Refused(_)), "{err}");
+    assert!(
+        err.to_string().ends_with(
+            "is at offset 2,147,483,648, beyond 2,147,483,647, the largest offset TFLite Micro's int32 offline plan holds"
+        ),
+        "{err}"
+    );
+}
+
+#[test]
 fn shared_models_round_trip() {
     let Some(files) = stowplan_tests::shared_models("embedding the shared models") else {
         return;

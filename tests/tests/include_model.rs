@@ -14,6 +14,8 @@ stowplan::include_model!(
     shape = "1=3x10",
     shape = "y=3x10",
 );
+stowplan::include_model!("models/synthetic/reserved_names.tflite");
+stowplan::include_model!("models/synthetic/wide_live.tflite");
 stowplan::include_model!(
     "models/synthetic/offline_plan.tflite",
     name = offline_replanned,
@@ -34,4 +36,27 @@ fn the_macro_expands_to_the_planned_module() {
     let mut arena = chain::Arena::new();
     arena.as_bytes_mut()[chain::T1.byte_range()].fill(7);
     assert_eq!(arena.as_bytes()[..4], [7; 4]);
+}
+
+#[test]
+fn tensors_named_like_module_items_get_their_id() {
+    // The module's own items keep their meaning; the tensors get `_{id}` appended.
+    assert_eq!(reserved_names::PLAN_BY, "greedy");
+    assert_eq!(
+        (reserved_names::PLANNER, reserved_names::PROVEN_OPTIMAL),
+        ("auto", true)
+    );
+    assert_eq!(reserved_names::BUFFER_1_0.len(), 4);
+    assert_eq!(reserved_names::PLAN_BY_1.len(), 4);
+    assert_eq!(reserved_names::PROVEN_OPTIMAL_2.len(), 4);
+    assert_eq!(reserved_names::MODEL_FILE_3.len(), 4);
+    assert_eq!(reserved_names::MODEL_FILE_BYTES_4.len(), 4);
+}
+
+#[test]
+fn twelve_hundred_slots_live_together_compile() {
+    // The disjointness proof of 1,201 slots live at once compiled (one step per pair did not).
+    assert_eq!(wide_live::TENSORS.len(), 1_201);
+    assert_eq!(wide_live::ARENA_BYTES, 1_201 * 16);
+    assert_eq!(wide_live::Y1199.byte_range().len(), 1);
 }

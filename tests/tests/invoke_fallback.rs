@@ -135,3 +135,71 @@ fn ops_without_a_kernel_are_listed_together_grouped_by_reason() {
         "{message}"
     );
 }
+
+/// A CONV_2D whose shapes claim a million output channels in a file of a few hundred bytes: the
+/// per-channel multipliers would be made (and allocated) for every one. Refused, naming the
+/// output, before any is made.
+#[test]
+fn channels_beyond_what_the_file_backs_are_refused() {
+    use stowplan_planner::codegen::{Codegen, GenerateError, ModelFile, generate};
+    use stowplan_planner::tflite::builder::ModelBuilder;
+    use stowplan_planner::tflite::{Activation, DType, OpOptions, Padding};
+    use stowplan_planner::{Options, plan_model};
+    let channels = 1_000_000;
+    let mut b = ModelBuilder::new();
+    let sg = b.subgraph("main");
+    let x = b.quantized(sg, "x", DType::Int8, &[1, 1, 1, 1], (&[0.5], &[0], 0));
+    let w = b.quantized(
+        sg,
+        "w",
+        DType::Int8,
+        &[channels, 1, 1, 1],
+        (&[0.5], &[0], 0),
+    );
+    let y = b.quantized(
+        sg,
+        "y",
+        DType::Int8,
+        &[1, 1, 1, channels],
+        (&[0.5], &[0], 0),
+    );
+    b.op_with_options(
+        sg,
+        stowplan_planner::tflite::builder::ops::CONV_2D,
+        &[x, w],
+        &[y],
+        OpOptions::Conv2D {
+            padding: Padding::Valid,
+            stride_w: 1,
+            stride_h: 1,
+            dilation_w: 1,
+            dilation_h: 1,
+            activation: Activation::None,
+        },
+    );
+    b.io(sg, &[x, w], &[y]);
+    let bytes = b.finish();
+    let plan = plan_model(&bytes, &Options::default().with_invoke(true)).unwrap();
+    let cg = Codegen {
+        module: "m".into(),
+        runtime: syn::parse_quote!(::stowplan),
+        model_path: "m.tflite".into(),
+        model_file: ModelFile::ManifestRelative("m.tflite".into()),
+        budget: None,
+        invoke: true,
+        fallback: None,
+    };
+    let start = std::time::Instant::now();
+    let result = generate(&plan, &bytes, &cg);
+    assert!(start.elapsed() < std::time::Duration::from_secs(10));
+    let Err(GenerateError::NoKernel { message }) = result else {
+        panic!("a million channels in {} bytes were lowered", bytes.len());
+    };
+    assert!(
+        message.contains(&format!(
+            "has 1000000 output channels, more than the model file's {} bytes can back (one multiplier each)",
+            bytes.len()
+        )),
+        "{message}"
+    );
+}

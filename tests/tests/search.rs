@@ -146,6 +146,21 @@ proptest! {
     }
 
     #[test]
+    fn proven_optimal_means_the_brute_force_optimum(problem in small(), steps in 1u64..2_000) {
+        // With budgets too small to finish, every planner's claim is checked against brute
+        // force: a bound is at most the optimum, and "proven optimal" is the optimum.
+        let optimum = brute_force(&problem);
+        for planner in Planner::ALL {
+            let plan = solve_with(&problem, &Settings { search_steps: steps, ..Settings::new(planner) }).unwrap();
+            prop_assert!(plan.arena_bytes() >= optimum, "{planner}");
+            prop_assert!(plan.best_bound() <= optimum, "{planner}: bound {} above the optimum {optimum}", plan.best_bound());
+            if plan.proven_optimal() {
+                prop_assert_eq!(plan.arena_bytes(), optimum, "{}", planner);
+            }
+        }
+    }
+
+    #[test]
     fn capacities_are_decided_exactly(problem in small()) {
         let optimum = brute_force(&problem);
         for capacity in [optimum.saturating_sub(problem.alignment()), optimum] {
@@ -397,4 +412,61 @@ fn problems_beyond_the_search_limit_keep_the_heuristic_plan() {
     let search = solve_with(&problem, &Settings::new(Planner::Search)).unwrap();
     assert_eq!(search.offsets(), greedy.offsets());
     assert_eq!(search.best_bound(), proven_bound(&problem));
+}
+
+#[test]
+fn empty_buffers_and_an_empty_fixed_one_end() {
+    // Four empty buffers and an empty fixed one at 160: the arena is 160 (every buffer ends inside
+    // it), the bound too, and the search has nothing to do. It once looped forever.
+    for align in [1, 16, 32] {
+        let problem = Problem::new(
+            vec![
+                Buffer::new(0, 0, 3),
+                Buffer::new(0, 5, 9),
+                Buffer::new(0, 193, 194),
+                Buffer::new(0, 0, 0),
+                Buffer::fixed(0, 193, 194, 160),
+            ],
+            align,
+        )
+        .unwrap();
+        for planner in [Planner::Search, Planner::Auto] {
+            let p = problem.clone();
+            let plan = stowplan_tests::within(
+                std::time::Duration::from_secs(20),
+                "planning four empty buffers and an empty fixed one",
+                move || solve_with(&p, &Settings::new(planner)).unwrap(),
+            );
+            assert_eq!(plan.arena_bytes(), 160, "{planner}");
+            assert_eq!(plan.best_bound(), 160, "{planner}");
+            assert!(plan.proven_optimal(), "{planner}");
+        }
+        assert_eq!(proven_bound(&problem), 160);
+    }
+}
+
+#[test]
+fn the_search_budget_bounds_the_work_on_a_thousand_adds() {
+    // A thousand ADDs reading random earlier tensors: the default budget once let the search
+    // run for minutes. Steps are units of work: the plan stays within the budget and is the
+    // same on every run.
+    let bytes = stowplan_tests::scale::thousand_adds(1);
+    let run = || {
+        let b = bytes.clone();
+        stowplan_tests::within(
+            std::time::Duration::from_secs(120),
+            "planning a thousand ADDs",
+            move || plan_model(&b, &Options::default()).unwrap(),
+        )
+    };
+    let plan = run();
+    let steps = plan.plan.search_steps();
+    assert!(steps > 0, "the search did not run");
+    // At most one node's work beyond the budget.
+    assert!(
+        steps <= DEFAULT_SEARCH_STEPS + DEFAULT_SEARCH_STEPS / 100,
+        "{steps}"
+    );
+    assert!(plan.arena_bytes() >= plan.plan.best_bound());
+    assert_eq!(run().plan, plan.plan);
 }

@@ -26,8 +26,8 @@ options:
                      urgency | linear
   --capacity N       search for a plan whose arena is at most N bytes; fail if none is found
                      within the search budget
-  --steps N          search budget in steps (default 250000); the same steps give the same
-                     plan on every machine
+  --steps N          search budget in steps, units of work (default 1000000000); the same
+                     steps give the same plan on every machine
   --svg FILE         also write a picture of the plan to FILE
   --align N          alignment of every offset and size, a power of two (default 16 for
                      models, 1 for problems)
@@ -379,20 +379,40 @@ fn write_svg(path: &str, svg: &str) -> Result<(), Failure> {
 }
 
 fn one_line(message: &str) -> String {
-    message.split_whitespace().collect::<Vec<_>>().join(" ")
+    printable(&message.split_whitespace().collect::<Vec<_>>().join(" "))
+}
+
+/// `text` with every control character but newline and tab escaped (`\u{1b}`): names and op
+/// codes come from the model, and must not reach the terminal as escape sequences.
+fn printable(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c.is_control() && c != '\n' && c != '\t' {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Writes `text` to stdout (with a final newline), reporting a failure (a full disk, a closed
+/// pipe) instead of panicking.
+fn write_stdout(text: &str) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    out.write_all(printable(text).as_bytes())?;
+    if !text.ends_with('\n') {
+        out.write_all(b"\n")?;
+    }
+    out.flush()
 }
 
 fn main() -> ExitCode {
     let mut it = std::env::args().skip(1);
     let result = match it.next().as_deref() {
-        None | Some("-h" | "--help" | "help") => {
-            print!("{USAGE}");
-            return ExitCode::SUCCESS;
-        }
-        Some("-V" | "--version") => {
-            println!("stowplan {}", env!("CARGO_PKG_VERSION"));
-            return ExitCode::SUCCESS;
-        }
+        None | Some("-h" | "--help" | "help") => Ok(USAGE.to_owned()),
+        Some("-V" | "--version") => Ok(format!("stowplan {}", env!("CARGO_PKG_VERSION"))),
         Some("embed") => embed_command(it),
         Some("plan") => parse(it).and_then(|args| match args {
             None => Ok(USAGE.to_owned()),
@@ -403,14 +423,13 @@ fn main() -> ExitCode {
         ))),
     };
     match result {
-        Ok(text) => {
-            if text.ends_with('\n') {
-                print!("{text}");
-            } else {
-                println!("{text}");
+        Ok(text) => match write_stdout(&text) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("error: cannot write the output: {e}");
+                ExitCode::from(1)
             }
-            ExitCode::SUCCESS
-        }
+        },
         Err(Failure::Usage(m)) => {
             eprintln!("error: {}", one_line(&m));
             ExitCode::from(2)

@@ -488,7 +488,8 @@ impl Driver<'_> {
             && self
                 .plan
                 .aliases
-                .contains(&(self.tensor_id(op, *i), self.tensor_id(op, *o)))
+                .binary_search(&(self.tensor_id(op, *i), self.tensor_id(op, *o)))
+                .is_ok()
         {
             // An in-place op whose output shares its input's bytes: nothing to do.
             return Ok(quote!());

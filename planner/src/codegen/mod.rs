@@ -753,30 +753,7 @@ pub fn generate(
     let inputs = io(main.map_or(&[][..], |s| &s.inputs));
     let outputs = io(main.map_or(&[][..], |s| &s.outputs));
 
-    // The proof: every slot pair live at the same time is disjoint (checked by a const fn over
-    // spans sorted by first time), with aligned sizes as planned.
-    let mut spans: Vec<(u64, u64, u32, u32)> = plan
-        .problem
-        .buffers()
-        .iter()
-        .zip(plan.plan.offsets())
-        .filter(|(b, _)| b.size > 0)
-        .map(|(b, &o)| {
-            (
-                o,
-                o + plan.problem.aligned_size(b.size),
-                b.lifetime.first,
-                b.lifetime.last,
-            )
-        })
-        .collect();
-    spans.sort_by_key(|&(o, e, f, l)| (f, l, o, e));
-    let spans = spans.iter().map(|&(o, e, f, l)| {
-        let (o, e) = (ulit(o), ulit(e));
-        let (f, l) = (Literal::u32_unsuffixed(f), Literal::u32_unsuffixed(l));
-        quote!((#o, #e, #f, #l))
-    });
-
+    let proof = disjointness_proof(plan, &p);
     let budget = cg.budget.map(|b| {
         let b_lit = lit(b);
         let msg = format!(
@@ -901,13 +878,99 @@ pub fn generate(
             pub const TENSORS: &[#p::TensorInfo] = &[#(#tensor_table),*];
             /// Every op of every subgraph, each subgraph in execution order.
             pub const OPS: &[#p::OpInfo] = &[#(#ops),*];
-            const _: () = #p::assert_disjoint(&[#(#spans),*], ARENA_BYTES);
+            #proof
             #budget
             #op_fns
             #invoke
             #dynamic
         }
     })
+}
+
+/// Slots the disjointness proof checks per `const` item: each item has its own limit on
+/// constant evaluation, and a slot costs a few of its steps.
+const PROOF_CHUNK: usize = 65_536;
+
+/// The compile-time proof that slots live at the same time are disjoint (sizes rounded up to the
+/// alignment, as planned): the runtime's `Disjoint` sweep over the slots sorted by first time,
+/// each with the slot it enters above, and the slots sorted by last time; checked in chunks of
+/// [`PROOF_CHUNK`] slots, each a `const` item inside one block (so its names clash with nothing).
+/// Work linear in the slots, at build time and when the crate compiles.
+fn disjointness_proof(plan: &ModelPlan, p: &TokenStream) -> TokenStream {
+    // (first, last, offset, end) of every slot with bytes.
+    let mut spans: Vec<(u32, u32, u64, u64)> = plan
+        .problem
+        .buffers()
+        .iter()
+        .zip(plan.plan.offsets())
+        .filter(|(b, _)| b.size > 0)
+        .map(|(b, &o)| {
+            (
+                b.lifetime.first,
+                b.lifetime.last,
+                o,
+                o + plan.problem.aligned_size(b.size),
+            )
+        })
+        .collect();
+    spans.sort_unstable();
+    let mut ends: Vec<u32> = (0..spans.len())
+        .filter_map(|i| u32::try_from(i).ok())
+        .collect();
+    ends.sort_by_key(|&i| (spans.get(i as usize).map_or(0, |s| s.1), i));
+    // The same sweep the runtime makes, to find the slot each one enters above.
+    let mut live: std::collections::BTreeMap<u64, u32> = std::collections::BTreeMap::new();
+    let mut gone = 0;
+    let mut below = Vec::with_capacity(spans.len());
+    for &(first, _, start, _) in &spans {
+        while let Some(&j) = ends.get(gone) {
+            let Some(&(_, last, s, _)) = spans.get(j as usize) else {
+                break;
+            };
+            if last >= first {
+                break;
+            }
+            live.remove(&s);
+            gone += 1;
+        }
+        below.push(
+            live.range(..start)
+                .next_back()
+                .map_or(u32::MAX, |(_, &j)| j),
+        );
+        if let Ok(i) = u32::try_from(below.len() - 1) {
+            live.insert(start, i);
+        }
+    }
+    let n = ulit(spans.len() as u64);
+    let items = spans.iter().zip(&below).map(|(&(f, l, o, e), &b)| {
+        let (o, e) = (ulit(o), ulit(e));
+        let (f, l) = (Literal::u32_unsuffixed(f), Literal::u32_unsuffixed(l));
+        let b = Literal::u32_unsuffixed(b);
+        quote!((#o, #e, #f, #l, #b))
+    });
+    let ends = ends.iter().map(|&i| Literal::u32_unsuffixed(i));
+    let mut steps = Vec::new();
+    let mut prev = quote!(#p::Disjoint::<#n>::new());
+    for (k, upto) in (PROOF_CHUNK..spans.len().saturating_add(PROOF_CHUNK))
+        .step_by(PROOF_CHUNK)
+        .enumerate()
+    {
+        let name = format_ident!("CHECKED_{}", k);
+        let upto = ulit(upto.min(spans.len()) as u64);
+        steps.push(quote! {
+            const #name: #p::Disjoint<#n> = #prev.check(SPANS, ENDS, #upto, ARENA_BYTES);
+        });
+        prev = quote!(#name);
+    }
+    quote! {
+        const _: () = {
+            const SPANS: &[#p::Span; #n] = &[#(#items),*];
+            const ENDS: &[u32; #n] = &[#(#ends),*];
+            #(#steps)*
+            #prev.finish()
+        };
+    }
 }
 
 /// How an op function reaches a tensor.

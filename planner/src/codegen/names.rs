@@ -5,9 +5,10 @@
 //! trimmed of `_` at both ends and cut to 48 characters. An empty result becomes `TENSOR`; a
 //! leading digit gets `T_` in front. Tensors of subgraph `n > 0` get `SG{n}_` in front. When
 //! several tensors get the same name, or a name equals one of the module's fixed items
-//! ([`RESERVED`]), each of them gets `_{id}` appended, where `id` is the tensor's index over all
-//! subgraphs; if that is still taken, `_` is appended until it is free. Names are assigned in
-//! tensor id order, so the rule depends only on the model.
+//! ([`RESERVED`]) or has the form of a constant buffer's item (`BUFFER_` and digits), each of them
+//! gets `_{id}` appended, where `id` is the tensor's index over all subgraphs; if that is still
+//! taken, `_` is appended until it is free. Names are assigned in tensor id order, so the rule
+//! depends only on the model.
 //!
 //! Module name: the file stem, lowercased, with runs of other characters turned into `_`; a
 //! leading digit gets `model_` in front, and a Rust keyword gets `_model` appended.
@@ -24,8 +25,12 @@ pub const RESERVED: &[&str] = &[
     "ALIGN",
     "PERSISTENT_BYTES",
     "PLANNER",
+    "PLAN_BY",
+    "PROVEN_OPTIMAL",
     "MODEL_PATH",
     "MODEL_SHA256",
+    "MODEL_FILE",
+    "MODEL_FILE_BYTES",
     "INPUTS",
     "OUTPUTS",
     "TENSORS",
@@ -35,6 +40,15 @@ pub const RESERVED: &[&str] = &[
 ];
 
 const MAX_LEN: usize = 48;
+
+/// Whether `name` has the form of a constant buffer's item, `BUFFER_{n}` or `FOLDED_{n}`.
+fn is_buffer_item(name: &str) -> bool {
+    // `BUFFER_<n>`, and `FOLDED_<n>`: the bytes of a constant folded when the crate compiled.
+    ["BUFFER_", "FOLDED_"].iter().any(|p| {
+        name.strip_prefix(p)
+            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+    })
+}
 
 fn screaming(name: &str) -> String {
     let head = name.split(';').next().unwrap_or_default();
@@ -89,7 +103,8 @@ pub fn tensor_consts(model: &Model) -> Vec<String> {
     let mut names = Vec::with_capacity(bases.len());
     for (id, base) in bases.iter().enumerate() {
         let clash = counts.get(base.as_str()).copied().unwrap_or(0) > 1
-            || RESERVED.contains(&base.as_str());
+            || RESERVED.contains(&base.as_str())
+            || is_buffer_item(base);
         let mut name = if clash {
             format!("{base}_{id}")
         } else {
@@ -177,6 +192,15 @@ mod tests {
         assert_eq!(screaming("__"), "TENSOR");
         assert_eq!(screaming("3d"), "T_3D");
         assert_eq!(screaming(&"a".repeat(100)).len(), 48);
+    }
+
+    #[test]
+    fn buffer_items_are_recognised() {
+        assert!(is_buffer_item("BUFFER_1"));
+        assert!(is_buffer_item("BUFFER_120"));
+        assert!(!is_buffer_item("BUFFER_"));
+        assert!(!is_buffer_item("BUFFER_1_5"));
+        assert!(!is_buffer_item("BUFFERS_1"));
     }
 
     #[test]

@@ -191,6 +191,15 @@ pub(super) fn multipliers<'a>(
     channels: usize,
     quantized_dimension: i32,
 ) -> Result<Vec<TokenStream>, Refusal> {
+    // One multiplier per channel: at most one per byte of the file, so that the work and the
+    // allocation stay within what the file backs (a shape alone can claim 2^31 channels).
+    if channels > cx.bytes.len() {
+        return invalid(format!(
+            "{} has {channels} output channels, more than the model file's {} bytes can back (one multiplier each)",
+            output.desc(),
+            cx.bytes.len()
+        ));
+    }
     let (in_scale, _) = cx.quant(input)?;
     let (out_scale, _) = cx.quant(output)?;
     let fscales = cx.scales(filter)?;

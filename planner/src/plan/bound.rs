@@ -82,52 +82,128 @@ pub fn lower_bound(problem: &Problem) -> LiveProfile {
 ///
 /// Without fixed offsets this is [`lower_bound`]'s aligned figure. Fixed buffers may overlap each
 /// other on purpose (an offline plan's aliases), so with them the bound is the larger of the
-/// highest fixed end and, at each time, the aligned bytes of the live buffers without a fixed
-/// offset plus the bytes the live fixed buffers cover (their union, not their sum). O(n²) when
-/// fixed buffers are present, O(n log n) otherwise.
+/// highest fixed end (zero-size fixed buffers included: every buffer ends inside the arena) and,
+/// at each time, the aligned bytes of the live buffers without a fixed offset plus the bytes the
+/// live fixed buffers cover (their union, not their sum). O(n log n): one sweep over time, with
+/// the union kept in a segment tree over the fixed buffers' ends.
 #[must_use]
 pub fn proven_bound(problem: &Problem) -> u64 {
     let buffers = problem.buffers();
-    let fixed = |b: &&super::Buffer| b.fixed_offset.is_some() && b.size > 0;
-    if !buffers.iter().any(|b| fixed(&b)) {
-        return lower_bound(problem).aligned_bytes;
-    }
-    let mut bound = buffers
+    let fixed_end = buffers
         .iter()
-        .filter(fixed)
-        .map(|b| b.fixed_offset.unwrap_or(0) + problem.aligned_size(b.size))
+        .filter_map(|b| Some(b.fixed_offset? + problem.aligned_size(b.size)))
         .max()
         .unwrap_or(0);
-    let mut times: Vec<Time> = buffers.iter().map(|b| b.lifetime.first).collect();
-    times.sort_unstable();
-    times.dedup();
-    let mut spans: Vec<(u64, u64)> = Vec::new();
-    for t in times {
-        let mut online: u64 = 0;
-        spans.clear();
-        for b in buffers
-            .iter()
-            .filter(|b| b.size > 0 && b.lifetime.contains(t))
-        {
+    if !buffers
+        .iter()
+        .any(|b| b.fixed_offset.is_some() && b.size > 0)
+    {
+        return lower_bound(problem).aligned_bytes.max(fixed_end);
+    }
+    // Elementary byte ranges between the fixed buffers' ends.
+    let mut coords: Vec<u64> = buffers
+        .iter()
+        .filter(|b| b.size > 0)
+        .filter_map(|b| {
+            let o = b.fixed_offset?;
+            Some([o, o + problem.aligned_size(b.size)])
+        })
+        .flatten()
+        .collect();
+    coords.sort_unstable();
+    coords.dedup();
+    let mut cover = Cover::new(&coords);
+    // (time, is a start, buffer): ends at last + 1, before starts at the same time.
+    let mut events: Vec<(u64, bool, usize)> = Vec::with_capacity(2 * buffers.len());
+    for (i, b) in buffers.iter().enumerate().filter(|(_, b)| b.size > 0) {
+        events.push((u64::from(b.lifetime.first), true, i));
+        events.push((u64::from(b.lifetime.last) + 1, false, i));
+    }
+    events.sort_unstable();
+    let mut bound = fixed_end;
+    let mut online: u64 = 0;
+    let mut k = 0;
+    while let Some(&(time, _, _)) = events.get(k) {
+        while let Some(&(t, start, i)) = events.get(k) {
+            if t != time {
+                break;
+            }
+            k += 1;
+            let Some(b) = buffers.get(i) else { continue };
             let size = problem.aligned_size(b.size);
             match b.fixed_offset {
-                Some(o) => spans.push((o, o + size)),
-                None => online = online.saturating_add(size),
+                Some(o) => {
+                    let lo = coords.partition_point(|&c| c < o);
+                    let hi = coords.partition_point(|&c| c < o + size);
+                    cover.add(lo, hi, if start { 1 } else { -1 });
+                }
+                None if start => online = online.saturating_add(size),
+                None => online = online.saturating_sub(size),
             }
         }
-        spans.sort_unstable();
-        let mut covered: u64 = 0;
-        let mut reach: u64 = 0;
-        for &(start, end) in &spans {
-            let from = start.max(reach);
-            if end > from {
-                covered += end - from;
-            }
-            reach = reach.max(end);
-        }
-        bound = bound.max(online.saturating_add(covered));
+        bound = bound.max(online.saturating_add(cover.covered()));
     }
     bound
+}
+
+/// The bytes covered by a multiset of ranges over fixed coordinates (add and remove ranges; the
+/// classic union-length segment tree).
+struct Cover<'a> {
+    coords: &'a [u64],
+    leaves: usize,
+    count: Vec<i64>,
+    len: Vec<u64>,
+}
+
+impl<'a> Cover<'a> {
+    fn new(coords: &'a [u64]) -> Self {
+        let leaves = coords.len().saturating_sub(1).max(1).next_power_of_two();
+        Self {
+            coords,
+            leaves,
+            count: vec![0; 2 * leaves],
+            len: vec![0; 2 * leaves],
+        }
+    }
+
+    /// Adds `delta` to the elementary ranges `lo..hi`.
+    fn add(&mut self, lo: usize, hi: usize, delta: i64) {
+        self.update(1, 0, self.leaves, lo, hi, delta);
+    }
+
+    fn update(&mut self, node: usize, a: usize, z: usize, lo: usize, hi: usize, delta: i64) {
+        if hi <= a || z <= lo {
+            return;
+        }
+        if lo <= a && z <= hi {
+            if let Some(c) = self.count.get_mut(node) {
+                *c += delta;
+            }
+        } else {
+            let mid = a.midpoint(z);
+            self.update(2 * node, a, mid, lo, hi, delta);
+            self.update(2 * node + 1, mid, z, lo, hi, delta);
+        }
+        let covered = if self.count.get(node).is_some_and(|&c| c > 0) {
+            let at = |i: usize| self.coords.get(i.min(self.coords.len().saturating_sub(1)));
+            match (at(a), at(z)) {
+                (Some(&s), Some(&e)) => e - s,
+                _ => 0,
+            }
+        } else if z - a == 1 {
+            0
+        } else {
+            self.len.get(2 * node).copied().unwrap_or(0)
+                + self.len.get(2 * node + 1).copied().unwrap_or(0)
+        };
+        if let Some(l) = self.len.get_mut(node) {
+            *l = covered;
+        }
+    }
+
+    fn covered(&self) -> u64 {
+        self.len.get(1).copied().unwrap_or(0)
+    }
 }
 
 #[cfg(test)]

@@ -20,9 +20,11 @@
 //!
 //! Guarantees: the plan is valid (the verifier checks it); no promise on its size beyond the
 //! trivial bounds (at least the lower bound, at most the fixed buffers' end plus the sum of the
-//! other aligned sizes). Cost: O(n log n) for the orders, O(n²) worst case for the placement
-//! (every buffer walks the list of placed buffers sorted by offset).
+//! other aligned sizes). Cost: O(n log n) for the orders, O(n log² n) for the placement (with
+//! [`super::space`]; best fit compares at most [`super::space::MAX_BEST_FIT_GAPS`] gaps per
+//! buffer, lowest first).
 
+use super::space::Space;
 use super::{Problem, Time};
 
 /// How a heuristic places each buffer.
@@ -37,19 +39,15 @@ pub(super) enum Fit {
 pub(super) fn place(problem: &Problem, order: &[usize], fit: Fit) -> Vec<u64> {
     let buffers = problem.buffers();
     let mut offsets = vec![0u64; buffers.len()];
-    // (offset, end, first, last), sorted by offset.
-    let mut placed: Vec<(u64, u64, Time, Time)> = Vec::with_capacity(buffers.len());
-    let insert = |placed: &mut Vec<(u64, u64, Time, Time)>, entry: (u64, u64, Time, Time)| {
-        let at = placed.partition_point(|e| e.0 <= entry.0);
-        placed.insert(at, entry);
-    };
+    let lifetimes: Vec<(u32, u32)> = buffers
+        .iter()
+        .map(|b| (b.lifetime.first, b.lifetime.last))
+        .collect();
+    let mut space = Space::new(&lifetimes);
     for (i, b) in buffers.iter().enumerate() {
         if let Some(offset) = b.fixed_offset {
             let end = offset.saturating_add(problem.aligned_size(b.size));
-            insert(
-                &mut placed,
-                (offset, end, b.lifetime.first, b.lifetime.last),
-            );
+            space.insert(b.lifetime.first, b.lifetime.last, offset, end);
             if let Some(slot) = offsets.get_mut(i) {
                 *slot = offset;
             }
@@ -62,34 +60,11 @@ pub(super) fn place(problem: &Problem, order: &[usize], fit: Fit) -> Vec<u64> {
         }
         let size = problem.aligned_size(b.size);
         let (first, last) = (b.lifetime.first, b.lifetime.last);
-        let live = placed.iter().filter(|e| e.2 <= last && first <= e.3);
         let offset = match fit {
-            Fit::First => {
-                let mut candidate = 0u64;
-                for e in live {
-                    if e.0 >= candidate && e.0 - candidate >= size {
-                        break;
-                    }
-                    candidate = candidate.max(e.1);
-                }
-                candidate
-            }
-            Fit::Best => {
-                let mut current = 0u64;
-                let mut best: Option<(u64, u64)> = None; // (gap, offset)
-                for e in live {
-                    if e.0 >= current && e.0 - current >= size {
-                        let gap = e.0 - current;
-                        if best.is_none_or(|(g, _)| gap < g) {
-                            best = Some((gap, current));
-                        }
-                    }
-                    current = current.max(e.1);
-                }
-                best.map_or(current, |(_, o)| o)
-            }
+            Fit::First => space.first_fit(first, last, size),
+            Fit::Best => space.best_fit(first, last, size),
         };
-        insert(&mut placed, (offset, offset + size, first, last));
+        space.insert(first, last, offset, offset + size);
         if let Some(slot) = offsets.get_mut(i) {
             *slot = offset;
         }
@@ -197,7 +172,7 @@ pub(super) fn lifetime_order(problem: &Problem) -> Vec<usize> {
 
 /// For each buffer, the most aligned bytes live at one time during its lifetime (all buffers
 /// counted, fixed ones included). O(n log n): live bytes at each distinct first time, then a
-/// sparse table for range maxima.
+/// segment tree for range maxima.
 pub(super) fn urgencies(problem: &Problem) -> Vec<u64> {
     let buffers = problem.buffers();
     let mut starts: Vec<Time> = buffers.iter().map(|b| b.lifetime.first).collect();
@@ -231,39 +206,48 @@ pub(super) fn urgencies(problem: &Problem) -> Vec<u64> {
             *slot = current;
         }
     }
-    // Sparse table: table[j][k] = max of live[k .. k + 2^j].
-    let mut table = vec![live];
-    let mut width = 1usize;
-    while width * 2 <= starts.len() {
-        let Some(prev) = table.last() else { break };
-        let next: Vec<u64> = (0..=starts.len() - width * 2)
-            .map(|k| {
-                let a = prev.get(k).copied().unwrap_or(0);
-                let b = prev.get(k + width).copied().unwrap_or(0);
-                a.max(b)
-            })
-            .collect();
-        table.push(next);
-        width *= 2;
+    // Range maxima over the start times: a segment tree (O(n) memory).
+    let leaves = live.len().max(1).next_power_of_two();
+    let mut tree = vec![0u64; 2 * leaves];
+    for (k, &v) in live.iter().enumerate() {
+        if let Some(slot) = tree.get_mut(leaves + k) {
+            *slot = v;
+        }
+    }
+    for node in (1..leaves).rev() {
+        let m = tree
+            .get(2 * node)
+            .copied()
+            .unwrap_or(0)
+            .max(tree.get(2 * node + 1).copied().unwrap_or(0));
+        if let Some(slot) = tree.get_mut(node) {
+            *slot = m;
+        }
     }
     let range_max = |lo: usize, hi: usize| -> u64 {
-        // Inclusive lo..=hi, lo <= hi.
-        let len = hi - lo + 1;
-        let j = (usize::BITS - 1 - len.leading_zeros()) as usize;
-        let row = table.get(j);
-        let a = row.and_then(|r| r.get(lo)).copied().unwrap_or(0);
-        let b = row
-            .and_then(|r| r.get(hi + 1 - (1 << j)))
-            .copied()
-            .unwrap_or(0);
-        a.max(b)
+        // Leaves lo..hi.
+        let (mut a, mut b) = (lo + leaves, hi + leaves);
+        let mut m = 0;
+        while a < b {
+            if a & 1 == 1 {
+                m = m.max(tree.get(a).copied().unwrap_or(0));
+                a += 1;
+            }
+            if b & 1 == 1 {
+                b -= 1;
+                m = m.max(tree.get(b).copied().unwrap_or(0));
+            }
+            a >>= 1;
+            b >>= 1;
+        }
+        m
     };
     buffers
         .iter()
         .map(|b| {
             let lo = starts.partition_point(|&s| s < b.lifetime.first);
             let hi = starts.partition_point(|&s| s <= b.lifetime.last);
-            if hi > lo { range_max(lo, hi - 1) } else { 0 }
+            if hi > lo { range_max(lo, hi) } else { 0 }
         })
         .collect()
 }

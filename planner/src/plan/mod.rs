@@ -26,10 +26,15 @@
 //!
 //! Every plan carries a proven lower bound ([`Plan::best_bound`]): at least [`proven_bound`],
 //! raised by the search when it proves a capacity infeasible. [`Plan::proven_optimal`] is true
-//! exactly when the arena equals it.
+//! exactly when the arena equals it. The bound is computed on its own and never clamped to the
+//! arena: a bound above the arena is a bug (the property tests look for one), not a proof.
+//!
+//! The greedy planners place buffers with an interval structure over time and offsets (module
+//! `space`), O(n log² n) for n buffers; the lower bound is one sweep over time.
 //!
 //! The search (module `search`, MiniMalloc's algorithm) explores canonical plans depth first
-//! with a budget counted in steps (nodes), not time, so a plan never depends on the machine; its
+//! with a budget counted in steps (units of work proportional to time, never the clock), so a
+//! plan never depends on the machine; its
 //! module docs give the pruning rules and why they keep it exact. With a budget large enough to
 //! finish it returns an optimal plan; when the budget runs out it returns the best plan found
 //! and the best bound proven. Problems with more than [`MAX_SEARCH_BUFFERS`] buffers to place
@@ -40,6 +45,7 @@ mod greedy;
 mod heuristic;
 mod linear;
 mod search;
+mod space;
 
 use std::fmt;
 
@@ -359,9 +365,11 @@ impl Planner {
     }
 }
 
-/// The search budget of [`Settings::new`]: enough for MiniMalloc's hard instances at their
-/// capacity (see docs/planning.md), a few milliseconds on real models.
-pub const DEFAULT_SEARCH_STEPS: u64 = 250_000;
+/// The search budget of [`Settings::new`], in steps (units of work, see module `search`): enough
+/// for MiniMalloc's hard instances at their capacity (see docs/planning.md), at most a few
+/// seconds on any problem (about three in a release build, where a second is some 300 million
+/// steps; the build-time planner in a debug build is a few times slower).
+pub const DEFAULT_SEARCH_STEPS: u64 = 1_000_000_000;
 
 /// What to run: a planner, an optional capacity and the search budget.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -371,7 +379,7 @@ pub struct Settings {
     /// For `search` and `auto`: stop at the first plan whose arena is at most this many bytes,
     /// and spend the whole budget looking for one. `None`: look for the smallest arena.
     pub capacity: Option<u64>,
-    /// For `search` and `auto`: the most search steps (nodes) to visit.
+    /// For `search` and `auto`: the most search steps (units of work) to spend.
     pub search_steps: u64,
 }
 
@@ -504,7 +512,7 @@ impl Plan {
         self.proven_optimal
     }
 
-    /// Search steps (nodes) spent; 0 when no search ran.
+    /// Search steps (units of work) spent; 0 when no search ran.
     #[must_use]
     pub const fn search_steps(&self) -> u64 {
         self.search_steps
@@ -563,9 +571,9 @@ pub fn run_with(problem: &Problem, settings: &Settings) -> Plan {
             arena_bytes,
             planner: settings.planner,
             winner,
-            proven_optimal: arena_bytes <= bound,
+            proven_optimal: arena_bytes == bound,
             search_steps: steps,
-            best_bound: bound.min(arena_bytes),
+            best_bound: bound,
         }
     };
     let goal = settings.capacity.map_or(bound, |c| c.max(bound));

@@ -35,13 +35,17 @@
 //!
 //! # Budget and restarts
 //!
-//! One *step* is one node visited (a node whose part still has `k` unplaced buffers counts
-//! `1 + k / 1024` steps, so that the budget stays proportional to the work on very large
-//! problems). The decision runs the search with three static preorders in turn (MiniMalloc's
+//! The budget counts *steps*, units of work: one per node visited, and one per element every
+//! loop of the search walks (the candidates a node sorts, the sections and neighbours a
+//! placement updates, the trail it undoes, the buffers a part is split into, the setup of each
+//! decision). So the steps spent are proportional to the time spent, on small and large problems
+//! alike, and count nothing of the clock: the same input and budget give the same plan on every
+//! machine. The budget is checked once per node, so a decision overshoots it by at most one
+//! node's work. The decision runs the search with three static preorders in turn (MiniMalloc's
 //! `WAT`, `TAW`, `TWA`: lifetime width, area = size × width, and the largest total of unplaced
-//! bytes in the buffer's sections), restarting with a doubled node limit (starting from twice the
-//! buffer count) until one finds a plan, one proves there is none, or the step budget is spent. Everything is integer arithmetic and ties are broken by buffer
-//! index, so the same input and budget give the same answer on every machine.
+//! bytes in the buffer's sections), restarting with a doubled work limit (starting from four
+//! times the work of setting the decision up) until one finds a plan, one proves there is none,
+//! or the budget is spent. Everything is integer arithmetic and ties are broken by buffer index.
 //!
 //! Problems with more than [`MAX_SEARCH_BUFFERS`] buffers to place are not searched (the
 //! memory of the depth-first search grows with the square of the buffers): they keep their
@@ -232,7 +236,12 @@ impl Instance {
                 obs
             })
             .collect();
-        let fixed_end = fixed.iter().map(|f| f.3).max().unwrap_or(0);
+        // Zero-size fixed buffers are no obstacle, but they end inside the arena too.
+        let fixed_end = buffers
+            .iter()
+            .filter_map(|b| Some(b.fixed_offset? / align + units(b.size)))
+            .max()
+            .unwrap_or(0);
         Self {
             align,
             ids,
@@ -279,6 +288,12 @@ impl Instance {
             pos = end;
         }
         pos
+    }
+
+    /// The work of setting up one decision ([`Dfs::new`]).
+    fn setup_work(&self) -> u64 {
+        1 + (self.len() + self.sections + 3 * self.sec_members.len()) as u64
+            + self.obstacles.iter().map(|o| o.len() as u64).sum::<u64>()
     }
 
     /// Number of buffers the search places.
@@ -344,8 +359,10 @@ struct Dfs<'a> {
     sec_total: Vec<u64>,
     cuts: Vec<u32>,
     solution: Vec<u64>,
-    left: u64,
-    used: u64,
+    /// Units of work done so far (see the module docs).
+    work: u64,
+    /// The work at which the current run stops.
+    stop_at: u64,
     trail_buf: Vec<(u32, u64, u64)>,
     trail_sec: Vec<(u32, u64)>,
     mark: Vec<u32>,
@@ -395,8 +412,8 @@ impl<'a> Dfs<'a> {
             sec_total,
             cuts,
             solution: vec![0; n],
-            left: 0,
-            used: 0,
+            work: 0,
+            stop_at: 0,
             trail_buf: Vec::new(),
             trail_sec: Vec::new(),
             mark: vec![0; s],
@@ -411,6 +428,7 @@ impl<'a> Dfs<'a> {
             dfs.refresh_floor(s);
         }
         dfs.trail_sec.clear();
+        dfs.work = inst.setup_work();
         dfs
     }
 
@@ -420,6 +438,7 @@ impl<'a> Dfs<'a> {
             get(&self.inst.sec_start, s),
             get(&self.inst.sec_start, s + 1),
         );
+        self.work += 1 + u64::from(e.saturating_sub(a));
         let lowest = self
             .sec_vals
             .get(u(a)..u(e))
@@ -439,6 +458,7 @@ impl<'a> Dfs<'a> {
 
     /// Writes `value` as buffer `b`'s entry in each of its sections.
     fn set_open(&mut self, b: usize, value: u64) {
+        self.work += self.inst.slots(b).len() as u64;
         for &slot in self.inst.slots(b) {
             if let Some(x) = self.sec_vals.get_mut(u(slot)) {
                 *x = value;
@@ -447,7 +467,7 @@ impl<'a> Dfs<'a> {
     }
 
     /// The parts of the timeline with buffers, split where no buffer spans a boundary.
-    fn initial_parts(&self) -> Vec<Part> {
+    fn initial_parts(&mut self) -> Vec<Part> {
         let mut parts = Vec::new();
         let mut start = 0usize;
         for s in 0..self.inst.sections {
@@ -456,11 +476,19 @@ impl<'a> Dfs<'a> {
                 start = s + 1;
             }
         }
+        // Every buffer lies inside one part (no buffer spans a cut): the one holding its first
+        // section.
+        let mut members: Vec<Vec<u32>> = vec![Vec::new(); parts.len()];
+        for b in 0..self.inst.len() {
+            let lo = u(get(&self.inst.lo, b));
+            let k = parts.partition_point(|&(_, hi)| hi <= lo);
+            if let Some(m) = members.get_mut(k) {
+                m.push(b as u32);
+            }
+        }
+        self.work += (self.inst.sections + self.inst.len()) as u64;
         let mut out = Vec::new();
-        for (lo, hi) in parts {
-            let bufs: Vec<u32> = (0..self.inst.len() as u32)
-                .filter(|&b| u(get(&self.inst.lo, u(b))) >= lo && u(get(&self.inst.hi, u(b))) <= hi)
-                .collect();
+        for ((lo, hi), bufs) in parts.into_iter().zip(members) {
             if !bufs.is_empty() {
                 out.push(self.part(lo as u32, hi as u32, bufs));
             }
@@ -469,8 +497,15 @@ impl<'a> Dfs<'a> {
     }
 
     /// A part with its buffers sorted by the current preorder.
-    fn part(&self, lo: u32, hi: u32, mut bufs: Vec<u32>) -> Part {
+    fn part(&mut self, lo: u32, hi: u32, mut bufs: Vec<u32>) -> Part {
         let inst = self.inst;
+        // Sorting, and each buffer's sections for its total.
+        let spans: u64 = bufs
+            .iter()
+            .map(|&b| u64::from(get(&inst.hi, u(b)).saturating_sub(get(&inst.lo, u(b)))))
+            .sum();
+        let k = bufs.len() as u64;
+        self.work += spans + k * u64::from(64 - k.leading_zeros()) + 1;
         let total = |b: usize| {
             self.sec_total
                 .get(u(get(&inst.lo, b))..u(get(&inst.hi, b)))
@@ -499,6 +534,8 @@ impl<'a> Dfs<'a> {
     }
 
     fn solve_part(&mut self, part: &Part) -> Outcome {
+        let k = part.order.len() as u64;
+        self.work += u64::from(part.hi - part.lo) + k * u64::from(64 - k.leading_zeros()) + 1;
         if !self.fits(part) {
             return Outcome::NotFound;
         }
@@ -519,6 +556,7 @@ impl<'a> Dfs<'a> {
     fn children(&mut self, parent: &[(u64, u32)], part: &Part, out: &mut Vec<(u64, u32)>) {
         let mut same = std::mem::take(&mut self.same);
         let mut changed = std::mem::take(&mut self.changed);
+        self.work += parent.len() as u64;
         same.clear();
         changed.clear();
         for &(off, p) in parent {
@@ -533,6 +571,8 @@ impl<'a> Dfs<'a> {
                 changed.push((f, p));
             }
         }
+        let k = changed.len() as u64;
+        self.work += k * u64::from(64 - k.leading_zeros());
         changed.sort_unstable();
         out.clear();
         let (mut i, mut j) = (0, 0);
@@ -558,21 +598,18 @@ impl<'a> Dfs<'a> {
         min_off: u64,
         min_pre: u32,
     ) -> Outcome {
-        let mut ord = self.pool.pop().unwrap_or_default();
-        self.children(parent, part, &mut ord);
-        // One step per node, and one more per 1,024 buffers it sorts through.
-        let cost = 1 + ord.len() as u64 / 1024;
-        if self.left < cost {
-            self.left = 0;
-            self.pool.push(ord);
+        // The budget is checked once per node: a node's own work is bounded by the instance.
+        if self.work >= self.stop_at {
             return Outcome::Aborted;
         }
-        self.left -= cost;
-        self.used += cost;
+        self.work += 1;
+        let mut ord = self.pool.pop().unwrap_or_default();
+        self.children(parent, part, &mut ord);
         if ord.is_empty() {
             self.pool.push(ord);
             return Outcome::Found;
         }
+        self.work += 2 * u64::from(part.hi - part.lo) + ord.len() as u64;
         let max_total = self.max_total(part);
         let min_height = ord
             .iter()
@@ -582,6 +619,7 @@ impl<'a> Dfs<'a> {
         let mut result = Outcome::NotFound;
         for k in 0..ord.len() {
             let Some(&(off, p)) = ord.get(k) else { break };
+            self.work += 1;
             if (off, p) < (min_off, min_pre) {
                 continue;
             }
@@ -619,6 +657,7 @@ impl<'a> Dfs<'a> {
     /// else go on searching the same part.
     fn descend(&mut self, part: &Part, ord: &[(u64, u32)], off: u64, p: u32, b: usize) -> Outcome {
         let (lo, hi) = (u(get(&self.inst.lo, b)), u(get(&self.inst.hi, b)));
+        self.work += 2 * (hi - lo) as u64;
         let mut cutpoints: Vec<u32> = Vec::new();
         for s in lo..hi.saturating_sub(1) {
             if let Some(c) = self.cuts.get_mut(s) {
@@ -639,6 +678,7 @@ impl<'a> Dfs<'a> {
                 let (Some(&a), Some(&z)) = (w.first(), w.get(1)) else {
                     continue;
                 };
+                self.work += part.order.len() as u64;
                 let bufs: Vec<u32> = part
                     .order
                     .iter()
@@ -694,6 +734,7 @@ impl<'a> Dfs<'a> {
         let size = get(&inst.size, b);
         let top = off + size;
         let (lo, hi) = (u(get(&inst.lo, b)), u(get(&inst.hi, b)));
+        self.work += 2 * (hi - lo) as u64 + inst.nbrs(b).len() as u64;
         for s in lo..hi {
             if let Some(f) = self.sec_floor.get_mut(s) {
                 self.trail_sec.push((s as u32, *f));
@@ -727,6 +768,7 @@ impl<'a> Dfs<'a> {
             if let Some(x) = self.base.get_mut(v) {
                 *x = top;
             }
+            self.work += 1 + inst.obstacles.get(v).map_or(0, |o| o.len() as u64);
             let f = inst.fit(v, top);
             if f == old_floor {
                 continue;
@@ -747,6 +789,7 @@ impl<'a> Dfs<'a> {
                 }
             }
             // Outside: sections where v may have held the minimum.
+            self.work += (vhi - vlo) as u64;
             for (a, z) in [(vlo, vhi.min(lo)), (vlo.max(hi), vhi)] {
                 if a >= z {
                     continue;
@@ -780,6 +823,9 @@ impl<'a> Dfs<'a> {
 
     fn unplace(&mut self, b: usize, mark_buf: usize, mark_sec: usize) {
         let inst = self.inst;
+        self.work += (self.trail_sec.len().saturating_sub(mark_sec)
+            + self.trail_buf.len().saturating_sub(mark_buf)
+            + u(get(&inst.hi, b)).saturating_sub(u(get(&inst.lo, b)))) as u64;
         while self.trail_sec.len() > mark_sec {
             if let Some((s, f)) = self.trail_sec.pop()
                 && let Some(x) = self.sec_floor.get_mut(u(s))
@@ -843,7 +889,8 @@ impl<'a> Dfs<'a> {
 
     /// The section bound after a placement at `off`, on the sections whose floor rose (the
     /// others still pass, see [`Dfs::max_total`]).
-    fn check(&self, off: u64) -> bool {
+    fn check(&mut self, off: u64) -> bool {
+        self.work += self.affected.len() as u64;
         self.affected.iter().all(|&s| {
             let f = get(&self.sec_floor, u(s));
             let t = get(&self.sec_total, u(s));
@@ -852,8 +899,9 @@ impl<'a> Dfs<'a> {
     }
 }
 
-/// Decides whether a plan with arena at most `capacity` bytes exists, within `budget` steps.
-/// Returns the status, the steps used, and on success the offsets of every buffer.
+/// Decides whether a plan with arena at most `capacity` bytes exists, within `budget` units of
+/// work. Returns the status, the work done (at least 1), and on success the offsets of every
+/// buffer.
 pub(super) fn decide(
     problem: &Problem,
     inst: &Instance,
@@ -862,22 +910,25 @@ pub(super) fn decide(
 ) -> (Status, u64, Option<Vec<u64>>) {
     let cap = capacity / problem.alignment();
     if inst.fixed_end > cap {
-        return (Status::Infeasible, 0, None);
+        return (Status::Infeasible, 1, None);
+    }
+    if inst.len() == 0 {
+        return (Status::Found, 1, Some(inst.offsets(problem, &[])));
+    }
+    if inst.setup_work() >= budget {
+        return (Status::Unknown, budget.max(1), None);
     }
     let mut dfs = Dfs::new(inst, cap);
-    if inst.len() == 0 {
-        return (Status::Found, 0, Some(inst.offsets(problem, &[])));
-    }
-    let mut limit = (inst.len() as u64).max(1);
+    // Restarts: the work limit doubles, starting from four times what setting up took.
+    let mut limit = dfs.work.saturating_mul(2);
     loop {
         limit = limit.saturating_mul(2);
         for keys in PREORDERS {
-            let remaining = budget.saturating_sub(dfs.used);
-            if remaining == 0 {
-                return (Status::Unknown, dfs.used, None);
+            if dfs.work >= budget {
+                return (Status::Unknown, dfs.work, None);
             }
             dfs.keys = keys;
-            dfs.left = limit.min(remaining);
+            dfs.stop_at = dfs.work.saturating_add(limit).min(budget);
             let mut status = Outcome::Found;
             for part in dfs.initial_parts() {
                 match dfs.solve_part(&part) {
@@ -891,9 +942,9 @@ pub(super) fn decide(
             match status {
                 Outcome::Found => {
                     let offsets = inst.offsets(problem, &dfs.solution);
-                    return (Status::Found, dfs.used, Some(offsets));
+                    return (Status::Found, dfs.work, Some(offsets));
                 }
-                Outcome::NotFound => return (Status::Infeasible, dfs.used, None),
+                Outcome::NotFound => return (Status::Infeasible, dfs.work, None),
                 Outcome::Aborted => {}
             }
         }
@@ -919,10 +970,14 @@ fn arena_of(problem: &Problem, offsets: &[u64]) -> u64 {
         .unwrap_or(0)
 }
 
-/// Improves `incumbent` (offsets of a valid plan) within `budget` steps; see the module docs.
-/// `bound` is a proven lower bound in bytes (a multiple of the alignment). With a `goal`, the
-/// search stops at the first plan whose arena is at most `goal` (and spends the whole budget on
-/// deciding that capacity).
+/// Improves `incumbent` (offsets of a valid plan) within `budget` units of work; see the module
+/// docs. `bound` is a proven lower bound in bytes (a multiple of the alignment). With a `goal`,
+/// the search stops at the first plan whose arena is at most `goal` (and spends the whole budget
+/// on deciding that capacity).
+///
+/// Every round of the loop spends at least one unit, lowers the arena or raises the capacity
+/// still to try, so it ends within the budget. The bound is never clamped to the arena: a bound
+/// above the arena would be a bug, and the tests look for one.
 pub(super) fn minimise(
     problem: &Problem,
     incumbent: Vec<u64>,
@@ -951,20 +1006,28 @@ pub(super) fn minimise(
         return best;
     }
     let inst = Instance::new(problem);
+    // A found plan counts only if it is within the capacity asked (always, unless a bug).
+    let better = |best: &mut Minimised, offsets: Vec<u64>, capacity: u64| -> bool {
+        let arena = arena_of(problem, &offsets);
+        if arena > capacity {
+            return false;
+        }
+        if arena < best.arena {
+            best.arena = arena;
+            best.offsets = offsets;
+        }
+        true
+    };
     if let Some(goal) = goal.filter(|&g| g >= best.bound) {
         let capacity = goal - goal % align;
         let (status, steps, offsets) = decide(problem, &inst, capacity, budget);
         best.steps = steps;
         match (status, offsets) {
             (Status::Found, Some(offsets)) => {
-                best.arena = arena_of(problem, &offsets);
-                best.offsets = offsets;
+                better(&mut best, offsets, capacity);
             }
             (Status::Infeasible, _) => best.bound = best.bound.max(capacity + align),
             _ => {}
-        }
-        if best.arena <= best.bound {
-            best.bound = best.arena;
         }
         return best;
     }
@@ -986,14 +1049,13 @@ pub(super) fn minimise(
         } else {
             remaining.div_ceil(2)
         };
-        let (status, steps, offsets) = decide(problem, &inst, capacity, slice);
-        best.steps += steps;
+        let (status, steps, offsets) = decide(problem, &inst, capacity, slice.max(1));
+        best.steps = best.steps.saturating_add(steps.max(1));
         match (status, offsets) {
             (Status::Found, Some(offsets)) => {
-                let arena = arena_of(problem, &offsets);
-                if arena < best.arena {
-                    best.arena = arena;
-                    best.offsets = offsets;
+                if !better(&mut best, offsets, capacity) {
+                    at_bound = false;
+                    floor = floor.max(capacity + align);
                 }
             }
             (Status::Infeasible, _) => {
@@ -1006,9 +1068,6 @@ pub(super) fn minimise(
                 floor = floor.max(capacity + align);
             }
         }
-    }
-    if best.arena <= best.bound {
-        best.bound = best.arena;
     }
     best
 }

@@ -484,21 +484,26 @@ pub mod cnn {
             outputs: &[19],
         },
     ];
-    const _: () = ::stowplan::__private_v1::assert_disjoint(
-        &[
-            (576, 720, 1, 2),
-            (0, 576, 2, 3),
-            (576, 720, 3, 6),
-            (432, 576, 4, 7),
-            (0, 144, 5, 6),
-            (288, 432, 6, 7),
-            (0, 288, 7, 8),
-            (288, 368, 8, 10),
-            (16, 32, 10, 11),
-            (0, 16, 11, 11),
-        ],
-        ARENA_BYTES,
-    );
+    const _: () = {
+        const SPANS: &[::stowplan::__private_v1::Span; 10] = &[
+            (576, 720, 1, 2, 4294967295),
+            (0, 576, 2, 3, 4294967295),
+            (576, 720, 3, 6, 1),
+            (432, 576, 4, 7, 4294967295),
+            (0, 144, 5, 6, 4294967295),
+            (288, 432, 6, 7, 4),
+            (0, 288, 7, 8, 4294967295),
+            (288, 368, 8, 10, 6),
+            (16, 32, 10, 11, 4294967295),
+            (0, 16, 11, 11, 4294967295),
+        ];
+        const ENDS: &[u32; 10] = &[0, 1, 2, 4, 3, 5, 6, 7, 8, 9];
+        const CHECKED_0: ::stowplan::__private_v1::Disjoint<10> = ::stowplan::__private_v1::Disjoint::<
+            10,
+        >::new()
+            .check(SPANS, ENDS, 10, ARENA_BYTES);
+        CHECKED_0.finish()
+    };
     const _: () = ::core::assert!(
         RAM_BYTES <= 1_024,
         "the model's RAM (arena + state) exceeds the budget of 1,024 bytes"
