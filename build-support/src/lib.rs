@@ -19,15 +19,20 @@
 //! `build.rs`:
 //!
 //! ```no_run
-//! fn main() -> Result<(), Box<dyn std::error::Error>> {
-//!     stowplan_build::Config::new()
+//! fn main() {
+//!     // On failure `generate` prints the reason as `cargo::error=` lines: Cargo shows each as
+//!     // `error: <crate>@<version>: ...` and fails the build, with nothing else around it.
+//!     let _ = stowplan_build::Config::new()
 //!         .model("models/net.tflite")
 //!         .budget(48 * 1024)
 //!         .review_copy("src/generated/net.rs")
-//!         .generate()?;
-//!     Ok(())
+//!         .generate();
 //! }
 //! ```
+//!
+//! `fn main() -> Result<(), Box<dyn std::error::Error>>` with `.generate()?` works too: the
+//! `cargo::error=` lines come first, then Cargo's dump of the script's output, where the error
+//! reads as the same sentence ([`BuildError`]'s `Debug` is its `Display`).
 //!
 //! `src/main.rs`:
 //!
@@ -41,19 +46,53 @@
 //! }
 //! ```
 //!
-//! A **review copy** (`.review_copy(path)`) is a committed copy of the generated file: every
-//! build compares it with the fresh output and fails with "review copy is stale; run with
-//! STOWPLAN_BLESS=1" if they differ; `STOWPLAN_BLESS=1 cargo build` rewrites it. A pull request
-//! that changes a model therefore always shows the layout change as a diff.
+//! Every type a method of [`Config`] takes is named from this crate ([`Planner`],
+//! [`OfflinePolicy`]); the planner crate behind it is an implementation detail:
+//!
+//! ```no_run
+//! use stowplan_build::{Config, OfflinePolicy, Planner};
+//!
+//! let generated = Config::new()
+//!     .model("models/person_detect_vela.tflite")
+//!     .planner(Planner::Greedy) // TFLite Micro's own planner, byte for byte
+//!     .offline(OfflinePolicy::Replan) // plan again instead of keeping Vela's offsets
+//!     .align(64)
+//!     .generate()?;
+//! assert!(generated.arena_bytes >= generated.lower_bound_bytes);
+//! # Ok::<(), stowplan_build::BuildError>(())
+//! ```
+//!
+//! A **review copy** (`.review_copy(path)`) is a committed copy of the generated file. The
+//! first build writes it (with a `cargo::warning`: commit it); every later build compares it
+//! with the fresh output and, if they differ, fails with what changed (arena and state sizes,
+//! slots moved, resized, added or removed, ops added, removed or changed) and how to accept it:
+//! `STOWPLAN_BLESS=1 cargo build` rewrites it. A pull request that changes a model therefore
+//! always shows the layout change as a diff.
+//!
+//! The `stowplan` command writes the same file without a build:
+//! `stowplan generate models/net.tflite -o src/generated/net.rs --budget 49152`, run from the
+//! crate's root, with the options of [`Config`] as flags (`stowplan --help`).
 #![forbid(unsafe_code)]
+#![allow(
+    clippy::needless_doctest_main,
+    reason = "the build.rs examples show a build script's whole file, `fn main` included"
+)]
 
 use std::fmt;
 use std::path::{Path, PathBuf};
 
 use stowplan_planner::codegen::{self, Codegen, ModelFile};
 use stowplan_planner::graph::ShapeOverride;
-use stowplan_planner::plan::Planner;
-use stowplan_planner::{OfflinePolicy, Options, plan_model};
+use stowplan_planner::{Options, plan_model};
+
+mod review;
+
+/// What [`Config::offline`] does with an `OfflineMemoryAllocation` plan in the model.
+/// Re-exported so that a build script names only this crate.
+pub use stowplan_planner::OfflinePolicy;
+/// The planners [`Config::planner`] takes (`Planner::Greedy` is TFLite Micro's own; the default,
+/// `Auto`, is never worse than it). Re-exported so that a build script names only this crate.
+pub use stowplan_planner::plan::Planner;
 
 /// The variable that makes review copies be rewritten instead of compared.
 pub const BLESS_VAR: &str = "STOWPLAN_BLESS";
@@ -62,7 +101,9 @@ pub const BLESS_VAR: &str = "STOWPLAN_BLESS";
 const MAX_FILE_BYTES: u64 = (1 << 31) - 1;
 
 /// Why generation failed.
-#[derive(Debug)]
+///
+/// Its `Debug` form is its `Display` text, so `fn main() -> Result<(), Box<dyn Error>>` with `?`
+/// prints a sentence (`Error: review copy ... is stale ...`), not a struct.
 #[non_exhaustive]
 pub enum BuildError {
     /// No model was given.
@@ -80,6 +121,9 @@ pub enum BuildError {
     StaleReviewCopy {
         /// The review copy's path as given.
         path: String,
+        /// What changed, one topic per line (arena and state sizes, slots moved, resized,
+        /// added or removed, ops added, removed or changed).
+        changes: Vec<String>,
     },
     /// A file could not be read or written.
     Io {
@@ -100,10 +144,14 @@ impl fmt::Display for BuildError {
             }
             Self::BadOption(m) => f.write_str(m),
             Self::Model { path, message } => write!(f, "{path}: {message}"),
-            Self::StaleReviewCopy { path } => {
+            Self::StaleReviewCopy { path, changes } => {
+                writeln!(f, "review copy {path} is stale; what changed:")?;
+                for c in changes {
+                    writeln!(f, "  {c}")?;
+                }
                 write!(
                     f,
-                    "review copy {path} is stale; run with {BLESS_VAR}=1 to rewrite it, and commit the diff"
+                    "to accept the new plan, build with {BLESS_VAR}=1 (`{BLESS_VAR}=1 cargo build`) and commit the diff"
                 )
             }
             Self::Io { path, error } => write!(f, "{}: {error}", path.display()),
@@ -112,6 +160,12 @@ impl fmt::Display for BuildError {
                 "{var} is not set: call generate() from a build script run by cargo"
             ),
         }
+    }
+}
+
+impl fmt::Debug for BuildError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
     }
 }
 
@@ -380,13 +434,29 @@ impl Config {
     /// blesses the review copy, and prints `cargo::rerun-if-changed` for the model and review
     /// copy and `cargo::rerun-if-env-changed` for every variable read.
     ///
+    /// A review copy that does not exist yet is written, with a `cargo::warning` saying so (commit
+    /// it); one that differs from the fresh output fails the build with a summary of what changed
+    /// and how to accept it.
+    ///
     /// # Errors
     ///
     /// [`BuildError`]: see [`Config::render`]; also a stale review copy, a failed write, or a
-    /// missing `OUT_DIR`. The build script decides how to fail (returning the error from `main`
-    /// prints it and fails the build).
+    /// missing `OUT_DIR`. On failure the error's text is also printed as `cargo::error=` lines,
+    /// one per line, so Cargo shows it as `error: <crate>@<version>: ...` and fails the build
+    /// even when the build script ignores the result; returning it from `main` with `?` prints it
+    /// once more (as a sentence: `BuildError`'s `Debug` is its `Display`).
     pub fn generate(&self) -> Result<Generated, BuildError> {
         let mut directives = Vec::new();
+        let result = self.generate_into(&mut directives);
+        if let Err(e) = &result {
+            for line in e.to_string().lines().filter(|l| !l.trim().is_empty()) {
+                println!("cargo::error={line}");
+            }
+        }
+        result
+    }
+
+    fn generate_into(&self, directives: &mut Vec<String>) -> Result<Generated, BuildError> {
         if let Some(model) = &self.model {
             directives.push(format!("cargo::rerun-if-changed={model}"));
         }
@@ -397,11 +467,10 @@ impl Config {
             directives.push(format!("cargo::rerun-if-env-changed={BLESS_VAR}"));
         }
         // Printed first, so a failed build still reruns when the model is fixed.
-        for d in &directives {
+        for d in directives.iter() {
             println!("{d}");
         }
         let (text, mut generated) = self.render()?;
-        generated.cargo_directives = directives;
         let out_dir = match &self.out_dir {
             Some(d) => d.clone(),
             None => std::env::var_os("OUT_DIR")
@@ -416,7 +485,17 @@ impl Config {
             let bless = self
                 .bless
                 .unwrap_or_else(|| std::env::var_os(BLESS_VAR).is_some_and(|v| v == "1"));
-            if bless {
+            let committed = match std::fs::read_to_string(&copy_path) {
+                Ok(t) => Some(t),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+                Err(error) => {
+                    return Err(BuildError::Io {
+                        path: copy_path,
+                        error,
+                    });
+                }
+            };
+            if bless || committed.is_none() {
                 if let Some(parent) = copy_path.parent() {
                     std::fs::create_dir_all(parent).map_err(|error| BuildError::Io {
                         path: parent.to_path_buf(),
@@ -424,10 +503,23 @@ impl Config {
                     })?;
                 }
                 write_if_changed(&copy_path, &text)?;
-            } else if std::fs::read_to_string(&copy_path).ok().as_deref() != Some(text.as_str()) {
-                return Err(BuildError::StaleReviewCopy { path: copy.clone() });
+                if committed.is_none() {
+                    let warning = format!(
+                        "cargo::warning=review copy {copy} did not exist: wrote it; commit it, and later builds fail if the plan changes"
+                    );
+                    println!("{warning}");
+                    directives.push(warning);
+                }
+            } else if let Some(old) = committed
+                && old != text
+            {
+                return Err(BuildError::StaleReviewCopy {
+                    path: copy.clone(),
+                    changes: review::summary(&old, &text),
+                });
             }
         }
+        generated.cargo_directives = std::mem::take(directives);
         Ok(generated)
     }
 }
@@ -441,3 +533,8 @@ fn write_if_changed(path: &Path, text: &str) -> Result<(), BuildError> {
         error,
     })
 }
+
+/// The README's examples, run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

@@ -173,7 +173,10 @@ fn state_in_every_report() {
     let model = "tests/models/synthetic/call_once.tflite";
     let text = ok(&["plan", model]);
     for line in [
-        "state                   48 B  (raw 34 B; 0 variable tensors, 1 resource variables, flags), kept apart",
+        "state                   48 B  (raw 34 B; 0 variable tensors, 1 resource variable behind 2 resource handle tensors, flags), kept apart",
+        // The handles in the table point at the variable they stand for, as the summary counts.
+        "    1   0     1  handle       resource []                         4  5..=8        variable         state+0",
+        "    4   1     0  init/handle  resource []                         4  3..=4        variable         state+0",
         "RAM                    144 B  (arena + state)",
         "  state+0               32 B  resource variable \"state\" float32",
         "  state+32               2 B  flags (reset once, 1 CALL_ONCE op)",
@@ -213,6 +216,91 @@ fn state_in_every_report() {
     let picture = std::fs::read_to_string(&svg_chain).unwrap();
     let _ = std::fs::remove_file(&svg_chain);
     assert!(!picture.contains("persistent"), "{picture}");
+}
+
+/// The SVG counts time as the table does: each tensor's tooltip shows the table's lifetime, the
+/// axis labels the table's times, and the peak is the summary's; labels are clipped to their
+/// rectangles.
+#[test]
+fn svg_time_matches_the_table() {
+    for model in [
+        CHAIN,
+        "tests/models/synthetic/branches.tflite",
+        "tests/models/synthetic/call_once.tflite",
+    ] {
+        let svg = std::env::temp_dir().join(format!(
+            "stowplan-cli-time-{}-{}.svg",
+            std::process::id(),
+            model.len()
+        ));
+        let text = ok(&["plan", model, "--svg", svg.to_str().unwrap()]);
+        let picture = std::fs::read_to_string(&svg).unwrap();
+        let _ = std::fs::remove_file(&svg);
+        let mut checked = 0;
+        for line in text.lines().skip(2) {
+            let cols: Vec<&str> = line.split_whitespace().collect();
+            // id sg index name dtype shape bytes lifetime kind offset
+            let Some(offset) = cols
+                .last()
+                .and_then(|o| o.replace(',', "").parse::<u64>().ok())
+            else {
+                continue;
+            };
+            let (id, name, lifetime) = (cols[0], cols[3], cols[cols.len() - 3]);
+            let tooltip = format!("<title>{id} {name}: ");
+            let at = picture
+                .find(&tooltip)
+                .unwrap_or_else(|| panic!("{model}: no rectangle for {id} {name}"));
+            let rest = &picture[at..];
+            let title = &rest[..rest.find("</title>").unwrap()];
+            assert!(
+                title.ends_with(&format!("at offset {offset}, time {lifetime}"))
+                    || title.contains(&format!("at offset {}, time {lifetime}", thousands(offset))),
+                "{model}: {title} vs the table's {lifetime}"
+            );
+            checked += 1;
+        }
+        assert!(checked >= 3, "{model}: {checked} rows compared");
+        let peak = text
+            .lines()
+            .find_map(|l| l.split("(time ").nth(1))
+            .and_then(|t| t.split(')').next())
+            .unwrap();
+        assert!(
+            picture.contains(&format!(">peak at time {peak}</text>")),
+            "{model}: the table's peak is at {peak}"
+        );
+        // Every label inside a rectangle is clipped to it.
+        let labels = picture.matches("<text x=").count();
+        let clipped = picture.matches("\" clip-path=\"url(#label-").count();
+        assert!(
+            clipped >= 3 && clipped == picture.matches("<clipPath id=\"label-").count(),
+            "{model}: {clipped} of {labels}"
+        );
+    }
+    // The axis: chain's tensors live at times 0..=3 in the table, and the axis says 0, 1, 2, 3.
+    let svg = std::env::temp_dir().join(format!("stowplan-cli-axis-{}.svg", std::process::id()));
+    ok(&["plan", CHAIN, "--svg", svg.to_str().unwrap()]);
+    let picture = std::fs::read_to_string(&svg).unwrap();
+    let _ = std::fs::remove_file(&svg);
+    let axis: Vec<&str> = picture
+        .lines()
+        .filter(|l| l.contains("y=\"568.0\""))
+        .filter_map(|l| l.split('>').nth(1)?.split('<').next())
+        .collect();
+    assert_eq!(axis, ["0", "1", "2", "3"]);
+}
+
+fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
 }
 
 #[test]
@@ -434,10 +522,12 @@ fn planners_capacity_steps_and_svg() {
     let picture = std::fs::read_to_string(&svg).unwrap();
     assert!(picture.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\""));
     assert!(picture.trim_end().ends_with("</svg>"));
-    assert_eq!(picture.matches("<rect ").count(), 5 + 2);
+    // One rectangle per buffer, the background and the frame (label clips apart).
+    let rects = |p: &str| p.matches("<rect ").count() - p.matches("<clipPath ").count();
+    assert_eq!(rects(&picture), 5 + 2);
     ok(&["plan", CHAIN, "--svg", svg.to_str().unwrap()]);
     let picture = std::fs::read_to_string(&svg).unwrap();
-    assert_eq!(picture.matches("<rect ").count(), 4 + 2);
+    assert_eq!(rects(&picture), 4 + 2);
     assert!(picture.contains("lower bound 512 B"));
     let err = fails(&["plan", CHAIN, "--svg", "no/such/dir/x.svg"], 1);
     assert!(err.contains("cannot write no/such/dir/x.svg"), "{err}");
@@ -461,6 +551,199 @@ fn tflm_kernel_scratch_on_shared_models() {
     assert_eq!(arena(&["--scratch", "none"]), 2_096);
     assert_eq!(arena(&["--scratch", "tflm"]), 3_040);
     assert_eq!(arena(&["--scratch=tflm", "--planner", "greedy"]), 3_040);
+}
+
+/// `stowplan generate` writes the file `Config::generate` writes, byte for byte, run from the
+/// crate's root (or with `--manifest-dir`).
+#[test]
+fn generate_writes_what_build_rs_writes() {
+    let dir = std::env::temp_dir().join(format!("stowplan-cli-generate-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let tests = repo().join("tests");
+    type Case = (
+        &'static str,
+        &'static [&'static str],
+        fn(&mut stowplan_build::Config),
+    );
+    let cases: [Case; 4] = [
+        ("plain", &["models/synthetic/chain.tflite"], |_| {}),
+        (
+            "options",
+            &[
+                "models/synthetic/residual.tflite",
+                "--budget",
+                "1 KiB",
+                "--align=64",
+                "--planner",
+                "greedy",
+                "--name",
+                "net",
+                "--runtime",
+                "::renamed",
+            ],
+            |c| {
+                c.budget(1024)
+                    .align(64)
+                    .planner(stowplan_build::Planner::Greedy)
+                    .name("net")
+                    .runtime_crate("::renamed");
+            },
+        ),
+        (
+            "shapes",
+            &[
+                "models/synthetic/dynamic_dim.tflite",
+                "--shape",
+                "x=2x10",
+                "--shape",
+                "1=2x10",
+                "--shape",
+                "y=2x10",
+                "--offline",
+                "replan",
+            ],
+            |c| {
+                c.shape("x=2x10")
+                    .shape("1=2x10")
+                    .shape("y=2x10")
+                    .offline(stowplan_build::OfflinePolicy::Replan);
+            },
+        ),
+        (
+            "dynamic",
+            &["models/synthetic/dynamic_dim.tflite", "--dynamic", "cache"],
+            |c| {
+                c.dynamic_cache(true);
+            },
+        ),
+    ];
+    for (case, args, configure) in cases {
+        let out = dir.join(format!("{case}.rs"));
+        let mut cli: Vec<&str> = vec!["generate"];
+        cli.extend_from_slice(args);
+        let out_str = out.to_string_lossy().into_owned();
+        cli.extend(["-o", out_str.as_str()]);
+        let o = Command::new(env!("CARGO_BIN_EXE_stowplan"))
+            .args(&cli)
+            .current_dir(&tests)
+            .output()
+            .unwrap();
+        assert!(
+            o.status.success() && o.stdout.is_empty(),
+            "{case}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let out_dir = dir.join(format!("{case}-out"));
+        std::fs::create_dir_all(&out_dir).unwrap();
+        let mut config = stowplan_build::Config::new();
+        config
+            .model(args[0])
+            .manifest_dir(&tests)
+            .out_dir(&out_dir)
+            .bless(false);
+        configure(&mut config);
+        let g = config.generate().unwrap();
+        let cli_text = std::fs::read(&out).unwrap();
+        assert_eq!(
+            cli_text,
+            std::fs::read(&g.path).unwrap(),
+            "{case}: the CLI and build.rs differ"
+        );
+    }
+    // Without -o, the same bytes on stdout.
+    let stdout = Command::new(env!("CARGO_BIN_EXE_stowplan"))
+        .args(["generate", "models/synthetic/chain.tflite"])
+        .current_dir(&tests)
+        .output()
+        .unwrap();
+    assert_eq!(stdout.stdout, std::fs::read(dir.join("plain.rs")).unwrap());
+}
+
+/// The desktop example's review copy, which its build.rs keeps in sync, is what `stowplan
+/// generate` writes with the same options.
+#[test]
+fn generate_reproduces_the_desktop_review_copy() {
+    let out = temp("cnn.rs", b"");
+    let out_str = out.to_string_lossy().into_owned();
+    ok(&[
+        "generate",
+        "../../tests/models/cnn_int8/cnn_int8.tflite",
+        "--manifest-dir",
+        "examples/desktop",
+        "--name",
+        "cnn",
+        "--budget",
+        "1024",
+        "--invoke",
+        "-o",
+        &out_str,
+    ]);
+    let cli = std::fs::read_to_string(&out).unwrap();
+    let copy =
+        std::fs::read_to_string(repo().join("examples/desktop/src/generated/cnn.rs")).unwrap();
+    let first_difference = cli
+        .lines()
+        .zip(copy.lines())
+        .position(|(a, b)| a != b)
+        .map(|i| i + 1);
+    assert!(
+        cli == copy,
+        "the CLI's output differs from examples/desktop/src/generated/cnn.rs (first at line {first_difference:?})"
+    );
+}
+
+#[test]
+fn generate_refuses_bad_arguments_in_one_line() {
+    for (args, code, message) in [
+        (
+            &["generate"][..],
+            2,
+            "error: generate needs a MODEL.tflite (relative to the crate's Cargo.toml); see stowplan --help",
+        ),
+        (
+            &[
+                "generate",
+                "tests/models/synthetic/chain.tflite",
+                "--budget",
+                "4MB",
+            ],
+            2,
+            "error: --budget 4MB: \"4MB\" is ambiguous: MB means 1,000,000 bytes in SI but 1,048,576 in common use; write \"4 MiB\" for 4,194,304 bytes, or \"4_000_000\" for 4,000,000 bytes",
+        ),
+        (
+            &[
+                "generate",
+                "tests/models/synthetic/chain.tflite",
+                "--name",
+                "not an ident",
+            ],
+            2,
+            "error: name \"not an ident\" is not a Rust identifier",
+        ),
+        (
+            &[
+                "generate",
+                "tests/models/synthetic/residual.tflite",
+                "--budget",
+                "256",
+            ],
+            1,
+            "error: tests/models/synthetic/residual.tflite: arena needs 384 bytes but the budget is 256 (over by 128); peak at op 2 (ADD) of subgraph 0 with a 128 + b 128 + out 128; the lower bound is 384; no plan can fit: shrink the tensors live at the peak (smaller shapes or overrides) or raise the budget",
+        ),
+        (
+            &[
+                "generate",
+                "tests/models/synthetic/chain.tflite",
+                "--align",
+                "8192",
+            ],
+            1,
+            "error: tests/models/synthetic/chain.tflite: align = 8192 is more than the runtime's arena types can align their address to (4096); use align = 4096 or less, or plan with the `stowplan` command, which has no such limit",
+        ),
+    ] {
+        assert_eq!(fails(args, code).trim_end(), message, "{args:?}");
+    }
 }
 
 #[cfg(target_os = "linux")]

@@ -63,39 +63,63 @@ fn writes_only_when_the_contents_change() {
 }
 
 #[test]
-fn review_copies_are_checked_and_blessed() {
+fn review_copies_are_written_first_then_checked_and_blessed() {
     let dir = scratch("review", "chain.tflite");
     let mut c = config(&dir);
     c.review_copy("src/generated/net.rs").bless(false);
-    let err = c.generate().unwrap_err();
-    assert!(matches!(err, BuildError::StaleReviewCopy { .. }));
+    // The first build writes the missing copy and says so.
+    let g = c.generate().unwrap();
     assert_eq!(
-        err.to_string(),
-        "review copy src/generated/net.rs is stale; run with STOWPLAN_BLESS=1 to rewrite it, and commit the diff"
+        g.cargo_directives.last().unwrap(),
+        "cargo::warning=review copy src/generated/net.rs did not exist: wrote it; commit it, and later builds fail if the plan changes"
     );
-    c.bless(true).generate().unwrap();
     let copy = std::fs::read_to_string(dir.join("src/generated/net.rs")).unwrap();
     assert_eq!(
         copy,
         std::fs::read_to_string(dir.join("out/net.rs")).unwrap()
     );
-    c.bless(false).generate().unwrap();
-    // The model changes: the copy is stale until blessed again.
+    let g = c.generate().unwrap();
+    assert!(!g.cargo_directives.iter().any(|d| d.contains("warning")));
+    // The model changes: the copy is stale until blessed again, and the error says what changed.
     std::fs::copy(
         repo().join("tests/models/synthetic/residual.tflite"),
         dir.join("models/net.tflite"),
     )
     .unwrap();
-    assert!(matches!(
-        c.generate(),
-        Err(BuildError::StaleReviewCopy { .. })
-    ));
+    let err = c.generate().unwrap_err();
+    let BuildError::StaleReviewCopy { changes, .. } = &err else {
+        panic!("{err}");
+    };
+    assert!(changes[0].starts_with("model: sha256 "), "{changes:?}");
+    assert_eq!(changes[1], "arena: 512 B -> 384 B");
+    assert_eq!(
+        changes[2..],
+        [
+            "slots added (4): A (128 B at 256), B (128 B at 128), OUT (128 B at 0), X (128 B at 0)",
+            "slots removed (4): T0, T1, T2, T3",
+            "ops changed (1): op 2 RELU -> ADD",
+        ]
+    );
+    let text = err.to_string();
+    assert!(
+        text.starts_with(
+            "review copy src/generated/net.rs is stale; what changed:\n  model: sha256 "
+        ),
+        "{text}"
+    );
+    assert!(
+        text.ends_with("\nto accept the new plan, build with STOWPLAN_BLESS=1 (`STOWPLAN_BLESS=1 cargo build`) and commit the diff"),
+        "{text}"
+    );
+    // Debug is the same sentence, for `main() -> Result<(), Box<dyn Error>>`.
+    assert_eq!(format!("{err:?}"), text);
     c.bless(true).generate().unwrap();
     assert!(
         std::fs::read_to_string(dir.join("src/generated/net.rs"))
             .unwrap()
             .contains("arena 384 B")
     );
+    c.bless(false).generate().unwrap();
 }
 
 #[test]

@@ -29,7 +29,9 @@ fn streaming_constants(text: &str) -> Result<String, String> {
         let values = line
             .strip_prefix(&format!("output {k} ["))
             .and_then(|rest| rest.strip_suffix(']'))
-            .ok_or(format!("streaming-tflm.txt: {line:?} is not `output {k} [a, b]`"))?;
+            .ok_or(format!(
+                "streaming-tflm.txt: {line:?} is not `output {k} [a, b]`"
+            ))?;
         let values: Vec<i8> = values
             .split(", ")
             .map(str::parse)

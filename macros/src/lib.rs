@@ -20,19 +20,29 @@ use proc_macro::TokenStream;
 /// - a model whose `OfflineMemoryAllocation` plan aliases tensors live at the same time (Vela
 ///   does this) is refused unless `offline = "replan"`;
 /// - option values are literals: a proc macro cannot evaluate named constants, so
-///   `budget = MY_BUDGET` is an error; write `budget = 48 * 1024` or `budget = "48 KiB"`.
+///   `budget = MY_BUDGET` is an error; write `budget = 48 * 1024` or `budget = "48 KiB"`, or
+///   leave the budget out and check the constant after the macro
+///   (`const _: () = assert!(net::RAM_BYTES <= MY_BUDGET);`); `stowplan_build::Config::budget`
+///   takes a constant.
 ///
 /// Options (each at most once, except `shape`):
 ///
 /// | option | value |
 /// |---|---|
-/// | `budget` | integer literal arithmetic (`+ - * / <<`) or a size string (`"48 KiB"`, `"1.5 MiB"`, `"49152"`): the arena must fit, else a compile error on this argument says by how much, where the peak is, and what would help |
-/// | `align` | a power of two (default 16, as TFLite Micro) |
+/// | `budget` | integer literal arithmetic (`+ - * / <<`) or a size string (`"48 KiB"`, `"1.5 MiB"`, `"49152"`; binary units, case-insensitive; `"4MB"` and `"64K"` are refused as ambiguous): the arena and the state must fit, else a compile error on this argument says by how much, where the peak is, and what would help |
+/// | `align` | a power of two up to 4,096 (default 16, as TFLite Micro): every offset and size, and above 16 the arena's address too |
 /// | `planner` | a planner name (`"greedy"`, `"linear"`) |
 /// | `name` | the module's name (default: the file stem in snake case) |
 /// | `crate` | the runtime crate's path if renamed (default `::stowplan`) |
 /// | `shape` | `"T=DIMS"` for a tensor with `-1` dimensions (`T` an index in subgraph 0 or a name) |
 /// | `offline` | `"honour"` (default) or `"replan"` an offline plan |
+/// | `invoke` | `true`: generate `invoke`, which runs every op with the runtime's kernels (feature `kernels` of `stowplan`); an op without a kernel is a compile error naming it |
+/// | `fallback` | with `invoke = true`, a module path (`crate::my_ops`) whose `op_N` functions run the ops without a kernel on their planned views |
+/// | `dynamic` | `"plan"` (default: a `-1` dimension needs a `shape`) or `"cache"`: tensors with `-1` dimensions come from a `BufferCache` at run time, listed in the module's `dynamic` |
+///
+/// The model's inputs and outputs have names that do not depend on the converter's:
+/// `net::inputs::INPUT_0`, `net::outputs::OUTPUT_0`, ... (the same slots as the constants named
+/// after the tensors).
 ///
 /// Editing the model file recompiles the crate (the module tracks it with an unused
 /// `include_bytes!`, which costs no flash). `STOWPLAN_MANIFEST_DIR`, if set, replaces

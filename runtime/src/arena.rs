@@ -5,13 +5,18 @@ use core::marker::PhantomData;
 use core::sync::atomic::{AtomicBool, Ordering};
 
 use crate::op::{Reads, Writes};
-use crate::{Element, Slot};
+use crate::{Align, Element, Slot, SupportedAlign};
 
-/// 16-byte aligned storage of `N` bytes for the region marked `M`.
+/// Storage of `N` bytes for the region marked `M`, its address aligned to `A` bytes (at least
+/// 16; `A` defaults to 16).
 ///
 /// Generated code names it `net::Arena` (and `net::PersistentArena` for variable tensors). Its
 /// marker type `M` is the generated module's own (`net::Activations`), so a slot of one model
-/// does not fit another model's arena even when both are the same size.
+/// does not fit another model's arena even when both are the same size. A model planned with
+/// `align = 64` gets `Arena<Activations, ARENA_BYTES, 64>`: offsets that are multiples of 64 from
+/// an address that is one too. `A` is a power of two up to 4,096 ([`SupportedAlign`]); the
+/// type's size is `N` rounded up to `A` (generated arenas are already multiples of their
+/// alignment).
 ///
 /// [`Arena::new`] is a `const fn` that only zeroes the bytes, so an arena can live in a local
 /// variable (a host program, `fn main() -> !` on a device) or in a `static` through
@@ -22,20 +27,41 @@ use crate::{Element, Slot};
 /// The bytes start zeroed and are always initialised, and every [`Element`] type accepts any
 /// bit pattern, so a view of a slot another op wrote before (as another type) is valid, if
 /// meaningless.
+///
+/// ```
+/// pub enum Net {}
+/// let arena = stowplan::Arena::<Net, 128, 64>::new();
+/// assert_eq!(core::mem::align_of_val(&arena), 64);
+/// assert_eq!(arena.as_bytes().as_ptr() as usize % 64, 0);
+/// assert_eq!(core::mem::align_of::<stowplan::Arena<Net, 128>>(), 16);
+/// ```
 #[repr(C, align(16))]
-pub struct Arena<M, const N: usize> {
+pub struct Arena<M, const N: usize, const A: usize = 16>
+where
+    Align<A>: SupportedAlign,
+{
+    // Zero bytes at offset 0 that raise the struct's alignment to `A`; `bytes` starts at
+    // offset 0 too.
+    _align: [<Align<A> as SupportedAlign>::Archetype; 0],
     bytes: [u8; N],
     _marker: PhantomData<fn() -> M>,
 }
 
-impl<M, const N: usize> Arena<M, N> {
+impl<M, const N: usize, const A: usize> Arena<M, N, A>
+where
+    Align<A>: SupportedAlign,
+{
     /// The size in bytes.
     pub const BYTES: usize = N;
+
+    /// The alignment of its address in bytes: `A`, or 16 if `A` is smaller.
+    pub const ALIGN: usize = core::mem::align_of::<Self>();
 
     /// A zeroed arena.
     #[must_use]
     pub const fn new() -> Self {
         Self {
+            _align: [],
             bytes: [0; N],
             _marker: PhantomData,
         }
@@ -68,8 +94,9 @@ impl<M, const N: usize> Arena<M, N> {
         // - `bytes` is `slot.bytes() == slot.len() * size_of::<T>()` initialised bytes of the
         //   arena (the range checked just above), borrowed from `&self`, so they stay valid and
         //   unmutated for the returned lifetime;
-        // - the pointer is aligned for `T`: `bytes` starts `slot.offset()` bytes into the
-        //   `align(16)` arena (the array is its first field), `Slot::new` asserted that the
+        // - the pointer is aligned for `T`: `bytes` starts `slot.offset()` bytes into the arena,
+        //   which is aligned to at least 16 (`align(16)`, raised by `_align`) and holds the array
+        //   at offset 0 (after the zero-sized `_align` only), and `Slot::new` asserted that the
         //   offset is a multiple of `align_of::<T>()` and that `align_of::<T>()` is at most 16;
         // - every bit pattern is a valid `T` (`Element` is sealed to padding-free number types).
         unsafe { core::slice::from_raw_parts(bytes.as_ptr().cast::<T>(), slot.len()) }
@@ -158,15 +185,24 @@ impl<M, const N: usize> Arena<M, N> {
     }
 }
 
-impl<M, const N: usize> Default for Arena<M, N> {
+impl<M, const N: usize, const A: usize> Default for Arena<M, N, A>
+where
+    Align<A>: SupportedAlign,
+{
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl<M, const N: usize> core::fmt::Debug for Arena<M, N> {
+impl<M, const N: usize, const A: usize> core::fmt::Debug for Arena<M, N, A>
+where
+    Align<A>: SupportedAlign,
+{
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("Arena").field("bytes", &N).finish()
+        f.debug_struct("Arena")
+            .field("bytes", &N)
+            .field("align", &Self::ALIGN)
+            .finish()
     }
 }
 
@@ -177,7 +213,7 @@ impl<M, const N: usize> core::fmt::Debug for Arena<M, N> {
 /// shows in the linker's figures. Generated modules name it `net::StaticArena`.
 ///
 /// ```
-/// stowplan::include_model!("../tests/models/synthetic/residual.tflite");
+/// stowplan::include_model!("models/residual.tflite");
 ///
 /// static ARENA: residual::StaticArena = residual::StaticArena::new();
 ///
@@ -186,29 +222,56 @@ impl<M, const N: usize> core::fmt::Debug for Arena<M, N> {
 /// assert!(ARENA.take().is_none(), "a second take gets nothing");
 /// ```
 ///
-/// No `static mut` is involved, and no critical section: [`StaticArena::take`] claims the
-/// arena with one atomic swap of a flag. It needs compare-and-swap (`target_has_atomic = "8"`:
-/// hosts, Armv7-M and Armv8-M). Armv6-M (`thumbv6m-none-eabi`, Cortex-M0/M0+) has none; there,
-/// keep the arena in `main`'s frame (`let mut arena = net::Arena::new();` in a `fn main() -> !`
-/// lives for the whole program) or call the `unsafe` [`StaticArena::take_unchecked`] once at
-/// the start of `main`.
+/// No `static mut` is involved. Where the target has compare-and-swap
+/// (`target_has_atomic = "8"`: hosts, Armv7-M, Armv8-M), [`StaticArena::take`] claims the arena
+/// with one atomic swap of a flag. Armv6-M (`thumbv6m-none-eabi`, Cortex-M0/M0+) has none:
+/// there, enable the runtime's feature `critical-section` and `take` claims the arena inside
+/// `critical_section::with` (the firmware links one implementation, such as the `cortex-m`
+/// crate's feature `critical-section-single-core`, or its HAL's); without the feature a call to
+/// `take` is a compile error that says this. Other ways on Armv6-M: keep the arena in `main`'s
+/// frame (`let mut arena = net::Arena::new();` in a `fn main() -> !` lives for the whole
+/// program), or call the `unsafe` [`StaticArena::take_unchecked`] once at the start of `main`.
 ///
-/// Cost: the flag. With an arena of `N` bytes (a multiple of 16) the `StaticArena` is `N + 16`
-/// bytes, the flag padded to the arena's alignment.
+/// Cost: the flag. With an arena of `N` bytes (a multiple of its alignment) the `StaticArena` is
+/// `N` bytes plus its alignment (16 unless raised), the flag padded to it.
 #[repr(C)]
-pub struct StaticArena<M, const N: usize> {
-    arena: UnsafeCell<Arena<M, N>>,
+pub struct StaticArena<M, const N: usize, const A: usize = 16>
+where
+    Align<A>: SupportedAlign,
+{
+    arena: UnsafeCell<Arena<M, N, A>>,
     taken: AtomicBool,
 }
 
-// SAFETY: a shared `&StaticArena` gives access to the arena only through `take` (an atomic swap
-// of `taken` lets exactly one caller past, on any number of threads) and `take_unchecked` (whose
-// caller promises no other take ran or runs), so at most one `&mut Arena` ever exists, and
-// `Arena<M, N>` is `Send` (bytes and a `PhantomData<fn() -> M>`), so handing it to the thread
-// that took it is sound.
-unsafe impl<M, const N: usize> Sync for StaticArena<M, N> {}
+// SAFETY: a shared `&StaticArena` gives access to the arena only through `take` (which lets
+// exactly one caller past, on any number of threads: an atomic swap of `taken`, or without
+// compare-and-swap a load and a store of it inside one critical section, which no other core or
+// interrupt handler enters meanwhile) and `take_unchecked` (whose caller promises no other take
+// ran or runs), so at most one `&mut Arena` ever exists, and `Arena<M, N, A>` is `Send` (bytes,
+// a zero-length array of a plain alignment type and a `PhantomData<fn() -> M>`), so handing it
+// to the thread that took it is sound.
+unsafe impl<M, const N: usize, const A: usize> Sync for StaticArena<M, N, A> where
+    Align<A>: SupportedAlign
+{
+}
 
-impl<M, const N: usize> StaticArena<M, N> {
+/// Why `StaticArena::take` does not compile on a target without compare-and-swap: see
+/// [`StaticArena`]. Never implemented.
+#[cfg(not(any(target_has_atomic = "8", feature = "critical-section")))]
+#[diagnostic::on_unimplemented(
+    message = "`StaticArena::take` needs compare-and-swap, which this target (Armv6-M?) does not have: enable the feature `critical-section` of `stowplan` and link a critical-section implementation (such as `cortex-m` with its feature `critical-section-single-core`)",
+    label = "`take` needs the `stowplan` feature `critical-section` on this target",
+    note = "or keep the arena in `main`'s frame (`let mut arena = net::Arena::new();` in `fn main() -> !`), or call the unsafe `take_unchecked` once at the start of `main`"
+)]
+pub trait TakeNeedsCriticalSection {
+    /// Never called: no type implements this trait.
+    fn unreachable() -> !;
+}
+
+impl<M, const N: usize, const A: usize> StaticArena<M, N, A>
+where
+    Align<A>: SupportedAlign,
+{
     /// A zeroed arena, not yet taken.
     #[must_use]
     pub const fn new() -> Self {
@@ -218,26 +281,63 @@ impl<M, const N: usize> StaticArena<M, N> {
         }
     }
 
-    /// The arena, the first time; `None` after that.
+    /// Sets the flag and says whether this caller was the first: one atomic swap.
     #[cfg(target_has_atomic = "8")]
+    fn claim(&self) -> bool {
+        !self.taken.swap(true, Ordering::Acquire)
+    }
+
+    /// Sets the flag and says whether this caller was the first: a load and a store inside one
+    /// critical section, for targets without compare-and-swap.
+    #[cfg(all(not(target_has_atomic = "8"), feature = "critical-section"))]
+    fn claim(&self) -> bool {
+        critical_section::with(|_| {
+            let taken = self.taken.load(Ordering::Acquire);
+            self.taken.store(true, Ordering::Relaxed);
+            !taken
+        })
+    }
+
+    /// The arena, the first time; `None` after that.
+    ///
+    /// On a target without compare-and-swap (Armv6-M) it needs the feature `critical-section`;
+    /// see [`StaticArena`].
+    #[cfg(any(target_has_atomic = "8", feature = "critical-section"))]
+    #[cfg_attr(
+        docsrs,
+        doc(cfg(any(target_has_atomic = "8", feature = "critical-section")))
+    )]
     #[must_use]
     #[allow(
         clippy::mut_from_ref,
-        reason = "the atomic flag hands the arena out once: the `UnsafeCell` pattern of a static"
+        reason = "the flag hands the arena out once: the `UnsafeCell` pattern of a static"
     )]
-    pub fn take(&'static self) -> Option<&'static mut Arena<M, N>> {
-        if self.taken.swap(true, Ordering::Acquire) {
+    pub fn take(&'static self) -> Option<&'static mut Arena<M, N, A>> {
+        if !self.claim() {
             return None;
         }
-        // SAFETY: the swap above returned `false` to this caller only: every other `take` sees
-        // `true`, and `take_unchecked` requires that no take ran before it, and sets the flag
-        // for those after it. So no other reference to the arena exists, and none will; `self`
-        // is `'static`.
+        // SAFETY: `claim` returned `true` to this caller only (an atomic swap, or a load and a
+        // store inside one critical section): every other `take` sees the flag set, and
+        // `take_unchecked` requires that no take ran before it, and sets the flag for those
+        // after it. So no other reference to the arena exists, and none will; `self` is
+        // `'static`.
         Some(unsafe { &mut *self.arena.get() })
     }
 
-    /// The arena, without the atomic swap [`StaticArena::take`] needs: for targets without
-    /// compare-and-swap (Armv6-M).
+    /// On a target without compare-and-swap and without the feature `critical-section`, `take`
+    /// does not compile, with a message saying what to do (see [`StaticArena`]).
+    #[cfg(not(any(target_has_atomic = "8", feature = "critical-section")))]
+    #[must_use]
+    pub fn take(&'static self) -> Option<&'static mut Arena<M, N, A>>
+    where
+        Self: TakeNeedsCriticalSection,
+    {
+        <Self as TakeNeedsCriticalSection>::unreachable()
+    }
+
+    /// The arena, without the flag's atomic swap or critical section that [`StaticArena::take`]
+    /// needs: for targets without compare-and-swap (Armv6-M) and no critical-section
+    /// implementation.
     ///
     /// # Safety
     ///
@@ -251,26 +351,38 @@ impl<M, const N: usize> StaticArena<M, N> {
         clippy::mut_from_ref,
         reason = "the caller promises a single take: the `UnsafeCell` pattern of a static"
     )]
-    pub unsafe fn take_unchecked(&'static self) -> &'static mut Arena<M, N> {
+    pub unsafe fn take_unchecked(&'static self) -> &'static mut Arena<M, N, A> {
         self.taken.store(true, Ordering::Relaxed);
         // SAFETY: the caller guarantees that no take ran before or runs beside this one and no
         // other `take_unchecked` runs later; a later `take` sees the flag stored above and returns
         // `None`. So this is the only reference to the arena, ever; `self` is `'static`.
         unsafe { &mut *self.arena.get() }
     }
+
+    /// Whether the arena was taken.
+    pub fn is_taken(&self) -> bool {
+        self.taken.load(Ordering::Relaxed)
+    }
 }
 
-impl<M, const N: usize> Default for StaticArena<M, N> {
+impl<M, const N: usize, const A: usize> Default for StaticArena<M, N, A>
+where
+    Align<A>: SupportedAlign,
+{
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl<M, const N: usize> core::fmt::Debug for StaticArena<M, N> {
+impl<M, const N: usize, const A: usize> core::fmt::Debug for StaticArena<M, N, A>
+where
+    Align<A>: SupportedAlign,
+{
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("StaticArena")
             .field("bytes", &N)
-            .field("taken", &self.taken.load(Ordering::Relaxed))
+            .field("align", &Arena::<M, N, A>::ALIGN)
+            .field("taken", &self.is_taken())
             .finish()
     }
 }

@@ -8,6 +8,7 @@ use crate::cache::{Backing, Buffer, BufferCache, CacheError};
 /// A tensor whose size is known only at run time: a `-1` in its `shape` or `shape_signature`,
 /// left out of the static plan by `include_model!(..., dynamic = "cache")` (or
 /// `stowplan_build::Config::dynamic_cache`). The generated module lists them in `dynamic`.
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DynamicTensor {
     /// The tensor's name in the model.
@@ -21,6 +22,7 @@ pub struct DynamicTensor {
 }
 
 /// Why a dynamic tensor's buffer could not be had.
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum DynamicError {

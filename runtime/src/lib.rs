@@ -1,9 +1,10 @@
 //! The device side of stowplan: what firmware links.
 //!
-//! `#![no_std]`, no heap, no dependencies, no planning. The code that `stowplan::include_model!`
+//! `#![no_std]`, no heap, no planning, no dependencies but optional ones (`critical-section`, `defmt`). The code that `stowplan::include_model!`
 //! (or the `build.rs` helper in `stowplan-build`) generates for a model names the types here:
 //!
-//! - [`Arena`]: 16-byte aligned storage of exactly the planned size, one type per model region
+//! - [`Arena`]: aligned storage (16 bytes, or the plan's alignment above that) of exactly the
+//!   planned size, one type per model region
 //!   (the generated module's marker type `M` keeps one model's slots away from another's arena,
 //!   even one of the same size); [`StaticArena`] keeps one in a `static`;
 //! - [`Slot`]: where one tensor lives in an arena (offset and element count, checked against the
@@ -46,12 +47,16 @@
 //!   `MODEL_PATH`, `MODEL_SHA256`;
 //! - `Arena` and `PersistentArena`: [`Arena`] types of exactly the planned sizes, with this
 //!   model's own marker types (`Activations`, `Persistent`), and `StaticArena`, the arena for a
-//!   `static` ([`StaticArena`]);
+//!   `static` ([`StaticArena`]); with `align = 64` their address is 64-byte aligned too
+//!   (`Arena<Activations, ARENA_BYTES, 64>`);
 //! - a typed [`Slot`] constant per tensor in the arena or the persistent region, documented with
 //!   its name, type, shape, lifetime, offset and size;
 //! - each constant tensor as a typed `&'static` slice of its data (never the whole model file);
 //! - `INPUTS`, `OUTPUTS` (indexes into `TENSORS`), `TENSORS` ([`TensorInfo`]) and `OPS`
 //!   ([`OpInfo`], in execution order);
+//! - `inputs::INPUT_0`, `inputs::INPUT_1`, ... and `outputs::OUTPUT_0`, ...: the model's inputs
+//!   and outputs by position, whatever the converter named them (each the same slot as the
+//!   constant named after its tensor);
 //! - compile-time assertions: every slot inside its region, slots live at the same time
 //!   disjoint, the arena within the budget;
 //! - `ops::op_N` (`ops::sgS_op_N` in subgraph `S`): the views of op `N`'s inputs and outputs
@@ -59,14 +64,15 @@
 //!   omitted (the module docs list the others: ops on variable tensors, for now).
 //!
 //! ```
-//! stowplan::include_model!("../tests/models/synthetic/residual.tflite", budget = "1 KiB");
+//! stowplan::include_model!("models/residual.tflite", budget = "1 KiB");
 //!
 //! assert_eq!(residual::ARENA_BYTES, 384);
 //! assert_eq!(residual::LOWER_BOUND_BYTES, 384);
 //! assert_eq!(residual::OPS[2].opcode, "ADD");
 //!
 //! let mut arena = residual::Arena::new();
-//! arena.view_mut(residual::X).fill(-1.0);
+//! // `inputs::INPUT_0` is the model's first input whatever its name (here `x`: `residual::X`).
+//! arena.view_mut(residual::inputs::INPUT_0).fill(-1.0);
 //! // Op 0 is a RELU: it reads `x` and writes `a`.
 //! let ((x,), (a,)) = residual::ops::op_0(&mut arena);
 //! for (a, x) in a.iter_mut().zip(x) {
@@ -97,6 +103,7 @@
 //! arena.as_bytes_mut()[X.byte_range()].fill(0);
 //! ```
 #![no_std]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 // The only crate of the workspace with `unsafe`: each block carries a `// SAFETY:` proof.
 #![allow(unsafe_code)]
 #![deny(missing_docs)]
@@ -112,25 +119,83 @@ use core::ops::Range;
 
 mod arena;
 pub mod cache;
+#[cfg(feature = "defmt")]
+mod defmt_impls;
 mod dynamic;
 #[cfg(feature = "kernels")]
+#[cfg_attr(docsrs, doc(cfg(feature = "kernels")))]
 pub mod kernels;
 mod op;
 #[cfg(all(feature = "stack-probe", target_arch = "arm", target_os = "none"))]
+#[cfg_attr(
+    docsrs,
+    doc(cfg(all(feature = "stack-probe", target_arch = "arm", target_os = "none")))
+)]
 pub mod stack;
 #[cfg(test)]
 mod tests;
 
+#[cfg(not(any(target_has_atomic = "8", feature = "critical-section")))]
+pub use arena::TakeNeedsCriticalSection;
 pub use arena::{Arena, StaticArena};
 pub use dynamic::{DynamicError, DynamicTensor};
 pub use op::{Read, Reads, Write, Writes};
 
 #[cfg(feature = "macros")]
+#[cfg_attr(docsrs, doc(cfg(feature = "macros")))]
 pub use stowplan_macros::include_model;
 
 mod sealed {
     pub trait Sealed {}
 }
+
+/// An alignment of an arena's address, in bytes: the `A` of [`Arena<M, N, A>`](Arena) and
+/// [`StaticArena<M, N, A>`](StaticArena). Only the [`SupportedAlign`] ones exist.
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[derive(Clone, Copy, Debug)]
+pub struct Align<const A: usize>;
+
+/// The alignments an arena's address can have: every power of two from 1 to 4,096 (below 16 the
+/// arena is 16-byte aligned all the same). Sealed.
+///
+/// A generated module planned with `align = 64` names `Arena<Activations, ARENA_BYTES, 64>`;
+/// an alignment above 4,096 is refused when the crate compiles, with a message.
+pub trait SupportedAlign: sealed::Sealed {
+    /// A zero-sized type of exactly this alignment (at least 16).
+    #[doc(hidden)]
+    type Archetype: Copy + Send + Sync + 'static;
+}
+
+macro_rules! alignments {
+    ($($a:literal => $t:ident),* $(,)?) => {$(
+        #[doc(hidden)]
+        #[derive(Clone, Copy, Debug)]
+        #[repr(align($a))]
+        pub struct $t;
+    )*};
+}
+
+alignments!(
+    16 => Align16Bytes, 32 => Align32Bytes, 64 => Align64Bytes, 128 => Align128Bytes,
+    256 => Align256Bytes, 512 => Align512Bytes, 1024 => Align1024Bytes,
+    2048 => Align2048Bytes, 4096 => Align4096Bytes,
+);
+
+macro_rules! supported {
+    ($($a:literal => $t:ident),* $(,)?) => {$(
+        impl sealed::Sealed for Align<$a> {}
+        impl SupportedAlign for Align<$a> {
+            type Archetype = $t;
+        }
+    )*};
+}
+
+supported!(
+    1 => Align16Bytes, 2 => Align16Bytes, 4 => Align16Bytes, 8 => Align16Bytes,
+    16 => Align16Bytes, 32 => Align32Bytes, 64 => Align64Bytes, 128 => Align128Bytes,
+    256 => Align256Bytes, 512 => Align512Bytes, 1024 => Align1024Bytes,
+    2048 => Align2048Bytes, 4096 => Align4096Bytes,
+);
 
 /// An element type of a tensor: a plain number type for which every bit pattern is a valid
 /// value and which has no padding, so arena bytes and constant data can be viewed as it.
@@ -258,6 +323,7 @@ impl<M, T: Element> Slot<M, T> {
 }
 
 /// Where a tensor's bytes are.
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Location {
     /// In the arena, at `offset`, `bytes` long.
@@ -281,6 +347,7 @@ pub enum Location {
 }
 
 /// A tensor of the model, for tables and tools.
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TensorInfo {
     /// Its name in the model.
@@ -294,6 +361,7 @@ pub struct TensorInfo {
 }
 
 /// An op of the model, in execution order.
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct OpInfo {
     /// Builtin name (`CONV_2D`) or custom code.
@@ -559,3 +627,8 @@ pub mod __private_v1 {
         }
     }
 }
+
+/// The README's examples, run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

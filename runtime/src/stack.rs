@@ -37,6 +37,7 @@
 pub const PATTERN: u32 = 0xCCCC_CCCC;
 
 /// The words [`paint`] painted, to be examined by [`Painted::peak_bytes`].
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Painted {
     /// Address of the lowest painted word: `__sheap`.

@@ -186,9 +186,29 @@ fn a_static_arena_is_taken_once() {
     assert_eq!(arena.view(X)[0], 1.5);
     assert_eq!(
         format!("{ARENA:?}"),
-        "StaticArena { bytes: 64, taken: true }"
+        "StaticArena { bytes: 64, align: 16, taken: true }"
     );
     assert_eq!(size_of::<StaticArena<Net, 64>>(), 64 + 16);
+}
+
+#[test]
+fn an_arena_aligned_above_16_has_its_address_aligned() {
+    static ARENA: StaticArena<Net, 128, 64> = StaticArena::new();
+    assert!(!ARENA.is_taken());
+    let arena = ARENA.take().expect("the first take gets the arena");
+    assert!(ARENA.is_taken());
+    assert_eq!(arena.as_bytes().as_ptr() as usize % 64, 0);
+    assert_eq!(Arena::<Net, 128, 64>::ALIGN, 64);
+    assert_eq!(Arena::<Net, 128, 8>::ALIGN, 16);
+    assert_eq!(size_of::<Arena<Net, 128, 64>>(), 128);
+    // The flag padded to the alignment.
+    assert_eq!(size_of::<StaticArena<Net, 128, 64>>(), 128 + 64);
+    let local = Arena::<Net, 4096, 4096>::new();
+    assert_eq!(local.as_bytes().as_ptr() as usize % 4096, 0);
+    assert_eq!(
+        format!("{ARENA:?}"),
+        "StaticArena { bytes: 128, align: 64, taken: true }"
+    );
 }
 
 #[test]

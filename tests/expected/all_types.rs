@@ -60,11 +60,11 @@ pub mod all_types {
     /// Marker of this model's persistent region.
     #[derive(::core::fmt::Debug)]
     pub enum Persistent {}
-    /// The arena, exactly `ARENA_BYTES` long and 16-byte aligned.
+    /// The arena, exactly `ARENA_BYTES` long, its address aligned to 16 bytes.
     pub type Arena = ::stowplan::Arena<Activations, ARENA_BYTES>;
     /// The arena in a `static`, handed out once (its zero bytes go to `.bss`).
     pub type StaticArena = ::stowplan::StaticArena<Activations, ARENA_BYTES>;
-    /// The persistent region, exactly `PERSISTENT_BYTES` long.
+    /// The persistent region, exactly `PERSISTENT_BYTES` long, its address aligned to 16 bytes.
     pub type PersistentArena = ::stowplan::Arena<Persistent, PERSISTENT_BYTES>;
     /// The persistent region in a `static`, handed out once (its zero bytes go to `.bss`).
     pub type StaticPersistentArena = ::stowplan::StaticArena<
@@ -206,12 +206,64 @@ pub mod all_types {
     const _: () = ::core::assert!(
         FLOAT8_E5M2.end() <= ARENA_BYTES, "slot FLOAT8_E5M2 lies outside the arena"
     );
-    /// The model's input tensors (indexes into `TENSORS`).
+    /// The model's input tensors (indexes into `TENSORS`); their slots are in `inputs`.
     pub const INPUTS: &[u32] = &[0];
-    /// The model's output tensors (indexes into `TENSORS`).
+    /// The model's output tensors (indexes into `TENSORS`); their slots are in `outputs`.
     pub const OUTPUTS: &[u32] = &[
         1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20,
     ];
+    /// The model's inputs by position, for code that must not depend on the names the
+    /// converter gave: `INPUT_0` is input 0 of subgraph 0, and so on. Each is the same
+    /// slot (or constant, or dynamic tensor) as the item named after the tensor.
+    pub mod inputs {
+        /// input 0: `x` `int8[1,3]`, the slot `X`
+        pub const INPUT_0: ::stowplan::Slot<super::Activations, i8> = super::X;
+    }
+    /// The model's outputs by position, for code that must not depend on the names the
+    /// converter gave: `OUTPUT_0` is output 0 of subgraph 0, and so on. Each is the same
+    /// slot (or constant, or dynamic tensor) as the item named after the tensor.
+    pub mod outputs {
+        /// output 0: `float32` `float32[1,3]`, the slot `FLOAT32`
+        pub const OUTPUT_0: ::stowplan::Slot<super::Activations, f32> = super::FLOAT32;
+        /// output 1: `float16` `float16[1,3]`, the slot `FLOAT16`
+        pub const OUTPUT_1: ::stowplan::Slot<super::Activations, u16> = super::FLOAT16;
+        /// output 2: `int32` `int32[1,3]`, the slot `INT32`
+        pub const OUTPUT_2: ::stowplan::Slot<super::Activations, i32> = super::INT32;
+        /// output 3: `uint8` `uint8[1,3]`, the slot `UINT8`
+        pub const OUTPUT_3: ::stowplan::Slot<super::Activations, u8> = super::UINT8;
+        /// output 4: `int64` `int64[1,3]`, the slot `INT64`
+        pub const OUTPUT_4: ::stowplan::Slot<super::Activations, i64> = super::INT64;
+        /// output 5: `bool` `bool[1,3]`, the slot `BOOL`
+        pub const OUTPUT_5: ::stowplan::Slot<super::Activations, u8> = super::BOOL;
+        /// output 6: `int16` `int16[1,3]`, the slot `INT16`
+        pub const OUTPUT_6: ::stowplan::Slot<super::Activations, i16> = super::INT16;
+        /// output 7: `complex64` `complex64[1,3]`, the slot `COMPLEX64`
+        pub const OUTPUT_7: ::stowplan::Slot<super::Activations, f32> = super::COMPLEX64;
+        /// output 8: `int8` `int8[1,3]`, the slot `INT8`
+        pub const OUTPUT_8: ::stowplan::Slot<super::Activations, i8> = super::INT8;
+        /// output 9: `float64` `float64[1,3]`, the slot `FLOAT64`
+        pub const OUTPUT_9: ::stowplan::Slot<super::Activations, f64> = super::FLOAT64;
+        /// output 10: `complex128` `complex128[1,3]`, the slot `COMPLEX128`
+        pub const OUTPUT_10: ::stowplan::Slot<super::Activations, f64> = super::COMPLEX128;
+        /// output 11: `uint64` `uint64[1,3]`, the slot `UINT64`
+        pub const OUTPUT_11: ::stowplan::Slot<super::Activations, u64> = super::UINT64;
+        /// output 12: `uint32` `uint32[1,3]`, the slot `UINT32`
+        pub const OUTPUT_12: ::stowplan::Slot<super::Activations, u32> = super::UINT32;
+        /// output 13: `uint16` `uint16[1,3]`, the slot `UINT16`
+        pub const OUTPUT_13: ::stowplan::Slot<super::Activations, u16> = super::UINT16;
+        /// output 14: `int4` `int4[1,3]`, the slot `INT4`
+        pub const OUTPUT_14: ::stowplan::Slot<super::Activations, u8> = super::INT4;
+        /// output 15: `bfloat16` `bfloat16[1,3]`, the slot `BFLOAT16`
+        pub const OUTPUT_15: ::stowplan::Slot<super::Activations, u16> = super::BFLOAT16;
+        /// output 16: `int2` `int2[1,3]`, the slot `INT2`
+        pub const OUTPUT_16: ::stowplan::Slot<super::Activations, u8> = super::INT2;
+        /// output 17: `uint4` `uint4[1,3]`, the slot `UINT4`
+        pub const OUTPUT_17: ::stowplan::Slot<super::Activations, u8> = super::UINT4;
+        /// output 18: `float8_e4m3fn` `float8_e4m3fn[1,3]`, the slot `FLOAT8_E4M3FN`
+        pub const OUTPUT_18: ::stowplan::Slot<super::Activations, u8> = super::FLOAT8_E4M3FN;
+        /// output 19: `float8_e5m2` `float8_e5m2[1,3]`, the slot `FLOAT8_E5M2`
+        pub const OUTPUT_19: ::stowplan::Slot<super::Activations, u8> = super::FLOAT8_E5M2;
+    }
     /// Every tensor of every subgraph, by tensor id.
     pub const TENSORS: &[::stowplan::__private_v1::TensorInfo] = &[
         ::stowplan::__private_v1::TensorInfo {

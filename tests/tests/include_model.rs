@@ -36,6 +36,26 @@ fn the_macro_expands_to_the_planned_module() {
     let mut arena = chain::Arena::new();
     arena.as_bytes_mut()[chain::T1.byte_range()].fill(7);
     assert_eq!(arena.as_bytes()[..4], [7; 4]);
+    // Positional names: the same slots as the tensors' own names.
+    type Slot = stowplan::Slot<chain::Activations, f32>;
+    let same = |a: Slot, b: Slot| (a.offset(), a.len()) == (b.offset(), b.len());
+    assert!(same(chain::inputs::INPUT_0, chain::T0));
+    assert!(same(chain::outputs::OUTPUT_0, chain::T3));
+    // align = 64: offsets and the arena's address are multiples of 64, in a local and a static.
+    assert_eq!(core::mem::align_of::<chain_linear::Arena>(), 64);
+    assert_eq!(core::mem::align_of::<chain::Arena>(), 16);
+    let local = chain_linear::Arena::new();
+    assert_eq!(local.as_bytes().as_ptr() as usize % 64, 0);
+    static LINEAR: chain_linear::StaticArena = chain_linear::StaticArena::new();
+    let taken = LINEAR.take().unwrap();
+    for slot in [
+        chain_linear::T0,
+        chain_linear::T1,
+        chain_linear::T2,
+        chain_linear::T3,
+    ] {
+        assert_eq!(taken.view(slot).as_ptr() as usize % 64, 0);
+    }
 }
 
 #[test]

@@ -20,6 +20,22 @@ usage:
   stowplan embed MODEL.tflite -o OUT.tflite [--planner P] [--shape T=DIMS]... [--steps N]
       writes a copy of the model with the plan as its OfflineMemoryAllocation entry, which
       stock TensorFlow Lite Micro honours (alignment 16; an existing entry is replaced)
+  stowplan generate MODEL.tflite [-o NET.rs] [generate options]
+      writes the module build.rs writes (stowplan_build::Config), byte for byte, to NET.rs or
+      stdout: run it from the crate's root (MODEL relative to its Cargo.toml, as in build.rs)
+
+generate options (each one of Config's):
+  --budget SIZE      fail if arena + state need more: bytes, or 48KiB, '1.5 MiB' (KiB, MiB)
+  --align N          alignment of every offset and size and of the arena (default 16)
+  --planner P        as below
+  --name NAME        the module's name (default: from the file stem)
+  --runtime PATH     the runtime crate's path in generated code (default ::stowplan)
+  --shape T=DIMS     as below; repeatable
+  --offline MODE     honour (default) or replan
+  --dynamic MODE     plan (default) or cache
+  --invoke           generate `invoke` (the runtime's kernels)
+  --fallback PATH    with --invoke: the module whose op_N functions run ops without a kernel
+  --manifest-dir DIR the directory MODEL is relative to (default: the current one)
 
 options:
   --planner P        auto (default) | search | greedy | best-fit | conflicts | lifetime |
@@ -296,6 +312,127 @@ fn embed_command(it: impl Iterator<Item = String>) -> Result<String, Failure> {
     ))
 }
 
+/// `stowplan generate MODEL [-o OUT] [Config's options]`: the file `Config::generate` writes.
+fn generate_command(it: impl Iterator<Item = String>) -> Result<String, Failure> {
+    let usage = |m: String| Failure::Usage(m);
+    let mut config = stowplan_build::Config::new();
+    let mut output = None;
+    let mut model = None;
+    let mut manifest_dir = None;
+    let mut it = it.into_iter();
+    while let Some(arg) = it.next() {
+        let (flag, inline) = match arg.split_once('=') {
+            Some((f, v)) if f.starts_with("--") => (f.to_owned(), Some(v.to_owned())),
+            _ => (arg.clone(), None),
+        };
+        let mut take = || match inline.clone() {
+            Some(v) => Ok(v),
+            None => it
+                .next()
+                .ok_or_else(|| usage(format!("{flag} needs a value; see stowplan --help"))),
+        };
+        match flag.as_str() {
+            "-h" | "--help" => return Ok(USAGE.to_owned()),
+            "-o" | "--output" => output = Some(take()?),
+            "--budget" => {
+                let v = take()?;
+                let bytes = stowplan_planner::codegen::size::parse_size(&v)
+                    .map_err(|e| usage(format!("--budget {v}: {e}")))?;
+                config.budget(bytes);
+            }
+            "--align" => {
+                let v = take()?;
+                let n = v
+                    .parse::<u64>()
+                    .ok()
+                    .filter(|n| n.is_power_of_two())
+                    .ok_or_else(|| {
+                        usage(format!("--align {v}: expected a power of two such as 16"))
+                    })?;
+                config.align(n);
+            }
+            "--planner" => {
+                config.planner(
+                    take()?
+                        .parse()
+                        .map_err(|e: plan::UnknownPlannerError| usage(e.to_string()))?,
+                );
+            }
+            "--name" => {
+                config.name(take()?);
+            }
+            "--runtime" => {
+                config.runtime_crate(take()?);
+            }
+            "--shape" => {
+                config.shape(take()?);
+            }
+            "--offline" => {
+                config.offline(match take()?.as_str() {
+                    "honour" | "honor" => OfflinePolicy::Honour,
+                    "replan" => OfflinePolicy::Replan,
+                    other => {
+                        return Err(usage(format!(
+                            "--offline {other}: expected honour or replan"
+                        )));
+                    }
+                });
+            }
+            "--dynamic" => {
+                config.dynamic_cache(match take()?.as_str() {
+                    "cache" => true,
+                    "plan" => false,
+                    other => {
+                        return Err(usage(format!("--dynamic {other}: expected plan or cache")));
+                    }
+                });
+            }
+            "--invoke" if inline.is_none() => {
+                config.invoke(true);
+            }
+            "--fallback" => {
+                config.invoke_fallback(take()?);
+            }
+            "--manifest-dir" => manifest_dir = Some(take()?),
+            f if f.starts_with('-') && f.len() > 1 => {
+                return Err(usage(format!(
+                    "unknown option {f} for generate; see stowplan --help"
+                )));
+            }
+            _ if model.is_none() => model = Some(arg),
+            _ => {
+                return Err(usage(format!(
+                    "unexpected argument {arg:?}; one model at a time"
+                )));
+            }
+        }
+    }
+    let model = model.ok_or_else(|| {
+        usage("generate needs a MODEL.tflite (relative to the crate's Cargo.toml); see stowplan --help".into())
+    })?;
+    let dir = match manifest_dir {
+        Some(d) => std::path::PathBuf::from(d),
+        None => std::env::current_dir()
+            .map_err(|e| Failure::Plan(format!("cannot read the current directory: {e}")))?,
+    };
+    let (text, _) = config
+        .model(model)
+        .manifest_dir(dir)
+        .render()
+        .map_err(|e| match e {
+            stowplan_build::BuildError::BadOption(m) => Failure::Usage(m),
+            other => Failure::Plan(other.to_string()),
+        })?;
+    match output {
+        None => Ok(text),
+        Some(path) => {
+            std::fs::write(&path, &text)
+                .map_err(|e| Failure::Plan(format!("cannot write {path}: {e}")))?;
+            Ok(String::new())
+        }
+    }
+}
+
 fn read_file(path: &str) -> Result<Vec<u8>, Failure> {
     let fail = |e: std::io::Error| Failure::Plan(format!("cannot read {path}: {e}"));
     let meta = std::fs::metadata(path).map_err(fail)?;
@@ -414,15 +551,17 @@ fn main() -> ExitCode {
         None | Some("-h" | "--help" | "help") => Ok(USAGE.to_owned()),
         Some("-V" | "--version") => Ok(format!("stowplan {}", env!("CARGO_PKG_VERSION"))),
         Some("embed") => embed_command(it),
+        Some("generate") => generate_command(it),
         Some("plan") => parse(it).and_then(|args| match args {
             None => Ok(USAGE.to_owned()),
             Some(args) => run(&args),
         }),
         Some(other) => Err(Failure::Usage(format!(
-            "unknown command {other:?}; the commands are `stowplan plan` and `stowplan embed`"
+            "unknown command {other:?}; the commands are `stowplan plan`, `stowplan generate` and `stowplan embed`"
         ))),
     };
     match result {
+        Ok(text) if text.is_empty() => ExitCode::SUCCESS,
         Ok(text) => match write_stdout(&text) {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {

@@ -699,8 +699,9 @@ pub(crate) fn generate(
         }
     } else {
         quote! {
-            /// Runs the model once: write the inputs into the arena (`arena.view_mut(INPUT)`), call
-            /// this, read the outputs. Every op runs its kernel on its planned slots (ops without
+            /// Runs the model once: write the inputs into the arena
+            /// (`arena.view_mut(inputs::INPUT_0)`), call this, read the outputs
+            /// (`arena.view(outputs::OUTPUT_0)`). Every op runs its kernel on its planned slots (ops without
             /// one, the fallback's `op_N` on their views); nothing is planned or parsed here.
             pub fn invoke(arena: &mut Arena) {
                 #(#main)*

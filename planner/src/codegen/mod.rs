@@ -7,7 +7,8 @@
 //! - `ARENA_BYTES`, `LOWER_BOUND_BYTES`, `NAIVE_BYTES`, `ALIGN`, `PERSISTENT_BYTES`, `PLANNER`,
 //!   `MODEL_PATH`, `MODEL_SHA256`;
 //! - marker types `Activations` and `Persistent`, and `Arena` / `StaticArena` /
-//!   `PersistentArena`, the runtime's arena types of exactly the planned sizes;
+//!   `PersistentArena`, the runtime's arena types of exactly the planned sizes, their address
+//!   aligned to the plan's alignment when it is above 16 (up to [`MAX_ALIGN`]);
 //! - one typed `Slot` constant per tensor in the arena or the persistent region, named by the
 //!   rule in [`names`], documented with the tensor's name, type, shape, lifetime, offset and
 //!   size, and followed by an assertion that it lies inside its region;
@@ -16,6 +17,9 @@
 //!   never become tokens, and only the buffers reach the binary, not the whole file;
 //! - `INPUTS`, `OUTPUTS`, `TENSORS` and `OPS`: the model's inputs, outputs, tensors and ops in
 //!   execution order, as tables;
+//! - `pub mod inputs` and `pub mod outputs`: the model's inputs and outputs by position
+//!   (`inputs::INPUT_0`, `outputs::OUTPUT_0`, ...), the same slots as the constants named after
+//!   the tensors, so code does not depend on the names the converter gave;
 //! - a compile-time proof that slots live at the same time are disjoint, and the budget check;
 //! - `pub mod ops`: one function per op whose tensors are all in the arena, constants or
 //!   omitted, returning the views of its inputs (shared) and outputs (mutable) at once, each with
@@ -30,6 +34,7 @@ pub mod chart;
 mod invoke;
 pub mod names;
 pub mod request;
+pub mod size;
 
 use std::fmt;
 use std::fmt::Write as _;
@@ -73,6 +78,18 @@ pub struct Codegen {
     pub fallback: Option<syn::Path>,
 }
 
+/// The largest alignment generated arena types can give their address: the runtime's
+/// `SupportedAlign` goes up to 4,096 (a page).
+pub const MAX_ALIGN: u64 = 4096;
+
+/// The message for an alignment above [`MAX_ALIGN`].
+#[must_use]
+pub fn align_too_large(align: u64) -> String {
+    format!(
+        "align = {align} is more than the runtime's arena types can align their address to ({MAX_ALIGN}); use align = {MAX_ALIGN} or less, or plan with the `stowplan` command, which has no such limit"
+    )
+}
+
 /// Why generation failed.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
@@ -97,6 +114,11 @@ pub enum GenerateError {
         /// The full message, naming the op and why.
         message: String,
     },
+    /// The alignment is above what the runtime's arena types can give ([`MAX_ALIGN`]).
+    Alignment {
+        /// The full message.
+        message: String,
+    },
 }
 
 impl fmt::Display for GenerateError {
@@ -105,7 +127,8 @@ impl fmt::Display for GenerateError {
             Self::OverBudget { message }
             | Self::OfflineAliases { message }
             | Self::TooLarge { message }
-            | Self::NoKernel { message } => f.write_str(message),
+            | Self::NoKernel { message }
+            | Self::Alignment { message } => f.write_str(message),
         }
     }
 }
@@ -263,10 +286,11 @@ fn module_docs(plan: &ModelPlan, cg: &Codegen, sha: &str) -> Vec<String> {
         thousands(plan.naive_bytes().saturating_sub(plan.arena_bytes()))
     ));
     let st = &plan.state;
+    let plural = |n: usize, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
     d.push(format!(
-        " | state (persistent: {} variable tensors, {} resource variables{}) | {} |",
-        st.variables.len(),
-        st.resources.len(),
+        " | state (persistent: {}, {}{}) | {} |",
+        plural(st.variables.len(), "variable tensor"),
+        plural(st.resources.len(), "resource variable"),
         if st.flags.is_some() { ", flags" } else { "" },
         thousands(plan.persistent_bytes)
     ));
@@ -343,6 +367,11 @@ pub fn generate(
     {
         return Err(GenerateError::OverBudget {
             message: over_budget_message(plan, budget),
+        });
+    }
+    if plan.problem.alignment() > MAX_ALIGN {
+        return Err(GenerateError::Alignment {
+            message: align_too_large(plan.problem.alignment()),
         });
     }
     if let Some(a) = plan.declared_aliases.first() {
@@ -752,6 +781,25 @@ pub fn generate(
     let main = model.subgraphs.first();
     let inputs = io(main.map_or(&[][..], |s| &s.inputs));
     let outputs = io(main.map_or(&[][..], |s| &s.outputs));
+    let io_names = IoNames {
+        plan,
+        access: &access,
+        names: &names,
+        rt,
+        p: &p,
+    };
+    let inputs_mod = io_names.module(
+        "inputs",
+        "INPUT",
+        "input",
+        main.map_or(&[][..], |s| &s.inputs),
+    );
+    let outputs_mod = io_names.module(
+        "outputs",
+        "OUTPUT",
+        "output",
+        main.map_or(&[][..], |s| &s.outputs),
+    );
 
     let proof = disjointness_proof(plan, &p);
     let budget = cg.budget.map(|b| {
@@ -820,6 +868,19 @@ pub fn generate(
             quote!(const _: () = ::core::assert!(#need_lit <= ::core::primitive::usize::MAX as u64, #msg);)
         })
     };
+    // Above 16, the arena types align their address as the plan aligns offsets.
+    let address_align = (align > 16).then(|| {
+        let a = ulit(align);
+        quote!(, #a)
+    });
+    let arena_doc = format!(
+        " The arena, exactly `ARENA_BYTES` long, its address aligned to {} bytes.",
+        align.max(16)
+    );
+    let persistent_doc = format!(
+        " The persistent region, exactly `PERSISTENT_BYTES` long, its address aligned to {} bytes.",
+        align.max(16)
+    );
     let planner = plan.plan.planner().name();
     let winner = plan.plan.winner().name();
     let proven = plan.plan.proven_optimal();
@@ -858,22 +919,24 @@ pub fn generate(
             /// Marker of this model's persistent region.
             #[derive(::core::fmt::Debug)]
             pub enum Persistent {}
-            /// The arena, exactly `ARENA_BYTES` long and 16-byte aligned.
-            pub type Arena = #rt::Arena<Activations, ARENA_BYTES>;
+            #[doc = #arena_doc]
+            pub type Arena = #rt::Arena<Activations, ARENA_BYTES #address_align>;
             /// The arena in a `static`, handed out once (its zero bytes go to `.bss`).
-            pub type StaticArena = #rt::StaticArena<Activations, ARENA_BYTES>;
-            /// The persistent region, exactly `PERSISTENT_BYTES` long.
-            pub type PersistentArena = #rt::Arena<Persistent, PERSISTENT_BYTES>;
+            pub type StaticArena = #rt::StaticArena<Activations, ARENA_BYTES #address_align>;
+            #[doc = #persistent_doc]
+            pub type PersistentArena = #rt::Arena<Persistent, PERSISTENT_BYTES #address_align>;
             /// The persistent region in a `static`, handed out once (its zero bytes go to `.bss`).
-            pub type StaticPersistentArena = #rt::StaticArena<Persistent, PERSISTENT_BYTES>;
+            pub type StaticPersistentArena = #rt::StaticArena<Persistent, PERSISTENT_BYTES #address_align>;
             #width
             #tracking
             #endian
             #(#items)*
-            /// The model's input tensors (indexes into `TENSORS`).
+            /// The model's input tensors (indexes into `TENSORS`); their slots are in `inputs`.
             pub const INPUTS: &[u32] = #inputs;
-            /// The model's output tensors (indexes into `TENSORS`).
+            /// The model's output tensors (indexes into `TENSORS`); their slots are in `outputs`.
             pub const OUTPUTS: &[u32] = #outputs;
+            #inputs_mod
+            #outputs_mod
             /// Every tensor of every subgraph, by tensor id.
             pub const TENSORS: &[#p::TensorInfo] = &[#(#tensor_table),*];
             /// Every op of every subgraph, each subgraph in execution order.
@@ -885,6 +948,107 @@ pub fn generate(
             #dynamic
         }
     })
+}
+
+/// What the `inputs` and `outputs` modules are made from.
+struct IoNames<'a> {
+    plan: &'a ModelPlan,
+    access: &'a [Access],
+    names: &'a [String],
+    rt: &'a syn::Path,
+    p: &'a TokenStream,
+}
+
+impl IoNames<'_> {
+    /// `pub mod inputs` (or `outputs`): one constant per tensor of the list, named by position
+    /// (`INPUT_0`, `INPUT_1`, ...), the same slot, constant or dynamic tensor as the item named
+    /// after the tensor.
+    fn module(
+        &self,
+        module: &str,
+        prefix: &str,
+        what: &str,
+        list: &[crate::tflite::TensorIndex],
+    ) -> TokenStream {
+        let (rt, p) = (self.rt, self.p);
+        let model = &self.plan.model;
+        let base = model.subgraphs.first().map_or(0, |s| s.first_tensor);
+        let mut items = Vec::new();
+        let mut missing = Vec::new();
+        for (k, t) in list.iter().enumerate() {
+            let id = base + t.get();
+            let ident = format_ident!("{prefix}_{k}");
+            let Some(tensor) = model.tensors.get(id) else {
+                continue;
+            };
+            let name = self.names.get(id).map_or("", String::as_str);
+            let target = format_ident!("{}", if name.is_empty() { "TENSOR" } else { name });
+            let shape = self
+                .plan
+                .tensors
+                .get(id)
+                .map_or_else(String::new, |i| shape_str(&i.shape));
+            let desc = format!("`{}` `{}{shape}`", tensor.name, tensor.dtype.name());
+            let dynamic = self
+                .plan
+                .tensors
+                .get(id)
+                .is_some_and(|i| i.placement == Placement::Dynamic);
+            match self.access.get(id) {
+                Some(Access::Slot { elem, state, .. }) => {
+                    let marker = if *state {
+                        quote!(Persistent)
+                    } else {
+                        quote!(Activations)
+                    };
+                    let doc = format!(" {what} {k}: {desc}, the slot `{name}`");
+                    items.push(quote! {
+                        #[doc = #doc]
+                        pub const #ident: #rt::Slot<super::#marker, #elem> = super::#target;
+                    });
+                }
+                Some(Access::Constant { elem, .. }) => {
+                    let doc = format!(" {what} {k}: {desc}, the constant `{name}`");
+                    items.push(quote! {
+                        #[doc = #doc]
+                        pub const #ident: &[#elem] = super::#target;
+                    });
+                }
+                _ if dynamic => {
+                    let doc = format!(
+                        " {what} {k}: {desc}, sized at run time: the dynamic tensor `dynamic::{name}`"
+                    );
+                    items.push(quote! {
+                        #[doc = #doc]
+                        pub const #ident: #p::DynamicTensor = super::dynamic::#target;
+                    });
+                }
+                _ => missing.push(format!(" - `{prefix}_{k}`: {desc} has no bytes in memory.")),
+            }
+        }
+        let mut docs = vec![
+            format!(
+                " The model's {what}s by position, for code that must not depend on the names the"
+            ),
+            format!(
+                " converter gave: `{prefix}_0` is {what} 0 of subgraph 0, and so on. Each is the same"
+            ),
+            " slot (or constant, or dynamic tensor) as the item named after the tensor.".to_owned(),
+        ];
+        if !missing.is_empty() {
+            docs.push(String::new());
+            docs.push(" No constant for:".to_owned());
+            docs.push(String::new());
+            docs.extend(missing);
+        }
+        let module = format_ident!("{module}");
+        quote! {
+            #(#[doc = #docs])*
+            pub mod #module {
+                #(#items)*
+            }
+        }
+    }
 }
 
 /// Slots the disjointness proof checks per `const` item: each item has its own limit on

@@ -2,7 +2,8 @@
 //!
 //! Tensor constants: the tensor's name up to its first `;` (TFLite joins fused names with `;`),
 //! uppercased, every run of characters other than ASCII letters and digits turned into one `_`,
-//! trimmed of `_` at both ends and cut to 48 characters. An empty result becomes `TENSOR`; a
+//! trimmed of `_` at both ends and cut to at most 48 characters between words (at an `_`; inside
+//! a word only if its first word is longer). An empty result becomes `TENSOR`; a
 //! leading digit gets `T_` in front. Tensors of subgraph `n > 0` get `SG{n}_` in front. When
 //! several tensors get the same name, or a name equals one of the module's fixed items
 //! ([`RESERVED`]) or has the form of a constant buffer's item (`BUFFER_` and digits), each of them
@@ -66,7 +67,13 @@ fn screaming(name: &str) -> String {
         }
     }
     if out.len() > MAX_LEN {
-        out.truncate(MAX_LEN);
+        // Cut between words (at an `_`), never inside one, unless a single word is longer.
+        let cut = out
+            .get(..=MAX_LEN)
+            .and_then(|head| head.rfind('_'))
+            .filter(|&at| at > 0)
+            .unwrap_or(MAX_LEN);
+        out.truncate(cut);
         while out.ends_with('_') {
             out.pop();
         }
@@ -192,6 +199,15 @@ mod tests {
         assert_eq!(screaming("__"), "TENSOR");
         assert_eq!(screaming("3d"), "T_3D");
         assert_eq!(screaming(&"a".repeat(100)).len(), 48);
+        // Cut between words, not inside one.
+        assert_eq!(
+            screaming("mobilenetv2_1.00_224/block_16_depthwise_relu/Relu6;mobilenetv2/x"),
+            "MOBILENETV2_1_00_224_BLOCK_16_DEPTHWISE_RELU"
+        );
+        assert_eq!(
+            screaming("model/sequential/conv2d_transpose_block/BiasAdd_and_more"),
+            "MODEL_SEQUENTIAL_CONV2D_TRANSPOSE_BLOCK_BIASADD"
+        );
     }
 
     #[test]

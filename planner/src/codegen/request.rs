@@ -3,7 +3,7 @@
 //!
 //! ```text
 //! include_model!("models/net.tflite",
-//!     budget = 48 * 1024,          // or a string: "48 KiB", "1.5 MiB", "49152"
+//!     budget = 48 * 1024,          // or a string: "48 KiB", "1.5 MiB", "49152" (see `size`)
 //!     align = 16,                  // a power of two
 //!     planner = "greedy",          // a planner name
 //!     name = net,                  // the module name (default: from the file stem)
@@ -82,60 +82,56 @@ fn err(span: Span, message: impl std::fmt::Display) -> syn::Error {
 }
 
 /// Evaluates integer literal arithmetic (`48 * 1024`, `(1 << 16) - 256`) with checked math.
-fn eval(expr: &Expr) -> syn::Result<u64> {
-    let overflow = || err(expr.span(), "budget arithmetic overflows 64 bits");
+/// Errors cover the whole expression they concern (`new_spanned`), so the caret marks all of
+/// `4 * 1024`, not its first token.
+fn eval(expr: &Expr, what: &str) -> syn::Result<u64> {
+    let overflow = || syn::Error::new_spanned(expr, format!("{what} arithmetic overflows 64 bits"));
     match expr {
         Expr::Lit(l) => match &l.lit {
             syn::Lit::Int(i) => i.base10_parse::<u64>(),
-            syn::Lit::Str(s) => parse_size(&s.value()).ok_or_else(|| {
-                err(s.span(), format!("cannot read {:?} as a size: expected a number of bytes, optionally with B, KiB or MiB, such as \"48 KiB\"", s.value()))
-            }),
-            other => Err(err(other.span(), "expected an integer or a size string such as \"48 KiB\"")),
+            syn::Lit::Str(s) => super::size::parse_size(&s.value()).map_err(|e| err(s.span(), e)),
+            other => Err(err(
+                other.span(),
+                format!("expected an integer or a size string such as \"48 KiB\" for {what}"),
+            )),
         },
-        Expr::Paren(p) => eval(&p.expr),
-        Expr::Group(g) => eval(&g.expr),
+        Expr::Paren(p) => eval(&p.expr, what),
+        Expr::Group(g) => eval(&g.expr, what),
         Expr::Binary(b) => {
-            let (l, r) = (eval(&b.left)?, eval(&b.right)?);
+            let (l, r) = (eval(&b.left, what)?, eval(&b.right, what)?);
             match b.op {
                 syn::BinOp::Add(_) => l.checked_add(r),
                 syn::BinOp::Sub(_) => l.checked_sub(r),
                 syn::BinOp::Mul(_) => l.checked_mul(r),
                 syn::BinOp::Div(_) => l.checked_div(r),
-                syn::BinOp::Shl(_) => u32::try_from(r).ok().and_then(|r| l.checked_shl(r)).filter(|v| v >> r == l),
-                _ => return Err(err(b.op.span(), "only + - * / << are allowed in a budget")),
+                syn::BinOp::Shl(_) => u32::try_from(r)
+                    .ok()
+                    .and_then(|r| l.checked_shl(r))
+                    .filter(|v| v >> r == l),
+                _ => {
+                    return Err(err(
+                        b.op.span(),
+                        format!("only + - * / << are allowed in {what}"),
+                    ));
+                }
             }
             .ok_or_else(overflow)
         }
-        other => Err(err(
-            other.span(),
-            "expected integer literal arithmetic such as 48 * 1024, or a string such as \"48 KiB\"; a macro cannot read named constants",
-        )),
-    }
-}
-
-/// `"48 KiB"`, `"1.5 MiB"`, `"2048"`, `"2048 B"`, `"64K"`, `"1M"`: a size in bytes.
-fn parse_size(text: &str) -> Option<u64> {
-    let t = text.trim();
-    let split = t
-        .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '_'))
-        .unwrap_or(t.len());
-    let (number, unit) = t.split_at(split);
-    let scale: u64 = match unit.trim() {
-        "" | "B" => 1,
-        "K" | "KiB" | "KB" | "kB" | "k" => 1024,
-        "M" | "MiB" | "MB" => 1024 * 1024,
-        _ => return None,
-    };
-    let number = number.replace('_', "");
-    match number.split_once('.') {
-        None => number.parse::<u64>().ok()?.checked_mul(scale),
-        Some((whole, frac)) => {
-            // Exact decimal: whole * scale + frac * scale / 10^len, which must be whole bytes.
-            let w = whole.parse::<u64>().ok()?.checked_mul(scale)?;
-            let denom = 10u64.checked_pow(u32::try_from(frac.len()).ok()?)?;
-            let f = frac.parse::<u64>().ok()?.checked_mul(scale)?;
-            (f % denom == 0).then(|| w.checked_add(f / denom)).flatten()
+        Expr::Path(p) => {
+            let name = quote!(#p).to_string().replace(' ', "");
+            Err(syn::Error::new_spanned(
+                expr,
+                format!(
+                    "a macro cannot read the value of a named constant such as `{name}`: write the number here (`{what} = 48 * 1024` or `{what} = \"48 KiB\"`), or leave it out and check the constant after the macro: `const _: () = assert!(net::RAM_BYTES <= {name} as usize);` (build.rs's `Config` takes the constant itself)"
+                ),
+            ))
         }
+        other => Err(syn::Error::new_spanned(
+            other,
+            format!(
+                "expected integer literal arithmetic such as 48 * 1024, or a string such as \"48 KiB\", for {what}"
+            ),
+        )),
     }
 }
 
@@ -156,7 +152,8 @@ fn string_value(expr: &Expr, what: &str) -> syn::Result<LitStr> {
 struct Parsed {
     path: LitStr,
     options: Options,
-    budget: Option<(u64, Span)>,
+    /// The budget and its expression (errors about it cover the whole expression).
+    budget: Option<(u64, Expr)>,
     name: Option<Ident>,
     runtime: syn::Path,
     invoke: bool,
@@ -188,15 +185,20 @@ fn parse_args(input: Input) -> Result<Parsed, syn::Error> {
         seen.push(k.clone());
         let result: syn::Result<()> = (|| {
             match (k.as_str(), &value) {
-                ("budget", Value::Expr(e)) => parsed.budget = Some((eval(e)?, e.span())),
-                ("fold_cap", Value::Expr(e)) => parsed.options.fold_cap = Some(eval(e)?),
+                ("budget", Value::Expr(e)) => parsed.budget = Some((eval(e, "budget")?, e.clone())),
+                ("fold_cap", Value::Expr(e)) => {
+                    parsed.options.fold_cap = Some(eval(e, "fold_cap")?)
+                }
                 ("align", Value::Expr(e)) => {
-                    let a = eval(e)?;
+                    let a = eval(e, "align")?;
                     if !a.is_power_of_two() {
-                        return Err(err(
-                            e.span(),
+                        return Err(syn::Error::new_spanned(
+                            e,
                             format!("align must be a power of two such as 16, found {a}"),
                         ));
+                    }
+                    if a > super::MAX_ALIGN {
+                        return Err(syn::Error::new_spanned(e, super::align_too_large(a)));
                     }
                     parsed.options.alignment = a;
                 }
@@ -282,6 +284,20 @@ fn parse_args(input: Input) -> Result<Parsed, syn::Error> {
     }
 }
 
+/// The `name` and `crate` options as given, if well formed, whatever the other options are.
+fn names_asked(input: &Input) -> (Option<Ident>, Option<syn::Path>) {
+    let mut name = None;
+    let mut runtime = None;
+    for Arg { key, value } in &input.args {
+        match (key.unraw().to_string().as_str(), value) {
+            ("name", Value::Expr(Expr::Path(p))) => name = p.path.get_ident().cloned(),
+            ("crate", Value::Path(p)) => runtime = Some(p.clone()),
+            _ => {}
+        }
+    }
+    (name, runtime)
+}
+
 /// A stub module so that the error above is the only one the user sees.
 fn stub(name: &Ident, runtime: &syn::Path) -> TokenStream {
     quote! {
@@ -319,11 +335,17 @@ pub fn expand(input: TokenStream, manifest_dir: Option<&Path>) -> TokenStream {
             .unwrap_or_default();
         Ident::new(&super::names::module_name(&stem), path_span)
     };
+    // The placeholder after a bad argument keeps the module name and runtime path asked for,
+    // so that the argument's error is the only one (no E0428 for a second module `name`).
+    let (asked_name, asked_runtime) = names_asked(&input);
     let parsed = match parse_args(input) {
         Ok(p) => p,
         Err(e) => {
             let mut out = e.into_compile_error();
-            out.extend(stub(&stem_name, &syn::parse_quote!(::stowplan)));
+            out.extend(stub(
+                asked_name.as_ref().unwrap_or(&stem_name),
+                &asked_runtime.unwrap_or_else(|| syn::parse_quote!(::stowplan)),
+            ));
             return out;
         }
     };
@@ -407,7 +429,7 @@ fn expand_parsed(
         runtime: parsed.runtime.clone(),
         model_path: rel.clone(),
         model_file,
-        budget: parsed.budget.map(|(b, _)| b),
+        budget: parsed.budget.as_ref().map(|(b, _)| *b),
         invoke: parsed.invoke,
         fallback: parsed.fallback.clone(),
     };
@@ -428,11 +450,13 @@ fn expand_parsed(
     let plan = plan_model(&bytes, &options)
         .map_err(|e| (err(span, format!("{rel}: {e}")), tracking.clone()))?;
     generate(&plan, &bytes, &cg).map_err(|e| {
-        let at = match (&e, parsed.budget) {
-            (GenerateError::OverBudget { .. }, Some((_, budget_span))) => budget_span,
-            _ => span,
+        let error = match (&e, &parsed.budget) {
+            (GenerateError::OverBudget { .. }, Some((_, budget))) => {
+                syn::Error::new_spanned(budget, e)
+            }
+            _ => err(span, e),
         };
-        (err(at, e), tracking)
+        (error, tracking)
     })
 }
 
@@ -441,30 +465,21 @@ mod tests {
     use super::*;
 
     #[test]
-    fn sizes() {
-        assert_eq!(parse_size("48 KiB"), Some(49_152));
-        assert_eq!(parse_size("1.5 MiB"), Some(1_572_864));
-        assert_eq!(parse_size("2048"), Some(2048));
-        assert_eq!(parse_size("64K"), Some(65_536));
-        assert_eq!(parse_size("1.1 B"), None);
-        assert_eq!(parse_size("lots"), None);
-        assert_eq!(parse_size("99999999999999999999 MiB"), None);
-    }
-
-    #[test]
     fn budget_arithmetic() {
         let e: Expr = syn::parse_quote!(48 * 1024);
-        assert_eq!(eval(&e).unwrap(), 49_152);
+        assert_eq!(eval(&e, "budget").unwrap(), 49_152);
         let e: Expr = syn::parse_quote!((1 << 16) - 256);
-        assert_eq!(eval(&e).unwrap(), 65_280);
+        assert_eq!(eval(&e, "budget").unwrap(), 65_280);
         let e: Expr = syn::parse_quote!(1 << 70);
-        assert!(eval(&e).is_err());
+        assert!(eval(&e, "budget").is_err());
+        let e: Expr = syn::parse_quote!("8 kib");
+        assert_eq!(eval(&e, "budget").unwrap(), 8_192);
         let e: Expr = syn::parse_quote!(BUDGET);
         assert!(
-            eval(&e)
+            eval(&e, "budget")
                 .unwrap_err()
                 .to_string()
-                .contains("cannot read named constants")
+                .contains("cannot read the value of a named constant such as `BUDGET`")
         );
     }
 }

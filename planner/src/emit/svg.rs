@@ -6,6 +6,11 @@
 //! bound is a dashed line across, the arena the top edge, and the peak time a dashed line up.
 //! Fixed buffers (from an offline plan) have a dashed outline. The output depends only on the
 //! plan, so it is byte-stable.
+//!
+//! A model's picture counts time as its text report does (TFLite Micro's scopes: op `k` of
+//! subgraph 0 at `k`, the inputs' arrival at -1), in the axis, the tooltips and the peak; each
+//! time label sits under the middle of its step. Labels inside rectangles are clipped to them, so
+//! a long name never runs into its neighbour's.
 
 use std::fmt::Write as _;
 
@@ -71,7 +76,26 @@ struct StateBlock {
     bytes: u64,
 }
 
+/// How the picture counts time: a problem's own times, or a model's scopes (time `t` of the
+/// abstract problem is scope `t - 1`, as the text report shows it).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Clock {
+    Problem,
+    Scopes,
+}
+
+impl Clock {
+    fn label(self, t: u64) -> String {
+        match self {
+            Self::Problem => thousands(t),
+            Self::Scopes => t.checked_sub(1).map_or_else(|| "-1".to_owned(), thousands),
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
 fn render(
+    clock: Clock,
     title: &str,
     blocks: &[Block],
     arena: u64,
@@ -148,13 +172,15 @@ fn render(
     }
     let _ = writeln!(out, "</g>");
     let _ = writeln!(out, r#"<g text-anchor="middle">"#);
-    for t in ticks(t1 - t0, 10) {
+    // Each label under the middle of its time step, as the rectangles of that step are; the last
+    // step is `t1 - 1`.
+    for t in ticks(t1 - t0 - 1, 10) {
         let _ = writeln!(
             out,
             r#"<text x="{:.1}" y="{:.1}">{}</text>"#,
-            x(t0 + t),
+            (x(t0 + t) + x(t0 + t + 1)) / 2.0,
             TOP + plot_h + 16.0,
-            thousands(t0 + t)
+            clock.label(t0 + t)
         );
     }
     let _ = writeln!(
@@ -189,8 +215,8 @@ fn render(
             escape(&b.label),
             thousands(b.bytes),
             thousands(b.offset),
-            b.first,
-            b.last,
+            clock.label(u64::from(b.first)),
+            clock.label(u64::from(b.last)),
             if b.fixed {
                 ", fixed by the offline plan"
             } else {
@@ -199,9 +225,9 @@ fn render(
         );
     }
     let _ = writeln!(out, "</g>");
-    // Labels inside the rectangles that can hold them.
+    // Labels inside the rectangles that can hold them, each clipped to its rectangle.
     let _ = writeln!(out, r##"<g fill="#202020" stroke="none">"##);
-    for b in blocks {
+    for (i, b) in blocks.iter().enumerate() {
         let (bx, by) = (x(u64::from(b.first)), y(b.offset.saturating_add(b.bytes)));
         let w = x(u64::from(b.last) + 1) - bx;
         let h = y(b.offset) - by;
@@ -216,7 +242,7 @@ fn render(
         }
         let _ = writeln!(
             out,
-            r#"<text x="{:.1}" y="{:.1}">{}</text>"#,
+            r#"<clipPath id="label-{i}"><rect x="{bx:.1}" y="{by:.1}" width="{w:.1}" height="{h:.1}"/></clipPath><text x="{:.1}" y="{:.1}" clip-path="url(#label-{i})">{}</text>"#,
             bx + 3.0,
             by + h.min(26.0) / 2.0 + 4.0,
             escape(&label)
@@ -232,9 +258,14 @@ fn render(
     );
     let _ = writeln!(
         out,
-        r##"<text x="{:.1}" y="{:.1}" fill="#c00000" text-anchor="end">lower bound {} B</text>"##,
+        r##"<text x="{:.1}" y="{:.1}" fill="#c00000" text-anchor="end" stroke="#ffffff" stroke-width="3" paint-order="stroke">lower bound {} B</text>"##,
         LEFT + plot_w - 4.0,
-        y(bound) - 4.0,
+        // Above its line, or below it when the line is at the top, clear of the peak's label.
+        if y(bound) - TOP >= 14.0 {
+            y(bound) - 4.0
+        } else {
+            y(bound) + 12.0
+        },
         thousands(bound)
     );
     let _ = writeln!(
@@ -250,11 +281,17 @@ fn render(
             r##"<line x1="{px:.1}" y1="{TOP:.1}" x2="{px:.1}" y2="{:.1}" stroke="#0050c0" stroke-width="1.5" stroke-dasharray="4 3"/>"##,
             TOP + plot_h
         );
+        // Above the plot, clear of the labels inside it; anchored to stay inside the picture.
+        let anchor = if px > LEFT + plot_w * 0.75 {
+            "end"
+        } else {
+            "start"
+        };
         let _ = writeln!(
             out,
-            r##"<text x="{:.1}" y="{:.1}" fill="#0050c0">peak at time {peak}</text>"##,
-            px + 4.0,
-            TOP + 12.0
+            r##"<text x="{px:.1}" y="{:.1}" fill="#0050c0" text-anchor="{anchor}">peak at time {}</text>"##,
+            TOP - 4.0,
+            clock.label(u64::from(peak))
         );
     }
     let _ = writeln!(
@@ -332,6 +369,7 @@ pub fn plan_svg(
     title: &str,
 ) -> String {
     render(
+        Clock::Problem,
         title,
         &blocks(problem, plan, labels),
         plan.arena_bytes(),
@@ -367,6 +405,7 @@ pub fn model_svg(plan: &ModelPlan, title: &str) -> String {
         })
         .collect();
     render(
+        Clock::Scopes,
         title,
         &blocks(&plan.problem, &plan.plan, &labels),
         plan.arena_bytes(),
@@ -483,11 +522,15 @@ mod tests {
             let svg = picture(n);
             let elements = well_formed(&svg).unwrap_or_else(|e| panic!("{n}: {e}"));
             assert!(elements > n, "{n}");
+            // One rectangle per buffer, the background and the frame; each label's clip path
+            // holds one more, and every clipped label uses its own.
+            let clips = svg.matches("<clipPath ").count();
             assert_eq!(
-                svg.matches("<rect ").count(),
+                svg.matches("<rect ").count() - clips,
                 n + 2,
                 "{n}: one rectangle per buffer"
             );
+            assert_eq!(svg.matches("clip-path=\"url(#label-").count(), clips, "{n}");
             assert!(svg.contains("lower bound"));
             if n > 0 {
                 assert!(svg.contains("peak at time"));

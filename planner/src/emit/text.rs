@@ -80,7 +80,11 @@ pub fn model_text(plan: &ModelPlan, model: &str) -> String {
                     || "state".to_owned(),
                     |v| format!("state+{}", thousands(v.offset)),
                 ),
-            Placement::None => "-".to_owned(),
+            // A resource handle points at its variable's bytes in the state.
+            Placement::None => plan.state.variable_of(t.id).map_or_else(
+                || "-".to_owned(),
+                |r| format!("state+{}", thousands(r.offset)),
+            ),
             Placement::Dynamic => "dynamic".to_owned(),
         };
         let name: String = t.name.chars().take(name_width).collect();
@@ -131,12 +135,30 @@ pub fn model_text(plan: &ModelPlan, model: &str) -> String {
     );
     let state = &plan.state;
     let resources = state.resources.iter().filter(|r| r.bytes > 0).count();
+    // Every RESOURCE tensor of the table (a VAR_HANDLE's output, or a subgraph's input that
+    // carries one) is a handle to one of the resource variables.
+    let handles = m
+        .tensors
+        .iter()
+        .filter(|t| state.variable_of(t.id).is_some())
+        .count();
+    let plural =
+        |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+    let handles_note = if handles > 0 {
+        format!(
+            " behind {}",
+            plural(handles, "resource handle tensor", "resource handle tensors")
+        )
+    } else {
+        String::new()
+    };
     let _ = writeln!(
         out,
-        "state        {:>13} B  (raw {} B; {} variable tensors, {resources} resource variables{}), kept apart",
+        "state        {:>13} B  (raw {} B; {}, {}{handles_note}{}), kept apart",
         thousands(plan.persistent_bytes),
         thousands(plan.persistent_raw_bytes),
-        state.variables.len(),
+        plural(state.variables.len(), "variable tensor", "variable tensors"),
+        plural(resources, "resource variable", "resource variables"),
         if state.flags.is_some() { ", flags" } else { "" }
     );
     let _ = writeln!(

@@ -5,6 +5,8 @@
 //! flatbuffers verifier having run first: `read_model` only ever reaches them through
 //! `root_as_model_with_opts`. This module is the only place in the crate where `unsafe` exists.
 
+// `mismatched_lifetime_syntaxes` is newer than the minimum supported Rust version (1.88).
+#[allow(unknown_lints)]
 #[allow(
     unsafe_code,
     unsafe_op_in_unsafe_fn,

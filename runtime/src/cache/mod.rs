@@ -85,6 +85,7 @@ mod tests;
 
 pub use region::Region;
 #[cfg(feature = "alloc")]
+#[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
 pub use system::System;
 
 use pool::Pool;
@@ -186,6 +187,7 @@ pub unsafe trait Backing {
 
 /// What a cache did so far ([`BufferCache::stats`]). Bytes are blocks' sizes (requests rounded
 /// up to the granule, and above one page to whole pages), as MLX counts them.
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Stats {
@@ -277,6 +279,7 @@ impl Counters {
 }
 
 /// Why a cache could not do what was asked.
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum CacheError {

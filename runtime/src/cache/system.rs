@@ -13,6 +13,7 @@ use super::{ALIGN, Backing, Block};
 /// Blocks are 16-byte aligned and zeroed when first allocated (`alloc_zeroed`: the bytes behind
 /// a view must be initialised); a reused block keeps what its last user wrote. The granule is
 /// 16 bytes and a cache over it takes MLX's default page, 4096 bytes, and no memory limit.
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct System;
 
