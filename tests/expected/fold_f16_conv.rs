@@ -59,11 +59,11 @@ pub mod fold_f16_conv {
     /// Marker of this model's persistent region.
     #[derive(::core::fmt::Debug)]
     pub enum Persistent {}
-    /// The arena, exactly `ARENA_BYTES` long and 16-byte aligned.
+    /// The arena, exactly `ARENA_BYTES` long, its address aligned to 16 bytes.
     pub type Arena = ::stowplan::Arena<Activations, ARENA_BYTES>;
     /// The arena in a `static`, handed out once (its zero bytes go to `.bss`).
     pub type StaticArena = ::stowplan::StaticArena<Activations, ARENA_BYTES>;
-    /// The persistent region, exactly `PERSISTENT_BYTES` long.
+    /// The persistent region, exactly `PERSISTENT_BYTES` long, its address aligned to 16 bytes.
     pub type PersistentArena = ::stowplan::Arena<Persistent, PERSISTENT_BYTES>;
     /// The persistent region in a `static`, handed out once (its zero bytes go to `.bss`).
     pub type StaticPersistentArena = ::stowplan::StaticArena<
@@ -110,10 +110,24 @@ pub mod fold_f16_conv {
     const _: () = ::core::assert!(
         Y.end() <= ARENA_BYTES, "slot Y lies outside the arena"
     );
-    /// The model's input tensors (indexes into `TENSORS`).
+    /// The model's input tensors (indexes into `TENSORS`); their slots are in `inputs`.
     pub const INPUTS: &[u32] = &[0];
-    /// The model's output tensors (indexes into `TENSORS`).
+    /// The model's output tensors (indexes into `TENSORS`); their slots are in `outputs`.
     pub const OUTPUTS: &[u32] = &[4];
+    /// The model's inputs by position, for code that must not depend on the names the
+    /// converter gave: `INPUT_0` is input 0 of subgraph 0, and so on. Each is the same
+    /// slot (or constant, or dynamic tensor) as the item named after the tensor.
+    pub mod inputs {
+        /// input 0: `x` `float32[1,5,5,2]`, the slot `X`
+        pub const INPUT_0: ::stowplan::Slot<super::Activations, f32> = super::X;
+    }
+    /// The model's outputs by position, for code that must not depend on the names the
+    /// converter gave: `OUTPUT_0` is output 0 of subgraph 0, and so on. Each is the same
+    /// slot (or constant, or dynamic tensor) as the item named after the tensor.
+    pub mod outputs {
+        /// output 0: `y` `float32[1,5,5,3]`, the slot `Y`
+        pub const OUTPUT_0: ::stowplan::Slot<super::Activations, f32> = super::Y;
+    }
     /// Every tensor of every subgraph, by tensor id.
     pub const TENSORS: &[::stowplan::__private_v1::TensorInfo] = &[
         ::stowplan::__private_v1::TensorInfo {
@@ -224,8 +238,9 @@ pub mod fold_f16_conv {
             act_max: 340282350000000000000000000000000000000f32,
         };
     }
-    /// Runs the model once: write the inputs into the arena (`arena.view_mut(INPUT)`), call
-    /// this, read the outputs. Every op runs its kernel on its planned slots (ops without
+    /// Runs the model once: write the inputs into the arena
+    /// (`arena.view_mut(inputs::INPUT_0)`), call this, read the outputs
+    /// (`arena.view(outputs::OUTPUT_0)`). Every op runs its kernel on its planned slots (ops without
     /// one, the fallback's `op_N` on their views); nothing is planned or parsed here.
     pub fn invoke(arena: &mut Arena) {
         {
