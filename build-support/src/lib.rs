@@ -250,6 +250,15 @@ impl Config {
         self
     }
 
+    /// With [`Self::invoke`]: the most bytes of constants folding may make (default
+    /// `stowplan_planner::fold::DEFAULT_CAP`, 256 KiB; 0 folds nothing). Ops whose inputs are
+    /// all constants are evaluated when the crate compiles, their outputs constants in flash;
+    /// an op whose outputs would pass the cap runs on the device.
+    pub fn fold_cap(&mut self, bytes: u64) -> &mut Self {
+        self.options.fold_cap = Some(bytes);
+        self
+    }
+
     /// Leave tensors with a `-1` in `shape` or `shape_signature` out of the plan: the generated
     /// module describes them in `dynamic`, and their buffers come from a
     /// `stowplan::cache::BufferCache` at run time. Without it, `shape` is planned as TFLite

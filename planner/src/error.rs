@@ -201,6 +201,13 @@ pub enum ReadModelError {
         /// What is wrong.
         reason: String,
     },
+    /// A tensor's `SparsityParameters` are malformed.
+    BadSparsity {
+        /// The tensor.
+        tensor: TensorDesc,
+        /// What is wrong.
+        reason: String,
+    },
     /// A kernel asks for more scratch than the per-tensor limit.
     ScratchTooLarge {
         /// The op.
@@ -344,6 +351,9 @@ impl fmt::Display for ReadModelError {
             ),
             Self::BadShapeOverride { reason } => write!(f, "bad shape override: {reason}"),
             Self::ResourceVariable { op, reason } => write!(f, "{op}: {reason}"),
+            Self::BadSparsity { tensor, reason } => {
+                write!(f, "{tensor} has malformed sparsity parameters: {reason}")
+            }
             Self::ScratchTooLarge { op, bytes, limit } => write!(
                 f,
                 "{op} asks for {bytes} bytes of kernel scratch, more than the limit of {limit}"

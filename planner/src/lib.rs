@@ -60,7 +60,21 @@ pub mod codegen;
 pub mod embed;
 pub mod emit;
 mod error;
+pub mod fold;
 pub mod graph;
+// The runtime's kernels, compiled from the very same source files for the host: folding
+// evaluates ops with them, so a folded constant is the bytes the device would compute (the
+// runtime crate cannot be a dependency: it depends on the macros, which depend on this crate).
+// They are linted under the runtime's rules, where they live; here only what folding calls is
+// used.
+#[path = "../../runtime/src/kernels/mod.rs"]
+#[allow(
+    dead_code,
+    unused_imports,
+    unused_extern_crates,
+    clippy::indexing_slicing
+)]
+mod kernels;
 pub mod lifetime;
 pub mod ops;
 pub mod plan;
@@ -118,6 +132,10 @@ pub struct Options {
     /// For the `search` and `auto` planners: the most search steps to spend
     /// ([`plan::DEFAULT_SEARCH_STEPS`] by default).
     pub search_steps: u64,
+    /// Evaluate ops whose inputs are all constants when the crate compiles, creating at most
+    /// this many bytes of constants ([`fold`]); `None` (the default, as TFLite Micro runs every
+    /// op) folds nothing. Generated `invoke` turns it on with [`fold::DEFAULT_CAP`].
+    pub fold_cap: Option<u64>,
 }
 
 impl Default for Options {
@@ -132,6 +150,7 @@ impl Default for Options {
             dynamic_cache: false,
             alias_reshapes: false,
             search_steps: plan::DEFAULT_SEARCH_STEPS,
+            fold_cap: None,
         }
     }
 }
@@ -140,17 +159,23 @@ impl Options {
     /// These options for a module with (`invoke == true`) or without generated `invoke`: with
     /// it, reshape-like ops share their input's bytes where they can ([`Options::alias_reshapes`])
     /// and the scratch stowplan's kernels need is planned with the tensors
-    /// ([`arena::KernelScratch::Stowplan`]).
+    /// ([`arena::KernelScratch::Stowplan`]), and ops whose inputs are all constants are folded
+    /// ([`Options::fold_cap`], [`fold::DEFAULT_CAP`] unless set); without it nothing is folded.
     #[must_use]
     pub fn with_invoke(self, invoke: bool) -> Self {
         if invoke {
             Self {
                 alias_reshapes: true,
                 kernel_scratch: arena::KernelScratch::Stowplan,
+                fold_cap: self.fold_cap.or(Some(fold::DEFAULT_CAP)),
                 ..self
             }
         } else {
-            self
+            // Nothing runs the model's ops: nothing to fold.
+            Self {
+                fold_cap: None,
+                ..self
+            }
         }
     }
 }
@@ -203,6 +228,8 @@ pub struct ModelPlan {
     pub persistent_raw_bytes: u64,
     /// The offline plan policy that applied.
     pub offline: OfflinePolicy,
+    /// What constant folding did ([`Options::fold_cap`]; empty when it was off).
+    pub folding: fold::Folding,
 }
 
 impl ModelPlan {
@@ -281,8 +308,20 @@ pub fn plan_model(bytes: &[u8], options: &Options) -> Result<ModelPlan, PlanAren
         .into());
     }
     let honour = options.offline == OfflinePolicy::Honour;
-    let model = tflite::read_model(bytes)?;
-    let tensors = graph::tensor_infos(&model, &options.shapes, honour, options.dynamic_cache)?;
+    let mut model = tflite::read_model(bytes)?;
+    let mut tensors = graph::tensor_infos(&model, &options.shapes, honour, options.dynamic_cache)?;
+    let folding = match options.fold_cap {
+        Some(cap) => {
+            let folding = fold::fold(&mut model, &tensors, bytes, cap);
+            if !folding.folded.is_empty() {
+                // Folded outputs are constants now: not planned.
+                tensors =
+                    graph::tensor_infos(&model, &options.shapes, honour, options.dynamic_cache)?;
+            }
+            folding
+        }
+        None => fold::Folding::default(),
+    };
     let lifetimes = lifetime::lifetimes(&model)?;
     let arena = arena::problem(
         &model,
@@ -330,5 +369,6 @@ pub fn plan_model(bytes: &[u8], options: &Options) -> Result<ModelPlan, PlanAren
         persistent_raw_bytes: state.raw_bytes,
         state,
         offline: options.offline,
+        folding,
     })
 }

@@ -78,6 +78,7 @@ mod dynamic_update_slice;
 mod embedding_lookup;
 mod gather;
 mod gather_nd;
+mod l2_pool;
 mod mirror_pad;
 mod pack;
 mod resize_bilinear;
@@ -206,6 +207,7 @@ fn all_variants(seed: u64, target: Target, ops: Option<&[String]>) -> Vec<Varian
         ),
         ("signal_pcan", signal_pcan::variants),
         ("signal_filter_bank_log", signal_filter_bank_log::variants),
+        ("l2_pool", l2_pool::variants),
     ];
     table
         .iter()

@@ -17,6 +17,18 @@ const MODELS: &[(&str, &str, bool)] = &[
         "../models/while_loop/while_loop.tflite",
         false,
     ),
+    // Beyond TFLM (which refuses them): float16 and sparse weights, folded when built; judged
+    // by LiteRT's reference kernels (tests/tflm/check_folding.py).
+    (
+        "fold_f16_conv",
+        "../models/synthetic/fold_f16_conv.tflite",
+        false,
+    ),
+    (
+        "fold_densify",
+        "../models/synthetic/fold_densify.tflite",
+        false,
+    ),
     ("streaming", "../models/streaming/streaming.tflite", false),
     (
         "hello_world_int8",

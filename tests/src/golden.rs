@@ -16,6 +16,8 @@ pub struct Golden {
     pub runtime: Option<&'static str>,
     /// A budget.
     pub budget: Option<u64>,
+    /// Generate `invoke` (the runtime's kernels; ops with constant inputs folded).
+    pub invoke: bool,
 }
 
 const fn g(name: &'static str, model: &'static str) -> Golden {
@@ -25,6 +27,7 @@ const fn g(name: &'static str, model: &'static str) -> Golden {
         shapes: &[],
         runtime: None,
         budget: None,
+        invoke: false,
     }
 }
 
@@ -53,6 +56,14 @@ pub const GOLDEN: &[Golden] = &[
     g("tf_while_loop", "models/while_loop/while_loop.tflite"),
     g("tf_call_once", "models/call_once/call_once.tflite"),
     g("tf_streaming", "models/streaming/streaming.tflite"),
+    Golden {
+        invoke: true,
+        ..g("fold_f16_conv", "models/synthetic/fold_f16_conv.tflite")
+    },
+    Golden {
+        invoke: true,
+        ..g("fold_densify", "models/synthetic/fold_densify.tflite")
+    },
     Golden {
         runtime: Some("::renamed_runtime"),
         ..g("hygiene", "../models/synthetic/residual.tflite")
@@ -86,6 +97,7 @@ impl Golden {
         if let Some(b) = self.budget {
             c.budget(b);
         }
+        c.invoke(self.invoke);
         c
     }
 }

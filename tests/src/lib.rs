@@ -145,6 +145,16 @@ pub const SYNTHETIC: &[Synthetic] = &[
         note: "1,200 RELU outputs of one input, all model outputs, so live together to the end",
         build: wide_live,
     },
+    Synthetic {
+        name: "fold_f16_conv",
+        note: "float16 CONV_2D weights, DEQUANTIZE to float32 (which TFLM refuses): folded when built",
+        build: fold_f16_conv,
+    },
+    Synthetic {
+        name: "fold_densify",
+        note: "sparse FULLY_CONNECTED weights (CSR rows in 1x4 blocks), DENSIFY: folded when built",
+        build: fold_densify,
+    },
 ];
 
 /// Models that must be refused, for the UI tests of `include_model!` (committed under
@@ -511,5 +521,159 @@ pub fn wide_live() -> Vec<u8> {
         })
         .collect();
     b.io(sg, &[x], &outs);
+    b.finish()
+}
+
+/// The float16 weights of [`fold_f16_conv`], as their bits: every sign, subnormals, zeros and
+/// values up to 2^6 (no infinity or NaN), drawn by a fixed linear congruential sequence.
+#[must_use]
+pub fn fold_f16_weights() -> Vec<u16> {
+    let mut x: u32 = 0x1234_5678;
+    let mut out = Vec::with_capacity(54);
+    for i in 0..54u32 {
+        x = x.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+        let bits = (x >> 16) as u16;
+        let h = match i {
+            0 => 0x0000, // +0
+            1 => 0x8000, // -0
+            2 => 0x0001, // the smallest subnormal
+            3 => 0x83ff, // the largest negative subnormal
+            // Exponents 0..=20 (magnitudes below 2^6), any sign and mantissa.
+            _ => (bits & 0x83ff) | ((u16::try_from((x >> 8) % 21).unwrap_or(0)) << 10),
+        };
+        out.push(h);
+    }
+    out
+}
+
+/// x `float32[1,5,5,2]` -> CONV_2D(DEQUANTIZE(w `float16[3,3,3,2]`) -> `float32[3,3,3,2]`,
+/// bias `float32[3]`, SAME, stride 1) -> y `float32[1,5,5,3]`.
+#[must_use]
+pub fn fold_f16_conv() -> Vec<u8> {
+    use stowplan_planner::tflite::{Activation, OpOptions, Padding};
+    let mut b = ModelBuilder::new();
+    b.description("stowplan synthetic: fold_f16_conv");
+    let sg = b.subgraph("main");
+    let x = b.tensor(sg, "x", DType::Float32, &[1, 5, 5, 2]);
+    let w16: Vec<u8> = fold_f16_weights()
+        .iter()
+        .flat_map(|h| h.to_le_bytes())
+        .collect();
+    let w16 = b.constant(sg, "w_f16", DType::Float16, &[3, 3, 3, 2], &w16);
+    let w = b.tensor(sg, "w", DType::Float32, &[3, 3, 3, 2]);
+    let bias: Vec<u8> = [0.5f32, -1.25, 3.0]
+        .iter()
+        .flat_map(|v| v.to_le_bytes())
+        .collect();
+    let bias = b.constant(sg, "bias", DType::Float32, &[3], &bias);
+    let y = b.tensor(sg, "y", DType::Float32, &[1, 5, 5, 3]);
+    b.op(
+        sg,
+        stowplan_planner::tflite::BuiltinOp::DEQUANTIZE,
+        &[w16],
+        &[w],
+    );
+    b.op_with_options(
+        sg,
+        stowplan_planner::tflite::BuiltinOp::CONV_2D,
+        &[x, w, bias],
+        &[y],
+        OpOptions::Conv2D {
+            padding: Padding::Same,
+            stride_w: 1,
+            stride_h: 1,
+            dilation_w: 1,
+            dilation_h: 1,
+            activation: Activation::None,
+        },
+    );
+    b.io(sg, &[x], &[y]);
+    b.finish()
+}
+
+/// The dense weights [`fold_densify`] encodes, `float32[4,8]` row-major: rows in 1x4 blocks,
+/// row 0 holding block 0, row 1 none, row 2 both, row 3 block 1.
+pub const FOLD_DENSE_WEIGHTS: [f32; 32] = [
+    1.0, -2.0, 0.0, 0.25, 0.0, 0.0, 0.0, 0.0, //
+    0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, //
+    -0.5, 0.0, 4.0, 1.5, 3.0, -3.0, 0.0, 2.0, //
+    0.0, 0.0, 0.0, 0.0, 0.125, 7.0, -1.0, 0.0,
+];
+
+/// x `float32[1,8]` -> FULLY_CONNECTED(DENSIFY(w, sparse `float32[4,8]`: dimension 0 dense,
+/// dimension 1 compressed in blocks of 4) -> `float32[4,8]`, bias `float32[4]`) -> y
+/// `float32[1,4]`.
+#[must_use]
+pub fn fold_densify() -> Vec<u8> {
+    use stowplan_planner::tflite::builder::IndexWidth;
+    use stowplan_planner::tflite::{
+        Activation, DimensionFormat, DimensionMetadata, OpOptions, Sparsity,
+    };
+    let mut b = ModelBuilder::new();
+    b.description("stowplan synthetic: fold_densify");
+    let sg = b.subgraph("main");
+    let x = b.tensor(sg, "x", DType::Float32, &[1, 8]);
+    // The blocks present, in traversal order: (row, block column).
+    let blocks = [(0, 0), (2, 0), (2, 1), (3, 1)];
+    let values: Vec<u8> = blocks
+        .iter()
+        .flat_map(|&(r, c)| {
+            FOLD_DENSE_WEIGHTS[r * 8 + c * 4..r * 8 + c * 4 + 4]
+                .iter()
+                .flat_map(|v| v.to_le_bytes())
+                .collect::<Vec<u8>>()
+        })
+        .collect();
+    let ws = b.constant(sg, "w_sparse", DType::Float32, &[4, 8], &values);
+    let dense = |n: i32| DimensionMetadata {
+        format: DimensionFormat::Dense,
+        dense_size: n,
+        segments: Vec::new(),
+        indices: Vec::new(),
+    };
+    b.sparsity(
+        sg,
+        ws,
+        &Sparsity {
+            traversal_order: vec![0, 1, 2],
+            block_map: vec![1],
+            dim_metadata: vec![
+                dense(4),
+                DimensionMetadata {
+                    format: DimensionFormat::SparseCsr,
+                    dense_size: 0,
+                    segments: vec![0, 1, 1, 3, 4],
+                    indices: vec![0, 0, 1, 1],
+                },
+                dense(4),
+            ],
+        },
+        IndexWidth::Uint8,
+    );
+    let w = b.tensor(sg, "w", DType::Float32, &[4, 8]);
+    let bias: Vec<u8> = [0.0f32, 1.0, -1.0, 0.5]
+        .iter()
+        .flat_map(|v| v.to_le_bytes())
+        .collect();
+    let bias = b.constant(sg, "bias", DType::Float32, &[4], &bias);
+    let y = b.tensor(sg, "y", DType::Float32, &[1, 4]);
+    b.op(
+        sg,
+        stowplan_planner::tflite::BuiltinOp::DENSIFY,
+        &[ws],
+        &[w],
+    );
+    b.op_with_options(
+        sg,
+        stowplan_planner::tflite::BuiltinOp::FULLY_CONNECTED,
+        &[x, w, bias],
+        &[y],
+        OpOptions::FullyConnected {
+            activation: Activation::None,
+            keep_num_dims: false,
+            shuffled_weights: false,
+        },
+    );
+    b.io(sg, &[x], &[y]);
     b.finish()
 }

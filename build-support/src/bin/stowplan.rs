@@ -56,6 +56,9 @@ options:
                      requests of TFLite Micro's reference kernels; always on for embed)
   --alias-reshapes   let RESHAPE/SQUEEZE/EXPAND_DIMS share their input's bytes where it has no
                      later reader (as generated `invoke` does; never with embed)
+  --fold N           evaluate ops whose inputs are all constants when planning, creating at
+                     most N bytes of constants (as generated `invoke` does with 262144; never
+                     with embed); the report lists what was folded and what was not
   --json             one JSON object on stdout instead of the table
   -h, --help         this text
   -V, --version      the version
@@ -83,6 +86,7 @@ struct Args {
     scratch: KernelScratch,
     dynamic_cache: bool,
     alias_reshapes: bool,
+    fold_cap: Option<u64>,
 }
 
 impl Args {
@@ -98,6 +102,7 @@ impl Args {
             kernel_scratch: self.scratch,
             dynamic_cache: self.dynamic_cache,
             alias_reshapes: self.alias_reshapes,
+            fold_cap: self.fold_cap,
         }
     }
 }
@@ -118,6 +123,7 @@ fn parse(mut it: impl Iterator<Item = String>) -> Result<Option<Args>, Failure> 
         scratch: KernelScratch::None,
         dynamic_cache: false,
         alias_reshapes: false,
+        fold_cap: None,
     };
     let value = |it: &mut dyn Iterator<Item = String>, flag: &str| {
         it.next()
@@ -167,6 +173,14 @@ fn parse(mut it: impl Iterator<Item = String>) -> Result<Option<Args>, Failure> 
                         )));
                     }
                 };
+            }
+            "--fold" => {
+                let v = take(&mut it)?;
+                let n = v
+                    .replace('_', "")
+                    .parse::<u64>()
+                    .map_err(|_| usage(format!("--fold {v}: expected a number of bytes")))?;
+                args.fold_cap = Some(n);
             }
             "--capacity" | "--steps" => {
                 let v = take(&mut it)?;
@@ -247,7 +261,12 @@ fn embed_command(it: impl Iterator<Item = String>) -> Result<String, Failure> {
     let Some(args) = parse(rest.into_iter())? else {
         return Ok(USAGE.to_owned());
     };
-    if args.problem.is_some() || args.json || args.capacity.is_some() || args.alias_reshapes {
+    if args.problem.is_some()
+        || args.json
+        || args.capacity.is_some()
+        || args.alias_reshapes
+        || args.fold_cap.is_some()
+    {
         return Err(Failure::Usage(
             "embed takes a model and -o OUT, with --planner, --align, --shape, --steps".into(),
         ));

@@ -480,6 +480,10 @@ impl Driver<'_> {
             }
             _ => {}
         }
+        if self.plan.folding.is_folded(position) {
+            // Evaluated when the crate compiled: its outputs are constants in flash.
+            return Ok(quote!());
+        }
         if let (Some(Some(i)), Some(o)) = (op.inputs.first(), op.outputs.first())
             && self
                 .plan
@@ -503,6 +507,7 @@ impl Driver<'_> {
             op,
             rt: self.rt,
             params: &pname,
+            folded: &self.plan.folding.data,
         };
         let lowered = match ops::kind(&op.opcode) {
             None => Err(Refusal::Unsupported(format!(
@@ -518,6 +523,20 @@ impl Driver<'_> {
                 ))),
                 Some(lower) => lower(&cx),
             },
+        };
+        // An op with constant inputs that was not folded says why (it may need a larger cap).
+        let not_folded = self
+            .plan
+            .folding
+            .not_folded
+            .iter()
+            .find(|n| n.op == op.desc())
+            .map(|n| n.reason.clone());
+        let lowered = match (lowered, not_folded) {
+            (Err(Refusal::Unsupported(m)), Some(why)) => Err(Refusal::Unsupported(format!(
+                "{m}; it was not folded when the crate compiled: {why} (`fold_cap` sets the cap)"
+            ))),
+            (other, _) => other,
         };
         let c = lowered.map_err(fail)?;
         if !fnv.exists {

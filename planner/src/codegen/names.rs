@@ -42,10 +42,13 @@ pub const RESERVED: &[&str] = &[
 
 const MAX_LEN: usize = 48;
 
-/// Whether `name` has the form of a constant buffer's item, `BUFFER_{n}`.
+/// Whether `name` has the form of a constant buffer's item, `BUFFER_{n}` or `FOLDED_{n}`.
 fn is_buffer_item(name: &str) -> bool {
-    name.strip_prefix("BUFFER_")
-        .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+    // `BUFFER_<n>`, and `FOLDED_<n>`: the bytes of a constant folded when the crate compiled.
+    ["BUFFER_", "FOLDED_"].iter().any(|p| {
+        name.strip_prefix(p)
+            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+    })
 }
 
 fn screaming(name: &str) -> String {

@@ -186,6 +186,9 @@ fn parse_args(input: Input) -> Result<Parsed, syn::Error> {
         let result: syn::Result<()> = (|| {
             match (k.as_str(), &value) {
                 ("budget", Value::Expr(e)) => parsed.budget = Some((eval(e, "budget")?, e.clone())),
+                ("fold_cap", Value::Expr(e)) => {
+                    parsed.options.fold_cap = Some(eval(e, "fold_cap")?)
+                }
                 ("align", Value::Expr(e)) => {
                     let a = eval(e, "align")?;
                     if !a.is_power_of_two() {
@@ -264,7 +267,7 @@ fn parse_args(input: Input) -> Result<Parsed, syn::Error> {
                     return Err(err(
                         key.span(),
                         format!(
-                            "unknown option `{other}`; expected one of budget, align, planner, name, crate, shape, offline, invoke, fallback, dynamic"
+                            "unknown option `{other}`; expected one of budget, align, planner, name, crate, shape, offline, invoke, fallback, dynamic, fold_cap"
                         ),
                     ));
                 }

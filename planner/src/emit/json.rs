@@ -133,7 +133,7 @@ pub fn model_json(plan: &ModelPlan, model: &str) -> Value {
         (Some(_), OfflinePolicy::Honour) => "honoured",
         (Some(_), OfflinePolicy::Replan) => "replanned",
     };
-    json!({
+    let mut out = json!({
         "model": model,
         "planner": plan.plan.planner().name(),
         "winner": plan.plan.winner().name(),
@@ -158,7 +158,49 @@ pub fn model_json(plan: &ModelPlan, model: &str) -> Value {
         "subgraphs": subgraphs,
         "tensors": tensors,
         "ops": ops,
-    })
+    });
+    if plan.folding.cap > 0 {
+        let f = &plan.folding;
+        let folded: Vec<Value> = f
+            .folded
+            .iter()
+            .map(|o| {
+                json!({
+                    "subgraph": o.op.subgraph.0,
+                    "op": o.op.index.0,
+                    "opcode": o.op.opcode,
+                    "outputs": o.outputs.iter().map(|t| t.0).collect::<Vec<_>>(),
+                    "flash_bytes": o.bytes,
+                    "freed_bytes": o.freed,
+                })
+            })
+            .collect();
+        let not_folded: Vec<Value> = f
+            .not_folded
+            .iter()
+            .map(|o| {
+                json!({
+                    "subgraph": o.op.subgraph.0,
+                    "op": o.op.index.0,
+                    "opcode": o.op.opcode,
+                    "reason": o.reason,
+                })
+            })
+            .collect();
+        if let Some(obj) = out.as_object_mut() {
+            obj.insert(
+                "folding".to_owned(),
+                json!({
+                    "cap_bytes": f.cap,
+                    "flash_bytes": f.flash_bytes(),
+                    "freed_bytes": f.freed_bytes(),
+                    "folded": folded,
+                    "not_folded": not_folded,
+                }),
+            );
+        }
+    }
+    out
 }
 
 /// The JSON report of an abstract problem's plan; `ids` names each buffer (from the CSV).

@@ -208,6 +208,30 @@ pub fn model_text(plan: &ModelPlan, model: &str) -> String {
             plan.describe_scope(a.scope)
         );
     }
+    let f = &plan.folding;
+    if f.cap > 0 {
+        let n = f.folded.len();
+        let _ = writeln!(
+            out,
+            "folded       {:>13} B  in flash: {n} op{} evaluated when built, {} B of constants no longer read (cap {} B)",
+            thousands(f.flash_bytes()),
+            if n == 1 { "" } else { "s" },
+            thousands(f.freed_bytes()),
+            thousands(f.cap)
+        );
+        for o in &f.folded {
+            let _ = writeln!(
+                out,
+                "  folded {}: {} B in flash, {} B of its inputs no longer read; no arena, no time on the device",
+                o.op,
+                thousands(o.bytes),
+                thousands(o.freed)
+            );
+        }
+        for o in &f.not_folded {
+            let _ = writeln!(out, "  not folded {}: {}", o.op, o.reason);
+        }
+    }
     out
 }
 

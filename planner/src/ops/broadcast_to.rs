@@ -3,7 +3,11 @@
 
 use quote::quote;
 
-use super::{Call, Lower, OpKind, Refusal, invalid, kernel, pad_front, unsupported, usize_lits};
+use super::{
+    Call, Lower, OpKind, Refusal, invalid, kernel, le_bytes, pad_front, unsupported, usize_lits,
+    with_element,
+};
+use crate::kernels;
 use crate::tflite::DType;
 
 /// BROADCAST_TO.
@@ -99,4 +103,29 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
         body: quote!(#k::broadcast_to(&params::#pname, i0, o0);),
         reads: vec![0],
     })
+}
+
+/// The broadcast, on the host ([`super::Folding`]): the runtime's kernel.
+pub(super) fn fold(cx: &Lower<'_>) -> Result<Vec<Vec<u8>>, Refusal> {
+    lower(cx)?;
+    let (input, out) = (cx.input(0)?, cx.output(0)?);
+    let pad = |v: &[usize]| {
+        pad_front::<MAX_RANK, usize>(v, 1)
+            .ok_or_else(|| Refusal::Invalid(format!("rank above {MAX_RANK}")))
+    };
+    let p = kernels::BroadcastTo {
+        input: pad(&cx.shape(input)?)?,
+        output: pad(&cx.shape(out)?)?,
+    };
+    let dtype = out.dtype;
+    with_element!(
+        dtype,
+        T => {
+            let values = cx.const_values::<T>(0)?;
+            let mut o = cx.output_values::<T>(0)?;
+            kernels::broadcast_to(&p, &values, &mut o);
+            Ok(vec![le_bytes(&o)])
+        },
+        unsupported(format!("folding BROADCAST_TO of {dtype}"))
+    )
 }

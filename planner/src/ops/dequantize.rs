@@ -1,10 +1,13 @@
 //! DEQUANTIZE: TFLM's `dequantize.cc` / `dequantize_common.cc`, for the kernels
 //! `stowplan::kernels::dequantize_s8_f32`, `dequantize_s16_f32` and `dequantize_u8_f32` (int8,
-//! int16 and uint8 to float32: every pairing TFLM takes).
+//! int16 and uint8 to float32: every pairing TFLM takes), and `dequantize_f16_f32` (float16 to
+//! float32, as TensorFlow Lite's reference kernel: TFLM refuses it; its weights are usually
+//! constants, and the op is folded when the crate compiles, [`crate::fold`]).
 
 use quote::quote;
 
-use super::{Call, Lower, OpKind, Refusal, f32_lit, i32_lit, invalid, kernel};
+use super::{Call, Lower, OpKind, Refusal, f32_lit, i32_lit, invalid, kernel, le_bytes};
+use crate::kernels;
 use crate::tflite::DType;
 
 /// DEQUANTIZE.
@@ -22,6 +25,13 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
             out.desc()
         ));
     }
+    if (input.dtype, out.dtype) == (DType::Float16, DType::Float32) {
+        return Ok(Call {
+            params: None,
+            body: quote!(#k::dequantize_f16_f32(i0, o0);),
+            reads: vec![0],
+        });
+    }
     let (ty, f) = match (input.dtype, out.dtype) {
         (DType::Int8, DType::Float32) => (quote!(DequantizeS8F32), quote!(dequantize_s8_f32)),
         (DType::Int16, DType::Float32) => (quote!(Dequantize), quote!(dequantize_s16_f32)),
@@ -29,7 +39,7 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
         (i, o) => {
             // dequantize_common.cc:43-46.
             return invalid(format!(
-                "{} is {i} and {} is {o}; TFLM's DEQUANTIZE takes int8, int16 or uint8 to float32 (its Prepare fails)",
+                "{} is {i} and {} is {o}; TFLM's DEQUANTIZE takes int8, int16 or uint8 to float32 (its Prepare fails; stowplan also takes float16)",
                 input.desc(),
                 out.desc()
             ));
@@ -44,4 +54,30 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
         body: quote!(#k::#f(&params::#pname, i0, o0);),
         reads: vec![0],
     })
+}
+
+/// The conversion, on the host ([`super::Folding`]): the runtime's kernels.
+pub(super) fn fold(cx: &Lower<'_>) -> Result<Vec<Vec<u8>>, Refusal> {
+    lower(cx)?;
+    let input = cx.input(0)?;
+    let mut out = cx.output_values::<f32>(0)?;
+    match input.dtype {
+        DType::Float16 => kernels::dequantize_f16_f32(&cx.const_values(0)?, &mut out),
+        DType::Int8 => {
+            let (scale, zero_point) = cx.quant(input)?;
+            let p = kernels::DequantizeS8F32 { scale, zero_point };
+            kernels::dequantize_s8_f32(&p, &cx.const_values(0)?, &mut out);
+        }
+        DType::Int16 | DType::Uint8 => {
+            let (scale, zero_point) = cx.quant(input)?;
+            let p = kernels::Dequantize { scale, zero_point };
+            if input.dtype == DType::Int16 {
+                kernels::dequantize_s16_f32(&p, &cx.const_values(0)?, &mut out);
+            } else {
+                kernels::dequantize_u8_f32(&p, &cx.const_values(0)?, &mut out);
+            }
+        }
+        other => return invalid(format!("DEQUANTIZE of {other}")),
+    }
+    Ok(vec![le_bytes(&out)])
 }

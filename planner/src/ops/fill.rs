@@ -4,7 +4,8 @@
 
 use quote::quote;
 
-use super::{Call, Lower, OpKind, Refusal, invalid, kernel, unsupported};
+use super::{Call, Lower, OpKind, Refusal, invalid, kernel, le_bytes, unsupported, with_element};
+use crate::kernels;
 use crate::tflite::DType;
 
 /// FILL.
@@ -75,4 +76,20 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
         body: quote!(#k::fill(i1, o0);),
         reads: vec![1],
     })
+}
+
+/// The fill, on the host ([`super::Folding`]): the runtime's kernel.
+pub(super) fn fold(cx: &Lower<'_>) -> Result<Vec<Vec<u8>>, Refusal> {
+    lower(cx)?;
+    let dtype = cx.output(0)?.dtype;
+    with_element!(
+        dtype,
+        T => {
+            let value = cx.const_values::<T>(1)?;
+            let mut out = cx.output_values::<T>(0)?;
+            kernels::fill(&value, &mut out);
+            Ok(vec![le_bytes(&out)])
+        },
+        unsupported(format!("folding FILL of {dtype}"))
+    )
 }

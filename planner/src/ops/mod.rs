@@ -24,6 +24,7 @@ mod depthwise_conv;
 mod dequantize;
 mod detection_postprocess;
 mod fully_connected;
+mod l2_pool;
 mod logistic;
 mod mul;
 mod pad;
@@ -101,6 +102,8 @@ mod signal_options;
 mod signal_pcan;
 mod signal_rfft;
 mod signal_window;
+// Beyond TFLM: evaluated when the crate compiles.
+mod densify;
 
 use std::fmt;
 
@@ -282,6 +285,8 @@ const BUILTINS: &[(BuiltinOp, OpKind)] = &[
     (BuiltinOp::RESIZE_BILINEAR, resize_bilinear::RESIZE_BILINEAR),
     (BuiltinOp::BATCH_MATMUL, batch_matmul::BATCH_MATMUL),
     (BuiltinOp::TRANSPOSE_CONV, transpose_conv::TRANSPOSE_CONV),
+    (BuiltinOp::DENSIFY, densify::DENSIFY),
+    (BuiltinOp::L2_POOL_2D, l2_pool::L2_POOL_2D),
 ];
 
 /// Custom ops by custom code, each with its module.
@@ -385,6 +390,9 @@ pub struct Lower<'a> {
     pub rt: &'a TokenStream,
     /// The name of the op's parameter constant (`OP_3`).
     pub params: &'a syn::Ident,
+    /// Outputs of folded ops ([`crate::fold`]): constants too, with the bytes computed when the
+    /// crate compiled (empty when nothing was folded).
+    pub folded: &'a FoldedData,
 }
 
 impl<'a> Lower<'a> {
@@ -564,6 +572,10 @@ impl<'a> Lower<'a> {
     /// shape), checked to hold exactly its shape: a kernel is never given a shape its data does
     /// not back.
     fn backed(&self, t: &Tensor) -> Result<Option<&'a [u8]>, Refusal> {
+        if let Some(data) = self.folded.get(&t.id) {
+            // Made from the tensor's shape by folding.
+            return Ok(Some(data.as_slice()));
+        }
         let Some(range) = self
             .model
             .buffers
@@ -939,4 +951,132 @@ fn resolve_axis(value: i64, rank: usize) -> Option<usize> {
         value
     };
     usize::try_from(a).ok().filter(|&a| a < rank)
+}
+
+/// The bytes of each folded tensor (little-endian, as the model's constants), by tensor.
+pub type FoldedData = std::collections::BTreeMap<crate::tflite::TensorId, Vec<u8>>;
+
+/// Evaluates an op whose inputs are all constants when the crate compiles ([`crate::fold`]):
+/// the bytes of each output (little-endian, each exactly its shape), computed by the runtime's
+/// own kernel (`crate::kernels`, the very source the device compiles) with the parameters the
+/// op's lowering computes, after the lowering's checks. A refusal leaves the op to the device.
+pub type Folding = fn(&Lower<'_>) -> Result<Vec<Vec<u8>>, Refusal>;
+
+/// The op modules that fold, by module name: one line per module that opts in.
+const FOLDS: &[(&str, Folding)] = &[
+    ("reshape", reshape::fold),
+    ("dequantize", dequantize::fold),
+    ("fill", fill::fold),
+    ("broadcast_to", broadcast_to::fold),
+    ("densify", densify::fold),
+];
+
+impl OpKind {
+    /// How this kind is evaluated when the crate compiles, if its module can ([`Folding`]).
+    #[must_use]
+    pub fn fold(&self) -> Option<Folding> {
+        FOLDS
+            .iter()
+            .find(|(m, _)| *m == self.module)
+            .map(|(_, f)| *f)
+    }
+}
+
+/// An element type folding moves between a tensor's little-endian bytes and the typed slices
+/// the kernels take (the types generated views have: bool as `u8`, float16 as `u16`).
+pub(crate) trait Element: Copy + Default {
+    /// Its size in bytes.
+    const BYTES: usize;
+    /// From its little-endian bytes (`BYTES` of them).
+    fn from_le(bytes: &[u8]) -> Self;
+    /// Appends its little-endian bytes.
+    fn put_le(self, out: &mut Vec<u8>);
+}
+
+macro_rules! element {
+    ($($t:ty),*) => {$(
+        impl Element for $t {
+            const BYTES: usize = ::core::mem::size_of::<$t>();
+            fn from_le(bytes: &[u8]) -> Self {
+                let mut b = [0u8; ::core::mem::size_of::<$t>()];
+                for (x, y) in b.iter_mut().zip(bytes) {
+                    *x = *y;
+                }
+                <$t>::from_le_bytes(b)
+            }
+            fn put_le(self, out: &mut Vec<u8>) {
+                out.extend_from_slice(&self.to_le_bytes());
+            }
+        }
+    )*};
+}
+element!(i8, u8, i16, u16, i32, u32, i64, f32);
+
+/// `data` as elements (a trailing partial element is dropped; callers pass whole tensors).
+pub(crate) fn values<T: Element>(data: &[u8]) -> Vec<T> {
+    data.chunks_exact(T::BYTES).map(T::from_le).collect()
+}
+
+/// `v` as little-endian bytes.
+pub(crate) fn le_bytes<T: Element>(v: &[T]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(v.len().saturating_mul(T::BYTES));
+    for &x in v {
+        x.put_le(&mut out);
+    }
+    out
+}
+
+/// Runs `$body` with the type alias `$t` bound to the element type of `$dtype` (as generated
+/// views type it); other types give `$other`.
+macro_rules! with_element {
+    ($dtype:expr, $t:ident => $body:expr, $other:expr) => {
+        match $dtype {
+            crate::tflite::DType::Float32 => {
+                type $t = f32;
+                $body
+            }
+            crate::tflite::DType::Int8 => {
+                type $t = i8;
+                $body
+            }
+            crate::tflite::DType::Uint8 | crate::tflite::DType::Bool => {
+                type $t = u8;
+                $body
+            }
+            crate::tflite::DType::Int16 => {
+                type $t = i16;
+                $body
+            }
+            crate::tflite::DType::Uint16 | crate::tflite::DType::Float16 => {
+                type $t = u16;
+                $body
+            }
+            crate::tflite::DType::Int32 => {
+                type $t = i32;
+                $body
+            }
+            crate::tflite::DType::Uint32 => {
+                type $t = u32;
+                $body
+            }
+            crate::tflite::DType::Int64 => {
+                type $t = i64;
+                $body
+            }
+            _ => $other,
+        }
+    };
+}
+pub(crate) use with_element;
+
+impl<'a> Lower<'a> {
+    /// Input `i`'s constant data as elements of `T` (folding).
+    pub(crate) fn const_values<T: Element>(&self, i: usize) -> Result<Vec<T>, Refusal> {
+        Ok(values(self.constant_data(self.input(i)?)?))
+    }
+
+    /// As many default elements of `T` as output `i` holds (folding).
+    pub(crate) fn output_values<T: Element>(&self, i: usize) -> Result<Vec<T>, Refusal> {
+        Ok(vec![T::default(); self.elements(self.output(i)?)?])
+    }
 }

@@ -4,7 +4,10 @@
 
 use quote::quote;
 
-use super::{Call, Lower, OpKind, Refusal, invalid, no_scratch};
+use super::{
+    Call, Lower, OpKind, Refusal, invalid, le_bytes, no_scratch, unsupported, with_element,
+};
+use crate::kernels;
 
 /// RESHAPE.
 pub const RESHAPE: OpKind = IN_PLACE;
@@ -40,4 +43,20 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
         body: quote!(#k::copy(i0, o0);),
         reads: vec![0],
     })
+}
+
+/// The copy, on the host ([`super::Folding`]).
+pub(super) fn fold(cx: &Lower<'_>) -> Result<Vec<Vec<u8>>, Refusal> {
+    lower(cx)?;
+    let dtype = cx.output(0)?.dtype;
+    with_element!(
+        dtype,
+        T => {
+            let input = cx.const_values::<T>(0)?;
+            let mut out = cx.output_values::<T>(0)?;
+            kernels::copy(&input, &mut out);
+            Ok(vec![le_bytes(&out)])
+        },
+        unsupported(format!("folding {} of {dtype}", cx.name()))
+    )
 }

@@ -21,7 +21,10 @@
 //! # Ok::<(), stowplan_planner::ReadModelError>(())
 //! ```
 
-use super::model::{Activation, BuiltinOp, DType, OFFLINE_PLAN_METADATA, OpOptions, Padding};
+use super::model::{
+    Activation, BuiltinOp, DType, DimensionFormat, OFFLINE_PLAN_METADATA, OpOptions, Padding,
+    Sparsity,
+};
 use super::schema::tflite as fb;
 
 /// Builtin op codes for [`ModelBuilder::op`].
@@ -127,6 +130,20 @@ pub struct ModelBuilder {
     opcodes: Vec<(i32, Option<String>)>,
     metadata: Vec<(String, u32)>,
     description: Option<String>,
+    /// Sparse encodings: (subgraph, tensor, parameters, index width).
+    sparsity: Vec<(usize, i32, Sparsity, IndexWidth)>,
+}
+
+/// The union member a sparse dimension's segments and indices are written as.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum IndexWidth {
+    /// `Int32Vector` (values above `i32::MAX` wrap, for malformed models).
+    #[default]
+    Int32,
+    /// `Uint16Vector` (values truncated to 16 bits).
+    Uint16,
+    /// `Uint8Vector` (values truncated to 8 bits).
+    Uint8,
 }
 
 impl Default for ModelBuilder {
@@ -152,6 +169,7 @@ impl ModelBuilder {
             opcodes: Vec::new(),
             metadata: Vec::new(),
             description: None,
+            sparsity: Vec::new(),
         }
     }
 
@@ -281,6 +299,13 @@ impl ModelBuilder {
             spec.buffer = buffer;
         }
         t
+    }
+
+    /// Gives tensor `tensor` of subgraph `sg` the sparse encoding `sparsity`, its segments and
+    /// indices written as `width` (its buffer should then hold only the values the encoding
+    /// locates, in traversal order).
+    pub fn sparsity(&mut self, sg: usize, tensor: i32, sparsity: &Sparsity, width: IndexWidth) {
+        self.sparsity.push((sg, tensor, sparsity.clone(), width));
     }
 
     /// Adds a tensor exactly as specified.
@@ -564,11 +589,20 @@ impl ModelBuilder {
         let subgraphs: Vec<_> = self
             .subgraphs
             .iter()
-            .map(|s| {
+            .enumerate()
+            .map(|(sg_pos, s)| {
                 let tensors: Vec<_> = s
                     .tensors
                     .iter()
-                    .map(|t| {
+                    .enumerate()
+                    .map(|(ti, t)| {
+                        let sparsity = self
+                            .sparsity
+                            .iter()
+                            .find(|(g, i, _, _)| {
+                                *g == sg_pos && usize::try_from(*i).ok() == Some(ti)
+                            })
+                            .map(|(_, _, sp, width)| write_sparsity(&mut fbb, sp, *width));
                         let shape = t.shape.as_deref().map(|v| fbb.create_vector(v));
                         let shape_signature =
                             t.shape_signature.as_deref().map(|v| fbb.create_vector(v));
@@ -595,6 +629,7 @@ impl ModelBuilder {
                                 name,
                                 is_variable: t.is_variable,
                                 quantization,
+                                sparsity,
                                 shape_signature,
                             },
                         )
@@ -729,6 +764,79 @@ impl ModelBuilder {
         fb::finish_model_buffer(&mut fbb, root);
         fbb.finished_data().to_vec()
     }
+}
+
+/// Writes `SparsityParameters`, every segment and index vector as `width`.
+fn write_sparsity<'b>(
+    fbb: &mut flatbuffers::FlatBufferBuilder<'b>,
+    sp: &Sparsity,
+    width: IndexWidth,
+) -> flatbuffers::WIPOffset<fb::SparsityParameters<'b>> {
+    let index_vector = |fbb: &mut flatbuffers::FlatBufferBuilder<'b>, v: &[u32]| match width {
+        IndexWidth::Int32 => {
+            let values: Vec<i32> = v.iter().map(|&x| x as i32).collect();
+            let values = Some(fbb.create_vector(&values));
+            (
+                fb::SparseIndexVector::Int32Vector,
+                fb::Int32Vector::create(fbb, &fb::Int32VectorArgs { values }).as_union_value(),
+            )
+        }
+        IndexWidth::Uint16 => {
+            let values: Vec<u16> = v.iter().map(|&x| x as u16).collect();
+            let values = Some(fbb.create_vector(&values));
+            (
+                fb::SparseIndexVector::Uint16Vector,
+                fb::Uint16Vector::create(fbb, &fb::Uint16VectorArgs { values }).as_union_value(),
+            )
+        }
+        IndexWidth::Uint8 => {
+            let values = Some(fbb.create_vector(&v.iter().map(|&x| x as u8).collect::<Vec<u8>>()));
+            (
+                fb::SparseIndexVector::Uint8Vector,
+                fb::Uint8Vector::create(fbb, &fb::Uint8VectorArgs { values }).as_union_value(),
+            )
+        }
+    };
+    let dims: Vec<_> = sp
+        .dim_metadata
+        .iter()
+        .map(|d| {
+            let (sparse, format) = match d.format {
+                DimensionFormat::Dense => (false, fb::DimensionType::DENSE),
+                DimensionFormat::SparseCsr => (true, fb::DimensionType::SPARSE_CSR),
+            };
+            let (segments, indices) = if sparse {
+                (
+                    Some(index_vector(fbb, &d.segments)),
+                    Some(index_vector(fbb, &d.indices)),
+                )
+            } else {
+                (None, None)
+            };
+            fb::DimensionMetadata::create(
+                fbb,
+                &fb::DimensionMetadataArgs {
+                    format,
+                    dense_size: d.dense_size,
+                    array_segments_type: segments.map_or(fb::SparseIndexVector::NONE, |s| s.0),
+                    array_segments: segments.map(|s| s.1),
+                    array_indices_type: indices.map_or(fb::SparseIndexVector::NONE, |s| s.0),
+                    array_indices: indices.map(|s| s.1),
+                },
+            )
+        })
+        .collect();
+    let traversal_order = Some(fbb.create_vector(&sp.traversal_order));
+    let block_map = (!sp.block_map.is_empty()).then(|| fbb.create_vector(&sp.block_map));
+    let dim_metadata = Some(fbb.create_vector(&dims));
+    fb::SparsityParameters::create(
+        fbb,
+        &fb::SparsityParametersArgs {
+            traversal_order,
+            block_map,
+            dim_metadata,
+        },
+    )
 }
 
 fn activation_code(a: Activation) -> fb::ActivationFunctionType {

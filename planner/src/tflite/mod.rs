@@ -19,8 +19,8 @@ mod schema;
 pub mod write;
 
 pub use model::{
-    Activation, BufferIndex, BufferInfo, BuiltinOp, DType, MAX_MODEL_BYTES, MetadataEntry, Model,
-    OFFLINE_PLAN_METADATA, Op, OpIndex, OpOptions, Opcode, Padding, Quantization, Subgraph,
-    SubgraphIndex, Tensor, TensorId, TensorIndex,
+    Activation, BufferIndex, BufferInfo, BuiltinOp, DType, DimensionFormat, DimensionMetadata,
+    MAX_MODEL_BYTES, MetadataEntry, Model, OFFLINE_PLAN_METADATA, Op, OpIndex, OpOptions, Opcode,
+    Padding, Quantization, Sparsity, Subgraph, SubgraphIndex, Tensor, TensorId, TensorIndex,
 };
 pub use read::read_model;

@@ -559,6 +559,47 @@ pub struct Tensor {
     pub is_constant: bool,
     /// Its affine quantisation, if the file gives scales.
     pub quantization: Option<Quantization>,
+    /// Its sparse encoding, if its data holds only some values of its shape (`DENSIFY` reads
+    /// such a tensor and writes the dense one).
+    pub sparsity: Option<Sparsity>,
+}
+
+/// How one dimension of a sparse tensor is stored (`DimensionType`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DimensionFormat {
+    /// Every index is present: only the size is stored.
+    Dense,
+    /// Compressed sparse row: per element of the previous dimension a segment of the indices
+    /// present in this one.
+    SparseCsr,
+}
+
+/// The metadata of one dimension of a sparse tensor, in traversal order (`DimensionMetadata`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DimensionMetadata {
+    /// How it is stored.
+    pub format: DimensionFormat,
+    /// Its size, for a dense dimension (`dense_size`).
+    pub dense_size: i32,
+    /// `array_segments` of a sparse dimension (empty for a dense one), each value checked to be
+    /// non-negative.
+    pub segments: Vec<u32>,
+    /// `array_indices` of a sparse dimension (empty for a dense one), each value checked to be
+    /// non-negative.
+    pub indices: Vec<u32>,
+}
+
+/// A sparse tensor's encoding (`SparsityParameters`): the values its data holds and where
+/// they go in the dense tensor. Read as the file gives it; [`crate::ops`]' DENSIFY checks it
+/// against the tensor's shape and data.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct Sparsity {
+    /// The dense dimensions in storage order, then the block dimensions (`traversal_order`).
+    pub traversal_order: Vec<i32>,
+    /// For each block dimension, the dense dimension it splits (`block_map`).
+    pub block_map: Vec<i32>,
+    /// One entry per element of `traversal_order` (`dim_metadata`).
+    pub dim_metadata: Vec<DimensionMetadata>,
 }
 
 /// A tensor's affine quantisation: `real = scale × (q − zero_point)`, one pair per tensor or

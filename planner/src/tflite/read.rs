@@ -7,9 +7,9 @@
 //! and sizes are checked by [`crate::graph`], where shape overrides apply.
 
 use super::model::{
-    Activation, BufferIndex, BufferInfo, BuiltinOp, DType, MAX_MODEL_BYTES, MetadataEntry, Model,
-    OFFLINE_PLAN_METADATA, Op, OpIndex, OpOptions, Opcode, Padding, Quantization, Subgraph,
-    SubgraphIndex, Tensor, TensorId, TensorIndex,
+    Activation, BufferIndex, BufferInfo, BuiltinOp, DType, DimensionFormat, DimensionMetadata,
+    MAX_MODEL_BYTES, MetadataEntry, Model, OFFLINE_PLAN_METADATA, Op, OpIndex, OpOptions, Opcode,
+    Padding, Quantization, Sparsity, Subgraph, SubgraphIndex, Tensor, TensorId, TensorIndex,
 };
 use super::schema::tflite as fb;
 use crate::error::{OpDesc, ReadModelError, TensorDesc};
@@ -384,6 +384,19 @@ pub fn read_model(bytes: &[u8]) -> Result<Model, ReadModelError> {
                     });
                 }
             };
+            let sparsity = t
+                .sparsity()
+                .map(|sp| {
+                    read_sparsity(&sp).map_err(|reason| ReadModelError::BadSparsity {
+                        tensor: TensorDesc {
+                            subgraph,
+                            index,
+                            name: name.clone(),
+                        },
+                        reason,
+                    })
+                })
+                .transpose()?;
             tensors.push(Tensor {
                 id: TensorId(index_u32(tensors.len())?),
                 subgraph,
@@ -406,6 +419,7 @@ pub fn read_model(bytes: &[u8]) -> Result<Model, ReadModelError> {
                         quantized_dimension: q.quantized_dimension(),
                     })
                 }),
+                sparsity,
             });
             check_zero_points(tensors.last())?;
         }
@@ -586,6 +600,94 @@ fn check_zero_points(tensor: Option<&Tensor>) -> Result<(), ReadModelError> {
     }
 }
 
+/// A tensor's `SparsityParameters`, as the file gives them: every dimension's format known,
+/// a sparse dimension with both its segments and its indices, every value of them
+/// non-negative. Whether they fit the tensor's shape and data is DENSIFY's to check. The work
+/// is linear in the vectors' lengths, which the verifier bounded by the file.
+fn read_sparsity(sp: &fb::SparsityParameters<'_>) -> Result<Sparsity, String> {
+    let traversal_order: Vec<i32> = sp
+        .traversal_order()
+        .map(|v| v.iter().collect())
+        .unwrap_or_default();
+    let block_map: Vec<i32> = sp
+        .block_map()
+        .map(|v| v.iter().collect())
+        .unwrap_or_default();
+    let mut dim_metadata = Vec::new();
+    for (i, d) in sp.dim_metadata().iter().flatten().enumerate() {
+        let format = match d.format() {
+            fb::DimensionType::DENSE => DimensionFormat::Dense,
+            fb::DimensionType::SPARSE_CSR => DimensionFormat::SparseCsr,
+            other => {
+                return Err(format!(
+                    "dimension {i} has format code {}, neither DENSE nor SPARSE_CSR",
+                    other.0
+                ));
+            }
+        };
+        let (segments, indices) = if format == DimensionFormat::SparseCsr {
+            (
+                index_vector(&d, true).map_err(|e| format!("dimension {i}'s segments {e}"))?,
+                index_vector(&d, false).map_err(|e| format!("dimension {i}'s indices {e}"))?,
+            )
+        } else {
+            (Vec::new(), Vec::new())
+        };
+        dim_metadata.push(DimensionMetadata {
+            format,
+            dense_size: d.dense_size(),
+            segments,
+            indices,
+        });
+    }
+    Ok(Sparsity {
+        traversal_order,
+        block_map,
+        dim_metadata,
+    })
+}
+
+/// `array_segments` (`segments`) or `array_indices` of a sparse dimension, in any of the
+/// union's widths, each value checked to be non-negative.
+fn index_vector(d: &fb::DimensionMetadata<'_>, segments: bool) -> Result<Vec<u32>, String> {
+    let (kind, int32, uint16, uint8) = if segments {
+        (
+            d.array_segments_type(),
+            d.array_segments_as_int_32_vector(),
+            d.array_segments_as_uint_16_vector(),
+            d.array_segments_as_uint_8_vector(),
+        )
+    } else {
+        (
+            d.array_indices_type(),
+            d.array_indices_as_int_32_vector(),
+            d.array_indices_as_uint_16_vector(),
+            d.array_indices_as_uint_8_vector(),
+        )
+    };
+    if let Some(v) = int32 {
+        return v
+            .values()
+            .iter()
+            .flatten()
+            .map(|x| u32::try_from(x).map_err(|_| format!("hold {x}, a negative index")))
+            .collect();
+    }
+    if let Some(v) = uint16 {
+        return Ok(v.values().iter().flatten().map(u32::from).collect());
+    }
+    if let Some(v) = uint8 {
+        return Ok(v.values().iter().flatten().map(u32::from).collect());
+    }
+    Err(match kind {
+        fb::SparseIndexVector::NONE => "are missing".to_owned(),
+        other => format!(
+            "have union type {}, not Int32Vector, Uint16Vector or Uint8Vector",
+            other.0
+        ),
+    })
+}
+
 fn index_u32(i: usize) -> Result<u32, ReadModelError> {
     // Unreachable for files under 2 GiB (an element takes at least 4 bytes), checked anyway.
     u32::try_from(i).map_err(|_| ReadModelError::TooLarge {
@@ -655,4 +757,63 @@ fn read_offline_plan(
         })
         .collect::<Result<Vec<_>, _>>()
         .map(Some)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tflite::builder::{IndexWidth, ModelBuilder};
+
+    /// A 2x4 float matrix in CSR (rows dense, columns sparse) with 3 values.
+    fn csr() -> Sparsity {
+        Sparsity {
+            traversal_order: vec![0, 1],
+            block_map: vec![],
+            dim_metadata: vec![
+                DimensionMetadata {
+                    format: DimensionFormat::Dense,
+                    dense_size: 2,
+                    segments: vec![],
+                    indices: vec![],
+                },
+                DimensionMetadata {
+                    format: DimensionFormat::SparseCsr,
+                    dense_size: 0,
+                    segments: vec![0, 2, 3],
+                    indices: vec![1, 3, 0],
+                },
+            ],
+        }
+    }
+
+    fn sparse_model(sp: &Sparsity, width: IndexWidth) -> Vec<u8> {
+        let mut b = ModelBuilder::new();
+        let sg = b.subgraph("main");
+        let w = b.constant(sg, "w", DType::Float32, &[2, 4], &[0; 12]);
+        b.sparsity(sg, w, sp, width);
+        let y = b.tensor(sg, "y", DType::Float32, &[2, 4]);
+        b.op(sg, BuiltinOp::DENSIFY, &[w], &[y]);
+        b.io(sg, &[], &[y]);
+        b.finish()
+    }
+
+    #[test]
+    fn sparsity_round_trips_in_every_width() {
+        for width in [IndexWidth::Int32, IndexWidth::Uint16, IndexWidth::Uint8] {
+            let m = read_model(&sparse_model(&csr(), width)).unwrap();
+            assert_eq!(m.tensors[0].sparsity.as_ref(), Some(&csr()), "{width:?}");
+            assert_eq!(m.tensors[1].sparsity, None);
+        }
+    }
+
+    #[test]
+    fn negative_sparse_indices_are_refused() {
+        let mut sp = csr();
+        sp.dim_metadata[1].indices[2] = u32::MAX; // written as int32 -1
+        let err = read_model(&sparse_model(&sp, IndexWidth::Int32)).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "tensor 0 \"w\" of subgraph 0 has malformed sparsity parameters: dimension 1's indices hold -1, a negative index"
+        );
+    }
 }

@@ -1689,6 +1689,184 @@ impl<'a> ::flatbuffers::Verifiable for MirrorPadMode {
 }
 
 impl ::flatbuffers::SimpleToVerifyInSlice for MirrorPadMode {}
+#[deprecated(since = "2.0.0", note = "Use associated constants instead. This will no longer be generated in 2021.")]
+pub const ENUM_MIN_DIMENSION_TYPE: i8 = 0;
+#[deprecated(since = "2.0.0", note = "Use associated constants instead. This will no longer be generated in 2021.")]
+pub const ENUM_MAX_DIMENSION_TYPE: i8 = 1;
+#[deprecated(since = "2.0.0", note = "Use associated constants instead. This will no longer be generated in 2021.")]
+#[allow(non_camel_case_types)]
+pub const ENUM_VALUES_DIMENSION_TYPE: [DimensionType; 2] = [
+  DimensionType::DENSE,
+  DimensionType::SPARSE_CSR,
+];
+
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+#[repr(transparent)]
+pub struct DimensionType(pub i8);
+#[allow(non_upper_case_globals)]
+impl DimensionType {
+  pub const DENSE: Self = Self(0);
+  pub const SPARSE_CSR: Self = Self(1);
+
+  pub const ENUM_MIN: i8 = 0;
+  pub const ENUM_MAX: i8 = 1;
+  pub const ENUM_VALUES: &'static [Self] = &[
+    Self::DENSE,
+    Self::SPARSE_CSR,
+  ];
+  /// Returns the variant's name or "" if unknown.
+  pub fn variant_name(self) -> Option<&'static str> {
+    match self {
+      Self::DENSE => Some("DENSE"),
+      Self::SPARSE_CSR => Some("SPARSE_CSR"),
+      _ => None,
+    }
+  }
+}
+impl ::core::fmt::Debug for DimensionType {
+  fn fmt(&self, f: &mut ::core::fmt::Formatter) -> ::core::fmt::Result {
+    if let Some(name) = self.variant_name() {
+      f.write_str(name)
+    } else {
+      f.write_fmt(format_args!("<UNKNOWN {:?}>", self.0))
+    }
+  }
+}
+impl<'a> ::flatbuffers::Follow<'a> for DimensionType {
+  type Inner = Self;
+  #[inline]
+  unsafe fn follow(buf: &'a [u8], loc: usize) -> Self::Inner {
+    let b = unsafe { ::flatbuffers::read_scalar_at::<i8>(buf, loc) };
+    Self(b)
+  }
+}
+
+impl ::flatbuffers::Push for DimensionType {
+    type Output = DimensionType;
+    #[inline]
+    unsafe fn push(&self, dst: &mut [u8], _written_len: usize) {
+        unsafe { ::flatbuffers::emplace_scalar::<i8>(dst, self.0) };
+    }
+}
+
+impl ::flatbuffers::EndianScalar for DimensionType {
+  type Scalar = i8;
+  #[inline]
+  fn to_little_endian(self) -> i8 {
+    self.0.to_le()
+  }
+  #[inline]
+  #[allow(clippy::wrong_self_convention)]
+  fn from_little_endian(v: i8) -> Self {
+    let b = i8::from_le(v);
+    Self(b)
+  }
+}
+
+impl<'a> ::flatbuffers::Verifiable for DimensionType {
+  #[inline]
+  fn run_verifier(
+    v: &mut ::flatbuffers::Verifier, pos: usize
+  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    i8::run_verifier(v, pos)
+  }
+}
+
+impl ::flatbuffers::SimpleToVerifyInSlice for DimensionType {}
+#[deprecated(since = "2.0.0", note = "Use associated constants instead. This will no longer be generated in 2021.")]
+pub const ENUM_MIN_SPARSE_INDEX_VECTOR: u8 = 0;
+#[deprecated(since = "2.0.0", note = "Use associated constants instead. This will no longer be generated in 2021.")]
+pub const ENUM_MAX_SPARSE_INDEX_VECTOR: u8 = 3;
+#[deprecated(since = "2.0.0", note = "Use associated constants instead. This will no longer be generated in 2021.")]
+#[allow(non_camel_case_types)]
+pub const ENUM_VALUES_SPARSE_INDEX_VECTOR: [SparseIndexVector; 4] = [
+  SparseIndexVector::NONE,
+  SparseIndexVector::Int32Vector,
+  SparseIndexVector::Uint16Vector,
+  SparseIndexVector::Uint8Vector,
+];
+
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+#[repr(transparent)]
+pub struct SparseIndexVector(pub u8);
+#[allow(non_upper_case_globals)]
+impl SparseIndexVector {
+  pub const NONE: Self = Self(0);
+  pub const Int32Vector: Self = Self(1);
+  pub const Uint16Vector: Self = Self(2);
+  pub const Uint8Vector: Self = Self(3);
+
+  pub const ENUM_MIN: u8 = 0;
+  pub const ENUM_MAX: u8 = 3;
+  pub const ENUM_VALUES: &'static [Self] = &[
+    Self::NONE,
+    Self::Int32Vector,
+    Self::Uint16Vector,
+    Self::Uint8Vector,
+  ];
+  /// Returns the variant's name or "" if unknown.
+  pub fn variant_name(self) -> Option<&'static str> {
+    match self {
+      Self::NONE => Some("NONE"),
+      Self::Int32Vector => Some("Int32Vector"),
+      Self::Uint16Vector => Some("Uint16Vector"),
+      Self::Uint8Vector => Some("Uint8Vector"),
+      _ => None,
+    }
+  }
+}
+impl ::core::fmt::Debug for SparseIndexVector {
+  fn fmt(&self, f: &mut ::core::fmt::Formatter) -> ::core::fmt::Result {
+    if let Some(name) = self.variant_name() {
+      f.write_str(name)
+    } else {
+      f.write_fmt(format_args!("<UNKNOWN {:?}>", self.0))
+    }
+  }
+}
+impl<'a> ::flatbuffers::Follow<'a> for SparseIndexVector {
+  type Inner = Self;
+  #[inline]
+  unsafe fn follow(buf: &'a [u8], loc: usize) -> Self::Inner {
+    let b = unsafe { ::flatbuffers::read_scalar_at::<u8>(buf, loc) };
+    Self(b)
+  }
+}
+
+impl ::flatbuffers::Push for SparseIndexVector {
+    type Output = SparseIndexVector;
+    #[inline]
+    unsafe fn push(&self, dst: &mut [u8], _written_len: usize) {
+        unsafe { ::flatbuffers::emplace_scalar::<u8>(dst, self.0) };
+    }
+}
+
+impl ::flatbuffers::EndianScalar for SparseIndexVector {
+  type Scalar = u8;
+  #[inline]
+  fn to_little_endian(self) -> u8 {
+    self.0.to_le()
+  }
+  #[inline]
+  #[allow(clippy::wrong_self_convention)]
+  fn from_little_endian(v: u8) -> Self {
+    let b = u8::from_le(v);
+    Self(b)
+  }
+}
+
+impl<'a> ::flatbuffers::Verifiable for SparseIndexVector {
+  #[inline]
+  fn run_verifier(
+    v: &mut ::flatbuffers::Verifier, pos: usize
+  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    u8::run_verifier(v, pos)
+  }
+}
+
+impl ::flatbuffers::SimpleToVerifyInSlice for SparseIndexVector {}
+pub struct SparseIndexVectorUnionTableOffset {}
+
 pub enum Conv2DOptionsOffset {}
 #[derive(Copy, Clone, PartialEq)]
 
@@ -6439,6 +6617,759 @@ impl ::core::fmt::Debug for CallOnceOptions<'_> {
       ds.finish()
   }
 }
+pub enum Int32VectorOffset {}
+#[derive(Copy, Clone, PartialEq)]
+
+pub struct Int32Vector<'a> {
+  pub _tab: ::flatbuffers::Table<'a>,
+}
+
+impl<'a> ::flatbuffers::Follow<'a> for Int32Vector<'a> {
+  type Inner = Int32Vector<'a>;
+  #[inline]
+  unsafe fn follow(buf: &'a [u8], loc: usize) -> Self::Inner {
+    Self { _tab: unsafe { ::flatbuffers::Table::new(buf, loc) } }
+  }
+}
+
+impl<'a> Int32Vector<'a> {
+  pub const VT_VALUES: ::flatbuffers::VOffsetT = 4;
+
+  #[inline]
+  pub unsafe fn init_from_table(table: ::flatbuffers::Table<'a>) -> Self {
+    Int32Vector { _tab: table }
+  }
+  #[allow(unused_mut)]
+  pub fn create<'bldr: 'args, 'args: 'mut_bldr, 'mut_bldr, A: ::flatbuffers::Allocator + 'bldr>(
+    _fbb: &'mut_bldr mut ::flatbuffers::FlatBufferBuilder<'bldr, A>,
+    args: &'args Int32VectorArgs<'args>
+  ) -> ::flatbuffers::WIPOffset<Int32Vector<'bldr>> {
+    let mut builder = Int32VectorBuilder::new(_fbb);
+    if let Some(x) = args.values { builder.add_values(x); }
+    builder.finish()
+  }
+
+
+  #[inline]
+  pub fn values(&self) -> Option<::flatbuffers::Vector<'a, i32>> {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<::flatbuffers::ForwardsUOffset<::flatbuffers::Vector<'a, i32>>>(Int32Vector::VT_VALUES, None)}
+  }
+}
+
+impl ::flatbuffers::Verifiable for Int32Vector<'_> {
+  #[inline]
+  fn run_verifier(
+    v: &mut ::flatbuffers::Verifier, pos: usize
+  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v.visit_table(pos)?
+     .visit_field::<::flatbuffers::ForwardsUOffset<::flatbuffers::Vector<'_, i32>>>("values", Self::VT_VALUES, false)?
+     .finish();
+    Ok(())
+  }
+}
+pub struct Int32VectorArgs<'a> {
+    pub values: Option<::flatbuffers::WIPOffset<::flatbuffers::Vector<'a, i32>>>,
+}
+impl<'a> Default for Int32VectorArgs<'a> {
+  #[inline]
+  fn default() -> Self {
+    Int32VectorArgs {
+      values: None,
+    }
+  }
+}
+
+pub struct Int32VectorBuilder<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> {
+  fbb_: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>,
+  start_: ::flatbuffers::WIPOffset<::flatbuffers::TableUnfinishedWIPOffset>,
+}
+impl<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> Int32VectorBuilder<'a, 'b, A> {
+  #[inline]
+  pub fn add_values(&mut self, values: ::flatbuffers::WIPOffset<::flatbuffers::Vector<'b , i32>>) {
+    self.fbb_.push_slot_always::<::flatbuffers::WIPOffset<_>>(Int32Vector::VT_VALUES, values);
+  }
+  #[inline]
+  pub fn new(_fbb: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>) -> Int32VectorBuilder<'a, 'b, A> {
+    let start = _fbb.start_table();
+    Int32VectorBuilder {
+      fbb_: _fbb,
+      start_: start,
+    }
+  }
+  #[inline]
+  pub fn finish(self) -> ::flatbuffers::WIPOffset<Int32Vector<'a>> {
+    let o = self.fbb_.end_table(self.start_);
+    ::flatbuffers::WIPOffset::new(o.value())
+  }
+}
+
+impl ::core::fmt::Debug for Int32Vector<'_> {
+  fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+    let mut ds = f.debug_struct("Int32Vector");
+      ds.field("values", &self.values());
+      ds.finish()
+  }
+}
+pub enum Uint16VectorOffset {}
+#[derive(Copy, Clone, PartialEq)]
+
+pub struct Uint16Vector<'a> {
+  pub _tab: ::flatbuffers::Table<'a>,
+}
+
+impl<'a> ::flatbuffers::Follow<'a> for Uint16Vector<'a> {
+  type Inner = Uint16Vector<'a>;
+  #[inline]
+  unsafe fn follow(buf: &'a [u8], loc: usize) -> Self::Inner {
+    Self { _tab: unsafe { ::flatbuffers::Table::new(buf, loc) } }
+  }
+}
+
+impl<'a> Uint16Vector<'a> {
+  pub const VT_VALUES: ::flatbuffers::VOffsetT = 4;
+
+  #[inline]
+  pub unsafe fn init_from_table(table: ::flatbuffers::Table<'a>) -> Self {
+    Uint16Vector { _tab: table }
+  }
+  #[allow(unused_mut)]
+  pub fn create<'bldr: 'args, 'args: 'mut_bldr, 'mut_bldr, A: ::flatbuffers::Allocator + 'bldr>(
+    _fbb: &'mut_bldr mut ::flatbuffers::FlatBufferBuilder<'bldr, A>,
+    args: &'args Uint16VectorArgs<'args>
+  ) -> ::flatbuffers::WIPOffset<Uint16Vector<'bldr>> {
+    let mut builder = Uint16VectorBuilder::new(_fbb);
+    if let Some(x) = args.values { builder.add_values(x); }
+    builder.finish()
+  }
+
+
+  #[inline]
+  pub fn values(&self) -> Option<::flatbuffers::Vector<'a, u16>> {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<::flatbuffers::ForwardsUOffset<::flatbuffers::Vector<'a, u16>>>(Uint16Vector::VT_VALUES, None)}
+  }
+}
+
+impl ::flatbuffers::Verifiable for Uint16Vector<'_> {
+  #[inline]
+  fn run_verifier(
+    v: &mut ::flatbuffers::Verifier, pos: usize
+  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v.visit_table(pos)?
+     .visit_field::<::flatbuffers::ForwardsUOffset<::flatbuffers::Vector<'_, u16>>>("values", Self::VT_VALUES, false)?
+     .finish();
+    Ok(())
+  }
+}
+pub struct Uint16VectorArgs<'a> {
+    pub values: Option<::flatbuffers::WIPOffset<::flatbuffers::Vector<'a, u16>>>,
+}
+impl<'a> Default for Uint16VectorArgs<'a> {
+  #[inline]
+  fn default() -> Self {
+    Uint16VectorArgs {
+      values: None,
+    }
+  }
+}
+
+pub struct Uint16VectorBuilder<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> {
+  fbb_: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>,
+  start_: ::flatbuffers::WIPOffset<::flatbuffers::TableUnfinishedWIPOffset>,
+}
+impl<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> Uint16VectorBuilder<'a, 'b, A> {
+  #[inline]
+  pub fn add_values(&mut self, values: ::flatbuffers::WIPOffset<::flatbuffers::Vector<'b , u16>>) {
+    self.fbb_.push_slot_always::<::flatbuffers::WIPOffset<_>>(Uint16Vector::VT_VALUES, values);
+  }
+  #[inline]
+  pub fn new(_fbb: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>) -> Uint16VectorBuilder<'a, 'b, A> {
+    let start = _fbb.start_table();
+    Uint16VectorBuilder {
+      fbb_: _fbb,
+      start_: start,
+    }
+  }
+  #[inline]
+  pub fn finish(self) -> ::flatbuffers::WIPOffset<Uint16Vector<'a>> {
+    let o = self.fbb_.end_table(self.start_);
+    ::flatbuffers::WIPOffset::new(o.value())
+  }
+}
+
+impl ::core::fmt::Debug for Uint16Vector<'_> {
+  fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+    let mut ds = f.debug_struct("Uint16Vector");
+      ds.field("values", &self.values());
+      ds.finish()
+  }
+}
+pub enum Uint8VectorOffset {}
+#[derive(Copy, Clone, PartialEq)]
+
+pub struct Uint8Vector<'a> {
+  pub _tab: ::flatbuffers::Table<'a>,
+}
+
+impl<'a> ::flatbuffers::Follow<'a> for Uint8Vector<'a> {
+  type Inner = Uint8Vector<'a>;
+  #[inline]
+  unsafe fn follow(buf: &'a [u8], loc: usize) -> Self::Inner {
+    Self { _tab: unsafe { ::flatbuffers::Table::new(buf, loc) } }
+  }
+}
+
+impl<'a> Uint8Vector<'a> {
+  pub const VT_VALUES: ::flatbuffers::VOffsetT = 4;
+
+  #[inline]
+  pub unsafe fn init_from_table(table: ::flatbuffers::Table<'a>) -> Self {
+    Uint8Vector { _tab: table }
+  }
+  #[allow(unused_mut)]
+  pub fn create<'bldr: 'args, 'args: 'mut_bldr, 'mut_bldr, A: ::flatbuffers::Allocator + 'bldr>(
+    _fbb: &'mut_bldr mut ::flatbuffers::FlatBufferBuilder<'bldr, A>,
+    args: &'args Uint8VectorArgs<'args>
+  ) -> ::flatbuffers::WIPOffset<Uint8Vector<'bldr>> {
+    let mut builder = Uint8VectorBuilder::new(_fbb);
+    if let Some(x) = args.values { builder.add_values(x); }
+    builder.finish()
+  }
+
+
+  #[inline]
+  pub fn values(&self) -> Option<::flatbuffers::Vector<'a, u8>> {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<::flatbuffers::ForwardsUOffset<::flatbuffers::Vector<'a, u8>>>(Uint8Vector::VT_VALUES, None)}
+  }
+}
+
+impl ::flatbuffers::Verifiable for Uint8Vector<'_> {
+  #[inline]
+  fn run_verifier(
+    v: &mut ::flatbuffers::Verifier, pos: usize
+  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v.visit_table(pos)?
+     .visit_field::<::flatbuffers::ForwardsUOffset<::flatbuffers::Vector<'_, u8>>>("values", Self::VT_VALUES, false)?
+     .finish();
+    Ok(())
+  }
+}
+pub struct Uint8VectorArgs<'a> {
+    pub values: Option<::flatbuffers::WIPOffset<::flatbuffers::Vector<'a, u8>>>,
+}
+impl<'a> Default for Uint8VectorArgs<'a> {
+  #[inline]
+  fn default() -> Self {
+    Uint8VectorArgs {
+      values: None,
+    }
+  }
+}
+
+pub struct Uint8VectorBuilder<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> {
+  fbb_: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>,
+  start_: ::flatbuffers::WIPOffset<::flatbuffers::TableUnfinishedWIPOffset>,
+}
+impl<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> Uint8VectorBuilder<'a, 'b, A> {
+  #[inline]
+  pub fn add_values(&mut self, values: ::flatbuffers::WIPOffset<::flatbuffers::Vector<'b , u8>>) {
+    self.fbb_.push_slot_always::<::flatbuffers::WIPOffset<_>>(Uint8Vector::VT_VALUES, values);
+  }
+  #[inline]
+  pub fn new(_fbb: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>) -> Uint8VectorBuilder<'a, 'b, A> {
+    let start = _fbb.start_table();
+    Uint8VectorBuilder {
+      fbb_: _fbb,
+      start_: start,
+    }
+  }
+  #[inline]
+  pub fn finish(self) -> ::flatbuffers::WIPOffset<Uint8Vector<'a>> {
+    let o = self.fbb_.end_table(self.start_);
+    ::flatbuffers::WIPOffset::new(o.value())
+  }
+}
+
+impl ::core::fmt::Debug for Uint8Vector<'_> {
+  fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+    let mut ds = f.debug_struct("Uint8Vector");
+      ds.field("values", &self.values());
+      ds.finish()
+  }
+}
+pub enum DimensionMetadataOffset {}
+#[derive(Copy, Clone, PartialEq)]
+
+pub struct DimensionMetadata<'a> {
+  pub _tab: ::flatbuffers::Table<'a>,
+}
+
+impl<'a> ::flatbuffers::Follow<'a> for DimensionMetadata<'a> {
+  type Inner = DimensionMetadata<'a>;
+  #[inline]
+  unsafe fn follow(buf: &'a [u8], loc: usize) -> Self::Inner {
+    Self { _tab: unsafe { ::flatbuffers::Table::new(buf, loc) } }
+  }
+}
+
+impl<'a> DimensionMetadata<'a> {
+  pub const VT_FORMAT: ::flatbuffers::VOffsetT = 4;
+  pub const VT_DENSE_SIZE: ::flatbuffers::VOffsetT = 6;
+  pub const VT_ARRAY_SEGMENTS_TYPE: ::flatbuffers::VOffsetT = 8;
+  pub const VT_ARRAY_SEGMENTS: ::flatbuffers::VOffsetT = 10;
+  pub const VT_ARRAY_INDICES_TYPE: ::flatbuffers::VOffsetT = 12;
+  pub const VT_ARRAY_INDICES: ::flatbuffers::VOffsetT = 14;
+
+  #[inline]
+  pub unsafe fn init_from_table(table: ::flatbuffers::Table<'a>) -> Self {
+    DimensionMetadata { _tab: table }
+  }
+  #[allow(unused_mut)]
+  pub fn create<'bldr: 'args, 'args: 'mut_bldr, 'mut_bldr, A: ::flatbuffers::Allocator + 'bldr>(
+    _fbb: &'mut_bldr mut ::flatbuffers::FlatBufferBuilder<'bldr, A>,
+    args: &'args DimensionMetadataArgs
+  ) -> ::flatbuffers::WIPOffset<DimensionMetadata<'bldr>> {
+    let mut builder = DimensionMetadataBuilder::new(_fbb);
+    if let Some(x) = args.array_indices { builder.add_array_indices(x); }
+    if let Some(x) = args.array_segments { builder.add_array_segments(x); }
+    builder.add_dense_size(args.dense_size);
+    builder.add_array_indices_type(args.array_indices_type);
+    builder.add_array_segments_type(args.array_segments_type);
+    builder.add_format(args.format);
+    builder.finish()
+  }
+
+
+  #[inline]
+  pub fn format(&self) -> DimensionType {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<DimensionType>(DimensionMetadata::VT_FORMAT, Some(DimensionType::DENSE)).unwrap()}
+  }
+  #[inline]
+  pub fn dense_size(&self) -> i32 {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<i32>(DimensionMetadata::VT_DENSE_SIZE, Some(0)).unwrap()}
+  }
+  #[inline]
+  pub fn array_segments_type(&self) -> SparseIndexVector {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<SparseIndexVector>(DimensionMetadata::VT_ARRAY_SEGMENTS_TYPE, Some(SparseIndexVector::NONE)).unwrap()}
+  }
+  #[inline]
+  pub fn array_segments(&self) -> Option<::flatbuffers::Table<'a>> {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<::flatbuffers::ForwardsUOffset<::flatbuffers::Table<'a>>>(DimensionMetadata::VT_ARRAY_SEGMENTS, None)}
+  }
+  #[inline]
+  pub fn array_indices_type(&self) -> SparseIndexVector {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<SparseIndexVector>(DimensionMetadata::VT_ARRAY_INDICES_TYPE, Some(SparseIndexVector::NONE)).unwrap()}
+  }
+  #[inline]
+  pub fn array_indices(&self) -> Option<::flatbuffers::Table<'a>> {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<::flatbuffers::ForwardsUOffset<::flatbuffers::Table<'a>>>(DimensionMetadata::VT_ARRAY_INDICES, None)}
+  }
+  #[inline]
+  #[allow(non_snake_case)]
+  pub fn array_segments_as_int_32_vector(&self) -> Option<Int32Vector<'a>> {
+    if self.array_segments_type() == SparseIndexVector::Int32Vector {
+      self.array_segments().map(|t| {
+       // Safety:
+       // Created from a valid Table for this object
+       // Which contains a valid union in this slot
+       unsafe { Int32Vector::init_from_table(t) }
+     })
+    } else {
+      None
+    }
+  }
+
+  #[inline]
+  #[allow(non_snake_case)]
+  pub fn array_segments_as_uint_16_vector(&self) -> Option<Uint16Vector<'a>> {
+    if self.array_segments_type() == SparseIndexVector::Uint16Vector {
+      self.array_segments().map(|t| {
+       // Safety:
+       // Created from a valid Table for this object
+       // Which contains a valid union in this slot
+       unsafe { Uint16Vector::init_from_table(t) }
+     })
+    } else {
+      None
+    }
+  }
+
+  #[inline]
+  #[allow(non_snake_case)]
+  pub fn array_segments_as_uint_8_vector(&self) -> Option<Uint8Vector<'a>> {
+    if self.array_segments_type() == SparseIndexVector::Uint8Vector {
+      self.array_segments().map(|t| {
+       // Safety:
+       // Created from a valid Table for this object
+       // Which contains a valid union in this slot
+       unsafe { Uint8Vector::init_from_table(t) }
+     })
+    } else {
+      None
+    }
+  }
+
+  #[inline]
+  #[allow(non_snake_case)]
+  pub fn array_indices_as_int_32_vector(&self) -> Option<Int32Vector<'a>> {
+    if self.array_indices_type() == SparseIndexVector::Int32Vector {
+      self.array_indices().map(|t| {
+       // Safety:
+       // Created from a valid Table for this object
+       // Which contains a valid union in this slot
+       unsafe { Int32Vector::init_from_table(t) }
+     })
+    } else {
+      None
+    }
+  }
+
+  #[inline]
+  #[allow(non_snake_case)]
+  pub fn array_indices_as_uint_16_vector(&self) -> Option<Uint16Vector<'a>> {
+    if self.array_indices_type() == SparseIndexVector::Uint16Vector {
+      self.array_indices().map(|t| {
+       // Safety:
+       // Created from a valid Table for this object
+       // Which contains a valid union in this slot
+       unsafe { Uint16Vector::init_from_table(t) }
+     })
+    } else {
+      None
+    }
+  }
+
+  #[inline]
+  #[allow(non_snake_case)]
+  pub fn array_indices_as_uint_8_vector(&self) -> Option<Uint8Vector<'a>> {
+    if self.array_indices_type() == SparseIndexVector::Uint8Vector {
+      self.array_indices().map(|t| {
+       // Safety:
+       // Created from a valid Table for this object
+       // Which contains a valid union in this slot
+       unsafe { Uint8Vector::init_from_table(t) }
+     })
+    } else {
+      None
+    }
+  }
+
+}
+
+impl ::flatbuffers::Verifiable for DimensionMetadata<'_> {
+  #[inline]
+  fn run_verifier(
+    v: &mut ::flatbuffers::Verifier, pos: usize
+  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v.visit_table(pos)?
+     .visit_field::<DimensionType>("format", Self::VT_FORMAT, false)?
+     .visit_field::<i32>("dense_size", Self::VT_DENSE_SIZE, false)?
+     .visit_union::<SparseIndexVector, _>("array_segments_type", Self::VT_ARRAY_SEGMENTS_TYPE, "array_segments", Self::VT_ARRAY_SEGMENTS, false, |key, v, pos| {
+        match key {
+          SparseIndexVector::Int32Vector => v.verify_union_variant::<::flatbuffers::ForwardsUOffset<Int32Vector>>("SparseIndexVector::Int32Vector", pos),
+          SparseIndexVector::Uint16Vector => v.verify_union_variant::<::flatbuffers::ForwardsUOffset<Uint16Vector>>("SparseIndexVector::Uint16Vector", pos),
+          SparseIndexVector::Uint8Vector => v.verify_union_variant::<::flatbuffers::ForwardsUOffset<Uint8Vector>>("SparseIndexVector::Uint8Vector", pos),
+          _ => Ok(()),
+        }
+     })?
+     .visit_union::<SparseIndexVector, _>("array_indices_type", Self::VT_ARRAY_INDICES_TYPE, "array_indices", Self::VT_ARRAY_INDICES, false, |key, v, pos| {
+        match key {
+          SparseIndexVector::Int32Vector => v.verify_union_variant::<::flatbuffers::ForwardsUOffset<Int32Vector>>("SparseIndexVector::Int32Vector", pos),
+          SparseIndexVector::Uint16Vector => v.verify_union_variant::<::flatbuffers::ForwardsUOffset<Uint16Vector>>("SparseIndexVector::Uint16Vector", pos),
+          SparseIndexVector::Uint8Vector => v.verify_union_variant::<::flatbuffers::ForwardsUOffset<Uint8Vector>>("SparseIndexVector::Uint8Vector", pos),
+          _ => Ok(()),
+        }
+     })?
+     .finish();
+    Ok(())
+  }
+}
+pub struct DimensionMetadataArgs {
+    pub format: DimensionType,
+    pub dense_size: i32,
+    pub array_segments_type: SparseIndexVector,
+    pub array_segments: Option<::flatbuffers::WIPOffset<::flatbuffers::UnionWIPOffset>>,
+    pub array_indices_type: SparseIndexVector,
+    pub array_indices: Option<::flatbuffers::WIPOffset<::flatbuffers::UnionWIPOffset>>,
+}
+impl<'a> Default for DimensionMetadataArgs {
+  #[inline]
+  fn default() -> Self {
+    DimensionMetadataArgs {
+      format: DimensionType::DENSE,
+      dense_size: 0,
+      array_segments_type: SparseIndexVector::NONE,
+      array_segments: None,
+      array_indices_type: SparseIndexVector::NONE,
+      array_indices: None,
+    }
+  }
+}
+
+pub struct DimensionMetadataBuilder<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> {
+  fbb_: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>,
+  start_: ::flatbuffers::WIPOffset<::flatbuffers::TableUnfinishedWIPOffset>,
+}
+impl<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> DimensionMetadataBuilder<'a, 'b, A> {
+  #[inline]
+  pub fn add_format(&mut self, format: DimensionType) {
+    self.fbb_.push_slot::<DimensionType>(DimensionMetadata::VT_FORMAT, format, DimensionType::DENSE);
+  }
+  #[inline]
+  pub fn add_dense_size(&mut self, dense_size: i32) {
+    self.fbb_.push_slot::<i32>(DimensionMetadata::VT_DENSE_SIZE, dense_size, 0);
+  }
+  #[inline]
+  pub fn add_array_segments_type(&mut self, array_segments_type: SparseIndexVector) {
+    self.fbb_.push_slot::<SparseIndexVector>(DimensionMetadata::VT_ARRAY_SEGMENTS_TYPE, array_segments_type, SparseIndexVector::NONE);
+  }
+  #[inline]
+  pub fn add_array_segments(&mut self, array_segments: ::flatbuffers::WIPOffset<::flatbuffers::UnionWIPOffset>) {
+    self.fbb_.push_slot_always::<::flatbuffers::WIPOffset<_>>(DimensionMetadata::VT_ARRAY_SEGMENTS, array_segments);
+  }
+  #[inline]
+  pub fn add_array_indices_type(&mut self, array_indices_type: SparseIndexVector) {
+    self.fbb_.push_slot::<SparseIndexVector>(DimensionMetadata::VT_ARRAY_INDICES_TYPE, array_indices_type, SparseIndexVector::NONE);
+  }
+  #[inline]
+  pub fn add_array_indices(&mut self, array_indices: ::flatbuffers::WIPOffset<::flatbuffers::UnionWIPOffset>) {
+    self.fbb_.push_slot_always::<::flatbuffers::WIPOffset<_>>(DimensionMetadata::VT_ARRAY_INDICES, array_indices);
+  }
+  #[inline]
+  pub fn new(_fbb: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>) -> DimensionMetadataBuilder<'a, 'b, A> {
+    let start = _fbb.start_table();
+    DimensionMetadataBuilder {
+      fbb_: _fbb,
+      start_: start,
+    }
+  }
+  #[inline]
+  pub fn finish(self) -> ::flatbuffers::WIPOffset<DimensionMetadata<'a>> {
+    let o = self.fbb_.end_table(self.start_);
+    ::flatbuffers::WIPOffset::new(o.value())
+  }
+}
+
+impl ::core::fmt::Debug for DimensionMetadata<'_> {
+  fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+    let mut ds = f.debug_struct("DimensionMetadata");
+      ds.field("format", &self.format());
+      ds.field("dense_size", &self.dense_size());
+      ds.field("array_segments_type", &self.array_segments_type());
+      match self.array_segments_type() {
+        SparseIndexVector::Int32Vector => {
+          if let Some(x) = self.array_segments_as_int_32_vector() {
+            ds.field("array_segments", &x)
+          } else {
+            ds.field("array_segments", &"InvalidFlatbuffer: Union discriminant does not match value.")
+          }
+        },
+        SparseIndexVector::Uint16Vector => {
+          if let Some(x) = self.array_segments_as_uint_16_vector() {
+            ds.field("array_segments", &x)
+          } else {
+            ds.field("array_segments", &"InvalidFlatbuffer: Union discriminant does not match value.")
+          }
+        },
+        SparseIndexVector::Uint8Vector => {
+          if let Some(x) = self.array_segments_as_uint_8_vector() {
+            ds.field("array_segments", &x)
+          } else {
+            ds.field("array_segments", &"InvalidFlatbuffer: Union discriminant does not match value.")
+          }
+        },
+        _ => {
+          let x: Option<()> = None;
+          ds.field("array_segments", &x)
+        },
+      };
+      ds.field("array_indices_type", &self.array_indices_type());
+      match self.array_indices_type() {
+        SparseIndexVector::Int32Vector => {
+          if let Some(x) = self.array_indices_as_int_32_vector() {
+            ds.field("array_indices", &x)
+          } else {
+            ds.field("array_indices", &"InvalidFlatbuffer: Union discriminant does not match value.")
+          }
+        },
+        SparseIndexVector::Uint16Vector => {
+          if let Some(x) = self.array_indices_as_uint_16_vector() {
+            ds.field("array_indices", &x)
+          } else {
+            ds.field("array_indices", &"InvalidFlatbuffer: Union discriminant does not match value.")
+          }
+        },
+        SparseIndexVector::Uint8Vector => {
+          if let Some(x) = self.array_indices_as_uint_8_vector() {
+            ds.field("array_indices", &x)
+          } else {
+            ds.field("array_indices", &"InvalidFlatbuffer: Union discriminant does not match value.")
+          }
+        },
+        _ => {
+          let x: Option<()> = None;
+          ds.field("array_indices", &x)
+        },
+      };
+      ds.finish()
+  }
+}
+pub enum SparsityParametersOffset {}
+#[derive(Copy, Clone, PartialEq)]
+
+pub struct SparsityParameters<'a> {
+  pub _tab: ::flatbuffers::Table<'a>,
+}
+
+impl<'a> ::flatbuffers::Follow<'a> for SparsityParameters<'a> {
+  type Inner = SparsityParameters<'a>;
+  #[inline]
+  unsafe fn follow(buf: &'a [u8], loc: usize) -> Self::Inner {
+    Self { _tab: unsafe { ::flatbuffers::Table::new(buf, loc) } }
+  }
+}
+
+impl<'a> SparsityParameters<'a> {
+  pub const VT_TRAVERSAL_ORDER: ::flatbuffers::VOffsetT = 4;
+  pub const VT_BLOCK_MAP: ::flatbuffers::VOffsetT = 6;
+  pub const VT_DIM_METADATA: ::flatbuffers::VOffsetT = 8;
+
+  #[inline]
+  pub unsafe fn init_from_table(table: ::flatbuffers::Table<'a>) -> Self {
+    SparsityParameters { _tab: table }
+  }
+  #[allow(unused_mut)]
+  pub fn create<'bldr: 'args, 'args: 'mut_bldr, 'mut_bldr, A: ::flatbuffers::Allocator + 'bldr>(
+    _fbb: &'mut_bldr mut ::flatbuffers::FlatBufferBuilder<'bldr, A>,
+    args: &'args SparsityParametersArgs<'args>
+  ) -> ::flatbuffers::WIPOffset<SparsityParameters<'bldr>> {
+    let mut builder = SparsityParametersBuilder::new(_fbb);
+    if let Some(x) = args.dim_metadata { builder.add_dim_metadata(x); }
+    if let Some(x) = args.block_map { builder.add_block_map(x); }
+    if let Some(x) = args.traversal_order { builder.add_traversal_order(x); }
+    builder.finish()
+  }
+
+
+  #[inline]
+  pub fn traversal_order(&self) -> Option<::flatbuffers::Vector<'a, i32>> {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<::flatbuffers::ForwardsUOffset<::flatbuffers::Vector<'a, i32>>>(SparsityParameters::VT_TRAVERSAL_ORDER, None)}
+  }
+  #[inline]
+  pub fn block_map(&self) -> Option<::flatbuffers::Vector<'a, i32>> {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<::flatbuffers::ForwardsUOffset<::flatbuffers::Vector<'a, i32>>>(SparsityParameters::VT_BLOCK_MAP, None)}
+  }
+  #[inline]
+  pub fn dim_metadata(&self) -> Option<::flatbuffers::Vector<'a, ::flatbuffers::ForwardsUOffset<DimensionMetadata<'a>>>> {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<::flatbuffers::ForwardsUOffset<::flatbuffers::Vector<'a, ::flatbuffers::ForwardsUOffset<DimensionMetadata>>>>(SparsityParameters::VT_DIM_METADATA, None)}
+  }
+}
+
+impl ::flatbuffers::Verifiable for SparsityParameters<'_> {
+  #[inline]
+  fn run_verifier(
+    v: &mut ::flatbuffers::Verifier, pos: usize
+  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v.visit_table(pos)?
+     .visit_field::<::flatbuffers::ForwardsUOffset<::flatbuffers::Vector<'_, i32>>>("traversal_order", Self::VT_TRAVERSAL_ORDER, false)?
+     .visit_field::<::flatbuffers::ForwardsUOffset<::flatbuffers::Vector<'_, i32>>>("block_map", Self::VT_BLOCK_MAP, false)?
+     .visit_field::<::flatbuffers::ForwardsUOffset<::flatbuffers::Vector<'_, ::flatbuffers::ForwardsUOffset<DimensionMetadata>>>>("dim_metadata", Self::VT_DIM_METADATA, false)?
+     .finish();
+    Ok(())
+  }
+}
+pub struct SparsityParametersArgs<'a> {
+    pub traversal_order: Option<::flatbuffers::WIPOffset<::flatbuffers::Vector<'a, i32>>>,
+    pub block_map: Option<::flatbuffers::WIPOffset<::flatbuffers::Vector<'a, i32>>>,
+    pub dim_metadata: Option<::flatbuffers::WIPOffset<::flatbuffers::Vector<'a, ::flatbuffers::ForwardsUOffset<DimensionMetadata<'a>>>>>,
+}
+impl<'a> Default for SparsityParametersArgs<'a> {
+  #[inline]
+  fn default() -> Self {
+    SparsityParametersArgs {
+      traversal_order: None,
+      block_map: None,
+      dim_metadata: None,
+    }
+  }
+}
+
+pub struct SparsityParametersBuilder<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> {
+  fbb_: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>,
+  start_: ::flatbuffers::WIPOffset<::flatbuffers::TableUnfinishedWIPOffset>,
+}
+impl<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> SparsityParametersBuilder<'a, 'b, A> {
+  #[inline]
+  pub fn add_traversal_order(&mut self, traversal_order: ::flatbuffers::WIPOffset<::flatbuffers::Vector<'b , i32>>) {
+    self.fbb_.push_slot_always::<::flatbuffers::WIPOffset<_>>(SparsityParameters::VT_TRAVERSAL_ORDER, traversal_order);
+  }
+  #[inline]
+  pub fn add_block_map(&mut self, block_map: ::flatbuffers::WIPOffset<::flatbuffers::Vector<'b , i32>>) {
+    self.fbb_.push_slot_always::<::flatbuffers::WIPOffset<_>>(SparsityParameters::VT_BLOCK_MAP, block_map);
+  }
+  #[inline]
+  pub fn add_dim_metadata(&mut self, dim_metadata: ::flatbuffers::WIPOffset<::flatbuffers::Vector<'b , ::flatbuffers::ForwardsUOffset<DimensionMetadata<'b >>>>) {
+    self.fbb_.push_slot_always::<::flatbuffers::WIPOffset<_>>(SparsityParameters::VT_DIM_METADATA, dim_metadata);
+  }
+  #[inline]
+  pub fn new(_fbb: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>) -> SparsityParametersBuilder<'a, 'b, A> {
+    let start = _fbb.start_table();
+    SparsityParametersBuilder {
+      fbb_: _fbb,
+      start_: start,
+    }
+  }
+  #[inline]
+  pub fn finish(self) -> ::flatbuffers::WIPOffset<SparsityParameters<'a>> {
+    let o = self.fbb_.end_table(self.start_);
+    ::flatbuffers::WIPOffset::new(o.value())
+  }
+}
+
+impl ::core::fmt::Debug for SparsityParameters<'_> {
+  fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+    let mut ds = f.debug_struct("SparsityParameters");
+      ds.field("traversal_order", &self.traversal_order());
+      ds.field("block_map", &self.block_map());
+      ds.field("dim_metadata", &self.dim_metadata());
+      ds.finish()
+  }
+}
 pub enum QuantizationParametersOffset {}
 #[derive(Copy, Clone, PartialEq)]
 
@@ -6625,6 +7556,7 @@ impl<'a> Tensor<'a> {
   pub const VT_NAME: ::flatbuffers::VOffsetT = 10;
   pub const VT_QUANTIZATION: ::flatbuffers::VOffsetT = 12;
   pub const VT_IS_VARIABLE: ::flatbuffers::VOffsetT = 14;
+  pub const VT_SPARSITY: ::flatbuffers::VOffsetT = 16;
   pub const VT_SHAPE_SIGNATURE: ::flatbuffers::VOffsetT = 18;
 
   #[inline]
@@ -6638,6 +7570,7 @@ impl<'a> Tensor<'a> {
   ) -> ::flatbuffers::WIPOffset<Tensor<'bldr>> {
     let mut builder = TensorBuilder::new(_fbb);
     if let Some(x) = args.shape_signature { builder.add_shape_signature(x); }
+    if let Some(x) = args.sparsity { builder.add_sparsity(x); }
     if let Some(x) = args.quantization { builder.add_quantization(x); }
     if let Some(x) = args.name { builder.add_name(x); }
     builder.add_buffer(args.buffer);
@@ -6691,6 +7624,13 @@ impl<'a> Tensor<'a> {
     unsafe { self._tab.get::<bool>(Tensor::VT_IS_VARIABLE, Some(false)).unwrap()}
   }
   #[inline]
+  pub fn sparsity(&self) -> Option<SparsityParameters<'a>> {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<::flatbuffers::ForwardsUOffset<SparsityParameters>>(Tensor::VT_SPARSITY, None)}
+  }
+  #[inline]
   pub fn shape_signature(&self) -> Option<::flatbuffers::Vector<'a, i32>> {
     // Safety:
     // Created from valid Table for this object
@@ -6711,6 +7651,7 @@ impl ::flatbuffers::Verifiable for Tensor<'_> {
      .visit_field::<::flatbuffers::ForwardsUOffset<&str>>("name", Self::VT_NAME, false)?
      .visit_field::<::flatbuffers::ForwardsUOffset<QuantizationParameters>>("quantization", Self::VT_QUANTIZATION, false)?
      .visit_field::<bool>("is_variable", Self::VT_IS_VARIABLE, false)?
+     .visit_field::<::flatbuffers::ForwardsUOffset<SparsityParameters>>("sparsity", Self::VT_SPARSITY, false)?
      .visit_field::<::flatbuffers::ForwardsUOffset<::flatbuffers::Vector<'_, i32>>>("shape_signature", Self::VT_SHAPE_SIGNATURE, false)?
      .finish();
     Ok(())
@@ -6723,6 +7664,7 @@ pub struct TensorArgs<'a> {
     pub name: Option<::flatbuffers::WIPOffset<&'a str>>,
     pub quantization: Option<::flatbuffers::WIPOffset<QuantizationParameters<'a>>>,
     pub is_variable: bool,
+    pub sparsity: Option<::flatbuffers::WIPOffset<SparsityParameters<'a>>>,
     pub shape_signature: Option<::flatbuffers::WIPOffset<::flatbuffers::Vector<'a, i32>>>,
 }
 impl<'a> Default for TensorArgs<'a> {
@@ -6735,6 +7677,7 @@ impl<'a> Default for TensorArgs<'a> {
       name: None,
       quantization: None,
       is_variable: false,
+      sparsity: None,
       shape_signature: None,
     }
   }
@@ -6770,6 +7713,10 @@ impl<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> TensorBuilder<'a, 'b, A> {
     self.fbb_.push_slot::<bool>(Tensor::VT_IS_VARIABLE, is_variable, false);
   }
   #[inline]
+  pub fn add_sparsity(&mut self, sparsity: ::flatbuffers::WIPOffset<SparsityParameters<'b >>) {
+    self.fbb_.push_slot_always::<::flatbuffers::WIPOffset<SparsityParameters>>(Tensor::VT_SPARSITY, sparsity);
+  }
+  #[inline]
   pub fn add_shape_signature(&mut self, shape_signature: ::flatbuffers::WIPOffset<::flatbuffers::Vector<'b , i32>>) {
     self.fbb_.push_slot_always::<::flatbuffers::WIPOffset<_>>(Tensor::VT_SHAPE_SIGNATURE, shape_signature);
   }
@@ -6797,6 +7744,7 @@ impl ::core::fmt::Debug for Tensor<'_> {
       ds.field("name", &self.name());
       ds.field("quantization", &self.quantization());
       ds.field("is_variable", &self.is_variable());
+      ds.field("sparsity", &self.sparsity());
       ds.field("shape_signature", &self.shape_signature());
       ds.finish()
   }

@@ -51,6 +51,7 @@ mod dequantize;
 mod detection_postprocess;
 pub mod fixed;
 mod fully_connected;
+mod l2_pool;
 mod logistic;
 mod lstm_eval;
 mod mul;
@@ -128,6 +129,8 @@ mod signal_filter_bank_square_root;
 mod signal_pcan;
 mod signal_rfft;
 mod signal_window;
+// Beyond TFLM (folding).
+mod densify;
 
 pub use activations::{Relu6S8, ReluS8, relu_f32, relu_s8, relu6_f32, relu6_s8};
 pub use add::{AddS8, add_f32, add_s8};
@@ -144,11 +147,13 @@ pub use concatenation::concatenation;
 pub use conv::{ConvF32, ConvGeometry, ConvS8, conv2d_f32, conv2d_s8};
 pub use conv::{ConvS16, conv2d_s8_i4, conv2d_s16, conv2d_s16_acc32};
 pub use cumsum::{Cumsum, CumsumS8, cumsum_f32, cumsum_s8};
+pub use densify::{Densify, DensifyLevel, densify};
 pub use depth_to_space::{DepthToSpace, depth_to_space};
 pub use depthwise_conv::{depthwise_conv2d_f32, depthwise_conv2d_s8};
 pub use depthwise_conv::{depthwise_conv2d_s8_i4, depthwise_conv2d_s16};
 pub use dequantize::{Dequantize, dequantize_s16_f32, dequantize_u8_f32};
 pub use dequantize::{DequantizeS8F32, dequantize_s8_f32};
+pub use dequantize::{dequantize_f16_f32, f16_to_f32};
 pub use detection_postprocess::{
     DetectionPostProcess, MAX_CLASSES_PER_DETECTION, MAX_DETECTIONS_PER_CLASS,
     detection_postprocess,
@@ -165,6 +170,7 @@ pub use fully_connected::{
 };
 pub use gather::{Gather, gather};
 pub use gather_nd::{GatherNd, gather_nd};
+pub use l2_pool::l2_pool_f32;
 pub use logistic::{LogisticS8, logistic_f32, logistic_s8};
 pub use lstm_eval::{LstmFc, LstmMul, LstmSize};
 pub use mirror_pad::{MirrorPad, mirror_pad};

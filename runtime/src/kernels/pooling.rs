@@ -70,7 +70,7 @@ const CHANNEL_BLOCK: usize = 16;
 ///
 /// Returns without writing if the slices are shorter than the geometry says.
 #[inline(always)]
-fn pool_loops<T: Copy, A: Copy>(
+pub(super) fn pool_loops<T: Copy, A: Copy>(
     g: &PoolGeometry,
     input: &[T],
     output: &mut [T],
