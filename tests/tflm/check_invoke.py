@@ -174,7 +174,10 @@ def main():
     except (OSError, subprocess.CalledProcessError) as e:
         sys.exit(f"cannot run {args.bin} --list ({e}); build it with "
                  "`cargo build --release -p stowplan-invoke`")
-    if not any(MODELS[n].startswith("shared:") for n in names):
+    unknown = [n for n in names if n not in MODELS and n not in JUDGED_BY_LITERT]
+    if unknown:
+        sys.exit(f"stowplan-invoke has models this script does not list: {', '.join(unknown)}")
+    if not any(MODELS.get(n, "").startswith("shared:") for n in names):
         print("notice: stowplan-invoke was built without ../shared/models; checking the "
               "project's own models only")
     failed = False
