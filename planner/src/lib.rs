@@ -66,8 +66,9 @@ pub mod graph;
 // evaluates ops with them, so a folded constant is the bytes the device would compute (the
 // runtime crate cannot be a dependency: it depends on the macros, which depend on this crate).
 // They are linted under the runtime's rules, where they live; here only what folding calls is
-// used.
-#[path = "../../runtime/src/kernels/mod.rs"]
+// used. `src/runtime_kernels` is a symbolic link to `runtime/src/kernels`, so that the planner's
+// package (which `cargo package` fills through the link) carries them too.
+#[path = "runtime_kernels/mod.rs"]
 #[allow(
     dead_code,
     unused_imports,
