@@ -109,11 +109,16 @@ mod tests {
         let exp = i32::from((h >> 10) & 0x1f);
         let mant = f64::from(h & 0x3ff);
         match exp {
-            0 => sign * mant * 2f64.powi(-24),
+            0 => sign * mant * pow2(-24),
             31 if mant == 0.0 => sign * f64::INFINITY,
             31 => f64::NAN,
-            e => sign * (1.0 + mant / 1024.0) * 2f64.powi(e - 15),
+            e => sign * (1.0 + mant / 1024.0) * pow2(e - 15),
         }
+    }
+
+    /// `2^k`, exactly (built from its bits: miri's `powi` is not exact).
+    fn pow2(k: i32) -> f64 {
+        f64::from_bits(((1023 + k) as u64) << 52)
     }
 
     #[test]
@@ -133,7 +138,7 @@ mod tests {
         }
         let mut out = [0f32; 4];
         dequantize_f16_f32(&[0x3c00, 0xc000, 0x0001, 0x7bff], &mut out);
-        assert_eq!(out, [1.0, -2.0, 2f32.powi(-24), 65504.0]);
+        assert_eq!(out, [1.0, -2.0, f32::from_bits(0x3380_0000), 65504.0]);
     }
 
     #[test]
