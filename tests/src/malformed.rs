@@ -314,6 +314,62 @@ pub const CASES: &[Case] = &[
         message: "op 0 (ADD) of subgraph 0 reads tensor 1 \"ghost\" of subgraph 0, which no earlier op writes and which is not an input, constant or variable",
     },
     Case {
+        name: "control_characters_in_names",
+        build: || {
+            one_op(|b, sg, x| {
+                let ghost = b.tensor(sg, "\u{1b}[2J\u{1b}[31mghost\r", DType::Int8, &[4]);
+                let y = b.tensor(sg, "y", DType::Int8, &[4]);
+                b.op(sg, ops::ADD, &[x, ghost], &[y]);
+                y
+            })
+        },
+        message: "op 0 (ADD) of subgraph 0 reads tensor 1 \"\\u{1b}[2J\\u{1b}[31mghost\\r\" of subgraph 0, which no earlier op writes and which is not an input, constant or variable",
+    },
+    Case {
+        name: "weights_after_the_flatbuffer",
+        build: || {
+            one_op(|b, sg, x| {
+                let buffer = b.external_buffer(16, 4);
+                let w = b.tensor_spec(
+                    sg,
+                    TensorSpec {
+                        name: "w".into(),
+                        type_code: DType::Int8.code(),
+                        shape: Some(vec![4]),
+                        buffer,
+                        ..TensorSpec::default()
+                    },
+                );
+                let y = b.tensor(sg, "y", DType::Int8, &[4]);
+                b.op(sg, ops::ADD, &[x, w], &[y]);
+                y
+            })
+        },
+        message: "op 0 (ADD) of subgraph 0 reads tensor 1 \"w\" of subgraph 0, whose data is stored after the flatbuffer (Buffer.offset 16, size 4): TFLite Micro reads constants only from Buffer.data; convert the model without external buffers",
+    },
+    Case {
+        name: "weights_beyond_the_file",
+        build: || {
+            one_op(|b, sg, x| {
+                let buffer = b.external_buffer(1 << 40, 1 << 20);
+                let w = b.tensor_spec(
+                    sg,
+                    TensorSpec {
+                        name: "w".into(),
+                        type_code: DType::Int8.code(),
+                        shape: Some(vec![4]),
+                        buffer,
+                        ..TensorSpec::default()
+                    },
+                );
+                let y = b.tensor(sg, "y", DType::Int8, &[4]);
+                b.op(sg, ops::ADD, &[x, w], &[y]);
+                y
+            })
+        },
+        message: "op 0 (ADD) of subgraph 0 reads tensor 1 \"w\" of subgraph 0, whose data is stored after the flatbuffer (Buffer.offset 1099511627776, size 1048576, beyond the file's 384 bytes): TFLite Micro reads constants only from Buffer.data; convert the model without external buffers",
+    },
+    Case {
         name: "while_body_calls_itself",
         build: || {
             let mut b = ModelBuilder::new();
