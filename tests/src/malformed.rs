@@ -104,6 +104,27 @@ fn call_chain(n: usize, twice: bool) -> Vec<u8> {
     b.finish()
 }
 
+/// ADD of the input and weights `w` whose buffer claims `size` bytes at `offset` after the
+/// flatbuffer.
+fn weights_after_the_flatbuffer(offset: u64, size: u64) -> Vec<u8> {
+    one_op(|b, sg, x| {
+        let buffer = b.external_buffer(offset, size);
+        let w = b.tensor_spec(
+            sg,
+            TensorSpec {
+                name: "w".into(),
+                type_code: DType::Int8.code(),
+                shape: Some(vec![4]),
+                buffer,
+                ..TensorSpec::default()
+            },
+        );
+        let y = b.tensor(sg, "y", DType::Int8, &[4]);
+        b.op(sg, ops::ADD, &[x, w], &[y]);
+        y
+    })
+}
+
 /// Every case of the suite.
 pub const CASES: &[Case] = &[
     Case {
@@ -327,46 +348,12 @@ pub const CASES: &[Case] = &[
     },
     Case {
         name: "weights_after_the_flatbuffer",
-        build: || {
-            one_op(|b, sg, x| {
-                let buffer = b.external_buffer(16, 4);
-                let w = b.tensor_spec(
-                    sg,
-                    TensorSpec {
-                        name: "w".into(),
-                        type_code: DType::Int8.code(),
-                        shape: Some(vec![4]),
-                        buffer,
-                        ..TensorSpec::default()
-                    },
-                );
-                let y = b.tensor(sg, "y", DType::Int8, &[4]);
-                b.op(sg, ops::ADD, &[x, w], &[y]);
-                y
-            })
-        },
+        build: || weights_after_the_flatbuffer(16, 4),
         message: "op 0 (ADD) of subgraph 0 reads tensor 1 \"w\" of subgraph 0, whose data is stored after the flatbuffer (Buffer.offset 16, size 4): TFLite Micro reads constants only from Buffer.data; convert the model without external buffers",
     },
     Case {
         name: "weights_beyond_the_file",
-        build: || {
-            one_op(|b, sg, x| {
-                let buffer = b.external_buffer(1 << 40, 1 << 20);
-                let w = b.tensor_spec(
-                    sg,
-                    TensorSpec {
-                        name: "w".into(),
-                        type_code: DType::Int8.code(),
-                        shape: Some(vec![4]),
-                        buffer,
-                        ..TensorSpec::default()
-                    },
-                );
-                let y = b.tensor(sg, "y", DType::Int8, &[4]);
-                b.op(sg, ops::ADD, &[x, w], &[y]);
-                y
-            })
-        },
+        build: || weights_after_the_flatbuffer(1 << 40, 1 << 20),
         message: "op 0 (ADD) of subgraph 0 reads tensor 1 \"w\" of subgraph 0, whose data is stored after the flatbuffer (Buffer.offset 1099511627776, size 1048576, beyond the file's 384 bytes): TFLite Micro reads constants only from Buffer.data; convert the model without external buffers",
     },
     Case {
