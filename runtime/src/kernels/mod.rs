@@ -120,6 +120,7 @@ mod transpose_conv;
 mod unidirectional_sequence_lstm;
 mod unpack;
 // TFLM's signal library (custom ops, `signal/micro/kernels/`), one module per kernel file.
+mod signal_delay;
 mod signal_energy;
 mod signal_fft_auto_scale;
 mod signal_filter_bank;
@@ -258,6 +259,7 @@ pub use unidirectional_sequence_lstm::{
 };
 pub use zeros_like::zeros_like;
 
+pub use signal_delay::{SignalDelay, signal_delay};
 pub use signal_energy::{SignalEnergy, signal_energy};
 pub use signal_fft_auto_scale::signal_fft_auto_scale;
 pub use signal_filter_bank::{SignalFilterBank, signal_filter_bank};
