@@ -62,6 +62,9 @@ mod reduce;
 mod reshape;
 mod softmax;
 mod svdf;
+// The int8 loops blocked for the Cortex-M DSP extension (compiled on the host for its tests).
+#[cfg(any(stowplan_dsp, test))]
+mod simd;
 #[cfg(test)]
 mod tests;
 mod transpose;
@@ -292,6 +295,7 @@ impl Requant {
 /// TFLM's int32 accumulators; the int8 kernels add their offsets' terms afterwards (equal
 /// modulo 2^32 to adding the offsets to every element), which keeps the loop vectorisable.
 #[inline(always)]
+#[cfg(not(stowplan_dsp))]
 fn dot_s8(input: &[i8], filter: &[i8]) -> (i32, i32) {
     let mut products: i32 = 0;
     let mut filter_sum: i32 = 0;
