@@ -15,6 +15,14 @@
 //! `sum(f * x) + o * sum(f)`, equal modulo 2^32, which is how TFLM's int32 accumulator wraps),
 //! so the inner loops are plain slice iterations the compiler vectorises.
 //!
+//! On Armv7E-M (`thumbv7em-*` targets, for which the build script sets cfg `stowplan_dsp`) the
+//! int8 CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED take loops blocked for the Cortex-M DSP
+//! extension (module `simd`: `SXTB16`/`SXTAB16` widen four int8 values, `SMLAD` adds two
+//! products, accumulators stay in registers) with the same results; its instructions come
+//! from the crate's `dsp` module, the one place with `unsafe` (`asm!`), outside this module.
+//! Elsewhere (Armv6-M, the host, miri) the portable loops run; the tests run the blocked loops
+//! on the host with a portable definition of each instruction.
+//!
 //! No heap, no `unsafe`, no panics: the kernels read through bounds-checked accessors and write
 //! through iterators, so they cannot fail for any parameters (the generator's are computed at
 //! build time and checked). With inconsistent parameters a kernel still does not panic:
