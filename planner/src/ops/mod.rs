@@ -102,6 +102,8 @@ mod signal_options;
 mod signal_pcan;
 mod signal_rfft;
 mod signal_window;
+// TFLM's custom ops beyond the signal library.
+mod circular_buffer;
 // Beyond TFLM: evaluated when the crate compiles.
 mod densify;
 
@@ -316,7 +318,10 @@ const CUSTOM: &[(&str, OpKind)] = &[
         "TFLite_Detection_PostProcess",
         detection_postprocess::DETECTION_POSTPROCESS,
     ),
+    (circular_buffer::CODE, circular_buffer::CIRCULAR_BUFFER),
 ];
+
+pub use circular_buffer::{cycles_max as circular_buffer_cycles_max, is_circular_buffer};
 
 /// The module of an op kind, if stowplan knows it.
 #[must_use]
@@ -830,10 +835,13 @@ type StateBytes = fn(&Model, &[u8], &Op) -> Option<u64>;
 
 /// Custom ops whose kernels keep state across invocations, with its size in bytes (`None`
 /// where the op is invalid: its lowering says why).
-const KERNEL_STATE: &[(&str, StateBytes)] = &[(
-    "SignalFilterBankSpectralSubtraction",
-    signal_filter_bank_spectral_subtraction::state_bytes,
-)];
+const KERNEL_STATE: &[(&str, StateBytes)] = &[
+    (
+        "SignalFilterBankSpectralSubtraction",
+        signal_filter_bank_spectral_subtraction::state_bytes,
+    ),
+    (circular_buffer::CODE, circular_buffer::state_bytes),
+];
 
 // Helpers of the data-movement, indexing and reduction ops (slice, gather, reduce, ...).
 impl Lower<'_> {
