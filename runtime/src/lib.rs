@@ -393,9 +393,10 @@ pub enum Invoked {
     /// Every op ran: the outputs hold this invocation's results.
     Complete,
     /// Op `op` (its position in the main subgraph) ended the invocation, as TFLite Micro's
-    /// interpreter ends it on `kTfLiteAbort`: the ops after it did not run, so the outputs they
-    /// write still hold what an earlier invocation left there. It is not an error; the state
-    /// the ops before it keep has moved on.
+    /// interpreter ends it on `kTfLiteAbort`: the ops after it did not run, so the outputs hold
+    /// what the last complete invocation wrote (the planner keeps such a model's outputs apart
+    /// from every other tensor). It is not an error; the state the ops before it keep has moved
+    /// on.
     Stopped {
         /// The op that stopped the invocation.
         op: usize,
