@@ -220,10 +220,11 @@ pub mod circular_buffer {
         },
     ];
     const _: () = {
-        const SPANS: &[::stowplan::__private_v1::Span; 3] = &[
-            (32, 48, 1, 2, 4294967295),
-            (0, 16, 1, 4, 4294967295),
-            (16, 32, 2, 3, 1),
+        use ::stowplan::__private_v1::Span;
+        const SPANS: &[Span; 3] = &[
+            Span::bytes(32..48).live(1..=2),
+            Span::bytes(0..16).live(1..=4),
+            Span::bytes(16..32).live(2..=3).above(1),
         ];
         const ENDS: &[u32; 3] = &[0, 2, 1];
         const CHECKED_0: ::stowplan::__private_v1::Disjoint<3> = ::stowplan::__private_v1::Disjoint::<
