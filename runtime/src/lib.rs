@@ -384,6 +384,41 @@ pub struct OpInfo {
     pub outputs: &'static [u32],
 }
 
+/// What a model's `invoke` did, for a model with an op that can end an invocation early
+/// (TFLite Micro's custom op `CIRCULAR_BUFFER`, whose kernel returns `kTfLiteAbort` until its
+/// period is reached). The `invoke` of every other model returns nothing.
+///
+/// ```
+/// use stowplan::Invoked;
+/// let done = Invoked::Stopped { op: 1 };
+/// assert!(!done.is_complete());
+/// assert!(Invoked::Complete.is_complete());
+/// ```
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[must_use = "the outputs were written only when `invoke` returned `Invoked::Complete`"]
+pub enum Invoked {
+    /// Every op ran: the outputs hold this invocation's results.
+    Complete,
+    /// Op `op` (its position in the main subgraph) ended the invocation, as TFLite Micro's
+    /// interpreter ends it on `kTfLiteAbort`: the ops after it did not run, so the outputs hold
+    /// what the last complete invocation wrote (the planner keeps such a model's outputs apart
+    /// from every other tensor). It is not an error; the state the ops before it keep has moved
+    /// on.
+    Stopped {
+        /// The op that stopped the invocation.
+        op: usize,
+    },
+}
+
+impl Invoked {
+    /// Whether every op ran (the outputs were written by this invocation).
+    #[must_use]
+    pub const fn is_complete(self) -> bool {
+        matches!(self, Self::Complete)
+    }
+}
+
 #[doc(hidden)]
 pub mod __private_v1 {
     //! Support for generated code. Not public API: it changes with the generator.

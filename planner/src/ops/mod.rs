@@ -103,6 +103,8 @@ mod signal_options;
 mod signal_pcan;
 mod signal_rfft;
 mod signal_window;
+// TFLM's custom ops beyond the signal library.
+mod circular_buffer;
 // Beyond TFLM: evaluated when the crate compiles.
 mod densify;
 
@@ -319,7 +321,10 @@ const CUSTOM: &[(&str, OpKind)] = &[
         "TFLite_Detection_PostProcess",
         detection_postprocess::DETECTION_POSTPROCESS,
     ),
+    (circular_buffer::CODE, circular_buffer::CIRCULAR_BUFFER),
 ];
+
+pub use circular_buffer::{cycles_max as circular_buffer_cycles_max, is_circular_buffer};
 
 /// The module of an op kind, if stowplan knows it.
 #[must_use]
@@ -839,6 +844,7 @@ const KERNEL_STATE: &[(&str, StateBytes)] = &[
         signal_filter_bank_spectral_subtraction::state_bytes,
     ),
     ("SignalDelay", signal_delay::state_bytes),
+    (circular_buffer::CODE, circular_buffer::state_bytes),
 ];
 
 // Helpers of the data-movement, indexing and reduction ops (slice, gather, reduce, ...).

@@ -141,6 +141,8 @@ mod signal_filter_bank_square_root;
 mod signal_pcan;
 mod signal_rfft;
 mod signal_window;
+// TFLM's custom ops beyond the signal library.
+mod circular_buffer;
 // Beyond TFLM (folding).
 mod densify;
 
@@ -282,6 +284,8 @@ pub use signal_filter_bank_square_root::signal_filter_bank_square_root;
 pub use signal_pcan::{SignalPcan, signal_pcan};
 pub use signal_rfft::{FftScalar, MAX_FACTORS, SignalRfft, signal_rfft};
 pub use signal_window::{SignalWindow, signal_window};
+
+pub use circular_buffer::{CircularBuffer, circular_buffer_s8};
 
 /// TFLM's `(quantized_multiplier, shift)` pair from `QuantizeMultiplier`: the real multiplier
 /// `multiplier * 2^(shift - 31)`; `shift > 0` is a left shift.
