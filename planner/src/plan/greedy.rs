@@ -40,12 +40,11 @@ pub(super) fn plan(problem: &Problem) -> Vec<u64> {
             continue;
         };
         let wanted = size(id);
-        let (first, last) = (buffer.lifetime.first, buffer.lifetime.last);
         let offset = match buffer.fixed_offset {
             Some(fixed) => fixed,
-            None => space.first_fit(first, last, wanted),
+            None => space.first_fit(id, wanted),
         };
-        space.insert(first, last, offset, offset + wanted);
+        space.insert(id, offset, offset + wanted);
         if let Some(slot) = offsets.get_mut(id) {
             *slot = offset;
         }

@@ -47,7 +47,7 @@ pub(super) fn place(problem: &Problem, order: &[usize], fit: Fit) -> Vec<u64> {
     for (i, b) in buffers.iter().enumerate() {
         if let Some(offset) = b.fixed_offset {
             let end = offset.saturating_add(problem.aligned_size(b.size));
-            space.insert(b.lifetime.first, b.lifetime.last, offset, end);
+            space.insert(i, offset, end);
             if let Some(slot) = offsets.get_mut(i) {
                 *slot = offset;
             }
@@ -59,12 +59,11 @@ pub(super) fn place(problem: &Problem, order: &[usize], fit: Fit) -> Vec<u64> {
             continue;
         }
         let size = problem.aligned_size(b.size);
-        let (first, last) = (b.lifetime.first, b.lifetime.last);
         let offset = match fit {
-            Fit::First => space.first_fit(first, last, size),
-            Fit::Best => space.best_fit(first, last, size),
+            Fit::First => space.first_fit(i, size),
+            Fit::Best => space.best_fit(i, size),
         };
-        space.insert(first, last, offset, offset + size);
+        space.insert(i, offset, offset + size);
         if let Some(slot) = offsets.get_mut(i) {
             *slot = offset;
         }

@@ -30,7 +30,8 @@
 //! arena: a bound above the arena is a bug (the property tests look for one), not a proof.
 //!
 //! The greedy planners place buffers with an interval structure over time and offsets (module
-//! `space`), O(n log² n) for n buffers; the lower bound is one sweep over time.
+//! `space`: a segment tree, or a scan by start time when lifetimes are short), O(n log² n) for n
+//! buffers; the lower bound is one sweep over time.
 //!
 //! The search (module `search`, MiniMalloc's algorithm) explores canonical plans depth first
 //! with a budget counted in steps (units of work proportional to time, never the clock), so a
