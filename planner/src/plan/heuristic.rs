@@ -35,8 +35,9 @@ pub(super) enum Fit {
 }
 
 /// Places the buffers: fixed ones at their offsets, then `order` (indices of buffers without a
-/// fixed offset) one at a time with `fit`.
-pub(super) fn place(problem: &Problem, order: &[usize], fit: Fit) -> Vec<u64> {
+/// fixed offset) one at a time with `fit`; and the work it did: the placement's units (see
+/// `space`) plus one per buffer.
+pub(super) fn place(problem: &Problem, order: &[usize], fit: Fit) -> (Vec<u64>, u64) {
     let buffers = problem.buffers();
     let mut offsets = vec![0u64; buffers.len()];
     let lifetimes: Vec<(u32, u32)> = buffers
@@ -68,7 +69,8 @@ pub(super) fn place(problem: &Problem, order: &[usize], fit: Fit) -> Vec<u64> {
             *slot = offset;
         }
     }
-    offsets
+    let work = space.work().saturating_add(buffers.len() as u64);
+    (offsets, work)
 }
 
 /// Indices of the buffers without a fixed offset.
@@ -309,9 +311,9 @@ mod tests {
         )
         .unwrap();
         // Gaps: 30..50 (20), 60..70 (10). Best fit takes 60, first fit 30.
-        assert_eq!(place(&p2, &[3], Fit::Best)[3], 60);
-        assert_eq!(place(&p2, &[3], Fit::First)[3], 30);
-        assert_eq!(place(&p, &[3], Fit::Best)[3], 30);
+        assert_eq!(place(&p2, &[3], Fit::Best).0[3], 60);
+        assert_eq!(place(&p2, &[3], Fit::First).0[3], 30);
+        assert_eq!(place(&p, &[3], Fit::Best).0[3], 30);
     }
 
     #[test]

@@ -40,7 +40,9 @@
 //! with each other and with TFLite Micro's walk). [`Space::new`] counts the buffers the walk
 //! would scan, O(n) with prefix sums, and takes it when that stays within
 //! [`WALK_SCAN_PER_BUFFER`] per buffer: O(n) scans in all, plus sorting each query's runs.
-//! Otherwise (a buffer live for most of the model, as in wide fan-outs) the tree.
+//! Otherwise (a buffer live for most of the model) the tree. And when one time lies in every
+//! lifetime (wide fan-outs, tensors no op touches), every buffer overlaps every other: one set
+//! of runs holds them all, O(log n) per placement.
 
 use std::collections::BTreeMap;
 
@@ -601,9 +603,7 @@ impl Walk {
         let mut merged: usize = 0;
         for k in 0..self.union.len() {
             let Some(&run) = self.union.get(k) else { break };
-            if let Some(last) = merged
-                .checked_sub(1)
-                .and_then(|m| self.union.get_mut(m))
+            if let Some(last) = merged.checked_sub(1).and_then(|m| self.union.get_mut(m))
                 && run.0 <= last.1
             {
                 last.1 = last.1.max(run.1);
@@ -712,13 +712,56 @@ pub(super) struct Space(Kind);
 enum Kind {
     Tree(Tree),
     Walk(Walk),
+    /// Every lifetime holds one same time: every buffer overlaps every other, so one set of runs
+    /// holds them all (and the work done).
+    Clique(Runs, u64),
+}
+
+/// First fit in one set of runs, from `from`; and the lookups it made.
+fn fit_in(set: &Runs, from: u64, w: u64) -> (u64, u64) {
+    let mut x = from;
+    let mut work = 1;
+    while let Some(e) = set.blocking(x, w) {
+        x = e;
+        work += 1;
+    }
+    (x, work)
+}
+
+/// Best fit in one set of runs, as [`Space::best_fit`]; and the lookups it made.
+fn best_fit_in(set: &Runs, w: u64) -> (u64, u64) {
+    let top = set.top();
+    let mut best: Option<(u64, u64)> = None; // (gap, offset)
+    let (mut x, mut work) = fit_in(set, 0, w);
+    let mut seen = 0;
+    while x < top && seen < MAX_BEST_FIT_GAPS {
+        let next = set.next_start(x).unwrap_or(top);
+        let gap = next.saturating_sub(x);
+        if best.is_none_or(|(g, _)| gap < g) {
+            best = Some((gap, x));
+        }
+        if gap == w {
+            break;
+        }
+        seen += 1;
+        let (fit, more) = fit_in(set, next, w);
+        x = fit;
+        work += more;
+    }
+    (best.map_or(top, |(_, o)| o), work)
 }
 
 impl Space {
     /// An empty space for buffers with these lifetimes (`(first, last)`), placed in any order:
-    /// the walk when it scans at most [`WALK_SCAN_PER_BUFFER`] buffers per buffer, else the
-    /// tree. Both give the same fits.
+    /// one set of runs when some time lies in every lifetime (all buffers overlap: wide fan-outs,
+    /// tensors no op touches), else the walk when it scans at most [`WALK_SCAN_PER_BUFFER`]
+    /// buffers per buffer, else the tree. All give the same fits.
     pub(super) fn new(lifetimes: &[(Time, Time)]) -> Self {
+        let latest_first = lifetimes.iter().map(|l| l.0).max();
+        let earliest_last = lifetimes.iter().map(|l| l.1).min();
+        if latest_first <= earliest_last {
+            return Self(Kind::Clique(Runs::default(), 0));
+        }
         let (ranks, times) = ranks(lifetimes);
         match Walk::new(&ranks, times, WALK_SCAN_PER_BUFFER) {
             Some(walk) => Self(Kind::Walk(walk)),
@@ -748,6 +791,10 @@ impl Space {
         match &mut self.0 {
             Kind::Tree(t) => t.insert(buffer, start, end),
             Kind::Walk(w) => w.insert(buffer, start, end),
+            Kind::Clique(set, work) => {
+                *work += 1;
+                set.insert(start, end);
+            }
         }
     }
 
@@ -757,6 +804,12 @@ impl Space {
         match &mut self.0 {
             Kind::Tree(t) => t.first_fit(buffer, w),
             Kind::Walk(k) => k.first_fit(buffer, w),
+            Kind::Clique(_, _) if w == 0 => 0,
+            Kind::Clique(set, work) => {
+                let (x, more) = fit_in(set, 0, w);
+                *work += more;
+                x
+            }
         }
     }
 
@@ -767,16 +820,23 @@ impl Space {
         match &mut self.0 {
             Kind::Tree(t) => t.best_fit(buffer, w),
             Kind::Walk(k) => k.best_fit(buffer, w),
+            Kind::Clique(_, _) if w == 0 => 0,
+            Kind::Clique(set, work) => {
+                let (x, more) = best_fit_in(set, w);
+                *work += more;
+                x
+            }
         }
     }
 
-    /// Units of work done so far (sets updated and looked up, or buffers scanned): what the
-    /// tests bound to catch a placement whose cost grows faster than the buffers.
-    #[cfg(test)]
-    fn work(&self) -> u64 {
+    /// Units of work done so far (sets updated and looked up, or buffers scanned): what `auto`
+    /// budgets, and what the tests bound to catch a placement whose cost grows faster than the
+    /// buffers.
+    pub(super) fn work(&self) -> u64 {
         match &self.0 {
             Kind::Tree(t) => t.work,
             Kind::Walk(w) => w.work,
+            Kind::Clique(_, work) => *work,
         }
     }
 }
@@ -825,11 +885,7 @@ mod tests {
             for (k, &(w, f, l)) in buffers.iter().enumerate() {
                 let expected = walk(&placed, f, l, w);
                 // Some buffers go elsewhere (as fixed ones do, overlapping others).
-                let offset = if k % 7 == 3 {
-                    next() % 6 * 8
-                } else {
-                    expected
-                };
+                let offset = if k % 7 == 3 { next() % 6 * 8 } else { expected };
                 for (which, space) in spaces.iter_mut().enumerate() {
                     if k % 7 != 3 {
                         let got = space.first_fit(k, w);
@@ -844,7 +900,10 @@ mod tests {
 
     #[test]
     fn best_fit_takes_the_smallest_gap_then_the_top() {
-        for mut space in [Space::tree(&[(0, 2), (1, 1)]), Space::walk(&[(0, 2), (1, 1)])] {
+        for mut space in [
+            Space::tree(&[(0, 2), (1, 1)]),
+            Space::walk(&[(0, 2), (1, 1)]),
+        ] {
             for (o, e) in [(0, 30), (50, 60), (70, 80)] {
                 space.insert(0, o, e);
             }
@@ -858,7 +917,12 @@ mod tests {
 
     /// Best fit by brute force: every gap between the merged byte ranges of the placed buffers
     /// overlapping in time, lowest first, as [`Space::best_fit`] documents it.
-    fn best_fit_reference(placed: &[(u64, u64, Time, Time)], first: Time, last: Time, w: u64) -> u64 {
+    fn best_fit_reference(
+        placed: &[(u64, u64, Time, Time)],
+        first: Time,
+        last: Time,
+        w: u64,
+    ) -> u64 {
         if w == 0 {
             return 0;
         }
@@ -936,8 +1000,55 @@ mod tests {
         }
     }
 
+    #[test]
+    fn one_set_when_all_overlap_fits_as_the_tree_and_the_reference() {
+        let mut x = 0x1234_5678_9abc_def1u64;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for round in 0..200 {
+            let n = 1 + (next() % 50) as usize;
+            // Every lifetime holds time 10.
+            let buffers: Vec<(u64, Time, Time)> = (0..n)
+                .map(|_| {
+                    let f = 10 - (next() % 6) as Time;
+                    (next() % 6 * 8, f, 10 + (next() % 6) as Time)
+                })
+                .collect();
+            let lifetimes: Vec<(Time, Time)> = buffers.iter().map(|b| (b.1, b.2)).collect();
+            let best = round % 2 == 1;
+            let mut spaces = [Space::new(&lifetimes), Space::tree(&lifetimes)];
+            assert!(matches!(spaces[0].0, Kind::Clique(..)));
+            let mut placed = Vec::new();
+            for (k, &(w, f, l)) in buffers.iter().enumerate() {
+                let expected = if best {
+                    best_fit_reference(&placed, f, l, w)
+                } else {
+                    walk(&placed, f, l, w)
+                };
+                let offset = if k % 6 == 1 { next() % 8 * 8 } else { expected };
+                for (which, space) in spaces.iter_mut().enumerate() {
+                    if k % 6 != 1 {
+                        let got = if best {
+                            space.best_fit(k, w)
+                        } else {
+                            space.first_fit(k, w)
+                        };
+                        assert_eq!(got, expected, "round {round}, buffer {k}, space {which}");
+                    }
+                    space.insert(k, offset, offset + w);
+                }
+                placed.push((offset, offset + w, f, l));
+            }
+        }
+    }
+
     /// Lifetimes of the model families of the scaling benchmark, `n` buffers: a chain, a fan-out
-    /// (all live to the end), all live together, and a random DAG of width 64.
+    /// (all live to the end), all live together, a random DAG of width 64, and that DAG with one
+    /// buffer live throughout.
     fn family(which: usize, n: usize) -> Vec<(u64, Time, Time)> {
         let mut x = 0x2545_f491_4f6c_dd1du64;
         let mut next = move || {
@@ -955,6 +1066,8 @@ mod tests {
                     0 => (size, k, k + 1),
                     1 => (size, k, end),
                     2 => (size, 0, end),
+                    // The DAG again, with one buffer live throughout: the tree's case.
+                    4 if k == 0 => (size, 0, end),
                     _ => (size, k, k + 1 + (next() % 64) as Time),
                 }
             })
@@ -983,7 +1096,15 @@ mod tests {
     fn placement_work_grows_near_linearly() {
         // Eight times the buffers may cost at most twelve times the work (n log n gives about
         // 8 x 1.2 here; the walks this replaced, quadratic, gave 64).
-        for which in 0..4 {
+        for which in 0..5 {
+            let lifetimes: Vec<(Time, Time)> =
+                family(which, 2_000).iter().map(|b| (b.1, b.2)).collect();
+            let kind = match Space::new(&lifetimes).0 {
+                Kind::Walk(_) => "walk",
+                Kind::Clique(..) => "one set",
+                Kind::Tree(_) => "tree",
+            };
+            assert_eq!(kind, ["walk", "one set", "one set", "walk", "tree"][which]);
             for best in [false, true] {
                 let small = greedy_work(&family(which, 2_000), best);
                 let large = greedy_work(&family(which, 16_000), best);
