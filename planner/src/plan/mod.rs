@@ -377,8 +377,8 @@ pub const DEFAULT_SEARCH_STEPS: u64 = 1_000_000_000;
 /// per buffer placed) before it stops trying the next one: greedy always runs, and each further
 /// heuristic only while the heuristics so far spent at most this. Some 8 million units, a few
 /// tenths of a second in a release build: every heuristic runs on models up to tens of thousands
-/// of tensors (all of them on every model of the tests and on MiniMalloc's instances); on
-/// 100,000 tensors a chain still tries all five, a DAG of width 64 greedy alone. Like the search
+/// of tensors (on every model of the tests and on MiniMalloc's instances), while the
+/// benchmark's random DAG of width 64 with 100,000 tensors gets greedy alone. Like the search
 /// budget it counts work, never the clock.
 pub const AUTO_HEURISTIC_WORK: u64 = 1 << 23;
 
