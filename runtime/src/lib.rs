@@ -122,6 +122,14 @@ pub mod cache;
 #[cfg(feature = "defmt")]
 mod defmt_impls;
 mod dynamic;
+// The DSP extension's instructions for the kernels' blocked int8 loops: the one module of the
+// kernels with `unsafe` (`asm!`, with cfg `stowplan_dsp`), so declared here, outside `kernels`,
+// which forbids it. It lives in the kernels' folder so that the planner, which compiles the
+// kernels' files for folding, finds it too (with no `stowplan_dsp` on the host: no `unsafe`).
+// Its users (`kernels::simd`) exist with `stowplan_dsp` and in tests.
+#[cfg(all(feature = "kernels", any(stowplan_dsp, test)))]
+#[path = "kernels/dsp.rs"]
+mod dsp;
 #[cfg(feature = "kernels")]
 #[cfg_attr(docsrs, doc(cfg(feature = "kernels")))]
 pub mod kernels;

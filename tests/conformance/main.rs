@@ -95,6 +95,7 @@ mod transpose_conv;
 mod unidirectional_sequence_lstm;
 mod unpack;
 // TFLM's signal library (custom ops).
+mod signal_delay;
 mod signal_energy;
 mod signal_fft_auto_scale;
 mod signal_filter_bank;
@@ -201,6 +202,7 @@ fn all_variants(seed: u64, target: Target, ops: Option<&[String]>) -> Vec<Varian
             "signal_filter_bank_square_root",
             signal_filter_bank_square_root::variants,
         ),
+        ("signal_delay", signal_delay::variants),
         (
             "signal_filter_bank_spectral_subtraction",
             signal_filter_bank_spectral_subtraction::variants,

@@ -92,6 +92,7 @@ mod split_v;
 mod strided_slice;
 mod unpack;
 // TFLM's signal library (custom ops), one module per kernel file.
+mod signal_delay;
 mod signal_energy;
 mod signal_fft_auto_scale;
 mod signal_filter_bank;
@@ -292,6 +293,7 @@ const BUILTINS: &[(BuiltinOp, OpKind)] = &[
 
 /// Custom ops by custom code, each with its module.
 const CUSTOM: &[(&str, OpKind)] = &[
+    ("SignalDelay", signal_delay::SIGNAL_DELAY),
     ("SignalRfft", signal_rfft::SIGNAL_RFFT),
     ("SignalWindow", signal_window::SIGNAL_WINDOW),
     (
@@ -831,10 +833,13 @@ type StateBytes = fn(&Model, &[u8], &Op) -> Option<u64>;
 
 /// Custom ops whose kernels keep state across invocations, with its size in bytes (`None`
 /// where the op is invalid: its lowering says why).
-const KERNEL_STATE: &[(&str, StateBytes)] = &[(
-    "SignalFilterBankSpectralSubtraction",
-    signal_filter_bank_spectral_subtraction::state_bytes,
-)];
+const KERNEL_STATE: &[(&str, StateBytes)] = &[
+    (
+        "SignalFilterBankSpectralSubtraction",
+        signal_filter_bank_spectral_subtraction::state_bytes,
+    ),
+    ("SignalDelay", signal_delay::state_bytes),
+];
 
 // Helpers of the data-movement, indexing and reduction ops (slice, gather, reduce, ...).
 impl Lower<'_> {
