@@ -15,6 +15,11 @@ use super::Problem;
 use super::space::Space;
 
 pub(super) fn plan(problem: &Problem) -> Vec<u64> {
+    plan_counted(problem).0
+}
+
+/// [`plan`], and the work it did: the placement's units (see `space`) plus one per buffer.
+pub(super) fn plan_counted(problem: &Problem) -> (Vec<u64>, u64) {
     let buffers = problem.buffers();
     let size = |i: usize| buffers.get(i).map_or(0, |b| problem.aligned_size(b.size));
 
@@ -40,17 +45,17 @@ pub(super) fn plan(problem: &Problem) -> Vec<u64> {
             continue;
         };
         let wanted = size(id);
-        let (first, last) = (buffer.lifetime.first, buffer.lifetime.last);
         let offset = match buffer.fixed_offset {
             Some(fixed) => fixed,
-            None => space.first_fit(first, last, wanted),
+            None => space.first_fit(id, wanted),
         };
-        space.insert(first, last, offset, offset + wanted);
+        space.insert(id, offset, offset + wanted);
         if let Some(slot) = offsets.get_mut(id) {
             *slot = offset;
         }
     }
-    offsets
+    let work = space.work().saturating_add(buffers.len() as u64);
+    (offsets, work)
 }
 
 #[cfg(test)]

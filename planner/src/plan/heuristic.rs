@@ -35,8 +35,9 @@ pub(super) enum Fit {
 }
 
 /// Places the buffers: fixed ones at their offsets, then `order` (indices of buffers without a
-/// fixed offset) one at a time with `fit`.
-pub(super) fn place(problem: &Problem, order: &[usize], fit: Fit) -> Vec<u64> {
+/// fixed offset) one at a time with `fit`; and the work it did: the placement's units (see
+/// `space`) plus one per buffer.
+pub(super) fn place(problem: &Problem, order: &[usize], fit: Fit) -> (Vec<u64>, u64) {
     let buffers = problem.buffers();
     let mut offsets = vec![0u64; buffers.len()];
     let lifetimes: Vec<(u32, u32)> = buffers
@@ -47,7 +48,7 @@ pub(super) fn place(problem: &Problem, order: &[usize], fit: Fit) -> Vec<u64> {
     for (i, b) in buffers.iter().enumerate() {
         if let Some(offset) = b.fixed_offset {
             let end = offset.saturating_add(problem.aligned_size(b.size));
-            space.insert(b.lifetime.first, b.lifetime.last, offset, end);
+            space.insert(i, offset, end);
             if let Some(slot) = offsets.get_mut(i) {
                 *slot = offset;
             }
@@ -59,17 +60,17 @@ pub(super) fn place(problem: &Problem, order: &[usize], fit: Fit) -> Vec<u64> {
             continue;
         }
         let size = problem.aligned_size(b.size);
-        let (first, last) = (b.lifetime.first, b.lifetime.last);
         let offset = match fit {
-            Fit::First => space.first_fit(first, last, size),
-            Fit::Best => space.best_fit(first, last, size),
+            Fit::First => space.first_fit(i, size),
+            Fit::Best => space.best_fit(i, size),
         };
-        space.insert(first, last, offset, offset + size);
+        space.insert(i, offset, offset + size);
         if let Some(slot) = offsets.get_mut(i) {
             *slot = offset;
         }
     }
-    offsets
+    let work = space.work().saturating_add(buffers.len() as u64);
+    (offsets, work)
 }
 
 /// Indices of the buffers without a fixed offset.
@@ -310,9 +311,9 @@ mod tests {
         )
         .unwrap();
         // Gaps: 30..50 (20), 60..70 (10). Best fit takes 60, first fit 30.
-        assert_eq!(place(&p2, &[3], Fit::Best)[3], 60);
-        assert_eq!(place(&p2, &[3], Fit::First)[3], 30);
-        assert_eq!(place(&p, &[3], Fit::Best)[3], 30);
+        assert_eq!(place(&p2, &[3], Fit::Best).0[3], 60);
+        assert_eq!(place(&p2, &[3], Fit::First).0[3], 30);
+        assert_eq!(place(&p, &[3], Fit::Best).0[3], 30);
     }
 
     #[test]

@@ -22,7 +22,7 @@
 //! | `lifetime` | longest lifetime first, first fit | valid plan |
 //! | `urgency` | highest live bytes during the lifetime first (Vela), first fit | valid plan |
 //! | `search` | exact branch and bound from greedy's plan (see `search` below) | never worse than `greedy`; optimal when [`Plan::proven_optimal`] |
-//! | `auto` (default) | the heuristics, greedy first, stopping at the lower bound; then the search | never worse than `greedy`; equal to greedy's plan when greedy reaches the lower bound |
+//! | `auto` (default) | the heuristics, greedy first, stopping at the lower bound (or past [`AUTO_HEURISTIC_WORK`]); then the search | never worse than `greedy`; equal to greedy's plan when greedy reaches the lower bound |
 //!
 //! Every plan carries a proven lower bound ([`Plan::best_bound`]): at least [`proven_bound`],
 //! raised by the search when it proves a capacity infeasible. [`Plan::proven_optimal`] is true
@@ -30,7 +30,8 @@
 //! arena: a bound above the arena is a bug (the property tests look for one), not a proof.
 //!
 //! The greedy planners place buffers with an interval structure over time and offsets (module
-//! `space`), O(n log² n) for n buffers; the lower bound is one sweep over time.
+//! `space`: a segment tree, or a scan by start time when lifetimes are short), O(n log² n) for n
+//! buffers; the lower bound is one sweep over time.
 //!
 //! The search (module `search`, MiniMalloc's algorithm) explores canonical plans depth first
 //! with a budget counted in steps (units of work proportional to time, never the clock), so a
@@ -322,7 +323,8 @@ pub enum Planner {
     /// budget.
     Search,
     /// The default: greedy, then the other heuristics, stopping as soon as one reaches the lower
-    /// bound (or the capacity); otherwise the exact search from the best of them.
+    /// bound (or the capacity), or once they spent [`AUTO_HEURISTIC_WORK`]; otherwise the exact
+    /// search from the best of them.
     #[default]
     Auto,
 }
@@ -370,6 +372,15 @@ impl Planner {
 /// seconds on any problem (about three in a release build, where a second is some 300 million
 /// steps; the build-time planner in a debug build is a few times slower).
 pub const DEFAULT_SEARCH_STEPS: u64 = 1_000_000_000;
+
+/// The work `auto` spends on heuristics (units of the placement, see module `space`, plus one
+/// per buffer placed) before it stops trying the next one: greedy always runs, and each further
+/// heuristic only while the heuristics so far spent at most this. Some 8 million units, a few
+/// tenths of a second in a release build: every heuristic runs on models up to tens of thousands
+/// of tensors (on every model of the tests and on MiniMalloc's instances), while the
+/// benchmark's random DAG of width 64 with 100,000 tensors gets greedy alone. Like the search
+/// budget it counts work, never the clock.
+pub const AUTO_HEURISTIC_WORK: u64 = 1 << 23;
 
 /// What to run: a planner, an optional capacity and the search budget.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -538,9 +549,10 @@ pub fn run(problem: &Problem, planner: Planner) -> Plan {
 #[must_use]
 pub fn run_with(problem: &Problem, settings: &Settings) -> Plan {
     let bound = proven_bound(problem);
-    let heuristic = |planner: Planner| -> Vec<u64> {
+    // Offsets, and the work spent (see `space`).
+    let heuristic = |planner: Planner| -> (Vec<u64>, u64) {
         match planner {
-            Planner::Linear => linear::plan(problem),
+            Planner::Linear => (linear::plan(problem), problem.buffers().len() as u64),
             Planner::BestFit => heuristic::place(
                 problem,
                 &heuristic::best_fit_order(problem),
@@ -561,7 +573,7 @@ pub fn run_with(problem: &Problem, settings: &Settings) -> Plan {
                 &heuristic::urgency_order(problem),
                 heuristic::Fit::First,
             ),
-            Planner::Greedy | Planner::Search | Planner::Auto => greedy::plan(problem),
+            Planner::Greedy | Planner::Search | Planner::Auto => greedy::plan_counted(problem),
         }
     };
     let make = |offsets: Vec<u64>, winner: Planner, steps: u64, bound: u64| {
@@ -580,13 +592,15 @@ pub fn run_with(problem: &Problem, settings: &Settings) -> Plan {
     let (start, winner) = match settings.planner {
         Planner::Auto => {
             let mut best: Option<(Vec<u64>, u64, Planner)> = None;
+            let mut spent: u64 = 0;
             for planner in Planner::HEURISTICS {
-                let offsets = heuristic(planner);
+                let (offsets, work) = heuristic(planner);
+                spent = spent.saturating_add(work);
                 let arena = arena_of(problem, &offsets);
                 if best.as_ref().is_none_or(|b| arena < b.1) {
                     best = Some((offsets, arena, planner));
                 }
-                if arena <= goal {
+                if arena <= goal || spent > AUTO_HEURISTIC_WORK {
                     break;
                 }
             }
@@ -599,7 +613,7 @@ pub fn run_with(problem: &Problem, settings: &Settings) -> Plan {
             }
         }
         Planner::Search => (greedy::plan(problem), Planner::Greedy),
-        other => return make(heuristic(other), other, 0, bound),
+        other => return make(heuristic(other).0, other, 0, bound),
     };
     let start_arena = arena_of(problem, &start);
     let found = search::minimise(
