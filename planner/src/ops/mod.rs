@@ -318,6 +318,16 @@ const CUSTOM: &[(&str, OpKind)] = &[
     ),
 ];
 
+/// Every builtin op code stowplan knows, in table order.
+pub fn builtin_codes() -> impl Iterator<Item = BuiltinOp> {
+    BUILTINS.iter().map(|(c, _)| *c)
+}
+
+/// Every custom op name stowplan knows, in table order.
+pub fn custom_codes() -> impl Iterator<Item = &'static str> {
+    CUSTOM.iter().map(|(c, _)| *c)
+}
+
 /// The module of an op kind, if stowplan knows it.
 #[must_use]
 pub fn kind(opcode: &Opcode) -> Option<&'static OpKind> {
