@@ -318,22 +318,27 @@ pub fn codegen_reach(data: &[u8]) -> Reach {
         }
         Err(e) => panic!("a model planned for invoke without a budget must generate: {e}"),
     }
-    // With a fallback module every op has somewhere to go: only sizes may refuse.
-    let with_fallback = Codegen {
-        fallback: Some(syn::parse_quote!(crate::fallback)),
-        ..cg
-    };
-    match generate(&plan, data, &with_fallback) {
-        Ok(tokens) => {
-            syn::parse2::<syn::File>(tokens).expect("generated invoke with a fallback parses");
-            reach = reach.max(Reach::Fallback);
+    // With a fallback module the ops refused above run there (tried only when some were
+    // refused: otherwise the module is the same).
+    if reach == Reach::Planned {
+        let with_fallback = Codegen {
+            fallback: Some(syn::parse_quote!(crate::fallback)),
+            ..cg
+        };
+        match generate(&plan, data, &with_fallback) {
+            Ok(tokens) => {
+                syn::parse2::<syn::File>(tokens).expect("generated invoke with a fallback parses");
+                reach = Reach::Fallback;
+            }
+            // An op whose tensors have no views (not all in the arena, the persistent region
+            // or constants) has no fallback either.
+            Err(
+                GenerateError::TooLarge { .. }
+                | GenerateError::NoKernel { .. }
+                | GenerateError::OfflineAliases { .. },
+            ) => {}
+            Err(e) => panic!("a model planned for invoke without a budget must generate: {e}"),
         }
-        Err(
-            GenerateError::TooLarge { .. }
-            | GenerateError::NoKernel { .. }
-            | GenerateError::OfflineAliases { .. },
-        ) => {}
-        Err(e) => panic!("a model planned for invoke without a budget must generate: {e}"),
     }
     reach
 }
@@ -475,6 +480,49 @@ const ARITY: [(BuiltinOp, usize); 29] = [
     (BuiltinOp::UNPACK, 1),
     (BuiltinOp::DENSIFY, 1),
 ];
+
+/// Ops that take float32 only.
+const FLOAT_ONLY: [BuiltinOp; 10] = [
+    BuiltinOp::SIN,
+    BuiltinOp::COS,
+    BuiltinOp::LOG,
+    BuiltinOp::SQRT,
+    BuiltinOp::RSQRT,
+    BuiltinOp::SQUARE,
+    BuiltinOp::CEIL,
+    BuiltinOp::FLOOR,
+    BuiltinOp::ROUND,
+    BuiltinOp::EXP,
+];
+
+/// Ops that take bool only.
+const BOOL_ONLY: [BuiltinOp; 3] = [
+    BuiltinOp::LOGICAL_AND,
+    BuiltinOp::LOGICAL_OR,
+    BuiltinOp::LOGICAL_NOT,
+];
+
+/// Ops that take a 4-D input.
+const RANK_4: [BuiltinOp; 10] = [
+    BuiltinOp::CONV_2D,
+    BuiltinOp::DEPTHWISE_CONV_2D,
+    BuiltinOp::TRANSPOSE_CONV,
+    BuiltinOp::AVERAGE_POOL_2D,
+    BuiltinOp::MAX_POOL_2D,
+    BuiltinOp::L2_POOL_2D,
+    BuiltinOp::RESIZE_BILINEAR,
+    BuiltinOp::RESIZE_NEAREST_NEIGHBOR,
+    BuiltinOp::SPACE_TO_DEPTH,
+    BuiltinOp::DEPTH_TO_SPACE,
+];
+
+/// Whether `code` takes `x` as its first input (type and rank), as far as the tables say.
+fn fits(code: Result<BuiltinOp, &str>, x: &Act) -> bool {
+    let Ok(op) = code else { return true };
+    (!FLOAT_ONLY.contains(&op) || x.dtype == DType::Float32)
+        && (!BOOL_ONLY.contains(&op) || x.dtype == DType::Bool)
+        && (!RANK_4.contains(&op) || x.shape.len() == 4)
+}
 
 /// An activation tensor of the generated graph.
 #[derive(Clone)]
@@ -658,8 +706,15 @@ impl Gen<'_> {
 
     /// Adds one op; its outputs join the activations.
     fn op(&mut self, codes: &[Result<BuiltinOp, &str>]) {
-        let code = self.pick(codes);
         let x = self.operand();
+        // A few draws for an op that takes `x` as it is.
+        let mut code = self.pick(codes);
+        for _ in 0..3 {
+            if fits(code, &x) {
+                break;
+            }
+            code = self.pick(codes);
+        }
         let mut out_quant = if x.quant.is_some() && self.input.byte().is_multiple_of(4) {
             self.quant_for(x.dtype)
         } else {
@@ -949,7 +1004,8 @@ impl Gen<'_> {
                         DType::Int64,
                     ]);
                 }
-                if !unary && !binary && self.input.byte().is_multiple_of(8) && !out_shape.is_empty() {
+                if !unary && !binary && self.input.byte().is_multiple_of(8) && !out_shape.is_empty()
+                {
                     out_shape.pop();
                 }
                 if op == BuiltinOp::SPLIT || op == BuiltinOp::SPLIT_V || op == BuiltinOp::UNPACK {
