@@ -152,6 +152,20 @@ pub enum ReadModelError {
         /// The tensor.
         tensor: TensorDesc,
     },
+    /// An op reads a tensor whose data the file stores after the flatbuffer (`Buffer.offset`
+    /// and `size`, the converter's form for models over 2 GB), which TFLite Micro never reads.
+    ExternalBufferData {
+        /// The op.
+        op: OpDesc,
+        /// The tensor.
+        tensor: TensorDesc,
+        /// The buffer's `offset`.
+        offset: u64,
+        /// The buffer's `size`.
+        size: u64,
+        /// The file's length in bytes.
+        file_len: usize,
+    },
     /// A negative dimension other than `-1`.
     NegativeDimension {
         /// The tensor.
@@ -311,6 +325,28 @@ impl fmt::Display for ReadModelError {
                 f,
                 "{op} reads {tensor}, which no earlier op writes and which is not an input, constant or variable"
             ),
+            Self::ExternalBufferData {
+                op,
+                tensor,
+                offset,
+                size,
+                file_len,
+            } => {
+                write!(
+                    f,
+                    "{op} reads {tensor}, whose data is stored after the flatbuffer (Buffer.offset {offset}, size {size}"
+                )?;
+                if offset
+                    .checked_add(*size)
+                    .is_none_or(|end| end > *file_len as u64)
+                {
+                    write!(f, ", beyond the file's {file_len} bytes")?;
+                }
+                write!(
+                    f,
+                    "): TFLite Micro reads constants only from Buffer.data; convert the model without external buffers"
+                )
+            }
             Self::NegativeDimension { tensor, shape } => {
                 write!(
                     f,

@@ -382,6 +382,18 @@ fn check_reads(model: &Model, infos: &[TensorInfo]) -> Result<(), ReadModelError
                             || i.placement == Placement::Dynamic
                     });
                 if !readable {
+                    // TFLite's sentinel: an offset of 0 or 1 means no external data.
+                    if let Some(b) = model.buffers.get(tensor.buffer.get())
+                        && b.offset > 1
+                    {
+                        return Err(ReadModelError::ExternalBufferData {
+                            op: op.desc(),
+                            tensor: tensor.desc(),
+                            offset: b.offset,
+                            size: b.size,
+                            file_len: model.file_len,
+                        });
+                    }
                     return Err(ReadModelError::ReadBeforeWrite {
                         op: op.desc(),
                         tensor: tensor.desc(),

@@ -442,9 +442,55 @@ pub mod __private_v1 {
         Aligned(out)
     }
 
-    /// A slot for [`Disjoint`]: `(offset, end, first, last, below)`, where `below` is the index
-    /// of the live slot just under it when it enters (`u32::MAX` for none).
-    pub type Span = (usize, usize, u32, u32, u32);
+    /// A slot for [`Disjoint`]: its bytes and its lifetime, and the live slot it enters above.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub struct Span {
+        /// The slot's first byte (its offset in the arena).
+        pub start: usize,
+        /// One past the slot's last byte.
+        pub end: usize,
+        /// The first step of the timeline at which the slot is live.
+        pub first: u32,
+        /// The last step at which it is live.
+        pub last: u32,
+        /// The index (in the table) of the live slot just under it when it enters; `None` when
+        /// it enters lowest. A hint the check verifies, never trusts.
+        pub below: Option<u32>,
+    }
+
+    impl Span {
+        /// A slot of the bytes `bytes`, live at step 0 and entering lowest; the generated
+        /// table reads `Span::bytes(256..512).live(1..=2).above(1)`.
+        #[must_use]
+        pub const fn bytes(bytes: core::ops::Range<usize>) -> Self {
+            Self {
+                start: bytes.start,
+                end: bytes.end,
+                first: 0,
+                last: 0,
+                below: None,
+            }
+        }
+
+        /// The slot, live from the first to the last step of `steps`.
+        #[must_use]
+        pub const fn live(self, steps: core::ops::RangeInclusive<u32>) -> Self {
+            Self {
+                first: *steps.start(),
+                last: *steps.end(),
+                ..self
+            }
+        }
+
+        /// The slot, entering just above the slot of index `slot` in the table.
+        #[must_use]
+        pub const fn above(self, slot: u32) -> Self {
+            Self {
+                below: Some(slot),
+                ..self
+            }
+        }
+    }
 
     const NONE: u32 = u32::MAX;
     const LIVE: u8 = 1;
@@ -513,19 +559,25 @@ pub mod __private_v1 {
             let upto = if upto < N { upto } else { N };
             while self.inserted < upto {
                 let i = self.inserted;
-                let (start, end, first, _, below) = spans[i];
+                let Span {
+                    start,
+                    end,
+                    first,
+                    below,
+                    ..
+                } = spans[i];
                 assert!(
                     start < end && end <= arena,
                     "a slot is empty or ends beyond the arena"
                 );
                 assert!(
-                    i == 0 || spans[i - 1].2 <= first,
+                    i == 0 || spans[i - 1].first <= first,
                     "slots are not sorted by first time"
                 );
                 // The slots whose lifetime ended before `first` leave.
                 while self.removed < N {
                     let j = ends[self.removed] as usize;
-                    let last = spans[j].3;
+                    let last = spans[j].last;
                     if last >= first {
                         break;
                     }
@@ -534,7 +586,7 @@ pub mod __private_v1 {
                         "a slot leaves before it enters, or twice"
                     );
                     assert!(
-                        self.removed == 0 || spans[ends[self.removed - 1] as usize].3 <= last,
+                        self.removed == 0 || spans[ends[self.removed - 1] as usize].last <= last,
                         "slots leave out of the order of their last time"
                     );
                     let (p, n) = (self.prev[j], self.next[j]);
@@ -550,33 +602,34 @@ pub mod __private_v1 {
                     self.removed += 1;
                 }
                 // Slot `i` enters between `below` and its successor.
-                let above = if below == NONE {
-                    self.lowest
-                } else {
-                    let b = below as usize;
+                let above = if let Some(b) = below {
+                    let b = b as usize;
                     assert!(
                         self.state[b] == LIVE,
                         "a slot enters above one that is not live"
                     );
                     assert!(
-                        spans[b].1 <= start,
+                        spans[b].end <= start,
                         "two slots live at the same time share bytes"
                     );
                     self.next[b]
+                } else {
+                    self.lowest
                 };
                 if above != NONE {
                     assert!(
-                        end <= spans[above as usize].0,
+                        end <= spans[above as usize].start,
                         "two slots live at the same time share bytes"
                     );
                     self.prev[above as usize] = i as u32;
                 }
                 self.next[i] = above;
-                self.prev[i] = below;
-                if below == NONE {
-                    self.lowest = i as u32;
+                if let Some(b) = below {
+                    self.prev[i] = b;
+                    self.next[b as usize] = i as u32;
                 } else {
-                    self.next[below as usize] = i as u32;
+                    self.prev[i] = NONE;
+                    self.lowest = i as u32;
                 }
                 self.state[i] = LIVE;
                 self.inserted += 1;

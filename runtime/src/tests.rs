@@ -278,3 +278,120 @@ fn constants_are_copied_out_of_the_model_file() {
     });
     assert!(far.contains("outside the model file"), "{far}");
 }
+
+/// The slots sorted by first time, the order of their last times, and each one's `below`
+/// hint, computed as the code generator does (a sweep keeping the live slots by offset).
+fn proof_table(
+    mut slots: Vec<(u32, u32, usize, usize)>,
+) -> (Vec<crate::__private_v1::Span>, Vec<u32>) {
+    use crate::__private_v1::Span;
+    slots.sort_unstable();
+    let mut ends: Vec<u32> = (0..slots.len() as u32).collect();
+    ends.sort_by_key(|&i| (slots[i as usize].1, i));
+    let mut live = std::collections::BTreeMap::new();
+    let mut gone = 0;
+    let mut spans = Vec::new();
+    for (i, &(first, last, start, end)) in slots.iter().enumerate() {
+        while gone < ends.len() && slots[ends[gone] as usize].1 < first {
+            live.remove(&slots[ends[gone] as usize].2);
+            gone += 1;
+        }
+        let span = Span::bytes(start..end).live(first..=last);
+        spans.push(match live.range(..start).next_back() {
+            Some((_, &j)) => span.above(j),
+            None => span,
+        });
+        live.insert(start, i as u32);
+    }
+    (spans, ends)
+}
+
+fn check_proof<const N: usize>(spans: &[crate::__private_v1::Span], ends: &[u32], arena: usize) {
+    let spans: [crate::__private_v1::Span; N] = spans.try_into().unwrap();
+    let ends: [u32; N] = ends.try_into().unwrap();
+    // In two chunks, as generated code checks many slots.
+    crate::__private_v1::Disjoint::<N>::new()
+        .check(&spans, &ends, N / 2, arena)
+        .check(&spans, &ends, N, arena)
+        .finish();
+}
+
+#[test]
+fn the_disjointness_proof_accepts_a_packing_and_names_what_is_wrong() {
+    use crate::__private_v1::Span;
+    // Two slots share bytes 0..256 at different times; the second lies above the first.
+    let (spans, ends) = proof_table(std::vec![(0, 1, 0, 256), (0, 2, 256, 512), (2, 3, 0, 256)]);
+    assert_eq!(spans[2], Span::bytes(0..256).live(2..=3));
+    check_proof::<3>(&spans, &ends, 512);
+    let message = panic_message(|| check_proof::<3>(&spans, &ends, 500));
+    assert_eq!(message, "a slot is empty or ends beyond the arena");
+    // The same bytes at overlapping times.
+    let (spans, ends) = proof_table(std::vec![(0, 2, 0, 256), (1, 3, 128, 384)]);
+    let message = panic_message(|| check_proof::<2>(&spans, &ends, 512));
+    assert_eq!(message, "two slots live at the same time share bytes");
+    // A hint that names a slot which has already left, or none where one is live: never trusted.
+    let (mut spans, ends) = proof_table(std::vec![(0, 0, 0, 16), (1, 2, 0, 16), (2, 2, 16, 32)]);
+    spans[2].below = Some(0);
+    let message = panic_message(|| check_proof::<3>(&spans, &ends, 32));
+    assert_eq!(message, "a slot enters above one that is not live");
+    spans[2].below = None;
+    let message = panic_message(|| check_proof::<3>(&spans, &ends, 32));
+    assert_eq!(message, "two slots live at the same time share bytes");
+    // Slots out of order.
+    let (mut spans, ends) = proof_table(std::vec![(0, 1, 0, 16), (1, 1, 16, 32)]);
+    spans.swap(0, 1);
+    spans[0].below = None;
+    let message = panic_message(|| check_proof::<2>(&spans, &ends, 32));
+    assert_eq!(message, "slots are not sorted by first time");
+}
+
+#[test]
+fn the_disjointness_proof_passes_exactly_the_disjoint_packings() {
+    // Random small packings, the proof against the pairwise definition, with the generator's
+    // hints and with arbitrary ones (which may make a disjoint packing fail, never an
+    // overlapping one pass).
+    const N: usize = 6;
+    let mut seed = 0x9e37_79b9_u32;
+    let mut next = |m: u32| {
+        seed ^= seed << 13;
+        seed ^= seed >> 17;
+        seed ^= seed << 5;
+        seed % m
+    };
+    let (mut passed, mut refused) = (0, 0);
+    for _ in 0..if cfg!(miri) { 20 } else { 3000 } {
+        let slots: Vec<(u32, u32, usize, usize)> = (0..N)
+            .map(|_| {
+                let first = next(6);
+                let start = 16 * next(6) as usize;
+                (
+                    first,
+                    first + next(3),
+                    start,
+                    start + 16 * (1 + next(2)) as usize,
+                )
+            })
+            .collect();
+        let disjoint = slots.iter().enumerate().all(|(i, a)| {
+            slots[..i]
+                .iter()
+                .all(|b| a.1 < b.0 || b.1 < a.0 || a.3 <= b.2 || b.3 <= a.2)
+        });
+        let (mut spans, ends) = proof_table(slots);
+        let proved = std::panic::catch_unwind(|| check_proof::<N>(&spans, &ends, 256)).is_ok();
+        assert_eq!(proved, disjoint, "{spans:?}");
+        if disjoint {
+            passed += 1;
+        } else {
+            refused += 1;
+        }
+        let k = next(N as u32) as usize;
+        spans[k].below = match next(N as u32 + 1) {
+            0 => None,
+            j => Some(j - 1),
+        };
+        let proved = std::panic::catch_unwind(|| check_proof::<N>(&spans, &ends, 256)).is_ok();
+        assert!(disjoint || !proved, "{spans:?}");
+    }
+    assert!(passed > 0 && refused > 0, "{passed} {refused}");
+}

@@ -56,7 +56,7 @@ pub fn variants(seed: u64, target: Target) -> Vec<Variant> {
 /// Window and strides of model `index`: model 0 a window of 2 to 4 at stride 1 (SAME: over
 /// the padding on both sides), model 1 strides 2 and 3, model 2 a 4x4 window at stride 3, the
 /// others at random.
-fn window(rng: &mut Rng, index: usize) -> ((usize, usize), (usize, usize)) {
+pub fn window(rng: &mut Rng, index: usize) -> ((usize, usize), (usize, usize)) {
     match index {
         0 => ((rng.size(2, 4), rng.size(2, 4)), (1, 1)),
         1 => ((rng.size(1, 4), rng.size(1, 4)), (2, 3)),
@@ -68,16 +68,31 @@ fn window(rng: &mut Rng, index: usize) -> ((usize, usize), (usize, usize)) {
     }
 }
 
-#[allow(clippy::too_many_arguments)]
-fn draw(
+/// The shapes and options of one pooling model: the window and strides of [`window`], the
+/// input of shape class `shape`, and the output they give with `padding`.
+pub struct Geometry {
+    /// Input shape (NHWC).
+    pub ishape: [i32; 4],
+    /// Output shape.
+    pub oshape: [i32; 4],
+    /// The op's options.
+    pub options: OpOptions,
+    /// Input elements.
+    pub inputs: usize,
+    /// Output elements.
+    pub outputs: usize,
+    /// Shapes, window, strides and activation, for the model's note.
+    pub note: String,
+}
+
+/// Draws model `index`'s [`Geometry`]; `None` when the window leaves no output.
+pub fn geometry(
     rng: &mut Rng,
     index: usize,
-    code: BuiltinOp,
-    types: &str,
     shape: &str,
     padding: Padding,
     activation: Activation,
-) -> Option<Draft> {
+) -> Option<Geometry> {
     let ((fh, fw), (sh, sw)) = window(rng, index);
     let (n, h, w, c) = match shape {
         "ones" => {
@@ -117,13 +132,40 @@ fn draw(
         filter_h: s(fh),
         activation,
     };
+    Some(Geometry {
+        ishape,
+        oshape,
+        options,
+        inputs: n * h * w * c,
+        outputs: n * oh * ow * c,
+        note: format!(
+            "in {ishape:?} out {oshape:?} filter {:?} stride {:?} act {activation:?}",
+            (fh, fw),
+            (sh, sw)
+        ),
+    })
+}
+
+#[allow(clippy::too_many_arguments)]
+fn draw(
+    rng: &mut Rng,
+    index: usize,
+    code: BuiltinOp,
+    types: &str,
+    shape: &str,
+    padding: Padding,
+    activation: Activation,
+) -> Option<Draft> {
+    let Geometry {
+        ishape,
+        oshape,
+        options,
+        inputs,
+        outputs,
+        mut note,
+    } = geometry(rng, index, shape, padding, activation)?;
     let mut b = ModelBuilder::new();
     let sg = b.subgraph("main");
-    let mut note = format!(
-        "in {ishape:?} out {oshape:?} filter {:?} stride {:?} act {activation:?}",
-        (fh, fw),
-        (sh, sw)
-    );
     let input = if types != "float32" {
         let dtype = if types == "int16" {
             DType::Int16
@@ -154,13 +196,13 @@ fn draw(
         b.op_with_options(sg, code, &[x], &[y], options);
         b.io(sg, &[x], &[y]);
         note += &format!(" in q {:?} out q {:?}", (qi.s(), qi.z()), (qo.s(), qo.z()));
-        InputSpec::int(dtype, n * h * w * c, qi.z())
+        InputSpec::int(dtype, inputs, qi.z())
     } else {
         let x = b.tensor(sg, "input", DType::Float32, &ishape);
         let y = b.tensor(sg, "output", DType::Float32, &oshape);
         b.op_with_options(sg, code, &[x], &[y], options);
         b.io(sg, &[x], &[y]);
-        InputSpec::float(n * h * w * c, 1.0)
+        InputSpec::float(inputs, 1.0)
     };
-    Some(Draft::new(&b, vec![input], n * oh * ow * c, note))
+    Some(Draft::new(&b, vec![input], outputs, note))
 }

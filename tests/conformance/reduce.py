@@ -25,7 +25,7 @@ def resolve_axis(num_dims, axis):
     return out
 
 
-MEAN, SUM, REDUCE_MAX, REDUCE_MIN = 40, 74, 82, 89
+MEAN, SUM, REDUCE_MAX, REDUCE_MIN, REDUCE_ALL = 40, 74, 82, 89, 140
 
 
 def expected(op):
@@ -68,7 +68,8 @@ def expected(op):
 def expected_other(op):
     """SUM (reduce_common.cc:223-260 PrepareMeanOrSumHelper, :383-420 EvalSumHelper),
     REDUCE_MAX and REDUCE_MIN (:201-221 PrepareMinMaxHelper, :138-199 EvalMinMaxHelper: int8
-    quantised as the output, scales compared as double). stowplan's form: 6 dimensions."""
+    quantised as the output, scales compared as double), REDUCE_ALL (:262-287
+    PrepareAllHelper, :412-441 EvalAllHelper: bool only). stowplan's form: 6 dimensions."""
     inp, axis_t, out = op.input(0), op.input(1), op.output
     if len(op.inputs) != 2 or len(op.outputs) != 1 or axis_t.dtype != "int32":
         raise tflm.PrepareFails("inputs, outputs or axis type")
@@ -84,6 +85,12 @@ def expected_other(op):
     for a in reduced:
         axes6[pad + a] = True
     geometry = {"input": shape6, "axes": axes6}
+    if op.code == REDUCE_ALL:
+        # reduce_common.cc:262-268 (PrepareAllHelper): a bool input; :419 (EvalAllHelper) the
+        # output of the input's type (checked above).
+        if inp.dtype != "bool":
+            raise tflm.PrepareFails(f"{inp.dtype} REDUCE_ALL")
+        return geometry
     if op.code in (REDUCE_MAX, REDUCE_MIN):
         if inp.dtype not in ("float32", "int8"):
             raise tflm.PrepareFails(f"{inp.dtype} min/max")

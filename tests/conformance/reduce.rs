@@ -250,12 +250,13 @@ fn draw(
     Some(Draft::new(&b, vec![input], out_len, note))
 }
 
-/// REDUCE_MAX, REDUCE_MIN (float32; int8 quantised as the output, as TFLM requires) and SUM
+/// REDUCE_ALL (bool), REDUCE_MAX, REDUCE_MIN (float32; int8 quantised as the output, as TFLM requires) and SUM
 /// (float32; int8 and int16 at any output scale), ranks 1 to 5, the same axis classes as MEAN
 /// (two to a variant, models alternating), `keep_dims` drawn per model; float inputs with NaN, infinities and signed zeros among the
 /// special sets.
 pub fn more_variants(seed: u64, target: Target) -> Vec<Variant> {
-    let cases: [(&str, &str, DType); 7] = [
+    let cases: [(&str, &str, DType); 8] = [
+        ("REDUCE_ALL", "bool", DType::Bool),
         ("REDUCE_MAX", "float32", DType::Float32),
         ("REDUCE_MAX", "int8", DType::Int8),
         ("REDUCE_MIN", "float32", DType::Float32),
@@ -348,7 +349,7 @@ fn draw_more(
         &int_bytes(DType::Int32, &axis),
     );
     let (qi, qo) = match dtype {
-        DType::Float32 => (None, None),
+        DType::Float32 | DType::Bool => (None, None),
         _ if builtin != "SUM" => {
             let q = Quant::tensor(suite::scale(rng), suite::zero_point(rng, dtype));
             (Some(q.clone()), Some(q))
@@ -377,12 +378,16 @@ fn draw_more(
     let y = suite::activation(&mut b, sg, "output", dtype, &oshape, qo.as_ref());
     b.op_with_options(sg, op, &[x, ax], &[y], OpOptions::Reducer { keep_dims });
     b.io(sg, &[x], &[y]);
-    let sets: Vec<Vec<u8>> = if dtype == DType::Float32 {
-        (0..3)
+    let sets: Vec<Vec<u8>> = match dtype {
+        DType::Float32 => (0..3)
             .map(|k| suite::cycle_f32(in_len, &suite::F32_SPECIALS, k * 7))
-            .collect()
-    } else {
-        Vec::new()
+            .collect(),
+        // Mostly true, so that whole reductions come out true as well as false.
+        DType::Bool => [0.9, 0.99, 1.0]
+            .iter()
+            .map(|&p| (0..in_len).map(|_| u8::from(rng.chance(p))).collect())
+            .collect(),
+        _ => Vec::new(),
     };
     let note = format!(
         "in {ishape:?} axis {axis:?} keep_dims {keep_dims} out {oshape:?} q {:?} -> {:?}",
@@ -391,6 +396,7 @@ fn draw_more(
     );
     let input = match &qi {
         Some(q) => InputSpec::int(dtype, in_len, q.z()),
+        None if dtype == DType::Bool => InputSpec::int(dtype, in_len, 0),
         None => InputSpec::float(in_len, 1.0),
     };
     Some((Draft::new(&b, vec![input], out_len, note), sets))

@@ -195,11 +195,12 @@ pub mod branches {
         },
     ];
     const _: () = {
-        const SPANS: &[::stowplan::__private_v1::Span; 4] = &[
-            (0, 48, 1, 3, 4294967295),
-            (112, 128, 2, 4, 0),
-            (64, 112, 3, 4, 0),
-            (0, 64, 4, 4, 4294967295),
+        use ::stowplan::__private_v1::Span;
+        const SPANS: &[Span; 4] = &[
+            Span::bytes(0..48).live(1..=3),
+            Span::bytes(112..128).live(2..=4).above(0),
+            Span::bytes(64..112).live(3..=4).above(0),
+            Span::bytes(0..64).live(4..=4),
         ];
         const ENDS: &[u32; 4] = &[0, 1, 2, 3];
         const CHECKED_0: ::stowplan::__private_v1::Disjoint<4> = ::stowplan::__private_v1::Disjoint::<

@@ -241,10 +241,11 @@ pub mod call_once {
         },
     ];
     const _: () = {
-        const SPANS: &[::stowplan::__private_v1::Span; 3] = &[
-            (64, 96, 1, 8, 4294967295),
-            (32, 64, 7, 8, 4294967295),
-            (0, 32, 8, 9, 4294967295),
+        use ::stowplan::__private_v1::Span;
+        const SPANS: &[Span; 3] = &[
+            Span::bytes(64..96).live(1..=8),
+            Span::bytes(32..64).live(7..=8),
+            Span::bytes(0..32).live(8..=9),
         ];
         const ENDS: &[u32; 3] = &[0, 1, 2];
         const CHECKED_0: ::stowplan::__private_v1::Disjoint<3> = ::stowplan::__private_v1::Disjoint::<

@@ -180,11 +180,12 @@ pub mod chain {
         },
     ];
     const _: () = {
-        const SPANS: &[::stowplan::__private_v1::Span; 4] = &[
-            (256, 512, 1, 2, 4294967295),
-            (0, 256, 2, 3, 4294967295),
-            (256, 512, 3, 4, 1),
-            (0, 256, 4, 4, 4294967295),
+        use ::stowplan::__private_v1::Span;
+        const SPANS: &[Span; 4] = &[
+            Span::bytes(256..512).live(1..=2),
+            Span::bytes(0..256).live(2..=3),
+            Span::bytes(256..512).live(3..=4).above(1),
+            Span::bytes(0..256).live(4..=4),
         ];
         const ENDS: &[u32; 4] = &[0, 1, 2, 3];
         const CHECKED_0: ::stowplan::__private_v1::Disjoint<4> = ::stowplan::__private_v1::Disjoint::<

@@ -157,10 +157,11 @@ pub mod dynamic_dim {
         },
     ];
     const _: () = {
-        const SPANS: &[::stowplan::__private_v1::Span; 3] = &[
-            (0, 80, 1, 2, 4294967295),
-            (80, 160, 2, 3, 0),
-            (0, 80, 3, 3, 4294967295),
+        use ::stowplan::__private_v1::Span;
+        const SPANS: &[Span; 3] = &[
+            Span::bytes(0..80).live(1..=2),
+            Span::bytes(80..160).live(2..=3).above(0),
+            Span::bytes(0..80).live(3..=3),
         ];
         const ENDS: &[u32; 3] = &[0, 1, 2];
         const CHECKED_0: ::stowplan::__private_v1::Disjoint<3> = ::stowplan::__private_v1::Disjoint::<

@@ -189,9 +189,10 @@ pub mod fold_densify {
         },
     ];
     const _: () = {
-        const SPANS: &[::stowplan::__private_v1::Span; 2] = &[
-            (0, 32, 1, 3, 4294967295),
-            (32, 48, 3, 3, 0),
+        use ::stowplan::__private_v1::Span;
+        const SPANS: &[Span; 2] = &[
+            Span::bytes(0..32).live(1..=3),
+            Span::bytes(32..48).live(3..=3).above(0),
         ];
         const ENDS: &[u32; 2] = &[0, 1];
         const CHECKED_0: ::stowplan::__private_v1::Disjoint<2> = ::stowplan::__private_v1::Disjoint::<

@@ -189,9 +189,10 @@ pub mod fold_f16_conv {
         },
     ];
     const _: () = {
-        const SPANS: &[::stowplan::__private_v1::Span; 2] = &[
-            (304, 512, 1, 3, 4294967295),
-            (0, 304, 3, 3, 4294967295),
+        use ::stowplan::__private_v1::Span;
+        const SPANS: &[Span; 2] = &[
+            Span::bytes(304..512).live(1..=3),
+            Span::bytes(0..304).live(3..=3),
         ];
         const ENDS: &[u32; 2] = &[0, 1];
         const CHECKED_0: ::stowplan::__private_v1::Disjoint<2> = ::stowplan::__private_v1::Disjoint::<

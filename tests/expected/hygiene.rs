@@ -193,11 +193,12 @@ pub mod residual {
         },
     ];
     const _: () = {
-        const SPANS: &[::renamed_runtime::__private_v1::Span; 4] = &[
-            (0, 128, 1, 2, 4294967295),
-            (256, 384, 2, 4, 0),
-            (128, 256, 3, 4, 4294967295),
-            (0, 128, 4, 4, 4294967295),
+        use ::renamed_runtime::__private_v1::Span;
+        const SPANS: &[Span; 4] = &[
+            Span::bytes(0..128).live(1..=2),
+            Span::bytes(256..384).live(2..=4).above(0),
+            Span::bytes(128..256).live(3..=4),
+            Span::bytes(0..128).live(4..=4),
         ];
         const ENDS: &[u32; 4] = &[0, 1, 2, 3];
         const CHECKED_0: ::renamed_runtime::__private_v1::Disjoint<4> = ::renamed_runtime::__private_v1::Disjoint::<

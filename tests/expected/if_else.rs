@@ -286,16 +286,17 @@ pub mod if_else {
         },
     ];
     const _: () = {
-        const SPANS: &[::stowplan::__private_v1::Span; 9] = &[
-            (192, 256, 1, 7, 4294967295),
-            (256, 272, 1, 7, 0),
-            (128, 192, 2, 8, 4294967295),
-            (0, 64, 3, 4, 4294967295),
-            (64, 128, 4, 5, 3),
-            (0, 64, 5, 5, 4294967295),
-            (64, 128, 6, 7, 4294967295),
-            (0, 64, 7, 7, 4294967295),
-            (0, 64, 8, 8, 4294967295),
+        use ::stowplan::__private_v1::Span;
+        const SPANS: &[Span; 9] = &[
+            Span::bytes(192..256).live(1..=7),
+            Span::bytes(256..272).live(1..=7).above(0),
+            Span::bytes(128..192).live(2..=8),
+            Span::bytes(0..64).live(3..=4),
+            Span::bytes(64..128).live(4..=5).above(3),
+            Span::bytes(0..64).live(5..=5),
+            Span::bytes(64..128).live(6..=7),
+            Span::bytes(0..64).live(7..=7),
+            Span::bytes(0..64).live(8..=8),
         ];
         const ENDS: &[u32; 9] = &[3, 4, 5, 0, 1, 6, 7, 2, 8];
         const CHECKED_0: ::stowplan::__private_v1::Disjoint<9> = ::stowplan::__private_v1::Disjoint::<

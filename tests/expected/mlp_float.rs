@@ -284,11 +284,12 @@ pub mod mlp_float {
         },
     ];
     const _: () = {
-        const SPANS: &[::stowplan::__private_v1::Span; 4] = &[
-            (0, 16, 1, 2, 4294967295),
-            (64, 128, 2, 3, 0),
-            (0, 64, 3, 4, 4294967295),
-            (64, 80, 4, 4, 2),
+        use ::stowplan::__private_v1::Span;
+        const SPANS: &[Span; 4] = &[
+            Span::bytes(0..16).live(1..=2),
+            Span::bytes(64..128).live(2..=3).above(0),
+            Span::bytes(0..64).live(3..=4),
+            Span::bytes(64..80).live(4..=4).above(2),
         ];
         const ENDS: &[u32; 4] = &[0, 1, 2, 3];
         const CHECKED_0: ::stowplan::__private_v1::Disjoint<4> = ::stowplan::__private_v1::Disjoint::<

@@ -278,11 +278,12 @@ pub mod mlp_int8 {
         },
     ];
     const _: () = {
-        const SPANS: &[::stowplan::__private_v1::Span; 4] = &[
-            (16, 32, 1, 2, 4294967295),
-            (0, 16, 2, 3, 4294967295),
-            (16, 32, 3, 4, 1),
-            (0, 16, 4, 4, 4294967295),
+        use ::stowplan::__private_v1::Span;
+        const SPANS: &[Span; 4] = &[
+            Span::bytes(16..32).live(1..=2),
+            Span::bytes(0..16).live(2..=3),
+            Span::bytes(16..32).live(3..=4).above(1),
+            Span::bytes(0..16).live(4..=4),
         ];
         const ENDS: &[u32; 4] = &[0, 1, 2, 3];
         const CHECKED_0: ::stowplan::__private_v1::Disjoint<4> = ::stowplan::__private_v1::Disjoint::<

@@ -381,14 +381,15 @@ pub mod tf_call_once {
         },
     ];
     const _: () = {
-        const SPANS: &[::stowplan::__private_v1::Span; 7] = &[
-            (32, 48, 1, 9, 4294967295),
-            (0, 16, 7, 8, 4294967295),
-            (16, 32, 8, 9, 1),
-            (0, 16, 9, 10, 4294967295),
-            (0, 16, 11, 12, 4294967295),
-            (16, 32, 12, 13, 4),
-            (0, 16, 13, 13, 4294967295),
+        use ::stowplan::__private_v1::Span;
+        const SPANS: &[Span; 7] = &[
+            Span::bytes(32..48).live(1..=9),
+            Span::bytes(0..16).live(7..=8),
+            Span::bytes(16..32).live(8..=9).above(1),
+            Span::bytes(0..16).live(9..=10),
+            Span::bytes(0..16).live(11..=12),
+            Span::bytes(16..32).live(12..=13).above(4),
+            Span::bytes(0..16).live(13..=13),
         ];
         const ENDS: &[u32; 7] = &[1, 0, 2, 3, 4, 5, 6];
         const CHECKED_0: ::stowplan::__private_v1::Disjoint<7> = ::stowplan::__private_v1::Disjoint::<

@@ -519,21 +519,22 @@ pub mod tf_cond_if {
         },
     ];
     const _: () = {
-        const SPANS: &[::stowplan::__private_v1::Span; 14] = &[
-            (0, 16, 1, 2, 4294967295),
-            (128, 160, 1, 13, 0),
-            (160, 176, 2, 11, 1),
-            (0, 32, 3, 4, 4294967295),
-            (96, 128, 4, 11, 3),
-            (64, 96, 5, 12, 4294967295),
-            (0, 32, 6, 7, 4294967295),
-            (32, 64, 7, 8, 6),
-            (0, 32, 8, 8, 4294967295),
-            (0, 32, 9, 10, 4294967295),
-            (32, 64, 10, 11, 9),
-            (0, 32, 11, 11, 4294967295),
-            (32, 64, 12, 13, 4294967295),
-            (0, 32, 13, 13, 4294967295),
+        use ::stowplan::__private_v1::Span;
+        const SPANS: &[Span; 14] = &[
+            Span::bytes(0..16).live(1..=2),
+            Span::bytes(128..160).live(1..=13).above(0),
+            Span::bytes(160..176).live(2..=11).above(1),
+            Span::bytes(0..32).live(3..=4),
+            Span::bytes(96..128).live(4..=11).above(3),
+            Span::bytes(64..96).live(5..=12),
+            Span::bytes(0..32).live(6..=7),
+            Span::bytes(32..64).live(7..=8).above(6),
+            Span::bytes(0..32).live(8..=8),
+            Span::bytes(0..32).live(9..=10),
+            Span::bytes(32..64).live(10..=11).above(9),
+            Span::bytes(0..32).live(11..=11),
+            Span::bytes(32..64).live(12..=13),
+            Span::bytes(0..32).live(13..=13),
         ];
         const ENDS: &[u32; 14] = &[0, 3, 6, 7, 8, 9, 2, 4, 10, 11, 5, 1, 12, 13];
         const CHECKED_0: ::stowplan::__private_v1::Disjoint<14> = ::stowplan::__private_v1::Disjoint::<

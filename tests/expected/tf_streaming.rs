@@ -554,16 +554,17 @@ pub mod tf_streaming {
         },
     ];
     const _: () = {
-        const SPANS: &[::stowplan::__private_v1::Span; 9] = &[
-            (176, 192, 1, 8, 4294967295),
-            (96, 176, 7, 8, 4294967295),
-            (0, 96, 8, 14, 4294967295),
-            (96, 128, 9, 10, 2),
-            (128, 144, 10, 11, 3),
-            (112, 128, 11, 12, 2),
-            (96, 112, 12, 13, 2),
-            (176, 192, 13, 15, 6),
-            (96, 176, 14, 15, 2),
+        use ::stowplan::__private_v1::Span;
+        const SPANS: &[Span; 9] = &[
+            Span::bytes(176..192).live(1..=8),
+            Span::bytes(96..176).live(7..=8),
+            Span::bytes(0..96).live(8..=14),
+            Span::bytes(96..128).live(9..=10).above(2),
+            Span::bytes(128..144).live(10..=11).above(3),
+            Span::bytes(112..128).live(11..=12).above(2),
+            Span::bytes(96..112).live(12..=13).above(2),
+            Span::bytes(176..192).live(13..=15).above(6),
+            Span::bytes(96..176).live(14..=15).above(2),
         ];
         const ENDS: &[u32; 9] = &[0, 1, 3, 4, 5, 6, 2, 7, 8];
         const CHECKED_0: ::stowplan::__private_v1::Disjoint<9> = ::stowplan::__private_v1::Disjoint::<

@@ -202,10 +202,11 @@ pub mod variables {
         },
     ];
     const _: () = {
-        const SPANS: &[::stowplan::__private_v1::Span; 3] = &[
-            (0, 48, 1, 2, 4294967295),
-            (48, 80, 2, 3, 0),
-            (0, 16, 3, 3, 4294967295),
+        use ::stowplan::__private_v1::Span;
+        const SPANS: &[Span; 3] = &[
+            Span::bytes(0..48).live(1..=2),
+            Span::bytes(48..80).live(2..=3).above(0),
+            Span::bytes(0..16).live(3..=3),
         ];
         const ENDS: &[u32; 3] = &[0, 1, 2];
         const CHECKED_0: ::stowplan::__private_v1::Disjoint<3> = ::stowplan::__private_v1::Disjoint::<

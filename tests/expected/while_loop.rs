@@ -345,18 +345,19 @@ pub mod while_loop {
         },
     ];
     const _: () = {
-        const SPANS: &[::stowplan::__private_v1::Span; 11] = &[
-            (384, 512, 1, 7, 4294967295),
-            (544, 560, 1, 7, 0),
-            (256, 384, 2, 7, 4294967295),
-            (528, 544, 2, 7, 0),
-            (0, 128, 3, 3, 4294967295),
-            (128, 144, 3, 4, 4),
-            (0, 16, 4, 4, 4294967295),
-            (0, 16, 5, 6, 4294967295),
-            (128, 256, 5, 7, 7),
-            (512, 528, 6, 7, 0),
-            (0, 128, 7, 7, 4294967295),
+        use ::stowplan::__private_v1::Span;
+        const SPANS: &[Span; 11] = &[
+            Span::bytes(384..512).live(1..=7),
+            Span::bytes(544..560).live(1..=7).above(0),
+            Span::bytes(256..384).live(2..=7),
+            Span::bytes(528..544).live(2..=7).above(0),
+            Span::bytes(0..128).live(3..=3),
+            Span::bytes(128..144).live(3..=4).above(4),
+            Span::bytes(0..16).live(4..=4),
+            Span::bytes(0..16).live(5..=6),
+            Span::bytes(128..256).live(5..=7).above(7),
+            Span::bytes(512..528).live(6..=7).above(0),
+            Span::bytes(0..128).live(7..=7),
         ];
         const ENDS: &[u32; 11] = &[4, 5, 6, 7, 0, 1, 2, 3, 8, 9, 10];
         const CHECKED_0: ::stowplan::__private_v1::Disjoint<11> = ::stowplan::__private_v1::Disjoint::<

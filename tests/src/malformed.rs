@@ -104,6 +104,27 @@ fn call_chain(n: usize, twice: bool) -> Vec<u8> {
     b.finish()
 }
 
+/// ADD of the input and weights `w` whose buffer claims `size` bytes at `offset` after the
+/// flatbuffer.
+fn weights_after_the_flatbuffer(offset: u64, size: u64) -> Vec<u8> {
+    one_op(|b, sg, x| {
+        let buffer = b.external_buffer(offset, size);
+        let w = b.tensor_spec(
+            sg,
+            TensorSpec {
+                name: "w".into(),
+                type_code: DType::Int8.code(),
+                shape: Some(vec![4]),
+                buffer,
+                ..TensorSpec::default()
+            },
+        );
+        let y = b.tensor(sg, "y", DType::Int8, &[4]);
+        b.op(sg, ops::ADD, &[x, w], &[y]);
+        y
+    })
+}
+
 /// Every case of the suite.
 pub const CASES: &[Case] = &[
     Case {
@@ -312,6 +333,28 @@ pub const CASES: &[Case] = &[
             })
         },
         message: "op 0 (ADD) of subgraph 0 reads tensor 1 \"ghost\" of subgraph 0, which no earlier op writes and which is not an input, constant or variable",
+    },
+    Case {
+        name: "control_characters_in_names",
+        build: || {
+            one_op(|b, sg, x| {
+                let ghost = b.tensor(sg, "\u{1b}[2J\u{1b}[31mghost\r", DType::Int8, &[4]);
+                let y = b.tensor(sg, "y", DType::Int8, &[4]);
+                b.op(sg, ops::ADD, &[x, ghost], &[y]);
+                y
+            })
+        },
+        message: "op 0 (ADD) of subgraph 0 reads tensor 1 \"\\u{1b}[2J\\u{1b}[31mghost\\r\" of subgraph 0, which no earlier op writes and which is not an input, constant or variable",
+    },
+    Case {
+        name: "weights_after_the_flatbuffer",
+        build: || weights_after_the_flatbuffer(16, 4),
+        message: "op 0 (ADD) of subgraph 0 reads tensor 1 \"w\" of subgraph 0, whose data is stored after the flatbuffer (Buffer.offset 16, size 4): TFLite Micro reads constants only from Buffer.data; convert the model without external buffers",
+    },
+    Case {
+        name: "weights_beyond_the_file",
+        build: || weights_after_the_flatbuffer(1 << 40, 1 << 20),
+        message: "op 0 (ADD) of subgraph 0 reads tensor 1 \"w\" of subgraph 0, whose data is stored after the flatbuffer (Buffer.offset 1099511627776, size 1048576, beyond the file's 384 bytes): TFLite Micro reads constants only from Buffer.data; convert the model without external buffers",
     },
     Case {
         name: "while_body_calls_itself",

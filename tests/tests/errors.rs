@@ -2,8 +2,9 @@
 //! `tests/src/malformed.rs` run by `tests/tests/malformed.rs`, covers those), and an offline
 //! plan's deliberate aliases, which are reported, not refused.
 
-use stowplan_planner::tflite::DType;
-use stowplan_planner::tflite::builder::{ModelBuilder, ops};
+use stowplan_planner::arena::KernelScratch;
+use stowplan_planner::tflite::builder::{ModelBuilder, TensorSpec, ops};
+use stowplan_planner::tflite::{Activation, BuiltinOp, DType, OpOptions};
 use stowplan_planner::{Options, plan_model};
 
 #[test]
@@ -32,4 +33,53 @@ fn bad_alignment_is_an_options_error() {
     )
     .unwrap_err();
     assert_eq!(e.to_string(), "alignment must be a power of two, found 12");
+}
+
+#[test]
+fn kernel_scratch_beyond_4_gib_names_the_op() {
+    let model = {
+        // TFLM's int8 SVDF asks for batch × filters int32 of scratch: 2^15 × 2^15 × 4 bytes,
+        // beyond what a 32-bit target addresses, while every tensor stays within it.
+        let (batch, filters) = (1 << 15, 1 << 15);
+        let mut b = ModelBuilder::new();
+        let sg = b.subgraph("main");
+        let q = (&[0.5_f32][..], &[0_i64][..], 0);
+        let x = b.quantized(sg, "x", DType::Int8, &[batch, 1], q);
+        let feature = b.quantized(sg, "feature", DType::Int8, &[filters, 1], q);
+        let time = b.quantized(sg, "time", DType::Int16, &[filters, 1], q);
+        let state = b.tensor_spec(
+            sg,
+            TensorSpec {
+                name: "state".into(),
+                type_code: DType::Int16.code(),
+                shape: Some(vec![batch, filters]),
+                quantization: Some((vec![0.5], vec![0], 0)),
+                is_variable: true,
+                ..TensorSpec::default()
+            },
+        );
+        let y = b.quantized(sg, "y", DType::Int8, &[batch, filters], q);
+        b.op_with_options(
+            sg,
+            BuiltinOp(27),
+            &[x, feature, time, -1, state],
+            &[y],
+            OpOptions::Svdf {
+                rank: 1,
+                activation: Activation::None,
+                asymmetric_quantize_inputs: false,
+            },
+        );
+        b.io(sg, &[x, feature, time], &[y]);
+        b.finish()
+    };
+    let options = Options {
+        kernel_scratch: KernelScratch::Tflm,
+        ..Options::default()
+    };
+    let e = plan_model(&model, &options).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "op 0 (SVDF) of subgraph 0 asks for 4294967296 bytes of kernel scratch, more than the limit of 4294967295"
+    );
 }

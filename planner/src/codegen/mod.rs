@@ -1139,8 +1139,13 @@ fn disjointness_proof(plan: &ModelPlan, p: &TokenStream) -> TokenStream {
     let items = spans.iter().zip(&below).map(|(&(f, l, o, e), &b)| {
         let (o, e) = (ulit(o), ulit(e));
         let (f, l) = (Literal::u32_unsuffixed(f), Literal::u32_unsuffixed(l));
-        let b = Literal::u32_unsuffixed(b);
-        quote!((#o, #e, #f, #l, #b))
+        let above = if b == u32::MAX {
+            quote!()
+        } else {
+            let b = Literal::u32_unsuffixed(b);
+            quote!(.above(#b))
+        };
+        quote!(Span::bytes(#o..#e).live(#f..=#l)#above)
     });
     let ends = ends.iter().map(|&i| Literal::u32_unsuffixed(i));
     let mut steps = Vec::new();
@@ -1158,7 +1163,8 @@ fn disjointness_proof(plan: &ModelPlan, p: &TokenStream) -> TokenStream {
     }
     quote! {
         const _: () = {
-            const SPANS: &[#p::Span; #n] = &[#(#items),*];
+            use #p::Span;
+            const SPANS: &[Span; #n] = &[#(#items),*];
             const ENDS: &[u32; #n] = &[#(#ends),*];
             #(#steps)*
             #prev.finish()

@@ -276,6 +276,7 @@ const BUILTINS: &[(BuiltinOp, OpKind)] = &[
     (BuiltinOp::ARG_MAX, arg_min_max::ARG_MAX),
     (BuiltinOp::ARG_MIN, arg_min_max::ARG_MIN),
     (BuiltinOp::REDUCE_MAX, reduce::REDUCE_MAX),
+    (BuiltinOp::REDUCE_ALL, reduce::REDUCE_ALL),
     (BuiltinOp::REDUCE_MIN, reduce::REDUCE_MIN),
     (BuiltinOp::SUM, reduce::SUM),
     (

@@ -1,4 +1,4 @@
-//! MEAN, SUM, REDUCE_MAX and REDUCE_MIN: TFLM's `reduce.cc` / `reduce_common.cc`
+//! MEAN, SUM, REDUCE_MAX, REDUCE_MIN and REDUCE_ALL: TFLM's `reduce.cc` / `reduce_common.cc`
 //! (`PrepareMeanOrSum`, `PrepareMeanOrSumHelper`, `PrepareMinMaxHelper`), for the kernels
 //! `stowplan::kernels::mean_s8`, `mean_s16` and `mean_f32`, `sum_f32`, `sum_s8` and `sum_s16`,
 //! `reduce_max_*` and `reduce_min_*`. TFLM reads the axes when the op runs; stowplan resolves
@@ -123,7 +123,17 @@ pub const SUM: OpKind = OpKind {
     lower: Some(sum),
 };
 
-/// The ranks the kernels of REDUCE_MAX, REDUCE_MIN and SUM take.
+/// REDUCE_ALL: TFLM's `PrepareAllHelper` / `EvalAllHelper` (bool only), for
+/// `stowplan::kernels::reduce_all`.
+pub const REDUCE_ALL: OpKind = OpKind {
+    module: "reduce",
+    in_place: false,
+    tflm_scratch: min_max_scratch,
+    scratch: super::no_scratch,
+    lower: Some(reduce_all),
+};
+
+/// The ranks the kernels of REDUCE_MAX, REDUCE_MIN, REDUCE_ALL and SUM take.
 const MAX_RANK6: usize = 6;
 
 /// `PrepareMinMaxHelper`'s requests: `input_iter` (`rank × 4`), then `resolved_axis` (`axis
@@ -240,6 +250,22 @@ fn min_max(cx: &Lower<'_>, max: bool) -> Result<Call, Refusal> {
     Ok(Call {
         params: Some(quote!(pub const #pname: #k::Reduce = #k::Reduce { input: #i, axes: #a };)),
         body: quote!(#k::#f(&params::#pname, i0, o0);),
+        reads: vec![0],
+    })
+}
+
+fn reduce_all(cx: &Lower<'_>) -> Result<Call, Refusal> {
+    let k = cx.k();
+    let pname = cx.params;
+    let (shape, axes) = reduced(cx)?;
+    let (input, out) = (cx.input(0)?, cx.output(0)?);
+    // PrepareAllHelper: a bool input; EvalAllHelper: the output of the input's type.
+    cx.expect_type(input, DType::Bool, "input")?;
+    cx.same_type(input, out)?;
+    let (i, a) = (usize_lits(&shape), bool_lits(&axes));
+    Ok(Call {
+        params: Some(quote!(pub const #pname: #k::Reduce = #k::Reduce { input: #i, axes: #a };)),
+        body: quote!(#k::reduce_all(&params::#pname, i0, o0);),
         reads: vec![0],
     })
 }

@@ -132,6 +132,8 @@ pub struct ModelBuilder {
     description: Option<String>,
     /// Sparse encodings: (subgraph, tensor, parameters, index width).
     sparsity: Vec<(usize, i32, Sparsity, IndexWidth)>,
+    /// Buffers whose data is stored after the flatbuffer: (buffer, `offset`, `size`).
+    external: Vec<(u32, u64, u64)>,
 }
 
 /// The union member a sparse dimension's segments and indices are written as.
@@ -170,6 +172,7 @@ impl ModelBuilder {
             metadata: Vec::new(),
             description: None,
             sparsity: Vec::new(),
+            external: Vec::new(),
         }
     }
 
@@ -323,6 +326,15 @@ impl ModelBuilder {
     pub fn buffer(&mut self, data: &[u8]) -> u32 {
         self.buffers.push(data.to_vec());
         u32::try_from(self.buffers.len() - 1).unwrap_or(u32::MAX)
+    }
+
+    /// Adds a buffer that has no `data` but claims `size` bytes stored after the flatbuffer at
+    /// `offset` from the file start (the converter's form for models over 2 GB; nothing is
+    /// written there), and returns its index.
+    pub fn external_buffer(&mut self, offset: u64, size: u64) -> u32 {
+        let index = self.buffer(&[]);
+        self.external.push((index, offset, size));
+        index
     }
 
     fn opcode(&mut self, code: i32, custom: Option<&str>) -> usize {
@@ -725,16 +737,15 @@ impl ModelBuilder {
         let buffers: Vec<_> = self
             .buffers
             .iter()
-            .map(|data| {
+            .enumerate()
+            .map(|(i, data)| {
                 let data = (!data.is_empty()).then(|| fbb.create_vector(data));
-                fb::Buffer::create(
-                    &mut fbb,
-                    &fb::BufferArgs {
-                        data,
-                        offset: 0,
-                        size: 0,
-                    },
-                )
+                let (offset, size) = self
+                    .external
+                    .iter()
+                    .find(|e| usize::try_from(e.0).is_ok_and(|b| b == i))
+                    .map_or((0, 0), |e| (e.1, e.2));
+                fb::Buffer::create(&mut fbb, &fb::BufferArgs { data, offset, size })
             })
             .collect();
         let metadata: Vec<_> = self

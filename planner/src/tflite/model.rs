@@ -913,6 +913,8 @@ pub struct Model {
     pub metadata: Vec<MetadataEntry>,
     /// The `OfflineMemoryAllocation` plan: one entry per tensor id, `None` = plan online.
     pub offline_plan: Option<Vec<Option<u64>>>,
+    /// The length of the file in bytes.
+    pub file_len: usize,
 }
 
 impl Model {

@@ -577,6 +577,7 @@ pub fn read_model(bytes: &[u8]) -> Result<Model, ReadModelError> {
         buffers,
         metadata,
         offline_plan,
+        file_len: bytes.len(),
     })
 }
 

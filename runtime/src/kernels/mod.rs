@@ -190,8 +190,8 @@ pub use quantize::{
 pub use reduce::{MeanF32, MeanS8, mean_f32, mean_s8};
 pub use reduce::{MeanS16, mean_s16};
 pub use reduce::{
-    Reduce, SumQuantized, reduce_max_f32, reduce_max_s8, reduce_min_f32, reduce_min_s8, sum_f32,
-    sum_s8, sum_s16,
+    Reduce, SumQuantized, reduce_all, reduce_max_f32, reduce_max_s8, reduce_min_f32, reduce_min_s8,
+    sum_f32, sum_s8, sum_s16,
 };
 pub use reshape::copy;
 pub use resize_bilinear::{ResizeBilinear, resize_bilinear_f32, resize_bilinear_s8};

@@ -367,6 +367,16 @@ pub fn reduce_min_s8(p: &Reduce, input: &[i8], output: &mut [i8]) {
     reduce_generic(p, input, output, i8::MAX, |c, x| if x < c { x } else { c });
 }
 
+/// bool REDUCE_ALL: TFLM's `ReduceGeneric<bool>` from `true` with `in && current` (a byte
+/// other than 0 is true; the output is 0 or 1).
+///
+/// # Preconditions
+///
+/// As [`reduce_max_f32`].
+pub fn reduce_all(p: &Reduce, input: &[u8], output: &mut [u8]) {
+    reduce_generic(p, input, output, 1, |c, x| u8::from(x != 0 && c != 0));
+}
+
 /// float SUM: TFLM's `ReduceGeneric<float>` from `0.f` with `in + current`, each output's
 /// inputs in increasing index order.
 ///
@@ -487,6 +497,29 @@ mod tests {
             &mut out,
         );
         assert_eq!(out, [f32::MIN]);
+    }
+
+    #[test]
+    fn reduce_all_is_true_where_every_input_is() {
+        // [2, 3]: rows [1, 1, 1] and [1, 0, 2]; over columns, over rows, over nothing.
+        let input = [1, 1, 1, 1, 0, 2];
+        let mut out = [9_u8; 2];
+        reduce_all(
+            &rows([false, false, false, false, false, true]),
+            &input,
+            &mut out,
+        );
+        assert_eq!(out, [1, 0]);
+        let mut out = [9_u8; 3];
+        reduce_all(
+            &rows([false, false, false, false, true, false]),
+            &input,
+            &mut out,
+        );
+        assert_eq!(out, [1, 0, 1]);
+        let mut out = [9_u8; 6];
+        reduce_all(&rows([false; 6]), &input, &mut out);
+        assert_eq!(out, [1, 1, 1, 1, 0, 1]);
     }
 
     #[test]

@@ -151,6 +151,57 @@ fn shift_state<T: Copy>(state: &mut [T]) {
     }
 }
 
+/// The feature pass: for each batch and filter, `dot(weights, input row)` into the filter's
+/// last state column (nothing when `memory` is 0).
+fn feature_pass<W, S, O>(s: &SvdfShape, v: &mut Sized<'_, W, S, O>, dot: impl Fn(&[W], &[W]) -> S) {
+    let (n_input, n_filter, n_memory) = (s.input_size, s.filters, s.memory);
+    if n_memory == 0 {
+        return;
+    }
+    for b in 0..s.batches {
+        let row = v.input.get(b * n_input..(b + 1) * n_input).unwrap_or(&[]);
+        for f in 0..n_filter {
+            let weights = v.feature.get(f * n_input..(f + 1) * n_input).unwrap_or(&[]);
+            if let Some(slot) = v
+                .state
+                .get_mut((b * n_filter + f) * n_memory + n_memory - 1)
+            {
+                *slot = dot(weights, row);
+            }
+        }
+    }
+}
+
+/// The time pass: for each batch and unit, in order, `add(bias or zero, sum(time weights,
+/// state row))` over the unit's `rank` filters, written through `out`.
+fn time_pass<W, S, O, A: Copy>(
+    s: &SvdfShape,
+    v: &mut Sized<'_, W, S, O>,
+    bias: Option<&[A]>,
+    zero: A,
+    sum: impl Fn(&[S], &[S]) -> A,
+    add: impl Fn(A, A) -> A,
+    out: impl Fn(A) -> O,
+) {
+    let (n_filter, n_memory, n_rank) = (s.filters, s.memory, s.rank);
+    let mut outputs = v.output.iter_mut();
+    for b in 0..s.batches {
+        for u in 0..s.units() {
+            let mut acc = bias.and_then(|bias| bias.get(u)).copied().unwrap_or(zero);
+            for r in 0..n_rank {
+                let f = u * n_rank + r;
+                let weights = v.time.get(f * n_memory..(f + 1) * n_memory).unwrap_or(&[]);
+                let start = (b * n_filter + f) * n_memory;
+                let row = v.state.get(start..start + n_memory).unwrap_or(&[]);
+                acc = add(acc, sum(weights, row));
+            }
+            if let Some(o) = outputs.next() {
+                *o = out(acc);
+            }
+        }
+    }
+}
+
 /// The integer SVDF for state and time weights of type `T`.
 fn svdf_integer<T: StateType>(
     p: &SvdfS8,
@@ -162,67 +213,47 @@ fn svdf_integer<T: StateType>(
     output: &mut [i8],
 ) {
     let s = &p.shape;
-    let Some(v) = sized_all(s, input, feature, time, state, output) else {
+    let Some(mut v) = sized_all(s, input, feature, time, state, output) else {
         return;
     };
-    let (n_input, n_filter, n_memory, n_rank) = (s.input_size, s.filters, s.memory, s.rank);
     shift_state(v.state);
     // Feature matmul: each filter's dot product with the input row, rescaled to the state,
     // clamped to its type and stored (plus the state's zero point) in the filter's last column.
-    if n_memory > 0 {
-        for b in 0..s.batches {
-            let row = v.input.get(b * n_input..(b + 1) * n_input).unwrap_or(&[]);
-            for f in 0..n_filter {
-                let weights = v.feature.get(f * n_input..(f + 1) * n_input).unwrap_or(&[]);
-                let mut dot: i32 = 0;
-                for (&w, &x) in weights.iter().zip(row) {
-                    dot = dot.wrapping_add(
-                        i32::from(w).wrapping_mul(i32::from(x).wrapping_sub(p.input_zero_point)),
-                    );
-                }
-                let dot = p.feature.apply(dot).clamp(T::MIN, T::MAX);
-                if let Some(slot) = v
-                    .state
-                    .get_mut((b * n_filter + f) * n_memory + n_memory - 1)
-                {
-                    *slot = T::narrow(p.state_zero_point.wrapping_add(dot));
-                }
-            }
+    feature_pass(s, &mut v, |weights, row| {
+        let mut dot: i32 = 0;
+        for (&w, &x) in weights.iter().zip(row) {
+            dot = dot.wrapping_add(
+                i32::from(w).wrapping_mul(i32::from(x).wrapping_sub(p.input_zero_point)),
+            );
         }
-    }
+        let dot = p.feature.apply(dot).clamp(T::MIN, T::MAX);
+        T::narrow(p.state_zero_point.wrapping_add(dot))
+    });
     // Time: each filter's state row against its time weights; reduce: each unit the bias plus
     // its `rank` filters; rescale to the output.
-    let mut out = v.output.iter_mut();
-    for b in 0..s.batches {
-        for u in 0..s.units() {
-            let mut acc = match bias.and_then(|bias| bias.get(u)) {
-                Some(&b) => b,
-                None => 0,
-            };
-            for r in 0..n_rank {
-                let f = u * n_rank + r;
-                let weights = v.time.get(f * n_memory..(f + 1) * n_memory).unwrap_or(&[]);
-                let start = (b * n_filter + f) * n_memory;
-                let row = v.state.get(start..start + n_memory).unwrap_or(&[]);
-                let mut sum: i32 = 0;
-                for (&w, &x) in weights.iter().zip(row) {
-                    sum = sum.wrapping_add(
-                        w.widen()
-                            .wrapping_mul(x.widen().wrapping_sub(p.state_zero_point)),
-                    );
-                }
-                acc = acc.wrapping_add(sum);
+    time_pass(
+        s,
+        &mut v,
+        bias,
+        0,
+        |weights, row| {
+            let mut sum: i32 = 0;
+            for (&w, &x) in weights.iter().zip(row) {
+                sum = sum.wrapping_add(
+                    w.widen()
+                        .wrapping_mul(x.widen().wrapping_sub(p.state_zero_point)),
+                );
             }
-            let value = p
-                .time
+            sum
+        },
+        i32::wrapping_add,
+        |acc| {
+            p.time
                 .apply(acc)
                 .wrapping_add(p.output_zero_point)
-                .clamp(i32::from(i8::MIN), i32::from(i8::MAX));
-            if let Some(o) = out.next() {
-                *o = value as i8;
-            }
-        }
-    }
+                .clamp(i32::from(i8::MIN), i32::from(i8::MAX)) as i8
+        },
+    );
 }
 
 /// int8 SVDF with an int8 state and int8 time weights: TFLM's `EvalInt8SvdfReference`.
@@ -332,53 +363,22 @@ pub fn svdf_f32(
     output: &mut [f32],
 ) {
     let s = &p.shape;
-    let Some(v) = sized_all(s, input, feature, time, state, output) else {
+    let Some(mut v) = sized_all(s, input, feature, time, state, output) else {
         return;
     };
-    let (n_input, n_filter, n_memory, n_rank) = (s.input_size, s.filters, s.memory, s.rank);
     shift_state(v.state);
-    if n_memory > 0 {
-        for b in 0..s.batches {
-            let row = v.input.get(b * n_input..(b + 1) * n_input).unwrap_or(&[]);
-            for f in 0..n_filter {
-                let weights = v.feature.get(f * n_input..(f + 1) * n_input).unwrap_or(&[]);
-                // The wheel's build: `dot` first in the sum.
-                let mut dot = 0.0_f32;
-                for (&w, &x) in weights.iter().zip(row) {
-                    dot = sse::add(dot, sse::mul(w, x));
-                }
-                if let Some(slot) = v
-                    .state
-                    .get_mut((b * n_filter + f) * n_memory + n_memory - 1)
-                {
-                    *slot = dot;
-                }
-            }
+    // The wheel's build: `dot` first in the sum.
+    let dot = |weights: &[f32], row: &[f32]| {
+        let mut dot = 0.0_f32;
+        for (&w, &x) in weights.iter().zip(row) {
+            dot = sse::add(dot, sse::mul(w, x));
         }
-    }
-    let mut out = v.output.iter_mut();
-    for b in 0..s.batches {
-        for u in 0..s.units() {
-            let mut acc = match bias.and_then(|bias| bias.get(u)) {
-                Some(&b) => b,
-                None => 0.0,
-            };
-            for r in 0..n_rank {
-                let f = u * n_rank + r;
-                let weights = v.time.get(f * n_memory..(f + 1) * n_memory).unwrap_or(&[]);
-                let start = (b * n_filter + f) * n_memory;
-                let row = v.state.get(start..start + n_memory).unwrap_or(&[]);
-                let mut sum = 0.0_f32;
-                for (&w, &x) in weights.iter().zip(row) {
-                    sum = sse::add(sum, sse::mul(w, x));
-                }
-                acc = sse::add(acc, sum);
-            }
-            if let Some(o) = out.next() {
-                *o = activation_val_f32(p.activation, acc);
-            }
-        }
-    }
+        dot
+    };
+    feature_pass(s, &mut v, dot);
+    time_pass(s, &mut v, bias, 0.0, dot, sse::add, |acc| {
+        activation_val_f32(p.activation, acc)
+    });
 }
 
 #[cfg(test)]

@@ -499,17 +499,18 @@ pub mod cnn {
         },
     ];
     const _: () = {
-        const SPANS: &[::stowplan::__private_v1::Span; 10] = &[
-            (576, 720, 1, 2, 4294967295),
-            (0, 576, 2, 3, 4294967295),
-            (576, 720, 3, 6, 1),
-            (432, 576, 4, 7, 4294967295),
-            (0, 144, 5, 6, 4294967295),
-            (288, 432, 6, 7, 4),
-            (0, 288, 7, 8, 4294967295),
-            (288, 368, 8, 10, 6),
-            (16, 32, 10, 11, 4294967295),
-            (0, 16, 11, 11, 4294967295),
+        use ::stowplan::__private_v1::Span;
+        const SPANS: &[Span; 10] = &[
+            Span::bytes(576..720).live(1..=2),
+            Span::bytes(0..576).live(2..=3),
+            Span::bytes(576..720).live(3..=6).above(1),
+            Span::bytes(432..576).live(4..=7),
+            Span::bytes(0..144).live(5..=6),
+            Span::bytes(288..432).live(6..=7).above(4),
+            Span::bytes(0..288).live(7..=8),
+            Span::bytes(288..368).live(8..=10).above(6),
+            Span::bytes(16..32).live(10..=11),
+            Span::bytes(0..16).live(11..=11),
         ];
         const ENDS: &[u32; 10] = &[0, 1, 2, 4, 3, 5, 6, 7, 8, 9];
         const CHECKED_0: ::stowplan::__private_v1::Disjoint<10> = ::stowplan::__private_v1::Disjoint::<

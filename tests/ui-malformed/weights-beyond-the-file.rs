@@ -1,0 +1,3 @@
+stowplan::include_model!("models/malformed/weights_beyond_the_file.tflite");
+
+fn main() {}
