@@ -20,9 +20,13 @@
 #
 #   person-detect.out       its output (checked in the firmware against TFLM's) and stack peak
 #   person-detect-size.txt  text/data/bss of its ELF and what .bss holds
+#   conv-loop.s             the innermost loop of its int8 CONV_2D kernel (the first loop with
+#                           an `smlad`: the DSP extension's blocked 1x1 matrix product)
 #
 # and, when STOWPLAN_TFLM_PYTHON names a Python with tflite-micro, person_detect_tflm.py
-# recomputes TFLM's output for the same input and it must equal the firmware's.
+# recomputes TFLM's output for the same input and it must equal the firmware's. The same for
+# TFLite Micro's micro_speech (binary `micro_speech`, feature `micro-speech`), whose output the
+# firmware checks too (no snapshot: `icount.sh` counts its instructions).
 #
 # STOWPLAN_BLESS=1 rewrites the snapshots instead of comparing them. Needs the toolchain pinned
 # in rust-toolchain.toml with its thumb targets, qemu-system-arm and binutils-arm-none-eabi.
@@ -100,8 +104,29 @@ if [ -f "$model" ]; then
         exit 1
     fi
     echo "person_detect ran in $ms ms (cargo run: QEMU and cargo's start-up)"
-    sizes "$CARGO_TARGET_DIR/thumbv7em-none-eabihf/release/person_detect" >"$out/person-detect-size.txt"
-    snapshots+=(person-detect.out person-detect-size.txt)
+    pd_elf="$CARGO_TARGET_DIR/thumbv7em-none-eabihf/release/person_detect"
+    sizes "$pd_elf" >"$out/person-detect-size.txt"
+    # The loop that ends with the first backward branch after CONV_2D's first smlad.
+    arm-none-eabi-objdump -d -C --no-show-raw-insn "$pd_elf" |
+        awk '/^[0-9a-f]+ <stowplan::kernels::conv::conv2d_s8>:/ { on = 1; next }
+            on && /^$/ { on = 0 }
+            on { sub(/^ +/, ""); split($0, f, ":"); addr[n] = f[1]; line[n] = $0; n++ }
+            END {
+                for (i = 0; i < n && line[i] !~ /\tsmlad\t/; i++) {}
+                for (j = i; j < n; j++) {
+                    if (line[j] ~ /\tb[a-z]*(\.[nw])?\t[0-9a-f]+ </) {
+                        split(line[j], t, "\t"); split(t[3], d, " ")
+                        if (("0x" d[1]) + 0 <= ("0x" addr[i]) + 0) break
+                    }
+                }
+                if (i == n || j == n) exit 1
+                for (k = i; k > 0 && addr[k] != d[1]; k--) {}
+                for (; k <= j; k++) { l = line[k]; sub(/^[0-9a-f]+:\t/, "", l); gsub(/\t/, " ", l); sub(/ [0-9a-f]+ </, " <", l); print l }
+            }' >"$out/conv-loop.s" || {
+        echo "error: no loop with smlad in person_detect's CONV_2D kernel" >&2
+        failed=1
+    }
+    snapshots+=(person-detect.out person-detect-size.txt conv-loop.s)
 
     if [ -n "${STOWPLAN_TFLM_PYTHON:-}" ]; then
         tflm=$("$STOWPLAN_TFLM_PYTHON" person_detect_tflm.py "$model")
@@ -114,6 +139,31 @@ if [ -f "$model" ]; then
     fi
 else
     echo "notice: ../shared/models is absent; skipping person_detect on QEMU"
+fi
+
+# TFLite Micro's micro_speech, the same way (its output checked in the firmware).
+model=../../../shared/models/tflm_micro_speech_int8.tflite
+if [ -f "$model" ]; then
+    ms=(--release --locked --features micro-speech --bin micro_speech)
+    cargo build "${ms[@]}"
+    status=0
+    timeout 60 cargo run "${ms[@]}" >"$out/micro-speech.out" || status=$?
+    cat "$out/micro-speech.out"
+    if [ "$status" -ne 0 ]; then
+        echo "error: micro_speech exited with status $status" >&2
+        exit 1
+    fi
+    if [ -n "${STOWPLAN_TFLM_PYTHON:-}" ]; then
+        tflm=$("$STOWPLAN_TFLM_PYTHON" micro_speech_tflm.py "$model")
+        ours=$(grep '^micro_speech output ' "$out/micro-speech.out")
+        echo "TFLite Micro: $tflm"
+        if [ "$tflm" != "$ours" ]; then
+            echo "error: micro_speech's output differs from TFLite Micro's: $ours, TFLM $tflm" >&2
+            failed=1
+        fi
+    fi
+else
+    echo "notice: ../shared/models is absent; skipping micro_speech on QEMU"
 fi
 
 for f in "${snapshots[@]}"; do

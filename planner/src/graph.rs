@@ -229,6 +229,14 @@ pub fn tensor_infos(
         .flat_map(|op| op.outputs.iter().map(move |&t| (op.subgraph, t)))
         .collect();
 
+    // CIRCULAR_BUFFER's output is its window, kept from one invocation to the next.
+    let windows: HashSet<(SubgraphIndex, TensorIndex)> = model
+        .ops
+        .iter()
+        .filter(|op| crate::ops::is_circular_buffer(op))
+        .filter_map(|op| op.outputs.first().map(|&t| (op.subgraph, t)))
+        .collect();
+
     let mut infos = Vec::with_capacity(model.tensors.len());
     for subgraph in &model.subgraphs {
         let inputs: HashSet<TensorIndex> = subgraph.inputs.iter().copied().collect();
@@ -322,7 +330,9 @@ pub fn tensor_infos(
             };
             let placement = match bytes {
                 Some(b) if b > 0 && needs_memory => {
-                    if tensor.is_variable && fixed_offset.is_none() {
+                    if (tensor.is_variable && fixed_offset.is_none())
+                        || windows.contains(&(tensor.subgraph, tensor.index))
+                    {
                         Placement::Persistent
                     } else {
                         Placement::Arena

@@ -76,6 +76,12 @@ pub mod graph;
     clippy::indexing_slicing
 )]
 mod kernels;
+// The instructions the kernels' blocked loops use, declared beside them as in the runtime (its
+// portable semantics here: the planner runs on the host).
+#[cfg(test)]
+#[path = "runtime_kernels/dsp.rs"]
+#[allow(dead_code)]
+mod dsp;
 pub mod lifetime;
 pub mod ops;
 pub mod plan;

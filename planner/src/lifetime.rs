@@ -10,6 +10,10 @@
 //!   omitted `-1` ones) and outputs get the current scope as last use;
 //! - at the end the subgraph's outputs get the current scope as last use (first if unset).
 //!
+//! One exception to TFLM: in a model with a `CIRCULAR_BUFFER` (whose invocations can stop
+//! early), subgraph 0's outputs live from time 0, so that a stopped invocation leaves them as the
+//! last complete one wrote them.
+//!
 //! So without control flow, op `k` of subgraph 0 runs at time `k + 1` and model inputs are
 //! at time 0. A control-flow op's inputs stay live until after all its callees; tensors of a
 //! callee live only inside its block. A subgraph called from two places gets one merged
@@ -232,6 +236,22 @@ pub fn lifetimes(model: &Model) -> Result<Lifetimes, ReadModelError> {
         limit: once.saturating_add(MAX_TIMELINE),
     };
     walk.mark(SubgraphIndex(0))?;
+    // A model whose invocations can stop early (CIRCULAR_BUFFER) keeps subgraph 0's outputs
+    // from time 0: on a stopped invocation they hold the last complete one's results, which no
+    // tensor of the ops before the stop (nor an input) may overwrite. TFLM does not do this: in
+    // its plan an output can share bytes with a tensor the stopped invocation wrote.
+    if model
+        .ops
+        .iter()
+        .any(|op| op.subgraph.0 == 0 && crate::ops::is_circular_buffer(op))
+        && let Some(sg) = model.subgraphs.first()
+    {
+        for t in &sg.outputs {
+            if let Some(l) = walk.out.tensors.get_mut(sg.first_tensor + t.get()) {
+                l.first = Some(0);
+            }
+        }
+    }
     Ok(walk.out)
 }
 

@@ -2,7 +2,8 @@
 //! build time.
 //!
 //! - **Variable tensors** (`is_variable`: SVDF and LSTM state), TFLM's
-//!   `ResetVariableTensors` value: the zero point for int8 tensors, 0 otherwise.
+//!   `ResetVariableTensors` value: the zero point for int8 tensors, 0 otherwise; and
+//!   `CIRCULAR_BUFFER`'s output (its window), which TFLM's reset leaves as it is (`kept`).
 //! - **Resource variables**: each `VAR_HANDLE` names one by container and shared name (the
 //!   same name in several subgraphs is one variable, as TFLM's `MicroResourceVariables` finds
 //!   it); its bytes are those of the value its `ASSIGN_VARIABLE`s write (all must agree, and one
@@ -55,6 +56,9 @@ pub struct VariableTensor {
     pub bytes: u64,
     /// The byte TFLM's reset writes over it.
     pub reset_byte: u8,
+    /// Whether TFLM's reset leaves it as it is: `CIRCULAR_BUFFER`'s output, an ordinary tensor
+    /// in TFLM that its kernel keeps (0 in a new region, as in TFLM's zeroed arena).
+    pub kept: bool,
 }
 
 /// The state an op's kernel keeps across invocations, in the persistent region.
@@ -155,7 +159,12 @@ impl State {
                         .get(v.tensor.get())
                         .map_or_else(String::new, |i| crate::emit::shape(&i.shape));
                     format!(
-                        "variable tensor {} {:?} {}{shape}",
+                        "{} {} {:?} {}{shape}",
+                        if v.kept {
+                            "circular buffer tensor"
+                        } else {
+                            "variable tensor"
+                        },
                         t.id,
                         t.name,
                         t.dtype.name()
@@ -254,11 +263,17 @@ pub fn plan_state(
     for (tensor, info) in model.tensors.iter().zip(tensors) {
         if info.placement == Placement::Persistent {
             let bytes = info.bytes.unwrap_or(0);
+            let kept = !tensor.is_variable;
             state.variables.push(VariableTensor {
                 tensor: tensor.id,
                 offset: end,
                 bytes,
-                reset_byte: reset_byte(model, tensor.id, true),
+                reset_byte: if kept {
+                    0
+                } else {
+                    reset_byte(model, tensor.id, true)
+                },
+                kept,
             });
             end = end.saturating_add(align_up(bytes, alignment));
             raw = raw.saturating_add(bytes);

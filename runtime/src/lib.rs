@@ -122,6 +122,14 @@ pub mod cache;
 #[cfg(feature = "defmt")]
 mod defmt_impls;
 mod dynamic;
+// The DSP extension's instructions for the kernels' blocked int8 loops: the one module of the
+// kernels with `unsafe` (`asm!`, with cfg `stowplan_dsp`), so declared here, outside `kernels`,
+// which forbids it. It lives in the kernels' folder so that the planner, which compiles the
+// kernels' files for folding, finds it too (with no `stowplan_dsp` on the host: no `unsafe`).
+// Its users (`kernels::simd`) exist with `stowplan_dsp` and in tests.
+#[cfg(all(feature = "kernels", any(stowplan_dsp, test)))]
+#[path = "kernels/dsp.rs"]
+mod dsp;
 #[cfg(feature = "kernels")]
 #[cfg_attr(docsrs, doc(cfg(feature = "kernels")))]
 pub mod kernels;
@@ -374,6 +382,41 @@ pub struct OpInfo {
     pub inputs: &'static [Option<u32>],
     /// Output tensors (indexes into the model's `TENSORS`).
     pub outputs: &'static [u32],
+}
+
+/// What a model's `invoke` did, for a model with an op that can end an invocation early
+/// (TFLite Micro's custom op `CIRCULAR_BUFFER`, whose kernel returns `kTfLiteAbort` until its
+/// period is reached). The `invoke` of every other model returns nothing.
+///
+/// ```
+/// use stowplan::Invoked;
+/// let done = Invoked::Stopped { op: 1 };
+/// assert!(!done.is_complete());
+/// assert!(Invoked::Complete.is_complete());
+/// ```
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[must_use = "the outputs were written only when `invoke` returned `Invoked::Complete`"]
+pub enum Invoked {
+    /// Every op ran: the outputs hold this invocation's results.
+    Complete,
+    /// Op `op` (its position in the main subgraph) ended the invocation, as TFLite Micro's
+    /// interpreter ends it on `kTfLiteAbort`: the ops after it did not run, so the outputs hold
+    /// what the last complete invocation wrote (the planner keeps such a model's outputs apart
+    /// from every other tensor). It is not an error; the state the ops before it keep has moved
+    /// on.
+    Stopped {
+        /// The op that stopped the invocation.
+        op: usize,
+    },
+}
+
+impl Invoked {
+    /// Whether every op ran (the outputs were written by this invocation).
+    #[must_use]
+    pub const fn is_complete(self) -> bool {
+        matches!(self, Self::Complete)
+    }
 }
 
 #[doc(hidden)]

@@ -95,6 +95,7 @@ mod transpose_conv;
 mod unidirectional_sequence_lstm;
 mod unpack;
 // TFLM's signal library (custom ops).
+mod signal_delay;
 mod signal_energy;
 mod signal_fft_auto_scale;
 mod signal_filter_bank;
@@ -104,6 +105,8 @@ mod signal_filter_bank_square_root;
 mod signal_pcan;
 mod signal_rfft;
 mod signal_window;
+// TFLM's other custom ops.
+mod circular_buffer;
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -201,6 +204,7 @@ fn all_variants(seed: u64, target: Target, ops: Option<&[String]>) -> Vec<Varian
             "signal_filter_bank_square_root",
             signal_filter_bank_square_root::variants,
         ),
+        ("signal_delay", signal_delay::variants),
         (
             "signal_filter_bank_spectral_subtraction",
             signal_filter_bank_spectral_subtraction::variants,
@@ -208,6 +212,7 @@ fn all_variants(seed: u64, target: Target, ops: Option<&[String]>) -> Vec<Varian
         ("signal_pcan", signal_pcan::variants),
         ("signal_filter_bank_log", signal_filter_bank_log::variants),
         ("l2_pool", l2_pool::variants),
+        ("circular_buffer", circular_buffer::variants),
     ];
     table
         .iter()
@@ -390,6 +395,7 @@ fn generate(args: &Args) -> Result<(), String> {
                 .name(&id)
                 .invoke(true)
                 .render();
+            let mut statuses = false;
             let (refused, params) = match rendered {
                 Ok((text, generated)) => {
                     write(&sweep.join(format!("src/gen/{id}.rs")), text.as_bytes())?;
@@ -409,11 +415,23 @@ fn generate(args: &Args) -> Result<(), String> {
                     } else {
                         (String::new(), format!("{id}::invoke(&mut arena)"))
                     };
+                    // A model whose `invoke` can stop early (CIRCULAR_BUFFER) appends one byte
+                    // per run after its outputs: 1 when the invocation stopped, 0 when complete.
+                    let status = stops_early(&text);
+                    let (call, record) = if status {
+                        (
+                            format!("let st = {call}"),
+                            "out.push(u8::from(!st.is_complete()));",
+                        )
+                    } else {
+                        (call, "")
+                    };
                     let _ = writeln!(
                         table,
-                        "    (\"{id}\", {set_bytes}, {n_sets}, |out, sets, size, n| {{ let mut arena = Box::new({id}::Arena::new()); {state}for k in 0..n {{ let set = sets.get(k * size..(k + 1) * size).unwrap_or(&[]); feed(arena.as_bytes_mut(), {id}::TENSORS, {id}::INPUTS, set)?; {call}; collect(arena.as_bytes(), {id}::TENSORS, {id}::OUTPUTS, out)?; }} Ok(()) }}, || vec![{dumps}]),",
+                        "    (\"{id}\", {set_bytes}, {n_sets}, |out, sets, size, n| {{ let mut arena = Box::new({id}::Arena::new()); {state}for k in 0..n {{ let set = sets.get(k * size..(k + 1) * size).unwrap_or(&[]); feed(arena.as_bytes_mut(), {id}::TENSORS, {id}::INPUTS, set)?; {call}; collect(arena.as_bytes(), {id}::TENSORS, {id}::OUTPUTS, out)?; {record} }} Ok(()) }}, || vec![{dumps}]),",
                         n_sets = case.inputs.len()
                     );
+                    statuses = status;
                     (serde_json::Value::Null, params)
                 }
                 Err(e) => (serde_json::Value::String(e.to_string()), Vec::new()),
@@ -428,6 +446,7 @@ fn generate(args: &Args) -> Result<(), String> {
                 "note": case.note,
                 "refused": refused,
                 "params": params,
+                "status": statuses,
             }));
         }
         manifest.push(serde_json::json!({
@@ -578,4 +597,11 @@ fn main() {{
 }}
 "#
     )
+}
+
+/// Whether a generated module's `invoke` returns `Invoked` (its model has an op that can end
+/// an invocation early).
+fn stops_early(text: &str) -> bool {
+    text.replace(char::is_whitespace, "")
+        .contains("Invoked::Complete")
 }

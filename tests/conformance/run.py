@@ -109,7 +109,7 @@ def tflm_child(out, ids):
                     arr = np.frombuffer(chunk[at:at + n], dtype=dt).reshape(d["shape"])
                     it.set_input(arr, i)
                     at += n
-                it.invoke()
+                status = it.invoke()
                 i = 0
                 while True:
                     try:
@@ -118,6 +118,9 @@ def tflm_child(out, ids):
                         break
                     result += np.ascontiguousarray(o).tobytes()
                     i += 1
+                if m.get("status"):
+                    # kTfLiteAbort (the invocation ended early) is 1, kTfLiteOk 0.
+                    result.append(0 if status == 0 else 1)
             (out / "tflm" / f"{mid}.bin").write_bytes(bytes(result))
         except Exception as e:  # noqa: BLE001 (TFLM reports Prepare failures as RuntimeError)
             (out / "tflm" / f"{mid}.err").write_text(f"{type(e).__name__}: {e}")
@@ -353,6 +356,32 @@ def compare_outputs(want, got, layout, runs):
     return values, same, first
 
 
+def compare_with_status(variant, want, got, model_path, runs):
+    """compare_outputs for a model whose invocations can stop early: each run's outputs are
+    followed by one status byte (1 stopped, 0 complete). Every run's status is compared; the
+    outputs from the run the op's module says they are determined from (`determined_from`,
+    default 0: a stateful op whose TFLM tensors start with bytes nobody wrote)."""
+    import importlib
+
+    layout = output_layout(model_path)
+    per_run = sum(DTYPES[d][1] * n for d, n in layout)
+    if len(want) != (per_run + 1) * runs or len(got) != len(want):
+        return 0, 0, f"{len(want)} bytes from TFLM, {len(got)} from stowplan"
+    module = importlib.import_module(variant["op"])
+    skip = module.determined_from(model_path, runs) if hasattr(module, "determined_from") else 0
+    split = lambda b: (b"".join(b[r * (per_run + 1):r * (per_run + 1) + per_run]
+                                for r in range(skip, runs)),
+                       bytes(b[r * (per_run + 1) + per_run] for r in range(runs)))
+    (wo, ws), (go, gs) = split(want), split(got)
+    values, same, first = compare_outputs(wo, go, layout, runs - skip)
+    if first is not None:
+        first = f"{first} (runs counted from {skip})"
+    sv, ss, sfirst = compare_outputs(ws, gs, [("uint8", runs)], 1)
+    if first is None and sfirst is not None:
+        first = f"stopped early (1) or not (0): {sfirst.replace('run 0, value', 'run')}"
+    return values + sv, same + ss, first
+
+
 def evaluate(out, manifest):
     """Compares every model; returns (rows by (builtin, types), failures)."""
     import tflm
@@ -385,7 +414,10 @@ def evaluate(out, manifest):
                 continue
             want = (out / "tflm" / f"{mid}.bin").read_bytes()
             got = ours_bin.read_bytes()
-            values, same, first = compare_outputs(want, got, output_layout(path), m["sets"])
+            if m.get("status"):
+                values, same, first = compare_with_status(v, want, got, path, m["sets"])
+            else:
+                values, same, first = compare_outputs(want, got, output_layout(path), m["sets"])
             row["values"] += values
             row["identical"] += same
             if first is not None:

@@ -65,6 +65,10 @@ pub const GOLDEN: &[Golden] = &[
         ..g("fold_densify", "models/synthetic/fold_densify.tflite")
     },
     Golden {
+        invoke: true,
+        ..g("circular_buffer", "models/synthetic/circular_buffer.tflite")
+    },
+    Golden {
         runtime: Some("::renamed_runtime"),
         ..g("hygiene", "../models/synthetic/residual.tflite")
     },

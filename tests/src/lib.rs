@@ -155,6 +155,11 @@ pub const SYNTHETIC: &[Synthetic] = &[
         note: "sparse FULLY_CONNECTED weights (CSR rows in 1x4 blocks), DENSIFY: folded when built",
         build: fold_densify,
     },
+    Synthetic {
+        name: "circular_buffer",
+        note: "int8 CONV_2D -> CIRCULAR_BUFFER (3 slots, cycles_max 2) -> CONV_2D over the slots: a window kept in the persistent region, an invoke that stops early",
+        build: circular_buffer,
+    },
 ];
 
 /// Models that must be refused, for the UI tests of `include_model!` (committed under
@@ -674,6 +679,58 @@ pub fn fold_densify() -> Vec<u8> {
             shuffled_weights: false,
         },
     );
+    b.io(sg, &[x], &[y]);
+    b.finish()
+}
+
+/// The filter of `circular_buffer`'s second CONV_2D (`[4, 3, 1, 4]`, OHWI).
+pub const CB_FILTER: [i8; 48] = [
+    1, 2, 3, 4, -1, -2, -3, -4, 5, 6, 7, 8, //
+    0, 1, 0, 1, 1, 0, 1, 0, -5, 5, -5, 5, //
+    9, -9, 9, -9, 2, 2, 2, 2, 0, 0, 0, 1, //
+    -7, 3, -2, 8, 4, -4, 6, -6, 1, 1, 1, 1,
+];
+
+/// int8 `x[1,1,1,4]` -> CONV_2D 1x1 (identity weights, scale 1) -> `a` -> CIRCULAR_BUFFER
+/// (3 slots, `cycles_max` 2) -> `w[1,3,1,4]` -> CONV_2D 3x1 VALID ([`CB_FILTER`], scale 1) ->
+/// `y[1,1,1,4]`. Every scale is 1 and every zero point 0, so `y[o] = clamp(sum(w * f))`.
+#[must_use]
+pub fn circular_buffer() -> Vec<u8> {
+    use stowplan_planner::tflite::flexbuffer::{WriteValue, write_map};
+    use stowplan_planner::tflite::{Activation, OpOptions, Padding};
+    let mut b = ModelBuilder::new();
+    b.description("stowplan synthetic: circular_buffer");
+    let sg = b.subgraph("main");
+    let q = |b: &mut ModelBuilder, name: &str, shape: &[i32]| {
+        b.quantized(sg, name, DType::Int8, shape, (&[1.0], &[0], 0))
+    };
+    let x = q(&mut b, "x", &[1, 1, 1, 4]);
+    let identity: Vec<u8> = (0..16).map(|i| u8::from(i % 5 == 0)).collect();
+    let f1 = b.quantized_constant(
+        sg,
+        "f1",
+        DType::Int8,
+        &[4, 1, 1, 4],
+        (&[1.0], &[0], 0),
+        &identity,
+    );
+    let f2: Vec<u8> = CB_FILTER.iter().map(|&v| v as u8).collect();
+    let f2 = b.quantized_constant(sg, "f2", DType::Int8, &[4, 3, 1, 4], (&[1.0], &[0], 0), &f2);
+    let a = q(&mut b, "a", &[1, 1, 1, 4]);
+    let w = q(&mut b, "w", &[1, 3, 1, 4]);
+    let y = q(&mut b, "y", &[1, 1, 1, 4]);
+    let conv = OpOptions::Conv2D {
+        padding: Padding::Valid,
+        stride_w: 1,
+        stride_h: 1,
+        dilation_w: 1,
+        dilation_h: 1,
+        activation: Activation::None,
+    };
+    b.op_with_options(sg, ops::CONV_2D, &[x, f1, -1], &[a], conv.clone());
+    let options = write_map(&[("cycles_max", WriteValue::Int(2))], 1);
+    b.custom_with_options(sg, "CIRCULAR_BUFFER", &[a], &[w], &options);
+    b.op_with_options(sg, ops::CONV_2D, &[w, f2, -1], &[y], conv);
     b.io(sg, &[x], &[y]);
     b.finish()
 }

@@ -83,3 +83,44 @@ fn kernel_scratch_beyond_4_gib_names_the_op() {
         "op 0 (SVDF) of subgraph 0 asks for 4294967296 bytes of kernel scratch, more than the limit of 4294967295"
     );
 }
+
+/// `invoke`'s error for a one-op model, or `None` when it generates.
+fn invoke_error(bytes: &[u8]) -> Option<String> {
+    use stowplan_planner::codegen::{Codegen, ModelFile, generate};
+    let plan = plan_model(bytes, &Options::default().with_invoke(true)).unwrap();
+    let cg = Codegen {
+        module: "m".into(),
+        runtime: syn::parse_quote!(::stowplan),
+        model_path: "m.tflite".into(),
+        model_file: ModelFile::ManifestRelative("m.tflite".into()),
+        budget: None,
+        invoke: true,
+        fallback: None,
+    };
+    generate(&plan, bytes, &cg).err().map(|e| e.to_string())
+}
+
+#[test]
+fn signal_delay_refuses_what_tflm_would_crash_on() {
+    use stowplan_planner::tflite::flexbuffer::{WriteValue, write_map};
+    let model = |shape: &[i32], out: &[i32], delay: i64| {
+        let mut b = ModelBuilder::new();
+        let sg = b.subgraph("main");
+        let x = b.tensor(sg, "x", DType::Int16, shape);
+        let y = b.tensor(sg, "y", DType::Int16, out);
+        let options = write_map(&[("delay_length", WriteValue::Int(delay))], 4);
+        b.custom_with_options(sg, "SignalDelay", &[x], &[y], &options);
+        b.io(sg, &[x], &[y]);
+        b.finish()
+    };
+    assert_eq!(invoke_error(&model(&[2, 8], &[2, 8], 3)), None);
+    let cases = [
+        (model(&[2, 8], &[2, 8], -1), "delay_length is -1"),
+        (model(&[2, 8], &[8], 3), "holds 8 values and tensor 0 \"x\" of subgraph 0 16"),
+        (model(&[2, 0], &[2, 0], 3), "divides by its innermost dimension"),
+    ];
+    for (bytes, part) in cases {
+        let e = invoke_error(&bytes).expect("refused");
+        assert!(e.contains(part), "{e}");
+    }
+}

@@ -648,7 +648,7 @@ pub(crate) fn generate(
     let params = d.params;
     let entry = if stateful {
         let mut fills = Vec::new();
-        for v in &plan.state.variables {
+        for v in plan.state.variables.iter().filter(|v| !v.kept) {
             let (o, e, b) = (
                 super::ulit(v.offset),
                 super::ulit(v.offset + v.bytes),
@@ -684,7 +684,12 @@ pub(crate) fn generate(
         } else {
             (quote!(), quote!())
         };
-        quote! {
+        let stops = plan
+            .model
+            .ops
+            .iter()
+            .any(|op| op.subgraph.0 == 0 && crate::ops::is_circular_buffer(op));
+        let reset_fn = quote! {
             /// Puts the model's state back where TFLite Micro's `Reset` puts it: every variable
             /// tensor and resource variable to its reset value (an int8 zero point or 0), every
             /// kernel's state to 0; CALL_ONCE subgraphs that ran stay run. `invoke` resets a new region itself.
@@ -692,6 +697,33 @@ pub(crate) fn generate(
                 #(#fills)*
                 #mark
             }
+        };
+        if stops {
+            return Ok(quote! {
+                /// Kernel parameters, computed when the crate compiled (TFLite Micro's `Prepare`).
+                pub mod params {
+                    #(#params)*
+                }
+                #reset_fn
+                /// Runs the model once: write the inputs into the arena, call this, read the
+                /// outputs when it returns `Invoked::Complete`. The state (`PersistentArena`)
+                /// carries from one call to the next, as in TFLite Micro's interpreter; a new,
+                /// zeroed region is reset first. The model has a `CIRCULAR_BUFFER`: on the
+                /// invocations where it has not reached its period it ends the invocation, as
+                /// TFLite Micro's `kTfLiteAbort` does, and this returns `Invoked::Stopped` naming
+                /// it: the ops after it did not run and their outputs hold what an earlier
+                /// invocation left. Its window (its output, in the persistent region) is not
+                /// cleared by `reset`, as TFLite Micro's `Reset` leaves it.
+                pub fn invoke(arena: &mut Arena, state: &mut PersistentArena) -> #rt::Invoked {
+                    #first
+                    #(#main)*
+                    #rt::Invoked::Complete
+                }
+                #(#subgraphs)*
+            });
+        }
+        quote! {
+            #reset_fn
             /// Runs the model once: write the inputs into the arena, call this, read the
             /// outputs. The state (`PersistentArena`) carries from one call to the next, as in
             /// TFLite Micro's interpreter; a new, zeroed region is reset first. Every op runs

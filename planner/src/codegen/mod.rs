@@ -1259,6 +1259,13 @@ fn op_functions(
             continue;
         }
         let reads_resource = op.opcode == Opcode::Builtin(BuiltinOp::READ_VARIABLE);
+        // CIRCULAR_BUFFER's windows are state only their own op writes: others read them.
+        let window = |id: usize| {
+            plan.state
+                .variables
+                .iter()
+                .any(|v| v.kept && v.tensor.get() == id)
+        };
         let mut reads: Vec<View> = Vec::new();
         let mut writes: Vec<View> = Vec::new();
         let mut moved: Vec<(usize, View)> = Vec::new();
@@ -1286,7 +1293,7 @@ fn op_functions(
                         state,
                     }),
                 )) => {
-                    if *state && !reads_resource {
+                    if *state && !reads_resource && !window(id) {
                         moved.push((
                             i,
                             View {

@@ -92,6 +92,7 @@ mod split_v;
 mod strided_slice;
 mod unpack;
 // TFLM's signal library (custom ops), one module per kernel file.
+mod signal_delay;
 mod signal_energy;
 mod signal_fft_auto_scale;
 mod signal_filter_bank;
@@ -102,6 +103,8 @@ mod signal_options;
 mod signal_pcan;
 mod signal_rfft;
 mod signal_window;
+// TFLM's custom ops beyond the signal library.
+mod circular_buffer;
 // Beyond TFLM: evaluated when the crate compiles.
 mod densify;
 
@@ -292,6 +295,7 @@ const BUILTINS: &[(BuiltinOp, OpKind)] = &[
 
 /// Custom ops by custom code, each with its module.
 const CUSTOM: &[(&str, OpKind)] = &[
+    ("SignalDelay", signal_delay::SIGNAL_DELAY),
     ("SignalRfft", signal_rfft::SIGNAL_RFFT),
     ("SignalWindow", signal_window::SIGNAL_WINDOW),
     (
@@ -317,7 +321,10 @@ const CUSTOM: &[(&str, OpKind)] = &[
         "TFLite_Detection_PostProcess",
         detection_postprocess::DETECTION_POSTPROCESS,
     ),
+    (circular_buffer::CODE, circular_buffer::CIRCULAR_BUFFER),
 ];
+
+pub use circular_buffer::{cycles_max as circular_buffer_cycles_max, is_circular_buffer};
 
 /// Every builtin op code stowplan knows, in table order.
 pub fn builtin_codes() -> impl Iterator<Item = BuiltinOp> {
@@ -841,10 +848,14 @@ type StateBytes = fn(&Model, &[u8], &Op) -> Option<u64>;
 
 /// Custom ops whose kernels keep state across invocations, with its size in bytes (`None`
 /// where the op is invalid: its lowering says why).
-const KERNEL_STATE: &[(&str, StateBytes)] = &[(
-    "SignalFilterBankSpectralSubtraction",
-    signal_filter_bank_spectral_subtraction::state_bytes,
-)];
+const KERNEL_STATE: &[(&str, StateBytes)] = &[
+    (
+        "SignalFilterBankSpectralSubtraction",
+        signal_filter_bank_spectral_subtraction::state_bytes,
+    ),
+    ("SignalDelay", signal_delay::state_bytes),
+    (circular_buffer::CODE, circular_buffer::state_bytes),
+];
 
 // Helpers of the data-movement, indexing and reduction ops (slice, gather, reduce, ...).
 impl Lower<'_> {

@@ -8,7 +8,9 @@
 //! run of input channels (or of whole pixels), so it vectorises. Outputs are written in
 //! memory order (batch, y, x, channel).
 
-use super::{Requant, activation_f32, at, clamp_to_i8, dot_s8, fixed, product, sized, sized_mut};
+#[cfg(not(stowplan_dsp))]
+use super::dot_s8;
+use super::{Requant, activation_f32, at, clamp_to_i8, fixed, product, sized, sized_mut};
 
 /// NHWC geometry of CONV_2D / DEPTHWISE_CONV_2D.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -261,8 +263,13 @@ pub(super) fn requantize_channel(
 /// input_offset * sum(filter)` (equal modulo 2^32: the int32 accumulator wraps).
 #[inline(always)]
 fn dot_offset_s8(input: &[i8], filter: &[i8], input_offset: i32) -> i32 {
-    let (products, filter_sum) = dot_s8(input, filter);
-    products.wrapping_add(filter_sum.wrapping_mul(input_offset))
+    #[cfg(stowplan_dsp)]
+    return super::simd::dot_offset_s8(input, filter, input_offset);
+    #[cfg(not(stowplan_dsp))]
+    {
+        let (products, filter_sum) = dot_s8(input, filter);
+        products.wrapping_add(filter_sum.wrapping_mul(input_offset))
+    }
 }
 
 /// int8 CONV_2D: TFLM's `reference_integer_ops::ConvPerChannel`.
@@ -274,7 +281,27 @@ fn dot_offset_s8(input: &[i8], filter: &[i8], input_offset: i32) -> i32 {
 /// `input.len() == N*H*W*C`, `filter.len() == O*FH*FW*I`, `output.len() == N*OH*OW*O` with the
 /// geometry's shapes, the output's `N` equal to the input's and its channels `O`; `I` divides
 /// `C` and the group count `C / I` divides `O`; `requant` and `bias` have `O` entries.
+///
+/// With cfg `stowplan_dsp` (Armv7E-M) a 1 x 1 filter with stride 1 and no padding runs as a
+/// blocked matrix product with the DSP extension's instructions, and the other shapes' sums
+/// four elements per step with them (`simd`); the outputs are the same.
 pub fn conv2d_s8(p: &ConvS8, input: &[i8], filter: &[i8], bias: Option<&[i32]>, output: &mut [i8]) {
+    #[cfg(stowplan_dsp)]
+    if super::simd::conv1x1_s8(p, input, filter, bias, output) {
+        return;
+    }
+    conv2d_s8_portable(p, input, filter, bias, output);
+}
+
+/// [`conv2d_s8`]'s general loop nest (every shape).
+#[inline(always)]
+pub(super) fn conv2d_s8_portable(
+    p: &ConvS8,
+    input: &[i8],
+    filter: &[i8],
+    bias: Option<&[i32]>,
+    output: &mut [i8],
+) {
     let input_offset = p.input_offset;
     conv_loops(
         &p.geometry,

@@ -108,7 +108,26 @@ fn depthwise_loops<I: Copy, A: Copy, O>(
 ///
 /// `input.len() == N*H*W*C`, `filter.len() == FH*FW*O`, `output.len() == N*OH*OW*O` with
 /// `O == C * depth_multiplier`; `requant` and `bias` have `O` entries.
+///
+/// With cfg `stowplan_dsp` (Armv7E-M) depth multiplier 1 without dilation runs blocked, four
+/// channels at once with the DSP extension's instructions (`simd`); the outputs are the same.
 pub fn depthwise_conv2d_s8(
+    p: &ConvS8,
+    input: &[i8],
+    filter: &[i8],
+    bias: Option<&[i32]>,
+    output: &mut [i8],
+) {
+    #[cfg(stowplan_dsp)]
+    if super::simd::depthwise_s8(p, input, filter, bias, output) {
+        return;
+    }
+    depthwise_conv2d_s8_portable(p, input, filter, bias, output);
+}
+
+/// [`depthwise_conv2d_s8`]'s general loop nest (every shape).
+#[inline(always)]
+pub(super) fn depthwise_conv2d_s8_portable(
     p: &ConvS8,
     input: &[i8],
     filter: &[i8],

@@ -12,7 +12,9 @@
 //! rounding (`TFLITE_SINGLE_ROUNDING=1`: one 64-bit multiply, add and shift). Both are here
 //! ([`multiply_by_quantized_multiplier_double`], [`multiply_by_quantized_multiplier_single`]);
 //! every kernel goes through [`multiply_by_quantized_multiplier`] and its two companions, which
-//! pick one by [`SINGLE_ROUNDING`], the one switch. The build-time side (the planner's
+//! pick one by [`SINGLE_ROUNDING`], the one switch. The requantisation functions are
+//! `#[inline(always)]`: the kernels call them once per output value, and a call costs more than
+//! the arithmetic (at opt-level "s" the compiler would not inline them otherwise). The build-time side (the planner's
 //! `QuantizeMultiplier`, `PreprocessSoftmaxScaling`) differs between the two builds as well and
 //! has its own switch that must agree with this one.
 
@@ -24,14 +26,18 @@ pub const SINGLE_ROUNDING: bool = false;
 /// nearest with ties towards +infinity (`1.5 -> 2`, `-1.5 -> -1`), saturating the one
 /// overflowing case `MIN * MIN` to `MAX`.
 #[must_use]
+#[inline(always)]
 pub const fn saturating_rounding_doubling_high_mul(a: i32, b: i32) -> i32 {
     if a == b && a == i32::MIN {
         return i32::MAX;
     }
+    // gemmlowp's `(ab + nudge) / 2^31` (division truncating towards zero) with `nudge = 2^30`
+    // for `ab >= 0` and `1 - 2^30` below, in one expression: for `ab < 0` the quotient
+    // truncated towards zero is `floor((ab + 1 - 2^30 + 2^31 - 1) / 2^31)`, i.e. the same
+    // `(ab + 2^30) >> 31` as for `ab >= 0` (a multiply, an add and a shift on any target).
+    // `|ab| < 2^62` here, so the quotient fits in an `i32` (the C++ `static_cast`).
     let ab = a as i64 * b as i64;
-    let nudge: i64 = if ab >= 0 { 1 << 30 } else { 1 - (1 << 30) };
-    // `|ab + nudge| < 2^62`, so the quotient fits in an `i32` (the C++ `static_cast`).
-    ((ab + nudge) / (1_i64 << 31)) as i32
+    ((ab + (1 << 30)) >> 31) as i32
 }
 
 /// gemmlowp's `RoundingDivideByPOT`: `x / 2^exponent`, rounded to nearest, ties away from zero.
@@ -39,6 +45,7 @@ pub const fn saturating_rounding_doubling_high_mul(a: i32, b: i32) -> i32 {
 /// TFLM only calls it with `0 <= exponent <= 31`; other exponents are clamped into that range
 /// (the C++ asserts instead).
 #[must_use]
+#[inline(always)]
 pub const fn rounding_divide_by_pot(x: i32, exponent: i32) -> i32 {
     let exponent = if exponent < 0 {
         0
@@ -47,7 +54,8 @@ pub const fn rounding_divide_by_pot(x: i32, exponent: i32) -> i32 {
     } else {
         exponent
     };
-    let mask = ((1_i64 << exponent) - 1) as i32;
+    // `exponent <= 31`: the mask fits in 32 bits.
+    let mask = (1_u32 << exponent).wrapping_sub(1) as i32;
     let remainder = x & mask;
     let threshold = (mask >> 1) + if x < 0 { 1 } else { 0 };
     (x >> exponent) + if remainder > threshold { 1 } else { 0 }
@@ -97,6 +105,7 @@ pub const fn rounding_half_sum(a: i32, b: i32) -> i32 {
 /// above 2^31, which `QuantizeMultiplier` gives for real multipliers of 2^31 and more) is taken
 /// modulo 32, as x86's `shl` does. Found by the conformance suite (a CONV_2D whose multiplier
 /// has shift 33).
+#[inline(always)]
 const fn wrapping_mul_pot(x: i32, shift: i32) -> i32 {
     if shift <= 0 {
         x
@@ -109,6 +118,7 @@ const fn wrapping_mul_pot(x: i32, shift: i32) -> i32 {
 /// build): `x * multiplier * 2^(shift - 31)` as
 /// `RoundingDivideByPOT(SaturatingRoundingDoublingHighMul(x * (1 << left), multiplier), right)`.
 #[must_use]
+#[inline(always)]
 pub const fn multiply_by_quantized_multiplier_double(x: i32, multiplier: i32, shift: i32) -> i32 {
     let left_shift = if shift > 0 { shift } else { 0 };
     let right_shift = if shift > 0 { 0 } else { -shift };
@@ -124,6 +134,7 @@ pub const fn multiply_by_quantized_multiplier_double(x: i32, multiplier: i32, sh
 /// TFLM requires `-31 <= shift <= 30` (its single-rounding `QuantizeMultiplier` guarantees it);
 /// other shifts are clamped into that range.
 #[must_use]
+#[inline(always)]
 pub const fn multiply_by_quantized_multiplier_single(x: i32, multiplier: i32, shift: i32) -> i32 {
     let shift = if shift < -31 {
         -31
@@ -142,6 +153,7 @@ pub const fn multiply_by_quantized_multiplier_single(x: i32, multiplier: i32, sh
 /// TFLM's `MultiplyByQuantizedMultiplier(int32_t x, int32_t quantized_multiplier, int shift)`
 /// in the build [`SINGLE_ROUNDING`] selects. `shift > 0` is a left shift.
 #[must_use]
+#[inline(always)]
 pub const fn multiply_by_quantized_multiplier(x: i32, multiplier: i32, shift: i32) -> i32 {
     if SINGLE_ROUNDING {
         multiply_by_quantized_multiplier_single(x, multiplier, shift)
@@ -342,4 +354,73 @@ pub const fn multiply_by_quantized_multiplier_i64(x: i64, multiplier: i32, shift
         .wrapping_mul(reduced_multiplier as i64)
         .wrapping_add(round);
     x.wrapping_shr(total_shift as u32) as i32
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// gemmlowp's own formulation: the nudge by sign, then a division truncating towards zero.
+    fn gemmlowp_high_mul(a: i32, b: i32) -> i32 {
+        if a == b && a == i32::MIN {
+            return i32::MAX;
+        }
+        let ab = i64::from(a) * i64::from(b);
+        let nudge: i64 = if ab >= 0 { 1 << 30 } else { 1 - (1 << 30) };
+        ((ab + nudge) / (1_i64 << 31)) as i32
+    }
+
+    /// gemmlowp's `RoundingDivideByPOT` with its 64-bit mask.
+    fn gemmlowp_divide_by_pot(x: i32, exponent: i32) -> i32 {
+        let mask = ((1_i64 << exponent) - 1) as i32;
+        let remainder = x & mask;
+        let threshold = (mask >> 1) + i32::from(x < 0);
+        (x >> exponent) + i32::from(remainder > threshold)
+    }
+
+    #[test]
+    fn shift_forms_equal_gemmlowps() {
+        let edges = [
+            0,
+            1,
+            -1,
+            2,
+            -2,
+            i32::MAX,
+            i32::MIN,
+            i32::MIN + 1,
+            1 << 30,
+            -(1 << 30),
+            (1 << 30) + 1,
+            0x4000_0001,
+            -0x3fff_ffff,
+        ];
+        let mut x = 0x9e37_79b9_u32;
+        let n = if cfg!(miri) { 200 } else { 200_000 };
+        let random = (0..n).map(|_| {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            x as i32
+        });
+        let values: [i32; 13] = edges;
+        let mut prev = 1;
+        for a in values.into_iter().chain(random) {
+            for b in values.into_iter().chain([prev, prev >> 7, a ^ 0x5555]) {
+                assert_eq!(
+                    saturating_rounding_doubling_high_mul(a, b),
+                    gemmlowp_high_mul(a, b),
+                    "{a} {b}"
+                );
+            }
+            for e in [0, 1, 7, 15, 30, 31, prev.rem_euclid(32)] {
+                assert_eq!(
+                    rounding_divide_by_pot(a, e),
+                    gemmlowp_divide_by_pot(a, e),
+                    "{a} {e}"
+                );
+            }
+            prev = a;
+        }
+    }
 }

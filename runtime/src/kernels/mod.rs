@@ -15,6 +15,14 @@
 //! `sum(f * x) + o * sum(f)`, equal modulo 2^32, which is how TFLM's int32 accumulator wraps),
 //! so the inner loops are plain slice iterations the compiler vectorises.
 //!
+//! On Armv7E-M (`thumbv7em-*` targets, for which the build script sets cfg `stowplan_dsp`) the
+//! int8 CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED take loops blocked for the Cortex-M DSP
+//! extension (module `simd`: `SXTB16`/`SXTAB16` widen four int8 values, `SMLAD` adds two
+//! products, accumulators stay in registers) with the same results; its instructions come
+//! from the crate's `dsp` module, the one place with `unsafe` (`asm!`), outside this module.
+//! Elsewhere (Armv6-M, the host, miri) the portable loops run; the tests run the blocked loops
+//! on the host with a portable definition of each instruction.
+//!
 //! No heap, no `unsafe`, no panics: the kernels read through bounds-checked accessors and write
 //! through iterators, so they cannot fail for any parameters (the generator's are computed at
 //! build time and checked). With inconsistent parameters a kernel still does not panic:
@@ -62,6 +70,9 @@ mod reduce;
 mod reshape;
 mod softmax;
 mod svdf;
+// The int8 loops blocked for the Cortex-M DSP extension (compiled on the host for its tests).
+#[cfg(any(stowplan_dsp, test))]
+mod simd;
 #[cfg(test)]
 mod tests;
 mod transpose;
@@ -120,6 +131,7 @@ mod transpose_conv;
 mod unidirectional_sequence_lstm;
 mod unpack;
 // TFLM's signal library (custom ops, `signal/micro/kernels/`), one module per kernel file.
+mod signal_delay;
 mod signal_energy;
 mod signal_fft_auto_scale;
 mod signal_filter_bank;
@@ -129,6 +141,8 @@ mod signal_filter_bank_square_root;
 mod signal_pcan;
 mod signal_rfft;
 mod signal_window;
+// TFLM's custom ops beyond the signal library.
+mod circular_buffer;
 // Beyond TFLM (folding).
 mod densify;
 
@@ -258,6 +272,7 @@ pub use unidirectional_sequence_lstm::{
 };
 pub use zeros_like::zeros_like;
 
+pub use signal_delay::{SignalDelay, signal_delay};
 pub use signal_energy::{SignalEnergy, signal_energy};
 pub use signal_fft_auto_scale::signal_fft_auto_scale;
 pub use signal_filter_bank::{SignalFilterBank, signal_filter_bank};
@@ -269,6 +284,8 @@ pub use signal_filter_bank_square_root::signal_filter_bank_square_root;
 pub use signal_pcan::{SignalPcan, signal_pcan};
 pub use signal_rfft::{FftScalar, MAX_FACTORS, SignalRfft, signal_rfft};
 pub use signal_window::{SignalWindow, signal_window};
+
+pub use circular_buffer::{CircularBuffer, circular_buffer_s8};
 
 /// TFLM's `(quantized_multiplier, shift)` pair from `QuantizeMultiplier`: the real multiplier
 /// `multiplier * 2^(shift - 31)`; `shift > 0` is a left shift.
@@ -292,6 +309,7 @@ impl Requant {
 /// TFLM's int32 accumulators; the int8 kernels add their offsets' terms afterwards (equal
 /// modulo 2^32 to adding the offsets to every element), which keeps the loop vectorisable.
 #[inline(always)]
+#[cfg(not(stowplan_dsp))]
 fn dot_s8(input: &[i8], filter: &[i8]) -> (i32, i32) {
     let mut products: i32 = 0;
     let mut filter_sum: i32 = 0;

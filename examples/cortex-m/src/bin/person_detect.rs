@@ -17,6 +17,8 @@
 
 #[path = "../exit.rs"]
 mod exit;
+#[path = "../icount.rs"]
+mod icount;
 
 use cortex_m_rt::entry;
 use cortex_m_semihosting::hprintln;
@@ -92,7 +94,9 @@ fn main() -> ! {
     hprintln!("input        {} int8, xorshift32 seed 1", INPUT.len());
 
     fill_input(arena.view_mut(INPUT));
+    icount::icount_start();
     person_detect::invoke(arena);
+    icount::icount_end();
     let output = arena.view(OUTPUT);
     hprintln!("person_detect output [{}, {}]", output[0], output[1]);
     hprintln!("TFLM          output [{}, {}]", EXPECTED[0], EXPECTED[1]);

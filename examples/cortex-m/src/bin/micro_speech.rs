@@ -1,0 +1,81 @@
+//! TFLite Micro's micro_speech (int8: a 49x40 spectrogram, DEPTHWISE_CONV_2D, FULLY_CONNECTED,
+//! SOFTMAX) end to end on a Cortex-M4 under QEMU, run by the generated `invoke` in its arena in
+//! `.bss`, the weights read in place from the model file in flash. The output is checked against
+//! the one TFLite Micro computes for the same input (`micro_speech_tflm.py`). `icount.sh` counts
+//! the instructions of its `invoke`. Prints through semihosting and exits 0; a mismatch, a panic
+//! or a HardFault exits 1.
+//!
+//! The model is read in place from `../shared/models` (outside this repository), so this binary
+//! needs feature `micro-speech`:
+//!
+//! ```text
+//! cd examples/cortex-m && cargo run --release --features micro-speech --bin micro_speech
+//! ```
+#![no_std]
+#![no_main]
+
+#[path = "../exit.rs"]
+mod exit;
+#[path = "../icount.rs"]
+mod icount;
+
+use cortex_m_rt::entry;
+use cortex_m_semihosting::hprintln;
+
+use exit::fail;
+
+stowplan::include_model!(
+    "../../../shared/models/tflm_micro_speech_int8.tflite",
+    name = micro_speech,
+    invoke = true
+);
+
+use micro_speech::{inputs::INPUT_0 as INPUT, outputs::OUTPUT_0 as OUTPUT};
+
+const _: () = assert!(INPUT.len() == 49 * 40 && OUTPUT.len() == 4);
+
+/// What TFLite Micro outputs for [`fill_input`]'s input: its Python interpreter (`tflite-micro`
+/// 0.dev20261023182759, reference kernels) run by `micro_speech_tflm.py`, which `run.sh`
+/// re-runs and compares when `STOWPLAN_TFLM_PYTHON` is set.
+const EXPECTED: [i8; 4] = [-128, -74, 33, -87];
+
+/// The arena in `.bss`, claimed once by `take`.
+static ARENA: micro_speech::StaticArena = micro_speech::StaticArena::new();
+
+/// The input, deterministic: xorshift32 (13, 17, 5) from seed 1, the low byte of each state as
+/// one `i8` element, in order (`micro_speech_tflm.py` makes the same).
+fn fill_input(input: &mut [i8]) {
+    let mut x: u32 = 1;
+    for v in input {
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        *v = x.to_le_bytes()[0] as i8;
+    }
+}
+
+#[entry]
+fn main() -> ! {
+    let Some(arena) = ARENA.take() else {
+        fail("the arena was taken twice")
+    };
+    hprintln!("model        {}", micro_speech::MODEL_PATH);
+    hprintln!("arena        {} B", micro_speech::ARENA_BYTES);
+    fill_input(arena.view_mut(INPUT));
+    icount::icount_start();
+    micro_speech::invoke(arena);
+    icount::icount_end();
+    let output = arena.view(OUTPUT);
+    hprintln!(
+        "micro_speech output [{}, {}, {}, {}]",
+        output[0],
+        output[1],
+        output[2],
+        output[3]
+    );
+    if output != EXPECTED {
+        fail("the output differs from TFLite Micro's");
+    }
+    hprintln!("match        bit-exact");
+    exit::pass()
+}

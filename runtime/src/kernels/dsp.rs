@@ -1,0 +1,312 @@
+//! The Cortex-M DSP extension's SIMD instructions the int8 kernels use, one function each, and
+//! a portable twin of each with the same name and signature.
+//!
+//! With cfg `stowplan_dsp` (set by the runtime's build script for `thumbv7em-*` targets: the
+//! Armv7E-M profile always has the DSP extension; stable rustc does not expose
+//! `target_feature = "dsp"` for it) each function is one instruction through
+//! `core::arch::asm!`; everywhere else (Armv6-M, the host, miri) it is the instruction's
+//! semantics in plain integer arithmetic, so the kernels' blocked loops run, and are tested,
+//! on the host with the very results the device computes.
+//!
+//! Register-only: every wrapper takes and returns values, never a pointer, and the `asm!`
+//! blocks have no memory operands (`options(pure, nomem, nostack)`). This module is the one
+//! place of the kernels with `unsafe` (each block with its proof): it is declared by the
+//! crate's root, outside `kernels`, which forbids `unsafe` code. No wrapper sets or reads the
+//! Q flag (SMLAD sets it on overflow of the 32-bit sum; the kernels never read it).
+//!
+//! The halfword lanes of a `u32` are `lo` (bits 0..16) and `hi` (bits 16..32), both signed.
+
+#[cfg(stowplan_dsp)]
+use core::arch::asm;
+
+/// The signed halfword `lane` (0: bits 0..16, 1: bits 16..32) of `x`.
+#[cfg(any(not(stowplan_dsp), test))]
+#[inline(always)]
+const fn lane(x: u32, lane: u32) -> i32 {
+    (x >> (16 * lane)) as u16 as i16 as i32
+}
+
+/// Two halfwords packed as `lo | hi << 16` (each truncated to 16 bits).
+#[cfg(any(not(stowplan_dsp), test))]
+#[inline(always)]
+const fn pack(lo: i32, hi: i32) -> u32 {
+    (lo as u32 & 0xffff) | (hi as u32) << 16
+}
+
+/// The signed byte `index` (0..4, from the least significant) of `x`.
+#[cfg(any(not(stowplan_dsp), test))]
+#[inline(always)]
+const fn byte(x: u32, index: u32) -> i32 {
+    (x >> (8 * index)) as u8 as i8 as i32
+}
+
+/// `SXTB16 x`: bytes 0 and 2 of `x`, sign-extended to the halfwords `lo` and `hi`.
+#[cfg(not(stowplan_dsp))]
+#[inline(always)]
+pub(crate) fn sxtb16(x: u32) -> u32 {
+    pack(byte(x, 0), byte(x, 2))
+}
+
+/// `SXTB16 x, ROR #8`: bytes 1 and 3 of `x`, sign-extended to the halfwords `lo` and `hi`.
+#[cfg(not(stowplan_dsp))]
+#[inline(always)]
+pub(crate) fn sxtb16_ror8(x: u32) -> u32 {
+    pack(byte(x, 1), byte(x, 3))
+}
+
+/// `SXTAB16 a, x`: `a`'s halfwords plus bytes 0 and 2 of `x` sign-extended, each sum modulo
+/// 2^16.
+#[cfg(not(stowplan_dsp))]
+#[inline(always)]
+pub(crate) fn sxtab16(a: u32, x: u32) -> u32 {
+    pack(lane(a, 0) + byte(x, 0), lane(a, 1) + byte(x, 2))
+}
+
+/// `SXTAB16 a, x, ROR #8`: `a`'s halfwords plus bytes 1 and 3 of `x` sign-extended, each sum
+/// modulo 2^16.
+#[cfg(not(stowplan_dsp))]
+#[inline(always)]
+pub(crate) fn sxtab16_ror8(a: u32, x: u32) -> u32 {
+    pack(lane(a, 0) + byte(x, 1), lane(a, 1) + byte(x, 3))
+}
+
+/// `SMLAD a, b, acc`: `acc + a.lo * b.lo + a.hi * b.hi`, the halfwords signed, the sum modulo
+/// 2^32 (the instruction's result; it sets the Q flag on overflow, which nothing reads).
+#[cfg(not(stowplan_dsp))]
+#[inline(always)]
+pub(crate) fn smlad(a: u32, b: u32, acc: i32) -> i32 {
+    acc.wrapping_add(lane(a, 0) * lane(b, 0))
+        .wrapping_add(lane(a, 1) * lane(b, 1))
+}
+
+/// `SMLABB a, b, acc`: `acc + a.lo * b.lo`, modulo 2^32.
+#[cfg(not(stowplan_dsp))]
+#[inline(always)]
+pub(crate) fn smlabb(a: u32, b: u32, acc: i32) -> i32 {
+    acc.wrapping_add(lane(a, 0) * lane(b, 0))
+}
+
+/// `SMLATT a, b, acc`: `acc + a.hi * b.hi`, modulo 2^32.
+#[cfg(not(stowplan_dsp))]
+#[inline(always)]
+pub(crate) fn smlatt(a: u32, b: u32, acc: i32) -> i32 {
+    acc.wrapping_add(lane(a, 1) * lane(b, 1))
+}
+
+/// `SXTB16 x` (see the portable twin).
+#[cfg(stowplan_dsp)]
+#[inline(always)]
+pub(crate) fn sxtb16(x: u32) -> u32 {
+    let r: u32;
+    // SAFETY: SXTB16 exists on every Armv7E-M core (the cfg is set for those targets only); it
+    // reads and writes the registers named here and nothing else: no memory, no stack, no
+    // flags.
+    unsafe {
+        asm!("sxtb16 {r}, {x}", r = lateout(reg) r, x = in(reg) x, options(pure, nomem, nostack, preserves_flags))
+    };
+    r
+}
+
+/// `SXTB16 x, ROR #8` (see the portable twin).
+#[cfg(stowplan_dsp)]
+#[inline(always)]
+pub(crate) fn sxtb16_ror8(x: u32) -> u32 {
+    let r: u32;
+    // SAFETY: as in `sxtb16`: one register-only instruction of Armv7E-M.
+    unsafe {
+        asm!("sxtb16 {r}, {x}, ror #8", r = lateout(reg) r, x = in(reg) x, options(pure, nomem, nostack, preserves_flags))
+    };
+    r
+}
+
+/// `SXTAB16 a, x` (see the portable twin).
+#[cfg(stowplan_dsp)]
+#[inline(always)]
+pub(crate) fn sxtab16(a: u32, x: u32) -> u32 {
+    let r: u32;
+    // SAFETY: as in `sxtb16`: one register-only instruction of Armv7E-M.
+    unsafe {
+        asm!("sxtab16 {r}, {a}, {x}", r = lateout(reg) r, a = in(reg) a, x = in(reg) x, options(pure, nomem, nostack, preserves_flags))
+    };
+    r
+}
+
+/// `SXTAB16 a, x, ROR #8` (see the portable twin).
+#[cfg(stowplan_dsp)]
+#[inline(always)]
+pub(crate) fn sxtab16_ror8(a: u32, x: u32) -> u32 {
+    let r: u32;
+    // SAFETY: as in `sxtb16`: one register-only instruction of Armv7E-M.
+    unsafe {
+        asm!("sxtab16 {r}, {a}, {x}, ror #8", r = lateout(reg) r, a = in(reg) a, x = in(reg) x, options(pure, nomem, nostack, preserves_flags))
+    };
+    r
+}
+
+/// `SMLAD a, b, acc` (see the portable twin).
+#[cfg(stowplan_dsp)]
+#[inline(always)]
+pub(crate) fn smlad(a: u32, b: u32, acc: i32) -> i32 {
+    let r: i32;
+    // SAFETY: as in `sxtb16`: one register-only instruction of Armv7E-M. It may set the Q flag
+    // (the APSR's sticky saturation bit), which no Rust code reads and no flag-dependent
+    // instruction tests, so it is not declared clobbered (`preserves_flags` concerns N, Z, C, V).
+    unsafe {
+        asm!("smlad {r}, {a}, {b}, {acc}", r = lateout(reg) r, a = in(reg) a, b = in(reg) b, acc = in(reg) acc, options(pure, nomem, nostack, preserves_flags))
+    };
+    r
+}
+
+/// `SMLABB a, b, acc` (see the portable twin).
+#[cfg(stowplan_dsp)]
+#[inline(always)]
+pub(crate) fn smlabb(a: u32, b: u32, acc: i32) -> i32 {
+    let r: i32;
+    // SAFETY: as in `smlad` (it may set Q the same way).
+    unsafe {
+        asm!("smlabb {r}, {a}, {b}, {acc}", r = lateout(reg) r, a = in(reg) a, b = in(reg) b, acc = in(reg) acc, options(pure, nomem, nostack, preserves_flags))
+    };
+    r
+}
+
+/// `SMLATT a, b, acc` (see the portable twin).
+#[cfg(stowplan_dsp)]
+#[inline(always)]
+pub(crate) fn smlatt(a: u32, b: u32, acc: i32) -> i32 {
+    let r: i32;
+    // SAFETY: as in `smlad` (it may set Q the same way).
+    unsafe {
+        asm!("smlatt {r}, {a}, {b}, {acc}", r = lateout(reg) r, a = in(reg) a, b = in(reg) b, acc = in(reg) acc, options(pure, nomem, nostack, preserves_flags))
+    };
+    r
+}
+
+/// Four int8 values as one word, the first in the least significant byte (as a little-endian
+/// `LDR` of them); 0 unless `chunk` has exactly four elements.
+#[inline(always)]
+pub(crate) fn word(chunk: &[i8]) -> u32 {
+    match *chunk {
+        [a, b, c, d] => u32::from_le_bytes([a as u8, b as u8, c as u8, d as u8]),
+        _ => 0,
+    }
+}
+
+/// `value` in both halfwords (the operand that adds one offset to two lanes).
+#[inline(always)]
+pub(crate) const fn splat16(value: i32) -> u32 {
+    (value as u32 & 0xffff) * 0x0001_0001
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The definitions, from the Armv7-M Architecture Reference Manual's pseudocode, lane by
+    /// lane in `i64` (no wrapping but the final one).
+    fn scalar_sxtab16(a: u32, x: u32, rotate: u32) -> u32 {
+        let x = x.rotate_right(rotate);
+        let lo = ((a & 0xffff) as u16 as i16 as i64 + (x & 0xff) as u8 as i8 as i64) as u64;
+        let hi = ((a >> 16) as u16 as i16 as i64 + ((x >> 16) & 0xff) as u8 as i8 as i64) as u64;
+        ((lo & 0xffff) | (hi & 0xffff) << 16) as u32
+    }
+
+    fn scalar_smlad(a: u32, b: u32, acc: i32, lanes: &[(u32, u32)]) -> i32 {
+        let h = |v: u32, l: u32| ((v >> (16 * l)) & 0xffff) as u16 as i16 as i64;
+        let sum = lanes
+            .iter()
+            .fold(acc as i64, |s, &(la, lb)| s + h(a, la) * h(b, lb));
+        sum as i32
+    }
+
+    /// Edge values (every byte and halfword extreme) and xorshift32 values.
+    fn values() -> impl Iterator<Item = u32> {
+        let edges = [
+            0,
+            1,
+            0x7f,
+            0x80,
+            0xff,
+            0x7f7f_7f7f,
+            0x8080_8080,
+            0xffff_ffff,
+            0x7fff_8000,
+            0x8000_7fff,
+            0x0080_ff7f,
+            0xff80_0001,
+            0x0001_0001,
+            0xffff_0000,
+        ];
+        let mut x = 0x2545_f491_u32;
+        let n = if cfg!(miri) { 40 } else { 4000 };
+        edges.into_iter().chain((0..n).map(move |_| {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            x
+        }))
+    }
+
+    #[test]
+    fn extensions_match_the_definitions() {
+        for x in values() {
+            assert_eq!(sxtb16(x), scalar_sxtab16(0, x, 0), "{x:#x}");
+            assert_eq!(sxtb16_ror8(x), scalar_sxtab16(0, x, 8), "{x:#x}");
+            for a in values().step_by(97) {
+                assert_eq!(sxtab16(a, x), scalar_sxtab16(a, x, 0), "{a:#x} {x:#x}");
+                assert_eq!(sxtab16_ror8(a, x), scalar_sxtab16(a, x, 8), "{a:#x} {x:#x}");
+            }
+        }
+    }
+
+    #[test]
+    fn multiply_accumulates_match_the_definitions() {
+        for a in values() {
+            for b in values().step_by(89) {
+                for acc in [
+                    0,
+                    1,
+                    -1,
+                    i32::MAX,
+                    i32::MIN,
+                    a as i32,
+                    b.wrapping_mul(3) as i32,
+                ] {
+                    let ctx = (a, b, acc);
+                    assert_eq!(
+                        smlad(a, b, acc),
+                        scalar_smlad(a, b, acc, &[(0, 0), (1, 1)]),
+                        "{ctx:x?}"
+                    );
+                    assert_eq!(
+                        smlabb(a, b, acc),
+                        scalar_smlad(a, b, acc, &[(0, 0)]),
+                        "{ctx:x?}"
+                    );
+                    assert_eq!(
+                        smlatt(a, b, acc),
+                        scalar_smlad(a, b, acc, &[(1, 1)]),
+                        "{ctx:x?}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn words_are_little_endian_and_halfwords_splat() {
+        assert_eq!(word(&[1, -1, 0x7f, -128]), 0x807f_ff01);
+        assert_eq!(word(&[1, 2, 3]), 0);
+        assert_eq!(splat16(-255), 0xff01_ff01);
+        assert_eq!(splat16(128), 0x0080_0080);
+        // The offset trick of the kernels: x + offset in both lanes, for every int8 x and every
+        // offset TFLM allows (minus a zero point in -128..=127).
+        for offset in -127..=128 {
+            for x in -128..=127_i32 {
+                let w = u32::from_le_bytes([x as u8, 0, (-x - 1) as u8, 0]);
+                let s = sxtab16(splat16(offset), w);
+                assert_eq!(lane(s, 0), x + offset);
+                assert_eq!(lane(s, 1), -x - 1 + offset);
+            }
+        }
+    }
+}

@@ -1,0 +1,523 @@
+//! The int8 loops of CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED blocked for the Cortex-M
+//! DSP extension (cfg `stowplan_dsp`): four int8 values per 32-bit load, widened to two pairs of
+//! halfwords (`SXTB16`, the input offset added in the same instruction by `SXTAB16`), two
+//! multiply-accumulates per `SMLAD`, and blocks of accumulators that stay in registers. The
+//! instructions are [`crate::dsp`]'s; on the host (where this module is compiled for its tests)
+//! their portable twins, so the tests here run the very blocking the device runs and compare it
+//! with the portable kernels.
+//!
+//! Every output is TFLM's value: each accumulator is the same int32 sum as the portable
+//! kernel's (`sum(filter * (input + input_offset))`, its terms in another order, which is exact
+//! modulo 2^32, as TFLM's accumulator wraps), then the same requantisation
+//! ([`requantize_channel`]). `input + input_offset` fits a halfword: the input is int8 and the
+//! offset minus an int8 zero point, so the sum lies in `-255..=255`; filter values are int8;
+//! every product fits in 17 bits.
+
+use super::conv::{ConvS8, requantize_channel, valid_taps};
+use super::{product, sized, sized_mut};
+use crate::dsp::{
+    smlabb, smlad, smlatt, splat16, sxtab16, sxtab16_ror8, sxtb16, sxtb16_ror8, word,
+};
+
+/// `sum(filter[k] * (input[k] + offset))` over the shorter length, wrapping: four elements per
+/// step (two `SMLAD`s), the rest one by one.
+#[inline(always)]
+pub(super) fn dot_offset_s8(input: &[i8], filter: &[i8], offset: i32) -> i32 {
+    let off = splat16(offset);
+    let (xs, fs) = (input.chunks_exact(4), filter.chunks_exact(4));
+    let mut acc: i32 = 0;
+    let full = xs.len().min(fs.len());
+    for (x, f) in xs.zip(fs) {
+        let (x, f) = (word(x), word(f));
+        acc = smlad(sxtab16(off, x), sxtb16(f), acc);
+        acc = smlad(sxtab16_ror8(off, x), sxtb16_ror8(f), acc);
+    }
+    // The tail of the shorter one, paired with the longer one's elements at the same index.
+    let (x_rest, f_rest) = (
+        input.get(full * 4..).unwrap_or(&[]),
+        filter.get(full * 4..).unwrap_or(&[]),
+    );
+    for (&x, &f) in x_rest.iter().zip(f_rest) {
+        acc = acc.wrapping_add(i32::from(f).wrapping_mul(i32::from(x).wrapping_add(offset)));
+    }
+    acc
+}
+
+/// The elements of `s` from `start` on (none past its end).
+#[inline(always)]
+fn tail(s: &[i8], start: usize) -> &[i8] {
+    s.get(start..).unwrap_or(&[])
+}
+
+/// Four int8 values as one word, the first in the least significant byte.
+#[inline(always)]
+fn word4(x: &[i8; 4]) -> u32 {
+    let [a, b, c, d] = *x;
+    u32::from_le_bytes([a as u8, b as u8, c as u8, d as u8])
+}
+
+/// The first `n` elements of `s` (all of them if it is shorter).
+#[inline(always)]
+fn first<T>(s: &[T], n: usize) -> &[T] {
+    s.get(..n).unwrap_or(s)
+}
+
+/// The four sums of a 2 x 2 block: input rows `a`, `b` (two output pixels) against filter rows
+/// `fa`, `fb` (two output channels), `[a.fa, a.fb, b.fa, b.fb]`, each
+/// `sum(f * (x + offset))` over the rows' common length. Per four input channels: four loads,
+/// eight widenings, eight `SMLAD`s (16 multiply-accumulates), the four sums in registers.
+#[inline(always)]
+fn dot_2x2(a: &[i8], b: &[i8], fa: &[i8], fb: &[i8], offset: i32) -> [i32; 4] {
+    let off = splat16(offset);
+    let (mut aa, mut ab, mut ba, mut bb) = (0_i32, 0_i32, 0_i32, 0_i32);
+    let (a4, b4) = (a.as_chunks::<4>().0, b.as_chunks::<4>().0);
+    let (fa4, fb4) = (fa.as_chunks::<4>().0, fb.as_chunks::<4>().0);
+    let n = a4.len().min(b4.len()).min(fa4.len()).min(fb4.len());
+    // All four of length `n`: the compiler drops the checks of `get(k)` below.
+    let (a4, b4, fa4, fb4) = (first(a4, n), first(b4, n), first(fa4, n), first(fb4, n));
+    for k in 0..n {
+        let (Some(xa), Some(xb), Some(wa), Some(wb)) =
+            (a4.get(k), b4.get(k), fa4.get(k), fb4.get(k))
+        else {
+            break;
+        };
+        let (xa, xb) = (word4(xa), word4(xb));
+        let (xa0, xa1) = (sxtab16(off, xa), sxtab16_ror8(off, xa));
+        let (xb0, xb1) = (sxtab16(off, xb), sxtab16_ror8(off, xb));
+        let wa = word4(wa);
+        let (w0, w1) = (sxtb16(wa), sxtb16_ror8(wa));
+        aa = smlad(xa0, w0, aa);
+        aa = smlad(xa1, w1, aa);
+        ba = smlad(xb0, w0, ba);
+        ba = smlad(xb1, w1, ba);
+        let wb = word4(wb);
+        let (w0, w1) = (sxtb16(wb), sxtb16_ror8(wb));
+        ab = smlad(xa0, w0, ab);
+        ab = smlad(xa1, w1, ab);
+        bb = smlad(xb0, w0, bb);
+        bb = smlad(xb1, w1, bb);
+    }
+    let done = 4 * n;
+    if a.len() <= done {
+        return [aa, ab, ba, bb];
+    }
+    let (a, b) = (tail(a, done), tail(b, done));
+    for (((&xa, &xb), &wa), &wb) in a.iter().zip(b).zip(tail(fa, done)).zip(tail(fb, done)) {
+        let (xa, xb) = (
+            i32::from(xa).wrapping_add(offset),
+            i32::from(xb).wrapping_add(offset),
+        );
+        let (wa, wb) = (i32::from(wa), i32::from(wb));
+        aa = aa.wrapping_add(wa.wrapping_mul(xa));
+        ab = ab.wrapping_add(wb.wrapping_mul(xa));
+        ba = ba.wrapping_add(wa.wrapping_mul(xb));
+        bb = bb.wrapping_add(wb.wrapping_mul(xb));
+    }
+    [aa, ab, ba, bb]
+}
+
+/// Row `index` of `len` elements of a row-major matrix (empty past its end).
+#[inline(always)]
+fn row(matrix: &[i8], index: usize, len: usize) -> &[i8] {
+    matrix.get(index * len..(index + 1) * len).unwrap_or(&[])
+}
+
+/// int8 CONV_2D with a 1 x 1 filter, stride 1, no padding and one group, as the matrix product
+/// `output[pixel][o] = requantise(filter[o] . (input[pixel] + input_offset) + bias[o])`, in
+/// blocks of 2 pixels x 2 output channels ([`dot_2x2`]; an odd last pixel or channel is
+/// computed and written twice, the same value). Writes every output, as [`super::conv2d_s8`].
+///
+/// Returns `false`, having written nothing, for any other geometry (or a zero dimension): the
+/// caller runs the general kernel then. Returns `true` without writing if a slice is shorter
+/// than the geometry says.
+pub(super) fn conv1x1_s8(
+    p: &ConvS8,
+    input: &[i8],
+    filter: &[i8],
+    bias: Option<&[i32]>,
+    output: &mut [i8],
+) -> bool {
+    let g = &p.geometry;
+    let [batches, height, width, depth] = g.input;
+    let out_depth = g.filter[0];
+    if g.filter[1..] != [1, 1, depth]
+        || g.output != [batches, height, width, out_depth]
+        || (g.stride_h, g.stride_w, g.pad_h, g.pad_w) != (1, 1, 0, 0)
+        || depth == 0
+        || out_depth == 0
+    {
+        return false;
+    }
+    let Some(pixels) = product(&[batches, height, width]) else {
+        return false;
+    };
+    let (Some(input), Some(filter), Some(output)) = (
+        sized(input, &[pixels, depth]),
+        sized(filter, &[out_depth, depth]),
+        sized_mut(output, &[pixels, out_depth]),
+    ) else {
+        return true;
+    };
+    // Every index below is under a slice's length (sized above): no arithmetic overflows.
+    let mut px = 0;
+    while px < pixels {
+        let pb = if px + 1 < pixels { px + 1 } else { px };
+        let (a, b) = (row(input, px, depth), row(input, pb, depth));
+        let mut o = 0;
+        while o < out_depth {
+            let ob = if o + 1 < out_depth { o + 1 } else { o };
+            let sums = dot_2x2(
+                a,
+                b,
+                row(filter, o, depth),
+                row(filter, ob, depth),
+                p.input_offset,
+            );
+            for (acc, (pixel, out_c)) in
+                sums.into_iter().zip([(px, o), (px, ob), (pb, o), (pb, ob)])
+            {
+                if let Some(out) = output.get_mut(pixel * out_depth + out_c) {
+                    *out = requantize_channel(
+                        acc,
+                        out_c,
+                        bias,
+                        p.requant,
+                        p.output_offset,
+                        p.act_min,
+                        p.act_max,
+                    );
+                }
+            }
+            o += 2;
+        }
+        px += 2;
+    }
+    true
+}
+
+/// int8 DEPTHWISE_CONV_2D without dilation, for output channels in blocks of four: with depth
+/// multiplier 1 (each block reads four input channels, one word per tap) or a multiple of four
+/// (a block's four outputs share one input channel, its value in both halfwords). Per output
+/// pixel and block, the window's valid taps in TFLM's (filter_y, filter_x) order into four
+/// accumulators in registers: per tap one load of the four weights, widened in pairs (channels
+/// 0, 2 and 1, 3), then `SMLABB` / `SMLATT` per channel. Writes in memory order, as
+/// [`super::depthwise_conv2d_s8`].
+///
+/// Returns `false`, having written nothing, for any other geometry (the caller runs the general
+/// kernel then); `true` without writing if a slice is shorter than the geometry says.
+pub(super) fn depthwise_s8(
+    p: &ConvS8,
+    input: &[i8],
+    filter: &[i8],
+    bias: Option<&[i32]>,
+    output: &mut [i8],
+) -> bool {
+    if p.geometry.depth_multiplier == 1 {
+        depthwise_blocks::<true>(p, input, filter, bias, output)
+    } else {
+        depthwise_blocks::<false>(p, input, filter, bias, output)
+    }
+}
+
+/// [`depthwise_s8`] for depth multiplier 1 (`ONE`) or another: one loop nest each, so the
+/// choice is not made per tap.
+#[inline(always)]
+fn depthwise_blocks<const ONE: bool>(
+    p: &ConvS8,
+    input: &[i8],
+    filter: &[i8],
+    bias: Option<&[i32]>,
+    output: &mut [i8],
+) -> bool {
+    let g = &p.geometry;
+    let [batches, input_h, input_w, input_d] = g.input;
+    let [_, filter_h, filter_w, depth] = g.filter;
+    let [out_batches, output_h, output_w, output_d] = g.output;
+    let multiplier = g.depth_multiplier;
+    if multiplier != 1 && (ONE || !multiplier.is_multiple_of(4))
+        || input_d.checked_mul(multiplier) != Some(depth)
+        || output_d != depth
+        || out_batches != batches
+        || (g.dilation_h, g.dilation_w) != (1, 1)
+        || depth == 0
+        || !depth.is_multiple_of(4)
+    {
+        return false;
+    }
+    let (Some(input), Some(filter), Some(output)) = (
+        sized(input, &[batches, input_h, input_w, input_d]),
+        sized(filter, &[filter_h, filter_w, depth]),
+        sized_mut(output, &[batches, output_h, output_w, depth]),
+    ) else {
+        return true;
+    };
+    let blocks = depth / 4;
+    // Words of four channels: the filter's, and with depth multiplier 1 the input's.
+    let filter4 = filter.as_chunks::<4>().0;
+    let input4 = input.as_chunks::<4>().0;
+    let off = splat16(p.input_offset);
+    let offset = p.input_offset;
+    let mut out4 = output.as_chunks_mut::<4>().0.iter_mut();
+    // Every index below is under a slice's length (sized above): no arithmetic overflows.
+    for batch in 0..batches {
+        for out_y in 0..output_h {
+            let in_y_origin = super::conv::origin(out_y, g.stride_h, g.pad_h);
+            let (y_start, y_end) = valid_taps(in_y_origin, filter_h, input_h);
+            for out_x in 0..output_w {
+                let in_x_origin = super::conv::origin(out_x, g.stride_w, g.pad_w);
+                let (x_start, x_end) = valid_taps(in_x_origin, filter_w, input_w);
+                // The input pixel of tap (y_start, x_start).
+                let corner = (batch * input_h
+                    + in_y_origin.wrapping_add(y_start as isize) as usize)
+                    * input_w
+                    + in_x_origin.wrapping_add(x_start as isize) as usize;
+                for k in 0..blocks {
+                    let (mut a0, mut a1, mut a2, mut a3) = (0_i32, 0_i32, 0_i32, 0_i32);
+                    let c = 4 * k;
+                    for fy in y_start..y_end {
+                        let pixel = corner + (fy - y_start) * input_w;
+                        for fx in x_start..x_end {
+                            let pixel = pixel + (fx - x_start);
+                            let x = if ONE {
+                                let x = input4.get(pixel * blocks + k).map_or(0, word4);
+                                (sxtab16(off, x), sxtab16_ror8(off, x))
+                            } else {
+                                let x = super::at(input, pixel * input_d + c / multiplier);
+                                let x = splat16(i32::from(x).wrapping_add(offset));
+                                (x, x)
+                            };
+                            let w = filter4
+                                .get((fy * filter_w + fx) * blocks + k)
+                                .map_or(0, word4);
+                            let (w02, w13) = (sxtb16(w), sxtb16_ror8(w));
+                            a0 = smlabb(x.0, w02, a0);
+                            a2 = smlatt(x.0, w02, a2);
+                            a1 = smlabb(x.1, w13, a1);
+                            a3 = smlatt(x.1, w13, a3);
+                        }
+                    }
+                    let Some(out) = out4.next() else {
+                        return true;
+                    };
+                    let finish = |acc, out_c| {
+                        requantize_channel(
+                            acc,
+                            out_c,
+                            bias,
+                            p.requant,
+                            p.output_offset,
+                            p.act_min,
+                            p.act_max,
+                        )
+                    };
+                    *out = [
+                        finish(a0, c),
+                        finish(a1, c + 1),
+                        finish(a2, c + 2),
+                        finish(a3, c + 3),
+                    ];
+                }
+            }
+        }
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::Requant;
+    use super::super::conv::{ConvGeometry, conv2d_s8_portable};
+    use super::super::depthwise_conv::depthwise_conv2d_s8_portable;
+    use super::*;
+
+    struct Rng(u32);
+    impl Rng {
+        fn next(&mut self) -> u32 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 17;
+            self.0 ^= self.0 << 5;
+            self.0
+        }
+        /// int8 values, a quarter of them at the extremes.
+        fn fill(&mut self, v: &mut [i8]) {
+            for x in v {
+                let r = self.next();
+                *x = match r % 8 {
+                    0 => -128,
+                    1 => 127,
+                    _ => (r >> 8) as i8,
+                };
+            }
+        }
+    }
+
+    static REQUANT: [Requant; 24] = {
+        let mut r = [Requant {
+            multiplier: 0,
+            shift: 0,
+        }; 24];
+        let mut i = 0;
+        while i < 24 {
+            r[i] = Requant {
+                multiplier: (1 << 30) + (i as i32) * 37_000_001,
+                shift: -7 - (i as i32 % 5),
+            };
+            i += 1;
+        }
+        r
+    };
+
+    fn params(geometry: ConvGeometry, rng: &mut Rng) -> ConvS8 {
+        let offsets = [-127, 128, 0, 5, -3];
+        ConvS8 {
+            geometry,
+            input_offset: offsets[rng.next() as usize % offsets.len()],
+            output_offset: (rng.next() % 21) as i32 - 10,
+            requant: &REQUANT,
+            act_min: -128,
+            act_max: 127,
+        }
+    }
+
+    fn geometry(input: [usize; 4], filter: [usize; 4], output: [usize; 4]) -> ConvGeometry {
+        super::super::conv::tests::geometry(input, filter, output)
+    }
+
+    #[test]
+    fn dot_equals_the_scalar_sum() {
+        let mut rng = Rng(7);
+        for len in 0..if cfg!(miri) { 10 } else { 40 } {
+            let (mut x, mut f) = ([0i8; 40], [0i8; 40]);
+            rng.fill(&mut x);
+            rng.fill(&mut f);
+            for offset in [-127, 128, 0, 17] {
+                let scalar = x[..len].iter().zip(&f[..len]).fold(0_i32, |s, (&x, &f)| {
+                    s + i32::from(f) * (i32::from(x) + offset)
+                });
+                assert_eq!(dot_offset_s8(&x[..len], &f[..len], offset), scalar);
+                // A longer filter: the sum stops at the input's end.
+                assert_eq!(dot_offset_s8(&x[..len], &f, offset), scalar);
+            }
+        }
+    }
+
+    #[test]
+    fn conv1x1_equals_the_portable_kernel() {
+        let mut rng = Rng(1);
+        // (pixels as N, H, W; input channels; output channels): odd and even of each, channel
+        // counts below, at and past a multiple of four.
+        let shapes: &[([usize; 3], usize, usize)] = if cfg!(miri) {
+            &[([1, 1, 3], 5, 3), ([1, 2, 2], 8, 4)]
+        } else {
+            &[
+                ([1, 1, 1], 1, 1),
+                ([1, 3, 3], 8, 16),
+                ([2, 3, 5], 7, 5),
+                ([1, 4, 4], 12, 24),
+                ([1, 1, 7], 3, 2),
+                ([1, 5, 1], 17, 9),
+            ]
+        };
+        for &([n, h, w], c, o) in shapes {
+            let g = geometry([n, h, w, c], [o, 1, 1, c], [n, h, w, o]);
+            let p = params(g, &mut rng);
+            let mut input = [0i8; 400];
+            let mut filter = [0i8; 24 * 17];
+            rng.fill(&mut input);
+            rng.fill(&mut filter);
+            let bias: [i32; 24] =
+                core::array::from_fn(|i| (rng.next() % 20001) as i32 - 10000 + i as i32);
+            let (input, filter) = (&input[..n * h * w * c], &filter[..o * c]);
+            let (mut fast, mut slow) = ([0i8; 400], [0i8; 400]);
+            let len = n * h * w * o;
+            assert!(conv1x1_s8(&p, input, filter, Some(&bias), &mut fast[..len]));
+            conv2d_s8_portable(&p, input, filter, Some(&bias), &mut slow[..len]);
+            assert_eq!(fast[..len], slow[..len], "{:?}", (n, h, w, c, o));
+            assert!(fast[..len].iter().any(|&v| v != fast[0]) || len < 4);
+        }
+        // Other geometries are declined, with nothing written.
+        let g = ConvGeometry {
+            stride_h: 2,
+            ..geometry([1, 4, 4, 4], [4, 1, 1, 4], [1, 4, 4, 4])
+        };
+        let mut out = [3i8; 64];
+        assert!(!conv1x1_s8(
+            &params(g, &mut rng),
+            &[0; 64],
+            &[0; 16],
+            None,
+            &mut out
+        ));
+        assert_eq!(out, [3; 64]);
+    }
+
+    #[test]
+    fn depthwise_equals_the_portable_kernel() {
+        let mut rng = Rng(3);
+        // (input H, W, C; filter H, W; stride; padding; depth multiplier).
+        type Case = ([usize; 3], [usize; 2], usize, usize, usize);
+        let cases: &[Case] = if cfg!(miri) {
+            &[([3, 3, 4], [3, 3], 1, 1, 1), ([3, 2, 1], [2, 2], 1, 1, 4)]
+        } else {
+            &[
+                ([5, 5, 8], [3, 3], 1, 1, 1),
+                ([6, 6, 8], [3, 3], 2, 0, 1),
+                ([7, 6, 12], [3, 3], 2, 1, 1),
+                ([4, 4, 4], [2, 3], 1, 1, 1),
+                ([5, 3, 16], [1, 1], 1, 0, 1),
+                ([4, 5, 4], [3, 3], 1, 2, 1),
+                ([6, 5, 1], [3, 3], 2, 1, 8),
+                ([4, 4, 2], [3, 2], 1, 1, 4),
+                ([5, 4, 3], [1, 3], 1, 1, 4),
+            ]
+        };
+        for &([h, w, ic], [fh, fw], stride, pad, m) in cases {
+            let c = ic * m;
+            let oh = (h + 2 * pad - fh) / stride + 1;
+            let ow = (w + 2 * pad - fw) / stride + 1;
+            let g = ConvGeometry {
+                stride_h: stride,
+                stride_w: stride,
+                pad_h: pad,
+                pad_w: pad,
+                depth_multiplier: m,
+                ..geometry([1, h, w, ic], [1, fh, fw, c], [1, oh, ow, c])
+            };
+            let p = params(g, &mut rng);
+            let mut input = [0i8; 600];
+            let mut filter = [0i8; 160];
+            rng.fill(&mut input);
+            rng.fill(&mut filter);
+            let bias: [i32; 24] = core::array::from_fn(|_| (rng.next() % 2001) as i32 - 1000);
+            let (input, filter) = (&input[..h * w * ic], &filter[..fh * fw * c]);
+            let len = oh * ow * c;
+            let (mut fast, mut slow) = ([0i8; 800], [0i8; 800]);
+            assert!(depthwise_s8(
+                &p,
+                input,
+                filter,
+                Some(&bias),
+                &mut fast[..len]
+            ));
+            depthwise_conv2d_s8_portable(&p, input, filter, Some(&bias), &mut slow[..len]);
+            assert_eq!(
+                fast[..len],
+                slow[..len],
+                "{:?}",
+                (h, w, ic, fh, fw, stride, pad, m)
+            );
+            assert!(fast[..len].iter().any(|&v| v != fast[0]));
+        }
+        // Channel counts not a multiple of four are declined, with nothing written.
+        let g = geometry([1, 3, 3, 6], [1, 3, 3, 6], [1, 1, 1, 6]);
+        let mut out = [3i8; 6];
+        assert!(!depthwise_s8(
+            &params(g, &mut rng),
+            &[0; 54],
+            &[0; 54],
+            None,
+            &mut out
+        ));
+        assert_eq!(out, [3; 6]);
+    }
+}
