@@ -355,8 +355,11 @@ const ACT_TYPES: [DType; 5] = [
 /// Scales the generator draws for quantized tensors.
 const SCALES: [f32; 6] = [0.5, 0.25, 0.1, 1.0 / 128.0, 1.0 / 256.0, 0.02];
 
-/// Keys of custom ops' FlexBuffers options (the signal ops' and detection post-processing's).
-const CUSTOM_KEYS: [&str; 24] = [
+/// Keys of custom ops' FlexBuffers options (the signal ops', circular buffer's and detection
+/// post-processing's).
+const CUSTOM_KEYS: [&str; 26] = [
+    "delay_length",
+    "cycles_max",
     "fft_length",
     "T",
     "shift",
