@@ -3,15 +3,33 @@
 //! Each panics only when it finds a bug.
 
 use stowplan_planner::codegen::{Codegen, GenerateError, ModelFile, generate};
-use stowplan_planner::plan::{Buffer, Lifetime, Planner, Problem, lower_bound, run};
+use stowplan_planner::ops;
+use stowplan_planner::plan::{Buffer, Lifetime, Planner, Problem, Settings, lower_bound, run_with};
 use stowplan_planner::tflite::builder::{ModelBuilder, TensorSpec};
-use stowplan_planner::tflite::{BuiltinOp, DType, read_model};
+use stowplan_planner::tflite::flexbuffer::{WriteValue, write_map};
+use stowplan_planner::tflite::{Activation, BuiltinOp, DType, OpOptions, Padding, read_model};
 use stowplan_planner::verify::verify;
 use stowplan_planner::{OfflinePolicy, Options, plan_model};
+
+/// The search budget of the `search` and `auto` planners in every target: the default
+/// ([`stowplan_planner::plan::DEFAULT_SEARCH_STEPS`], seconds) spent on each input would leave a
+/// campaign a few inputs a minute; a small budget runs the same code, ending more often when
+/// the budget is spent.
+pub const SEARCH_STEPS: u64 = 1_000_000;
 
 /// Model bytes through the whole pipeline (read, validate, lifetimes, every planner, verify)
 /// and, for models that plan, code generation.
 pub fn model_plan(data: &[u8]) {
+    model_plan_reach(data);
+}
+
+/// [`model_plan`], saying how far the input got.
+pub fn model_plan_reach(data: &[u8]) -> Reach {
+    let mut reach = if read_model(data).is_ok() {
+        Reach::Parsed
+    } else {
+        Reach::Rejected
+    };
     for planner in Planner::ALL {
         for offline in [OfflinePolicy::Honour, OfflinePolicy::Replan] {
             let Ok(plan) = plan_model(
@@ -19,11 +37,13 @@ pub fn model_plan(data: &[u8]) {
                 &Options {
                     planner,
                     offline,
+                    search_steps: SEARCH_STEPS,
                     ..Options::default()
                 },
             ) else {
                 continue;
             };
+            reach = reach.max(Reach::Planned);
             if plan.declared_aliases.is_empty() {
                 assert!(
                     plan.arena_bytes() >= plan.lower_bound_bytes(),
@@ -56,6 +76,7 @@ pub fn model_plan(data: &[u8]) {
                 match generate(&plan, data, &with_invoke) {
                     Ok(tokens) => {
                         syn::parse2::<syn::File>(tokens).expect("generated invoke parses");
+                        reach = Reach::Generated;
                     }
                     Err(GenerateError::TooLarge { .. } | GenerateError::NoKernel { .. }) => {}
                     Err(e) => panic!("a replanned model without a budget must generate: {e}"),
@@ -63,6 +84,7 @@ pub fn model_plan(data: &[u8]) {
             }
         }
     }
+    reach
 }
 
 /// Reads bytes as a little stream of numbers.
@@ -106,7 +128,14 @@ pub fn problem_planners(data: &[u8]) {
     let bound = lower_bound(&problem).aligned_bytes;
     let any_fixed = problem.buffers().iter().any(|b| b.fixed_offset.is_some());
     for planner in Planner::ALL {
-        let plan = run(&problem, planner);
+        let plan = run_with(
+            &problem,
+            &Settings {
+                planner,
+                capacity: None,
+                search_steps: SEARCH_STEPS,
+            },
+        );
         let verified =
             verify(&problem, &plan, true).expect("every plan verifies (fixed overlaps allowed)");
         if verified.declared_overlaps.is_empty() {
@@ -135,6 +164,11 @@ const TYPES: [DType; 8] = [
 
 /// A random graph written by the model builder and read back: what was written is what is read.
 pub fn builder_roundtrip(data: &[u8]) {
+    builder_roundtrip_reach(data);
+}
+
+/// [`builder_roundtrip`], saying how far the input got.
+pub fn builder_roundtrip_reach(data: &[u8]) -> Reach {
     let mut input = Input(data);
     let mut b = ModelBuilder::new();
     let subgraphs = 1 + usize::from(input.byte() % 3);
@@ -183,5 +217,966 @@ pub fn builder_roundtrip(data: &[u8]) {
         assert!(!t.is_constant);
     }
     // And the pipeline never panics on it.
-    model_plan(&bytes);
+    model_plan_reach(&bytes)
+}
+
+/// How far an input got through the pipeline (the counting mode of `fuzz-reach` prints the
+/// shares over a corpus).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Reach {
+    /// Refused before a model was read.
+    #[default]
+    Rejected,
+    /// Read as a model, refused before a plan.
+    Parsed,
+    /// Planned (and verified), refused by code generation with `invoke`.
+    Planned,
+    /// Code generation with `invoke` and a fallback module (for the ops without a kernel, or
+    /// that cannot run as the model has them) succeeded and the output parsed; without the
+    /// fallback it refused.
+    Fallback,
+    /// Code generation with `invoke` succeeded and the output parsed.
+    Generated,
+}
+
+/// The largest input the `codegen` target takes: a bigger one is skipped, not fuzzed (a model
+/// this size already exercises every path; bigger ones only slow the campaign).
+pub const CODEGEN_MAX_INPUT: usize = 64 * 1024;
+
+/// The most bytes of generated Rust (as token text) a model of `input` bytes may give: linear
+/// in the file and in what folding added to flash (printed as literals), plus a fixed part for
+/// the module's items.
+#[must_use]
+pub fn codegen_bound(input: usize, folded: u64) -> u64 {
+    let input = u64::try_from(input).unwrap_or(u64::MAX);
+    (1 << 20) + input.saturating_mul(512) + folded.saturating_mul(8)
+}
+
+/// Model bytes through the entry the macro and `stowplan-build` use for a module with
+/// `invoke`: [`Options::with_invoke`], [`plan_model`], then [`generate`] with `invoke` (every op
+/// lowered to its kernel call by `planner/src/ops/`). The output must parse as Rust and stay
+/// within [`codegen_bound`]; a refusal must be one of the errors a user can act on.
+pub fn codegen(data: &[u8]) {
+    codegen_reach(data);
+}
+
+/// [`codegen`], saying how far the input got.
+pub fn codegen_reach(data: &[u8]) -> Reach {
+    if data.len() > CODEGEN_MAX_INPUT {
+        return Reach::Rejected;
+    }
+    let options = Options {
+        search_steps: SEARCH_STEPS,
+        ..Options::default()
+    }
+    .with_invoke(true);
+    let plan = match plan_model(data, &options) {
+        Ok(plan) => plan,
+        Err(e) => {
+            if std::env::var_os("STOWPLAN_FUZZ_WHY").is_some() {
+                eprintln!("plan: {e}");
+            }
+            return if read_model(data).is_ok() {
+                Reach::Parsed
+            } else {
+                Reach::Rejected
+            };
+        }
+    };
+    let cg = Codegen {
+        module: "fuzzed".into(),
+        runtime: syn::parse_quote!(::stowplan),
+        model_path: "m.tflite".into(),
+        model_file: ModelFile::ManifestRelative("m.tflite".into()),
+        budget: None,
+        invoke: true,
+        fallback: None,
+    };
+    let mut reach = Reach::Planned;
+    match generate(&plan, data, &cg) {
+        Ok(tokens) => {
+            let text = tokens.to_string();
+            let bound = codegen_bound(data.len(), plan.folding.flash_bytes());
+            assert!(
+                u64::try_from(text.len()).unwrap_or(u64::MAX) <= bound,
+                "generated {} bytes of Rust from {} bytes of model (bound {bound})",
+                text.len(),
+                data.len()
+            );
+            syn::parse_str::<syn::File>(&text).expect("generated invoke parses");
+            reach = Reach::Generated;
+        }
+        // An offline plan that aliases live tensors is the user's to replan.
+        Err(
+            e @ (GenerateError::TooLarge { .. }
+            | GenerateError::NoKernel { .. }
+            | GenerateError::OfflineAliases { .. }),
+        ) => {
+            if std::env::var_os("STOWPLAN_FUZZ_WHY").is_some() {
+                eprintln!("{e}");
+            }
+        }
+        Err(e) => panic!("a model planned for invoke without a budget must generate: {e}"),
+    }
+    // With a fallback module the ops refused above run there (tried only when some were
+    // refused: otherwise the module is the same).
+    if reach == Reach::Planned {
+        let with_fallback = Codegen {
+            fallback: Some(syn::parse_quote!(crate::fallback)),
+            ..cg
+        };
+        match generate(&plan, data, &with_fallback) {
+            Ok(tokens) => {
+                syn::parse2::<syn::File>(tokens).expect("generated invoke with a fallback parses");
+                reach = Reach::Fallback;
+            }
+            // An op whose tensors have no views (not all in the arena, the persistent region
+            // or constants) has no fallback either.
+            Err(
+                GenerateError::TooLarge { .. }
+                | GenerateError::NoKernel { .. }
+                | GenerateError::OfflineAliases { .. },
+            ) => {}
+            Err(e) => panic!("a model planned for invoke without a budget must generate: {e}"),
+        }
+    }
+    reach
+}
+
+/// Activation types the generator draws.
+const ACT_TYPES: [DType; 5] = [
+    DType::Float32,
+    DType::Int8,
+    DType::Int16,
+    DType::Int32,
+    DType::Float32,
+];
+
+/// Scales the generator draws for quantized tensors.
+const SCALES: [f32; 6] = [0.5, 0.25, 0.1, 1.0 / 128.0, 1.0 / 256.0, 0.02];
+
+/// Keys of custom ops' FlexBuffers options (the signal ops', circular buffer's and detection
+/// post-processing's).
+const CUSTOM_KEYS: [&str; 26] = [
+    "delay_length",
+    "cycles_max",
+    "fft_length",
+    "T",
+    "shift",
+    "num_channels",
+    "input_correction_bits",
+    "output_scale",
+    "smoothing_bits",
+    "spectral_subtraction_bits",
+    "snr_shift",
+    "clamping",
+    "start_index",
+    "end_index",
+    "smoothing",
+    "one_minus_smoothing",
+    "alternate_smoothing",
+    "alternate_one_minus_smoothing",
+    "min_signal_remaining",
+    "max_detections",
+    "max_classes_per_detection",
+    "detections_per_class",
+    "num_classes",
+    "use_regular_nms",
+    "nms_score_threshold",
+    "y_scale",
+];
+
+/// Ops of one input and one output.
+const UNARY: [BuiltinOp; 29] = [
+    BuiltinOp::ABS,
+    BuiltinOp::SIN,
+    BuiltinOp::COS,
+    BuiltinOp::LOG,
+    BuiltinOp::SQRT,
+    BuiltinOp::RSQRT,
+    BuiltinOp::SQUARE,
+    BuiltinOp::NEG,
+    BuiltinOp::CEIL,
+    BuiltinOp::FLOOR,
+    BuiltinOp::ROUND,
+    BuiltinOp::EXP,
+    BuiltinOp::TANH,
+    BuiltinOp::ELU,
+    BuiltinOp::HARD_SWISH,
+    BuiltinOp::LEAKY_RELU,
+    BuiltinOp::LOG_SOFTMAX,
+    BuiltinOp::L2_NORMALIZATION,
+    BuiltinOp::LOGISTIC,
+    BuiltinOp::RELU,
+    BuiltinOp::RELU6,
+    BuiltinOp::SOFTMAX,
+    BuiltinOp::QUANTIZE,
+    BuiltinOp::DEQUANTIZE,
+    BuiltinOp::CAST,
+    BuiltinOp::ZEROS_LIKE,
+    BuiltinOp::LOGICAL_NOT,
+    BuiltinOp::SHAPE,
+    BuiltinOp::SQUEEZE,
+];
+
+/// Ops of two inputs of one shape and one output.
+const BINARY: [BuiltinOp; 18] = [
+    BuiltinOp::ADD,
+    BuiltinOp::SUB,
+    BuiltinOp::MUL,
+    BuiltinOp::DIV,
+    BuiltinOp::FLOOR_DIV,
+    BuiltinOp::FLOOR_MOD,
+    BuiltinOp::MAXIMUM,
+    BuiltinOp::MINIMUM,
+    BuiltinOp::SQUARED_DIFFERENCE,
+    BuiltinOp::EQUAL,
+    BuiltinOp::NOT_EQUAL,
+    BuiltinOp::GREATER,
+    BuiltinOp::GREATER_EQUAL,
+    BuiltinOp::LESS,
+    BuiltinOp::LESS_EQUAL,
+    BuiltinOp::LOGICAL_AND,
+    BuiltinOp::LOGICAL_OR,
+    BuiltinOp::PRELU,
+];
+
+/// Ops whose output is bool.
+const COMPARISONS: [BuiltinOp; 6] = [
+    BuiltinOp::EQUAL,
+    BuiltinOp::NOT_EQUAL,
+    BuiltinOp::GREATER,
+    BuiltinOp::GREATER_EQUAL,
+    BuiltinOp::LESS,
+    BuiltinOp::LESS_EQUAL,
+];
+
+/// The input count of other ops (TFLM's `Prepare`).
+const ARITY: [(BuiltinOp, usize); 29] = [
+    (BuiltinOp::STRIDED_SLICE, 4),
+    (BuiltinOp::GATHER, 2),
+    (BuiltinOp::BATCH_TO_SPACE_ND, 3),
+    (BuiltinOp::SPACE_TO_BATCH_ND, 3),
+    (BuiltinOp::SPACE_TO_DEPTH, 1),
+    (BuiltinOp::DEPTH_TO_SPACE, 1),
+    (BuiltinOp::REVERSE_V2, 2),
+    (BuiltinOp::SELECT_V2, 3),
+    (BuiltinOp::PADV2, 3),
+    (BuiltinOp::PAD, 2),
+    (BuiltinOp::MIRROR_PAD, 2),
+    (BuiltinOp::EMBEDDING_LOOKUP, 2),
+    (BuiltinOp::RESIZE_BILINEAR, 2),
+    (BuiltinOp::RESIZE_NEAREST_NEIGHBOR, 2),
+    (BuiltinOp::DYNAMIC_UPDATE_SLICE, 3),
+    (BuiltinOp::TRANSPOSE, 2),
+    (BuiltinOp::SLICE, 3),
+    (BuiltinOp::SPLIT, 2),
+    (BuiltinOp::SPLIT_V, 3),
+    (BuiltinOp::CUMSUM, 2),
+    (BuiltinOp::BROADCAST_TO, 2),
+    (BuiltinOp::BROADCAST_ARGS, 2),
+    (BuiltinOp::FILL, 2),
+    (BuiltinOp::GATHER_ND, 2),
+    (BuiltinOp::SVDF, 5),
+    (BuiltinOp::ARG_MAX, 2),
+    (BuiltinOp::ARG_MIN, 2),
+    (BuiltinOp::UNPACK, 1),
+    (BuiltinOp::DENSIFY, 1),
+];
+
+/// Ops that take float32 only.
+const FLOAT_ONLY: [BuiltinOp; 10] = [
+    BuiltinOp::SIN,
+    BuiltinOp::COS,
+    BuiltinOp::LOG,
+    BuiltinOp::SQRT,
+    BuiltinOp::RSQRT,
+    BuiltinOp::SQUARE,
+    BuiltinOp::CEIL,
+    BuiltinOp::FLOOR,
+    BuiltinOp::ROUND,
+    BuiltinOp::EXP,
+];
+
+/// Ops that take bool only.
+const BOOL_ONLY: [BuiltinOp; 3] = [
+    BuiltinOp::LOGICAL_AND,
+    BuiltinOp::LOGICAL_OR,
+    BuiltinOp::LOGICAL_NOT,
+];
+
+/// Ops that take a 4-D input.
+const RANK_4: [BuiltinOp; 10] = [
+    BuiltinOp::CONV_2D,
+    BuiltinOp::DEPTHWISE_CONV_2D,
+    BuiltinOp::TRANSPOSE_CONV,
+    BuiltinOp::AVERAGE_POOL_2D,
+    BuiltinOp::MAX_POOL_2D,
+    BuiltinOp::L2_POOL_2D,
+    BuiltinOp::RESIZE_BILINEAR,
+    BuiltinOp::RESIZE_NEAREST_NEIGHBOR,
+    BuiltinOp::SPACE_TO_DEPTH,
+    BuiltinOp::DEPTH_TO_SPACE,
+];
+
+/// Whether `code` takes `x` as its first input (type and rank), as far as the tables say.
+fn fits(code: Result<BuiltinOp, &str>, x: &Act) -> bool {
+    let Ok(op) = code else { return true };
+    (!FLOAT_ONLY.contains(&op) || x.dtype == DType::Float32)
+        && (!BOOL_ONLY.contains(&op) || x.dtype == DType::Bool)
+        && (!RANK_4.contains(&op) || x.shape.len() == 4)
+}
+
+/// An activation tensor of the generated graph.
+#[derive(Clone)]
+struct Act {
+    index: i32,
+    dtype: DType,
+    shape: Vec<i32>,
+    quant: Option<(f32, i64)>,
+}
+
+/// Writes a model from fuzz bytes read as choices: ops from stowplan's op table with plausible
+/// shapes (inferred for convolutions, pooling, fully connected, reshapes, reductions and
+/// concatenation; the input's otherwise), types, quantisation, options and constants.
+struct Gen<'a> {
+    input: Input<'a>,
+    b: ModelBuilder,
+    acts: Vec<Act>,
+    read: Vec<i32>,
+    names: usize,
+}
+
+impl Gen<'_> {
+    fn pick<T: Copy>(&mut self, items: &[T]) -> T {
+        let i = usize::from(self.input.byte()) % items.len().max(1);
+        items.get(i).copied().unwrap_or_else(|| items[0])
+    }
+
+    fn name(&mut self) -> String {
+        self.names += 1;
+        format!("t{}", self.names)
+    }
+
+    fn dim(&mut self) -> i32 {
+        1 + i32::from(self.input.byte() % 6)
+    }
+
+    fn quant_for(&mut self, dtype: DType) -> Option<(f32, i64)> {
+        let scale = self.pick(&SCALES);
+        match dtype {
+            DType::Int8 => Some((scale, i64::from(self.input.byte() as i8 / 4))),
+            DType::Int16 => Some((scale / 64.0, 0)),
+            _ => None,
+        }
+    }
+
+    fn act(&mut self, dtype: DType, shape: Vec<i32>, quant: Option<(f32, i64)>) -> Act {
+        let name = self.name();
+        let index = match quant {
+            Some((s, z)) => self.b.quantized(0, &name, dtype, &shape, (&[s], &[z], 0)),
+            None => self.b.tensor(0, &name, dtype, &shape),
+        };
+        Act {
+            index,
+            dtype,
+            shape,
+            quant,
+        }
+    }
+
+    /// Constant data of `count` elements of `dtype`: small values, from the input.
+    fn data(&mut self, dtype: DType, count: usize) -> Vec<u8> {
+        let count = count.min(4096);
+        let mut out = Vec::new();
+        for _ in 0..count {
+            let v = self.input.byte() as i8;
+            match dtype {
+                DType::Float32 => out.extend_from_slice(&(f32::from(v) / 16.0).to_le_bytes()),
+                DType::Int32 => out.extend_from_slice(&i32::from(v).to_le_bytes()),
+                DType::Int16 => out.extend_from_slice(&i16::from(v).to_le_bytes()),
+                DType::Int64 => out.extend_from_slice(&i64::from(v).to_le_bytes()),
+                DType::Bool => out.push(u8::from(v < 0)),
+                _ => out.push(v as u8),
+            }
+        }
+        out
+    }
+
+    fn constant(&mut self, dtype: DType, shape: &[i32], quant: Option<(f32, i64)>) -> i32 {
+        let count = shape
+            .iter()
+            .map(|&d| usize::try_from(d).unwrap_or(0))
+            .product();
+        let data = self.data(dtype, count);
+        let name = self.name();
+        match quant {
+            Some((s, z)) => {
+                self.b
+                    .quantized_constant(0, &name, dtype, shape, (&[s], &[z], 0), &data)
+            }
+            None => self.b.constant(0, &name, dtype, shape, &data),
+        }
+    }
+
+    fn int32s(&mut self, values: &[i32]) -> i32 {
+        let data: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+        let name = self.name();
+        let len = i32::try_from(values.len()).unwrap_or(0);
+        self.b.constant(0, &name, DType::Int32, &[len], &data)
+    }
+
+    fn activation(&mut self) -> Activation {
+        self.pick(&[
+            Activation::None,
+            Activation::None,
+            Activation::Relu,
+            Activation::Relu6,
+            Activation::ReluN1To1,
+            Activation::Tanh,
+        ])
+    }
+
+    fn padding(&mut self) -> Padding {
+        self.pick(&[Padding::Same, Padding::Valid])
+    }
+
+    /// The spatial size after a window of `k` with stride `s`.
+    fn spatial(padding: Padding, size: i32, k: i32, s: i32) -> i32 {
+        match padding {
+            Padding::Valid => ((size - k) / s + 1).max(1),
+            _ => (size + s - 1) / s,
+        }
+    }
+
+    /// The input tensor an op reads: one the graph computed (most often the latest).
+    fn operand(&mut self) -> Act {
+        let n = self.acts.len();
+        let back = usize::from(self.input.byte() % 4).min(n.saturating_sub(1));
+        self.acts[n - 1 - back].clone()
+    }
+
+    /// Weights for an op over `x`: int8 with per-tensor or per-channel scales for a quantized
+    /// input, `x`'s type otherwise.
+    fn weights(&mut self, x: &Act, shape: &[i32], channel_dim: i32) -> (i32, Option<f32>) {
+        if x.quant.is_none() {
+            return (self.constant(x.dtype, shape, None), None);
+        }
+        let scale = self.pick(&SCALES) / 4.0;
+        let channels = usize::try_from(
+            shape
+                .get(usize::try_from(channel_dim).unwrap_or(0))
+                .copied()
+                .unwrap_or(1),
+        )
+        .unwrap_or(1);
+        let per_channel = self.input.byte().is_multiple_of(2);
+        let (scales, zeros) = if per_channel {
+            (vec![scale; channels], vec![0; channels])
+        } else {
+            (vec![scale], vec![0])
+        };
+        let count = shape
+            .iter()
+            .map(|&d| usize::try_from(d).unwrap_or(0))
+            .product();
+        let data = self.data(DType::Int8, count);
+        let name = self.name();
+        let t = self.b.quantized_constant(
+            0,
+            &name,
+            DType::Int8,
+            shape,
+            (&scales, &zeros, channel_dim),
+            &data,
+        );
+        (t, Some(scale))
+    }
+
+    fn bias(&mut self, x: &Act, channels: i32, wscale: Option<f32>) -> i32 {
+        match (x.quant, wscale) {
+            (Some((s, _)), Some(w)) => {
+                let dtype = if x.dtype == DType::Int16 {
+                    DType::Int64
+                } else {
+                    DType::Int32
+                };
+                self.constant(dtype, &[channels], Some((s * w, 0)))
+            }
+            _ => self.constant(x.dtype, &[channels], None),
+        }
+    }
+
+    /// Adds one op; its outputs join the activations.
+    fn op(&mut self, codes: &[Result<BuiltinOp, &str>]) {
+        let x = self.operand();
+        // A few draws for an op that takes `x` as it is.
+        let mut code = self.pick(codes);
+        for _ in 0..3 {
+            if fits(code, &x) {
+                break;
+            }
+            code = self.pick(codes);
+        }
+        let mut out_quant = if x.quant.is_some() && self.input.byte().is_multiple_of(4) {
+            self.quant_for(x.dtype)
+        } else {
+            x.quant
+        };
+        let rank = x.shape.len();
+        let mut inputs = vec![x.index];
+        let mut out_shape = x.shape.clone();
+        let mut out_type = x.dtype;
+        let mut outputs = 1;
+        let mut options = OpOptions::None;
+        match code {
+            Err(custom) => {
+                let extra = usize::from(self.input.byte() % 3);
+                for _ in 0..extra {
+                    let y = self.operand();
+                    inputs.push(y.index);
+                }
+                let keys = 1 + usize::from(self.input.byte() % 6);
+                let entries: Vec<(&str, WriteValue)> = (0..keys)
+                    .map(|_| {
+                        let key = self.pick(&CUSTOM_KEYS);
+                        (key, WriteValue::Int(i64::from(self.input.byte() % 16)))
+                    })
+                    .collect();
+                let custom_options = write_map(&entries, 1);
+                outputs = 1 + usize::from(self.input.byte() % 4);
+                let outs = self.outputs(outputs, &out_shape, out_type, out_quant);
+                self.mark_read(&inputs);
+                self.b
+                    .custom_with_options(0, custom, &inputs, &outs, &custom_options);
+                return;
+            }
+            Ok(op)
+                if op == BuiltinOp::CONV_2D
+                    || op == BuiltinOp::DEPTHWISE_CONV_2D
+                    || op == BuiltinOp::TRANSPOSE_CONV =>
+            {
+                let (n, h, w, c) = match x.shape[..] {
+                    [n, h, w, c] => (n, h, w, c),
+                    _ => (1, 1, 1, x.shape.iter().product::<i32>().max(1)),
+                };
+                let kh = 1 + i32::from(self.input.byte() % 3);
+                let kw = 1 + i32::from(self.input.byte() % 3);
+                let sh = 1 + i32::from(self.input.byte() % 2);
+                let sw = 1 + i32::from(self.input.byte() % 2);
+                let padding = self.padding();
+                let activation = self.activation();
+                let oh = Self::spatial(padding, h, kh, sh);
+                let ow = Self::spatial(padding, w, kw, sw);
+                if op == BuiltinOp::CONV_2D {
+                    let o = self.dim();
+                    let (filter, ws) = self.weights(&x, &[o, kh, kw, c], 0);
+                    let bias = self.bias(&x, o, ws);
+                    inputs.extend([filter, bias]);
+                    out_shape = vec![n, oh, ow, o];
+                    options = OpOptions::Conv2D {
+                        padding,
+                        stride_w: sw,
+                        stride_h: sh,
+                        dilation_w: 1,
+                        dilation_h: 1,
+                        activation,
+                    };
+                } else if op == BuiltinOp::DEPTHWISE_CONV_2D {
+                    let m = 1 + i32::from(self.input.byte() % 2);
+                    let (filter, ws) = self.weights(&x, &[1, kh, kw, c * m], 3);
+                    let bias = self.bias(&x, c * m, ws);
+                    inputs.extend([filter, bias]);
+                    out_shape = vec![n, oh, ow, c * m];
+                    options = OpOptions::DepthwiseConv2D {
+                        padding,
+                        stride_w: sw,
+                        stride_h: sh,
+                        depth_multiplier: m,
+                        dilation_w: 1,
+                        dilation_h: 1,
+                        activation,
+                    };
+                } else {
+                    let o = self.dim();
+                    let (oh, ow) = match padding {
+                        Padding::Valid => (h * sh + (kh - sh).max(0), w * sw + (kw - sw).max(0)),
+                        _ => (h * sh, w * sw),
+                    };
+                    let shape = self.int32s(&[n, oh, ow, o]);
+                    let (filter, ws) = self.weights(&x, &[o, kh, kw, c], 0);
+                    let bias = self.bias(&x, o, ws);
+                    inputs = vec![shape, filter, x.index, bias];
+                    out_shape = vec![n, oh, ow, o];
+                    options = OpOptions::TransposeConv {
+                        padding,
+                        stride_w: sw,
+                        stride_h: sh,
+                        activation,
+                        quantized_bias_type: DType::Float32,
+                    };
+                }
+            }
+            Ok(op) if op == BuiltinOp::FULLY_CONNECTED || op == BuiltinOp::BATCH_MATMUL => {
+                let d = x.shape.last().copied().unwrap_or(1);
+                let batch = x.shape.iter().product::<i32>() / d.max(1);
+                let u = self.dim();
+                if op == BuiltinOp::FULLY_CONNECTED {
+                    let (weights, ws) = self.weights(&x, &[u, d], 0);
+                    let bias = self.bias(&x, u, ws);
+                    inputs.extend([weights, bias]);
+                    out_shape = vec![batch, u];
+                    let activation = self.activation();
+                    options = OpOptions::FullyConnected {
+                        activation,
+                        keep_num_dims: false,
+                        shuffled_weights: false,
+                    };
+                } else {
+                    let mut shape = x.shape.clone();
+                    if let Some(last) = shape.last_mut() {
+                        *last = u;
+                    }
+                    let len = shape.len();
+                    if len >= 2 {
+                        shape[len - 2] = d;
+                    }
+                    let y = self.constant(x.dtype, &shape, x.quant);
+                    inputs.push(y);
+                    out_shape.truncate(len.saturating_sub(1));
+                    out_shape.push(u);
+                    options = OpOptions::BatchMatMul {
+                        adj_x: false,
+                        adj_y: false,
+                        asymmetric_quantize_inputs: false,
+                    };
+                }
+            }
+            Ok(op)
+                if op == BuiltinOp::AVERAGE_POOL_2D
+                    || op == BuiltinOp::MAX_POOL_2D
+                    || op == BuiltinOp::L2_POOL_2D =>
+            {
+                let kh = 1 + i32::from(self.input.byte() % 3);
+                let kw = 1 + i32::from(self.input.byte() % 3);
+                let sh = 1 + i32::from(self.input.byte() % 2);
+                let sw = 1 + i32::from(self.input.byte() % 2);
+                let padding = self.padding();
+                let activation = self.activation();
+                if let [n, h, w, c] = x.shape[..] {
+                    out_shape = vec![
+                        n,
+                        Self::spatial(padding, h, kh, sh),
+                        Self::spatial(padding, w, kw, sw),
+                        c,
+                    ];
+                }
+                options = OpOptions::Pool2D {
+                    padding,
+                    stride_w: sw,
+                    stride_h: sh,
+                    filter_w: kw,
+                    filter_h: kh,
+                    activation,
+                };
+            }
+            Ok(op)
+                if op == BuiltinOp::RESHAPE
+                    || op == BuiltinOp::SQUEEZE
+                    || op == BuiltinOp::EXPAND_DIMS =>
+            {
+                let total = x.shape.iter().product::<i32>();
+                out_shape = match self.input.byte() % 3 {
+                    0 => vec![total],
+                    1 => vec![1, total],
+                    _ => x.shape.iter().copied().filter(|&d| d != 1).collect(),
+                };
+                if op == BuiltinOp::RESHAPE {
+                    let shape = self.int32s(&out_shape);
+                    inputs.push(shape);
+                    options = OpOptions::Reshape {
+                        new_shape: Some(out_shape.clone()),
+                    };
+                } else if op == BuiltinOp::EXPAND_DIMS {
+                    let axis =
+                        i32::from(self.input.byte()) % (i32::try_from(rank).unwrap_or(0) + 1);
+                    let a = self.int32s(&[axis]);
+                    inputs.push(a);
+                    out_shape = x.shape.clone();
+                    out_shape.insert(usize::try_from(axis).unwrap_or(0).min(rank), 1);
+                } else {
+                    options = OpOptions::Squeeze {
+                        squeeze_dims: Vec::new(),
+                    };
+                }
+            }
+            Ok(op)
+                if op == BuiltinOp::MEAN
+                    || op == BuiltinOp::SUM
+                    || op == BuiltinOp::REDUCE_MAX
+                    || op == BuiltinOp::REDUCE_MIN =>
+            {
+                let axis = usize::from(self.input.byte()) % rank.max(1);
+                let a = self.int32s(&[i32::try_from(axis).unwrap_or(0)]);
+                inputs.push(a);
+                let keep_dims = self.input.byte().is_multiple_of(2);
+                if keep_dims {
+                    if let Some(d) = out_shape.get_mut(axis) {
+                        *d = 1;
+                    }
+                } else if axis < out_shape.len() {
+                    out_shape.remove(axis);
+                }
+                options = OpOptions::Reducer { keep_dims };
+            }
+            Ok(op) if op == BuiltinOp::CONCATENATION || op == BuiltinOp::PACK => {
+                let axis = usize::from(self.input.byte()) % rank.max(1);
+                let count = 2 + usize::from(self.input.byte() % 2);
+                for _ in 1..count {
+                    inputs.push(x.index);
+                }
+                let ax = i32::try_from(axis).unwrap_or(0);
+                let n = i32::try_from(count).unwrap_or(2);
+                if op == BuiltinOp::CONCATENATION {
+                    if let Some(d) = out_shape.get_mut(axis) {
+                        *d *= n;
+                    }
+                    let activation = self.activation();
+                    options = OpOptions::Concatenation {
+                        axis: ax,
+                        activation,
+                    };
+                } else {
+                    out_shape.insert(axis.min(rank), n);
+                    options = OpOptions::Pack {
+                        values_count: n,
+                        axis: ax,
+                    };
+                }
+            }
+            Ok(op) => {
+                // Other ops: more operands (the input again, another activation, a constant of
+                // the input's shape or a small int32 vector of parameters), the input's shape
+                // and type out unless a choice changes them.
+                let unary = UNARY.contains(&op);
+                let binary = BINARY.contains(&op);
+                let extra_params = ARITY.iter().any(|(o, _)| *o == op);
+                let extra = if unary {
+                    0
+                } else if binary {
+                    1
+                } else if let Some(&(_, n)) = ARITY.iter().find(|(o, _)| *o == op) {
+                    n - 1
+                } else {
+                    usize::from(self.input.byte() % 3)
+                };
+                for _ in 0..extra {
+                    let choice = if binary {
+                        self.input.byte() % 3
+                    } else if extra_params {
+                        2 + self.input.byte() % 2
+                    } else {
+                        self.input.byte() % 4
+                    };
+                    let t = match choice {
+                        0 => x.index,
+                        1 => self.operand().index,
+                        2 => self.constant(x.dtype, &x.shape, x.quant),
+                        _ => {
+                            let len = 1 + usize::from(self.input.byte() % 4);
+                            let values: Vec<i32> =
+                                (0..len).map(|_| i32::from(self.input.byte() % 4)).collect();
+                            self.int32s(&values)
+                        }
+                    };
+                    inputs.push(t);
+                }
+                if COMPARISONS.contains(&op) {
+                    out_type = DType::Bool;
+                } else if op == BuiltinOp::DEQUANTIZE {
+                    out_type = DType::Float32;
+                } else if op == BuiltinOp::QUANTIZE {
+                    out_type = self.pick(&[DType::Int8, DType::Int16]);
+                    out_quant = self.quant_for(out_type);
+                } else if self.input.byte().is_multiple_of(8) {
+                    out_type = self.pick(&[
+                        DType::Bool,
+                        DType::Int32,
+                        DType::Float32,
+                        DType::Int8,
+                        DType::Int64,
+                    ]);
+                }
+                if !unary && !binary && self.input.byte().is_multiple_of(8) && !out_shape.is_empty()
+                {
+                    out_shape.pop();
+                }
+                if op == BuiltinOp::SPLIT || op == BuiltinOp::SPLIT_V || op == BuiltinOp::UNPACK {
+                    outputs = 1 + usize::from(self.input.byte() % 3);
+                }
+                let axis = i32::from(self.input.byte() % 4);
+                let n = i32::try_from(outputs).unwrap_or(1);
+                let activation = self.activation();
+                let flag = self.input.byte().is_multiple_of(2);
+                options = match op {
+                    o if o == BuiltinOp::SOFTMAX => OpOptions::Softmax { beta: 1.0 },
+                    o if o == BuiltinOp::ADD => OpOptions::Add {
+                        activation,
+                        pot_scale_int16: false,
+                    },
+                    o if o == BuiltinOp::SUB => OpOptions::Sub {
+                        activation,
+                        pot_scale_int16: false,
+                    },
+                    o if o == BuiltinOp::MUL => OpOptions::Mul { activation },
+                    o if o == BuiltinOp::DIV => OpOptions::Div { activation },
+                    o if o == BuiltinOp::L2_NORMALIZATION => OpOptions::L2Norm { activation },
+                    o if o == BuiltinOp::SPLIT => OpOptions::Split { num_splits: n },
+                    o if o == BuiltinOp::SPLIT_V => OpOptions::SplitV { num_splits: n },
+                    o if o == BuiltinOp::UNPACK => OpOptions::Unpack { num: n, axis },
+                    o if o == BuiltinOp::GATHER => OpOptions::Gather {
+                        axis,
+                        batch_dims: 0,
+                    },
+                    o if o == BuiltinOp::CAST => OpOptions::Cast {
+                        in_data_type: x.dtype,
+                        out_data_type: out_type,
+                    },
+                    o if o == BuiltinOp::ARG_MAX => OpOptions::ArgMax {
+                        output_type: DType::Int32,
+                    },
+                    o if o == BuiltinOp::ARG_MIN => OpOptions::ArgMin {
+                        output_type: DType::Int32,
+                    },
+                    o if o == BuiltinOp::SHAPE => OpOptions::Shape {
+                        out_type: DType::Int32,
+                    },
+                    o if o == BuiltinOp::LEAKY_RELU => OpOptions::LeakyRelu { alpha: 0.2 },
+                    o if o == BuiltinOp::MIRROR_PAD => OpOptions::MirrorPad { symmetric: flag },
+                    o if o == BuiltinOp::DEPTH_TO_SPACE => {
+                        OpOptions::DepthToSpace { block_size: 2 }
+                    }
+                    o if o == BuiltinOp::SPACE_TO_DEPTH => {
+                        OpOptions::SpaceToDepth { block_size: 2 }
+                    }
+                    o if o == BuiltinOp::CUMSUM => OpOptions::Cumsum {
+                        exclusive: flag,
+                        reverse: false,
+                    },
+                    o if o == BuiltinOp::RESIZE_BILINEAR => OpOptions::ResizeBilinear {
+                        align_corners: false,
+                        half_pixel_centers: flag,
+                    },
+                    o if o == BuiltinOp::RESIZE_NEAREST_NEIGHBOR => {
+                        OpOptions::ResizeNearestNeighbor {
+                            align_corners: false,
+                            half_pixel_centers: flag,
+                        }
+                    }
+                    o if o == BuiltinOp::STRIDED_SLICE => OpOptions::StridedSlice {
+                        begin_mask: 0,
+                        end_mask: 0,
+                        ellipsis_mask: 0,
+                        new_axis_mask: 0,
+                        shrink_axis_mask: 0,
+                        offset: false,
+                    },
+                    o if o == BuiltinOp::SVDF => OpOptions::Svdf {
+                        rank: 1,
+                        activation,
+                        asymmetric_quantize_inputs: false,
+                    },
+                    _ => OpOptions::None,
+                };
+            }
+        }
+        let Ok(op) = code else { return };
+        let outs = self.outputs(outputs, &out_shape, out_type, out_quant);
+        self.mark_read(&inputs);
+        self.b.op_with_options(0, op, &inputs, &outs, options);
+    }
+
+    fn mark_read(&mut self, inputs: &[i32]) {
+        self.read.extend_from_slice(inputs);
+    }
+
+    fn outputs(
+        &mut self,
+        count: usize,
+        shape: &[i32],
+        dtype: DType,
+        quant: Option<(f32, i64)>,
+    ) -> Vec<i32> {
+        let quant = quant.filter(|_| matches!(dtype, DType::Int8 | DType::Int16));
+        (0..count)
+            .map(|_| {
+                let a = self.act(dtype, shape.to_vec(), quant);
+                let index = a.index;
+                self.acts.push(a);
+                index
+            })
+            .collect()
+    }
+}
+
+/// The model [`model_gen`] writes for `data`.
+#[must_use]
+pub fn generated_model(data: &[u8]) -> Vec<u8> {
+    let mut codes: Vec<Result<BuiltinOp, &str>> = ops::builtin_codes().map(Ok).collect();
+    codes.extend(ops::custom_codes().map(Err));
+    let mut g = Gen {
+        input: Input(data),
+        b: ModelBuilder::new(),
+        acts: Vec::new(),
+        read: Vec::new(),
+        names: 0,
+    };
+    g.b.subgraph("main");
+    let dtype = g.pick(&ACT_TYPES);
+    let rank = match g.input.byte() % 6 {
+        0 => 1,
+        1 => 2,
+        2 => 3,
+        _ => 4,
+    };
+    let shape: Vec<i32> = (0..rank).map(|_| g.dim()).collect();
+    let quant = g.quant_for(dtype);
+    let first = g.act(dtype, shape, quant);
+    let model_input = first.index;
+    g.acts.push(first);
+    let ops = 1 + usize::from(g.input.byte() % 5);
+    for _ in 0..ops {
+        if g.input.is_empty() {
+            break;
+        }
+        g.op(&codes);
+    }
+    // Every activation no op reads is a model output.
+    let outputs: Vec<i32> = g
+        .acts
+        .iter()
+        .skip(1)
+        .filter(|a| !g.read.contains(&a.index))
+        .map(|a| a.index)
+        .collect();
+    let outputs = if outputs.is_empty() {
+        vec![model_input]
+    } else {
+        outputs
+    };
+    g.b.io(0, &[model_input], &outputs);
+    g.b.finish()
+}
+
+/// Fuzz bytes read as choices for the model builder ([`generated_model`]): ops from the op
+/// table with plausible shapes, types, quantisation, options and constants, so that most
+/// inputs are models that reach planning, kernel lowering and code generation with `invoke`
+/// ([`codegen`]).
+pub fn model_gen(data: &[u8]) {
+    model_gen_reach(data);
+}
+
+/// [`model_gen`], saying how far the input got.
+pub fn model_gen_reach(data: &[u8]) -> Reach {
+    codegen_reach(&generated_model(data))
 }

@@ -32,3 +32,13 @@ fn problem_planners() {
 fn builder_roundtrip() {
     assert!(replay("builder_roundtrip", fuzz::builder_roundtrip) > 0);
 }
+
+#[test]
+fn codegen() {
+    assert!(replay("codegen", fuzz::codegen) > 0);
+}
+
+#[test]
+fn model_gen() {
+    assert!(replay("model_gen", fuzz::model_gen) > 0);
+}

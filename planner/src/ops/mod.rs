@@ -326,6 +326,16 @@ const CUSTOM: &[(&str, OpKind)] = &[
 
 pub use circular_buffer::{cycles_max as circular_buffer_cycles_max, is_circular_buffer};
 
+/// Every builtin op code stowplan knows, in table order.
+pub fn builtin_codes() -> impl Iterator<Item = BuiltinOp> {
+    BUILTINS.iter().map(|(c, _)| *c)
+}
+
+/// Every custom op name stowplan knows, in table order.
+pub fn custom_codes() -> impl Iterator<Item = &'static str> {
+    CUSTOM.iter().map(|(c, _)| *c)
+}
+
 /// The module of an op kind, if stowplan knows it.
 #[must_use]
 pub fn kind(opcode: &Opcode) -> Option<&'static OpKind> {
