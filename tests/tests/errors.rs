@@ -116,8 +116,14 @@ fn signal_delay_refuses_what_tflm_would_crash_on() {
     assert_eq!(invoke_error(&model(&[2, 8], &[2, 8], 3)), None);
     let cases = [
         (model(&[2, 8], &[2, 8], -1), "delay_length is -1"),
-        (model(&[2, 8], &[8], 3), "holds 8 values and tensor 0 \"x\" of subgraph 0 16"),
-        (model(&[2, 0], &[2, 0], 3), "divides by its innermost dimension"),
+        (
+            model(&[2, 8], &[8], 3),
+            "holds 8 values and tensor 0 \"x\" of subgraph 0 16",
+        ),
+        (
+            model(&[2, 0], &[2, 0], 3),
+            "divides by its innermost dimension",
+        ),
     ];
     for (bytes, part) in cases {
         let e = invoke_error(&bytes).expect("refused");

@@ -16,7 +16,11 @@ pub struct SignalDelay {
 /// Sample `i` of the delay lines, two int16 to a word (low half first).
 fn sample(state: &[u32], i: usize) -> i16 {
     let word = state.get(i / 2).copied().unwrap_or(0);
-    (if i.is_multiple_of(2) { word } else { word >> 16 }) as u16 as i16
+    (if i.is_multiple_of(2) {
+        word
+    } else {
+        word >> 16
+    }) as u16 as i16
 }
 
 fn set_sample(state: &mut [u32], i: usize, v: i16) {
