@@ -2,7 +2,7 @@
 //! committed regression inputs (`fuzz/regressions/<target>/`) through exactly the same code.
 //! Each panics only when it finds a bug.
 
-use stowplan_planner::codegen::{Codegen, GenerateError, ModelFile, generate};
+use stowplan_planner::codegen::{Codegen, GenerateError, generate};
 use stowplan_planner::ops;
 use stowplan_planner::plan::{Buffer, Lifetime, Planner, Problem, Settings, lower_bound, run_with};
 use stowplan_planner::tflite::builder::{ModelBuilder, TensorSpec};
@@ -54,15 +54,7 @@ pub fn model_plan_reach(data: &[u8]) -> Reach {
                 assert_eq!(plan.arena_bytes(), plan.naive_bytes());
             }
             if planner == Planner::Greedy && offline == OfflinePolicy::Replan {
-                let cg = Codegen {
-                    module: "fuzzed".into(),
-                    runtime: syn::parse_quote!(::stowplan),
-                    model_path: "m.tflite".into(),
-                    model_file: ModelFile::ManifestRelative("m.tflite".into()),
-                    budget: None,
-                    invoke: false,
-                    fallback: None,
-                };
+                let cg = crate::test_codegen("fuzzed", false);
                 match generate(&plan, data, &cg) {
                     Ok(tokens) => {
                         syn::parse2::<syn::File>(tokens).expect("generated code parses");
@@ -283,15 +275,7 @@ pub fn codegen_reach(data: &[u8]) -> Reach {
             };
         }
     };
-    let cg = Codegen {
-        module: "fuzzed".into(),
-        runtime: syn::parse_quote!(::stowplan),
-        model_path: "m.tflite".into(),
-        model_file: ModelFile::ManifestRelative("m.tflite".into()),
-        budget: None,
-        invoke: true,
-        fallback: None,
-    };
+    let cg = crate::test_codegen("fuzzed", true);
     let mut reach = Reach::Planned;
     match generate(&plan, data, &cg) {
         Ok(tokens) => {

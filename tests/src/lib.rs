@@ -734,3 +734,18 @@ pub fn circular_buffer() -> Vec<u8> {
     b.io(sg, &[x], &[y]);
     b.finish()
 }
+
+/// Code generation options as the tests use them: module `module` of `m.tflite` (relative to
+/// the manifest), the runtime as `::stowplan`, no budget and no fallback, `invoke` as given.
+#[must_use]
+pub fn test_codegen(module: &str, invoke: bool) -> stowplan_planner::codegen::Codegen {
+    stowplan_planner::codegen::Codegen {
+        module: module.into(),
+        runtime: syn::parse_quote!(::stowplan),
+        model_path: "m.tflite".into(),
+        model_file: stowplan_planner::codegen::ModelFile::ManifestRelative("m.tflite".into()),
+        budget: None,
+        invoke,
+        fallback: None,
+    }
+}

@@ -5,7 +5,7 @@
 include!("../expected/circular_buffer.rs");
 
 use stowplan::Invoked;
-use stowplan_planner::codegen::{Codegen, GenerateError, ModelFile, generate};
+use stowplan_planner::codegen::{GenerateError, generate};
 use stowplan_planner::tflite::DType;
 use stowplan_planner::tflite::builder::ModelBuilder;
 use stowplan_planner::tflite::flexbuffer::{WriteValue, write_map};
@@ -78,15 +78,7 @@ fn model(
 fn generated(bytes: &[u8]) -> Result<String, String> {
     let plan =
         plan_model(bytes, &Options::default().with_invoke(true)).map_err(|e| e.to_string())?;
-    let cg = Codegen {
-        module: "m".into(),
-        runtime: syn::parse_quote!(::stowplan),
-        model_path: "m.tflite".into(),
-        model_file: ModelFile::ManifestRelative("m.tflite".into()),
-        budget: None,
-        invoke: true,
-        fallback: None,
-    };
+    let cg = stowplan_tests::test_codegen("m", true);
     match generate(&plan, bytes, &cg) {
         Ok(tokens) => Ok(tokens.to_string()),
         Err(GenerateError::NoKernel { message }) => Err(message),

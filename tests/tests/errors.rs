@@ -86,17 +86,9 @@ fn kernel_scratch_beyond_4_gib_names_the_op() {
 
 /// `invoke`'s error for a one-op model, or `None` when it generates.
 fn invoke_error(bytes: &[u8]) -> Option<String> {
-    use stowplan_planner::codegen::{Codegen, ModelFile, generate};
+    use stowplan_planner::codegen::generate;
     let plan = plan_model(bytes, &Options::default().with_invoke(true)).unwrap();
-    let cg = Codegen {
-        module: "m".into(),
-        runtime: syn::parse_quote!(::stowplan),
-        model_path: "m.tflite".into(),
-        model_file: ModelFile::ManifestRelative("m.tflite".into()),
-        budget: None,
-        invoke: true,
-        fallback: None,
-    };
+    let cg = stowplan_tests::test_codegen("m", true);
     generate(&plan, bytes, &cg).err().map(|e| e.to_string())
 }
 

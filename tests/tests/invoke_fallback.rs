@@ -74,7 +74,7 @@ fn ops_without_a_kernel_run_the_fallback_in_order() {
 /// subgraph, and points at `fallback`.
 #[test]
 fn ops_without_a_kernel_are_listed_together_grouped_by_reason() {
-    use stowplan_planner::codegen::{Codegen, GenerateError, ModelFile, generate};
+    use stowplan_planner::codegen::{GenerateError, generate};
     use stowplan_planner::tflite::DType;
     use stowplan_planner::tflite::builder::{Callees, ModelBuilder, ops};
     use stowplan_planner::{Options, plan_model};
@@ -111,15 +111,7 @@ fn ops_without_a_kernel_are_listed_together_grouped_by_reason() {
     }
     let bytes = b.finish();
     let plan = plan_model(&bytes, &Options::default().with_invoke(true)).unwrap();
-    let cg = Codegen {
-        module: "m".into(),
-        runtime: syn::parse_quote!(::stowplan),
-        model_path: "m.tflite".into(),
-        model_file: ModelFile::ManifestRelative("m.tflite".into()),
-        budget: None,
-        invoke: true,
-        fallback: None,
-    };
+    let cg = stowplan_tests::test_codegen("m", true);
     let Err(GenerateError::NoKernel { message }) = generate(&plan, &bytes, &cg) else {
         panic!("custom ops have no kernel");
     };
@@ -141,7 +133,7 @@ fn ops_without_a_kernel_are_listed_together_grouped_by_reason() {
 /// output, before any is made.
 #[test]
 fn channels_beyond_what_the_file_backs_are_refused() {
-    use stowplan_planner::codegen::{Codegen, GenerateError, ModelFile, generate};
+    use stowplan_planner::codegen::{GenerateError, generate};
     use stowplan_planner::tflite::builder::ModelBuilder;
     use stowplan_planner::tflite::{Activation, DType, OpOptions, Padding};
     use stowplan_planner::{Options, plan_model};
@@ -180,15 +172,7 @@ fn channels_beyond_what_the_file_backs_are_refused() {
     b.io(sg, &[x, w], &[y]);
     let bytes = b.finish();
     let plan = plan_model(&bytes, &Options::default().with_invoke(true)).unwrap();
-    let cg = Codegen {
-        module: "m".into(),
-        runtime: syn::parse_quote!(::stowplan),
-        model_path: "m.tflite".into(),
-        model_file: ModelFile::ManifestRelative("m.tflite".into()),
-        budget: None,
-        invoke: true,
-        fallback: None,
-    };
+    let cg = stowplan_tests::test_codegen("m", true);
     let start = std::time::Instant::now();
     let result = generate(&plan, &bytes, &cg);
     assert!(start.elapsed() < std::time::Duration::from_secs(10));
