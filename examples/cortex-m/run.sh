@@ -23,7 +23,7 @@
 #   conv-loop.s             the innermost loop of its int8 CONV_2D kernel (the first loop with
 #                           an `smlad`: the DSP extension's blocked 1x1 matrix product)
 #
-# and, when STOWPLAN_TFLM_PYTHON names a Python with tflite-micro, person_detect_tflm.py
+# and, when STOWPLAN_TFLM_PYTHON names a Python with tflite-micro, firmware_tflm.py
 # recomputes TFLM's output for the same input and it must equal the firmware's. The same for
 # TFLite Micro's micro_speech (binary `micro_speech`, feature `micro-speech`), whose output the
 # firmware checks too (no snapshot: `icount.sh` counts its instructions).
@@ -129,7 +129,7 @@ if [ -f "$model" ]; then
     snapshots+=(person-detect.out person-detect-size.txt conv-loop.s)
 
     if [ -n "${STOWPLAN_TFLM_PYTHON:-}" ]; then
-        tflm=$("$STOWPLAN_TFLM_PYTHON" person_detect_tflm.py "$model")
+        tflm=$("$STOWPLAN_TFLM_PYTHON" firmware_tflm.py person_detect "$model")
         ours=$(grep '^person_detect output ' "$out/person-detect.out")
         echo "TFLite Micro: $tflm"
         if [ "$tflm" != "$ours" ]; then
@@ -154,7 +154,7 @@ if [ -f "$model" ]; then
         exit 1
     fi
     if [ -n "${STOWPLAN_TFLM_PYTHON:-}" ]; then
-        tflm=$("$STOWPLAN_TFLM_PYTHON" micro_speech_tflm.py "$model")
+        tflm=$("$STOWPLAN_TFLM_PYTHON" firmware_tflm.py micro_speech "$model")
         ours=$(grep '^micro_speech output ' "$out/micro-speech.out")
         echo "TFLite Micro: $tflm"
         if [ "$tflm" != "$ours" ]; then

@@ -1,7 +1,7 @@
 //! TFLite Micro's micro_speech (int8: a 49x40 spectrogram, DEPTHWISE_CONV_2D, FULLY_CONNECTED,
 //! SOFTMAX) end to end on a Cortex-M4 under QEMU, run by the generated `invoke` in its arena in
 //! `.bss`, the weights read in place from the model file in flash. The output is checked against
-//! the one TFLite Micro computes for the same input (`micro_speech_tflm.py`). `icount.sh` counts
+//! the one TFLite Micro computes for the same input (`firmware_tflm.py micro_speech`). `icount.sh` counts
 //! the instructions of its `invoke`. Prints through semihosting and exits 0; a mismatch, a panic
 //! or a HardFault exits 1.
 //!
@@ -35,7 +35,7 @@ use micro_speech::{inputs::INPUT_0 as INPUT, outputs::OUTPUT_0 as OUTPUT};
 const _: () = assert!(INPUT.len() == 49 * 40 && OUTPUT.len() == 4);
 
 /// What TFLite Micro outputs for [`fill_input`]'s input: its Python interpreter (`tflite-micro`
-/// 0.dev20261023182759, reference kernels) run by `micro_speech_tflm.py`, which `run.sh`
+/// 0.dev20261023182759, reference kernels) run by `firmware_tflm.py micro_speech`, which `run.sh`
 /// re-runs and compares when `STOWPLAN_TFLM_PYTHON` is set.
 const EXPECTED: [i8; 4] = [-128, -74, 33, -87];
 
@@ -43,7 +43,7 @@ const EXPECTED: [i8; 4] = [-128, -74, 33, -87];
 static ARENA: micro_speech::StaticArena = micro_speech::StaticArena::new();
 
 /// The input, deterministic: xorshift32 (13, 17, 5) from seed 1, the low byte of each state as
-/// one `i8` element, in order (`micro_speech_tflm.py` makes the same).
+/// one `i8` element, in order (`firmware_tflm.py micro_speech` makes the same).
 fn fill_input(input: &mut [i8]) {
     let mut x: u32 = 1;
     for v in input {

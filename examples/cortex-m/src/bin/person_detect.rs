@@ -2,7 +2,7 @@
 //! Cortex-M4 under QEMU: planned while the crate compiles, run by the generated `invoke` (every
 //! op a reference kernel of the runtime, bit-exact with TFLM's) in its arena in `.bss`, its
 //! weights read in place from the model file in flash. The output is checked against the one
-//! TFLite Micro computes for the same input (`person_detect_tflm.py`); the stack's peak is
+//! TFLite Micro computes for the same input (`firmware_tflm.py person_detect`); the stack's peak is
 //! measured by painting (`stowplan::stack`). Prints through semihosting and exits 0; a mismatch,
 //! a panic or a HardFault exits 1.
 //!
@@ -59,7 +59,7 @@ const _: () = assert!(is_arena_slot(
 const _: () = assert!(INPUT.len() == 96 * 96 && OUTPUT.len() == 2);
 
 /// What TFLite Micro outputs for [`fill_input`]'s input: its Python interpreter (`tflite-micro`
-/// 0.dev20261023182759, reference kernels) run by `person_detect_tflm.py`, which `run.sh`
+/// 0.dev20261023182759, reference kernels) run by `firmware_tflm.py person_detect`, which `run.sh`
 /// re-runs and compares when `STOWPLAN_TFLM_PYTHON` is set.
 const EXPECTED: [i8; 2] = [112, -112];
 
@@ -67,7 +67,7 @@ const EXPECTED: [i8; 2] = [112, -112];
 static ARENA: person_detect::StaticArena = person_detect::StaticArena::new();
 
 /// The input, deterministic: xorshift32 (13, 17, 5) from seed 1, the low byte of each state as
-/// one `i8` element, in order (`person_detect_tflm.py` makes the same).
+/// one `i8` element, in order (`firmware_tflm.py person_detect` makes the same).
 fn fill_input(input: &mut [i8]) {
     let mut x: u32 = 1;
     for v in input {
