@@ -162,6 +162,42 @@ pub const fn multiply_by_quantized_multiplier(x: i32, multiplier: i32, shift: i3
     }
 }
 
+/// Whether [`multiply_by_quantized_multiplier_right`] computes
+/// [`multiply_by_quantized_multiplier`] for this multiplier and shift: in the double-rounding
+/// build, for a non-negative multiplier and a right shift of 2 to 31 (`-31 <= shift <= -2`),
+/// the shifts every requantisation to a narrower type has in practice. The blocked DSP kernels
+/// check it once per op, for every channel, and take the general function otherwise.
+#[must_use]
+#[inline(always)]
+pub const fn has_right_form(multiplier: i32, shift: i32) -> bool {
+    !SINGLE_ROUNDING && multiplier >= 0 && shift >= -31 && shift <= -2
+}
+
+/// [`multiply_by_quantized_multiplier`]`(x, multiplier, shift)` in fewer operations, for the
+/// multipliers and shifts [`has_right_form`] accepts; `t` is `-shift - 2` (0 to 29).
+///
+/// TFLM's double rounding is `z = RoundingDivideByPOT(y, s)` of `y =
+/// SaturatingRoundingDoublingHighMul(x, m)` with `s = -shift`. With `p = x * m` (`m >= 0`, so
+/// `MIN * MIN`, the one saturating case, cannot occur): `y = floor((p + 2^30) / 2^31)`, and
+/// the division rounding half away from zero is `z = floor((y + 2^(s-1) - [y < 0]) / 2^s)`.
+/// `[y < 0]` may be replaced by `[x < 0]`: they differ only where `y == 0` (`m >= 0` gives `y
+/// <= 0` for `x < 0` and `y >= 0` otherwise), and for `y == 0` both give 0 (`s >= 1`). Nested
+/// floors of integer quotients merge (`floor((floor(a / b) + k) / c) == floor((a + k b) / (b
+/// c))`), so `z = floor((p + 2^30 - [x < 0] 2^31 + 2^(30+s)) / 2^(31+s))`: with `h =
+/// floor((p + 2^30 - [x < 0] 2^31) / 2^32)` (one 64-bit multiply-accumulate onto a constant
+/// chosen by the sign of `x`, its high word) that is `floor((h + 2^(s-2)) / 2^(s-1)) =
+/// ((h >> (s - 2)) + 1) >> 1` (`s >= 2`; `|h| < 2^30`, no overflow). The tests compare it
+/// with the general function exhaustively on small domains and on a large random sample.
+#[must_use]
+#[inline(always)]
+pub const fn multiply_by_quantized_multiplier_right(x: i32, multiplier: i32, t: u32) -> i32 {
+    // `2^30 - [x < 0] 2^31`: `x >> 31` is 0 or -1.
+    let nudge = (1_i64 << 30) + (((x >> 31) as i64) << 31);
+    // `|x * multiplier| <= 2^62`: no overflow.
+    let h = ((x as i64 * multiplier as i64 + nudge) >> 32) as i32;
+    ((h >> (t & 31)) + 1) >> 1
+}
+
 /// TFLM's `MultiplyByQuantizedMultiplierGreaterThanOne` (softmax) in the build
 /// [`SINGLE_ROUNDING`] selects: double rounding is `SaturatingRoundingDoublingHighMul(x * (1 <<
 /// left_shift), multiplier)` (no final rounding shift), single rounding is
@@ -376,6 +412,78 @@ mod tests {
         let remainder = x & mask;
         let threshold = (mask >> 1) + i32::from(x < 0);
         (x >> exponent) + i32::from(remainder > threshold)
+    }
+
+    #[test]
+    fn right_form_equals_the_general_function() {
+        let check = |x: i32, m: i32, shift: i32| {
+            assert!(has_right_form(m, shift));
+            assert_eq!(
+                multiply_by_quantized_multiplier_right(x, m, (-shift - 2) as u32),
+                multiply_by_quantized_multiplier(x, m, shift),
+                "{x} {m} {shift}"
+            );
+        };
+        // Exhaustive on small domains: every x of a window around 0 and around both ends, the
+        // multipliers' extremes and small ones (ties are frequent there), every shift.
+        let span = if cfg!(miri) { 3 } else { 600 };
+        let xs = (-span..=span)
+            .chain(i32::MIN..=i32::MIN + span)
+            .chain(i32::MAX - span..=i32::MAX);
+        let ms = [
+            0,
+            1,
+            2,
+            3,
+            1 << 29,
+            1 << 30,
+            (1 << 30) + 1,
+            i32::MAX,
+            i32::MAX - 1,
+            0x5a5a_5a5a,
+        ];
+        for x in xs {
+            for m in ms {
+                for shift in -31..=-2 {
+                    check(x, m, shift);
+                }
+            }
+        }
+        // Every x of -2^12..2^12 with every multiplier 2^30 + k (k < 2^8) at two shifts.
+        if !cfg!(miri) {
+            for x in -(1 << 12)..(1 << 12) {
+                for k in 0..256 {
+                    check(x, (1 << 30) + k * 4_194_301, -2);
+                    check(x, (1 << 30) + k, -9);
+                }
+            }
+        }
+        // A large random sample of every argument.
+        let mut r = 0x2545_f491_u32;
+        let mut next = move || {
+            r ^= r << 13;
+            r ^= r >> 17;
+            r ^= r << 5;
+            r
+        };
+        for _ in 0..if cfg!(miri) { 100 } else { 2_000_000 } {
+            let x = next() as i32;
+            // Sums of int8 products are small: shrink x by a random amount too.
+            let x = x >> (next() % 32);
+            let m = (next() >> 1) as i32;
+            let shift = -2 - (next() % 30) as i32;
+            check(x, m, shift);
+        }
+        // Outside the form: a left shift, a shift of 0 or 1 or past 31, a negative multiplier.
+        for (m, shift) in [
+            (1 << 30, 0),
+            (1 << 30, -1),
+            (1 << 30, 1),
+            (1 << 30, -32),
+            (-1, -5),
+        ] {
+            assert!(!has_right_form(m, shift));
+        }
     }
 
     #[test]

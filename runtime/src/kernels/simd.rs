@@ -9,12 +9,12 @@
 //! Every output is TFLM's value: each accumulator is the same int32 sum as the portable
 //! kernel's (`sum(filter * (input + input_offset))`, its terms in another order, which is exact
 //! modulo 2^32, as TFLM's accumulator wraps), then the same requantisation
-//! ([`requantize_channel`]). `input + input_offset` fits a halfword: the input is int8 and the
+//! ([`requantize_channel`](super::conv::requantize_channel)). `input + input_offset` fits a halfword: the input is int8 and the
 //! offset minus an int8 zero point, so the sum lies in `-255..=255`; filter values are int8;
 //! every product fits in 17 bits.
 
-use super::conv::{ConvS8, requantize_channel, valid_taps};
-use super::{product, sized, sized_mut};
+use super::conv::{ConvS8, valid_taps};
+use super::{Requant, product, sized, sized_mut};
 use crate::dsp::{
     smlabb, smlad, smlatt, splat16, sxtab16, sxtab16_ror8, sxtb16, sxtb16_ror8, word,
 };
@@ -116,16 +116,98 @@ fn dot_2x2(a: &[i8], b: &[i8], fa: &[i8], fb: &[i8], offset: i32) -> [i32; 4] {
     [aa, ab, ba, bb]
 }
 
-/// Row `index` of `len` elements of a row-major matrix (empty past its end).
-#[inline(always)]
-fn row(matrix: &[i8], index: usize, len: usize) -> &[i8] {
-    matrix.get(index * len..(index + 1) * len).unwrap_or(&[])
+/// The int8 epilogue of the blocked kernels, [`requantize_channel`](super::conv::requantize_channel)'s arithmetic with the
+/// channel's constants read once per channel block: with `RIGHT` (chosen per op by
+/// [`Epilogue::new`] when every channel's multiplier has
+/// [`fixed::has_right_form`](super::fixed::has_right_form)) the requantisation is
+/// [`fixed::multiply_by_quantized_multiplier_right`](super::fixed::multiply_by_quantized_multiplier_right),
+/// else the general function; both equal TFLM's.
+#[derive(Clone, Copy)]
+pub(super) struct Epilogue<'a> {
+    bias: Option<&'a [i32]>,
+    requant: &'a [Requant],
+    output_offset: i32,
+    act_min: i32,
+    act_max: i32,
+}
+
+/// One output channel's constants: bias (0 without one), multiplier, and the shift (with the
+/// right form: `-shift - 2`).
+#[derive(Clone, Copy)]
+pub(super) struct Channel {
+    bias: i32,
+    multiplier: i32,
+    shift: i32,
+}
+
+impl<'a> Epilogue<'a> {
+    /// The epilogue of `p` with `bias`, and whether every one of the `channels` first
+    /// multipliers has the right form (then the kernels run `finish::<true>`).
+    #[inline(always)]
+    pub(super) fn new(p: &ConvS8, bias: Option<&'a [i32]>, channels: usize) -> (Self, bool) {
+        let e = Epilogue {
+            bias,
+            requant: p.requant,
+            output_offset: p.output_offset,
+            act_min: p.act_min,
+            act_max: p.act_max,
+        };
+        let right = p.requant.len() >= channels
+            && p.requant
+                .iter()
+                .take(channels)
+                .all(|r| super::fixed::has_right_form(r.multiplier, r.shift));
+        (e, right)
+    }
+
+    /// Channel `c`'s constants (a missing bias or multiplier is 0, as in
+    /// [`requantize_channel`](super::conv::requantize_channel)).
+    #[inline(always)]
+    pub(super) fn channel<const RIGHT: bool>(&self, c: usize) -> Channel {
+        let bias = match self.bias.and_then(|b| b.get(c)) {
+            Some(&b) => b,
+            None => 0,
+        };
+        let (multiplier, shift) = match self.requant.get(c) {
+            Some(r) => (r.multiplier, r.shift),
+            None => (0, 0),
+        };
+        Channel {
+            bias,
+            multiplier,
+            shift: if RIGHT { -shift - 2 } else { shift },
+        }
+    }
+
+    /// The output value of accumulator `acc` of channel `ch`.
+    #[inline(always)]
+    pub(super) fn finish<const RIGHT: bool>(&self, acc: i32, ch: Channel) -> i8 {
+        let acc = acc.wrapping_add(ch.bias);
+        let acc = if RIGHT {
+            super::fixed::multiply_by_quantized_multiplier_right(
+                acc,
+                ch.multiplier,
+                ch.shift as u32,
+            )
+        } else {
+            super::fixed::multiply_by_quantized_multiplier(acc, ch.multiplier, ch.shift)
+        };
+        super::clamp_to_i8(
+            acc.wrapping_add(self.output_offset),
+            self.act_min,
+            self.act_max,
+        )
+    }
 }
 
 /// int8 CONV_2D with a 1 x 1 filter, stride 1, no padding and one group, as the matrix product
 /// `output[pixel][o] = requantise(filter[o] . (input[pixel] + input_offset) + bias[o])`, in
-/// blocks of 2 pixels x 2 output channels ([`dot_2x2`]; an odd last pixel or channel is
-/// computed and written twice, the same value). Writes every output, as [`super::conv2d_s8`].
+/// blocks of 2 pixels x 2 output channels ([`dot_2x2`]). Writes every output, as
+/// [`super::conv2d_s8`], in this order: pixel pairs in memory order; within a pair, channel
+/// pairs in order, each writing `(first pixel, o)`, `(first pixel, o + 1)`, `(second pixel,
+/// o)`, `(second pixel, o + 1)`; an odd last channel after the pair's other channels (first
+/// pixel, then second); so all channels of a pixel pair are written before the next pair is
+/// read. An odd last pixel comes last, channel by channel.
 ///
 /// Returns `false`, having written nothing, for any other geometry (or a zero dimension): the
 /// caller runs the general kernel then. Returns `true` without writing if a slice is shorter
@@ -158,71 +240,81 @@ pub(super) fn conv1x1_s8(
     ) else {
         return true;
     };
-    // Every index below is under a slice's length (sized above): no arithmetic overflows.
-    let mut px = 0;
-    while px < pixels {
-        let pb = if px + 1 < pixels { px + 1 } else { px };
-        let (a, b) = (row(input, px, depth), row(input, pb, depth));
-        let mut o = 0;
-        while o < out_depth {
-            let ob = if o + 1 < out_depth { o + 1 } else { o };
-            let sums = dot_2x2(
-                a,
-                b,
-                row(filter, o, depth),
-                row(filter, ob, depth),
-                p.input_offset,
-            );
-            for (acc, (pixel, out_c)) in
-                sums.into_iter().zip([(px, o), (px, ob), (pb, o), (pb, ob)])
-            {
-                if let Some(out) = output.get_mut(pixel * out_depth + out_c) {
-                    *out = requantize_channel(
-                        acc,
-                        out_c,
-                        bias,
-                        p.requant,
-                        p.output_offset,
-                        p.act_min,
-                        p.act_max,
-                    );
-                }
-            }
-            o += 2;
-        }
-        px += 2;
+    let (e, right) = Epilogue::new(p, bias, out_depth);
+    if right {
+        conv1x1_blocks::<true>(&e, input, filter, output, depth, out_depth, p.input_offset);
+    } else {
+        conv1x1_blocks::<false>(&e, input, filter, output, depth, out_depth, p.input_offset);
     }
     true
+}
+
+/// [`conv1x1_s8`]'s loops, the epilogue's form chosen (`RIGHT`); the slices hold whole pixels
+/// (`depth` input, `out_depth` output channels, both non-zero).
+#[inline(always)]
+fn conv1x1_blocks<const RIGHT: bool>(
+    e: &Epilogue<'_>,
+    input: &[i8],
+    filter: &[i8],
+    output: &mut [i8],
+    depth: usize,
+    out_depth: usize,
+    offset: i32,
+) {
+    let mut ins = input.chunks_exact(2 * depth);
+    let mut outs = output.chunks_exact_mut(2 * out_depth);
+    for (x2, y2) in (&mut ins).zip(&mut outs) {
+        let (a, b) = x2.split_at(depth);
+        let (ya, yb) = y2.split_at_mut(out_depth);
+        let mut fs = filter.chunks_exact(2 * depth);
+        let mut o = 0;
+        let pairs = ya.as_chunks_mut::<2>().0.iter_mut();
+        for ((f2, ya), yb) in (&mut fs).zip(pairs).zip(yb.as_chunks_mut::<2>().0) {
+            let (fa, fb) = f2.split_at(depth);
+            let [aa, ab, ba, bb] = dot_2x2(a, b, fa, fb, offset);
+            let (c0, c1) = (e.channel::<RIGHT>(o), e.channel::<RIGHT>(o + 1));
+            *ya = [e.finish::<RIGHT>(aa, c0), e.finish::<RIGHT>(ab, c1)];
+            *yb = [e.finish::<RIGHT>(ba, c0), e.finish::<RIGHT>(bb, c1)];
+            o += 2;
+        }
+        // An odd last channel: its filter row is what the pairs left.
+        let f = fs.remainder();
+        if !f.is_empty() {
+            let [aa, _, ba, _] = dot_2x2(a, b, f, f, offset);
+            let c = e.channel::<RIGHT>(o);
+            if let (Some(ya), Some(yb)) = (ya.last_mut(), yb.last_mut()) {
+                *ya = e.finish::<RIGHT>(aa, c);
+                *yb = e.finish::<RIGHT>(ba, c);
+            }
+        }
+    }
+    // An odd last pixel.
+    let a = ins.remainder();
+    if !a.is_empty() {
+        let ya = outs.into_remainder();
+        for (o, (f, y)) in filter.chunks_exact(depth).zip(ya).enumerate() {
+            *y = e.finish::<RIGHT>(dot_offset_s8(a, f, offset), e.channel::<RIGHT>(o));
+        }
+    }
 }
 
 /// int8 DEPTHWISE_CONV_2D without dilation, for output channels in blocks of four: with depth
 /// multiplier 1 (each block reads four input channels, one word per tap) or a multiple of four
 /// (a block's four outputs share one input channel, its value in both halfwords). Per output
 /// pixel and block, the window's valid taps in TFLM's (filter_y, filter_x) order into four
-/// accumulators in registers: per tap one load of the four weights, widened in pairs (channels
-/// 0, 2 and 1, 3), then `SMLABB` / `SMLATT` per channel. Writes in memory order, as
-/// [`super::depthwise_conv2d_s8`].
+/// accumulators in registers, walking the input and the filter a row of taps at a time (one
+/// index each, advanced by a pixel per tap and by a row per filter row): per tap one load of
+/// the four weights, widened in pairs (channels 0, 2 and 1, 3), then `SMLABB` / `SMLATT` per
+/// channel. The epilogue is [`Epilogue`]'s, its channel constants read once per block.
+///
+/// Writes in memory order, as [`super::depthwise_conv2d_s8`]: output pixels in order (batch,
+/// y, x), within a pixel its blocks of four channels in order, each block's four bytes
+/// together once its sums are complete (so a pixel's outputs are written only after every input
+/// its window reads has been read for them).
 ///
 /// Returns `false`, having written nothing, for any other geometry (the caller runs the general
 /// kernel then); `true` without writing if a slice is shorter than the geometry says.
 pub(super) fn depthwise_s8(
-    p: &ConvS8,
-    input: &[i8],
-    filter: &[i8],
-    bias: Option<&[i32]>,
-    output: &mut [i8],
-) -> bool {
-    if p.geometry.depth_multiplier == 1 {
-        depthwise_blocks::<true>(p, input, filter, bias, output)
-    } else {
-        depthwise_blocks::<false>(p, input, filter, bias, output)
-    }
-}
-
-/// [`depthwise_s8`] for depth multiplier 1 (`ONE`) or another: one loop nest each, so the
-/// choice is not made per tap.
-#[inline(always)]
-fn depthwise_blocks<const ONE: bool>(
     p: &ConvS8,
     input: &[i8],
     filter: &[i8],
@@ -234,7 +326,7 @@ fn depthwise_blocks<const ONE: bool>(
     let [_, filter_h, filter_w, depth] = g.filter;
     let [out_batches, output_h, output_w, output_d] = g.output;
     let multiplier = g.depth_multiplier;
-    if multiplier != 1 && (ONE || !multiplier.is_multiple_of(4))
+    if multiplier != 1 && !multiplier.is_multiple_of(4)
         || input_d.checked_mul(multiplier) != Some(depth)
         || output_d != depth
         || out_batches != batches
@@ -251,14 +343,41 @@ fn depthwise_blocks<const ONE: bool>(
     ) else {
         return true;
     };
+    let (e, right) = Epilogue::new(p, bias, depth);
+    match (multiplier == 1, right) {
+        (true, true) => depthwise_blocks::<true, true>(p, &e, input, filter, output),
+        (true, false) => depthwise_blocks::<true, false>(p, &e, input, filter, output),
+        (false, true) => depthwise_blocks::<false, true>(p, &e, input, filter, output),
+        (false, false) => depthwise_blocks::<false, false>(p, &e, input, filter, output),
+    }
+    true
+}
+
+/// [`depthwise_s8`]'s loops for depth multiplier 1 (`ONE`) or another, with the epilogue's
+/// form chosen (`RIGHT`): one loop nest each, so no choice is made per tap. The slices have the
+/// geometry's sizes (checked by the caller).
+#[inline(always)]
+fn depthwise_blocks<const ONE: bool, const RIGHT: bool>(
+    p: &ConvS8,
+    e: &Epilogue<'_>,
+    input: &[i8],
+    filter: &[i8],
+    output: &mut [i8],
+) {
+    let g = &p.geometry;
+    let [batches, input_h, input_w, input_d] = g.input;
+    let [_, filter_h, filter_w, depth] = g.filter;
+    let [_, output_h, output_w, _] = g.output;
+    let multiplier = g.depth_multiplier;
+    let off = splat16(p.input_offset);
+    let offset = p.input_offset;
     let blocks = depth / 4;
     // Words of four channels: the filter's, and with depth multiplier 1 the input's.
     let filter4 = filter.as_chunks::<4>().0;
     let input4 = input.as_chunks::<4>().0;
-    let off = splat16(p.input_offset);
-    let offset = p.input_offset;
     let mut out4 = output.as_chunks_mut::<4>().0.iter_mut();
-    // Every index below is under a slice's length (sized above): no arithmetic overflows.
+    // Every index below is under a slice's length (sized by the caller): no arithmetic
+    // overflows.
     for batch in 0..batches {
         for out_y in 0..output_h {
             let in_y_origin = super::conv::origin(out_y, g.stride_h, g.pad_h);
@@ -267,60 +386,76 @@ fn depthwise_blocks<const ONE: bool>(
                 let in_x_origin = super::conv::origin(out_x, g.stride_w, g.pad_w);
                 let (x_start, x_end) = valid_taps(in_x_origin, filter_w, input_w);
                 // The input pixel of tap (y_start, x_start).
+                let (rows, taps) = (y_end - y_start, x_end - x_start);
+                // The words a row of taps spans: the first tap's, then `blocks` apart.
+                let run = if taps == 0 {
+                    0
+                } else {
+                    (taps - 1) * blocks + 1
+                };
                 let corner = (batch * input_h
                     + in_y_origin.wrapping_add(y_start as isize) as usize)
                     * input_w
                     + in_x_origin.wrapping_add(x_start as isize) as usize;
-                for k in 0..blocks {
+                let mut c = 0;
+                while c < depth {
+                    let Some(out) = out4.next() else {
+                        return;
+                    };
+                    let k = c / 4;
                     let (mut a0, mut a1, mut a2, mut a3) = (0_i32, 0_i32, 0_i32, 0_i32);
-                    let c = 4 * k;
-                    for fy in y_start..y_end {
-                        let pixel = corner + (fy - y_start) * input_w;
-                        for fx in x_start..x_end {
-                            let pixel = pixel + (fx - x_start);
-                            let x = if ONE {
-                                let x = input4.get(pixel * blocks + k).map_or(0, word4);
-                                (sxtab16(off, x), sxtab16_ror8(off, x))
-                            } else {
-                                let x = super::at(input, pixel * input_d + c / multiplier);
+                    // One filter row at a time: its valid taps' words (`taps` of them, `blocks`
+                    // words apart) and, with depth multiplier 1, the input words they meet
+                    // (as far apart); with another multiplier the input bytes (`input_d`
+                    // apart).
+                    let f_first = y_start * filter_w + x_start;
+                    for r in 0..rows {
+                        let f = (f_first + r * filter_w) * blocks + k;
+                        let ws = filter4.get(f..f + run).unwrap_or(&[]);
+                        let pixel = corner + r * input_w;
+                        if ONE {
+                            for t in 0..taps {
+                                let x = input4.get((pixel + t) * blocks + k).map_or(0, word4);
+                                let w = filter4.get(f + t * blocks).map_or(0, word4);
+                                let (x02, x13) = (sxtab16(off, x), sxtab16_ror8(off, x));
+                                let (w02, w13) = (sxtb16(w), sxtb16_ror8(w));
+                                a0 = smlabb(x02, w02, a0);
+                                a2 = smlatt(x02, w02, a2);
+                                a1 = smlabb(x13, w13, a1);
+                                a3 = smlatt(x13, w13, a3);
+                            }
+                        } else {
+                            let i = pixel * input_d + c / multiplier;
+                            let xs = input.get(i..).unwrap_or(&[]);
+                            let taps = xs.iter().step_by(input_d).zip(ws.iter().step_by(blocks));
+                            for (&x, w) in taps {
                                 let x = splat16(i32::from(x).wrapping_add(offset));
-                                (x, x)
-                            };
-                            let w = filter4
-                                .get((fy * filter_w + fx) * blocks + k)
-                                .map_or(0, word4);
-                            let (w02, w13) = (sxtb16(w), sxtb16_ror8(w));
-                            a0 = smlabb(x.0, w02, a0);
-                            a2 = smlatt(x.0, w02, a2);
-                            a1 = smlabb(x.1, w13, a1);
-                            a3 = smlatt(x.1, w13, a3);
+                                let w = word4(w);
+                                let (w02, w13) = (sxtb16(w), sxtb16_ror8(w));
+                                a0 = smlabb(x, w02, a0);
+                                a2 = smlatt(x, w02, a2);
+                                a1 = smlabb(x, w13, a1);
+                                a3 = smlatt(x, w13, a3);
+                            }
                         }
                     }
-                    let Some(out) = out4.next() else {
-                        return true;
-                    };
-                    let finish = |acc, out_c| {
-                        requantize_channel(
-                            acc,
-                            out_c,
-                            bias,
-                            p.requant,
-                            p.output_offset,
-                            p.act_min,
-                            p.act_max,
-                        )
-                    };
-                    *out = [
-                        finish(a0, c),
-                        finish(a1, c + 1),
-                        finish(a2, c + 2),
-                        finish(a3, c + 3),
+                    let ch = [
+                        e.channel::<RIGHT>(c),
+                        e.channel::<RIGHT>(c + 1),
+                        e.channel::<RIGHT>(c + 2),
+                        e.channel::<RIGHT>(c + 3),
                     ];
+                    *out = [
+                        e.finish::<RIGHT>(a0, ch[0]),
+                        e.finish::<RIGHT>(a1, ch[1]),
+                        e.finish::<RIGHT>(a2, ch[2]),
+                        e.finish::<RIGHT>(a3, ch[3]),
+                    ];
+                    c += 4;
                 }
             }
         }
     }
-    true
 }
 
 #[cfg(test)]
@@ -367,13 +502,48 @@ mod tests {
         r
     };
 
+    /// Multipliers outside the right form in every fifth channel (shifts 1, 0, -1, -32 and a
+    /// negative multiplier): the blocked kernels take the general requantisation.
+    static REQUANT_GENERAL: [Requant; 24] = {
+        let mut r = REQUANT;
+        let mut i = 0;
+        while i < 24 {
+            if i % 5 == 2 {
+                r[i] = match i % 4 {
+                    0 => Requant {
+                        multiplier: 1 << 30,
+                        shift: 1,
+                    },
+                    1 => Requant {
+                        multiplier: (1 << 30) + 12345,
+                        shift: 0,
+                    },
+                    2 => Requant {
+                        multiplier: i32::MAX,
+                        shift: -1,
+                    },
+                    _ => Requant {
+                        multiplier: -(1 << 30),
+                        shift: -5,
+                    },
+                };
+            }
+            i += 1;
+        }
+        r
+    };
+
     fn params(geometry: ConvGeometry, rng: &mut Rng) -> ConvS8 {
         let offsets = [-127, 128, 0, 5, -3];
         ConvS8 {
             geometry,
             input_offset: offsets[rng.next() as usize % offsets.len()],
             output_offset: (rng.next() % 21) as i32 - 10,
-            requant: &REQUANT,
+            requant: if rng.next().is_multiple_of(3) {
+                &REQUANT_GENERAL
+            } else {
+                &REQUANT
+            },
             act_min: -128,
             act_max: 127,
         }
@@ -418,7 +588,7 @@ mod tests {
                 ([1, 5, 1], 17, 9),
             ]
         };
-        for &([n, h, w], c, o) in shapes {
+        for &([n, h, w], c, o) in shapes.iter().cycle().take(3 * shapes.len()) {
             let g = geometry([n, h, w, c], [o, 1, 1, c], [n, h, w, o]);
             let p = params(g, &mut rng);
             let mut input = [0i8; 400];
@@ -471,7 +641,7 @@ mod tests {
                 ([5, 4, 3], [1, 3], 1, 1, 4),
             ]
         };
-        for &([h, w, ic], [fh, fw], stride, pad, m) in cases {
+        for &([h, w, ic], [fh, fw], stride, pad, m) in cases.iter().cycle().take(3 * cases.len()) {
             let c = ic * m;
             let oh = (h + 2 * pad - fh) / stride + 1;
             let ow = (w + 2 * pad - fw) / stride + 1;
