@@ -109,8 +109,9 @@ fn depthwise_loops<I: Copy, A: Copy, O>(
 /// `input.len() == N*H*W*C`, `filter.len() == FH*FW*O`, `output.len() == N*OH*OW*O` with
 /// `O == C * depth_multiplier`; `requant` and `bias` have `O` entries.
 ///
-/// With cfg `stowplan_dsp` (Armv7E-M) depth multiplier 1 without dilation runs blocked, four
-/// channels at once with the DSP extension's instructions (`simd`); the outputs are the same.
+/// With cfg `stowplan_dsp` (Armv7E-M) depth multiplier 1 or a multiple of four without
+/// dilation (channels a multiple of four) runs blocked, four channels at once with the DSP
+/// extension's instructions (`simd`); the outputs are the same.
 pub fn depthwise_conv2d_s8(
     p: &ConvS8,
     input: &[i8],

@@ -9,8 +9,9 @@
 //! Every output is TFLM's value: each accumulator is the same int32 sum as the portable
 //! kernel's (`sum(filter * (input + input_offset))`, its terms in another order, which is exact
 //! modulo 2^32, as TFLM's accumulator wraps), then the same requantisation
-//! ([`requantize_channel`](super::conv::requantize_channel)). `input + input_offset` fits a halfword: the input is int8 and the
-//! offset minus an int8 zero point, so the sum lies in `-255..=255`; filter values are int8;
+//! as [`requantize_channel`](super::conv::requantize_channel) ([`Epilogue`]: the same
+//! arithmetic, or an exact shorter form of it). `input + input_offset` fits a halfword: the
+//! input is int8 and the offset minus an int8 zero point, so the sum lies in `-255..=255`; filter values are int8;
 //! every product fits in 17 bits.
 
 use super::conv::{ConvS8, valid_taps};
