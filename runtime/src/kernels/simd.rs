@@ -345,6 +345,14 @@ pub(super) fn depthwise_s8(
         return true;
     };
     let (e, right) = Epilogue::new(p, bias, depth);
+    if input_d == 1 && depth == 8 {
+        if right {
+            depthwise_one_to_eight::<true>(p, &e, input, filter, output);
+        } else {
+            depthwise_one_to_eight::<false>(p, &e, input, filter, output);
+        }
+        return true;
+    }
     match (multiplier == 1, right) {
         (true, true) => depthwise_blocks::<true, true>(p, &e, input, filter, output),
         (true, false) => depthwise_blocks::<true, false>(p, &e, input, filter, output),
@@ -456,6 +464,114 @@ fn depthwise_blocks<const ONE: bool, const RIGHT: bool>(
                 }
             }
         }
+    }
+}
+
+/// [`depthwise_s8`] for one input channel and eight output channels (depth multiplier 8: the
+/// first layer of many image and audio models): per output pixel all eight channels at once,
+/// one input value per tap (its offset added, in both halfwords) against the tap's eight
+/// weights (two words), four channels at a time ([`Window::one_to_four`]). Writes in memory
+/// order: output pixels in order (batch, y, x), each pixel's eight bytes together once its sums
+/// are complete. The slices have the geometry's sizes (checked by the caller).
+#[inline(always)]
+fn depthwise_one_to_eight<const RIGHT: bool>(
+    p: &ConvS8,
+    e: &Epilogue<'_>,
+    input: &[i8],
+    filter: &[i8],
+    output: &mut [i8],
+) {
+    let g = &p.geometry;
+    let [batches, input_h, input_w, _] = g.input;
+    let [_, filter_h, filter_w, _] = g.filter;
+    let [_, output_h, output_w, _] = g.output;
+    // The filter's taps, eight weights each.
+    let filter4 = filter.as_chunks::<4>().0;
+    let ch: [Channel; 8] = core::array::from_fn(|c| e.channel::<RIGHT>(c));
+    let mut out8 = output.as_chunks_mut::<8>().0.iter_mut();
+    // Every index below is under a slice's length (sized by the caller): no arithmetic
+    // overflows.
+    for batch in 0..batches {
+        for out_y in 0..output_h {
+            let in_y_origin = super::conv::origin(out_y, g.stride_h, g.pad_h);
+            let (y_start, y_end) = valid_taps(in_y_origin, filter_h, input_h);
+            for out_x in 0..output_w {
+                let in_x_origin = super::conv::origin(out_x, g.stride_w, g.pad_w);
+                let (x_start, x_end) = valid_taps(in_x_origin, filter_w, input_w);
+                let Some(out) = out8.next() else {
+                    return;
+                };
+                let corner = (batch * input_h
+                    + in_y_origin.wrapping_add(y_start as isize) as usize)
+                    * input_w
+                    + in_x_origin.wrapping_add(x_start as isize) as usize;
+                let window = Window {
+                    rows: y_end - y_start,
+                    taps: x_end - x_start,
+                    input_row: input_w,
+                    filter_row: filter_w,
+                };
+                let f = y_start * filter_w + x_start;
+                let xs = input.get(corner..).unwrap_or(&[]);
+                let ws = filter4.get(2 * f..).unwrap_or(&[]);
+                let [s0, s1, s2, s3] = window.one_to_four::<0>(xs, ws, p.input_offset);
+                let [s4, s5, s6, s7] = window.one_to_four::<1>(xs, ws, p.input_offset);
+                let sums = [s0, s1, s2, s3, s4, s5, s6, s7];
+                *out = core::array::from_fn(|c| match (sums.get(c), ch.get(c)) {
+                    (Some(&acc), Some(&ch)) => e.finish::<RIGHT>(acc, ch),
+                    _ => 0,
+                });
+            }
+        }
+    }
+}
+
+/// The valid taps of a window: `rows` rows of `taps` taps, `input_row` / `filter_row` elements
+/// from a row's first tap to the next row's in the input / the filter.
+struct Window {
+    rows: usize,
+    taps: usize,
+    input_row: usize,
+    filter_row: usize,
+}
+
+impl Window {
+    /// Four of the eight sums of [`depthwise_one_to_eight`] over the window: `xs` starts at the
+    /// input value of its first tap, `ws` at that tap's two words (of channels 0..4 and 4..8:
+    /// `H` selects the half summed), the taps in TFLM's (filter_y, filter_x) order. Not inlined: its
+    /// loop then has the registers to itself; one word per tap keeps each a single load.
+    #[inline(never)]
+    fn one_to_four<const H: usize>(&self, xs: &[i8], ws: &[[i8; 4]], offset: i32) -> [i32; 4] {
+        let (mut a0, mut a1, mut a2, mut a3) = (0_i32, 0_i32, 0_i32, 0_i32);
+        let taps = self.taps;
+        let (mut xi, mut wi) = (0, 0);
+        for _ in 0..self.rows {
+            // A row's taps: `taps` input values and as many pairs of words (word `H` of each
+            // is this half's).
+            let (Some(xr), Some(wr)) = (xs.get(xi..xi + taps), ws.get(wi..wi + 2 * taps)) else {
+                break;
+            };
+            // Both of one length: the loop needs no bounds checks (and indexing, unlike an
+            // iterator walk, keeps each word one load).
+            let wr = wr.as_chunks::<2>().0;
+            let n = xr.len().min(wr.len());
+            let (xr, wr) = (first(xr, n), first(wr, n));
+            for t in 0..n {
+                let (Some(&x), Some(w)) = (xr.get(t), wr.get(t)) else {
+                    break;
+                };
+                let x = splat16(i32::from(x).wrapping_add(offset));
+                let w = w.get(H).map_or(0, word4);
+                let (w02, w13) = (sxtb16(w), sxtb16_ror8(w));
+                a0 = smlabb(x, w02, a0);
+                a2 = smlatt(x, w02, a2);
+                a1 = smlabb(x, w13, a1);
+                a3 = smlatt(x, w13, a3);
+            }
+            xi += self.input_row;
+            wi += 2 * self.filter_row;
+        }
+        [a0, a1, a2, a3]
     }
 }
 
@@ -638,6 +754,8 @@ mod tests {
                 ([5, 3, 16], [1, 1], 1, 0, 1),
                 ([4, 5, 4], [3, 3], 1, 2, 1),
                 ([6, 5, 1], [3, 3], 2, 1, 8),
+                ([12, 9, 1], [5, 4], 2, 2, 8),
+                ([7, 8, 1], [4, 4], 1, 2, 8),
                 ([4, 4, 2], [3, 2], 1, 1, 4),
                 ([5, 4, 3], [1, 3], 1, 1, 4),
             ]
