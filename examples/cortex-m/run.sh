@@ -20,8 +20,9 @@
 #
 #   person-detect.out       its output (checked in the firmware against TFLM's) and stack peak
 #   person-detect-size.txt  text/data/bss of its ELF and what .bss holds
-#   conv-loop.s             the innermost loop of its int8 CONV_2D kernel (the first loop with
-#                           an `smlad`: the DSP extension's blocked 1x1 matrix product)
+#   conv-loop.s             the innermost loop of its int8 1x1 CONV_2D kernel (of the function
+#                           of a pixel pair, the innermost loop with the most `smlad`s: the DSP
+#                           extension's blocked matrix product)
 #
 # and, when STOWPLAN_TFLM_PYTHON names a Python with tflite-micro, firmware_tflm.py
 # recomputes TFLM's output for the same input and it must equal the firmware's. The same for
@@ -106,24 +107,34 @@ if [ -f "$model" ]; then
     echo "person_detect ran in $ms ms (cargo run: QEMU and cargo's start-up)"
     pd_elf="$CARGO_TARGET_DIR/thumbv7em-none-eabihf/release/person_detect"
     sizes "$pd_elf" >"$out/person-detect-size.txt"
-    # The loop that ends with the first backward branch after CONV_2D's first smlad.
+    # The innermost loop of the 1x1 CONV_2D's pixel-pair function (its first instance, when
+    # there are several) with the most smlads: from the target of a backward branch to it.
     arm-none-eabi-objdump -d -C --no-show-raw-insn "$pd_elf" |
-        awk '/^[0-9a-f]+ <stowplan::kernels::conv::conv2d_s8>:/ { on = 1; next }
+        awk '/^[0-9a-f]+ <stowplan::kernels::simd::Epilogue::pixel_pair>:/ { if (!seen) on = 1; seen = 1; next }
             on && /^$/ { on = 0 }
             on { sub(/^ +/, ""); split($0, f, ":"); addr[n] = f[1]; line[n] = $0; n++ }
             END {
-                for (i = 0; i < n && line[i] !~ /\tsmlad\t/; i++) {}
-                for (j = i; j < n; j++) {
-                    if (line[j] ~ /\tb[a-z]*(\.[nw])?\t[0-9a-f]+ </) {
-                        split(line[j], t, "\t"); split(t[3], d, " ")
-                        if (("0x" d[1]) + 0 <= ("0x" addr[i]) + 0) break
+                best = 0
+                for (j = 0; j < n; j++) {
+                    if (line[j] !~ /\tb[a-z]*(\.[nw])?\t[0-9a-f]+ </) continue
+                    split(line[j], t, "\t"); split(t[3], d, " ")
+                    if (("0x" d[1]) + 0 > ("0x" addr[j]) + 0) continue
+                    for (k = j; k > 0 && addr[k] != d[1]; k--) {}
+                    # Innermost loops only: none with a backward branch of its own inside.
+                    c = 0
+                    for (i = k; i < j; i++) {
+                        if (line[i] ~ /\tb[a-z]*(\.[nw])?\t[0-9a-f]+ </) {
+                            split(line[i], u, "\t"); split(u[3], e, " ")
+                            if (("0x" e[1]) + 0 <= ("0x" addr[i]) + 0) { c = -1; break }
+                        }
+                        if (line[i] ~ /\tsmlad\t/) c++
                     }
+                    if (c > best) { best = c; from = k; to = j }
                 }
-                if (i == n || j == n) exit 1
-                for (k = i; k > 0 && addr[k] != d[1]; k--) {}
-                for (; k <= j; k++) { l = line[k]; sub(/^[0-9a-f]+:\t/, "", l); gsub(/\t/, " ", l); sub(/ [0-9a-f]+ </, " <", l); print l }
+                if (best == 0) exit 1
+                for (k = from; k <= to; k++) { l = line[k]; sub(/^[0-9a-f]+:\t/, "", l); gsub(/\t/, " ", l); sub(/ [0-9a-f]+ </, " <", l); print l }
             }' >"$out/conv-loop.s" || {
-        echo "error: no loop with smlad in person_detect's CONV_2D kernel" >&2
+        echo "error: no loop with smlad in person_detect's 1x1 CONV_2D kernel" >&2
         failed=1
     }
     snapshots+=(person-detect.out person-detect-size.txt conv-loop.s)

@@ -162,35 +162,59 @@ pub const fn multiply_by_quantized_multiplier(x: i32, multiplier: i32, shift: i3
     }
 }
 
-/// Whether [`multiply_by_quantized_multiplier_right`] computes
-/// [`multiply_by_quantized_multiplier`] for this multiplier and shift: in the double-rounding
-/// build, for a non-negative multiplier and a right shift of 2 to 31 (`-31 <= shift <= -2`),
-/// the shifts every requantisation to a narrower type has in practice. The blocked DSP kernels
-/// check it once per op, for every channel, and take the general function otherwise.
+/// Which shorter form of [`multiply_by_quantized_multiplier`] computes it for this multiplier
+/// and shift: 2 ([`multiply_by_quantized_multiplier_right2`]) for a right shift of 2 to 31
+/// (`-31 <= shift <= -2`), 1 ([`multiply_by_quantized_multiplier_right1`]) for a right shift
+/// of 1 to 31, 0 (neither) otherwise; both only in the double-rounding build and for a
+/// non-negative multiplier. These are the shifts every requantisation to a narrower type has in
+/// practice. The blocked DSP kernels take the form every channel of an op has (checked once
+/// per op), the general function when there is none.
 #[must_use]
 #[inline(always)]
-pub const fn has_right_form(multiplier: i32, shift: i32) -> bool {
-    !SINGLE_ROUNDING && multiplier >= 0 && shift >= -31 && shift <= -2
+pub const fn right_form(multiplier: i32, shift: i32) -> u8 {
+    if SINGLE_ROUNDING || multiplier < 0 || shift < -31 || shift > -1 {
+        0
+    } else if shift == -1 {
+        1
+    } else {
+        2
+    }
 }
 
 /// [`multiply_by_quantized_multiplier`]`(x, multiplier, shift)` in fewer operations, for the
-/// multipliers and shifts [`has_right_form`] accepts; `t` is `-shift - 2` (0 to 29).
+/// multipliers and shifts of [`right_form`] 1 or 2; `t` is `-shift - 1` (0 to 30).
 ///
 /// TFLM's double rounding is `z = RoundingDivideByPOT(y, s)` of `y =
-/// SaturatingRoundingDoublingHighMul(x, m)` with `s = -shift`. With `p = x * m` (`m >= 0`, so
-/// `MIN * MIN`, the one saturating case, cannot occur): `y = floor((p + 2^30) / 2^31)`, and
-/// the division rounding half away from zero is `z = floor((y + 2^(s-1) - [y < 0]) / 2^s)`.
-/// `[y < 0]` may be replaced by `[x < 0]`: they differ only where `y == 0` (`m >= 0` gives `y
-/// <= 0` for `x < 0` and `y >= 0` otherwise), and for `y == 0` both give 0 (`s >= 1`). Nested
-/// floors of integer quotients merge (`floor((floor(a / b) + k) / c) == floor((a + k b) / (b
-/// c))`), so `z = floor((p + 2^30 - [x < 0] 2^31 + 2^(30+s)) / 2^(31+s))`: with `h =
-/// floor((p + 2^30 - [x < 0] 2^31) / 2^32)` (one 64-bit multiply-accumulate onto a constant
-/// chosen by the sign of `x`, its high word) that is `floor((h + 2^(s-2)) / 2^(s-1)) =
-/// ((h >> (s - 2)) + 1) >> 1` (`s >= 2`; `|h| < 2^30`, no overflow). The tests compare it
-/// with the general function exhaustively on small domains and on a large random sample.
+/// SaturatingRoundingDoublingHighMul(x, m) = floor((x m + 2^30) / 2^31)` with `s = -shift`
+/// (`m >= 0`, so `MIN * MIN`, the one saturating case, cannot occur: one 64-bit
+/// multiply-accumulate). The division rounding half away from zero is
+/// `z = floor((y + 2^(s-1) - [y < 0]) / 2^s)`, and `[y < 0]` may be replaced by `[x < 0]`:
+/// they differ only where `y == 0` (`m >= 0` gives `y <= 0` for `x < 0` and `y >= 0` otherwise), and for `y == 0` both give
+/// 0 (`s >= 1`). With `v = y - [x < 0]` (`y + (x >> 31)`), nested floors of integer quotients
+/// merge (`floor((v + 2^(s-1)) / 2^s) == floor((floor(v / 2^(s-1)) + 1) / 2)`): `z = ((v >>
+/// (s - 1)) + 1) >> 1`, no comparison and no mask (`|y| < 2^31 - 1`: no overflow). The tests
+/// compare it with the general function exhaustively on small domains and on a large random
+/// sample.
 #[must_use]
 #[inline(always)]
-pub const fn multiply_by_quantized_multiplier_right(x: i32, multiplier: i32, t: u32) -> i32 {
+pub const fn multiply_by_quantized_multiplier_right1(x: i32, multiplier: i32, t: u32) -> i32 {
+    // `|x * multiplier| <= 2^62`: no overflow.
+    let y = ((x as i64 * multiplier as i64 + (1 << 30)) >> 31) as i32;
+    let v = y.wrapping_add(x >> 31);
+    ((v >> (t & 31)) + 1) >> 1
+}
+
+/// [`multiply_by_quantized_multiplier_right1`] with one operation fewer, for the multipliers
+/// and shifts of [`right_form`] 2; `t` is `-shift - 2` (0 to 29).
+///
+/// As there, `z = floor((y - [x < 0] + 2^(s-1)) / 2^s)`, and merging the floor of `y` too: `z =
+/// floor((x m + 2^30 - [x < 0] 2^31 + 2^(30+s)) / 2^(31+s))`. With `h = floor((x m + 2^30 -
+/// [x < 0] 2^31) / 2^32)` (the high word of one 64-bit multiply-accumulate onto a constant
+/// chosen by the sign of `x`) that is `floor((h + 2^(s-2)) / 2^(s-1))`, i.e.
+/// `((h >> (s - 2)) + 1) >> 1` (`s >= 2`; `|h| < 2^30`, no overflow).
+#[must_use]
+#[inline(always)]
+pub const fn multiply_by_quantized_multiplier_right2(x: i32, multiplier: i32, t: u32) -> i32 {
     // `2^30 - [x < 0] 2^31`: `x >> 31` is 0 or -1.
     let nudge = (1_i64 << 30) + (((x >> 31) as i64) << 31);
     // `|x * multiplier| <= 2^62`: no overflow.
@@ -415,14 +439,24 @@ mod tests {
     }
 
     #[test]
-    fn right_form_equals_the_general_function() {
+    fn right_forms_equal_the_general_function() {
         let check = |x: i32, m: i32, shift: i32| {
-            assert!(has_right_form(m, shift));
+            let form = right_form(m, shift);
+            assert!(form >= 1);
+            let general = multiply_by_quantized_multiplier(x, m, shift);
             assert_eq!(
-                multiply_by_quantized_multiplier_right(x, m, (-shift - 2) as u32),
-                multiply_by_quantized_multiplier(x, m, shift),
+                multiply_by_quantized_multiplier_right1(x, m, (-shift - 1) as u32),
+                general,
                 "{x} {m} {shift}"
             );
+            if shift <= -2 {
+                assert_eq!(form, 2);
+                assert_eq!(
+                    multiply_by_quantized_multiplier_right2(x, m, (-shift - 2) as u32),
+                    general,
+                    "{x} {m} {shift}"
+                );
+            }
         };
         // Exhaustive on small domains: every x of a window around 0 and around both ends, the
         // multipliers' extremes and small ones (ties are frequent there), every shift.
@@ -444,7 +478,7 @@ mod tests {
         ];
         for x in xs {
             for m in ms {
-                for shift in -31..=-2 {
+                for shift in -31..=-1 {
                     check(x, m, shift);
                 }
             }
@@ -453,6 +487,7 @@ mod tests {
         if !cfg!(miri) {
             for x in -(1 << 12)..(1 << 12) {
                 for k in 0..256 {
+                    check(x, (1 << 30) + k * 4_194_301, -1);
                     check(x, (1 << 30) + k * 4_194_301, -2);
                     check(x, (1 << 30) + k, -9);
                 }
@@ -471,18 +506,12 @@ mod tests {
             // Sums of int8 products are small: shrink x by a random amount too.
             let x = x >> (next() % 32);
             let m = (next() >> 1) as i32;
-            let shift = -2 - (next() % 30) as i32;
+            let shift = -1 - (next() % 31) as i32;
             check(x, m, shift);
         }
-        // Outside the form: a left shift, a shift of 0 or 1 or past 31, a negative multiplier.
-        for (m, shift) in [
-            (1 << 30, 0),
-            (1 << 30, -1),
-            (1 << 30, 1),
-            (1 << 30, -32),
-            (-1, -5),
-        ] {
-            assert!(!has_right_form(m, shift));
+        // Outside the form: a left shift, a shift of 0 or past 31, a negative multiplier.
+        for (m, shift) in [(1 << 30, 0), (1 << 30, 1), (1 << 30, -32), (-1, -5)] {
+            assert_eq!(right_form(m, shift), 0);
         }
     }
 
