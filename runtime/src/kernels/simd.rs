@@ -402,16 +402,16 @@ pub(super) fn depthwise_s8(
     if multiplier == 1 {
         // One loop per channel count of the models' layers (8 to 256): the pixel's words are
         // then an array, indexed without checks.
-        let words = match depth / 4 {
-            2 => depthwise_words::<2>,
-            4 => depthwise_words::<4>,
-            8 => depthwise_words::<8>,
-            16 => depthwise_words::<16>,
-            32 => depthwise_words::<32>,
-            64 => depthwise_words::<64>,
-            _ => |_: &ConvS8, _: &Epilogue<'_>, _, _: &[i8], _: &[i8], _: &mut [i8]| false,
+        let done = match depth / 4 {
+            2 => depthwise_words::<2>(p, &e, form, input, filter, output),
+            4 => depthwise_words::<4>(p, &e, form, input, filter, output),
+            8 => depthwise_words::<8>(p, &e, form, input, filter, output),
+            16 => depthwise_words::<16>(p, &e, form, input, filter, output),
+            32 => depthwise_words::<32>(p, &e, form, input, filter, output),
+            64 => depthwise_words::<64>(p, &e, form, input, filter, output),
+            _ => false,
         };
-        if words(p, &e, form, input, filter, output) {
+        if done {
             return true;
         }
         depthwise_blocks::<true>(p, &e, form, input, filter, output);
