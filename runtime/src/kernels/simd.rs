@@ -117,6 +117,45 @@ fn dot_2x2(a: &[i8], b: &[i8], fa: &[i8], fb: &[i8], offset: i32) -> [i32; 4] {
     [aa, ab, ba, bb]
 }
 
+/// [`dot_2x2`] of rows of whole words (four elements each): the same sums, with no tail.
+#[inline(always)]
+fn dot_2x2_words(
+    a4: &[[i8; 4]],
+    b4: &[[i8; 4]],
+    fa4: &[[i8; 4]],
+    fb4: &[[i8; 4]],
+    offset: i32,
+) -> [i32; 4] {
+    let off = splat16(offset);
+    let (mut aa, mut ab, mut ba, mut bb) = (0_i32, 0_i32, 0_i32, 0_i32);
+    let n = a4.len().min(b4.len()).min(fa4.len()).min(fb4.len());
+    // All four of length `n`: the compiler drops the checks of `get(k)` below.
+    let (a4, b4, fa4, fb4) = (first(a4, n), first(b4, n), first(fa4, n), first(fb4, n));
+    for k in 0..n {
+        let (Some(xa), Some(xb), Some(wa), Some(wb)) =
+            (a4.get(k), b4.get(k), fa4.get(k), fb4.get(k))
+        else {
+            break;
+        };
+        let (xa, xb) = (word4(xa), word4(xb));
+        let (xa0, xa1) = (sxtab16(off, xa), sxtab16_ror8(off, xa));
+        let (xb0, xb1) = (sxtab16(off, xb), sxtab16_ror8(off, xb));
+        let wa = word4(wa);
+        let (w0, w1) = (sxtb16(wa), sxtb16_ror8(wa));
+        aa = smlad(xa0, w0, aa);
+        aa = smlad(xa1, w1, aa);
+        ba = smlad(xb0, w0, ba);
+        ba = smlad(xb1, w1, ba);
+        let wb = word4(wb);
+        let (w0, w1) = (sxtb16(wb), sxtb16_ror8(wb));
+        ab = smlad(xa0, w0, ab);
+        ab = smlad(xa1, w1, ab);
+        bb = smlad(xb0, w0, bb);
+        bb = smlad(xb1, w1, bb);
+    }
+    [aa, ab, ba, bb]
+}
+
 /// The int8 epilogue of the blocked kernels,
 /// [`requantize_channel`](super::conv::requantize_channel)'s arithmetic with the channel's
 /// constants read once per channel block, in form `F` (chosen per op by [`Epilogue::new`]: the
@@ -326,9 +365,17 @@ impl Epilogue<'_> {
             let mut fs = filter.chunks_exact(2 * depth);
             let mut o = 0;
             let pairs = ya.as_chunks_mut::<2>().0.iter_mut();
+            // Whole words (the layers' channel counts): the rows as words, no tails.
+            let words = depth.is_multiple_of(4);
+            let (a4, b4) = (a.as_chunks::<4>().0, b.as_chunks::<4>().0);
             for ((f2, ya), yb) in (&mut fs).zip(pairs).zip(yb.as_chunks_mut::<2>().0) {
                 let (fa, fb) = f2.split_at(depth);
-                let [aa, ab, ba, bb] = dot_2x2(a, b, fa, fb, offset);
+                let [aa, ab, ba, bb] = if words {
+                    let (fa4, fb4) = (fa.as_chunks::<4>().0, fb.as_chunks::<4>().0);
+                    dot_2x2_words(a4, b4, fa4, fb4, offset)
+                } else {
+                    dot_2x2(a, b, fa, fb, offset)
+                };
                 let (c0, c1) = (self.channel::<F>(o), self.channel::<F>(o + 1));
                 *ya = [self.finish::<F>(aa, c0), self.finish::<F>(ab, c1)];
                 *yb = [self.finish::<F>(ba, c0), self.finish::<F>(bb, c1)];
@@ -650,6 +697,9 @@ struct Window {
     filter_row: usize,
 }
 
+/// A row's run of taps: its input pixels and filter taps, `B` words each.
+type Run<'a, const B: usize> = (&'a [[[i8; 4]; B]], &'a [[[i8; 4]; B]]);
+
 impl Window {
     /// One output pixel of [`depthwise_words`]: `xs` starts at the input pixel of the window's
     /// first tap, `ws` at that tap of the filter; per block of four channels (in order) the
@@ -666,28 +716,56 @@ impl Window {
         out: &mut [[i8; 4]; B],
     ) {
         let taps = self.taps;
+        // One tap of block `k`: the input and filter words widened, four multiply-accumulates.
+        let tap = |[a0, a1, a2, a3]: [i32; 4], x: &[[i8; 4]; B], w: &[[i8; 4]; B], k: usize| {
+            let (Some(x), Some(w)) = (x.get(k), w.get(k)) else {
+                return [a0, a1, a2, a3];
+            };
+            let (x, w) = (word4(x), word4(w));
+            let (x02, x13) = (sxtab16(off, x), sxtab16_ror8(off, x));
+            let (w02, w13) = (sxtb16(w), sxtb16_ror8(w));
+            [
+                smlabb(x02, w02, a0),
+                smlabb(x13, w13, a1),
+                smlatt(x02, w02, a2),
+                smlatt(x13, w13, a3),
+            ]
+        };
+        // Windows of up to three rows (3 x 3 filters): the rows' runs of taps sliced once for
+        // all blocks (rows past the window's stay empty).
+        let mut runs: [Run<'_, B>; 3] = [(&[], &[]); 3];
+        let three = self.rows <= 3;
+        if three {
+            for (r, run) in runs.iter_mut().enumerate().take(self.rows) {
+                let (xi, wi) = (r * self.input_row, r * self.filter_row);
+                if let (Some(xr), Some(wr)) = (xs.get(xi..xi + taps), ws.get(wi..wi + taps)) {
+                    *run = (xr, wr);
+                }
+            }
+        }
         for (k, out) in out.iter_mut().enumerate() {
-            let (mut a0, mut a1, mut a2, mut a3) = (0_i32, 0_i32, 0_i32, 0_i32);
-            let (mut xi, mut wi) = (0, 0);
-            for _ in 0..self.rows {
-                let (Some(xr), Some(wr)) = (xs.get(xi..xi + taps), ws.get(wi..wi + taps)) else {
-                    break;
-                };
-                for (x, w) in xr.iter().zip(wr) {
-                    let (Some(x), Some(w)) = (x.get(k), w.get(k)) else {
+            let mut acc = [0_i32; 4];
+            if three {
+                for &(xr, wr) in &runs {
+                    for (x, w) in xr.iter().zip(wr) {
+                        acc = tap(acc, x, w, k);
+                    }
+                }
+            } else {
+                let (mut xi, mut wi) = (0, 0);
+                for _ in 0..self.rows {
+                    let (Some(xr), Some(wr)) = (xs.get(xi..xi + taps), ws.get(wi..wi + taps))
+                    else {
                         break;
                     };
-                    let (x, w) = (word4(x), word4(w));
-                    let (x02, x13) = (sxtab16(off, x), sxtab16_ror8(off, x));
-                    let (w02, w13) = (sxtb16(w), sxtb16_ror8(w));
-                    a0 = smlabb(x02, w02, a0);
-                    a2 = smlatt(x02, w02, a2);
-                    a1 = smlabb(x13, w13, a1);
-                    a3 = smlatt(x13, w13, a3);
+                    for (x, w) in xr.iter().zip(wr) {
+                        acc = tap(acc, x, w, k);
+                    }
+                    xi += self.input_row;
+                    wi += self.filter_row;
                 }
-                xi += self.input_row;
-                wi += self.filter_row;
             }
+            let [a0, a1, a2, a3] = acc;
             let c = 4 * k;
             *out = e.block4::<F>(c, [a0, a1, a2, a3]);
         }
@@ -906,6 +984,8 @@ mod tests {
         } else {
             &[
                 ([5, 5, 8], [3, 3], 1, 1, 1),
+                ([6, 6, 8], [4, 4], 1, 1, 1),
+                ([5, 7, 16], [2, 3], 2, 1, 1),
                 ([6, 6, 8], [3, 3], 2, 0, 1),
                 ([7, 6, 12], [3, 3], 2, 1, 1),
                 ([4, 4, 4], [2, 3], 1, 1, 1),
