@@ -250,6 +250,35 @@ impl<'a> Epilogue<'a> {
         ]
     }
 
+    /// The constants of a channel of multiplier `r` and bias `bias` in form `F` (as
+    /// [`Epilogue::channel`] reads them).
+    #[inline(always)]
+    fn of<const F: u8>(&self, r: Requant, bias: i32) -> Channel {
+        Channel {
+            bias,
+            multiplier: r.multiplier,
+            shift: match F {
+                2 => -r.shift - 2,
+                1 => -r.shift - 1,
+                _ => r.shift,
+            },
+        }
+    }
+
+    /// [`Epilogue::block4`] with the block's four multipliers and biases at hand.
+    #[inline(always)]
+    fn block4_with<const F: u8>(&self, r: &[Requant; 4], b: [i32; 4], acc: [i32; 4]) -> [i8; 4] {
+        let [r0, r1, r2, r3] = *r;
+        let [b0, b1, b2, b3] = b;
+        let [a0, a1, a2, a3] = acc;
+        [
+            self.finish::<F>(a0, self.of::<F>(r0, b0)),
+            self.finish::<F>(a1, self.of::<F>(r1, b1)),
+            self.finish::<F>(a2, self.of::<F>(r2, b2)),
+            self.finish::<F>(a3, self.of::<F>(r3, b3)),
+        ]
+    }
+
     /// The output value of accumulator `acc` of channel `ch`.
     #[inline(always)]
     pub(super) fn finish<const F: u8>(&self, acc: i32, ch: Channel) -> i8 {
@@ -365,6 +394,9 @@ impl Epilogue<'_> {
             let mut fs = filter.chunks_exact(2 * depth);
             let mut o = 0;
             let pairs = ya.as_chunks_mut::<2>().0.iter_mut();
+            // The multipliers and biases in pairs, as the channel pairs read them.
+            let requant = self.requant.as_chunks::<2>().0;
+            let bias = self.bias.map(|b| b.as_chunks::<2>().0);
             // Whole words (the layers' channel counts): the rows as words, no tails.
             let words = depth.is_multiple_of(4);
             let (a4, b4) = (a.as_chunks::<4>().0, b.as_chunks::<4>().0);
@@ -376,7 +408,13 @@ impl Epilogue<'_> {
                 } else {
                     dot_2x2(a, b, fa, fb, offset)
                 };
-                let (c0, c1) = (self.channel::<F>(o), self.channel::<F>(o + 1));
+                let (c0, c1) = match (requant.get(o / 2), bias.map(|b| b.get(o / 2))) {
+                    (Some(&[r0, r1]), None) => (self.of::<F>(r0, 0), self.of::<F>(r1, 0)),
+                    (Some(&[r0, r1]), Some(Some(&[b0, b1]))) => {
+                        (self.of::<F>(r0, b0), self.of::<F>(r1, b1))
+                    }
+                    _ => (self.channel::<F>(o), self.channel::<F>(o + 1)),
+                };
                 *ya = [self.finish::<F>(aa, c0), self.finish::<F>(ab, c1)];
                 *yb = [self.finish::<F>(ba, c0), self.finish::<F>(bb, c1)];
                 o += 2;
@@ -716,6 +754,12 @@ impl Window {
         out: &mut [[i8; 4]; B],
     ) {
         let taps = self.taps;
+        // The pixel's multipliers and biases, four channels per block (`None` if the slices are
+        // shorter: then block by block, as `Epilogue::channel` reads them).
+        let requant = e.requant.as_chunks::<4>().0.as_chunks::<B>().0.first();
+        let bias = e
+            .bias
+            .map(|b| b.as_chunks::<4>().0.as_chunks::<B>().0.first());
         // One tap of block `k`: the input and filter words widened, four multiply-accumulates.
         let tap = |[a0, a1, a2, a3]: [i32; 4], x: &[[i8; 4]; B], w: &[[i8; 4]; B], k: usize| {
             let (Some(x), Some(w)) = (x.get(k), w.get(k)) else {
@@ -765,9 +809,14 @@ impl Window {
                     wi += self.filter_row;
                 }
             }
-            let [a0, a1, a2, a3] = acc;
-            let c = 4 * k;
-            *out = e.block4::<F>(c, [a0, a1, a2, a3]);
+            *out = match (
+                requant.and_then(|r| r.get(k)),
+                bias.map(|b| b.and_then(|b| b.get(k))),
+            ) {
+                (Some(r), None) => e.block4_with::<F>(r, [0; 4], acc),
+                (Some(r), Some(Some(&b))) => e.block4_with::<F>(r, b, acc),
+                _ => e.block4::<F>(4 * k, acc),
+            };
         }
     }
 
@@ -953,8 +1002,10 @@ mod tests {
             let (input, filter) = (&input[..n * h * w * c], &filter[..o * c]);
             let (mut fast, mut slow) = ([0i8; 400], [0i8; 400]);
             let len = n * h * w * o;
-            assert!(conv1x1_s8(&p, input, filter, Some(&bias), &mut fast[..len]));
-            conv2d_s8_portable(&p, input, filter, Some(&bias), &mut slow[..len]);
+            // Every fourth case without a bias.
+            let bias = (!rng.next().is_multiple_of(4)).then_some(&bias[..]);
+            assert!(conv1x1_s8(&p, input, filter, bias, &mut fast[..len]));
+            conv2d_s8_portable(&p, input, filter, bias, &mut slow[..len]);
             assert_eq!(fast[..len], slow[..len], "{:?}", (n, h, w, c, o));
             assert!(fast[..len].iter().any(|&v| v != fast[0]) || len < 4);
         }
@@ -1019,14 +1070,10 @@ mod tests {
             let (input, filter) = (&input[..h * w * ic], &filter[..fh * fw * c]);
             let len = oh * ow * c;
             let (mut fast, mut slow) = ([0i8; 800], [0i8; 800]);
-            assert!(depthwise_s8(
-                &p,
-                input,
-                filter,
-                Some(&bias),
-                &mut fast[..len]
-            ));
-            depthwise_conv2d_s8_portable(&p, input, filter, Some(&bias), &mut slow[..len]);
+            // Every fourth case without a bias.
+            let bias = (!rng.next().is_multiple_of(4)).then_some(&bias[..]);
+            assert!(depthwise_s8(&p, input, filter, bias, &mut fast[..len]));
+            depthwise_conv2d_s8_portable(&p, input, filter, bias, &mut slow[..len]);
             assert_eq!(
                 fast[..len],
                 slow[..len],
