@@ -145,13 +145,13 @@ mod tests;
 
 #[cfg(not(any(target_has_atomic = "8", feature = "critical-section")))]
 pub use arena::TakeNeedsCriticalSection;
-pub use arena::{Arena, StaticArena};
+pub use arena::{Arena, Member, StaticArena};
 pub use dynamic::{DynamicError, DynamicTensor};
 pub use op::{Read, Reads, Write, Writes};
 
 #[cfg(feature = "macros")]
 #[cfg_attr(docsrs, doc(cfg(feature = "macros")))]
-pub use stowplan_macros::include_model;
+pub use stowplan_macros::{include_model, include_models};
 
 mod sealed {
     pub trait Sealed {}
