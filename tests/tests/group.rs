@@ -40,7 +40,7 @@ fn the_shared_arena_is_the_largest_and_both_models_run_in_it() {
         pair::SEPARATE_ARENA_BYTES,
         pair::cnn::ARENA_BYTES + pair::mlp::ARENA_BYTES
     );
-    assert!(pair::ARENA_BYTES < pair::SEPARATE_ARENA_BYTES);
+    const { assert!(pair::ARENA_BYTES < pair::SEPARATE_ARENA_BYTES) };
     assert_eq!(pair::RAM_BYTES, pair::ARENA_BYTES);
     assert_eq!(pair::BUDGET_BYTES, 2048);
     assert_eq!(pair::MODELS, ["cnn", "mlp"]);
