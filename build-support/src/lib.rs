@@ -187,6 +187,7 @@ pub struct Config {
     invoke: bool,
     fallback: Option<String>,
     members: Vec<Config>,
+    pipes: Vec<String>,
 }
 
 /// What [`Config::generate`] wrote.
@@ -368,6 +369,11 @@ impl Config {
         if !self.members.is_empty() {
             return self.render_group();
         }
+        if !self.pipes.is_empty() {
+            return Err(BuildError::BadOption(
+                "a pipe needs a group: give the configuration its models with `member`".into(),
+            ));
+        }
         let rel = self.model.clone().ok_or(BuildError::NoModel)?;
         let (bytes, plan, cg) = self.prepare()?;
         let model_err = |message: String| BuildError::Model {
@@ -442,10 +448,45 @@ impl Config {
             if !m.members.is_empty() {
                 return refuse("members");
             }
+            if !m.pipes.is_empty() {
+                return refuse("pipes");
+            }
             let mut m = m.clone();
             m.manifest_dir = m.manifest_dir.or_else(|| self.manifest_dir.clone());
             prepared.push(m.prepare()?);
         }
+        let group_err = |message: String| BuildError::Model {
+            path: format!("group {group}"),
+            message,
+        };
+        let names: Vec<String> = prepared.iter().map(|p| p.2.module.clone()).collect();
+        let pipes = self
+            .pipes
+            .iter()
+            .map(|s| stowplan_planner::pipeline::parse_pipe(s, &names))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(group_err)?;
+        let joint = if pipes.is_empty() {
+            None
+        } else {
+            let mut plans: Vec<stowplan_planner::ModelPlan> =
+                prepared.iter().map(|p| p.1.clone()).collect();
+            let planner = self
+                .members
+                .first()
+                .map_or_else(Planner::default, |m| m.options.planner);
+            let joint = stowplan_planner::pipeline::plan_pipeline(
+                &mut plans,
+                &names,
+                &pipes,
+                &stowplan_planner::plan::Settings::new(planner),
+            )
+            .map_err(group_err)?;
+            for (p, plan) in prepared.iter_mut().zip(plans) {
+                p.1 = plan;
+            }
+            Some(joint)
+        };
         let members: Vec<codegen::group::Member<'_>> = prepared
             .iter()
             .map(|(bytes, plan, cg)| codegen::group::Member {
@@ -454,11 +495,14 @@ impl Config {
                 codegen: cg.clone(),
             })
             .collect();
-        let tokens = codegen::group::generate_group(&group, &runtime, self.budget, &members)
-            .map_err(|e| BuildError::Model {
-                path: format!("group {group}"),
-                message: e.to_string(),
-            })?;
+        let tokens = codegen::group::generate_group(
+            &group,
+            &runtime,
+            self.budget,
+            &members,
+            joint.as_ref().map(|j| (pipes.as_slice(), j)),
+        )
+        .map_err(|e| group_err(e.to_string()))?;
         let file: syn::File = syn::parse2(tokens).map_err(|e| BuildError::Model {
             path: format!("group {group}"),
             message: format!("generated code does not parse (a bug): {e}"),
@@ -497,6 +541,16 @@ impl Config {
             cargo_directives: Vec::new(),
         };
         Ok((text, generated))
+    }
+
+    /// For a group: a model reads another's output, left in place (`"kws.output_0 ->
+    /// cmd.input_0"`: models by their module names, outputs and inputs by position; the writer
+    /// an earlier member than the reader). The group is then planned on one timeline: the
+    /// hand-over stays where the reader reads it and everything else is shared, an arena of at
+    /// most the smaller of the arenas' sum and the larger arena plus the bytes handed over.
+    pub fn pipe(&mut self, spec: impl Into<String>) -> &mut Self {
+        self.pipes.push(spec.into());
+        self
     }
 
     /// Reads and plans this configuration's model: the file, the plan and how to generate it.

@@ -266,3 +266,51 @@ fn groups_share_one_arena_and_fail_as_the_macro_does() {
         .unwrap_err();
     assert!(err.to_string().contains("two models named `net`"), "{err}");
 }
+
+#[test]
+fn pipelines_plan_on_one_timeline() {
+    let dir = scratch("pipe", "chain.tflite");
+    let member = |name: &str| {
+        let mut c = Config::new();
+        c.model("models/net.tflite").name(name).invoke(true);
+        c
+    };
+    let g = Config::new()
+        .name("piped")
+        .manifest_dir(&dir)
+        .out_dir(dir.join("out"))
+        .member(member("first"))
+        .member(member("second"))
+        .pipe("first.output_0 -> second.input_0")
+        .generate()
+        .unwrap();
+    // As the macro's pipeline of the same chain (tests/tests/group.rs): 512 B on one timeline.
+    assert_eq!(g.arena_bytes, 512);
+    let text = std::fs::read_to_string(&g.path).unwrap();
+    assert!(
+        text.contains("pub const HANDOVER_BYTES: usize = 256;"),
+        "{text}"
+    );
+    assert!(text.contains("/// - `second`'s input 0 is `first`'s output 0"));
+    assert!(text.contains("first::outputs::OUTPUT_0.offset() == second::inputs::INPUT_0.offset()"));
+
+    let err = Config::new()
+        .name("piped")
+        .manifest_dir(&dir)
+        .out_dir(dir.join("out"))
+        .member(member("first"))
+        .member(member("second"))
+        .pipe("second.output_0 -> first.input_0")
+        .generate()
+        .unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("can only read the output of a model that runs before it"),
+        "{err}"
+    );
+    let err = config(&dir)
+        .pipe("a.output_0 -> b.input_0")
+        .generate()
+        .unwrap_err();
+    assert!(err.to_string().contains("a pipe needs a group"), "{err}");
+}

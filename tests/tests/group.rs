@@ -78,3 +78,42 @@ fn a_static_shared_arena_is_taken_once() {
     assert!(ARENA.take().is_none());
     assert_eq!(pair::cnn(arena).as_bytes().len(), pair::cnn::ARENA_BYTES);
 }
+
+// The same chain of RELUs twice, the second reading the first's output where it lies.
+stowplan::include_models!(
+    name = piped,
+    pipe = "first.output_0 -> second.input_0",
+    model("models/synthetic/chain.tflite", invoke = true, name = first),
+    model(
+        "models/synthetic/chain.tflite",
+        invoke = true,
+        name = second
+    ),
+);
+
+#[test]
+fn a_pipeline_leaves_the_output_where_the_next_model_reads_it() {
+    // chain alone: 512 B, its input and output 256 B each. Apart 1,024 B; the larger plus the
+    // hand-over 768 B; on one timeline the hand-over is the second's input anyway: 512 B.
+    assert_eq!(piped::SEPARATE_ARENA_BYTES, 1024);
+    assert_eq!(piped::HANDOVER_BYTES, 256);
+    assert_eq!(piped::ARENA_BYTES, 512);
+    assert_eq!(
+        piped::first::outputs::OUTPUT_0.offset(),
+        piped::second::inputs::INPUT_0.offset()
+    );
+    let mut arena = piped::Arena::new();
+    let input: Vec<f32> = (0..64).map(|i| i as f32 - 20.5).collect();
+    let first = piped::first(&mut arena);
+    first
+        .view_mut(piped::first::inputs::INPUT_0)
+        .copy_from_slice(&input);
+    piped::first::invoke(first);
+    let once: Vec<f32> = first.view(piped::first::outputs::OUTPUT_0).to_vec();
+    assert_eq!(once, input.iter().map(|x| x.max(0.0)).collect::<Vec<_>>());
+    // Nothing copied: the second model finds its input in place.
+    let second = piped::second(&mut arena);
+    assert_eq!(second.view(piped::second::inputs::INPUT_0), &once[..]);
+    piped::second::invoke(second);
+    assert_eq!(second.view(piped::second::outputs::OUTPUT_0), &once[..]);
+}

@@ -19,6 +19,7 @@ use quote::{format_ident, quote};
 use super::{Codegen, GenerateError, generate, over_budget_message, ulit};
 use crate::ModelPlan;
 use crate::emit::thousands;
+use crate::pipeline::{Joint, Pipe};
 
 /// One model of a group: its plan, its file and how to generate it (its `budget` is ignored:
 /// the group has one).
@@ -33,7 +34,7 @@ pub struct Member<'a> {
 }
 
 /// Names a group's module defines itself, which its models' modules may not take.
-const RESERVED: [&str; 11] = [
+const RESERVED: [&str; 12] = [
     "ARENA_BYTES",
     "ALIGN",
     "PERSISTENT_BYTES",
@@ -44,6 +45,7 @@ const RESERVED: [&str; 11] = [
     "Arena",
     "StaticArena",
     "BUDGET_BYTES",
+    "HANDOVER_BYTES",
     "self",
 ];
 
@@ -102,6 +104,7 @@ pub fn generate_group(
     runtime: &syn::Path,
     budget: Option<u64>,
     members: &[Member<'_>],
+    pipeline: Option<(&[Pipe], &Joint)>,
 ) -> Result<TokenStream, GenerateError> {
     let bad = |message: String| GenerateError::Group { message };
     if members.is_empty() {
@@ -233,6 +236,52 @@ pub fn generate_group(
             name_strs.first().copied().unwrap_or_default()
         ),
     ]);
+    let mut handover_checks = Vec::new();
+    if let Some((pipes, joint)) = pipeline {
+        docs.push(String::new());
+        docs.push(
+            " Pipeline (each left in place, planned on one timeline with the rest):".to_owned(),
+        );
+        docs.push(String::new());
+        for p in pipes {
+            let (Some(a), Some(b)) = (names.get(p.from), names.get(p.to)) else {
+                continue;
+            };
+            docs.push(format!(
+                " - `{b}`'s input {} is `{a}`'s output {}",
+                p.input, p.output
+            ));
+            let out = format_ident!("OUTPUT_{}", p.output);
+            let inp = format_ident!("INPUT_{}", p.input);
+            let msg = format!(
+                "`{b}`'s input {} is not where `{a}` leaves its output {}",
+                p.input, p.output
+            );
+            handover_checks.push(quote! {
+                const _: () = ::core::assert!(
+                    #a::outputs::#out.offset() == #b::inputs::#inp.offset()
+                        && #a::outputs::#out.bytes() == #b::inputs::#inp.bytes(),
+                    #msg
+                );
+            });
+        }
+        docs.push(String::new());
+        docs.push(format!(
+            " Arena {} bytes, against {} for separate arenas and {} for the larger arena plus the {} bytes handed over (the {} plan).",
+            thousands(joint.arena_bytes),
+            thousands(joint.separate_bytes),
+            thousands(joint.larger_plus_handover_bytes),
+            thousands(joint.handover_bytes),
+            joint.kept
+        ));
+    }
+    let handover_const = pipeline.map(|(_, joint)| {
+        let h = ulit(joint.handover_bytes);
+        quote! {
+            /// Bytes one model leaves in place for another (the pipeline's hand-overs).
+            pub const HANDOVER_BYTES: usize = #h;
+        }
+    });
     let arena_doc = format!(
         " The shared arena, exactly `ARENA_BYTES` long, its address aligned to {align} bytes."
     );
@@ -260,6 +309,8 @@ pub fn generate_group(
             /// The shared arena in a `static`, handed out once (its zero bytes go to `.bss`).
             pub type StaticArena = #rt::StaticArena<Shared, ARENA_BYTES #address_align>;
             #(#checks)*
+            #handover_const
+            #(#handover_checks)*
             #budget_check
             #(#lenders)*
             #(#modules)*

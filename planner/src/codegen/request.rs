@@ -563,18 +563,23 @@ pub fn expand_group(input: TokenStream, manifest_dir: Option<&Path>) -> TokenStr
     let mut group: Option<Ident> = None;
     let mut budget: Option<(u64, Expr)> = None;
     let mut runtime: syn::Path = syn::parse_quote!(::stowplan);
+    let mut pipes: Vec<LitStr> = Vec::new();
     let mut models: Vec<(Ident, Parsed, Ident)> = Vec::new();
     let mut seen: Vec<String> = Vec::new();
     for item in input.items {
         match item {
             GroupItem::Arg(Arg { key, value }) => {
                 let k = key.unraw().to_string();
-                if seen.contains(&k) {
+                if k != "pipe" && seen.contains(&k) {
                     push(err(key.span(), format!("option `{k}` is given twice")));
                     continue;
                 }
                 seen.push(k.clone());
                 match (k.as_str(), value) {
+                    ("pipe", Value::Expr(e)) => match string_value(&e, "pipe") {
+                        Ok(s) => pipes.push(s),
+                        Err(x) => push(x),
+                    },
                     ("name", Value::Expr(Expr::Path(p))) if p.path.get_ident().is_some() => {
                         group = p.path.get_ident().cloned();
                     }
@@ -590,7 +595,7 @@ pub fn expand_group(input: TokenStream, manifest_dir: Option<&Path>) -> TokenStr
                     (other, _) => push(err(
                         key.span(),
                         format!(
-                            "unknown group option `{other}`; a group takes name, budget and crate, and each model its own options: model(\"models/net.tflite\", {other} = ...)"
+                            "unknown group option `{other}`; a group takes name, budget, crate and pipe, and each model its own options: model(\"models/net.tflite\", {other} = ...)"
                         ),
                     )),
                 }
@@ -637,6 +642,18 @@ pub fn expand_group(input: TokenStream, manifest_dir: Option<&Path>) -> TokenStr
         out.extend(group_stub(&group, &runtime, &member_names));
         return out;
     }
+    let names: Vec<String> = member_names.iter().map(ToString::to_string).collect();
+    let mut parsed_pipes = Vec::new();
+    for spec in &pipes {
+        match crate::pipeline::parse_pipe(&spec.value(), &names) {
+            Ok(p) => parsed_pipes.push(p),
+            Err(e) => {
+                let mut out = err(spec.span(), e).into_compile_error();
+                out.extend(group_stub(&group, &runtime, &member_names));
+                return out;
+            }
+        }
+    }
     let mut loaded = Vec::new();
     let mut tracking = TokenStream::new();
     let mut failure: Option<syn::Error> = None;
@@ -664,12 +681,36 @@ pub fn expand_group(input: TokenStream, manifest_dir: Option<&Path>) -> TokenStr
     if let Some(e) = failure {
         return fail(e, tracking);
     }
-    let members: Vec<super::group::Member<'_>> = loaded
+    let (mut plans, files): (Vec<crate::ModelPlan>, Vec<(Vec<u8>, Codegen)>) = loaded
+        .into_iter()
+        .map(|l| (l.plan, (l.bytes, l.codegen)))
+        .unzip();
+    let joint = if parsed_pipes.is_empty() {
+        None
+    } else {
+        let planner = models
+            .first()
+            .map_or_else(Planner::default, |m| m.1.options.planner);
+        match crate::pipeline::plan_pipeline(
+            &mut plans,
+            &names,
+            &parsed_pipes,
+            &crate::plan::Settings::new(planner),
+        ) {
+            Ok(j) => Some(j),
+            Err(e) => {
+                let span = pipes.first().map_or_else(Span::call_site, LitStr::span);
+                return fail(err(span, e), tracking);
+            }
+        }
+    };
+    let members: Vec<super::group::Member<'_>> = plans
         .iter()
-        .map(|l| super::group::Member {
-            plan: &l.plan,
-            bytes: &l.bytes,
-            codegen: l.codegen.clone(),
+        .zip(&files)
+        .map(|(plan, (bytes, codegen))| super::group::Member {
+            plan,
+            bytes,
+            codegen: codegen.clone(),
         })
         .collect();
     match super::group::generate_group(
@@ -677,6 +718,7 @@ pub fn expand_group(input: TokenStream, manifest_dir: Option<&Path>) -> TokenStr
         &runtime,
         budget.as_ref().map(|(b, _)| *b),
         &members,
+        joint.as_ref().map(|j| (parsed_pipes.as_slice(), j)),
     ) {
         Ok(tokens) => tokens,
         Err(e) => {

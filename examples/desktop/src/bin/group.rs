@@ -5,6 +5,11 @@
 //! same models are bit-exact with TFLite Micro in `tests/tflm/check_invoke.py`). It prints each
 //! model's arena, their sum (separate arenas) and the shared arena (their maximum).
 //!
+//! Then a pipeline: the project's synthetic chain of RELUs twice, the second reading the first's
+//! output where it lies (`pipe = "first.output_0 -> second.input_0"`), planned on one timeline:
+//! it prints that arena next to the separate arenas and the larger one plus the hand-over, and
+//! checks both models' outputs.
+//!
 //! ```text
 //! cargo run -p stowplan-example-desktop --bin group
 //! ```
@@ -24,6 +29,21 @@ stowplan::include_models!(
         "../../tests/models/mlp_int8/mlp_int8.tflite",
         invoke = true,
         name = mlp
+    ),
+);
+
+stowplan::include_models!(
+    name = piped,
+    pipe = "first.output_0 -> second.input_0",
+    model(
+        "../../tests/models/synthetic/chain.tflite",
+        invoke = true,
+        name = first
+    ),
+    model(
+        "../../tests/models/synthetic/chain.tflite",
+        invoke = true,
+        name = second
     ),
 );
 
@@ -98,6 +118,39 @@ fn main() -> ExitCode {
         );
         ok &= same;
     }
+    println!();
+    println!("pipeline first -> second (the chain of RELUs twice)");
+    println!(
+        "separate arenas        {:>5} B",
+        piped::SEPARATE_ARENA_BYTES
+    );
+    println!(
+        "larger + hand-over     {:>5} B",
+        piped::first::ARENA_BYTES.max(piped::second::ARENA_BYTES) + piped::HANDOVER_BYTES
+    );
+    println!("one timeline (planned) {:>5} B", piped::ARENA_BYTES);
+    let input: Vec<f32> = (0..64).map(|i| i as f32 - 20.5).collect();
+    let relu: Vec<f32> = input.iter().map(|x| x.max(0.0)).collect();
+    let mut arena = piped::Arena::new();
+    let first = piped::first(&mut arena);
+    first
+        .view_mut(piped::first::inputs::INPUT_0)
+        .copy_from_slice(&input);
+    piped::first::invoke(first);
+    ok &= first.view(piped::first::outputs::OUTPUT_0) == &relu[..];
+    // The second model's input is the first's output, in place: nothing is copied.
+    let second = piped::second(&mut arena);
+    piped::second::invoke(second);
+    let same = second.view(piped::second::outputs::OUTPUT_0) == &relu[..];
+    println!(
+        "second's output        {}",
+        if same {
+            "relu(input), read in place"
+        } else {
+            "wrong"
+        }
+    );
+    ok &= same;
     if ok {
         ExitCode::SUCCESS
     } else {
