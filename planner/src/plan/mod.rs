@@ -57,7 +57,7 @@ mod bound;
 mod greedy;
 mod heuristic;
 mod linear;
-mod overlap;
+pub mod overlap;
 mod search;
 mod space;
 

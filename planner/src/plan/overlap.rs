@@ -29,8 +29,8 @@
 //! longer meet in time, while every other two buffers that met still do (completeness: an input
 //! ending at `2t` and an output starting at `2t + 1` are a declared pair). The placement works on
 //! the split lifetimes and keeps each pair's rule as an interval of offsets the partner already
-//! placed forbids ([`forbidden`]). The lower bound counts each time's pairs at their smallest
-//! span ([`reduction`]).
+//! placed forbids. The lower bound ([`super::proven_bound`]) counts each time's pairs at their
+//! smallest span.
 
 use super::{Problem, ProblemError, Time};
 
