@@ -235,6 +235,20 @@ fn groups_share_one_arena_and_fail_as_the_macro_does() {
         assert!(text.contains(item), "{item}");
     }
 
+    // A group's review copy is its generated file, checked like a model's.
+    let reviewed = group().review_copy("src/pair.rs").generate().unwrap();
+    assert_eq!(
+        std::fs::read_to_string(dir.join("src/pair.rs")).unwrap(),
+        std::fs::read_to_string(&reviewed.path).unwrap()
+    );
+    std::fs::write(dir.join("src/pair.rs"), "// edited\n").unwrap();
+    let err = group()
+        .review_copy("src/pair.rs")
+        .bless(false)
+        .generate()
+        .unwrap_err();
+    assert!(matches!(err, BuildError::StaleReviewCopy { .. }), "{err}");
+
     let err = group().budget(256).generate().unwrap_err();
     let ui = std::fs::read_to_string(repo().join("tests/ui/group-over-budget.stderr")).unwrap();
     let macro_message = ui.lines().next().unwrap().trim_start_matches("error: ");

@@ -117,3 +117,26 @@ fn a_pipeline_leaves_the_output_where_the_next_model_reads_it() {
     piped::second::invoke(second);
     assert_eq!(second.view(piped::second::outputs::OUTPUT_0), &once[..]);
 }
+
+// A stateful model in a group keeps its own persistent region: state is never shared.
+stowplan::include_models!(
+    name = stateful,
+    model("models/synthetic/variables.tflite", name = vars),
+    model("models/synthetic/chain.tflite", name = chain),
+);
+
+#[test]
+fn each_model_keeps_its_own_state() {
+    const { assert!(stateful::vars::PERSISTENT_BYTES > 0) };
+    assert_eq!(
+        stateful::PERSISTENT_BYTES,
+        stateful::vars::PERSISTENT_BYTES + stateful::chain::PERSISTENT_BYTES
+    );
+    assert_eq!(
+        stateful::RAM_BYTES,
+        stateful::ARENA_BYTES + stateful::PERSISTENT_BYTES
+    );
+    // Its own type, outside the shared arena.
+    let state = stateful::vars::PersistentArena::new();
+    assert_eq!(state.as_bytes().len(), stateful::vars::PERSISTENT_BYTES);
+}

@@ -1,8 +1,8 @@
 //! Two models that run one at a time, sharing one arena (`stowplan::include_models!`): the
 //! project's int8 CNN and int8 MLP (`tests/models/cnn_int8`, `tests/models/mlp_int8`), each run
 //! by its generated `invoke` (the runtime's reference kernels) in the shared arena, one after
-//! the other and again, each output checked against the one TFLite computed (`io.json`; the
-//! same models are bit-exact with TFLite Micro in `tests/tflm/check_invoke.py`). It prints each
+//! the other and again, each output checked against `io.json` (TFLite's outputs, which TFLite
+//! Micro gives too: CI runs both models against TFLite Micro in `tests/tflm/check_invoke.py`). It prints each
 //! model's arena, their sum (separate arenas) and the shared arena (their maximum).
 //!
 //! Then a pipeline: the project's synthetic chain of RELUs twice, the second reading the first's
