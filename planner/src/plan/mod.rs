@@ -739,6 +739,35 @@ pub fn run_with(problem: &Problem, settings: &Settings) -> Plan {
     make(found.offsets, winner, found.steps, found.bound)
 }
 
+/// The units of work (module `space`: sets updated and looked up, buffers scanned, one per
+/// buffer placed) a heuristic's placement spends on `problem`, the same count `auto` budgets
+/// ([`AUTO_HEURISTIC_WORK`]); `None` for `linear`, `search` and `auto`. Exact and the same on
+/// every machine: what tests bound to show that placement stays near-linear in the buffers.
+#[must_use]
+pub fn placement_work(problem: &Problem, planner: Planner) -> Option<u64> {
+    let fit = |order: Vec<usize>, fit| heuristic::place(problem, &order, fit).1;
+    match planner {
+        Planner::Greedy => Some(greedy::plan_counted(problem).1),
+        Planner::BestFit => Some(fit(
+            heuristic::best_fit_order(problem),
+            heuristic::Fit::Best,
+        )),
+        Planner::Conflicts => Some(fit(
+            heuristic::conflicts_order(problem),
+            heuristic::Fit::First,
+        )),
+        Planner::Lifetime => Some(fit(
+            heuristic::lifetime_order(problem),
+            heuristic::Fit::First,
+        )),
+        Planner::Urgency => Some(fit(
+            heuristic::urgency_order(problem),
+            heuristic::Fit::First,
+        )),
+        Planner::Linear | Planner::Search | Planner::Auto => None,
+    }
+}
+
 fn arena_of(problem: &Problem, offsets: &[u64]) -> u64 {
     problem
         .buffers()
