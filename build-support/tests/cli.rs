@@ -806,3 +806,73 @@ fn control_characters_from_the_model_are_escaped() {
     assert!(!err.contains('\u{1b}'), "{err}");
     assert!(err.contains("y\\u{1b}[2J"), "{err}");
 }
+
+#[test]
+fn group_reports_each_model_and_the_shared_arena() {
+    let chain = "tests/models/synthetic/chain.tflite";
+    let residual = "tests/models/synthetic/residual.tflite";
+    let text = ok(&["group", chain, residual, "--budget", "1KiB"]);
+    assert!(text.starts_with("== model `chain`\n"), "{text}");
+    assert!(text.contains("== model `residual`\n"));
+    assert!(text.contains(
+        "  shared arena 512 B (separate arenas 896 B, saving 384 B); state 0 B, each model's own; RAM 512 B, budget 1,024 B\n"
+    ), "{text}");
+    let v: Value = serde_json::from_str(&ok(&["group", chain, residual, "--json"])).unwrap();
+    assert_eq!(v["shared_arena_bytes"], 512);
+    assert_eq!(v["separate_arena_bytes"], 896);
+    assert_eq!(v["models"][1]["name"], "residual");
+    assert_eq!(v["models"][1]["report"]["arena_bytes"], 384);
+    assert!(v["pipeline"].is_null());
+    let err = fails(&["group", chain, residual, "--budget", "256"], 1);
+    assert!(err.starts_with("error: group `group` needs 512 bytes of RAM (the shared arena of 512, which is model `chain`'s"), "{err}");
+    assert!(err.contains("peak at op 0 (RELU)"), "{err}");
+    assert!(fails(&["group"], 2).contains("group needs one or more MODEL.tflite"));
+    assert!(
+        fails(&["group", chain, chain], 2).contains("two models of the group are named `chain`")
+    );
+    assert!(
+        fails(&["group", chain, "--pipe", "chain.output_0"], 2)
+            .contains("is not `model.output_N -> model.input_N`")
+    );
+
+    // A pipeline: the chain into a copy of itself.
+    let dir = std::env::temp_dir().join(format!("stowplan-cli-group-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let second = dir.join("second.tflite");
+    std::fs::copy(repo().join(chain), &second).unwrap();
+    let second = second.to_str().unwrap();
+    let svg = dir.join("group.svg");
+    let v: Value = serde_json::from_str(&ok(&[
+        "group",
+        chain,
+        second,
+        "--invoke",
+        "--pipe",
+        "chain.output_0 -> second.input_0",
+        "--json",
+        "--svg",
+        svg.to_str().unwrap(),
+    ]))
+    .unwrap();
+    assert_eq!(v["pipeline"]["arena_bytes"], 512);
+    assert_eq!(v["pipeline"]["larger_plus_handover_bytes"], 768);
+    assert_eq!(v["pipeline"]["handover_bytes"], 256);
+    let picture = std::fs::read_to_string(&svg).unwrap();
+    assert_eq!(
+        picture.matches("<svg ").count(),
+        3,
+        "the group and its two models"
+    );
+    assert!(picture.contains("<title>second: "));
+    let err = fails(
+        &[
+            "group",
+            chain,
+            second,
+            "--pipe",
+            "second.output_0 -> chain.input_0",
+        ],
+        1,
+    );
+    assert!(err.contains("runs before it"), "{err}");
+}

@@ -29,6 +29,11 @@
 # TFLite Micro's micro_speech (binary `micro_speech`, feature `micro-speech`), whose output the
 # firmware checks too (no snapshot: `icount.sh` counts its instructions).
 #
+# Both in one firmware sharing one arena (binary `group`, features `person-detect` and
+# `micro-speech`), when both models are there:
+#   group.out         its output (both models checked in the firmware, twice) and stack peak
+#   group-size.txt    text/data/bss of its ELF and what .bss holds (the shared arena)
+#
 # STOWPLAN_BLESS=1 rewrites the snapshots instead of comparing them. Needs the toolchain pinned
 # in rust-toolchain.toml with its thumb targets, qemu-system-arm and binutils-arm-none-eabi.
 set -euo pipefail
@@ -175,6 +180,23 @@ if [ -f "$model" ]; then
     fi
 else
     echo "notice: ../shared/models is absent; skipping micro_speech on QEMU"
+fi
+
+# Both models in one firmware, sharing one arena (binary `group`), when both are there.
+if [ -f ../../../shared/models/tflm_person_detect_int8.tflite ] && [ -f "$model" ]; then
+    group=(--release --locked --features person-detect,micro-speech --bin group)
+    cargo build "${group[@]}"
+    status=0
+    timeout 300 cargo run "${group[@]}" >"$out/group.out" || status=$?
+    cat "$out/group.out"
+    if [ "$status" -ne 0 ]; then
+        echo "error: group exited with status $status" >&2
+        exit 1
+    fi
+    sizes "$CARGO_TARGET_DIR/thumbv7em-none-eabihf/release/group" >"$out/group-size.txt"
+    snapshots+=(group.out group-size.txt)
+else
+    echo "notice: ../shared/models lacks person_detect or micro_speech; skipping the group on QEMU"
 fi
 
 for f in "${snapshots[@]}"; do

@@ -53,3 +53,30 @@ use proc_macro::TokenStream;
 pub fn include_model(input: TokenStream) -> TokenStream {
     stowplan_planner::codegen::request::expand(input.into(), None).into()
 }
+
+/// Plans several TFLite models that run one at a time and expands to a module in which they
+/// share one arena, as large as the largest model's.
+///
+/// ```text
+/// include_models!(
+///     name = audio,                 // the group's module (default `models`)
+///     budget = 64 * 1024,           // for the shared arena and every model's state
+///     crate = ::stowplan,           // the runtime crate's path, if renamed
+///     model("models/kws.tflite", invoke = true),
+///     model("models/cmd.tflite", invoke = true, name = cmd),
+/// )
+/// ```
+///
+/// Each `model(...)` takes the path and the options of [`include_model!`] but `budget` and
+/// `crate`, which the group has once. Each model's module (`audio::kws`) is the one
+/// `include_model!` generates for it alone; the group adds the shared `audio::Arena` and, per
+/// model, `audio::kws(&mut arena) -> &mut audio::kws::Arena`, which borrows the shared arena, so
+/// that two models' arenas or views are never alive at once. Each model keeps its own persistent
+/// region (state is never shared). Over budget, the error names the model whose arena sets the
+/// shared one and its op at the peak.
+///
+/// The generated module is described in the `stowplan` crate docs.
+#[proc_macro]
+pub fn include_models(input: TokenStream) -> TokenStream {
+    stowplan_planner::codegen::request::expand_group(input.into(), None).into()
+}

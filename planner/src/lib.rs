@@ -84,6 +84,7 @@ mod kernels;
 mod dsp;
 pub mod lifetime;
 pub mod ops;
+pub mod pipeline;
 pub mod plan;
 pub mod problem_csv;
 pub mod quant;

@@ -6,7 +6,15 @@
 //! - every buffer with a fixed offset has exactly that offset;
 //! - every offset is a multiple of the alignment;
 //! - every buffer (with its size rounded up to the alignment) ends inside the arena;
-//! - any two buffers whose lifetimes intersect have disjoint byte ranges.
+//! - any two buffers whose lifetimes intersect have disjoint byte ranges, except the pairs the
+//!   problem declares ([`crate::plan::Overlap`]);
+//! - each declared pair whose byte ranges intersect has `offset(input) − offset(output)` at
+//!   least its minimum displacement (rounded up to the alignment).
+//!
+//! The sweep below sees a declared pair's two buffers as not live together: it splits every
+//! time `t` in two, a pair's input ending in the first half and a pair's output starting in the
+//! second (the problem's rules make every other two buffers that met still meet); each pair is
+//! then checked on its own.
 //!
 //! Two buffers that both have fixed offsets (an offline plan) may be allowed to overlap: Vela's
 //! plans alias tensors that are live together on purpose. Such overlaps are then returned as
@@ -92,6 +100,17 @@ pub enum VerifyPlanError {
         /// The arena size.
         arena: u64,
     },
+    /// A declared pair shares bytes at a displacement its kernel does not allow.
+    TooClose {
+        /// The pair's output buffer.
+        output: usize,
+        /// The pair's input buffer.
+        input: usize,
+        /// `offset(input) − offset(output)` in the plan.
+        displacement: i128,
+        /// The least displacement allowed (the pair's, rounded up to the alignment).
+        min: i128,
+    },
     /// Two buffers live at the same time share bytes.
     Overlap {
         /// The buffer with the lower index.
@@ -137,6 +156,15 @@ impl fmt::Display for VerifyPlanError {
                     "buffer {buffer} ends at byte {end}, beyond the arena of {arena} bytes"
                 )
             }
+            Self::TooClose {
+                output,
+                input,
+                displacement,
+                min,
+            } => write!(
+                f,
+                "buffers {output} and {input} share bytes with the input {displacement} bytes above the output, below the {min} the op writing the output over its input allows"
+            ),
             Self::Overlap {
                 a,
                 b,
@@ -216,7 +244,30 @@ pub fn verify(
         let size = buffers.get(i).map_or(0, |b| problem.aligned_size(b.size));
         (o, o.saturating_add(size))
     };
-    let life = |i: usize| buffers.get(i).map(|b| b.lifetime);
+    // Lifetimes, split (module docs) when the problem declares pairs; `time` maps back.
+    let split = !problem.overlaps().is_empty();
+    let mut ends_as_input = vec![false; if split { buffers.len() } else { 0 }];
+    let mut starts_as_output = ends_as_input.clone();
+    for o in problem.overlaps() {
+        if let Some(x) = ends_as_input.get_mut(o.input) {
+            *x = true;
+        }
+        if let Some(x) = starts_as_output.get_mut(o.output) {
+            *x = true;
+        }
+    }
+    let life = |i: usize| {
+        let l = buffers.get(i)?.lifetime;
+        if !split {
+            return Some(l);
+        }
+        let flag = |v: &[bool]| Time::from(v.get(i).copied().unwrap_or(false));
+        Some(plan::Lifetime::new(
+            2 * l.first + flag(&starts_as_output),
+            2 * l.last + 1 - flag(&ends_as_input),
+        ))
+    };
+    let time = |t: Time| if split { t / 2 } else { t };
     let may_alias =
         |i: usize| allow_fixed_overlaps && buffers.get(i).is_some_and(|b| b.fixed_offset.is_some());
     let mut coords: Vec<u64> = occupies
@@ -289,7 +340,7 @@ pub fn verify(
                 return Err(VerifyPlanError::Overlap {
                     a: x.min(y),
                     b: x.max(y),
-                    time: lx.first,
+                    time: time(lx.first),
                     bytes: (sx.max(sy), ex.min(ey)),
                 });
             }
@@ -306,7 +357,7 @@ pub fn verify(
                         declared.push(DeclaredOverlap {
                             a: x.min(y),
                             b: x.max(y),
-                            time: lx.first,
+                            time: time(lx.first),
                         });
                     }
                     true
@@ -321,6 +372,24 @@ pub fn verify(
         }
         if let Some(l) = live.get_mut(x) {
             *l = true;
+        }
+    }
+    // Each declared pair: disjoint, or its input far enough above its output.
+    for o in problem.overlaps() {
+        let (so, eo) = range(o.output);
+        let (si, ei) = range(o.input);
+        if so < eo && si < ei && so < ei && si < eo {
+            let a = i128::from(alignment);
+            let min = -((-i128::from(o.min_displacement)).div_euclid(a)) * a;
+            let displacement = i128::from(si) - i128::from(so);
+            if displacement < min {
+                return Err(VerifyPlanError::TooClose {
+                    output: o.output,
+                    input: o.input,
+                    displacement,
+                    min,
+                });
+            }
         }
     }
     declared.sort_unstable_by_key(|d| (d.a, d.b));

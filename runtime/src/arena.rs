@@ -185,6 +185,66 @@ where
     }
 }
 
+/// A model of a group sharing one arena: implemented by a group's generated module for the
+/// arena marker of each of its models (`audio::kws::Activations: Member<audio::Shared>`), so
+/// that [`Arena::lend`] lends the group's arena to its own models only.
+pub trait Member<G> {}
+
+impl<G, const N: usize, const A: usize> Arena<G, N, A>
+where
+    Align<A>: SupportedAlign,
+{
+    /// The first `K` bytes of this arena as the arena of model `M`, a member of group `G`:
+    /// models that run one at a time share the bytes, each through its own typed arena, and the
+    /// borrow of `self` keeps two of them from being used at once.
+    ///
+    /// Generated groups name it once per model (`audio::kws(&mut arena)`). A compile error
+    /// (when the call is instantiated) if the model's arena is larger than this one (`K > N`),
+    /// is aligned more, or has padding (`K` not a multiple of its alignment).
+    ///
+    /// ```
+    /// pub enum Group {}
+    /// pub enum Kws {}
+    /// pub enum Cmd {}
+    /// impl stowplan::Member<Group> for Kws {}
+    /// impl stowplan::Member<Group> for Cmd {}
+    ///
+    /// let mut shared = stowplan::Arena::<Group, 64>::new();
+    /// let kws: &mut stowplan::Arena<Kws, 48> = shared.lend();
+    /// kws.as_bytes_mut()[0] = 7;
+    /// let cmd: &mut stowplan::Arena<Cmd, 64> = shared.lend();
+    /// assert_eq!(cmd.as_bytes()[0], 7, "the same bytes");
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn lend<M: Member<G>, const K: usize, const B: usize>(&mut self) -> &mut Arena<M, K, B>
+    where
+        Align<B>: SupportedAlign,
+    {
+        const {
+            assert!(K <= N, "a model's arena is larger than the group's");
+            assert!(
+                core::mem::align_of::<Arena<M, K, B>>() <= core::mem::align_of::<Self>(),
+                "a model's arena is aligned more than the group's"
+            );
+            assert!(
+                core::mem::size_of::<Arena<M, K, B>>() == K,
+                "a model's arena must be a multiple of its alignment to be lent"
+            );
+        }
+        let this: *mut Self = self;
+        // SAFETY: `Arena<M, K, B>` is `repr(C)`: a zero-length array, `[u8; K]` at offset 0 and a
+        // zero-sized marker, `K` bytes in all (the assertion above: no padding); `Self` holds
+        // `[u8; N]` at offset 0 with `K <= N` (asserted), so the cast pointer covers the first
+        // `K` bytes of `self.bytes`, never `Self`'s padding, and is aligned for the target (its
+        // alignment is at most `Self`'s, asserted). Every byte is an initialised `u8`
+        // and every value of the target is `K` such bytes, so reads and writes through it,
+        // including writes of a whole `Arena<M, K, B>`, leave initialised bytes behind. The
+        // reference is derived from `&mut self` and lives no longer, so it is the only one.
+        unsafe { &mut *this.cast::<Arena<M, K, B>>() }
+    }
+}
+
 impl<M, const N: usize, const A: usize> Default for Arena<M, N, A>
 where
     Align<A>: SupportedAlign,

@@ -90,6 +90,26 @@
 //! pub const X: stowplan::Slot<Activations, f32> = stowplan::Slot::new(2, 4);
 //! ```
 //!
+//! `include_models!(name = pair, model("models/residual.tflite"), model(...))` (or
+//! `Config::member`) gives one such module per model inside a group module `pair`, with one
+//! shared arena as large as the largest (`pair::Arena`, `pair::StaticArena`, `pair::ARENA_BYTES`,
+//! `pair::SEPARATE_ARENA_BYTES`) and per model a function lending it as that model's arena
+//! ([`Arena::lend`], for the group's [`Member`]s only):
+//!
+//! ```
+//! stowplan::include_models!(
+//!     name = pair,
+//!     model("models/residual.tflite", name = first),
+//!     model("models/residual.tflite", name = second),
+//! );
+//!
+//! let mut arena = pair::Arena::new();
+//! pair::first(&mut arena).view_mut(pair::first::X).fill(2.0);
+//! // The second model sees the same bytes, through its own slots.
+//! assert_eq!(pair::second(&mut arena).view(pair::second::X)[0], 2.0);
+//! assert_eq!(pair::ARENA_BYTES * 2, pair::SEPARATE_ARENA_BYTES);
+//! ```
+//!
 //! ```
 //! // What generated code looks like, by hand:
 //! pub enum Activations {}
@@ -145,13 +165,13 @@ mod tests;
 
 #[cfg(not(any(target_has_atomic = "8", feature = "critical-section")))]
 pub use arena::TakeNeedsCriticalSection;
-pub use arena::{Arena, StaticArena};
+pub use arena::{Arena, Member, StaticArena};
 pub use dynamic::{DynamicError, DynamicTensor};
 pub use op::{Read, Reads, Write, Writes};
 
 #[cfg(feature = "macros")]
 #[cfg_attr(docsrs, doc(cfg(feature = "macros")))]
-pub use stowplan_macros::include_model;
+pub use stowplan_macros::{include_model, include_models};
 
 mod sealed {
     pub trait Sealed {}

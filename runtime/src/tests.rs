@@ -395,3 +395,29 @@ fn the_disjointness_proof_passes_exactly_the_disjoint_packings() {
     }
     assert!(passed > 0 && refused > 0, "{passed} {refused}");
 }
+
+#[test]
+fn lent_arenas_share_the_group_bytes() {
+    enum Group {}
+    impl crate::Member<Group> for Net {}
+    impl crate::Member<Group> for Other {}
+    const O: Slot<Other, i32> = Slot::new(48, 4);
+    let mut shared = Arena::<Group, 64, 32>::new();
+    {
+        let net: &mut Arena<Net, 64> = shared.lend();
+        net.view_mut(X).copy_from_slice(&[1.0, 2.0, 3.0, 4.0]);
+        net.view_mut(Z).copy_from_slice(&[5.0, 6.0]);
+    }
+    assert_eq!(&shared.as_bytes()[..4], &1.0f32.to_ne_bytes());
+    {
+        let other: &mut Arena<Other, 64, 32> = shared.lend();
+        // The last 16 bytes are the first half of Z.
+        assert_eq!(other.view(O)[..2], [0, 0x4014_0000]);
+        // Replacing a whole lent arena writes its bytes and nothing else of the group.
+        *other = Arena::new();
+    }
+    assert!(shared.as_bytes().iter().all(|&b| b == 0));
+    let small: &mut Arena<Net, 16> = shared.lend();
+    small.as_bytes_mut().fill(9);
+    assert_eq!(shared.as_bytes()[15..17], [9, 0]);
+}

@@ -1,19 +1,21 @@
-//! Planning and verification stay near-linear in the tensor count, for every model family of
-//! `stowplan_tests::scale` (the seeded slice of the benchmark `bench-scale`, which sweeps 1,000 to
+//! Planning stays near-linear in the tensor count, for every model family of
+//! `stowplan_tests::scale` (the seeded slice of the benchmark `bench-scale`, which times 1,000 to
 //! 1,000,000 tensors in a release build; see docs/planning.md).
 //!
-//! Times are wall-clock, so the check is a ratio measured in one run, on the same machine at the
-//! same moment: four times the tensors may take at most [`MAX_RATIO`] times as long (linear is 4,
-//! the quadratic walks this replaced were 16).
+//! The growth check counts work, not time: every heuristic's placement on a model's problem
+//! reports its exact units of work (`plan::placement_work`, the count `auto` budgets), the same on
+//! every machine, and four times the tensors may cost at most [`MAX_RATIO`] times as much (linear
+//! is 4; the quadratic walks this replaced were 16). The other two tests are hang guards with
+//! generous limits, not measurements.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use stowplan_planner::plan::{self, Planner};
-use stowplan_planner::{Options, plan_model, verify};
+use stowplan_planner::{Options, plan_model};
 use stowplan_tests::scale::{Family, build};
 use stowplan_tests::within;
 
-/// The tests of this file run one at a time: a timing must not share the machine with another.
+/// The tests of this file run one at a time: the hang guards must not share the machine.
 static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 fn alone() -> std::sync::MutexGuard<'static, ()> {
@@ -22,53 +24,35 @@ fn alone() -> std::sync::MutexGuard<'static, ()> {
         .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
-/// The most the time may grow when the tensors grow four times.
-const MAX_RATIO: f64 = 10.0;
-
-/// The best of three runs of planning and verifying `bytes` (the whole pipeline, then greedy and
-/// the verifier on their own, which the pipeline's `auto` includes).
-fn best_time(bytes: &[u8]) -> Duration {
-    (0..3)
-        .map(|_| {
-            let start = Instant::now();
-            let plan = plan_model(bytes, &Options::default()).unwrap();
-            let greedy = plan::run(&plan.problem, Planner::Greedy);
-            verify::verify(&plan.problem, &greedy, false).unwrap();
-            start.elapsed()
-        })
-        .min()
-        .unwrap_or_default()
-}
+/// The most the placement work may grow when the tensors grow four times.
+const MAX_RATIO: f64 = 6.0;
 
 #[test]
-fn four_times_the_tensors_take_at_most_ten_times_as_long() {
-    let _alone = alone();
+fn four_times_the_tensors_cost_at_most_six_times_the_work() {
     let small = 4_000;
     let mut report = Vec::new();
     let mut failures = Vec::new();
     for family in Family::ALL {
-        let a = build(family, small, 7);
-        let b = build(family, 4 * small, 7);
-        // Alternate, so that a burst of load elsewhere hits both sizes alike.
-        let (mut ta, mut tb) = (Duration::MAX, Duration::MAX);
-        for _ in 0..2 {
-            ta = ta.min(best_time(&a));
-            tb = tb.min(best_time(&b));
-        }
-        let ratio = tb.as_secs_f64() / ta.as_secs_f64().max(1e-6);
-        report.push(format!(
-            "{}: {small} tensors {ta:?}, {} tensors {tb:?}, ratio {ratio:.1}",
-            family.name(),
-            4 * small
-        ));
-        if ratio > MAX_RATIO {
-            failures.push(family.name());
+        let a = plan_model(&build(family, small, 7), &Options::default()).unwrap();
+        let b = plan_model(&build(family, 4 * small, 7), &Options::default()).unwrap();
+        for planner in Planner::HEURISTICS {
+            let wa = plan::placement_work(&a.problem, planner).unwrap();
+            let wb = plan::placement_work(&b.problem, planner).unwrap();
+            let ratio = wb as f64 / wa.max(1) as f64;
+            report.push(format!(
+                "{} {planner}: {small} tensors {wa} units, {} tensors {wb} units, ratio {ratio:.2}",
+                family.name(),
+                4 * small
+            ));
+            if ratio > MAX_RATIO {
+                failures.push(format!("{} {planner}", family.name()));
+            }
         }
     }
     println!("{}", report.join("\n"));
     assert!(
         failures.is_empty(),
-        "time grows faster than near-linear for {failures:?}:\n{}",
+        "placement work grows faster than near-linear for {failures:?}:\n{}",
         report.join("\n")
     );
 }

@@ -20,6 +20,11 @@ usage:
   stowplan embed MODEL.tflite -o OUT.tflite [--planner P] [--shape T=DIMS]... [--steps N]
       writes a copy of the model with the plan as its OfflineMemoryAllocation entry, which
       stock TensorFlow Lite Micro honours (alignment 16; an existing entry is replaced)
+  stowplan group MODEL.tflite MODEL.tflite... [--pipe 'a.output_0 -> b.input_0']...
+        [--budget SIZE] [--invoke] [options]
+      plans models that run one at a time and share one arena (include_models!): each model's
+      report (its part of the plan), then the shared arena against the separate ones and the
+      budget; with --pipe, the group on one timeline; --json and --svg as for plan
   stowplan generate MODEL.tflite [-o NET.rs] [generate options]
       writes the module build.rs writes (stowplan_build::Config), byte for byte, to NET.rs or
       stdout: run it from the crate's root (MODEL relative to its Cargo.toml, as in build.rs)
@@ -489,6 +494,221 @@ fn run(args: &Args) -> Result<String, Failure> {
     })
 }
 
+/// `stowplan group MODEL... [--pipe SPEC]... [--budget SIZE] [--invoke] [plan options]`.
+fn group_command(it: impl Iterator<Item = String>) -> Result<String, Failure> {
+    use stowplan_planner::codegen::{Codegen, ModelFile, group};
+    use stowplan_planner::pipeline;
+    const VALUE_FLAGS: [&str; 10] = [
+        "--planner",
+        "--align",
+        "--shape",
+        "--offline",
+        "--fold",
+        "--capacity",
+        "--steps",
+        "--dynamic",
+        "--scratch",
+        "--svg",
+    ];
+    let usage = |m: String| Failure::Usage(m);
+    let (mut paths, mut pipes, mut rest) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut budget, mut invoke) = (None, false);
+    let mut it = it.into_iter();
+    while let Some(arg) = it.next() {
+        let (flag, inline) = match arg.split_once('=') {
+            Some((f, v)) if f.starts_with("--") => (f.to_owned(), Some(v.to_owned())),
+            _ => (arg.clone(), None),
+        };
+        let mut take = || match inline.clone() {
+            Some(v) => Ok(v),
+            None => it
+                .next()
+                .ok_or_else(|| usage(format!("{flag} needs a value; see stowplan --help"))),
+        };
+        match flag.as_str() {
+            "-h" | "--help" => return Ok(USAGE.to_owned()),
+            "--pipe" => pipes.push(take()?),
+            "--budget" => {
+                let v = take()?;
+                budget = Some(
+                    stowplan_planner::codegen::size::parse_size(&v)
+                        .map_err(|e| usage(format!("--budget {v}: {e}")))?,
+                );
+            }
+            "--invoke" if inline.is_none() => invoke = true,
+            "--problem" | "--capacity" => {
+                return Err(usage(format!(
+                    "{flag} does not apply to a group; see stowplan --help"
+                )));
+            }
+            f if VALUE_FLAGS.contains(&f) => {
+                let v = take()?;
+                rest.push(flag.clone());
+                rest.push(v);
+            }
+            f if f.starts_with('-') && f.len() > 1 => rest.push(arg),
+            _ => paths.push(arg),
+        }
+    }
+    if paths.is_empty() {
+        return Err(usage(
+            "group needs one or more MODEL.tflite files; see stowplan --help".into(),
+        ));
+    }
+    rest.push(paths.first().cloned().unwrap_or_default());
+    let Some(args) = parse(rest.into_iter())? else {
+        return Ok(USAGE.to_owned());
+    };
+    let options = args.model_options().with_invoke(invoke);
+    let mut names: Vec<String> = Vec::new();
+    let mut plans = Vec::new();
+    let mut files = Vec::new();
+    for path in &paths {
+        let bytes = read_file(path)?;
+        let plan =
+            plan_model(&bytes, &options).map_err(|e| Failure::Plan(format!("{path}: {e}")))?;
+        let stem = std::path::Path::new(path)
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let name = stowplan_planner::codegen::names::module_name(&stem);
+        if names.contains(&name) {
+            return Err(usage(format!(
+                "two models of the group are named `{name}` (after their files): copy one under another name"
+            )));
+        }
+        names.push(name);
+        plans.push(plan);
+        files.push(bytes);
+    }
+    let parsed = pipes
+        .iter()
+        .map(|s| pipeline::parse_pipe(s, &names))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(usage)?;
+    let joint = if parsed.is_empty() {
+        None
+    } else {
+        Some(
+            pipeline::plan_pipeline(
+                &mut plans,
+                &names,
+                &parsed,
+                &plan::Settings::new(args.planner),
+            )
+            .map_err(Failure::Plan)?,
+        )
+    };
+    let members: Vec<group::Member<'_>> = plans
+        .iter()
+        .zip(&files)
+        .zip(names.iter().zip(&paths))
+        .map(|((plan, bytes), (name, path))| group::Member {
+            plan,
+            bytes,
+            codegen: Codegen {
+                module: name.clone(),
+                runtime: syn_path(),
+                model_path: path.clone(),
+                model_file: ModelFile::ManifestRelative(path.clone()),
+                budget: None,
+                invoke,
+                fallback: None,
+            },
+        })
+        .collect();
+    let shared = plans.iter().map(|p| p.arena_bytes()).max().unwrap_or(0);
+    let separate: u64 = plans.iter().map(|p| p.arena_bytes()).sum();
+    let state: u64 = plans.iter().map(|p| p.persistent_bytes).sum();
+    let ram = shared + state;
+    if let Some(b) = budget
+        && ram > b
+    {
+        return Err(Failure::Plan(group::group_over_budget_message(
+            "group", &members, b,
+        )));
+    }
+    if let Some(svg) = &args.svg {
+        let pictures: Vec<String> = plans
+            .iter()
+            .zip(names.iter().zip(&paths))
+            .map(|(p, (name, path))| emit::model_svg(p, &format!("{name}: {path}")))
+            .collect();
+        write_svg(svg, &emit::stack_svg(&pictures))?;
+    }
+    if args.json {
+        let models: Vec<serde_json::Value> = plans
+            .iter()
+            .zip(names.iter().zip(&paths))
+            .map(|(p, (name, path))| {
+                serde_json::json!({ "name": name, "report": emit::model_json(p, path) })
+            })
+            .collect();
+        let pipeline = joint.as_ref().map(|j| {
+            serde_json::json!({
+                "pipes": pipes,
+                "arena_bytes": j.arena_bytes,
+                "separate_arena_bytes": j.separate_bytes,
+                "larger_plus_handover_bytes": j.larger_plus_handover_bytes,
+                "handover_bytes": j.handover_bytes,
+                "kept": j.kept,
+            })
+        });
+        return Ok(serde_json::json!({
+            "models": models,
+            "shared_arena_bytes": shared,
+            "separate_arena_bytes": separate,
+            "state_bytes": state,
+            "ram_bytes": ram,
+            "budget_bytes": budget,
+            "pipeline": pipeline,
+        })
+        .to_string());
+    }
+    let mut out = String::new();
+    for (p, (name, path)) in plans.iter().zip(names.iter().zip(&paths)) {
+        out.push_str(&format!("== model `{name}`\n"));
+        out.push_str(&emit::model_text(p, path));
+        out.push('\n');
+    }
+    out.push_str(&format!(
+        "group of {} models, run one at a time:\n",
+        plans.len()
+    ));
+    for (p, name) in plans.iter().zip(&names) {
+        out.push_str(&format!(
+            "  {name:<24} arena {:>12} B  state {:>10} B\n",
+            emit::thousands(p.arena_bytes()),
+            emit::thousands(p.persistent_bytes)
+        ));
+    }
+    out.push_str(&format!(
+        "  shared arena {} B (separate arenas {} B, saving {} B); state {} B, each model's own; RAM {} B{}\n",
+        emit::thousands(shared),
+        emit::thousands(separate),
+        emit::thousands(separate - shared),
+        emit::thousands(state),
+        emit::thousands(ram),
+        budget.map_or_else(String::new, |b| format!(", budget {} B", emit::thousands(b)))
+    ));
+    if let Some(j) = &joint {
+        out.push_str(&format!(
+            "  pipeline {}: on one timeline {} B (separate {} B, larger + {} B handed over {} B; the {} plan)\n",
+            pipes.join(", "),
+            emit::thousands(j.arena_bytes),
+            emit::thousands(j.separate_bytes),
+            emit::thousands(j.handover_bytes),
+            emit::thousands(j.larger_plus_handover_bytes),
+            j.kept
+        ));
+    }
+    Ok(out)
+}
+
+fn syn_path() -> syn::Path {
+    syn::parse_quote!(::stowplan)
+}
+
 /// With `--capacity`, a plan above it is a failure that says what is known.
 fn check_capacity(path: &str, args: &Args, plan: &plan::Plan) -> Result<(), Failure> {
     let Some(capacity) = args.capacity else {
@@ -552,12 +772,13 @@ fn main() -> ExitCode {
         Some("-V" | "--version") => Ok(format!("stowplan {}", env!("CARGO_PKG_VERSION"))),
         Some("embed") => embed_command(it),
         Some("generate") => generate_command(it),
+        Some("group") => group_command(it),
         Some("plan") => parse(it).and_then(|args| match args {
             None => Ok(USAGE.to_owned()),
             Some(args) => run(&args),
         }),
         Some(other) => Err(Failure::Usage(format!(
-            "unknown command {other:?}; the commands are `stowplan plan`, `stowplan generate` and `stowplan embed`"
+            "unknown command {other:?}; the commands are `stowplan plan`, `stowplan group`, `stowplan generate` and `stowplan embed`"
         ))),
     };
     match result {

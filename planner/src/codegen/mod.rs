@@ -31,6 +31,7 @@
 //! runtime crate renamed.
 
 pub mod chart;
+pub mod group;
 mod invoke;
 pub mod names;
 pub mod request;
@@ -119,6 +120,11 @@ pub enum GenerateError {
         /// The full message.
         message: String,
     },
+    /// A group of models that cannot share an arena as given (see [`group`]).
+    Group {
+        /// The full message.
+        message: String,
+    },
 }
 
 impl fmt::Display for GenerateError {
@@ -128,7 +134,8 @@ impl fmt::Display for GenerateError {
             | Self::OfflineAliases { message }
             | Self::TooLarge { message }
             | Self::NoKernel { message }
-            | Self::Alignment { message } => f.write_str(message),
+            | Self::Alignment { message }
+            | Self::Group { message } => f.write_str(message),
         }
     }
 }

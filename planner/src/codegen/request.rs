@@ -368,6 +368,29 @@ fn expand_parsed(
     name: &Ident,
     manifest_dir: Option<&Path>,
 ) -> Result<TokenStream, Failure> {
+    let loaded = load(parsed, name, manifest_dir)?;
+    let span = parsed.path.span();
+    generate(&loaded.plan, &loaded.bytes, &loaded.codegen).map_err(|e| {
+        let error = match (&e, &parsed.budget) {
+            (GenerateError::OverBudget { .. }, Some((_, budget))) => {
+                syn::Error::new_spanned(budget, e)
+            }
+            _ => err(span, e),
+        };
+        (error, loaded.tracking)
+    })
+}
+
+/// A model read and planned, with what generating it needs.
+struct Loaded {
+    bytes: Vec<u8>,
+    plan: crate::ModelPlan,
+    codegen: Codegen,
+    /// Tokens that make the crate recompile when the file changes (for error expansions).
+    tracking: TokenStream,
+}
+
+fn load(parsed: &Parsed, name: &Ident, manifest_dir: Option<&Path>) -> Result<Loaded, Failure> {
     let lit = &parsed.path;
     let span = lit.span();
     let rel = lit.value();
@@ -449,15 +472,266 @@ fn expand_parsed(
     let options = parsed.options.clone().with_invoke(parsed.invoke);
     let plan = plan_model(&bytes, &options)
         .map_err(|e| (err(span, format!("{rel}: {e}")), tracking.clone()))?;
-    generate(&plan, &bytes, &cg).map_err(|e| {
-        let error = match (&e, &parsed.budget) {
-            (GenerateError::OverBudget { .. }, Some((_, budget))) => {
-                syn::Error::new_spanned(budget, e)
-            }
-            _ => err(span, e),
-        };
-        (error, tracking)
+    Ok(Loaded {
+        bytes,
+        plan,
+        codegen: cg,
+        tracking,
     })
+}
+
+/// One item of `include_models!`: a group option or a model.
+enum GroupItem {
+    Arg(Arg),
+    Model(Ident, Input),
+}
+
+/// The parsed input of `include_models!`.
+struct GroupInput {
+    items: Vec<GroupItem>,
+}
+
+impl Parse for GroupInput {
+    fn parse(input: ParseStream<'_>) -> syn::Result<Self> {
+        let mut items = Vec::new();
+        while !input.is_empty() {
+            let key = Ident::parse_any(input)?;
+            if key == "model" && input.peek(syn::token::Paren) {
+                let inner;
+                syn::parenthesized!(inner in input);
+                items.push(GroupItem::Model(key, inner.parse()?));
+            } else {
+                input.parse::<Token![=]>().map_err(|e| {
+                    err(
+                        e.span(),
+                        "expected `option = value` or `model(\"path\", options)`: include_models!(name = audio, budget = 64 * 1024, model(\"models/kws.tflite\", invoke = true), model(\"models/cmd.tflite\"))",
+                    )
+                })?;
+                let value = if key == "crate" {
+                    Value::Path(input.call(syn::Path::parse_mod_style)?)
+                } else {
+                    Value::Expr(input.parse()?)
+                };
+                items.push(GroupItem::Arg(Arg { key, value }));
+            }
+            if input.is_empty() {
+                break;
+            }
+            input.parse::<Token![,]>()?;
+        }
+        Ok(Self { items })
+    }
+}
+
+/// A placeholder group module after an error, so that the error is the only one.
+fn group_stub(name: &Ident, runtime: &syn::Path, members: &[Ident]) -> TokenStream {
+    let mut unique: Vec<&Ident> = Vec::new();
+    for m in members {
+        if !unique.contains(&m) {
+            unique.push(m);
+        }
+    }
+    let stubs = unique.into_iter().map(|m| stub(m, runtime));
+    quote! {
+        #[allow(dead_code)]
+        pub mod #name {
+            pub const ARENA_BYTES: usize = 0;
+            pub const ALIGN: usize = 16;
+            pub const PERSISTENT_BYTES: usize = 0;
+            pub const RAM_BYTES: usize = 0;
+            #[derive(::core::fmt::Debug)]
+            pub enum Shared {}
+            pub type Arena = #runtime::Arena<Shared, 0>;
+            #(#stubs)*
+        }
+    }
+}
+
+/// Expands `include_models!`: several models run one at a time, sharing one arena (see
+/// [`super::group`]), given its input and the manifest directory (as [`expand`]).
+#[must_use]
+pub fn expand_group(input: TokenStream, manifest_dir: Option<&Path>) -> TokenStream {
+    let input: GroupInput = match syn::parse2(input) {
+        Ok(i) => i,
+        Err(e) => return e.into_compile_error(),
+    };
+    let mut errors: Option<syn::Error> = None;
+    let mut push = |e: syn::Error| match &mut errors {
+        Some(all) => all.combine(e),
+        None => errors = Some(e),
+    };
+    let mut group: Option<Ident> = None;
+    let mut budget: Option<(u64, Expr)> = None;
+    let mut runtime: syn::Path = syn::parse_quote!(::stowplan);
+    let mut pipes: Vec<LitStr> = Vec::new();
+    let mut models: Vec<(Ident, Parsed, Ident)> = Vec::new();
+    let mut seen: Vec<String> = Vec::new();
+    for item in input.items {
+        match item {
+            GroupItem::Arg(Arg { key, value }) => {
+                let k = key.unraw().to_string();
+                if k != "pipe" && seen.contains(&k) {
+                    push(err(key.span(), format!("option `{k}` is given twice")));
+                    continue;
+                }
+                seen.push(k.clone());
+                match (k.as_str(), value) {
+                    ("pipe", Value::Expr(e)) => match string_value(&e, "pipe") {
+                        Ok(s) => pipes.push(s),
+                        Err(x) => push(x),
+                    },
+                    ("name", Value::Expr(Expr::Path(p))) if p.path.get_ident().is_some() => {
+                        group = p.path.get_ident().cloned();
+                    }
+                    ("name", Value::Expr(e)) => push(err(
+                        e.span(),
+                        "name must be an identifier, such as name = audio",
+                    )),
+                    ("budget", Value::Expr(e)) => match eval(&e, "budget") {
+                        Ok(b) => budget = Some((b, e)),
+                        Err(x) => push(x),
+                    },
+                    ("crate", Value::Path(p)) => runtime = p,
+                    (other, _) => push(err(
+                        key.span(),
+                        format!(
+                            "unknown group option `{other}`; a group takes name, budget, crate and pipe, and each model its own options: model(\"models/net.tflite\", {other} = ...)"
+                        ),
+                    )),
+                }
+            }
+            GroupItem::Model(key, model) => {
+                let path_span = model.path.span();
+                let stem = Path::new(&model.path.value())
+                    .file_stem()
+                    .map(|s| s.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                for Arg { key, .. } in &model.args {
+                    let k = key.unraw().to_string();
+                    if k == "budget" || k == "crate" {
+                        push(err(
+                            key.span(),
+                            format!(
+                                "a group has one `{k}`, for all its models: give it to the group, include_models!({k} = ..., model(...))"
+                            ),
+                        ));
+                    }
+                }
+                match parse_args(model) {
+                    Ok(parsed) => {
+                        let name = parsed.name.clone().unwrap_or_else(|| {
+                            Ident::new(&super::names::module_name(&stem), path_span)
+                        });
+                        models.push((key, parsed, name));
+                    }
+                    Err(e) => push(e),
+                }
+            }
+        }
+    }
+    let group = group.unwrap_or_else(|| Ident::new("models", Span::call_site()));
+    let member_names: Vec<Ident> = models.iter().map(|(_, _, n)| n.clone()).collect();
+    if models.is_empty() {
+        push(err(
+            Span::call_site(),
+            "include_models! needs at least one model(\"path\", options)",
+        ));
+    }
+    if let Some(e) = errors {
+        let mut out = e.into_compile_error();
+        out.extend(group_stub(&group, &runtime, &member_names));
+        return out;
+    }
+    let names: Vec<String> = member_names.iter().map(ToString::to_string).collect();
+    let mut parsed_pipes = Vec::new();
+    for spec in &pipes {
+        match crate::pipeline::parse_pipe(&spec.value(), &names) {
+            Ok(p) => parsed_pipes.push(p),
+            Err(e) => {
+                let mut out = err(spec.span(), e).into_compile_error();
+                out.extend(group_stub(&group, &runtime, &member_names));
+                return out;
+            }
+        }
+    }
+    let mut loaded = Vec::new();
+    let mut tracking = TokenStream::new();
+    let mut failure: Option<syn::Error> = None;
+    for (_, parsed, name) in &models {
+        match load(parsed, name, manifest_dir) {
+            Ok(l) => {
+                tracking.extend(l.tracking.clone());
+                loaded.push(l);
+            }
+            Err((e, t)) => {
+                tracking.extend(t);
+                match &mut failure {
+                    Some(all) => all.combine(e),
+                    None => failure = Some(e),
+                }
+            }
+        }
+    }
+    let fail = |e: syn::Error, tracking: TokenStream| {
+        let mut out = e.into_compile_error();
+        out.extend(group_stub(&group, &runtime, &member_names));
+        out.extend(tracking);
+        out
+    };
+    if let Some(e) = failure {
+        return fail(e, tracking);
+    }
+    let (mut plans, files): (Vec<crate::ModelPlan>, Vec<(Vec<u8>, Codegen)>) = loaded
+        .into_iter()
+        .map(|l| (l.plan, (l.bytes, l.codegen)))
+        .unzip();
+    let joint = if parsed_pipes.is_empty() {
+        None
+    } else {
+        let planner = models
+            .first()
+            .map_or_else(Planner::default, |m| m.1.options.planner);
+        match crate::pipeline::plan_pipeline(
+            &mut plans,
+            &names,
+            &parsed_pipes,
+            &crate::plan::Settings::new(planner),
+        ) {
+            Ok(j) => Some(j),
+            Err(e) => {
+                let span = pipes.first().map_or_else(Span::call_site, LitStr::span);
+                return fail(err(span, e), tracking);
+            }
+        }
+    };
+    let members: Vec<super::group::Member<'_>> = plans
+        .iter()
+        .zip(&files)
+        .map(|(plan, (bytes, codegen))| super::group::Member {
+            plan,
+            bytes,
+            codegen: codegen.clone(),
+        })
+        .collect();
+    match super::group::generate_group(
+        &group.to_string(),
+        &runtime,
+        budget.as_ref().map(|(b, _)| *b),
+        &members,
+        joint.as_ref().map(|j| (parsed_pipes.as_slice(), j)),
+    ) {
+        Ok(tokens) => tokens,
+        Err(e) => {
+            let error = match (&e, &budget) {
+                (GenerateError::OverBudget { .. }, Some((_, b))) => syn::Error::new_spanned(b, e),
+                _ => err(
+                    models.first().map_or_else(Span::call_site, |m| m.0.span()),
+                    e,
+                ),
+            };
+            fail(error, tracking)
+        }
+    }
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@ mod svg;
 mod text;
 
 pub use json::{model_json, problem_json};
-pub use svg::{model_svg, plan_svg};
+pub use svg::{model_svg, plan_svg, stack_svg};
 pub use text::{model_text, problem_text};
 
 /// `1234567` as `1,234,567`.

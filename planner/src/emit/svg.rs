@@ -380,6 +380,27 @@ pub fn plan_svg(
     )
 }
 
+/// Pictures made by [`model_svg`] or [`plan_svg`] (one per model of a group), one below the
+/// other in one picture.
+#[must_use]
+pub fn stack_svg(pictures: &[String]) -> String {
+    let mut out = format!(
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{}" viewBox="0 0 {WIDTH} {}">"#,
+        HEIGHT * pictures.len() as f64,
+        HEIGHT * pictures.len() as f64
+    );
+    out.push('\n');
+    for (k, picture) in pictures.iter().enumerate() {
+        let placed = picture.replacen("<svg ", &format!(r#"<svg y="{}" "#, HEIGHT * k as f64), 1);
+        out.push_str(&placed);
+        if !placed.ends_with('\n') {
+            out.push('\n');
+        }
+    }
+    out.push_str("</svg>\n");
+    out
+}
+
 /// The picture of a model's plan: one rectangle per planned tensor, labelled with its name, and
 /// for a stateful model a column beside it with the persistent region's items.
 #[must_use]

@@ -80,6 +80,11 @@ pub fn lower_bound(problem: &Problem) -> LiveProfile {
 /// A lower bound on the arena of every plan of `problem`, in bytes (a multiple of the
 /// alignment).
 ///
+/// With overlaps (module `overlap`), the bytes of the buffers of each time's pairs are counted at
+/// that time as the fewest they can span together (the larger of their inputs' sum, their
+/// outputs' sum and each pair's smallest span) instead of their sum: the overlap-aware bound,
+/// which [`lower_bound`] does not lower.
+///
 /// Without fixed offsets this is [`lower_bound`]'s aligned figure. Fixed buffers may overlap each
 /// other on purpose (an offline plan's aliases), so with them the bound is the larger of the
 /// highest fixed end (zero-size fixed buffers included: every buffer ends inside the arena) and,
@@ -94,9 +99,10 @@ pub fn proven_bound(problem: &Problem) -> u64 {
         .filter_map(|b| Some(b.fixed_offset? + problem.aligned_size(b.size)))
         .max()
         .unwrap_or(0);
-    if !buffers
-        .iter()
-        .any(|b| b.fixed_offset.is_some() && b.size > 0)
+    if problem.overlaps().is_empty()
+        && !buffers
+            .iter()
+            .any(|b| b.fixed_offset.is_some() && b.size > 0)
     {
         return lower_bound(problem).aligned_bytes.max(fixed_end);
     }
@@ -118,6 +124,12 @@ pub fn proven_bound(problem: &Problem) -> u64 {
     for (i, b) in buffers.iter().enumerate().filter(|(_, b)| b.size > 0) {
         events.push((u64::from(b.lifetime.first), true, i));
         events.push((u64::from(b.lifetime.last) + 1, false, i));
+    }
+    // Times with pairs, each evaluated on its own (an event with no buffer at t and at t + 1).
+    let savings = super::overlap::reduction(problem);
+    for &(t, _) in &savings {
+        events.push((u64::from(t), true, usize::MAX));
+        events.push((u64::from(t) + 1, true, usize::MAX));
     }
     events.sort_unstable();
     let mut bound = fixed_end;
@@ -141,7 +153,16 @@ pub fn proven_bound(problem: &Problem) -> u64 {
                 None => online = online.saturating_sub(size),
             }
         }
-        bound = bound.max(online.saturating_add(cover.covered()));
+        let saving = savings
+            .binary_search_by_key(&time, |&(t, _)| u64::from(t))
+            .ok()
+            .and_then(|i| savings.get(i))
+            .map_or(0, |&(_, s)| s);
+        bound = bound.max(
+            online
+                .saturating_sub(saving)
+                .saturating_add(cover.covered()),
+        );
     }
     bound
 }

@@ -9,10 +9,13 @@
 //! same offset without the walk and says why it is the same). Fixed buffers keep their offset
 //! and are never checked against each other (an offline plan may alias).
 //!
+//! With overlaps (module `overlap`, never in TFLM's problems) the order is the same, and a buffer
+//! whose partners are placed takes the lowest offset where it fits that they allow.
+//!
 //! Cost: O(n log² n), plus one step per run of placed bytes a buffer jumps over.
 
-use super::Problem;
 use super::space::Space;
+use super::{Problem, overlap};
 
 pub(super) fn plan(problem: &Problem) -> Vec<u64> {
     plan_counted(problem).0
@@ -35,11 +38,16 @@ pub(super) fn plan_counted(problem: &Problem) -> (Vec<u64>, u64) {
     order.extend(online.into_iter().map(|(_, std::cmp::Reverse(i))| i));
 
     let mut offsets = vec![0; buffers.len()];
-    let lifetimes: Vec<(u32, u32)> = buffers
-        .iter()
-        .map(|b| (b.lifetime.first, b.lifetime.last))
-        .collect();
-    let mut space = Space::new(&lifetimes);
+    let mut space = Space::new(&overlap::placement_lifetimes(problem));
+    let partners = overlap::partners(problem);
+    let mut placed = vec![
+        false;
+        if partners.is_empty() {
+            0
+        } else {
+            buffers.len()
+        }
+    ];
     for id in order {
         let Some(buffer) = buffers.get(id) else {
             continue;
@@ -47,11 +55,21 @@ pub(super) fn plan_counted(problem: &Problem) -> (Vec<u64>, u64) {
         let wanted = size(id);
         let offset = match buffer.fixed_offset {
             Some(fixed) => fixed,
-            None => space.first_fit(id, wanted),
+            None => {
+                let avoid = overlap::avoid(problem, partners.get(id), &placed, &offsets, wanted);
+                if avoid.is_empty() {
+                    space.first_fit(id, wanted)
+                } else {
+                    space.first_fit_avoiding(id, wanted, &avoid)
+                }
+            }
         };
         space.insert(id, offset, offset + wanted);
         if let Some(slot) = offsets.get_mut(id) {
             *slot = offset;
+        }
+        if let Some(p) = placed.get_mut(id) {
+            *p = true;
         }
     }
     let work = space.work().saturating_add(buffers.len() as u64);

@@ -18,6 +18,9 @@
 //! - `urgency` (Vela's order): highest peak of live bytes during the buffer's lifetime first,
 //!   then longest lifetime, then larger size.
 //!
+//! With overlaps (module `overlap`), a buffer whose partners are placed takes, whatever the fit,
+//! the lowest offset where it fits that they allow.
+//!
 //! Guarantees: the plan is valid (the verifier checks it); no promise on its size beyond the
 //! trivial bounds (at least the lower bound, at most the fixed buffers' end plus the sum of the
 //! other aligned sizes). Cost: O(n log n) for the orders, O(n log² n) for the placement (with
@@ -25,7 +28,7 @@
 //! buffer, lowest first).
 
 use super::space::Space;
-use super::{Problem, Time};
+use super::{Problem, Time, overlap};
 
 /// How a heuristic places each buffer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -40,17 +43,25 @@ pub(super) enum Fit {
 pub(super) fn place(problem: &Problem, order: &[usize], fit: Fit) -> (Vec<u64>, u64) {
     let buffers = problem.buffers();
     let mut offsets = vec![0u64; buffers.len()];
-    let lifetimes: Vec<(u32, u32)> = buffers
-        .iter()
-        .map(|b| (b.lifetime.first, b.lifetime.last))
-        .collect();
-    let mut space = Space::new(&lifetimes);
+    let mut space = Space::new(&overlap::placement_lifetimes(problem));
+    let partners = overlap::partners(problem);
+    let mut placed = vec![
+        false;
+        if partners.is_empty() {
+            0
+        } else {
+            buffers.len()
+        }
+    ];
     for (i, b) in buffers.iter().enumerate() {
         if let Some(offset) = b.fixed_offset {
             let end = offset.saturating_add(problem.aligned_size(b.size));
             space.insert(i, offset, end);
             if let Some(slot) = offsets.get_mut(i) {
                 *slot = offset;
+            }
+            if let Some(p) = placed.get_mut(i) {
+                *p = true;
             }
         }
     }
@@ -60,13 +71,18 @@ pub(super) fn place(problem: &Problem, order: &[usize], fit: Fit) -> (Vec<u64>, 
             continue;
         }
         let size = problem.aligned_size(b.size);
+        let avoid = overlap::avoid(problem, partners.get(i), &placed, &offsets, size);
         let offset = match fit {
+            _ if !avoid.is_empty() => space.first_fit_avoiding(i, size, &avoid),
             Fit::First => space.first_fit(i, size),
             Fit::Best => space.best_fit(i, size),
         };
         space.insert(i, offset, offset + size);
         if let Some(slot) = offsets.get_mut(i) {
             *slot = offset;
+        }
+        if let Some(p) = placed.get_mut(i) {
+            *p = true;
         }
     }
     let work = space.work().saturating_add(buffers.len() as u64);

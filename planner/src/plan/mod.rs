@@ -40,17 +40,31 @@
 //! finish it returns an optimal plan; when the budget runs out it returns the best plan found
 //! and the best bound proven. Problems with more than [`MAX_SEARCH_BUFFERS`] buffers to place
 //! are not searched: `search` and `auto` then return the heuristic plan.
+//!
+//! # Overlaps
+//!
+//! A problem may declare pairs of buffers that share bytes while both are live ([`Overlap`]: an
+//! op's output over an input it reads for the last time, at displacements its kernel allows;
+//! module `overlap` has the rules). The lower bound then counts each pair at its smallest span
+//! ([`proven_bound`]; [`lower_bound`] stays the bound of whole buffers), and every greedy
+//! planner places a buffer where its placed partners allow, overlapping them or not. `linear`
+//! overlaps nothing. The search does not take pairs yet: on a problem with overlaps `search`
+//! returns greedy's plan, and `auto` the best of the heuristics (greedy, then the others, as
+//! always) and of TFLite Micro's greedy plan of whole buffers, proven optimal when it reaches the
+//! overlap-aware bound.
 
 mod bound;
 mod greedy;
 mod heuristic;
 mod linear;
+pub mod overlap;
 mod search;
 mod space;
 
 use std::fmt;
 
 pub use bound::{LiveProfile, lower_bound, proven_bound};
+pub use overlap::{MAX_OVERLAP_TIME, Overlap};
 pub use search::MAX_SEARCH_BUFFERS;
 
 /// A point on the planning timeline. Lifetimes are inclusive ranges of times.
@@ -128,11 +142,13 @@ impl Buffer {
 /// small enough that sums of a few million sizes cannot overflow `u64`.
 pub const MAX_BYTES: u64 = 1 << 48;
 
-/// Buffers to place, and the alignment of every offset and size.
+/// Buffers to place, the alignment of every offset and size, and the pairs of buffers that may
+/// share bytes ([`Overlap`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Problem {
     buffers: Vec<Buffer>,
     alignment: u64,
+    overlaps: Vec<Overlap>,
 }
 
 impl Problem {
@@ -143,6 +159,39 @@ impl Problem {
     ///
     /// [`ProblemError`] naming the first buffer that breaks a rule.
     pub fn new(buffers: Vec<Buffer>, alignment: u64) -> Result<Self, ProblemError> {
+        Self::with_overlaps(buffers, alignment, Vec::new())
+    }
+
+    /// [`Problem::new`] with pairs of buffers that may share bytes, checked as the
+    /// [`Overlap`] rules say (module `overlap`).
+    ///
+    /// # Errors
+    ///
+    /// What [`Problem::new`] returns, or [`ProblemError::BadOverlap`] naming the first pair that
+    /// breaks a rule, or [`ProblemError::TimeTooLate`].
+    ///
+    /// ```
+    /// use stowplan_planner::plan::{Buffer, Overlap, Planner, Problem, proven_bound, run};
+    ///
+    /// // A 32-byte input read for the last time at time 1 by the op writing a 64-byte output,
+    /// // which may start up to 32 bytes below the input (as a 1x1 convolution doubling the
+    /// // channels: output pixel p ends below input pixel p + 1).
+    /// let problem = Problem::with_overlaps(
+    ///     vec![Buffer::new(32, 0, 1), Buffer::new(64, 1, 2)],
+    ///     16,
+    ///     vec![Overlap::new(1, 0, 32)],
+    /// )?;
+    /// assert_eq!(proven_bound(&problem), 64);
+    /// let plan = run(&problem, Planner::Greedy);
+    /// assert_eq!(plan.offsets(), [32, 0]);
+    /// assert_eq!(plan.arena_bytes(), 64);
+    /// # Ok::<(), stowplan_planner::plan::ProblemError>(())
+    /// ```
+    pub fn with_overlaps(
+        buffers: Vec<Buffer>,
+        alignment: u64,
+        overlaps: Vec<Overlap>,
+    ) -> Result<Self, ProblemError> {
         if !alignment.is_power_of_two() || alignment > MAX_BYTES {
             return Err(ProblemError::BadAlignment { alignment });
         }
@@ -194,13 +243,38 @@ impl Problem {
         total
             .checked_add(fixed_end)
             .ok_or(ProblemError::TotalTooLarge)?;
-        Ok(Self { buffers, alignment })
+        let problem = Self {
+            buffers,
+            alignment,
+            overlaps: Vec::new(),
+        };
+        overlap::check(&problem, &overlaps)?;
+        Ok(Self {
+            overlaps,
+            ..problem
+        })
     }
 
     /// The buffers, in the order given.
     #[must_use]
     pub fn buffers(&self) -> &[Buffer] {
         &self.buffers
+    }
+
+    /// The pairs of buffers that may share bytes, in the order given.
+    #[must_use]
+    pub fn overlaps(&self) -> &[Overlap] {
+        &self.overlaps
+    }
+
+    /// The same buffers and alignment, with no pair allowed to overlap.
+    #[must_use]
+    pub fn without_overlaps(&self) -> Self {
+        Self {
+            buffers: self.buffers.clone(),
+            alignment: self.alignment,
+            overlaps: Vec::new(),
+        }
     }
 
     /// The alignment of every offset and of every size.
@@ -261,6 +335,20 @@ pub enum ProblemError {
         /// How many were given.
         count: usize,
     },
+    /// An [`Overlap`] that breaks a rule.
+    BadOverlap {
+        /// Index of the pair.
+        overlap: usize,
+        /// The rule it breaks.
+        why: &'static str,
+    },
+    /// A lifetime beyond [`MAX_OVERLAP_TIME`] in a problem with overlaps.
+    TimeTooLate {
+        /// Index of the buffer.
+        buffer: usize,
+        /// Its last time.
+        time: Time,
+    },
 }
 
 impl fmt::Display for ProblemError {
@@ -293,6 +381,11 @@ impl fmt::Display for ProblemError {
             Self::TooManyBuffers { count } => {
                 write!(f, "{count} buffers are more than a planner takes")
             }
+            Self::BadOverlap { overlap, why } => write!(f, "overlap {overlap} {why}"),
+            Self::TimeTooLate { buffer, time } => write!(
+                f,
+                "buffer {buffer} is live until time {time}; a problem with overlaps ends by time {MAX_OVERLAP_TIME}"
+            ),
         }
     }
 }
@@ -604,6 +697,15 @@ pub fn run_with(problem: &Problem, settings: &Settings) -> Plan {
                     break;
                 }
             }
+            if !problem.overlaps().is_empty() && best.as_ref().is_some_and(|b| b.1 > goal) {
+                // Overlaps a buffer takes where it can may cost more than they save (a chain of
+                // pairs that drift apart): TFLite Micro's plan of whole buffers is valid too.
+                let whole = greedy::plan(&problem.without_overlaps());
+                let arena = arena_of(problem, &whole);
+                if best.as_ref().is_some_and(|b| arena < b.1) {
+                    best = Some((whole, arena, Planner::Greedy));
+                }
+            }
             match best {
                 Some((offsets, arena, planner)) if arena <= goal => {
                     return make(offsets, planner, 0, bound);
@@ -615,6 +717,12 @@ pub fn run_with(problem: &Problem, settings: &Settings) -> Plan {
         Planner::Search => (greedy::plan(problem), Planner::Greedy),
         other => return make(heuristic(other).0, other, 0, bound),
     };
+    if !problem.overlaps().is_empty() {
+        // The search places whole buffers (module `search`): with pairs its canonical plans
+        // would miss the overlapping ones, and its proofs would not hold. The heuristic plan and
+        // the overlap-aware bound stand.
+        return make(start, winner, 0, bound);
+    }
     let start_arena = arena_of(problem, &start);
     let found = search::minimise(
         problem,
@@ -629,6 +737,35 @@ pub fn run_with(problem: &Problem, settings: &Settings) -> Plan {
         winner
     };
     make(found.offsets, winner, found.steps, found.bound)
+}
+
+/// The units of work (module `space`: sets updated and looked up, buffers scanned, one per
+/// buffer placed) a heuristic's placement spends on `problem`, the same count `auto` budgets
+/// ([`AUTO_HEURISTIC_WORK`]); `None` for `linear`, `search` and `auto`. Exact and the same on
+/// every machine: what tests bound to show that placement stays near-linear in the buffers.
+#[must_use]
+pub fn placement_work(problem: &Problem, planner: Planner) -> Option<u64> {
+    let fit = |order: Vec<usize>, fit| heuristic::place(problem, &order, fit).1;
+    match planner {
+        Planner::Greedy => Some(greedy::plan_counted(problem).1),
+        Planner::BestFit => Some(fit(
+            heuristic::best_fit_order(problem),
+            heuristic::Fit::Best,
+        )),
+        Planner::Conflicts => Some(fit(
+            heuristic::conflicts_order(problem),
+            heuristic::Fit::First,
+        )),
+        Planner::Lifetime => Some(fit(
+            heuristic::lifetime_order(problem),
+            heuristic::Fit::First,
+        )),
+        Planner::Urgency => Some(fit(
+            heuristic::urgency_order(problem),
+            heuristic::Fit::First,
+        )),
+        Planner::Linear | Planner::Search | Planner::Auto => None,
+    }
 }
 
 fn arena_of(problem: &Problem, offsets: &[u64]) -> u64 {

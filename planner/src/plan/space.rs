@@ -433,14 +433,14 @@ impl Tree {
         x
     }
 
-    /// First fit: the lowest offset where `w` bytes live during `buffer`'s lifetime fit (0 for 0
-    /// bytes).
-    fn first_fit(&mut self, buffer: usize, w: u64) -> u64 {
+    /// First fit: the lowest offset at or above `from` where `w` bytes live during `buffer`'s
+    /// lifetime fit (`from` for 0 bytes).
+    fn first_fit(&mut self, buffer: usize, w: u64, from: u64) -> u64 {
         if w == 0 {
-            return 0;
+            return from;
         }
         self.gather(buffer);
-        self.fit_from(0, w)
+        self.fit_from(from, w)
     }
 
     /// Best fit: the lowest of the smallest gaps between placed buffers that holds `w` bytes
@@ -634,12 +634,12 @@ impl Walk {
         x
     }
 
-    fn first_fit(&mut self, buffer: usize, w: u64) -> u64 {
+    fn first_fit(&mut self, buffer: usize, w: u64, from: u64) -> u64 {
         if w == 0 {
-            return 0;
+            return from;
         }
         self.gather(buffer);
-        self.fit_from(0, w)
+        self.fit_from(from, w)
     }
 
     fn best_fit(&mut self, buffer: usize, w: u64) -> u64 {
@@ -801,14 +801,47 @@ impl Space {
     /// First fit: the lowest offset where `w` bytes live during `buffer`'s lifetime fit (0 for
     /// 0 bytes).
     pub(super) fn first_fit(&mut self, buffer: usize, w: u64) -> u64 {
+        self.first_fit_from(buffer, w, 0)
+    }
+
+    /// First fit at or above `from` (`from` for 0 bytes).
+    pub(super) fn first_fit_from(&mut self, buffer: usize, w: u64, from: u64) -> u64 {
         match &mut self.0 {
-            Kind::Tree(t) => t.first_fit(buffer, w),
-            Kind::Walk(k) => k.first_fit(buffer, w),
-            Kind::Clique(_, _) if w == 0 => 0,
+            Kind::Tree(t) => t.first_fit(buffer, w, from),
+            Kind::Walk(k) => k.first_fit(buffer, w, from),
+            Kind::Clique(_, _) if w == 0 => from,
             Kind::Clique(set, work) => {
-                let (x, more) = fit_in(set, 0, w);
+                let (x, more) = fit_in(set, from, w);
                 *work += more;
                 x
+            }
+        }
+    }
+
+    /// First fit that also avoids each open interval of offsets in `avoid` (the offsets placed
+    /// partners forbid, see module `overlap`): from the plain first fit, past every interval it
+    /// lands in. Each interval is passed at most once, so this ends after `avoid.len() + 1`
+    /// fits. A buffer of 0 bytes goes at 0.
+    pub(super) fn first_fit_avoiding(
+        &mut self,
+        buffer: usize,
+        w: u64,
+        avoid: &[(i128, i128)],
+    ) -> u64 {
+        if w == 0 {
+            return 0;
+        }
+        let mut x = self.first_fit_from(buffer, w, 0);
+        loop {
+            let here = i128::from(x);
+            let past = avoid
+                .iter()
+                .filter(|&&(lo, hi)| lo < here && here < hi)
+                .map(|&(_, hi)| hi)
+                .max();
+            match past.and_then(|hi| u64::try_from(hi).ok()) {
+                Some(hi) => x = self.first_fit_from(buffer, w, hi),
+                None => return x,
             }
         }
     }

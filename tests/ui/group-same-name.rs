@@ -1,0 +1,6 @@
+stowplan::include_models!(
+    model("models/synthetic/chain.tflite"),
+    model("models/synthetic/chain.tflite"),
+);
+
+fn main() {}

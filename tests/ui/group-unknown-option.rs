@@ -1,0 +1,7 @@
+stowplan::include_models!(
+    name = pair,
+    invoke = true,
+    model("models/synthetic/chain.tflite"),
+);
+
+fn main() {}
