@@ -158,11 +158,14 @@ fn dot_2x2_words(
 
 /// The int8 epilogue of the blocked kernels,
 /// [`requantize_channel`](super::conv::requantize_channel)'s arithmetic with the channel's
-/// constants read once per channel block, in form `F` (chosen per op by [`Epilogue::new`]: the
-/// least [`fixed::right_form`](super::fixed::right_form) of its channels): 2 is
+/// constants read a block at a time, in form `F` (chosen per op by [`Epilogue::new`]): its low
+/// bits are the least [`fixed::right_form`](super::fixed::right_form) of the op's channels (2:
 /// [`fixed::multiply_by_quantized_multiplier_right2`](super::fixed::multiply_by_quantized_multiplier_right2),
-/// 1 [`fixed::multiply_by_quantized_multiplier_right1`](super::fixed::multiply_by_quantized_multiplier_right1),
-/// 0 the general function; all equal TFLM's.
+/// 1: [`fixed::multiply_by_quantized_multiplier_right1`](super::fixed::multiply_by_quantized_multiplier_right1),
+/// 0: the general function), and [`FULL`] is set when the clamp is the whole int8 range (then
+/// a saturation); all equal TFLM's. The kernels have loops for forms 6 and 5 (the whole range
+/// with right shifts of 2 and more, or of 1 and more: the layers of the models) and run every
+/// other op in form 0 (the general requantisation and clamp), to keep the code small.
 #[derive(Clone, Copy)]
 pub(super) struct Epilogue<'a> {
     bias: Option<&'a [i32]>,
@@ -171,6 +174,10 @@ pub(super) struct Epilogue<'a> {
     act_min: i32,
     act_max: i32,
 }
+
+/// The bit of an epilogue's form for the whole int8 range (`act_min == -128`, `act_max ==
+/// 127`): the clamp is then a saturation.
+const FULL: u8 = 4;
 
 /// One output channel's constants: bias (0 without one), multiplier, and the shift (in form 1
 /// `-shift - 1`, in form 2 `-shift - 2`).
@@ -182,8 +189,9 @@ pub(super) struct Channel {
 }
 
 impl<'a> Epilogue<'a> {
-    /// The epilogue of `p` with `bias`, and the form every one of the `channels` first
-    /// multipliers has (the kernels run `finish::<F>` with it).
+    /// The epilogue of `p` with `bias`, and its form: the one every one of the `channels`
+    /// first multipliers has, with [`FULL`] for the whole int8 range (the kernels run
+    /// `finish::<F>` in it, or in form 0).
     #[inline(always)]
     pub(super) fn new(p: &ConvS8, bias: Option<&'a [i32]>, channels: usize) -> (Self, u8) {
         let e = Epilogue {
@@ -200,7 +208,13 @@ impl<'a> Epilogue<'a> {
         } else {
             0
         };
-        (e, form)
+        // The whole int8 range (no fused activation narrows it): the clamp is a saturation.
+        let full = if (p.act_min, p.act_max) == (-128, 127) {
+            FULL
+        } else {
+            0
+        };
+        (e, form | full)
     }
 
     /// Channel `c`'s constants (a missing bias or multiplier is 0, as in
@@ -215,7 +229,7 @@ impl<'a> Epilogue<'a> {
             Some(r) => (r.multiplier, r.shift),
             None => (0, 0),
         };
-        let shift = match F {
+        let shift = match F & 3 {
             2 => -shift - 2,
             1 => -shift - 1,
             _ => shift,
@@ -228,13 +242,13 @@ impl<'a> Epilogue<'a> {
     }
 
     /// The outputs of channels `c..c + 4` from their accumulators, in the `form` of
-    /// [`Epilogue::new`] chosen here, once per block (the depthwise kernels: one loop for the
-    /// three forms).
+    /// [`Epilogue::new`] (6, 5, else 0) chosen here, once per block (the depthwise kernels: one
+    /// loop for the forms).
     #[inline(always)]
     pub(super) fn finish4(&self, form: u8, c: usize, acc: [i32; 4]) -> [i8; 4] {
         match form {
-            2 => self.block4::<2>(c, acc),
-            1 => self.block4::<1>(c, acc),
+            6 => self.block4::<6>(c, acc),
+            5 => self.block4::<5>(c, acc),
             _ => self.block4::<0>(c, acc),
         }
     }
@@ -257,7 +271,7 @@ impl<'a> Epilogue<'a> {
         Channel {
             bias,
             multiplier: r.multiplier,
-            shift: match F {
+            shift: match F & 3 {
                 2 => -r.shift - 2,
                 1 => -r.shift - 1,
                 _ => r.shift,
@@ -284,16 +298,18 @@ impl<'a> Epilogue<'a> {
     pub(super) fn finish<const F: u8>(&self, acc: i32, ch: Channel) -> i8 {
         let acc = acc.wrapping_add(ch.bias);
         let (m, t) = (ch.multiplier, ch.shift as u32);
-        let acc = match F {
+        let acc = match F & 3 {
             2 => super::fixed::multiply_by_quantized_multiplier_right2(acc, m, t),
             1 => super::fixed::multiply_by_quantized_multiplier_right1(acc, m, t),
             _ => super::fixed::multiply_by_quantized_multiplier(acc, m, ch.shift),
         };
-        super::clamp_to_i8(
-            acc.wrapping_add(self.output_offset),
-            self.act_min,
-            self.act_max,
-        )
+        let acc = acc.wrapping_add(self.output_offset);
+        if F & FULL != 0 {
+            // `clamp_to_i8` with `act_min == -128`, `act_max == 127` (one `SSAT`).
+            acc.clamp(-128, 127) as i8
+        } else {
+            super::clamp_to_i8(acc, self.act_min, self.act_max)
+        }
     }
 }
 
@@ -340,8 +356,8 @@ pub(super) fn conv1x1_s8(
     let (e, form) = Epilogue::new(p, bias, out_depth);
     let offset = p.input_offset;
     match form {
-        2 => conv1x1_blocks::<2>(&e, input, filter, output, depth, out_depth, offset),
-        1 => conv1x1_blocks::<1>(&e, input, filter, output, depth, out_depth, offset),
+        6 => conv1x1_blocks::<6>(&e, input, filter, output, depth, out_depth, offset),
+        5 => conv1x1_blocks::<5>(&e, input, filter, output, depth, out_depth, offset),
         _ => conv1x1_blocks::<0>(&e, input, filter, output, depth, out_depth, offset),
     }
     true
@@ -659,8 +675,8 @@ fn depthwise_words<const B: usize>(
                     filter_taps.get(f..).unwrap_or(&[]),
                 );
                 match form {
-                    2 => window.pixel_words::<B, 2>(xs, ws, e, off, out),
-                    1 => window.pixel_words::<B, 1>(xs, ws, e, off, out),
+                    6 => window.pixel_words::<B, 6>(xs, ws, e, off, out),
+                    5 => window.pixel_words::<B, 5>(xs, ws, e, off, out),
                     _ => window.pixel_words::<B, 0>(xs, ws, e, off, out),
                 }
             }
@@ -935,19 +951,37 @@ mod tests {
         r
     };
 
+    /// Right shifts of 2 and more only: the kernels' shortest requantisation.
+    static REQUANT_TWO: [Requant; 24] = {
+        let mut r = REQUANT;
+        let mut i = 0;
+        while i < 24 {
+            r[i].shift = -7 - (i as i32 % 5);
+            i += 1;
+        }
+        r
+    };
+
     fn params(geometry: ConvGeometry, rng: &mut Rng) -> ConvS8 {
         let offsets = [-127, 128, 0, 5, -3];
+        let requant: &'static [Requant] = match rng.next() % 3 {
+            0 => &REQUANT_GENERAL,
+            1 => &REQUANT,
+            _ => &REQUANT_TWO,
+        };
+        // The whole int8 range (no fused activation) or a narrower one.
+        let (act_min, act_max) = if rng.next().is_multiple_of(2) {
+            (-128, 127)
+        } else {
+            (-100, 90)
+        };
         ConvS8 {
             geometry,
             input_offset: offsets[rng.next() as usize % offsets.len()],
             output_offset: (rng.next() % 21) as i32 - 10,
-            requant: if rng.next().is_multiple_of(3) {
-                &REQUANT_GENERAL
-            } else {
-                &REQUANT
-            },
-            act_min: -128,
-            act_max: 127,
+            requant,
+            act_min,
+            act_max,
         }
     }
 
@@ -990,7 +1024,7 @@ mod tests {
                 ([1, 5, 1], 17, 9),
             ]
         };
-        for &([n, h, w], c, o) in shapes.iter().cycle().take(3 * shapes.len()) {
+        for &([n, h, w], c, o) in shapes.iter().cycle().take(6 * shapes.len()) {
             let g = geometry([n, h, w, c], [o, 1, 1, c], [n, h, w, o]);
             let p = params(g, &mut rng);
             let mut input = [0i8; 400];
@@ -1049,7 +1083,7 @@ mod tests {
                 ([5, 4, 3], [1, 3], 1, 1, 4),
             ]
         };
-        for &([h, w, ic], [fh, fw], stride, pad, m) in cases.iter().cycle().take(3 * cases.len()) {
+        for &([h, w, ic], [fh, fw], stride, pad, m) in cases.iter().cycle().take(6 * cases.len()) {
             let c = ic * m;
             let oh = (h + 2 * pad - fh) / stride + 1;
             let ow = (w + 2 * pad - fw) / stride + 1;
