@@ -182,13 +182,26 @@ proptest! {
     }
 
     #[test]
-    fn the_bound_is_at_most_the_optimum(problem in problem(2, 40, &[16])) {
+    fn the_bound_is_at_most_the_optimum(problem in problem(2, 40, &[16]), steps in 1u64..3_000) {
         prop_assume!(problem.buffers().len() <= 4);
         let optimum = brute_force_optimum(&problem);
         prop_assert!(proven_bound(&problem) <= optimum, "bound {} above the optimum {optimum}", proven_bound(&problem));
         for planner in Planner::ALL {
-            let plan = run_with(&problem, &Settings { search_steps: 300, ..Settings::new(planner) });
+            let plan = run_with(&problem, &Settings { search_steps: steps, ..Settings::new(planner) });
+            prop_assert!(pairwise_ok(&problem, &plan), "{planner}");
             prop_assert!(plan.arena_bytes() >= optimum, "{planner} below the optimum");
+            prop_assert!(plan.best_bound() <= optimum, "{planner}: bound {} above the optimum {optimum}", plan.best_bound());
+            if plan.proven_optimal() {
+                prop_assert_eq!(plan.arena_bytes(), optimum, "{} proven optimal", planner);
+            }
+        }
+        // With every pair at least one unit apart the search is exact: given the budget, it
+        // finds the optimum and proves it.
+        let exact = problem.overlaps().iter().all(|o| o.min_displacement >= 16);
+        if exact {
+            let plan = run_with(&problem, &Settings { search_steps: 10_000_000, ..Settings::new(Planner::Search) });
+            prop_assert_eq!(plan.arena_bytes(), optimum, "search");
+            prop_assert!(plan.proven_optimal());
         }
     }
 
