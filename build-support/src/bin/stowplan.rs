@@ -135,10 +135,7 @@ fn parse(mut it: impl Iterator<Item = String>) -> Result<Option<Args>, Failure> 
             .ok_or_else(|| usage(format!("{flag} needs a value; see stowplan --help")))
     };
     while let Some(arg) = it.next() {
-        let (flag, inline) = match arg.split_once('=') {
-            Some((f, v)) if f.starts_with("--") => (f.to_owned(), Some(v.to_owned())),
-            _ => (arg.clone(), None),
-        };
+        let (flag, inline) = split_flag(&arg);
         let take = |it: &mut dyn Iterator<Item = String>| match inline.clone() {
             Some(v) => Ok(v),
             None => value(it, &flag),
@@ -317,6 +314,28 @@ fn embed_command(it: impl Iterator<Item = String>) -> Result<String, Failure> {
     ))
 }
 
+/// `--flag=value` as the flag and its value; anything else as itself with no value.
+fn split_flag(arg: &str) -> (String, Option<String>) {
+    match arg.split_once('=') {
+        Some((f, v)) if f.starts_with("--") => (f.to_owned(), Some(v.to_owned())),
+        _ => (arg.to_owned(), None),
+    }
+}
+
+/// A flag's value: given inline (`--flag=value`), else the next argument.
+fn value_of(
+    flag: &str,
+    inline: Option<String>,
+    it: &mut impl Iterator<Item = String>,
+) -> Result<String, Failure> {
+    match inline {
+        Some(v) => Ok(v),
+        None => it
+            .next()
+            .ok_or_else(|| Failure::Usage(format!("{flag} needs a value; see stowplan --help"))),
+    }
+}
+
 /// `stowplan generate MODEL [-o OUT] [Config's options]`: the file `Config::generate` writes.
 fn generate_command(it: impl Iterator<Item = String>) -> Result<String, Failure> {
     let usage = |m: String| Failure::Usage(m);
@@ -326,16 +345,8 @@ fn generate_command(it: impl Iterator<Item = String>) -> Result<String, Failure>
     let mut manifest_dir = None;
     let mut it = it.into_iter();
     while let Some(arg) = it.next() {
-        let (flag, inline) = match arg.split_once('=') {
-            Some((f, v)) if f.starts_with("--") => (f.to_owned(), Some(v.to_owned())),
-            _ => (arg.clone(), None),
-        };
-        let mut take = || match inline.clone() {
-            Some(v) => Ok(v),
-            None => it
-                .next()
-                .ok_or_else(|| usage(format!("{flag} needs a value; see stowplan --help"))),
-        };
+        let (flag, inline) = split_flag(&arg);
+        let mut take = || value_of(&flag, inline.clone(), &mut it);
         match flag.as_str() {
             "-h" | "--help" => return Ok(USAGE.to_owned()),
             "-o" | "--output" => output = Some(take()?),
@@ -515,16 +526,8 @@ fn group_command(it: impl Iterator<Item = String>) -> Result<String, Failure> {
     let (mut budget, mut invoke) = (None, false);
     let mut it = it.into_iter();
     while let Some(arg) = it.next() {
-        let (flag, inline) = match arg.split_once('=') {
-            Some((f, v)) if f.starts_with("--") => (f.to_owned(), Some(v.to_owned())),
-            _ => (arg.clone(), None),
-        };
-        let mut take = || match inline.clone() {
-            Some(v) => Ok(v),
-            None => it
-                .next()
-                .ok_or_else(|| usage(format!("{flag} needs a value; see stowplan --help"))),
-        };
+        let (flag, inline) = split_flag(&arg);
+        let mut take = || value_of(&flag, inline.clone(), &mut it);
         match flag.as_str() {
             "-h" | "--help" => return Ok(USAGE.to_owned()),
             "--pipe" => pipes.push(take()?),
