@@ -876,3 +876,73 @@ fn group_reports_each_model_and_the_shared_arena() {
     );
     assert!(err.contains("runs before it"), "{err}");
 }
+
+#[test]
+fn generate_writes_a_group_as_build_rs_does() {
+    let dir = std::env::temp_dir().join(format!("stowplan-cli-gen-group-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("models")).unwrap();
+    for m in ["chain", "residual"] {
+        std::fs::copy(
+            repo().join(format!("tests/models/synthetic/{m}.tflite")),
+            dir.join(format!("models/{m}.tflite")),
+        )
+        .unwrap();
+    }
+    let d = dir.to_str().unwrap();
+    let text = ok(&[
+        "generate",
+        "models/chain.tflite",
+        "models/residual.tflite",
+        "--name",
+        "pair",
+        "--budget",
+        "1KiB",
+        "--invoke",
+        "--manifest-dir",
+        d,
+    ]);
+    let member = |path: &str| {
+        let mut c = stowplan_build::Config::new();
+        c.model(path).invoke(true);
+        c
+    };
+    let (expected, _) = stowplan_build::Config::new()
+        .name("pair")
+        .budget(1024)
+        .manifest_dir(&dir)
+        .member(member("models/chain.tflite"))
+        .member(member("models/residual.tflite"))
+        .render()
+        .unwrap();
+    assert_eq!(text, expected);
+    std::fs::copy(
+        dir.join("models/chain.tflite"),
+        dir.join("models/second.tflite"),
+    )
+    .unwrap();
+    let piped = ok(&[
+        "generate",
+        "models/chain.tflite",
+        "models/second.tflite",
+        "--pipe",
+        "chain.output_0 -> second.input_0",
+        "--manifest-dir",
+        d,
+    ]);
+    assert!(
+        piped.contains("pub const HANDOVER_BYTES: usize = 256;"),
+        "{piped}"
+    );
+    let err = fails(
+        &[
+            "generate",
+            "models/chain.tflite",
+            "--pipe",
+            "chain.output_0 -> chain.input_0",
+            "--manifest-dir",
+            d,
+        ],
+        1,
+    );
+    assert!(err.contains("runs before it"), "{err}");
+}

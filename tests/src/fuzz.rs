@@ -100,10 +100,26 @@ impl Input<'_> {
 
 /// A random abstract problem through every planner; each plan must verify and respect the bound.
 pub fn problem_planners(data: &[u8]) {
+    let Some(problem) = planners_problem(data) else {
+        return;
+    };
+    planners_check(&problem);
+}
+
+/// Whether `data` makes [`problem_planners`] a problem with pairs that may overlap.
+#[must_use]
+pub fn declares_pairs(data: &[u8]) -> bool {
+    planners_problem(data).is_some_and(|p| !p.overlaps().is_empty())
+}
+
+/// The problem [`problem_planners`] reads from `data`.
+fn planners_problem(data: &[u8]) -> Option<Problem> {
     let mut input = Input(data);
     let align = 1u64 << (input.byte() % 7);
     let mut buffers = Vec::new();
-    while !input.is_empty() && buffers.len() < 512 {
+    // How many buffers, so that bytes remain for the pairs after them.
+    let count = 1 + usize::from(input.u16()) % 512;
+    while !input.is_empty() && buffers.len() < count {
         let size = u64::from(input.u16()) * u64::from(1 + input.byte() % 4);
         let first = u32::from(input.byte());
         let last = first + u32::from(input.byte() % 32);
@@ -114,10 +130,41 @@ pub fn problem_planners(data: &[u8]) {
             fixed_offset: fixed,
         });
     }
-    let Ok(problem) = Problem::new(buffers, align) else {
-        return;
+    // Pairs that may overlap, from what is left: an output made to start where its input ends.
+    let mut overlaps = Vec::new();
+    for _ in 0..input.byte() % 8 {
+        if buffers.is_empty() {
+            break;
+        }
+        let i = usize::from(input.byte()) % buffers.len();
+        let o = usize::from(input.byte()) % buffers.len();
+        let d = i64::from(input.u16() as i16);
+        let (Some(bi), Some(bo)) = (buffers.get(i).copied(), buffers.get(o).copied()) else {
+            continue;
+        };
+        if i != o && bi.lifetime.last <= bo.lifetime.last {
+            if let Some(b) = buffers.get_mut(o) {
+                b.lifetime.first = bi.lifetime.last;
+            }
+            overlaps.push(stowplan_planner::plan::Overlap::new(o, i, d));
+        }
+    }
+    match Problem::with_overlaps(buffers.clone(), align, overlaps) {
+        Ok(p) => Some(p),
+        // A rule broken (a fixed buffer, pairs of several ops at one time): without the pairs.
+        Err(_) => Problem::new(buffers, align).ok(),
+    }
+}
+
+/// [`problem_planners`]'s checks on one problem.
+fn planners_check(problem: &Problem) {
+    let problem = problem.clone();
+    // The overlap-aware bound (the tensor-level one when there are no pairs).
+    let bound = if problem.overlaps().is_empty() {
+        lower_bound(&problem).aligned_bytes
+    } else {
+        stowplan_planner::plan::proven_bound(&problem)
     };
-    let bound = lower_bound(&problem).aligned_bytes;
     let any_fixed = problem.buffers().iter().any(|b| b.fixed_offset.is_some());
     for planner in Planner::ALL {
         let plan = run_with(

@@ -182,13 +182,26 @@ proptest! {
     }
 
     #[test]
-    fn the_bound_is_at_most_the_optimum(problem in problem(2, 40, &[16])) {
+    fn the_bound_is_at_most_the_optimum(problem in problem(2, 40, &[16]), steps in 1u64..3_000) {
         prop_assume!(problem.buffers().len() <= 4);
         let optimum = brute_force_optimum(&problem);
         prop_assert!(proven_bound(&problem) <= optimum, "bound {} above the optimum {optimum}", proven_bound(&problem));
         for planner in Planner::ALL {
-            let plan = run_with(&problem, &Settings { search_steps: 300, ..Settings::new(planner) });
+            let plan = run_with(&problem, &Settings { search_steps: steps, ..Settings::new(planner) });
+            prop_assert!(pairwise_ok(&problem, &plan), "{planner}");
             prop_assert!(plan.arena_bytes() >= optimum, "{planner} below the optimum");
+            prop_assert!(plan.best_bound() <= optimum, "{planner}: bound {} above the optimum {optimum}", plan.best_bound());
+            if plan.proven_optimal() {
+                prop_assert_eq!(plan.arena_bytes(), optimum, "{} proven optimal", planner);
+            }
+        }
+        // With every pair at least one unit apart the search is exact: given the budget, it
+        // finds the optimum and proves it.
+        let exact = problem.overlaps().iter().all(|o| o.min_displacement >= 16);
+        if exact {
+            let plan = run_with(&problem, &Settings { search_steps: 10_000_000, ..Settings::new(Planner::Search) });
+            prop_assert_eq!(plan.arena_bytes(), optimum, "search");
+            prop_assert!(plan.proven_optimal());
         }
     }
 
@@ -239,8 +252,8 @@ fn the_person_detect_head_plans_at_its_largest_tensor() {
 }
 
 /// A chain whose pairs each want the input 16 bytes above the output drifts up by 16 a step;
-/// planned as whole buffers it takes two slots. Every plan stays valid, and `auto` is never
-/// worse than whole buffers.
+/// planned as whole buffers it takes two slots. Every plan stays valid, and `auto` finds and
+/// proves the optimum, above the pairwise bound.
 #[test]
 fn a_drifting_chain_stays_valid_and_auto_never_loses() {
     let n = 12;
@@ -254,8 +267,12 @@ fn a_drifting_chain_stays_valid_and_auto_never_loses() {
         let plan = solve_with(&problem, &Settings::new(planner)).unwrap();
         assert!(pairwise_ok(&problem, &plan), "{planner}");
     }
+    // Runs that drift down by 16 from at most 64, then a jump of a whole buffer: 128 B, which the
+    // search proves optimal (no plan fits 112: no jump fits, and one run needs 240).
     let auto = run(&problem, Planner::Auto);
-    assert!(auto.arena_bytes() <= 128, "{}", auto.arena_bytes());
+    assert_eq!(auto.arena_bytes(), 128);
+    assert!(auto.proven_optimal(), "bound {}", auto.best_bound());
+    assert_eq!(auto.best_bound(), 128);
 }
 
 #[test]

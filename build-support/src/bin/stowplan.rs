@@ -27,7 +27,9 @@ usage:
       budget; with --pipe, the group on one timeline; --json and --svg as for plan
   stowplan generate MODEL.tflite [-o NET.rs] [generate options]
       writes the module build.rs writes (stowplan_build::Config), byte for byte, to NET.rs or
-      stdout: run it from the crate's root (MODEL relative to its Cargo.toml, as in build.rs)
+      stdout: run it from the crate's root (MODEL relative to its Cargo.toml, as in build.rs);
+      with several models, a group's module (Config::member: --budget, --name and --runtime
+      for the group, the other options for each model; --pipe 'a.output_0 -> b.input_0')
 
 generate options (each one of Config's):
   --budget SIZE      fail if arena + state need more: bytes, or 48KiB, '1.5 MiB' (KiB, MiB)
@@ -135,10 +137,7 @@ fn parse(mut it: impl Iterator<Item = String>) -> Result<Option<Args>, Failure> 
             .ok_or_else(|| usage(format!("{flag} needs a value; see stowplan --help")))
     };
     while let Some(arg) = it.next() {
-        let (flag, inline) = match arg.split_once('=') {
-            Some((f, v)) if f.starts_with("--") => (f.to_owned(), Some(v.to_owned())),
-            _ => (arg.clone(), None),
-        };
+        let (flag, inline) = split_flag(&arg);
         let take = |it: &mut dyn Iterator<Item = String>| match inline.clone() {
             Some(v) => Ok(v),
             None => value(it, &flag),
@@ -317,25 +316,43 @@ fn embed_command(it: impl Iterator<Item = String>) -> Result<String, Failure> {
     ))
 }
 
+/// `--flag=value` as the flag and its value; anything else as itself with no value.
+fn split_flag(arg: &str) -> (String, Option<String>) {
+    match arg.split_once('=') {
+        Some((f, v)) if f.starts_with("--") => (f.to_owned(), Some(v.to_owned())),
+        _ => (arg.to_owned(), None),
+    }
+}
+
+/// A flag's value: given inline (`--flag=value`), else the next argument.
+fn value_of(
+    flag: &str,
+    inline: Option<String>,
+    it: &mut impl Iterator<Item = String>,
+) -> Result<String, Failure> {
+    match inline {
+        Some(v) => Ok(v),
+        None => it
+            .next()
+            .ok_or_else(|| Failure::Usage(format!("{flag} needs a value; see stowplan --help"))),
+    }
+}
+
 /// `stowplan generate MODEL [-o OUT] [Config's options]`: the file `Config::generate` writes.
 fn generate_command(it: impl Iterator<Item = String>) -> Result<String, Failure> {
     let usage = |m: String| Failure::Usage(m);
-    let mut config = stowplan_build::Config::new();
+    // Options for each model, and for the group (or the one model): applied at the end.
+    type Apply = Box<dyn Fn(&mut stowplan_build::Config)>;
+    let mut per_model: Vec<Apply> = Vec::new();
+    let mut per_group: Vec<Apply> = Vec::new();
     let mut output = None;
-    let mut model = None;
+    let mut models: Vec<String> = Vec::new();
+    let mut pipes: Vec<String> = Vec::new();
     let mut manifest_dir = None;
     let mut it = it.into_iter();
     while let Some(arg) = it.next() {
-        let (flag, inline) = match arg.split_once('=') {
-            Some((f, v)) if f.starts_with("--") => (f.to_owned(), Some(v.to_owned())),
-            _ => (arg.clone(), None),
-        };
-        let mut take = || match inline.clone() {
-            Some(v) => Ok(v),
-            None => it
-                .next()
-                .ok_or_else(|| usage(format!("{flag} needs a value; see stowplan --help"))),
-        };
+        let (flag, inline) = split_flag(&arg);
+        let mut take = || value_of(&flag, inline.clone(), &mut it);
         match flag.as_str() {
             "-h" | "--help" => return Ok(USAGE.to_owned()),
             "-o" | "--output" => output = Some(take()?),
@@ -343,7 +360,9 @@ fn generate_command(it: impl Iterator<Item = String>) -> Result<String, Failure>
                 let v = take()?;
                 let bytes = stowplan_planner::codegen::size::parse_size(&v)
                     .map_err(|e| usage(format!("--budget {v}: {e}")))?;
-                config.budget(bytes);
+                per_group.push(Box::new(move |c| {
+                    c.budget(bytes);
+                }));
             }
             "--align" => {
                 let v = take()?;
@@ -354,26 +373,39 @@ fn generate_command(it: impl Iterator<Item = String>) -> Result<String, Failure>
                     .ok_or_else(|| {
                         usage(format!("--align {v}: expected a power of two such as 16"))
                     })?;
-                config.align(n);
+                per_model.push(Box::new(move |c| {
+                    c.align(n);
+                }));
             }
             "--planner" => {
-                config.planner(
-                    take()?
-                        .parse()
-                        .map_err(|e: plan::UnknownPlannerError| usage(e.to_string()))?,
-                );
+                let planner: Planner = take()?
+                    .parse()
+                    .map_err(|e: plan::UnknownPlannerError| usage(e.to_string()))?;
+                per_model.push(Box::new(move |c| {
+                    c.planner(planner);
+                }));
             }
             "--name" => {
-                config.name(take()?);
+                let name = take()?;
+                per_group.push(Box::new(move |c| {
+                    c.name(name.clone());
+                }));
             }
             "--runtime" => {
-                config.runtime_crate(take()?);
+                let runtime = take()?;
+                per_group.push(Box::new(move |c| {
+                    c.runtime_crate(runtime.clone());
+                }));
             }
             "--shape" => {
-                config.shape(take()?);
+                let shape = take()?;
+                per_model.push(Box::new(move |c| {
+                    c.shape(shape.clone());
+                }));
             }
+            "--pipe" => pipes.push(take()?),
             "--offline" => {
-                config.offline(match take()?.as_str() {
+                let policy = match take()?.as_str() {
                     "honour" | "honor" => OfflinePolicy::Honour,
                     "replan" => OfflinePolicy::Replan,
                     other => {
@@ -381,22 +413,33 @@ fn generate_command(it: impl Iterator<Item = String>) -> Result<String, Failure>
                             "--offline {other}: expected honour or replan"
                         )));
                     }
-                });
+                };
+                per_model.push(Box::new(move |c| {
+                    c.offline(policy);
+                }));
             }
             "--dynamic" => {
-                config.dynamic_cache(match take()?.as_str() {
+                let cache = match take()?.as_str() {
                     "cache" => true,
                     "plan" => false,
                     other => {
                         return Err(usage(format!("--dynamic {other}: expected plan or cache")));
                     }
-                });
+                };
+                per_model.push(Box::new(move |c| {
+                    c.dynamic_cache(cache);
+                }));
             }
             "--invoke" if inline.is_none() => {
-                config.invoke(true);
+                per_model.push(Box::new(|c| {
+                    c.invoke(true);
+                }));
             }
             "--fallback" => {
-                config.invoke_fallback(take()?);
+                let fallback = take()?;
+                per_model.push(Box::new(move |c| {
+                    c.invoke_fallback(fallback.clone());
+                }));
             }
             "--manifest-dir" => manifest_dir = Some(take()?),
             f if f.starts_with('-') && f.len() > 1 => {
@@ -404,30 +447,38 @@ fn generate_command(it: impl Iterator<Item = String>) -> Result<String, Failure>
                     "unknown option {f} for generate; see stowplan --help"
                 )));
             }
-            _ if model.is_none() => model = Some(arg),
-            _ => {
-                return Err(usage(format!(
-                    "unexpected argument {arg:?}; one model at a time"
-                )));
-            }
+            _ => models.push(arg),
         }
     }
-    let model = model.ok_or_else(|| {
-        usage("generate needs a MODEL.tflite (relative to the crate's Cargo.toml); see stowplan --help".into())
-    })?;
+    if models.is_empty() {
+        return Err(usage("generate needs a MODEL.tflite (relative to the crate's Cargo.toml); see stowplan --help".into()));
+    }
+    let mut config = stowplan_build::Config::new();
+    per_group.iter().for_each(|f| f(&mut config));
+    if models.len() == 1 && pipes.is_empty() {
+        per_model.iter().for_each(|f| f(&mut config));
+        config.model(models.remove(0));
+    } else {
+        // A group: the model options for each model, the others for the group.
+        for path in models {
+            let mut member = stowplan_build::Config::new();
+            per_model.iter().for_each(|f| f(&mut member));
+            member.model(path);
+            config.member(member);
+        }
+        for p in pipes {
+            config.pipe(p);
+        }
+    }
     let dir = match manifest_dir {
         Some(d) => std::path::PathBuf::from(d),
         None => std::env::current_dir()
             .map_err(|e| Failure::Plan(format!("cannot read the current directory: {e}")))?,
     };
-    let (text, _) = config
-        .model(model)
-        .manifest_dir(dir)
-        .render()
-        .map_err(|e| match e {
-            stowplan_build::BuildError::BadOption(m) => Failure::Usage(m),
-            other => Failure::Plan(other.to_string()),
-        })?;
+    let (text, _) = config.manifest_dir(dir).render().map_err(|e| match e {
+        stowplan_build::BuildError::BadOption(m) => Failure::Usage(m),
+        other => Failure::Plan(other.to_string()),
+    })?;
     match output {
         None => Ok(text),
         Some(path) => {
@@ -515,16 +566,8 @@ fn group_command(it: impl Iterator<Item = String>) -> Result<String, Failure> {
     let (mut budget, mut invoke) = (None, false);
     let mut it = it.into_iter();
     while let Some(arg) = it.next() {
-        let (flag, inline) = match arg.split_once('=') {
-            Some((f, v)) if f.starts_with("--") => (f.to_owned(), Some(v.to_owned())),
-            _ => (arg.clone(), None),
-        };
-        let mut take = || match inline.clone() {
-            Some(v) => Ok(v),
-            None => it
-                .next()
-                .ok_or_else(|| usage(format!("{flag} needs a value; see stowplan --help"))),
-        };
+        let (flag, inline) = split_flag(&arg);
+        let mut take = || value_of(&flag, inline.clone(), &mut it);
         match flag.as_str() {
             "-h" | "--help" => return Ok(USAGE.to_owned()),
             "--pipe" => pipes.push(take()?),

@@ -14,7 +14,6 @@
 //!
 //! Cost: O(n log² n), plus one step per run of placed bytes a buffer jumps over.
 
-use super::space::Space;
 use super::{Problem, overlap};
 
 pub(super) fn plan(problem: &Problem) -> Vec<u64> {
@@ -37,17 +36,7 @@ pub(super) fn plan_counted(problem: &Problem) -> (Vec<u64>, u64) {
     online.sort_unstable();
     order.extend(online.into_iter().map(|(_, std::cmp::Reverse(i))| i));
 
-    let mut offsets = vec![0; buffers.len()];
-    let mut space = Space::new(&overlap::placement_lifetimes(problem));
-    let partners = overlap::partners(problem);
-    let mut placed = vec![
-        false;
-        if partners.is_empty() {
-            0
-        } else {
-            buffers.len()
-        }
-    ];
+    let mut placement = overlap::Placement::new(problem);
     for id in order {
         let Some(buffer) = buffers.get(id) else {
             continue;
@@ -55,25 +44,11 @@ pub(super) fn plan_counted(problem: &Problem) -> (Vec<u64>, u64) {
         let wanted = size(id);
         let offset = match buffer.fixed_offset {
             Some(fixed) => fixed,
-            None => {
-                let avoid = overlap::avoid(problem, partners.get(id), &placed, &offsets, wanted);
-                if avoid.is_empty() {
-                    space.first_fit(id, wanted)
-                } else {
-                    space.first_fit_avoiding(id, wanted, &avoid)
-                }
-            }
+            None => placement.fit(id, wanted, false),
         };
-        space.insert(id, offset, offset + wanted);
-        if let Some(slot) = offsets.get_mut(id) {
-            *slot = offset;
-        }
-        if let Some(p) = placed.get_mut(id) {
-            *p = true;
-        }
+        placement.put(id, offset, wanted);
     }
-    let work = space.work().saturating_add(buffers.len() as u64);
-    (offsets, work)
+    placement.finish()
 }
 
 #[cfg(test)]

@@ -27,7 +27,6 @@
 //! [`super::space`]; best fit compares at most [`super::space::MAX_BEST_FIT_GAPS`] gaps per
 //! buffer, lowest first).
 
-use super::space::Space;
 use super::{Problem, Time, overlap};
 
 /// How a heuristic places each buffer.
@@ -42,27 +41,10 @@ pub(super) enum Fit {
 /// `space`) plus one per buffer.
 pub(super) fn place(problem: &Problem, order: &[usize], fit: Fit) -> (Vec<u64>, u64) {
     let buffers = problem.buffers();
-    let mut offsets = vec![0u64; buffers.len()];
-    let mut space = Space::new(&overlap::placement_lifetimes(problem));
-    let partners = overlap::partners(problem);
-    let mut placed = vec![
-        false;
-        if partners.is_empty() {
-            0
-        } else {
-            buffers.len()
-        }
-    ];
+    let mut placement = overlap::Placement::new(problem);
     for (i, b) in buffers.iter().enumerate() {
         if let Some(offset) = b.fixed_offset {
-            let end = offset.saturating_add(problem.aligned_size(b.size));
-            space.insert(i, offset, end);
-            if let Some(slot) = offsets.get_mut(i) {
-                *slot = offset;
-            }
-            if let Some(p) = placed.get_mut(i) {
-                *p = true;
-            }
+            placement.put(i, offset, problem.aligned_size(b.size));
         }
     }
     for &i in order {
@@ -71,22 +53,10 @@ pub(super) fn place(problem: &Problem, order: &[usize], fit: Fit) -> (Vec<u64>, 
             continue;
         }
         let size = problem.aligned_size(b.size);
-        let avoid = overlap::avoid(problem, partners.get(i), &placed, &offsets, size);
-        let offset = match fit {
-            _ if !avoid.is_empty() => space.first_fit_avoiding(i, size, &avoid),
-            Fit::First => space.first_fit(i, size),
-            Fit::Best => space.best_fit(i, size),
-        };
-        space.insert(i, offset, offset + size);
-        if let Some(slot) = offsets.get_mut(i) {
-            *slot = offset;
-        }
-        if let Some(p) = placed.get_mut(i) {
-            *p = true;
-        }
+        let offset = placement.fit(i, size, fit == Fit::Best);
+        placement.put(i, offset, size);
     }
-    let work = space.work().saturating_add(buffers.len() as u64);
-    (offsets, work)
+    placement.finish()
 }
 
 /// Indices of the buffers without a fixed offset.

@@ -48,10 +48,11 @@
 //! module `overlap` has the rules). The lower bound then counts each pair at its smallest span
 //! ([`proven_bound`]; [`lower_bound`] stays the bound of whole buffers), and every greedy
 //! planner places a buffer where its placed partners allow, overlapping them or not. `linear`
-//! overlaps nothing. The search does not take pairs yet: on a problem with overlaps `search`
-//! returns greedy's plan, and `auto` the best of the heuristics (greedy, then the others, as
-//! always) and of TFLite Micro's greedy plan of whole buffers, proven optimal when it reaches the
-//! overlap-aware bound.
+//! overlaps nothing. `auto` also tries TFLite Micro's greedy plan of whole buffers, which pairs
+//! that drift apart can beat. The search takes pairs too (module `search`): it is exact when
+//! every pair's displacement is at least one alignment unit; a pair that allows less (a full
+//! alias, or an input below its output) it places one unit apart at least, so its plans stay
+//! valid but an exhausted search then raises no bound.
 
 mod bound;
 mod greedy;
@@ -717,12 +718,6 @@ pub fn run_with(problem: &Problem, settings: &Settings) -> Plan {
         Planner::Search => (greedy::plan(problem), Planner::Greedy),
         other => return make(heuristic(other).0, other, 0, bound),
     };
-    if !problem.overlaps().is_empty() {
-        // The search places whole buffers (module `search`): with pairs its canonical plans
-        // would miss the overlapping ones, and its proofs would not hold. The heuristic plan and
-        // the overlap-aware bound stand.
-        return make(start, winner, 0, bound);
-    }
     let start_arena = arena_of(problem, &start);
     let found = search::minimise(
         problem,

@@ -32,6 +32,7 @@
 //! placed forbids. The lower bound ([`super::proven_bound`]) counts each time's pairs at their
 //! smallest span.
 
+use super::space::Space;
 use super::{Problem, ProblemError, Time};
 
 /// Permission for `output` to share bytes with `input`, at displacements of at least
@@ -116,29 +117,53 @@ pub(super) fn check(problem: &Problem, overlaps: &[Overlap]) -> Result<(), Probl
             return Err(bad(b.3, "repeats an earlier pair"));
         }
     }
-    let mut start = 0;
-    while let Some(&(t, _, _, k)) = by_time.get(start) {
-        let end = start
-            + by_time
-                .get(start..)
-                .map_or(0, |r| r.partition_point(|p| p.0 == t));
-        let group = by_time.get(start..end).unwrap_or(&[]);
-        let mut outputs: Vec<usize> = group.iter().map(|p| p.1).collect();
-        let mut inputs: Vec<usize> = group.iter().map(|p| p.2).collect();
-        outputs.dedup();
-        inputs.sort_unstable();
-        inputs.dedup();
-        if outputs.len().checked_mul(inputs.len()) != Some(group.len()) {
+    let keys: Vec<(Time, usize, usize)> = by_time.iter().map(|p| (p.0, p.1, p.2)).collect();
+    for g in time_groups(&keys) {
+        let group = by_time.get(g.range.clone()).unwrap_or(&[]);
+        if g.outputs.len().checked_mul(g.inputs.len()) != Some(group.len()) {
             // Name the pair given last: the first list without it may be complete.
-            let last = group.iter().map(|p| p.3).max().unwrap_or(k);
+            let last = group.iter().map(|p| p.3).max().unwrap_or(0);
             return Err(bad(
                 last,
                 "is one of several pairs at its time that do not pair every input with every output",
             ));
         }
-        start = end;
     }
     Ok(())
+}
+
+/// The pairs of one time, from a list sorted by `(time, output, input)`: their positions in it
+/// and their distinct outputs and inputs.
+struct TimeGroup {
+    time: Time,
+    range: std::ops::Range<usize>,
+    outputs: Vec<usize>,
+    inputs: Vec<usize>,
+}
+
+fn time_groups(sorted: &[(Time, usize, usize)]) -> Vec<TimeGroup> {
+    let mut groups = Vec::new();
+    let mut start = 0;
+    while let Some(&(time, _, _)) = sorted.get(start) {
+        let end = start
+            + sorted
+                .get(start..)
+                .map_or(0, |r| r.partition_point(|p| p.0 == time));
+        let group = sorted.get(start..end).unwrap_or(&[]);
+        let mut outputs: Vec<usize> = group.iter().map(|p| p.1).collect();
+        let mut inputs: Vec<usize> = group.iter().map(|p| p.2).collect();
+        outputs.dedup();
+        inputs.sort_unstable();
+        inputs.dedup();
+        groups.push(TimeGroup {
+            time,
+            range: start..end,
+            outputs,
+            inputs,
+        });
+        start = end;
+    }
+    groups
 }
 
 /// Whether `i` is the output, and whether it is the input, of some pair.
@@ -215,7 +240,7 @@ pub(super) fn partners(problem: &Problem) -> Vec<Vec<Partner>> {
 
 /// The offsets a buffer of `size` aligned bytes may not take, given its `partners` already
 /// placed (`offsets` of the buffers `placed` so far): one open interval per such partner.
-pub(super) fn avoid(
+fn avoid(
     problem: &Problem,
     partners: Option<&Vec<Partner>>,
     placed: &[bool],
@@ -234,6 +259,69 @@ pub(super) fn avoid(
             forbidden(size, p, at, problem.aligned_size(other.size))
         })
         .collect()
+}
+
+/// A greedy placement in progress (greedy's and the other heuristics'): the occupied space,
+/// each buffer's offset and, with pairs, which buffers are placed.
+pub(super) struct Placement<'a> {
+    problem: &'a Problem,
+    space: Space,
+    offsets: Vec<u64>,
+    partners: Vec<Vec<Partner>>,
+    placed: Vec<bool>,
+}
+
+impl<'a> Placement<'a> {
+    pub(super) fn new(problem: &'a Problem) -> Self {
+        let partners = partners(problem);
+        let n = problem.buffers().len();
+        Self {
+            problem,
+            space: Space::new(&placement_lifetimes(problem)),
+            offsets: vec![0; n],
+            placed: vec![false; if partners.is_empty() { 0 } else { n }],
+            partners,
+        }
+    }
+
+    /// Records buffer `id` of `size` aligned bytes at `offset`.
+    pub(super) fn put(&mut self, id: usize, offset: u64, size: u64) {
+        self.space.insert(id, offset, offset.saturating_add(size));
+        if let Some(slot) = self.offsets.get_mut(id) {
+            *slot = offset;
+        }
+        if let Some(p) = self.placed.get_mut(id) {
+            *p = true;
+        }
+    }
+
+    /// Where buffer `id` of `size` aligned bytes goes: first fit, or best fit with `best`; with
+    /// a placed partner, the first fit its partners allow.
+    pub(super) fn fit(&mut self, id: usize, size: u64, best: bool) -> u64 {
+        let avoid = avoid(
+            self.problem,
+            self.partners.get(id),
+            &self.placed,
+            &self.offsets,
+            size,
+        );
+        if !avoid.is_empty() {
+            self.space.first_fit_avoiding(id, size, &avoid)
+        } else if best {
+            self.space.best_fit(id, size)
+        } else {
+            self.space.first_fit(id, size)
+        }
+    }
+
+    /// The offsets, and the work done: the placement's units plus one per buffer.
+    pub(super) fn finish(self) -> (Vec<u64>, u64) {
+        let work = self
+            .space
+            .work()
+            .saturating_add(self.problem.buffers().len() as u64);
+        (self.offsets, work)
+    }
 }
 
 /// `min_displacement` rounded up to a multiple of the alignment (offsets are multiples of it).
@@ -299,29 +387,21 @@ pub(super) fn reduction(problem: &Problem) -> Vec<(Time, u64)> {
         })
         .collect();
     pairs.sort_unstable();
-    let mut savings = Vec::new();
-    let mut start = 0;
-    while let Some(&(t, _, _, _)) = pairs.get(start) {
-        let end = start
-            + pairs
-                .get(start..)
-                .map_or(0, |r| r.partition_point(|p| p.0 == t));
-        let group = pairs.get(start..end).unwrap_or(&[]);
-        let mut outputs: Vec<usize> = group.iter().map(|p| p.1).collect();
-        let mut inputs: Vec<usize> = group.iter().map(|p| p.2).collect();
-        outputs.dedup();
-        inputs.sort_unstable();
-        inputs.dedup();
-        let sum = |ids: &[usize]| ids.iter().map(|&i| size(i)).fold(0u64, u64::saturating_add);
-        let (sum_out, sum_in) = (sum(&outputs), sum(&inputs));
-        let span = group
-            .iter()
-            .map(|&(_, o, i, min)| min_span(size(o), size(i), min))
-            .fold(sum_out.max(sum_in), u64::max);
-        savings.push((t, sum_out.saturating_add(sum_in).saturating_sub(span)));
-        start = end;
-    }
-    savings
+    let keys: Vec<(Time, usize, usize)> = pairs.iter().map(|p| (p.0, p.1, p.2)).collect();
+    let sum = |ids: &[usize]| ids.iter().map(|&i| size(i)).fold(0u64, u64::saturating_add);
+    time_groups(&keys)
+        .into_iter()
+        .map(|g| {
+            let (sum_out, sum_in) = (sum(&g.outputs), sum(&g.inputs));
+            let span = pairs
+                .get(g.range.clone())
+                .unwrap_or(&[])
+                .iter()
+                .map(|&(_, o, i, min)| min_span(size(o), size(i), min))
+                .fold(sum_out.max(sum_in), u64::max);
+            (g.time, sum_out.saturating_add(sum_in).saturating_sub(span))
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -33,6 +33,21 @@
 //!
 //! So an exhausted search proves that no plan fits the capacity.
 //!
+//! # Pairs that may overlap
+//!
+//! With pairs (module `overlap`), the search works on the split lifetimes, where a pair's two
+//! buffers never meet in time, and keeps each pair's rule in the floors: an output placed first
+//! lifts its input's floor to the output's offset plus the pair's displacement `D`, an input
+//! placed first lifts its output's floor to its own top (the output may not overlap it from
+//! above). Completeness holds for `D` of at least one alignment unit: in a plan with the smallest
+//! sum of offsets, moving a buffer down never breaks a pair with a buffer above it (an output
+//! below its input only widens their distance; an input below its output is disjoint from it), so
+//! every buffer still sits at its floor. A pair with a smaller `D` (a full alias, or an input
+//! allowed below its output) is searched as if its `D` were one unit: valid plans, but the
+//! search is then not exact, and an exhausted one raises no bound ([`minimise`]). A pair also
+//! couples its buffers' sections until one of them is placed, so no decomposition separates
+//! them, and a buffer with an unplaced partner is never hatless.
+//!
 //! # Budget and restarts
 //!
 //! The budget counts *steps*, units of work: one per node visited, and one per element every
@@ -106,6 +121,14 @@ pub(super) struct Instance {
     sections: usize,
     /// Highest end of a fixed buffer, in units.
     fixed_end: u64,
+    /// Pairs that may overlap (module `overlap`), per search buffer: the partner, how far
+    /// above this buffer's offset the partner's floor rises when this one is placed first (in
+    /// units), and the section boundaries `lo..hi` the pair couples.
+    partners: Vec<Vec<(u32, u64, u32, u32)>>,
+    /// Whether the search decides the problem itself: false when some pair allows a
+    /// displacement below one alignment unit, which the search does not place (module docs);
+    /// its plans stay valid, but an exhausted search then proves nothing.
+    exact: bool,
 }
 
 fn get<T: Copy + Default>(v: &[T], i: usize) -> T {
@@ -121,6 +144,14 @@ impl Instance {
         let align = problem.alignment();
         let buffers = problem.buffers();
         let units = |size: u64| problem.aligned_size(size) / align;
+        // With pairs, the split lifetimes (module `overlap`): a pair's two buffers no longer
+        // share a time, every other two that did still do.
+        let split = super::overlap::placement_lifetimes(problem);
+        let lifetime_of = |i: usize| {
+            split
+                .get(i)
+                .map_or(Lifetime::new(0, 0), |&(f, l)| Lifetime::new(f, l))
+        };
         let mut ids = Vec::new();
         let mut fixed: Vec<(Time, Time, u64, u64)> = Vec::new();
         for (i, b) in buffers.iter().enumerate() {
@@ -129,15 +160,15 @@ impl Instance {
             }
             match b.fixed_offset {
                 Some(o) => fixed.push((
-                    b.lifetime.first,
-                    b.lifetime.last,
+                    lifetime_of(i).first,
+                    lifetime_of(i).last,
                     o / align,
                     o / align + units(b.size),
                 )),
                 None => ids.push(i),
             }
         }
-        let life = |i: usize| buffers.get(i).map_or(Lifetime::new(0, 0), |b| b.lifetime);
+        let life = lifetime_of;
         let size: Vec<u64> = ids
             .iter()
             .map(|&i| buffers.get(i).map_or(0, |b| units(b.size)))
@@ -242,6 +273,31 @@ impl Instance {
             .filter_map(|b| Some(b.fixed_offset? / align + units(b.size)))
             .max()
             .unwrap_or(0);
+        // Pairs between searched buffers: placed first, an output lets its input's floor rise
+        // by the pair's displacement only (at least one unit); an input lets its output's rise by
+        // its whole size (the output may not overlap it from above).
+        let mut partners: Vec<Vec<(u32, u64, u32, u32)>> = vec![Vec::new(); ids.len()];
+        let mut exact = true;
+        for o in problem.overlaps() {
+            let (Ok(out), Ok(inp)) = (ids.binary_search(&o.output), ids.binary_search(&o.input))
+            else {
+                continue;
+            };
+            let min = super::overlap::aligned_min(problem, o);
+            let d = u64::try_from(min / i128::from(align)).unwrap_or(0);
+            if d == 0 {
+                exact = false;
+            }
+            let (so, si) = (get(&size, out), get(&size, inp));
+            let span_lo = get(&lo, out).min(get(&lo, inp));
+            let span_hi = get(&hi, out).max(get(&hi, inp));
+            if let Some(list) = partners.get_mut(out) {
+                list.push((inp as u32, d.clamp(1, so.max(1)), span_lo, span_hi));
+            }
+            if let Some(list) = partners.get_mut(inp) {
+                list.push((out as u32, si, span_lo, span_hi));
+            }
+        }
         Self {
             align,
             ids,
@@ -258,7 +314,13 @@ impl Instance {
             slots,
             sections,
             fixed_end,
+            partners,
+            exact,
         }
+    }
+
+    fn partners(&self, b: usize) -> &[(u32, u64, u32, u32)] {
+        self.partners.get(b).map_or(&[], Vec::as_slice)
     }
 
     fn nbrs(&self, b: usize) -> &[u32] {
@@ -392,6 +454,18 @@ impl<'a> Dfs<'a> {
                 .unwrap_or_default()
             {
                 *c += 1;
+            }
+        }
+        // A pair couples the sections of its two buffers until one is placed: once from each
+        // side (see `descend`).
+        for b in 0..n {
+            for &(_, _, l, h) in inst.partners(b) {
+                for c in cuts
+                    .get_mut(u(l)..u(h).saturating_sub(1))
+                    .unwrap_or_default()
+                {
+                    *c += 1;
+                }
             }
         }
         let floor_of: Vec<u64> = (0..n).map(|b| inst.fit(b, 0)).collect();
@@ -656,7 +730,8 @@ impl<'a> Dfs<'a> {
     /// After placing `b`: split the part where no unplaced buffer spans a boundary any more,
     /// else go on searching the same part.
     fn descend(&mut self, part: &Part, ord: &[(u64, u32)], off: u64, p: u32, b: usize) -> Outcome {
-        let (lo, hi) = (u(get(&self.inst.lo, b)), u(get(&self.inst.hi, b)));
+        let inst = self.inst;
+        let (lo, hi) = (u(get(&inst.lo, b)), u(get(&inst.hi, b)));
         self.work += 2 * (hi - lo) as u64;
         let mut cutpoints: Vec<u32> = Vec::new();
         for s in lo..hi.saturating_sub(1) {
@@ -667,6 +742,27 @@ impl<'a> Dfs<'a> {
                 }
             }
         }
+        // The pairs `b` is placed first in no longer couple their sections: the partner's floor
+        // holds what it needs of `b`.
+        let released: Vec<(u32, u32)> = inst
+            .partners(b)
+            .iter()
+            .filter(|&&(v, _, _, _)| get(&self.placed, u(v)) == NONE)
+            .map(|&(_, _, l, h)| (l, h))
+            .collect();
+        for &(l, h) in &released {
+            self.work += u64::from(h.saturating_sub(l));
+            for s in u(l)..u(h).saturating_sub(1) {
+                if let Some(c) = self.cuts.get_mut(s) {
+                    *c -= 2;
+                    if *c == 0 {
+                        cutpoints.push(s as u32 + 1);
+                    }
+                }
+            }
+        }
+        cutpoints.sort_unstable();
+        cutpoints.dedup();
         let outcome = if cutpoints.is_empty() {
             self.search(part, ord, off, p)
         } else {
@@ -709,6 +805,15 @@ impl<'a> Dfs<'a> {
             .unwrap_or_default()
         {
             *c += 1;
+        }
+        for &(l, h) in &released {
+            for c in self
+                .cuts
+                .get_mut(u(l)..u(h).saturating_sub(1))
+                .unwrap_or_default()
+            {
+                *c += 2;
+            }
         }
         outcome
     }
@@ -759,53 +864,19 @@ impl<'a> Dfs<'a> {
                 continue;
             }
             hatless = false;
-            let base = get(&self.base, v);
-            if base >= top {
+            self.raise(v, top, lo, hi, stamp);
+        }
+        // Partners (pairs that may overlap): their floors rise by less than `b`'s size when
+        // `b` is the pair's output, and `b` is never hatless while one is unplaced (dropping
+        // it could break the pair).
+        for &(v, rise, _, _) in inst.partners(b) {
+            let v = u(v);
+            if get(&self.placed, v) != NONE {
                 continue;
             }
-            let old_floor = get(&self.floor_of, v);
-            self.trail_buf.push((v as u32, base, old_floor));
-            if let Some(x) = self.base.get_mut(v) {
-                *x = top;
-            }
-            self.work += 1 + inst.obstacles.get(v).map_or(0, |o| o.len() as u64);
-            let f = inst.fit(v, top);
-            if f == old_floor {
-                continue;
-            }
-            if let Some(x) = self.floor_of.get_mut(v) {
-                *x = f;
-            }
-            self.set_open(v, f);
-            let (vlo, vhi) = (u(get(&inst.lo, v)), u(get(&inst.hi, v)));
-            // Inside b's sections: note where the minimum is now exactly `top`.
-            if f == top {
-                for h in self
-                    .hit
-                    .get_mut(vlo.max(lo)..vhi.min(hi))
-                    .unwrap_or_default()
-                {
-                    *h = stamp;
-                }
-            }
-            // Outside: sections where v may have held the minimum.
-            self.work += (vhi - vlo) as u64;
-            for (a, z) in [(vlo, vhi.min(lo)), (vlo.max(hi), vhi)] {
-                if a >= z {
-                    continue;
-                }
-                let (Some(marks), Some(floors)) =
-                    (self.mark.get_mut(a..z), self.sec_floor.get(a..z))
-                else {
-                    continue;
-                };
-                for (k, (m, &floor)) in marks.iter_mut().zip(floors).enumerate() {
-                    if *m != stamp && old_floor <= floor {
-                        *m = stamp;
-                        self.affected.push((a + k) as u32);
-                    }
-                }
-            }
+            hatless = false;
+            self.work += 1;
+            self.raise(v, off + rise, lo, hi, stamp);
         }
         let mut affected = std::mem::take(&mut self.affected);
         for &s in &affected {
@@ -819,6 +890,59 @@ impl<'a> Dfs<'a> {
         }
         self.affected = affected;
         (mark_buf, mark_sec, hatless)
+    }
+
+    /// Raises unplaced `v`'s floor to at least `top` (the top of the buffer just placed in
+    /// sections `lo..hi`, or where a partner's pair lets it start), keeping the section floors
+    /// as [`Dfs::place`] describes.
+    fn raise(&mut self, v: usize, top: u64, lo: usize, hi: usize, stamp: u32) {
+        let inst = self.inst;
+        let base = get(&self.base, v);
+        if base >= top {
+            return;
+        }
+        let old_floor = get(&self.floor_of, v);
+        self.trail_buf.push((v as u32, base, old_floor));
+        if let Some(x) = self.base.get_mut(v) {
+            *x = top;
+        }
+        self.work += 1 + inst.obstacles.get(v).map_or(0, |o| o.len() as u64);
+        let f = inst.fit(v, top);
+        if f == old_floor {
+            return;
+        }
+        if let Some(x) = self.floor_of.get_mut(v) {
+            *x = f;
+        }
+        self.set_open(v, f);
+        let (vlo, vhi) = (u(get(&inst.lo, v)), u(get(&inst.hi, v)));
+        // Inside b's sections: note where the minimum is now exactly `top`.
+        if f == top {
+            for h in self
+                .hit
+                .get_mut(vlo.max(lo)..vhi.min(hi))
+                .unwrap_or_default()
+            {
+                *h = stamp;
+            }
+        }
+        // Outside: sections where v may have held the minimum.
+        self.work += (vhi - vlo) as u64;
+        for (a, z) in [(vlo, vhi.min(lo)), (vlo.max(hi), vhi)] {
+            if a >= z {
+                continue;
+            }
+            let (Some(marks), Some(floors)) = (self.mark.get_mut(a..z), self.sec_floor.get(a..z))
+            else {
+                continue;
+            };
+            for (k, (m, &floor)) in marks.iter_mut().zip(floors).enumerate() {
+                if *m != stamp && old_floor <= floor {
+                    *m = stamp;
+                    self.affected.push((a + k) as u32);
+                }
+            }
+        }
     }
 
     fn unplace(&mut self, b: usize, mark_buf: usize, mark_sec: usize) {
@@ -1026,7 +1150,9 @@ pub(super) fn minimise(
             (Status::Found, Some(offsets)) => {
                 better(&mut best, offsets, capacity);
             }
-            (Status::Infeasible, _) => best.bound = best.bound.max(capacity + align),
+            (Status::Infeasible, _) if inst.exact => {
+                best.bound = best.bound.max(capacity + align);
+            }
             _ => {}
         }
         return best;
@@ -1059,8 +1185,11 @@ pub(super) fn minimise(
                 }
             }
             (Status::Infeasible, _) => {
-                // No plan fits `capacity`, so none fits anything smaller.
-                best.bound = best.bound.max(capacity + align);
+                // No plan fits `capacity`, so none fits anything smaller (of the plans the
+                // search takes: of every plan when it is exact).
+                if inst.exact {
+                    best.bound = best.bound.max(capacity + align);
+                }
                 floor = floor.max(capacity + align);
             }
             _ => {
