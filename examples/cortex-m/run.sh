@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Builds the firmware, runs it under QEMU and checks three snapshots, so a change in the output,
+# Builds every firmware binary in one `cargo build` (with the features of the models
+# ../shared/models has), runs them under QEMU and checks snapshots. First the default binary's
+# three, so a change in the output,
 # in the code's size or in what per-op access costs shows up as a diff in review:
 #
 #   expected.out  what the firmware prints (semihosting), exit status 0 required
@@ -43,14 +45,26 @@ export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/../../target/cortex-m}"
 elf="$CARGO_TARGET_DIR/thumbv7em-none-eabihf/release/stowplan-example-cortex-m"
 bless="${STOWPLAN_BLESS:-0}"
 
-cargo build --release --locked
+# One `cargo build` for every firmware binary: with the features of the models
+# ../shared/models has (person_detect, micro_speech and group read them in place), so that
+# every `cargo run` below reuses it.
+pd_model=../../../shared/models/tflm_person_detect_int8.tflite
+ms_model=../../../shared/models/tflm_micro_speech_int8.tflite
+features=()
+[ -f "$pd_model" ] && features+=(person-detect)
+[ -f "$ms_model" ] && features+=(micro-speech)
+build=(--release --locked)
+if [ "${#features[@]}" -gt 0 ]; then
+    build+=(--features "$(IFS=,; echo "${features[*]}")")
+fi
+cargo build "${build[@]}" --bins
 
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
 # A firmware that hangs (no semihosting exit) is a failure too.
 status=0
-timeout 60 cargo run --release --locked >"$out/expected.out" || status=$?
+timeout 60 cargo run "${build[@]}" >"$out/expected.out" || status=$?
 cat "$out/expected.out"
 if [ "$status" -ne 0 ]; then
     echo "error: the firmware exited with status $status" >&2
@@ -82,7 +96,7 @@ failed=0
 
 # The stateful model, 50 invocations in a row, then a reset.
 status=0
-timeout 60 cargo run --release --locked --bin streaming >"$out/streaming.out" || status=$?
+timeout 60 cargo run "${build[@]}" --bin streaming >"$out/streaming.out" || status=$?
 cat "$out/streaming.out"
 if [ "$status" -ne 0 ]; then
     echo "error: streaming exited with status $status" >&2
@@ -98,8 +112,7 @@ fi
 # TFLite Micro's person_detect, read in place from ../shared/models when it is there.
 model=../../../shared/models/tflm_person_detect_int8.tflite
 if [ -f "$model" ]; then
-    pd=(--release --locked --features person-detect --bin person_detect)
-    cargo build "${pd[@]}"
+    pd=("${build[@]}" --bin person_detect)
     start=$(date +%s%N)
     status=0
     timeout 300 cargo run "${pd[@]}" >"$out/person-detect.out" || status=$?
@@ -160,8 +173,7 @@ fi
 # TFLite Micro's micro_speech, the same way (its output checked in the firmware).
 model=../../../shared/models/tflm_micro_speech_int8.tflite
 if [ -f "$model" ]; then
-    ms=(--release --locked --features micro-speech --bin micro_speech)
-    cargo build "${ms[@]}"
+    ms=("${build[@]}" --bin micro_speech)
     status=0
     timeout 60 cargo run "${ms[@]}" >"$out/micro-speech.out" || status=$?
     cat "$out/micro-speech.out"
@@ -184,8 +196,7 @@ fi
 
 # Both models in one firmware, sharing one arena (binary `group`), when both are there.
 if [ -f ../../../shared/models/tflm_person_detect_int8.tflite ] && [ -f "$model" ]; then
-    group=(--release --locked --features person-detect,micro-speech --bin group)
-    cargo build "${group[@]}"
+    group=("${build[@]}" --bin group)
     status=0
     timeout 300 cargo run "${group[@]}" >"$out/group.out" || status=$?
     cat "$out/group.out"
