@@ -18,11 +18,14 @@
 
 #[path = "../exit.rs"]
 mod exit;
+#[path = "../input.rs"]
+mod input;
 
 use cortex_m_rt::entry;
 use cortex_m_semihosting::hprintln;
 
 use exit::fail;
+use input::fill_input;
 
 stowplan::include_models!(
     name = vision_audio,
@@ -40,25 +43,13 @@ stowplan::include_models!(
 
 use vision_audio::{micro_speech, person_detect};
 
-/// TFLite Micro's outputs for the inputs below (`firmware_tflm.py person_detect` and
-/// `firmware_tflm.py micro_speech`, as for the binaries of each model alone).
+/// TFLite Micro's outputs for [`fill_input`]'s input (`src/input.rs`; `firmware_tflm.py
+/// person_detect` and `firmware_tflm.py micro_speech`, as for the binaries of each model alone).
 const PERSON_EXPECTED: [i8; 2] = [112, -112];
 const SPEECH_EXPECTED: [i8; 4] = [-128, -74, 33, -87];
 
 /// The shared arena in `.bss`, claimed once by `take`.
 static ARENA: vision_audio::StaticArena = vision_audio::StaticArena::new();
-
-/// The input of both models, deterministic: xorshift32 (13, 17, 5) from seed 1, the low byte of
-/// each state as one `i8` element, in order.
-fn fill_input(input: &mut [i8]) {
-    let mut x: u32 = 1;
-    for v in input {
-        x ^= x << 13;
-        x ^= x >> 17;
-        x ^= x << 5;
-        *v = x.to_le_bytes()[0] as i8;
-    }
-}
 
 fn person(arena: &mut vision_audio::Arena) {
     let arena = vision_audio::person_detect(arena);

@@ -18,11 +18,14 @@
 mod exit;
 #[path = "../icount.rs"]
 mod icount;
+#[path = "../input.rs"]
+mod input;
 
 use cortex_m_rt::entry;
 use cortex_m_semihosting::hprintln;
 
 use exit::fail;
+use input::fill_input;
 
 stowplan::include_model!(
     "../../../shared/models/tflm_micro_speech_int8.tflite",
@@ -34,25 +37,14 @@ use micro_speech::{inputs::INPUT_0 as INPUT, outputs::OUTPUT_0 as OUTPUT};
 
 const _: () = assert!(INPUT.len() == 49 * 40 && OUTPUT.len() == 4);
 
-/// What TFLite Micro outputs for [`fill_input`]'s input: its Python interpreter (`tflite-micro`
-/// 0.dev20261023182759, reference kernels) run by `firmware_tflm.py micro_speech`, which `run.sh`
-/// re-runs and compares when `STOWPLAN_TFLM_PYTHON` is set.
+/// What TFLite Micro outputs for [`fill_input`]'s input (`src/input.rs`): its Python
+/// interpreter (`tflite-micro` 0.dev20261023182759, reference kernels) run by
+/// `firmware_tflm.py micro_speech`, which `run.sh` re-runs and compares when `STOWPLAN_TFLM_PYTHON` is
+/// set.
 const EXPECTED: [i8; 4] = [-128, -74, 33, -87];
 
 /// The arena in `.bss`, claimed once by `take`.
 static ARENA: micro_speech::StaticArena = micro_speech::StaticArena::new();
-
-/// The input, deterministic: xorshift32 (13, 17, 5) from seed 1, the low byte of each state as
-/// one `i8` element, in order (`firmware_tflm.py micro_speech` makes the same).
-fn fill_input(input: &mut [i8]) {
-    let mut x: u32 = 1;
-    for v in input {
-        x ^= x << 13;
-        x ^= x >> 17;
-        x ^= x << 5;
-        *v = x.to_le_bytes()[0] as i8;
-    }
-}
 
 #[entry]
 fn main() -> ! {

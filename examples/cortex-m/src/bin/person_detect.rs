@@ -19,11 +19,14 @@
 mod exit;
 #[path = "../icount.rs"]
 mod icount;
+#[path = "../input.rs"]
+mod input;
 
 use cortex_m_rt::entry;
 use cortex_m_semihosting::hprintln;
 
 use exit::fail;
+use input::fill_input;
 use stowplan::Location;
 
 stowplan::include_model!(
@@ -58,25 +61,14 @@ const _: () = assert!(is_arena_slot(
 ));
 const _: () = assert!(INPUT.len() == 96 * 96 && OUTPUT.len() == 2);
 
-/// What TFLite Micro outputs for [`fill_input`]'s input: its Python interpreter (`tflite-micro`
-/// 0.dev20261023182759, reference kernels) run by `firmware_tflm.py person_detect`, which `run.sh`
-/// re-runs and compares when `STOWPLAN_TFLM_PYTHON` is set.
+/// What TFLite Micro outputs for [`fill_input`]'s input (`src/input.rs`): its Python
+/// interpreter (`tflite-micro` 0.dev20261023182759, reference kernels) run by
+/// `firmware_tflm.py person_detect`, which `run.sh` re-runs and compares when `STOWPLAN_TFLM_PYTHON` is
+/// set.
 const EXPECTED: [i8; 2] = [112, -112];
 
 /// The arena: 55,296 zero bytes in `.bss`, claimed once by `take`.
 static ARENA: person_detect::StaticArena = person_detect::StaticArena::new();
-
-/// The input, deterministic: xorshift32 (13, 17, 5) from seed 1, the low byte of each state as
-/// one `i8` element, in order (`firmware_tflm.py person_detect` makes the same).
-fn fill_input(input: &mut [i8]) {
-    let mut x: u32 = 1;
-    for v in input {
-        x ^= x << 13;
-        x ^= x >> 17;
-        x ^= x << 5;
-        *v = x.to_le_bytes()[0] as i8;
-    }
-}
 
 #[entry]
 fn main() -> ! {
