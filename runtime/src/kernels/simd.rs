@@ -69,35 +69,10 @@ fn first<T>(s: &[T], n: usize) -> &[T] {
 /// eight widenings, eight `SMLAD`s (16 multiply-accumulates), the four sums in registers.
 #[inline(always)]
 fn dot_2x2(a: &[i8], b: &[i8], fa: &[i8], fb: &[i8], offset: i32) -> [i32; 4] {
-    let off = splat16(offset);
-    let (mut aa, mut ab, mut ba, mut bb) = (0_i32, 0_i32, 0_i32, 0_i32);
     let (a4, b4) = (a.as_chunks::<4>().0, b.as_chunks::<4>().0);
     let (fa4, fb4) = (fa.as_chunks::<4>().0, fb.as_chunks::<4>().0);
     let n = a4.len().min(b4.len()).min(fa4.len()).min(fb4.len());
-    // All four of length `n`: the compiler drops the checks of `get(k)` below.
-    let (a4, b4, fa4, fb4) = (first(a4, n), first(b4, n), first(fa4, n), first(fb4, n));
-    for k in 0..n {
-        let (Some(xa), Some(xb), Some(wa), Some(wb)) =
-            (a4.get(k), b4.get(k), fa4.get(k), fb4.get(k))
-        else {
-            break;
-        };
-        let (xa, xb) = (word4(xa), word4(xb));
-        let (xa0, xa1) = (sxtab16(off, xa), sxtab16_ror8(off, xa));
-        let (xb0, xb1) = (sxtab16(off, xb), sxtab16_ror8(off, xb));
-        let wa = word4(wa);
-        let (w0, w1) = (sxtb16(wa), sxtb16_ror8(wa));
-        aa = smlad(xa0, w0, aa);
-        aa = smlad(xa1, w1, aa);
-        ba = smlad(xb0, w0, ba);
-        ba = smlad(xb1, w1, ba);
-        let wb = word4(wb);
-        let (w0, w1) = (sxtb16(wb), sxtb16_ror8(wb));
-        ab = smlad(xa0, w0, ab);
-        ab = smlad(xa1, w1, ab);
-        bb = smlad(xb0, w0, bb);
-        bb = smlad(xb1, w1, bb);
-    }
+    let [mut aa, mut ab, mut ba, mut bb] = dot_2x2_words(a4, b4, fa4, fb4, offset);
     let done = 4 * n;
     if a.len() <= done {
         return [aa, ab, ba, bb];
