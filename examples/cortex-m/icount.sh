@@ -19,8 +19,8 @@ set -euo pipefail
 cd "$(dirname "$0")"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/../../target/cortex-m}"
 # The runtime is a path dependency outside this workspace, so its panic locations carry the
-# checkout's absolute path: name it /stowplan instead, so that the firmware (and its size
-# snapshots) are the same wherever the repository is cloned.
+# checkout's absolute path: name it /stowplan instead, so that the firmware's data (and the
+# panic messages) are the same wherever the repository is cloned.
 export RUSTFLAGS="${RUSTFLAGS:-} --remap-path-prefix=$(cd ../.. && pwd)=/stowplan"
 counter="${STOWPLAN_ICOUNT_DIR:-../../../shared/benchmarks/cortex-m-icount}"
 models=../../../shared/models
