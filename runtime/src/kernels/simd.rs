@@ -17,7 +17,7 @@
 use super::conv::{ConvS8, valid_taps};
 use super::{Requant, product, sized, sized_mut};
 use crate::dsp::{
-    smlabb, smlad, smlatt, splat16, sxtab16, sxtab16_ror8, sxtb16, sxtb16_ror8, word,
+    smlabb, smlabt, smlad, smlatt, splat16, sxtab16, sxtab16_ror8, sxtb16, sxtb16_ror8, word,
 };
 
 /// `sum(filter[k] * (input[k] + offset))` over the shorter length, wrapping: four elements per
@@ -574,13 +574,15 @@ fn depthwise_blocks<const ONE: bool>(
                             let xs = input.get(i..).unwrap_or(&[]);
                             let taps = xs.iter().step_by(input_d).zip(ws.iter().step_by(blocks));
                             for (&x, w) in taps {
-                                let x = splat16(i32::from(x).wrapping_add(offset));
+                                // The value with its offset in the low halfword (|x| < 2^9),
+                                // against both halfwords of the widened weights.
+                                let x = i32::from(x).wrapping_add(offset) as u32;
                                 let w = word4(w);
                                 let (w02, w13) = (sxtb16(w), sxtb16_ror8(w));
                                 a0 = smlabb(x, w02, a0);
-                                a2 = smlatt(x, w02, a2);
+                                a2 = smlabt(x, w02, a2);
                                 a1 = smlabb(x, w13, a1);
-                                a3 = smlatt(x, w13, a3);
+                                a3 = smlabt(x, w13, a3);
                             }
                         }
                     }
@@ -835,13 +837,15 @@ impl Window {
                 let (Some(&x), Some(w)) = (xr.get(t), wr.get(t)) else {
                     break;
                 };
-                let x = splat16(i32::from(x).wrapping_add(offset));
+                // The value with its offset in the low halfword (|x| < 2^9), against both
+                // halfwords of the widened weights.
+                let x = i32::from(x).wrapping_add(offset) as u32;
                 let w = w.get(H).map_or(0, word4);
                 let (w02, w13) = (sxtb16(w), sxtb16_ror8(w));
                 a0 = smlabb(x, w02, a0);
-                a2 = smlatt(x, w02, a2);
+                a2 = smlabt(x, w02, a2);
                 a1 = smlabb(x, w13, a1);
-                a3 = smlatt(x, w13, a3);
+                a3 = smlabt(x, w13, a3);
             }
             xi += self.input_row;
             wi += 2 * self.filter_row;
