@@ -768,6 +768,40 @@ impl Window {
                 smlatt(x13, w13, a3),
             ]
         };
+        // A whole 3 x 3 window (the interior of a 3 x 3 filter's output): its three rows of
+        // three taps as arrays, the nine taps of a block unrolled.
+        if (self.rows, taps) == (3, 3) {
+            let row = |r: usize| {
+                let (xi, wi) = (r * self.input_row, r * self.filter_row);
+                let x = xs.get(xi..).and_then(|x| x.first_chunk::<3>());
+                let w = ws.get(wi..).and_then(|w| w.first_chunk::<3>());
+                x.zip(w)
+            };
+            if let (Some(r0), Some(r1), Some(r2)) = (row(0), row(1), row(2)) {
+                for (k, out) in out.iter_mut().enumerate() {
+                    let ((x0, w0), (x1, w1), (x2, w2)) = (r0, r1, r2);
+                    let mut acc = [0_i32; 4];
+                    acc = tap(acc, &x0[0], &w0[0], k);
+                    acc = tap(acc, &x0[1], &w0[1], k);
+                    acc = tap(acc, &x0[2], &w0[2], k);
+                    acc = tap(acc, &x1[0], &w1[0], k);
+                    acc = tap(acc, &x1[1], &w1[1], k);
+                    acc = tap(acc, &x1[2], &w1[2], k);
+                    acc = tap(acc, &x2[0], &w2[0], k);
+                    acc = tap(acc, &x2[1], &w2[1], k);
+                    acc = tap(acc, &x2[2], &w2[2], k);
+                    *out = match (
+                        requant.and_then(|r| r.get(k)),
+                        bias.map(|b| b.and_then(|b| b.get(k))),
+                    ) {
+                        (Some(r), None) => e.block4_with::<F>(r, [0; 4], acc),
+                        (Some(r), Some(Some(&b))) => e.block4_with::<F>(r, b, acc),
+                        _ => e.block4::<F>(4 * k, acc),
+                    };
+                }
+                return;
+            }
+        }
         // Windows of up to three rows (3 x 3 filters): the rows' runs of taps sliced once for
         // all blocks (rows past the window's stay empty).
         let mut runs: [Run<'_, B>; 3] = [(&[], &[]); 3];
@@ -819,8 +853,46 @@ impl Window {
     /// loop then has the registers to itself; one word per tap keeps each a single load.
     #[inline(never)]
     fn one_to_four<const H: usize>(&self, xs: &[i8], ws: &[[i8; 4]], offset: i32) -> [i32; 4] {
-        let (mut a0, mut a1, mut a2, mut a3) = (0_i32, 0_i32, 0_i32, 0_i32);
         let taps = self.taps;
+        // One tap: the value with its offset in the low halfword (|x| < 2^9), against both
+        // halfwords of the widened weights (word `H` of the tap's pair).
+        let tap = |[a0, a1, a2, a3]: [i32; 4], x: i8, w: &[[i8; 4]; 2]| {
+            let x = i32::from(x).wrapping_add(offset) as u32;
+            let w = w.get(H).map_or(0, word4);
+            let (w02, w13) = (sxtb16(w), sxtb16_ror8(w));
+            [
+                smlabb(x, w02, a0),
+                smlabb(x, w13, a1),
+                smlabt(x, w02, a2),
+                smlabt(x, w13, a3),
+            ]
+        };
+        // A whole 3 x 3 window: its three rows of three taps as arrays, the nine taps unrolled.
+        if (self.rows, taps) == (3, 3) {
+            let row = |r: usize| {
+                let (xi, wi) = (r * self.input_row, 2 * r * self.filter_row);
+                let x = xs.get(xi..).and_then(|x| x.first_chunk::<3>());
+                let w = ws.get(wi..).and_then(|w| w.first_chunk::<6>());
+                x.zip(w)
+            };
+            if let (Some((x0, w0)), Some((x1, w1)), Some((x2, w2))) = (row(0), row(1), row(2)) {
+                let (w0, w1, w2) = (
+                    w0.as_chunks::<2>().0,
+                    w1.as_chunks::<2>().0,
+                    w2.as_chunks::<2>().0,
+                );
+                let mut acc = [0_i32; 4];
+                for (xr, wr) in [(x0, w0), (x1, w1), (x2, w2)] {
+                    if let (&[xa, xb, xc], [wa, wb, wc]) = (xr, wr) {
+                        acc = tap(acc, xa, wa);
+                        acc = tap(acc, xb, wb);
+                        acc = tap(acc, xc, wc);
+                    }
+                }
+                return acc;
+            }
+        }
+        let mut acc = [0_i32; 4];
         let (mut xi, mut wi) = (0, 0);
         for _ in 0..self.rows {
             // A row's taps: `taps` input values and as many pairs of words (word `H` of each
@@ -837,20 +909,12 @@ impl Window {
                 let (Some(&x), Some(w)) = (xr.get(t), wr.get(t)) else {
                     break;
                 };
-                // The value with its offset in the low halfword (|x| < 2^9), against both
-                // halfwords of the widened weights.
-                let x = i32::from(x).wrapping_add(offset) as u32;
-                let w = w.get(H).map_or(0, word4);
-                let (w02, w13) = (sxtb16(w), sxtb16_ror8(w));
-                a0 = smlabb(x, w02, a0);
-                a2 = smlabt(x, w02, a2);
-                a1 = smlabb(x, w13, a1);
-                a3 = smlabt(x, w13, a3);
+                acc = tap(acc, x, w);
             }
             xi += self.input_row;
             wi += 2 * self.filter_row;
         }
-        [a0, a1, a2, a3]
+        acc
     }
 }
 
