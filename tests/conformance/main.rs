@@ -4,7 +4,7 @@
 //!
 //! ```text
 //! stowplan-conformance gen --out DIR [--seed N] [--slice K] [--ops conv,add] [--values N]
-//!                          [--runtime PATH]
+//!                          [--runtime PATH] [--device]
 //! ```
 //!
 //! `DIR/manifest.json` lists the variants and their models; `DIR/models/<id>.tflite` are the
@@ -17,6 +17,11 @@
 //! `--slice K` keeps about K variants, spread over the ops and types and chosen with the seed
 //! (only those are drawn); the models of a variant do not depend on the slice, so a slice is a
 //! subset of the full sweep, model for model.
+//!
+//! `--device` writes the sweep as firmware for the Cortex-M4 of QEMU's `mps2-an386` instead
+//! (`DIR/firmware/`, see `device.rs`), with the variants of the op modules that run there
+//! (`device::OPS`, unless `--ops` names others) of int8 types (`device::types_run`); the slice
+//! is chosen among those alone.
 #![forbid(unsafe_code)]
 
 mod activations;
@@ -27,6 +32,7 @@ mod conv;
 mod depthwise_conv;
 mod dequantize;
 mod detection_postprocess;
+mod device;
 mod fully_connected;
 mod logistic;
 mod mul;
@@ -263,12 +269,13 @@ struct Args {
     ops: Option<Vec<String>>,
     values: usize,
     runtime: Option<PathBuf>,
+    device: bool,
 }
 
 fn parse_args() -> Result<Args, String> {
     let mut it = std::env::args().skip(1);
     if it.next().as_deref() != Some("gen") {
-        return Err("usage: stowplan-conformance gen --out DIR [--seed N] [--slice K] [--ops a,b] [--values N] [--runtime PATH]".into());
+        return Err("usage: stowplan-conformance gen --out DIR [--seed N] [--slice K] [--ops a,b] [--values N] [--runtime PATH] [--device]".into());
     }
     let mut args = Args {
         out: PathBuf::new(),
@@ -277,6 +284,7 @@ fn parse_args() -> Result<Args, String> {
         ops: None,
         values: suite::TARGET.values,
         runtime: None,
+        device: false,
     };
     while let Some(flag) = it.next() {
         let mut value = || it.next().ok_or_else(|| format!("{flag} needs a value"));
@@ -287,6 +295,7 @@ fn parse_args() -> Result<Args, String> {
             "--ops" => args.ops = Some(value()?.split(',').map(str::to_owned).collect()),
             "--values" => args.values = value()?.parse().map_err(|e| format!("--values: {e}"))?,
             "--runtime" => args.runtime = Some(PathBuf::from(value()?)),
+            "--device" => args.device = true,
             other => return Err(format!("unknown argument {other:?}")),
         }
     }
@@ -318,24 +327,38 @@ fn generate(args: &Args) -> Result<(), String> {
         values: args.values,
         models: suite::TARGET.models,
     };
+    let device_ops: Vec<String>;
+    let ops = match (&args.ops, args.device) {
+        (Some(ops), _) => Some(ops.as_slice()),
+        (None, true) => {
+            device_ops = device::OPS.iter().map(|&o| o.to_owned()).collect();
+            Some(device_ops.as_slice())
+        }
+        (None, false) => None,
+    };
+    // A device sweep: the int8 variants alone (chosen before the slice, so it spreads over them).
+    let kept = |v: &Variant| !args.device || device::types_run(&v.types);
     let variants = if let Some(k) = args.slice {
         // List the variants without drawing, choose the slice, draw only it.
         suite::set_draw(suite::Draw::Dry);
-        let listed = all_variants(args.seed, target, args.ops.as_deref());
+        let mut listed = all_variants(args.seed, target, ops);
+        listed.retain(kept);
         let keys = slice(listed, k.max(1), args.seed)
             .iter()
             .map(Variant::key)
             .collect();
         suite::set_draw(suite::Draw::Only(keys));
-        all_variants(args.seed, target, args.ops.as_deref())
+        all_variants(args.seed, target, ops)
             .into_iter()
-            .filter(|v| !v.cases.is_empty())
+            .filter(|v| !v.cases.is_empty() && kept(v))
             .collect()
     } else {
-        all_variants(args.seed, target, args.ops.as_deref())
+        let mut all = all_variants(args.seed, target, ops);
+        all.retain(kept);
+        all
     };
     let out = &args.out;
-    let sweep = out.join("sweep");
+    let sweep = out.join(if args.device { "firmware" } else { "sweep" });
     // Nothing of an earlier sweep survives: its models, inputs, outputs and generated modules.
     for dir in [
         out.join("inputs"),
@@ -378,6 +401,14 @@ fn generate(args: &Args) -> Result<(), String> {
     let mut manifest = Vec::new();
     let mut includes = String::new();
     let mut table = String::new();
+    let mut entries = String::new();
+    let mut ids = Vec::new();
+    // Bytes of RAM the device sweep's static arenas and persistent regions take so far, and
+    // of flash its input sets and model files (an upper bound on the constants kept) take.
+    let mut ram = 0u64;
+    let ram_budget = (device::RAM_BYTES - device::STACK_BYTES) as u64;
+    let mut flash = 0u64;
+    let flash_budget = (device::FLASH_BYTES - device::CODE_BYTES) as u64;
     let mut n = 0usize;
     for v in &variants {
         let mut models = Vec::new();
@@ -396,7 +427,43 @@ fn generate(args: &Args) -> Result<(), String> {
                 .invoke(true)
                 .render();
             let mut statuses = false;
+            let mut unrun = serde_json::Value::Null;
             let (refused, params) = match rendered {
+                Ok((text, generated)) if args.device => {
+                    let params = param_names(&text);
+                    statuses = stops_early(&text);
+                    // Each region 16-byte aligned in `.bss`.
+                    let bytes = generated.arena_bytes.div_ceil(16) * 16
+                        + generated.persistent_bytes.div_ceil(16) * 16;
+                    let data = (inputs.len() + case.model.len()) as u64;
+                    if ram + bytes > ram_budget {
+                        unrun = serde_json::Value::String(format!(
+                            "its arena and persistent region ({bytes} B) do not fit the \
+                             firmware's RAM beside the other models' ({ram} of {ram_budget} B \
+                             taken)"
+                        ));
+                    } else if flash + data > flash_budget {
+                        unrun = serde_json::Value::String(format!(
+                            "its input sets and model ({data} B) do not fit the firmware's \
+                             flash beside the other models' ({flash} of {flash_budget} B taken)"
+                        ));
+                    } else {
+                        ram += bytes;
+                        flash += data;
+                        write(&sweep.join(format!("src/gen/{id}.rs")), text.as_bytes())?;
+                        let _ = writeln!(includes, "include!(\"gen/{id}.rs\");");
+                        entries.push_str(&device::entry(
+                            &id,
+                            case.inputs.len(),
+                            set_bytes,
+                            generated.persistent_bytes > 0,
+                            statuses,
+                            &params,
+                        ));
+                        ids.push(id.clone());
+                    }
+                    (serde_json::Value::Null, params)
+                }
                 Ok((text, generated)) => {
                     write(&sweep.join(format!("src/gen/{id}.rs")), text.as_bytes())?;
                     let params = param_names(&text);
@@ -438,7 +505,7 @@ fn generate(args: &Args) -> Result<(), String> {
             };
             models.push(serde_json::json!({
                 "id": id,
-                "model": format!("sweep/{rel}"),
+                "model": format!("{}/{rel}", if args.device { "firmware" } else { "sweep" }),
                 "inputs": format!("inputs/{id}.bin"),
                 "sets": case.inputs.len(),
                 "set_bytes": set_bytes,
@@ -447,6 +514,7 @@ fn generate(args: &Args) -> Result<(), String> {
                 "refused": refused,
                 "params": params,
                 "status": statuses,
+                "unrun": unrun,
             }));
         }
         manifest.push(serde_json::json!({
@@ -464,6 +532,9 @@ fn generate(args: &Args) -> Result<(), String> {
         "package": package,
         "seed": args.seed,
         "slice": args.slice,
+        "device": args.device,
+        "ram_bytes": ram,
+        "flash_bytes": flash,
         "variants": manifest,
     });
     write(
@@ -472,14 +543,27 @@ fn generate(args: &Args) -> Result<(), String> {
             .map_err(|e| e.to_string())?
             .as_bytes(),
     )?;
-    write(
-        &sweep.join("Cargo.toml"),
-        sweep_manifest(&package, &runtime).as_bytes(),
-    )?;
-    write(
-        &sweep.join("src/main.rs"),
-        sweep_main(&includes, &table).as_bytes(),
-    )?;
+    if args.device {
+        write(
+            &sweep.join("Cargo.toml"),
+            device::manifest(&package, &runtime).as_bytes(),
+        )?;
+        write(&sweep.join("build.rs"), device::BUILD_RS.as_bytes())?;
+        write(&sweep.join("memory.x"), device::memory_x().as_bytes())?;
+        write(
+            &sweep.join("src/main.rs"),
+            device::main_rs(&includes, &entries, &ids).as_bytes(),
+        )?;
+    } else {
+        write(
+            &sweep.join("Cargo.toml"),
+            sweep_manifest(&package, &runtime).as_bytes(),
+        )?;
+        write(
+            &sweep.join("src/main.rs"),
+            sweep_main(&includes, &table).as_bytes(),
+        )?;
+    }
     let values: usize = variants.iter().map(Variant::values).sum();
     println!(
         "{} variants, {n} models, {values} output values -> {}",

@@ -8,6 +8,8 @@ TensorFlow Lite Micro (tflite-micro==0.dev20261023182759, reference kernels), by
     python3 tests/conformance/run.py --full --ops conv,add --table docs/conformance.md
                                                      # those modules' rows replaced
     python3 tests/conformance/run.py --self-test     # perturbed kernels must fail the suite
+    python3 tests/conformance/run.py --device --slice 16
+                                                     # the same on the Cortex-M4 (QEMU)
 
 Steps: `stowplan-conformance gen` draws the single-op models of every variant from the seed
 (tests/conformance/<op>.rs) with their input sets, and writes the sweep crate, which includes
@@ -17,6 +19,15 @@ models on the same inputs in child processes (its checks abort the interpreter; 
 isolated to its model). Every output byte must be equal, and every parameter equal to what
 TFLM's Prepare computes (tests/conformance/<op>.py: TFLM's exported functions through ctypes
 and its per-op glue, transcribed). A model one side refuses and the other runs is a failure.
+
+`--device` proves the kernels as they run on the Cortex-M4 (the DSP extension's, cfg
+`stowplan_dsp`): `gen --device` draws the slice from the int8 variants of the ops with DSP
+kernels and of the int8 elementwise ops and pools (tests/conformance/device.rs), and writes it
+as one firmware image for QEMU's mps2-an386 (thumbv7em-none-eabihf) carrying every model and
+its input sets; the firmware prints every output (hex on semihosting's standard output), which
+is compared with TFLM's, computed on the host, as the host sweep's are. The firmware must
+contain the runtime's DSP kernels (`kernels::simd`), and a model the image has no room for is a
+failure.
 
 Exit status 0 when everything is identical; 1 otherwise.
 """
@@ -400,6 +411,9 @@ def evaluate(out, manifest):
             err = out / "tflm" / f"{mid}.err"
             ours_bin = out / "ours" / f"{mid}.bin"
             where = f"{v['key']} {mid} ({m['note']})"
+            if m.get("unrun"):
+                failures.append(f"{where}: not run on the device: {m['unrun']}")
+                continue
             if m["refused"] is not None:
                 if err.exists():
                     row["refused"] += 1
@@ -517,6 +531,122 @@ def sweep(out, seed, slice_k, ops, values, jobs, runtime=None, locked=True):
     return rows, failures
 
 
+def tool(*cmd, **kw):
+    p = subprocess.run(list(cmd), capture_output=True, text=True, **kw)
+    if p.returncode != 0:
+        sys.exit(f"`{' '.join(cmd)}` failed: {p.stderr.strip()}")
+    return p.stdout
+
+
+def dsp_check(elf):
+    """The firmware's DSP kernels: (functions of the runtime's `kernels::simd`, SMLAD and
+    SXTB16/SXTAB16 instructions). The module exists only with cfg `stowplan_dsp` (the runtime's
+    build script sets it for thumbv7em targets): none of its functions means the firmware runs
+    the portable kernels, and that is an error."""
+    symbols = [line for line in tool("arm-none-eabi-nm", "-C", str(elf)).splitlines()
+               if "stowplan::kernels::simd::" in line]
+    code = tool("arm-none-eabi-objdump", "-d", "--no-show-raw-insn", str(elf))
+    smlad = sum(1 for line in code.splitlines() if "\tsmlad" in line)
+    sxtb16 = sum(1 for line in code.splitlines() if "\tsxtb16" in line or "\tsxtab16" in line)
+    if not symbols or not smlad or not sxtb16:
+        sys.exit(f"the firmware {elf} lacks the runtime's DSP kernels ({len(symbols)} functions "
+                 f"of kernels::simd, {smlad} SMLAD, {sxtb16} SXTB16/SXTAB16): is cfg "
+                 "stowplan_dsp set for thumbv7em (runtime/build.rs)?")
+    return len(symbols), smlad, sxtb16
+
+
+def parse_device(out, text):
+    """Writes ours/<id>.bin and ours/<id>.params from the firmware's output (device.rs's
+    format); returns the failures it shows (a model it stopped in, a malformed line)."""
+    failures = []
+    current = None
+    data = bytearray()
+    params = []
+    done = False
+    for n, line in enumerate(text.splitlines(), 1):
+        if line.startswith("o ") and current is not None:
+            try:
+                data += bytes.fromhex(line[2:])
+            except ValueError:
+                failures.append(f"firmware output line {n}: not hex: {line[:80]!r}")
+                current = None
+        elif line.startswith("p ") and current is not None:
+            params.append(line[2:])
+        elif line.startswith("begin "):
+            current, data, params = line[6:], bytearray(), []
+        elif line.startswith("end ") and current is not None:
+            mid, _, count = line[4:].partition(" ")
+            if mid != current or count != str(len(data)):
+                failures.append(f"firmware output line {n}: {line!r} after {len(data)} bytes of {current}")
+            else:
+                (out / "ours" / f"{mid}.bin").write_bytes(bytes(data))
+                (out / "ours" / f"{mid}.params").write_text("".join(p + "\n" for p in params))
+            current = None
+        elif line.startswith("done "):
+            done = True
+        elif line.startswith(("panic ", "hardfault ", "error ")):
+            failures.append(f"the firmware stopped in {current or 'no model'}: {line}")
+    if not done and not failures:
+        failures.append(f"the firmware stopped in {current or 'no model'} without a message")
+    return failures
+
+
+def device_sweep(out, seed, slice_k, ops, values, jobs, locked=True):
+    """sweep() on the Cortex-M4: generates the firmware, builds it for thumbv7em-none-eabihf,
+    runs it under QEMU, runs TFLM, compares. Returns (rows, failures)."""
+    t0 = time.time()
+    gen = ["run", "-q", "-p", "stowplan-conformance"]
+    if locked:
+        gen.insert(1, "--locked")
+    gen += ["--", "gen", "--device", "--out", str(out), "--seed", str(seed), "--values",
+            str(values)]
+    if slice_k:
+        gen += ["--slice", str(slice_k)]
+    if ops:
+        gen += ["--ops", ops]
+    cargo(*gen)
+    manifest = json.loads((out / "manifest.json").read_text())
+    firmware = out / "firmware"
+    # The firmware's dependencies at the versions the Cortex-M example locks (a starting point:
+    # cargo drops what the firmware does not use), so the build needs no other crates.
+    lock = firmware / "Cargo.lock"
+    if not lock.exists():
+        shutil.copy(REPO / "examples" / "cortex-m" / "Cargo.lock", lock)
+    t1 = time.time()
+    log(f"  generated in {t1 - t0:.1f} s ({manifest['ram_bytes']:,} B of arenas, "
+        f"{manifest['flash_bytes']:,} B of inputs and models)")
+    cargo("build", "-q", "--release", "--target", "thumbv7em-none-eabihf", "--manifest-path",
+          str(firmware / "Cargo.toml"))
+    t2 = time.time()
+    elf = target_dir() / "thumbv7em-none-eabihf" / "release" / manifest["package"]
+    text_b, data_b, bss_b = tool("arm-none-eabi-size", str(elf)).splitlines()[1].split()[:3]
+    functions, smlad, sxtb16 = dsp_check(elf)
+    log(f"  firmware built in {t2 - t1:.1f} s: text {int(text_b):,} B, data {int(data_b):,} B, "
+        f"bss {int(bss_b):,} B; DSP kernels: {functions} functions of kernels::simd, "
+        f"{smlad} SMLAD, {sxtb16} SXTB16/SXTAB16")
+    qemu = ["qemu-system-arm", "-cpu", "cortex-m4", "-machine", "mps2-an386", "-nographic",
+            "-semihosting-config", "enable=on,target=native", "-kernel", str(elf)]
+    try:
+        p = subprocess.run(qemu, capture_output=True, text=True, timeout=600)
+        stdout, status = p.stdout, p.returncode
+    except subprocess.TimeoutExpired as e:
+        stdout = e.stdout.decode() if isinstance(e.stdout, bytes) else (e.stdout or "")
+        status = "timeout (600 s)"
+    firmware_failures = parse_device(out, stdout)
+    if status != 0:
+        firmware_failures.append(f"the firmware exited with status {status}")
+    t3 = time.time()
+    log(f"  firmware ran in {t3 - t2:.1f} s (QEMU mps2-an386, Cortex-M4)")
+    ids = [m["id"] for v in manifest["variants"] for m in v["models"]]
+    groups = [ids[i:i + 40] for i in range(0, len(ids), 40)]
+    run_tflm(out, groups, jobs)
+    t4 = time.time()
+    log(f"  TFLM ran in {t4 - t3:.1f} s")
+    rows, failures = evaluate(out, manifest)
+    log(f"  compared in {time.time() - t4:.1f} s")
+    return rows, firmware_failures + failures
+
+
 def self_test(args):
     """Each mutant of MUTANTS must make the suite fail."""
     ok = True
@@ -565,6 +695,8 @@ def main():
     ap.add_argument("--table", help="write the table (markdown) to this file")
     ap.add_argument("--self-test", action="store_true",
                     help="run the slice with each perturbed kernel; each must fail")
+    ap.add_argument("--device", action="store_true",
+                    help="the int8 slice on the Cortex-M4 under QEMU (one firmware image)")
     ap.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
@@ -577,12 +709,15 @@ def main():
     parse_debug_self_test()
     log("TFLM's functions (ctypes) and the transcribed glue match TFLM's golden values")
     if args.self_test:
+        if args.device:
+            sys.exit("--self-test runs the host sweep; --device takes no --self-test")
         return 0 if self_test(args) else 1
     slice_k = None if args.full else args.slice
-    name = "full" if args.full else f"slice-{args.slice}"
+    name = ("device-" if args.device else "") + ("full" if args.full else f"slice-{args.slice}")
     out = target_dir() / "conformance" / f"{name}-seed{args.seed}"
     log(f"conformance sweep {name}, seed {args.seed} -> {out}")
-    rows, failures = sweep(out, args.seed, slice_k, args.ops, args.values, args.jobs)
+    run = device_sweep if args.device else sweep
+    rows, failures = run(out, args.seed, slice_k, args.ops, args.values, args.jobs)
     text = table(rows)
     print()
     print(text)
@@ -592,6 +727,8 @@ def main():
     if args.table:
         cmd = "python3 tests/conformance/run.py --full" if args.full else \
             f"python3 tests/conformance/run.py --slice {args.slice}"
+        if args.device:
+            cmd += " --device"
         table_path = Path(args.table)
         if not table_path.is_absolute():
             table_path = REPO / table_path
