@@ -73,6 +73,9 @@ pub fn window(rng: &mut Rng, shape: &str, padding: Padding, index: usize) -> Opt
             rng.pick(&[1, 3, 5, 2]),
             rng.pick(&[1, 3, 5, 4]),
         ),
+        // The DSP kernels' matrix product (device sweeps): 1 x 1, stride 1, odd and even
+        // pixel counts.
+        "blocked" => (rng.pick(&[1, 2]), rng.size(1, 8), rng.size(1, 8), 1, 1),
         _ => (
             rng.pick(&[1, 2]),
             rng.size(2, 6),
@@ -82,6 +85,7 @@ pub fn window(rng: &mut Rng, shape: &str, padding: Padding, index: usize) -> Opt
         ),
     };
     let (stride, dilation) = match index {
+        _ if shape == "blocked" => ((1, 1), (1, 1)),
         0 => ((1, 1), (1, 1)),
         1 => ((rng.size(2, 3), rng.size(1, 3)), (1, 1)),
         2 => ((1, 1), (2, rng.size(1, 2))),
@@ -110,6 +114,7 @@ pub fn channels(rng: &mut Rng, shape: &str) -> (usize, usize) {
     match shape {
         "ones" => (rng.size(1, 2), rng.size(1, 3)),
         "odd" => (2 * rng.size(0, 4) + 1, 2 * rng.size(0, 4) + 1),
+        "blocked" => (rng.size(1, 64), rng.size(1, 40)),
         _ => (rng.size(16, 96), rng.size(32, 160)),
     }
 }
@@ -127,7 +132,10 @@ pub fn variants(seed: u64, target: Target) -> Vec<Variant> {
         let folded = types == "int16" || types.ends_with("int4-filter");
         for (pname, padding) in PADDINGS {
             for &(aname, activation) in activations(folded) {
-                for (si, shape) in ["ones", "odd", "wide"].into_iter().enumerate() {
+                for (si, shape) in crate::device::shapes(["ones", "odd", "wide"], types)
+                    .into_iter()
+                    .enumerate()
+                {
                     let spec = Spec {
                         op: "conv",
                         builtin: "CONV_2D",

@@ -35,7 +35,10 @@ pub fn variants(seed: u64, target: Target) -> Vec<Variant> {
         let folded = types == "int16" || types.ends_with("int4-filter");
         for (pname, padding) in PADDINGS {
             for &(aname, activation) in activations(folded) {
-                for (si, shape) in ["ones", "odd", "wide"].into_iter().enumerate() {
+                for (si, shape) in crate::device::shapes(["ones", "odd", "wide"], types)
+                    .into_iter()
+                    .enumerate()
+                {
                     let spec = Spec {
                         op: "depthwise_conv",
                         builtin: "DEPTHWISE_CONV_2D",
@@ -88,7 +91,14 @@ fn draw(
     padding: Padding,
     activation: Activation,
 ) -> Option<Draft> {
-    let (stride, dilation, dm) = steps(rng, index);
+    let (mut stride, mut dilation, mut dm) = steps(rng, index);
+    if shape == "blocked" {
+        // The DSP kernels' blocks (device sweeps): depth multiplier 1 (one loop per channel
+        // count from 8 to 256, others), 4 or 8 (one input channel to eight), no dilation.
+        stride = if index % 3 == 1 { (2, 2) } else { (1, 1) };
+        dilation = (1, 1);
+        dm = rng.pick(&[1, 1, 1, 4, 8]);
+    }
     let (n, h, w, kh, kw, cin) = match shape {
         "ones" => {
             let (h, w) = if rng.chance(0.5) {
@@ -107,6 +117,20 @@ fn draw(
             rng.pick(&[1, 3, 5, 2]),
             rng.pick(&[1, 3, 5, 4]),
             2 * rng.size(0, 4) + 1,
+        ),
+        "blocked" => (
+            rng.pick(&[1, 2]),
+            rng.size(3, 8),
+            rng.size(3, 8),
+            if rng.chance(0.7) { 3 } else { rng.size(1, 5) },
+            if rng.chance(0.7) { 3 } else { rng.size(1, 5) },
+            {
+                let other = 4 * rng.size(1, 20);
+                match dm {
+                    1 => rng.pick(&[8, 16, 32, 64, other]),
+                    _ => rng.pick(&[1, 1, other.min(16)]),
+                }
+            },
         ),
         _ => (
             rng.pick(&[1, 2]),

@@ -20,12 +20,40 @@
 //! ```
 //!
 //! and exits with status 0 (1 when a model's inputs do not fit its arena, or a panic).
+//!
+//! A model the image has no room for is not left out silently: its arena and persistent
+//! region must fit the RAM beside the earlier models' ([`RAM_BYTES`] less [`STACK_BYTES`]), its
+//! input sets and model file the flash ([`FLASH_BYTES`] less [`CODE_BYTES`]); a model past either
+//! is marked `unrun` in the manifest, with the numbers, and `run.py` reports it as a failure.
 //! `tests/conformance/run.py --device` parses it into `DIR/ours/<id>.bin` and
 //! `DIR/ours/<id>.params`, the files the host sweep's binary writes, and compares them with
 //! TFLite Micro's the same way.
 
 use std::fmt::Write as _;
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Whether the variants being drawn are a device sweep's ([`set_blocked`]).
+static BLOCKED: AtomicBool = AtomicBool::new(false);
+
+/// Makes the int8 CONV_2D and DEPTHWISE_CONV_2D variants take one more shape class,
+/// `blocked`: the geometries the DSP kernels block (CONV_2D 1 x 1 with stride 1, the blocked
+/// matrix product; DEPTHWISE_CONV_2D with depth multiplier 1, 4 or 8, channels a multiple of
+/// four, no dilation, mostly 3 x 3), which the other classes draw seldom. Set by `gen --device`
+/// alone, so the host suite (and its table) keeps its variants.
+pub fn set_blocked(on: bool) {
+    BLOCKED.store(on, Ordering::Relaxed);
+}
+
+/// The shape classes of an op's variants of `types`: `base`, and `blocked` in a device sweep
+/// for int8 weights and activations.
+pub fn shapes(base: [&'static str; 3], types: &str) -> Vec<&'static str> {
+    let mut out = base.to_vec();
+    if BLOCKED.load(Ordering::Relaxed) && types_run(types) {
+        out.push("blocked");
+    }
+    out
+}
 
 /// The op modules a device sweep draws from, unless `--ops` names others: those with kernels
 /// for the Cortex-M DSP extension (CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED) and the int8

@@ -229,11 +229,15 @@ fn all_variants(seed: u64, target: Target, ops: Option<&[String]>) -> Vec<Varian
 
 /// About `k` variants, chosen with the seed: the (op, types) groups in a seeded order, one
 /// variant of each (chosen with the seed) round after round until `k` are chosen, so a small
-/// slice still spreads over the ops and types, and each seed covers others.
+/// slice still spreads over the ops and types, and each seed covers others. The shape class
+/// `blocked` (device sweeps alone) is a group of its own, so every round has one.
 fn slice(variants: Vec<Variant>, k: usize, seed: u64) -> Vec<Variant> {
     let mut groups: Vec<(String, Vec<Variant>)> = Vec::new();
     for v in variants {
-        let g = format!("{}/{}", v.op, v.types);
+        let mut g = format!("{}/{}", v.op, v.types);
+        if v.shape == "blocked" {
+            g.push_str("/blocked");
+        }
         match groups.iter_mut().find(|(k, _)| *k == g) {
             Some((_, list)) => list.push(v),
             None => groups.push((g, vec![v])),
@@ -338,6 +342,7 @@ fn generate(args: &Args) -> Result<(), String> {
     };
     // A device sweep: the int8 variants alone (chosen before the slice, so it spreads over them).
     let kept = |v: &Variant| !args.device || device::types_run(&v.types);
+    device::set_blocked(args.device);
     let variants = if let Some(k) = args.slice {
         // List the variants without drawing, choose the slice, draw only it.
         suite::set_draw(suite::Draw::Dry);

@@ -591,7 +591,7 @@ def parse_device(out, text):
     return failures
 
 
-def device_sweep(out, seed, slice_k, ops, values, jobs, locked=True):
+def device_sweep(out, seed, slice_k, ops, values, jobs, runtime=None, locked=True):
     """sweep() on the Cortex-M4: generates the firmware, builds it for thumbv7em-none-eabihf,
     runs it under QEMU, runs TFLM, compares. Returns (rows, failures)."""
     t0 = time.time()
@@ -604,6 +604,8 @@ def device_sweep(out, seed, slice_k, ops, values, jobs, locked=True):
         gen += ["--slice", str(slice_k)]
     if ops:
         gen += ["--ops", ops]
+    if runtime:
+        gen += ["--runtime", str(runtime)]
     cargo(*gen)
     manifest = json.loads((out / "manifest.json").read_text())
     firmware = out / "firmware"
