@@ -610,10 +610,12 @@ def device_sweep(out, seed, slice_k, ops, values, jobs, runtime=None, locked=Tru
     manifest = json.loads((out / "manifest.json").read_text())
     firmware = out / "firmware"
     # The firmware's dependencies at the versions the Cortex-M example locks (a starting point:
-    # cargo drops what the firmware does not use), so the build needs no other crates.
+    # cargo drops what the firmware does not use), so the build needs no other crates; without
+    # that file cargo resolves them itself.
     lock = firmware / "Cargo.lock"
-    if not lock.exists():
-        shutil.copy(REPO / "examples" / "cortex-m" / "Cargo.lock", lock)
+    seed_lock = REPO / "examples" / "cortex-m" / "Cargo.lock"
+    if not lock.exists() and seed_lock.exists():
+        shutil.copy(seed_lock, lock)
     t1 = time.time()
     log(f"  generated in {t1 - t0:.1f} s ({manifest['ram_bytes']:,} B of arenas, "
         f"{manifest['flash_bytes']:,} B of inputs and models)")
