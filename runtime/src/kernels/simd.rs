@@ -352,8 +352,15 @@ fn conv1x1_blocks<const F: u8>(
 ) {
     let mut ins = input.chunks_exact(2 * depth);
     let mut outs = output.chunks_exact_mut(2 * out_depth);
-    for (x2, y2) in (&mut ins).zip(&mut outs) {
-        e.pixel_pair::<F>(x2, filter, y2, depth, out_depth, offset);
+    // Whole words (the layers' channel counts): the rows as words, no tails.
+    if depth.is_multiple_of(4) {
+        for (x2, y2) in (&mut ins).zip(&mut outs) {
+            e.pixel_pair::<F, true>(x2, filter, y2, depth, out_depth, offset);
+        }
+    } else {
+        for (x2, y2) in (&mut ins).zip(&mut outs) {
+            e.pixel_pair::<F, false>(x2, filter, y2, depth, out_depth, offset);
+        }
     }
     // An odd last pixel.
     let a = ins.remainder();
@@ -366,11 +373,12 @@ fn conv1x1_blocks<const F: u8>(
 }
 
 impl Epilogue<'_> {
-    /// One pixel pair of [`conv1x1_blocks`]: `x2` the two input pixels, `y2` the two output pixels.
-    /// Not inlined: the 2 x 2 loop then has the registers to itself (inlined into the kernel it
+    /// One pixel pair of [`conv1x1_blocks`]: `x2` the two input pixels, `y2` the two output pixels;
+    /// `WORDS` when the rows are whole words (`depth` a multiple of four: no tails; one loop
+    /// each way, not a choice per channel pair). Not inlined: the 2 x 2 loop then has the registers to itself (inlined into the kernel it
     /// spilled its pointers), which saves more than the call per pixel pair costs.
     #[inline(never)]
-    fn pixel_pair<const F: u8>(
+    fn pixel_pair<const F: u8, const WORDS: bool>(
         &self,
         x2: &[i8],
         filter: &[i8],
@@ -388,12 +396,10 @@ impl Epilogue<'_> {
             // The multipliers and biases in pairs, as the channel pairs read them.
             let requant = self.requant.as_chunks::<2>().0;
             let bias = self.bias.map(|b| b.as_chunks::<2>().0);
-            // Whole words (the layers' channel counts): the rows as words, no tails.
-            let words = depth.is_multiple_of(4);
             let (a4, b4) = (a.as_chunks::<4>().0, b.as_chunks::<4>().0);
             for ((f2, ya), yb) in (&mut fs).zip(pairs).zip(yb.as_chunks_mut::<2>().0) {
                 let (fa, fb) = f2.split_at(depth);
-                let [aa, ab, ba, bb] = if words {
+                let [aa, ab, ba, bb] = if WORDS {
                     let (fa4, fb4) = (fa.as_chunks::<4>().0, fb.as_chunks::<4>().0);
                     dot_2x2_words(a4, b4, fa4, fb4, offset)
                 } else {
