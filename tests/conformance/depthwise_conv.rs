@@ -93,11 +93,20 @@ fn draw(
 ) -> Option<Draft> {
     let (mut stride, mut dilation, mut dm) = steps(rng, index);
     if shape == "blocked" {
-        // The DSP kernels' blocks (device sweeps): depth multiplier 1 (one loop per channel
-        // count from 8 to 256, others), 4 or 8 (one input channel to eight), no dilation.
+        // The DSP kernels' blocks (device sweeps), no dilation: model 0 depth multiplier 1 with
+        // a channel count that has a loop of its own (8 to 256), model 1 one input channel to
+        // eight (SAME) or a multiplier of 4 (VALID: the block loop's other form), model 2 depth
+        // multiplier 1 with another channel count (the general block loop), the others any of
+        // these. Models 0 and 1 have weights that differ from channel to channel (model 2's
+        // are all 127, `suite::weights_for`).
         stride = if index % 3 == 1 { (2, 2) } else { (1, 1) };
         dilation = (1, 1);
-        dm = rng.pick(&[1, 1, 1, 4, 8]);
+        dm = match index {
+            0 | 2 => 1,
+            1 if padding == Padding::Same => 8,
+            1 => 4,
+            _ => rng.pick(&[1, 1, 4, 8]),
+        };
     }
     let (n, h, w, kh, kw, cin) = match shape {
         "ones" => {
@@ -126,8 +135,13 @@ fn draw(
             if rng.chance(0.7) { 3 } else { rng.size(1, 5) },
             {
                 let other = 4 * rng.size(1, 20);
-                match dm {
-                    1 => rng.pick(&[8, 16, 32, 64, other]),
+                let odd_blocks = 4 * (2 * rng.size(0, 9) + 1);
+                match (dm, index) {
+                    (1, 0) => rng.pick(&[8, 16, 32, 64, 128, 256]),
+                    (1, 2) => odd_blocks,
+                    (1, _) => other,
+                    (8, 1) => 1,
+                    (_, 1) => other.min(16),
                     _ => rng.pick(&[1, 1, other.min(16)]),
                 }
             },
