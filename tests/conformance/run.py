@@ -10,6 +10,8 @@ TensorFlow Lite Micro (tflite-micro==0.dev20261023182759, reference kernels), by
     python3 tests/conformance/run.py --self-test     # perturbed kernels must fail the suite
     python3 tests/conformance/run.py --device --slice 16
                                                      # the same on the Cortex-M4 (QEMU)
+    python3 tests/conformance/run.py --device --self-test --slice 16
+                                                     # perturbed DSP kernels must fail it
 
 Steps: `stowplan-conformance gen` draws the single-op models of every variant from the seed
 (tests/conformance/<op>.rs) with their input sets, and writes the sweep crate, which includes
@@ -63,6 +65,20 @@ MUTANTS = {
 
 # What each mutant's slice covers (ops whose kernels it perturbs), to keep --self-test small.
 MUTANT_OPS = {"rounding": "conv,fully_connected", "zero-point": "conv"}
+
+# The DSP kernels, perturbed for --self-test --device (they exist on the device alone; the host
+# sweep cannot see them): each must make the device slice fail.
+DEVICE_MUTANTS = {
+    # DEPTHWISE_CONV_2D per channel count: channel 2 multiplied by channel 0's input.
+    "dsp-depthwise": ("src/kernels/simd.rs",
+                      "                smlatt(x02, w02, a2),",
+                      "                smlabt(x02, w02, a2),"),
+    # The 1x1 CONV_2D's pixel pair: one SMLAD of the second pixel with the wrong input lanes.
+    "dsp-conv1x1": ("src/kernels/simd.rs",
+                    "bb = smlad(xb1, w1, bb);",
+                    "bb = smlad(xb0, w1, bb);"),
+}
+DEVICE_MUTANT_OPS = {"dsp-depthwise": "depthwise_conv", "dsp-conv1x1": "conv"}
 
 DTYPES = {"float32": ("<f4", 4), "int8": ("i1", 1), "uint8": ("u1", 1), "int16": ("<i2", 2),
           "int32": ("<i4", 4), "int64": ("<i8", 8), "bool": ("?", 1), "float16": ("<f2", 2),
@@ -540,19 +556,23 @@ def tool(*cmd, **kw):
 
 def dsp_check(elf):
     """The firmware's DSP kernels: (functions of the runtime's `kernels::simd`, SMLAD and
-    SXTB16/SXTAB16 instructions). The module exists only with cfg `stowplan_dsp` (the runtime's
-    build script sets it for thumbv7em targets): none of its functions means the firmware runs
-    the portable kernels, and that is an error."""
+    SMLAxy multiply-accumulates, SXTB16/SXTAB16 widenings). The module exists only with cfg
+    `stowplan_dsp` (the runtime's build script sets it for thumbv7em targets): none of its
+    functions, or none of those instructions, means the firmware runs the portable kernels, and
+    that is an error."""
     symbols = [line for line in tool("arm-none-eabi-nm", "-C", str(elf)).splitlines()
                if "stowplan::kernels::simd::" in line]
-    code = tool("arm-none-eabi-objdump", "-d", "--no-show-raw-insn", str(elf))
-    smlad = sum(1 for line in code.splitlines() if "\tsmlad" in line)
-    sxtb16 = sum(1 for line in code.splitlines() if "\tsxtb16" in line or "\tsxtab16" in line)
-    if not symbols or not smlad or not sxtb16:
+    # Instruction lines: "  addr:\tmnemonic\toperands".
+    code = [line.split("\t")[1].strip() for line in
+            tool("arm-none-eabi-objdump", "-d", "--no-show-raw-insn", str(elf)).splitlines()
+            if "\t" in line]
+    mac = sum(1 for op in code if op in ("smlad", "smlabb", "smlabt", "smlatb", "smlatt"))
+    widen = sum(1 for op in code if op in ("sxtb16", "sxtab16"))
+    if not symbols or not mac or not widen:
         sys.exit(f"the firmware {elf} lacks the runtime's DSP kernels ({len(symbols)} functions "
-                 f"of kernels::simd, {smlad} SMLAD, {sxtb16} SXTB16/SXTAB16): is cfg "
+                 f"of kernels::simd, {mac} SMLAD/SMLAxy, {widen} SXTB16/SXTAB16): is cfg "
                  "stowplan_dsp set for thumbv7em (runtime/build.rs)?")
-    return len(symbols), smlad, sxtb16
+    return len(symbols), mac, widen
 
 
 def parse_device(out, text):
@@ -627,7 +647,7 @@ def device_sweep(out, seed, slice_k, ops, values, jobs, runtime=None, locked=Tru
     functions, smlad, sxtb16 = dsp_check(elf)
     log(f"  firmware built in {t2 - t1:.1f} s: text {int(text_b):,} B, data {int(data_b):,} B, "
         f"bss {int(bss_b):,} B; DSP kernels: {functions} functions of kernels::simd, "
-        f"{smlad} SMLAD, {sxtb16} SXTB16/SXTAB16")
+        f"{smlad} SMLAD/SMLAxy, {sxtb16} SXTB16/SXTAB16")
     qemu = ["qemu-system-arm", "-cpu", "cortex-m4", "-machine", "mps2-an386", "-nographic",
             "-semihosting-config", "enable=on,target=native", "-kernel", str(elf)]
     try:
@@ -652,9 +672,10 @@ def device_sweep(out, seed, slice_k, ops, values, jobs, runtime=None, locked=Tru
 
 
 def self_test(args):
-    """Each mutant of MUTANTS must make the suite fail."""
+    """Each mutant of MUTANTS (DEVICE_MUTANTS with --device) must make the suite fail."""
     ok = True
-    for name, (rel, old, new) in MUTANTS.items():
+    mutants, ops = (DEVICE_MUTANTS, DEVICE_MUTANT_OPS) if args.device else (MUTANTS, MUTANT_OPS)
+    for name, (rel, old, new) in mutants.items():
         base = target_dir() / "conformance" / f"mutant-{name}"
         runtime = base / "runtime"
         if runtime.exists():
@@ -674,8 +695,13 @@ def self_test(args):
             continue
         f.write_text(text.replace(old, new))
         log(f"mutant {name}: runtime/{rel} perturbed")
-        rows, failures = sweep(base / "sweep", args.seed, args.slice, MUTANT_OPS[name],
-                               args.values, args.jobs, runtime=runtime)
+        if args.device:
+            # Its own sweep directory name: the firmware's package name follows it.
+            rows, failures = device_sweep(base / f"device-{name}", args.seed, args.slice,
+                                          ops[name], args.values, args.jobs, runtime=runtime)
+        else:
+            rows, failures = sweep(base / "sweep", args.seed, args.slice, ops[name],
+                                   args.values, args.jobs, runtime=runtime)
         differing = sum(r["values"] - r["identical"] for r in rows.values())
         if failures:
             log(f"mutant {name}: caught ({len(failures)} models fail, {differing:,} output values differ)")
@@ -713,8 +739,6 @@ def main():
     parse_debug_self_test()
     log("TFLM's functions (ctypes) and the transcribed glue match TFLM's golden values")
     if args.self_test:
-        if args.device:
-            sys.exit("--self-test runs the host sweep; --device takes no --self-test")
         return 0 if self_test(args) else 1
     slice_k = None if args.full else args.slice
     name = ("device-" if args.device else "") + ("full" if args.full else f"slice-{args.slice}")
