@@ -671,6 +671,28 @@ def device_sweep(out, seed, slice_k, ops, values, jobs, runtime=None, locked=Tru
     return rows, firmware_failures + failures
 
 
+def standalone_manifest(text):
+    """A member's Cargo.toml with the `key.workspace = true` fields of its package replaced by
+    the workspace's values and its `[lints] workspace = true` dropped."""
+    import tomllib
+
+    package = tomllib.loads((REPO / "Cargo.toml").read_text())["workspace"]["package"]
+    out = []
+    section = None
+    for line in text.splitlines():
+        stripped = line.strip()
+        if stripped.startswith("["):
+            section = stripped
+        key, sep, value = stripped.partition(".workspace = ")
+        if section == "[package]" and sep and value == "true" and key in package:
+            out.append(f"{key} = {json.dumps(package[key])}")
+        elif section == "[lints]" and stripped == "workspace = true":
+            continue
+        else:
+            out.append(line)
+    return "\n".join(out) + "\n"
+
+
 def self_test(args):
     """Each mutant of MUTANTS (DEVICE_MUTANTS with --device) must make the suite fail."""
     ok = True
@@ -681,12 +703,14 @@ def self_test(args):
         if runtime.exists():
             shutil.rmtree(runtime)
         shutil.copytree(REPO / "runtime", runtime, ignore=shutil.ignore_patterns("target"))
-        # The copy's path dependencies point back at the repository's crates.
+        # The copy's path dependencies point back at the repository's crates, and the fields
+        # it inherits from the workspace are written out (the copy may lie outside the
+        # repository, with a CARGO_TARGET_DIR elsewhere).
         manifest = runtime / "Cargo.toml"
         text = manifest.read_text()
         for dep in ("math", "macros"):
             text = text.replace(f'path = "../{dep}"', f'path = "{(REPO / dep).as_posix()}"')
-        manifest.write_text(text)
+        manifest.write_text(standalone_manifest(text))
         f = runtime / rel
         text = f.read_text()
         if text.count(old) != 1:
