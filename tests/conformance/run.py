@@ -554,6 +554,10 @@ def tool(*cmd, **kw):
     return p.stdout
 
 
+# The builtins whose int8 kernels have DSP-extension forms (runtime/src/kernels/simd.rs).
+DSP_BUILTINS = {"CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED"}
+
+
 def dsp_check(elf):
     """The firmware's DSP kernels: (functions of the runtime's `kernels::simd`, SMLAD and
     SMLAxy multiply-accumulates, SXTB16/SXTAB16 widenings). The module exists only with cfg
@@ -644,10 +648,14 @@ def device_sweep(out, seed, slice_k, ops, values, jobs, runtime=None, locked=Tru
     t2 = time.time()
     elf = target_dir() / "thumbv7em-none-eabihf" / "release" / manifest["package"]
     text_b, data_b, bss_b = tool("arm-none-eabi-size", str(elf)).splitlines()[1].split()[:3]
-    functions, smlad, sxtb16 = dsp_check(elf)
-    log(f"  firmware built in {t2 - t1:.1f} s: text {int(text_b):,} B, data {int(data_b):,} B, "
-        f"bss {int(bss_b):,} B; DSP kernels: {functions} functions of kernels::simd, "
-        f"{smlad} SMLAD/SMLAxy, {sxtb16} SXTB16/SXTAB16")
+    sizes = (f"text {int(text_b):,} B, data {int(data_b):,} B, bss {int(bss_b):,} B")
+    if any(v["builtin"] in DSP_BUILTINS and any(m["refused"] is None for m in v["models"])
+           for v in manifest["variants"]):
+        functions, smlad, sxtb16 = dsp_check(elf)
+        log(f"  firmware built in {t2 - t1:.1f} s: {sizes}; DSP kernels: {functions} functions "
+            f"of kernels::simd, {smlad} SMLAD/SMLAxy, {sxtb16} SXTB16/SXTAB16")
+    else:
+        log(f"  firmware built in {t2 - t1:.1f} s: {sizes}; no op of the slice has DSP kernels")
     qemu = ["qemu-system-arm", "-cpu", "cortex-m4", "-machine", "mps2-an386", "-nographic",
             "-semihosting-config", "enable=on,target=native", "-kernel", str(elf)]
     try:
