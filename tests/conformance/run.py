@@ -28,8 +28,9 @@ kernels and of the int8 elementwise ops and pools (tests/conformance/device.rs),
 as one firmware image for QEMU's mps2-an386 (thumbv7em-none-eabihf) carrying every model and
 its input sets; the firmware prints every output (hex on semihosting's standard output), which
 is compared with TFLM's, computed on the host, as the host sweep's are. The firmware must
-contain the runtime's DSP kernels (`kernels::simd`), and a model the image has no room for is a
-failure.
+contain the runtime's DSP kernels (`kernels::simd`) when the slice has an op with them, and a
+model the image has no room for is a failure. `--device --self-test` perturbs DSP kernels
+(DEVICE_MUTANTS); each must make the device slice fail.
 
 Exit status 0 when everything is identical; 1 otherwise.
 """
@@ -548,6 +549,7 @@ def sweep(out, seed, slice_k, ops, values, jobs, runtime=None, locked=True):
 
 
 def tool(*cmd, **kw):
+    """The standard output of a command that must succeed."""
     p = subprocess.run(list(cmd), capture_output=True, text=True, **kw)
     if p.returncode != 0:
         sys.exit(f"`{' '.join(cmd)}` failed: {p.stderr.strip()}")
