@@ -93,6 +93,13 @@ pub(crate) fn smlatt(a: u32, b: u32, acc: i32) -> i32 {
     acc.wrapping_add(lane(a, 1) * lane(b, 1))
 }
 
+/// `SMLABT a, b, acc`: `acc + a.lo * b.hi`, modulo 2^32.
+#[cfg(not(stowplan_dsp))]
+#[inline(always)]
+pub(crate) fn smlabt(a: u32, b: u32, acc: i32) -> i32 {
+    acc.wrapping_add(lane(a, 0) * lane(b, 1))
+}
+
 /// `SXTB16 x` (see the portable twin).
 #[cfg(stowplan_dsp)]
 #[inline(always)]
@@ -177,6 +184,18 @@ pub(crate) fn smlatt(a: u32, b: u32, acc: i32) -> i32 {
     // SAFETY: as in `smlad` (it may set Q the same way).
     unsafe {
         asm!("smlatt {r}, {a}, {b}, {acc}", r = lateout(reg) r, a = in(reg) a, b = in(reg) b, acc = in(reg) acc, options(pure, nomem, nostack, preserves_flags))
+    };
+    r
+}
+
+/// `SMLABT a, b, acc` (see the portable twin).
+#[cfg(stowplan_dsp)]
+#[inline(always)]
+pub(crate) fn smlabt(a: u32, b: u32, acc: i32) -> i32 {
+    let r: i32;
+    // SAFETY: as in `smlad` (it may set Q the same way).
+    unsafe {
+        asm!("smlabt {r}, {a}, {b}, {acc}", r = lateout(reg) r, a = in(reg) a, b = in(reg) b, acc = in(reg) acc, options(pure, nomem, nostack, preserves_flags))
     };
     r
 }
@@ -285,6 +304,11 @@ mod tests {
                     assert_eq!(
                         smlatt(a, b, acc),
                         scalar_smlad(a, b, acc, &[(1, 1)]),
+                        "{ctx:x?}"
+                    );
+                    assert_eq!(
+                        smlabt(a, b, acc),
+                        scalar_smlad(a, b, acc, &[(0, 1)]),
                         "{ctx:x?}"
                     );
                 }

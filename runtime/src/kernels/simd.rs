@@ -17,7 +17,7 @@
 use super::conv::{ConvS8, valid_taps};
 use super::{Requant, product, sized, sized_mut};
 use crate::dsp::{
-    smlabb, smlad, smlatt, splat16, sxtab16, sxtab16_ror8, sxtb16, sxtb16_ror8, word,
+    smlabb, smlabt, smlad, smlatt, splat16, sxtab16, sxtab16_ror8, sxtb16, sxtb16_ror8, word,
 };
 
 /// `sum(filter[k] * (input[k] + offset))` over the shorter length, wrapping: four elements per
@@ -352,8 +352,15 @@ fn conv1x1_blocks<const F: u8>(
 ) {
     let mut ins = input.chunks_exact(2 * depth);
     let mut outs = output.chunks_exact_mut(2 * out_depth);
-    for (x2, y2) in (&mut ins).zip(&mut outs) {
-        e.pixel_pair::<F>(x2, filter, y2, depth, out_depth, offset);
+    // Whole words (the layers' channel counts): the rows as words, no tails.
+    if depth.is_multiple_of(4) {
+        for (x2, y2) in (&mut ins).zip(&mut outs) {
+            e.pixel_pair::<F, true>(x2, filter, y2, depth, out_depth, offset);
+        }
+    } else {
+        for (x2, y2) in (&mut ins).zip(&mut outs) {
+            e.pixel_pair::<F, false>(x2, filter, y2, depth, out_depth, offset);
+        }
     }
     // An odd last pixel.
     let a = ins.remainder();
@@ -366,11 +373,12 @@ fn conv1x1_blocks<const F: u8>(
 }
 
 impl Epilogue<'_> {
-    /// One pixel pair of [`conv1x1_blocks`]: `x2` the two input pixels, `y2` the two output pixels.
-    /// Not inlined: the 2 x 2 loop then has the registers to itself (inlined into the kernel it
+    /// One pixel pair of [`conv1x1_blocks`]: `x2` the two input pixels, `y2` the two output pixels;
+    /// `WORDS` when the rows are whole words (`depth` a multiple of four: no tails; one loop
+    /// each way, not a choice per channel pair). Not inlined: the 2 x 2 loop then has the registers to itself (inlined into the kernel it
     /// spilled its pointers), which saves more than the call per pixel pair costs.
     #[inline(never)]
-    fn pixel_pair<const F: u8>(
+    fn pixel_pair<const F: u8, const WORDS: bool>(
         &self,
         x2: &[i8],
         filter: &[i8],
@@ -388,12 +396,10 @@ impl Epilogue<'_> {
             // The multipliers and biases in pairs, as the channel pairs read them.
             let requant = self.requant.as_chunks::<2>().0;
             let bias = self.bias.map(|b| b.as_chunks::<2>().0);
-            // Whole words (the layers' channel counts): the rows as words, no tails.
-            let words = depth.is_multiple_of(4);
             let (a4, b4) = (a.as_chunks::<4>().0, b.as_chunks::<4>().0);
             for ((f2, ya), yb) in (&mut fs).zip(pairs).zip(yb.as_chunks_mut::<2>().0) {
                 let (fa, fb) = f2.split_at(depth);
-                let [aa, ab, ba, bb] = if words {
+                let [aa, ab, ba, bb] = if WORDS {
                     let (fa4, fb4) = (fa.as_chunks::<4>().0, fb.as_chunks::<4>().0);
                     dot_2x2_words(a4, b4, fa4, fb4, offset)
                 } else {
@@ -574,13 +580,15 @@ fn depthwise_blocks<const ONE: bool>(
                             let xs = input.get(i..).unwrap_or(&[]);
                             let taps = xs.iter().step_by(input_d).zip(ws.iter().step_by(blocks));
                             for (&x, w) in taps {
-                                let x = splat16(i32::from(x).wrapping_add(offset));
+                                // The value with its offset in the low halfword (|x| < 2^9),
+                                // against both halfwords of the widened weights.
+                                let x = i32::from(x).wrapping_add(offset) as u32;
                                 let w = word4(w);
                                 let (w02, w13) = (sxtb16(w), sxtb16_ror8(w));
                                 a0 = smlabb(x, w02, a0);
-                                a2 = smlatt(x, w02, a2);
+                                a2 = smlabt(x, w02, a2);
                                 a1 = smlabb(x, w13, a1);
-                                a3 = smlatt(x, w13, a3);
+                                a3 = smlabt(x, w13, a3);
                             }
                         }
                     }
@@ -766,6 +774,40 @@ impl Window {
                 smlatt(x13, w13, a3),
             ]
         };
+        // A whole 3 x 3 window (the interior of a 3 x 3 filter's output): its three rows of
+        // three taps as arrays, the nine taps of a block unrolled.
+        if (self.rows, taps) == (3, 3) {
+            let row = |r: usize| {
+                let (xi, wi) = (r * self.input_row, r * self.filter_row);
+                let x = xs.get(xi..).and_then(|x| x.first_chunk::<3>());
+                let w = ws.get(wi..).and_then(|w| w.first_chunk::<3>());
+                x.zip(w)
+            };
+            if let (Some(r0), Some(r1), Some(r2)) = (row(0), row(1), row(2)) {
+                for (k, out) in out.iter_mut().enumerate() {
+                    let ((x0, w0), (x1, w1), (x2, w2)) = (r0, r1, r2);
+                    let mut acc = [0_i32; 4];
+                    acc = tap(acc, &x0[0], &w0[0], k);
+                    acc = tap(acc, &x0[1], &w0[1], k);
+                    acc = tap(acc, &x0[2], &w0[2], k);
+                    acc = tap(acc, &x1[0], &w1[0], k);
+                    acc = tap(acc, &x1[1], &w1[1], k);
+                    acc = tap(acc, &x1[2], &w1[2], k);
+                    acc = tap(acc, &x2[0], &w2[0], k);
+                    acc = tap(acc, &x2[1], &w2[1], k);
+                    acc = tap(acc, &x2[2], &w2[2], k);
+                    *out = match (
+                        requant.and_then(|r| r.get(k)),
+                        bias.map(|b| b.and_then(|b| b.get(k))),
+                    ) {
+                        (Some(r), None) => e.block4_with::<F>(r, [0; 4], acc),
+                        (Some(r), Some(Some(&b))) => e.block4_with::<F>(r, b, acc),
+                        _ => e.block4::<F>(4 * k, acc),
+                    };
+                }
+                return;
+            }
+        }
         // Windows of up to three rows (3 x 3 filters): the rows' runs of taps sliced once for
         // all blocks (rows past the window's stay empty).
         let mut runs: [Run<'_, B>; 3] = [(&[], &[]); 3];
@@ -817,8 +859,46 @@ impl Window {
     /// loop then has the registers to itself; one word per tap keeps each a single load.
     #[inline(never)]
     fn one_to_four<const H: usize>(&self, xs: &[i8], ws: &[[i8; 4]], offset: i32) -> [i32; 4] {
-        let (mut a0, mut a1, mut a2, mut a3) = (0_i32, 0_i32, 0_i32, 0_i32);
         let taps = self.taps;
+        // One tap: the value with its offset in the low halfword (|x| < 2^9), against both
+        // halfwords of the widened weights (word `H` of the tap's pair).
+        let tap = |[a0, a1, a2, a3]: [i32; 4], x: i8, w: &[[i8; 4]; 2]| {
+            let x = i32::from(x).wrapping_add(offset) as u32;
+            let w = w.get(H).map_or(0, word4);
+            let (w02, w13) = (sxtb16(w), sxtb16_ror8(w));
+            [
+                smlabb(x, w02, a0),
+                smlabb(x, w13, a1),
+                smlabt(x, w02, a2),
+                smlabt(x, w13, a3),
+            ]
+        };
+        // A whole 3 x 3 window: its three rows of three taps as arrays, the nine taps unrolled.
+        if (self.rows, taps) == (3, 3) {
+            let row = |r: usize| {
+                let (xi, wi) = (r * self.input_row, 2 * r * self.filter_row);
+                let x = xs.get(xi..).and_then(|x| x.first_chunk::<3>());
+                let w = ws.get(wi..).and_then(|w| w.first_chunk::<6>());
+                x.zip(w)
+            };
+            if let (Some((x0, w0)), Some((x1, w1)), Some((x2, w2))) = (row(0), row(1), row(2)) {
+                let (w0, w1, w2) = (
+                    w0.as_chunks::<2>().0,
+                    w1.as_chunks::<2>().0,
+                    w2.as_chunks::<2>().0,
+                );
+                let mut acc = [0_i32; 4];
+                for (xr, wr) in [(x0, w0), (x1, w1), (x2, w2)] {
+                    if let (&[xa, xb, xc], [wa, wb, wc]) = (xr, wr) {
+                        acc = tap(acc, xa, wa);
+                        acc = tap(acc, xb, wb);
+                        acc = tap(acc, xc, wc);
+                    }
+                }
+                return acc;
+            }
+        }
+        let mut acc = [0_i32; 4];
         let (mut xi, mut wi) = (0, 0);
         for _ in 0..self.rows {
             // A row's taps: `taps` input values and as many pairs of words (word `H` of each
@@ -835,18 +915,12 @@ impl Window {
                 let (Some(&x), Some(w)) = (xr.get(t), wr.get(t)) else {
                     break;
                 };
-                let x = splat16(i32::from(x).wrapping_add(offset));
-                let w = w.get(H).map_or(0, word4);
-                let (w02, w13) = (sxtb16(w), sxtb16_ror8(w));
-                a0 = smlabb(x, w02, a0);
-                a2 = smlatt(x, w02, a2);
-                a1 = smlabb(x, w13, a1);
-                a3 = smlatt(x, w13, a3);
+                acc = tap(acc, x, w);
             }
             xi += self.input_row;
             wi += 2 * self.filter_row;
         }
-        [a0, a1, a2, a3]
+        acc
     }
 }
 
