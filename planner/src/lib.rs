@@ -63,6 +63,7 @@ pub mod emit;
 mod error;
 pub mod fold;
 pub mod graph;
+pub mod kernel_order;
 // The runtime's kernels, compiled from the very same source files for the host: folding
 // evaluates ops with them, so a folded constant is the bytes the device would compute (the
 // runtime crate cannot be a dependency: it depends on the macros, which depend on this crate).

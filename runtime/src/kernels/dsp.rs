@@ -9,7 +9,11 @@
 //! on the host with the very results the device computes.
 //!
 //! Register-only: every wrapper takes and returns values, never a pointer, and the `asm!`
-//! blocks have no memory operands (`options(pure, nomem, nostack)`). This module is the one
+//! blocks have no memory operands (`options(nomem, nostack, preserves_flags)`). They are not
+//! declared `pure`, so the compiler keeps them in the order the kernels write them: declared
+//! pure, it was free to widen every word of a 3 x 3 window first and spill them, which cost
+//! the depthwise kernels a fifth of their instructions; the kernels' loops are written in the
+//! order that needs the fewest registers. This module is the one
 //! place of the kernels with `unsafe` (each block with its proof): it is declared by the
 //! crate's root, outside `kernels`, which forbids `unsafe` code. No wrapper sets or reads the
 //! Q flag (SMLAD sets it on overflow of the 32-bit sum; the kernels never read it).
@@ -109,7 +113,7 @@ pub(crate) fn sxtb16(x: u32) -> u32 {
     // reads and writes the registers named here and nothing else: no memory, no stack, no
     // flags.
     unsafe {
-        asm!("sxtb16 {r}, {x}", r = lateout(reg) r, x = in(reg) x, options(pure, nomem, nostack, preserves_flags))
+        asm!("sxtb16 {r}, {x}", r = lateout(reg) r, x = in(reg) x, options(nomem, nostack, preserves_flags))
     };
     r
 }
@@ -121,7 +125,7 @@ pub(crate) fn sxtb16_ror8(x: u32) -> u32 {
     let r: u32;
     // SAFETY: as in `sxtb16`: one register-only instruction of Armv7E-M.
     unsafe {
-        asm!("sxtb16 {r}, {x}, ror #8", r = lateout(reg) r, x = in(reg) x, options(pure, nomem, nostack, preserves_flags))
+        asm!("sxtb16 {r}, {x}, ror #8", r = lateout(reg) r, x = in(reg) x, options(nomem, nostack, preserves_flags))
     };
     r
 }
@@ -133,7 +137,7 @@ pub(crate) fn sxtab16(a: u32, x: u32) -> u32 {
     let r: u32;
     // SAFETY: as in `sxtb16`: one register-only instruction of Armv7E-M.
     unsafe {
-        asm!("sxtab16 {r}, {a}, {x}", r = lateout(reg) r, a = in(reg) a, x = in(reg) x, options(pure, nomem, nostack, preserves_flags))
+        asm!("sxtab16 {r}, {a}, {x}", r = lateout(reg) r, a = in(reg) a, x = in(reg) x, options(nomem, nostack, preserves_flags))
     };
     r
 }
@@ -145,7 +149,7 @@ pub(crate) fn sxtab16_ror8(a: u32, x: u32) -> u32 {
     let r: u32;
     // SAFETY: as in `sxtb16`: one register-only instruction of Armv7E-M.
     unsafe {
-        asm!("sxtab16 {r}, {a}, {x}, ror #8", r = lateout(reg) r, a = in(reg) a, x = in(reg) x, options(pure, nomem, nostack, preserves_flags))
+        asm!("sxtab16 {r}, {a}, {x}, ror #8", r = lateout(reg) r, a = in(reg) a, x = in(reg) x, options(nomem, nostack, preserves_flags))
     };
     r
 }
@@ -159,7 +163,7 @@ pub(crate) fn smlad(a: u32, b: u32, acc: i32) -> i32 {
     // (the APSR's sticky saturation bit), which no Rust code reads and no flag-dependent
     // instruction tests, so it is not declared clobbered (`preserves_flags` concerns N, Z, C, V).
     unsafe {
-        asm!("smlad {r}, {a}, {b}, {acc}", r = lateout(reg) r, a = in(reg) a, b = in(reg) b, acc = in(reg) acc, options(pure, nomem, nostack, preserves_flags))
+        asm!("smlad {r}, {a}, {b}, {acc}", r = lateout(reg) r, a = in(reg) a, b = in(reg) b, acc = in(reg) acc, options(nomem, nostack, preserves_flags))
     };
     r
 }
@@ -171,7 +175,7 @@ pub(crate) fn smlabb(a: u32, b: u32, acc: i32) -> i32 {
     let r: i32;
     // SAFETY: as in `smlad` (it may set Q the same way).
     unsafe {
-        asm!("smlabb {r}, {a}, {b}, {acc}", r = lateout(reg) r, a = in(reg) a, b = in(reg) b, acc = in(reg) acc, options(pure, nomem, nostack, preserves_flags))
+        asm!("smlabb {r}, {a}, {b}, {acc}", r = lateout(reg) r, a = in(reg) a, b = in(reg) b, acc = in(reg) acc, options(nomem, nostack, preserves_flags))
     };
     r
 }
@@ -183,7 +187,7 @@ pub(crate) fn smlatt(a: u32, b: u32, acc: i32) -> i32 {
     let r: i32;
     // SAFETY: as in `smlad` (it may set Q the same way).
     unsafe {
-        asm!("smlatt {r}, {a}, {b}, {acc}", r = lateout(reg) r, a = in(reg) a, b = in(reg) b, acc = in(reg) acc, options(pure, nomem, nostack, preserves_flags))
+        asm!("smlatt {r}, {a}, {b}, {acc}", r = lateout(reg) r, a = in(reg) a, b = in(reg) b, acc = in(reg) acc, options(nomem, nostack, preserves_flags))
     };
     r
 }
@@ -195,7 +199,7 @@ pub(crate) fn smlabt(a: u32, b: u32, acc: i32) -> i32 {
     let r: i32;
     // SAFETY: as in `smlad` (it may set Q the same way).
     unsafe {
-        asm!("smlabt {r}, {a}, {b}, {acc}", r = lateout(reg) r, a = in(reg) a, b = in(reg) b, acc = in(reg) acc, options(pure, nomem, nostack, preserves_flags))
+        asm!("smlabt {r}, {a}, {b}, {acc}", r = lateout(reg) r, a = in(reg) a, b = in(reg) b, acc = in(reg) acc, options(nomem, nostack, preserves_flags))
     };
     r
 }

@@ -112,13 +112,15 @@ fn dot_2x2_words(
         else {
             break;
         };
-        let (xa, xb) = (word4(xa), word4(xb));
-        let (xa0, xa1) = (sxtab16(off, xa), sxtab16_ror8(off, xa));
-        let (xb0, xb1) = (sxtab16(off, xb), sxtab16_ror8(off, xb));
+        // In this order (the instructions run as written): at most six widened words live.
         let wa = word4(wa);
         let (w0, w1) = (sxtb16(wa), sxtb16_ror8(wa));
+        let xa = word4(xa);
+        let (xa0, xa1) = (sxtab16(off, xa), sxtab16_ror8(off, xa));
         aa = smlad(xa0, w0, aa);
         aa = smlad(xa1, w1, aa);
+        let xb = word4(xb);
+        let (xb0, xb1) = (sxtab16(off, xb), sxtab16_ror8(off, xb));
         ba = smlad(xb0, w0, ba);
         ba = smlad(xb1, w1, ba);
         let wb = word4(wb);
@@ -251,6 +253,27 @@ impl<'a> Epilogue<'a> {
                 1 => -r.shift - 1,
                 _ => r.shift,
             },
+        }
+    }
+
+    /// Block `k`'s four outputs of a pixel of `B` blocks whose multipliers and biases are
+    /// `requant` and `bias` (`None` if the slices are shorter: then block by block, as
+    /// [`Epilogue::channel`] reads them).
+    #[inline(always)]
+    fn block4_of<const F: u8, const B: usize>(
+        &self,
+        requant: Option<&[[Requant; 4]; B]>,
+        bias: Option<Option<&[[i32; 4]; B]>>,
+        k: usize,
+        acc: [i32; 4],
+    ) -> [i8; 4] {
+        match (
+            requant.and_then(|r| r.get(k)),
+            bias.map(|b| b.and_then(|b| b.get(k))),
+        ) {
+            (Some(r), None) => self.block4_with::<F>(r, [0; 4], acc),
+            (Some(r), Some(Some(&b))) => self.block4_with::<F>(r, b, acc),
+            _ => self.block4::<F>(4 * k, acc),
         }
     }
 
@@ -478,7 +501,11 @@ pub(super) fn depthwise_s8(
     };
     let (e, form) = Epilogue::new(p, bias, depth);
     if input_d == 1 && depth == 8 {
-        depthwise_one_to_eight(p, &e, form, input, filter, output);
+        match form {
+            6 => depthwise_one_to_eight::<6>(p, &e, input, filter, output),
+            5 => depthwise_one_to_eight::<5>(p, &e, input, filter, output),
+            _ => depthwise_one_to_eight::<0>(p, &e, input, filter, output),
+        }
         return true;
     }
     if multiplier == 1 {
@@ -673,17 +700,21 @@ fn depthwise_words<const B: usize>(
 /// one input value per tap (its offset added, in both halfwords) against the tap's eight
 /// weights (two words), four channels at a time ([`Window::one_to_four`]). Writes in memory
 /// order: output pixels in order (batch, y, x), each pixel's eight bytes together once its sums
-/// are complete. The slices have the geometry's sizes (checked by the caller).
+/// are complete. The slices have the geometry's sizes (checked by the caller). The epilogue in
+/// form `F`, its eight channels' constants read in two blocks of four.
 #[inline(always)]
-fn depthwise_one_to_eight(
+fn depthwise_one_to_eight<const F: u8>(
     p: &ConvS8,
     e: &Epilogue<'_>,
-    form: u8,
     input: &[i8],
     filter: &[i8],
     output: &mut [i8],
 ) {
     let g = &p.geometry;
+    // The eight channels' multipliers and biases (`None` if the slices are shorter: then
+    // channel by channel, as `Epilogue::channel` reads them).
+    let requant = e.requant.as_chunks::<4>().0.first_chunk::<2>();
+    let bias = e.bias.map(|b| b.as_chunks::<4>().0.first_chunk::<2>());
     let [batches, input_h, input_w, _] = g.input;
     let [_, filter_h, filter_w, _] = g.filter;
     let [_, output_h, output_w, _] = g.output;
@@ -715,10 +746,19 @@ fn depthwise_one_to_eight(
                 let f = y_start * filter_w + x_start;
                 let xs = input.get(corner..).unwrap_or(&[]);
                 let ws = filter4.get(2 * f..).unwrap_or(&[]);
-                let [s0, s1, s2, s3] = window.one_to_four::<0>(xs, ws, p.input_offset);
-                let [s4, s5, s6, s7] = window.one_to_four::<1>(xs, ws, p.input_offset);
-                let [o0, o1, o2, o3] = e.finish4(form, 0, [s0, s1, s2, s3]);
-                let [o4, o5, o6, o7] = e.finish4(form, 4, [s4, s5, s6, s7]);
+                let low = window.one_to_four::<0>(xs, ws, p.input_offset);
+                let high = window.one_to_four::<1>(xs, ws, p.input_offset);
+                let ([o0, o1, o2, o3], [o4, o5, o6, o7]) = match (requant, bias) {
+                    (Some([r0, r1]), None) => (
+                        e.block4_with::<F>(r0, [0; 4], low),
+                        e.block4_with::<F>(r1, [0; 4], high),
+                    ),
+                    (Some([r0, r1]), Some(Some([b0, b1]))) => (
+                        e.block4_with::<F>(r0, *b0, low),
+                        e.block4_with::<F>(r1, *b1, high),
+                    ),
+                    _ => (e.block4::<F>(0, low), e.block4::<F>(4, high)),
+                };
                 *out = [o0, o1, o2, o3, o4, o5, o6, o7];
             }
         }
@@ -774,36 +814,29 @@ impl Window {
                 smlatt(x13, w13, a3),
             ]
         };
-        // A whole 3 x 3 window (the interior of a 3 x 3 filter's output): its three rows of
-        // three taps as arrays, the nine taps of a block unrolled.
-        if (self.rows, taps) == (3, 3) {
+        // A whole window of a 3 x 3 filter (the interior of its output): the input's three
+        // rows of three pixels and the filter's nine taps as arrays (one pointer each, the
+        // taps at constant distances), the nine taps of a block unrolled.
+        if (self.rows, taps, self.filter_row) == (3, 3, 3) {
             let row = |r: usize| {
-                let (xi, wi) = (r * self.input_row, r * self.filter_row);
-                let x = xs.get(xi..).and_then(|x| x.first_chunk::<3>());
-                let w = ws.get(wi..).and_then(|w| w.first_chunk::<3>());
-                x.zip(w)
+                xs.get(r * self.input_row..)
+                    .and_then(|x| x.first_chunk::<3>())
             };
-            if let (Some(r0), Some(r1), Some(r2)) = (row(0), row(1), row(2)) {
+            if let (Some(x0), Some(x1), Some(x2), Some(w)) =
+                (row(0), row(1), row(2), ws.first_chunk::<9>())
+            {
                 for (k, out) in out.iter_mut().enumerate() {
-                    let ((x0, w0), (x1, w1), (x2, w2)) = (r0, r1, r2);
                     let mut acc = [0_i32; 4];
-                    acc = tap(acc, &x0[0], &w0[0], k);
-                    acc = tap(acc, &x0[1], &w0[1], k);
-                    acc = tap(acc, &x0[2], &w0[2], k);
-                    acc = tap(acc, &x1[0], &w1[0], k);
-                    acc = tap(acc, &x1[1], &w1[1], k);
-                    acc = tap(acc, &x1[2], &w1[2], k);
-                    acc = tap(acc, &x2[0], &w2[0], k);
-                    acc = tap(acc, &x2[1], &w2[1], k);
-                    acc = tap(acc, &x2[2], &w2[2], k);
-                    *out = match (
-                        requant.and_then(|r| r.get(k)),
-                        bias.map(|b| b.and_then(|b| b.get(k))),
-                    ) {
-                        (Some(r), None) => e.block4_with::<F>(r, [0; 4], acc),
-                        (Some(r), Some(Some(&b))) => e.block4_with::<F>(r, b, acc),
-                        _ => e.block4::<F>(4 * k, acc),
-                    };
+                    acc = tap(acc, &x0[0], &w[0], k);
+                    acc = tap(acc, &x0[1], &w[1], k);
+                    acc = tap(acc, &x0[2], &w[2], k);
+                    acc = tap(acc, &x1[0], &w[3], k);
+                    acc = tap(acc, &x1[1], &w[4], k);
+                    acc = tap(acc, &x1[2], &w[5], k);
+                    acc = tap(acc, &x2[0], &w[6], k);
+                    acc = tap(acc, &x2[1], &w[7], k);
+                    acc = tap(acc, &x2[2], &w[8], k);
+                    *out = e.block4_of::<F, B>(requant, bias, k, acc);
                 }
                 return;
             }
@@ -842,14 +875,7 @@ impl Window {
                     wi += self.filter_row;
                 }
             }
-            *out = match (
-                requant.and_then(|r| r.get(k)),
-                bias.map(|b| b.and_then(|b| b.get(k))),
-            ) {
-                (Some(r), None) => e.block4_with::<F>(r, [0; 4], acc),
-                (Some(r), Some(Some(&b))) => e.block4_with::<F>(r, b, acc),
-                _ => e.block4::<F>(4 * k, acc),
-            };
+            *out = e.block4_of::<F, B>(requant, bias, k, acc);
         }
     }
 
