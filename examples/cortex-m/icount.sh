@@ -103,9 +103,16 @@ count() {
     marks=$(awk -v s="$start" -v e="$end" '
         ($2 ~ /^stowplan::kernels::[a-z0-9_]+::[a-z0-9_]+$/ && $2 !~ /::fixed::/) || $1 == s || $1 == e { print $1 }' \
         "$out/symbols" | sort -u | paste -sd:)
+    local status=0
     timeout 300 qemu-system-arm -machine mps2-an386 -cpu cortex-m4 -nographic \
         -semihosting-config enable=on,target=native -kernel "$elf" \
-        -plugin "$plugin_dir/libicount.so,out=$out/counts,marks=$marks,hist=1" >"$out/stdout"
+        -plugin "$plugin_dir/libicount.so,out=$out/counts,marks=$marks,hist=1" >"$out/stdout" || status=$?
+    if [ "$status" -ne 0 ]; then
+        # The counter is written against QEMU 7.2's plugin API: a QEMU that no longer accepts
+        # that version refuses to load it (its message is above).
+        echo "error: $1 under the counter: qemu-system-arm exited with status $status" >&2
+        return 1
+    fi
     # The kernel function each executed block belongs to: the outermost `stowplan::kernels::`
     # frame of its address's inlining chain (the debug info's), else the function it is in.
     awk '$1 == "tb" { print $2 }' "$out/counts" >"$out/blocks"
