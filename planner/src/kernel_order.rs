@@ -428,6 +428,230 @@ impl<'a> Steps<'a> {
     }
 }
 
+/// The pairs of `plan`'s buffers whose output may cover the input it reads for the last time,
+/// under the runtime's kernels ([`min_displacement_all`] over every kernel that can run the
+/// op): each CONV_2D (int8, int16, float32) and DEPTHWISE_CONV_2D (int8, int16) whose first
+/// input dies at the op (not a subgraph output, not read again), both tensors planned online.
+/// Each time has at most one pair (one op runs at a time), so the pairs form a valid
+/// [`crate::plan::Problem::with_overlaps`] with `plan`'s buffers.
+///
+/// An op whose geometry the orders refuse (sizes that overflow, channels that do not divide)
+/// gets no pair.
+#[must_use]
+pub fn model_overlaps(plan: &crate::ModelPlan) -> Vec<crate::plan::Overlap> {
+    use crate::tflite::{BuiltinOp, DType, OpOptions, Opcode, Padding};
+    let model = &plan.model;
+    let buffers = plan.problem.buffers();
+    let mut pairs = Vec::new();
+    for (position, op) in model.ops.iter().enumerate() {
+        // One run of the op, and its first input and output in the arena, on their own
+        // buffers, the input's lifetime ending where the output's begins.
+        let Some(&[scope]) = plan.lifetimes.op_times.get(position).map(Vec::as_slice) else {
+            continue;
+        };
+        // The problem's time of the op's scope (`TensorLifetime::to_problem`).
+        let Some(time) = scope.checked_add(1) else {
+            continue;
+        };
+        let tensor = |i: Option<&Option<crate::tflite::TensorIndex>>| {
+            i.copied()
+                .flatten()
+                .and_then(|t| model.tensor(op.subgraph, t))
+        };
+        let (Some(input), Some(filter), Some(output)) = (
+            tensor(op.inputs.first()),
+            tensor(op.inputs.get(1)),
+            op.outputs
+                .first()
+                .and_then(|&t| model.tensor(op.subgraph, t)),
+        ) else {
+            continue;
+        };
+        let buffer = |id: crate::tflite::TensorId| {
+            plan.tensor_buffers
+                .get(id.get())
+                .copied()
+                .flatten()
+                .map(|b| b as usize)
+        };
+        let (Some(bi), Some(bo)) = (buffer(input.id), buffer(output.id)) else {
+            continue;
+        };
+        let (Some(ib), Some(ob)) = (buffers.get(bi), buffers.get(bo)) else {
+            continue;
+        };
+        let read_again = op.inputs.iter().skip(1).flatten().any(|&t| {
+            model
+                .tensor(op.subgraph, t)
+                .is_some_and(|t| buffer(t.id) == Some(bi))
+        });
+        if bi == bo
+            || ib.lifetime.last != time
+            || ob.lifetime.first != time
+            || ib.fixed_offset.is_some()
+            || ob.fixed_offset.is_some()
+            || read_again
+            || op.outputs.len() != 1
+        {
+            continue;
+        }
+        let Some(shapes) = [&input.shape, &filter.shape, &output.shape]
+            .iter()
+            .map(|s| {
+                let dims: Option<Vec<usize>> = s.iter().map(|&d| usize::try_from(d).ok()).collect();
+                dims.and_then(|d| <[usize; 4]>::try_from(d).ok())
+            })
+            .collect::<Option<Vec<[usize; 4]>>>()
+        else {
+            continue;
+        };
+        let (Some(&i), Some(&f), Some(&o)) = (shapes.first(), shapes.get(1), shapes.get(2)) else {
+            continue;
+        };
+        let (padding, stride, dilation, multiplier) = match (&op.opcode, &op.options) {
+            (
+                Opcode::Builtin(BuiltinOp::CONV_2D),
+                &OpOptions::Conv2D {
+                    padding,
+                    stride_w,
+                    stride_h,
+                    dilation_w,
+                    dilation_h,
+                    ..
+                },
+            ) => (
+                padding,
+                (stride_h, stride_w),
+                (dilation_h, dilation_w),
+                None,
+            ),
+            (
+                Opcode::Builtin(BuiltinOp::DEPTHWISE_CONV_2D),
+                &OpOptions::DepthwiseConv2D {
+                    padding,
+                    stride_w,
+                    stride_h,
+                    dilation_w,
+                    dilation_h,
+                    ..
+                },
+            ) => (
+                padding,
+                (stride_h, stride_w),
+                (dilation_h, dilation_w),
+                // The multiplier from the shapes, as TFLM's kernel takes it (the orders check
+                // that it divides).
+                Some(o[3].checked_div(i[3]).unwrap_or(0)),
+            ),
+            _ => continue,
+        };
+        let kind = match padding {
+            Padding::Same => crate::quant::PaddingKind::Same,
+            Padding::Valid => crate::quant::PaddingKind::Valid,
+            Padding::Unknown(_) => continue,
+        };
+        // CONV_2D's filter is [out, h, w, in], DEPTHWISE_CONV_2D's [1, h, w, out].
+        let (filter_h, filter_w) = (f[1], f[2]);
+        let i32_of = |v: usize| i32::try_from(v).ok();
+        let (Some(ih), Some(iw), Some(fh), Some(fw)) = (
+            i32_of(i[1]),
+            i32_of(i[2]),
+            i32_of(filter_h),
+            i32_of(filter_w),
+        ) else {
+            continue;
+        };
+        let p = crate::quant::compute_padding_height_width(
+            stride.0, stride.1, dilation.0, dilation.1, ih, iw, fh, fw, kind,
+        );
+        let positive = |v: i32| usize::try_from(v).ok().filter(|&v| v > 0);
+        let (Some(sh), Some(sw), Some(dh), Some(dw), Ok(ph), Ok(pw)) = (
+            positive(stride.0),
+            positive(stride.1),
+            positive(dilation.0),
+            positive(dilation.1),
+            usize::try_from(p.height),
+            usize::try_from(p.width),
+        ) else {
+            continue;
+        };
+        if i[0] != o[0] {
+            continue;
+        }
+        let window = Window {
+            batches: i[0],
+            input: [i[1], i[2], i[3]],
+            output: [o[1], o[2], o[3]],
+            filter: [filter_h, filter_w],
+            stride: [sh, sw],
+            pad: [ph, pw],
+            dilation: [dh, dw],
+            group_depth: if multiplier.is_some() { 1 } else { f[3] },
+        };
+        let (Some(in_bytes), Some(out_bytes)) =
+            (input.dtype.element_bytes(), output.dtype.element_bytes())
+        else {
+            continue;
+        };
+        let (in_bytes, out_bytes) = (in_bytes as usize, out_bytes as usize);
+        let int8 = input.dtype == DType::Int8 && output.dtype == DType::Int8;
+        let mut orders = Vec::new();
+        match multiplier {
+            None => {
+                if !matches!(input.dtype, DType::Int8 | DType::Int16 | DType::Float32) {
+                    continue;
+                }
+                orders.push(Order::ConvElements {
+                    window,
+                    input_bytes: in_bytes,
+                    output_bytes: out_bytes,
+                });
+                let one_by_one = window.filter == [1, 1]
+                    && window.stride == [1, 1]
+                    && window.pad == [0, 0]
+                    && window.group_depth == window.input[2]
+                    && window.input[..2] == window.output[..2];
+                if int8 && one_by_one {
+                    orders.push(Order::Conv1x1PixelPairs { window });
+                }
+            }
+            Some(m) => {
+                // The portable kernel's blocks of 16 (int8, int16); the DSP kernel's of four
+                // (eight for one input channel to eight) for int8 with a multiplier of 1 or a
+                // multiple of four.
+                if !(int8 || (input.dtype == DType::Int16 && output.dtype == DType::Int16)) {
+                    continue;
+                }
+                orders.push(Order::DepthwiseBlocks {
+                    window,
+                    depth_multiplier: m,
+                    block: 16,
+                });
+                if int8 && (m == 1 || m.is_multiple_of(4)) {
+                    let block = if window.input[2] == 1 && window.output[2] == 8 {
+                        8
+                    } else {
+                        4
+                    };
+                    orders.push(Order::DepthwiseBlocks {
+                        window,
+                        depth_multiplier: m,
+                        block,
+                    });
+                }
+            }
+        }
+        // A geometry the kernels refuse (checked by the lowering): no pair.
+        let Ok(least) = min_displacement_all(&orders) else {
+            continue;
+        };
+        if let Some(d) = least {
+            pairs.push(crate::plan::Overlap::new(bo, bi, d));
+        }
+    }
+    pairs
+}
+
 /// Blocks per output pixel of a depthwise order.
 fn depthwise_blocks(channels: usize, multiplier: usize, block: usize) -> usize {
     depthwise_block_ranges(channels, multiplier, block).count()
