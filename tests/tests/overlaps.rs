@@ -173,8 +173,11 @@ proptest! {
             let plan = solve_with(&problem, &settings).unwrap();
             prop_assert!(pairwise_ok(&problem, &plan), "{planner}");
             prop_assert!(plan.arena_bytes() >= bound, "{planner}: {} < {bound}", plan.arena_bytes());
-            prop_assert_eq!(plan.best_bound(), bound);
-            prop_assert_eq!(plan.proven_optimal(), plan.arena_bytes() == bound);
+            // The search may prove more than the bound (smaller capacities infeasible), never
+            // more than its arena.
+            prop_assert!(plan.best_bound() >= bound, "{planner}: bound {} below {bound}", plan.best_bound());
+            prop_assert!(plan.best_bound() <= plan.arena_bytes(), "{planner}: bound above its arena");
+            prop_assert_eq!(plan.proven_optimal(), plan.arena_bytes() == plan.best_bound());
             if planner == Planner::Auto {
                 prop_assert!(plan.arena_bytes() <= greedy_whole, "auto worse than whole buffers");
             }
