@@ -946,3 +946,145 @@ fn generate_writes_a_group_as_build_rs_does() {
     );
     assert!(err.contains("runs before it"), "{err}");
 }
+
+/// Each op's MACs recomputed from `plan --json`'s tensor shapes, by the rule `stowplan macs`
+/// documents: CONV_2D's filter is [out, h, w, in per group], DEPTHWISE_CONV_2D's [1, h, w, out],
+/// FULLY_CONNECTED's weights end in the accumulation depth.
+fn macs_from_the_plan(model: &str) -> Vec<Option<u64>> {
+    let plan: Value = serde_json::from_str(&ok(&["plan", model, "--json"])).unwrap();
+    let tensors = plan["tensors"].as_array().unwrap();
+    let shape = |sg: &Value, index: &Value| -> Vec<u64> {
+        let t = tensors
+            .iter()
+            .find(|t| t["subgraph"] == *sg && t["index"] == *index)
+            .unwrap();
+        t["shape"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d.as_u64().unwrap())
+            .collect()
+    };
+    plan["ops"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|op| {
+            let sg = &op["subgraph"];
+            let out: u64 = shape(sg, &op["outputs"][0]).iter().product();
+            let filter = || shape(sg, &op["inputs"][1]);
+            match op["opcode"].as_str().unwrap() {
+                "CONV_2D" => Some(out * filter()[1..].iter().product::<u64>()),
+                "DEPTHWISE_CONV_2D" => Some(out * filter()[1] * filter()[2]),
+                "FULLY_CONNECTED" => Some(out * filter().last().unwrap()),
+                _ => None,
+            }
+        })
+        .collect()
+}
+
+/// `stowplan macs MODEL --json` (its total, per op), checked against its text form.
+fn macs_of(model: &str) -> (u64, Vec<Option<u64>>) {
+    let v: Value = serde_json::from_str(&ok(&["macs", model, "--json"])).unwrap();
+    assert_eq!(v["model"], model);
+    let ops = v["ops"].as_array().unwrap();
+    let macs: Vec<Option<u64>> = ops.iter().map(|o| o["macs"].as_u64()).collect();
+    let total = v["total_macs"].as_u64().unwrap();
+    assert_eq!(total, macs.iter().flatten().sum::<u64>());
+    let text = ok(&["macs", model]);
+    let mut lines = text.lines();
+    assert_eq!(
+        lines.next().unwrap(),
+        format!(
+            "{model}: {} multiply-accumulates in {} of {} ops",
+            thousands(total),
+            macs.iter().flatten().count(),
+            ops.len()
+        )
+    );
+    assert!(lines.next().unwrap().starts_with("subgraph     op  opcode"));
+    for (line, op) in lines.zip(ops) {
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        let shown = op["macs"]
+            .as_u64()
+            .map_or_else(|| "-".to_owned(), thousands);
+        let want = [
+            op["subgraph"].to_string(),
+            op["index"].to_string(),
+            op["opcode"].as_str().unwrap().to_owned(),
+            shown,
+        ];
+        assert_eq!(fields, want, "{line}");
+    }
+    assert_eq!(text.lines().count(), ops.len() + 2);
+    (total, macs)
+}
+
+#[test]
+fn macs_per_op_follow_the_models_shapes() {
+    let cnn = "tests/models/cnn_int8/cnn_int8.tflite";
+    let (total, macs) = macs_of(cnn);
+    assert_eq!(macs, macs_from_the_plan(cnn));
+    // Two CONV_2D, a DEPTHWISE_CONV_2D and a FULLY_CONNECTED, among 10 ops.
+    assert_eq!(macs.len(), 10);
+    assert_eq!(macs.iter().flatten().count(), 4);
+    assert_eq!(total, 7_344);
+
+    // A dynamic dimension needs --shape, as for planning.
+    let dynamic = "tests/models/malformed/dynamic_dimension.tflite";
+    let err = fails(&["macs", dynamic], 1);
+    assert!(err.contains("has a dynamic shape [-1,3]"), "{err}");
+    assert!(
+        ok(&["macs", dynamic, "--shape", "y=2x3"])
+            .contains(" 0 multiply-accumulates in 0 of 1 ops")
+    );
+
+    let Some(shared) = shared() else { return };
+    let models = shared.join("models");
+    // The figures TFLite Micro's models are cited with: micro_speech 336,000 (DEPTHWISE_CONV_2D
+    // 320,000, FULLY_CONNECTED 16,000), person_detect 7.16 M.
+    let ms = models.join("tflm_micro_speech_int8.tflite");
+    let ms = ms.to_str().unwrap();
+    let (total, macs) = macs_of(ms);
+    assert_eq!(macs, macs_from_the_plan(ms));
+    assert_eq!(
+        (total, macs),
+        (336_000, vec![None, Some(320_000), Some(16_000), None])
+    );
+    let pd = models.join("tflm_person_detect_int8.tflite");
+    let pd = pd.to_str().unwrap();
+    let (total, macs) = macs_of(pd);
+    assert_eq!(macs, macs_from_the_plan(pd));
+    assert_eq!((total + 5_000) / 10_000, 716, "{total}");
+    assert_eq!(macs.iter().flatten().count(), 28);
+}
+
+#[test]
+fn macs_refuses_bad_arguments_in_one_line() {
+    let cnn = "tests/models/cnn_int8/cnn_int8.tflite";
+    assert!(ok(&["macs", "--help"]).contains("stowplan macs MODEL.tflite"));
+    let err = fails(&["macs"], 2);
+    assert!(err.contains("macs needs a MODEL.tflite"), "{err}");
+    let err = fails(&["macs", cnn, "--planner", "greedy"], 2);
+    assert!(err.contains("unknown option --planner for macs"), "{err}");
+    let err = fails(&["macs", cnn, cnn], 2);
+    assert!(err.contains("one model at a time"), "{err}");
+    let err = fails(&["macs", cnn, "--shape"], 2);
+    assert!(err.contains("--shape needs a value"), "{err}");
+    let err = fails(&["macs", cnn, "--shape", "x=1xq"], 2);
+    assert!(err.contains("--shape x=1xq: "), "{err}");
+    let err = fails(&["macs", cnn, "--json=yes"], 2);
+    assert!(err.contains("unknown option --json"), "{err}");
+    let err = fails(&["macs", "no/such/model.tflite"], 1);
+    assert!(
+        err.starts_with("error: cannot read no/such/model.tflite: "),
+        "{err}"
+    );
+    let err = fails(&["macs", "Cargo.toml"], 1);
+    assert!(err.contains("not a TFLite model"), "{err}");
+    let bytes = std::fs::read(repo().join(cnn)).unwrap();
+    for cut in [0, 9, bytes.len() / 2, bytes.len() - 20] {
+        let path = temp(&format!("macs-cut{cut}.tflite"), &bytes[..cut]);
+        fails(&["macs", path.to_str().unwrap()], 1);
+    }
+}

@@ -10,6 +10,7 @@
 //! 1. [`tflite`]: the format: the verified flatbuffer view, validation of every index and
 //!    zero point, the owned model types, the model builder and the metadata writer;
 //! 2. [`graph`]: each tensor's shape, size, kind and placement (arena, persistent, none);
+//!    [`macs`]: each op's multiply-accumulates, from those shapes;
 //! 3. [`lifetime`]: TensorFlow Lite Micro's timeline over all subgraphs;
 //! 4. [`quant`] and [`ops`]: TFLM's `Prepare` arithmetic, and one module per op kind (what it
 //!    reads and writes, its checks, its kernel call, whether it works in place, the scratch
@@ -84,6 +85,7 @@ mod kernels;
 #[allow(dead_code)]
 mod dsp;
 pub mod lifetime;
+pub mod macs;
 pub mod ops;
 pub mod pipeline;
 pub mod plan;

@@ -30,6 +30,10 @@ usage:
       stdout: run it from the crate's root (MODEL relative to its Cargo.toml, as in build.rs);
       with several models, a group's module (Config::member: --budget, --name and --runtime
       for the group, the other options for each model; --pipe 'a.output_0 -> b.input_0')
+  stowplan macs MODEL.tflite [--shape T=DIMS]... [--json]
+      each op's multiply-accumulates: output elements x kernel height x kernel width x input
+      channels per group (CONV_2D, DEPTHWISE_CONV_2D), output elements x accumulation depth
+      (FULLY_CONNECTED), none for other ops; and their total
 
 generate options (each one of Config's):
   --budget SIZE      fail if arena + state need more: bytes, or 48KiB, '1.5 MiB' (KiB, MiB)
@@ -336,6 +340,80 @@ fn value_of(
             .next()
             .ok_or_else(|| Failure::Usage(format!("{flag} needs a value; see stowplan --help"))),
     }
+}
+
+/// `stowplan macs MODEL [--shape T=DIMS]... [--json]`: each op's multiply-accumulates.
+fn macs_command(it: impl Iterator<Item = String>) -> Result<String, Failure> {
+    let usage = |m: String| Failure::Usage(m);
+    let (mut model, mut shapes, mut json) = (None, Vec::new(), false);
+    let mut it = it.into_iter();
+    while let Some(arg) = it.next() {
+        let (flag, inline) = split_flag(&arg);
+        match flag.as_str() {
+            "-h" | "--help" => return Ok(USAGE.to_owned()),
+            "--shape" => {
+                let v = value_of(&flag, inline, &mut it)?;
+                shapes.push(v.parse().map_err(|e: stowplan_planner::ReadModelError| {
+                    usage(format!("--shape {v}: {e}"))
+                })?);
+            }
+            "--json" if inline.is_none() => json = true,
+            f if f.starts_with('-') && f.len() > 1 => {
+                return Err(usage(format!(
+                    "unknown option {f} for macs; see stowplan --help"
+                )));
+            }
+            _ if model.is_none() => model = Some(arg),
+            _ => {
+                return Err(usage(format!(
+                    "unexpected argument {arg:?}; one model at a time"
+                )));
+            }
+        }
+    }
+    let path =
+        model.ok_or_else(|| usage("macs needs a MODEL.tflite; see stowplan --help".into()))?;
+    let bytes = read_file(&path)?;
+    let ops = stowplan_planner::macs::model_macs(&bytes, &shapes)
+        .map_err(|e| Failure::Plan(format!("{path}: {e}")))?;
+    let total = ops
+        .iter()
+        .filter_map(|o| o.macs)
+        .try_fold(0u64, u64::checked_add)
+        .ok_or_else(|| Failure::Plan(format!("{path}: the total does not fit in 64 bits")))?;
+    if json {
+        let ops: Vec<serde_json::Value> = ops
+            .iter()
+            .map(|o| {
+                serde_json::json!({
+                    "subgraph": o.subgraph.0,
+                    "index": o.index.0,
+                    "opcode": o.opcode.to_string(),
+                    "macs": o.macs,
+                })
+            })
+            .collect();
+        return Ok(
+            serde_json::json!({ "model": path, "total_macs": total, "ops": ops }).to_string(),
+        );
+    }
+    let mut out = format!(
+        "{path}: {} multiply-accumulates in {} of {} ops\n",
+        emit::thousands(total),
+        ops.iter().filter(|o| o.macs.is_some()).count(),
+        ops.len()
+    );
+    out.push_str("subgraph     op  opcode                              macs\n");
+    for o in &ops {
+        out.push_str(&format!(
+            "{:>8} {:>6}  {:<28} {:>12}\n",
+            o.subgraph.0,
+            o.index.0,
+            o.opcode.to_string(),
+            o.macs.map_or_else(|| "-".to_owned(), emit::thousands)
+        ));
+    }
+    Ok(out)
 }
 
 /// `stowplan generate MODEL [-o OUT] [Config's options]`: the file `Config::generate` writes.
@@ -816,12 +894,13 @@ fn main() -> ExitCode {
         Some("embed") => embed_command(it),
         Some("generate") => generate_command(it),
         Some("group") => group_command(it),
+        Some("macs") => macs_command(it),
         Some("plan") => parse(it).and_then(|args| match args {
             None => Ok(USAGE.to_owned()),
             Some(args) => run(&args),
         }),
         Some(other) => Err(Failure::Usage(format!(
-            "unknown command {other:?}; the commands are `stowplan plan`, `stowplan group`, `stowplan generate` and `stowplan embed`"
+            "unknown command {other:?}; the commands are `stowplan plan`, `stowplan group`, `stowplan generate`, `stowplan embed` and `stowplan macs`"
         ))),
     };
     match result {
