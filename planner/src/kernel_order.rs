@@ -508,41 +508,32 @@ pub fn model_overlaps(plan: &crate::ModelPlan) -> Vec<crate::plan::Overlap> {
         let (Some(&i), Some(&f), Some(&o)) = (shapes.first(), shapes.get(1), shapes.get(2)) else {
             continue;
         };
-        let (padding, stride, dilation, multiplier) = match (&op.opcode, &op.options) {
-            (
-                Opcode::Builtin(BuiltinOp::CONV_2D),
-                &OpOptions::Conv2D {
-                    padding,
-                    stride_w,
-                    stride_h,
-                    dilation_w,
-                    dilation_h,
-                    ..
-                },
-            ) => (
+        let (padding, stride, dilation) = match op.options {
+            OpOptions::Conv2D {
                 padding,
-                (stride_h, stride_w),
-                (dilation_h, dilation_w),
-                None,
-            ),
-            (
-                Opcode::Builtin(BuiltinOp::DEPTHWISE_CONV_2D),
-                &OpOptions::DepthwiseConv2D {
-                    padding,
-                    stride_w,
-                    stride_h,
-                    dilation_w,
-                    dilation_h,
-                    ..
-                },
-            ) => (
+                stride_w,
+                stride_h,
+                dilation_w,
+                dilation_h,
+                ..
+            }
+            | OpOptions::DepthwiseConv2D {
                 padding,
-                (stride_h, stride_w),
-                (dilation_h, dilation_w),
-                // The multiplier from the shapes, as TFLM's kernel takes it (the orders check
-                // that it divides).
-                Some(o[3].checked_div(i[3]).unwrap_or(0)),
-            ),
+                stride_w,
+                stride_h,
+                dilation_w,
+                dilation_h,
+                ..
+            } => (padding, (stride_h, stride_w), (dilation_h, dilation_w)),
+            _ => continue,
+        };
+        let multiplier = match (&op.opcode, &op.options) {
+            (Opcode::Builtin(BuiltinOp::CONV_2D), OpOptions::Conv2D { .. }) => None,
+            // The multiplier from the shapes, as TFLM's kernel takes it (the orders check that
+            // it divides).
+            (Opcode::Builtin(BuiltinOp::DEPTHWISE_CONV_2D), OpOptions::DepthwiseConv2D { .. }) => {
+                Some(o[3].checked_div(i[3]).unwrap_or(0))
+            }
             _ => continue,
         };
         let kind = match padding {

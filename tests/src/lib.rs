@@ -6,7 +6,7 @@
 //! `STOWPLAN_BLESS=1 cargo test -p stowplan-tests --test synthetic` rewrites them.
 #![forbid(unsafe_code)]
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 pub mod fuzz;
 pub mod golden;
@@ -63,13 +63,35 @@ pub fn in_ci() -> bool {
 #[must_use]
 pub fn shared_models(what: &str) -> Option<Vec<PathBuf>> {
     let dir = shared_dir(what)?.join("models");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("cannot list {}: {e}", dir.display()))
+    Some(tflite_files(&dir).unwrap_or_else(|e| panic!("{e}")))
+}
+
+/// The `.tflite` files in `dir`, sorted by name.
+///
+/// # Errors
+///
+/// The folder cannot be listed (the message names it).
+pub fn tflite_files(dir: &Path) -> Result<Vec<PathBuf>, String> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(|e| format!("cannot list {}: {e}", dir.display()))?
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|e| e == "tflite"))
         .collect();
     files.sort();
-    Some(files)
+    Ok(files)
+}
+
+/// The models a table binary reads: the folder its first argument names, else
+/// `../shared/models`; an error for the user if it cannot be listed.
+///
+/// # Errors
+///
+/// The folder cannot be listed.
+pub fn table_models() -> Result<Vec<PathBuf>, String> {
+    let dir = std::env::args()
+        .nth(1)
+        .map_or_else(|| repo_root().join("../shared/models"), PathBuf::from);
+    tflite_files(&dir).map_err(|e| format!("{e}: give the folder of .tflite models"))
 }
 
 /// A synthetic test model: its name, what it exercises, and how to build it.

@@ -6,7 +6,6 @@
 //! ../shared/models).
 #![forbid(unsafe_code)]
 
-use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -17,22 +16,13 @@ use stowplan_planner::verify::solve;
 use stowplan_planner::{Options, plan_model};
 
 fn main() -> ExitCode {
-    let dir = std::env::args().nth(1).map_or_else(
-        || stowplan_tests::repo_root().join("../shared/models"),
-        PathBuf::from,
-    );
-    let Ok(entries) = std::fs::read_dir(&dir) else {
-        eprintln!(
-            "error: cannot read {}: give the folder of .tflite models",
-            dir.display()
-        );
-        return ExitCode::FAILURE;
+    let files = match stowplan_tests::table_models() {
+        Ok(files) => files,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::FAILURE;
+        }
     };
-    let mut files: Vec<PathBuf> = entries
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "tflite"))
-        .collect();
-    files.sort();
     println!(
         "| model | pairs | tensor-level bound | overlap-aware bound | arena (whole tensors) | arena (with pairs) | saving | time to plan |"
     );

@@ -3,7 +3,6 @@
 //! `cargo run --release -p stowplan-tests --bin shared-table [DIR]` (DIR defaults to ../shared/models).
 #![forbid(unsafe_code)]
 
-use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -12,22 +11,13 @@ use stowplan_planner::plan::Planner;
 use stowplan_planner::{OfflinePolicy, Options, plan_model};
 
 fn main() -> ExitCode {
-    let dir = std::env::args().nth(1).map_or_else(
-        || stowplan_tests::repo_root().join("../shared/models"),
-        PathBuf::from,
-    );
-    let Ok(entries) = std::fs::read_dir(&dir) else {
-        eprintln!(
-            "error: cannot read {}: give the folder of .tflite models",
-            dir.display()
-        );
-        return ExitCode::FAILURE;
+    let files = match stowplan_tests::table_models() {
+        Ok(files) => files,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::FAILURE;
+        }
     };
-    let mut files: Vec<PathBuf> = entries
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "tflite"))
-        .collect();
-    files.sort();
     println!(
         "| model | ops | tensors | planned | lower bound | greedy | gap | auto | winner | proven optimal | naive (linear) | saving | persistent | greedy time | auto time |"
     );
