@@ -87,6 +87,7 @@ mod dsp;
 pub mod lifetime;
 pub mod macs;
 pub mod ops;
+mod overlap_proof;
 pub mod pipeline;
 pub mod plan;
 pub mod problem_csv;
@@ -147,6 +148,13 @@ pub struct Options {
     /// this many bytes of constants ([`fold`]); `None` (the default, as TFLite Micro runs every
     /// op) folds nothing. Generated `invoke` turns it on with [`fold::DEFAULT_CAP`].
     pub fold_cap: Option<u64>,
+    /// Let a CONV_2D's or DEPTHWISE_CONV_2D's output lie over the input it consumes, as far as
+    /// the runtime's overlapped driver (`stowplan::kernels::overlap`) allows ([`kernel_order`]):
+    /// the plan may then go below the tensor-level bound ([`ModelPlan::tensor_bound_bytes`]).
+    /// Only that driver keeps the order the pairs rely on, and generated code does not call it
+    /// yet, so this is off by default and [`Options::with_invoke`] leaves it as it is; the
+    /// overlap table (`docs/planning.md`) plans the shared models with it.
+    pub overlaps: bool,
 }
 
 impl Default for Options {
@@ -162,6 +170,7 @@ impl Default for Options {
             alias_reshapes: false,
             search_steps: plan::DEFAULT_SEARCH_STEPS,
             fold_cap: None,
+            overlaps: false,
         }
     }
 }
@@ -171,7 +180,8 @@ impl Options {
     /// it, reshape-like ops share their input's bytes where they can ([`Options::alias_reshapes`])
     /// and the scratch stowplan's kernels need is planned with the tensors
     /// ([`arena::KernelScratch::Stowplan`]), and ops whose inputs are all constants are folded
-    /// ([`Options::fold_cap`], [`fold::DEFAULT_CAP`] unless set); without it nothing is folded.
+    /// ([`Options::fold_cap`], [`fold::DEFAULT_CAP`] unless set); without it nothing is folded
+    /// or overlapped ([`Options::overlaps`]: generated code runs no overlapped kernel yet).
     #[must_use]
     pub fn with_invoke(self, invoke: bool) -> Self {
         if invoke {
@@ -182,9 +192,10 @@ impl Options {
                 ..self
             }
         } else {
-            // Nothing runs the model's ops: nothing to fold.
+            // Nothing runs the model's ops: nothing to fold, no kernel order to rely on.
             Self {
                 fold_cap: None,
+                overlaps: false,
                 ..self
             }
         }
@@ -227,8 +238,12 @@ pub struct ModelPlan {
     pub tensor_buffers: Vec<Option<u32>>,
     /// The verified plan.
     pub plan: Plan,
-    /// Live bytes over time: the lower bound and the peak.
+    /// Live bytes over time: the tensor-level lower bound and the peak.
     pub profile: LiveProfile,
+    /// The bound the arena is measured against: the overlap-aware bound
+    /// ([`plan::proven_bound`]) when the problem has overlaps ([`Options::overlaps`]), else the
+    /// tensor-level one (`profile.aligned_bytes`).
+    pub bound: u64,
     /// Overlaps the offline plan declares on purpose (accepted, reported).
     pub declared_aliases: Vec<DeclaredAlias>,
     /// The persistent region: variable tensors, resource variables, flags ([`state`]).
@@ -250,10 +265,48 @@ impl ModelPlan {
         self.plan.arena_bytes()
     }
 
-    /// The aligned lower bound: the most bytes (sizes rounded up to the alignment) live at once.
+    /// The lower bound of the arena: the most bytes (sizes rounded up to the alignment) live at
+    /// once, with each output that may lie over the input it consumes counted at the pair's
+    /// smallest span ([`Options::overlaps`]; without overlaps, the tensor-level bound).
     #[must_use]
     pub const fn lower_bound_bytes(&self) -> u64 {
+        self.bound
+    }
+
+    /// The tensor-level lower bound: the most bytes live at once, every tensor in bytes of its
+    /// own (no plan of whole tensors can go lower).
+    #[must_use]
+    pub const fn tensor_bound_bytes(&self) -> u64 {
         self.profile.aligned_bytes
+    }
+
+    /// Outputs planned over the input they consume: `(input, output)` tensor pairs sharing
+    /// bytes in the plan, in op order.
+    #[must_use]
+    pub fn overlapped(&self) -> Vec<(TensorId, TensorId)> {
+        let offsets = self.plan.offsets();
+        let buffers = self.problem.buffers();
+        self.problem
+            .overlaps()
+            .iter()
+            .filter(|o| {
+                let span = |b: usize| {
+                    let size = buffers
+                        .get(b)
+                        .map_or(0, |b| self.problem.aligned_size(b.size));
+                    let at = offsets.get(b).copied().unwrap_or(0);
+                    (at, at.saturating_add(size), size)
+                };
+                let ((a0, a1, sa), (b0, b1, sb)) = (span(o.output), span(o.input));
+                sa > 0 && sb > 0 && a0 < b1 && b0 < a1
+            })
+            .filter_map(|o| {
+                Some((
+                    *self.buffer_tensors.get(o.input)?,
+                    *self.buffer_tensors.get(o.output)?,
+                ))
+            })
+            .collect()
     }
 
     /// The naive arena: every planned tensor in its own bytes.
@@ -344,6 +397,29 @@ pub fn plan_model(bytes: &[u8], options: &Options) -> Result<ModelPlan, PlanAren
             alias_reshapes: options.alias_reshapes,
         },
     )?;
+    let mut arena = arena;
+    let profile = plan::lower_bound(&arena.problem);
+    let mut bound = profile.aligned_bytes;
+    if options.overlaps {
+        let pairs = kernel_order::overlaps(
+            &model,
+            &tensors,
+            &lifetimes,
+            &arena.problem,
+            &arena.tensor_buffers,
+        );
+        // A problem whose times are too late for split times keeps whole-tensor planning.
+        if !pairs.is_empty()
+            && let Ok(p) = plan::Problem::with_overlaps(
+                arena.problem.buffers().to_vec(),
+                options.alignment,
+                pairs,
+            )
+        {
+            bound = plan::proven_bound(&p);
+            arena.problem = p;
+        }
+    }
     let plan = plan::run_with(
         &arena.problem,
         &plan::Settings {
@@ -354,8 +430,15 @@ pub fn plan_model(bytes: &[u8], options: &Options) -> Result<ModelPlan, PlanAren
     );
     let verified = verify::verify(&arena.problem, &plan, honour)
         .map_err(|e| arena.unverified(&model, &lifetimes, e))?;
+    overlap_proof::check(&overlap_proof::Planned {
+        model: &model,
+        tensors: &tensors,
+        problem: &arena.problem,
+        plan: &plan,
+        buffer_tensors: &arena.buffer_tensors,
+    })
+    .map_err(|reason| PlanArenaError::Unverified { reason })?;
     let declared_aliases = arena.declared_aliases(&verified);
-    let profile = plan::lower_bound(&arena.problem);
     let state = state::plan_state(&model, bytes, &tensors, options.alignment)?;
     let arena::ArenaProblem {
         problem,
@@ -375,6 +458,7 @@ pub fn plan_model(bytes: &[u8], options: &Options) -> Result<ModelPlan, PlanAren
         tensor_buffers,
         plan,
         profile,
+        bound,
         declared_aliases,
         persistent_bytes: state.bytes,
         persistent_raw_bytes: state.raw_bytes,

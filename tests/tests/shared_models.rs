@@ -219,41 +219,45 @@ fn custom_ops_are_named_by_their_custom_code() {
     }
 }
 
-/// With each op's output over the input it consumes, at the least displacement its kernels'
-/// orders allow (`kernel_order::model_overlaps`), `auto` reaches the overlap-aware bound on
-/// person_detect and micro_speech, and the plans verify: the figures of docs/planning.md.
+/// With each CONV_2D's and DEPTHWISE_CONV_2D's output allowed over the input it consumes
+/// (`Options::overlaps`, planned as for `invoke`), person_detect and micro_speech plan below
+/// their tensor-level bounds, verified by the plan's own check: the figures of docs/planning.md.
 #[test]
-fn kernel_overlaps_reach_the_overlap_aware_bound() {
-    use stowplan_planner::kernel_order::model_overlaps;
-    use stowplan_planner::plan::{Problem, lower_bound, proven_bound};
-    use stowplan_planner::verify::solve;
+fn kernel_overlaps_go_below_the_tensor_level_bound() {
     let Some(shared) = shared_dir("kernel overlaps on the shared models") else {
         return;
     };
-    // (file, pairs, tensor-level bound, overlap-aware bound = the arena `auto` reaches).
+    // (file, pairs declared, pairs overlapped, tensor-level bound, overlap-aware bound, arena).
     let models = [
-        ("tflm_person_detect_int8.tflite", 28, 55_296, 36_880),
-        ("tflm_micro_speech_int8.tflite", 1, 5_968, 4_176),
-        ("tflm_hello_world_int8.tflite", 0, 32, 32),
+        (
+            "tflm_person_detect_int8.tflite",
+            28,
+            8,
+            55_296,
+            37_248,
+            37_264,
+        ),
+        ("tflm_micro_speech_int8.tflite", 1, 1, 5_968, 4_208, 4_208),
+        ("tflm_hello_world_int8.tflite", 0, 0, 32, 32, 32),
     ];
-    for (file, count, tensor_level, bound) in models {
+    for (file, declared, overlapped, tensor_level, bound, arena) in models {
         let bytes = std::fs::read(shared.join("models").join(file)).unwrap();
-        let plan = plan_model(&bytes, &Options::default()).unwrap();
-        let pairs = model_overlaps(&plan);
-        assert_eq!(pairs.len(), count, "{file}: pairs");
-        let problem = Problem::with_overlaps(
-            plan.problem.buffers().to_vec(),
-            plan.problem.alignment(),
-            pairs,
-        )
-        .unwrap_or_else(|e| panic!("{file}: {e}"));
+        // person_detect's search cannot reach the bound (16 bytes below its plan) and would
+        // spend its whole budget: a small one finds the same plan.
+        let options = Options {
+            overlaps: true,
+            search_steps: 1_000_000,
+            ..Options::default().with_invoke(true)
+        };
+        let plan = plan_model(&bytes, &options).unwrap_or_else(|e| panic!("{file}: {e}"));
+        assert_eq!(plan.problem.overlaps().len(), declared, "{file}: pairs");
+        assert_eq!(plan.overlapped().len(), overlapped, "{file}: pairs used");
+        assert_eq!(plan.tensor_bound_bytes(), tensor_level, "{file}");
         assert_eq!(
-            lower_bound(&plan.problem).aligned_bytes,
-            tensor_level,
-            "{file}"
+            plan.lower_bound_bytes(),
+            bound,
+            "{file}: overlap-aware bound"
         );
-        assert_eq!(proven_bound(&problem), bound, "{file}: overlap-aware bound");
-        let with = solve(&problem, Planner::Auto).unwrap_or_else(|e| panic!("{file}: {e}"));
-        assert_eq!(with.arena_bytes(), bound, "{file}: arena with the pairs");
+        assert_eq!(plan.arena_bytes(), arena, "{file}: arena");
     }
 }

@@ -67,6 +67,9 @@ options:
                      requests of TFLite Micro's reference kernels; always on for embed)
   --alias-reshapes   let RESHAPE/SQUEEZE/EXPAND_DIMS share their input's bytes where it has no
                      later reader (as generated `invoke` does; never with embed)
+  --overlaps         let a CONV_2D's or DEPTHWISE_CONV_2D's output lie over the input it
+                     consumes, as far as the runtime's overlapped driver allows (the report
+                     adds the tensor-level bound; never with embed)
   --fold N           evaluate ops whose inputs are all constants when planning, creating at
                      most N bytes of constants (as generated `invoke` does with 262144; never
                      with embed); the report lists what was folded and what was not
@@ -98,6 +101,7 @@ struct Args {
     dynamic_cache: bool,
     alias_reshapes: bool,
     fold_cap: Option<u64>,
+    overlaps: bool,
 }
 
 impl Args {
@@ -114,6 +118,7 @@ impl Args {
             dynamic_cache: self.dynamic_cache,
             alias_reshapes: self.alias_reshapes,
             fold_cap: self.fold_cap,
+            overlaps: self.overlaps,
         }
     }
 }
@@ -134,6 +139,7 @@ fn parse(mut it: impl Iterator<Item = String>) -> Result<Option<Args>, Failure> 
         scratch: KernelScratch::None,
         dynamic_cache: false,
         alias_reshapes: false,
+        overlaps: false,
         fold_cap: None,
     };
     let value = |it: &mut dyn Iterator<Item = String>, flag: &str| {
@@ -226,6 +232,7 @@ fn parse(mut it: impl Iterator<Item = String>) -> Result<Option<Args>, Failure> 
             "--problem" => args.problem = Some(take(&mut it)?),
             "--json" if inline.is_none() => args.json = true,
             "--alias-reshapes" if inline.is_none() => args.alias_reshapes = true,
+            "--overlaps" if inline.is_none() => args.overlaps = true,
             f if f.starts_with('-') && f.len() > 1 => {
                 return Err(usage(format!("unknown option {f}; see stowplan --help")));
             }
@@ -273,6 +280,7 @@ fn embed_command(it: impl Iterator<Item = String>) -> Result<String, Failure> {
         || args.json
         || args.capacity.is_some()
         || args.alias_reshapes
+        || args.overlaps
         || args.fold_cap.is_some()
     {
         return Err(Failure::Usage(

@@ -148,6 +148,8 @@ pub fn model_json(plan: &ModelPlan, model: &str) -> Value {
         "state": state_json,
         "lower_bound_bytes": plan.lower_bound_bytes(),
         "lower_bound_raw_bytes": plan.profile.raw_bytes,
+        "tensor_bound_bytes": plan.tensor_bound_bytes(),
+        "overlapped_pairs": plan.overlapped().len(),
         "naive_bytes": plan.naive_bytes(),
         "saving_bytes": plan.naive_bytes().saturating_sub(plan.arena_bytes()),
         "gap_percent": (plan.gap_percent() * 100.0).round() / 100.0,

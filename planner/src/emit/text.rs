@@ -126,6 +126,16 @@ pub fn model_text(plan: &ModelPlan, model: &str) -> String {
         thousands(plan.profile.raw_bytes),
         plan.gap_percent()
     );
+    if !plan.problem.overlaps().is_empty() {
+        // Three figures: the bound above counts outputs over the inputs they consume.
+        let _ = writeln!(
+            out,
+            "tensor-level {:>13} B  (every tensor in bytes of its own; {} of {} outputs over the input they consume)",
+            thousands(plan.tensor_bound_bytes()),
+            plan.overlapped().len(),
+            plan.problem.overlaps().len()
+        );
+    }
     let _ = writeln!(
         out,
         "naive        {:>13} B  saving {} B ({:.1} %)",

@@ -744,7 +744,7 @@ fn act_range_f32(act: Activation) -> Result<(f32, f32), Refusal> {
 }
 
 /// TFLM's `ComputePaddingHeightWidth`: the padding before, `(height, width)`.
-fn padding_hw(
+pub(crate) fn padding_hw(
     padding: Padding,
     stride: (usize, usize),
     dilation: (usize, usize),

@@ -40,6 +40,9 @@
 //! out-of-range float to an integer (undefined in C++), QUANTIZE does what the x86-64 host
 //! build does.
 //!
+//! [`overlap`] runs CONV_2D and DEPTHWISE_CONV_2D with the output in the same buffer as the
+//! input it consumes, in chunks its kernels take as two disjoint slices.
+//!
 //! Shapes are TFLite's: NHWC activations, OHWI convolution filters, `1HWO` depthwise filters.
 //!
 //! The one switch between TFLM's double-rounding (default) and single-rounding builds is
@@ -63,6 +66,7 @@ mod l2_pool;
 mod logistic;
 mod lstm_eval;
 mod mul;
+pub mod overlap;
 mod pad;
 mod pooling;
 mod quantize;

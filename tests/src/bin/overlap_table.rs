@@ -1,7 +1,8 @@
-//! Prints docs/planning.md's table of what outputs over the inputs they consume would save on the
-//! shared real models: the tensor-level lower bound, the overlap-aware bound with each op's
-//! pairs from its kernels' orders (`kernel_order::model_overlaps`), the arena `auto` reaches
-//! with them (verified), and the time to plan it:
+//! Prints docs/planning.md's table of what outputs over the inputs they consume save on the
+//! shared real models, planned as for generated `invoke` (reshapes aliased, constants folded):
+//! the pairs planned over each other and declared, the tensor-level lower bound, the
+//! overlap-aware bound, the arena with whole tensors and with overlaps (`Options::overlaps`,
+//! verified), and the time to plan it (reading the model included):
 //! `cargo run --release -p stowplan-tests --bin overlap-table [DIR]` (DIR defaults to
 //! ../shared/models).
 #![forbid(unsafe_code)]
@@ -10,9 +11,6 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use stowplan_planner::emit::thousands;
-use stowplan_planner::kernel_order::model_overlaps;
-use stowplan_planner::plan::{Planner, Problem, lower_bound, proven_bound};
-use stowplan_planner::verify::solve;
 use stowplan_planner::{Options, plan_model};
 
 fn main() -> ExitCode {
@@ -24,7 +22,7 @@ fn main() -> ExitCode {
         }
     };
     println!(
-        "| model | pairs | tensor-level bound | overlap-aware bound | arena (whole tensors) | arena (with pairs) | saving | time to plan |"
+        "| model | overlapped / pairs | tensor-level bound | overlap-aware bound | arena (whole tensors) | arena (overlaps) | saving | time to plan |"
     );
     println!("|---|--:|--:|--:|--:|--:|--:|--:|");
     let mut failed = false;
@@ -37,9 +35,17 @@ fn main() -> ExitCode {
         let Ok(bytes) = std::fs::read(&path) else {
             continue;
         };
-        let plan = match plan_model(&bytes, &Options::default()) {
-            Ok(plan) => plan,
-            Err(e) => {
+        let whole_tensors = Options::default().with_invoke(true);
+        let invoke = Options {
+            overlaps: true,
+            ..whole_tensors.clone()
+        };
+        let (plan, flat) = match (
+            plan_model(&bytes, &invoke),
+            plan_model(&bytes, &whole_tensors),
+        ) {
+            (Ok(plan), Ok(flat)) => (plan, flat),
+            (Err(e), _) | (_, Err(e)) => {
                 println!("| `{name}` | error: {e} |||||||");
                 failed = true;
                 continue;
@@ -53,53 +59,26 @@ fn main() -> ExitCode {
             );
             continue;
         }
-        let pairs = model_overlaps(&plan);
-        let count = pairs.len();
-        let problem = match Problem::with_overlaps(
-            plan.problem.buffers().to_vec(),
-            plan.problem.alignment(),
-            pairs,
-        ) {
-            Ok(p) => p,
-            Err(e) => {
-                println!("| `{name}` | the pairs are refused: {e} |||||||");
-                failed = true;
-                continue;
-            }
-        };
-        // The pairs and the verified `auto` plan, best of 3 runs.
+        // Planning with the pairs (reading the model included), best of 3 runs.
         let mut best = f64::MAX;
         for _ in 0..3 {
             let start = Instant::now();
-            let again = Problem::with_overlaps(
-                plan.problem.buffers().to_vec(),
-                plan.problem.alignment(),
-                model_overlaps(&plan),
-            );
-            if let Ok(p) = again {
-                let _ = solve(&p, Planner::Auto);
-            }
+            let _ = plan_model(&bytes, &invoke);
             best = best.min(start.elapsed().as_secs_f64() * 1000.0);
         }
-        match solve(&problem, Planner::Auto) {
-            Ok(with) => {
-                let (before, after) = (plan.arena_bytes(), with.arena_bytes());
-                whole += before;
-                paired += after;
-                println!(
-                    "| `{name}` | {count} | {} | {} | {} | {} | {:.1} % | {best:.2} ms |",
-                    thousands(lower_bound(&plan.problem).aligned_bytes),
-                    thousands(proven_bound(&problem)),
-                    thousands(before),
-                    thousands(after),
-                    before.saturating_sub(after) as f64 * 100.0 / before.max(1) as f64,
-                );
-            }
-            Err(e) => {
-                println!("| `{name}` | {count} | the plan failed verification: {e} ||||||");
-                failed = true;
-            }
-        }
+        let (before, after) = (flat.arena_bytes(), plan.arena_bytes());
+        whole += before;
+        paired += after;
+        println!(
+            "| `{name}` | {} / {} | {} | {} | {} | {} | {:.1} % | {best:.2} ms |",
+            plan.overlapped().len(),
+            plan.problem.overlaps().len(),
+            thousands(plan.tensor_bound_bytes()),
+            thousands(plan.lower_bound_bytes()),
+            thousands(before),
+            thousands(after),
+            before.saturating_sub(after) as f64 * 100.0 / before.max(1) as f64,
+        );
     }
     println!(
         "| all | | | | {} | {} | {:.1} % | |",

@@ -1,0 +1,368 @@
+//! The plan's check of every output placed over an input it consumes, independent of the
+//! planner's [`crate::kernel_order`]: from the op's shapes and options alone, with code of its
+//! own, it derives the least displacement the runtime's overlapped driver runs and refuses any
+//! plan in which two tensors share a byte otherwise.
+//!
+//! [`crate::verify`] has already proven that buffers live together share no byte except the
+//! pairs the problem declares, each at least its declared displacement apart. This check does
+//! not trust those declarations: for each declared pair that does share bytes in the plan it
+//! finds the op writing the output, requires it to be a CONV_2D or DEPTHWISE_CONV_2D reading the
+//! input as its first operand, of one element type, and recomputes `D` in bytes:
+//!
+//! * pointwise (1 x 1 filter, stride 1, no padding, output rows and columns those of the input):
+//!   pixel `p` writes `[p·O, (p+1)·O)` and reads from `p·C`, so `D = max(O, P·O − (P−1)·C)`
+//!   elements over the `P` pixels of all batches;
+//! * otherwise output row `y` of batch `b` writes up to `(b·OH + y + 1)·OW·O` and reads from row
+//!   `max(0, y·stride − pad)` of its batch's input; that difference, in 128-bit integers, is
+//!   linear in `b` and piecewise linear in `y` (constant-zero read start above the first row
+//!   whose window starts inside the input), so `D` is its value at the ends of the pieces.
+
+use crate::graph::TensorInfo;
+use crate::plan::{Plan, Problem};
+use crate::tflite::{BuiltinOp, Model, OpOptions, Opcode, TensorId};
+
+/// What the check needs of a plan.
+pub(crate) struct Planned<'a> {
+    pub model: &'a Model,
+    pub tensors: &'a [TensorInfo],
+    pub problem: &'a Problem,
+    pub plan: &'a Plan,
+    /// The tensor of each of the problem's first buffers.
+    pub buffer_tensors: &'a [TensorId],
+}
+
+/// Checks every declared pair that shares bytes in the plan (see the [module docs](self)).
+///
+/// # Errors
+/// A message naming the op and both tensors, with the displacement planned and the one the
+/// op's kernels need.
+pub(crate) fn check(p: &Planned<'_>) -> Result<(), String> {
+    let offsets = p.plan.offsets();
+    let buffers = p.problem.buffers();
+    let align = p.problem.alignment();
+    for pair in p.problem.overlaps() {
+        let (Some(&oo), Some(&io), Some(ob), Some(ib)) = (
+            offsets.get(pair.output),
+            offsets.get(pair.input),
+            buffers.get(pair.output),
+            buffers.get(pair.input),
+        ) else {
+            return Err(format!(
+                "a pair names buffers {} and {} the plan does not have",
+                pair.output, pair.input
+            ));
+        };
+        let (oe, ie) = (
+            oo.saturating_add(p.problem.aligned_size(ob.size)),
+            io.saturating_add(p.problem.aligned_size(ib.size)),
+        );
+        if ob.size == 0 || ib.size == 0 || oe <= io || ie <= oo {
+            // No byte shared: nothing to prove.
+            continue;
+        }
+        let (Some(&out_t), Some(&in_t)) = (
+            p.buffer_tensors.get(pair.output),
+            p.buffer_tensors.get(pair.input),
+        ) else {
+            return Err("a pair names a buffer that holds no tensor (kernel scratch)".to_owned());
+        };
+        let name = |t: TensorId| {
+            p.model
+                .tensors
+                .get(t.get())
+                .map_or("?", |t| t.name.as_str())
+        };
+        let planned = i128::from(io) - i128::from(oo);
+        let need = needed(p, in_t, out_t)?;
+        // The displacement the planner may use is the kernels' rounded up to the alignment;
+        // the kernels need `need` only.
+        if planned < need {
+            return Err(format!(
+                "`{}` starts {planned} bytes above `{}`, which its op writes over it, but the op's kernels need at least {need} (alignment {align})",
+                name(in_t),
+                name(out_t)
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The least displacement in bytes at which the op writing `out_t` may write it over `in_t`.
+fn needed(p: &Planned<'_>, in_t: TensorId, out_t: TensorId) -> Result<i128, String> {
+    let model = p.model;
+    let name = |t: TensorId| {
+        model
+            .tensors
+            .get(t.get())
+            .map_or("?", |t| t.name.as_str())
+            .to_owned()
+    };
+    let refuse = |why: &str| {
+        Err(format!(
+            "`{}` shares bytes with `{}`: {why}",
+            name(out_t),
+            name(in_t)
+        ))
+    };
+    let Some(op) = model.ops.iter().find(|op| {
+        op.outputs
+            .first()
+            .and_then(|&t| model.tensor(op.subgraph, t))
+            .is_some_and(|t| t.id == out_t)
+    }) else {
+        return refuse("no op writes the output first");
+    };
+    let first = op
+        .inputs
+        .first()
+        .copied()
+        .flatten()
+        .and_then(|t| model.tensor(op.subgraph, t));
+    let (Some(input), Some(output)) = (first, model.tensors.get(out_t.get())) else {
+        return refuse("the op has no first input");
+    };
+    if input.id != in_t || op.outputs.len() != 1 {
+        return refuse("the op does not read the input as its first operand into its one output");
+    }
+    if input.dtype != output.dtype {
+        return refuse("the two are of different element types");
+    }
+    let (padding, stride, dilation) = match (&op.opcode, &op.options) {
+        (
+            Opcode::Builtin(BuiltinOp::CONV_2D),
+            &OpOptions::Conv2D {
+                padding,
+                stride_h,
+                stride_w,
+                dilation_h,
+                dilation_w,
+                ..
+            },
+        )
+        | (
+            Opcode::Builtin(BuiltinOp::DEPTHWISE_CONV_2D),
+            &OpOptions::DepthwiseConv2D {
+                padding,
+                stride_h,
+                stride_w,
+                dilation_h,
+                dilation_w,
+                ..
+            },
+        ) => (padding, (stride_h, stride_w), (dilation_h, dilation_w)),
+        _ => {
+            return refuse(&format!(
+                "{} does not write its output over its input",
+                op.opcode
+            ));
+        }
+    };
+    let dims = |t: TensorId| -> Option<[i128; 4]> {
+        let s = &p.tensors.get(t.get())?.shape;
+        match s.as_slice() {
+            &[a, b, c, d] if a > 0 && b > 0 && c > 0 && d > 0 => {
+                Some([a.into(), b.into(), c.into(), d.into()])
+            }
+            _ => None,
+        }
+    };
+    let filter = op
+        .inputs
+        .get(1)
+        .copied()
+        .flatten()
+        .and_then(|t| model.tensor(op.subgraph, t))
+        .map(|t| t.id);
+    let (Some([n, h, w, c]), Some([_, oh, ow, oc]), Some([_, fh, fw, _])) =
+        (dims(in_t), dims(out_t), filter.and_then(dims))
+    else {
+        return refuse("a shape is not four positive dimensions");
+    };
+    let Some(bytes) = input.dtype.element_bytes() else {
+        return refuse("its element type has no size");
+    };
+    let i32_of = |v: i128| i32::try_from(v).ok();
+    let (Some(ih), Some(iw), Some(kh), Some(kw)) = (i32_of(h), i32_of(w), i32_of(fh), i32_of(fw))
+    else {
+        return refuse("a dimension exceeds int32");
+    };
+    if stride.0 <= 0 || stride.1 <= 0 || dilation.0 <= 0 || dilation.1 <= 0 {
+        return refuse("a stride or dilation below 1");
+    }
+    let kind = match padding {
+        crate::tflite::Padding::Same => crate::quant::PaddingKind::Same,
+        crate::tflite::Padding::Valid => crate::quant::PaddingKind::Valid,
+        crate::tflite::Padding::Unknown(_) => {
+            return refuse("its padding is neither SAME nor VALID");
+        }
+    };
+    let pad = crate::quant::compute_padding_height_width(
+        stride.0, stride.1, dilation.0, dilation.1, ih, iw, kh, kw, kind,
+    );
+    let (s, pad_h, pad_w) = (
+        i128::from(stride.0),
+        i128::from(pad.height),
+        i128::from(pad.width),
+    );
+    let elements =
+        if fh == 1 && fw == 1 && stride == (1, 1) && pad_h == 0 && pad_w == 0 && (oh, ow) == (h, w)
+        {
+            let pixels = n * h * w;
+            oc.max(pixels * oc - (pixels - 1) * c)
+        } else {
+            let extent = (fh - 1) * i128::from(dilation.0) + 1;
+            if extent <= pad_h || (oh - 1) * s - pad_h >= h {
+                return refuse("an output row's window reaches only padding");
+            }
+            let (in_row, out_row) = (w * c, ow * oc);
+            let at = |b: i128, y: i128| {
+                (b * oh + y + 1) * out_row - (b * h + (y * s - pad_h).max(0)) * in_row
+            };
+            // The first row whose window's top is inside the input: ⌈pad / stride⌉.
+            let inside = (pad_h + s - 1) / s;
+            let mut most = i128::MIN;
+            for b in [0, n - 1] {
+                for y in [0, inside - 1, inside, oh - 1] {
+                    most = most.max(at(b, y.clamp(0, oh - 1)));
+                }
+            }
+            most.max(0)
+        };
+    Ok(elements * i128::from(bytes))
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::plan::{Overlap, Plan, Planner, Problem};
+    use crate::tflite::builder::ModelBuilder;
+    use crate::tflite::{Activation, BuiltinOp, DType, OpOptions, Padding};
+    use crate::{Options, plan_model};
+
+    /// x (1×6×6×2) → DEPTHWISE 3×3 stride 1 SAME (multiplier 2) → y (1×6×6×4) → CONV 1×1 →
+    /// z (1×6×6×8), one byte of alignment so that displacements are exact.
+    fn model() -> Vec<u8> {
+        let mut b = ModelBuilder::new();
+        let sg = b.subgraph("main");
+        let x = b.tensor(sg, "x", DType::Int8, &[1, 6, 6, 2]);
+        let d = b.constant(sg, "d", DType::Int8, &[1, 3, 3, 4], &[1; 36]);
+        let y = b.tensor(sg, "y", DType::Int8, &[1, 6, 6, 4]);
+        let same = |padding| OpOptions::DepthwiseConv2D {
+            padding,
+            stride_w: 1,
+            stride_h: 1,
+            depth_multiplier: 2,
+            dilation_w: 1,
+            dilation_h: 1,
+            activation: Activation::None,
+        };
+        b.op_with_options(
+            sg,
+            BuiltinOp::DEPTHWISE_CONV_2D,
+            &[x, d],
+            &[y],
+            same(Padding::Same),
+        );
+        let f = b.constant(sg, "f", DType::Int8, &[8, 1, 1, 4], &[1; 32]);
+        let z = b.tensor(sg, "z", DType::Int8, &[1, 6, 6, 8]);
+        let conv = OpOptions::Conv2D {
+            padding: Padding::Valid,
+            stride_w: 1,
+            stride_h: 1,
+            dilation_w: 1,
+            dilation_h: 1,
+            activation: Activation::None,
+        };
+        b.op_with_options(sg, BuiltinOp::CONV_2D, &[y, f], &[z], conv);
+        b.io(sg, &[x], &[z]);
+        b.finish()
+    }
+
+    fn options() -> Options {
+        Options {
+            alignment: 1,
+            overlaps: true,
+            ..Options::default()
+        }
+    }
+
+    #[test]
+    fn outputs_lie_over_their_inputs_at_the_least_displacement() {
+        let plan = plan_model(&model(), &options()).unwrap();
+        // Depthwise: the last output row (24 bytes) ends 96 bytes past the start of the input
+        // row above it (6 · 24 − 4 · 12); 1×1: the last pixel's 8 outputs end 4 bytes past its
+        // input's start (36 · 8 − 35 · 4 = 148).
+        let pairs: Vec<i64> = plan
+            .problem
+            .overlaps()
+            .iter()
+            .map(|o| o.min_displacement)
+            .collect();
+        assert_eq!(pairs, [96, 148]);
+        assert_eq!(plan.tensor_bound_bytes(), 144 + 288);
+        assert_eq!(plan.lower_bound_bytes(), 148 + 144);
+        assert_eq!(plan.arena_bytes(), plan.lower_bound_bytes());
+        // Only the 1×1 needs its pair (the depthwise op's span, 168, is below the peak).
+        let names: Vec<(&str, &str)> = plan
+            .overlapped()
+            .iter()
+            .map(|&(i, o)| {
+                (
+                    plan.model.tensors[i.get()].name.as_str(),
+                    plan.model.tensors[o.get()].name.as_str(),
+                )
+            })
+            .collect();
+        assert_eq!(names, [("y", "z")]);
+        // Without the option: whole tensors.
+        let whole = plan_model(
+            &model(),
+            &Options {
+                overlaps: false,
+                ..options()
+            },
+        )
+        .unwrap();
+        assert!(whole.problem.overlaps().is_empty());
+        assert_eq!(whole.arena_bytes(), 144 + 288);
+    }
+
+    /// A planner that declared a pair one byte too close: the abstract verifier accepts the plan
+    /// (it trusts the pair), the model's check refuses it, naming both tensors.
+    #[test]
+    fn one_byte_closer_than_the_kernels_allow_is_refused() {
+        let plan = plan_model(&model(), &options()).unwrap();
+        let buffers = plan.problem.buffers().to_vec();
+        for (k, pair) in plan.problem.overlaps().iter().enumerate() {
+            let mut pairs = plan.problem.overlaps().to_vec();
+            let least = pair.min_displacement;
+            pairs[k] = Overlap::new(pair.output, pair.input, least - 1);
+            let problem = Problem::with_overlaps(buffers.clone(), 1, pairs).unwrap();
+            let mut offsets = plan.plan.offsets().to_vec();
+            for at in [least, least - 1] {
+                // The output at 0, the input `at` above it, the other tensor above both.
+                let other = (0..buffers.len())
+                    .find(|&b| b != pair.output && b != pair.input)
+                    .unwrap();
+                offsets[pair.output] = 0;
+                offsets[pair.input] = u64::try_from(at).unwrap();
+                offsets[other] = 1000;
+                let moved = Plan::from_offsets(&problem, offsets.clone(), Planner::Linear).unwrap();
+                crate::verify::verify(&problem, &moved, false).expect("the pair as declared");
+                let result = super::check(&super::Planned {
+                    model: &plan.model,
+                    tensors: &plan.tensors,
+                    problem: &problem,
+                    plan: &moved,
+                    buffer_tensors: &plan.buffer_tensors,
+                });
+                if at == least {
+                    result.expect("the least displacement");
+                } else {
+                    let err = result.unwrap_err();
+                    assert!(err.contains(&format!("starts {at} bytes above")), "{err}");
+                    assert!(err.contains(&format!("need at least {least}")), "{err}");
+                }
+            }
+        }
+    }
+}
