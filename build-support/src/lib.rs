@@ -186,6 +186,8 @@ pub struct Config {
     bless: Option<bool>,
     invoke: bool,
     fallback: Option<String>,
+    /// `Some(false)`: outputs kept off the inputs they consume ([`Self::overlap`]).
+    overlap: Option<bool>,
     members: Vec<Config>,
     pipes: Vec<String>,
 }
@@ -249,6 +251,15 @@ impl Config {
     /// `stowplan` dependency needs its feature `kernels`); an op without a kernel is an error.
     pub fn invoke(&mut self, yes: bool) -> &mut Self {
         self.invoke = yes;
+        self
+    }
+
+    /// With [`Self::invoke`], `false` keeps every CONV_2D's and DEPTHWISE_CONV_2D's output off
+    /// the input it consumes (by default with `invoke` an output may lie over it as far as the
+    /// runtime's overlapped kernels allow: `stowplan_planner::Options::overlaps`). Without
+    /// `invoke` nothing overlaps either way.
+    pub fn overlap(&mut self, yes: bool) -> &mut Self {
+        self.overlap = Some(yes);
         self
     }
 
@@ -602,7 +613,10 @@ impl Config {
             .map_err(|e| {
                 BuildError::BadOption(format!("runtime crate path {:?}: {e}", self.runtime))
             })?;
-        let options = options.with_invoke(self.invoke);
+        let mut options = options.with_invoke(self.invoke);
+        if let Some(on) = self.overlap {
+            options.overlaps = on && self.invoke;
+        }
         let plan = plan_model(&bytes, &options).map_err(|e| model_err(e.to_string()))?;
         let fallback = self
             .fallback

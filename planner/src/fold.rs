@@ -203,6 +203,7 @@ fn fold_one(
                         rt: &rt,
                         params: &params,
                         folded: &out.data,
+                        overlap: None,
                     };
                     !matches!(lower(&cx), Err(Refusal::Unsupported(_)))
                 });
@@ -240,6 +241,7 @@ fn fold_one(
             rt: &rt,
             params: &params,
             folded: &out.data,
+            overlap: None,
         };
         let result = match fold(&cx) {
             Ok(values) => {

@@ -151,9 +151,10 @@ pub struct Options {
     /// Let a CONV_2D's or DEPTHWISE_CONV_2D's output lie over the input it consumes, as far as
     /// the runtime's overlapped driver (`stowplan::kernels::overlap`) allows ([`kernel_order`]):
     /// the plan may then go below the tensor-level bound ([`ModelPlan::tensor_bound_bytes`]).
-    /// Only that driver keeps the order the pairs rely on, and generated code does not call it
-    /// yet, so this is off by default and [`Options::with_invoke`] leaves it as it is; the
-    /// overlap table (`docs/planning.md`) plans the shared models with it.
+    /// Only that driver keeps the order the pairs rely on, so this is off by default (TFLite
+    /// Micro's kernels, `embed`, a user's fallback iterate their own way) and on with generated
+    /// `invoke` ([`Options::with_invoke`]; `overlap = false` turns it off again), whose
+    /// CONV_2D and DEPTHWISE_CONV_2D then run on one view of both tensors.
     pub overlaps: bool,
 }
 
@@ -180,8 +181,9 @@ impl Options {
     /// it, reshape-like ops share their input's bytes where they can ([`Options::alias_reshapes`])
     /// and the scratch stowplan's kernels need is planned with the tensors
     /// ([`arena::KernelScratch::Stowplan`]), and ops whose inputs are all constants are folded
-    /// ([`Options::fold_cap`], [`fold::DEFAULT_CAP`] unless set); without it nothing is folded
-    /// or overlapped ([`Options::overlaps`]: generated code runs no overlapped kernel yet).
+    /// ([`Options::fold_cap`], [`fold::DEFAULT_CAP`] unless set), and convolutions may write
+    /// their outputs over the inputs they consume ([`Options::overlaps`]); without it nothing is
+    /// folded or overlapped.
     #[must_use]
     pub fn with_invoke(self, invoke: bool) -> Self {
         if invoke {
@@ -189,6 +191,7 @@ impl Options {
                 alias_reshapes: true,
                 kernel_scratch: arena::KernelScratch::Stowplan,
                 fold_cap: self.fold_cap.or(Some(fold::DEFAULT_CAP)),
+                overlaps: true,
                 ..self
             }
         } else {
@@ -358,6 +361,14 @@ impl ModelPlan {
     }
 }
 
+/// The search budget of a problem with overlaps ([`Options::overlaps`]) when
+/// [`Options::search_steps`] is left at its default: along chains of pairs the overlap-aware
+/// bound is not tight (person_detect's plan, 37,264 bytes, 16 above it, is what the chain of pairs at
+/// its ops 1 to 3 allows), and the
+/// search would spend [`plan::DEFAULT_SEARCH_STEPS`] (minutes in a debug build of the macro)
+/// trying to reach it. 2^22 steps: well under a second.
+pub const OVERLAP_SEARCH_STEPS: u64 = 1 << 22;
+
 /// Reads `bytes` as a TFLite model, plans its arena with `options`, and verifies the plan.
 ///
 /// # Errors
@@ -420,12 +431,22 @@ pub fn plan_model(bytes: &[u8], options: &Options) -> Result<ModelPlan, PlanAren
             arena.problem = p;
         }
     }
+    // Along chains of pairs (an op's output over its input, itself over the next op's output)
+    // the overlap-aware bound is not tight, so the search may spend its whole budget failing to
+    // reach it: with pairs, the default budget is `OVERLAP_SEARCH_STEPS`.
+    let search_steps = if arena.problem.overlaps().is_empty()
+        || options.search_steps != plan::DEFAULT_SEARCH_STEPS
+    {
+        options.search_steps
+    } else {
+        OVERLAP_SEARCH_STEPS
+    };
     let plan = plan::run_with(
         &arena.problem,
         &plan::Settings {
             planner: options.planner,
             capacity: options.capacity,
-            search_steps: options.search_steps,
+            search_steps,
         },
     );
     let verified = verify::verify(&arena.problem, &plan, honour)

@@ -548,6 +548,12 @@ def sweep(out, seed, slice_k, ops, values, jobs, runtime=None, locked=True):
     return rows, failures
 
 
+def overlapped_models(out):
+    """The generated modules whose CONV_2D or DEPTHWISE_CONV_2D writes its output over its input
+    (`kernels::overlap`, asserted at compile time by `overlap::fits`)."""
+    return sum(1 for f in Path(out).rglob("gen/*.rs") if "kernels::overlap::fits" in f.read_text())
+
+
 def tool(*cmd, **kw):
     """The standard output of a command that must succeed."""
     p = subprocess.run(list(cmd), capture_output=True, text=True, **kw)
@@ -809,7 +815,15 @@ def main():
             "stowplan's build both refuse.\n\n" + text + "\n")
     total = sum(r["values"] for r in rows.values())
     same = sum(r["identical"] for r in rows.values())
+    # Convolutions run with the output over the input where the plan puts it there (generated
+    # `invoke` plans overlaps by default): the suite must exercise that layout.
+    overlapped = overlapped_models(out)
+    convs = sum(r["models"] for k, r in rows.items() if k[0] in ("CONV_2D", "DEPTHWISE_CONV_2D"))
     print()
+    print(f"{overlapped} of {convs} CONV_2D and DEPTHWISE_CONV_2D models ran with the output over "
+          "the input it consumes")
+    if convs and not overlapped:
+        failures = failures + ["no convolution ran with its output over its input"]
     if failures:
         for f in failures[:40]:
             print("FAIL", f)

@@ -46,6 +46,7 @@ generate options (each one of Config's):
   --dynamic MODE     plan (default) or cache
   --invoke           generate `invoke` (the runtime's kernels)
   --fallback PATH    with --invoke: the module whose op_N functions run ops without a kernel
+  --no-overlap       with --invoke: keep every output off the input it consumes (overlap = false)
   --manifest-dir DIR the directory MODEL is relative to (default: the current one)
 
 options:
@@ -525,6 +526,11 @@ fn generate_command(it: impl Iterator<Item = String>) -> Result<String, Failure>
                 let fallback = take()?;
                 per_model.push(Box::new(move |c| {
                     c.invoke_fallback(fallback.clone());
+                }));
+            }
+            "--no-overlap" if inline.is_none() => {
+                per_model.push(Box::new(|c| {
+                    c.overlap(false);
                 }));
             }
             "--manifest-dir" => manifest_dir = Some(take()?),

@@ -1,7 +1,7 @@
 //! An ASCII chart of a plan for generated docs, in the style of TFLite Micro's
 //! `PrintMemoryPlan`: one row per time, one column per slice of the arena (the tensor holding the slice's middle byte), one symbol per tensor
-//! (`0-9a-zA-Z`, repeating after 62), `.` for free bytes and `!` where tensors overlap (only an
-//! offline plan may do that).
+//! (`0-9a-zA-Z`, repeating after 62), `.` for free bytes and `!` where tensors overlap (an
+//! offline plan's aliases, or an output over the input it consumes at the op that runs then).
 
 use std::fmt::Write as _;
 

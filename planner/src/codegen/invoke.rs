@@ -508,6 +508,7 @@ impl Driver<'_> {
             rt: self.rt,
             params: &pname,
             folded: &self.plan.folding.data,
+            overlap: fnv.overlap,
         };
         let lowered = match ops::kind(&op.opcode) {
             None => Err(Refusal::Unsupported(format!(

@@ -287,6 +287,14 @@ fn module_docs(plan: &ModelPlan, cg: &Codegen, sha: &str) -> Vec<String> {
         thousands(plan.lower_bound_bytes()),
         plan.gap_percent()
     ));
+    if !plan.problem.overlaps().is_empty() {
+        d.push(format!(
+            " | tensor-level bound (every tensor in bytes of its own; {} of {} outputs over the input they consume) | {} |",
+            plan.overlapped().len(),
+            plan.problem.overlaps().len(),
+            thousands(plan.tensor_bound_bytes())
+        ));
+    }
     d.push(format!(
         " | naive (no reuse) | {} (saving {}) |",
         thousands(plan.naive_bytes()),
@@ -348,7 +356,12 @@ fn module_docs(plan: &ModelPlan, cg: &Codegen, sha: &str) -> Vec<String> {
         plan.problem.alignment()
     ));
     d.push(String::new());
-    d.push(" Layout (time down, arena address across; `.` is free):".to_owned());
+    d.push(if plan.overlapped().is_empty() {
+        " Layout (time down, arena address across; `.` is free):".to_owned()
+    } else {
+        " Layout (time down, arena address across; `.` is free, `!` an output over the input it consumes):"
+            .to_owned()
+    });
     d.push(String::new());
     d.push(" ```text".to_owned());
     for line in chart::chart(plan).lines() {
@@ -741,6 +754,76 @@ pub fn generate(
             *slot = Some((ident, (k.offset, k.offset + k.bytes)));
         }
     }
+    // Outputs over the inputs they consume: one slot covering both, handed to the op's
+    // overlapped kernel.
+    let mut over_slots: Vec<Option<OverSlot>> = vec![None; model.ops.len()];
+    let overlapped = plan.overlapped();
+    let over_ops: Vec<(usize, crate::TensorId, crate::TensorId)> = model
+        .ops
+        .iter()
+        .enumerate()
+        .filter_map(|(position, op)| {
+            let first = op.inputs.first().copied().flatten()?;
+            let i = model.tensor(op.subgraph, first)?.id;
+            let o = model.tensor(op.subgraph, *op.outputs.first()?)?.id;
+            overlapped.contains(&(i, o)).then_some((position, i, o))
+        })
+        .collect();
+    let over_names = names::unique(
+        over_ops
+            .iter()
+            .filter_map(|&(position, _, _)| {
+                let op = model.ops.get(position)?;
+                Some(if op.subgraph.0 == 0 {
+                    format!("OVERLAP_OP_{}", op.index)
+                } else {
+                    format!("OVERLAP_SG{}_OP_{}", op.subgraph, op.index)
+                })
+            })
+            .collect(),
+        &taken,
+    );
+    for (&(position, i, o), oname) in over_ops.iter().zip(&over_names) {
+        let (Some(Access::Slot { span: si, elem, .. }), Some(Access::Slot { span: so, .. })) =
+            (access.get(i.get()), access.get(o.get()))
+        else {
+            continue;
+        };
+        let (Some(t), Some(op)) = (model.tensors.get(i.get()), model.ops.get(position)) else {
+            continue;
+        };
+        let (_, size) = element(t.dtype);
+        let (start, end) = (si.0.min(so.0), si.1.max(so.1));
+        let ident = format_ident!("{}", oname);
+        let tname =
+            |id: crate::TensorId| model.tensors.get(id.get()).map_or("", |t| t.name.as_str());
+        let doc = format!(
+            " `{}` written over `{}`, which {} consumes: one view of both for its overlapped kernel, offset {}, {} bytes (the input {} bytes in, the output {})",
+            tname(o),
+            tname(i),
+            op.desc(),
+            thousands(start),
+            thousands(end - start),
+            thousands(si.0 - start),
+            thousands(so.0 - start),
+        );
+        let check = format!("slot {oname} lies outside the arena");
+        let (sl, nl) = (ulit(start), ulit((end - start) / size));
+        items.push(quote! {
+            #[doc = #doc]
+            pub const #ident: #rt::Slot<Activations, #elem> = #rt::Slot::new(#sl, #nl);
+            const _: () = ::core::assert!(#ident.end() <= ARENA_BYTES, #check);
+        });
+        if let Some(slot) = over_slots.get_mut(position) {
+            *slot = Some(OverSlot {
+                name: ident,
+                span: (start, end),
+                elem: elem.clone(),
+                input_at: (si.0 - start) / size,
+                output_at: (so.0 - start) / size,
+            });
+        }
+    }
     if let Some(flags) = plan.state.flags {
         let f = ulit(flags);
         items.push(quote! {
@@ -764,7 +847,14 @@ pub fn generate(
         let (sg, idx) = (Literal::u32_unsuffixed(op.subgraph.0), Literal::u32_unsuffixed(op.index.0));
         quote!(#p::OpInfo { opcode: #opcode, subgraph: #sg, index: #idx, inputs: &[#(#ins),*], outputs: &[#(#outs),*] })
     });
-    let (op_fns, fns) = op_functions(plan, &access, &scratch_slots, &kernel_slots, &p);
+    let (op_fns, fns) = op_functions(
+        plan,
+        &access,
+        &scratch_slots,
+        &kernel_slots,
+        &over_slots,
+        &p,
+    );
     let dynamic = (!dynamic_items.is_empty()).then(|| {
         quote! {
             /// Tensors sized at run time (a `-1` dimension), left out of the plan: take each
@@ -921,14 +1011,31 @@ pub fn generate(
     let winner = plan.plan.winner().name();
     let proven = plan.plan.proven_optimal();
     let model_path = &cg.model_path;
+    // With outputs over the inputs they consume, the bound counts each such pair at its
+    // smallest span, and the tensor-level bound comes beside it.
+    let bounds = if plan.problem.overlaps().is_empty() {
+        quote! {
+            /// The most bytes (sizes rounded up to `ALIGN`) live at one time: no plan can be smaller.
+            pub const LOWER_BOUND_BYTES: u64 = #lower;
+        }
+    } else {
+        let tensor_level = lit(plan.tensor_bound_bytes());
+        quote! {
+            /// The most bytes (sizes rounded up to `ALIGN`) live at one time, each output that may lie
+            /// over the input it consumes counted at the pair's smallest span: no plan can be smaller.
+            pub const LOWER_BOUND_BYTES: u64 = #lower;
+            /// The most bytes live at one time with every tensor in bytes of its own: no plan of
+            /// whole tensors can be smaller.
+            pub const TENSOR_BOUND_BYTES: u64 = #tensor_level;
+        }
+    };
     Ok(quote! {
         #(#[doc = #docs])*
         #[allow(clippy::all, clippy::pedantic, dead_code)]
         pub mod #module {
             /// Bytes of the arena: the planned region every non-constant, non-variable tensor lives in.
             pub const ARENA_BYTES: usize = #arena;
-            /// The most bytes (sizes rounded up to `ALIGN`) live at one time: no plan can be smaller.
-            pub const LOWER_BOUND_BYTES: u64 = #lower;
+            #bounds
             /// Bytes the tensors would take without reuse.
             pub const NAIVE_BYTES: u64 = #naive;
             /// Alignment of every offset and size.
@@ -1096,21 +1203,40 @@ const PROOF_CHUNK: usize = 65_536;
 /// each with the slot it enters above, and the slots sorted by last time; checked in chunks of
 /// [`PROOF_CHUNK`] slots, each a `const` item inside one block (so its names clash with nothing).
 /// Work linear in the slots, at build time and when the crate compiles.
+///
+/// With outputs allowed over the inputs they consume (`plan.problem.overlaps()`), every step is
+/// split in two, as the planner splits time (`plan::overlap`): a slot live from `f` to `l` is
+/// live from `2f` to `2l + 1`, except that a pair's input leaves after `2l` and its output
+/// enters at `2f + 1`. Every other two slots live at the same time still meet (the pairs of
+/// each time are complete), and each pair that shares bytes is proven by its op's
+/// `kernels::overlap::fits` assertion instead.
 fn disjointness_proof(plan: &ModelPlan, p: &TokenStream) -> TokenStream {
+    let pairs = plan.problem.overlaps();
+    let split = !pairs.is_empty();
+    let inputs: std::collections::BTreeSet<usize> = pairs.iter().map(|o| o.input).collect();
+    let outputs: std::collections::BTreeSet<usize> = pairs.iter().map(|o| o.output).collect();
+    let input_of_pair = |b: usize| inputs.contains(&b);
+    let output_of_pair = |b: usize| outputs.contains(&b);
     // (first, last, offset, end) of every slot with bytes.
     let mut spans: Vec<(u32, u32, u64, u64)> = plan
         .problem
         .buffers()
         .iter()
         .zip(plan.plan.offsets())
-        .filter(|(b, _)| b.size > 0)
-        .map(|(b, &o)| {
-            (
-                b.lifetime.first,
-                b.lifetime.last,
-                o,
-                o + plan.problem.aligned_size(b.size),
-            )
+        .enumerate()
+        .filter(|(_, (b, _))| b.size > 0)
+        .map(|(i, (b, &o))| {
+            let (first, last) = if split {
+                // Times stay below 2^31 in problems with overlaps (`MAX_OVERLAP_TIME`).
+                let (f, l) = (b.lifetime.first * 2, b.lifetime.last * 2);
+                (
+                    f + u32::from(output_of_pair(i)),
+                    l + u32::from(!input_of_pair(i)),
+                )
+            } else {
+                (b.lifetime.first, b.lifetime.last)
+            };
+            (first, last, o, o + plan.problem.aligned_size(b.size))
         })
         .collect();
     spans.sort_unstable();
@@ -1218,6 +1344,21 @@ pub(crate) struct OpFn {
     pub scratch: usize,
     /// It hands out its kernel state (`&mut [u32]` in the persistent region) last.
     pub kernel_state: bool,
+    /// Its output lies over its first input: `o0` is one view of both, the input this many
+    /// elements in, and the output this many ([`ops::Lower::overlap`]).
+    pub overlap: Option<(u64, u64)>,
+}
+
+/// One view of an op's output and the input it writes over (`ModelPlan::overlapped`).
+#[derive(Clone)]
+struct OverSlot {
+    name: syn::Ident,
+    /// Bytes of the arena it covers.
+    span: (u64, u64),
+    elem: TokenStream,
+    /// Where the input and the output start in it, in elements.
+    input_at: u64,
+    output_at: u64,
 }
 
 /// One view an op function hands out, from one region.
@@ -1243,6 +1384,7 @@ fn op_functions(
     access: &[Access],
     scratch: &[Vec<(syn::Ident, (u64, u64))>],
     kernel_state: &[Option<(syn::Ident, (u64, u64))>],
+    over: &[Option<OverSlot>],
     p: &TokenStream,
 ) -> (TokenStream, Vec<OpFn>) {
     let model = &plan.model;
@@ -1285,7 +1427,16 @@ fn op_functions(
             state: None,
             span: None,
         };
+        let over_slot = over.get(position).cloned().flatten();
         for (i, input) in op.inputs.iter().enumerate() {
+            if i == 0 && over_slot.is_some() {
+                reads.push(unit());
+                read_docs.push(format!(
+                    "(`{}` is written over: see below)",
+                    input.map_or("", |t| tensor_name(base + t.get()))
+                ));
+                continue;
+            }
             match input.map(|t| (base + t.get(), access.get(base + t.get()))) {
                 None => {
                     reads.push(unit());
@@ -1353,8 +1504,27 @@ fn op_functions(
                 }
             }
         }
-        for output in &op.outputs {
+        for (k, output) in op.outputs.iter().enumerate() {
             let id = base + output.get();
+            if k == 0
+                && let Some(o) = &over_slot
+            {
+                let name = &o.name;
+                let elem = &o.elem;
+                writes.push(View {
+                    ty: quote!(&'a mut [#elem]),
+                    value: quote!(super::#name),
+                    state: Some(false),
+                    span: Some((name.clone(), o.span)),
+                });
+                write_docs.push(format!(
+                    "`{}` over its input ({name}: the input {} elements in, the output {})",
+                    tensor_name(id),
+                    o.input_at,
+                    o.output_at
+                ));
+                continue;
+            }
             match access.get(id) {
                 Some(Access::Slot {
                     name,
@@ -1433,6 +1603,7 @@ fn op_functions(
                 moved: moved_inputs,
                 scratch: op_scratch.len(),
                 kernel_state: op_state.is_some(),
+                overlap: over_slot.as_ref().map(|o| (o.input_at, o.output_at)),
             };
         }
         let fname = if sg == 0 {

@@ -12,6 +12,7 @@
 //!     offline = "replan",          // "honour" (default) or "replan" an offline plan
 //!     invoke = true,               // generate `invoke` (runtime feature `kernels`)
 //!     fallback = crate::my_ops,    // with invoke: `my_ops::op_N(views)` for ops without a kernel
+//!     overlap = false,             // with invoke: keep every output off the input it consumes
 //!     dynamic = "cache",           // tensors with -1 dimensions: from a BufferCache at run time
 //! )
 //! ```
@@ -158,6 +159,9 @@ struct Parsed {
     runtime: syn::Path,
     invoke: bool,
     fallback: Option<syn::Path>,
+    /// `overlap = ...` as given: outputs over the inputs they consume (with `invoke`, on unless
+    /// `false`).
+    overlap: Option<(bool, Span)>,
 }
 
 fn parse_args(input: Input) -> Result<Parsed, syn::Error> {
@@ -174,6 +178,7 @@ fn parse_args(input: Input) -> Result<Parsed, syn::Error> {
         runtime: syn::parse_quote!(::stowplan),
         invoke: false,
         fallback: None,
+        overlap: None,
     };
     let mut seen: Vec<String> = Vec::new();
     for Arg { key, value } in input.args {
@@ -263,11 +268,23 @@ fn parse_args(input: Input) -> Result<Parsed, syn::Error> {
                 ("invoke", Value::Expr(e)) => {
                     return Err(err(e.span(), "invoke must be true or false"));
                 }
+                (
+                    "overlap",
+                    Value::Expr(Expr::Lit(syn::ExprLit {
+                        lit: syn::Lit::Bool(b),
+                        ..
+                    })),
+                ) => {
+                    parsed.overlap = Some((b.value, b.span()));
+                }
+                ("overlap", Value::Expr(e)) => {
+                    return Err(err(e.span(), "overlap must be true or false"));
+                }
                 (other, _) => {
                     return Err(err(
                         key.span(),
                         format!(
-                            "unknown option `{other}`; expected one of budget, align, planner, name, crate, shape, offline, invoke, fallback, dynamic, fold_cap"
+                            "unknown option `{other}`; expected one of budget, align, planner, name, crate, shape, offline, invoke, fallback, overlap, dynamic, fold_cap"
                         ),
                     ));
                 }
@@ -469,7 +486,20 @@ fn load(parsed: &Parsed, name: &Ident, manifest_dir: Option<&Path>) -> Result<Lo
             const _: &[u8] = ::core::include_bytes!(#a);
         ),
     };
-    let options = parsed.options.clone().with_invoke(parsed.invoke);
+    let mut options = parsed.options.clone().with_invoke(parsed.invoke);
+    match parsed.overlap {
+        Some((true, span)) if !parsed.invoke => {
+            return Err((
+                err(
+                    span,
+                    "overlap = true needs invoke = true: only the runtime's own kernels keep the order it relies on",
+                ),
+                tracking,
+            ));
+        }
+        Some((on, _)) => options.overlaps = on && parsed.invoke,
+        None => {}
+    }
     let plan = plan_model(&bytes, &options)
         .map_err(|e| (err(span, format!("{rel}: {e}")), tracking.clone()))?;
     Ok(Loaded {

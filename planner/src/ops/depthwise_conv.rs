@@ -143,14 +143,5 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
             ));
         }
     };
-    let bias = cx.optional_view(2);
-    Ok(Call {
-        params: Some(params),
-        body: quote!(#k::#f(&params::#pname, i0, i1, #bias, o0);),
-        reads: if cx.optional_input(2).is_some() {
-            vec![0, 1, 2]
-        } else {
-            vec![0, 1]
-        },
-    })
+    Ok(cx.conv_call(&f, params))
 }

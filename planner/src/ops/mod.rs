@@ -411,6 +411,10 @@ pub struct Lower<'a> {
     /// Outputs of folded ops ([`crate::fold`]): constants too, with the bytes computed when the
     /// crate compiled (empty when nothing was folded).
     pub folded: &'a FoldedData,
+    /// The op writes its output over its first input, which it consumes
+    /// ([`crate::ModelPlan::overlapped`]): the view `o0` holds both, the input `.0` elements in
+    /// and the output `.1` (CONV_2D and DEPTHWISE_CONV_2D only; `None` otherwise).
+    pub overlap: Option<(u64, u64)>,
 }
 
 impl<'a> Lower<'a> {
@@ -454,6 +458,43 @@ impl<'a> Lower<'a> {
     }
 
     /// `Some(i<i>)` or `None` for an optional input's view.
+    /// The kernel call of a CONV_2D or DEPTHWISE_CONV_2D (`f`, with input 0, the filter, the
+    /// optional bias and the output) and its parameters: on one buffer through
+    /// `kernels::overlap` when the output lies over the input ([`Lower::overlap`]), with a
+    /// compile-time proof that the offsets suit the driver.
+    fn conv_call(&self, f: &TokenStream, params: TokenStream) -> Call {
+        let k = self.k();
+        let pname = self.params;
+        let bias = self.optional_view(2);
+        let with_bias = self.optional_input(2).is_some();
+        match self.overlap {
+            None => Call {
+                params: Some(params),
+                body: quote!(#k::#f(&params::#pname, i0, i1, #bias, o0);),
+                reads: if with_bias { vec![0, 1, 2] } else { vec![0, 1] },
+            },
+            Some((input_at, output_at)) => {
+                let (ia, oa) = (
+                    Literal::u64_unsuffixed(input_at),
+                    Literal::u64_unsuffixed(output_at),
+                );
+                let why = format!(
+                    "{}: its input must start at least the overlapped driver's least displacement above its output",
+                    self.op.desc()
+                );
+                Call {
+                    params: Some(quote! {
+                        #params
+                        const _: () = ::core::assert!(#k::overlap::fits(&#pname.geometry, #ia, #oa), #why);
+                    }),
+                    // `fits` holds, so every chunk runs (the result is `true`).
+                    body: quote!(let _ = #k::overlap::#f(&params::#pname, o0, #ia, #oa, i1, #bias);),
+                    reads: if with_bias { vec![1, 2] } else { vec![1] },
+                }
+            }
+        }
+    }
+
     fn optional_view(&self, i: usize) -> TokenStream {
         if self.optional_input(i).is_some() {
             let v = format_ident!("i{i}");

@@ -286,6 +286,19 @@ fn dot_offset_s8(input: &[i8], filter: &[i8], input_offset: i32) -> i32 {
 /// blocked matrix product with the DSP extension's instructions, and the other shapes' sums
 /// four elements per step with them (`simd`); the outputs are the same.
 pub fn conv2d_s8(p: &ConvS8, input: &[i8], filter: &[i8], bias: Option<&[i32]>, output: &mut [i8]) {
+    conv2d_s8_inlined(p, input, filter, bias, output);
+}
+
+/// [`conv2d_s8`]'s body, inlined where it is called: the overlapped driver's chunks run it
+/// inside the driver's own function (so each op is one call of a kernel function).
+#[inline(always)]
+pub(super) fn conv2d_s8_inlined(
+    p: &ConvS8,
+    input: &[i8],
+    filter: &[i8],
+    bias: Option<&[i32]>,
+    output: &mut [i8],
+) {
     #[cfg(stowplan_dsp)]
     if super::simd::conv1x1_s8(p, input, filter, bias, output) {
         return;

@@ -119,6 +119,18 @@ pub fn depthwise_conv2d_s8(
     bias: Option<&[i32]>,
     output: &mut [i8],
 ) {
+    depthwise_conv2d_s8_inlined(p, input, filter, bias, output);
+}
+
+/// [`depthwise_conv2d_s8`]'s body, inlined where it is called (as `conv2d_s8_inlined`).
+#[inline(always)]
+pub(super) fn depthwise_conv2d_s8_inlined(
+    p: &ConvS8,
+    input: &[i8],
+    filter: &[i8],
+    bias: Option<&[i32]>,
+    output: &mut [i8],
+) {
     #[cfg(stowplan_dsp)]
     if super::simd::depthwise_s8(p, input, filter, bias, output) {
         return;

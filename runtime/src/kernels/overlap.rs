@@ -12,9 +12,10 @@
 //! its window reaches, or its pixel): below the split, the chunk's output elements; above it,
 //! the input rows the chunk reads, as a smaller image with the padding moved to match (so the
 //! kernel computes exactly the elements it computes on the whole image). A chunk grows while
-//! its last output element stays below `d + r(first unit)`, so what it writes lies over input
-//! no later unit reads: every input element is read, for the last time, before anything is
-//! written over it, whatever the kernels do inside a chunk.
+//! its last output element stays below `d + r(first unit)` (a chunk of pixels stops one short
+//! of an odd length, unless it is one pixel or ends the tensor), so what it writes lies over
+//! input no later unit reads: every input element is read, for the last time, before anything
+//! is written over it, whatever the kernels do inside a chunk.
 //!
 //! # The displacement
 //!
@@ -27,7 +28,7 @@
 //! [`min_displacement`] is a `const fn`, so generated code proves at compile time that its
 //! planned offsets satisfy it.
 
-use super::conv::ConvGeometry;
+use super::conv::{ConvF32, ConvGeometry, ConvS8, ConvS16};
 
 /// The op as [`overlapped`] walks it: its units and the elements they touch.
 #[derive(Clone, Copy)]
@@ -264,6 +265,11 @@ pub fn overlapped<T>(
         while v < walk.units && walk.split(v).0 == b && walk.out_end(v) <= limit {
             v += 1;
         }
+        if walk.pointwise && v - u > 1 && (v - u) % 2 == 1 && v < walk.units {
+            // An even number of pixels where it can: the DSP 1 x 1 kernel takes them in
+            // pairs, and an odd last pixel goes channel by channel.
+            v -= 1;
+        }
         let y1 = y0 + (v - u);
         let (r0, r1) = (walk.first_row(y0), walk.end_row(y1 - 1));
         let sub = if walk.pointwise {
@@ -289,6 +295,80 @@ pub fn overlapped<T>(
         u = v;
     }
     true
+}
+
+/// Whether [`overlapped`] runs `g` with the input at `input_at` and the output at `output_at`
+/// (elements) of one buffer: the two share no element, or the input starts at least
+/// [`min_displacement`] above the output. Generated code asserts it at compile time for the
+/// offsets it was planned with.
+#[must_use]
+pub const fn fits(g: &ConvGeometry, input_at: usize, output_at: usize) -> bool {
+    let (Some(i), Some(o)) = (elements(&g.input), elements(&g.output)) else {
+        return false;
+    };
+    let (Some(in_end), Some(out_end)) = (input_at.checked_add(i), output_at.checked_add(o)) else {
+        return false;
+    };
+    if in_end <= output_at || out_end <= input_at {
+        return Walk::of(g).is_some();
+    }
+    match (min_displacement(g), input_at.checked_sub(output_at)) {
+        (Some(least), Some(d)) => d >= least,
+        _ => false,
+    }
+}
+
+/// The element count of a shape, `None` on overflow.
+const fn elements(shape: &[usize; 4]) -> Option<usize> {
+    mul(get!(mul(shape[0], shape[1])), get!(mul(shape[2], shape[3])))
+}
+
+/// One buffer's entry point for each CONV_2D and DEPTHWISE_CONV_2D kernel: [`overlapped`] with
+/// the kernel on each chunk (`$kernel`: the int8 ones inlined, so that an op is one call of a
+/// kernel function, as the instruction counter's per-op table takes it), its parameters'
+/// geometry the chunk's. Never inlined itself, for the same reason.
+macro_rules! on_one_buffer {
+    ($($(#[$doc:meta])* $name:ident => $kernel:path, ($params:ident, $t:ty, $filter:ty, $bias:ty);)*) => {$(
+        $(#[$doc])*
+        ///
+        /// The input's elements at `buf[input_at..]`, the output's at `buf[output_at..]`; returns
+        /// what [`overlapped`] returns.
+        #[inline(never)]
+        pub fn $name(
+            p: &$params,
+            buf: &mut [$t],
+            input_at: usize,
+            output_at: usize,
+            filter: &[$filter],
+            bias: Option<&[$bias]>,
+        ) -> bool {
+            overlapped(&p.geometry, buf, input_at, output_at, |g, input, output| {
+                let p = $params { geometry: *g, ..*p };
+                $kernel(&p, input, filter, bias, output);
+            })
+        }
+    )*};
+}
+
+on_one_buffer! {
+    /// [`super::conv2d_s8`] on one buffer.
+    conv2d_s8 => super::conv::conv2d_s8_inlined, (ConvS8, i8, i8, i32);
+    /// [`super::conv2d_s8_i4`] on one buffer.
+    conv2d_s8_i4 => super::conv2d_s8_i4, (ConvS8, i8, u8, i32);
+    /// [`super::conv2d_s16`] on one buffer.
+    conv2d_s16 => super::conv2d_s16, (ConvS16, i16, i8, i64);
+    /// [`super::conv2d_s16_acc32`] on one buffer.
+    conv2d_s16_acc32 => super::conv2d_s16_acc32, (ConvS16, i16, i8, i32);
+    /// [`super::conv2d_f32`] on one buffer.
+    conv2d_f32 => super::conv2d_f32, (ConvF32, f32, f32, f32);
+    /// [`super::depthwise_conv2d_s8`] on one buffer.
+    depthwise_conv2d_s8 => super::depthwise_conv::depthwise_conv2d_s8_inlined, (ConvS8, i8, i8, i32);
+    /// [`super::depthwise_conv2d_s8_i4`] on one buffer.
+    depthwise_conv2d_s8_i4 => super::depthwise_conv2d_s8_i4, (ConvS8, i8, u8, i32);
+    /// [`super::depthwise_conv2d_s16`] on one buffer.
+    depthwise_conv2d_s16 => super::depthwise_conv2d_s16, (ConvS16, i16, i8, i64);
+    /// [`super::depthwise_conv2d_f32`] on one buffer.
+    depthwise_conv2d_f32 => super::depthwise_conv2d_f32, (ConvF32, f32, f32, f32);
 }
 
 #[cfg(test)]
@@ -589,6 +669,30 @@ mod tests {
                     !overlapped(&g, &mut buf, least - 1, 0, &kernel),
                     "{g:?} D − 1"
                 );
+            }
+        }
+    }
+
+    /// `fits` says exactly where the driver runs: disjoint, or at least `D` above.
+    #[test]
+    fn fits_is_where_the_driver_runs() {
+        let mut rng = Rng(0x0f17_5000);
+        for case in 0..CASES {
+            let g = random_geometry(&mut rng, case % 2 == 1);
+            let least = min_displacement(&g).unwrap();
+            let (input, output) = (elements(g.input), elements(g.output));
+            let len = input + output + least;
+            for (i, o) in [
+                (least, 0),
+                (least.saturating_sub(1), 0),
+                (0, input),
+                (output, 0),
+                (0, 1),
+                (len - input, 0),
+            ] {
+                let mut buf = vec![0_i8; len.max(i + input).max(o + output)];
+                let runs = overlapped(&g, &mut buf, i, o, |_, _, _| {});
+                assert_eq!(fits(&g, i, o), runs, "{g:?} input at {i}, output at {o}");
             }
         }
     }

@@ -7,6 +7,7 @@
 /// |---|--:|
 /// | arena (10 tensors) | 720 |
 /// | lower bound | 720 (gap 0.00 %) |
+/// | tensor-level bound (every tensor in bytes of its own; 1 of 1 outputs over the input they consume) | 720 |
 /// | naive (no reuse) | 1,696 (saving 976) |
 /// | state (persistent: 0 variable tensors, 0 resource variables) | 0 |
 /// | RAM (arena + state) | 720 |
@@ -14,12 +15,12 @@
 ///
 /// Planner: auto (plan by greedy), proven optimal; alignment 16.
 ///
-/// Layout (time down, arena address across; `.` is free):
+/// Layout (time down, arena address across; `.` is free, `!` an output over the input it consumes):
 ///
 /// ```text
 /// time  0                                                        720 B
-///    0  ................................................000000000000  144
-///    1  111111111111111111111111111111111111111111111111000000000000  720
+///    0  .......................................000000000000.........  144
+///    1  111111111111111111111111111111111111111!!!!!!!!!000.........  720
 ///    2  111111111111111111111111111111111111111111111111222222222222  720
 ///    3  ....................................333333333333222222222222  288
 ///    4  444444444444........................333333333333222222222222  432
@@ -39,8 +40,12 @@
 pub mod cnn {
     /// Bytes of the arena: the planned region every non-constant, non-variable tensor lives in.
     pub const ARENA_BYTES: usize = 720;
-    /// The most bytes (sizes rounded up to `ALIGN`) live at one time: no plan can be smaller.
+    /// The most bytes (sizes rounded up to `ALIGN`) live at one time, each output that may lie
+    /// over the input it consumes counted at the pair's smallest span: no plan can be smaller.
     pub const LOWER_BOUND_BYTES: u64 = 720;
+    /// The most bytes live at one time with every tensor in bytes of its own: no plan of
+    /// whole tensors can be smaller.
+    pub const TENSOR_BOUND_BYTES: u64 = 720;
     /// Bytes the tensors would take without reuse.
     pub const NAIVE_BYTES: u64 = 1_696;
     /// Alignment of every offset and size.
@@ -91,9 +96,9 @@ pub mod cnn {
         ::core::cfg!(target_endian = "little"),
         "TFLite constant data is little-endian; this target is not"
     );
-    /// `serving_default_image:0` `int8[1,12,12,1]`, input, lifetime 0..=1, offset 576, 144 bytes
+    /// `serving_default_image:0` `int8[1,12,12,1]`, input, lifetime 0..=1, offset 464, 144 bytes
     pub const SERVING_DEFAULT_IMAGE_0: ::stowplan::Slot<Activations, i8> = ::stowplan::Slot::new(
-        576,
+        464,
         144,
     );
     const _: () = ::core::assert!(
@@ -229,6 +234,14 @@ pub mod cnn {
         PARTITIONEDCALL_0.end() <= ARENA_BYTES,
         "slot PARTITIONEDCALL_0 lies outside the arena"
     );
+    /// `Relu;add;Conv2D;Const_61` written over `serving_default_image:0`, which op 0 (CONV_2D) of subgraph 0 consumes: one view of both for its overlapped kernel, offset 0, 608 bytes (the input 464 bytes in, the output 0)
+    pub const OVERLAP_OP_0: ::stowplan::Slot<Activations, i8> = ::stowplan::Slot::new(
+        0,
+        608,
+    );
+    const _: () = ::core::assert!(
+        OVERLAP_OP_0.end() <= ARENA_BYTES, "slot OVERLAP_OP_0 lies outside the arena"
+    );
     /// The model's input tensors (indexes into `TENSORS`); their slots are in `inputs`.
     pub const INPUTS: &[u32] = &[0];
     /// The model's output tensors (indexes into `TENSORS`); their slots are in `outputs`.
@@ -254,7 +267,7 @@ pub mod cnn {
             dtype: "int8",
             shape: &[1, 12, 12, 1],
             location: ::stowplan::__private_v1::Location::Arena {
-                offset: 576,
+                offset: 464,
                 bytes: SERVING_DEFAULT_IMAGE_0.bytes(),
             },
         },
@@ -501,16 +514,16 @@ pub mod cnn {
     const _: () = {
         use ::stowplan::__private_v1::Span;
         const SPANS: &[Span; 10] = &[
-            Span::bytes(576..720).live(1..=2),
-            Span::bytes(0..576).live(2..=3),
-            Span::bytes(576..720).live(3..=6).above(1),
-            Span::bytes(432..576).live(4..=7),
-            Span::bytes(0..144).live(5..=6),
-            Span::bytes(288..432).live(6..=7).above(4),
-            Span::bytes(0..288).live(7..=8),
-            Span::bytes(288..368).live(8..=10).above(6),
-            Span::bytes(16..32).live(10..=11),
-            Span::bytes(0..16).live(11..=11),
+            Span::bytes(464..608).live(2..=4),
+            Span::bytes(0..576).live(5..=7),
+            Span::bytes(576..720).live(6..=13).above(1),
+            Span::bytes(432..576).live(8..=15),
+            Span::bytes(0..144).live(10..=13),
+            Span::bytes(288..432).live(12..=15).above(4),
+            Span::bytes(0..288).live(14..=17),
+            Span::bytes(288..368).live(16..=21).above(6),
+            Span::bytes(16..32).live(20..=23),
+            Span::bytes(0..16).live(22..=23),
         ];
         const ENDS: &[u32; 10] = &[0, 1, 2, 4, 3, 5, 6, 7, 8, 9];
         const CHECKED_0: ::stowplan::__private_v1::Disjoint<10> = ::stowplan::__private_v1::Disjoint::<
@@ -533,25 +546,16 @@ pub mod cnn {
     ///
     /// - op 7 (`RESHAPE`): an output shares bytes with another of its tensors.
     pub mod ops {
-        /// Views of op 0, `CONV_2D`: reads `serving_default_image:0` (SERVING_DEFAULT_IMAGE_0), `Conv2D` (CONV2D, constant), `Relu;add;Conv2D;Const_6` (RELU_8, constant); writes `Relu;add;Conv2D;Const_61` (RELU_10).
+        /// Views of op 0, `CONV_2D`: reads (`serving_default_image:0` is written over: see below), `Conv2D` (CONV2D, constant), `Relu;add;Conv2D;Const_6` (RELU_8, constant); writes `Relu;add;Conv2D;Const_61` over its input (OVERLAP_OP_0: the input 464 elements in, the output 0).
         #[inline]
         pub fn op_0(
             arena: &mut super::Arena,
-        ) -> ((&[i8], &'static [i8], &'static [i32]), (&mut [i8],)) {
-            arena
-                .views(
-                    (super::SERVING_DEFAULT_IMAGE_0, super::CONV2D, super::RELU_8),
-                    (super::RELU_10,),
-                )
+        ) -> (((), &'static [i8], &'static [i32]), (&mut [i8],)) {
+            arena.views(((), super::CONV2D, super::RELU_8), (super::OVERLAP_OP_0,))
         }
         const _: () = ::stowplan::__private_v1::assert_op_disjoint(
-            &[
-                (
-                    super::SERVING_DEFAULT_IMAGE_0.offset(),
-                    super::SERVING_DEFAULT_IMAGE_0.end(),
-                ),
-            ],
-            &[(super::RELU_10.offset(), super::RELU_10.end())],
+            &[],
+            &[(super::OVERLAP_OP_0.offset(), super::OVERLAP_OP_0.end())],
         );
         /// Views of op 1, `MAX_POOL_2D`: reads `Relu;add;Conv2D;Const_61` (RELU_10); writes `MaxPool2d` (MAXPOOL2D).
         #[inline]
@@ -689,6 +693,10 @@ pub mod cnn {
             act_min: -128,
             act_max: 127,
         };
+        const _: () = ::core::assert!(
+            ::stowplan::kernels::overlap::fits(& OP_0.geometry, 464, 0),
+            "op 0 (CONV_2D) of subgraph 0: its input must start at least the overlapped driver's least displacement above its output"
+        );
         /// op 1 (MAX_POOL_2D) of subgraph 0
         pub const OP_1: ::stowplan::kernels::PoolS8 = ::stowplan::kernels::PoolS8 {
             geometry: ::stowplan::kernels::PoolGeometry {
@@ -863,13 +871,14 @@ pub mod cnn {
     /// one, the fallback's `op_N` on their views); nothing is planned or parsed here.
     pub fn invoke(arena: &mut Arena) {
         {
-            let ((i0, i1, i2), (o0,)) = ops::op_0(arena);
-            ::stowplan::kernels::conv2d_s8(
+            let ((_, i1, i2), (o0,)) = ops::op_0(arena);
+            let _ = ::stowplan::kernels::overlap::conv2d_s8(
                 &params::OP_0,
-                i0,
+                o0,
+                464,
+                0,
                 i1,
                 ::core::option::Option::Some(i2),
-                o0,
             );
         }
         {
