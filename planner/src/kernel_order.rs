@@ -10,7 +10,7 @@
 //! one past unit `u`'s last output, `r(u)` its first input), and no smaller one. [`min_displacement`]
 //! is that function itself, compiled here from the runtime's source, times the element size;
 //! generated code asserts at compile time that the offsets it was planned with satisfy it, and
-//! the plan's own check ([`crate::overlap_proof`]) derives `D` again with code of its own.
+//! the plan's own check (module `overlap_proof`) derives `D` again with code of its own.
 //!
 //! Every other op keeps whole-tensor planning (its kernel reads and writes separate slices).
 
@@ -127,8 +127,11 @@ pub fn min_displacement(g: &ConvGeometry, element: u64) -> Option<i64> {
     i64::try_from(u64::try_from(d).ok()?.checked_mul(element)?).ok()
 }
 
-/// The pairs of `plan`'s buffers whose output may cover the input it consumes: see
-/// [`overlaps`].
+/// The pairs of `plan`'s buffers whose output may cover the input it consumes: each CONV_2D and
+/// DEPTHWISE_CONV_2D of one element type (int8, int16, float32, with the weights its kernels
+/// take) whose first input dies at the op (not a subgraph output, not read again by the op) and
+/// is written by it into one output, both planned online on buffers of their own, at
+/// [`min_displacement`].
 #[must_use]
 pub fn model_overlaps(plan: &crate::ModelPlan) -> Vec<Overlap> {
     overlaps(
