@@ -57,7 +57,8 @@ pub(crate) fn geometry_of(
         <[usize; 4]>::try_from(dims?).ok()
     };
     let (i, f, o) = (shape(input.id)?, shape(filter.id)?, shape(output.id)?);
-    let (padding, stride, dilation, depthwise) = match (&op.opcode, &op.options) {
+    // CONV_2D and DEPTHWISE_CONV_2D share the fields the geometry needs.
+    let (padding, stride, dilation) = match (&op.opcode, &op.options) {
         (
             Opcode::Builtin(BuiltinOp::CONV_2D),
             &OpOptions::Conv2D {
@@ -68,13 +69,8 @@ pub(crate) fn geometry_of(
                 dilation_h,
                 ..
             },
-        ) => (
-            padding,
-            (stride_h, stride_w),
-            (dilation_h, dilation_w),
-            false,
-        ),
-        (
+        )
+        | (
             Opcode::Builtin(BuiltinOp::DEPTHWISE_CONV_2D),
             &OpOptions::DepthwiseConv2D {
                 padding,
@@ -84,14 +80,10 @@ pub(crate) fn geometry_of(
                 dilation_h,
                 ..
             },
-        ) => (
-            padding,
-            (stride_h, stride_w),
-            (dilation_h, dilation_w),
-            true,
-        ),
+        ) => (padding, (stride_h, stride_w), (dilation_h, dilation_w)),
         _ => return None,
     };
+    let depthwise = op.opcode == Opcode::Builtin(BuiltinOp::DEPTHWISE_CONV_2D);
     let positive = |v: i32| usize::try_from(v).ok().filter(|&v| v > 0);
     let stride = (positive(stride.0)?, positive(stride.1)?);
     let dilation = (positive(dilation.0)?, positive(dilation.1)?);

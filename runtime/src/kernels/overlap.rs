@@ -375,7 +375,7 @@ on_one_buffer! {
 mod tests {
     use super::super::conv::{ConvS8, conv2d_s8_portable};
     use super::super::depthwise_conv::depthwise_conv2d_s8_portable;
-    use super::super::{ConvF32, Requant, conv2d_f32};
+    use super::super::{ConvF32, conv2d_f32};
     use super::*;
     extern crate std;
     use std::vec;
@@ -587,22 +587,9 @@ mod tests {
         }
     }
 
-    /// 24 multipliers of the models' form, for up to 24 output channels.
-    static REQUANT: [Requant; 24] = {
-        let mut r = [Requant {
-            multiplier: 0,
-            shift: 0,
-        }; 24];
-        let mut i = 0;
-        while i < 24 {
-            r[i] = Requant {
-                multiplier: (1 << 30) + (i as i32) * 37_000_001,
-                shift: -6 - (i as i32 % 4),
-            };
-            i += 1;
-        }
-        r
-    };
+    // 24 multipliers of the models' form (the blocked kernels' tests'), for up to 24 output
+    // channels.
+    use super::super::simd::tests::REQUANT;
 
     /// The int8 kernels on one buffer give what they give on two, at every displacement tried,
     /// and refuse one element closer (their output then differs). The DSP build's blocked

@@ -951,7 +951,7 @@ impl Window {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::super::Requant;
     use super::super::conv::{ConvGeometry, conv2d_s8_portable};
     use super::super::depthwise_conv::depthwise_conv2d_s8_portable;
@@ -978,7 +978,7 @@ mod tests {
         }
     }
 
-    static REQUANT: [Requant; 24] = {
+    pub(in crate::kernels) static REQUANT: [Requant; 24] = {
         let mut r = [Requant {
             multiplier: 0,
             shift: 0,
