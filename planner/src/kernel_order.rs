@@ -119,6 +119,15 @@ pub fn min_displacement(g: &ConvGeometry, element: u64) -> Option<i64> {
     i64::try_from(u64::try_from(d).ok()?.checked_mul(element)?).ok()
 }
 
+/// The least displacement in bytes from which the runtime's driver runs an op of geometry `g`
+/// and `element` bytes per element in chunks of whole output rows (a pointwise op: one chunk,
+/// the input above the output's end); `None` as [`min_displacement`].
+#[must_use]
+pub fn row_displacement(g: &ConvGeometry, element: u64) -> Option<i64> {
+    let d = crate::kernels::overlap::row_displacement(g)?;
+    i64::try_from(u64::try_from(d).ok()?.checked_mul(element)?).ok()
+}
+
 /// The pairs of `plan`'s buffers whose output may cover the input it consumes: each CONV_2D and
 /// DEPTHWISE_CONV_2D of one element type (int8, int16, float32, with the weights its kernels
 /// take) whose first input dies at the op (not a subgraph output, not read again by the op) and
@@ -148,6 +157,23 @@ pub(crate) fn overlaps(
     problem: &Problem,
     tensor_buffers: &[Option<u32>],
 ) -> Vec<Overlap> {
+    pairs(model, tensors, lifetimes, problem, tensor_buffers)
+        .into_iter()
+        .map(|(pair, _)| pair)
+        .collect()
+}
+
+/// [`overlaps`], each pair with its preferred displacement in bytes: the least from which the
+/// driver's chunks are whole output rows ([`row_displacement`]), where the planner moves the
+/// pair when the arena has room (module `spread`).
+#[must_use]
+pub(crate) fn pairs(
+    model: &Model,
+    tensors: &[TensorInfo],
+    lifetimes: &Lifetimes,
+    problem: &Problem,
+    tensor_buffers: &[Option<u32>],
+) -> Vec<(Overlap, i64)> {
     let buffers = problem.buffers();
     let mut pairs = Vec::new();
     for (position, op) in model.ops.iter().enumerate() {
@@ -200,8 +226,10 @@ pub(crate) fn overlaps(
         {
             continue;
         }
-        if let Some(d) = min_displacement(&g, element) {
-            pairs.push(Overlap::new(bo, bi, d));
+        if let (Some(d), Some(rows)) =
+            (min_displacement(&g, element), row_displacement(&g, element))
+        {
+            pairs.push((Overlap::new(bo, bi, d), rows));
         }
     }
     pairs
@@ -235,18 +263,24 @@ mod tests {
     /// person_detect's first three ops (the figures), in bytes.
     #[test]
     fn person_detect_head() {
-        // DEPTHWISE 3x3 stride 2, 96² × 1 → 48² × 8: output row y (384 bytes) reads from input
-        // row 2y (96 bytes a row): the most at the last row, 48 · 384 − 94 · 96.
+        // DEPTHWISE 3x3 stride 2, 96² × 1 → 48² × 8: output pixel (y, x) (8 bytes) reads from
+        // input pixel (2y, 2x) (one byte): the most at the last pixel, 2304 · 8 − (94 · 96 + 94)
+        // (the 9,312 lets a pixel's outputs cover its own window's corner); in whole
+        // rows (384 bytes, reading from input row 2y of 96 bytes), 48 · 384 − 94 · 96.
         let op0 = window([1, 96, 96, 1], [1, 3, 3, 8], [1, 48, 48, 8], 2, 0);
-        assert_eq!(min_displacement(&op0, 1), Some(48 * 384 - 94 * 96));
-        // DEPTHWISE 3x3 stride 1 SAME, 48² × 8: two rows (a row's outputs end where the row
-        // below its window's top row ends).
+        assert_eq!(min_displacement(&op0, 1), Some(2304 * 8 - (94 * 96 + 94)));
+        assert_eq!(row_displacement(&op0, 1), Some(48 * 384 - 94 * 96));
+        // DEPTHWISE 3x3 stride 1 SAME, 48² × 8: one row and two pixels (pixel x of a row ends
+        // that far past its window's corner, pixel x − 1 of the row above); in whole rows, two.
         let op1 = window([1, 48, 48, 8], [1, 3, 3, 8], [1, 48, 48, 8], 1, 1);
-        assert_eq!(min_displacement(&op1, 1), Some(2 * 48 * 8));
+        assert_eq!(min_displacement(&op1, 1), Some(48 * 8 + 2 * 8));
+        assert_eq!(row_displacement(&op1, 1), Some(2 * 48 * 8));
         // CONV 1x1, 8 → 16 channels on 48², pixel by pixel: the last pixel's outputs end 8
         // bytes past its input's start, 18,432 + 8 above the output's start.
         let op2 = window([1, 48, 48, 8], [16, 1, 1, 8], [1, 48, 48, 16], 1, 0);
         assert_eq!(min_displacement(&op2, 1), Some(2304 * 16 - 2303 * 8));
+        // Its chunks are whole rows only with the input above the output's end.
+        assert_eq!(row_displacement(&op2, 1), Some(2304 * 16));
         // int16 and float32: the same walk in wider elements.
         assert_eq!(min_displacement(&op2, 4), Some(4 * (2304 * 16 - 2303 * 8)));
     }

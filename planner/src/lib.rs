@@ -92,6 +92,7 @@ pub mod pipeline;
 pub mod plan;
 pub mod problem_csv;
 pub mod quant;
+mod spread;
 pub mod state;
 pub mod tflite;
 pub mod verify;
@@ -411,14 +412,18 @@ pub fn plan_model(bytes: &[u8], options: &Options) -> Result<ModelPlan, PlanAren
     let mut arena = arena;
     let profile = plan::lower_bound(&arena.problem);
     let mut bound = profile.aligned_bytes;
+    // Each pair's preferred displacement (`spread`), once the problem has them.
+    let mut preferred = Vec::new();
     if options.overlaps {
-        let pairs = kernel_order::overlaps(
+        let (pairs, rows): (Vec<_>, Vec<_>) = kernel_order::pairs(
             &model,
             &tensors,
             &lifetimes,
             &arena.problem,
             &arena.tensor_buffers,
-        );
+        )
+        .into_iter()
+        .unzip();
         // A problem whose times are too late for split times keeps whole-tensor planning.
         if !pairs.is_empty()
             && let Ok(p) = plan::Problem::with_overlaps(
@@ -429,6 +434,7 @@ pub fn plan_model(bytes: &[u8], options: &Options) -> Result<ModelPlan, PlanAren
         {
             bound = plan::proven_bound(&p);
             arena.problem = p;
+            preferred = rows;
         }
     }
     // Along chains of pairs (an op's output over its input, itself over the next op's output)
@@ -449,6 +455,7 @@ pub fn plan_model(bytes: &[u8], options: &Options) -> Result<ModelPlan, PlanAren
             search_steps,
         },
     );
+    let plan = spread::spread(&arena.problem, plan, &preferred, honour);
     let verified = verify::verify(&arena.problem, &plan, honour)
         .map_err(|e| arena.unverified(&model, &lifetimes, e))?;
     overlap_proof::check(&overlap_proof::Planned {

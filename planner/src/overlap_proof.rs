@@ -12,10 +12,12 @@
 //! * pointwise (1 x 1 filter, stride 1, no padding, output rows and columns those of the input):
 //!   pixel `p` writes `[p·O, (p+1)·O)` and reads from `p·C`, so `D = max(O, P·O − (P−1)·C)`
 //!   elements over the `P` pixels of all batches;
-//! * otherwise output row `y` of batch `b` writes up to `(b·OH + y + 1)·OW·O` and reads from row
-//!   `max(0, y·stride − pad)` of its batch's input; that difference, in 128-bit integers, is
-//!   linear in `b` and piecewise linear in `y` (constant-zero read start above the first row
-//!   whose window starts inside the input), so `D` is its value at the ends of the pieces.
+//! * otherwise pixel `(b, y, x)` writes up to `((b·OH + y)·OW + x + 1)·O`, and neither it nor
+//!   a later pixel reads below its window's corner, `(b·H + t)·W·C + l·C` with `t` and `l` its
+//!   first row and column clamped into the input (below the start of row `t` only, when the
+//!   next output row's windows start at row `t` too); that difference, in 128-bit integers, is
+//!   linear in `b` and piecewise linear in `y` and `x`, so `D` is its greatest value at the
+//!   ends of the pieces.
 
 use crate::graph::TensorInfo;
 use crate::plan::{Plan, Problem};
@@ -214,16 +216,39 @@ fn needed(p: &Planned<'_>, in_t: TensorId, out_t: TensorId) -> Result<i128, Stri
             if extent <= pad_h || (oh - 1) * s - pad_h >= h {
                 return refuse("an output row's window reaches only padding");
             }
-            let (in_row, out_row) = (w * c, ow * oc);
-            let at = |b: i128, y: i128| {
-                (b * oh + y + 1) * out_row - (b * h + (y * s - pad_h).max(0)) * in_row
+            let sw = i128::from(stride.1);
+            // Pixel (b, y, x) writes up to `end`; no pixel from it on reads below `read`: the
+            // corner of its window (first row and column clamped into the input), or the
+            // start of its first row when the next output row starts at that row too.
+            let top = |y: i128| (y * s - pad_h).max(0);
+            let left = |x: i128| (x * sw - pad_w).clamp(0, w);
+            let value = |b: i128, y: i128, x: i128| {
+                let end = ((b * oh + y) * ow + x + 1) * oc;
+                let row = (b * h + top(y)) * w * c;
+                let shared = y + 1 < oh && top(y + 1) == top(y);
+                end - if shared { row } else { row + left(x) * c }
             };
-            // The first row whose window's top is inside the input: ⌈pad / stride⌉.
-            let inside = (pad_h + s - 1) / s;
+            // Rows below `e` share their first row with the next (their value grows with `y`
+            // and `x`: the last of them, at its last pixel); from `e` on the read start moves
+            // with `y` (linearly after row `e`, the last whose window starts at row 0) and with
+            // `x` (linearly between the columns where the window enters and leaves the input).
+            let e = (pad_h / s).min(oh - 1);
+            let xs = [
+                0,
+                pad_w / sw,
+                pad_w / sw + 1,
+                (w + pad_w) / sw,
+                (w + pad_w) / sw + 1,
+            ];
             let mut most = i128::MIN;
             for b in [0, n - 1] {
-                for y in [0, inside - 1, inside, oh - 1] {
-                    most = most.max(at(b, y.clamp(0, oh - 1)));
+                if e > 0 {
+                    most = most.max(value(b, e - 1, ow - 1));
+                }
+                for y in [e, e + 1, oh - 1] {
+                    for x in xs.iter().chain(&[ow - 1]) {
+                        most = most.max(value(b, y.min(oh - 1), (*x).min(ow - 1)));
+                    }
                 }
             }
             most.max(0)
@@ -288,20 +313,20 @@ mod tests {
     #[test]
     fn outputs_lie_over_their_inputs_at_the_least_displacement() {
         let plan = plan_model(&model(), &options()).unwrap();
-        // Depthwise: the last output row (24 bytes) ends 96 bytes past the start of the input
-        // row above it (6 · 24 − 4 · 12); 1×1: the last pixel's 8 outputs end 4 bytes past its
-        // input's start (36 · 8 − 35 · 4 = 148).
+        // Depthwise: the last pixel's outputs end 88 bytes past its window's corner, input
+        // pixel (4, 4) (6 · 6 · 4 − (4 · 6 + 4) · 2); 1×1: the last pixel's 8 outputs end 4
+        // bytes past its input's start (36 · 8 − 35 · 4 = 148).
         let pairs: Vec<i64> = plan
             .problem
             .overlaps()
             .iter()
             .map(|o| o.min_displacement)
             .collect();
-        assert_eq!(pairs, [96, 148]);
+        assert_eq!(pairs, [88, 148]);
         assert_eq!(plan.tensor_bound_bytes(), 144 + 288);
         assert_eq!(plan.lower_bound_bytes(), 148 + 144);
         assert_eq!(plan.arena_bytes(), plan.lower_bound_bytes());
-        // Only the 1×1 needs its pair (the depthwise op's span, 168, is below the peak).
+        // Only the 1×1 needs its pair (the depthwise op's span, 160, is below the peak).
         let names: Vec<(&str, &str)> = plan
             .overlapped()
             .iter()

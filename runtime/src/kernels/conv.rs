@@ -10,7 +10,7 @@
 
 #[cfg(not(stowplan_dsp))]
 use super::dot_s8;
-use super::{Requant, activation_f32, at, clamp_to_i8, fixed, product, sized, sized_mut};
+use super::{Requant, activation_f32, at, clamp_to_i8, fixed, product, sized_mut};
 
 /// NHWC geometry of CONV_2D / DEPTHWISE_CONV_2D.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -83,6 +83,45 @@ pub(super) fn origin(out: usize, stride: usize, pad: usize) -> isize {
     (out.wrapping_mul(stride) as isize).wrapping_sub(pad as isize)
 }
 
+/// Which part of an op's output one kernel call computes, for the overlapped driver's chunks
+/// of pixels ([`super::overlap`]): the call's geometry has the op's input rows it reads (all
+/// columns) and the output pixels it computes; those are the op's output columns `x0..` of
+/// its row, and the input slice starts `skip` pixels into the geometry's input (the pixels
+/// before it are not read, and may already hold output). [`Part::WHOLE`]: the geometry's own
+/// output and input, as every kernel's public entry takes them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Part {
+    /// The op's output column of the call's output column 0.
+    pub x0: usize,
+    /// Input pixels missing at the start of the call's input slice.
+    pub skip: usize,
+}
+
+impl Part {
+    /// The whole geometry: columns from 0, no pixel skipped.
+    pub const WHOLE: Self = Self { x0: 0, skip: 0 };
+
+    /// `input` cut to the input shape `dims` less the skipped pixels, `None` if shorter.
+    #[inline(always)]
+    pub fn input<'a, T>(self, input: &'a [T], dims: &[usize; 4]) -> Option<&'a [T]> {
+        let skipped = self.skip.checked_mul(dims[3])?;
+        input.get(..product(dims)?.checked_sub(skipped)?)
+    }
+
+    /// The window's origin in the input of the call's output column `out_x`.
+    #[inline(always)]
+    pub fn origin_x(self, out_x: usize, stride: usize, pad: usize) -> isize {
+        origin(self.x0.wrapping_add(out_x), stride, pad)
+    }
+
+    /// The index in the call's slice of the geometry's input pixel `pixel` (past the slice's
+    /// end, so never read, for a skipped one).
+    #[inline(always)]
+    pub fn pixel(self, pixel: usize) -> usize {
+        pixel.wrapping_sub(self.skip)
+    }
+}
+
 /// The taps `start..end` of an undilated window of `filter` taps at `origin` that lie in
 /// `0..size` (empty if none do).
 #[inline(always)]
@@ -126,6 +165,7 @@ fn conv_groups(g: &ConvGeometry) -> Option<(usize, usize)> {
 #[inline(always)]
 fn conv_loops<I, A: Copy, O>(
     g: &ConvGeometry,
+    part: Part,
     input: &[I],
     filter_elements: usize,
     output: &mut [O],
@@ -140,7 +180,7 @@ fn conv_loops<I, A: Copy, O>(
     let [output_d, filter_h, filter_w, _] = g.filter;
     let [_, output_h, output_w, _] = g.output;
     let (Some(input), Some(filter_size), Some(output)) = (
-        sized(input, &[batches, input_h, input_w, input_d]),
+        part.input(input, &[batches, input_h, input_w, input_d]),
         product(&[output_d, filter_h, filter_w, filter_input_depth])
             .filter(|&n| n <= filter_elements)
             .map(|_| filter_h * filter_w * filter_input_depth),
@@ -155,7 +195,7 @@ fn conv_loops<I, A: Copy, O>(
         for out_y in 0..output_h {
             let in_y_origin = origin(out_y, g.stride_h, g.pad_h);
             for out_x in 0..output_w {
-                let in_x_origin = origin(out_x, g.stride_w, g.pad_w);
+                let in_x_origin = part.origin_x(out_x, g.stride_w, g.pad_w);
                 let (x_start, x_end) = valid_taps(in_x_origin, filter_w, input_w);
                 for out_c in 0..output_d {
                     let group_base = out_c / filters_per_group * filter_input_depth;
@@ -166,7 +206,9 @@ fn conv_loops<I, A: Copy, O>(
                         else {
                             continue;
                         };
-                        let row = (batch * input_h + in_y) * input_w;
+                        // The row's first pixel in the slice (wrapping for a skipped one: its
+                        // reads then fall past the slice and are not made).
+                        let row = part.pixel((batch * input_h + in_y) * input_w);
                         let filter_row = filter_y * filter_w;
                         if whole_rows {
                             if x_start == x_end {
@@ -175,9 +217,9 @@ fn conv_loops<I, A: Copy, O>(
                             // Taps x_start..x_end read input pixels in_x_origin + x_start.. .
                             let in_x = in_x_origin.wrapping_add(x_start as isize) as usize;
                             let len = (x_end - x_start) * input_d;
-                            let i = (row + in_x) * input_d;
+                            let i = row.wrapping_add(in_x).wrapping_mul(input_d);
                             let f = out_filter + (filter_row + x_start) * filter_input_depth;
-                            if let Some(i) = input.get(i..i + len) {
+                            if let Some(i) = input.get(i..i.wrapping_add(len)) {
                                 acc = dot(acc, i, f);
                             }
                             continue;
@@ -187,9 +229,12 @@ fn conv_loops<I, A: Copy, O>(
                             else {
                                 continue;
                             };
-                            let i = (row + in_x) * input_d + group_base;
+                            let i = row
+                                .wrapping_add(in_x)
+                                .wrapping_mul(input_d)
+                                .wrapping_add(group_base);
                             let f = out_filter + (filter_row + filter_x) * filter_input_depth;
-                            if let Some(i) = input.get(i..i + filter_input_depth) {
+                            if let Some(i) = input.get(i..i.wrapping_add(filter_input_depth)) {
                                 acc = dot(acc, i, f);
                             }
                         }
@@ -286,30 +331,34 @@ fn dot_offset_s8(input: &[i8], filter: &[i8], input_offset: i32) -> i32 {
 /// blocked matrix product with the DSP extension's instructions, and the other shapes' sums
 /// four elements per step with them (`simd`); the outputs are the same.
 pub fn conv2d_s8(p: &ConvS8, input: &[i8], filter: &[i8], bias: Option<&[i32]>, output: &mut [i8]) {
-    conv2d_s8_inlined(p, input, filter, bias, output);
+    conv2d_s8_part(p, Part::WHOLE, input, filter, bias, output);
 }
 
-/// [`conv2d_s8`]'s body, inlined where it is called: the overlapped driver's chunks run it
-/// inside the driver's own function (so each op is one call of a kernel function).
+/// [`conv2d_s8`]'s body on a part of its geometry, inlined where it is called: the overlapped
+/// driver's chunks run it inside the driver's own function (so each op is one call of a kernel
+/// function).
 #[inline(always)]
-pub(super) fn conv2d_s8_inlined(
+pub(super) fn conv2d_s8_part(
     p: &ConvS8,
+    part: Part,
     input: &[i8],
     filter: &[i8],
     bias: Option<&[i32]>,
     output: &mut [i8],
 ) {
+    // The blocked 1 x 1 kernel takes whole geometries (the driver's pointwise chunks are).
     #[cfg(stowplan_dsp)]
-    if super::simd::conv1x1_s8(p, input, filter, bias, output) {
+    if part == Part::WHOLE && super::simd::conv1x1_s8(p, input, filter, bias, output) {
         return;
     }
-    conv2d_s8_portable(p, input, filter, bias, output);
+    conv2d_s8_portable(p, part, input, filter, bias, output);
 }
 
 /// [`conv2d_s8`]'s general loop nest (every shape).
 #[inline(always)]
 pub(super) fn conv2d_s8_portable(
     p: &ConvS8,
+    part: Part,
     input: &[i8],
     filter: &[i8],
     bias: Option<&[i32]>,
@@ -318,6 +367,7 @@ pub(super) fn conv2d_s8_portable(
     let input_offset = p.input_offset;
     conv_loops(
         &p.geometry,
+        part,
         input,
         filter.len(),
         output,
@@ -353,6 +403,19 @@ pub fn conv2d_s8_i4(
     bias: Option<&[i32]>,
     output: &mut [i8],
 ) {
+    conv2d_s8_i4_part(p, Part::WHOLE, input, filter, bias, output);
+}
+
+/// [`conv2d_s8_i4`] on a part of its geometry (the overlapped driver's chunks of pixels).
+#[inline(always)]
+pub(super) fn conv2d_s8_i4_part(
+    p: &ConvS8,
+    part: Part,
+    input: &[i8],
+    filter: &[u8],
+    bias: Option<&[i32]>,
+    output: &mut [i8],
+) {
     let g = &p.geometry;
     let elements = int4_elements(
         filter,
@@ -361,6 +424,7 @@ pub fn conv2d_s8_i4(
     let input_offset = p.input_offset;
     conv_loops(
         g,
+        part,
         input,
         elements,
         output,
@@ -499,8 +563,22 @@ pub fn conv2d_s16(
     bias: Option<&[i64]>,
     output: &mut [i16],
 ) {
+    conv2d_s16_part(p, Part::WHOLE, input, filter, bias, output);
+}
+
+/// [`conv2d_s16`] on a part of its geometry (the overlapped driver's chunks of pixels).
+#[inline(always)]
+pub(super) fn conv2d_s16_part(
+    p: &ConvS16,
+    part: Part,
+    input: &[i16],
+    filter: &[i8],
+    bias: Option<&[i64]>,
+    output: &mut [i16],
+) {
     conv_loops(
         &p.geometry,
+        part,
         input,
         filter.len(),
         output,
@@ -523,8 +601,22 @@ pub fn conv2d_s16_acc32(
     bias: Option<&[i32]>,
     output: &mut [i16],
 ) {
+    conv2d_s16_acc32_part(p, Part::WHOLE, input, filter, bias, output);
+}
+
+/// [`conv2d_s16_acc32`] on a part of its geometry (the overlapped driver's chunks of pixels).
+#[inline(always)]
+pub(super) fn conv2d_s16_acc32_part(
+    p: &ConvS16,
+    part: Part,
+    input: &[i16],
+    filter: &[i8],
+    bias: Option<&[i32]>,
+    output: &mut [i16],
+) {
     conv_loops(
         &p.geometry,
+        part,
         input,
         filter.len(),
         output,
@@ -565,8 +657,22 @@ pub fn conv2d_f32(
     bias: Option<&[f32]>,
     output: &mut [f32],
 ) {
+    conv2d_f32_part(p, Part::WHOLE, input, filter, bias, output);
+}
+
+/// [`conv2d_f32`] on a part of its geometry (the overlapped driver's chunks of pixels).
+#[inline(always)]
+pub(super) fn conv2d_f32_part(
+    p: &ConvF32,
+    part: Part,
+    input: &[f32],
+    filter: &[f32],
+    bias: Option<&[f32]>,
+    output: &mut [f32],
+) {
     conv_loops(
         &p.geometry,
+        part,
         input,
         filter.len(),
         output,

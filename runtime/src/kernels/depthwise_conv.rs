@@ -7,10 +7,10 @@
 //! the loop vectorises. Outputs are written in memory order (batch, y, x, channel).
 
 use super::conv::{
-    ConvF32, ConvGeometry, ConvS8, ConvS16, finish_f32, inside, int4_at, int4_elements, origin,
-    requantize_channel, requantize_channel_s16, run,
+    ConvF32, ConvGeometry, ConvS8, ConvS16, Part, finish_f32, inside, int4_at, int4_elements,
+    origin, requantize_channel, requantize_channel_s16, run,
 };
-use super::{product, sized, sized_mut};
+use super::{product, sized_mut};
 
 /// Channels DEPTHWISE_CONV_2D accumulates at once (its accumulators live on the stack).
 const CHANNEL_BLOCK: usize = 16;
@@ -29,6 +29,7 @@ const CHANNEL_BLOCK: usize = 16;
 #[inline(always)]
 fn depthwise_loops<I: Copy, A: Copy, O>(
     g: &ConvGeometry,
+    part: Part,
     input: &[I],
     filter_elements: usize,
     output: &mut [O],
@@ -41,7 +42,7 @@ fn depthwise_loops<I: Copy, A: Copy, O>(
     let [_, output_h, output_w, _] = g.output;
     let depth_multiplier = g.depth_multiplier;
     let (Some(input), Some(_), Some(output)) = (
-        sized(input, &[batches, input_h, input_w, input_d]),
+        part.input(input, &[batches, input_h, input_w, input_d]),
         product(&[filter_h, filter_w, output_d]).filter(|&n| n <= filter_elements),
         sized_mut(output, &[batches, output_h, output_w, output_d]),
     ) else {
@@ -55,7 +56,7 @@ fn depthwise_loops<I: Copy, A: Copy, O>(
         for out_y in 0..output_h {
             let in_y_origin = origin(out_y, g.stride_h, g.pad_h);
             for out_x in 0..output_w {
-                let in_x_origin = origin(out_x, g.stride_w, g.pad_w);
+                let in_x_origin = part.origin_x(out_x, g.stride_w, g.pad_w);
                 // `block` output channels from `first` on: with depth multiplier 1 they read
                 // `block` input channels from `in_c` on, else (channels of one input channel)
                 // all read input channel `in_c`.
@@ -81,9 +82,13 @@ fn depthwise_loops<I: Copy, A: Copy, O>(
                             else {
                                 continue;
                             };
-                            let i = ((batch * input_h + in_y) * input_w + in_x) * input_d + in_c;
+                            // Past the slice (so not read) for a skipped pixel.
+                            let i = part
+                                .pixel((batch * input_h + in_y) * input_w + in_x)
+                                .wrapping_mul(input_d)
+                                .wrapping_add(in_c);
                             let f = (filter_y * filter_w + filter_x) * output_d + first;
-                            if let Some(i) = input.get(i..i + in_len) {
+                            if let Some(i) = input.get(i..i.wrapping_add(in_len)) {
                                 mac(accs, i, f);
                             }
                         }
@@ -119,29 +124,32 @@ pub fn depthwise_conv2d_s8(
     bias: Option<&[i32]>,
     output: &mut [i8],
 ) {
-    depthwise_conv2d_s8_inlined(p, input, filter, bias, output);
+    depthwise_conv2d_s8_part(p, Part::WHOLE, input, filter, bias, output);
 }
 
-/// [`depthwise_conv2d_s8`]'s body, inlined where it is called (as `conv2d_s8_inlined`).
+/// [`depthwise_conv2d_s8`]'s body on a part of its geometry, inlined where it is called (as
+/// `conv2d_s8_part`).
 #[inline(always)]
-pub(super) fn depthwise_conv2d_s8_inlined(
+pub(super) fn depthwise_conv2d_s8_part(
     p: &ConvS8,
+    part: Part,
     input: &[i8],
     filter: &[i8],
     bias: Option<&[i32]>,
     output: &mut [i8],
 ) {
     #[cfg(stowplan_dsp)]
-    if super::simd::depthwise_s8(p, input, filter, bias, output) {
+    if super::simd::depthwise_s8(p, part, input, filter, bias, output) {
         return;
     }
-    depthwise_conv2d_s8_portable(p, input, filter, bias, output);
+    depthwise_conv2d_s8_portable(p, part, input, filter, bias, output);
 }
 
 /// [`depthwise_conv2d_s8`]'s general loop nest (every shape).
 #[inline(always)]
 pub(super) fn depthwise_conv2d_s8_portable(
     p: &ConvS8,
+    part: Part,
     input: &[i8],
     filter: &[i8],
     bias: Option<&[i32]>,
@@ -150,6 +158,7 @@ pub(super) fn depthwise_conv2d_s8_portable(
     let input_offset = p.input_offset;
     depthwise_loops(
         &p.geometry,
+        part,
         input,
         filter.len(),
         output,
@@ -199,6 +208,19 @@ pub fn depthwise_conv2d_s8_i4(
     bias: Option<&[i32]>,
     output: &mut [i8],
 ) {
+    depthwise_conv2d_s8_i4_part(p, Part::WHOLE, input, filter, bias, output);
+}
+
+/// [`depthwise_conv2d_s8_i4`] on a part of its geometry (the overlapped driver's chunks of pixels).
+#[inline(always)]
+pub(super) fn depthwise_conv2d_s8_i4_part(
+    p: &ConvS8,
+    part: Part,
+    input: &[i8],
+    filter: &[u8],
+    bias: Option<&[i32]>,
+    output: &mut [i8],
+) {
     let g = &p.geometry;
     let elements = int4_elements(
         filter,
@@ -207,6 +229,7 @@ pub fn depthwise_conv2d_s8_i4(
     let input_offset = p.input_offset;
     depthwise_loops(
         g,
+        part,
         input,
         elements,
         output,
@@ -251,8 +274,22 @@ pub fn depthwise_conv2d_s16(
     bias: Option<&[i64]>,
     output: &mut [i16],
 ) {
+    depthwise_conv2d_s16_part(p, Part::WHOLE, input, filter, bias, output);
+}
+
+/// [`depthwise_conv2d_s16`] on a part of its geometry (the overlapped driver's chunks of pixels).
+#[inline(always)]
+pub(super) fn depthwise_conv2d_s16_part(
+    p: &ConvS16,
+    part: Part,
+    input: &[i16],
+    filter: &[i8],
+    bias: Option<&[i64]>,
+    output: &mut [i16],
+) {
     depthwise_loops(
         &p.geometry,
+        part,
         input,
         filter.len(),
         output,
@@ -285,8 +322,22 @@ pub fn depthwise_conv2d_f32(
     bias: Option<&[f32]>,
     output: &mut [f32],
 ) {
+    depthwise_conv2d_f32_part(p, Part::WHOLE, input, filter, bias, output);
+}
+
+/// [`depthwise_conv2d_f32`] on a part of its geometry (the overlapped driver's chunks of pixels).
+#[inline(always)]
+pub(super) fn depthwise_conv2d_f32_part(
+    p: &ConvF32,
+    part: Part,
+    input: &[f32],
+    filter: &[f32],
+    bias: Option<&[f32]>,
+    output: &mut [f32],
+) {
     depthwise_loops(
         &p.geometry,
+        part,
         input,
         filter.len(),
         output,

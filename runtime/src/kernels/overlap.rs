@@ -3,50 +3,65 @@
 //!
 //! # The order kept
 //!
-//! [`overlapped`] runs the op in *chunks* of consecutive units, in order: a unit is one
-//! output row (batch, y) in general, or one output pixel when the op is pointwise (a 1 x 1
-//! filter, stride 1, no padding, output as large as the input: a matrix product over pixels).
-//! Each chunk is run by the op's own kernel (the portable one, or on Armv7E-M the DSP one) on
-//! two disjoint slices of the buffer, split at the lowest input element any unit from the
-//! chunk's first on still reads (its *read base*, `r(u)`: the start of the first input row
-//! its window reaches, or its pixel): below the split, the chunk's output elements; above it,
-//! the input rows the chunk reads, as a smaller image with the padding moved to match (so the
-//! kernel computes exactly the elements it computes on the whole image). A chunk grows while
-//! its last output element stays below `d + r(first unit)` (a chunk of pixels stops one short
-//! of an odd length, unless it is one pixel or ends the tensor), so what it writes lies over
-//! input no later unit reads: every input element is read, for the last time, before anything
-//! is written over it, whatever the kernels do inside a chunk.
+//! The driver runs the op in *chunks* of consecutive output pixels (batch, y, x), in order,
+//! each by the op's own kernel (the portable one, or on Armv7E-M the DSP one) on two disjoint
+//! slices of the buffer, split at the lowest input element any pixel from the chunk's first on
+//! still reads (its *read base*, `r(u)`): below the split, the chunk's output elements; above
+//! it, the input the chunk reads. A chunk is whole output rows where they fit, else a run of
+//! pixels of one row: the kernel then gets the input rows that row's windows reach (all
+//! columns, with the padding moved to match, so it computes exactly the elements it computes
+//! on the whole image), the first output column of the run and how many input pixels of those
+//! rows lie below the split (not in its slice, and never read). A pointwise op (a 1 x 1 filter,
+//! stride 1, no padding: a matrix product over pixels) is one row of all its pixels, each run
+//! of them an image of its own (a run stops one short of an odd length, unless it is one pixel
+//! or ends the tensor, for the DSP kernel's pairs).
+//!
+//! For a pixel `u` in row `y` (of its batch) with its window's first input row `t(y)` and
+//! first column `l(x)` (both clamped into the input), `r(u)` is the start of row `t(y)` plus
+//! `l(x)` pixels, or just the start of row `t(y)` when the next output row's windows start at
+//! the same input row (in the top padding): then a later pixel reads further left. A chunk
+//! grows while its last output element stays below `d + r(first pixel)`, so what it writes
+//! lies over input no later pixel reads: every input element is read, for the last time,
+//! before anything is written over it, whatever the kernels do inside a chunk.
 //!
 //! # The displacement
 //!
-//! With `o(u)` one past unit `u`'s last output element, a chunk can always start at `u` when
-//! `o(u) ≤ d + r(u)`, so the driver runs every unit exactly when `d ≥ D` with
+//! With `o(u)` one past pixel `u`'s last output element, a chunk can always start at `u` when
+//! `o(u) ≤ d + r(u)`, so the driver runs every pixel exactly when `d ≥ D` with
 //! `D = max_u (o(u) − r(u))` ([`min_displacement`], in elements). At `d = D − 1` it stops at
-//! the unit attaining the maximum and returns `false`. Every `d ≥ D` runs (a larger `d` only
+//! the pixel attaining the maximum and returns `false`. Every `d ≥ D` runs (a larger `d` only
 //! makes chunks longer), and so does every layout where the two do not share an element.
+//! [`row_displacement`] is the least `d` at which every chunk is at least one whole row (far
+//! fewer kernel calls); the planner prefers it where the arena has room.
 //!
-//! [`min_displacement`] is a `const fn`, so generated code proves at compile time that its
-//! planned offsets satisfy it.
+//! Both are `const fn`s, so generated code proves at compile time that its planned offsets
+//! satisfy [`min_displacement`].
 
-use super::conv::{ConvF32, ConvGeometry, ConvS8, ConvS16};
+use super::conv::{ConvF32, ConvGeometry, ConvS8, ConvS16, Part};
 
-/// The op as [`overlapped`] walks it: its units and the elements they touch.
+/// The op as the driver walks it: its rows of output pixels and the elements they touch.
 #[derive(Clone, Copy)]
 struct Walk {
-    /// Pointwise: each unit is one pixel (`rows` pixels of `1 x 1`), not one output row.
+    /// Pointwise: one row of every pixel (of all batches), each run of pixels an image.
     pointwise: bool,
-    /// Units in all: pixels (pointwise) or batches × output rows.
-    units: usize,
-    /// Output rows per batch (pointwise: the number of pixels).
+    /// Output rows in all: batches × output rows (pointwise: 1).
+    rows: usize,
+    /// Output rows per batch (pointwise: 1).
     out_rows: usize,
-    /// Input rows per batch (pointwise: pixels).
+    /// Input rows per batch (pointwise: 1).
     in_rows: usize,
-    /// Elements per input row (pointwise: a pixel's channels).
-    in_row: usize,
-    /// Elements per output row (pointwise: a pixel's channels).
-    out_row: usize,
+    /// Output pixels per row (pointwise: all of them).
+    out_w: usize,
+    /// Input pixels per row (pointwise: all of them).
+    in_w: usize,
+    /// Input channels.
+    in_c: usize,
+    /// Output channels.
+    out_c: usize,
     stride: usize,
     pad: usize,
+    stride_w: usize,
+    pad_w: usize,
     /// Input rows a window spans, `(FH − 1) × dilation + 1`.
     extent: usize,
 }
@@ -81,7 +96,7 @@ impl Walk {
         if n == 0 || h == 0 || w == 0 || c == 0 || oh == 0 || ow == 0 || oc == 0 || on != n {
             return None;
         }
-        if g.stride_h == 0 || g.dilation_h == 0 || fh == 0 {
+        if g.stride_h == 0 || g.stride_w == 0 || g.dilation_h == 0 || fh == 0 {
             return None;
         }
         let pointwise = fh == 1
@@ -96,42 +111,60 @@ impl Walk {
             let pixels = get!(mul(get!(mul(n, h)), w));
             Self {
                 pointwise,
-                units: pixels,
-                out_rows: pixels,
-                in_rows: pixels,
-                in_row: c,
-                out_row: oc,
+                rows: 1,
+                out_rows: 1,
+                in_rows: 1,
+                out_w: pixels,
+                in_w: pixels,
+                in_c: c,
+                out_c: oc,
                 stride: 1,
                 pad: 0,
+                stride_w: 1,
+                pad_w: 0,
                 extent: 1,
             }
         } else {
             Self {
                 pointwise,
-                units: get!(mul(n, oh)),
+                rows: get!(mul(n, oh)),
                 out_rows: oh,
                 in_rows: h,
-                in_row: get!(mul(w, c)),
-                out_row: get!(mul(ow, oc)),
+                out_w: ow,
+                in_w: w,
+                in_c: c,
+                out_c: oc,
                 stride: g.stride_h,
                 pad: g.pad_h,
+                stride_w: g.stride_w,
+                pad_w: g.pad_w,
                 extent: get!(add(get!(mul(fh - 1, g.dilation_h)), 1)),
             }
         };
-        // Every size the walk computes fits: the whole input and output, the last window.
-        let batches = if pointwise { 1 } else { n };
-        let _ = get!(mul(get!(mul(batches, walk.in_rows)), walk.in_row));
-        let _ = get!(mul(walk.units, walk.out_row));
+        // Every size the walk computes fits: the whole input and output, the last window's
+        // rows and columns.
+        let batches = walk.rows / walk.out_rows;
+        let _ = get!(mul(
+            get!(mul(get!(mul(batches, walk.in_rows)), walk.in_w)),
+            walk.in_c
+        ));
+        let _ = get!(mul(get!(mul(walk.rows, walk.out_w)), walk.out_c));
         let _ = get!(add(
             get!(add(get!(mul(walk.out_rows, walk.stride)), walk.extent)),
             walk.pad
         ));
+        let _ = get!(mul(walk.out_w, walk.stride_w));
         // The first and last output rows' windows must reach an input row (so must every
         // other: the windows move down with the rows).
         if walk.extent <= walk.pad || walk.first_row(walk.out_rows - 1) >= walk.in_rows {
             return None;
         }
         Some(walk)
+    }
+
+    /// Elements per input row.
+    const fn in_row(&self) -> usize {
+        self.in_w * self.in_c
     }
 
     /// The first input row of batch-local output row `y`'s window that lies in the input.
@@ -154,85 +187,160 @@ impl Walk {
         }
     }
 
-    /// Unit `u`'s batch and batch-local row.
-    const fn split(&self, u: usize) -> (usize, usize) {
-        (u / self.out_rows, u % self.out_rows)
+    /// The first input column output column `x`'s window reaches, clamped into `0..=W`.
+    const fn first_column(&self, x: usize) -> usize {
+        let left = (x * self.stride_w).saturating_sub(self.pad_w);
+        if left < self.in_w { left } else { self.in_w }
     }
 
-    /// `r(u)`: the first input element unit `u` reads.
-    const fn read_base(&self, u: usize) -> usize {
-        let (b, y) = self.split(u);
-        (b * self.in_rows + self.first_row(y)) * self.in_row
+    /// The start of the first input row output row `row` (of all) reads.
+    const fn row_base(&self, row: usize) -> usize {
+        let (b, y) = (row / self.out_rows, row % self.out_rows);
+        (b * self.in_rows + self.first_row(y)) * self.in_row()
     }
 
-    /// `o(u)`: one past unit `u`'s last output element.
-    const fn out_end(&self, u: usize) -> usize {
-        (u + 1) * self.out_row
+    /// Input pixels of row `row`'s first input row below `r(u)` for its pixel `x`: `l(x)`, or
+    /// 0 when the next row's windows start at the same input row (the [module docs](self)).
+    const fn skipped(&self, row: usize, x: usize) -> usize {
+        let y = row % self.out_rows;
+        if y + 1 < self.out_rows && self.first_row(y + 1) == self.first_row(y) {
+            0
+        } else {
+            self.first_column(x)
+        }
+    }
+
+    /// `r(u)`: the lowest input element pixel `x` of output row `row` or a later one reads.
+    const fn read_base(&self, row: usize, x: usize) -> usize {
+        self.row_base(row) + self.skipped(row, x) * self.in_c
+    }
+
+    /// `o(u)`: one past the last output element of pixel `x` of output row `row`.
+    const fn out_end(&self, row: usize, x: usize) -> usize {
+        (row * self.out_w + x + 1) * self.out_c
+    }
+
+    /// `o(u) − r(u)`, or 0 where the output ends below the input.
+    const fn need(&self, row: usize, x: usize) -> usize {
+        self.out_end(row, x).saturating_sub(self.read_base(row, x))
     }
 }
 
-/// `D`, the least `offset(input) − offset(output)` (in elements) from which [`overlapped`] runs
-/// `g` with its output over its input: `max_u (o(u) − r(u))` (see the [module docs](self)).
-/// `None` if the geometry's sizes overflow, a dimension is zero, or an output row's window
-/// reaches only padding.
-///
-/// Constant time: `o(u) − r(u)` is linear in the batch, and in the row on each side of the
-/// first row whose window starts inside the input (`r` is 0 above it), so its maximum is at one
-/// of the ends of those pieces.
-#[must_use]
-pub const fn min_displacement(g: &ConvGeometry) -> Option<usize> {
-    let walk = get!(Walk::of(g));
-    let batches = walk.units / walk.out_rows;
-    // The first row whose window's top lies at or below input row 0.
+/// The greatest of `f(row, x)` over the pixels where the walk's `o(u) − r(u)` can peak: it is
+/// linear in the batch and, within a batch, piecewise linear in the row (the top padding where
+/// windows share their first row, the rows whose window starts at input row 0, the rest) and
+/// in the column (windows starting in the left padding, inside the input, past its right
+/// edge), so the maximum is at the ends of those pieces.
+const fn most(walk: &Walk, rows_only: bool) -> usize {
+    let batches = walk.rows / walk.out_rows;
+    // Rows `y < e` share their window's first row with the next; `inside` is the first whose
+    // window's top lies at or below input row 0.
+    let e = walk.pad / walk.stride;
     let inside = walk.pad.div_ceil(walk.stride);
-    let rows = [0, inside.saturating_sub(1), inside, walk.out_rows - 1];
-    let mut least = 0;
+    let ys = [
+        0,
+        e.saturating_sub(1),
+        e,
+        e + 1,
+        inside.saturating_sub(1),
+        inside,
+        inside + 1,
+        walk.out_rows - 1,
+    ];
+    // The last column whose window starts at column 0, and the last that starts inside.
+    let left = walk.pad_w / walk.stride_w;
+    let right = (walk.in_w + walk.pad_w) / walk.stride_w;
+    let xs = [0, left, left + 1, right, right + 1, walk.out_w - 1];
+    let mut best = 0;
     let mut b = 0;
     while b < 2 {
         let batch = if b == 0 { 0 } else { batches - 1 };
         let mut k = 0;
-        while k < rows.len() {
-            let y = if rows[k] < walk.out_rows {
-                rows[k]
+        while k < ys.len() {
+            let y = if ys[k] < walk.out_rows {
+                ys[k]
             } else {
                 walk.out_rows - 1
             };
-            let u = batch * walk.out_rows + y;
-            let need = walk.out_end(u).saturating_sub(walk.read_base(u));
-            if need > least {
-                least = need;
+            let row = batch * walk.out_rows + y;
+            let need = if rows_only {
+                walk.out_end(row, walk.out_w - 1)
+                    .saturating_sub(walk.row_base(row))
+            } else {
+                let mut need = 0;
+                let mut j = 0;
+                while j < xs.len() {
+                    let x = if xs[j] < walk.out_w {
+                        xs[j]
+                    } else {
+                        walk.out_w - 1
+                    };
+                    let n = walk.need(row, x);
+                    if n > need {
+                        need = n;
+                    }
+                    j += 1;
+                }
+                need
+            };
+            if need > best {
+                best = need;
             }
             k += 1;
         }
         b += 1;
     }
-    Some(least)
+    best
+}
+
+/// `D`, the least `offset(input) − offset(output)` (in elements) from which the driver runs
+/// `g` with its output over its input: `max_u (o(u) − r(u))` over the output pixels (see the
+/// [module docs](self)). `None` if the geometry's sizes overflow, a dimension is zero, or an
+/// output row's window reaches only padding.
+///
+/// Constant time: the maximum is taken at the ends of the pieces on which `o(u) − r(u)` is
+/// linear.
+#[must_use]
+pub const fn min_displacement(g: &ConvGeometry) -> Option<usize> {
+    let walk = get!(Walk::of(g));
+    Some(most(&walk, false))
+}
+
+/// The least displacement at which the driver runs `g` in chunks of whole output rows:
+/// `max` over rows of (one past the row's last output element − the start of the first input
+/// row it reads). At least [`min_displacement`]; pointwise ops (one row of all pixels) only
+/// from a displacement past the output's end. `None` as [`min_displacement`].
+#[must_use]
+pub const fn row_displacement(g: &ConvGeometry) -> Option<usize> {
+    let walk = get!(Walk::of(g));
+    Some(most(&walk, true))
 }
 
 /// Runs a CONV_2D or DEPTHWISE_CONV_2D of geometry `g` on one buffer: the input's `N*H*W*C`
 /// elements at `buf[input_at..]`, the output's `N*OH*OW*O` at `buf[output_at..]`, in the order
-/// of the [module docs](self). `kernel(sub, input, output)` is the op's kernel on a chunk:
-/// `sub` is `g` for the chunk's rows (or pixels), `input` its input rows and `output` its
-/// output elements, disjoint slices of `buf`; it is called for the chunks in order.
+/// of the [module docs](self). `kernel(sub, part, input, output)` is the op's kernel on a
+/// chunk: `sub` is `g` for the chunk's rows (or pixels), `part` the chunk's first output column
+/// and skipped input pixels, `input` its input and `output` its output elements, disjoint
+/// slices of `buf`; it is called for the chunks in order.
 ///
 /// Returns `true` when every chunk ran: the two do not share an element, or the input starts
 /// at least [`min_displacement`] elements above the output. Returns `false` without calling
 /// `kernel` when a tensor does not fit in `buf` or the geometry has no walk, and `false` after
-/// the chunks before it when a unit cannot run (the input too close above the output, or
+/// the chunks before it when a pixel cannot run (the input too close above the output, or
 /// below it and overlapping).
-pub fn overlapped<T>(
+fn overlapped<T>(
     g: &ConvGeometry,
     buf: &mut [T],
     input_at: usize,
     output_at: usize,
-    mut kernel: impl FnMut(&ConvGeometry, &[T], &mut [T]),
+    mut kernel: impl FnMut(&ConvGeometry, Part, &[T], &mut [T]),
 ) -> bool {
     let Some(walk) = Walk::of(g) else {
         return false;
     };
-    let batches = if walk.pointwise { 1 } else { g.input[0] };
-    let in_len = batches * walk.in_rows * walk.in_row;
-    let out_len = walk.units * walk.out_row;
+    let batches = walk.rows / walk.out_rows;
+    let in_len = batches * walk.in_rows * walk.in_row();
+    let out_len = walk.rows * walk.out_w * walk.out_c;
     let (Some(in_end), Some(out_end)) =
         (input_at.checked_add(in_len), output_at.checked_add(out_len))
     else {
@@ -244,7 +352,7 @@ pub fn overlapped<T>(
     if in_end <= output_at {
         // The input wholly below the output: one run.
         let (lo, hi) = buf.split_at_mut(output_at);
-        kernel(g, &lo[input_at..], &mut hi[..out_len]);
+        kernel(g, Part::WHOLE, &lo[input_at..], &mut hi[..out_len]);
         return true;
     }
     let Some(d) = input_at.checked_sub(output_at) else {
@@ -252,52 +360,87 @@ pub fn overlapped<T>(
         // order would overwrite input still to be read.
         return false;
     };
-    let mut u = 0;
-    while u < walk.units {
-        let base = walk.read_base(u);
-        // Output elements below `limit` lie over input no unit from `u` on reads.
+    let out_row = walk.out_w * walk.out_c;
+    let (mut row, mut x) = (0, 0);
+    while row < walk.rows {
+        let (b, y) = (row / walk.out_rows, row % walk.out_rows);
+        if x == 0 && !walk.pointwise {
+            // Whole rows from `row` while they fit below the input the first still reads.
+            let base = walk.row_base(row);
+            let limit = d + base;
+            let mut v = row;
+            while v < walk.rows
+                && v / walk.out_rows == b
+                && walk.out_end(v, walk.out_w - 1) <= limit
+            {
+                v += 1;
+            }
+            if v > row {
+                let y1 = y + (v - row);
+                let (r0, r1) = (walk.first_row(y), walk.end_row(y1 - 1));
+                let sub = ConvGeometry {
+                    input: [1, r1 - r0, g.input[2], g.input[3]],
+                    output: [1, v - row, g.output[2], g.output[3]],
+                    // The rows above the chunk's first input row are not in its image: the
+                    // padding left above it is what the first output row's window still
+                    // reaches above row 0.
+                    pad_h: walk.pad + r0 - y * walk.stride,
+                    ..*g
+                };
+                let (lo, hi) = buf.split_at_mut(input_at + base);
+                let output = &mut lo[output_at + row * out_row..output_at + v * out_row];
+                kernel(&sub, Part::WHOLE, &hi[..(r1 - r0) * walk.in_row()], output);
+                row = v;
+                continue;
+            }
+        }
+        // A run of pixels of row `row` from `x`.
+        let base = walk.read_base(row, x);
         let limit = d + base;
-        if walk.out_end(u) > limit {
+        if walk.out_end(row, x) > limit {
             return false;
         }
-        let (b, y0) = walk.split(u);
-        let mut v = u + 1;
-        while v < walk.units && walk.split(v).0 == b && walk.out_end(v) <= limit {
-            v += 1;
+        let mut x1 = x + 1;
+        while x1 < walk.out_w && walk.out_end(row, x1) <= limit {
+            x1 += 1;
         }
-        if walk.pointwise && v - u > 1 && (v - u) % 2 == 1 && v < walk.units {
+        if walk.pointwise && x1 - x > 1 && (x1 - x) % 2 == 1 && x1 < walk.out_w {
             // An even number of pixels where it can: the DSP 1 x 1 kernel takes them in
             // pairs, and an odd last pixel goes channel by channel.
-            v -= 1;
+            x1 -= 1;
         }
-        let y1 = y0 + (v - u);
-        let (r0, r1) = (walk.first_row(y0), walk.end_row(y1 - 1));
-        let sub = if walk.pointwise {
-            ConvGeometry {
-                input: [1, 1, v - u, g.input[3]],
-                output: [1, 1, v - u, g.output[3]],
-                ..*g
-            }
-        } else {
-            ConvGeometry {
-                input: [1, r1 - r0, g.input[2], g.input[3]],
-                output: [1, v - u, g.output[2], g.output[3]],
-                // The rows above the chunk's first input row are not in its image: the padding
-                // left above it is what the first output row's window still reaches above row 0.
-                pad_h: walk.pad + r0 - y0 * walk.stride,
-                ..*g
-            }
-        };
         let (lo, hi) = buf.split_at_mut(input_at + base);
-        let output = &mut lo[output_at + u * walk.out_row..output_at + v * walk.out_row];
-        let input = &hi[..(r1 - r0) * walk.in_row];
-        kernel(&sub, input, output);
-        u = v;
+        let o0 = output_at + row * out_row;
+        let output = &mut lo[o0 + x * walk.out_c..o0 + x1 * walk.out_c];
+        if walk.pointwise {
+            let sub = ConvGeometry {
+                input: [1, 1, x1 - x, g.input[3]],
+                output: [1, 1, x1 - x, g.output[3]],
+                ..*g
+            };
+            kernel(&sub, Part::WHOLE, &hi[..(x1 - x) * walk.in_c], output);
+        } else {
+            let (r0, r1) = (walk.first_row(y), walk.end_row(y));
+            let skip = walk.skipped(row, x);
+            let sub = ConvGeometry {
+                input: [1, r1 - r0, g.input[2], g.input[3]],
+                output: [1, 1, x1 - x, g.output[3]],
+                pad_h: walk.pad + r0 - y * walk.stride,
+                ..*g
+            };
+            let input = &hi[..(r1 - r0) * walk.in_row() - skip * walk.in_c];
+            kernel(&sub, Part { x0: x, skip }, input, output);
+        }
+        x = x1;
+        if x == walk.out_w {
+            x = 0;
+            row += 1;
+        }
     }
     true
 }
 
-/// Whether [`overlapped`] runs `g` with the input at `input_at` and the output at `output_at`
+/// Whether the driver runs `g` with the input at `input_at` and the output at `output_at`
 /// (elements) of one buffer: the two share no element, or the input starts at least
 /// [`min_displacement`] above the output. Generated code asserts it at compile time for the
 /// offsets it was planned with.
@@ -323,16 +466,19 @@ const fn elements(shape: &[usize; 4]) -> Option<usize> {
     mul(get!(mul(shape[0], shape[1])), get!(mul(shape[2], shape[3])))
 }
 
-/// One buffer's entry point for each CONV_2D and DEPTHWISE_CONV_2D kernel: [`overlapped`] with
-/// the kernel on each chunk (`$kernel`: the int8 ones inlined, so that an op is one call of a
-/// kernel function, as the instruction counter's per-op table takes it), its parameters'
-/// geometry the chunk's. Never inlined itself, for the same reason.
+/// One buffer's entry point for each CONV_2D and DEPTHWISE_CONV_2D kernel: the driver with the
+/// kernel on each chunk's part (`$kernel`, inlined, so that an op is one call of a kernel
+/// function, as the instruction counter's per-op table takes it), its parameters' geometry the
+/// chunk's. Never inlined itself, for the same reason.
 macro_rules! on_one_buffer {
     ($($(#[$doc:meta])* $name:ident => $kernel:path, ($params:ident, $t:ty, $filter:ty, $bias:ty);)*) => {$(
         $(#[$doc])*
         ///
-        /// The input's elements at `buf[input_at..]`, the output's at `buf[output_at..]`; returns
-        /// what [`overlapped`] returns.
+        /// The input's elements at `buf[input_at..]`, the output's at `buf[output_at..]`. Returns
+        /// `true` when every chunk ran: the two share no element, or the input starts at least
+        /// [`min_displacement`] elements above the output ([`fits`]); `false` when a tensor does
+        /// not fit in `buf` (nothing written) or the input lies too close (the output is then
+        /// written only up to the pixel that could not run).
         #[inline(never)]
         pub fn $name(
             p: &$params,
@@ -342,9 +488,9 @@ macro_rules! on_one_buffer {
             filter: &[$filter],
             bias: Option<&[$bias]>,
         ) -> bool {
-            overlapped(&p.geometry, buf, input_at, output_at, |g, input, output| {
+            overlapped(&p.geometry, buf, input_at, output_at, |g, part, input, output| {
                 let p = $params { geometry: *g, ..*p };
-                $kernel(&p, input, filter, bias, output);
+                $kernel(&p, part, input, filter, bias, output);
             })
         }
     )*};
@@ -352,30 +498,31 @@ macro_rules! on_one_buffer {
 
 on_one_buffer! {
     /// [`super::conv2d_s8`] on one buffer.
-    conv2d_s8 => super::conv::conv2d_s8_inlined, (ConvS8, i8, i8, i32);
+    conv2d_s8 => super::conv::conv2d_s8_part, (ConvS8, i8, i8, i32);
     /// [`super::conv2d_s8_i4`] on one buffer.
-    conv2d_s8_i4 => super::conv2d_s8_i4, (ConvS8, i8, u8, i32);
+    conv2d_s8_i4 => super::conv::conv2d_s8_i4_part, (ConvS8, i8, u8, i32);
     /// [`super::conv2d_s16`] on one buffer.
-    conv2d_s16 => super::conv2d_s16, (ConvS16, i16, i8, i64);
+    conv2d_s16 => super::conv::conv2d_s16_part, (ConvS16, i16, i8, i64);
     /// [`super::conv2d_s16_acc32`] on one buffer.
-    conv2d_s16_acc32 => super::conv2d_s16_acc32, (ConvS16, i16, i8, i32);
+    conv2d_s16_acc32 => super::conv::conv2d_s16_acc32_part, (ConvS16, i16, i8, i32);
     /// [`super::conv2d_f32`] on one buffer.
-    conv2d_f32 => super::conv2d_f32, (ConvF32, f32, f32, f32);
+    conv2d_f32 => super::conv::conv2d_f32_part, (ConvF32, f32, f32, f32);
     /// [`super::depthwise_conv2d_s8`] on one buffer.
-    depthwise_conv2d_s8 => super::depthwise_conv::depthwise_conv2d_s8_inlined, (ConvS8, i8, i8, i32);
+    depthwise_conv2d_s8 => super::depthwise_conv::depthwise_conv2d_s8_part, (ConvS8, i8, i8, i32);
     /// [`super::depthwise_conv2d_s8_i4`] on one buffer.
-    depthwise_conv2d_s8_i4 => super::depthwise_conv2d_s8_i4, (ConvS8, i8, u8, i32);
+    depthwise_conv2d_s8_i4 => super::depthwise_conv::depthwise_conv2d_s8_i4_part, (ConvS8, i8, u8, i32);
     /// [`super::depthwise_conv2d_s16`] on one buffer.
-    depthwise_conv2d_s16 => super::depthwise_conv2d_s16, (ConvS16, i16, i8, i64);
+    depthwise_conv2d_s16 => super::depthwise_conv::depthwise_conv2d_s16_part, (ConvS16, i16, i8, i64);
     /// [`super::depthwise_conv2d_f32`] on one buffer.
-    depthwise_conv2d_f32 => super::depthwise_conv2d_f32, (ConvF32, f32, f32, f32);
+    depthwise_conv2d_f32 => super::depthwise_conv::depthwise_conv2d_f32_part, (ConvF32, f32, f32, f32);
 }
 
 #[cfg(test)]
 mod tests {
+    use super::super::ConvF32;
+    use super::super::conv::conv2d_f32_part;
     use super::super::conv::{ConvS8, conv2d_s8_portable};
     use super::super::depthwise_conv::depthwise_conv2d_s8_portable;
-    use super::super::{ConvF32, conv2d_f32};
     use super::*;
     extern crate std;
     use std::vec;
@@ -476,17 +623,51 @@ mod tests {
         [least, least + 1, least + rng.below(output + 1), output + 1]
     }
 
-    /// The constant-time maximum is the maximum over every unit.
+    /// The least input element each output pixel (batch, y, x, in order) reads, from the
+    /// geometry alone: its window's first row and column, clamped into the input.
+    fn first_reads(g: &ConvGeometry) -> Vec<usize> {
+        let [n, h, w, c] = g.input;
+        let [_, oh, ow, _] = g.output;
+        let mut reads = Vec::new();
+        for b in 0..n {
+            for y in 0..oh {
+                for x in 0..ow {
+                    let top = (y * g.stride_h).saturating_sub(g.pad_h).min(h);
+                    let left = (x * g.stride_w).saturating_sub(g.pad_w).min(w);
+                    reads.push(((b * h + top) * w + left) * c);
+                }
+            }
+        }
+        reads
+    }
+
+    /// The constant-time maxima are the maxima over every pixel and every row: `D` with each
+    /// pixel's read base the least first read of it and every later pixel.
     #[test]
-    fn min_displacement_is_the_most_any_unit_needs() {
+    fn min_displacement_is_the_most_any_pixel_needs() {
         let mut rng = Rng(0x0d15_7ace);
         for case in 0..CASES * 4 {
             let g = random_geometry(&mut rng, case % 2 == 1);
-            let walk = Walk::of(&g).unwrap();
-            let every = (0..walk.units)
-                .map(|u| walk.out_end(u).saturating_sub(walk.read_base(u)))
-                .max();
-            assert_eq!(min_displacement(&g), every, "{g:?}");
+            let [_, oh, ow, oc] = g.output;
+            let reads = first_reads(&g);
+            let mut later = usize::MAX;
+            let mut every = 0;
+            for (p, &r) in reads.iter().enumerate().rev() {
+                later = later.min(r);
+                every = every.max(((p + 1) * oc).saturating_sub(later));
+            }
+            assert_eq!(min_displacement(&g), Some(every), "{g:?}");
+            let pointwise = Walk::of(&g).unwrap().pointwise;
+            let rows = if pointwise {
+                reads.len() * oc
+            } else {
+                (0..reads.len() / ow)
+                    .map(|row| ((row + 1) * ow * oc).saturating_sub(reads[row * ow]))
+                    .max()
+                    .unwrap()
+            };
+            assert_eq!(row_displacement(&g), Some(rows), "{g:?}");
+            assert!(rows >= every && oh > 0);
         }
     }
 
@@ -508,21 +689,31 @@ mod tests {
         // its input's start (2304 · 16 − 2303 · 8).
         let conv = g([1, 48, 48, 8], [1, 1], [1, 48, 48, 16], 1, 0);
         assert_eq!(min_displacement(&conv), Some(2304 * 16 - 2303 * 8));
-        // 3 x 3, stride 1, SAME: a row's outputs end two input rows past the start of the row
-        // above it.
+        // 3 x 3, stride 1, SAME: from row 1 on, pixel x (x ≥ 1) ends one row and two pixels
+        // past its window's corner, input pixel x − 1 of the row above; whole rows end two
+        // input rows past the start of the row above.
         let dw = g([1, 48, 48, 8], [3, 3], [1, 48, 48, 8], 1, 1);
-        assert_eq!(min_displacement(&dw), Some(2 * 48 * 8));
-        // Stride 2 halving the rows, 1 -> 8 channels: row y ends at (y + 1) · 384 and reads
-        // from input row 2y (of 96 elements).
+        assert_eq!(min_displacement(&dw), Some(48 * 8 + 2 * 8));
+        assert_eq!(row_displacement(&dw), Some(2 * 48 * 8));
+        // Stride 2 halving the rows, 1 -> 8 channels: pixel (y, x) ends at
+        // (48y + x + 1) · 8 and reads from input pixel (2y, 2x) (of one element); row y ends
+        // at (y + 1) · 384 and reads from input row 2y (of 96 elements).
         let first = g([1, 96, 96, 1], [3, 3], [1, 48, 48, 8], 2, 0);
-        let expected = (0..48).map(|y| (y + 1) * 384 - 2 * y * 96).max();
-        assert_eq!(min_displacement(&first), expected);
+        assert_eq!(min_displacement(&first), Some(2304 * 8 - (94 * 96 + 94)));
+        let rows = (0..48).map(|y| (y + 1) * 384 - 2 * y * 96).max();
+        assert_eq!(row_displacement(&first), rows);
         // Zero dimensions and windows of padding only have no walk.
         let empty = g([1, 0, 4, 1], [1, 1], [1, 0, 4, 1], 1, 0);
         assert_eq!(min_displacement(&empty), None);
         let padding = g([1, 2, 2, 1], [1, 1], [1, 4, 2, 1], 1, 2);
         assert_eq!(min_displacement(&padding), None);
-        assert!(!overlapped(&padding, &mut [0_u8; 64], 8, 0, |_, _, _| {}));
+        assert!(!overlapped(
+            &padding,
+            &mut [0_u8; 64],
+            8,
+            0,
+            |_, _, _, _| {}
+        ));
     }
 
     /// Shadow memory: every element carries what it holds (an input element's index, or the
@@ -539,6 +730,8 @@ mod tests {
             Output(usize),
         }
         let mut rng = Rng(0x5eed_0f0e_71a5);
+        // Chunks of pixels of one row, and those with pixels skipped.
+        let (mut runs, mut skipping) = (0, 0);
         for case in 0..CASES {
             let g = random_geometry(&mut rng, case % 2 == 1);
             let least = min_displacement(&g).expect("a walk");
@@ -550,8 +743,23 @@ mod tests {
                     *x = Cell::Input(k);
                 }
                 let (mut written, mut read_from) = (0, 0);
-                let done = overlapped(&g, &mut buf, d, 0, |sub, i, o| {
-                    assert_eq!(i.len(), elements(sub.input), "{g:?} d {d}: {sub:?}");
+                let done = overlapped(&g, &mut buf, d, 0, |sub, part, i, o| {
+                    let skipped = part.skip * sub.input[3];
+                    assert_eq!(
+                        i.len(),
+                        elements(sub.input) - skipped,
+                        "{g:?} d {d}: {sub:?}"
+                    );
+                    if part != Part::WHOLE {
+                        runs += 1;
+                        skipping += usize::from(part.skip > 0);
+                        // A run of one row's pixels.
+                        assert_eq!(sub.output[1], 1, "{g:?} d {d}: {sub:?}");
+                        assert!(
+                            part.x0 + sub.output[2] <= g.output[2],
+                            "{g:?} d {d}: {part:?}"
+                        );
+                    }
                     assert_eq!(o.len(), elements(sub.output), "{g:?} d {d}: {sub:?}");
                     // The chunk's input: consecutive input elements, none written over, never
                     // before the previous chunk's first.
@@ -579,12 +787,16 @@ mod tests {
                 for (k, x) in buf[least - 1..least - 1 + input].iter_mut().enumerate() {
                     *x = Cell::Input(k);
                 }
-                let done = overlapped(&g, &mut buf, least - 1, 0, |_, i, _| {
+                let done = overlapped(&g, &mut buf, least - 1, 0, |_, _, i, _| {
                     assert!(i.iter().all(|x| matches!(x, Cell::Input(_))));
                 });
                 assert!(!done, "{g:?} at D − 1 = {}", least - 1);
             }
         }
+        assert!(
+            runs > CASES && skipping > CASES / 4,
+            "{runs} runs, {skipping} skipping"
+        );
     }
 
     // 24 multipliers of the models' form (the blocked kernels' tests'), for up to 24 output
@@ -619,21 +831,23 @@ mod tests {
                 act_max: 127,
             };
             let blocked = rng.below(2) == 0;
-            let kernel = |sub: &ConvGeometry, i: &[i8], o: &mut [i8]| {
+            let kernel = |sub: &ConvGeometry, part: Part, i: &[i8], o: &mut [i8]| {
                 let p = ConvS8 {
                     geometry: *sub,
                     ..p
                 };
                 let bias = Some(&bias[..]);
+                let simd = super::super::simd::conv1x1_s8;
                 match (depthwise, blocked) {
-                    (false, true) if super::super::simd::conv1x1_s8(&p, i, &filter, bias, o) => {}
-                    (true, true) if super::super::simd::depthwise_s8(&p, i, &filter, bias, o) => {}
-                    (false, _) => conv2d_s8_portable(&p, i, &filter, bias, o),
-                    (true, _) => depthwise_conv2d_s8_portable(&p, i, &filter, bias, o),
+                    (false, true) if part == Part::WHOLE && simd(&p, i, &filter, bias, o) => {}
+                    (true, true)
+                        if super::super::simd::depthwise_s8(&p, part, i, &filter, bias, o) => {}
+                    (false, _) => conv2d_s8_portable(&p, part, i, &filter, bias, o),
+                    (true, _) => depthwise_conv2d_s8_portable(&p, part, i, &filter, bias, o),
                 }
             };
             let mut expected = vec![0_i8; output];
-            kernel(&g, &x, &mut expected);
+            kernel(&g, Part::WHOLE, &x, &mut expected);
             for d in displacements(&mut rng, least, output) {
                 let mut buf = vec![0x55_i8; (d + input).max(output)];
                 buf[d..d + input].copy_from_slice(&x);
@@ -678,7 +892,7 @@ mod tests {
                 (len - input, 0),
             ] {
                 let mut buf = vec![0_i8; len.max(i + input).max(o + output)];
-                let runs = overlapped(&g, &mut buf, i, o, |_, _, _| {});
+                let runs = overlapped(&g, &mut buf, i, o, |_, _, _, _| {});
                 assert_eq!(fits(&g, i, o), runs, "{g:?} input at {i}, output at {o}");
             }
         }
@@ -704,12 +918,13 @@ mod tests {
                 act_min: f32::NEG_INFINITY,
                 act_max: f32::INFINITY,
             };
-            let kernel = |sub: &ConvGeometry, i: &[f32], o: &mut [f32]| {
-                conv2d_f32(
+            let kernel = |sub: &ConvGeometry, part: Part, i: &[f32], o: &mut [f32]| {
+                conv2d_f32_part(
                     &ConvF32 {
                         geometry: *sub,
                         ..p
                     },
+                    part,
                     i,
                     &filter,
                     None,
@@ -717,7 +932,7 @@ mod tests {
                 );
             };
             let mut expected = vec![0.0_f32; output];
-            kernel(&g, &x, &mut expected);
+            kernel(&g, Part::WHOLE, &x, &mut expected);
             let mut buf = vec![0.0_f32; (least + input).max(output)];
             buf[least..least + input].copy_from_slice(&x);
             assert!(overlapped(&g, &mut buf, least, 0, &kernel));

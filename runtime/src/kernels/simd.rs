@@ -14,7 +14,7 @@
 //! input is int8 and the offset minus an int8 zero point, so the sum lies in `-255..=255`; filter values are int8;
 //! every product fits in 17 bits.
 
-use super::conv::{ConvS8, valid_taps};
+use super::conv::{ConvS8, Part, valid_taps};
 use super::{Requant, product, sized, sized_mut};
 use crate::dsp::{
     smlabb, smlabt, smlad, smlatt, splat16, sxtab16, sxtab16_ror8, sxtb16, sxtb16_ror8, word,
@@ -472,6 +472,7 @@ impl Epilogue<'_> {
 #[inline(always)]
 pub(super) fn depthwise_s8(
     p: &ConvS8,
+    part: Part,
     input: &[i8],
     filter: &[i8],
     bias: Option<&[i32]>,
@@ -493,7 +494,7 @@ pub(super) fn depthwise_s8(
         return false;
     }
     let (Some(input), Some(filter), Some(output)) = (
-        sized(input, &[batches, input_h, input_w, input_d]),
+        part.input(input, &[batches, input_h, input_w, input_d]),
         sized(filter, &[filter_h, filter_w, depth]),
         sized_mut(output, &[batches, output_h, output_w, depth]),
     ) else {
@@ -502,9 +503,9 @@ pub(super) fn depthwise_s8(
     let (e, form) = Epilogue::new(p, bias, depth);
     if input_d == 1 && depth == 8 {
         match form {
-            6 => depthwise_one_to_eight::<6>(p, &e, input, filter, output),
-            5 => depthwise_one_to_eight::<5>(p, &e, input, filter, output),
-            _ => depthwise_one_to_eight::<0>(p, &e, input, filter, output),
+            6 => depthwise_one_to_eight::<6>(p, part, &e, input, filter, output),
+            5 => depthwise_one_to_eight::<5>(p, part, &e, input, filter, output),
+            _ => depthwise_one_to_eight::<0>(p, part, &e, input, filter, output),
         }
         return true;
     }
@@ -512,20 +513,20 @@ pub(super) fn depthwise_s8(
         // One loop per channel count of the models' layers (8 to 256): the pixel's words are
         // then an array, indexed without checks.
         let done = match depth / 4 {
-            2 => depthwise_words::<2>(p, &e, form, input, filter, output),
-            4 => depthwise_words::<4>(p, &e, form, input, filter, output),
-            8 => depthwise_words::<8>(p, &e, form, input, filter, output),
-            16 => depthwise_words::<16>(p, &e, form, input, filter, output),
-            32 => depthwise_words::<32>(p, &e, form, input, filter, output),
-            64 => depthwise_words::<64>(p, &e, form, input, filter, output),
+            2 => depthwise_words::<2>(p, part, &e, form, input, filter, output),
+            4 => depthwise_words::<4>(p, part, &e, form, input, filter, output),
+            8 => depthwise_words::<8>(p, part, &e, form, input, filter, output),
+            16 => depthwise_words::<16>(p, part, &e, form, input, filter, output),
+            32 => depthwise_words::<32>(p, part, &e, form, input, filter, output),
+            64 => depthwise_words::<64>(p, part, &e, form, input, filter, output),
             _ => false,
         };
         if done {
             return true;
         }
-        depthwise_blocks::<true>(p, &e, form, input, filter, output);
+        depthwise_blocks::<true>(p, part, &e, form, input, filter, output);
     } else {
-        depthwise_blocks::<false>(p, &e, form, input, filter, output);
+        depthwise_blocks::<false>(p, part, &e, form, input, filter, output);
     }
     true
 }
@@ -536,6 +537,7 @@ pub(super) fn depthwise_s8(
 #[inline(always)]
 fn depthwise_blocks<const ONE: bool>(
     p: &ConvS8,
+    part: Part,
     e: &Epilogue<'_>,
     form: u8,
     input: &[i8],
@@ -561,7 +563,7 @@ fn depthwise_blocks<const ONE: bool>(
             let in_y_origin = super::conv::origin(out_y, g.stride_h, g.pad_h);
             let (y_start, y_end) = valid_taps(in_y_origin, filter_h, input_h);
             for out_x in 0..output_w {
-                let in_x_origin = super::conv::origin(out_x, g.stride_w, g.pad_w);
+                let in_x_origin = part.origin_x(out_x, g.stride_w, g.pad_w);
                 let (x_start, x_end) = valid_taps(in_x_origin, filter_w, input_w);
                 // The input pixel of tap (y_start, x_start).
                 let (rows, taps) = (y_end - y_start, x_end - x_start);
@@ -571,10 +573,12 @@ fn depthwise_blocks<const ONE: bool>(
                 } else {
                     (taps - 1) * blocks + 1
                 };
-                let corner = (batch * input_h
-                    + in_y_origin.wrapping_add(y_start as isize) as usize)
-                    * input_w
-                    + in_x_origin.wrapping_add(x_start as isize) as usize;
+                // In the slice (past its end for a skipped pixel: nothing is read then).
+                let corner = part.pixel(
+                    (batch * input_h + in_y_origin.wrapping_add(y_start as isize) as usize)
+                        * input_w
+                        + in_x_origin.wrapping_add(x_start as isize) as usize,
+                );
                 let mut c = 0;
                 while c < depth {
                     let Some(out) = out4.next() else {
@@ -590,10 +594,12 @@ fn depthwise_blocks<const ONE: bool>(
                     for r in 0..rows {
                         let f = (f_first + r * filter_w) * blocks + k;
                         let ws = filter4.get(f..f + run).unwrap_or(&[]);
-                        let pixel = corner + r * input_w;
+                        let pixel = corner.wrapping_add(r * input_w);
                         if ONE {
                             for t in 0..taps {
-                                let x = input4.get((pixel + t) * blocks + k).map_or(0, word4);
+                                let x = input4
+                                    .get(pixel.wrapping_add(t).wrapping_mul(blocks).wrapping_add(k))
+                                    .map_or(0, word4);
                                 let w = filter4.get(f + t * blocks).map_or(0, word4);
                                 let (x02, x13) = (sxtab16(off, x), sxtab16_ror8(off, x));
                                 let (w02, w13) = (sxtb16(w), sxtb16_ror8(w));
@@ -603,7 +609,7 @@ fn depthwise_blocks<const ONE: bool>(
                                 a3 = smlatt(x13, w13, a3);
                             }
                         } else {
-                            let i = pixel * input_d + c / multiplier;
+                            let i = pixel.wrapping_mul(input_d).wrapping_add(c / multiplier);
                             let xs = input.get(i..).unwrap_or(&[]);
                             let taps = xs.iter().step_by(input_d).zip(ws.iter().step_by(blocks));
                             for (&x, w) in taps {
@@ -636,6 +642,7 @@ fn depthwise_blocks<const ONE: bool>(
 #[inline(always)]
 fn depthwise_words<const B: usize>(
     p: &ConvS8,
+    part: Part,
     e: &Epilogue<'_>,
     form: u8,
     input: &[i8],
@@ -664,15 +671,17 @@ fn depthwise_words<const B: usize>(
             let in_y_origin = super::conv::origin(out_y, g.stride_h, g.pad_h);
             let (y_start, y_end) = valid_taps(in_y_origin, filter_h, input_h);
             for out_x in 0..output_w {
-                let in_x_origin = super::conv::origin(out_x, g.stride_w, g.pad_w);
+                let in_x_origin = part.origin_x(out_x, g.stride_w, g.pad_w);
                 let (x_start, x_end) = valid_taps(in_x_origin, filter_w, input_w);
                 let Some(out) = out_px.next() else {
                     return true;
                 };
-                let corner = (batch * input_h
-                    + in_y_origin.wrapping_add(y_start as isize) as usize)
-                    * input_w
-                    + in_x_origin.wrapping_add(x_start as isize) as usize;
+                // In the slice (past its end for a skipped pixel: nothing is read then).
+                let corner = part.pixel(
+                    (batch * input_h + in_y_origin.wrapping_add(y_start as isize) as usize)
+                        * input_w
+                        + in_x_origin.wrapping_add(x_start as isize) as usize,
+                );
                 let window = Window {
                     rows: y_end - y_start,
                     taps: x_end - x_start,
@@ -705,6 +714,7 @@ fn depthwise_words<const B: usize>(
 #[inline(always)]
 fn depthwise_one_to_eight<const F: u8>(
     p: &ConvS8,
+    part: Part,
     e: &Epilogue<'_>,
     input: &[i8],
     filter: &[i8],
@@ -728,15 +738,17 @@ fn depthwise_one_to_eight<const F: u8>(
             let in_y_origin = super::conv::origin(out_y, g.stride_h, g.pad_h);
             let (y_start, y_end) = valid_taps(in_y_origin, filter_h, input_h);
             for out_x in 0..output_w {
-                let in_x_origin = super::conv::origin(out_x, g.stride_w, g.pad_w);
+                let in_x_origin = part.origin_x(out_x, g.stride_w, g.pad_w);
                 let (x_start, x_end) = valid_taps(in_x_origin, filter_w, input_w);
                 let Some(out) = out8.next() else {
                     return;
                 };
-                let corner = (batch * input_h
-                    + in_y_origin.wrapping_add(y_start as isize) as usize)
-                    * input_w
-                    + in_x_origin.wrapping_add(x_start as isize) as usize;
+                // In the slice (past its end for a skipped pixel: nothing is read then).
+                let corner = part.pixel(
+                    (batch * input_h + in_y_origin.wrapping_add(y_start as isize) as usize)
+                        * input_w
+                        + in_x_origin.wrapping_add(x_start as isize) as usize,
+                );
                 let window = Window {
                     rows: y_end - y_start,
                     taps: x_end - x_start,
@@ -1114,7 +1126,7 @@ pub(super) mod tests {
             // Every fourth case without a bias.
             let bias = (!rng.next().is_multiple_of(4)).then_some(&bias[..]);
             assert!(conv1x1_s8(&p, input, filter, bias, &mut fast[..len]));
-            conv2d_s8_portable(&p, input, filter, bias, &mut slow[..len]);
+            conv2d_s8_portable(&p, Part::WHOLE, input, filter, bias, &mut slow[..len]);
             assert_eq!(fast[..len], slow[..len], "{:?}", (n, h, w, c, o));
             assert!(fast[..len].iter().any(|&v| v != fast[0]) || len < 4);
         }
@@ -1181,8 +1193,15 @@ pub(super) mod tests {
             let (mut fast, mut slow) = ([0i8; 800], [0i8; 800]);
             // Every fourth case without a bias.
             let bias = (!rng.next().is_multiple_of(4)).then_some(&bias[..]);
-            assert!(depthwise_s8(&p, input, filter, bias, &mut fast[..len]));
-            depthwise_conv2d_s8_portable(&p, input, filter, bias, &mut slow[..len]);
+            assert!(depthwise_s8(
+                &p,
+                Part::WHOLE,
+                input,
+                filter,
+                bias,
+                &mut fast[..len]
+            ));
+            depthwise_conv2d_s8_portable(&p, Part::WHOLE, input, filter, bias, &mut slow[..len]);
             assert_eq!(
                 fast[..len],
                 slow[..len],
@@ -1196,6 +1215,7 @@ pub(super) mod tests {
         let mut out = [3i8; 6];
         assert!(!depthwise_s8(
             &params(g, &mut rng),
+            Part::WHOLE,
             &[0; 54],
             &[0; 54],
             None,
