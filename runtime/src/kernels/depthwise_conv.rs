@@ -145,8 +145,12 @@ pub(super) fn depthwise_conv2d_s8_part(
     depthwise_conv2d_s8_portable(p, part, input, filter, bias, output);
 }
 
-/// [`depthwise_conv2d_s8`]'s general loop nest (every shape).
-#[inline(always)]
+/// [`depthwise_conv2d_s8`]'s general loop nest (every shape). With the DSP kernels it is their
+/// fallback for the shapes they decline, a function of its own: inlined, its accumulators
+/// would take stack in every caller's frame (the overlapped entry's, on the stack's deepest
+/// path) though the models' shapes never run it.
+#[cfg_attr(not(stowplan_dsp), inline(always))]
+#[cfg_attr(stowplan_dsp, inline(never))]
 pub(super) fn depthwise_conv2d_s8_portable(
     p: &ConvS8,
     part: Part,

@@ -167,6 +167,16 @@ impl Walk {
         self.in_w * self.in_c
     }
 
+    /// Elements of the input.
+    const fn in_len(&self) -> usize {
+        self.rows / self.out_rows * self.in_rows * self.in_row()
+    }
+
+    /// Elements of the output.
+    const fn out_len(&self) -> usize {
+        self.rows * self.out_w * self.out_c
+    }
+
     /// The first input row of batch-local output row `y`'s window that lies in the input.
     const fn first_row(&self, y: usize) -> usize {
         let top = (y * self.stride).saturating_sub(self.pad);
@@ -316,18 +326,130 @@ pub const fn row_displacement(g: &ConvGeometry) -> Option<usize> {
     Some(most(&walk, true))
 }
 
+/// The driver's walk of one op on one buffer (the [module docs](self)): [`Steps::next`] gives
+/// the chunks in order, each with its elements of the buffer.
+struct Steps {
+    walk: Walk,
+    input_at: usize,
+    output_at: usize,
+    /// The two share no element: one chunk, the whole op.
+    disjoint: bool,
+    /// How far the input starts above the output (when they share elements).
+    d: usize,
+    /// The next chunk's first pixel.
+    row: usize,
+    x: usize,
+}
+
+impl Steps {
+    /// The walk of `g` with the input at `input_at` and the output at `output_at` of a buffer
+    /// of `len` elements; `None` (nothing to run) when the geometry has no walk, a tensor does
+    /// not fit, or the input starts below the output and reaches into it (writing the output in
+    /// order would overwrite input still to be read).
+    fn new(g: &ConvGeometry, len: usize, input_at: usize, output_at: usize) -> Option<Self> {
+        let walk = Walk::of(g)?;
+        let (in_end, out_end) = (
+            input_at.checked_add(walk.in_len())?,
+            output_at.checked_add(walk.out_len())?,
+        );
+        if in_end > len || out_end > len {
+            return None;
+        }
+        let disjoint = in_end <= output_at || out_end <= input_at;
+        let d = match input_at.checked_sub(output_at) {
+            Some(d) => d,
+            None if disjoint => 0,
+            None => return None,
+        };
+        Some(Self {
+            walk,
+            input_at,
+            output_at,
+            disjoint,
+            d,
+            row: 0,
+            x: 0,
+        })
+    }
+
+    /// The next chunk of `g` (the geometry [`Steps::new`] took), its ranges of the buffer;
+    /// `Some(None)` when the next pixel cannot run (the input too close above the output),
+    /// `None` after the last.
+    /// `sub` (the op's geometry, or the last chunk's) becomes the chunk's. Never inlined: the
+    /// chunk's description stays in this function's frame, out of the kernel's.
+    #[inline(never)]
+    fn next(&mut self, g: &ConvGeometry, sub: &mut ConvGeometry) -> Option<Option<Run>> {
+        if self.row >= self.walk.rows {
+            return None;
+        }
+        let (chunk, next) = if self.disjoint {
+            let whole = Chunk {
+                input: [g.input[0], g.input[1], g.input[2]],
+                output: [g.output[0], g.output[1], g.output[2]],
+                pad_h: g.pad_h,
+                part: Part::WHOLE,
+                input_at: (0, self.walk.in_len()),
+                output_at: (0, self.walk.out_len()),
+            };
+            (whole, (self.walk.rows, 0))
+        } else {
+            match self.walk.chunk(g, self.d, self.row, self.x) {
+                Some(next) => next,
+                None => {
+                    // Stop here: the caller returns `false`.
+                    self.row = self.walk.rows;
+                    return Some(None);
+                }
+            }
+        };
+        (self.row, self.x) = next;
+        chunk.shape(sub);
+        let (i, o) = (self.input_at, self.output_at);
+        Some(Some(Run {
+            part: chunk.part,
+            input_at: (i + chunk.input_at.0, i + chunk.input_at.1),
+            output_at: (o + chunk.output_at.0, o + chunk.output_at.1),
+        }))
+    }
+}
+
+/// A chunk as [`Steps::next`] gives it, its geometry already the kernel's: the part, and the
+/// elements `start..end` of the buffer its input and its output are.
+struct Run {
+    part: Part,
+    input_at: (usize, usize),
+    output_at: (usize, usize),
+}
+
+impl Run {
+    /// The run's two disjoint slices of `buf`, its input and its output.
+    #[inline(always)]
+    fn slices<'a, T>(&self, buf: &'a mut [T]) -> (&'a [T], &'a mut [T]) {
+        let ((i0, i1), (o0, o1)) = (self.input_at, self.output_at);
+        if i1 <= o0 {
+            let (lo, hi) = buf.split_at_mut(o0);
+            (&lo[i0..i1], &mut hi[..o1 - o0])
+        } else {
+            let (lo, hi) = buf.split_at_mut(i0);
+            (&hi[..i1 - i0], &mut lo[o0..o1])
+        }
+    }
+}
+
 /// Runs a CONV_2D or DEPTHWISE_CONV_2D of geometry `g` on one buffer: the input's `N*H*W*C`
 /// elements at `buf[input_at..]`, the output's `N*OH*OW*O` at `buf[output_at..]`, in the order
 /// of the [module docs](self). `kernel(sub, part, input, output)` is the op's kernel on a
 /// chunk: `sub` is `g` for the chunk's rows (or pixels), `part` the chunk's first output column
 /// and skipped input pixels, `input` its input and `output` its output elements, disjoint
-/// slices of `buf`; it is called for the chunks in order.
+/// slices of `buf`; it is called for the chunks in order. (The entry points below run the same
+/// loop with their kernel written in it, so that it is inlined into one frame.)
 ///
 /// Returns `true` when every chunk ran: the two do not share an element, or the input starts
 /// at least [`min_displacement`] elements above the output. Returns `false` without calling
 /// `kernel` when a tensor does not fit in `buf` or the geometry has no walk, and `false` after
 /// the chunks before it when a pixel cannot run (the input too close above the output, or
 /// below it and overlapping).
+#[cfg(test)]
 fn overlapped<T>(
     g: &ConvGeometry,
     buf: &mut [T],
@@ -335,109 +457,131 @@ fn overlapped<T>(
     output_at: usize,
     mut kernel: impl FnMut(&ConvGeometry, Part, &[T], &mut [T]),
 ) -> bool {
-    let Some(walk) = Walk::of(g) else {
+    let Some(mut steps) = Steps::new(g, buf.len(), input_at, output_at) else {
         return false;
     };
-    let batches = walk.rows / walk.out_rows;
-    let in_len = batches * walk.in_rows * walk.in_row();
-    let out_len = walk.rows * walk.out_w * walk.out_c;
-    let (Some(in_end), Some(out_end)) =
-        (input_at.checked_add(in_len), output_at.checked_add(out_len))
-    else {
-        return false;
-    };
-    if in_end > buf.len() || out_end > buf.len() {
-        return false;
+    let mut sub = *g;
+    while let Some(run) = steps.next(g, &mut sub) {
+        let Some(run) = run else {
+            return false;
+        };
+        let (input, output) = run.slices(buf);
+        kernel(&sub, run.part, input, output);
     }
-    if in_end <= output_at {
-        // The input wholly below the output: one run.
-        let (lo, hi) = buf.split_at_mut(output_at);
-        kernel(g, Part::WHOLE, &lo[input_at..], &mut hi[..out_len]);
-        return true;
+    true
+}
+
+/// One kernel call of the driver: what its geometry changes of the op's (the first three
+/// dimensions of the input and output shapes, the padding above), its part, and the elements
+/// `start..end` of the input and of the output it is given (counted from each tensor's first
+/// element).
+struct Chunk {
+    input: [usize; 3],
+    output: [usize; 3],
+    pad_h: usize,
+    part: Part,
+    input_at: (usize, usize),
+    output_at: (usize, usize),
+}
+
+impl Chunk {
+    /// Makes `g` (the op's geometry, or an earlier chunk's) this chunk's.
+    #[inline(always)]
+    fn shape(&self, g: &mut ConvGeometry) {
+        let [n, h, w] = self.input;
+        let [on, oh, ow] = self.output;
+        (g.input[0], g.input[1], g.input[2]) = (n, h, w);
+        (g.output[0], g.output[1], g.output[2]) = (on, oh, ow);
+        g.pad_h = self.pad_h;
     }
-    let Some(d) = input_at.checked_sub(output_at) else {
-        // The input starts below the output and reaches into it: writing the output in
-        // order would overwrite input still to be read.
-        return false;
-    };
-    let out_row = walk.out_w * walk.out_c;
-    let (mut row, mut x) = (0, 0);
-    while row < walk.rows {
-        let (b, y) = (row / walk.out_rows, row % walk.out_rows);
-        if x == 0 && !walk.pointwise {
+}
+
+impl Walk {
+    /// The chunk from pixel `x` of output row `row` of `g` at displacement `d` (the [module
+    /// docs](self)), with the row and pixel after it; `None` if that pixel cannot run.
+    fn chunk(
+        &self,
+        g: &ConvGeometry,
+        d: usize,
+        row: usize,
+        x: usize,
+    ) -> Option<(Chunk, (usize, usize))> {
+        let y = row % self.out_rows;
+        let out_row = self.out_w * self.out_c;
+        if x == 0 && !self.pointwise {
             // Whole rows from `row` while they fit below the input the first still reads.
-            let base = walk.row_base(row);
+            let base = self.row_base(row);
             let limit = d + base;
             let mut v = row;
-            while v < walk.rows
-                && v / walk.out_rows == b
-                && walk.out_end(v, walk.out_w - 1) <= limit
+            while v < self.rows
+                && v / self.out_rows == row / self.out_rows
+                && self.out_end(v, self.out_w - 1) <= limit
             {
                 v += 1;
             }
             if v > row {
-                let y1 = y + (v - row);
-                let (r0, r1) = (walk.first_row(y), walk.end_row(y1 - 1));
-                let sub = ConvGeometry {
-                    input: [1, r1 - r0, g.input[2], g.input[3]],
-                    output: [1, v - row, g.output[2], g.output[3]],
+                let (r0, r1) = (self.first_row(y), self.end_row(y + (v - row) - 1));
+                let chunk = Chunk {
+                    input: [1, r1 - r0, g.input[2]],
+                    output: [1, v - row, g.output[2]],
                     // The rows above the chunk's first input row are not in its image: the
                     // padding left above it is what the first output row's window still
                     // reaches above row 0.
-                    pad_h: walk.pad + r0 - y * walk.stride,
-                    ..*g
+                    pad_h: self.pad + r0 - y * self.stride,
+                    part: Part::WHOLE,
+                    input_at: (base, base + (r1 - r0) * self.in_row()),
+                    output_at: (row * out_row, v * out_row),
                 };
-                let (lo, hi) = buf.split_at_mut(input_at + base);
-                let output = &mut lo[output_at + row * out_row..output_at + v * out_row];
-                kernel(&sub, Part::WHOLE, &hi[..(r1 - r0) * walk.in_row()], output);
-                row = v;
-                continue;
+                return Some((chunk, (v, 0)));
             }
         }
         // A run of pixels of row `row` from `x`.
-        let base = walk.read_base(row, x);
+        let base = self.read_base(row, x);
         let limit = d + base;
-        if walk.out_end(row, x) > limit {
-            return false;
+        if self.out_end(row, x) > limit {
+            return None;
         }
         let mut x1 = x + 1;
-        while x1 < walk.out_w && walk.out_end(row, x1) <= limit {
+        while x1 < self.out_w && self.out_end(row, x1) <= limit {
             x1 += 1;
         }
-        if walk.pointwise && x1 - x > 1 && (x1 - x) % 2 == 1 && x1 < walk.out_w {
+        if self.pointwise && x1 - x > 1 && (x1 - x) % 2 == 1 && x1 < self.out_w {
             // An even number of pixels where it can: the DSP 1 x 1 kernel takes them in
             // pairs, and an odd last pixel goes channel by channel.
             x1 -= 1;
         }
-        let (lo, hi) = buf.split_at_mut(input_at + base);
-        let o0 = output_at + row * out_row;
-        let output = &mut lo[o0 + x * walk.out_c..o0 + x1 * walk.out_c];
-        if walk.pointwise {
-            let sub = ConvGeometry {
-                input: [1, 1, x1 - x, g.input[3]],
-                output: [1, 1, x1 - x, g.output[3]],
-                ..*g
-            };
-            kernel(&sub, Part::WHOLE, &hi[..(x1 - x) * walk.in_c], output);
+        let output = (
+            row * out_row + x * self.out_c,
+            row * out_row + x1 * self.out_c,
+        );
+        let next = if x1 == self.out_w {
+            (row + 1, 0)
         } else {
-            let (r0, r1) = (walk.first_row(y), walk.end_row(y));
-            let skip = walk.skipped(row, x);
-            let sub = ConvGeometry {
-                input: [1, r1 - r0, g.input[2], g.input[3]],
-                output: [1, 1, x1 - x, g.output[3]],
-                pad_h: walk.pad + r0 - y * walk.stride,
-                ..*g
-            };
-            let input = &hi[..(r1 - r0) * walk.in_row() - skip * walk.in_c];
-            kernel(&sub, Part { x0: x, skip }, input, output);
-        }
-        x = x1;
-        if x == walk.out_w {
-            x = 0;
-            row += 1;
-        }
+            (row, x1)
+        };
+        let chunk = if self.pointwise {
+            Chunk {
+                input: [1, 1, x1 - x],
+                output: [1, 1, x1 - x],
+                pad_h: 0,
+                part: Part::WHOLE,
+                input_at: (base, base + (x1 - x) * self.in_c),
+                output_at: output,
+            }
+        } else {
+            let (r0, r1) = (self.first_row(y), self.end_row(y));
+            let skip = self.skipped(row, x);
+            Chunk {
+                input: [1, r1 - r0, g.input[2]],
+                output: [1, 1, x1 - x],
+                pad_h: self.pad + r0 - y * self.stride,
+                part: Part { x0: x, skip },
+                input_at: (base, self.row_base(row) + (r1 - r0) * self.in_row()),
+                output_at: output,
+            }
+        };
+        Some((chunk, next))
     }
-    true
 }
 
 /// Whether the driver runs `g` with the input at `input_at` and the output at `output_at`
@@ -488,10 +632,20 @@ macro_rules! on_one_buffer {
             filter: &[$filter],
             bias: Option<&[$bias]>,
         ) -> bool {
-            overlapped(&p.geometry, buf, input_at, output_at, |g, part, input, output| {
-                let p = $params { geometry: *g, ..*p };
-                $kernel(&p, part, input, filter, bias, output);
-            })
+            // The loop of the driver (`overlapped`), the kernel in this function's frame.
+            let Some(mut steps) = Steps::new(&p.geometry, buf.len(), input_at, output_at) else {
+                return false;
+            };
+            // One copy of the parameters, its geometry each chunk's in turn.
+            let mut q = *p;
+            while let Some(run) = steps.next(&p.geometry, &mut q.geometry) {
+                let Some(run) = run else {
+                    return false;
+                };
+                let (input, output) = run.slices(buf);
+                $kernel(&q, run.part, input, filter, bias, output);
+            }
+            true
         }
     )*};
 }
@@ -857,6 +1011,19 @@ mod tests {
                     expected[..],
                     "{g:?} at d = {d} (D = {least})"
                 );
+                // The entry point generated code calls (its loop of its own).
+                let mut buf = vec![0x55_i8; (d + input).max(output)];
+                buf[d..d + input].copy_from_slice(&x);
+                let entry = if depthwise {
+                    depthwise_conv2d_s8
+                } else {
+                    conv2d_s8
+                };
+                assert!(
+                    entry(&p, &mut buf, d, 0, &filter, Some(&bias)),
+                    "{g:?} d {d}"
+                );
+                assert_eq!(buf[..output], expected[..], "entry, {g:?} at d = {d}");
             }
             // The input wholly below the output: one run.
             let mut buf = vec![0_i8; input + output];
@@ -870,6 +1037,12 @@ mod tests {
                     !overlapped(&g, &mut buf, least - 1, 0, &kernel),
                     "{g:?} D − 1"
                 );
+                let entry = if depthwise {
+                    depthwise_conv2d_s8
+                } else {
+                    conv2d_s8
+                };
+                assert!(!entry(&p, &mut buf, least - 1, 0, &filter, Some(&bias)));
             }
         }
     }

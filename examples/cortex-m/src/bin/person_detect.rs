@@ -67,7 +67,7 @@ const _: () = assert!(INPUT.len() == 96 * 96 && OUTPUT.len() == 2);
 /// set.
 const EXPECTED: [i8; 2] = [112, -112];
 
-/// The arena: 55,296 zero bytes in `.bss`, claimed once by `take`.
+/// The arena: `ARENA_BYTES` zero bytes in `.bss` (and its take flag), claimed once by `take`.
 static ARENA: person_detect::StaticArena = person_detect::StaticArena::new();
 
 #[entry]
