@@ -2,15 +2,17 @@
 //! the pairs [`model_overlaps`] gives the planner for generated `invoke`.
 //!
 //! CONV_2D and DEPTHWISE_CONV_2D (input and output of one element type: int8, int16, float32)
-//! run overlapped through the runtime's driver `stowplan::kernels::overlap::overlapped`, which
-//! feeds the op's own kernel (portable, or on Armv7E-M the DSP one: the same driver for both)
-//! chunks of output rows, or of pixels for a pointwise op, each on two disjoint slices of the
-//! one buffer; see that module for the order it keeps. The driver runs every displacement
+//! run overlapped through the runtime's driver (`stowplan::kernels::overlap`), which feeds the
+//! op's own kernel (portable, or on Armv7E-M the DSP one: the same driver for both) chunks of
+//! whole output rows, or of one row's pixels, each on two disjoint slices of the one buffer;
+//! see that module for the order it keeps. The driver runs every displacement
 //! `d = offset(input) − offset(output)` from `D = max_u (o(u) − r(u))` on (in elements: `o(u)`
-//! one past unit `u`'s last output, `r(u)` its first input), and no smaller one. [`min_displacement`]
-//! is that function itself, compiled here from the runtime's source, times the element size;
-//! generated code asserts at compile time that the offsets it was planned with satisfy it, and
-//! the plan's own check (module `overlap_proof`) derives `D` again with code of its own.
+//! one past output pixel `u`'s last element, `r(u)` the lowest input element it or a later
+//! pixel reads), and no smaller one. [`min_displacement`] is that function itself, compiled
+//! here from the runtime's source, times the element size ([`row_displacement`]: the least
+//! from which every chunk is whole rows, the pair's preferred displacement); generated code
+//! asserts at compile time that the offsets it was planned with satisfy it, and the plan's own
+//! check (module `overlap_proof`) derives `D` again with code of its own.
 //!
 //! Every other op keeps whole-tensor planning (its kernel reads and writes separate slices).
 

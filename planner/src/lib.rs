@@ -364,8 +364,8 @@ impl ModelPlan {
 
 /// The search budget of a problem with overlaps ([`Options::overlaps`]) when
 /// [`Options::search_steps`] is left at its default: along chains of pairs the overlap-aware
-/// bound is not tight (person_detect's plan, 37,264 bytes, 16 above it, is what the chain of pairs at
-/// its ops 1 to 3 allows), and the
+/// bound is not tight (person_detect's plan, 36,896 bytes, 16 above it, is what the chain of pairs
+/// at its ops 1 to 3 allows), and the
 /// search would spend [`plan::DEFAULT_SEARCH_STEPS`] (minutes in a debug build of the macro)
 /// trying to reach it. 2^22 steps: well under a second.
 pub const OVERLAP_SEARCH_STEPS: u64 = 1 << 22;

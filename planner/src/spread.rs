@@ -59,7 +59,10 @@ pub(crate) fn spread(
                 continue;
             };
             let mut trial = offsets.clone();
-            trial[buffer] = at;
+            let Some(slot) = trial.get_mut(buffer) else {
+                continue;
+            };
+            *slot = at;
             let Ok(moved) = Plan::from_offsets(problem, trial, plan.planner) else {
                 continue;
             };

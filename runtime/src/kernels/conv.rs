@@ -163,6 +163,7 @@ fn conv_groups(g: &ConvGeometry) -> Option<(usize, usize)> {
 /// Returns without writing if the slices are shorter than the geometry says
 /// (`filter_elements` is how many filter elements the caller's storage holds).
 #[inline(always)]
+#[allow(clippy::too_many_arguments)]
 fn conv_loops<I, A: Copy, O>(
     g: &ConvGeometry,
     part: Part,

@@ -27,6 +27,7 @@ const CHANNEL_BLOCK: usize = 16;
 /// (`filter_elements` is how many filter elements the caller's storage holds) or the filter's
 /// channels are not the input's times the depth multiplier.
 #[inline(always)]
+#[allow(clippy::too_many_arguments)]
 fn depthwise_loops<I: Copy, A: Copy, O>(
     g: &ConvGeometry,
     part: Part,
