@@ -1,7 +1,8 @@
 //! Which ops may write their output over the input they consume, and from what displacement:
 //! the pairs [`model_overlaps`] gives the planner for generated `invoke`.
 //!
-//! CONV_2D and DEPTHWISE_CONV_2D (input and output of one element type: int8, int16, float32)
+//! CONV_2D, DEPTHWISE_CONV_2D, AVERAGE_POOL_2D and MAX_POOL_2D (input and output of one element
+//! type: int8, int16, float32; a pool as the depthwise convolution with its window)
 //! run overlapped through the runtime's driver (`stowplan::kernels::overlap`), which feeds the
 //! op's own kernel (portable, or on Armv7E-M the DSP one: the same driver for both) chunks of
 //! whole output rows, or of one row's pixels, each on two disjoint slices of the one buffer;
@@ -36,16 +37,8 @@ pub(crate) fn geometry_of(
             .flatten()
             .and_then(|t| model.tensor(op.subgraph, t))
     };
-    let (input, filter) = (tensor(op.inputs.first())?, tensor(op.inputs.get(1))?);
+    let input = tensor(op.inputs.first())?;
     let output = model.tensor(op.subgraph, *op.outputs.first()?)?;
-    // The types the runtime's kernels take (others go to a fallback, which keeps whole
-    // tensors): int8 with int8 or int4 weights, int16 with int8, float32 with float32.
-    match (input.dtype, filter.dtype) {
-        (DType::Int8, DType::Int8 | DType::Int4)
-        | (DType::Int16, DType::Int8)
-        | (DType::Float32, DType::Float32) => {}
-        _ => return None,
-    }
     if input.dtype != output.dtype {
         return None;
     }
@@ -58,7 +51,53 @@ pub(crate) fn geometry_of(
             .collect();
         <[usize; 4]>::try_from(dims?).ok()
     };
-    let (i, f, o) = (shape(input.id)?, shape(filter.id)?, shape(output.id)?);
+    let (i, o) = (shape(input.id)?, shape(output.id)?);
+    let positive = |v: i32| usize::try_from(v).ok().filter(|&v| v > 0);
+    // The pools: the window of a depthwise convolution of multiplier 1, no dilation (the
+    // runtime's `overlap::pool_walk`), the types their kernels take.
+    if let (
+        Opcode::Builtin(BuiltinOp::AVERAGE_POOL_2D | BuiltinOp::MAX_POOL_2D),
+        &OpOptions::Pool2D {
+            padding,
+            stride_w,
+            stride_h,
+            filter_w,
+            filter_h,
+            ..
+        },
+    ) = (&op.opcode, &op.options)
+    {
+        if !matches!(input.dtype, DType::Int8 | DType::Int16 | DType::Float32) || i[3] != o[3] {
+            return None;
+        }
+        let stride = (positive(stride_h)?, positive(stride_w)?);
+        let window = (positive(filter_h)?, positive(filter_w)?);
+        let (pad_h, pad_w) =
+            crate::ops::padding_hw(padding, stride, (1, 1), (i[1], i[2]), window).ok()?;
+        let g = ConvGeometry {
+            input: i,
+            filter: [1, window.0, window.1, i[3]],
+            output: o,
+            stride_h: stride.0,
+            stride_w: stride.1,
+            dilation_h: 1,
+            dilation_w: 1,
+            pad_h,
+            pad_w,
+            depth_multiplier: 1,
+        };
+        return Some((g, input.dtype.element_bytes()?));
+    }
+    let filter = tensor(op.inputs.get(1))?;
+    // The types the runtime's kernels take (others go to a fallback, which keeps whole
+    // tensors): int8 with int8 or int4 weights, int16 with int8, float32 with float32.
+    match (input.dtype, filter.dtype) {
+        (DType::Int8, DType::Int8 | DType::Int4)
+        | (DType::Int16, DType::Int8)
+        | (DType::Float32, DType::Float32) => {}
+        _ => return None,
+    }
+    let f = shape(filter.id)?;
     // CONV_2D and DEPTHWISE_CONV_2D share the fields the geometry needs.
     let (padding, stride, dilation) = match (&op.opcode, &op.options) {
         (
@@ -86,7 +125,6 @@ pub(crate) fn geometry_of(
         _ => return None,
     };
     let depthwise = op.opcode == Opcode::Builtin(BuiltinOp::DEPTHWISE_CONV_2D);
-    let positive = |v: i32| usize::try_from(v).ok().filter(|&v| v > 0);
     let stride = (positive(stride.0)?, positive(stride.1)?);
     let dilation = (positive(dilation.0)?, positive(dilation.1)?);
     // CONV_2D's filter is [out, h, w, in], DEPTHWISE_CONV_2D's [1, h, w, out].
@@ -147,7 +185,7 @@ pub fn model_overlaps(plan: &crate::ModelPlan) -> Vec<Overlap> {
 }
 
 /// The pairs of `problem`'s buffers whose output may cover the input it consumes: each
-/// CONV_2D and DEPTHWISE_CONV_2D of [`geometry_of`] whose first input dies at the op (not a
+/// CONV_2D, DEPTHWISE_CONV_2D and pool of [`geometry_of`] whose first input dies at the op (not a
 /// subgraph output, not read again by the op) and is written by it into one output, both planned
 /// online on buffers of their own, at [`min_displacement`]. Each time has at most one pair (one
 /// op runs at a time), so the pairs form a valid [`Problem::with_overlaps`] with the buffers.

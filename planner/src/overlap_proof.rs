@@ -6,8 +6,10 @@
 //! [`crate::verify`] has already proven that buffers live together share no byte except the
 //! pairs the problem declares, each at least its declared displacement apart. This check does
 //! not trust those declarations: for each declared pair that does share bytes in the plan it
-//! finds the op writing the output, requires it to be a CONV_2D or DEPTHWISE_CONV_2D reading the
-//! input as its first operand, of one element type, and recomputes `D` in bytes:
+//! finds the op writing the output, requires it to be a CONV_2D, DEPTHWISE_CONV_2D,
+//! AVERAGE_POOL_2D or MAX_POOL_2D reading the input as its first operand, of one element type,
+//! and recomputes `D` in bytes (a pool's window from its options, a convolution's from its
+//! filter's shape):
 //!
 //! * pointwise (1 x 1 filter, stride 1, no padding, output rows and columns those of the input):
 //!   pixel `p` writes `[p·O, (p+1)·O)` and reads from `p·C`, so `D = max(O, P·O − (P−1)·C)`
@@ -152,6 +154,15 @@ fn needed(p: &Planned<'_>, in_t: TensorId, out_t: TensorId) -> Result<i128, Stri
                 ..
             },
         ) => (padding, (stride_h, stride_w), (dilation_h, dilation_w)),
+        (
+            Opcode::Builtin(BuiltinOp::AVERAGE_POOL_2D | BuiltinOp::MAX_POOL_2D),
+            &OpOptions::Pool2D {
+                padding,
+                stride_h,
+                stride_w,
+                ..
+            },
+        ) => (padding, (stride_h, stride_w), (1, 1)),
         _ => {
             return refuse(&format!(
                 "{} does not write its output over its input",
@@ -175,11 +186,22 @@ fn needed(p: &Planned<'_>, in_t: TensorId, out_t: TensorId) -> Result<i128, Stri
         .flatten()
         .and_then(|t| model.tensor(op.subgraph, t))
         .map(|t| t.id);
+    // A pool's window is in its options; a convolution's in its filter's shape.
+    let window = match op.options {
+        OpOptions::Pool2D {
+            filter_h, filter_w, ..
+        } if filter_h > 0 && filter_w > 0 => Some([1, filter_h.into(), filter_w.into(), 1]),
+        OpOptions::Pool2D { .. } => None,
+        _ => filter.and_then(dims),
+    };
     let (Some([n, h, w, c]), Some([_, oh, ow, oc]), Some([_, fh, fw, _])) =
-        (dims(in_t), dims(out_t), filter.and_then(dims))
+        (dims(in_t), dims(out_t), window)
     else {
         return refuse("a shape is not four positive dimensions");
     };
+    if matches!(op.options, OpOptions::Pool2D { .. }) && c != oc {
+        return refuse("a pool's output has other channels than its input");
+    }
     let Some(bytes) = input.dtype.element_bytes() else {
         return refuse("its element type has no size");
     };
@@ -264,7 +286,8 @@ mod tests {
     use crate::{Options, plan_model};
 
     /// x (1×6×6×2) → DEPTHWISE 3×3 stride 1 SAME (multiplier 2) → y (1×6×6×4) → CONV 1×1 →
-    /// z (1×6×6×8), one byte of alignment so that displacements are exact.
+    /// z (1×6×6×8) → MAX_POOL 2×2 stride 2 → p (1×3×3×8), one byte of alignment so that
+    /// displacements are exact.
     fn model() -> Vec<u8> {
         let mut b = ModelBuilder::new();
         let sg = b.subgraph("main");
@@ -298,7 +321,17 @@ mod tests {
             activation: Activation::None,
         };
         b.op_with_options(sg, BuiltinOp::CONV_2D, &[y, f], &[z], conv);
-        b.io(sg, &[x], &[z]);
+        let p = b.tensor(sg, "p", DType::Int8, &[1, 3, 3, 8]);
+        let pool = OpOptions::Pool2D {
+            padding: Padding::Valid,
+            stride_w: 2,
+            stride_h: 2,
+            filter_w: 2,
+            filter_h: 2,
+            activation: Activation::None,
+        };
+        b.op_with_options(sg, BuiltinOp::MAX_POOL_2D, &[z], &[p], pool);
+        b.io(sg, &[x], &[p]);
         b.finish()
     }
 
@@ -315,18 +348,24 @@ mod tests {
         let plan = plan_model(&model(), &options()).unwrap();
         // Depthwise: the last pixel's outputs end 88 bytes past its window's corner, input
         // pixel (4, 4) (6 · 6 · 4 − (4 · 6 + 4) · 2); 1×1: the last pixel's 8 outputs end 4
-        // bytes past its input's start (36 · 8 − 35 · 4 = 148).
+        // bytes past its input's start (36 · 8 − 35 · 4 = 148); the pool: its first pixel's 8
+        // outputs end 8 bytes past its window's corner, input pixel (0, 0).
         let pairs: Vec<i64> = plan
             .problem
             .overlaps()
             .iter()
             .map(|o| o.min_displacement)
             .collect();
-        assert_eq!(pairs, [88, 148]);
+        assert_eq!(pairs, [88, 148, 8]);
         assert_eq!(plan.tensor_bound_bytes(), 144 + 288);
-        assert_eq!(plan.lower_bound_bytes(), 148 + 144);
-        assert_eq!(plan.arena_bytes(), plan.lower_bound_bytes());
-        // Only the 1×1 needs its pair (the depthwise op's span, 160, is below the peak).
+        // The pool's span is the peak: 8 + 288.
+        assert_eq!(plan.lower_bound_bytes(), 8 + 288);
+        // A chain: z lies 8 above p (the pool's pair), y 148 above z (the 1×1's), so y ends
+        // 8 + 148 + 144 above p's start, 4 bytes above the bound (which counts each time's
+        // pairs alone).
+        assert_eq!(plan.arena_bytes(), 8 + 148 + 144);
+        // The 1×1 and the pool need their pairs (the depthwise op's span, 160, is below the
+        // peak).
         let names: Vec<(&str, &str)> = plan
             .overlapped()
             .iter()
@@ -337,7 +376,7 @@ mod tests {
                 )
             })
             .collect();
-        assert_eq!(names, [("y", "z")]);
+        assert_eq!(names, [("y", "z"), ("z", "p")]);
         // Without the option: whole tensors.
         let whole = plan_model(
             &model(),
@@ -364,13 +403,12 @@ mod tests {
             let problem = Problem::with_overlaps(buffers.clone(), 1, pairs).unwrap();
             let mut offsets = plan.plan.offsets().to_vec();
             for at in [least, least - 1] {
-                // The output at 0, the input `at` above it, the other tensor above both.
-                let other = (0..buffers.len())
-                    .find(|&b| b != pair.output && b != pair.input)
-                    .unwrap();
+                // The output at 0, the input `at` above it, the other tensors above both.
+                for (b, offset) in offsets.iter_mut().enumerate() {
+                    *offset = 1000 * (b as u64 + 1);
+                }
                 offsets[pair.output] = 0;
                 offsets[pair.input] = u64::try_from(at).unwrap();
-                offsets[other] = 1000;
                 let moved = Plan::from_offsets(&problem, offsets.clone(), Planner::Linear).unwrap();
                 crate::verify::verify(&problem, &moved, false).expect("the pair as declared");
                 let result = super::check(&super::Planned {

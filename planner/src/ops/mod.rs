@@ -413,7 +413,7 @@ pub struct Lower<'a> {
     pub folded: &'a FoldedData,
     /// The op writes its output over its first input, which it consumes
     /// ([`crate::ModelPlan::overlapped`]): the view `o0` holds both, the input `.0` elements in
-    /// and the output `.1` (CONV_2D and DEPTHWISE_CONV_2D only; `None` otherwise).
+    /// and the output `.1` (CONV_2D, DEPTHWISE_CONV_2D and the pools only; `None` otherwise).
     pub overlap: Option<(u64, u64)>,
 }
 

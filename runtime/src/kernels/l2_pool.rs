@@ -18,6 +18,7 @@ use super::pooling::{PoolF32, pool_loops};
 pub fn l2_pool_f32(p: &PoolF32, input: &[f32], output: &mut [f32]) {
     pool_loops(
         &p.geometry,
+        super::conv::Part::WHOLE,
         input,
         output,
         0.0_f32,

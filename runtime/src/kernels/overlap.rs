@@ -1,5 +1,7 @@
-//! CONV_2D and DEPTHWISE_CONV_2D writing their output over the input they are reading: one
-//! buffer holds both, the input `d` elements above the output's start.
+//! CONV_2D, DEPTHWISE_CONV_2D, AVERAGE_POOL_2D and MAX_POOL_2D writing their output over the
+//! input they are reading: one buffer holds both, the input `d` elements above the output's
+//! start. A pool is walked as the depthwise convolution with its window ([`pool_walk`]): the
+//! same elements read and written in the same order.
 //!
 //! # The order kept
 //!
@@ -38,6 +40,7 @@
 //! satisfy [`min_displacement`].
 
 use super::conv::{ConvF32, ConvGeometry, ConvS8, ConvS16, Part};
+use super::pooling::{PoolF32, PoolGeometry, PoolS8, PoolS16};
 
 /// The op as the driver walks it: its rows of output pixels and the elements they touch.
 #[derive(Clone, Copy)]
@@ -378,7 +381,7 @@ impl Steps {
     /// `sub` (the op's geometry, or the last chunk's) becomes the chunk's. Never inlined: the
     /// chunk's description stays in this function's frame, out of the kernel's.
     #[inline(never)]
-    fn next(&mut self, g: &ConvGeometry, sub: &mut ConvGeometry) -> Option<Option<Run>> {
+    fn next(&mut self, g: &ConvGeometry, sub: &mut impl Shaped) -> Option<Option<Run>> {
         if self.row >= self.walk.rows {
             return None;
         }
@@ -403,7 +406,7 @@ impl Steps {
             }
         };
         (self.row, self.x) = next;
-        chunk.shape(sub);
+        sub.shape(&chunk);
         let (i, o) = (self.input_at, self.output_at);
         Some(Some(Run {
             part: chunk.part,
@@ -436,7 +439,7 @@ impl Run {
     }
 }
 
-/// Runs a CONV_2D or DEPTHWISE_CONV_2D of geometry `g` on one buffer: the input's `N*H*W*C`
+/// Runs a CONV_2D or DEPTHWISE_CONV_2D (or a pool, by its [`pool_walk`]) of geometry `g` on one buffer: the input's `N*H*W*C`
 /// elements at `buf[input_at..]`, the output's `N*OH*OW*O` at `buf[output_at..]`, in the order
 /// of the [module docs](self). `kernel(sub, part, input, output)` is the op's kernel on a
 /// chunk: `sub` is `g` for the chunk's rows (or pixels), `part` the chunk's first output column
@@ -484,15 +487,29 @@ struct Chunk {
     output_at: (usize, usize),
 }
 
-impl Chunk {
-    /// Makes `g` (the op's geometry, or an earlier chunk's) this chunk's.
+/// A kernel's geometry, which the driver makes each chunk's in turn.
+trait Shaped {
+    /// Makes `self` (the op's geometry, or an earlier chunk's) `chunk`'s.
+    fn shape(&mut self, chunk: &Chunk);
+}
+
+impl Shaped for ConvGeometry {
     #[inline(always)]
-    fn shape(&self, g: &mut ConvGeometry) {
-        let [n, h, w] = self.input;
-        let [on, oh, ow] = self.output;
-        (g.input[0], g.input[1], g.input[2]) = (n, h, w);
-        (g.output[0], g.output[1], g.output[2]) = (on, oh, ow);
-        g.pad_h = self.pad_h;
+    fn shape(&mut self, chunk: &Chunk) {
+        let ([n, h, w], [on, oh, ow]) = (chunk.input, chunk.output);
+        (self.input[0], self.input[1], self.input[2]) = (n, h, w);
+        (self.output[0], self.output[1], self.output[2]) = (on, oh, ow);
+        self.pad_h = chunk.pad_h;
+    }
+}
+
+impl Shaped for PoolGeometry {
+    #[inline(always)]
+    fn shape(&mut self, chunk: &Chunk) {
+        let ([n, h, w], [on, oh, ow]) = (chunk.input, chunk.output);
+        (self.input[0], self.input[1], self.input[2]) = (n, h, w);
+        (self.output[0], self.output[1], self.output[2]) = (on, oh, ow);
+        self.pad_h = chunk.pad_h;
     }
 }
 
@@ -605,6 +622,32 @@ pub const fn fits(g: &ConvGeometry, input_at: usize, output_at: usize) -> bool {
     }
 }
 
+/// The geometry the driver walks for AVERAGE_POOL_2D and MAX_POOL_2D of geometry `g`: a
+/// depthwise convolution's with the pool's window (depth multiplier 1, no dilation), which reads
+/// and writes the same elements in the same order.
+#[must_use]
+pub const fn pool_walk(g: &PoolGeometry) -> ConvGeometry {
+    ConvGeometry {
+        input: g.input,
+        filter: [1, g.filter_h, g.filter_w, g.input[3]],
+        output: g.output,
+        stride_h: g.stride_h,
+        stride_w: g.stride_w,
+        dilation_h: 1,
+        dilation_w: 1,
+        pad_h: g.pad_h,
+        pad_w: g.pad_w,
+        depth_multiplier: 1,
+    }
+}
+
+/// [`fits`] for a pool of geometry `g` ([`pool_walk`]): generated code asserts it at compile
+/// time for the offsets it was planned with.
+#[must_use]
+pub const fn pool_fits(g: &PoolGeometry, input_at: usize, output_at: usize) -> bool {
+    g.output[3] == g.input[3] && fits(&pool_walk(g), input_at, output_at)
+}
+
 /// The element count of a shape, `None` on overflow.
 const fn elements(shape: &[usize; 4]) -> Option<usize> {
     mul(get!(mul(shape[0], shape[1])), get!(mul(shape[2], shape[3])))
@@ -669,6 +712,54 @@ on_one_buffer! {
     depthwise_conv2d_s16 => super::depthwise_conv::depthwise_conv2d_s16_part, (ConvS16, i16, i8, i64);
     /// [`super::depthwise_conv2d_f32`] on one buffer.
     depthwise_conv2d_f32 => super::depthwise_conv::depthwise_conv2d_f32_part, (ConvF32, f32, f32, f32);
+}
+
+/// One buffer's entry point for each AVERAGE_POOL_2D and MAX_POOL_2D kernel: the driver's loop
+/// over [`pool_walk`] with the kernel on each chunk's part, as `on_one_buffer`'s.
+macro_rules! pool_on_one_buffer {
+    ($($(#[$doc:meta])* $name:ident => $kernel:path, ($params:ident, $t:ty);)*) => {$(
+        $(#[$doc])*
+        ///
+        /// The input's elements at `buf[input_at..]`, the output's at `buf[output_at..]`. Returns
+        /// `true` when every chunk ran: the two share no element, or the input starts far
+        /// enough above the output ([`pool_fits`]); `false` when a tensor does not fit in `buf`
+        /// or the input and output channels differ (nothing written) or the input lies too
+        /// close (the output is then written only up to the pixel that could not run).
+        #[inline(never)]
+        pub fn $name(p: &$params, buf: &mut [$t], input_at: usize, output_at: usize) -> bool {
+            let walk = pool_walk(&p.geometry);
+            if p.geometry.output[3] != p.geometry.input[3] {
+                return false;
+            }
+            let Some(mut steps) = Steps::new(&walk, buf.len(), input_at, output_at) else {
+                return false;
+            };
+            let mut q = *p;
+            while let Some(run) = steps.next(&walk, &mut q.geometry) {
+                let Some(run) = run else {
+                    return false;
+                };
+                let (input, output) = run.slices(buf);
+                $kernel(&q, run.part, input, output);
+            }
+            true
+        }
+    )*};
+}
+
+pool_on_one_buffer! {
+    /// [`super::average_pool_s8`] on one buffer.
+    average_pool_s8 => super::pooling::average_pool_s8_part, (PoolS8, i8);
+    /// [`super::max_pool_s8`] on one buffer.
+    max_pool_s8 => super::pooling::max_pool_s8_part, (PoolS8, i8);
+    /// [`super::average_pool_s16`] on one buffer.
+    average_pool_s16 => super::pooling::average_pool_s16_part, (PoolS16, i16);
+    /// [`super::max_pool_s16`] on one buffer.
+    max_pool_s16 => super::pooling::max_pool_s16_part, (PoolS16, i16);
+    /// [`super::average_pool_f32`] on one buffer.
+    average_pool_f32 => super::pooling::average_pool_f32_part, (PoolF32, f32);
+    /// [`super::max_pool_f32`] on one buffer.
+    max_pool_f32 => super::pooling::max_pool_f32_part, (PoolF32, f32);
 }
 
 #[cfg(test)]
@@ -1067,6 +1158,112 @@ mod tests {
                 let mut buf = vec![0_i8; len.max(i + input).max(o + output)];
                 let runs = overlapped(&g, &mut buf, i, o, |_, _, _, _| {});
                 assert_eq!(fits(&g, i, o), runs, "{g:?} input at {i}, output at {o}");
+            }
+        }
+    }
+
+    /// A random pool geometry (windows up to 3 x 3, strides up to 2, SAME or VALID).
+    fn random_pool(rng: &mut Rng) -> PoolGeometry {
+        loop {
+            let n = 1 + rng.below(2);
+            let (h, w, c) = (1 + rng.below(9), 1 + rng.below(8), 1 + rng.below(5));
+            let (fh, fw) = (1 + rng.below(3), 1 + rng.below(3));
+            let (sh, sw) = (1 + rng.below(2), 1 + rng.below(2));
+            let same = rng.below(2) == 0;
+            let (Some((oh, ph)), Some((ow, pw))) =
+                (dimension(h, fh, sh, 1, same), dimension(w, fw, sw, 1, same))
+            else {
+                continue;
+            };
+            return PoolGeometry {
+                input: [n, h, w, c],
+                output: [n, oh, ow, c],
+                filter_h: fh,
+                filter_w: fw,
+                stride_h: sh,
+                stride_w: sw,
+                pad_h: ph,
+                pad_w: pw,
+            };
+        }
+    }
+
+    /// The int8, int16 and float pools on one buffer give what they give on two, at `D` and
+    /// above, disjoint, and refuse one element closer.
+    #[test]
+    fn pools_on_one_buffer_equal_two_buffers() {
+        let mut rng = Rng(0x0b00_1500);
+        for case in 0..CASES {
+            let g = random_pool(&mut rng);
+            let least = min_displacement(&pool_walk(&g)).expect("a walk");
+            let (input, output) = (elements(g.input), elements(g.output));
+            let x: Vec<i8> = (0..input).map(|_| rng.next() as i8).collect();
+            let (act_min, act_max) = (-100 + rng.below(20) as i32, 100 - rng.below(20) as i32);
+            let p8 = PoolS8 {
+                geometry: g,
+                act_min,
+                act_max,
+            };
+            let p16 = PoolS16 {
+                geometry: g,
+                act_min: act_min * 200,
+                act_max: act_max * 200,
+            };
+            let pf = PoolF32 {
+                geometry: g,
+                act_min: -1.5,
+                act_max: 1.5,
+            };
+            let avg = case % 2 == 0;
+            let mut want8 = vec![0_i8; output];
+            let mut want16 = vec![0_i16; output];
+            let mut wantf = vec![0.0_f32; output];
+            let x16: Vec<i16> = x.iter().map(|&v| i16::from(v) * 251).collect();
+            let xf: Vec<f32> = x.iter().map(|&v| f32::from(v) / 64.0).collect();
+            if avg {
+                super::super::average_pool_s8(&p8, &x, &mut want8);
+                super::super::average_pool_s16(&p16, &x16, &mut want16);
+                super::super::average_pool_f32(&pf, &xf, &mut wantf);
+            } else {
+                super::super::max_pool_s8(&p8, &x, &mut want8);
+                super::super::max_pool_s16(&p16, &x16, &mut want16);
+                super::super::max_pool_f32(&pf, &xf, &mut wantf);
+            }
+            let ds = displacements(&mut rng, least, output);
+            for (k, d) in ds.into_iter().chain([least.wrapping_sub(1)]).enumerate() {
+                // The last: one element closer than `D` (refused where it shares elements).
+                let refused = k == ds.len();
+                if refused && (least == 0 || least >= output) {
+                    continue;
+                }
+                let len = (d + input).max(output);
+                let mut b8 = vec![0x55_i8; len];
+                b8[d..d + input].copy_from_slice(&x);
+                let mut b16 = vec![0x5555_i16; len];
+                b16[d..d + input].copy_from_slice(&x16);
+                let mut bf = vec![7.0_f32; len];
+                bf[d..d + input].copy_from_slice(&xf);
+                let runs = if avg {
+                    [
+                        average_pool_s8(&p8, &mut b8, d, 0),
+                        average_pool_s16(&p16, &mut b16, d, 0),
+                        average_pool_f32(&pf, &mut bf, d, 0),
+                    ]
+                } else {
+                    [
+                        max_pool_s8(&p8, &mut b8, d, 0),
+                        max_pool_s16(&p16, &mut b16, d, 0),
+                        max_pool_f32(&pf, &mut bf, d, 0),
+                    ]
+                };
+                assert_eq!(runs, [!refused; 3], "{g:?} d {d} (D = {least})");
+                assert_eq!(pool_fits(&g, d, 0), !refused, "{g:?} d {d}");
+                if !refused {
+                    assert_eq!(b8[..output], want8[..], "{g:?} d {d}");
+                    assert_eq!(b16[..output], want16[..], "{g:?} d {d}");
+                    let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                    assert_eq!(bits(&bf[..output]), bits(&wantf), "{g:?} d {d}");
+                }
             }
         }
     }

@@ -1,8 +1,8 @@
 //! AVERAGE_POOL_2D and MAX_POOL_2D: TFLM's `reference_integer_ops::AveragePool` / `MaxPool`
 //! (int8 and int16) and `reference_ops::AveragePool` / `MaxPool` (float).
 
-use super::conv::clamp_to_i16;
-use super::{activation_f32, clamp_to_i8, sized, sized_mut};
+use super::conv::{Part, clamp_to_i16};
+use super::{activation_f32, clamp_to_i8, sized_mut};
 
 /// NHWC geometry of a 2-D pooling.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -68,10 +68,13 @@ const CHANNEL_BLOCK: usize = 16;
 /// through `add`; `finish(acc, count)` (`count` the window's size) returns the output value,
 /// or `None` to stop (TFLM's average pools return `false` on an empty window).
 ///
-/// Returns without writing if the slices are shorter than the geometry says.
+/// `part` is the part of the geometry the call computes (the overlapped driver's chunks of
+/// pixels: [`Part`]). Returns without writing if the slices are shorter than the geometry
+/// says.
 #[inline(always)]
 pub(super) fn pool_loops<T: Copy, A: Copy>(
     g: &PoolGeometry,
+    part: Part,
     input: &[T],
     output: &mut [T],
     init: A,
@@ -81,7 +84,7 @@ pub(super) fn pool_loops<T: Copy, A: Copy>(
     let [batches, input_h, input_w, depth] = g.input;
     let [_, output_h, output_w, _] = g.output;
     let (Some(input), Some(output)) = (
-        sized(input, &[batches, input_h, input_w, depth]),
+        part.input(input, &[batches, input_h, input_w, depth]),
         sized_mut(output, &[batches, output_h, output_w, depth]),
     ) else {
         return;
@@ -93,8 +96,7 @@ pub(super) fn pool_loops<T: Copy, A: Copy>(
                 (out_y.wrapping_mul(g.stride_h) as isize).wrapping_sub(g.pad_h as isize);
             let (y_start, y_end) = clamp_window(in_y_origin, g.filter_h, input_h);
             for out_x in 0..output_w {
-                let in_x_origin =
-                    (out_x.wrapping_mul(g.stride_w) as isize).wrapping_sub(g.pad_w as isize);
+                let in_x_origin = part.origin_x(out_x, g.stride_w, g.pad_w);
                 let (x_start, x_end) = clamp_window(in_x_origin, g.filter_w, input_w);
                 let count = y_end.saturating_sub(y_start) * x_end.saturating_sub(x_start);
                 let mut first = 0;
@@ -106,8 +108,12 @@ pub(super) fn pool_loops<T: Copy, A: Copy>(
                         let in_y = in_y_origin.wrapping_add(filter_y as isize) as usize;
                         for filter_x in x_start..x_end {
                             let in_x = in_x_origin.wrapping_add(filter_x as isize) as usize;
-                            let i = ((batch * input_h + in_y) * input_w + in_x) * depth + first;
-                            if let Some(pixel) = input.get(i..i + block) {
+                            // Past the slice (so not read) for a skipped pixel.
+                            let i = part
+                                .pixel((batch * input_h + in_y) * input_w + in_x)
+                                .wrapping_mul(depth)
+                                .wrapping_add(first);
+                            if let Some(pixel) = input.get(i..i.wrapping_add(block)) {
                                 for (acc, &value) in accs.iter_mut().zip(pixel) {
                                     *acc = add(*acc, value);
                                 }
@@ -151,8 +157,15 @@ fn clamp_window(origin: isize, filter: usize, size: usize) -> (usize, usize) {
 ///
 /// `input.len() == N*H*W*C`, `output.len() == N*OH*OW*C`.
 pub fn average_pool_s8(p: &PoolS8, input: &[i8], output: &mut [i8]) {
+    average_pool_s8_part(p, Part::WHOLE, input, output);
+}
+
+/// [`average_pool_s8`] on a part of its geometry (the overlapped driver's chunks of pixels).
+#[inline(always)]
+pub(super) fn average_pool_s8_part(p: &PoolS8, part: Part, input: &[i8], output: &mut [i8]) {
     pool_loops(
         &p.geometry,
+        part,
         input,
         output,
         0_i32,
@@ -176,12 +189,24 @@ pub fn average_pool_s8(p: &PoolS8, input: &[i8], output: &mut [i8]) {
 ///
 /// As [`average_pool_s8`].
 pub fn max_pool_s8(p: &PoolS8, input: &[i8], output: &mut [i8]) {
+    max_pool_s8_part(p, Part::WHOLE, input, output);
+}
+
+/// [`max_pool_s8`] on a part of its geometry (the overlapped driver's chunks of pixels).
+#[inline(always)]
+pub(super) fn max_pool_s8_part(p: &PoolS8, part: Part, input: &[i8], output: &mut [i8]) {
     // TFLM clamps with `std::max<int8_t>` / `std::min<int8_t>`: the bounds narrowed to int8.
     let act_min = p.act_min as i8;
     let act_max = p.act_max as i8;
-    pool_loops(&p.geometry, input, output, i8::MIN, i8::max, |max, _| {
-        Some(max.max(act_min).min(act_max))
-    });
+    pool_loops(
+        &p.geometry,
+        part,
+        input,
+        output,
+        i8::MIN,
+        i8::max,
+        |max, _| Some(max.max(act_min).min(act_max)),
+    );
 }
 
 /// The rounded average of TFLM's integer `AveragePool`s: `(acc + count / 2) / count` for a
@@ -206,8 +231,15 @@ fn rounded_average(acc: i32, count: usize) -> Option<i32> {
 ///
 /// As [`average_pool_s8`].
 pub fn average_pool_s16(p: &PoolS16, input: &[i16], output: &mut [i16]) {
+    average_pool_s16_part(p, Part::WHOLE, input, output);
+}
+
+/// [`average_pool_s16`] on a part of its geometry (the overlapped driver's chunks of pixels).
+#[inline(always)]
+pub(super) fn average_pool_s16_part(p: &PoolS16, part: Part, input: &[i16], output: &mut [i16]) {
     pool_loops(
         &p.geometry,
+        part,
         input,
         output,
         0_i32,
@@ -229,11 +261,23 @@ pub fn average_pool_s16(p: &PoolS16, input: &[i16], output: &mut [i16]) {
 ///
 /// As [`average_pool_s8`].
 pub fn max_pool_s16(p: &PoolS16, input: &[i16], output: &mut [i16]) {
+    max_pool_s16_part(p, Part::WHOLE, input, output);
+}
+
+/// [`max_pool_s16`] on a part of its geometry (the overlapped driver's chunks of pixels).
+#[inline(always)]
+pub(super) fn max_pool_s16_part(p: &PoolS16, part: Part, input: &[i16], output: &mut [i16]) {
     let act_min = p.act_min as i16;
     let act_max = p.act_max as i16;
-    pool_loops(&p.geometry, input, output, i16::MIN, i16::max, |max, _| {
-        Some(max.max(act_min).min(act_max))
-    });
+    pool_loops(
+        &p.geometry,
+        part,
+        input,
+        output,
+        i16::MIN,
+        i16::max,
+        |max, _| Some(max.max(act_min).min(act_max)),
+    );
 }
 
 /// float AVERAGE_POOL_2D: TFLM's `reference_ops::AveragePool` (float): the window's sum in
@@ -243,8 +287,15 @@ pub fn max_pool_s16(p: &PoolS16, input: &[i16], output: &mut [i16]) {
 ///
 /// As [`average_pool_s8`].
 pub fn average_pool_f32(p: &PoolF32, input: &[f32], output: &mut [f32]) {
+    average_pool_f32_part(p, Part::WHOLE, input, output);
+}
+
+/// [`average_pool_f32`] on a part of its geometry (the overlapped driver's chunks of pixels).
+#[inline(always)]
+pub(super) fn average_pool_f32_part(p: &PoolF32, part: Part, input: &[f32], output: &mut [f32]) {
     pool_loops(
         &p.geometry,
+        part,
         input,
         output,
         0.0_f32,
@@ -267,8 +318,15 @@ pub fn average_pool_f32(p: &PoolF32, input: &[f32], output: &mut [f32]) {
 ///
 /// As [`average_pool_s8`].
 pub fn max_pool_f32(p: &PoolF32, input: &[f32], output: &mut [f32]) {
+    max_pool_f32_part(p, Part::WHOLE, input, output);
+}
+
+/// [`max_pool_f32`] on a part of its geometry (the overlapped driver's chunks of pixels).
+#[inline(always)]
+pub(super) fn max_pool_f32_part(p: &PoolF32, part: Part, input: &[f32], output: &mut [f32]) {
     pool_loops(
         &p.geometry,
+        part,
         input,
         output,
         f32::MIN,
