@@ -15,6 +15,10 @@
 //! asserts at compile time that the offsets it was planned with satisfy it, and the plan's own
 //! check (module `overlap_proof`) derives `D` again with code of its own.
 //!
+//! QUANTIZE (int8 to int8, int16 to int16 or int8) and the int8 LOGISTIC (`elementwise`) run
+//! element by element on one buffer (`stowplan::kernels::overlap::requantize_s8`, ...): their
+//! pairs have `D = 0` (the output from the input's start on) and no preferred displacement.
+//!
 //! Every other op keeps whole-tensor planning (its kernel reads and writes separate slices).
 
 use crate::graph::TensorInfo;
@@ -150,6 +154,50 @@ pub(crate) fn geometry_of(
     Some((g, input.dtype.element_bytes()?))
 }
 
+/// Whether `op` is an elementwise op the runtime runs on one buffer (`kernels::overlap`'s
+/// `requantize_s8`, `requantize_s16`, `requantize_s16_s8`, `logistic_s8`): QUANTIZE from int8 to
+/// int8, int16 to int16 or int16 to int8 and the int8 LOGISTIC, as many output elements as
+/// input ones (each output element written after its input element is read, never wider: the
+/// output may start anywhere at or below the input's start).
+#[must_use]
+pub(crate) fn elementwise(model: &Model, tensors: &[TensorInfo], op: &Op) -> bool {
+    let tensor =
+        |t: Option<crate::tflite::TensorIndex>| t.and_then(|t| model.tensor(op.subgraph, t));
+    let (Some(input), Some(output)) = (
+        tensor(op.inputs.first().copied().flatten()),
+        tensor(op.outputs.first().copied()),
+    ) else {
+        return false;
+    };
+    let kernel = matches!(
+        (&op.opcode, input.dtype, output.dtype),
+        (
+            Opcode::Builtin(BuiltinOp::QUANTIZE),
+            DType::Int8,
+            DType::Int8
+        ) | (
+            Opcode::Builtin(BuiltinOp::QUANTIZE),
+            DType::Int16,
+            DType::Int16 | DType::Int8
+        ) | (
+            Opcode::Builtin(BuiltinOp::LOGISTIC),
+            DType::Int8,
+            DType::Int8
+        )
+    );
+    let elements = |t: &crate::tflite::Tensor| {
+        tensors.get(t.id.get()).and_then(|info| {
+            info.shape
+                .iter()
+                .try_fold(1_u64, |n, &d| n.checked_mul(u64::try_from(d).ok()?))
+        })
+    };
+    kernel
+        && op.inputs.len() == 1
+        && elements(input).is_some()
+        && elements(input) == elements(output)
+}
+
 /// `D` in bytes for an op of geometry `g` and `element` bytes per element: the runtime driver's
 /// least displacement ([module docs](self)); `None` where the driver has no walk (a zero
 /// dimension, sizes that overflow, a window of padding only).
@@ -228,8 +276,15 @@ pub(crate) fn pairs(
         if op.outputs.len() != 1 {
             continue;
         }
-        let Some((g, element)) = geometry_of(model, tensors, op) else {
-            continue;
+        // An elementwise op runs from any displacement at or above 0 (preferring none); a
+        // window op from its driver's.
+        let window = if elementwise(model, tensors, op) {
+            None
+        } else {
+            let Some(window) = geometry_of(model, tensors, op) else {
+                continue;
+            };
+            Some(window)
         };
         let tensor = |t| model.tensor(op.subgraph, t);
         let buffer = |id: crate::tflite::TensorId| {
@@ -266,6 +321,10 @@ pub(crate) fn pairs(
         {
             continue;
         }
+        let Some((g, element)) = window else {
+            pairs.push((Overlap::new(bo, bi, 0), 0));
+            continue;
+        };
         if let (Some(d), Some(rows)) =
             (min_displacement(&g, element), row_displacement(&g, element))
         {

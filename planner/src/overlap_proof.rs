@@ -9,7 +9,9 @@
 //! finds the op writing the output, requires it to be a CONV_2D, DEPTHWISE_CONV_2D,
 //! AVERAGE_POOL_2D or MAX_POOL_2D reading the input as its first operand, of one element type,
 //! and recomputes `D` in bytes (a pool's window from its options, a convolution's from its
-//! filter's shape):
+//! filter's shape), or a QUANTIZE (int8 to int8, int16 to int16 or int8) or int8 LOGISTIC with
+//! as many output elements as input ones (`D = 0`: each output element, no wider than its input
+//! element, is written after that is read, below the next):
 //!
 //! * pointwise (1 x 1 filter, stride 1, no padding, output rows and columns those of the input):
 //!   pixel `p` writes `[p·O, (p+1)·O)` and reads from `p·C`, so `D = max(O, P·O − (P−1)·C)`
@@ -127,6 +129,29 @@ fn needed(p: &Planned<'_>, in_t: TensorId, out_t: TensorId) -> Result<i128, Stri
     };
     if input.id != in_t || op.outputs.len() != 1 {
         return refuse("the op does not read the input as its first operand into its one output");
+    }
+    // QUANTIZE (int8 to int8, int16 to int16 or int8) and the int8 LOGISTIC write output element
+    // `k`, no wider than input element `k`, after reading it, in order: below input element
+    // `k + 1` whenever the input starts at or above the output.
+    use crate::tflite::DType::{Int8, Int16};
+    let unary = matches!(
+        (&op.opcode, input.dtype, output.dtype),
+        (Opcode::Builtin(BuiltinOp::QUANTIZE), Int8, Int8)
+            | (Opcode::Builtin(BuiltinOp::QUANTIZE), Int16, Int16 | Int8)
+            | (Opcode::Builtin(BuiltinOp::LOGISTIC), Int8, Int8)
+    );
+    if unary {
+        let count = |t: TensorId| -> Option<i128> {
+            p.tensors
+                .get(t.get())?
+                .shape
+                .iter()
+                .try_fold(1_i128, |n, &d| (d >= 0).then(|| n * i128::from(d)))
+        };
+        if op.inputs.len() != 1 || count(in_t).is_none() || count(in_t) != count(out_t) {
+            return refuse("its input and output differ in element count");
+        }
+        return Ok(0);
     }
     if input.dtype != output.dtype {
         return refuse("the two are of different element types");
@@ -388,6 +413,58 @@ mod tests {
         .unwrap();
         assert!(whole.problem.overlaps().is_empty());
         assert_eq!(whole.arena_bytes(), 144 + 288);
+    }
+
+    /// x (int16, 64) → QUANTIZE → y (int8, 64) → LOGISTIC → z (int8, 64): each output may
+    /// start at its input's start (a full alias), none below it.
+    #[test]
+    fn elementwise_outputs_alias_their_inputs_and_no_lower() {
+        let mut b = ModelBuilder::new();
+        let sg = b.subgraph("main");
+        let x = b.tensor(sg, "x", DType::Int16, &[1, 64]);
+        let y = b.tensor(sg, "y", DType::Int8, &[1, 64]);
+        let z = b.tensor(sg, "z", DType::Int8, &[1, 64]);
+        b.op(sg, BuiltinOp::QUANTIZE, &[x], &[y]);
+        b.op(sg, BuiltinOp::LOGISTIC, &[y], &[z]);
+        b.io(sg, &[x], &[z]);
+        let bytes = b.finish();
+        let plan = plan_model(&bytes, &options()).unwrap();
+        let pairs: Vec<i64> = plan
+            .problem
+            .overlaps()
+            .iter()
+            .map(|o| o.min_displacement)
+            .collect();
+        assert_eq!(pairs, [0, 0]);
+        assert_eq!(plan.tensor_bound_bytes(), 128 + 64);
+        assert_eq!(plan.lower_bound_bytes(), 128);
+        assert_eq!(plan.arena_bytes(), 128);
+        // The QUANTIZE's output one byte above its input's start: refused, naming both.
+        let pair = plan.problem.overlaps()[0];
+        let mut offsets = plan.plan.offsets().to_vec();
+        for (k, offset) in offsets.iter_mut().enumerate() {
+            *offset = 1000 * (k as u64 + 1);
+        }
+        offsets[pair.input] = 0;
+        offsets[pair.output] = 1;
+        let problem = Problem::with_overlaps(
+            plan.problem.buffers().to_vec(),
+            1,
+            vec![Overlap::new(pair.output, pair.input, -1)],
+        )
+        .unwrap();
+        let moved = Plan::from_offsets(&problem, offsets, Planner::Linear).unwrap();
+        crate::verify::verify(&problem, &moved, false).expect("the pair as declared");
+        let err = super::check(&super::Planned {
+            model: &plan.model,
+            tensors: &plan.tensors,
+            problem: &problem,
+            plan: &moved,
+            buffer_tensors: &plan.buffer_tensors,
+        })
+        .unwrap_err();
+        assert!(err.contains("`x` starts -1 bytes above `y`"), "{err}");
+        assert!(err.contains("need at least 0"), "{err}");
     }
 
     /// A planner that declared a pair one byte too close: the abstract verifier accepts the plan

@@ -219,7 +219,8 @@ fn custom_ops_are_named_by_their_custom_code() {
     }
 }
 
-/// With each CONV_2D's, DEPTHWISE_CONV_2D's and pool's output allowed over the input it consumes
+/// With each CONV_2D's, DEPTHWISE_CONV_2D's, pool's, QUANTIZE's and LOGISTIC's output allowed over
+/// the input it consumes
 /// (`Options::overlaps`, planned as for `invoke`), person_detect and micro_speech plan below
 /// their tensor-level bounds, verified by the plan's own check: the figures of docs/planning.md.
 #[test]
@@ -238,6 +239,17 @@ fn kernel_overlaps_go_below_the_tensor_level_bound() {
             36_896,
         ),
         ("tflm_micro_speech_int8.tflite", 1, 1, 5_968, 4_176, 4_176),
+        // QUANTIZE from int16 to int8 at the peak: the output at the input's start.
+        ("tflm_keyword_scrambled_int8.tflite", 1, 1, 288, 192, 192),
+        // The int8 LOGISTIC at the end.
+        (
+            "tflm_dtln_noise_suppression_int8.tflite",
+            1,
+            1,
+            544,
+            400,
+            400,
+        ),
         ("tflm_hello_world_int8.tflite", 0, 0, 32, 32, 32),
     ];
     for (file, declared, overlapped, tensor_level, bound, arena) in models {

@@ -784,15 +784,36 @@ pub fn generate(
         &taken,
     );
     for (&(position, i, o), oname) in over_ops.iter().zip(&over_names) {
-        let (Some(Access::Slot { span: si, elem, .. }), Some(Access::Slot { span: so, .. })) =
-            (access.get(i.get()), access.get(o.get()))
+        let (
+            Some(Access::Slot {
+                span: si,
+                elem: in_elem,
+                ..
+            }),
+            Some(Access::Slot {
+                span: so,
+                elem: out_elem,
+                ..
+            }),
+        ) = (access.get(i.get()), access.get(o.get()))
         else {
             continue;
         };
-        let (Some(t), Some(op)) = (model.tensors.get(i.get()), model.ops.get(position)) else {
+        let (Some(t), Some(ot), Some(op)) = (
+            model.tensors.get(i.get()),
+            model.tensors.get(o.get()),
+            model.ops.get(position),
+        ) else {
             continue;
         };
-        let (_, size) = element(t.dtype);
+        // The view is of the narrower element (a QUANTIZE from int16 to int8 reads its input's
+        // bytes from an int8 view); offsets are counted in it.
+        let ((_, in_size), (_, out_size)) = (element(t.dtype), element(ot.dtype));
+        let (elem, size) = if out_size < in_size {
+            (out_elem, out_size)
+        } else {
+            (in_elem, in_size)
+        };
         let (start, end) = (si.0.min(so.0), si.1.max(so.1));
         let ident = format_ident!("{}", oname);
         let tname =

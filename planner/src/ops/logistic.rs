@@ -41,13 +41,11 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
                 i32_lit(l.input_multiplier),
                 i32_lit(l.input_left_shift),
             );
-            Ok(Call {
-                params: Some(quote!(pub const #pname: #k::LogisticS8 = #k::LogisticS8 {
-                    input_zero_point: #z, input_range_radius: #r, input_multiplier: #m, input_left_shift: #s,
-                };)),
-                body: quote!(#k::logistic_s8(&params::#pname, i0, o0);),
-                reads: vec![0],
-            })
+            let params = quote!(pub const #pname: #k::LogisticS8 = #k::LogisticS8 {
+                input_zero_point: #z, input_range_radius: #r, input_multiplier: #m, input_left_shift: #s,
+            };);
+            // It may run with the output over the input (`kernel_order::elementwise`).
+            Ok(cx.elementwise_call(&quote!(logistic_s8), params, cx.elements(out)?, 1))
         }
         DType::Int16 => {
             // logistic_common.cc: zero points 0, the output scale 2^-15, a power-of-two input

@@ -413,7 +413,8 @@ pub struct Lower<'a> {
     pub folded: &'a FoldedData,
     /// The op writes its output over its first input, which it consumes
     /// ([`crate::ModelPlan::overlapped`]): the view `o0` holds both, the input `.0` elements in
-    /// and the output `.1` (CONV_2D, DEPTHWISE_CONV_2D and the pools only; `None` otherwise).
+    /// and the output `.1` (the ops of `kernel_order`: convolutions, pools, QUANTIZE and LOGISTIC;
+    /// `None` otherwise).
     pub overlap: Option<(u64, u64)>,
 }
 
@@ -492,6 +493,47 @@ impl<'a> Lower<'a> {
                     reads: if with_bias { vec![1, 2] } else { vec![1] },
                 }
             }
+        }
+    }
+
+    /// The kernel call of an elementwise op with one input (`f`, with input 0 and the output)
+    /// and its parameters: on one buffer through `kernels::overlap::f` when the output lies over
+    /// the input ([`Lower::overlap`]; `len` elements, each input element `width` elements of the
+    /// view), with a compile-time proof that the offsets suit it.
+    pub(crate) fn elementwise_call(
+        &self,
+        f: &TokenStream,
+        params: TokenStream,
+        len: usize,
+        width: usize,
+    ) -> Call {
+        let k = self.k();
+        let pname = self.params;
+        let Some((input_at, output_at)) = self.overlap else {
+            return Call {
+                params: Some(params),
+                body: quote!(#k::#f(&params::#pname, i0, o0);),
+                reads: vec![0],
+            };
+        };
+        let (ia, oa, n, w) = (
+            Literal::u64_unsuffixed(input_at),
+            Literal::u64_unsuffixed(output_at),
+            Literal::usize_unsuffixed(len),
+            Literal::usize_unsuffixed(width),
+        );
+        let why = format!(
+            "{}: its input must start at or above its output",
+            self.op.desc()
+        );
+        Call {
+            params: Some(quote! {
+                #params
+                const _: () = ::core::assert!(#k::overlap::elementwise_fits(#ia, #oa, #n, #w), #why);
+            }),
+            // `elementwise_fits` holds, so every element is computed (the result is `true`).
+            body: quote!(let _ = #k::overlap::#f(&params::#pname, o0, #ia, #oa, #n);),
+            reads: vec![],
         }
     }
 

@@ -93,13 +93,16 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
             let (so, zo) = cx.quant(out)?;
             let m = requant(cx.rt, quant::rescale_multiplier(si, so));
             let (io, oo) = (i32_lit(cx.offset(input)?), i32_lit(zo));
-            Ok(Call {
-                params: Some(
-                    quote!(pub const #pname: #k::Requantize = #k::Requantize { input_offset: #io, output_offset: #oo, requant: #m };),
-                ),
-                body: quote!(#k::#f(&params::#pname, i0, o0);),
-                reads: vec![0],
-            })
+            let params = quote!(pub const #pname: #k::Requantize = #k::Requantize { input_offset: #io, output_offset: #oo, requant: #m };);
+            // int8 to int8, int16 to int16 and int16 to int8 may run with the output over the
+            // input (`kernel_order::elementwise`); the int16 input is then read as two bytes of
+            // the int8 view.
+            let width = if (input.dtype, out.dtype) == (Int16, Int8) {
+                2
+            } else {
+                1
+            };
+            Ok(cx.elementwise_call(&f, params, cx.elements(out)?, width))
         }
     }
 }

@@ -38,6 +38,13 @@
 //!
 //! Both are `const fn`s, so generated code proves at compile time that its planned offsets
 //! satisfy [`min_displacement`].
+//!
+//! # Elementwise ops
+//!
+//! QUANTIZE and the int8 LOGISTIC run element by element ([`requantize_s8`], [`requantize_s16`],
+//! [`requantize_s16_s8`], [`logistic_s8`]): output element `k`, no wider than input element `k`,
+//! is written after that is read, so it lies below input element `k + 1` whenever the input
+//! starts at or above the output ([`elementwise_fits`]): from a full alias on.
 
 use super::conv::{ConvF32, ConvGeometry, ConvS8, ConvS16, Part};
 use super::pooling::{PoolF32, PoolGeometry, PoolS8, PoolS16};
@@ -762,6 +769,132 @@ pool_on_one_buffer! {
     max_pool_f32 => super::pooling::max_pool_f32_part, (PoolF32, f32);
 }
 
+/// Whether the elementwise entries ([`requantize_s8`], ...) run an op of `len` elements with its input at `input_at` and its
+/// output at `output_at` of one buffer, each input element `width` buffer elements wide and
+/// each output element one: the two share no element, or the input starts at or above the
+/// output. Generated code asserts it at compile time for the offsets it was planned with.
+#[must_use]
+pub const fn elementwise_fits(input_at: usize, output_at: usize, len: usize, width: usize) -> bool {
+    let Some(in_len) = len.checked_mul(width) else {
+        return false;
+    };
+    let (Some(in_end), Some(out_end)) = (input_at.checked_add(in_len), output_at.checked_add(len))
+    else {
+        return false;
+    };
+    width > 0 && (in_end <= output_at || out_end <= input_at || input_at >= output_at)
+}
+
+/// An elementwise op on one buffer: output element `k` (one buffer element at
+/// `output_at + k`) is `f` of input element `k` (the `width` buffer elements at
+/// `input_at + k · width`), for `k` in order. Each input element is read before its output
+/// element is written, and output element `k` lies below input element `k + 1` when the input
+/// starts at or above the output: no element is written before its last read. Returns `false`,
+/// writing nothing, when a tensor does not fit in `buf`, `width` is 0, or the input starts below
+/// the output and reaches into it ([`elementwise_fits`]).
+#[inline(always)]
+fn elementwise<T: Copy>(
+    buf: &mut [T],
+    input_at: usize,
+    output_at: usize,
+    len: usize,
+    width: usize,
+    mut f: impl FnMut(&[T]) -> T,
+) -> bool {
+    if !elementwise_fits(input_at, output_at, len, width) {
+        return false;
+    }
+    let in_end = input_at + len * width;
+    if in_end > buf.len() || output_at + len > buf.len() {
+        return false;
+    }
+    if in_end <= output_at {
+        // The input wholly below the output.
+        let (lo, hi) = buf.split_at_mut(output_at);
+        for (o, x) in hi.iter_mut().zip(lo[input_at..in_end].chunks_exact(width)) {
+            *o = f(x);
+        }
+        return true;
+    }
+    for k in 0..len {
+        let i = input_at + k * width;
+        let value = f(&buf[i..i + width]);
+        buf[output_at + k] = value;
+    }
+    true
+}
+
+/// [`super::requantize_s8`] on one buffer: `len` elements, the input's at `buf[input_at..]`,
+/// the output's at `buf[output_at..]`; `false` (nothing written) unless [`elementwise_fits`]
+/// (width 1) and both fit in `buf`.
+#[inline(never)]
+pub fn requantize_s8(
+    p: &super::Requantize,
+    buf: &mut [i8],
+    input_at: usize,
+    output_at: usize,
+    len: usize,
+) -> bool {
+    use super::quantize::{requantized, to_s8};
+    elementwise(buf, input_at, output_at, len, 1, |x| match *x {
+        [x] => to_s8(requantized(p, i32::from(x))),
+        _ => 0,
+    })
+}
+
+/// [`super::requantize_s16`] on one buffer, as [`requantize_s8`].
+#[inline(never)]
+pub fn requantize_s16(
+    p: &super::Requantize,
+    buf: &mut [i16],
+    input_at: usize,
+    output_at: usize,
+    len: usize,
+) -> bool {
+    use super::quantize::{requantized, to_s16};
+    elementwise(buf, input_at, output_at, len, 1, |x| match *x {
+        [x] => to_s16(requantized(p, i32::from(x))),
+        _ => 0,
+    })
+}
+
+/// [`super::requantize_s16_s8`] on one buffer of bytes (as `i8`): `len` elements, the int16
+/// input's little-endian (TFLite's byte order) from byte `input_at` (width 2), the int8
+/// output's from byte `output_at`; `false` (nothing written) unless [`elementwise_fits`] and
+/// both fit in `buf`.
+#[inline(never)]
+pub fn requantize_s16_s8(
+    p: &super::Requantize,
+    buf: &mut [i8],
+    input_at: usize,
+    output_at: usize,
+    len: usize,
+) -> bool {
+    use super::quantize::{requantized, to_s8};
+    elementwise(buf, input_at, output_at, len, 2, |x| match *x {
+        [lo, hi] => {
+            let x = i16::from_le_bytes([lo.to_le_bytes()[0], hi.to_le_bytes()[0]]);
+            to_s8(requantized(p, i32::from(x)))
+        }
+        _ => 0,
+    })
+}
+
+/// [`super::logistic_s8`] on one buffer, as [`requantize_s8`].
+#[inline(never)]
+pub fn logistic_s8(
+    p: &super::LogisticS8,
+    buf: &mut [i8],
+    input_at: usize,
+    output_at: usize,
+    len: usize,
+) -> bool {
+    elementwise(buf, input_at, output_at, len, 1, |x| match *x {
+        [x] => super::logistic::logistic_s8_one(p, x),
+        _ => 0,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::ConvF32;
@@ -1265,6 +1398,92 @@ mod tests {
                     assert_eq!(bits(&bf[..output]), bits(&wantf), "{g:?} d {d}");
                 }
             }
+        }
+    }
+
+    /// QUANTIZE (int8, int16, int16 to int8) and the int8 LOGISTIC on one buffer give what
+    /// they give on two, with the input at the output's start (a full alias), above it,
+    /// disjoint on either side; the input below the output and overlapping it is refused.
+    #[test]
+    fn elementwise_on_one_buffer_equals_two_buffers() {
+        let mut rng = Rng(0x0e1e_0001);
+        for case in 0..CASES {
+            let len = 1 + rng.below(40);
+            let p = super::super::Requantize {
+                input_offset: (rng.next() % 256) as i32 - 128,
+                output_offset: (rng.next() % 21) as i32 - 10,
+                requant: REQUANT[case % REQUANT.len()],
+            };
+            let l = super::super::LogisticS8 {
+                input_zero_point: (rng.next() % 41) as i32 - 20,
+                input_range_radius: 90 + rng.below(40) as i32,
+                input_multiplier: 1_500_000_000 + rng.below(500_000_000) as i32,
+                input_left_shift: 18 + rng.below(6) as i32,
+            };
+            let x8: Vec<i8> = (0..len).map(|_| rng.next() as i8).collect();
+            let x16: Vec<i16> = (0..len).map(|_| rng.next() as i16).collect();
+            let mut want = (
+                vec![0_i8; len],
+                vec![0_i16; len],
+                vec![0_i8; len],
+                vec![0_i8; len],
+            );
+            super::super::requantize_s8(&p, &x8, &mut want.0);
+            super::super::requantize_s16(&p, &x16, &mut want.1);
+            super::super::requantize_s16_s8(&p, &x16, &mut want.2);
+            super::super::logistic_s8(&l, &x8, &mut want.3);
+            // (input at, output at): a full alias, the input above, disjoint both ways, and
+            // the input one element below the output (refused).
+            let gap = rng.below(3);
+            for (at, (ia, oa)) in [
+                (0, 0),
+                (gap + 1, 0),
+                (2 * len + gap, 0),
+                (0, 2 * len + gap),
+                (0, 1),
+            ]
+            .into_iter()
+            .enumerate()
+            {
+                let refused = at == 4 && len > 1;
+                let n = 2 * (ia + oa + 2 * len + 1);
+                let mut b8 = vec![0x55_i8; n];
+                b8[ia..ia + len].copy_from_slice(&x8);
+                assert_eq!(requantize_s8(&p, &mut b8, ia, oa, len), !refused);
+                if !refused {
+                    assert_eq!(b8[oa..oa + len], want.0[..], "requantize_s8 {ia} {oa}");
+                }
+                let mut b16 = vec![0x55_i16; n];
+                b16[ia..ia + len].copy_from_slice(&x16);
+                assert_eq!(requantize_s16(&p, &mut b16, ia, oa, len), !refused);
+                if !refused {
+                    assert_eq!(b16[oa..oa + len], want.1[..], "requantize_s16 {ia} {oa}");
+                }
+                // int16 to int8 on bytes: the input's two bytes per element.
+                let mut bytes = vec![0x55_i8; n];
+                for (k, v) in x16.iter().enumerate() {
+                    let [lo, hi] = v.to_le_bytes();
+                    (bytes[ia + 2 * k], bytes[ia + 2 * k + 1]) = (lo as i8, hi as i8);
+                }
+                let oa2 = if oa == 0 { 0 } else { oa + len };
+                let ok = requantize_s16_s8(&p, &mut bytes, ia, oa2, len);
+                assert_eq!(ok, !refused, "requantize_s16_s8 {ia} {oa2}");
+                if !refused {
+                    assert_eq!(
+                        bytes[oa2..oa2 + len],
+                        want.2[..],
+                        "requantize_s16_s8 {ia} {oa2}"
+                    );
+                }
+                let mut b8 = vec![0x55_i8; n];
+                b8[ia..ia + len].copy_from_slice(&x8);
+                assert_eq!(logistic_s8(&l, &mut b8, ia, oa, len), !refused);
+                if !refused {
+                    assert_eq!(b8[oa..oa + len], want.3[..], "logistic_s8 {ia} {oa}");
+                }
+                assert_eq!(elementwise_fits(ia, oa, len, 1), !refused);
+            }
+            assert!(want.3.iter().any(|&v| v != want.3[0]) || len < 8);
         }
     }
 

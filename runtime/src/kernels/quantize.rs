@@ -99,16 +99,21 @@ fn requantize<I: Copy + Into<i32>, O>(
     narrow: impl Fn(i32) -> O,
 ) {
     for (o, &x) in output.iter_mut().zip(input) {
-        let value = p
-            .requant
-            .apply(x.into().wrapping_add(p.input_offset))
-            .wrapping_add(p.output_offset);
-        *o = narrow(value);
+        *o = narrow(requantized(p, x.into()));
     }
 }
 
+/// One element of [`requantize`] before the narrowing: `x - input_zero_point`, the multiplier,
+/// plus the output zero point.
+#[inline(always)]
+pub(super) fn requantized(p: &Requantize, x: i32) -> i32 {
+    p.requant
+        .apply(x.wrapping_add(p.input_offset))
+        .wrapping_add(p.output_offset)
+}
+
 /// Saturates to int8.
-fn to_s8(v: i32) -> i8 {
+pub(super) fn to_s8(v: i32) -> i8 {
     v.clamp(i32::from(i8::MIN), i32::from(i8::MAX)) as i8
 }
 
@@ -118,7 +123,7 @@ fn to_u8(v: i32) -> u8 {
 }
 
 /// Saturates to int16.
-fn to_s16(v: i32) -> i16 {
+pub(super) fn to_s16(v: i32) -> i16 {
     v.clamp(i32::from(i16::MIN), i32::from(i16::MAX)) as i16
 }
 
