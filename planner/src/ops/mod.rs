@@ -458,7 +458,6 @@ impl<'a> Lower<'a> {
         self.tensor(self.op.inputs.get(i).copied().flatten())
     }
 
-    /// `Some(i<i>)` or `None` for an optional input's view.
     /// The kernel call of a CONV_2D or DEPTHWISE_CONV_2D (`f`, with input 0, the filter, the
     /// optional bias and the output) and its parameters: on one buffer through
     /// `kernels::overlap` when the output lies over the input ([`Lower::overlap`]), with a
@@ -468,31 +467,20 @@ impl<'a> Lower<'a> {
         let pname = self.params;
         let bias = self.optional_view(2);
         let with_bias = self.optional_input(2).is_some();
-        match self.overlap {
-            None => Call {
-                params: Some(params),
-                body: quote!(#k::#f(&params::#pname, i0, i1, #bias, o0);),
-                reads: if with_bias { vec![0, 1, 2] } else { vec![0, 1] },
-            },
-            Some((input_at, output_at)) => {
-                let (ia, oa) = (
-                    Literal::u64_unsuffixed(input_at),
-                    Literal::u64_unsuffixed(output_at),
-                );
-                let why = format!(
-                    "{}: its input must start at least the overlapped driver's least displacement above its output",
-                    self.op.desc()
-                );
-                Call {
-                    params: Some(quote! {
-                        #params
-                        const _: () = ::core::assert!(#k::overlap::fits(&#pname.geometry, #ia, #oa), #why);
-                    }),
-                    // `fits` holds, so every chunk runs (the result is `true`).
-                    body: quote!(let _ = #k::overlap::#f(&params::#pname, o0, #ia, #oa, i1, #bias);),
-                    reads: if with_bias { vec![1, 2] } else { vec![1] },
-                }
-            }
+        if self.overlap.is_some() {
+            return self.overlapped_call(
+                f,
+                params,
+                |ia, oa| quote!(#k::overlap::fits(&#pname.geometry, #ia, #oa)),
+                &quote!(i1, #bias),
+                if with_bias { vec![1, 2] } else { vec![1] },
+                "at least the overlapped driver's least displacement above",
+            );
+        }
+        Call {
+            params: Some(params),
+            body: quote!(#k::#f(&params::#pname, i0, i1, #bias, o0);),
+            reads: if with_bias { vec![0, 1, 2] } else { vec![0, 1] },
         }
     }
 
@@ -509,34 +497,66 @@ impl<'a> Lower<'a> {
     ) -> Call {
         let k = self.k();
         let pname = self.params;
-        let Some((input_at, output_at)) = self.overlap else {
+        if self.overlap.is_none() {
             return Call {
                 params: Some(params),
                 body: quote!(#k::#f(&params::#pname, i0, o0);),
                 reads: vec![0],
             };
-        };
-        let (ia, oa, n, w) = (
-            Literal::u64_unsuffixed(input_at),
-            Literal::u64_unsuffixed(output_at),
+        }
+        let (n, w) = (
             Literal::usize_unsuffixed(len),
             Literal::usize_unsuffixed(width),
         );
+        self.overlapped_call(
+            f,
+            params,
+            |ia, oa| quote!(#k::overlap::elementwise_fits(#ia, #oa, #n, #w)),
+            &quote!(#n),
+            vec![],
+            "at or above",
+        )
+    }
+
+    /// The call of `f`'s entry in `kernels::overlap` for an op whose output the plan puts over
+    /// its input ([`Lower::overlap`]; the plain call when it does not): the entry takes the
+    /// parameters, the one view `o0` of both, the input's and the output's offsets in it, then
+    /// `args`; `fits(input_at, output_at)` is the entry's compile-time check of the offsets,
+    /// asserted beside the parameters (the input must start `where` its output), and `reads`
+    /// the inputs that keep views of their own.
+    pub(crate) fn overlapped_call(
+        &self,
+        f: &TokenStream,
+        params: TokenStream,
+        fits: impl FnOnce(&Literal, &Literal) -> TokenStream,
+        args: &TokenStream,
+        reads: Vec<usize>,
+        place: &str,
+    ) -> Call {
+        let k = self.k();
+        let pname = self.params;
+        let (input_at, output_at) = self.overlap.unwrap_or_default();
+        let (ia, oa) = (
+            Literal::u64_unsuffixed(input_at),
+            Literal::u64_unsuffixed(output_at),
+        );
         let why = format!(
-            "{}: its input must start at or above its output",
+            "{}: its input must start {place} its output",
             self.op.desc()
         );
+        let fits = fits(&ia, &oa);
         Call {
             params: Some(quote! {
                 #params
-                const _: () = ::core::assert!(#k::overlap::elementwise_fits(#ia, #oa, #n, #w), #why);
+                const _: () = ::core::assert!(#fits, #why);
             }),
-            // `elementwise_fits` holds, so every element is computed (the result is `true`).
-            body: quote!(let _ = #k::overlap::#f(&params::#pname, o0, #ia, #oa, #n);),
-            reads: vec![],
+            // The check holds, so the entry runs the whole op (its result is `true`).
+            body: quote!(let _ = #k::overlap::#f(&params::#pname, o0, #ia, #oa, #args);),
+            reads,
         }
     }
 
+    /// `Some(i<i>)` or `None` for an optional input's view.
     fn optional_view(&self, i: usize) -> TokenStream {
         if self.optional_input(i).is_some() {
             let v = format_ident!("i{i}");

@@ -4,7 +4,6 @@
 //! average_pool_f32, max_pool_f32}`, or with the output over the input it consumes their
 //! entries in `kernels::overlap`.
 
-use proc_macro2::Literal;
 use quote::quote;
 
 use super::conv::act_range_q;
@@ -106,30 +105,21 @@ fn lower(cx: &Lower<'_>, avg: bool) -> Result<Call, Refusal> {
         }
         _ => return Err(cx.no_kernel_for(input)),
     };
-    let Some((input_at, output_at)) = cx.overlap else {
+    if cx.overlap.is_none() {
         return Ok(Call {
             params: Some(params),
             body: quote!(#k::#f(&params::#pname, i0, o0);),
             reads: vec![0],
         });
-    };
+    }
     // The output over the input (`Lower::overlap`): one view `o0` of both, the driver's entry
     // for the kernel, and a compile-time proof that the offsets suit it.
-    let (ia, oa) = (
-        Literal::u64_unsuffixed(input_at),
-        Literal::u64_unsuffixed(output_at),
-    );
-    let why = format!(
-        "{}: its input must start at least the overlapped driver's least displacement above its output",
-        cx.op.desc()
-    );
-    Ok(Call {
-        params: Some(quote! {
-            #params
-            const _: () = ::core::assert!(#k::overlap::pool_fits(&#pname.geometry, #ia, #oa), #why);
-        }),
-        // `pool_fits` holds, so every chunk runs (the result is `true`).
-        body: quote!(let _ = #k::overlap::#f(&params::#pname, o0, #ia, #oa);),
-        reads: vec![],
-    })
+    Ok(cx.overlapped_call(
+        &f,
+        params,
+        |ia, oa| quote!(#k::overlap::pool_fits(&#pname.geometry, #ia, #oa)),
+        &quote!(),
+        vec![],
+        "at least the overlapped driver's least displacement above",
+    ))
 }

@@ -824,38 +824,41 @@ fn elementwise<T: Copy>(
     true
 }
 
-/// [`super::requantize_s8`] on one buffer: `len` elements, the input's at `buf[input_at..]`,
-/// the output's at `buf[output_at..]`; `false` (nothing written) unless [`elementwise_fits`]
-/// (width 1) and both fit in `buf`.
-#[inline(never)]
-pub fn requantize_s8(
-    p: &super::Requantize,
-    buf: &mut [i8],
-    input_at: usize,
-    output_at: usize,
-    len: usize,
-) -> bool {
-    use super::quantize::{requantized, to_s8};
-    elementwise(buf, input_at, output_at, len, 1, |x| match *x {
-        [x] => to_s8(requantized(p, i32::from(x))),
-        _ => 0,
-    })
+/// One buffer's entry point for each elementwise kernel whose input and output elements are of
+/// one type: [`elementwise`] with the kernel's value of each element.
+macro_rules! elementwise_on_one_buffer {
+    ($($(#[$doc:meta])* $name:ident($params:ty, $t:ty) => |$p:ident, $x:ident| $value:expr;)*) => {$(
+        $(#[$doc])*
+        ///
+        /// `len` elements, the input's at `buf[input_at..]`, the output's at `buf[output_at..]`;
+        /// `false` (nothing written) unless [`elementwise_fits`] (width 1) and both fit in `buf`.
+        #[inline(never)]
+        pub fn $name(
+            $p: &$params,
+            buf: &mut [$t],
+            input_at: usize,
+            output_at: usize,
+            len: usize,
+        ) -> bool {
+            elementwise(buf, input_at, output_at, len, 1, |x| match *x {
+                [$x] => $value,
+                _ => 0,
+            })
+        }
+    )*};
 }
 
-/// [`super::requantize_s16`] on one buffer, as [`requantize_s8`].
-#[inline(never)]
-pub fn requantize_s16(
-    p: &super::Requantize,
-    buf: &mut [i16],
-    input_at: usize,
-    output_at: usize,
-    len: usize,
-) -> bool {
-    use super::quantize::{requantized, to_s16};
-    elementwise(buf, input_at, output_at, len, 1, |x| match *x {
-        [x] => to_s16(requantized(p, i32::from(x))),
-        _ => 0,
-    })
+elementwise_on_one_buffer! {
+    /// [`super::requantize_s8`] on one buffer.
+    requantize_s8(super::Requantize, i8) => |p, x| {
+        super::quantize::to_s8(super::quantize::requantized(p, i32::from(x)))
+    };
+    /// [`super::requantize_s16`] on one buffer.
+    requantize_s16(super::Requantize, i16) => |p, x| {
+        super::quantize::to_s16(super::quantize::requantized(p, i32::from(x)))
+    };
+    /// [`super::logistic_s8`] on one buffer.
+    logistic_s8(super::LogisticS8, i8) => |p, x| super::logistic::logistic_s8_one(p, x);
 }
 
 /// [`super::requantize_s16_s8`] on one buffer of bytes (as `i8`): `len` elements, the int16
@@ -876,21 +879,6 @@ pub fn requantize_s16_s8(
             let x = i16::from_le_bytes([lo.to_le_bytes()[0], hi.to_le_bytes()[0]]);
             to_s8(requantized(p, i32::from(x)))
         }
-        _ => 0,
-    })
-}
-
-/// [`super::logistic_s8`] on one buffer, as [`requantize_s8`].
-#[inline(never)]
-pub fn logistic_s8(
-    p: &super::LogisticS8,
-    buf: &mut [i8],
-    input_at: usize,
-    output_at: usize,
-    len: usize,
-) -> bool {
-    elementwise(buf, input_at, output_at, len, 1, |x| match *x {
-        [x] => super::logistic::logistic_s8_one(p, x),
         _ => 0,
     })
 }
