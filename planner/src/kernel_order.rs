@@ -15,7 +15,8 @@
 //! asserts at compile time that the offsets it was planned with satisfy it, and the plan's own
 //! check (module `overlap_proof`) derives `D` again with code of its own.
 //!
-//! QUANTIZE (int8 to int8, int16 to int16 or int8) and the int8 LOGISTIC (`elementwise`) run
+//! QUANTIZE (int8 to int8, int16 to int16 or int8) and the int8 LOGISTIC, TANH, RELU and RELU6
+//! (`elementwise`) run
 //! element by element on one buffer (`stowplan::kernels::overlap::requantize_s8`, ...): their
 //! pairs have `D = 0` (the output from the input's start on) and no preferred displacement.
 //!
@@ -155,8 +156,9 @@ pub(crate) fn geometry_of(
 }
 
 /// Whether `op` is an elementwise op the runtime runs on one buffer (`kernels::overlap`'s
-/// `requantize_s8`, `requantize_s16`, `requantize_s16_s8`, `logistic_s8`): QUANTIZE from int8 to
-/// int8, int16 to int16 or int16 to int8 and the int8 LOGISTIC, as many output elements as
+/// `requantize_s8`, `requantize_s16`, `requantize_s16_s8`, `logistic_s8`, `tanh_s8`, `relu_s8`,
+/// `relu6_s8`): QUANTIZE from int8 to int8, int16 to int16 or int16 to int8 and the int8
+/// LOGISTIC, TANH, RELU and RELU6, as many output elements as
 /// input ones (each output element written after its input element is read, never wider: the
 /// output may start anywhere at or below the input's start).
 #[must_use]
@@ -180,7 +182,9 @@ pub(crate) fn elementwise(model: &Model, tensors: &[TensorInfo], op: &Op) -> boo
             DType::Int16,
             DType::Int16 | DType::Int8
         ) | (
-            Opcode::Builtin(BuiltinOp::LOGISTIC),
+            Opcode::Builtin(
+                BuiltinOp::LOGISTIC | BuiltinOp::TANH | BuiltinOp::RELU | BuiltinOp::RELU6
+            ),
             DType::Int8,
             DType::Int8
         )

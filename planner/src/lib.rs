@@ -149,8 +149,8 @@ pub struct Options {
     /// this many bytes of constants ([`fold`]); `None` (the default, as TFLite Micro runs every
     /// op) folds nothing. Generated `invoke` turns it on with [`fold::DEFAULT_CAP`].
     pub fold_cap: Option<u64>,
-    /// Let a CONV_2D's, DEPTHWISE_CONV_2D's, pool's, QUANTIZE's or LOGISTIC's output lie over the
-    /// input it consumes, as far as
+    /// Let a convolution's, pool's or elementwise op's output lie over the input it consumes
+    /// ([`kernel_order`] says which), as far as
     /// the runtime's overlapped driver (`stowplan::kernels::overlap`) allows ([`kernel_order`]):
     /// the plan may then go below the tensor-level bound ([`ModelPlan::tensor_bound_bytes`]).
     /// Only that driver keeps the order the pairs rely on, so this is off by default (TFLite

@@ -9,7 +9,8 @@
 //! finds the op writing the output, requires it to be a CONV_2D, DEPTHWISE_CONV_2D,
 //! AVERAGE_POOL_2D or MAX_POOL_2D reading the input as its first operand, of one element type,
 //! and recomputes `D` in bytes (a pool's window from its options, a convolution's from its
-//! filter's shape), or a QUANTIZE (int8 to int8, int16 to int16 or int8) or int8 LOGISTIC with
+//! filter's shape), or a QUANTIZE (int8 to int8, int16 to int16 or int8) or int8 LOGISTIC,
+//! TANH, RELU or RELU6 with
 //! as many output elements as input ones (`D = 0`: each output element, no wider than its input
 //! element, is written after that is read, below the next):
 //!
@@ -130,7 +131,8 @@ fn needed(p: &Planned<'_>, in_t: TensorId, out_t: TensorId) -> Result<i128, Stri
     if input.id != in_t || op.outputs.len() != 1 {
         return refuse("the op does not read the input as its first operand into its one output");
     }
-    // QUANTIZE (int8 to int8, int16 to int16 or int8) and the int8 LOGISTIC write output element
+    // QUANTIZE (int8 to int8, int16 to int16 or int8) and the int8 LOGISTIC, TANH, RELU and
+    // RELU6 write output element
     // `k`, no wider than input element `k`, after reading it, in order: below input element
     // `k + 1` whenever the input starts at or above the output.
     use crate::tflite::DType::{Int8, Int16};
@@ -138,7 +140,13 @@ fn needed(p: &Planned<'_>, in_t: TensorId, out_t: TensorId) -> Result<i128, Stri
         (&op.opcode, input.dtype, output.dtype),
         (Opcode::Builtin(BuiltinOp::QUANTIZE), Int8, Int8)
             | (Opcode::Builtin(BuiltinOp::QUANTIZE), Int16, Int16 | Int8)
-            | (Opcode::Builtin(BuiltinOp::LOGISTIC), Int8, Int8)
+            | (
+                Opcode::Builtin(
+                    BuiltinOp::LOGISTIC | BuiltinOp::TANH | BuiltinOp::RELU | BuiltinOp::RELU6
+                ),
+                Int8,
+                Int8
+            )
     );
     if unary {
         let count = |t: TensorId| -> Option<i128> {

@@ -549,8 +549,8 @@ def sweep(out, seed, slice_k, ops, values, jobs, runtime=None, locked=True):
 
 
 def overlapped_models(out):
-    """The generated modules whose CONV_2D or DEPTHWISE_CONV_2D, whose pool, and whose QUANTIZE
-    or LOGISTIC writes its output over its input (`kernels::overlap`, asserted at compile time
+    """The generated modules whose CONV_2D or DEPTHWISE_CONV_2D, whose pool, and whose QUANTIZE,
+    LOGISTIC, TANH, RELU or RELU6 writes its output over its input (`kernels::overlap`, asserted at compile time
     by `overlap::fits`, `overlap::pool_fits` and `overlap::elementwise_fits`): (convolutions,
     pools, elementwise ops)."""
     texts = [f.read_text() for f in Path(out).rglob("gen/*.rs")]
@@ -824,11 +824,13 @@ def main():
     overlapped, pools_overlapped, unary_overlapped = overlapped_models(out)
     convs = sum(r["models"] for k, r in rows.items() if k[0] in ("CONV_2D", "DEPTHWISE_CONV_2D"))
     pools = sum(r["models"] for k, r in rows.items() if k[0] in ("AVERAGE_POOL_2D", "MAX_POOL_2D"))
-    unary = sum(r["models"] for k, r in rows.items() if k[0] in ("QUANTIZE", "LOGISTIC"))
+    unary = sum(r["models"] for k, r in rows.items()
+                if k[0] in ("QUANTIZE", "LOGISTIC", "TANH", "RELU", "RELU6"))
     print()
     print(f"{overlapped} of {convs} CONV_2D and DEPTHWISE_CONV_2D models, {pools_overlapped} of "
           f"{pools} AVERAGE_POOL_2D and MAX_POOL_2D models and {unary_overlapped} of {unary} "
-          "QUANTIZE and LOGISTIC models ran with the output over the input it consumes")
+          "QUANTIZE, LOGISTIC, TANH, RELU and RELU6 models ran with the output over the input it "
+          "consumes")
     if convs and not overlapped:
         failures = failures + ["no convolution ran with its output over its input"]
     if pools and not pools_overlapped:

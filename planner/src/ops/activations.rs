@@ -42,13 +42,11 @@ fn relu(cx: &Lower<'_>) -> Result<Call, Refusal> {
                 i32_lit(r.act_max),
             );
             let m = requant(cx.rt, r.requant);
-            Ok(Call {
-                params: Some(quote!(pub const #pname: #k::ReluS8 = #k::ReluS8 {
-                    input_offset: #io, output_offset: #oo, requant: #m, act_min: #lo, act_max: #hi,
-                };)),
-                body: quote!(#k::relu_s8(&params::#pname, i0, o0);),
-                reads: vec![0],
-            })
+            let params = quote!(pub const #pname: #k::ReluS8 = #k::ReluS8 {
+                input_offset: #io, output_offset: #oo, requant: #m, act_min: #lo, act_max: #hi,
+            };);
+            // It may run with the output over the input (`kernel_order::elementwise`).
+            Ok(cx.elementwise_call(&quote!(relu_s8), params, cx.elements(out)?, 1))
         }
         DType::Int16 => {
             // activations_common.cc: int16 needs both zero points 0.
@@ -100,13 +98,10 @@ fn relu6(cx: &Lower<'_>) -> Result<Call, Refusal> {
                 Literal::i8_unsuffixed(to_i8(zero)?),
                 Literal::i8_unsuffixed(to_i8(six)?),
             );
-            Ok(Call {
-                params: Some(
-                    quote!(pub const #pname: #k::Relu6S8 = #k::Relu6S8 { zero: #zero, six: #six };),
-                ),
-                body: quote!(#k::relu6_s8(&params::#pname, i0, o0);),
-                reads: vec![0],
-            })
+            let params =
+                quote!(pub const #pname: #k::Relu6S8 = #k::Relu6S8 { zero: #zero, six: #six };);
+            // It may run with the output over the input (`kernel_order::elementwise`).
+            Ok(cx.elementwise_call(&quote!(relu6_s8), params, cx.elements(cx.output(0)?)?, 1))
         }
         DType::Int16 => {
             // activations_common.cc: no zero point check for RELU6; the bounds converted to

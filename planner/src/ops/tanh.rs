@@ -34,12 +34,12 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
                 i32_lit(l.input_multiplier),
                 i32_lit(l.input_left_shift),
             );
-            Ok(with_params(
-                cx,
-                quote!(TanhS8),
-                quote!(input_zero_point: #z, input_range_radius: #r, input_multiplier: #m, input_left_shift: #s),
-                quote!(tanh_s8),
-            ))
+            let (k, pname) = (cx.k(), cx.params);
+            let params = quote!(pub const #pname: #k::TanhS8 = #k::TanhS8 {
+                input_zero_point: #z, input_range_radius: #r, input_multiplier: #m, input_left_shift: #s,
+            };);
+            // It may run with the output over the input (`kernel_order::elementwise`).
+            Ok(cx.elementwise_call(&quote!(tanh_s8), params, cx.elements(out)?, 1))
         }
         DType::Int16 => {
             let (m, s) = s16_scaling(cx, input, out, |shift| shift == 0 || shift == 1)?;

@@ -26,12 +26,18 @@ pub struct ReluS8 {
 /// `input.len() == output.len()`.
 pub fn relu_s8(p: &ReluS8, input: &[i8], output: &mut [i8]) {
     for (o, &x) in output.iter_mut().zip(input) {
-        let clamped = p
-            .output_offset
-            .wrapping_add(p.requant.apply(i32::from(x).wrapping_add(p.input_offset)));
-        let clamped = p.act_min.max(clamped);
-        *o = p.act_max.min(clamped) as i8;
+        *o = relu_s8_one(p, x);
     }
+}
+
+/// One element of [`relu_s8`].
+#[inline(always)]
+pub(super) fn relu_s8_one(p: &ReluS8, x: i8) -> i8 {
+    let clamped = p
+        .output_offset
+        .wrapping_add(p.requant.apply(i32::from(x).wrapping_add(p.input_offset)));
+    let clamped = p.act_min.max(clamped);
+    p.act_max.min(clamped) as i8
 }
 
 /// Parameters of an int8 RELU6 (TFLM's `Relu6OpData`): the bounds in the *input*'s
@@ -51,13 +57,19 @@ pub struct Relu6S8 {
 /// `input.len() == output.len()`.
 pub fn relu6_s8(p: &Relu6S8, input: &[i8], output: &mut [i8]) {
     for (o, &x) in output.iter_mut().zip(input) {
-        *o = if x > p.six {
-            p.six
-        } else if x < p.zero {
-            p.zero
-        } else {
-            x
-        };
+        *o = relu6_s8_one(p, x);
+    }
+}
+
+/// One element of [`relu6_s8`].
+#[inline(always)]
+pub(super) fn relu6_s8_one(p: &Relu6S8, x: i8) -> i8 {
+    if x > p.six {
+        p.six
+    } else if x < p.zero {
+        p.zero
+    } else {
+        x
     }
 }
 

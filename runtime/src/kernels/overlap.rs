@@ -41,8 +41,9 @@
 //!
 //! # Elementwise ops
 //!
-//! QUANTIZE and the int8 LOGISTIC run element by element ([`requantize_s8`], [`requantize_s16`],
-//! [`requantize_s16_s8`], [`logistic_s8`]): output element `k`, no wider than input element `k`,
+//! QUANTIZE and the int8 LOGISTIC, TANH, RELU and RELU6 run element by element
+//! ([`requantize_s8`], [`requantize_s16`], [`requantize_s16_s8`], [`logistic_s8`], [`tanh_s8`],
+//! [`relu_s8`], [`relu6_s8`]): output element `k`, no wider than input element `k`,
 //! is written after that is read, so it lies below input element `k + 1` whenever the input
 //! starts at or above the output ([`elementwise_fits`]): from a full alias on.
 
@@ -859,6 +860,12 @@ elementwise_on_one_buffer! {
     };
     /// [`super::logistic_s8`] on one buffer.
     logistic_s8(super::LogisticS8, i8) => |p, x| super::logistic::logistic_s8_one(p, x);
+    /// [`super::tanh_s8`] on one buffer.
+    tanh_s8(super::TanhS8, i8) => |p, x| super::tanh::tanh_s8_one(p, x);
+    /// [`super::relu_s8`] on one buffer.
+    relu_s8(super::ReluS8, i8) => |p, x| super::activations::relu_s8_one(p, x);
+    /// [`super::relu6_s8`] on one buffer.
+    relu6_s8(super::Relu6S8, i8) => |p, x| super::activations::relu6_s8_one(p, x);
 }
 
 /// [`super::requantize_s16_s8`] on one buffer of bytes (as `i8`): `len` elements, the int16
@@ -1472,6 +1479,54 @@ mod tests {
                 assert_eq!(elementwise_fits(ia, oa, len, 1), !refused);
             }
             assert!(want.3.iter().any(|&v| v != want.3[0]) || len < 8);
+        }
+    }
+
+    /// The int8 TANH, RELU and RELU6 on one buffer give what they give on two, aliased, above,
+    /// disjoint; the input one element below the output (and overlapping it) is refused.
+    #[test]
+    fn activations_on_one_buffer_equal_two_buffers() {
+        let mut rng = Rng(0x0ac7_0001);
+        for case in 0..CASES {
+            let len = 2 + rng.below(40);
+            let t = super::super::TanhS8 {
+                input_zero_point: (rng.next() % 41) as i32 - 20,
+                input_range_radius: 90 + rng.below(40) as i32,
+                input_multiplier: 1_500_000_000 + rng.below(500_000_000) as i32,
+                input_left_shift: 18 + rng.below(6) as i32,
+            };
+            let r = super::super::ReluS8 {
+                input_offset: (rng.next() % 41) as i32 - 20,
+                output_offset: (rng.next() % 21) as i32 - 10,
+                requant: REQUANT[case % REQUANT.len()],
+                act_min: -128 + rng.below(100) as i32,
+                act_max: 127,
+            };
+            let r6 = super::super::Relu6S8 {
+                zero: (rng.next() % 41) as i8 - 20,
+                six: 60 + (rng.next() % 60) as i8,
+            };
+            let x: Vec<i8> = (0..len).map(|_| rng.next() as i8).collect();
+            let mut want = (vec![0_i8; len], vec![0_i8; len], vec![0_i8; len]);
+            super::super::tanh_s8(&t, &x, &mut want.0);
+            super::super::relu_s8(&r, &x, &mut want.1);
+            super::super::relu6_s8(&r6, &x, &mut want.2);
+            let gap = rng.below(3);
+            for (ia, oa) in [(0, 0), (gap + 1, 0), (len + gap, 0), (0, len + gap), (0, 1)] {
+                let refused = (ia, oa) == (0, 1);
+                let n = 2 * (ia + oa + len + 1);
+                let run = |f: &dyn Fn(&mut [i8]) -> bool, want: &[i8]| {
+                    let mut buf = vec![0x55_i8; n];
+                    buf[ia..ia + len].copy_from_slice(&x);
+                    assert_eq!(f(&mut buf), !refused, "{ia} {oa}");
+                    if !refused {
+                        assert_eq!(buf[oa..oa + len], *want, "{ia} {oa}");
+                    }
+                };
+                run(&|b| tanh_s8(&t, b, ia, oa, len), &want.0);
+                run(&|b| relu_s8(&r, b, ia, oa, len), &want.1);
+                run(&|b| relu6_s8(&r6, b, ia, oa, len), &want.2);
+            }
         }
     }
 

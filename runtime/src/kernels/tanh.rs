@@ -81,21 +81,24 @@ pub(crate) const fn tanh_q4(a: i32) -> i32 {
 /// `input.len() == output.len()`.
 pub fn tanh_s8(p: &TanhS8, input: &[i8], output: &mut [i8]) {
     for (o, &x) in output.iter_mut().zip(input) {
-        let value = i32::from(x).wrapping_sub(p.input_zero_point);
-        *o = if value <= p.input_range_radius.wrapping_neg() {
-            i8::MIN
-        } else if value >= p.input_range_radius {
-            i8::MAX
-        } else {
-            let input_in_q4 = fixed::multiply_by_quantized_multiplier(
-                value,
-                p.input_multiplier,
-                p.input_left_shift,
-            );
-            let output_in_q0 = tanh_q4(input_in_q4);
-            let output_in_q24 = fixed::rounding_divide_by_pot(output_in_q0, 31 - 7);
-            output_in_q24.clamp(i32::from(i8::MIN), i32::from(i8::MAX)) as i8
-        };
+        *o = tanh_s8_one(p, x);
+    }
+}
+
+/// One element of [`tanh_s8`].
+#[inline(always)]
+pub(super) fn tanh_s8_one(p: &TanhS8, x: i8) -> i8 {
+    let value = i32::from(x).wrapping_sub(p.input_zero_point);
+    if value <= p.input_range_radius.wrapping_neg() {
+        i8::MIN
+    } else if value >= p.input_range_radius {
+        i8::MAX
+    } else {
+        let input_in_q4 =
+            fixed::multiply_by_quantized_multiplier(value, p.input_multiplier, p.input_left_shift);
+        let output_in_q0 = tanh_q4(input_in_q4);
+        let output_in_q24 = fixed::rounding_divide_by_pot(output_in_q0, 31 - 7);
+        output_in_q24.clamp(i32::from(i8::MIN), i32::from(i8::MAX)) as i8
     }
 }
 
