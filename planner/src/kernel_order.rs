@@ -20,6 +20,10 @@
 //! element by element on one buffer (`stowplan::kernels::overlap::requantize_s8`, ...): their
 //! pairs have `D = 0` (the output from the input's start on) and no preferred displacement.
 //!
+//! PAD and PADV2 with constant paddings (`pad_of`) run on one buffer too
+//! (`stowplan::kernels::overlap::pad`), from the padding written before the input's last
+//! element (`overlap::pad_min_displacement`).
+//!
 //! Every other op keeps whole-tensor planning (its kernel reads and writes separate slices).
 
 use crate::graph::TensorInfo;
@@ -155,6 +159,97 @@ pub(crate) fn geometry_of(
     Some((g, input.dtype.element_bytes()?))
 }
 
+/// The int32 values of a constant tensor's data in the model file, `None` for another type or a
+/// tensor without data (or data that is not whole values).
+#[must_use]
+pub(crate) fn constant_i32s(
+    model: &Model,
+    bytes: &[u8],
+    t: &crate::tflite::Tensor,
+) -> Option<Vec<i32>> {
+    if t.dtype != DType::Int32 {
+        return None;
+    }
+    let range = model.buffers.get(t.buffer.get())?.data.clone()?;
+    let data = bytes.get(range)?;
+    if data.len() % 4 != 0 {
+        return None;
+    }
+    Some(
+        data.chunks_exact(4)
+            .filter_map(|c| <[u8; 4]>::try_from(c).ok())
+            .map(i32::from_le_bytes)
+            .collect(),
+    )
+}
+
+/// PAD's parameters as its lowering computes them (the shapes right-aligned into five
+/// dimensions, the padding before each) and its element size, for a PAD or PADV2 the runtime's
+/// `kernels::pad` runs (float32, int8, int16, int32) with constant int32 paddings: `None` for
+/// any other op, or paddings the shapes do not match.
+#[must_use]
+pub(crate) fn pad_of(
+    model: &Model,
+    bytes: &[u8],
+    tensors: &[TensorInfo],
+    op: &Op,
+) -> Option<(crate::kernels::Pad, u64)> {
+    if !matches!(
+        op.opcode,
+        Opcode::Builtin(BuiltinOp::PAD | BuiltinOp::PADV2)
+    ) || !matches!(op.inputs.len(), 2 | 3)
+    {
+        return None;
+    }
+    let tensor =
+        |t: Option<crate::tflite::TensorIndex>| t.and_then(|t| model.tensor(op.subgraph, t));
+    let input = tensor(op.inputs.first().copied().flatten())?;
+    let paddings = tensor(op.inputs.get(1).copied().flatten())?;
+    let output = tensor(op.outputs.first().copied())?;
+    if input.dtype != output.dtype
+        || !matches!(
+            input.dtype,
+            DType::Float32 | DType::Int8 | DType::Int16 | DType::Int32
+        )
+    {
+        return None;
+    }
+    let pads = constant_i32s(model, bytes, paddings)?;
+    let shape = |t: &crate::tflite::Tensor| -> Option<Vec<usize>> {
+        tensors
+            .get(t.id.get())?
+            .shape
+            .iter()
+            .map(|&d| usize::try_from(d).ok())
+            .collect()
+    };
+    let (i, o) = (shape(input)?, shape(output)?);
+    let r = i.len();
+    if r > 5 || o.len() != r || pads.len() != 2 * r {
+        return None;
+    }
+    let mut p = crate::kernels::Pad {
+        input: [1; 5],
+        output: [1; 5],
+        before: [0; 5],
+    };
+    for d in 0..r {
+        let (b, a) = (
+            usize::try_from(*pads.get(2 * d)?).ok()?,
+            usize::try_from(*pads.get(2 * d + 1)?).ok()?,
+        );
+        let (in_d, out_d) = (*i.get(d)?, *o.get(d)?);
+        if in_d.checked_add(b)?.checked_add(a)? != out_d {
+            return None;
+        }
+        let at = 5 - r + d;
+        *p.input.get_mut(at)? = in_d;
+        *p.output.get_mut(at)? = out_d;
+        *p.before.get_mut(at)? = b;
+    }
+    Some((p, input.dtype.element_bytes()?))
+}
+
 /// Whether `op` is an elementwise op the runtime runs on one buffer (`kernels::overlap`'s
 /// `requantize_s8`, `requantize_s16`, `requantize_s16_s8`, `logistic_s8`, `tanh_s8`, `relu_s8`,
 /// `relu6_s8`): QUANTIZE from int8 to int8, int16 to int16 or int16 to int8 and the int8
@@ -220,47 +315,27 @@ pub fn row_displacement(g: &ConvGeometry, element: u64) -> Option<i64> {
     i64::try_from(u64::try_from(d).ok()?.checked_mul(element)?).ok()
 }
 
-/// The pairs of `plan`'s buffers whose output may cover the input it consumes: each CONV_2D and
-/// DEPTHWISE_CONV_2D of one element type (int8, int16, float32, with the weights its kernels
-/// take) whose first input dies at the op (not a subgraph output, not read again by the op) and
-/// is written by it into one output, both planned online on buffers of their own, at
-/// [`min_displacement`].
+/// The pairs `plan` was made with: each output that may cover an input it consumes, from its
+/// least displacement ([`min_displacement`] and the module docs); empty without
+/// [`crate::Options::overlaps`].
 #[must_use]
 pub fn model_overlaps(plan: &crate::ModelPlan) -> Vec<Overlap> {
-    overlaps(
-        &plan.model,
-        &plan.tensors,
-        &plan.lifetimes,
-        &plan.problem,
-        &plan.tensor_buffers,
-    )
+    plan.problem.overlaps().to_vec()
 }
 
-/// The pairs of `problem`'s buffers whose output may cover the input it consumes: each
-/// CONV_2D, DEPTHWISE_CONV_2D and pool of [`geometry_of`] whose first input dies at the op (not a
-/// subgraph output, not read again by the op) and is written by it into one output, both planned
-/// online on buffers of their own, at [`min_displacement`]. Each time has at most one pair (one
-/// op runs at a time), so the pairs form a valid [`Problem::with_overlaps`] with the buffers.
-#[must_use]
-pub(crate) fn overlaps(
-    model: &Model,
-    tensors: &[TensorInfo],
-    lifetimes: &Lifetimes,
-    problem: &Problem,
-    tensor_buffers: &[Option<u32>],
-) -> Vec<Overlap> {
-    pairs(model, tensors, lifetimes, problem, tensor_buffers)
-        .into_iter()
-        .map(|(pair, _)| pair)
-        .collect()
-}
-
-/// [`overlaps`], each pair with its preferred displacement in bytes: the least from which the
-/// driver's chunks are whole output rows ([`row_displacement`]), where the planner moves the
-/// pair when the arena has room (module `spread`).
+/// The pairs of `problem`'s buffers whose output may cover the input it consumes: each op the
+/// runtime runs on one buffer (a window op of [`geometry_of`], an [`elementwise`] op, a PAD of
+/// [`pad_of`]) whose first input dies at the op (not a subgraph output, not read again by the
+/// op) and is written by it into one output, both planned online on buffers of their own, at
+/// the op's least displacement. Each time has at most one pair (one op runs at a time), so the
+/// pairs form a valid [`Problem::with_overlaps`] with the buffers. With each pair its preferred
+/// displacement in bytes: for a window op the least from which the driver's chunks are whole
+/// output rows ([`row_displacement`]), where the planner moves the pair when the arena has room
+/// (module `spread`); 0 for the others.
 #[must_use]
 pub(crate) fn pairs(
     model: &Model,
+    bytes: &[u8],
     tensors: &[TensorInfo],
     lifetimes: &Lifetimes,
     problem: &Problem,
@@ -282,7 +357,8 @@ pub(crate) fn pairs(
         }
         // An elementwise op runs from any displacement at or above 0 (preferring none); a
         // window op from its driver's.
-        let window = if elementwise(model, tensors, op) {
+        let pad = pad_of(model, bytes, tensors, op);
+        let window = if elementwise(model, tensors, op) || pad.is_some() {
             None
         } else {
             let Some(window) = geometry_of(model, tensors, op) else {
@@ -323,6 +399,15 @@ pub(crate) fn pairs(
             || ob.fixed_offset.is_some()
             || read_again
         {
+            continue;
+        }
+        if let Some((p, element)) = pad {
+            let d = crate::kernels::overlap::pad_min_displacement(&p)
+                .and_then(|d| u64::try_from(d).ok()?.checked_mul(element))
+                .and_then(|d| i64::try_from(d).ok());
+            if let Some(d) = d {
+                pairs.push((Overlap::new(bo, bi, d), 0));
+            }
             continue;
         }
         let Some((g, element)) = window else {

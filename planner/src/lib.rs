@@ -418,6 +418,7 @@ pub fn plan_model(bytes: &[u8], options: &Options) -> Result<ModelPlan, PlanAren
     if options.overlaps {
         let (pairs, rows): (Vec<_>, Vec<_>) = kernel_order::pairs(
             &model,
+            bytes,
             &tensors,
             &lifetimes,
             &arena.problem,
@@ -461,6 +462,7 @@ pub fn plan_model(bytes: &[u8], options: &Options) -> Result<ModelPlan, PlanAren
         .map_err(|e| arena.unverified(&model, &lifetimes, e))?;
     overlap_proof::check(&overlap_proof::Planned {
         model: &model,
+        bytes,
         tensors: &tensors,
         problem: &arena.problem,
         plan: &plan,

@@ -31,6 +31,8 @@ use crate::tflite::{BuiltinOp, Model, OpOptions, Opcode, TensorId};
 /// What the check needs of a plan.
 pub(crate) struct Planned<'a> {
     pub model: &'a Model,
+    /// The model file (for a PAD's constant paddings).
+    pub bytes: &'a [u8],
     pub tensors: &'a [TensorInfo],
     pub problem: &'a Problem,
     pub plan: &'a Plan,
@@ -130,6 +132,18 @@ fn needed(p: &Planned<'_>, in_t: TensorId, out_t: TensorId) -> Result<i128, Stri
     };
     if input.id != in_t || op.outputs.len() != 1 {
         return refuse("the op does not read the input as its first operand into its one output");
+    }
+    if matches!(
+        op.opcode,
+        Opcode::Builtin(BuiltinOp::PAD | BuiltinOp::PADV2)
+    ) {
+        return pad_needed(p, op, in_t, out_t).map_err(|why| {
+            format!(
+                "`{}` shares bytes with `{}`: {why}",
+                name(out_t),
+                name(in_t)
+            )
+        });
     }
     // QUANTIZE (int8 to int8, int16 to int16 or int8) and the int8 LOGISTIC, TANH, RELU and
     // RELU6 write output element
@@ -311,6 +325,69 @@ fn needed(p: &Planned<'_>, in_t: TensorId, out_t: TensorId) -> Result<i128, Stri
     Ok(elements * i128::from(bytes))
 }
 
+/// A PAD's least displacement in bytes: it writes its output in order, each element after the
+/// input element it covers is read, so with the input `d` elements above the output the write
+/// of output element `k` lands on input element `k − d`, which must already have been read:
+/// `k − d < c(k)`, the count of input elements at output indices up to `k`. While an input
+/// element is still unread, `k − c(k)` is largest just before the last one is read, at
+/// `k = q(n − 1) − 1` (`q` its output index): `D = q(n − 1) − (n − 1)`, computed here from the
+/// constant paddings in 128-bit integers.
+fn pad_needed(
+    p: &Planned<'_>,
+    op: &crate::tflite::Op,
+    in_t: TensorId,
+    out_t: TensorId,
+) -> Result<i128, String> {
+    let model = p.model;
+    let paddings = op
+        .inputs
+        .get(1)
+        .copied()
+        .flatten()
+        .and_then(|t| model.tensor(op.subgraph, t))
+        .ok_or("its paddings are missing")?;
+    let pads = crate::kernel_order::constant_i32s(model, p.bytes, paddings)
+        .ok_or("its paddings are not constant int32 values")?;
+    let shape = |t: TensorId| -> Option<Vec<i128>> {
+        Some(
+            p.tensors
+                .get(t.get())?
+                .shape
+                .iter()
+                .map(|&d| i128::from(d))
+                .collect(),
+        )
+    };
+    let (Some(i), Some(o)) = (shape(in_t), shape(out_t)) else {
+        return Err("a shape is missing".to_owned());
+    };
+    if i.len() != o.len() || pads.len() != 2 * i.len() || i.iter().any(|&d| d <= 0) {
+        return Err("its paddings do not match its shapes".to_owned());
+    }
+    // From the last dimension up: the last input element's index in the input and in the
+    // output, and each dimension's stride in both.
+    let (mut q, mut last, mut so, mut si) = (0_i128, 0_i128, 1_i128, 1_i128);
+    for (d, ((&n, &m), pair)) in i.iter().zip(&o).zip(pads.chunks_exact(2)).enumerate().rev() {
+        let &[b, a] = pair else {
+            return Err("its paddings do not match its shapes".to_owned());
+        };
+        let (b, a) = (i128::from(b), i128::from(a));
+        if b < 0 || a < 0 || n + b + a != m {
+            return Err(format!("its dimension {d} is not {n} + {b} + {a}"));
+        }
+        q += (b + n - 1) * so;
+        last += (n - 1) * si;
+        so *= m;
+        si *= n;
+    }
+    let bytes = model
+        .tensors
+        .get(in_t.get())
+        .and_then(|t| t.dtype.element_bytes())
+        .ok_or("its element type has no size")?;
+    Ok((q - last) * i128::from(bytes))
+}
+
 #[cfg(test)]
 mod tests {
     use crate::plan::{Overlap, Plan, Planner, Problem};
@@ -465,6 +542,7 @@ mod tests {
         crate::verify::verify(&problem, &moved, false).expect("the pair as declared");
         let err = super::check(&super::Planned {
             model: &plan.model,
+            bytes: &bytes,
             tensors: &plan.tensors,
             problem: &problem,
             plan: &moved,
@@ -498,6 +576,7 @@ mod tests {
                 crate::verify::verify(&problem, &moved, false).expect("the pair as declared");
                 let result = super::check(&super::Planned {
                     model: &plan.model,
+                    bytes: &model(),
                     tensors: &plan.tensors,
                     problem: &problem,
                     plan: &moved,

@@ -549,13 +549,13 @@ def sweep(out, seed, slice_k, ops, values, jobs, runtime=None, locked=True):
 
 
 def overlapped_models(out):
-    """The generated modules whose CONV_2D or DEPTHWISE_CONV_2D, whose pool, and whose QUANTIZE,
-    LOGISTIC, TANH, RELU or RELU6 writes its output over its input (`kernels::overlap`, asserted at compile time
-    by `overlap::fits`, `overlap::pool_fits` and `overlap::elementwise_fits`): (convolutions,
-    pools, elementwise ops)."""
+    """The generated modules whose CONV_2D or DEPTHWISE_CONV_2D, whose pool, whose QUANTIZE,
+    LOGISTIC, TANH, RELU or RELU6, and whose PAD writes its output over its input
+    (`kernels::overlap`, asserted at compile time by `overlap::fits`, `pool_fits`,
+    `elementwise_fits` and `pad_fits`): (convolutions, pools, elementwise ops, pads)."""
     texts = [f.read_text() for f in Path(out).rglob("gen/*.rs")]
     return tuple(sum(f"kernels::overlap::{fits}(" in t for t in texts)
-                 for fits in ("fits", "pool_fits", "elementwise_fits"))
+                 for fits in ("fits", "pool_fits", "elementwise_fits", "pad_fits"))
 
 
 def tool(*cmd, **kw):
@@ -821,16 +821,17 @@ def main():
     same = sum(r["identical"] for r in rows.values())
     # Convolutions run with the output over the input where the plan puts it there (generated
     # `invoke` plans overlaps by default): the suite must exercise that layout.
-    overlapped, pools_overlapped, unary_overlapped = overlapped_models(out)
+    overlapped, pools_overlapped, unary_overlapped, pads_overlapped = overlapped_models(out)
     convs = sum(r["models"] for k, r in rows.items() if k[0] in ("CONV_2D", "DEPTHWISE_CONV_2D"))
     pools = sum(r["models"] for k, r in rows.items() if k[0] in ("AVERAGE_POOL_2D", "MAX_POOL_2D"))
     unary = sum(r["models"] for k, r in rows.items()
                 if k[0] in ("QUANTIZE", "LOGISTIC", "TANH", "RELU", "RELU6"))
+    pads = sum(r["models"] for k, r in rows.items() if k[0] in ("PAD", "PADV2"))
     print()
     print(f"{overlapped} of {convs} CONV_2D and DEPTHWISE_CONV_2D models, {pools_overlapped} of "
-          f"{pools} AVERAGE_POOL_2D and MAX_POOL_2D models and {unary_overlapped} of {unary} "
-          "QUANTIZE, LOGISTIC, TANH, RELU and RELU6 models ran with the output over the input it "
-          "consumes")
+          f"{pools} AVERAGE_POOL_2D and MAX_POOL_2D models, {unary_overlapped} of {unary} "
+          f"QUANTIZE, LOGISTIC, TANH, RELU and RELU6 models and {pads_overlapped} of {pads} PAD and "
+          "PADV2 models ran with the output over the input it consumes")
     if convs and not overlapped:
         failures = failures + ["no convolution ran with its output over its input"]
     if pools and not pools_overlapped:

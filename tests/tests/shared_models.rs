@@ -219,8 +219,8 @@ fn custom_ops_are_named_by_their_custom_code() {
     }
 }
 
-/// With each CONV_2D's, DEPTHWISE_CONV_2D's, pool's, QUANTIZE's and LOGISTIC's output allowed over
-/// the input it consumes
+/// With each convolution's, pool's, elementwise op's and PAD's output allowed over the input it
+/// consumes
 /// (`Options::overlaps`, planned as for `invoke`), person_detect and micro_speech plan below
 /// their tensor-level bounds, verified by the plan's own check: the figures of docs/planning.md.
 #[test]
@@ -249,6 +249,16 @@ fn kernel_overlaps_go_below_the_tensor_level_bound() {
             544,
             400,
             400,
+        ),
+        // PADs at the peak: each output over its input, the padding before the input's last
+        // element apart.
+        (
+            "tflm_xtensa_mobilenet_v2_int8_224.tflite",
+            60,
+            22,
+            2_451_840,
+            1_247_712,
+            1_247_712,
         ),
         ("tflm_hello_world_int8.tflite", 0, 0, 32, 32, 32),
     ];

@@ -2,7 +2,8 @@
 //! the same kernel for both), for the kernel `stowplan::kernels::pad` (float32, int8, int16 and
 //! int32, as `PadEval`). Without a third input the padding value is the output zero point for
 //! int8 and 0 otherwise, as TFLM's; with one, its value (TFLM reads it when the op runs: a
-//! constant becomes a literal, another tensor is read then too).
+//! constant becomes a literal, another tensor is read then too). With the output over the input
+//! it consumes, `kernels::overlap::pad` on one view of both.
 
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;
@@ -72,10 +73,21 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
         usize_lits(&cx.shape_n::<MAX_RANK>(out)?),
         usize_lits(&before),
     );
+    let params = quote!(pub const #pname: #k::Pad = #k::Pad { input: #i, output: #o, before: #b };);
+    if cx.overlap.is_some() {
+        // The output over the input (`kernel_order::pad_of`): one view `o0` of both, the
+        // one-buffer PAD, and a compile-time proof that the offsets suit it.
+        return Ok(cx.overlapped_call(
+            &quote!(pad),
+            params,
+            |ia, oa| quote!(#k::overlap::pad_fits(&#pname, #ia, #oa)),
+            &value,
+            reads.into_iter().filter(|&r| r != 0).collect(),
+            "at least the padding before its last element above",
+        ));
+    }
     Ok(Call {
-        params: Some(
-            quote!(pub const #pname: #k::Pad = #k::Pad { input: #i, output: #o, before: #b };),
-        ),
+        params: Some(params),
         body: quote!(#k::pad(&params::#pname, i0, #value, o0);),
         reads,
     })

@@ -45,7 +45,8 @@
 //! ([`requantize_s8`], [`requantize_s16`], [`requantize_s16_s8`], [`logistic_s8`], [`tanh_s8`],
 //! [`relu_s8`], [`relu6_s8`]): output element `k`, no wider than input element `k`,
 //! is written after that is read, so it lies below input element `k + 1` whenever the input
-//! starts at or above the output ([`elementwise_fits`]): from a full alias on.
+//! starts at or above the output ([`elementwise_fits`]): from a full alias on. PAD ([`pad`])
+//! writes its output in order too, from [`pad_min_displacement`] on.
 
 use super::conv::{ConvF32, ConvGeometry, ConvS8, ConvS16, Part};
 use super::pooling::{PoolF32, PoolGeometry, PoolS8, PoolS16};
@@ -890,6 +891,104 @@ pub fn requantize_s16_s8(
     })
 }
 
+/// PAD's least displacement in elements: writing its output in order over its input, output
+/// element `k` is written after the input element it covers is read, and lies below every input
+/// element still to be read when the input starts at least the padding written before the
+/// input's last element above the output: `q − (n − 1)`, with `q` the output index of input
+/// element `n − 1`, the last. `None` for an empty input, shapes that do not hold the input
+/// (`before[d] + input[d] > output[d]`) or sizes that overflow.
+#[must_use]
+pub const fn pad_min_displacement(p: &super::Pad) -> Option<usize> {
+    let (mut q, mut last) = (0_usize, 0_usize);
+    let (mut out_stride, mut in_stride) = (1_usize, 1_usize);
+    let mut d = 5;
+    while d > 0 {
+        d -= 1;
+        let (i, o, b) = (p.input[d], p.output[d], p.before[d]);
+        if i == 0 || get!(add(b, i)) > o {
+            return None;
+        }
+        q = get!(add(q, get!(mul(b + i - 1, out_stride))));
+        last = get!(add(last, get!(mul(i - 1, in_stride))));
+        out_stride = get!(mul(out_stride, o));
+        in_stride = get!(mul(in_stride, i));
+    }
+    q.checked_sub(last)
+}
+
+/// Whether [`pad`] runs `p` with its input at `input_at` and its output at `output_at`
+/// (elements) of one buffer: the two share no element, or the input starts at least
+/// [`pad_min_displacement`] above the output. Generated code asserts it at compile time.
+#[must_use]
+pub const fn pad_fits(p: &super::Pad, input_at: usize, output_at: usize) -> bool {
+    let (Some(least), Some(i), Some(o)) = (
+        pad_min_displacement(p),
+        elements5(&p.input),
+        elements5(&p.output),
+    ) else {
+        return false;
+    };
+    let (Some(in_end), Some(out_end)) = (input_at.checked_add(i), output_at.checked_add(o)) else {
+        return false;
+    };
+    if in_end <= output_at || out_end <= input_at {
+        return true;
+    }
+    match input_at.checked_sub(output_at) {
+        Some(d) => d >= least,
+        None => false,
+    }
+}
+
+/// The element count of a five-dimensional shape, `None` on overflow.
+const fn elements5(shape: &[usize; 5]) -> Option<usize> {
+    mul(
+        get!(mul(
+            get!(mul(shape[0], shape[1])),
+            get!(mul(shape[2], shape[3]))
+        )),
+        shape[4],
+    )
+}
+
+/// [`super::pad`] on one buffer: the input's elements at `buf[input_at..]`, the output's at
+/// `buf[output_at..]`, output elements written in order, each after the input element it covers
+/// is read. Returns `false`, writing nothing, unless [`pad_fits`] and both fit in `buf`.
+pub fn pad<T: Copy>(
+    p: &super::Pad,
+    buf: &mut [T],
+    input_at: usize,
+    output_at: usize,
+    pad_value: T,
+) -> bool {
+    let (Some(i), Some(o)) = (elements5(&p.input), elements5(&p.output)) else {
+        return false;
+    };
+    if !pad_fits(p, input_at, output_at)
+        || input_at.saturating_add(i) > buf.len()
+        || output_at.saturating_add(o) > buf.len()
+    {
+        return false;
+    }
+    if input_at + i <= output_at {
+        // The input wholly below the output.
+        let (lo, hi) = buf.split_at_mut(output_at);
+        super::pad(p, &lo[input_at..input_at + i], pad_value, &mut hi[..o]);
+        return true;
+    }
+    let mut k = output_at;
+    super::pad::pad_walk(p, |j| {
+        let value = j
+            .and_then(|j| buf.get(input_at + j).copied())
+            .unwrap_or(pad_value);
+        if let Some(slot) = buf.get_mut(k) {
+            *slot = value;
+        }
+        k += 1;
+    });
+    true
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::ConvF32;
@@ -1526,6 +1625,56 @@ mod tests {
                 run(&|b| tanh_s8(&t, b, ia, oa, len), &want.0);
                 run(&|b| relu_s8(&r, b, ia, oa, len), &want.1);
                 run(&|b| relu6_s8(&r6, b, ia, oa, len), &want.2);
+            }
+        }
+    }
+
+    /// PAD on one buffer gives what it gives on two at its least displacement (the most any
+    /// input element's output index exceeds its own, found by walking the output), above it
+    /// and disjoint, and refuses one element closer.
+    #[test]
+    fn pad_on_one_buffer_equals_two_buffers() {
+        let mut rng = Rng(0x9ad0_0001);
+        for _ in 0..CASES {
+            let mut p = super::super::Pad {
+                input: [1; 5],
+                output: [1; 5],
+                before: [0; 5],
+            };
+            for d in 5 - (1 + rng.below(4))..5 {
+                p.input[d] = 1 + rng.below(4);
+                p.before[d] = rng.below(3);
+                p.output[d] = p.input[d] + p.before[d] + rng.below(3);
+            }
+            let (i, o) = (elements5(&p.input).unwrap(), elements5(&p.output).unwrap());
+            let mut q = Vec::new();
+            let mut k = 0;
+            super::super::pad::pad_walk(&p, |j| {
+                if j.is_some() {
+                    q.push(k);
+                }
+                k += 1;
+            });
+            let least = q.iter().enumerate().map(|(j, &q)| q - j).max().unwrap();
+            assert_eq!(pad_min_displacement(&p), Some(least), "{p:?}");
+            let x: Vec<i16> = (0..i).map(|_| rng.next() as i16).collect();
+            let mut want = vec![0_i16; o];
+            super::super::pad(&p, &x, -7, &mut want);
+            for d in [least, least + 1, o + rng.below(3)] {
+                let mut buf = vec![0x5555_i16; (d + i).max(o)];
+                buf[d..d + i].copy_from_slice(&x);
+                assert!(pad(&p, &mut buf, d, 0, -7), "{p:?} d {d}");
+                assert_eq!(buf[..o], want[..], "{p:?} d {d} (D = {least})");
+            }
+            // The input wholly below the output.
+            let mut buf = vec![0_i16; i + o];
+            buf[..i].copy_from_slice(&x);
+            assert!(pad(&p, &mut buf, 0, i, -7));
+            assert_eq!(buf[i..], want[..], "{p:?} below");
+            if least > 0 && least < o {
+                let mut buf = vec![0x5555_i16; least - 1 + i + o];
+                assert!(!pad(&p, &mut buf, least - 1, 0, -7), "{p:?} D − 1");
+                assert!(!pad_fits(&p, least - 1, 0));
             }
         }
     }

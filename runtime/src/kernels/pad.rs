@@ -22,10 +22,21 @@ pub struct Pad {
 /// `input.len()` and `output.len()` are the products of the shapes; `before[d] + input[d] <=
 /// output[d]`.
 pub fn pad<T: Copy>(p: &Pad, input: &[T], pad_value: T, output: &mut [T]) {
+    let mut out = output.iter_mut();
+    pad_walk(p, |j| {
+        if let Some(o) = out.next() {
+            *o = j.and_then(|j| input.get(j).copied()).unwrap_or(pad_value);
+        }
+    });
+}
+
+/// PAD's loop nest: `emit(Some(j))` for each output element, in order, that is input element
+/// `j`, `emit(None)` for one in the padding.
+#[inline(always)]
+pub(super) fn pad_walk(p: &Pad, mut emit: impl FnMut(Option<usize>)) {
     let [o0, o1, o2, o3, o4] = p.output;
     let [_, i1, i2, i3, i4] = p.input;
     let inside = |o: usize, d: usize| o.checked_sub(p.before[d]).filter(|&i| i < p.input[d]);
-    let mut out = output.iter_mut();
     for a in 0..o0 {
         let ia = inside(a, 0);
         for b in 0..o1 {
@@ -35,16 +46,12 @@ pub fn pad<T: Copy>(p: &Pad, input: &[T], pad_value: T, output: &mut [T]) {
                 for d in 0..o3 {
                     let id = inside(d, 3);
                     for e in 0..o4 {
-                        let value = match (ia, ib, ic, id, inside(e, 4)) {
-                            (Some(ia), Some(ib), Some(ic), Some(id), Some(ie)) => input
-                                .get((((ia * i1 + ib) * i2 + ic) * i3 + id) * i4 + ie)
-                                .copied()
-                                .unwrap_or(pad_value),
-                            _ => pad_value,
-                        };
-                        if let Some(o) = out.next() {
-                            *o = value;
-                        }
+                        emit(match (ia, ib, ic, id, inside(e, 4)) {
+                            (Some(ia), Some(ib), Some(ic), Some(id), Some(ie)) => {
+                                Some((((ia * i1 + ib) * i2 + ic) * i3 + id) * i4 + ie)
+                            }
+                            _ => None,
+                        });
                     }
                 }
             }
