@@ -502,25 +502,22 @@ trait Shaped {
     fn shape(&mut self, chunk: &Chunk);
 }
 
-impl Shaped for ConvGeometry {
-    #[inline(always)]
-    fn shape(&mut self, chunk: &Chunk) {
-        let ([n, h, w], [on, oh, ow]) = (chunk.input, chunk.output);
-        (self.input[0], self.input[1], self.input[2]) = (n, h, w);
-        (self.output[0], self.output[1], self.output[2]) = (on, oh, ow);
-        self.pad_h = chunk.pad_h;
-    }
+/// [`Shaped`] for the geometries with NHWC `input` and `output` shapes and a `pad_h`.
+macro_rules! shaped {
+    ($($geometry:ty),*) => {$(
+        impl Shaped for $geometry {
+            #[inline(always)]
+            fn shape(&mut self, chunk: &Chunk) {
+                let ([n, h, w], [on, oh, ow]) = (chunk.input, chunk.output);
+                (self.input[0], self.input[1], self.input[2]) = (n, h, w);
+                (self.output[0], self.output[1], self.output[2]) = (on, oh, ow);
+                self.pad_h = chunk.pad_h;
+            }
+        }
+    )*};
 }
 
-impl Shaped for PoolGeometry {
-    #[inline(always)]
-    fn shape(&mut self, chunk: &Chunk) {
-        let ([n, h, w], [on, oh, ow]) = (chunk.input, chunk.output);
-        (self.input[0], self.input[1], self.input[2]) = (n, h, w);
-        (self.output[0], self.output[1], self.output[2]) = (on, oh, ow);
-        self.pad_h = chunk.pad_h;
-    }
-}
+shaped!(ConvGeometry, PoolGeometry);
 
 impl Walk {
     /// The chunk from pixel `x` of output row `row` of `g` at displacement `d` (the [module
