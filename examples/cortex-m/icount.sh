@@ -19,10 +19,11 @@
 #
 # The comparison: a model's total above the snapshot's + 0.5 % fails (the ceiling), and so does
 # one more than 0.5 % below it (the snapshot is stale: bless it). The other counts may move by
-# 0.5 % of themselves or 0.1 % of their model's total, whichever is more (64 instructions at
+# 0.5 % of themselves or 0.25 % of their model's total, whichever is more (64 instructions at
 # least), and the derived figures (per MAC, ratios) with them: the runtime is a path dependency
-# outside this workspace, so cargo hashes its absolute path, and rustc's code layout follows it
-# (a few thousand instructions move between kernel functions). Every other field is exact. It also
+# outside this workspace, so cargo hashes its absolute path, and rustc's code follows it (a
+# checkout at another path gave person_detect's conv1x1_s8 24,184 more instructions, 0.11 % of
+# its total, and its total 0.11 % more). Every other field is exact. It also
 # prints whether each model meets its targets (TFLM + CMSIS-NN's count; the goal below it).
 #
 # The counter is a QEMU TCG plugin outside this repository, in ../shared/benchmarks/cortex-m-icount
@@ -220,7 +221,7 @@ count() {
     echo "# Instructions of one \`invoke\` on the emulated Cortex-M4 (QEMU mps2-an386, every executed"
     echo "# instruction counted), written by icount.sh (STOWPLAN_BLESS=1). icount.sh fails when a"
     echo "# total is above its ceiling, this total + 0.5 %, or more than 0.5 % below it (bless it);"
-    echo "# the other counts may move by 0.5 %, or 0.1 % of their model's total (64 at least), between"
+    echo "# the other counts may move by 0.5 %, or 0.25 % of their model's total (64 at least), between"
     echo "# checkouts; every other field is exact."
     count person_detect "$models/tflm_person_detect_int8.tflite" "$pd_cmsis" "$pd_ref"
     count micro_speech "$models/tflm_micro_speech_int8.tflite" "$ms_cmsis" "$ms_ref"
@@ -257,7 +258,7 @@ fi
 
 # Line by line: the same fields but the counts and the figures derived from them (a number with
 # a decimal point); a total within 0.5 % of the snapshot's, another count within 0.5 % of itself
-# or 0.1 % of its model's total (64 at least). Exit 2 for a stale line, 3 for a total above its ceiling, 4 for one far below.
+# or 0.25 % of its model's total (64 at least). Exit 2 for a stale line, 3 for a total above its ceiling, 4 for one far below.
 status=0
 awk '
     function th(n,   s, o) {
@@ -307,14 +308,14 @@ awk '
                 }
                 continue
             }
-            if (tol < model_total * 0.001) tol = model_total * 0.001
+            if (tol < model_total * 0.0025) tol = model_total * 0.0025
             if (tol < 64) tol = 64
             if (d > tol || -d > tol) {
                 if (moved++ == 0) first_moved = i
                 if (status == 0) status = 2
             }
         }
-        if (moved > 0) printf "error: %d counts moved by more than 0.5 %% (or 0.1 %% of the total; 64 at least), the first on line %d\n", moved, first_moved > "/dev/stderr"
+        if (moved > 0) printf "error: %d counts moved by more than 0.5 %% (or 0.25 %% of the total; 64 at least), the first on line %d\n", moved, first_moved > "/dev/stderr"
         exit status
     }' icount.txt "$out/icount.txt" || status=$?
 [ "$status" -eq 0 ] || diff -u icount.txt "$out/icount.txt" || true
