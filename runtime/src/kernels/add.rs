@@ -1,7 +1,7 @@
 //! ADD with broadcasting: TFLM's `reference_integer_ops::Add` / `BroadcastAdd6DSlow` and the
 //! float `reference_ops` ones.
 
-use super::broadcast::{BinaryF32, BinaryI32, BinaryShape, broadcast, clamp_binary, clamp_i32};
+use super::broadcast::{BinaryF32, BinaryI32, BinaryShape, broadcast, clamp_i32};
 use super::{Requant, activation_f32, fixed};
 
 /// Parameters of an int8 ADD (TFLM's `OpDataAdd` for int8).
@@ -38,18 +38,14 @@ pub struct AddS8 {
 /// Each slice holds its shape's element count; every input dimension equals the output's or
 /// is 1.
 pub fn add_s8(p: &AddS8, input1: &[i8], input2: &[i8], output: &mut [i8]) {
-    let scale = fixed::multiply_by_quantized_multiplier_smaller_than_one_exp;
-    let shift = |x: i32| x.wrapping_mul(1_i32.wrapping_shl(p.left_shift as u32));
-    broadcast(&p.shape, input1, input2, output, |x, y| {
-        let input1_val = p.input1_offset.wrapping_add(i32::from(x));
-        let input2_val = p.input2_offset.wrapping_add(i32::from(y));
-        let scaled_input1_val = scale(shift(input1_val), p.input1.multiplier, p.input1.shift);
-        let scaled_input2_val = scale(shift(input2_val), p.input2.multiplier, p.input2.shift);
-        let raw_sum = scaled_input1_val.wrapping_add(scaled_input2_val);
-        let raw_output =
-            scale(raw_sum, p.output.multiplier, p.output.shift).wrapping_add(p.output_offset);
-        clamp_binary(raw_output, p.act_min, p.act_max)
-    });
+    broadcast(&p.shape, input1, input2, output, |x, y| add_s8_one(p, x, y));
+}
+
+/// One element of [`add_s8`].
+#[inline(always)]
+pub(super) fn add_s8_one(p: &AddS8, x: i8, y: i8) -> i8 {
+    // The clamp of TFLM's int8 kernels (`min(act_max, max(act_min, x))`), then the narrowing.
+    add_quantized(p, i32::from(x), i32::from(y)) as i8
 }
 
 /// float ADD: TFLM's `reference_ops::Add` / `BroadcastAdd6DSlow` (float):
@@ -60,8 +56,14 @@ pub fn add_s8(p: &AddS8, input1: &[i8], input2: &[i8], output: &mut [i8]) {
 /// As [`add_s8`].
 pub fn add_f32(p: &BinaryF32, input1: &[f32], input2: &[f32], output: &mut [f32]) {
     broadcast(&p.shape, input1, input2, output, |x, y| {
-        activation_f32(x + y, p.act_min, p.act_max)
+        add_f32_one(p, x, y)
     });
+}
+
+/// One element of [`add_f32`].
+#[inline(always)]
+pub(super) fn add_f32_one(p: &BinaryF32, x: f32, y: f32) -> f32 {
+    activation_f32(x + y, p.act_min, p.act_max)
 }
 
 /// Parameters of an int16 ADD: TFLM's `OpDataAdd` for int16, the general path (`left_shift`
@@ -93,8 +95,14 @@ pub(super) fn add_quantized(p: &AddS8, x: i32, y: i32) -> i32 {
 /// As [`add_s8`].
 pub fn add_s16(p: &AddS16, input1: &[i16], input2: &[i16], output: &mut [i16]) {
     broadcast(&p.shape, input1, input2, output, |x, y| {
-        add_quantized(p, i32::from(x), i32::from(y)) as i16
+        add_s16_one(p, x, y)
     });
+}
+
+/// One element of [`add_s16`].
+#[inline(always)]
+pub(super) fn add_s16_one(p: &AddS16, x: i16, y: i16) -> i16 {
+    add_quantized(p, i32::from(x), i32::from(y)) as i16
 }
 
 /// int32 ADD: TFLM's `reference_ops::Add` / `BroadcastAdd6DSlow` for `int32_t`:
@@ -107,6 +115,12 @@ pub fn add_s16(p: &AddS16, input1: &[i16], input2: &[i16], output: &mut [i16]) {
 /// As [`add_s8`].
 pub fn add_i32(p: &BinaryI32, input1: &[i32], input2: &[i32], output: &mut [i32]) {
     broadcast(&p.shape, input1, input2, output, |x, y| {
-        clamp_i32(x.wrapping_add(y), p.act_min, p.act_max)
+        add_i32_one(p, x, y)
     });
+}
+
+/// One element of [`add_i32`].
+#[inline(always)]
+pub(super) fn add_i32_one(p: &BinaryI32, x: i32, y: i32) -> i32 {
+    clamp_i32(x.wrapping_add(y), p.act_min, p.act_max)
 }

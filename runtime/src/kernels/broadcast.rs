@@ -40,27 +40,14 @@ fn broadcast_strides(shape: &[usize; 6]) -> [usize; 6] {
     strides
 }
 
-/// Walks the output in memory order, calling `op(a, b)` with the input elements that
-/// broadcast to each output element.
+/// Visits the output in memory order, calling `visit(j1, j2)` with the index of the element of
+/// each input that broadcasts to each output element (the output's own index counts up from 0
+/// with the calls).
 #[inline(always)]
-pub(super) fn broadcast<T: Copy + Default, O>(
-    shape: &BinaryShape,
-    input1: &[T],
-    input2: &[T],
-    output: &mut [O],
-    mut op: impl FnMut(T, T) -> O,
-) {
-    if shape.input1 == shape.output && shape.input2 == shape.output {
-        // TFLM's elementwise path (no broadcast): the same pairs, element by element.
-        for (i, o) in output.iter_mut().enumerate() {
-            *o = op(at(input1, i), at(input2, i));
-        }
-        return;
-    }
+pub(super) fn walk(shape: &BinaryShape, mut visit: impl FnMut(usize, usize)) {
     let s1 = broadcast_strides(&shape.input1);
     let s2 = broadcast_strides(&shape.input2);
     let [d0, d1, d2, d3, d4, d5] = shape.output;
-    let mut out = output.iter_mut();
     for i0 in 0..d0 {
         for i1 in 0..d1 {
             for i2 in 0..d2 {
@@ -69,11 +56,10 @@ pub(super) fn broadcast<T: Copy + Default, O>(
                     let base2 = i0 * s2[0] + i1 * s2[1] + i2 * s2[2] + i3 * s2[3];
                     for i4 in 0..d4 {
                         for i5 in 0..d5 {
-                            let a = at(input1, base1 + i4 * s1[4] + i5 * s1[5]);
-                            let b = at(input2, base2 + i4 * s2[4] + i5 * s2[5]);
-                            if let Some(o) = out.next() {
-                                *o = op(a, b);
-                            }
+                            visit(
+                                base1 + i4 * s1[4] + i5 * s1[5],
+                                base2 + i4 * s2[4] + i5 * s2[5],
+                            );
                         }
                     }
                 }
@@ -82,12 +68,25 @@ pub(super) fn broadcast<T: Copy + Default, O>(
     }
 }
 
-/// Clamps as TFLM's binary int8 kernels do: `min(act_max, max(act_min, x))`, then narrows.
+/// Walks the output in memory order, calling `op(a, b)` with the input elements that
+/// broadcast to each output element.
 #[inline(always)]
-pub(super) fn clamp_binary(x: i32, act_min: i32, act_max: i32) -> i8 {
-    let x = if x < act_min { act_min } else { x };
-    let x = if act_max < x { act_max } else { x };
-    x as i8
+pub(super) fn broadcast<T: Copy + Default, O>(
+    shape: &BinaryShape,
+    input1: &[T],
+    input2: &[T],
+    output: &mut [O],
+    op: impl FnMut(T, T) -> O,
+) {
+    if shape.input1 == shape.output && shape.input2 == shape.output {
+        // TFLM's elementwise path (no broadcast): the same pairs, element by element.
+        let mut op = op;
+        for (i, o) in output.iter_mut().enumerate() {
+            *o = op(at(input1, i), at(input2, i));
+        }
+        return;
+    }
+    broadcast_mixed(shape, input1, input2, output, op);
 }
 
 /// Parameters of an int32 binary op (ADD, SUB, MUL, DIV): the shapes and the clamp of the
@@ -113,29 +112,12 @@ pub(super) fn broadcast_mixed<A: Copy + Default, B: Copy + Default, O>(
     output: &mut [O],
     mut op: impl FnMut(A, B) -> O,
 ) {
-    let s1 = broadcast_strides(&shape.input1);
-    let s2 = broadcast_strides(&shape.input2);
-    let [d0, d1, d2, d3, d4, d5] = shape.output;
     let mut out = output.iter_mut();
-    for i0 in 0..d0 {
-        for i1 in 0..d1 {
-            for i2 in 0..d2 {
-                for i3 in 0..d3 {
-                    let base1 = i0 * s1[0] + i1 * s1[1] + i2 * s1[2] + i3 * s1[3];
-                    let base2 = i0 * s2[0] + i1 * s2[1] + i2 * s2[2] + i3 * s2[3];
-                    for i4 in 0..d4 {
-                        for i5 in 0..d5 {
-                            let a = at(input1, base1 + i4 * s1[4] + i5 * s1[5]);
-                            let b = at(input2, base2 + i4 * s2[4] + i5 * s2[5]);
-                            if let Some(o) = out.next() {
-                                *o = op(a, b);
-                            }
-                        }
-                    }
-                }
-            }
+    walk(shape, |j1, j2| {
+        if let Some(o) = out.next() {
+            *o = op(at(input1, j1), at(input2, j2));
         }
-    }
+    });
 }
 
 /// TFLM's `std::min(max, std::max(min, x))` on an int32 value (the clamp of the binary int32

@@ -1,7 +1,7 @@
 //! MUL with broadcasting: TFLM's `reference_integer_ops::Mul` / `BroadcastMul6DSlow` and the
 //! float `reference_ops` ones.
 
-use super::broadcast::{BinaryF32, BinaryI32, BinaryShape, broadcast, clamp_binary, clamp_i32};
+use super::broadcast::{BinaryF32, BinaryI32, BinaryShape, broadcast, clamp_i32};
 use super::{Requant, activation_f32};
 
 /// Parameters of an int8 MUL (TFLM's `OpDataMul` for int8).
@@ -30,14 +30,26 @@ pub struct MulS8 {
 ///
 /// As [`add_s8`](super::add_s8).
 pub fn mul_s8(p: &MulS8, input1: &[i8], input2: &[i8], output: &mut [i8]) {
-    broadcast(&p.shape, input1, input2, output, |x, y| {
-        let input1_val = p.input1_offset.wrapping_add(i32::from(x));
-        let input2_val = p.input2_offset.wrapping_add(i32::from(y));
-        let unclamped = p
-            .output_offset
-            .wrapping_add(p.output.apply(input1_val.wrapping_mul(input2_val)));
-        clamp_binary(unclamped, p.act_min, p.act_max)
-    });
+    broadcast(&p.shape, input1, input2, output, |x, y| mul_s8_one(p, x, y));
+}
+
+/// The quantised product of TFLM's `MulElementwise` / `BroadcastMul6DSlow` for small integers,
+/// before narrowing: offset, multiplied, rescaled, offset and clamped.
+#[inline(always)]
+fn mul_quantized(p: &MulS8, x: i32, y: i32) -> i32 {
+    let input1_val = p.input1_offset.wrapping_add(x);
+    let input2_val = p.input2_offset.wrapping_add(y);
+    let unclamped = p
+        .output_offset
+        .wrapping_add(p.output.apply(input1_val.wrapping_mul(input2_val)));
+    clamp_i32(unclamped, p.act_min, p.act_max)
+}
+
+/// One element of [`mul_s8`].
+#[inline(always)]
+pub(super) fn mul_s8_one(p: &MulS8, x: i8, y: i8) -> i8 {
+    // The clamp of TFLM's int8 kernels (`min(act_max, max(act_min, x))`), then the narrowing.
+    mul_quantized(p, i32::from(x), i32::from(y)) as i8
 }
 
 /// float MUL: TFLM's `reference_ops::Mul` / `BroadcastMul6DSlow` (float):
@@ -48,8 +60,14 @@ pub fn mul_s8(p: &MulS8, input1: &[i8], input2: &[i8], output: &mut [i8]) {
 /// As [`add_s8`](super::add_s8).
 pub fn mul_f32(p: &BinaryF32, input1: &[f32], input2: &[f32], output: &mut [f32]) {
     broadcast(&p.shape, input1, input2, output, |x, y| {
-        activation_f32(x * y, p.act_min, p.act_max)
+        mul_f32_one(p, x, y)
     });
+}
+
+/// One element of [`mul_f32`].
+#[inline(always)]
+pub(super) fn mul_f32_one(p: &BinaryF32, x: f32, y: f32) -> f32 {
+    activation_f32(x * y, p.act_min, p.act_max)
 }
 
 /// Parameters of an int16 MUL (TFLM's `OpDataMul` for int16: zero points 0); the fields of
@@ -64,13 +82,14 @@ pub type MulS16 = MulS8;
 /// As [`add_s8`](super::add_s8).
 pub fn mul_s16(p: &MulS16, input1: &[i16], input2: &[i16], output: &mut [i16]) {
     broadcast(&p.shape, input1, input2, output, |x, y| {
-        let input1_val = p.input1_offset.wrapping_add(i32::from(x));
-        let input2_val = p.input2_offset.wrapping_add(i32::from(y));
-        let unclamped = p
-            .output_offset
-            .wrapping_add(p.output.apply(input1_val.wrapping_mul(input2_val)));
-        clamp_i32(unclamped, p.act_min, p.act_max) as i16
+        mul_s16_one(p, x, y)
     });
+}
+
+/// One element of [`mul_s16`].
+#[inline(always)]
+pub(super) fn mul_s16_one(p: &MulS16, x: i16, y: i16) -> i16 {
+    mul_quantized(p, i32::from(x), i32::from(y)) as i16
 }
 
 /// int32 MUL: TFLM's `reference_ops::Mul` / `BroadcastMul6DSlow` for `int32_t`:
@@ -81,6 +100,12 @@ pub fn mul_s16(p: &MulS16, input1: &[i16], input2: &[i16], output: &mut [i16]) {
 /// As [`add_s8`](super::add_s8).
 pub fn mul_i32(p: &BinaryI32, input1: &[i32], input2: &[i32], output: &mut [i32]) {
     broadcast(&p.shape, input1, input2, output, |x, y| {
-        clamp_i32(x.wrapping_mul(y), p.act_min, p.act_max)
+        mul_i32_one(p, x, y)
     });
+}
+
+/// One element of [`mul_i32`].
+#[inline(always)]
+pub(super) fn mul_i32_one(p: &BinaryI32, x: i32, y: i32) -> i32 {
+    clamp_i32(x.wrapping_mul(y), p.act_min, p.act_max)
 }

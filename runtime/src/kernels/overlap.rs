@@ -41,12 +41,27 @@
 //!
 //! # Elementwise ops
 //!
-//! QUANTIZE and the int8 LOGISTIC, TANH, RELU and RELU6 run element by element
+//! QUANTIZE and the activations run element by element
 //! ([`requantize_s8`], [`requantize_s16`], [`requantize_s16_s8`], [`logistic_s8`], [`tanh_s8`],
-//! [`relu_s8`], [`relu6_s8`]): output element `k`, no wider than input element `k`,
-//! is written after that is read, so it lies below input element `k + 1` whenever the input
-//! starts at or above the output ([`elementwise_fits`]): from a full alias on. PAD ([`pad`])
-//! writes its output in order too, from [`pad_min_displacement`] on.
+//! [`relu_s8`], [`relu6_s8`], and the int16 and float RELU, RELU6, LOGISTIC, TANH, HARD_SWISH,
+//! LEAKY_RELU and ELU: [`relu_s16`], [`relu_f32`], ..., [`elu_f32`]): output element `k`, no
+//! wider than input element `k`, is written after that is read, so it lies below input element
+//! `k + 1` whenever the input starts at or above the output ([`elementwise_fits`]): from a full
+//! alias on. ADD and MUL ([`add_s8`], ..., [`mul_f32`]) walk their output in memory order too,
+//! their first input (not broadcast) over the output from a full alias on, the second in a
+//! slice of its own ([`binary_fits`]). DEQUANTIZE to float32 ([`dequantize_s8_f32`],
+//! [`dequantize_s16_f32`], [`dequantize_u8_f32`]) writes each output element wider than its
+//! input element: from [`widening_min_displacement`] on. PAD ([`pad`]) writes its output in
+//! order too, from [`pad_min_displacement`] on. CONCATENATION ([`concatenation`]) writes its
+//! first input's chunks into their slots in order, the other inputs from their own slices:
+//! from [`concatenation_min_displacement`] on (a full alias when it has one outer position).
+//!
+//! # FULLY_CONNECTED
+//!
+//! [`fully_connected_s8`] and the other FULLY_CONNECTED entries run their kernel (the portable
+//! one, or on Armv7E-M the DSP one) on chunks of consecutive batch rows, each on two disjoint
+//! slices split at the chunk's first input row; a row's output must lie below its own input
+//! row: from [`fully_connected_min_displacement`] on (`max(U, B·U − (B−1)·K)` elements).
 
 use super::conv::{ConvF32, ConvGeometry, ConvS8, ConvS16, Part};
 use super::pooling::{PoolF32, PoolGeometry, PoolS8, PoolS16};
@@ -888,6 +903,541 @@ pub fn requantize_s16_s8(
     })
 }
 
+/// One buffer's entry point for each elementwise kernel whose input and output elements are of
+/// one type, computed by the kernel itself on one element at a time (slices of one element):
+/// [`elementwise`] with width 1, from a full alias on.
+macro_rules! kernel_on_one_buffer {
+    ($($(#[$doc:meta])* $name:ident($params:ty, $t:ty) => |$p:pat, $x:ident, $o:ident| $call:expr;)*) => {$(
+        $(#[$doc])*
+        ///
+        /// `len` elements, the input's at `buf[input_at..]`, the output's at `buf[output_at..]`;
+        /// `false` (nothing written) unless [`elementwise_fits`] (width 1) and both fit in `buf`.
+        #[inline(never)]
+        pub fn $name(
+            $p: &$params,
+            buf: &mut [$t],
+            input_at: usize,
+            output_at: usize,
+            len: usize,
+        ) -> bool {
+            elementwise(buf, input_at, output_at, len, 1, |$x| {
+                let mut $o = [<$t>::default()];
+                $call;
+                let [value] = $o;
+                value
+            })
+        }
+    )*};
+}
+
+kernel_on_one_buffer! {
+    /// [`super::relu_s16`](super::activations::relu_s16) on one buffer.
+    relu_s16(super::activations::ReluS16, i16) => |p, x, o| super::activations::relu_s16(p, x, &mut o);
+    /// [`super::relu6_s16`](super::activations::relu6_s16) on one buffer.
+    relu6_s16(super::activations::Relu6S16, i16) => |p, x, o| super::activations::relu6_s16(p, x, &mut o);
+    /// [`super::relu_f32`] on one buffer (no parameters: `()`).
+    relu_f32((), f32) => |_, x, o| super::relu_f32(x, &mut o);
+    /// [`super::relu6_f32`] on one buffer (no parameters: `()`).
+    relu6_f32((), f32) => |_, x, o| super::relu6_f32(x, &mut o);
+    /// [`super::logistic_s16`](super::logistic::logistic_s16) on one buffer.
+    logistic_s16(super::logistic::LogisticS16, i16) => |p, x, o| super::logistic::logistic_s16(p, x, &mut o);
+    /// [`super::logistic_f32`](super::logistic::logistic_f32) on one buffer (no parameters: `()`).
+    logistic_f32((), f32) => |_, x, o| super::logistic::logistic_f32(x, &mut o);
+    /// [`super::tanh_s16`](super::tanh::tanh_s16) on one buffer.
+    tanh_s16(super::tanh::TanhS16, i16) => |p, x, o| super::tanh::tanh_s16(p, x, &mut o);
+    /// [`super::tanh_f32`](super::tanh::tanh_f32) on one buffer (no parameters: `()`).
+    tanh_f32((), f32) => |_, x, o| super::tanh::tanh_f32(x, &mut o);
+    /// [`super::hard_swish_s8`](super::hard_swish::hard_swish_s8) on one buffer.
+    hard_swish_s8(super::hard_swish::HardSwishS8, i8) => |p, x, o| super::hard_swish::hard_swish_s8(p, x, &mut o);
+    /// [`super::hard_swish_f32`](super::hard_swish::hard_swish_f32) on one buffer (no
+    /// parameters: `()`).
+    hard_swish_f32((), f32) => |_, x, o| super::hard_swish::hard_swish_f32(x, &mut o);
+    /// [`super::leaky_relu_s8`](super::leaky_relu::leaky_relu_s8) on one buffer.
+    leaky_relu_s8(super::leaky_relu::LeakyReluQuantized, i8) => |p, x, o| super::leaky_relu::leaky_relu_s8(p, x, &mut o);
+    /// [`super::leaky_relu_s16`](super::leaky_relu::leaky_relu_s16) on one buffer.
+    leaky_relu_s16(super::leaky_relu::LeakyReluQuantized, i16) => |p, x, o| super::leaky_relu::leaky_relu_s16(p, x, &mut o);
+    /// [`super::leaky_relu_f32`](super::leaky_relu::leaky_relu_f32) on one buffer.
+    leaky_relu_f32(super::leaky_relu::LeakyReluF32, f32) => |p, x, o| super::leaky_relu::leaky_relu_f32(p, x, &mut o);
+    /// [`super::elu_s8`](super::elu::elu_s8) on one buffer.
+    elu_s8(super::elu::EluS8, i8) => |p, x, o| super::elu::elu_s8(p, x, &mut o);
+    /// [`super::elu_f32`](super::elu::elu_f32) on one buffer (no parameters: `()`).
+    elu_f32((), f32) => |_, x, o| super::elu::elu_f32(x, &mut o);
+}
+
+/// The least displacement, in buffer elements, of an elementwise op whose output elements are
+/// `width` buffer elements wide and its input's one ([`dequantize_s8_f32`], ...): output element
+/// `k` is written after input element `k` is read and must lie below input element `k + 1`,
+/// `(k + 1) · width ≤ d + k + 1` for every `k` below `len − 1`: `D = (width − 1) · (len − 1)`.
+/// `None` for `width` 0 or sizes that overflow.
+#[must_use]
+pub const fn widening_min_displacement(len: usize, width: usize) -> Option<usize> {
+    if width == 0 {
+        return None;
+    }
+    (width - 1).checked_mul(len.saturating_sub(1))
+}
+
+/// Whether the widening entries ([`dequantize_s8_f32`], ...) run an op of `len` elements with
+/// its input at `input_at` and its output at `output_at` (buffer elements) of one buffer, each
+/// output element `width` buffer elements wide: the two share no element, or the input starts
+/// at least [`widening_min_displacement`] above the output. Generated code asserts it at
+/// compile time.
+#[must_use]
+pub const fn widening_fits(input_at: usize, output_at: usize, len: usize, width: usize) -> bool {
+    let (Some(least), Some(out_len)) = (
+        widening_min_displacement(len, width),
+        len.checked_mul(width),
+    ) else {
+        return false;
+    };
+    let (Some(in_end), Some(out_end)) = (input_at.checked_add(len), output_at.checked_add(out_len))
+    else {
+        return false;
+    };
+    if in_end <= output_at || out_end <= input_at {
+        return true;
+    }
+    match input_at.checked_sub(output_at) {
+        Some(d) => d >= least,
+        None => false,
+    }
+}
+
+/// An elementwise op widening each element on one buffer: output element `k` (the `W` buffer
+/// elements at `output_at + k · W`) is `f` of input element `k` (at `input_at + k`), for `k` in
+/// order, each written after its input element is read. Returns `false`, writing nothing,
+/// unless [`widening_fits`] and both fit in `buf`.
+#[inline(always)]
+fn widening<T: Copy, const W: usize>(
+    buf: &mut [T],
+    input_at: usize,
+    output_at: usize,
+    len: usize,
+    mut f: impl FnMut(T) -> [T; W],
+) -> bool {
+    if !widening_fits(input_at, output_at, len, W)
+        || input_at.saturating_add(len) > buf.len()
+        || output_at.saturating_add(len.saturating_mul(W)) > buf.len()
+    {
+        return false;
+    }
+    for k in 0..len {
+        let value = f(buf[input_at + k]);
+        let at = output_at + k * W;
+        buf[at..at + W].copy_from_slice(&value);
+    }
+    true
+}
+
+/// [`super::dequantize_s8_f32`] on one buffer of bytes (as `i8`): `len` elements, the input's
+/// from byte `input_at`, the float32 output's (four bytes each, in the machine's byte order, as
+/// a float view reads them) from byte `output_at`; `false` (nothing written) unless
+/// [`widening_fits`] (width 4) and both fit in `buf`.
+#[inline(never)]
+pub fn dequantize_s8_f32(
+    p: &super::DequantizeS8F32,
+    buf: &mut [i8],
+    input_at: usize,
+    output_at: usize,
+    len: usize,
+) -> bool {
+    widening(buf, input_at, output_at, len, |x| {
+        let mut o = [0.0_f32];
+        super::dequantize_s8_f32(p, &[x], &mut o);
+        o[0].to_ne_bytes().map(|b| i8::from_ne_bytes([b]))
+    })
+}
+
+/// [`super::dequantize_u8_f32`](super::dequantize::dequantize_u8_f32) on one buffer of bytes:
+/// as [`dequantize_s8_f32`].
+#[inline(never)]
+pub fn dequantize_u8_f32(
+    p: &super::dequantize::Dequantize,
+    buf: &mut [u8],
+    input_at: usize,
+    output_at: usize,
+    len: usize,
+) -> bool {
+    widening(buf, input_at, output_at, len, |x| {
+        let mut o = [0.0_f32];
+        super::dequantize::dequantize_u8_f32(p, &[x], &mut o);
+        o[0].to_ne_bytes()
+    })
+}
+
+/// [`super::dequantize_s16_f32`](super::dequantize::dequantize_s16_f32) on one buffer of
+/// halfwords: `len` elements, the input's from halfword `input_at`, the float32 output's (two
+/// halfwords each, holding its bytes in the machine's order) from halfword `output_at`;
+/// `false` (nothing written) unless [`widening_fits`] (width 2) and both fit in `buf`.
+#[inline(never)]
+pub fn dequantize_s16_f32(
+    p: &super::dequantize::Dequantize,
+    buf: &mut [i16],
+    input_at: usize,
+    output_at: usize,
+    len: usize,
+) -> bool {
+    widening(buf, input_at, output_at, len, |x| {
+        let mut o = [0.0_f32];
+        super::dequantize::dequantize_s16_f32(p, &[x], &mut o);
+        let [a, b, c, d] = o[0].to_ne_bytes();
+        [i16::from_ne_bytes([a, b]), i16::from_ne_bytes([c, d])]
+    })
+}
+
+/// The element count of a six-dimensional shape, `None` on overflow.
+const fn elements6(shape: &[usize; 6]) -> Option<usize> {
+    let (mut n, mut d) = (1_usize, 0);
+    while d < 6 {
+        n = get!(mul(n, shape[d]));
+        d += 1;
+    }
+    Some(n)
+}
+
+/// Whether the binary entries ([`add_s8`], ...) run an op of `shape` with its first input at
+/// `input_at` and its output at `output_at` (elements) of one buffer: the first input is not
+/// broadcast (its shape is the output's), and the two share no element or the input starts at
+/// or above the output ([`elementwise_fits`]). The second input, broadcast or not, is a slice
+/// of its own. Generated code asserts it at compile time.
+#[must_use]
+pub const fn binary_fits(shape: &super::BinaryShape, input_at: usize, output_at: usize) -> bool {
+    let mut d = 0;
+    while d < 6 {
+        if shape.input1[d] != shape.output[d] {
+            return false;
+        }
+        d += 1;
+    }
+    match elements6(&shape.output) {
+        Some(len) => elementwise_fits(input_at, output_at, len, 1),
+        None => false,
+    }
+}
+
+/// A binary op on one buffer: output element `k` is `f` of the first input's element `k` (in
+/// `buf` from `input_at`) and the second input's element that broadcasts to it, for `k` in
+/// order, each written after the first input's element is read (TFLM's kernels' memory
+/// order). Returns `false`, writing nothing, unless [`binary_fits`] and both fit in `buf`.
+#[inline(always)]
+fn binary<T: Copy + Default>(
+    shape: &super::BinaryShape,
+    buf: &mut [T],
+    input_at: usize,
+    output_at: usize,
+    input2: &[T],
+    mut f: impl FnMut(T, T) -> T,
+) -> bool {
+    let Some(len) = elements6(&shape.output) else {
+        return false;
+    };
+    if !binary_fits(shape, input_at, output_at)
+        || input_at.saturating_add(len) > buf.len()
+        || output_at.saturating_add(len) > buf.len()
+    {
+        return false;
+    }
+    let mut k = 0;
+    super::broadcast::walk(shape, |_, j| {
+        let value = f(buf[input_at + k], super::at(input2, j));
+        buf[output_at + k] = value;
+        k += 1;
+    });
+    true
+}
+
+/// One buffer's entry point for each binary kernel: [`binary`] with the kernel's value of each
+/// pair of elements.
+macro_rules! binary_on_one_buffer {
+    ($($(#[$doc:meta])* $name:ident($params:ty, $t:ty) => $one:path;)*) => {$(
+        $(#[$doc])*
+        ///
+        /// The first input's elements at `buf[input_at..]`, the output's at `buf[output_at..]`,
+        /// the second input's in `input2`; `false` (nothing written) unless [`binary_fits`] and
+        /// both fit in `buf`.
+        #[inline(never)]
+        pub fn $name(
+            p: &$params,
+            buf: &mut [$t],
+            input_at: usize,
+            output_at: usize,
+            input2: &[$t],
+        ) -> bool {
+            binary(&p.shape, buf, input_at, output_at, input2, |x, y| $one(p, x, y))
+        }
+    )*};
+}
+
+binary_on_one_buffer! {
+    /// [`super::add_s8`] on one buffer.
+    add_s8(super::AddS8, i8) => super::add::add_s8_one;
+    /// [`super::add_s16`](super::add::add_s16) on one buffer.
+    add_s16(super::add::AddS16, i16) => super::add::add_s16_one;
+    /// [`super::add_i32`](super::add::add_i32) on one buffer.
+    add_i32(super::broadcast::BinaryI32, i32) => super::add::add_i32_one;
+    /// [`super::add_f32`] on one buffer.
+    add_f32(super::BinaryF32, f32) => super::add::add_f32_one;
+    /// [`super::mul_s8`](super::mul::mul_s8) on one buffer.
+    mul_s8(super::mul::MulS8, i8) => super::mul::mul_s8_one;
+    /// [`super::mul_s16`](super::mul::mul_s16) on one buffer.
+    mul_s16(super::mul::MulS16, i16) => super::mul::mul_s16_one;
+    /// [`super::mul_i32`](super::mul::mul_i32) on one buffer.
+    mul_i32(super::broadcast::BinaryI32, i32) => super::mul::mul_i32_one;
+    /// [`super::mul_f32`](super::mul::mul_f32) on one buffer.
+    mul_f32(super::BinaryF32, f32) => super::mul::mul_f32_one;
+}
+
+/// FULLY_CONNECTED's least displacement in elements (input and output of one element type):
+/// batch row `b` writes `[b·U, (b+1)·U)` while it reads input row `b`, `[d + b·K, d + (b+1)·K)`
+/// (`U` outputs per row, `K` inputs): the row's output must lie below its input row,
+/// `(b+1)·U ≤ d + b·K` for every `b`, so `D = max(U, B·U − (B−1)·K)` over the `B` rows (the
+/// difference is linear in `b`). `None` without rows or on overflow.
+#[must_use]
+pub const fn fully_connected_min_displacement(
+    batches: usize,
+    depth: usize,
+    units: usize,
+) -> Option<usize> {
+    if batches == 0 || units == 0 {
+        return None;
+    }
+    let last = get!(mul(batches, units));
+    let below = get!(mul(batches - 1, depth));
+    Some(if last > below && last - below > units {
+        last - below
+    } else {
+        units
+    })
+}
+
+/// Whether the FULLY_CONNECTED entries ([`fully_connected_s8`], ...) run `batches` rows of
+/// `depth` inputs and `units` outputs with the input at `input_at` and the output at
+/// `output_at` (elements) of one buffer: the two share no element, or the input starts at least
+/// [`fully_connected_min_displacement`] above the output. Generated code asserts it at compile
+/// time.
+#[must_use]
+pub const fn fully_connected_fits(
+    batches: usize,
+    depth: usize,
+    units: usize,
+    input_at: usize,
+    output_at: usize,
+) -> bool {
+    let (Some(least), Some(i), Some(o)) = (
+        fully_connected_min_displacement(batches, depth, units),
+        mul(batches, depth),
+        mul(batches, units),
+    ) else {
+        return false;
+    };
+    let (Some(in_end), Some(out_end)) = (input_at.checked_add(i), output_at.checked_add(o)) else {
+        return false;
+    };
+    if in_end <= output_at || out_end <= input_at {
+        return true;
+    }
+    match input_at.checked_sub(output_at) {
+        Some(d) => d >= least,
+        None => false,
+    }
+}
+
+/// Rows of a FULLY_CONNECTED on one buffer: the kernel runs on *chunks* of consecutive rows,
+/// in order, each on two disjoint slices split at the chunk's first input row: below, the
+/// chunk's output rows; above, its input rows. A chunk grows while its last output row ends at
+/// or below that split, so every row's output is written after its input row (and every later
+/// one) is read from above it. `kernel(rows, input, output)`. Returns `false`, writing
+/// nothing, unless [`fully_connected_fits`] and both fit in `buf`.
+#[inline(always)]
+fn rows<T>(
+    (batches, depth, units): (usize, usize, usize),
+    buf: &mut [T],
+    input_at: usize,
+    output_at: usize,
+    mut kernel: impl FnMut(usize, &[T], &mut [T]),
+) -> bool {
+    if !fully_connected_fits(batches, depth, units, input_at, output_at) {
+        return false;
+    }
+    let (i, o) = (batches * depth, batches * units);
+    if input_at.saturating_add(i) > buf.len() || output_at.saturating_add(o) > buf.len() {
+        return false;
+    }
+    if input_at + i <= output_at || output_at + o <= input_at {
+        // Disjoint: one call on both.
+        if input_at < output_at {
+            let (lo, hi) = buf.split_at_mut(output_at);
+            kernel(batches, &lo[input_at..input_at + i], &mut hi[..o]);
+        } else {
+            let (lo, hi) = buf.split_at_mut(input_at);
+            kernel(batches, &hi[..i], &mut lo[output_at..output_at + o]);
+        }
+        return true;
+    }
+    let mut b = 0;
+    while b < batches {
+        // Input row `b` starts at `split`; the fit puts output row `b` below it.
+        let split = input_at + b * depth;
+        let mut e = b + 1;
+        while e < batches && output_at + (e + 1) * units <= split {
+            e += 1;
+        }
+        let (lo, hi) = buf.split_at_mut(split);
+        kernel(
+            e - b,
+            &hi[..(e - b) * depth],
+            &mut lo[output_at + b * units..output_at + e * units],
+        );
+        b = e;
+    }
+    true
+}
+
+/// One buffer's entry point for each FULLY_CONNECTED kernel: [`rows`] with the kernel on each
+/// chunk, its parameters' `batches` the chunk's rows.
+macro_rules! fully_connected_on_one_buffer {
+    ($($(#[$doc:meta])* $name:ident => $kernel:path, ($params:ty, $t:ty, $filter:ty, $bias:ty);)*) => {$(
+        $(#[$doc])*
+        ///
+        /// The input's `batches × accum_depth` elements at `buf[input_at..]`, the output's
+        /// `batches × output_depth` at `buf[output_at..]`, the filter and bias in slices of
+        /// their own; `false` (nothing written) unless [`fully_connected_fits`] and both fit in
+        /// `buf`.
+        #[inline(never)]
+        pub fn $name(
+            p: &$params,
+            buf: &mut [$t],
+            input_at: usize,
+            output_at: usize,
+            filter: &[$filter],
+            bias: Option<&[$bias]>,
+        ) -> bool {
+            let shape = (p.batches, p.accum_depth, p.output_depth);
+            rows(shape, buf, input_at, output_at, |batches, input, output| {
+                let mut chunk = *p;
+                chunk.batches = batches;
+                $kernel(&chunk, input, filter, bias, output);
+            })
+        }
+    )*};
+}
+
+fully_connected_on_one_buffer! {
+    /// [`super::fully_connected_s8`] on one buffer.
+    fully_connected_s8 => super::fully_connected_s8, (super::FullyConnectedS8, i8, i8, i32);
+    /// [`super::fully_connected_s8_i4`] on one buffer.
+    fully_connected_s8_i4 => super::fully_connected_s8_i4, (super::FullyConnectedS8, i8, u8, i32);
+    /// [`super::fully_connected_s16`] on one buffer.
+    fully_connected_s16 => super::fully_connected_s16, (super::FullyConnectedS16, i16, i8, i64);
+    /// [`super::fully_connected_s16_acc32`] on one buffer.
+    fully_connected_s16_acc32 => super::fully_connected_s16_acc32, (super::FullyConnectedS16, i16, i8, i32);
+    /// [`super::fully_connected_f32`] on one buffer.
+    fully_connected_f32 => super::fully_connected_f32, (super::FullyConnectedF32, f32, f32, f32);
+}
+
+/// CONCATENATION's least displacement in elements for its first input over the output: the
+/// kernel copies, for each of the `outer` positions in turn, each input's next chunk
+/// (`inners[i]` elements), so before it reads the first input's chunk `k` (at `d + k·L`, `L =
+/// inners[0]`) it has written the output up to `k·R` (`R` the sum of `inners`): `k·R ≤ d + k·L`
+/// for every `k`, `D = (outer − 1)·(R − L)`; the chunk itself moves within the buffer (a
+/// `copy_within`). `None` without inputs or positions, or on overflow.
+#[must_use]
+pub const fn concatenation_min_displacement(outer: usize, inners: &[usize]) -> Option<usize> {
+    if outer == 0 || inners.is_empty() {
+        return None;
+    }
+    let (mut row, mut i) = (0_usize, 0);
+    while i < inners.len() {
+        row = get!(add(row, inners[i]));
+        i += 1;
+    }
+    mul(outer - 1, row - inners[0])
+}
+
+/// Whether [`concatenation`] runs `outer` positions of `inners` with its first input at
+/// `input_at` and its output at `output_at` (elements) of one buffer: the two share no
+/// element, or the input starts at least [`concatenation_min_displacement`] above the output.
+/// Generated code asserts it at compile time.
+#[must_use]
+pub const fn concatenation_fits(
+    outer: usize,
+    inners: &[usize],
+    input_at: usize,
+    output_at: usize,
+) -> bool {
+    let Some(least) = concatenation_min_displacement(outer, inners) else {
+        return false;
+    };
+    let (mut row, mut i) = (0_usize, 0);
+    while i < inners.len() {
+        row = match add(row, inners[i]) {
+            Some(r) => r,
+            None => return false,
+        };
+        i += 1;
+    }
+    let (Some(n_in), Some(n_out)) = (mul(outer, inners[0]), mul(outer, row)) else {
+        return false;
+    };
+    let (Some(in_end), Some(out_end)) = (input_at.checked_add(n_in), output_at.checked_add(n_out))
+    else {
+        return false;
+    };
+    if in_end <= output_at || out_end <= input_at {
+        return true;
+    }
+    match input_at.checked_sub(output_at) {
+        Some(d) => d >= least,
+        None => false,
+    }
+}
+
+/// [`super::concatenation`] with its first input and the output on one buffer (no
+/// parameters: `()`): the first input's `outer × inners[0]` elements at `buf[input_at..]`, the
+/// output's at `buf[output_at..]`, the other inputs in `rest` (input `i + 1` in `rest[i]`).
+/// The output is written in the kernel's order, each chunk of the first input moved by
+/// `copy_within` after every chunk before it is written. Returns `false`, writing nothing,
+/// unless [`concatenation_fits`], `rest` has an entry for each other input, and both fit in
+/// `buf`.
+#[inline(never)]
+pub fn concatenation<T: Copy>(
+    _: &(),
+    buf: &mut [T],
+    input_at: usize,
+    output_at: usize,
+    outer: usize,
+    inners: &[usize],
+    rest: &[&[T]],
+) -> bool {
+    if !concatenation_fits(outer, inners, input_at, output_at) || rest.len() + 1 != inners.len() {
+        return false;
+    }
+    let row: usize = inners.iter().sum();
+    let first = inners[0];
+    if input_at.saturating_add(outer * first) > buf.len()
+        || output_at.saturating_add(outer * row) > buf.len()
+    {
+        return false;
+    }
+    let mut at = output_at;
+    for k in 0..outer {
+        let from = input_at + k * first;
+        buf.copy_within(from..from + first, at);
+        at += first;
+        for (input, &inner) in rest.iter().zip(&inners[1..]) {
+            let start = k.wrapping_mul(inner);
+            let chunk = input.get(start..).unwrap_or(&[]).iter().take(inner);
+            // Each input holds `outer × inner` elements (the kernel's precondition); a short
+            // one leaves the rest of its part of the output as it was.
+            for (o, &i) in buf[at..at + inner].iter_mut().zip(chunk) {
+                *o = i;
+            }
+            at += inner;
+        }
+    }
+    true
+}
+
 /// PAD's least displacement in elements: writing its output in order over its input, output
 /// element `k` is written after the input element it covers is read, and lies below every input
 /// element still to be read when the input starts at least the padding written before the
@@ -987,6 +1537,9 @@ pub fn pad<T: Copy>(
 }
 
 #[cfg(test)]
+mod ops_tests;
+
+#[cfg(test)]
 mod tests {
     use super::super::ConvF32;
     use super::super::conv::conv2d_f32_part;
@@ -997,21 +1550,21 @@ mod tests {
     use std::vec;
     use std::vec::Vec;
 
-    struct Rng(u64);
+    pub(super) struct Rng(pub(super) u64);
     impl Rng {
-        fn next(&mut self) -> u64 {
+        pub(super) fn next(&mut self) -> u64 {
             self.0 ^= self.0 << 13;
             self.0 ^= self.0 >> 7;
             self.0 ^= self.0 << 17;
             self.0
         }
-        fn below(&mut self, n: usize) -> usize {
+        pub(super) fn below(&mut self, n: usize) -> usize {
             (self.next() % n as u64) as usize
         }
     }
 
     /// Cases per test: fewer under miri.
-    const CASES: usize = if cfg!(miri) { 12 } else { 600 };
+    pub(super) const CASES: usize = if cfg!(miri) { 12 } else { 600 };
 
     /// Output size and TFLM's padding of one dimension (`same`: SAME, else VALID).
     fn dimension(
@@ -1270,7 +1823,7 @@ mod tests {
 
     // 24 multipliers of the models' form (the blocked kernels' tests'), for up to 24 output
     // channels.
-    use super::super::simd::tests::REQUANT;
+    pub(super) use super::super::simd::tests::REQUANT;
 
     /// The int8 kernels on one buffer give what they give on two, at every displacement tried,
     /// and refuse one element closer (their output then differs). The DSP build's blocked
