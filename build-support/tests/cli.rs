@@ -855,7 +855,7 @@ fn group_reports_each_model_and_the_shared_arena() {
     ]))
     .unwrap();
     assert_eq!(v["pipeline"]["arena_bytes"], 512);
-    assert_eq!(v["pipeline"]["larger_plus_handover_bytes"], 768);
+    assert_eq!(v["pipeline"]["larger_plus_handover_bytes"], 512);
     assert_eq!(v["pipeline"]["handover_bytes"], 256);
     let picture = std::fs::read_to_string(&svg).unwrap();
     assert_eq!(

@@ -15,10 +15,20 @@
 //! asserts at compile time that the offsets it was planned with satisfy it, and the plan's own
 //! check (module `overlap_proof`) derives `D` again with code of its own.
 //!
-//! QUANTIZE (int8 to int8, int16 to int16 or int8) and the int8 LOGISTIC, TANH, RELU and RELU6
-//! (`elementwise`) run
-//! element by element on one buffer (`stowplan::kernels::overlap::requantize_s8`, ...): their
-//! pairs have `D = 0` (the output from the input's start on) and no preferred displacement.
+//! QUANTIZE (int8 to int8, int16 to int16 or int8), the int8, int16 and float32 LOGISTIC,
+//! TANH, RELU, RELU6 and LEAKY_RELU and the int8 and float32 HARD_SWISH and ELU
+//! ([`elementwise`]) run element by element on one buffer
+//! (`stowplan::kernels::overlap::requantize_s8`, ...), and so do ADD and MUL whose first input
+//! is not broadcast ([`binary`]; the second input keeps a view of its own): their pairs have
+//! `D = 0` (the output from the input's start on) and no preferred displacement. DEQUANTIZE
+//! to float32 ([`widening`]) writes each element wider than it reads it: `D` is
+//! `(4 − b) · (n − 1)` bytes for `n` elements of `b` bytes. FULLY_CONNECTED with several batch
+//! rows ([`fully_connected`]) runs its kernel (portable or DSP) on chunks of rows, each row's
+//! output below its own input row: `D = max(U, B·U − (B−1)·K)` elements. CONCATENATION
+//! ([`concatenation`]) moves its first input's chunks into their slots, in order: `D =
+//! (outer − 1)·(R − L)` elements (`R` a row of the output, `L` of the first input; a full alias
+//! along the outermost axis). Only the first input of an op lies over its output; the others
+//! keep views of their own.
 //!
 //! PAD and PADV2 with constant paddings (`pad_of`) run on one buffer too
 //! (`stowplan::kernels::overlap::pad`), from the padding written before the input's last
@@ -278,8 +288,38 @@ pub(crate) fn elementwise(model: &Model, tensors: &[TensorInfo], op: &Op) -> boo
             DType::Int16 | DType::Int8
         ) | (
             Opcode::Builtin(
-                BuiltinOp::LOGISTIC | BuiltinOp::TANH | BuiltinOp::RELU | BuiltinOp::RELU6
+                BuiltinOp::LOGISTIC
+                    | BuiltinOp::TANH
+                    | BuiltinOp::RELU
+                    | BuiltinOp::RELU6
+                    | BuiltinOp::LEAKY_RELU
             ),
+            DType::Int8,
+            DType::Int8
+        ) | (
+            Opcode::Builtin(
+                BuiltinOp::LOGISTIC
+                    | BuiltinOp::TANH
+                    | BuiltinOp::RELU
+                    | BuiltinOp::RELU6
+                    | BuiltinOp::LEAKY_RELU
+            ),
+            DType::Int16,
+            DType::Int16
+        ) | (
+            Opcode::Builtin(
+                BuiltinOp::LOGISTIC
+                    | BuiltinOp::TANH
+                    | BuiltinOp::RELU
+                    | BuiltinOp::RELU6
+                    | BuiltinOp::LEAKY_RELU
+                    | BuiltinOp::HARD_SWISH
+                    | BuiltinOp::ELU
+            ),
+            DType::Float32,
+            DType::Float32
+        ) | (
+            Opcode::Builtin(BuiltinOp::HARD_SWISH | BuiltinOp::ELU),
             DType::Int8,
             DType::Int8
         )
@@ -295,6 +335,194 @@ pub(crate) fn elementwise(model: &Model, tensors: &[TensorInfo], op: &Op) -> boo
         && op.inputs.len() == 1
         && elements(input).is_some()
         && elements(input) == elements(output)
+}
+
+/// The element count of a tensor's planned shape, `None` on overflow or a negative dimension.
+fn elements(tensors: &[TensorInfo], t: &crate::tflite::Tensor) -> Option<u64> {
+    tensors.get(t.id.get()).and_then(|info| {
+        info.shape
+            .iter()
+            .try_fold(1_u64, |n, &d| n.checked_mul(u64::try_from(d).ok()?))
+    })
+}
+
+/// Input `i` and output 0 of `op`, if both exist.
+fn operands<'m>(
+    model: &'m Model,
+    op: &Op,
+    i: usize,
+) -> Option<(&'m crate::tflite::Tensor, &'m crate::tflite::Tensor)> {
+    let tensor =
+        |t: Option<crate::tflite::TensorIndex>| t.and_then(|t| model.tensor(op.subgraph, t));
+    Some((
+        tensor(op.inputs.get(i).copied().flatten())?,
+        tensor(op.outputs.first().copied())?,
+    ))
+}
+
+/// ADD and MUL of int8, int16, int32 or float32 whose first input is not broadcast (as many
+/// elements as the output): `stowplan::kernels::overlap::add_s8` and the others walk the output
+/// in memory order, each element after the first input's element is read (`D = 0`), the second
+/// input in a view of its own.
+#[must_use]
+pub(crate) fn binary(model: &Model, tensors: &[TensorInfo], op: &Op) -> bool {
+    let (Some((a, out)), Some((b, _))) = (operands(model, op, 0), operands(model, op, 1)) else {
+        return false;
+    };
+    matches!(op.opcode, Opcode::Builtin(BuiltinOp::ADD | BuiltinOp::MUL))
+        && op.inputs.len() == 2
+        && matches!(
+            out.dtype,
+            DType::Int8 | DType::Int16 | DType::Int32 | DType::Float32
+        )
+        && a.dtype == out.dtype
+        && b.dtype == out.dtype
+        && a.id != b.id
+        && elements(tensors, a).is_some()
+        && elements(tensors, a) == elements(tensors, out)
+}
+
+/// DEQUANTIZE from int8, uint8 or int16 to float32: `stowplan::kernels::overlap::dequantize_s8_f32`
+/// and the others write each output element, wider than its input element, after that is
+/// read; the least displacement in bytes (`overlap::widening_min_displacement` in the input's
+/// elements), `None` for other ops.
+#[must_use]
+pub(crate) fn widening(model: &Model, tensors: &[TensorInfo], op: &Op) -> Option<i64> {
+    let (input, out) = operands(model, op, 0)?;
+    let in_bytes: u64 = match (&op.opcode, input.dtype, out.dtype) {
+        (Opcode::Builtin(BuiltinOp::DEQUANTIZE), DType::Int8 | DType::Uint8, DType::Float32) => 1,
+        (Opcode::Builtin(BuiltinOp::DEQUANTIZE), DType::Int16, DType::Float32) => 2,
+        _ => return None,
+    };
+    let n = elements(tensors, input)?;
+    if op.inputs.len() != 1 || elements(tensors, out) != Some(n) {
+        return None;
+    }
+    let d = crate::kernels::overlap::widening_min_displacement(
+        usize::try_from(n).ok()?,
+        usize::try_from(4 / in_bytes).ok()?,
+    )?;
+    i64::try_from(u64::try_from(d).ok()?.checked_mul(in_bytes)?).ok()
+}
+
+/// FULLY_CONNECTED of several batch rows (int8 with int8 or int4 weights, int16 with int8,
+/// float32 with float32; not shuffled): `stowplan::kernels::overlap::fully_connected_s8` and
+/// the others run the kernel on chunks of rows, each row's output below its own input row;
+/// the least displacement in bytes (`overlap::fully_connected_min_displacement`), `None` for
+/// other ops and for one row (whose output cannot share a byte with its input).
+#[must_use]
+pub(crate) fn fully_connected(model: &Model, tensors: &[TensorInfo], op: &Op) -> Option<i64> {
+    let (input, out) = operands(model, op, 0)?;
+    let (filter, _) = operands(model, op, 1)?;
+    let plain = match op.options {
+        OpOptions::FullyConnected {
+            shuffled_weights, ..
+        } => !shuffled_weights,
+        OpOptions::None => true,
+        _ => false,
+    };
+    let kernel = matches!(
+        (input.dtype, filter.dtype, out.dtype),
+        (DType::Int8, DType::Int8 | DType::Int4, DType::Int8)
+            | (DType::Int16, DType::Int8, DType::Int16)
+            | (DType::Float32, DType::Float32, DType::Float32)
+    );
+    if op.opcode != Opcode::Builtin(BuiltinOp::FULLY_CONNECTED) || !plain || !kernel {
+        return None;
+    }
+    let units = u64::try_from(*tensors.get(out.id.get())?.shape.last()?).ok()?;
+    let depth = u64::try_from(*tensors.get(filter.id.get())?.shape.last()?).ok()?;
+    let (i, o) = (elements(tensors, input)?, elements(tensors, out)?);
+    let batches = o.checked_div(units)?;
+    if batches < 2 || batches.checked_mul(units) != Some(o) || batches.checked_mul(depth) != Some(i)
+    {
+        return None;
+    }
+    let size = |v: u64| usize::try_from(v).ok();
+    let d = crate::kernels::overlap::fully_connected_min_displacement(
+        size(batches)?,
+        size(depth)?,
+        size(units)?,
+    )?;
+    let bytes = input.dtype.element_bytes()?;
+    i64::try_from(u64::try_from(d).ok()?.checked_mul(bytes)?).ok()
+}
+
+/// CONCATENATION (of int8, int16, int32, int64, float32 or bool, no fused activation) with its
+/// first input over the output: `stowplan::kernels::overlap::concatenation` moves that input's
+/// chunks into their slots in the kernel's order, the other inputs from views of their own; the
+/// least displacement in bytes (`overlap::concatenation_min_displacement`), `None` for other
+/// ops and shapes that do not concatenate.
+#[must_use]
+pub(crate) fn concatenation(model: &Model, tensors: &[TensorInfo], op: &Op) -> Option<i64> {
+    let (_, out) = operands(model, op, 0)?;
+    let axis = match op.options {
+        OpOptions::Concatenation {
+            axis,
+            activation: crate::tflite::Activation::None,
+        } => axis,
+        OpOptions::None => 0,
+        _ => return None,
+    };
+    let kinds = [
+        DType::Int8,
+        DType::Int16,
+        DType::Int32,
+        DType::Int64,
+        DType::Float32,
+        DType::Bool,
+    ];
+    if op.opcode != Opcode::Builtin(BuiltinOp::CONCATENATION) || !kinds.contains(&out.dtype) {
+        return None;
+    }
+    let oshape = &tensors.get(out.id.get())?.shape;
+    let rank = i64::try_from(oshape.len()).ok()?;
+    let axis = i64::from(axis);
+    let ax = usize::try_from(if axis < 0 { axis + rank } else { axis }).ok()?;
+    if ax >= oshape.len() {
+        return None;
+    }
+    let product = |dims: &[i32]| {
+        dims.iter()
+            .try_fold(1_usize, |n, &d| n.checked_mul(usize::try_from(d).ok()?))
+    };
+    let outer = product(oshape.get(..ax)?)?;
+    let mut inners = Vec::with_capacity(op.inputs.len());
+    let mut along = 0_usize;
+    for i in 0..op.inputs.len() {
+        let (t, _) = operands(model, op, i)?;
+        let shape = &tensors.get(t.id.get())?.shape;
+        let same_elsewhere = t.dtype == out.dtype
+            && shape.len() == oshape.len()
+            && shape
+                .iter()
+                .zip(oshape)
+                .enumerate()
+                .all(|(d, (a, b))| d == ax || a == b);
+        if !same_elsewhere {
+            return None;
+        }
+        along = along.checked_add(usize::try_from(*shape.get(ax)?).ok()?)?;
+        inners.push(product(shape.get(ax..)?)?);
+    }
+    if inners.is_empty() || usize::try_from(*oshape.get(ax)?).ok()? != along {
+        return None;
+    }
+    let d = crate::kernels::overlap::concatenation_min_displacement(outer, &inners)?;
+    let bytes = out.dtype.element_bytes()?;
+    i64::try_from(u64::try_from(d).ok()?.checked_mul(bytes)?).ok()
+}
+
+/// The least displacement in bytes of an op the runtime runs in output order without a window
+/// (no preferred displacement): an [`elementwise`] or [`binary`] op (0), a [`widening`], a
+/// [`fully_connected`] or a [`concatenation`] one; `None` for other ops.
+fn streamed(model: &Model, tensors: &[TensorInfo], op: &Op) -> Option<i64> {
+    if elementwise(model, tensors, op) || binary(model, tensors, op) {
+        return Some(0);
+    }
+    widening(model, tensors, op)
+        .or_else(|| fully_connected(model, tensors, op))
+        .or_else(|| concatenation(model, tensors, op))
 }
 
 /// `D` in bytes for an op of geometry `g` and `element` bytes per element: the runtime driver's
@@ -355,10 +583,15 @@ pub(crate) fn pairs(
         if op.outputs.len() != 1 {
             continue;
         }
-        // An elementwise op runs from any displacement at or above 0 (preferring none); a
-        // window op from its driver's.
+        // An elementwise op runs from any displacement at or above 0 (preferring none), the
+        // other streamed ones from theirs; a window op from its driver's.
         let pad = pad_of(model, bytes, tensors, op);
-        let window = if elementwise(model, tensors, op) || pad.is_some() {
+        let streamed = if pad.is_none() {
+            streamed(model, tensors, op)
+        } else {
+            None
+        };
+        let window = if streamed.is_some() || pad.is_some() {
             None
         } else {
             let Some(window) = geometry_of(model, tensors, op) else {
@@ -410,8 +643,11 @@ pub(crate) fn pairs(
             }
             continue;
         }
+        if let Some(d) = streamed {
+            pairs.push((Overlap::new(bo, bi, d), 0));
+            continue;
+        }
         let Some((g, element)) = window else {
-            pairs.push((Overlap::new(bo, bi, 0), 0));
             continue;
         };
         if let (Some(d), Some(rows)) =

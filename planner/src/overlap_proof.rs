@@ -9,10 +9,13 @@
 //! finds the op writing the output, requires it to be a CONV_2D, DEPTHWISE_CONV_2D,
 //! AVERAGE_POOL_2D or MAX_POOL_2D reading the input as its first operand, of one element type,
 //! and recomputes `D` in bytes (a pool's window from its options, a convolution's from its
-//! filter's shape), or a QUANTIZE (int8 to int8, int16 to int16 or int8) or int8 LOGISTIC,
-//! TANH, RELU or RELU6 with
-//! as many output elements as input ones (`D = 0`: each output element, no wider than its input
-//! element, is written after that is read, below the next):
+//! filter's shape); or a QUANTIZE (int8 to int8, int16 to int16 or int8), an activation the
+//! runtime runs on one buffer, or an ADD or MUL whose first input is not broadcast (`D = 0`:
+//! each output element, no wider than its input element, is written after that is read,
+//! below the next); a DEQUANTIZE to float32 (`D = (4 − b)(n − 1)` for `n` elements of `b`
+//! bytes); a FULLY_CONNECTED (`D = max((r + 1)·U − r·K)` elements over its rows `r`); a
+//! CONCATENATION over its first input (`D = (outer − 1)·(R − L)` elements); or a PAD
+//! (`pad_needed`). For the window ops:
 //!
 //! * pointwise (1 x 1 filter, stride 1, no padding, output rows and columns those of the input):
 //!   pixel `p` writes `[p·O, (p+1)·O)` and reads from `p·C`, so `D = max(O, P·O − (P−1)·C)`
@@ -145,35 +148,201 @@ fn needed(p: &Planned<'_>, in_t: TensorId, out_t: TensorId) -> Result<i128, Stri
             )
         });
     }
-    // QUANTIZE (int8 to int8, int16 to int16 or int8) and the int8 LOGISTIC, TANH, RELU and
-    // RELU6 write output element
+    let count = |t: TensorId| -> Option<i128> {
+        p.tensors
+            .get(t.get())?
+            .shape
+            .iter()
+            .try_fold(1_i128, |n, &d| {
+                (d >= 0).then_some(())?;
+                n.checked_mul(i128::from(d))
+            })
+    };
+    // QUANTIZE (int8 to int8, int16 to int16 or int8) and the activations write output element
     // `k`, no wider than input element `k`, after reading it, in order: below input element
     // `k + 1` whenever the input starts at or above the output.
-    use crate::tflite::DType::{Int8, Int16};
-    let unary = matches!(
-        (&op.opcode, input.dtype, output.dtype),
+    use crate::tflite::DType::{Float32, Int8, Int16, Int32, Uint8};
+    // The activations of each type the runtime runs on one buffer.
+    let (int16, int8, float): (&[BuiltinOp], &[BuiltinOp], &[BuiltinOp]) = {
+        const INT16: &[BuiltinOp] = &[
+            BuiltinOp::LOGISTIC,
+            BuiltinOp::TANH,
+            BuiltinOp::RELU,
+            BuiltinOp::RELU6,
+            BuiltinOp::LEAKY_RELU,
+        ];
+        const ALL: &[BuiltinOp] = &[
+            BuiltinOp::LOGISTIC,
+            BuiltinOp::TANH,
+            BuiltinOp::RELU,
+            BuiltinOp::RELU6,
+            BuiltinOp::LEAKY_RELU,
+            BuiltinOp::HARD_SWISH,
+            BuiltinOp::ELU,
+        ];
+        (INT16, ALL, ALL)
+    };
+    let unary = match (&op.opcode, input.dtype, output.dtype) {
         (Opcode::Builtin(BuiltinOp::QUANTIZE), Int8, Int8)
-            | (Opcode::Builtin(BuiltinOp::QUANTIZE), Int16, Int16 | Int8)
-            | (
-                Opcode::Builtin(
-                    BuiltinOp::LOGISTIC | BuiltinOp::TANH | BuiltinOp::RELU | BuiltinOp::RELU6
-                ),
-                Int8,
-                Int8
-            )
-    );
+        | (Opcode::Builtin(BuiltinOp::QUANTIZE), Int16, Int16 | Int8) => true,
+        (&Opcode::Builtin(b), i, o) if i == o => match i {
+            Int8 => int8.contains(&b),
+            Int16 => int16.contains(&b),
+            Float32 => float.contains(&b),
+            _ => false,
+        },
+        _ => false,
+    };
     if unary {
-        let count = |t: TensorId| -> Option<i128> {
-            p.tensors
-                .get(t.get())?
-                .shape
-                .iter()
-                .try_fold(1_i128, |n, &d| (d >= 0).then(|| n * i128::from(d)))
-        };
         if op.inputs.len() != 1 || count(in_t).is_none() || count(in_t) != count(out_t) {
             return refuse("its input and output differ in element count");
         }
         return Ok(0);
+    }
+    // ADD and MUL walk the output in memory order, each element after the first input's element
+    // (the input over the output is the first, not broadcast): as an activation.
+    if matches!(op.opcode, Opcode::Builtin(BuiltinOp::ADD | BuiltinOp::MUL)) {
+        let second = op
+            .inputs
+            .get(1)
+            .copied()
+            .flatten()
+            .and_then(|t| model.tensor(op.subgraph, t));
+        let Some(second) = second else {
+            return refuse("the op has no second input");
+        };
+        if op.inputs.len() != 2
+            || ![Int8, Int16, Int32, Float32].contains(&output.dtype)
+            || input.dtype != output.dtype
+            || second.dtype != output.dtype
+        {
+            return refuse("its inputs and output are not of one type the kernels take");
+        }
+        if second.id == in_t {
+            return refuse("it reads the input twice");
+        }
+        if count(in_t).is_none() || count(in_t) != count(out_t) {
+            return refuse("its first input is broadcast");
+        }
+        return Ok(0);
+    }
+    // DEQUANTIZE to float32 writes output element `k` (4 bytes) after reading input element `k`
+    // (`b` bytes): it must end at or below input element `k + 1`, `4(k + 1) ≤ D + b(k + 1)` for
+    // every `k` up to `n − 2`.
+    if op.opcode == Opcode::Builtin(BuiltinOp::DEQUANTIZE) {
+        let b: i128 = match (input.dtype, output.dtype) {
+            (Int8 | Uint8, Float32) => 1,
+            (Int16, Float32) => 2,
+            _ => return refuse("a DEQUANTIZE other than int8, uint8 or int16 to float32"),
+        };
+        let Some(n) = count(in_t).filter(|&n| n > 0 && count(out_t) == Some(n)) else {
+            return refuse("its input and output differ in element count");
+        };
+        return Ok((0..n - 1).last().map_or(0, |k| (4 - b) * (k + 1)));
+    }
+    // FULLY_CONNECTED runs its rows in order, row `r` writing `U` outputs while reading its `K`
+    // inputs: its output must end at or below the row's input, `(r + 1)·U ≤ D + r·K`, the most
+    // at the first or the last row (the difference is linear in `r`).
+    if op.opcode == Opcode::Builtin(BuiltinOp::FULLY_CONNECTED) {
+        let filter = op
+            .inputs
+            .get(1)
+            .copied()
+            .flatten()
+            .and_then(|t| model.tensor(op.subgraph, t));
+        let shuffled = matches!(
+            op.options,
+            OpOptions::FullyConnected {
+                shuffled_weights: true,
+                ..
+            }
+        );
+        let types_ok = filter.is_some_and(|f| {
+            matches!(
+                (input.dtype, f.dtype, output.dtype),
+                (Int8, Int8 | crate::tflite::DType::Int4, Int8)
+                    | (Int16, Int8, Int16)
+                    | (Float32, Float32, Float32)
+            )
+        });
+        if shuffled || !types_ok {
+            return refuse("a FULLY_CONNECTED the overlapped kernels do not take");
+        }
+        let last = |t: TensorId| p.tensors.get(t.get())?.shape.last().map(|&d| i128::from(d));
+        let (Some(units), Some(depth), Some(i), Some(o)) = (
+            last(out_t),
+            filter.and_then(|f| last(f.id)),
+            count(in_t),
+            count(out_t),
+        ) else {
+            return refuse("a shape is missing");
+        };
+        if units <= 0 || depth <= 0 || o % units != 0 || i != o / units * depth {
+            return refuse("its input does not hold its rows");
+        }
+        let rows = o / units;
+        let need = |r: i128| (r + 1) * units - r * depth;
+        let Some(bytes) = input.dtype.element_bytes() else {
+            return refuse("its element type has no size");
+        };
+        return Ok(need(0)
+            .max(need(rows - 1))
+            .saturating_mul(i128::from(bytes)));
+    }
+    // CONCATENATION moves its first input's chunk `k` (of `L` elements, from `d + k·L`) after
+    // writing every earlier chunk of the output (rows of `R`, up to `k·R`): `k·R ≤ d + k·L` for
+    // every outer position `k`, the most at the last.
+    if op.opcode == Opcode::Builtin(BuiltinOp::CONCATENATION) {
+        let axis = match op.options {
+            OpOptions::Concatenation {
+                axis,
+                activation: crate::tflite::Activation::None,
+            } => axis,
+            OpOptions::None => 0,
+            _ => return refuse("a CONCATENATION with a fused activation"),
+        };
+        let shape = |t: TensorId| p.tensors.get(t.get()).map(|i| i.shape.clone());
+        let Some(oshape) = shape(out_t) else {
+            return refuse("a shape is missing");
+        };
+        let rank = i128::try_from(oshape.len()).unwrap_or(0);
+        let ax = i128::from(axis) + if axis < 0 { rank } else { 0 };
+        let Some(ax) = usize::try_from(ax).ok().filter(|&a| a < oshape.len()) else {
+            return refuse("its axis is outside the output's rank");
+        };
+        // The product of some dimensions, -1 where they are missing or it overflows.
+        let size = |dims: Option<&[i32]>| {
+            dims.and_then(|dims| {
+                dims.iter()
+                    .try_fold(1_i128, |n, &d| n.checked_mul(i128::from(d)))
+            })
+            .unwrap_or(-1)
+        };
+        let (outer, row) = (size(oshape.get(..ax)), size(oshape.get(ax..)));
+        let Some(ishape) = shape(in_t) else {
+            return refuse("a shape is missing");
+        };
+        if ishape.len() != oshape.len()
+            || ishape
+                .iter()
+                .zip(&oshape)
+                .enumerate()
+                .any(|(d, (a, b))| d != ax && a != b)
+            || input.dtype != output.dtype
+        {
+            return refuse("its first input does not concatenate into its output");
+        }
+        let first = size(ishape.get(ax..));
+        let Some(bytes) = output.dtype.element_bytes() else {
+            return refuse("its element type has no size");
+        };
+        let need = (outer - 1)
+            .checked_mul(row - first)
+            .and_then(|d| d.checked_mul(i128::from(bytes)));
+        return match need {
+            Some(need) if outer > 0 && row >= 0 && first >= 0 => Ok(need),
+            _ => refuse("its output is empty, or its size overflows"),
+        };
     }
     if input.dtype != output.dtype {
         return refuse("the two are of different element types");
@@ -557,8 +726,16 @@ mod tests {
     /// (it trusts the pair), the model's check refuses it, naming both tensors.
     #[test]
     fn one_byte_closer_than_the_kernels_allow_is_refused() {
-        let plan = plan_model(&model(), &options()).unwrap();
+        refuses_one_byte_closer(&model(), 3);
+        refuses_one_byte_closer(&streamed_model(), 5);
+    }
+
+    /// For each of the `pairs` pairs of `bytes`' plan: at its least displacement the check
+    /// accepts the plan, one byte closer it refuses it (the abstract verifier accepts both).
+    fn refuses_one_byte_closer(bytes: &[u8], pairs: usize) {
+        let plan = plan_model(bytes, &options()).unwrap();
         let buffers = plan.problem.buffers().to_vec();
+        assert_eq!(plan.problem.overlaps().len(), pairs);
         for (k, pair) in plan.problem.overlaps().iter().enumerate() {
             let mut pairs = plan.problem.overlaps().to_vec();
             let least = pair.min_displacement;
@@ -566,17 +743,17 @@ mod tests {
             let problem = Problem::with_overlaps(buffers.clone(), 1, pairs).unwrap();
             let mut offsets = plan.plan.offsets().to_vec();
             for at in [least, least - 1] {
-                // The output at 0, the input `at` above it, the other tensors above both.
+                // The output at 1, the input `at` above it, the other tensors above both.
                 for (b, offset) in offsets.iter_mut().enumerate() {
                     *offset = 1000 * (b as u64 + 1);
                 }
-                offsets[pair.output] = 0;
-                offsets[pair.input] = u64::try_from(at).unwrap();
+                offsets[pair.output] = 1;
+                offsets[pair.input] = u64::try_from(at + 1).unwrap();
                 let moved = Plan::from_offsets(&problem, offsets.clone(), Planner::Linear).unwrap();
                 crate::verify::verify(&problem, &moved, false).expect("the pair as declared");
                 let result = super::check(&super::Planned {
                     model: &plan.model,
-                    bytes: &model(),
+                    bytes,
                     tensors: &plan.tensors,
                     problem: &problem,
                     plan: &moved,
@@ -591,5 +768,94 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// x (int8, 4 rows of 16) → FULLY_CONNECTED (8 units) → y (4 × 8) → ADD (y + c, a
+    /// constant) → z → DEQUANTIZE → f (float32) → RELU → r → CONCATENATION with s (4 × 2,
+    /// along axis 1) → o (4 × 10): every op's output may lie over its first input.
+    fn streamed_model() -> Vec<u8> {
+        let mut b = ModelBuilder::new();
+        let sg = b.subgraph("main");
+        let q = |b: &mut ModelBuilder, name: &str, shape: &[i32]| {
+            b.quantized(sg, name, DType::Int8, shape, (&[0.05], &[-3], 0))
+        };
+        let x = q(&mut b, "x", &[4, 16]);
+        let w = b.quantized_constant(
+            sg,
+            "w",
+            DType::Int8,
+            &[8, 16],
+            (&[0.01], &[0], 0),
+            &[1; 128],
+        );
+        let y = q(&mut b, "y", &[4, 8]);
+        b.op_with_options(
+            sg,
+            BuiltinOp::FULLY_CONNECTED,
+            &[x, w],
+            &[y],
+            OpOptions::FullyConnected {
+                activation: Activation::None,
+                keep_num_dims: false,
+                shuffled_weights: false,
+            },
+        );
+        let c = b.quantized_constant(sg, "c", DType::Int8, &[4, 8], (&[0.05], &[-3], 0), &[2; 32]);
+        let z = q(&mut b, "z", &[4, 8]);
+        b.op(sg, BuiltinOp::ADD, &[y, c], &[z]);
+        let f = b.tensor(sg, "f", DType::Float32, &[4, 8]);
+        b.op(sg, BuiltinOp::DEQUANTIZE, &[z], &[f]);
+        let r = b.tensor(sg, "r", DType::Float32, &[4, 8]);
+        b.op(sg, BuiltinOp::RELU, &[f], &[r]);
+        let s = b.tensor(sg, "s", DType::Float32, &[4, 2]);
+        let o = b.tensor(sg, "o", DType::Float32, &[4, 10]);
+        b.op_with_options(
+            sg,
+            BuiltinOp::CONCATENATION,
+            &[r, s],
+            &[o],
+            OpOptions::Concatenation {
+                axis: 1,
+                activation: Activation::None,
+            },
+        );
+        b.io(sg, &[x, s], &[o]);
+        b.finish()
+    }
+
+    #[test]
+    fn fully_connected_add_dequantize_and_float_relu_overlap() {
+        let bytes = streamed_model();
+        let plan = plan_model(&bytes, &options()).unwrap();
+        let pairs: Vec<i64> = plan
+            .problem
+            .overlaps()
+            .iter()
+            .map(|o| o.min_displacement)
+            .collect();
+        // FULLY_CONNECTED: max(8, 4 · 8 − 3 · 16) = 8; ADD 0; DEQUANTIZE 3 · 31 = 93; RELU 0;
+        // CONCATENATION: 3 rows of 10 − 8 floats, 24 bytes.
+        assert_eq!(pairs, [8, 0, 93, 0, 24]);
+        // The CONCATENATION's tensors at the peak: s (32 bytes) beside o (160), r within 24
+        // bytes above o's start.
+        assert_eq!(plan.tensor_bound_bytes(), 128 + 32 + 160);
+        assert_eq!(plan.lower_bound_bytes(), 160 + 32);
+        assert_eq!(plan.arena_bytes(), 160 + 32);
+        // The float tensors fill the arena each: the DEQUANTIZE's output covers its input,
+        // the RELU's its own.
+        let names: Vec<(&str, &str)> = plan
+            .overlapped()
+            .iter()
+            .map(|&(i, o)| {
+                (
+                    plan.model.tensors[i.get()].name.as_str(),
+                    plan.model.tensors[o.get()].name.as_str(),
+                )
+            })
+            .collect();
+        assert!(
+            names.contains(&("z", "f")) && names.contains(&("f", "r")),
+            "{names:?}"
+        );
     }
 }

@@ -212,7 +212,29 @@ pub fn plan_pipeline(
             }
         })
         .collect();
-    let problem = Problem::new(joint_buffers, alignment).map_err(|e| e.to_string())?;
+    // The members' pairs (an op's output over the input it consumes) hold in the joint problem
+    // too, except where a pipe changed a buffer: a merged input is empty (its bytes are the
+    // output's, kept apart from the next model's tensors), and an output handed over lives on
+    // past its own model, so it cannot be the input of a pair; as the output of one its
+    // lifetime still begins where the pair's input ends.
+    let mut pairs = Vec::new();
+    for (i, m) in members.iter().enumerate() {
+        let b0 = base.get(i).copied().unwrap_or(0);
+        for o in m.problem.overlaps() {
+            let (out, inp) = (b0 + o.output, b0 + o.input);
+            let merged_away = |k: usize| merged.get(k).copied().flatten().is_some();
+            if merged_away(out) || merged_away(inp) || merged.contains(&Some(inp)) {
+                continue;
+            }
+            pairs.push(plan::Overlap::new(out, inp, o.min_displacement));
+        }
+    }
+    let problem = if pairs.is_empty() {
+        Problem::new(joint_buffers, alignment)
+    } else {
+        Problem::with_overlaps(joint_buffers, alignment, pairs)
+    }
+    .map_err(|e| e.to_string())?;
     let offsets_of = |plan: &Plan| -> Vec<u64> {
         (0..buffers.len())
             .map(|k| plan.offsets().get(index(k)).copied().unwrap_or(0))

@@ -254,8 +254,8 @@ fn kernel_overlaps_go_below_the_tensor_level_bound() {
         // element apart.
         (
             "tflm_xtensa_mobilenet_v2_int8_224.tflite",
-            60,
-            22,
+            70,
+            23,
             2_451_840,
             1_247_712,
             1_247_712,

@@ -281,7 +281,22 @@ impl Driver<'_> {
                     // A fallback, when given, runs every op the kernels do not: also those the
                     // model gives what TFLM's kernels would refuse (the user's code decides
                     // what they mean).
+                    let overlapped = self
+                        .module
+                        .fns
+                        .get(position)
+                        .is_some_and(|f| f.overlap.is_some());
                     match (refusal, self.fallback) {
+                        // Its output was planned over its input, in the order of the runtime's
+                        // kernel: no other code may run it there.
+                        (Refusal::Unsupported(why) | Refusal::Invalid(why), Some(_))
+                            if overlapped =>
+                        {
+                            self.gaps.invalid.push((
+                                label,
+                                format!("{why}, and its output was planned over its input for the runtime's own kernel, which the fallback's code does not follow (`overlap = false` plans it apart)"),
+                            ));
+                        }
                         (_, Some(path)) if has_views => {
                             steps.push(quote! { #path::#f(#fallback_views); });
                         }

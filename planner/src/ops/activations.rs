@@ -68,15 +68,12 @@ fn relu(cx: &Lower<'_>) -> Result<Call, Refusal> {
                 i32_lit(r.act_max),
             );
             let m = requant(cx.rt, r.requant);
-            Ok(Call {
-                params: Some(quote!(pub const #pname: #k::ReluS16 = #k::ReluS16 {
-                    input_offset: #io, output_offset: #oo, requant: #m, act_min: #lo, act_max: #hi,
-                };)),
-                body: quote!(#k::relu_s16(&params::#pname, i0, o0);),
-                reads: vec![0],
-            })
+            let params = quote!(pub const #pname: #k::ReluS16 = #k::ReluS16 {
+                input_offset: #io, output_offset: #oo, requant: #m, act_min: #lo, act_max: #hi,
+            };);
+            Ok(cx.elementwise_call(&quote!(relu_s16), params, cx.elements(out)?, 1))
         }
-        DType::Float32 => Ok(float(cx, quote!(relu_f32))),
+        DType::Float32 => Ok(cx.plain_elementwise_call(&quote!(relu_f32), cx.elements(out)?)),
         other => unsupported(format!("the runtime has no RELU kernel for {other}")),
     }
 }
@@ -112,24 +109,13 @@ fn relu6(cx: &Lower<'_>) -> Result<Call, Refusal> {
                 Literal::i16_unsuffixed(zero as i16),
                 Literal::i16_unsuffixed(six as i16),
             );
-            Ok(Call {
-                params: Some(
-                    quote!(pub const #pname: #k::Relu6S16 = #k::Relu6S16 { zero: #zero, six: #six };),
-                ),
-                body: quote!(#k::relu6_s16(&params::#pname, i0, o0);),
-                reads: vec![0],
-            })
+            let params =
+                quote!(pub const #pname: #k::Relu6S16 = #k::Relu6S16 { zero: #zero, six: #six };);
+            Ok(cx.elementwise_call(&quote!(relu6_s16), params, cx.elements(cx.output(0)?)?, 1))
         }
-        DType::Float32 => Ok(float(cx, quote!(relu6_f32))),
+        DType::Float32 => {
+            Ok(cx.plain_elementwise_call(&quote!(relu6_f32), cx.elements(cx.output(0)?)?))
+        }
         other => unsupported(format!("the runtime has no RELU6 kernel for {other}")),
-    }
-}
-
-fn float(cx: &Lower<'_>, f: proc_macro2::TokenStream) -> Call {
-    let k = cx.k();
-    Call {
-        params: None,
-        body: quote!(#k::#f(i0, o0);),
-        reads: vec![0],
     }
 }

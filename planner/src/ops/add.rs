@@ -61,13 +61,38 @@ pub(super) fn int32_call(
     let k = cx.k();
     let pname = cx.params;
     let (lo, hi) = (i32_lit(lo), i32_lit(hi));
-    Call {
-        params: Some(quote!(pub const #pname: #k::BinaryI32 = #k::BinaryI32 {
+    binary_call(
+        cx,
+        &f,
+        quote!(pub const #pname: #k::BinaryI32 = #k::BinaryI32 {
             shape: #shape, act_min: #lo, act_max: #hi,
-        };)),
-        body: quote!(#k::#f(&params::#pname, i0, i1, o0);),
-        reads: vec![0, 1],
+        };),
+    )
+}
+
+/// The kernel call of a binary op (`f`, with inputs 0 and 1 and the output) and its parameters
+/// (a constant with the `shape` field): on one view of the first input and the output through
+/// `kernels::overlap::f` when the plan puts the output over it (ADD and MUL,
+/// `kernel_order::binary`), the second input in its own view, with a compile-time proof that
+/// the offsets suit it.
+pub(super) fn binary_call(cx: &Lower<'_>, f: &TokenStream, params: TokenStream) -> Call {
+    let k = cx.k();
+    let pname = cx.params;
+    if cx.overlap.is_none() {
+        return Call {
+            params: Some(params),
+            body: quote!(#k::#f(&params::#pname, i0, i1, o0);),
+            reads: vec![0, 1],
+        };
     }
+    cx.overlapped_call(
+        f,
+        params,
+        |ia, oa| quote!(#k::overlap::binary_fits(&#pname.shape, #ia, #oa)),
+        &quote!(i1),
+        vec![1],
+        "at or above",
+    )
 }
 
 /// The tokens of an `AddS8` (ADD's and SUB's quantised parameters).
@@ -168,18 +193,16 @@ pub(super) fn float_call(
     let pname = cx.params;
     let (lo, hi) = act_range_f32(act)?;
     let (lo, hi) = (f32_lit(lo)?, f32_lit(hi)?);
-    Ok(Call {
-        params: Some(quote!(pub const #pname: #k::BinaryF32 = #k::BinaryF32 {
+    Ok(binary_call(
+        cx,
+        &f,
+        quote!(pub const #pname: #k::BinaryF32 = #k::BinaryF32 {
             shape: #shape, act_min: #lo, act_max: #hi,
-        };)),
-        body: quote!(#k::#f(&params::#pname, i0, i1, o0);),
-        reads: vec![0, 1],
-    })
+        };),
+    ))
 }
 
 fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
-    let k = cx.k();
-    let pname = cx.params;
     let (a, b, out) = (cx.input(0)?, cx.input(1)?, cx.output(0)?);
     cx.same_type(a, out)?;
     cx.same_type(b, out)?;
@@ -219,9 +242,5 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
                 "scales {s1} and {s2} into {so} give a multiplier TFLM's QuantizeMultiplierSmallerThanOneExp refuses (its Prepare aborts), or the {act:?} range overflows"
             ))
         })?;
-    Ok(Call {
-        params: Some(add_params_tokens(cx, ty, &shape, &p)),
-        body: quote!(#k::#f(&params::#pname, i0, i1, o0);),
-        reads: vec![0, 1],
-    })
+    Ok(binary_call(cx, &f, add_params_tokens(cx, ty, &shape, &p)))
 }

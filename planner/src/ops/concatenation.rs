@@ -1,6 +1,7 @@
 //! CONCATENATION: TFLM's `concatenation.cc` (`Prepare`), for the kernel
 //! `stowplan::kernels::concatenation` (a copy of each input's rows, any element type).
 
+use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
 use super::{
@@ -94,6 +95,19 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
         ));
     }
     let inners = usize_lits(&inners);
+    if cx.overlap.is_some() {
+        // The first input over the output (`kernel_order::concatenation`): one view of both,
+        // the other inputs in theirs.
+        let rest = (1..n).map(|i| format_ident!("i{i}"));
+        return Ok(cx.overlapped_call(
+            &quote!(concatenation),
+            TokenStream::new(),
+            |ia, oa| quote!(#k::overlap::concatenation_fits(#outer, &#inners, #ia, #oa)),
+            &quote!(#outer, &#inners, &[#(#rest),*]),
+            (1..n).collect(),
+            "at least the concatenation's least displacement above",
+        ));
+    }
     let views = (0..n).map(|i| format_ident!("i{i}"));
     Ok(Call {
         params: None,

@@ -4,6 +4,7 @@
 //! float32, as TensorFlow Lite's reference kernel: TFLM refuses it; its weights are usually
 //! constants, and the op is folded when the crate compiles, [`crate::fold`]).
 
+use proc_macro2::Literal;
 use quote::quote;
 
 use super::{Call, Lower, OpKind, Refusal, f32_lit, i32_lit, invalid, kernel, le_bytes};
@@ -47,13 +48,29 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
     };
     let (scale, zp) = cx.quant(input)?;
     let (scale, zp) = (f32_lit(scale)?, i32_lit(zp));
-    Ok(Call {
-        params: Some(
-            quote!(pub const #pname: #k::#ty = #k::#ty { scale: #scale, zero_point: #zp };),
-        ),
-        body: quote!(#k::#f(&params::#pname, i0, o0);),
-        reads: vec![0],
-    })
+    let params = quote!(pub const #pname: #k::#ty = #k::#ty { scale: #scale, zero_point: #zp };);
+    if cx.overlap.is_none() {
+        return Ok(Call {
+            params: Some(params),
+            body: quote!(#k::#f(&params::#pname, i0, o0);),
+            reads: vec![0],
+        });
+    }
+    // The float32 output over the input it widens (`kernel_order::widening`): one view of the
+    // input's element, each output element `width` of them.
+    let n = Literal::usize_unsuffixed(cx.elements(out)?);
+    let width = Literal::usize_unsuffixed(match input.dtype {
+        DType::Int16 => 2,
+        _ => 4,
+    });
+    Ok(cx.overlapped_call(
+        &f,
+        params,
+        |ia, oa| quote!(#k::overlap::widening_fits(#ia, #oa, #n, #width)),
+        &quote!(#n),
+        vec![],
+        "at least the widening's least displacement above",
+    ))
 }
 
 /// The conversion, on the host ([`super::Folding`]): the runtime's kernels.

@@ -4,7 +4,7 @@
 use proc_macro2::Literal;
 use quote::quote;
 
-use super::unary::{one_input_one_output, plain, with_params};
+use super::unary::{one_input_one_output, plain_elementwise, with_params_elementwise};
 use super::{Call, Lower, OpKind, Refusal, invalid, kernel, unsupported};
 use crate::quant;
 use crate::tflite::DType;
@@ -53,14 +53,14 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
         DType::Int8 => {
             let table = elu_table(cx.quant(input)?, cx.quant(out)?);
             let items = table.iter().map(|&v| Literal::i8_unsuffixed(v));
-            Ok(with_params(
+            Ok(with_params_elementwise(
                 cx,
                 quote!(EluS8),
                 quote!(table: &[#(#items),*]),
                 quote!(elu_s8),
-            ))
+            )?)
         }
-        DType::Float32 => Ok(plain(cx, quote!(elu_f32))),
+        DType::Float32 => plain_elementwise(cx, quote!(elu_f32)),
         other => unsupported(format!("the runtime has no ELU kernel for {other}")),
     }
 }

@@ -9,6 +9,7 @@
 //! As for CONV_2D ([`super::conv`]), a bias-less int16 FULLY_CONNECTED accumulates in 64 bits:
 //! `FullyConnectedOptions.quantized_bias_type` is not in stowplan's schema.
 
+use proc_macro2::TokenStream;
 use quote::quote;
 
 use super::conv::{act_range_q, int4_filter_scratch};
@@ -26,6 +27,40 @@ pub const FULLY_CONNECTED: OpKind = OpKind {
     scratch: super::no_scratch,
     lower: Some(lower),
 };
+
+/// The kernel call `f(params, i0, i1, bias, o0)`: on one view of the input and the output
+/// through `kernels::overlap::f` when the plan puts the output over the input
+/// (`kernel_order::fully_connected`), in chunks of batch rows, with a compile-time proof that
+/// the offsets suit it.
+fn call(
+    cx: &Lower<'_>,
+    f: &TokenStream,
+    params: TokenStream,
+    reads: Vec<usize>,
+    bias_view: &TokenStream,
+) -> Call {
+    let k = cx.k();
+    let pname = cx.params;
+    if cx.overlap.is_none() {
+        return Call {
+            params: Some(params),
+            body: quote!(#k::#f(&params::#pname, i0, i1, #bias_view, o0);),
+            reads,
+        };
+    }
+    cx.overlapped_call(
+        f,
+        params,
+        |ia, oa| {
+            quote!(#k::overlap::fully_connected_fits(
+                #pname.batches, #pname.accum_depth, #pname.output_depth, #ia, #oa,
+            ))
+        },
+        &quote!(i1, #bias_view),
+        reads.into_iter().filter(|&i| i != 0).collect(),
+        "at least the least displacement of its rows above",
+    )
+}
 
 fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
     let k = cx.k();
@@ -160,28 +195,26 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
                 }
                 _ => (quote!(FullyConnectedS16), quote!(fully_connected_s16)),
             };
-            Ok(Call {
-                params: Some(quote!(pub const #pname: #k::#ty = #k::#ty {
-                    batches: #b, accum_depth: #a, output_depth: #d,
-                    input_offset: #io, filter_offset: #fo, output_offset: #oo,
-                    requant: &[#(#multipliers),*], act_min: #lo, act_max: #hi,
-                };)),
-                body: quote!(#k::#f(&params::#pname, i0, i1, #bias_view, o0);),
-                reads,
-            })
+            let params = quote!(pub const #pname: #k::#ty = #k::#ty {
+                batches: #b, accum_depth: #a, output_depth: #d,
+                input_offset: #io, filter_offset: #fo, output_offset: #oo,
+                requant: &[#(#multipliers),*], act_min: #lo, act_max: #hi,
+            };);
+            Ok(call(cx, &f, params, reads, &bias_view))
         }
         (DType::Float32, DType::Float32) => {
             let (lo, hi) = act_range_f32(activation)?;
             let (lo, hi) = (f32_lit(lo)?, f32_lit(hi)?);
-            Ok(Call {
-                params: Some(
-                    quote!(pub const #pname: #k::FullyConnectedF32 = #k::FullyConnectedF32 {
+            let params = quote!(pub const #pname: #k::FullyConnectedF32 = #k::FullyConnectedF32 {
                     batches: #b, accum_depth: #a, output_depth: #d, act_min: #lo, act_max: #hi,
-                };),
-                ),
-                body: quote!(#k::fully_connected_f32(&params::#pname, i0, i1, #bias_view, o0);),
+                };);
+            Ok(call(
+                cx,
+                &quote!(fully_connected_f32),
+                params,
                 reads,
-            })
+                &bias_view,
+            ))
         }
         (DType::Int8 | DType::Int16 | DType::Float32, f) => invalid(format!(
             "{} is {} and {} is {f}; TFLM's FULLY_CONNECTED takes float32 with float32, int8 with int8 or int4, int16 with int8 (its Prepare fails)",

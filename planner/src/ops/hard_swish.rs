@@ -4,7 +4,7 @@
 use proc_macro2::Literal;
 use quote::quote;
 
-use super::unary::{one_input_one_output, plain, same_size, with_params};
+use super::unary::{one_input_one_output, plain_elementwise, same_size, with_params_elementwise};
 use super::{Call, Lower, OpKind, Refusal, i32_lit, invalid, kernel, unsupported};
 use crate::quant;
 use crate::tflite::DType;
@@ -84,7 +84,7 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
                 i32_lit(p.reluish_multiplier_exponent),
                 i32_lit(p.output_multiplier_exponent),
             );
-            Ok(with_params(
+            Ok(with_params_elementwise(
                 cx,
                 quote!(HardSwishS8),
                 quote!(
@@ -93,9 +93,9 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
                     output_multiplier_fixedpoint_int16: #om, output_multiplier_exponent: #oe,
                 ),
                 quote!(hard_swish_s8),
-            ))
+            )?)
         }
-        DType::Float32 => Ok(plain(cx, quote!(hard_swish_f32))),
+        DType::Float32 => plain_elementwise(cx, quote!(hard_swish_f32)),
         other => unsupported(format!("the runtime has no HARD_SWISH kernel for {other}")),
     }
 }

@@ -3,7 +3,7 @@
 
 use quote::quote;
 
-use super::unary::{one_input_one_output, same_size, with_params};
+use super::unary::{one_input_one_output, same_size, with_params_elementwise};
 use super::{Call, Lower, OpKind, Refusal, f32_lit, i32_lit, kernel, requant, unsupported};
 use crate::quant;
 use crate::tflite::{DType, OpOptions};
@@ -36,12 +36,12 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
             } else {
                 quote!(leaky_relu_s16)
             };
-            Ok(with_params(
+            Ok(with_params_elementwise(
                 cx,
                 quote!(LeakyReluQuantized),
                 quote!(input_zero_point: #iz, output_zero_point: #oz, alpha: #am, identity: #idm),
                 f,
-            ))
+            )?)
         }
         DType::Float32 => {
             // TFLM runs any alpha, infinities and NaN included: those as their bits.
@@ -51,12 +51,12 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
                 let bits = alpha.to_bits();
                 quote!(f32::from_bits(#bits))
             };
-            Ok(with_params(
+            Ok(with_params_elementwise(
                 cx,
                 quote!(LeakyReluF32),
                 quote!(alpha: #a),
                 quote!(leaky_relu_f32),
-            ))
+            )?)
         }
         other => unsupported(format!("the runtime has no LEAKY_RELU kernel for {other}")),
     }

@@ -52,19 +52,12 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
             // scale only with shift 0 (scale 2^-12).
             let (m, s) = super::tanh::s16_scaling(cx, input, out, |shift| shift == 0)?;
             let (m, s) = (i32_lit(m), i32_lit(s));
-            Ok(Call {
-                params: Some(quote!(pub const #pname: #k::LogisticS16 = #k::LogisticS16 {
-                    input_multiplier: #m, input_left_shift: #s,
-                };)),
-                body: quote!(#k::logistic_s16(&params::#pname, i0, o0);),
-                reads: vec![0],
-            })
+            let params = quote!(pub const #pname: #k::LogisticS16 = #k::LogisticS16 {
+                input_multiplier: #m, input_left_shift: #s,
+            };);
+            Ok(cx.elementwise_call(&quote!(logistic_s16), params, cx.elements(out)?, 1))
         }
-        DType::Float32 => Ok(Call {
-            params: None,
-            body: quote!(#k::logistic_f32(i0, o0);),
-            reads: vec![0],
-        }),
+        DType::Float32 => Ok(cx.plain_elementwise_call(&quote!(logistic_f32), cx.elements(out)?)),
         other => unsupported(format!("the runtime has no LOGISTIC kernel for {other}")),
     }
 }

@@ -518,6 +518,21 @@ impl<'a> Lower<'a> {
         )
     }
 
+    /// [`Lower::elementwise_call`] for a kernel without parameters (`f(i0, o0)`): its entry in
+    /// `kernels::overlap` takes `&()`.
+    pub(crate) fn plain_elementwise_call(&self, f: &TokenStream, len: usize) -> Call {
+        let k = self.k();
+        if self.overlap.is_none() {
+            return Call {
+                params: None,
+                body: quote!(#k::#f(i0, o0);),
+                reads: vec![0],
+            };
+        }
+        // No parameter constant: the entry takes `&()`.
+        self.elementwise_call(f, TokenStream::new(), len, 1)
+    }
+
     /// The call of `f`'s entry in `kernels::overlap` for an op whose output the plan puts over
     /// its input ([`Lower::overlap`]; the plain call when it does not): the entry takes the
     /// parameters, the one view `o0` of both, the input's and the output's offsets in it, then
@@ -545,13 +560,19 @@ impl<'a> Lower<'a> {
             self.op.desc()
         );
         let fits = fits(&ia, &oa);
+        // A kernel without parameters (`params` empty) takes `&()`.
+        let p = if params.is_empty() {
+            quote!(&())
+        } else {
+            quote!(&params::#pname)
+        };
         Call {
             params: Some(quote! {
                 #params
                 const _: () = ::core::assert!(#fits, #why);
             }),
             // The check holds, so the entry runs the whole op (its result is `true`).
-            body: quote!(let _ = #k::overlap::#f(&params::#pname, o0, #ia, #oa, #args);),
+            body: quote!(let _ = #k::overlap::#f(#p, o0, #ia, #oa, #args);),
             reads,
         }
     }

@@ -4,7 +4,9 @@
 
 use quote::quote;
 
-use super::add::{act_range_i32, act_range_s16, activation, binary_shape, float_call, int32_call};
+use super::add::{
+    act_range_i32, act_range_s16, activation, binary_call, binary_shape, float_call, int32_call,
+};
 use super::{
     Call, Lower, OpKind, Refusal, act_range_s8, i32_lit, invalid, kernel, requant, unsupported,
 };
@@ -31,14 +33,14 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
             let (lo, hi) = (i32_lit(lo), i32_lit(hi));
             let (o1, o2, oo) = (i32_lit(cx.offset(a)?), i32_lit(cx.offset(b)?), i32_lit(zo));
             let mo = requant(cx.rt, quant::mul_multiplier(s1, s2, so));
-            Ok(Call {
-                params: Some(quote!(pub const #pname: #k::MulS8 = #k::MulS8 {
+            Ok(binary_call(
+                cx,
+                &quote!(mul_s8),
+                quote!(pub const #pname: #k::MulS8 = #k::MulS8 {
                     shape: #shape, input1_offset: #o1, input2_offset: #o2,
                     output_offset: #oo, output: #mo, act_min: #lo, act_max: #hi,
-                };)),
-                body: quote!(#k::mul_s8(&params::#pname, i0, i1, o0);),
-                reads: vec![0, 1],
-            })
+                };),
+            ))
         }
         DType::Int16 => {
             let (s1, z1) = cx.quant(a)?;
@@ -56,14 +58,14 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
             }
             let (lo, hi) = (i32_lit(lo), i32_lit(hi));
             let mo = requant(cx.rt, quant::mul_multiplier(s1, s2, so));
-            Ok(Call {
-                params: Some(quote!(pub const #pname: #k::MulS16 = #k::MulS16 {
+            Ok(binary_call(
+                cx,
+                &quote!(mul_s16),
+                quote!(pub const #pname: #k::MulS16 = #k::MulS16 {
                     shape: #shape, input1_offset: 0, input2_offset: 0,
                     output_offset: 0, output: #mo, act_min: #lo, act_max: #hi,
-                };)),
-                body: quote!(#k::mul_s16(&params::#pname, i0, i1, o0);),
-                reads: vec![0, 1],
-            })
+                };),
+            ))
         }
         // mul_common.cc:75-77: CalculateActivationRange<int32_t>.
         DType::Int32 => Ok(int32_call(cx, shape, act_range_i32(act)?, quote!(mul_i32))),

@@ -3,7 +3,7 @@
 
 use quote::quote;
 
-use super::unary::{one_input_one_output, plain, with_params};
+use super::unary::{one_input_one_output, plain_elementwise, with_params_elementwise};
 use super::{Call, Lower, OpKind, Refusal, i32_lit, invalid, kernel, unsupported};
 use crate::quant;
 use crate::tflite::{DType, Tensor};
@@ -44,14 +44,14 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
         DType::Int16 => {
             let (m, s) = s16_scaling(cx, input, out, |shift| shift == 0 || shift == 1)?;
             let (m, s) = (i32_lit(m), i32_lit(s));
-            Ok(with_params(
+            Ok(with_params_elementwise(
                 cx,
                 quote!(TanhS16),
                 quote!(input_multiplier: #m, input_left_shift: #s),
                 quote!(tanh_s16),
-            ))
+            )?)
         }
-        DType::Float32 => Ok(plain(cx, quote!(tanh_f32))),
+        DType::Float32 => plain_elementwise(cx, quote!(tanh_f32)),
         other => unsupported(format!("the runtime has no TANH kernel for {other}")),
     }
 }
