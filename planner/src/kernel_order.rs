@@ -17,15 +17,15 @@
 //!
 //! QUANTIZE (int8 to int8, int16 to int16 or int8), the int8, int16 and float32 LOGISTIC,
 //! TANH, RELU, RELU6 and LEAKY_RELU and the int8 and float32 HARD_SWISH and ELU
-//! ([`elementwise`]) run element by element on one buffer
+//! (`elementwise`) run element by element on one buffer
 //! (`stowplan::kernels::overlap::requantize_s8`, ...), and so do ADD and MUL whose first input
-//! is not broadcast ([`binary`]; the second input keeps a view of its own): their pairs have
+//! is not broadcast (`binary`; the second input keeps a view of its own): their pairs have
 //! `D = 0` (the output from the input's start on) and no preferred displacement. DEQUANTIZE
-//! to float32 ([`widening`]) writes each element wider than it reads it: `D` is
+//! to float32 (`widening`) writes each element wider than it reads it: `D` is
 //! `(4 − b) · (n − 1)` bytes for `n` elements of `b` bytes. FULLY_CONNECTED with several batch
-//! rows ([`fully_connected`]) runs its kernel (portable or DSP) on chunks of rows, each row's
+//! rows (`fully_connected`) runs its kernel (portable or DSP) on chunks of rows, each row's
 //! output below its own input row: `D = max(U, B·U − (B−1)·K)` elements. CONCATENATION
-//! ([`concatenation`]) moves its first input's chunks into their slots, in order: `D =
+//! (`concatenation`) moves its first input's chunks into their slots, in order: `D =
 //! (outer − 1)·(R − L)` elements (`R` a row of the output, `L` of the first input; a full alias
 //! along the outermost axis). Only the first input of an op lies over its output; the others
 //! keep views of their own.
