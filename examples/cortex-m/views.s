@@ -1,8 +1,8 @@
 <stowplan_example_cortex_m::op_1_views>:
  push {r4, r6, r7, lr}
  add r7, sp, #8
- movw ip, #23088 @ 0x5a30
- movw r3, #22064 @ 0x5630
+ movw ip, #23120 @ 0x5a50
+ movw r3, #22096 @ 0x5650
  movs r2, #16
  movt ip, #0
  mov.w lr, #256 @ 0x100
