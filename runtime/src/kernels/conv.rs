@@ -329,8 +329,12 @@ fn dot_offset_s8(input: &[i8], filter: &[i8], input_offset: i32) -> i32 {
 /// `C` and the group count `C / I` divides `O`; `requant` and `bias` have `O` entries.
 ///
 /// With cfg `stowplan_dsp` (Armv7E-M) a 1 x 1 filter with stride 1 and no padding runs as a
-/// blocked matrix product with the DSP extension's instructions, and the other shapes' sums
-/// four elements per step with them (`simd`); the outputs are the same.
+/// blocked matrix product with the DSP extension's instructions (`simd`), and every other
+/// shape with one group (3 x 3, 5 x 5, strided, padded, dilated, the first layers' few input
+/// channels) blocked too (`simd_conv`): windows of up to 80 values gathered and widened on the
+/// stack, four output pixels x 1 output channel at a time; larger ones in blocks of 2 adjacent
+/// output pixels x 2 output channels over the windows' runs of input values (border pixels
+/// 1 x 2). Grouped convolution sums four elements per step with them. The outputs are the same.
 pub fn conv2d_s8(p: &ConvS8, input: &[i8], filter: &[i8], bias: Option<&[i32]>, output: &mut [i8]) {
     conv2d_s8_part(p, Part::WHOLE, input, filter, bias, output);
 }
@@ -350,6 +354,11 @@ pub(super) fn conv2d_s8_part(
     // The blocked 1 x 1 kernel takes whole geometries (the driver's pointwise chunks are).
     #[cfg(stowplan_dsp)]
     if part == Part::WHOLE && super::simd::conv1x1_s8(p, input, filter, bias, output) {
+        return;
+    }
+    // Every other shape with one group, on any part: blocked windows.
+    #[cfg(stowplan_dsp)]
+    if super::simd_conv::conv_s8(p, part, input, filter, bias, output) {
         return;
     }
     conv2d_s8_portable(p, part, input, filter, bias, output);
@@ -557,6 +566,10 @@ fn dot_s16_i32(input: &[i16], filter: &[i8]) -> i32 {
 /// # Preconditions
 ///
 /// As [`conv2d_s8`].
+///
+/// With cfg `stowplan_dsp` (Armv7E-M) every shape runs blocked with the DSP extension's
+/// instructions (`simd_s16`: two output channels at a time, two multiply-accumulates per
+/// `SMLALD`); the outputs are the same.
 pub fn conv2d_s16(
     p: &ConvS16,
     input: &[i16],
@@ -577,6 +590,13 @@ pub(super) fn conv2d_s16_part(
     bias: Option<&[i64]>,
     output: &mut [i16],
 ) {
+    let finish =
+        |acc, out_c| requantize_channel_s16(acc, out_c, bias, p.requant, p.act_min, p.act_max);
+    // Every shape and part: output channels in pairs, `SMLALD`.
+    #[cfg(stowplan_dsp)]
+    if super::simd_s16::conv2d_s16::<i64>(&p.geometry, part, input, filter, output, finish) {
+        return;
+    }
     conv_loops(
         &p.geometry,
         part,
@@ -585,7 +605,7 @@ pub(super) fn conv2d_s16_part(
         output,
         0_i64,
         |acc, i, f| acc.wrapping_add(dot_s16_i64(i, run(filter, f, i.len()))),
-        |acc, out_c| requantize_channel_s16(acc, out_c, bias, p.requant, p.act_min, p.act_max),
+        finish,
     );
 }
 
@@ -595,6 +615,9 @@ pub(super) fn conv2d_s16_part(
 /// # Preconditions
 ///
 /// As [`conv2d_s8`].
+///
+/// With cfg `stowplan_dsp` (Armv7E-M) every shape runs blocked as [`conv2d_s16`], with `SMLAD`
+/// (its sum wraps as TFLM's); the outputs are the same.
 pub fn conv2d_s16_acc32(
     p: &ConvS16,
     input: &[i16],
@@ -615,6 +638,14 @@ pub(super) fn conv2d_s16_acc32_part(
     bias: Option<&[i32]>,
     output: &mut [i16],
 ) {
+    let finish = |acc, out_c| {
+        requantize_channel_s16_acc32(acc, out_c, bias, p.requant, p.act_min, p.act_max)
+    };
+    // Every shape and part: output channels in pairs, `SMLAD`.
+    #[cfg(stowplan_dsp)]
+    if super::simd_s16::conv2d_s16::<i32>(&p.geometry, part, input, filter, output, finish) {
+        return;
+    }
     conv_loops(
         &p.geometry,
         part,
@@ -623,9 +654,7 @@ pub(super) fn conv2d_s16_acc32_part(
         output,
         0_i32,
         |acc, i, f| acc.wrapping_add(dot_s16_i32(i, run(filter, f, i.len()))),
-        |acc, out_c| {
-            requantize_channel_s16_acc32(acc, out_c, bias, p.requant, p.act_min, p.act_max)
-        },
+        finish,
     );
 }
 

@@ -272,6 +272,11 @@ pub(super) fn depthwise_conv2d_s8_i4_part(
 /// # Preconditions
 ///
 /// As [`depthwise_conv2d_s8`].
+///
+/// With cfg `stowplan_dsp` (Armv7E-M) filters of up to 511 taps with any stride, padding,
+/// dilation and depth multiplier run blocked, four channels at once with the DSP extension's
+/// halfword multiply-accumulates (`simd_s16`; a channel's sum of at most 511 products fits 32
+/// bits exactly); the outputs are the same.
 pub fn depthwise_conv2d_s16(
     p: &ConvS16,
     input: &[i16],
@@ -292,6 +297,13 @@ pub(super) fn depthwise_conv2d_s16_part(
     bias: Option<&[i64]>,
     output: &mut [i16],
 ) {
+    let finish =
+        |acc, out_c| requantize_channel_s16(acc, out_c, bias, p.requant, p.act_min, p.act_max);
+    // Windows of up to 511 taps, any part: channels in blocks of four.
+    #[cfg(stowplan_dsp)]
+    if super::simd_s16::depthwise_conv2d_s16(p, part, input, filter, output, finish) {
+        return;
+    }
     depthwise_loops(
         &p.geometry,
         part,
@@ -311,7 +323,7 @@ pub(super) fn depthwise_conv2d_s16_part(
                 }
             }
         },
-        |acc, out_c| requantize_channel_s16(acc, out_c, bias, p.requant, p.act_min, p.act_max),
+        finish,
     );
 }
 

@@ -274,6 +274,10 @@ fn channel_requant(requant: &[Requant], out_c: usize) -> (i32, i32) {
 /// # Preconditions
 ///
 /// As [`fully_connected_s8`].
+///
+/// With cfg `stowplan_dsp` (Armv7E-M) it runs blocked with the DSP extension's instructions
+/// (`simd_s16`: two output channels at a time, two multiply-accumulates per `SMLALD`); the
+/// outputs are the same.
 pub fn fully_connected_s16(
     p: &FullyConnectedS16,
     input: &[i16],
@@ -281,6 +285,12 @@ pub fn fully_connected_s16(
     bias: Option<&[i64]>,
     output: &mut [i16],
 ) {
+    let finish = |acc, out_c| finish_s16(p, bias, acc, out_c);
+    // Output channels in pairs, `SMLALD`.
+    #[cfg(stowplan_dsp)]
+    if super::simd_s16::fully_connected_s16::<i64>(p, input, filter, output, finish) {
+        return;
+    }
     fully_connected_s16_loops(
         p,
         input,
@@ -288,15 +298,25 @@ pub fn fully_connected_s16(
         output,
         0_i64,
         |acc, product| acc.wrapping_add(i64::from(product)),
-        |acc, out_c| {
-            let acc = match bias.and_then(|bias| bias.get(out_c)) {
-                Some(&bias) => acc.wrapping_add(bias),
-                None => acc,
-            };
-            let (multiplier, shift) = channel_requant(p.requant, out_c);
-            fixed::multiply_by_quantized_multiplier_i64(acc, multiplier, shift)
-        },
+        finish,
     );
+}
+
+/// [`fully_connected_s16`]'s epilogue up to the output offset: output channel `out_c`'s sum
+/// `acc` plus its bias, requantised by the 64-bit `MultiplyByQuantizedMultiplier`.
+#[inline(always)]
+pub(super) fn finish_s16(
+    p: &FullyConnectedS16,
+    bias: Option<&[i64]>,
+    acc: i64,
+    out_c: usize,
+) -> i32 {
+    let acc = match bias.and_then(|bias| bias.get(out_c)) {
+        Some(&bias) => acc.wrapping_add(bias),
+        None => acc,
+    };
+    let (multiplier, shift) = channel_requant(p.requant, out_c);
+    fixed::multiply_by_quantized_multiplier_i64(acc, multiplier, shift)
 }
 
 /// int16 FULLY_CONNECTED with an int32 bias: TFLM's kernels with an `int32_t` accumulator (the
@@ -305,6 +325,9 @@ pub fn fully_connected_s16(
 /// # Preconditions
 ///
 /// As [`fully_connected_s8`].
+///
+/// With cfg `stowplan_dsp` (Armv7E-M) it runs blocked as [`fully_connected_s16`], with
+/// `SMLAD`; the outputs are the same.
 pub fn fully_connected_s16_acc32(
     p: &FullyConnectedS16,
     input: &[i16],
@@ -312,22 +335,30 @@ pub fn fully_connected_s16_acc32(
     bias: Option<&[i32]>,
     output: &mut [i16],
 ) {
-    fully_connected_s16_loops(
-        p,
-        input,
-        filter,
-        output,
-        0_i32,
-        i32::wrapping_add,
-        |acc, out_c| {
-            let acc = match bias.and_then(|bias| bias.get(out_c)) {
-                Some(&bias) => acc.wrapping_add(bias),
-                None => acc,
-            };
-            let (multiplier, shift) = channel_requant(p.requant, out_c);
-            fixed::multiply_by_quantized_multiplier(acc, multiplier, shift)
-        },
-    );
+    let finish = |acc, out_c| finish_s16_acc32(p, bias, acc, out_c);
+    // Output channels in pairs, `SMLAD`.
+    #[cfg(stowplan_dsp)]
+    if super::simd_s16::fully_connected_s16::<i32>(p, input, filter, output, finish) {
+        return;
+    }
+    fully_connected_s16_loops(p, input, filter, output, 0_i32, i32::wrapping_add, finish);
+}
+
+/// [`fully_connected_s16_acc32`]'s epilogue up to the output offset: the sum plus the bias,
+/// wrapping, requantised by the 32-bit `MultiplyByQuantizedMultiplier`.
+#[inline(always)]
+pub(super) fn finish_s16_acc32(
+    p: &FullyConnectedS16,
+    bias: Option<&[i32]>,
+    acc: i32,
+    out_c: usize,
+) -> i32 {
+    let acc = match bias.and_then(|bias| bias.get(out_c)) {
+        Some(&bias) => acc.wrapping_add(bias),
+        None => acc,
+    };
+    let (multiplier, shift) = channel_requant(p.requant, out_c);
+    fixed::multiply_by_quantized_multiplier(acc, multiplier, shift)
 }
 
 /// float FULLY_CONNECTED: TFLM's `reference_ops::FullyConnected` (float): `total += input *

@@ -18,8 +18,11 @@
 //! On Armv7E-M (`thumbv7em-*` targets, for which the build script sets cfg `stowplan_dsp`) the
 //! int8 CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED take loops blocked for the Cortex-M DSP
 //! extension (module `simd`: `SXTB16`/`SXTAB16` widen four int8 values, `SMLAD` adds two
-//! products, accumulators stay in registers) with the same results; its instructions come
-//! from the crate's `dsp` module, the one place with `unsafe` (`asm!`), outside this module.
+//! products, accumulators stay in registers) with the same results, and so do CONV_2D's other
+//! shapes (`simd_conv`: 3 x 3, 5 x 5, strided, padded, dilated, the first layers' few input
+//! channels), the int16 CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED (`simd_s16`: `SMLALD`
+//! and `SMLAD` on pairs of int16 values); their instructions come from the crate's `dsp` module, the one place with `unsafe`
+//! (`asm!`), outside this module.
 //! Elsewhere (Armv6-M, the host, miri) the portable loops run; the tests run the blocked loops
 //! on the host with a portable definition of each instruction.
 //!
@@ -40,8 +43,10 @@
 //! out-of-range float to an integer (undefined in C++), QUANTIZE does what the x86-64 host
 //! build does.
 //!
-//! [`overlap`] runs CONV_2D and DEPTHWISE_CONV_2D with the output in the same buffer as the
-//! input it consumes, in chunks its kernels take as two disjoint slices.
+//! [`overlap`] runs an op with its output in the same buffer as the input it consumes: CONV_2D,
+//! DEPTHWISE_CONV_2D, the pools and FULLY_CONNECTED in chunks their kernels (portable or
+//! blocked) take as two disjoint slices, the elementwise ops, PAD and CONCATENATION in memory
+//! order.
 //!
 //! Shapes are TFLite's: NHWC activations, OHWI convolution filters, `1HWO` depthwise filters.
 //!
@@ -77,6 +82,12 @@ mod svdf;
 // The int8 loops blocked for the Cortex-M DSP extension (compiled on the host for its tests).
 #[cfg(any(stowplan_dsp, test))]
 mod simd;
+// CONV_2D's other shapes (3 x 3, strided, padded, dilated, first layers) blocked likewise.
+#[cfg(any(stowplan_dsp, test))]
+mod simd_conv;
+// The int16 (16x8) CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED blocked likewise.
+#[cfg(any(stowplan_dsp, test))]
+mod simd_s16;
 #[cfg(test)]
 mod tests;
 mod transpose;
