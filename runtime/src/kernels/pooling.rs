@@ -137,7 +137,7 @@ pub(super) fn pool_loops<T: Copy, A: Copy>(
 
 /// The window's `start..end` along one axis: `max(0, -origin)..min(filter, size - origin)`.
 #[inline(always)]
-fn clamp_window(origin: isize, filter: usize, size: usize) -> (usize, usize) {
+pub(super) fn clamp_window(origin: isize, filter: usize, size: usize) -> (usize, usize) {
     let start = if origin < 0 { origin.unsigned_abs() } else { 0 };
     let limit = (size as isize).wrapping_sub(origin);
     let end = if limit < 0 {
@@ -161,8 +161,25 @@ pub fn average_pool_s8(p: &PoolS8, input: &[i8], output: &mut [i8]) {
 }
 
 /// [`average_pool_s8`] on a part of its geometry (the overlapped driver's chunks of pixels).
+///
+/// With cfg `stowplan_dsp` (Armv7E-M) windows of at most 256 elements run blocked, four
+/// channels at once with the DSP extension's instructions (`simd_elementwise`); the outputs
+/// are the same.
 #[inline(always)]
 pub(super) fn average_pool_s8_part(p: &PoolS8, part: Part, input: &[i8], output: &mut [i8]) {
+    #[cfg(stowplan_dsp)]
+    if super::simd_elementwise::average_pool_s8(p, part, input, output) {
+        return;
+    }
+    average_pool_s8_portable(p, part, input, output);
+}
+
+/// [`average_pool_s8_part`]'s general loop nest (every geometry). With the DSP kernels it is
+/// their fallback for the windows they decline, a function of its own (as
+/// `depthwise_conv2d_s8_portable`).
+#[cfg_attr(not(stowplan_dsp), inline(always))]
+#[cfg_attr(stowplan_dsp, inline(never))]
+pub(super) fn average_pool_s8_portable(p: &PoolS8, part: Part, input: &[i8], output: &mut [i8]) {
     pool_loops(
         &p.geometry,
         part,
@@ -171,13 +188,11 @@ pub(super) fn average_pool_s8_part(p: &PoolS8, part: Part, input: &[i8], output:
         0_i32,
         |acc, value| acc.wrapping_add(i32::from(value)),
         |acc, count| {
-            let filter_count = i32::try_from(count).ok().filter(|&n| n > 0)?;
-            let acc = if acc > 0 {
-                acc.wrapping_add(filter_count / 2) / filter_count
-            } else {
-                acc.wrapping_sub(filter_count / 2) / filter_count
-            };
-            Some(clamp_to_i8(acc, p.act_min, p.act_max))
+            Some(clamp_to_i8(
+                rounded_average(acc, count)?,
+                p.act_min,
+                p.act_max,
+            ))
         },
     );
 }
@@ -193,8 +208,21 @@ pub fn max_pool_s8(p: &PoolS8, input: &[i8], output: &mut [i8]) {
 }
 
 /// [`max_pool_s8`] on a part of its geometry (the overlapped driver's chunks of pixels).
+///
+/// With cfg `stowplan_dsp` (Armv7E-M) it runs blocked, four channels at once with the DSP
+/// extension's instructions (`simd_elementwise`); the outputs are the same.
 #[inline(always)]
 pub(super) fn max_pool_s8_part(p: &PoolS8, part: Part, input: &[i8], output: &mut [i8]) {
+    #[cfg(stowplan_dsp)]
+    if super::simd_elementwise::max_pool_s8(p, part, input, output) {
+        return;
+    }
+    max_pool_s8_portable(p, part, input, output);
+}
+
+/// [`max_pool_s8_part`]'s general loop nest.
+#[inline(always)]
+pub(super) fn max_pool_s8_portable(p: &PoolS8, part: Part, input: &[i8], output: &mut [i8]) {
     // TFLM clamps with `std::max<int8_t>` / `std::min<int8_t>`: the bounds narrowed to int8.
     let act_min = p.act_min as i8;
     let act_max = p.act_max as i8;
@@ -215,11 +243,19 @@ pub(super) fn max_pool_s8_part(p: &PoolS8, part: Part, input: &[i8], output: &mu
 #[inline(always)]
 fn rounded_average(acc: i32, count: usize) -> Option<i32> {
     let filter_count = i32::try_from(count).ok().filter(|&n| n > 0)?;
-    Some(if acc > 0 {
-        acc.wrapping_add(filter_count / 2) / filter_count
+    Some(rounded_quotient(acc, filter_count, filter_count / 2))
+}
+
+/// [`rounded_average`]'s quotient for a positive `filter_count`, with `half = filter_count / 2`
+/// given (the DSP kernel computes it once for the channels of a window, which share its
+/// count).
+#[inline(always)]
+pub(super) fn rounded_quotient(acc: i32, filter_count: i32, half: i32) -> i32 {
+    if acc > 0 {
+        acc.wrapping_add(half) / filter_count
     } else {
-        acc.wrapping_sub(filter_count / 2) / filter_count
-    })
+        acc.wrapping_sub(half) / filter_count
+    }
 }
 
 /// int16 AVERAGE_POOL_2D: TFLM's `reference_integer_ops::AveragePool` for int16: the window's
@@ -265,8 +301,21 @@ pub fn max_pool_s16(p: &PoolS16, input: &[i16], output: &mut [i16]) {
 }
 
 /// [`max_pool_s16`] on a part of its geometry (the overlapped driver's chunks of pixels).
+///
+/// With cfg `stowplan_dsp` (Armv7E-M) it runs blocked, two channels at once with the DSP
+/// extension's instructions (`simd_elementwise`); the outputs are the same.
 #[inline(always)]
 pub(super) fn max_pool_s16_part(p: &PoolS16, part: Part, input: &[i16], output: &mut [i16]) {
+    #[cfg(stowplan_dsp)]
+    if super::simd_elementwise::max_pool_s16(p, part, input, output) {
+        return;
+    }
+    max_pool_s16_portable(p, part, input, output);
+}
+
+/// [`max_pool_s16_part`]'s general loop nest.
+#[inline(always)]
+pub(super) fn max_pool_s16_portable(p: &PoolS16, part: Part, input: &[i16], output: &mut [i16]) {
     let act_min = p.act_min as i16;
     let act_max = p.act_max as i16;
     pool_loops(

@@ -7,6 +7,7 @@ use std::fmt::Debug;
 use std::vec;
 use std::vec::Vec;
 
+use super::super::simd_elementwise::one_buffer_walk;
 use super::super::{BinaryShape, Requant};
 use super::tests::{CASES, Rng};
 use super::*;
@@ -394,6 +395,40 @@ fn elementwise_entries_read_every_element_before_writing_over_it() {
             output: dims,
         };
         assert_eq!(binary_fits(&flipped, d, 0), second == dims);
+        // The int8 ADD and MUL blocked for the DSP extension (their one-buffer walk, as
+        // `simd_elementwise::add_s8_on_one_buffer` and `mul_s8_on_one_buffer` run it): blocks of
+        // four, then the rest, at displacements 0 to 5 and more.
+        let n = rng.below(31);
+        let far = 6 + rng.below(n + 3);
+        for d in [0, 1, 2, 3, 4, 5, far] {
+            let mut b = vec![Cell::Free; d + n];
+            for k in 0..n {
+                b[d + k] = Cell::Input(k);
+            }
+            // The next element to read, shared by the two closures.
+            let next = core::cell::Cell::new(0);
+            one_buffer_walk(
+                &mut b,
+                d,
+                0,
+                n,
+                |k, x| {
+                    assert_eq!(k, next.get(), "blocks in order, d {d}");
+                    let want = [0, 1, 2, 3].map(|j| Cell::Input(k + j));
+                    assert_eq!(x, want, "block {k}, d {d}");
+                    next.set(k + 4);
+                    [0, 1, 2, 3].map(|j| Cell::Output(k + j))
+                },
+                |k, x| {
+                    assert_eq!(k, next.get(), "the rest in order, d {d}");
+                    assert_eq!(x, Cell::Input(k), "element {k}, d {d}");
+                    next.set(k + 1);
+                    Cell::Output(k)
+                },
+            );
+            assert_eq!(next.get(), n, "d {d}");
+            assert!((0..n).all(|k| b[k] == Cell::Output(k)), "d {d}");
+        }
     }
 }
 
