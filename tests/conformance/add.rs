@@ -2,6 +2,12 @@
 //! classes (same shapes; one input a scalar, `[1]` or all ones; a row `[.., C]` against a
 //! full shape; general broadcasts with 1s on both sides and ranks that differ) over ranks 1 to
 //! 6, quantisation over the suite's whole range.
+//!
+//! A device sweep ([`crate::device::shapes`]) gives the int8 variants a fifth class,
+//! `blocked`: same shapes with one tensor as both inputs (`x + x`, `x * x`). Otherwise a
+//! same-shape model's first input is always planned under its output, and the op runs element
+//! by element through the overlapped entry (`overlap::add_s8`, `overlap::mul_s8`); a tensor
+//! read twice cannot be, so these models run the DSP kernels' same-shape blocks.
 
 use stowplan_planner::tflite::builder::ModelBuilder;
 use stowplan_planner::tflite::{Activation, BuiltinOp, DType, OpOptions};
@@ -50,8 +56,12 @@ pub fn binary(seed: u64, target: Target, op: &'static str, builtin: &'static str
     };
     let mut out = Vec::new();
     for types in ["int8", "float32"] {
+        // `SHAPES`, and in a device sweep `blocked` after them.
+        let [same, scalar, row, general] = SHAPES;
+        let mut classes = crate::device::shapes([same, scalar, row], types);
+        classes.insert(3, general);
         for (aname, activation) in ACTIVATIONS {
-            for shape in SHAPES {
+            for &shape in &classes {
                 let spec = Spec {
                     op,
                     builtin,
@@ -178,7 +188,9 @@ fn draw(
     class: &str,
     activation: Activation,
 ) -> Option<(Draft, Vec<Vec<u8>>)> {
-    let (s1, s2, so) = shapes(rng, index, class);
+    // The device sweeps' `blocked` class: the same shapes, one tensor as both inputs.
+    let twice = class == "blocked";
+    let (s1, s2, so) = shapes(rng, index, if twice { "same" } else { class });
     let op = BuiltinOp::from_name(builtin)?;
     let options = if builtin == "ADD" {
         OpOptions::Add {
@@ -195,20 +207,33 @@ fn draw(
     let inputs = if int8 {
         let (q1, q2, qo) = quants(rng, index, builtin);
         let x = suite::activation(&mut b, sg, "input1", DType::Int8, &s1, Some(&q1));
-        let y = suite::activation(&mut b, sg, "input2", DType::Int8, &s2, Some(&q2));
+        // The tensors in the order of the other classes: input1, input2, output.
+        let y =
+            (!twice).then(|| suite::activation(&mut b, sg, "input2", DType::Int8, &s2, Some(&q2)));
         let z = suite::activation(&mut b, sg, "output", DType::Int8, &so, Some(&qo));
-        b.op_with_options(sg, op, &[x, y], &[z], options);
-        b.io(sg, &[x, y], &[z]);
-        note = format!(
-            "in1 {s1:?} q {:?} in2 {s2:?} q {:?} out {so:?} q {:?}",
-            (q1.s(), q1.z()),
-            (q2.s(), q2.z()),
-            (qo.s(), qo.z())
-        );
-        vec![
-            InputSpec::int(DType::Int8, n1, q1.z()),
-            InputSpec::int(DType::Int8, n2, q2.z()),
-        ]
+        if let Some(y) = y {
+            b.op_with_options(sg, op, &[x, y], &[z], options);
+            b.io(sg, &[x, y], &[z]);
+            note = format!(
+                "in1 {s1:?} q {:?} in2 {s2:?} q {:?} out {so:?} q {:?}",
+                (q1.s(), q1.z()),
+                (q2.s(), q2.z()),
+                (qo.s(), qo.z())
+            );
+            vec![
+                InputSpec::int(DType::Int8, n1, q1.z()),
+                InputSpec::int(DType::Int8, n2, q2.z()),
+            ]
+        } else {
+            b.op_with_options(sg, op, &[x, x], &[z], options);
+            b.io(sg, &[x], &[z]);
+            note = format!(
+                "in1 = in2 {s1:?} q {:?} out {so:?} q {:?}",
+                (q1.s(), q1.z()),
+                (qo.s(), qo.z())
+            );
+            vec![InputSpec::int(DType::Int8, n1, q1.z())]
+        }
     } else {
         let m1 = suite::float_magnitude(rng, index);
         let m2 = if rng.chance(0.7) {
@@ -224,7 +249,19 @@ fn draw(
         note = format!("in1 {s1:?} magnitude {m1:e} in2 {s2:?} magnitude {m2:e} out {so:?}");
         vec![InputSpec::float(n1, m1), InputSpec::float(n2, m2)]
     };
-    let sets = special_sets(int8, class, n1, n2, no);
+    let sets = if twice {
+        // Every int8 value once over the sets (at most four of them).
+        let sets = 256_usize.div_ceil(n1.max(1)).min(4);
+        (0..sets)
+            .map(|t| {
+                (0..n1)
+                    .map(|j| (((t * n1 + j) % 256) as i64 - 128) as u8)
+                    .collect()
+            })
+            .collect()
+    } else {
+        special_sets(int8, class, n1, n2, no)
+    };
     Some((Draft::new(&b, inputs, no, note), sets))
 }
 

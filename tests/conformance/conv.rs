@@ -2,7 +2,7 @@
 //! with packed int4 filters, int16 with int8 filters (int64, int32 and no bias) and float32,
 //! over both paddings, every fused activation and three shape classes (the int4 and int16
 //! variants take every activation, one per model); strides 1 to 3 and dilations 1 and 2 drawn
-//! per model.
+//! per model. Device sweeps add the class `blocked` to the int8 variants ([`blocked_kind`]).
 
 use stowplan_planner::tflite::builder::{ModelBuilder, ops};
 use stowplan_planner::tflite::{DType, OpOptions, Padding};
@@ -52,9 +52,29 @@ pub struct Window {
     pub ow: usize,
 }
 
-/// Draws a window for shape class `shape`; model 0 has strides and dilations 1, model 1
-/// strides above 1, model 2 dilation 2, the others any.
-pub fn window(rng: &mut Rng, shape: &str, padding: Padding, index: usize) -> Option<Window> {
+/// The block a model of shape class `blocked` (device sweeps) draws, by the DSP kernels it
+/// runs: 0 the 1 x 1 matrix product (model 0), 1 a 3 x 3 filter with stride 1, 2 a 3 x 3
+/// filter with stride 2, 3 a first layer (1 to 3 input channels, mostly stride 2), 4 a 5 x 5
+/// filter, 5 a dilated 3 x 3 filter; model 1 one of 1 to 5, the others any. Their channel
+/// counts make filter rows of whole words and rows with tails.
+pub fn blocked_kind(rng: &mut Rng, index: usize) -> usize {
+    match index {
+        0 => 0,
+        1 => rng.size(1, 5),
+        _ => rng.size(0, 5),
+    }
+}
+
+/// Draws a window for shape class `shape` (`kind`: the block of class `blocked`, see
+/// [`blocked_kind`]); model 0 has strides and dilations 1, model 1 strides above 1, model 2
+/// dilation 2, the others any.
+pub fn window(
+    rng: &mut Rng,
+    shape: &str,
+    padding: Padding,
+    index: usize,
+    kind: usize,
+) -> Option<Window> {
     let (n, h, w, kh, kw) = match shape {
         "ones" => {
             let (h, w) = if rng.chance(0.5) {
@@ -73,9 +93,15 @@ pub fn window(rng: &mut Rng, shape: &str, padding: Padding, index: usize) -> Opt
             rng.pick(&[1, 3, 5, 2]),
             rng.pick(&[1, 3, 5, 4]),
         ),
-        // The DSP kernels' matrix product (device sweeps): 1 x 1, stride 1, odd and even
-        // pixel counts.
-        "blocked" => (rng.pick(&[1, 2]), rng.size(1, 8), rng.size(1, 8), 1, 1),
+        // The DSP kernels' blocks (device sweeps): the matrix product (1 x 1, stride 1, odd
+        // and even pixel counts), and windows of 3 x 3 and 5 x 5 over odd and even widths.
+        "blocked" => match kind {
+            0 => (rng.pick(&[1, 2]), rng.size(1, 8), rng.size(1, 8), 1, 1),
+            1 | 2 => (rng.pick(&[1, 2]), rng.size(3, 10), rng.size(3, 11), 3, 3),
+            3 => (1, rng.size(5, 16), rng.size(5, 17), 3, 3),
+            4 => (1, rng.size(5, 10), rng.size(5, 11), 5, 5),
+            _ => (1, rng.size(5, 10), rng.size(5, 11), 3, 3),
+        },
         _ => (
             rng.pick(&[1, 2]),
             rng.size(2, 6),
@@ -85,7 +111,13 @@ pub fn window(rng: &mut Rng, shape: &str, padding: Padding, index: usize) -> Opt
         ),
     };
     let (stride, dilation) = match index {
-        _ if shape == "blocked" => ((1, 1), (1, 1)),
+        _ if shape == "blocked" => match kind {
+            0 | 1 => ((1, 1), (1, 1)),
+            2 => ((2, 2), (1, 1)),
+            3 => (rng.pick(&[(2, 2), (2, 2), (1, 1)]), (1, 1)),
+            4 => (rng.pick(&[(1, 1), (2, 2), (1, 2)]), (1, 1)),
+            _ => ((1, 1), rng.pick(&[(2, 2), (1, 2), (2, 1)])),
+        },
         0 => ((1, 1), (1, 1)),
         1 => ((rng.size(2, 3), rng.size(1, 3)), (1, 1)),
         2 => ((1, 1), (2, rng.size(1, 2))),
@@ -109,12 +141,18 @@ pub fn window(rng: &mut Rng, shape: &str, padding: Padding, index: usize) -> Opt
     })
 }
 
-/// Input and output channels for shape class `shape`.
-pub fn channels(rng: &mut Rng, shape: &str) -> (usize, usize) {
+/// Input and output channels for shape class `shape` (`kind`: the block of class `blocked`).
+pub fn channels(rng: &mut Rng, shape: &str, kind: usize) -> (usize, usize) {
     match shape {
         "ones" => (rng.size(1, 2), rng.size(1, 3)),
         "odd" => (2 * rng.size(0, 4) + 1, 2 * rng.size(0, 4) + 1),
-        "blocked" => (rng.size(1, 64), rng.size(1, 40)),
+        "blocked" => match kind {
+            0 => (rng.size(1, 64), rng.size(1, 40)),
+            1 | 2 => (rng.pick(&[4, 5, 8, 12, 16, 17, 24, 32]), rng.size(1, 32)),
+            3 => (rng.size(1, 3), rng.pick(&[8, 16, 24, 5, 3])),
+            4 => (rng.size(1, 8), rng.size(1, 16)),
+            _ => (rng.size(1, 16), rng.size(1, 16)),
+        },
         _ => (rng.size(16, 96), rng.size(32, 160)),
     }
 }
@@ -275,8 +313,13 @@ fn draw(
     padding: Padding,
     activation: stowplan_planner::tflite::Activation,
 ) -> Option<Draft> {
-    let win = window(rng, shape, padding, index)?;
-    let (cin, cout) = channels(rng, shape);
+    let kind = if shape == "blocked" {
+        blocked_kind(rng, index)
+    } else {
+        0
+    };
+    let win = window(rng, shape, padding, index, kind)?;
+    let (cin, cout) = channels(rng, shape, kind);
     // Grouped convolution now and then: the filter covers a divisor of the input channels.
     let groups = if cin % 2 == 0 && cout % 2 == 0 && rng.chance(0.25) {
         2

@@ -20,7 +20,7 @@
 //!
 //! `--device` writes the sweep as firmware for the Cortex-M4 of QEMU's `mps2-an386` instead
 //! (`DIR/firmware/`, see `device.rs`), with the variants of the op modules that run there
-//! (`device::OPS`, unless `--ops` names others) of int8 types (`device::types_run`); the slice
+//! (`device::OPS`, unless `--ops` names others) of int8 and int16 types (`device::types_run`); the slice
 //! is chosen among those alone.
 #![forbid(unsafe_code)]
 

@@ -2,6 +2,12 @@
 //! activation (the int16 variants take every one, one per model) and three shape classes; windows of 1 to 4 and strides of 1 to 3 drawn per
 //! model, SAME windows hanging over the padding (and windows larger than the input).
 //!
+//! A device sweep (`gen --device`, [`crate::device::shapes`]) gives the int8 variants a fourth
+//! class, `blocked`, for the DSP kernels' blocks: channel counts that are multiples of four
+//! (blocks of 16 and 8 channels, single words) or a few past one (the partial word), windows
+//! up to 256 elements (the average's halfword sums at their limit) and past them (the portable
+//! fallback), with few input sets each (the firmware's flash holds them all).
+//!
 //! TFLM's int8 and int16 Prepare requires the output's zero point to be the input's and the scales to
 //! differ by at most 1e-6 (`pooling_common.cc`): most models share the quantisation, some
 //! take an output scale up to 0.9e-6 away (which moves the activation range, computed from
@@ -32,7 +38,10 @@ pub fn variants(seed: u64, target: Target) -> Vec<Variant> {
             let folded = types == "int16";
             for (pname, padding) in PADDINGS {
                 for &(aname, activation) in activations(folded) {
-                    for (si, shape) in ["ones", "odd", "wide"].into_iter().enumerate() {
+                    for (si, shape) in crate::device::shapes(["ones", "odd", "wide"], types)
+                        .into_iter()
+                        .enumerate()
+                    {
                         let spec = Spec {
                             op: "pooling",
                             builtin,
@@ -85,6 +94,75 @@ pub struct Geometry {
     pub note: String,
 }
 
+/// A model of the device sweeps' class `blocked`: input (height, width), window, strides and
+/// channels.
+struct Blocked {
+    input: (usize, usize),
+    window: (usize, usize),
+    stride: (usize, usize),
+    channels: usize,
+}
+
+impl Blocked {
+    fn new(
+        input: (usize, usize),
+        window: (usize, usize),
+        stride: (usize, usize),
+        channels: usize,
+    ) -> Self {
+        Self {
+            input,
+            window,
+            stride,
+            channels,
+        }
+    }
+}
+
+/// The input (height, width), window, strides and channels of model `index` of the device
+/// sweeps' class `blocked`: with SAME padding, model 0 a window as large as its input of 192 to
+/// 256 elements (the average's halfword sums at their limit in the middle of a 16 x 16 input)
+/// and model 1 one of 272 or 289 (the portable fallback), at stride 1 (as many outputs as
+/// inputs: few input sets); with VALID, models 0 and 1 windows of 16 to 49 elements with a few
+/// outputs; model 2 a 3 x 3 or 2 x 2 window at stride 2 (16 to 32 channels); the others at
+/// random, their channels now and then one to three past a multiple of four.
+fn blocked_window(rng: &mut Rng, index: usize, padding: Padding) -> Blocked {
+    let same = padding == Padding::Same;
+    match index {
+        0 if same => {
+            let (h, w) = rng.pick(&[(16, 16), (16, 16), (16, 12), (12, 16), (15, 13)]);
+            Blocked::new((h, w), (h, w), (1, 1), rng.pick(&[4, 8]))
+        }
+        1 if same => {
+            let (h, w) = rng.pick(&[(17, 16), (16, 17), (17, 17)]);
+            Blocked::new((h, w), (h, w), (1, 1), rng.pick(&[4, 5]))
+        }
+        0 | 1 => {
+            let (fh, fw) = (rng.size(4, 7), rng.size(4, 7));
+            Blocked::new((fh + 2, fw + 2), (fh, fw), (1, 1), rng.pick(&[4, 8, 12]))
+        }
+        2 => {
+            let f = rng.size(2, 3);
+            Blocked::new(
+                (rng.size(4, 7), rng.size(4, 7)),
+                (f, f),
+                (2, 2),
+                rng.pick(&[16, 24, 32]),
+            )
+        }
+        _ => Blocked::new(
+            (rng.size(2, 7), rng.size(2, 7)),
+            (rng.size(1, 4), rng.size(1, 4)),
+            (rng.size(1, 3), rng.size(1, 3)),
+            if rng.chance(0.6) {
+                rng.pick(&[4, 8, 16, 20, 32, 40])
+            } else {
+                rng.pick(&[5, 6, 7, 13, 18, 35])
+            },
+        ),
+    }
+}
+
 /// Draws model `index`'s [`Geometry`]; `None` when the window leaves no output.
 pub fn geometry(
     rng: &mut Rng,
@@ -93,7 +171,11 @@ pub fn geometry(
     padding: Padding,
     activation: Activation,
 ) -> Option<Geometry> {
-    let ((fh, fw), (sh, sw)) = window(rng, index);
+    let blocked = (shape == "blocked").then(|| blocked_window(rng, index, padding));
+    let ((fh, fw), (sh, sw)) = match &blocked {
+        Some(b) => (b.window, b.stride),
+        None => window(rng, index),
+    };
     let (n, h, w, c) = match shape {
         "ones" => {
             let (h, w) = if rng.chance(0.5) {
@@ -109,6 +191,21 @@ pub fn geometry(
             2 * rng.size(0, 6) + 1,
             2 * rng.size(0, 4) + 1,
         ),
+        // The DSP kernels' blocks (device sweeps): words of four channels, with one to three
+        // more now and then.
+        "blocked" => {
+            let Blocked {
+                input: (h, w),
+                channels,
+                ..
+            } = blocked?;
+            (
+                if index < 3 { 1 } else { rng.pick(&[1, 2]) },
+                h,
+                w,
+                channels,
+            )
+        }
         // Many channels, past the kernel's block of 16 and not a multiple of it.
         _ => (
             rng.pick(&[1, 2]),

@@ -23,14 +23,15 @@ TFLM's Prepare computes (tests/conformance/<op>.py: TFLM's exported functions th
 and its per-op glue, transcribed). A model one side refuses and the other runs is a failure.
 
 `--device` proves the kernels as they run on the Cortex-M4 (the DSP extension's, cfg
-`stowplan_dsp`): `gen --device` draws the slice from the int8 variants of the ops with DSP
-kernels and of the int8 elementwise ops and pools (tests/conformance/device.rs), and writes it
-as one firmware image for QEMU's mps2-an386 (thumbv7em-none-eabihf) carrying every model and
-its input sets; the firmware prints every output (hex on semihosting's standard output), which
-is compared with TFLM's, computed on the host, as the host sweep's are. The firmware must
-contain the runtime's DSP kernels (`kernels::simd`) when the slice has an op with them, and a
-model the image has no room for is a failure. `--device --self-test` perturbs DSP kernels
-(DEVICE_MUTANTS); each must make the device slice fail.
+`stowplan_dsp`): `gen --device` draws the slice from the int8 and int16 variants of the ops
+with DSP kernels (CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED) and of the elementwise ops and
+pools (tests/conformance/device.rs), and writes it as one firmware image for QEMU's
+mps2-an386 (thumbv7em-none-eabihf) carrying every model and its input sets; the firmware
+prints every output (hex on semihosting's standard output), which is compared with TFLM's,
+computed on the host, as the host sweep's are. The firmware must contain the runtime's DSP
+kernels (`kernels::simd` and its siblings `simd_*`) when the slice has an op with them, and a model the image has no
+room for is a failure. `--device --self-test` perturbs DSP kernels (DEVICE_MUTANTS); each must
+make the device slice fail.
 
 Exit status 0 when everything is identical; 1 otherwise.
 """
@@ -78,8 +79,26 @@ DEVICE_MUTANTS = {
     "dsp-conv1x1": ("src/kernels/simd.rs",
                     "bb = smlad(xb1, w1, bb);",
                     "bb = smlad(xb0, w1, bb);"),
+    # The int16 CONV_2D's input pairs: the second pair's halves packed the wrong way round.
+    "dsp-s16": ("src/kernels/simd_s16.rs",
+                "(pkhbt(x01, x23), pkhtb(x23, x01))",
+                "(pkhbt(x01, x23), pkhtb(x01, x23))"),
+    # The blocked CONV_2D (3 x 3 and the other shapes): the second pixel's second channel
+    # with the first pixel's odd input lanes.
+    "dsp-conv": ("src/kernels/simd_conv.rs",
+                 "            bb = smlad(xb1, w1, bb);",
+                 "            bb = smlad(xa1, w1, bb);"),
+    # AVERAGE_POOL_2D's sums: the odd lanes of a word widened as its even ones.
+    "dsp-pool": ("src/kernels/simd_elementwise.rs",
+                 "b13 = sxtab16_ror8(b13, b);",
+                 "b13 = sxtab16(b13, b);"),
+    # ADD and MUL's blocks of four: the first two first-input elements swapped.
+    "dsp-add-mul": ("src/kernels/simd_elementwise.rs",
+                    "        let y = block(k, x);",
+                    "        let y = block(k, [x[1], x[0], x[2], x[3]]);"),
 }
-DEVICE_MUTANT_OPS = {"dsp-depthwise": "depthwise_conv", "dsp-conv1x1": "conv"}
+DEVICE_MUTANT_OPS = {"dsp-depthwise": "depthwise_conv", "dsp-conv1x1": "conv", "dsp-s16": "conv",
+                     "dsp-conv": "conv", "dsp-pool": "pooling", "dsp-add-mul": "add,mul"}
 
 DTYPES = {"float32": ("<f4", 4), "int8": ("i1", 1), "uint8": ("u1", 1), "int16": ("<i2", 2),
           "int32": ("<i4", 4), "int64": ("<i8", 8), "bool": ("?", 1), "float16": ("<f2", 2),
@@ -578,29 +597,38 @@ def tool(*cmd, **kw):
     return p.stdout
 
 
-# The builtins whose int8 kernels have DSP-extension forms (runtime/src/kernels/simd.rs).
-DSP_BUILTINS = {"CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED"}
+# The builtins whose int8 (and int16) kernels have DSP-extension forms (runtime/src/kernels/
+# simd.rs, simd_conv.rs, simd_s16.rs, simd_elementwise.rs).
+DSP_BUILTINS = {"CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "AVERAGE_POOL_2D",
+                "MAX_POOL_2D", "ADD", "MUL"}
+
+# The DSP extension's instructions the kernels use: multiply-accumulates (which LLVM also forms
+# from portable code now and then), and the SIMD widenings, subtractions and selects, which it
+# never selects from portable code: only the runtime's `dsp` wrappers put them in.
+DSP_MACS = {"smlad", "smladx", "smlald", "smlabb", "smlabt", "smlatb", "smlatt", "smulbb",
+            "smultt", "smuad"}
+DSP_SIMD = {"sxtb16", "sxtab16", "ssub8", "ssub16", "sel"}
 
 
 def dsp_check(elf):
-    """The firmware's DSP kernels: (functions of the runtime's `kernels::simd`, SMLAD and
-    SMLAxy multiply-accumulates, SXTB16/SXTAB16 widenings). The module exists only with cfg
-    `stowplan_dsp` (the runtime's build script sets it for thumbv7em targets): none of its
-    functions, or none of those instructions, means the firmware runs the portable kernels, and
-    that is an error."""
+    """The firmware's DSP kernels: (functions of the runtime's `kernels::simd*` modules not
+    inlined, DSP multiply-accumulates, SIMD widenings and selects). The modules exist only with
+    cfg `stowplan_dsp` (the runtime's build script sets it for thumbv7em targets), and the SIMD
+    instructions come only from them: none of those means the firmware runs the portable
+    kernels, and that is an error."""
     symbols = [line for line in tool("arm-none-eabi-nm", "-C", str(elf)).splitlines()
-               if "stowplan::kernels::simd::" in line]
+               if "stowplan::kernels::simd" in line]
     # Instruction lines: "  addr:\tmnemonic\toperands".
     code = [line.split("\t")[1].strip() for line in
             tool("arm-none-eabi-objdump", "-d", "--no-show-raw-insn", str(elf)).splitlines()
             if "\t" in line]
-    mac = sum(1 for op in code if op in ("smlad", "smlabb", "smlabt", "smlatb", "smlatt"))
-    widen = sum(1 for op in code if op in ("sxtb16", "sxtab16"))
-    if not symbols or not mac or not widen:
+    mac = sum(1 for op in code if op in DSP_MACS)
+    simd = sum(1 for op in code if op in DSP_SIMD)
+    if not simd:
         sys.exit(f"the firmware {elf} lacks the runtime's DSP kernels ({len(symbols)} functions "
-                 f"of kernels::simd, {mac} SMLAD/SMLAxy, {widen} SXTB16/SXTAB16): is cfg "
-                 "stowplan_dsp set for thumbv7em (runtime/build.rs)?")
-    return len(symbols), mac, widen
+                 f"of kernels::simd*, {mac} DSP multiply-accumulates, no SXTB16, SXTAB16, SSUB8, "
+                 "SSUB16 or SEL): is cfg stowplan_dsp set for thumbv7em (runtime/build.rs)?")
+    return len(symbols), mac, simd
 
 
 def parse_device(out, text):
@@ -675,9 +703,9 @@ def device_sweep(out, seed, slice_k, ops, values, jobs, runtime=None, locked=Tru
     sizes = (f"text {int(text_b):,} B, data {int(data_b):,} B, bss {int(bss_b):,} B")
     if any(v["builtin"] in DSP_BUILTINS and any(m["refused"] is None for m in v["models"])
            for v in manifest["variants"]):
-        functions, smlad, sxtb16 = dsp_check(elf)
+        functions, mac, other = dsp_check(elf)
         log(f"  firmware built in {t2 - t1:.1f} s: {sizes}; DSP kernels: {functions} functions "
-            f"of kernels::simd, {smlad} SMLAD/SMLAxy, {sxtb16} SXTB16/SXTAB16")
+            f"of kernels::simd*, {mac} DSP multiply-accumulates, {other} SIMD widenings and selects")
     else:
         log(f"  firmware built in {t2 - t1:.1f} s: {sizes}; no op of the slice has DSP kernels")
     qemu = ["qemu-system-arm", "-cpu", "cortex-m4", "-machine", "mps2-an386", "-nographic",
