@@ -59,8 +59,8 @@ pub fn shapes(base: [&'static str; 3], types: &str) -> Vec<&'static str> {
 }
 
 /// The op modules a device sweep draws from, unless `--ops` names others: those with kernels
-/// for the Cortex-M DSP extension (CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED, int8 and int16)
-/// and the int8 elementwise ops and pools (their int16 variants come too: see [`types_run`]).
+/// for the Cortex-M DSP extension (CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED, ADD, MUL and
+/// the pools, int8 and int16: see [`types_run`]).
 pub const OPS: &[&str] = &[
     "conv",
     "depthwise_conv",
@@ -72,9 +72,8 @@ pub const OPS: &[&str] = &[
 
 /// Whether a variant of these types is in a device sweep: int8 or int16 activations with int8
 /// weights (`int8`, `int8 per-channel`, `int8 per-tensor`, `int16`, `int16 per-channel`,
-/// `int16 per-tensor`), the types the DSP kernels take (CONV_2D, DEPTHWISE_CONV_2D and
-/// FULLY_CONNECTED in both; the elementwise ops and pools in int8). The types name no op, so
-/// the int16 ADD, MUL and pools come too (their portable kernels, as built for the device).
+/// `int16 per-tensor`), the types the DSP kernels take (CONV_2D, DEPTHWISE_CONV_2D,
+/// FULLY_CONNECTED, ADD, MUL and the pools in both; the int16 MUL blocked with both offsets 0).
 /// The other types (float32, int32, int4 filters) run portable kernels, the ones the host
 /// sweep proves.
 pub fn types_run(types: &str) -> bool {

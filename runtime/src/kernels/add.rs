@@ -117,7 +117,14 @@ pub(super) fn add_scaled(p: &AddS8, scaled_input1_val: i32, scaled_input2_val: i
 /// # Preconditions
 ///
 /// As [`add_s8`].
+///
+/// With cfg `stowplan_dsp` (Armv7E-M) same shapes and a scalar input run blocked, four
+/// elements (two words) of each input at once (`simd_elementwise`); the outputs are the same.
 pub fn add_s16(p: &AddS16, input1: &[i16], input2: &[i16], output: &mut [i16]) {
+    #[cfg(stowplan_dsp)]
+    if super::simd_elementwise::add_s16(p, input1, input2, output) {
+        return;
+    }
     broadcast(&p.shape, input1, input2, output, |x, y| {
         add_s16_one(p, x, y)
     });

@@ -77,6 +77,13 @@ pub(crate) fn sxtab16_ror8(a: u32, x: u32) -> u32 {
     pack(lane(a, 0) + byte(x, 1), lane(a, 1) + byte(x, 3))
 }
 
+/// `SXTAH a, x`: `a` plus the low halfword of `x` sign-extended, modulo 2^32.
+#[cfg(not(stowplan_dsp))]
+#[inline(always)]
+pub(crate) fn sxtah(a: i32, x: u32) -> i32 {
+    a.wrapping_add(lane(x, 0))
+}
+
 /// `SMLAD a, b, acc`: `acc + a.lo * b.lo + a.hi * b.hi`, the halfwords signed, the sum modulo
 /// 2^32 (the instruction's result; it sets the Q flag on overflow, which nothing reads).
 #[cfg(not(stowplan_dsp))]
@@ -153,6 +160,19 @@ pub(crate) fn sxtab16_ror8(a: u32, x: u32) -> u32 {
     // SAFETY: as in `sxtb16`: one register-only instruction of Armv7E-M.
     unsafe {
         asm!("sxtab16 {r}, {a}, {x}, ror #8", r = lateout(reg) r, a = in(reg) a, x = in(reg) x, options(nomem, nostack, preserves_flags))
+    };
+    r
+}
+
+/// `SXTAH a, x` (see the portable twin).
+#[cfg(stowplan_dsp)]
+#[inline(always)]
+pub(crate) fn sxtah(a: i32, x: u32) -> i32 {
+    let r: i32;
+    // SAFETY: as in `sxtb16`: one register-only instruction of Armv7E-M (an addition modulo
+    // 2^32: no flag is set).
+    unsafe {
+        asm!("sxtah {r}, {a}, {x}", r = lateout(reg) r, a = in(reg) a, x = in(reg) x, options(nomem, nostack, preserves_flags))
     };
     r
 }
@@ -420,6 +440,12 @@ mod tests {
             assert_eq!(sxtb16(x), scalar_sxtab16(0, x, 0), "{x:#x}");
             assert_eq!(sxtb16_ror8(x), scalar_sxtab16(0, x, 8), "{x:#x}");
             for a in values().step_by(97) {
+                // SXTAH: the accumulator plus the low halfword of `x` sign-extended, in 64
+                // bits, wrapped (at the accumulator's extremes too).
+                for acc in [a as i32, i32::MAX, i32::MIN] {
+                    let want = (i64::from(acc) + i64::from((x & 0xffff) as u16 as i16)) as i32;
+                    assert_eq!(sxtah(acc, x), want, "{acc:#x} {x:#x}");
+                }
                 assert_eq!(sxtab16(a, x), scalar_sxtab16(a, x, 0), "{a:#x} {x:#x}");
                 assert_eq!(sxtab16_ror8(a, x), scalar_sxtab16(a, x, 8), "{a:#x} {x:#x}");
             }

@@ -49,8 +49,9 @@
 //! `k + 1` whenever the input starts at or above the output ([`elementwise_fits`]): from a full
 //! alias on. ADD and MUL ([`add_s8`], ..., [`mul_f32`]) walk their output in memory order too,
 //! their first input (not broadcast) over the output from a full alias on, the second in a
-//! slice of its own ([`binary_fits`]). On Armv7E-M (cfg `stowplan_dsp`) the int8 ADD and MUL
-//! ([`add_s8`], [`mul_s8`]) with the same shapes or a scalar second input run the DSP kernel's
+//! slice of its own ([`binary_fits`]). On Armv7E-M (cfg `stowplan_dsp`) the int8 and int16 ADD
+//! and MUL ([`add_s8`], [`mul_s8`], [`add_s16`], [`mul_s16`]; the int16 MUL with both offsets
+//! 0) with the same shapes or a scalar second input run the DSP kernel's
 //! blocks of four elements instead (`simd_elementwise`): each block reads its four first-input
 //! elements `k..k + 4` before it writes any of its four outputs, and the blocks go in
 //! increasing `k` (then the last one to three elements one by one), so with the input `d ≥ 0`
@@ -1209,7 +1210,10 @@ binary_on_one_buffer! {
     add_s8(super::AddS8, i8) => super::add::add_s8_one,
         dsp super::simd_elementwise::add_s8_on_one_buffer;
     /// [`super::add_s16`](super::add::add_s16) on one buffer.
-    add_s16(super::add::AddS16, i16) => super::add::add_s16_one;
+    ///
+    /// With cfg `stowplan_dsp` blocked as [`add_s8`], four elements (two words) at once.
+    add_s16(super::add::AddS16, i16) => super::add::add_s16_one,
+        dsp super::simd_elementwise::add_s16_on_one_buffer;
     /// [`super::add_i32`](super::add::add_i32) on one buffer.
     add_i32(super::broadcast::BinaryI32, i32) => super::add::add_i32_one;
     /// [`super::add_f32`] on one buffer.
@@ -1220,7 +1224,11 @@ binary_on_one_buffer! {
     mul_s8(super::mul::MulS8, i8) => super::mul::mul_s8_one,
         dsp super::simd_elementwise::mul_s8_on_one_buffer;
     /// [`super::mul_s16`](super::mul::mul_s16) on one buffer.
-    mul_s16(super::mul::MulS16, i16) => super::mul::mul_s16_one;
+    ///
+    /// With cfg `stowplan_dsp` blocked as [`add_s8`], four elements (two words) at once, when
+    /// both offsets are 0.
+    mul_s16(super::mul::MulS16, i16) => super::mul::mul_s16_one,
+        dsp super::simd_elementwise::mul_s16_on_one_buffer;
     /// [`super::mul_i32`](super::mul::mul_i32) on one buffer.
     mul_i32(super::broadcast::BinaryI32, i32) => super::mul::mul_i32_one;
     /// [`super::mul_f32`](super::mul::mul_f32) on one buffer.

@@ -271,8 +271,26 @@ pub fn average_pool_s16(p: &PoolS16, input: &[i16], output: &mut [i16]) {
 }
 
 /// [`average_pool_s16`] on a part of its geometry (the overlapped driver's chunks of pixels).
+///
+/// With cfg `stowplan_dsp` (Armv7E-M) it runs blocked, two channels per word with the DSP
+/// extension's instructions (`simd_elementwise`); the outputs are the same.
 #[inline(always)]
 pub(super) fn average_pool_s16_part(p: &PoolS16, part: Part, input: &[i16], output: &mut [i16]) {
+    #[cfg(stowplan_dsp)]
+    if super::simd_elementwise::average_pool_s16(p, part, input, output) {
+        return;
+    }
+    average_pool_s16_portable(p, part, input, output);
+}
+
+/// [`average_pool_s16_part`]'s general loop nest.
+#[inline(always)]
+pub(super) fn average_pool_s16_portable(
+    p: &PoolS16,
+    part: Part,
+    input: &[i16],
+    output: &mut [i16],
+) {
     pool_loops(
         &p.geometry,
         part,

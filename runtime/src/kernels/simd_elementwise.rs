@@ -1,4 +1,4 @@
-//! The int8 pools, the int16 MAX_POOL_2D and the int8 ADD and MUL blocked for the Cortex-M
+//! The int8 and int16 pools, ADD and MUL blocked for the Cortex-M
 //! DSP extension (cfg `stowplan_dsp`), as [`super::simd`] blocks the convolutions: one 32-bit
 //! load holds four int8 (or two int16) channels or elements, and one instruction works on all
 //! its lanes. The instructions are [`crate::dsp`]'s; on the host (where this module is
@@ -19,6 +19,12 @@
 //!   elements (each lies in `-128 * 256..=127 * 256`, inside a halfword); an op whose windows
 //!   can be larger takes the portable loop. Then per channel the portable kernel's rounding
 //!   division (`rounded_average`'s) and clamp.
+//! - AVERAGE_POOL_2D (int16): each channel's sum in 32 bits, a word's low channel by `SXTAH`
+//!   and its high one by an addition of the word shifted right 16, four words (eight
+//!   channels) through the window at once, then two words, then one, then the last channel. The sums are the
+//!   portable kernel's `int32` ones for every window (both modulo 2^32, where the order of the
+//!   additions does not matter): no geometry is declined. Then the same rounding division and
+//!   clamp.
 //! - ADD and MUL (int8) with the same shapes, or one input a single element broadcast over
 //!   the other: four elements of each input per load, the input offset added to two lanes at
 //!   once (`SXTAB16` with the offset in both halfwords), MUL's products of two lanes by
@@ -32,22 +38,32 @@
 //!   block reads its four first-input elements before it writes its four outputs, blocks in
 //!   increasing order, so a first input at or above the output is never written over before
 //!   it is read ([`one_buffer_walk`]).
+//! - ADD and MUL (int16), the same shapes or a scalar input: blocks of four elements (two
+//!   words) of each input, walked as the int8 ones on two slices ([`add_s16`], [`mul_s16`])
+//!   and on one buffer ([`add_s16_on_one_buffer`], [`mul_s16_on_one_buffer`]: the same
+//!   [`one_buffer_walk`], each block reading its four first-input elements before it writes
+//!   its four outputs, blocks in increasing order). ADD's offset values are computed in 32
+//!   bits from each halfword, then `add_quantized`'s requantisation (a scalar input's term
+//!   computed once): every offset runs. MUL's products of two lanes by `SMULBB`/`SMULTT`,
+//!   exact with both offsets 0 (TFLM's int16 MUL: zero points 0); other offsets (an int16
+//!   plus an offset need not fit a halfword) and the other broadcasts take the portable walk.
 //!
 //! Every output is the portable kernel's, for every geometry and every part of one ([`Part`],
 //! the overlapped driver's chunks): the pools visit the same windows (clamped to the input as
 //! `pool_loops` clamps them) and read the same input elements (a skipped pixel's taps are past
-//! the slice's end in both, and not read), the maximum of int8 values and the sum of at most
-//! 256 of them do not depend on the order; each output element is written once, in memory
+//! the slice's end in both, and not read), the maximum of int8 or int16 values, the sum of at
+//! most 256 int8 values and the 32-bit sums of int16 values (modulo 2^32, as the portable
+//! kernel's) do not depend on the order; each output element is written once, in memory
 //! order, from its own inputs; slices shorter than the geometry says are left alone as the
 //! portable kernels leave them.
 
-use super::add::{AddS8, add_s8_one, add_scale_input, add_scaled};
+use super::add::{AddS8, AddS16, add_s8_one, add_s16_one, add_scale_input, add_scaled};
 use super::broadcast::BinaryShape;
-use super::conv::Part;
-use super::mul::{MulS8, mul_product, mul_s8_one};
+use super::conv::{Part, clamp_to_i16};
+use super::mul::{MulS8, MulS16, mul_product, mul_s8_one, mul_s16_one};
 use super::pooling::{PoolGeometry, PoolS8, PoolS16, clamp_window, rounded_quotient};
 use super::{at, clamp_to_i8, product, sized_mut};
-use crate::dsp::{max8, max16, smulbb, smultt, splat16, sxtab16, sxtab16_ror8};
+use crate::dsp::{max8, max16, smulbb, smultt, splat16, sxtab16, sxtab16_ror8, sxtah};
 
 /// Four int8 values as one word, the first in the least significant byte (one `LDR`: in this
 /// form the compiler merges the four loads where it can).
@@ -483,6 +499,127 @@ impl Average {
     }
 }
 
+/// The window's sums of two words of int16 channels from `first` (channels `first..first +
+/// 4`), each in 32 bits: a word's low channel by `SXTAH`, its high one by an addition of the
+/// word shifted right (four values, so that they stay in registers). Exact, as the portable
+/// kernel's `int32` sums (both modulo 2^32, whose additions do not depend on the order).
+#[inline(always)]
+fn sum16_two_words(input: &[i16], window: &Window, first: usize) -> [i32; 4] {
+    let (mut s0, mut s1, mut s2, mut s3) = (0_i32, 0_i32, 0_i32, 0_i32);
+    let mut row = window.corner.wrapping_add(first);
+    for _ in 0..window.rows {
+        let mut i = row;
+        for _ in 0..window.taps {
+            if let Some([a, b]) = words::<i16, 2, 2>(input, i) {
+                let (a, b) = (<i16 as Lanes<2>>::pack(a), <i16 as Lanes<2>>::pack(b));
+                s0 = sxtah(s0, a);
+                s1 = s1.wrapping_add(hi(a));
+                s2 = sxtah(s2, b);
+                s3 = s3.wrapping_add(hi(b));
+            }
+            i = i.wrapping_add(window.depth);
+        }
+        row = row.wrapping_add(window.row_step);
+    }
+    [s0, s1, s2, s3]
+}
+
+/// [`sum16_two_words`] of four words.
+#[inline(always)]
+fn sum16_four_words(input: &[i16], window: &Window, first: usize) -> [i32; 8] {
+    let [
+        mut s0,
+        mut s1,
+        mut s2,
+        mut s3,
+        mut s4,
+        mut s5,
+        mut s6,
+        mut s7,
+    ] = [0_i32; 8];
+    window.each(first, |i| {
+        if let Some([a, b, c, d]) = words::<i16, 2, 4>(input, i) {
+            let (a, b) = (<i16 as Lanes<2>>::pack(a), <i16 as Lanes<2>>::pack(b));
+            let (c, d) = (<i16 as Lanes<2>>::pack(c), <i16 as Lanes<2>>::pack(d));
+            s0 = sxtah(s0, a);
+            s1 = s1.wrapping_add(hi(a));
+            s2 = sxtah(s2, b);
+            s3 = s3.wrapping_add(hi(b));
+            s4 = sxtah(s4, c);
+            s5 = s5.wrapping_add(hi(c));
+            s6 = sxtah(s6, d);
+            s7 = s7.wrapping_add(hi(d));
+        }
+    });
+    [s0, s1, s2, s3, s4, s5, s6, s7]
+}
+
+/// [`sum16_two_words`] of one word (channels `first..first + 2`).
+#[inline(always)]
+fn sum16_word(input: &[i16], window: &Window, first: usize) -> [i32; 2] {
+    let (mut s0, mut s1) = (0_i32, 0_i32);
+    window.each(first, |i| {
+        if let Some([a]) = words::<i16, 2, 1>(input, i) {
+            let a = <i16 as Lanes<2>>::pack(a);
+            s0 = sxtah(s0, a);
+            s1 = s1.wrapping_add(hi(a));
+        }
+    });
+    [s0, s1]
+}
+
+/// int16 AVERAGE_POOL_2D ([`average_pool_s16`](super::pooling::average_pool_s16)) blocked, on
+/// `part` of its geometry: per output pixel, blocks of eight channels (four words), then of
+/// four (two words), then one word, then the last channel, each channel's window sum in 32
+/// bits (module docs); then per
+/// channel the portable kernel's rounding division and clamp. Returns `true` (every geometry
+/// runs: the 32-bit sums are the portable kernel's whatever the window's size), having
+/// stopped, as TFLM does, at the first empty window.
+#[inline(always)]
+pub(super) fn average_pool_s16(p: &PoolS16, part: Part, input: &[i16], output: &mut [i16]) -> bool {
+    pool_pixels(&p.geometry, part, input, output, |input, window, out| {
+        // TFLM's kernel returns at an empty window, with the pixel unwritten.
+        let Some(count) = i32::try_from(window.count).ok().filter(|&n| n > 0) else {
+            return false;
+        };
+        let half = count / 2;
+        let one = |sum: i32| clamp_to_i16(rounded_quotient(sum, count, half), p.act_min, p.act_max);
+        let (whole, rest) = out.as_chunks_mut::<2>();
+        let (quads, whole) = whole.as_chunks_mut::<4>();
+        let (pairs, singles) = whole.as_chunks_mut::<2>();
+        let mut first = 0;
+        for [o0, o1, o2, o3] in quads {
+            let s = sum16_four_words(input, window, first);
+            *o0 = [one(s[0]), one(s[1])];
+            *o1 = [one(s[2]), one(s[3])];
+            *o2 = [one(s[4]), one(s[5])];
+            *o3 = [one(s[6]), one(s[7])];
+            first += 8;
+        }
+        for [o0, o1] in pairs {
+            let [s0, s1, s2, s3] = sum16_two_words(input, window, first);
+            *o0 = [one(s0), one(s1)];
+            *o1 = [one(s2), one(s3)];
+            first += 4;
+        }
+        for o in singles {
+            *o = sum16_word(input, window, first).map(one);
+            first += 2;
+        }
+        if let [o] = rest {
+            let mut sum = 0_i32;
+            window.each(first, |i| {
+                if let Some(&x) = input.get(i) {
+                    sum = sum.wrapping_add(i32::from(x));
+                }
+            });
+            *o = one(sum);
+        }
+        true
+    });
+    true
+}
+
 /// Whether `x + offset` fits a halfword for every int8 `x` (so `SXTAB16`'s lanes are the exact
 /// offset values): `offset` in `-32640..=32640`.
 #[inline(always)]
@@ -509,7 +646,12 @@ enum Pairs {
 /// lasts.
 #[inline(always)]
 fn pairs(shape: &BinaryShape, len: usize) -> Option<Pairs> {
-    if shape.input1 == shape.output && shape.input2 == shape.output {
+    // Shapes compared dimension by dimension, without branches: `==` on the arrays calls
+    // `memcmp` (a byte loop on the device), once or twice per call of the kernel.
+    let same = |a: &[usize; 6], b: &[usize; 6]| {
+        a.iter().zip(b).fold(0, |acc, (&x, &y)| acc | (x ^ y)) == 0
+    };
+    if same(&shape.input1, &shape.output) && same(&shape.input2, &shape.output) {
         return Some(Pairs::Same);
     }
     let elements = if shape.output.contains(&0) {
@@ -519,9 +661,9 @@ fn pairs(shape: &BinaryShape, len: usize) -> Option<Pairs> {
     };
     let n = elements.min(len);
     let one = |s: &[usize; 6]| s.iter().all(|&d| d == 1);
-    if shape.input1 == shape.output && one(&shape.input2) {
+    if same(&shape.input1, &shape.output) && one(&shape.input2) {
         Some(Pairs::SecondScalar(n))
-    } else if one(&shape.input1) && shape.input2 == shape.output {
+    } else if one(&shape.input1) && same(&shape.input2, &shape.output) {
         Some(Pairs::FirstScalar(n))
     } else {
         None
@@ -537,16 +679,17 @@ fn four_at<T: Copy + Default>(xs: &[T], k: usize) -> [T; 4] {
     }
 }
 
-/// Where the blocked ADD and MUL read their first input and write their output: two slices
-/// ([`Apart`]: [`add_s8`], [`mul_s8`]), or one buffer holding both ([`OneBuffer`]:
-/// [`add_s8_on_one_buffer`], [`mul_s8_on_one_buffer`]). The kernels ([`add_blocked`],
-/// [`mul_blocked`]) are the same for both.
-trait FirstAndOutput {
+/// Where the blocked ADD and MUL read their first input and write their output (elements of
+/// type `T`): two slices ([`Apart`]: [`add_s8`], [`mul_s8`], [`add_s16`], [`mul_s16`]), or one
+/// buffer holding both ([`OneBuffer`]: [`add_s8_on_one_buffer`], [`mul_s8_on_one_buffer`],
+/// [`add_s16_on_one_buffer`], [`mul_s16_on_one_buffer`]). The kernels ([`add_blocked`],
+/// [`mul_blocked`], [`add16_blocked`], [`mul16_blocked`]) are the same for both.
+trait FirstAndOutput<T> {
     /// The output's elements.
     fn len(&self) -> usize;
 
     /// The first input's element `k`, 0 past its end.
-    fn first(&self, k: usize) -> i8;
+    fn first(&self, k: usize) -> T;
 
     /// Output elements `0..n` (`n` at most [`len`](Self::len)), in memory order: for each
     /// whole block of four `k..k + 4` (`k = 0, 4, 8, ...`), reads the first input's elements
@@ -556,25 +699,25 @@ trait FirstAndOutput {
     fn walk(
         &mut self,
         n: usize,
-        block: impl FnMut(usize, [i8; 4]) -> [i8; 4],
-        one: impl FnMut(usize, i8) -> i8,
+        block: impl FnMut(usize, [T; 4]) -> [T; 4],
+        one: impl FnMut(usize, T) -> T,
     );
 }
 
 /// The first input and the output in slices of their own.
-struct Apart<'a> {
-    input1: &'a [i8],
-    output: &'a mut [i8],
+struct Apart<'a, T> {
+    input1: &'a [T],
+    output: &'a mut [T],
 }
 
-impl FirstAndOutput for Apart<'_> {
+impl<T: Copy + Default> FirstAndOutput<T> for Apart<'_, T> {
     #[inline(always)]
     fn len(&self) -> usize {
         self.output.len()
     }
 
     #[inline(always)]
-    fn first(&self, k: usize) -> i8 {
+    fn first(&self, k: usize) -> T {
         at(self.input1, k)
     }
 
@@ -582,8 +725,8 @@ impl FirstAndOutput for Apart<'_> {
     fn walk(
         &mut self,
         n: usize,
-        mut block: impl FnMut(usize, [i8; 4]) -> [i8; 4],
-        mut one: impl FnMut(usize, i8) -> i8,
+        mut block: impl FnMut(usize, [T; 4]) -> [T; 4],
+        mut one: impl FnMut(usize, T) -> T,
     ) {
         let out = self.output.get_mut(..n).unwrap_or(&mut []);
         let (blocks, rest) = out.as_chunks_mut::<4>();
@@ -603,20 +746,20 @@ impl FirstAndOutput for Apart<'_> {
 /// each, the first input's from `buf[input_at]`, the output's from `buf[output_at]`, both
 /// inside `buf`, the input at or above the output or the two disjoint
 /// ([`binary_fits`](super::overlap::binary_fits)).
-struct OneBuffer<'a> {
-    buf: &'a mut [i8],
+struct OneBuffer<'a, T> {
+    buf: &'a mut [T],
     input_at: usize,
     output_at: usize,
     len: usize,
 }
 
-impl<'a> OneBuffer<'a> {
+impl<'a, T> OneBuffer<'a, T> {
     /// The layout of an op of `shape` in `buf`, `None` unless
     /// [`binary_fits`](super::overlap::binary_fits) and both tensors lie inside `buf`.
     #[inline(always)]
     fn new(
         shape: &BinaryShape,
-        buf: &'a mut [i8],
+        buf: &'a mut [T],
         input_at: usize,
         output_at: usize,
     ) -> Option<Self> {
@@ -630,18 +773,18 @@ impl<'a> OneBuffer<'a> {
     }
 }
 
-impl FirstAndOutput for OneBuffer<'_> {
+impl<T: Copy + Default> FirstAndOutput<T> for OneBuffer<'_, T> {
     #[inline(always)]
     fn len(&self) -> usize {
         self.len
     }
 
     #[inline(always)]
-    fn first(&self, k: usize) -> i8 {
+    fn first(&self, k: usize) -> T {
         if k < self.len {
             at(self.buf, self.input_at.saturating_add(k))
         } else {
-            0
+            T::default()
         }
     }
 
@@ -649,8 +792,8 @@ impl FirstAndOutput for OneBuffer<'_> {
     fn walk(
         &mut self,
         n: usize,
-        block: impl FnMut(usize, [i8; 4]) -> [i8; 4],
-        one: impl FnMut(usize, i8) -> i8,
+        block: impl FnMut(usize, [T; 4]) -> [T; 4],
+        one: impl FnMut(usize, T) -> T,
     ) {
         one_buffer_walk(
             self.buf,
@@ -741,7 +884,7 @@ pub(super) fn add_s8_on_one_buffer(
 
 /// The blocked ADD on `io`'s first input and output and the slice `input2` ([`add_s8`]).
 #[inline(always)]
-fn add_blocked(p: &AddS8, io: &mut impl FirstAndOutput, input2: &[i8]) -> bool {
+fn add_blocked(p: &AddS8, io: &mut impl FirstAndOutput<i8>, input2: &[i8]) -> bool {
     if !offset_fits(p.input1_offset) || !offset_fits(p.input2_offset) {
         return false;
     }
@@ -835,7 +978,7 @@ pub(super) fn mul_s8_on_one_buffer(
 
 /// The blocked MUL on `io`'s first input and output and the slice `input2` ([`mul_s8`]).
 #[inline(always)]
-fn mul_blocked(p: &MulS8, io: &mut impl FirstAndOutput, input2: &[i8]) -> bool {
+fn mul_blocked(p: &MulS8, io: &mut impl FirstAndOutput<i8>, input2: &[i8]) -> bool {
     if !offset_fits(p.input1_offset) || !offset_fits(p.input2_offset) {
         return false;
     }
@@ -890,15 +1033,205 @@ fn mul_blocked(p: &MulS8, io: &mut impl FirstAndOutput, input2: &[i8]) -> bool {
     true
 }
 
+/// Two int16 values as one word, the first in the low halfword (one `LDR`: in this form the
+/// compiler merges the two loads).
+#[inline(always)]
+fn word2(a: i16, b: i16) -> u32 {
+    <i16 as Lanes<2>>::pack(&[a, b])
+}
+
+/// int16 ADD ([`add_s16`](super::add::add_s16)) blocked for the same shapes and a scalar input
+/// (module docs): blocks of four elements of each input (two words), each element's
+/// requantisation by `add_quantized`'s own functions, a scalar input's term computed once.
+/// Returns `false`, having written nothing, for other broadcasts (the caller runs the portable
+/// walk); every offset runs (the offset values are computed in 32 bits, as the portable
+/// kernel's).
+#[inline(always)]
+pub(super) fn add_s16(p: &AddS16, input1: &[i16], input2: &[i16], output: &mut [i16]) -> bool {
+    add16_blocked(p, &mut Apart { input1, output }, input2)
+}
+
+/// [`add_s16`] on one buffer ([`overlap::add_s16`](super::overlap::add_s16)), walked and
+/// declined as [`add_s8_on_one_buffer`].
+#[inline(always)]
+pub(super) fn add_s16_on_one_buffer(
+    p: &AddS16,
+    buf: &mut [i16],
+    input_at: usize,
+    output_at: usize,
+    input2: &[i16],
+) -> bool {
+    match OneBuffer::new(&p.shape, buf, input_at, output_at) {
+        Some(mut io) => add16_blocked(p, &mut io, input2),
+        None => false,
+    }
+}
+
+/// The blocked int16 ADD on `io`'s first input and output and the slice `input2`
+/// ([`add_s16`]).
+#[inline(always)]
+fn add16_blocked(p: &AddS16, io: &mut impl FirstAndOutput<i16>, input2: &[i16]) -> bool {
+    let len = io.len();
+    let Some(pairs) = pairs(&p.shape, len) else {
+        return false;
+    };
+    // One input's term from a halfword of a word.
+    let t1 = |v: i32| add_scale_input(p, p.input1, p.input1_offset.wrapping_add(v));
+    let t2 = |v: i32| add_scale_input(p, p.input2, p.input2_offset.wrapping_add(v));
+    let sum = |a: i32, b: i32| add_scaled(p, a, b) as i16;
+    match pairs {
+        Pairs::Same => io.walk(
+            len,
+            |k, [x0, x1, x2, x3]| {
+                let [y0, y1, y2, y3] = four_at(input2, k);
+                let (xa, xb, ya, yb) = (word2(x0, x1), word2(x2, x3), word2(y0, y1), word2(y2, y3));
+                [
+                    sum(t1(lo(xa)), t2(lo(ya))),
+                    sum(t1(hi(xa)), t2(hi(ya))),
+                    sum(t1(lo(xb)), t2(lo(yb))),
+                    sum(t1(hi(xb)), t2(hi(yb))),
+                ]
+            },
+            |k, x| add_s16_one(p, x, at(input2, k)),
+        ),
+        Pairs::SecondScalar(n) => {
+            let y = at(input2, 0);
+            // The scalar's term, computed once.
+            let c = t2(i32::from(y));
+            io.walk(
+                n,
+                |_, [x0, x1, x2, x3]| {
+                    let (xa, xb) = (word2(x0, x1), word2(x2, x3));
+                    [
+                        sum(t1(lo(xa)), c),
+                        sum(t1(hi(xa)), c),
+                        sum(t1(lo(xb)), c),
+                        sum(t1(hi(xb)), c),
+                    ]
+                },
+                |_, x| add_s16_one(p, x, y),
+            );
+        }
+        Pairs::FirstScalar(n) => {
+            // Read before anything is written.
+            let x = io.first(0);
+            let c = t1(i32::from(x));
+            io.walk(
+                n,
+                |k, _| {
+                    let [y0, y1, y2, y3] = four_at(input2, k);
+                    let (ya, yb) = (word2(y0, y1), word2(y2, y3));
+                    [
+                        sum(c, t2(lo(ya))),
+                        sum(c, t2(hi(ya))),
+                        sum(c, t2(lo(yb))),
+                        sum(c, t2(hi(yb))),
+                    ]
+                },
+                |k, _| add_s16_one(p, x, at(input2, k)),
+            );
+        }
+    }
+    true
+}
+
+/// int16 MUL ([`mul_s16`](super::mul::mul_s16)) blocked for the same shapes and a scalar input
+/// with both offsets 0 (TFLM's int16 MUL: zero points 0): blocks of four elements of each
+/// input (two words), the products of two lanes by `SMULBB` and `SMULTT` (exact: two
+/// halfwords' product fits 31 bits), then `mul_quantized`'s requantisation. Returns `false`,
+/// having written nothing, for other offsets (an int16 plus an offset need not fit a
+/// halfword) and other broadcasts (the caller runs the portable walk).
+#[inline(always)]
+pub(super) fn mul_s16(p: &MulS16, input1: &[i16], input2: &[i16], output: &mut [i16]) -> bool {
+    mul16_blocked(p, &mut Apart { input1, output }, input2)
+}
+
+/// [`mul_s16`] on one buffer ([`overlap::mul_s16`](super::overlap::mul_s16)), walked and
+/// declined as [`add_s8_on_one_buffer`].
+#[inline(always)]
+pub(super) fn mul_s16_on_one_buffer(
+    p: &MulS16,
+    buf: &mut [i16],
+    input_at: usize,
+    output_at: usize,
+    input2: &[i16],
+) -> bool {
+    match OneBuffer::new(&p.shape, buf, input_at, output_at) {
+        Some(mut io) => mul16_blocked(p, &mut io, input2),
+        None => false,
+    }
+}
+
+/// The blocked int16 MUL on `io`'s first input and output and the slice `input2`
+/// ([`mul_s16`]).
+#[inline(always)]
+fn mul16_blocked(p: &MulS16, io: &mut impl FirstAndOutput<i16>, input2: &[i16]) -> bool {
+    if p.input1_offset != 0 || p.input2_offset != 0 {
+        return false;
+    }
+    let len = io.len();
+    let Some(pairs) = pairs(&p.shape, len) else {
+        return false;
+    };
+    let one = |product: i32| mul_product(p, product) as i16;
+    // The four products of the elements of two words of each input.
+    let four = |xa: u32, xb: u32, ya: u32, yb: u32| {
+        [
+            one(smulbb(xa, ya)),
+            one(smultt(xa, ya)),
+            one(smulbb(xb, yb)),
+            one(smultt(xb, yb)),
+        ]
+    };
+    match pairs {
+        Pairs::Same => io.walk(
+            len,
+            |k, [x0, x1, x2, x3]| {
+                let [y0, y1, y2, y3] = four_at(input2, k);
+                four(word2(x0, x1), word2(x2, x3), word2(y0, y1), word2(y2, y3))
+            },
+            |k, x| mul_s16_one(p, x, at(input2, k)),
+        ),
+        // The scalar in both halfwords of `c` (a product's factors commute).
+        Pairs::SecondScalar(n) => {
+            let y = at(input2, 0);
+            let c = splat16(i32::from(y));
+            io.walk(
+                n,
+                |_, [x0, x1, x2, x3]| four(word2(x0, x1), word2(x2, x3), c, c),
+                |_, x| mul_s16_one(p, x, y),
+            );
+        }
+        Pairs::FirstScalar(n) => {
+            // Read before anything is written.
+            let x = io.first(0);
+            let c = splat16(i32::from(x));
+            io.walk(
+                n,
+                |k, _| {
+                    let [y0, y1, y2, y3] = four_at(input2, k);
+                    four(word2(y0, y1), word2(y2, y3), c, c)
+                },
+                |k, _| mul_s16_one(p, x, at(input2, k)),
+            );
+        }
+    }
+    true
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::Requant;
     use super::super::add::add_s8 as add_s8_portable;
+    use super::super::add::add_s16 as add_s16_portable;
     use super::super::mul::mul_s8 as mul_s8_portable;
+    use super::super::mul::mul_s16 as mul_s16_portable;
     use super::super::pooling::{
-        average_pool_s8_portable, max_pool_s8_portable, max_pool_s16_portable,
+        average_pool_s8_portable, average_pool_s16_portable, max_pool_s8_portable,
+        max_pool_s16_portable,
     };
     use super::*;
+    use core::fmt::Debug;
     extern crate std;
     use std::vec;
     use std::vec::Vec;
@@ -1043,6 +1376,48 @@ mod tests {
         assert!(max_pool_s16(&p16, part, x16, &mut fast));
         max_pool_s16_portable(&p16, part, x16, &mut slow);
         assert_eq!(fast, slow, "max int16 {g:?} {part:?} {range:?}");
+        let (mut fast, mut slow) = (vec![0x5555_i16; len], vec![0x5555_i16; len]);
+        assert!(average_pool_s16(&p16, part, x16, &mut fast));
+        average_pool_s16_portable(&p16, part, x16, &mut slow);
+        assert_eq!(fast, slow, "average int16 {g:?} {part:?} {range:?}");
+    }
+
+    /// The int16 average's 32-bit sums past `i32`'s range (windows of more than 65,536
+    /// elements at an extreme): they wrap, as the portable kernel's, whatever the order; with
+    /// channels in blocks of eight and four, a single word and a last channel.
+    #[test]
+    fn int16_average_sums_wrap_as_the_portable_kernel() {
+        if cfg!(miri) {
+            return;
+        }
+        let (w, c) = (65_537 + 3, 15);
+        let g = PoolGeometry {
+            input: [1, 1, w, c],
+            output: [1, 1, 4, c],
+            filter_h: 1,
+            filter_w: 65_537,
+            stride_h: 1,
+            stride_w: 1,
+            pad_h: 0,
+            pad_w: 0,
+        };
+        for x in [i16::MIN, i16::MAX] {
+            let mut rng = Rng(5);
+            let x16: Vec<i16> = (0..w * c)
+                .map(|i| if i % 5 == 0 { rng.s16() } else { x })
+                .collect();
+            for range in [(-32768, 32767), (-1000, 1000), (0, 32767)] {
+                let p = PoolS16 {
+                    geometry: g,
+                    act_min: range.0,
+                    act_max: range.1,
+                };
+                let (mut fast, mut slow) = (vec![0_i16; 4 * c], vec![1_i16; 4 * c]);
+                assert!(average_pool_s16(&p, Part::WHOLE, &x16, &mut fast));
+                average_pool_s16_portable(&p, Part::WHOLE, &x16, &mut slow);
+                assert_eq!(fast, slow, "{x} {range:?}");
+            }
+        }
     }
 
     #[test]
@@ -1296,6 +1671,14 @@ mod tests {
     /// Same shapes, a scalar second input and a scalar first one (`[]`-like all-ones shapes),
     /// lengths 0 to 70 and a longer one, slices now and then shorter or longer than the shapes.
     fn binary_case(rng: &mut Rng) -> (BinaryShape, Vec<i8>, Vec<i8>, usize) {
+        binary_case_of(rng, Rng::s8)
+    }
+
+    /// [`binary_case`] with the elements drawn by `value`.
+    fn binary_case_of<T>(
+        rng: &mut Rng,
+        value: fn(&mut Rng) -> T,
+    ) -> (BinaryShape, Vec<T>, Vec<T>, usize) {
         let len = if rng.below(10) == 0 {
             rng.below(600)
         } else {
@@ -1316,8 +1699,8 @@ mod tests {
             _ => n,
         };
         let (n1, n2, no) = (size(count(&s1)), size(count(&s2)), size(len));
-        let x1 = (0..n1).map(|_| rng.s8()).collect();
-        let x2 = (0..n2).map(|_| rng.s8()).collect();
+        let x1 = (0..n1).map(|_| value(rng)).collect();
+        let x2 = (0..n2).map(|_| value(rng)).collect();
         (
             BinaryShape {
                 input1: s1,
@@ -1477,18 +1860,18 @@ mod tests {
     /// every other element as it was; where it declines, the buffer unchanged. It must run
     /// exactly at the layouts `binary_fits` accepts when `blocked` (the two-slice kernel ran
     /// blocked). Returns how many layouts ran.
-    fn check_one_buffer(
+    fn check_one_buffer<T: Copy + PartialEq + Debug + From<i8>>(
         rng: &mut Rng,
         what: &str,
-        x1: &[i8],
-        want: &[i8],
+        x1: &[T],
+        want: &[T],
         blocked: bool,
-        run: impl Fn(&mut [i8], usize, usize) -> bool,
+        run: impl Fn(&mut [T], usize, usize) -> bool,
     ) -> usize {
         let len = x1.len();
         let mut ran = 0;
         for (ia, oa) in layouts(rng, len) {
-            let mut buf = vec![0x55_i8; ia.max(oa) + len + 2];
+            let mut buf = vec![T::from(0x55); ia.max(oa) + len + 2];
             buf[ia..ia + len].copy_from_slice(x1);
             let before = buf.clone();
             let fits = ia >= oa || ia + len <= oa;
@@ -1565,6 +1948,215 @@ mod tests {
         }
         assert!(ran > declined, "{ran} ran, {declined} declined");
         assert!(cfg!(miri) || declined > 0);
+    }
+
+    /// Random int16 ADD parameters: [`add_params`]' with offsets over TFLM's int16 range
+    /// (minus a zero point) and at its extremes, and int16 activation ranges (the whole range,
+    /// RELU-like ones, an empty one and one past int16).
+    fn add16_params(rng: &mut Rng, shape: BinaryShape) -> AddS16 {
+        let offset = |rng: &mut Rng| match rng.below(6) {
+            0 => -32767,
+            1 => 32768,
+            2 => 0,
+            3 => rng.pick(&[i32::MIN, i32::MAX, 70000]),
+            _ => rng.below(65536) as i32 - 32767,
+        };
+        let (act_min, act_max) = rng.pick(&[
+            (-32768, 32767),
+            (-32768, 32767),
+            (0, 32767),
+            (-1000, 1200),
+            (300, -300),
+            (-40000, 40000),
+        ]);
+        AddS16 {
+            input1_offset: offset(rng),
+            input2_offset: offset(rng),
+            output_offset: rng.below(65536) as i32 - 32768,
+            act_min,
+            act_max,
+            ..add_params(rng, shape)
+        }
+    }
+
+    /// Random int16 MUL parameters: mostly both offsets 0 (TFLM's int16 MUL; blocked), now and
+    /// then one not (declined), [`mul_params`]' multipliers and shifts.
+    fn mul16_params(rng: &mut Rng, shape: BinaryShape) -> MulS16 {
+        let a = add16_params(rng, shape);
+        let m = mul_params(rng, shape);
+        let (input1_offset, input2_offset) = match rng.below(8) {
+            0 => (a.input1_offset, 0),
+            1 => (0, rng.pick(&[1, -1, 32768])),
+            _ => (0, 0),
+        };
+        MulS16 {
+            input1_offset,
+            input2_offset,
+            output_offset: a.output_offset,
+            act_min: a.act_min,
+            act_max: a.act_max,
+            ..m
+        }
+    }
+
+    /// A random int16 binary case: [`binary_case_of`]'s, now and then with the second input
+    /// broadcast along rows instead (declined).
+    fn binary16_case(rng: &mut Rng) -> (BinaryShape, Vec<i16>, Vec<i16>, usize) {
+        let (shape, x1, x2, len) = binary_case_of(rng, Rng::s16);
+        if rng.below(6) != 0 {
+            return (shape, x1, x2, len);
+        }
+        let (a, b) = (1 + rng.below(5), 2 + rng.below(6));
+        let full = [1, 1, 1, 1, a, b];
+        let shape = BinaryShape {
+            input1: full,
+            input2: [1, 1, 1, 1, 1, b],
+            output: full,
+        };
+        let x1 = (0..a * b).map(|_| rng.s16()).collect();
+        let x2 = (0..b).map(|_| rng.s16()).collect();
+        (shape, x1, x2, a * b)
+    }
+
+    /// The blocked int16 ADD and MUL on two slices and on one buffer (every layout of
+    /// [`layouts`]) equal the portable kernels: random shapes (same, a scalar input, slices
+    /// shorter or longer than the shapes) and edge values; declined, with nothing written, for
+    /// other broadcasts and (MUL) offsets other than 0.
+    #[test]
+    fn int16_add_and_mul_equal_the_portable_kernels() {
+        let mut rng = Rng(0x5eed_0016);
+        let (mut blocked, mut declined, mut ran) = (0, 0, 0);
+        for case in 0..CASES * 2 {
+            let (shape, x1, x2, len) = binary16_case(&mut rng);
+            let (mut fast, mut slow) = (vec![0x55_i16; len], vec![0x55_i16; len]);
+            let is_blocked = if case % 2 == 0 {
+                let p = add16_params(&mut rng, shape);
+                let ok = add_s16(&p, &x1, &x2, &mut fast);
+                if !ok {
+                    assert!(fast.iter().all(|&v| v == 0x55), "declined, yet written");
+                    add_s16_portable(&p, &x1, &x2, &mut fast);
+                }
+                add_s16_portable(&p, &x1, &x2, &mut slow);
+                assert_eq!(fast, slow, "ADD {p:?} {} {}", x1.len(), x2.len());
+                ok
+            } else {
+                let p = mul16_params(&mut rng, shape);
+                let ok = mul_s16(&p, &x1, &x2, &mut fast);
+                if !ok {
+                    assert!(fast.iter().all(|&v| v == 0x55), "declined, yet written");
+                    mul_s16_portable(&p, &x1, &x2, &mut fast);
+                }
+                mul_s16_portable(&p, &x1, &x2, &mut slow);
+                assert_eq!(fast, slow, "MUL {p:?} {} {}", x1.len(), x2.len());
+                ok
+            };
+            if is_blocked {
+                blocked += 1;
+            } else {
+                declined += 1;
+            }
+            // On one buffer: the first input's elements as the shape has them (the output's
+            // shape, else the layout is refused), the second input's slice as drawn.
+            if shape.input1 != shape.output {
+                continue;
+            }
+            let n = shape.output.iter().product::<usize>();
+            let x1: Vec<i16> = (0..n).map(|_| rng.s16()).collect();
+            let mut want = vec![0_i16; n];
+            let runs = if case % 2 == 0 {
+                let p = add16_params(&mut rng, shape);
+                add_s16_portable(&p, &x1, &x2, &mut want);
+                let b = add_s16(&p, &x1, &x2, &mut vec![0; n]);
+                let run = |buf: &mut [i16], ia, oa| add_s16_on_one_buffer(&p, buf, ia, oa, &x2);
+                check_one_buffer(&mut rng, "ADD int16", &x1, &want, b, run)
+            } else {
+                let p = mul16_params(&mut rng, shape);
+                mul_s16_portable(&p, &x1, &x2, &mut want);
+                let b = mul_s16(&p, &x1, &x2, &mut vec![0; n]);
+                let run = |buf: &mut [i16], ia, oa| mul_s16_on_one_buffer(&p, buf, ia, oa, &x2);
+                check_one_buffer(&mut rng, "MUL int16", &x1, &want, b, run)
+            };
+            ran += usize::from(runs > 0);
+        }
+        assert!(blocked > declined, "{blocked} blocked, {declined} declined");
+        assert!(
+            cfg!(miri) || (declined > 0 && ran > CASES / 2),
+            "{declined} {ran}"
+        );
+    }
+
+    /// Every pair of int16 edge values (the extremes, 0, ±1, and values whose product is at
+    /// its extremes), the same shapes and each input a scalar, at extreme multipliers.
+    #[test]
+    fn int16_add_and_mul_over_edge_pairs() {
+        let edges: Vec<i16> = vec![
+            i16::MIN,
+            i16::MIN + 1,
+            -16384,
+            -1,
+            0,
+            1,
+            2,
+            16384,
+            i16::MAX - 1,
+            i16::MAX,
+            12345,
+            -23456,
+        ];
+        let n = edges.len();
+        let x1: Vec<i16> = edges
+            .iter()
+            .flat_map(|&a| edges.iter().map(move |_| a))
+            .collect();
+        let x2: Vec<i16> = edges.iter().flat_map(|_| edges.iter().copied()).collect();
+        let full = [1, 1, 1, 1, n, n];
+        let mut rng = Rng(0x16);
+        for (s1, s2) in [(full, full), (full, [1; 6]), ([1; 6], full)] {
+            let shape = BinaryShape {
+                input1: s1,
+                input2: s2,
+                output: full,
+            };
+            let a1 = if s1 == full {
+                &x1[..]
+            } else {
+                &x1[n * n - 1..]
+            };
+            let a2 = if s2 == full { &x2[..] } else { &x2[..1] };
+            for (multiplier, shift) in [(i32::MAX, 0), (1 << 30, -15), (1_500_000_000, 14)] {
+                let mul = MulS16 {
+                    shape,
+                    input1_offset: 0,
+                    input2_offset: 0,
+                    output_offset: 0,
+                    output: Requant { multiplier, shift },
+                    act_min: -32768,
+                    act_max: 32767,
+                };
+                let (mut fast, mut slow) = (vec![0_i16; n * n], vec![0_i16; n * n]);
+                assert!(mul_s16(&mul, a1, a2, &mut fast));
+                mul_s16_portable(&mul, a1, a2, &mut slow);
+                assert_eq!(fast, slow, "MUL {multiplier} {shift}");
+                for (o1, o2) in [(-32767, 32768), (32768, -32767), (0, 0)] {
+                    let add = AddS16 {
+                        left_shift: 15,
+                        input1_offset: o1,
+                        input2_offset: o2,
+                        output_offset: rng.below(3) as i32 - 1,
+                        output: Requant {
+                            multiplier,
+                            shift: shift.min(0),
+                        },
+                        act_min: -32768,
+                        act_max: 32767,
+                        ..add16_params(&mut rng, shape)
+                    };
+                    assert!(add_s16(&add, a1, a2, &mut fast));
+                    add_s16_portable(&add, a1, a2, &mut slow);
+                    assert_eq!(fast, slow, "ADD {add:?}");
+                }
+            }
+        }
     }
 
     /// Broadcasts other than a scalar are declined, with nothing written.

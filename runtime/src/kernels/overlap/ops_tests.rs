@@ -395,9 +395,10 @@ fn elementwise_entries_read_every_element_before_writing_over_it() {
             output: dims,
         };
         assert_eq!(binary_fits(&flipped, d, 0), second == dims);
-        // The int8 ADD and MUL blocked for the DSP extension (their one-buffer walk, as
-        // `simd_elementwise::add_s8_on_one_buffer` and `mul_s8_on_one_buffer` run it): blocks of
-        // four, then the rest, at displacements 0 to 5 and more.
+        // The int8 and int16 ADD and MUL blocked for the DSP extension (their one-buffer walk,
+        // as `simd_elementwise::add_s8_on_one_buffer`, `mul_s8_on_one_buffer`,
+        // `add_s16_on_one_buffer` and `mul_s16_on_one_buffer` run it): blocks of four, then the
+        // rest, at displacements 0 to 5 and more.
         let n = rng.below(31);
         let far = 6 + rng.below(n + 3);
         for d in [0, 1, 2, 3, 4, 5, far] {
