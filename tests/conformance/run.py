@@ -96,9 +96,22 @@ DEVICE_MUTANTS = {
     "dsp-add-mul": ("src/kernels/simd_elementwise.rs",
                     "        let y = block(k, x);",
                     "        let y = block(k, [x[1], x[0], x[2], x[3]]);"),
+    # The int16 AVERAGE_POOL_2D's sums: channel 7 summed from channel 6's half of the word.
+    "dsp-pool-s16": ("src/kernels/simd_elementwise.rs",
+                     "            s7 = s7.wrapping_add(hi(d));",
+                     "            s7 = s7.wrapping_add(lo(d));"),
+    # The int16 MUL's pairs: the second product of a word from the first halves.
+    "dsp-mul-s16": ("src/kernels/simd_elementwise.rs",
+                    "            one(smultt(xb, yb)),",
+                    "            one(smulbb(xb, yb)),"),
+    # The int16 ADD's pairs: the second sum's first input from the word's first half.
+    "dsp-add-s16": ("src/kernels/simd_elementwise.rs",
+                    "                    sum(t1(hi(xb)), t2(hi(yb))),",
+                    "                    sum(t1(lo(xb)), t2(hi(yb))),"),
 }
 DEVICE_MUTANT_OPS = {"dsp-depthwise": "depthwise_conv", "dsp-conv1x1": "conv", "dsp-s16": "conv",
-                     "dsp-conv": "conv", "dsp-pool": "pooling", "dsp-add-mul": "add,mul"}
+                     "dsp-conv": "conv", "dsp-pool": "pooling", "dsp-add-mul": "add,mul",
+                     "dsp-pool-s16": "pooling", "dsp-mul-s16": "mul", "dsp-add-s16": "add"}
 
 DTYPES = {"float32": ("<f4", 4), "int8": ("i1", 1), "uint8": ("u1", 1), "int16": ("<i2", 2),
           "int32": ("<i4", 4), "int64": ("<i8", 8), "bool": ("?", 1), "float16": ("<f2", 2),
@@ -758,6 +771,8 @@ def self_test(args):
     ok = True
     mutants, ops = (DEVICE_MUTANTS, DEVICE_MUTANT_OPS) if args.device else (MUTANTS, MUTANT_OPS)
     for name, (rel, old, new) in mutants.items():
+        if args.mutants and name not in args.mutants.split(","):
+            continue
         base = target_dir() / "conformance" / f"mutant-{name}"
         runtime = base / "runtime"
         if runtime.exists():
@@ -809,6 +824,7 @@ def main():
     ap.add_argument("--table", help="write the table (markdown) to this file")
     ap.add_argument("--self-test", action="store_true",
                     help="run the slice with each perturbed kernel; each must fail")
+    ap.add_argument("--mutants", help="with --self-test: only these mutants, comma-separated")
     ap.add_argument("--device", action="store_true",
                     help="the int8 slice on the Cortex-M4 under QEMU (one firmware image)")
     ap.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
@@ -823,6 +839,10 @@ def main():
     parse_debug_self_test()
     log("TFLM's functions (ctypes) and the transcribed glue match TFLM's golden values")
     if args.self_test:
+        known = DEVICE_MUTANTS if args.device else MUTANTS
+        unknown = [m for m in (args.mutants or "").split(",") if m and m not in known]
+        if unknown:
+            sys.exit(f"unknown mutants {', '.join(unknown)}; known: {', '.join(known)}")
         return 0 if self_test(args) else 1
     slice_k = None if args.full else args.slice
     name = ("device-" if args.device else "") + ("full" if args.full else f"slice-{args.slice}")
