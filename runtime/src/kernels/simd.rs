@@ -297,7 +297,7 @@ impl<'a> Epilogue<'a> {
         let acc = acc.wrapping_add(ch.bias);
         let (m, t) = (ch.multiplier, ch.shift as u32);
         let acc = match F & 3 {
-            2 => super::fixed::multiply_by_quantized_multiplier_right2(acc, m, t),
+            2 => right2(acc, m, t),
             1 => super::fixed::multiply_by_quantized_multiplier_right1(acc, m, t),
             _ => super::fixed::multiply_by_quantized_multiplier(acc, m, ch.shift),
         };
@@ -311,9 +311,27 @@ impl<'a> Epilogue<'a> {
     }
 }
 
+/// [`fixed::multiply_by_quantized_multiplier_right2`](super::fixed::multiply_by_quantized_multiplier_right2),
+/// its 64-bit nudge (`2^30 - [x < 0] 2^31`) written as its two words: the high one `x >> 31`,
+/// the low one `2^30 | (x & 2^31)` (for `x < 0`, `-2^32 + 2^31 + 2^30`), so that one `SMLAL`
+/// adds the product to it.
+#[inline(always)]
+fn right2(x: i32, multiplier: i32, t: u32) -> i32 {
+    let lo = (x as u32 & 0x8000_0000) | 0x4000_0000;
+    let nudge = (i64::from(x >> 31) << 32) | i64::from(lo);
+    // `|x * multiplier| <= 2^62`: no overflow.
+    let h = ((i64::from(x) * i64::from(multiplier) + nudge) >> 32) as i32;
+    ((h >> (t & 31)) + 1) >> 1
+}
+
 /// int8 CONV_2D with a 1 x 1 filter, stride 1, no padding and one group, as the matrix product
 /// `output[pixel][o] = requantise(filter[o] . (input[pixel] + input_offset) + bias[o])`, in
-/// blocks of 2 pixels x 2 output channels ([`dot_2x2`]). Writes every output, as
+/// blocks of 2 pixels x 2 output channels. The layers' shapes (8, 16, 32, 64, 128 or 256 input
+/// channels, an even number of output channels, a bias, epilogue form 6 or 5) each have a loop
+/// of their own ([`Epilogue::conv1x1_words`]: the channel count a constant, the rows' words
+/// immediate offsets from two pointers, sixteen or eight words an iteration unrolled, the odd
+/// last pixel in blocks of 1 x 2; with fewer than 64 input channels channel pairs outermost);
+/// every other shape runs [`Epilogue::pixel_pair`] ([`dot_2x2`]), which writes every output, as
 /// [`super::conv2d_s8`], in this order: pixel pairs in memory order; within a pair, channel
 /// pairs in order, each writing `(first pixel, o)`, `(first pixel, o + 1)`, `(second pixel,
 /// o)`, `(second pixel, o + 1)`; an odd last channel after the pair's other channels (first
@@ -373,9 +391,27 @@ fn conv1x1_blocks<const F: u8>(
     out_depth: usize,
     offset: i32,
 ) {
+    // The layers' shapes (8 to 256 input channels, an even number of output channels, every
+    // channel's constants): one loop per channel count, all pixel pairs in it.
+    let constants = e.requant.len() >= out_depth && e.bias.is_some_and(|b| b.len() >= out_depth);
+    let counted = F & 3 != 0
+        && constants
+        && out_depth.is_multiple_of(2)
+        && depth.is_multiple_of(4)
+        && match depth / 4 {
+            2 => e.conv1x1_words::<F, 2>(input, filter, output, out_depth, offset),
+            4 => e.conv1x1_words::<F, 4>(input, filter, output, out_depth, offset),
+            8 => e.conv1x1_words::<F, 8>(input, filter, output, out_depth, offset),
+            16 => e.conv1x1_words::<F, 16>(input, filter, output, out_depth, offset),
+            32 => e.conv1x1_words::<F, 32>(input, filter, output, out_depth, offset),
+            64 => e.conv1x1_words::<F, 64>(input, filter, output, out_depth, offset),
+            _ => false,
+        };
+    if counted {
+        return;
+    }
     let mut ins = input.chunks_exact(2 * depth);
     let mut outs = output.chunks_exact_mut(2 * out_depth);
-    // Whole words (the layers' channel counts): the rows as words, no tails.
     if depth.is_multiple_of(4) {
         for (x2, y2) in (&mut ins).zip(&mut outs) {
             e.pixel_pair::<F, true>(x2, filter, y2, depth, out_depth, offset);
@@ -395,7 +431,288 @@ fn conv1x1_blocks<const F: u8>(
     }
 }
 
+/// Four int8 values as one word, as [`word4`], copied as one array (one load).
+#[inline(always)]
+fn load4(x: &[i8; 4]) -> u32 {
+    u32::from_le_bytes(x.map(|v| v as u8))
+}
+
+/// [`load4`] if `array`, else [`word4`] (the same value): the compiler's code for the two
+/// differs in places (unrolled blocks of words keep [`word4`]'s bytes unmerged at times).
+#[inline(always)]
+fn word_of(array: bool, x: &[i8; 4]) -> u32 {
+    if array { load4(x) } else { word4(x) }
+}
+
+/// `acc` (`[a.fa, a.fb, b.fa, b.fb]`) plus the products of one word of each row: pixels `xa`,
+/// `xb`, filter rows `wa`, `wb` (`off`: the input offset in both halfwords). Written in the
+/// order that keeps at most six widened words live.
+#[inline(always)]
+fn step_2x2<const ARRAY: bool>(
+    [aa, ab, ba, bb]: [i32; 4],
+    xa: &[i8; 4],
+    xb: &[i8; 4],
+    wa: &[i8; 4],
+    wb: &[i8; 4],
+    off: u32,
+) -> [i32; 4] {
+    let wa = word_of(ARRAY, wa);
+    let (wa0, wa1) = (sxtb16(wa), sxtb16_ror8(wa));
+    let xa = word_of(ARRAY, xa);
+    let (xa0, xa1) = (sxtab16(off, xa), sxtab16_ror8(off, xa));
+    let aa = smlad(xa0, wa0, aa);
+    let aa = smlad(xa1, wa1, aa);
+    let xb = word_of(ARRAY, xb);
+    let xb0 = sxtab16(off, xb);
+    let ba = smlad(xb0, wa0, ba);
+    let xb1 = sxtab16_ror8(off, xb);
+    let ba = smlad(xb1, wa1, ba);
+    let wb = word_of(ARRAY, wb);
+    let wb0 = sxtb16(wb);
+    let ab = smlad(xa0, wb0, ab);
+    let bb = smlad(xb0, wb0, bb);
+    let wb1 = sxtb16_ror8(wb);
+    let ab = smlad(xa1, wb1, ab);
+    let bb = smlad(xb1, wb1, bb);
+    [aa, ab, ba, bb]
+}
+
+/// `acc` (`[x.fa, x.fb]`) plus the products of one word of pixel `x` and of filter rows `wa`,
+/// `wb` (the odd last pixel of [`Epilogue::conv1x1_words`]).
+#[inline(always)]
+fn step_1x2([a, b]: [i32; 2], x: &[i8; 4], wa: &[i8; 4], wb: &[i8; 4], off: u32) -> [i32; 2] {
+    let x = load4(x);
+    let (x0, x1) = (sxtab16(off, x), sxtab16_ror8(off, x));
+    let wa = load4(wa);
+    let (wa0, wa1) = (sxtb16(wa), sxtb16_ror8(wa));
+    let a = smlad(x0, wa0, a);
+    let a = smlad(x1, wa1, a);
+    let wb = load4(wb);
+    let (wb0, wb1) = (sxtb16(wb), sxtb16_ror8(wb));
+    let b = smlad(x0, wb0, b);
+    let b = smlad(x1, wb1, b);
+    [a, b]
+}
+
+/// `f(acc, 0)`, then `f` of that and 1, ... up to `N - 1` (`N` at most 16), written out: loops
+/// are not unrolled at opt-level "s", and with constant indices each word is an immediate
+/// offset from the rows' pointers.
+#[inline(always)]
+fn unrolled<A, const N: usize>(mut acc: A, mut f: impl FnMut(A, usize) -> A) -> A {
+    macro_rules! at {
+        ($($i:literal)*) => {$(
+            if $i < N {
+                acc = f(acc, $i);
+            }
+        )*};
+    }
+    at!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15);
+    acc
+}
+
+/// The four sums of a 2 x 2 block of rows of `W` words each (pixels `x`, filter rows `f`) onto
+/// `acc` (`[a.fa, a.fb, b.fa, b.fb]`): sixteen words of each row an iteration when `W` is a
+/// multiple of 16, else eight when a multiple of 8, all of them written out when `W` is 8 at
+/// most (else a word at a time). The loops' words are [`word4`]'s, the others [`load4`]'s (the
+/// compiler's code is best so: measured).
+#[inline(always)]
+fn dot_2x2_rows<const W: usize>(
+    x: &[[[i8; 4]; W]; 2],
+    f: &[[[i8; 4]; W]; 2],
+    off: u32,
+    mut acc: [i32; 4],
+) -> [i32; 4] {
+    let ([xa, xb], [wa, wb]) = (x, f);
+    if W.is_multiple_of(16) {
+        // Sixteen words of each row per iteration, as below (half the loop's overhead).
+        let (mut xs, mut fs) = (
+            x.as_flattened().as_chunks::<16>().0,
+            f.as_flattened().as_chunks::<16>().0,
+        );
+        while let (Some(xa), Some(xb), Some(wa), Some(wb)) =
+            (xs.first(), xs.get(W / 16), fs.first(), fs.get(W / 16))
+        {
+            acc = unrolled::<_, 16>(acc, |acc, i| {
+                match (xa.get(i), xb.get(i), wa.get(i), wb.get(i)) {
+                    (Some(xa), Some(xb), Some(wa), Some(wb)) => {
+                        step_2x2::<false>(acc, xa, xb, wa, wb, off)
+                    }
+                    _ => acc,
+                }
+            });
+            (xs, fs) = (xs.get(1..).unwrap_or(&[]), fs.get(1..).unwrap_or(&[]));
+        }
+    } else if W.is_multiple_of(8) && W > 8 {
+        // Eight words of each row per iteration, walking both pairs of rows from their starts:
+        // a row's word and the second row's are `W` words apart, an immediate offset from one
+        // pointer; the loop ends when the first rows are done.
+        let (mut xs, mut fs) = (
+            x.as_flattened().as_chunks::<8>().0,
+            f.as_flattened().as_chunks::<8>().0,
+        );
+        while let (Some(xa), Some(xb), Some(wa), Some(wb)) =
+            (xs.first(), xs.get(W / 8), fs.first(), fs.get(W / 8))
+        {
+            acc = unrolled::<_, 8>(acc, |acc, i| {
+                match (xa.get(i), xb.get(i), wa.get(i), wb.get(i)) {
+                    (Some(xa), Some(xb), Some(wa), Some(wb)) => {
+                        step_2x2::<false>(acc, xa, xb, wa, wb, off)
+                    }
+                    _ => acc,
+                }
+            });
+            (xs, fs) = (xs.get(1..).unwrap_or(&[]), fs.get(1..).unwrap_or(&[]));
+        }
+    } else if W <= 8 {
+        acc = unrolled::<_, W>(acc, |acc, i| {
+            match (xa.get(i), xb.get(i), wa.get(i), wb.get(i)) {
+                (Some(xa), Some(xb), Some(wa), Some(wb)) => {
+                    step_2x2::<true>(acc, xa, xb, wa, wb, off)
+                }
+                _ => acc,
+            }
+        });
+    } else {
+        // Other counts (not instantiated by the kernel), a word at a time.
+        for (((xa, xb), wa), wb) in xa.iter().zip(xb).zip(wa).zip(wb) {
+            acc = step_2x2::<true>(acc, xa, xb, wa, wb, off);
+        }
+    }
+    acc
+}
+
+/// The two sums of pixel `x` against filter rows `f` of `W` words each onto `acc` (`[x.fa,
+/// x.fb]`), as [`dot_2x2_rows`].
+#[inline(always)]
+fn dot_1x2_rows<const W: usize>(
+    x: &[[i8; 4]; W],
+    f: &[[[i8; 4]; W]; 2],
+    off: u32,
+    mut acc: [i32; 2],
+) -> [i32; 2] {
+    let [wa, wb] = f;
+    if W.is_multiple_of(8) {
+        let (mut xs, mut fs) = (x.as_chunks::<8>().0, f.as_flattened().as_chunks::<8>().0);
+        while let (Some(x), Some(wa), Some(wb)) = (xs.first(), fs.first(), fs.get(W / 8)) {
+            acc = unrolled::<_, 8>(acc, |acc, i| match (x.get(i), wa.get(i), wb.get(i)) {
+                (Some(x), Some(wa), Some(wb)) => step_1x2(acc, x, wa, wb, off),
+                _ => acc,
+            });
+            (xs, fs) = (xs.get(1..).unwrap_or(&[]), fs.get(1..).unwrap_or(&[]));
+        }
+    } else if W < 8 {
+        acc = unrolled::<_, W>(acc, |acc, i| match (x.get(i), wa.get(i), wb.get(i)) {
+            (Some(x), Some(wa), Some(wb)) => step_1x2(acc, x, wa, wb, off),
+            _ => acc,
+        });
+    } else {
+        for ((x, wa), wb) in x.iter().zip(wa).zip(wb) {
+            acc = step_1x2(acc, x, wa, wb, off);
+        }
+    }
+    acc
+}
+
 impl Epilogue<'_> {
+    /// [`conv1x1_blocks`] for rows of `W` words (`4 * W` input channels: `W` 2, 4, 8, 16, 32
+    /// or 64), an even `out_depth` and every channel's multiplier and bias at hand (form `F` 6
+    /// or 5): the loops of one layer shape. Rows of 64 and more channels are written as
+    /// [`Epilogue::pixel_pair`] and the odd last pixel there do (pixel pairs in order, in each
+    /// the channel pairs in order; then the odd last pixel, a channel pair at a time); shorter
+    /// rows a channel pair at a time (its constants read once), in it the pixel pairs in order,
+    /// then the odd last pixel (the output is a slice of its own: the order of the writes is not
+    /// observable). Per block ([`dot_2x2_rows`]): the accumulators start at the channels'
+    /// biases, the sums stay in registers (sixteen or eight words of each row an iteration,
+    /// unrolled), then the channel pair's constants and the four outputs. Returns `false`,
+    /// having written nothing, if the slices are not of that shape. Not inlined: its loops have
+    /// the registers to themselves (and there is no call per pixel pair).
+    #[inline(never)]
+    fn conv1x1_words<const F: u8, const W: usize>(
+        &self,
+        input: &[i8],
+        filter: &[i8],
+        output: &mut [i8],
+        out_depth: usize,
+        offset: i32,
+    ) -> bool {
+        let n = out_depth / 2;
+        let pixels = input.as_chunks::<4>().0.as_chunks::<W>().0;
+        let channel_pairs = filter
+            .as_chunks::<4>()
+            .0
+            .as_chunks::<W>()
+            .0
+            .as_chunks::<2>()
+            .0;
+        if n == 0 {
+            return false;
+        }
+        let (Some(channel_pairs), Some(requant), Some(outputs)) = (
+            channel_pairs.get(..n),
+            self.requant.as_chunks::<2>().0.get(..n),
+            output.as_chunks_mut::<2>().0.get_mut(..pixels.len() * n),
+        ) else {
+            return false;
+        };
+        let Some(bias) = self.bias.and_then(|b| b.as_chunks::<2>().0.get(..n)) else {
+            return false;
+        };
+        let off = splat16(offset);
+        let (pairs, odd) = pixels.as_chunks::<2>();
+        if W <= 8 {
+            // Short rows: a channel pair at a time (its constants once), all pixel pairs, then
+            // the odd last pixel; the output rows (`n` pairs of bytes each) a pixel pair at a
+            // time. (The slices are distinct: the order of the writes is free.)
+            for (j, ((f, r), &[b0, b1])) in channel_pairs.iter().zip(requant).zip(bias).enumerate()
+            {
+                let [r0, r1] = *r;
+                let (c0, c1) = (self.of::<F>(r0, 0), self.of::<F>(r1, 0));
+                let mut ys = outputs.chunks_exact_mut(2 * n);
+                for (x, y) in pairs.iter().zip(&mut ys) {
+                    let [aa, ab, ba, bb] = dot_2x2_rows::<W>(x, f, off, [b0, b1, b0, b1]);
+                    let (ya, yb) = y.split_at_mut(n.min(y.len()));
+                    if let (Some(ya), Some(yb)) = (ya.get_mut(j), yb.get_mut(j)) {
+                        *ya = [self.finish::<F>(aa, c0), self.finish::<F>(ab, c1)];
+                        *yb = [self.finish::<F>(ba, c0), self.finish::<F>(bb, c1)];
+                    }
+                }
+                if let (Some(x), Some(y)) = (odd.first(), ys.into_remainder().get_mut(j)) {
+                    let [a, b] = dot_1x2_rows::<W>(x, f, off, [b0, b1]);
+                    *y = [self.finish::<F>(a, c0), self.finish::<F>(b, c1)];
+                }
+            }
+            return true;
+        }
+        // Long rows: a pixel pair at a time, in it the channel pairs in order; then the odd
+        // last pixel.
+        let Some((ys, y_odd)) = outputs.split_at_mut_checked(pairs.len() * 2 * n) else {
+            return false;
+        };
+        for (x, y) in pairs.iter().zip(ys.chunks_exact_mut(2 * n)) {
+            let (ya, yb) = y.split_at_mut(n.min(y.len()));
+            let ys = ya.iter_mut().zip(yb);
+            for (((f, r), &[b0, b1]), (ya, yb)) in
+                channel_pairs.iter().zip(requant).zip(bias).zip(ys)
+            {
+                let [aa, ab, ba, bb] = dot_2x2_rows::<W>(x, f, off, [b0, b1, b0, b1]);
+                // The constants read after the sums (not kept through their loop).
+                let [r0, r1] = *r;
+                let (c0, c1) = (self.of::<F>(r0, 0), self.of::<F>(r1, 0));
+                *ya = [self.finish::<F>(aa, c0), self.finish::<F>(ab, c1)];
+                *yb = [self.finish::<F>(ba, c0), self.finish::<F>(bb, c1)];
+            }
+        }
+        if let Some(x) = odd.first() {
+            for (((f, r), &b), y) in channel_pairs.iter().zip(requant).zip(bias).zip(y_odd) {
+                let [a, b] = dot_1x2_rows::<W>(x, f, off, b);
+                let [r0, r1] = *r;
+                let (c0, c1) = (self.of::<F>(r0, 0), self.of::<F>(r1, 0));
+                *y = [self.finish::<F>(a, c0), self.finish::<F>(b, c1)];
+            }
+        }
+        true
+    }
+
     /// One pixel pair of [`conv1x1_blocks`]: `x2` the two input pixels, `y2` the two output pixels;
     /// `WORDS` when the rows are whole words (`depth` a multiple of four: no tails; one loop
     /// each way, not a choice per channel pair). Not inlined: the 2 x 2 loop then has the registers to itself (inlined into the kernel it
@@ -1077,6 +1394,40 @@ pub(super) mod tests {
     }
 
     #[test]
+    fn right2_equals_the_fixed_point_function() {
+        let mut rng = Rng(11);
+        let n = if cfg!(miri) { 200 } else { 200_000 };
+        let edges = [
+            0,
+            1,
+            -1,
+            i32::MAX,
+            i32::MIN,
+            i32::MIN + 1,
+            1 << 30,
+            -(1 << 30),
+        ];
+        for k in 0..n {
+            let x = match k % 4 {
+                0 => edges[k / 4 % edges.len()],
+                1 => (rng.next() >> (rng.next() % 32)) as i32 * if k % 8 == 1 { -1 } else { 1 },
+                _ => rng.next() as i32,
+            };
+            let m = match k % 3 {
+                0 => (rng.next() >> 1) as i32,
+                1 => (1 << 30) + (rng.next() >> 2) as i32,
+                _ => [0, 1, i32::MAX, 1 << 30][k % 4],
+            };
+            let t = rng.next() % 30;
+            assert_eq!(
+                right2(x, m, t),
+                super::super::fixed::multiply_by_quantized_multiplier_right2(x, m, t),
+                "{x} {m} {t}"
+            );
+        }
+    }
+
+    #[test]
     fn dot_equals_the_scalar_sum() {
         let mut rng = Rng(7);
         for len in 0..if cfg!(miri) { 10 } else { 40 } {
@@ -1109,13 +1460,23 @@ pub(super) mod tests {
                 ([1, 4, 4], 12, 24),
                 ([1, 1, 7], 3, 2),
                 ([1, 5, 1], 17, 9),
+                // The layers' channel counts (one loop each): 8 to 256 input channels.
+                ([1, 3, 3], 16, 12),
+                ([1, 2, 3], 32, 10),
+                ([1, 1, 5], 64, 8),
+                ([1, 3, 1], 128, 6),
+                ([1, 1, 3], 256, 4),
+                ([1, 2, 2], 256, 2),
+                // Not one of them (24 and 48 input channels), an odd output channel count.
+                ([1, 3, 1], 24, 4),
+                ([1, 1, 4], 48, 5),
             ]
         };
         for &([n, h, w], c, o) in shapes.iter().cycle().take(6 * shapes.len()) {
             let g = geometry([n, h, w, c], [o, 1, 1, c], [n, h, w, o]);
             let p = params(g, &mut rng);
-            let mut input = [0i8; 400];
-            let mut filter = [0i8; 24 * 17];
+            let mut input = [0i8; 1024];
+            let mut filter = [0i8; 24 * 256];
             rng.fill(&mut input);
             rng.fill(&mut filter);
             let bias: [i32; 24] =
@@ -1144,6 +1505,46 @@ pub(super) mod tests {
             &mut out
         ));
         assert_eq!(out, [3; 64]);
+    }
+
+    /// Every loop of [`Epilogue::conv1x1_words`] (each channel count, forms 6 and 5, odd and
+    /// even pixel counts) against the portable kernel, deterministically.
+    #[test]
+    fn conv1x1_layer_loops_equal_the_portable_kernel() {
+        let mut rng = Rng(5);
+        let depths: &[usize] = if cfg!(miri) {
+            &[8, 32]
+        } else {
+            &[8, 16, 32, 64, 128, 256]
+        };
+        for &c in depths {
+            for (requant, form) in [(&REQUANT_TWO, 6), (&REQUANT, 5)] {
+                for (w, o) in [(3, 4), (2, 6), (1, 8)] {
+                    let g = geometry([1, 1, w, c], [o, 1, 1, c], [1, 1, w, o]);
+                    let p = ConvS8 {
+                        geometry: g,
+                        input_offset: [128, -127, 3][c % 3],
+                        output_offset: (rng.next() % 21) as i32 - 10,
+                        requant: &requant[..],
+                        act_min: -128,
+                        act_max: 127,
+                    };
+                    let bias: [i32; 24] =
+                        core::array::from_fn(|_| (rng.next() % 40001) as i32 - 20000);
+                    assert_eq!(Epilogue::new(&p, Some(&bias[..]), o).1, form);
+                    let (mut input, mut filter) = ([0i8; 3 * 256], [0i8; 8 * 256]);
+                    rng.fill(&mut input);
+                    rng.fill(&mut filter);
+                    let (input, filter) = (&input[..w * c], &filter[..o * c]);
+                    let (mut fast, mut slow) = ([0i8; 24], [0i8; 24]);
+                    let len = w * o;
+                    let bias = Some(&bias[..]);
+                    assert!(conv1x1_s8(&p, input, filter, bias, &mut fast[..len]));
+                    conv2d_s8_portable(&p, Part::WHOLE, input, filter, bias, &mut slow[..len]);
+                    assert_eq!(fast[..len], slow[..len], "{:?}", (c, form, w, o));
+                }
+            }
+        }
     }
 
     #[test]
