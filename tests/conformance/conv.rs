@@ -55,13 +55,16 @@ pub struct Window {
 /// The block a model of shape class `blocked` (device sweeps) draws, by the DSP kernels it
 /// runs: 0 the 1 x 1 matrix product (model 0), 1 a 3 x 3 filter with stride 1, 2 a 3 x 3
 /// filter with stride 2, 3 a first layer (1 to 3 input channels, mostly stride 2), 4 a 5 x 5
-/// filter, 5 a dilated 3 x 3 filter; model 1 one of 1 to 5, the others any. Their channel
-/// counts make filter rows of whole words and rows with tails.
+/// filter, 5 a dilated 3 x 3 filter, 6 the 1 x 1 layers' shapes (8 to 256 input channels, a
+/// power of two, and an even number of outputs: the matrix product's loops per channel count);
+/// model 1 one of 1 to 5, model 2 kind 6, the others any. Their channel counts make filter rows
+/// of whole words and rows with tails.
 pub fn blocked_kind(rng: &mut Rng, index: usize) -> usize {
     match index {
         0 => 0,
         1 => rng.size(1, 5),
-        _ => rng.size(0, 5),
+        2 => 6,
+        _ => rng.size(0, 6),
     }
 }
 
@@ -97,6 +100,7 @@ pub fn window(
         // and even pixel counts), and windows of 3 x 3 and 5 x 5 over odd and even widths.
         "blocked" => match kind {
             0 => (rng.pick(&[1, 2]), rng.size(1, 8), rng.size(1, 8), 1, 1),
+            6 => (rng.pick(&[1, 2]), rng.size(1, 6), rng.size(1, 6), 1, 1),
             1 | 2 => (rng.pick(&[1, 2]), rng.size(3, 10), rng.size(3, 11), 3, 3),
             3 => (1, rng.size(5, 16), rng.size(5, 17), 3, 3),
             4 => (1, rng.size(5, 10), rng.size(5, 11), 5, 5),
@@ -112,7 +116,7 @@ pub fn window(
     };
     let (stride, dilation) = match index {
         _ if shape == "blocked" => match kind {
-            0 | 1 => ((1, 1), (1, 1)),
+            0 | 1 | 6 => ((1, 1), (1, 1)),
             2 => ((2, 2), (1, 1)),
             3 => (rng.pick(&[(2, 2), (2, 2), (1, 1)]), (1, 1)),
             4 => (rng.pick(&[(1, 1), (2, 2), (1, 2)]), (1, 1)),
@@ -151,6 +155,7 @@ pub fn channels(rng: &mut Rng, shape: &str, kind: usize) -> (usize, usize) {
             1 | 2 => (rng.pick(&[4, 5, 8, 12, 16, 17, 24, 32]), rng.size(1, 32)),
             3 => (rng.size(1, 3), rng.pick(&[8, 16, 24, 5, 3])),
             4 => (rng.size(1, 8), rng.size(1, 16)),
+            6 => (rng.pick(&[8, 16, 32, 64, 128, 256]), 2 * rng.size(1, 24)),
             _ => (rng.size(1, 16), rng.size(1, 16)),
         },
         _ => (rng.size(16, 96), rng.size(32, 160)),
@@ -320,8 +325,9 @@ fn draw(
     };
     let win = window(rng, shape, padding, index, kind)?;
     let (cin, cout) = channels(rng, shape, kind);
-    // Grouped convolution now and then: the filter covers a divisor of the input channels.
-    let groups = if cin % 2 == 0 && cout % 2 == 0 && rng.chance(0.25) {
+    // Grouped convolution now and then (not in the 1 x 1 layers' shapes, kind 6): the filter
+    // covers a divisor of the input channels.
+    let groups = if kind != 6 && cin % 2 == 0 && cout % 2 == 0 && rng.chance(0.25) {
         2
     } else {
         1

@@ -79,6 +79,11 @@ DEVICE_MUTANTS = {
     "dsp-conv1x1": ("src/kernels/simd.rs",
                     "bb = smlad(xb1, w1, bb);",
                     "bb = smlad(xb0, w1, bb);"),
+    # The 1x1 CONV_2D's loops per input channel count (8 to 256): the second pixel's second
+    # channel with its even input lanes where the odd ones belong.
+    "dsp-conv1x1-words": ("src/kernels/simd.rs",
+                          "    let bb = smlad(xb1, wb1, bb);",
+                          "    let bb = smlad(xb0, wb1, bb);"),
     # The int16 CONV_2D's input pairs: the second pair's halves packed the wrong way round.
     "dsp-s16": ("src/kernels/simd_s16.rs",
                 "(pkhbt(x01, x23), pkhtb(x23, x01))",
@@ -109,7 +114,8 @@ DEVICE_MUTANTS = {
                     "                    sum(t1(hi(xb)), t2(hi(yb))),",
                     "                    sum(t1(lo(xb)), t2(hi(yb))),"),
 }
-DEVICE_MUTANT_OPS = {"dsp-depthwise": "depthwise_conv", "dsp-conv1x1": "conv", "dsp-s16": "conv",
+DEVICE_MUTANT_OPS = {"dsp-depthwise": "depthwise_conv", "dsp-conv1x1": "conv",
+                     "dsp-conv1x1-words": "conv", "dsp-s16": "conv",
                      "dsp-conv": "conv", "dsp-pool": "pooling", "dsp-add-mul": "add,mul",
                      "dsp-pool-s16": "pooling", "dsp-mul-s16": "mul", "dsp-add-s16": "add"}
 
