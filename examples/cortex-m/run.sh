@@ -22,9 +22,9 @@
 #
 #   person-detect.out       its output (checked in the firmware against TFLM's) and stack peak
 #   person-detect-size.txt  text/data/bss of its ELF and what .bss holds
-#   conv-loop.s             the innermost loop of its int8 1x1 CONV_2D kernel (of the function
-#                           of a pixel pair, the innermost loop with the most `smlad`s: the DSP
-#                           extension's blocked matrix product)
+#   conv-loop.s             the innermost loop of its int8 1x1 CONV_2D kernel (of the 1x1
+#                           kernel's functions, the innermost loop with the most `smlad`s: the
+#                           DSP extension's blocked matrix product)
 #
 # and, when STOWPLAN_TFLM_PYTHON names a Python with tflite-micro, firmware_tflm.py
 # recomputes TFLM's output for the same input and it must equal the firmware's. The same for
@@ -129,10 +129,11 @@ if [ -f "$model" ]; then
     echo "person_detect ran in $ms ms (cargo run: QEMU and cargo's start-up)"
     pd_elf="$CARGO_TARGET_DIR/thumbv7em-none-eabihf/release/person_detect"
     sizes "$pd_elf" >"$out/person-detect-size.txt"
-    # The innermost loop of the 1x1 CONV_2D's pixel-pair function (its first instance, when
-    # there are several) with the most smlads: from the target of a backward branch to it.
+    # Of the 1x1 CONV_2D's functions (the loops per input channel count, the pixel pairs of
+    # the other shapes and the entries they are inlined into), the innermost loop with the most
+    # smlads (the first of equals): from the target of a backward branch to it.
     arm-none-eabi-objdump -d -C --no-show-raw-insn "$pd_elf" |
-        awk '/^[0-9a-f]+ <stowplan::kernels::simd::Epilogue::pixel_pair>:/ { if (!seen) on = 1; seen = 1; next }
+        awk '/^[0-9a-f]+ <stowplan::kernels::simd::(Epilogue::conv1x1_words|Epilogue::pixel_pair|conv1x1_blocks|conv1x1_s8)(<.*>)?>:/ { on = 1; next }
             on && /^$/ { on = 0 }
             on { sub(/^ +/, ""); split($0, f, ":"); addr[n] = f[1]; line[n] = $0; n++ }
             END {
