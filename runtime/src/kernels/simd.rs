@@ -1094,6 +1094,39 @@ fn depthwise_one_to_eight<const F: u8>(
     }
 }
 
+/// `acc` plus four taps of [`Window::one_to_four`]: their input values `x` one word, widened
+/// with the offset (`off2`, in both halfwords) to taps (0, 2) and (1, 3) in two instructions,
+/// each tap then against its word `H` of weights (channels 0 and 2 in one widened word, 1 and
+/// 3 in the other) in the halfword it is in.
+#[inline(always)]
+fn four_taps<const H: usize>(
+    [a0, a1, a2, a3]: [i32; 4],
+    x: &[i8; 4],
+    w: &[[i8; 4]; 8],
+    off2: u32,
+) -> [i32; 4] {
+    let x = load4(x);
+    let (x02, x13) = (sxtab16(off2, x), sxtab16_ror8(off2, x));
+    let half = |t: usize| {
+        let w = w.get(2 * t + H).map_or(0, word4);
+        (sxtb16(w), sxtb16_ror8(w))
+    };
+    let (e, o) = half(0);
+    let (a0, a1) = (smlabb(x02, e, a0), smlabb(x02, o, a1));
+    let (a2, a3) = (smlabt(x02, e, a2), smlabt(x02, o, a3));
+    let (e, o) = half(1);
+    let (a0, a1) = (smlabb(x13, e, a0), smlabb(x13, o, a1));
+    let (a2, a3) = (smlabt(x13, e, a2), smlabt(x13, o, a3));
+    // The top halfwords: `x.top * w.bottom` as `SMLABT(w, x)`.
+    let (e, o) = half(2);
+    let (a0, a1) = (smlabt(e, x02, a0), smlabt(o, x02, a1));
+    let (a2, a3) = (smlatt(x02, e, a2), smlatt(x02, o, a3));
+    let (e, o) = half(3);
+    let (a0, a1) = (smlabt(e, x13, a0), smlabt(o, x13, a1));
+    let (a2, a3) = (smlatt(x13, e, a2), smlatt(x13, o, a3));
+    [a0, a1, a2, a3]
+}
+
 /// The valid taps of a window: `rows` rows of `taps` taps, `input_row` / `filter_row` elements
 /// from a row's first tap to the next row's in the input / the filter.
 struct Window {
@@ -1252,6 +1285,33 @@ impl Window {
                 }
                 return acc;
             }
+        }
+        // Rows as wide as the filter's, in blocks of four taps ([`four_taps`]; the layers'
+        // windows away from the edges): the window's weights are one run, walked once; the
+        // input steps from row to row.
+        if taps == self.filter_row && taps.is_multiple_of(4) && taps <= self.input_row {
+            let off2 = splat16(offset);
+            // The sums as four scalars (an array here, the return value, is kept in memory).
+            let (mut a0, mut a1, mut a2, mut a3) = (0, 0, 0, 0);
+            // The window's span of the input: its rows from their first taps, the last row's
+            // taps (the rows as chunks of the input row's length).
+            let span = (self.rows.saturating_sub(1))
+                .checked_mul(self.input_row)
+                .and_then(|n| n.checked_add(taps))
+                .and_then(|n| xs.get(..n));
+            let blocks = ws.get(..2 * taps * self.rows).map(|w| w.as_chunks::<8>().0);
+            if let (Some(span), Some(blocks)) = (span, blocks) {
+                let mut blocks = blocks.iter();
+                for xr in span.chunks(self.input_row.max(1)) {
+                    for x in first(xr, taps).as_chunks::<4>().0 {
+                        let Some(w) = blocks.next() else {
+                            break;
+                        };
+                        [a0, a1, a2, a3] = four_taps::<H>([a0, a1, a2, a3], x, w, off2);
+                    }
+                }
+            }
+            return [a0, a1, a2, a3];
         }
         let mut acc = [0_i32; 4];
         let (mut xi, mut wi) = (0, 0);
@@ -1567,6 +1627,9 @@ pub(super) mod tests {
                 ([6, 5, 1], [3, 3], 2, 1, 8),
                 ([12, 9, 1], [5, 4], 2, 2, 8),
                 ([7, 8, 1], [4, 4], 1, 2, 8),
+                // Rows of eight taps (the audio models' 10 x 8 window) with edges.
+                ([14, 12, 1], [10, 8], 2, 4, 8),
+                ([9, 10, 1], [3, 8], 1, 2, 8),
                 ([4, 4, 2], [3, 2], 1, 1, 4),
                 ([5, 4, 3], [1, 3], 1, 1, 4),
             ]
@@ -1585,7 +1648,7 @@ pub(super) mod tests {
             };
             let p = params(g, &mut rng);
             let mut input = [0i8; 600];
-            let mut filter = [0i8; 160];
+            let mut filter = [0i8; 640];
             rng.fill(&mut input);
             rng.fill(&mut filter);
             let bias: [i32; 24] = core::array::from_fn(|_| (rng.next() % 2001) as i32 - 1000);
