@@ -95,7 +95,8 @@ fn draw(
     if shape == "blocked" {
         // The DSP kernels' blocks (device sweeps), no dilation: model 0 depth multiplier 1 with
         // a channel count that has a loop of its own (8 to 256), model 1 one input channel to
-        // eight (SAME) or a multiplier of 4 (VALID: the block loop's other form), model 2 depth
+        // eight (SAME; rows of 4 or 8 taps) or a multiplier of 4 (VALID: the block loop's
+        // other form), model 2 depth
         // multiplier 1 with another channel count (the general block loop), the others any of
         // these. Models 0 and 1 have weights that differ from channel to channel (model 2's
         // are all 127, `suite::weights_for`).
@@ -126,6 +127,16 @@ fn draw(
             rng.pick(&[1, 3, 5, 2]),
             rng.pick(&[1, 3, 5, 4]),
             2 * rng.size(0, 4) + 1,
+        ),
+        // Model 1's one channel to eight: a window of rows of four or eight taps, as the
+        // audio models' (micro_speech: 10 x 8), over inputs wider than it.
+        "blocked" if (dm, index) == (8, 1) => (
+            rng.pick(&[1, 2]),
+            rng.size(3, 14),
+            rng.size(8, 16),
+            rng.size(1, 10),
+            rng.pick(&[4, 8]),
+            1,
         ),
         "blocked" => (
             rng.pick(&[1, 2]),

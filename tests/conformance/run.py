@@ -75,6 +75,11 @@ DEVICE_MUTANTS = {
     "dsp-depthwise": ("src/kernels/simd.rs",
                       "                smlatt(x02, w02, a2),",
                       "                smlabt(x02, w02, a2),"),
+    # DEPTHWISE_CONV_2D one channel to eight over rows of four taps: the fourth tap's channel 0
+    # multiplied by the third tap's input.
+    "dsp-depthwise-rows": ("src/kernels/simd.rs",
+                           "    let (a0, a1) = (smlabt(e, x13, a0), smlabt(o, x13, a1));",
+                           "    let (a0, a1) = (smlabt(e, x02, a0), smlabt(o, x13, a1));"),
     # The 1x1 CONV_2D's pixel pair: one SMLAD of the second pixel with the wrong input lanes.
     "dsp-conv1x1": ("src/kernels/simd.rs",
                     "bb = smlad(xb1, w1, bb);",
@@ -114,7 +119,8 @@ DEVICE_MUTANTS = {
                     "                    sum(t1(hi(xb)), t2(hi(yb))),",
                     "                    sum(t1(lo(xb)), t2(hi(yb))),"),
 }
-DEVICE_MUTANT_OPS = {"dsp-depthwise": "depthwise_conv", "dsp-conv1x1": "conv",
+DEVICE_MUTANT_OPS = {"dsp-depthwise": "depthwise_conv", "dsp-depthwise-rows": "depthwise_conv",
+                     "dsp-conv1x1": "conv",
                      "dsp-conv1x1-words": "conv", "dsp-s16": "conv",
                      "dsp-conv": "conv", "dsp-pool": "pooling", "dsp-add-mul": "add,mul",
                      "dsp-pool-s16": "pooling", "dsp-mul-s16": "mul", "dsp-add-s16": "add"}
