@@ -21,9 +21,9 @@
 //! products, accumulators stay in registers) with the same results, and so do CONV_2D's other
 //! shapes (`simd_conv`: 3 x 3, 5 x 5, strided, padded, dilated, the first layers' few input
 //! channels), the int16 CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED (`simd_s16`: `SMLALD`
-//! and `SMLAD` on pairs of int16 values), the int8 pools, the int16 MAX_POOL_2D and the int8
-//! ADD and MUL (`simd_elementwise`: `SSUB8`/`SEL` maxima, `SXTAB16` sums, four elements a
-//! block); their instructions come from the crate's `dsp` module, the one place with `unsafe`
+//! and `SMLAD` on pairs of int16 values), the int8 and int16 pools, ADD and MUL
+//! (`simd_elementwise`: `SSUB8`/`SSUB16` and `SEL` maxima, `SXTAB16`/`SXTAH` sums, four
+//! elements a block); their instructions come from the crate's `dsp` module, the one place with `unsafe`
 //! (`asm!`), outside this module.
 //! Elsewhere (Armv6-M, the host, miri) the portable loops run; the tests run the blocked loops
 //! on the host with a portable definition of each instruction.
@@ -90,7 +90,7 @@ mod simd_conv;
 // The int16 (16x8) CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED blocked likewise.
 #[cfg(any(stowplan_dsp, test))]
 mod simd_s16;
-// The pools and the int8 ADD and MUL, blocked likewise.
+// The pools, ADD and MUL (int8 and int16), blocked likewise.
 #[cfg(any(stowplan_dsp, test))]
 mod simd_elementwise;
 #[cfg(test)]
