@@ -22,10 +22,13 @@
 //!
 //! and exits with status 0 (1 when a model's inputs do not fit its arena, or a panic).
 //!
-//! A model the image has no room for is not left out silently: its arena and persistent
-//! region must fit the RAM beside the earlier models' ([`RAM_BYTES`] less [`STACK_BYTES`]), its
-//! input sets and model file the flash ([`FLASH_BYTES`] less [`CODE_BYTES`]); a model past either
-//! is marked `unrun` in the manifest, with the numbers, and `run.py` reports it as a failure.
+//! The models go into images in order: a model's arena and persistent region must fit the RAM
+//! beside the earlier models' of its image ([`RAM_BYTES`] less [`STACK_BYTES`]), its input sets
+//! and model file the flash ([`FLASH_BYTES`] less [`CODE_BYTES`]); a model past either starts
+//! the next image. `gen --device --part K` writes image `K` (the manifest says how many there
+//! are, `parts`, and each model's, `part`), and `run.py` builds and runs them one after the
+//! other. A model that does not fit even an empty image is not left out silently: it is marked
+//! `unrun` in the manifest, with the numbers, and `run.py` reports it as a failure.
 //! `tests/conformance/run.py --device` parses it into `DIR/ours/<id>.bin` and
 //! `DIR/ours/<id>.params`, the files the host sweep's binary writes, and compares them with
 //! TFLite Micro's the same way.

@@ -4,7 +4,7 @@
 //!
 //! ```text
 //! stowplan-conformance gen --out DIR [--seed N] [--slice K] [--ops conv,add] [--values N]
-//!                          [--runtime PATH] [--device]
+//!                          [--runtime PATH] [--device [--part K]]
 //! ```
 //!
 //! `DIR/manifest.json` lists the variants and their models; `DIR/models/<id>.tflite` are the
@@ -21,7 +21,8 @@
 //! `--device` writes the sweep as firmware for the Cortex-M4 of QEMU's `mps2-an386` instead
 //! (`DIR/firmware/`, see `device.rs`), with the variants of the op modules that run there
 //! (`device::OPS`, unless `--ops` names others) of int8 and int16 types (`device::types_run`); the slice
-//! is chosen among those alone.
+//! is chosen among those alone. A slice larger than one image's RAM or flash is spread over
+//! several: `--part K` writes image `K` (from 0; the manifest's `parts` says how many).
 #![forbid(unsafe_code)]
 
 mod activations;
@@ -274,12 +275,15 @@ struct Args {
     values: usize,
     runtime: Option<PathBuf>,
     device: bool,
+    /// The firmware image to write (`--part`, device sweeps): a slice larger than one image's
+    /// RAM or flash is spread over several, image 0 first.
+    part: usize,
 }
 
 fn parse_args() -> Result<Args, String> {
     let mut it = std::env::args().skip(1);
     if it.next().as_deref() != Some("gen") {
-        return Err("usage: stowplan-conformance gen --out DIR [--seed N] [--slice K] [--ops a,b] [--values N] [--runtime PATH] [--device]".into());
+        return Err("usage: stowplan-conformance gen --out DIR [--seed N] [--slice K] [--ops a,b] [--values N] [--runtime PATH] [--device [--part K]]".into());
     }
     let mut args = Args {
         out: PathBuf::new(),
@@ -289,6 +293,7 @@ fn parse_args() -> Result<Args, String> {
         values: suite::TARGET.values,
         runtime: None,
         device: false,
+        part: 0,
     };
     while let Some(flag) = it.next() {
         let mut value = || it.next().ok_or_else(|| format!("{flag} needs a value"));
@@ -300,11 +305,15 @@ fn parse_args() -> Result<Args, String> {
             "--values" => args.values = value()?.parse().map_err(|e| format!("--values: {e}"))?,
             "--runtime" => args.runtime = Some(PathBuf::from(value()?)),
             "--device" => args.device = true,
+            "--part" => args.part = value()?.parse().map_err(|e| format!("--part: {e}"))?,
             other => return Err(format!("unknown argument {other:?}")),
         }
     }
     if args.out.as_os_str().is_empty() {
         return Err("--out DIR is required".into());
+    }
+    if args.part > 0 && !args.device {
+        return Err("--part is for --device sweeps".into());
     }
     Ok(args)
 }
@@ -364,19 +373,25 @@ fn generate(args: &Args) -> Result<(), String> {
     };
     let out = &args.out;
     let sweep = out.join(if args.device { "firmware" } else { "sweep" });
-    // Nothing of an earlier sweep survives: its models, inputs, outputs and generated modules.
-    for dir in [
+    // Nothing of an earlier sweep survives: its models, inputs, outputs and generated modules
+    // (a device sweep's later images keep the outputs the earlier ones wrote).
+    let outputs = [out.join("ours"), out.join("tflm")];
+    let written = [
         out.join("inputs"),
-        out.join("ours"),
-        out.join("tflm"),
         sweep.join("models"),
         sweep.join("src/gen"),
-    ] {
-        if dir.exists() {
-            std::fs::remove_dir_all(&dir)
+    ];
+    let first = args.part == 0;
+    for (dir, clear) in written
+        .iter()
+        .map(|d| (d, true))
+        .chain(outputs.iter().map(|d| (d, first)))
+    {
+        if clear && dir.exists() {
+            std::fs::remove_dir_all(dir)
                 .map_err(|e| format!("cannot clear {}: {e}", dir.display()))?;
         }
-        std::fs::create_dir_all(&dir)
+        std::fs::create_dir_all(dir)
             .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     }
     let runtime = match &args.runtime {
@@ -408,12 +423,16 @@ fn generate(args: &Args) -> Result<(), String> {
     let mut table = String::new();
     let mut entries = String::new();
     let mut ids = Vec::new();
-    // Bytes of RAM the device sweep's static arenas and persistent regions take so far, and
-    // of flash its input sets and model files (an upper bound on the constants kept) take.
+    // Bytes of RAM the device sweep's static arenas and persistent regions take so far in the
+    // current firmware image (`part`, with `in_part` models), and of flash its input sets and
+    // model files (an upper bound on the constants kept) take; a model that does not fit
+    // starts the next image. The written image's totals.
+    let (mut part, mut in_part) = (0usize, 0usize);
     let mut ram = 0u64;
     let ram_budget = (device::RAM_BYTES - device::STACK_BYTES) as u64;
     let mut flash = 0u64;
     let flash_budget = (device::FLASH_BYTES - device::CODE_BYTES) as u64;
+    let (mut part_ram, mut part_flash) = (0u64, 0u64);
     let mut n = 0usize;
     for v in &variants {
         let mut models = Vec::new();
@@ -433,6 +452,7 @@ fn generate(args: &Args) -> Result<(), String> {
                 .render();
             let mut statuses = false;
             let mut unrun = serde_json::Value::Null;
+            let mut image = serde_json::Value::Null;
             let (refused, params) = match rendered {
                 Ok((text, generated)) if args.device => {
                     let params = param_names(&text);
@@ -441,21 +461,32 @@ fn generate(args: &Args) -> Result<(), String> {
                     let bytes = generated.arena_bytes.div_ceil(16) * 16
                         + generated.persistent_bytes.div_ceil(16) * 16;
                     let data = (inputs.len() + case.model.len()) as u64;
-                    if ram + bytes > ram_budget {
+                    if in_part > 0 && (ram + bytes > ram_budget || flash + data > flash_budget) {
+                        (part, in_part, ram, flash) = (part + 1, 0, 0, 0);
+                    }
+                    if bytes > ram_budget {
                         unrun = serde_json::Value::String(format!(
-                            "its arena and persistent region ({bytes} B) do not fit the \
-                             firmware's RAM beside the other models' ({ram} of {ram_budget} B \
-                             taken)"
+                            "its arena and persistent region ({bytes} B) do not fit a \
+                             firmware image's RAM ({ram_budget} B)"
                         ));
-                    } else if flash + data > flash_budget {
+                    } else if data > flash_budget {
                         unrun = serde_json::Value::String(format!(
-                            "its input sets and model ({data} B) do not fit the firmware's \
-                             flash beside the other models' ({flash} of {flash_budget} B taken)"
+                            "its input sets and model ({data} B) do not fit a firmware \
+                             image's flash ({flash_budget} B)"
                         ));
                     } else {
                         ram += bytes;
                         flash += data;
+                        in_part += 1;
+                        image = serde_json::json!(part);
+                    }
+                    // Every image's modules (`run.py` reads them all), the firmware includes
+                    // this one's.
+                    if !image.is_null() {
                         write(&sweep.join(format!("src/gen/{id}.rs")), text.as_bytes())?;
+                    }
+                    if image == serde_json::json!(args.part) {
+                        (part_ram, part_flash) = (ram, flash);
                         let _ = writeln!(includes, "include!(\"gen/{id}.rs\");");
                         entries.push_str(&device::entry(
                             &id,
@@ -520,6 +551,7 @@ fn generate(args: &Args) -> Result<(), String> {
                 "params": params,
                 "status": statuses,
                 "unrun": unrun,
+                "part": image,
             }));
         }
         manifest.push(serde_json::json!({
@@ -538,8 +570,10 @@ fn generate(args: &Args) -> Result<(), String> {
         "seed": args.seed,
         "slice": args.slice,
         "device": args.device,
-        "ram_bytes": ram,
-        "flash_bytes": flash,
+        "part": args.part,
+        "parts": part + usize::from(in_part > 0),
+        "ram_bytes": part_ram,
+        "flash_bytes": part_flash,
         "variants": manifest,
     });
     write(

@@ -24,12 +24,13 @@ and its per-op glue, transcribed). A model one side refuses and the other runs i
 
 `--device` proves the kernels as they run on the Cortex-M4 (the DSP extension's, cfg
 `stowplan_dsp`): `gen --device` draws the slice from the int8 and int16 variants of the ops
-with DSP kernels (CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED) and of the elementwise ops and
-pools (tests/conformance/device.rs), and writes it as one firmware image for QEMU's
-mps2-an386 (thumbv7em-none-eabihf) carrying every model and its input sets; the firmware
-prints every output (hex on semihosting's standard output), which is compared with TFLM's,
-computed on the host, as the host sweep's are. The firmware must contain the runtime's DSP
-kernels (`kernels::simd` and its siblings `simd_*`) when the slice has an op with them, and a model the image has no
+with DSP kernels (CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED, ADD, MUL and the pools;
+tests/conformance/device.rs), and writes it as a firmware image for QEMU's mps2-an386
+(thumbv7em-none-eabihf) carrying every model and its input sets (as several images, run one
+after the other, when they do not fit one: `gen --part K`); the firmware prints every output
+(hex on semihosting's standard output), which is compared with TFLM's, computed on the host,
+as the host sweep's are. The firmware must contain the runtime's DSP kernels (`kernels::simd`
+and its siblings `simd_*`) when its models have an op with them, and a model no image has
 room for is a failure. `--device --self-test` perturbs DSP kernels (DEVICE_MUTANTS); each must
 make the device slice fail.
 
@@ -639,8 +640,10 @@ def dsp_check(elf):
     """The firmware's DSP kernels: (functions of the runtime's `kernels::simd*` modules not
     inlined, DSP multiply-accumulates, SIMD widenings and selects). The modules exist only with
     cfg `stowplan_dsp` (the runtime's build script sets it for thumbv7em targets), and the SIMD
-    instructions come only from them: none of those means the firmware runs the portable
-    kernels, and that is an error."""
+    instructions come only from them: none of those in any image of a sweep with ops that have
+    DSP kernels means the firmware runs the portable kernels, and that is an error
+    (`dsp_missing`). One image may lack them: the compiler drops a DSP path its models'
+    constant parameters never take (an ADD image of broadcasts alone)."""
     symbols = [line for line in tool("arm-none-eabi-nm", "-C", str(elf)).splitlines()
                if "stowplan::kernels::simd" in line]
     # Instruction lines: "  addr:\tmnemonic\toperands".
@@ -649,11 +652,14 @@ def dsp_check(elf):
             if "\t" in line]
     mac = sum(1 for op in code if op in DSP_MACS)
     simd = sum(1 for op in code if op in DSP_SIMD)
-    if not simd:
-        sys.exit(f"the firmware {elf} lacks the runtime's DSP kernels ({len(symbols)} functions "
-                 f"of kernels::simd*, {mac} DSP multiply-accumulates, no SXTB16, SXTAB16, SSUB8, "
-                 "SSUB16 or SEL): is cfg stowplan_dsp set for thumbv7em (runtime/build.rs)?")
     return len(symbols), mac, simd
+
+
+def dsp_missing(elf, functions, mac):
+    """Exits: no image of the sweep has the runtime's DSP kernels (`dsp_check`)."""
+    sys.exit(f"the firmware {elf} lacks the runtime's DSP kernels ({functions} functions "
+             f"of kernels::simd*, {mac} DSP multiply-accumulates, no SXTB16, SXTAB16, SSUB8, "
+             "SSUB16 or SEL): is cfg stowplan_dsp set for thumbv7em (runtime/build.rs)?")
 
 
 def parse_device(out, text):
@@ -694,13 +700,42 @@ def parse_device(out, text):
 
 def device_sweep(out, seed, slice_k, ops, values, jobs, runtime=None, locked=True):
     """sweep() on the Cortex-M4: generates the firmware, builds it for thumbv7em-none-eabihf,
-    runs it under QEMU, runs TFLM, compares. Returns (rows, failures)."""
+    runs it under QEMU, runs TFLM, compares. A slice larger than one image's RAM or flash runs
+    as several images, one after the other (`gen --part K`). Returns (rows, failures)."""
+    firmware_failures = []
+    part, parts = 0, 1
+    # The DSP check of the images with ops that have DSP kernels: (elf, functions, MACs, SIMD).
+    checks = []
+    while part < parts:
+        manifest, failures, check = device_image(out, seed, slice_k, ops, values, part, runtime,
+                                                 locked)
+        firmware_failures += failures
+        checks += [check] if check else []
+        parts = manifest["parts"]
+        part += 1
+    if checks and not any(simd for _, _, _, simd in checks):
+        dsp_missing(*checks[0][:3])
+    t3 = time.time()
+    ids = [m["id"] for v in manifest["variants"] for m in v["models"]]
+    groups = [ids[i:i + 40] for i in range(0, len(ids), 40)]
+    run_tflm(out, groups, jobs)
+    t4 = time.time()
+    log(f"  TFLM ran in {t4 - t3:.1f} s")
+    rows, failures = evaluate(out, manifest)
+    log(f"  compared in {time.time() - t4:.1f} s")
+    return rows, firmware_failures + failures
+
+
+def device_image(out, seed, slice_k, ops, values, part, runtime, locked):
+    """Generates, builds and runs firmware image `part` of a device sweep, writing its models'
+    outputs to ours/. Returns (the manifest, the failures the firmware shows, its DSP check or
+    None when no model of the image has an op with DSP kernels)."""
     t0 = time.time()
     gen = ["run", "-q", "-p", "stowplan-conformance"]
     if locked:
         gen.insert(1, "--locked")
     gen += ["--", "gen", "--device", "--out", str(out), "--seed", str(seed), "--values",
-            str(values)]
+            str(values), "--part", str(part)]
     if slice_k:
         gen += ["--slice", str(slice_k)]
     if ops:
@@ -709,6 +744,8 @@ def device_sweep(out, seed, slice_k, ops, values, jobs, runtime=None, locked=Tru
         gen += ["--runtime", str(runtime)]
     cargo(*gen)
     manifest = json.loads((out / "manifest.json").read_text())
+    if manifest["parts"] > 1:
+        log(f"  firmware image {part + 1} of {manifest['parts']}")
     firmware = out / "firmware"
     # The firmware's dependencies at the versions the Cortex-M example locks (a starting point:
     # cargo drops what the firmware does not use), so the build needs no other crates; without
@@ -726,13 +763,16 @@ def device_sweep(out, seed, slice_k, ops, values, jobs, runtime=None, locked=Tru
     elf = target_dir() / "thumbv7em-none-eabihf" / "release" / manifest["package"]
     text_b, data_b, bss_b = tool("arm-none-eabi-size", str(elf)).splitlines()[1].split()[:3]
     sizes = (f"text {int(text_b):,} B, data {int(data_b):,} B, bss {int(bss_b):,} B")
-    if any(v["builtin"] in DSP_BUILTINS and any(m["refused"] is None for m in v["models"])
+    check = None
+    if any(v["builtin"] in DSP_BUILTINS and
+           any(m["refused"] is None and m["part"] == part for m in v["models"])
            for v in manifest["variants"]):
         functions, mac, other = dsp_check(elf)
+        check = (elf, functions, mac, other)
         log(f"  firmware built in {t2 - t1:.1f} s: {sizes}; DSP kernels: {functions} functions "
             f"of kernels::simd*, {mac} DSP multiply-accumulates, {other} SIMD widenings and selects")
     else:
-        log(f"  firmware built in {t2 - t1:.1f} s: {sizes}; no op of the slice has DSP kernels")
+        log(f"  firmware built in {t2 - t1:.1f} s: {sizes}; no op of the image has DSP kernels")
     qemu = ["qemu-system-arm", "-cpu", "cortex-m4", "-machine", "mps2-an386", "-nographic",
             "-semihosting-config", "enable=on,target=native", "-kernel", str(elf)]
     try:
@@ -741,19 +781,11 @@ def device_sweep(out, seed, slice_k, ops, values, jobs, runtime=None, locked=Tru
     except subprocess.TimeoutExpired as e:
         stdout = e.stdout.decode() if isinstance(e.stdout, bytes) else (e.stdout or "")
         status = "timeout (600 s)"
-    firmware_failures = parse_device(out, stdout)
+    failures = parse_device(out, stdout)
     if status != 0:
-        firmware_failures.append(f"the firmware exited with status {status}")
-    t3 = time.time()
-    log(f"  firmware ran in {t3 - t2:.1f} s (QEMU mps2-an386, Cortex-M4)")
-    ids = [m["id"] for v in manifest["variants"] for m in v["models"]]
-    groups = [ids[i:i + 40] for i in range(0, len(ids), 40)]
-    run_tflm(out, groups, jobs)
-    t4 = time.time()
-    log(f"  TFLM ran in {t4 - t3:.1f} s")
-    rows, failures = evaluate(out, manifest)
-    log(f"  compared in {time.time() - t4:.1f} s")
-    return rows, firmware_failures + failures
+        failures.append(f"the firmware exited with status {status}")
+    log(f"  firmware ran in {time.time() - t2:.1f} s (QEMU mps2-an386, Cortex-M4)")
+    return manifest, failures, check
 
 
 def standalone_manifest(text):
@@ -838,7 +870,7 @@ def main():
                     help="run the slice with each perturbed kernel; each must fail")
     ap.add_argument("--mutants", help="with --self-test: only these mutants, comma-separated")
     ap.add_argument("--device", action="store_true",
-                    help="the int8 slice on the Cortex-M4 under QEMU (one firmware image)")
+                    help="the int8 and int16 slice on the Cortex-M4 under QEMU")
     ap.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
