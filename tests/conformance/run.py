@@ -580,8 +580,14 @@ def sweep(out, seed, slice_k, ops, values, jobs, runtime=None, locked=True):
     p = subprocess.run([str(binary), str(out)], capture_output=True, text=True)
     if p.returncode != 0:
         log(p.stderr)
+    log(f"  stowplan ran in {time.time() - t2:.1f} s")
+    return tflm_and_compare(out, manifest, jobs)
+
+
+def tflm_and_compare(out, manifest, jobs):
+    """Runs TFLM on the sweep's models and compares its outputs and parameters with ours/.
+    Returns (rows, failures)."""
     t3 = time.time()
-    log(f"  stowplan ran in {t3 - t2:.1f} s")
     # TFLM children of about 40 models each (a child's start-up costs as much as many models).
     ids = [m["id"] for v in manifest["variants"] for m in v["models"]]
     groups = [ids[i:i + 40] for i in range(0, len(ids), 40)]
@@ -715,14 +721,7 @@ def device_sweep(out, seed, slice_k, ops, values, jobs, runtime=None, locked=Tru
         part += 1
     if checks and not any(simd for _, _, _, simd in checks):
         dsp_missing(*checks[0][:3])
-    t3 = time.time()
-    ids = [m["id"] for v in manifest["variants"] for m in v["models"]]
-    groups = [ids[i:i + 40] for i in range(0, len(ids), 40)]
-    run_tflm(out, groups, jobs)
-    t4 = time.time()
-    log(f"  TFLM ran in {t4 - t3:.1f} s")
-    rows, failures = evaluate(out, manifest)
-    log(f"  compared in {time.time() - t4:.1f} s")
+    rows, failures = tflm_and_compare(out, manifest, jobs)
     return rows, firmware_failures + failures
 
 
