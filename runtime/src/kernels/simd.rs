@@ -1299,7 +1299,10 @@ impl Window {
                 .checked_mul(self.input_row)
                 .and_then(|n| n.checked_add(taps))
                 .and_then(|n| xs.get(..n));
-            let blocks = ws.get(..2 * taps * self.rows).map(|w| w.as_chunks::<8>().0);
+            let blocks = (2 * taps)
+                .checked_mul(self.rows)
+                .and_then(|n| ws.get(..n))
+                .map(|w| w.as_chunks::<8>().0);
             if let (Some(span), Some(blocks)) = (span, blocks) {
                 let mut blocks = blocks.iter();
                 for xr in span.chunks(self.input_row.max(1)) {
