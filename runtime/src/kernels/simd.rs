@@ -510,6 +510,36 @@ fn unrolled<A, const N: usize>(mut acc: A, mut f: impl FnMut(A, usize) -> A) -> 
     acc
 }
 
+/// [`dot_2x2_rows`] in blocks of `N` words of each row per iteration, walking both pairs of
+/// rows from their starts: a row's word and the second row's are `W` words apart, an immediate
+/// offset from one pointer; the loop ends when the first rows are done (`W` a multiple of `N`).
+#[inline(always)]
+fn dot_2x2_blocks<const W: usize, const N: usize>(
+    x: &[[[i8; 4]; W]; 2],
+    f: &[[[i8; 4]; W]; 2],
+    off: u32,
+    mut acc: [i32; 4],
+) -> [i32; 4] {
+    let (mut xs, mut fs) = (
+        x.as_flattened().as_chunks::<N>().0,
+        f.as_flattened().as_chunks::<N>().0,
+    );
+    while let (Some(xa), Some(xb), Some(wa), Some(wb)) =
+        (xs.first(), xs.get(W / N), fs.first(), fs.get(W / N))
+    {
+        acc = unrolled::<_, N>(acc, |acc, i| {
+            match (xa.get(i), xb.get(i), wa.get(i), wb.get(i)) {
+                (Some(xa), Some(xb), Some(wa), Some(wb)) => {
+                    step_2x2::<false>(acc, xa, xb, wa, wb, off)
+                }
+                _ => acc,
+            }
+        });
+        (xs, fs) = (xs.get(1..).unwrap_or(&[]), fs.get(1..).unwrap_or(&[]));
+    }
+    acc
+}
+
 /// The four sums of a 2 x 2 block of rows of `W` words each (pixels `x`, filter rows `f`) onto
 /// `acc` (`[a.fa, a.fb, b.fa, b.fb]`): sixteen words of each row an iteration when `W` is a
 /// multiple of 16, else eight when a multiple of 8, all of them written out when `W` is 8 at
@@ -524,45 +554,10 @@ fn dot_2x2_rows<const W: usize>(
 ) -> [i32; 4] {
     let ([xa, xb], [wa, wb]) = (x, f);
     if W.is_multiple_of(16) {
-        // Sixteen words of each row per iteration, as below (half the loop's overhead).
-        let (mut xs, mut fs) = (
-            x.as_flattened().as_chunks::<16>().0,
-            f.as_flattened().as_chunks::<16>().0,
-        );
-        while let (Some(xa), Some(xb), Some(wa), Some(wb)) =
-            (xs.first(), xs.get(W / 16), fs.first(), fs.get(W / 16))
-        {
-            acc = unrolled::<_, 16>(acc, |acc, i| {
-                match (xa.get(i), xb.get(i), wa.get(i), wb.get(i)) {
-                    (Some(xa), Some(xb), Some(wa), Some(wb)) => {
-                        step_2x2::<false>(acc, xa, xb, wa, wb, off)
-                    }
-                    _ => acc,
-                }
-            });
-            (xs, fs) = (xs.get(1..).unwrap_or(&[]), fs.get(1..).unwrap_or(&[]));
-        }
+        // Sixteen words of each row per iteration (half the loop's overhead).
+        acc = dot_2x2_blocks::<W, 16>(x, f, off, acc);
     } else if W.is_multiple_of(8) && W > 8 {
-        // Eight words of each row per iteration, walking both pairs of rows from their starts:
-        // a row's word and the second row's are `W` words apart, an immediate offset from one
-        // pointer; the loop ends when the first rows are done.
-        let (mut xs, mut fs) = (
-            x.as_flattened().as_chunks::<8>().0,
-            f.as_flattened().as_chunks::<8>().0,
-        );
-        while let (Some(xa), Some(xb), Some(wa), Some(wb)) =
-            (xs.first(), xs.get(W / 8), fs.first(), fs.get(W / 8))
-        {
-            acc = unrolled::<_, 8>(acc, |acc, i| {
-                match (xa.get(i), xb.get(i), wa.get(i), wb.get(i)) {
-                    (Some(xa), Some(xb), Some(wa), Some(wb)) => {
-                        step_2x2::<false>(acc, xa, xb, wa, wb, off)
-                    }
-                    _ => acc,
-                }
-            });
-            (xs, fs) = (xs.get(1..).unwrap_or(&[]), fs.get(1..).unwrap_or(&[]));
-        }
+        acc = dot_2x2_blocks::<W, 8>(x, f, off, acc);
     } else if W <= 8 {
         acc = unrolled::<_, W>(acc, |acc, i| {
             match (xa.get(i), xb.get(i), wa.get(i), wb.get(i)) {
