@@ -81,7 +81,7 @@ mod kernels;
 // The instructions the kernels' blocked loops use, declared beside them as in the runtime (its
 // portable semantics here: the planner runs on the host).
 #[cfg(test)]
-#[path = "runtime_kernels/dsp.rs"]
+#[path = "runtime_kernels/shared/dsp.rs"]
 #[allow(dead_code)]
 mod dsp;
 pub mod lifetime;

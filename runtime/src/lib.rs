@@ -146,9 +146,10 @@ mod dynamic;
 // kernels with `unsafe` (`asm!`, with cfg `stowplan_dsp`), so declared here, outside `kernels`,
 // which forbids it. It lives in the kernels' folder so that the planner, which compiles the
 // kernels' files for folding, finds it too (with no `stowplan_dsp` on the host: no `unsafe`).
-// Its users (`kernels::simd`) exist with `stowplan_dsp` and in tests.
+// Its users (the ops' `dsp` modules, `kernels::shared::blocked`) exist with `stowplan_dsp` and in
+// tests.
 #[cfg(all(feature = "kernels", any(stowplan_dsp, test)))]
-#[path = "kernels/dsp.rs"]
+#[path = "kernels/shared/dsp.rs"]
 mod dsp;
 #[cfg(feature = "kernels")]
 #[cfg_attr(docsrs, doc(cfg(feature = "kernels")))]

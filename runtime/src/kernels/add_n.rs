@@ -1,8 +1,8 @@
 //! ADD_N: TFLM's `reference_ops::AddN` (float) and its int8 overload (every input rescaled
 //! like ADD's, summed in int32, rescaled to the output).
 
-use super::broadcast::clamp_i32;
-use super::{Requant, at, fixed};
+use super::shared::broadcast::clamp_i32;
+use super::shared::{Requant, at, fixed};
 
 /// float ADD_N: TFLM's `AddN<float>`: per element `x = 0; x += input_j[i]` for every input in
 /// order (so the sum starts from `+0.0`).

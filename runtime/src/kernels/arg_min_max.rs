@@ -31,7 +31,7 @@ fn arg<T: Copy + Default>(
                     .wrapping_add(i)
                     .wrapping_mul(p.inner)
                     .wrapping_add(inner);
-                super::at(input, k)
+                super::shared::at(input, k)
             };
             let mut best = at(0);
             let mut index = 0_usize;

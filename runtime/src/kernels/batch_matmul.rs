@@ -10,8 +10,8 @@
 //! order (float sums round identically). TFLM's `ReshapeToFlattenBatchDimsIfPossible` only
 //! regroups the batches: it changes no sum. Outputs are written in memory order.
 
-use super::conv::clamp_to_i16;
-use super::{Requant, at, clamp_to_i8, fixed, sized, sized_mut};
+use super::shared::clamp_to_i16;
+use super::shared::{Requant, at, clamp_to_i8, fixed, sized, sized_mut};
 
 /// The operands' shapes and adjoints of a BATCH_MATMUL.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

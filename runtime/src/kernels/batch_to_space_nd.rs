@@ -1,7 +1,7 @@
 //! BATCH_TO_SPACE_ND: TFLM's `reference_ops::BatchToSpaceND` (generic over the element type),
 //! with the block shape and crops resolved at build time.
 
-use super::sized;
+use super::shared::sized;
 
 /// Parameters of BATCH_TO_SPACE_ND: shapes as TFLM's `ExtendShapeBatchToSpace` makes them
 /// (a 3-D `[batch, height, depth]` becomes `[batch, height, 1, depth]`, with block width 1 and

@@ -1,7 +1,7 @@
 //! BROADCAST_TO: TFLM's `reference_ops::BroadcastTo<5>` (a copy of bytes, generic over the
 //! element type here).
 
-use super::{at, sized_mut};
+use super::shared::{at, sized_mut};
 
 /// Parameters of BROADCAST_TO: shapes right-aligned into 5 dimensions padded with leading 1s;
 /// an input dimension of 1 where the output's is larger is broadcast.

@@ -3,8 +3,8 @@
 //! element type) and `*WithScaling` (int8, both inputs rescaled to a common scale first). The
 //! output is bool (one byte, 0 or 1).
 
-use super::broadcast::{BinaryShape, broadcast};
-use super::{Requant, fixed};
+use super::shared::broadcast::{BinaryShape, broadcast};
+use super::shared::{Requant, fixed};
 
 /// Which comparison.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

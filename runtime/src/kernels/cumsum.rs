@@ -1,6 +1,6 @@
 //! CUMSUM: TFLM's `reference_ops::CumSum` (float, and the int8 version with its rescaling).
 
-use super::{Requant, fixed};
+use super::shared::{Requant, fixed};
 
 /// The geometry of CUMSUM in TFLM's names: `inner` is the product of the dimensions *before*
 /// the axis, `outer` of those after it, `depth` the axis' extent.

@@ -4,7 +4,7 @@
 //! the dense tensor, zeros where the encoding holds no value. stowplan runs it when the crate
 //! compiles (folding), where its input is a constant.
 
-use super::at;
+use super::shared::at;
 
 /// The most traversed dimensions (a rank-6 tensor with a block for each of its dimensions).
 pub const MAX_LEVELS: usize = 12;

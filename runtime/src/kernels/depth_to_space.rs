@@ -1,6 +1,6 @@
 //! DEPTH_TO_SPACE: TFLM's `reference_ops::DepthToSpace` (generic over the element type).
 
-use super::{at, sized_mut};
+use super::shared::{at, sized_mut};
 
 /// Parameters of DEPTH_TO_SPACE (NHWC, 4 dimensions).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

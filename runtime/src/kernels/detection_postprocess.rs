@@ -31,7 +31,7 @@
 
 use stowplan_math::exp;
 
-use super::at;
+use super::shared::at;
 
 /// The most classes per detection the fast path takes (the planner refuses more).
 pub const MAX_CLASSES_PER_DETECTION: usize = 32;
@@ -151,7 +151,7 @@ fn corners_mut(out: &mut [f32], at: usize) -> Option<&mut [f32]> {
 
 /// The corners kept in detection slot `at` of a boxes output (0 past its end).
 fn corners_at(out: &[f32], at: usize) -> Corners {
-    core::array::from_fn(|c| super::at(out, at.wrapping_mul(4).wrapping_add(c)))
+    core::array::from_fn(|c| super::shared::at(out, at.wrapping_mul(4).wrapping_add(c)))
 }
 
 /// `std::max<float>(a, b)`: `a < b ? b : a`.

@@ -1,8 +1,8 @@
 //! DIV with broadcasting: TFLM's `reference_ops::Div` / `BroadcastDivSlow` (float32, int32)
 //! and `DivElementwise` / `BroadcastDivSlowQuantized` (int8).
 
-use super::broadcast::{BinaryF32, BinaryI32, BinaryShape, broadcast, clamp_i32};
-use super::{Requant, activation_f32, fixed};
+use super::shared::broadcast::{BinaryF32, BinaryI32, BinaryShape, broadcast, clamp_i32};
+use super::shared::{Requant, activation_f32, fixed};
 
 /// float DIV: TFLM's `reference_ops::Div` / `BroadcastDivSlow<float>`:
 /// `ActivationFunctionWithMinMax(x / y)`.

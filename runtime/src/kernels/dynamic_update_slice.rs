@@ -1,7 +1,7 @@
 //! DYNAMIC_UPDATE_SLICE: TFLM's `EvalImpl` (`dynamic_update_slice.cc`), generic over the
 //! element type and the index type (int32 or int64), with the start indices read at run time.
 
-use super::sized_mut;
+use super::shared::sized_mut;
 
 /// Parameters of DYNAMIC_UPDATE_SLICE: shapes right-aligned into 6 dimensions padded with
 /// leading 1s (the padded dimensions start at 0).
@@ -32,7 +32,7 @@ pub fn dynamic_update_slice<T: Copy, I: Copy + Into<i64>>(
     let Some(output) = sized_mut(output, &p.operand) else {
         return;
     };
-    let same_size = super::product(&p.operand) == super::product(&p.update);
+    let same_size = super::shared::product(&p.operand) == super::shared::product(&p.update);
     let src = if same_size { update } else { operand };
     for (o, &x) in output.iter_mut().zip(src) {
         *o = x;

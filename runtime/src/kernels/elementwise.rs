@@ -7,8 +7,8 @@
 
 use stowplan_math::{cosf, logf, sinf, sqrtf};
 
-use super::Requant;
 use super::l2norm::get_inv_sqrt_quantized_multiplier_exp;
+use super::shared::Requant;
 
 /// `f(x)` for each element, in order.
 #[inline(always)]

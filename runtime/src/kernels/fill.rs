@@ -1,6 +1,6 @@
 //! FILL: TFLM's `reference_ops::Fill`: every output element the value tensor's one element.
 
-use super::at;
+use super::shared::at;
 
 /// FILL: `output[i] = value[0]` for every element (the default, 0, if `value` is empty).
 ///

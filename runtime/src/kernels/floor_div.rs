@@ -1,7 +1,7 @@
 //! FLOOR_DIV with broadcasting: TFLM's `reference_ops::FloorDiv<float>` through
 //! `BinaryFunction` / `BroadcastBinaryFunction4DSlow`.
 
-use super::broadcast::{BinaryShape, broadcast};
+use super::shared::broadcast::{BinaryShape, broadcast};
 
 /// C's `floor(double)`: exact, so the same bits on every target (NaN and infinities pass
 /// through, `-0.0` stays `-0.0`, negative values above -1 give -1).

@@ -1,7 +1,7 @@
 //! FLOOR_MOD with broadcasting: TFLM's `reference_ops::FloorMod<float>` through
 //! `BinaryFunction` / `BroadcastBinaryFunction4DSlow`.
 
-use super::broadcast::{BinaryShape, broadcast};
+use super::shared::broadcast::{BinaryShape, broadcast};
 
 /// C's `fmodf`: the exact remainder of `x / y` truncated, with the sign of `x` (musl's bit
 /// algorithm; the result is exact, so every correct C library gives the same bits). NaN for

@@ -2,8 +2,8 @@
 
 use stowplan_math::sqrtf;
 
-use super::activation_f32;
 use super::pooling::{PoolF32, pool_loops};
+use super::shared::activation_f32;
 
 /// float L2_POOL_2D: TFLM's `reference_ops::L2Pool`: for each output element, over the window
 /// clamped to the input (rows, then columns) `sum_squares += val * val` from `0.f`, then
@@ -18,7 +18,7 @@ use super::pooling::{PoolF32, pool_loops};
 pub fn l2_pool_f32(p: &PoolF32, input: &[f32], output: &mut [f32]) {
     pool_loops(
         &p.geometry,
-        super::conv::Part::WHOLE,
+        super::shared::Part::WHOLE,
         input,
         output,
         0.0_f32,

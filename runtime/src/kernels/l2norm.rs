@@ -4,7 +4,7 @@
 
 use stowplan_math::{sqrtf, sse};
 
-use super::{at, fixed};
+use super::shared::{at, fixed};
 
 /// gemmlowp's `FixedPoint<int32_t, 3>::One()`, raw.
 const F3_ONE: i32 = 1 << 28;

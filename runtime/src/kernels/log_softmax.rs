@@ -4,7 +4,7 @@
 
 use stowplan_math::{expf, logf, sse};
 
-use super::{at, fixed};
+use super::shared::{at, fixed};
 
 /// Parameters of an int8 LOG_SOFTMAX (TFLM's `LogSoftmaxOpData`; the output is quantised
 /// (16/256, 127)).

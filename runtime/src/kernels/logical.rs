@@ -3,7 +3,7 @@
 //! LOGICAL_NOT (`elementwise.cc`). Bools are bytes: 0 is false, anything else true; the output
 //! is 0 or 1.
 
-use super::broadcast::{BinaryShape, broadcast};
+use super::shared::broadcast::{BinaryShape, broadcast};
 
 /// LOGICAL_AND: `x && y`.
 ///

@@ -15,7 +15,7 @@
 
 use stowplan_math::tanhf;
 
-use super::{Requant, fixed};
+use super::shared::{Requant, fixed};
 
 /// The sizes of an LSTM (TFLM's `LstmSizeInfo`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -56,10 +56,10 @@ pub(super) fn drive<A: Copy, C>(
         size.state_dimension,
     );
     let (Some(input), Some(output), Some(hidden), Some(cell)) = (
-        super::sized(input, &[n_time, n_batch, n_input]),
-        super::sized_mut(output, &[n_time, n_batch, n_state]),
-        super::sized_mut(hidden, &[n_batch, n_state]),
-        super::sized_mut(cell, &[n_batch, n_state]),
+        super::shared::sized(input, &[n_time, n_batch, n_input]),
+        super::shared::sized_mut(output, &[n_time, n_batch, n_state]),
+        super::shared::sized_mut(hidden, &[n_batch, n_state]),
+        super::shared::sized_mut(cell, &[n_batch, n_state]),
     ) else {
         return;
     };
@@ -297,7 +297,7 @@ pub(super) fn fc_f32(x: &[f32], w: &[f32], bias: Option<f32>) -> f32 {
 /// stays NaN).
 #[must_use]
 pub(super) fn clamp_f32(x: f32) -> f32 {
-    super::activation_f32(x, f32::MIN, f32::MAX)
+    super::shared::activation_f32(x, f32::MIN, f32::MAX)
 }
 
 /// `lstm_internal::Sigmoid(float)`: `reference_ops::Logistic`, as the runtime's float

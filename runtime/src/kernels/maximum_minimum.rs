@@ -1,7 +1,7 @@
 //! MAXIMUM and MINIMUM with broadcasting: TFLM's `reference_ops::MaximumMinimumBroadcastSlow`
 //! with `MaximumOp` / `MinimumOp` (any element type).
 
-use super::broadcast::{BinaryShape, broadcast};
+use super::shared::broadcast::{BinaryShape, broadcast};
 
 /// MAXIMUM: TFLM's `MaximumOp::op`, `x > y ? x : y` (so a NaN `x` gives `y`, and of `0.0` and
 /// `-0.0` the second), element by element with broadcasting.

@@ -1,7 +1,7 @@
 //! MIRROR_PAD: TFLM's `MirrorPad` (`mirror_pad.cc`), generic over the element type, with the
 //! paddings resolved at build time.
 
-use super::{at, sized_mut};
+use super::shared::{at, sized_mut};
 
 /// Parameters of MIRROR_PAD: shapes right-aligned into 6 dimensions padded with leading 1s
 /// (and paddings of 0), which maps every element as TFLM's `GetFlatIndex` does.

@@ -16,17 +16,25 @@
 //! so the inner loops are plain slice iterations the compiler vectorises.
 //!
 //! On Armv7E-M (`thumbv7em-*` targets, for which the build script sets cfg `stowplan_dsp`) the
-//! int8 CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED take loops blocked for the Cortex-M DSP
-//! extension (module `simd`: `SXTB16`/`SXTAB16` widen four int8 values, `SMLAD` adds two
-//! products, accumulators stay in registers) with the same results, and so do CONV_2D's other
-//! shapes (`simd_conv`: 3 x 3, 5 x 5, strided, padded, dilated, the first layers' few input
-//! channels), the int16 CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED (`simd_s16`: `SMLALD`
-//! and `SMLAD` on pairs of int16 values), the int8 and int16 pools, ADD and MUL
-//! (`simd_elementwise`: `SSUB8`/`SSUB16` and `SEL` maxima, `SXTAB16`/`SXTAH` sums, four
-//! elements a block); their instructions come from the crate's `dsp` module, the one place with `unsafe`
-//! (`asm!`), outside this module.
+//! int8 and int16 CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED, the pools, ADD and MUL take loops
+//! blocked for the Cortex-M DSP extension (each op's `dsp` module: `SXTB16`/`SXTAB16` widen
+//! four int8 values, `SMLAD`/`SMLALD` add two products, `SSUB8`/`SSUB16` and `SEL` take
+//! maxima, accumulators stay in registers) with the same results; their instructions come
+//! from the crate's `dsp` module, the one place with `unsafe` (`asm!`), outside this module.
 //! Elsewhere (Armv6-M, the host, miri) the portable loops run; the tests run the blocked loops
 //! on the host with a portable definition of each instruction.
+//!
+//! # Layout
+//!
+//! One module per op kind, named as TFLM's kernel file, as the op's build-time module in the
+//! planner (`planner/src/ops/<op>.rs`) and as its proof in `tests/conformance/<op>.rs`. An op
+//! with more than its portable kernel is a folder: `<op>/mod.rs` (the portable kernel and its
+//! public entry points), `<op>/dsp.rs` (or `<op>/dsp/`: the Cortex-M DSP variant),
+//! `<op>/in_place.rs` (its one-buffer entries, listed by [`overlap`]) and their tests. What
+//! several ops share sits below them in `shared` (fixed-point arithmetic and requantisation,
+//! slices, the window geometry, the broadcast walk, the in-place driver, the blocked loops'
+//! common pieces) and imports no op. This file is the table: the modules and what each
+//! exports; [`overlap`] is the table of the one-buffer entries.
 //!
 //! No heap, no `unsafe`, no panics: the kernels read through bounds-checked accessors and write
 //! through iterators, so they cannot fail for any parameters (the generator's are computed at
@@ -47,8 +55,8 @@
 //!
 //! [`overlap`] runs an op with its output in the same buffer as the input it consumes: CONV_2D,
 //! DEPTHWISE_CONV_2D, the pools and FULLY_CONNECTED in chunks their kernels (portable or
-//! blocked) take as two disjoint slices, the elementwise ops, PAD and CONCATENATION in memory
-//! order.
+//! blocked) take as two disjoint slices, the elementwise ops, ADD, MUL, PAD and CONCATENATION in
+//! memory order.
 //!
 //! Shapes are TFLite's: NHWC activations, OHWI convolution filters, `1HWO` depthwise filters.
 //!
@@ -56,24 +64,27 @@
 //! [`fixed::SINGLE_ROUNDING`].
 #![forbid(unsafe_code)]
 
+// What the ops share, below them (imports no op).
+mod shared;
+pub use shared::fixed;
+
 // One module per op kind, named as its build-time module in the planner (`planner/src/ops/`)
 // and its proof in `tests/conformance/`.
 mod activations;
 mod add;
 mod batch_matmul;
-mod broadcast;
 mod concatenation;
 mod conv;
 mod depthwise_conv;
 mod dequantize;
 mod detection_postprocess;
-pub mod fixed;
 mod fully_connected;
 mod l2_pool;
 mod logistic;
 mod lstm_eval;
 mod mul;
-pub mod overlap;
+#[cfg(test)]
+mod overlap_tests;
 mod pad;
 mod pooling;
 mod quantize;
@@ -81,18 +92,6 @@ mod reduce;
 mod reshape;
 mod softmax;
 mod svdf;
-// The int8 loops blocked for the Cortex-M DSP extension (compiled on the host for its tests).
-#[cfg(any(stowplan_dsp, test))]
-mod simd;
-// CONV_2D's other shapes (3 x 3, strided, padded, dilated, first layers) blocked likewise.
-#[cfg(any(stowplan_dsp, test))]
-mod simd_conv;
-// The int16 (16x8) CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED blocked likewise.
-#[cfg(any(stowplan_dsp, test))]
-mod simd_s16;
-// The pools, ADD and MUL (int8 and int16), blocked likewise.
-#[cfg(any(stowplan_dsp, test))]
-mod simd_elementwise;
 #[cfg(test)]
 mod tests;
 mod transpose;
@@ -166,6 +165,8 @@ mod circular_buffer;
 // Beyond TFLM (folding).
 mod densify;
 
+pub mod overlap;
+
 pub use activations::{Relu6S8, ReluS8, relu_f32, relu_s8, relu6_f32, relu6_s8};
 pub use add::{AddS8, add_f32, add_s8};
 pub use arg_min_max::{ArgMinMax, arg_max, arg_min};
@@ -174,12 +175,11 @@ pub use batch_matmul::{
     batch_matmul_s16,
 };
 pub use batch_to_space_nd::{BatchToSpace, batch_to_space_nd};
-pub use broadcast::{BinaryF32, BinaryShape};
 pub use broadcast_args::{ShapeValue, broadcast_args};
 pub use broadcast_to::{BroadcastTo, broadcast_to};
 pub use concatenation::concatenation;
-pub use conv::{ConvF32, ConvGeometry, ConvS8, conv2d_f32, conv2d_s8};
-pub use conv::{ConvS16, conv2d_s8_i4, conv2d_s16, conv2d_s16_acc32};
+pub use conv::{conv2d_f32, conv2d_s8};
+pub use conv::{conv2d_s8_i4, conv2d_s16, conv2d_s16_acc32};
 pub use cumsum::{Cumsum, CumsumS8, cumsum_f32, cumsum_s8};
 pub use densify::{Densify, DensifyLevel, densify};
 pub use depth_to_space::{DepthToSpace, depth_to_space};
@@ -232,6 +232,8 @@ pub use resize_bilinear::{ResizeBilinear, resize_bilinear_f32, resize_bilinear_s
 pub use resize_nearest_neighbor::{ResizeNearestNeighbor, resize_nearest_neighbor};
 pub use reverse::{Reverse, reverse};
 pub use shape::shape;
+pub use shared::broadcast::{BinaryF32, BinaryShape};
+pub use shared::window::{ConvF32, ConvGeometry, ConvS8, ConvS16};
 pub use slice::{Slice, SliceDynamic, slice, slice_dynamic};
 pub use softmax::{SoftmaxF32, SoftmaxS8, softmax_f32, softmax_s8};
 pub use space_to_batch_nd::{SpaceToBatch, space_to_batch_nd};
@@ -245,7 +247,6 @@ pub use unpack::unpack;
 pub use activations::{Relu6S16, ReluS16, relu_s16, relu6_s16};
 pub use add::{AddS16, add_i32, add_s16};
 pub use add_n::{AddNS8, add_n_f32, add_n_s8};
-pub use broadcast::BinaryI32;
 pub use cast::{CastFrom, cast};
 pub use ceil::ceil_f32;
 pub use comparisons::{Comparison, ComparisonS8, compare, compare_s8};
@@ -274,6 +275,7 @@ pub use neg::neg_f32;
 pub use prelu::{PreluQuant, prelu_f32, prelu_s8, prelu_s16};
 pub use round::round_f32;
 pub use select::{SelectShape, select};
+pub use shared::broadcast::BinaryI32;
 pub use softmax::{SoftmaxS16, softmax_s8_s16, softmax_s16};
 pub use squared_difference::{
     SquaredDifferenceQuant, squared_difference_f32, squared_difference_i32, squared_difference_s8,
@@ -306,82 +308,4 @@ pub use signal_rfft::{FftScalar, MAX_FACTORS, SignalRfft, signal_rfft};
 pub use signal_window::{SignalWindow, signal_window};
 
 pub use circular_buffer::{CircularBuffer, circular_buffer_s8};
-
-/// TFLM's `(quantized_multiplier, shift)` pair from `QuantizeMultiplier`: the real multiplier
-/// `multiplier * 2^(shift - 31)`; `shift > 0` is a left shift.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Requant {
-    /// Q0.31 significand in `[2^30, 2^31)`, or 0.
-    pub multiplier: i32,
-    /// Power-of-two exponent; positive shifts left.
-    pub shift: i32,
-}
-
-impl Requant {
-    /// Multiplies `x` by this multiplier as TFLM's `MultiplyByQuantizedMultiplier` does.
-    #[must_use]
-    pub const fn apply(&self, x: i32) -> i32 {
-        fixed::multiply_by_quantized_multiplier(x, self.multiplier, self.shift)
-    }
-}
-
-/// `(sum(input * filter), sum(filter))` over the pairs of `input` and `filter`, wrapping like
-/// TFLM's int32 accumulators; the int8 kernels add their offsets' terms afterwards (equal
-/// modulo 2^32 to adding the offsets to every element), which keeps the loop vectorisable.
-#[inline(always)]
-#[cfg(not(stowplan_dsp))]
-fn dot_s8(input: &[i8], filter: &[i8]) -> (i32, i32) {
-    let mut products: i32 = 0;
-    let mut filter_sum: i32 = 0;
-    for (&x, &f) in input.iter().zip(filter) {
-        products = products.wrapping_add(i32::from(x) * i32::from(f));
-        filter_sum = filter_sum.wrapping_add(i32::from(f));
-    }
-    (products, filter_sum)
-}
-
-/// The first `dims.iter().product()` elements of `slice`, or `None` if the product overflows
-/// or `slice` is shorter. Kernels size their slices once with it, so that every index they
-/// compute afterwards is below a slice's length and cannot overflow.
-#[inline(always)]
-fn sized<'a, T>(slice: &'a [T], dims: &[usize]) -> Option<&'a [T]> {
-    slice.get(..product(dims)?)
-}
-
-/// [`sized`] for the output.
-#[inline(always)]
-fn sized_mut<'a, T>(slice: &'a mut [T], dims: &[usize]) -> Option<&'a mut [T]> {
-    slice.get_mut(..product(dims)?)
-}
-
-/// The product of `dims`, or `None` if it overflows.
-#[inline(always)]
-fn product(dims: &[usize]) -> Option<usize> {
-    dims.iter().try_fold(1_usize, |n, &d| n.checked_mul(d))
-}
-
-/// The element at `index`, or the default (0) past the end: never panics.
-#[inline(always)]
-fn at<T: Copy + Default>(slice: &[T], index: usize) -> T {
-    match slice.get(index) {
-        Some(&value) => value,
-        None => T::default(),
-    }
-}
-
-/// Clamps an accumulator into `[min, max]` the way TFLM does (`max` first, then `min`) and
-/// narrows it to `i8` (the C++ `static_cast`, which wraps if the range is wider than `i8`).
-#[inline(always)]
-fn clamp_to_i8(acc: i32, min: i32, max: i32) -> i8 {
-    let acc = if acc < min { min } else { acc };
-    let acc = if acc > max { max } else { acc };
-    acc as i8
-}
-
-/// TFLM's `ActivationFunctionWithMinMax` for floats: `min(max(x, lo), hi)` with `std::max` and
-/// `std::min` semantics (`std::max(a, b)` is `a < b ? b : a`, so a NaN `x` stays NaN).
-#[inline(always)]
-fn activation_f32(x: f32, lo: f32, hi: f32) -> f32 {
-    let x = if x < lo { lo } else { x };
-    if hi < x { hi } else { x }
-}
+pub use shared::requant::Requant;

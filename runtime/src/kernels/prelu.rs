@@ -2,8 +2,8 @@
 //! (`prelu_common.cc`) and `reference_ops::BroadcastPrelu4DSlow` (int8 input with int8
 //! alphas, int16 input with int8 alphas).
 
-use super::Requant;
-use super::broadcast::{BinaryShape, broadcast, broadcast_mixed, clamp_i32};
+use super::shared::Requant;
+use super::shared::broadcast::{BinaryShape, broadcast, broadcast_mixed, clamp_i32};
 
 /// float PRELU: `x >= 0 ? x : x * alpha`.
 ///

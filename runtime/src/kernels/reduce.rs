@@ -1,7 +1,7 @@
 //! MEAN: TFLM's `reduce_common.cc` `EvalMeanHelper` with
 //! `reference_ops::QuantizedMeanOrSum` (int8, int16) and `reference_ops::Mean` (float).
 
-use super::{Requant, at, fixed};
+use super::shared::{Requant, at, fixed};
 
 /// Parameters of an int8 MEAN.
 #[derive(Clone, Copy, Debug)]
@@ -256,7 +256,7 @@ fn for_each_output6(
     axes: [bool; 6],
     mut reduce: impl FnMut(&mut dyn Iterator<Item = usize>),
 ) {
-    if super::product(&input).is_none() {
+    if super::shared::product(&input).is_none() {
         return;
     }
     let kept: [usize; 6] = core::array::from_fn(|d| if axes[d] { 1 } else { input[d] });

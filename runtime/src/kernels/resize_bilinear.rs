@@ -3,7 +3,7 @@
 
 use stowplan_math::{ceilf, floorf};
 
-use super::{at, fixed, sized_mut};
+use super::shared::{at, fixed, sized_mut};
 
 /// Parameters of RESIZE_BILINEAR (NHWC, 4 dimensions).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -3,7 +3,7 @@
 
 use stowplan_math::{floorf, roundf};
 
-use super::sized_mut;
+use super::shared::sized_mut;
 
 /// Parameters of RESIZE_NEAREST_NEIGHBOR (NHWC, 4 dimensions).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

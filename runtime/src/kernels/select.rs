@@ -2,7 +2,7 @@
 //! `BroadcastSelect5DSlow` (`BroadcastSelectSimple`): each output element is `x`'s where the
 //! condition is true, `y`'s where it is false, the three inputs broadcast to the output.
 
-use super::at;
+use super::shared::at;
 
 /// Shapes of SELECT_V2, each right-aligned into 6 dimensions padded with leading 1s; an input
 /// dimension of 1 where the output's is larger is broadcast.

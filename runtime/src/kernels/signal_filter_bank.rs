@@ -34,13 +34,13 @@ pub fn signal_filter_bank(
     let mut acc: u64 = 0;
     let mut unacc: u64 = 0;
     for i in 0..=params.num_channels {
-        let fs = usize::try_from(super::at(freq_starts, i)).unwrap_or(usize::MAX);
-        let ws = usize::try_from(super::at(weight_starts, i)).unwrap_or(usize::MAX);
-        let width = usize::try_from(super::at(widths, i)).unwrap_or(0);
+        let fs = usize::try_from(super::shared::at(freq_starts, i)).unwrap_or(usize::MAX);
+        let ws = usize::try_from(super::shared::at(weight_starts, i)).unwrap_or(usize::MAX);
+        let width = usize::try_from(super::shared::at(widths, i)).unwrap_or(0);
         for j in 0..width {
-            let x = u64::from(super::at(input, fs.saturating_add(j)));
-            let w = i64::from(super::at(weights, ws.saturating_add(j))) as u64;
-            let u = i64::from(super::at(unweights, ws.saturating_add(j))) as u64;
+            let x = u64::from(super::shared::at(input, fs.saturating_add(j)));
+            let w = i64::from(super::shared::at(weights, ws.saturating_add(j))) as u64;
+            let u = i64::from(super::shared::at(unweights, ws.saturating_add(j))) as u64;
             acc = acc.wrapping_add(w.wrapping_mul(x));
             unacc = unacc.wrapping_add(u.wrapping_mul(x));
         }

@@ -29,8 +29,8 @@ fn log2_fraction(x: u32, log2x: u32, lut: &[u16]) -> u32 {
         frac >>= log2x - 16;
     }
     let base_seg = (frac >> 9) as u32;
-    let c0 = i32::from(super::at(lut, base_seg as usize));
-    let c1 = i32::from(super::at(lut, base_seg as usize + 1));
+    let c0 = i32::from(super::shared::at(lut, base_seg as usize));
+    let c1 = i32::from(super::shared::at(lut, base_seg as usize + 1));
     let seg_base = (512 * base_seg) as i32;
     let rel_pos = ((c1 - c0).wrapping_mul(frac.wrapping_sub(seg_base))) >> 16;
     frac.wrapping_add(c0).wrapping_add(rel_pos) as u32

@@ -18,11 +18,11 @@ const OUTPUT_BITS: u32 = 6;
 /// `l = lut[4n - 6..]`, a quadratic in the 10 bits below the top one, in int32 (wrapping).
 fn wide_dynamic(x: u32, lut: &[i16]) -> i16 {
     if x <= 2 {
-        return super::at(lut, x as usize);
+        return super::shared::at(lut, x as usize);
     }
     let interval = most_significant_bit_32(x);
     let base = (4 * interval - 6) as usize;
-    let l = |k: usize| i32::from(super::at(lut, base + k));
+    let l = |k: usize| i32::from(super::shared::at(lut, base + k));
     let frac = (if interval < 11 {
         x << (11 - interval)
     } else {

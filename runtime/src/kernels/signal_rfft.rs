@@ -86,7 +86,7 @@ const fn sround32(x: i64) -> i32 {
 impl FftScalar for i16 {
     const WORDS: usize = 1;
     fn load(s: &[i32], k: usize) -> Cpx2<Self> {
-        let w = super::at(s, k);
+        let w = super::shared::at(s, k);
         cpx(w as i16, (w >> 16) as i16)
     }
     fn store(s: &mut [i32], k: usize, c: Cpx2<Self>) {
@@ -130,7 +130,7 @@ impl FftScalar for i16 {
 impl FftScalar for i32 {
     const WORDS: usize = 2;
     fn load(s: &[i32], k: usize) -> Cpx2<Self> {
-        cpx(super::at(s, 2 * k), super::at(s, 2 * k + 1))
+        cpx(super::shared::at(s, 2 * k), super::shared::at(s, 2 * k + 1))
     }
     fn store(s: &mut [i32], k: usize, c: Cpx2<Self>) {
         if let Some(w) = s.get_mut(2 * k) {
@@ -177,8 +177,8 @@ impl FftScalar for f32 {
     const WORDS: usize = 2;
     fn load(s: &[i32], k: usize) -> Cpx2<Self> {
         cpx(
-            f32::from_bits(super::at(s, 2 * k) as u32),
-            f32::from_bits(super::at(s, 2 * k + 1) as u32),
+            f32::from_bits(super::shared::at(s, 2 * k) as u32),
+            f32::from_bits(super::shared::at(s, 2 * k + 1) as u32),
         )
     }
     fn store(s: &mut [i32], k: usize, c: Cpx2<Self>) {
@@ -245,7 +245,7 @@ pub struct SignalRfft<T: 'static> {
 }
 
 fn tw<T: FftScalar>(t: &[T], k: usize) -> Cpx2<T> {
-    cpx(super::at(t, 2 * k), super::at(t, 2 * k + 1))
+    cpx(super::shared::at(t, 2 * k), super::shared::at(t, 2 * k + 1))
 }
 
 fn fixdiv<T: FftScalar>(c: Cpx2<T>, k: i32) -> Cpx2<T> {
@@ -385,7 +385,10 @@ fn work<T: FftScalar>(
             T::store(
                 s,
                 fout + k,
-                cpx(super::at(frame, 2 * j), super::at(frame, 2 * j + 1)),
+                cpx(
+                    super::shared::at(frame, 2 * j),
+                    super::shared::at(frame, 2 * j + 1),
+                ),
             );
         }
     } else {

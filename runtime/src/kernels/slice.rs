@@ -1,7 +1,7 @@
 //! SLICE: TFLM's `reference_ops::Slice` (generic over the element type), with `begin` and
 //! `size` resolved at build time.
 
-use super::{at, sized_mut};
+use super::shared::{at, sized_mut};
 
 /// Parameters of SLICE: shapes right-aligned into 5 dimensions padded with leading 1s (TFLM's
 /// `ExtendedShape(5, ..)` with the begin and size vectors front-padded by 0 and 1).

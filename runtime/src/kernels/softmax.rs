@@ -4,7 +4,7 @@
 
 use stowplan_math::expf;
 
-use super::{at, fixed};
+use super::shared::{at, fixed};
 
 /// Parameters of an int8 SOFTMAX with int8 output (TFLM requires the output's zero point to
 /// be -128 and its scale 1/256).

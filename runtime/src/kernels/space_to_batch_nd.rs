@@ -1,7 +1,7 @@
 //! SPACE_TO_BATCH_ND: TFLM's `reference_ops::SpaceToBatchND` (generic over the element type),
 //! with the block shape and paddings resolved at build time.
 
-use super::sized_mut;
+use super::shared::sized_mut;
 
 /// Parameters of SPACE_TO_BATCH_ND: shapes as TFLM's `ExtendShapeSpaceToBatch` makes them (a
 /// 3-D `[batch, height, depth]` becomes `[batch, height, 1, depth]`, with block width 1 and no

@@ -1,6 +1,6 @@
 //! SPACE_TO_DEPTH: TFLM's `reference_ops::SpaceToDepth` (generic over the element type).
 
-use super::{at, sized_mut};
+use super::shared::{at, sized_mut};
 
 /// Parameters of SPACE_TO_DEPTH (NHWC, 4 dimensions).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

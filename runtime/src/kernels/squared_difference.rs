@@ -2,8 +2,8 @@
 //! for float and int32 through `BinaryFunction` / `BroadcastBinaryFunction4DSlow`, and the
 //! quantised one for int8 and int16 through `ElementWise` / `BroadcastBinaryFunction4DSlow`).
 
-use super::broadcast::{BinaryShape, broadcast, clamp_i32};
-use super::{Requant, fixed};
+use super::shared::broadcast::{BinaryShape, broadcast, clamp_i32};
+use super::shared::{Requant, fixed};
 
 /// float SQUARED_DIFFERENCE: `d = x - y; d * d`.
 ///

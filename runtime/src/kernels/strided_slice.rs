@@ -3,7 +3,7 @@
 //! dimension resolved at build time (`StridedSlicePadIndices`, `StridedSliceStartForAxis`,
 //! `StridedSliceEndForAxis`).
 
-use super::{at, sized_mut};
+use super::shared::{at, sized_mut};
 
 /// Parameters of STRIDED_SLICE, in TFLM's 5 padded dimensions: along dimension `d` the kernel
 /// visits `start[d], start[d] + stride[d], ..` while the index is below `stop[d]` (above it for

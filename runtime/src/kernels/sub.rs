@@ -3,8 +3,8 @@
 //! float).
 
 use super::add::AddS8;
-use super::broadcast::{BinaryF32, BinaryI32, broadcast, clamp_i32};
-use super::{activation_f32, fixed};
+use super::shared::broadcast::{BinaryF32, BinaryI32, broadcast, clamp_i32};
+use super::shared::{activation_f32, fixed};
 
 /// Parameters of a quantised SUB (TFLM's `OpDataSub`: the fields of ADD's, computed by
 /// `CalculateOpDataSub`; `left_shift` 20 for int8, 15 for int16).

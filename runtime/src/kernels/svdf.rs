@@ -12,7 +12,7 @@ use stowplan_math::tanhf;
 
 use stowplan_math::sse;
 
-use super::{Requant, sized, sized_mut};
+use super::shared::{Requant, sized, sized_mut};
 
 /// The sizes of an SVDF.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -12,8 +12,8 @@
 //! filter, so float sums round identically; integer sums wrap as TFLM's accumulators do.
 //! Outputs are written in memory order.
 
-use super::conv::clamp_to_i16;
-use super::{Requant, activation_f32, clamp_to_i8, fixed, sized, sized_mut};
+use super::shared::clamp_to_i16;
+use super::shared::{Requant, activation_f32, clamp_to_i8, fixed, sized, sized_mut};
 
 /// NHWC geometry of a TRANSPOSE_CONV.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,0 +1,24 @@
+//! RELU and RELU6 with the output over the input they consume: element by element through the
+//! in-place driver's elementwise walk.
+
+use super::{Relu6S8, Relu6S16, ReluS8, ReluS16};
+
+use crate::kernels::shared::in_place::{elementwise_on_one_buffer, kernel_on_one_buffer};
+
+elementwise_on_one_buffer! {
+    /// [`relu_s8`](super::relu_s8) on one buffer.
+    relu_s8(ReluS8, i8) => |p, x| super::relu_s8_one(p, x);
+    /// [`relu6_s8`](super::relu6_s8) on one buffer.
+    relu6_s8(Relu6S8, i8) => |p, x| super::relu6_s8_one(p, x);
+}
+
+kernel_on_one_buffer! {
+    /// [`relu_s16`](super::relu_s16) on one buffer.
+    relu_s16(ReluS16, i16) => |p, x, o| super::relu_s16(p, x, &mut o);
+    /// [`relu6_s16`](super::relu6_s16) on one buffer.
+    relu6_s16(Relu6S16, i16) => |p, x, o| super::relu6_s16(p, x, &mut o);
+    /// [`relu_f32`](super::relu_f32) on one buffer (no parameters: `()`).
+    relu_f32((), f32) => |_, x, o| super::relu_f32(x, &mut o);
+    /// [`relu6_f32`](super::relu6_f32) on one buffer (no parameters: `()`).
+    relu6_f32((), f32) => |_, x, o| super::relu6_f32(x, &mut o);
+}

@@ -1,0 +1,561 @@
+//! int8 and int16 ADD blocked for the Cortex-M DSP extension (cfg `stowplan_dsp`), on two
+//! slices and on one buffer (the one-buffer entries'), through the blocked walk of
+//! [`binary_walk`](crate::kernels::shared::binary_walk).
+//!
+//! - ADD and MUL (int8) with the same shapes, or one input a single element broadcast over
+//!   the other: four elements of each input per load, the input offset added to two lanes at
+//!   once (`SXTAB16` with the offset in both halfwords), MUL's products of two lanes by
+//!   `SMULBB`/`SMULTT`; then each element's requantisation by `add_quantized`'s and
+//!   `mul_quantized`'s own functions (a scalar input's ADD term computed once). The offset
+//!   values are exact when `x + offset` fits a halfword for every int8 `x` (TFLM's offsets,
+//!   minus a zero point, lie in `-127..=128`); other offsets and the other broadcasts take the
+//!   portable walk, and so do the last one to three elements. The same loop runs on two
+//!   slices ([`add_s8`], [`mul_s8`]) and on one buffer holding the first input and the output
+//!   ([`add_s8_on_one_buffer`], [`mul_s8_on_one_buffer`], for the overlapped entries): each
+//!   block reads its four first-input elements before it writes its four outputs, blocks in
+//!   increasing order, so a first input at or above the output is never written over before
+//!   it is read ([`one_buffer_walk`]).
+//! - ADD and MUL (int16), the same shapes or a scalar input: blocks of four elements (two
+//!   words) of each input, walked as the int8 ones on two slices ([`add_s16`], [`mul_s16`])
+//!   and on one buffer ([`add_s16_on_one_buffer`], [`mul_s16_on_one_buffer`]: the same
+//!   [`one_buffer_walk`], each block reading its four first-input elements before it writes
+//!   its four outputs, blocks in increasing order). ADD's offset values are computed in 32
+//!   bits from each halfword, then `add_quantized`'s requantisation (a scalar input's term
+//!   computed once): every offset runs. MUL's products of two lanes by `SMULBB`/`SMULTT`,
+
+use super::{AddS8, AddS16, add_s8_one, add_s16_one, add_scale_input, add_scaled};
+use crate::dsp::{splat16, sxtab16, sxtab16_ror8};
+use crate::kernels::shared::at;
+use crate::kernels::shared::binary_walk::{
+    Apart, FirstAndOutput, OneBuffer, Pairs, four_at, offset_fits, pairs,
+};
+use crate::kernels::shared::blocked::{hi, lo, load4, word2};
+
+/// int8 ADD ([`add_s8`](super::add_s8)) blocked for the same shapes and a scalar input (module
+/// docs). Returns `false`, having written nothing, for other broadcasts and for offsets out of
+/// [`offset_fits`]'s range (the caller runs the portable walk).
+#[inline(always)]
+pub(crate) fn add_s8(p: &AddS8, input1: &[i8], input2: &[i8], output: &mut [i8]) -> bool {
+    add_blocked(p, &mut Apart { input1, output }, input2)
+}
+
+/// [`add_s8`] on one buffer ([`overlap::add_s8`](crate::kernels::overlap::add_s8)): the first input at
+/// `buf[input_at..]`, the output at `buf[output_at..]`, the second input in `input2`, walked
+/// as [`one_buffer_walk`] walks them (each block reads its first-input elements before it
+/// writes, blocks in increasing order: correct for every displacement
+/// `input_at − output_at ≥ 0`). Returns `false`, having written nothing, for what [`add_s8`]
+/// declines and unless [`binary_fits`](crate::kernels::overlap::binary_fits) and both tensors lie inside
+/// `buf`.
+#[inline(always)]
+pub(crate) fn add_s8_on_one_buffer(
+    p: &AddS8,
+    buf: &mut [i8],
+    input_at: usize,
+    output_at: usize,
+    input2: &[i8],
+) -> bool {
+    match OneBuffer::new(&p.shape, buf, input_at, output_at) {
+        Some(mut io) => add_blocked(p, &mut io, input2),
+        None => false,
+    }
+}
+
+/// The blocked ADD on `io`'s first input and output and the slice `input2` ([`add_s8`]).
+#[inline(always)]
+fn add_blocked(p: &AddS8, io: &mut impl FirstAndOutput<i8>, input2: &[i8]) -> bool {
+    if !offset_fits(p.input1_offset) || !offset_fits(p.input2_offset) {
+        return false;
+    }
+    let len = io.len();
+    let Some(pairs) = pairs(&p.shape, len) else {
+        return false;
+    };
+    let (off1, off2) = (splat16(p.input1_offset), splat16(p.input2_offset));
+    // The narrowing of `add_s8_one`, from the two offset values.
+    let one = |v1: i32, v2: i32| {
+        add_scaled(
+            p,
+            add_scale_input(p, p.input1, v1),
+            add_scale_input(p, p.input2, v2),
+        ) as i8
+    };
+    match pairs {
+        Pairs::Same => io.walk(
+            len,
+            |k, x| {
+                let (x, y) = (load4(&x), load4(&four_at(input2, k)));
+                let (x02, x13) = (sxtab16(off1, x), sxtab16_ror8(off1, x));
+                let (y02, y13) = (sxtab16(off2, y), sxtab16_ror8(off2, y));
+                [
+                    one(lo(x02), lo(y02)),
+                    one(lo(x13), lo(y13)),
+                    one(hi(x02), hi(y02)),
+                    one(hi(x13), hi(y13)),
+                ]
+            },
+            |k, x| add_s8_one(p, x, at(input2, k)),
+        ),
+        Pairs::SecondScalar(n) => {
+            let y = at(input2, 0);
+            // The scalar's term, computed once.
+            let t2 = add_scale_input(p, p.input2, p.input2_offset.wrapping_add(i32::from(y)));
+            let term = |v1: i32| add_scaled(p, add_scale_input(p, p.input1, v1), t2) as i8;
+            io.walk(
+                n,
+                |_, x| {
+                    let x = load4(&x);
+                    let (x02, x13) = (sxtab16(off1, x), sxtab16_ror8(off1, x));
+                    [term(lo(x02)), term(lo(x13)), term(hi(x02)), term(hi(x13))]
+                },
+                |_, x| add_s8_one(p, x, y),
+            );
+        }
+        Pairs::FirstScalar(n) => {
+            // Read before anything is written.
+            let x = io.first(0);
+            let t1 = add_scale_input(p, p.input1, p.input1_offset.wrapping_add(i32::from(x)));
+            let term = |v2: i32| add_scaled(p, t1, add_scale_input(p, p.input2, v2)) as i8;
+            io.walk(
+                n,
+                |k, _| {
+                    let y = load4(&four_at(input2, k));
+                    let (y02, y13) = (sxtab16(off2, y), sxtab16_ror8(off2, y));
+                    [term(lo(y02)), term(lo(y13)), term(hi(y02)), term(hi(y13))]
+                },
+                |k, _| add_s8_one(p, x, at(input2, k)),
+            );
+        }
+    }
+    true
+}
+
+/// int16 ADD ([`add_s16`](super::add::add_s16)) blocked for the same shapes and a scalar input
+/// (module docs): blocks of four elements of each input (two words), each element's
+/// requantisation by `add_quantized`'s own functions, a scalar input's term computed once.
+/// Returns `false`, having written nothing, for other broadcasts (the caller runs the portable
+/// walk); every offset runs (the offset values are computed in 32 bits, as the portable
+/// kernel's).
+#[inline(always)]
+pub(crate) fn add_s16(p: &AddS16, input1: &[i16], input2: &[i16], output: &mut [i16]) -> bool {
+    add16_blocked(p, &mut Apart { input1, output }, input2)
+}
+
+/// [`add_s16`] on one buffer ([`overlap::add_s16`](crate::kernels::overlap::add_s16)), walked and
+/// declined as [`add_s8_on_one_buffer`].
+#[inline(always)]
+pub(crate) fn add_s16_on_one_buffer(
+    p: &AddS16,
+    buf: &mut [i16],
+    input_at: usize,
+    output_at: usize,
+    input2: &[i16],
+) -> bool {
+    match OneBuffer::new(&p.shape, buf, input_at, output_at) {
+        Some(mut io) => add16_blocked(p, &mut io, input2),
+        None => false,
+    }
+}
+
+/// The blocked int16 ADD on `io`'s first input and output and the slice `input2`
+/// ([`add_s16`]).
+#[inline(always)]
+fn add16_blocked(p: &AddS16, io: &mut impl FirstAndOutput<i16>, input2: &[i16]) -> bool {
+    let len = io.len();
+    let Some(pairs) = pairs(&p.shape, len) else {
+        return false;
+    };
+    // One input's term from a halfword of a word.
+    let t1 = |v: i32| add_scale_input(p, p.input1, p.input1_offset.wrapping_add(v));
+    let t2 = |v: i32| add_scale_input(p, p.input2, p.input2_offset.wrapping_add(v));
+    let sum = |a: i32, b: i32| add_scaled(p, a, b) as i16;
+    match pairs {
+        Pairs::Same => io.walk(
+            len,
+            |k, [x0, x1, x2, x3]| {
+                let [y0, y1, y2, y3] = four_at(input2, k);
+                let (xa, xb, ya, yb) = (word2(x0, x1), word2(x2, x3), word2(y0, y1), word2(y2, y3));
+                [
+                    sum(t1(lo(xa)), t2(lo(ya))),
+                    sum(t1(hi(xa)), t2(hi(ya))),
+                    sum(t1(lo(xb)), t2(lo(yb))),
+                    sum(t1(hi(xb)), t2(hi(yb))),
+                ]
+            },
+            |k, x| add_s16_one(p, x, at(input2, k)),
+        ),
+        Pairs::SecondScalar(n) => {
+            let y = at(input2, 0);
+            // The scalar's term, computed once.
+            let c = t2(i32::from(y));
+            io.walk(
+                n,
+                |_, [x0, x1, x2, x3]| {
+                    let (xa, xb) = (word2(x0, x1), word2(x2, x3));
+                    [
+                        sum(t1(lo(xa)), c),
+                        sum(t1(hi(xa)), c),
+                        sum(t1(lo(xb)), c),
+                        sum(t1(hi(xb)), c),
+                    ]
+                },
+                |_, x| add_s16_one(p, x, y),
+            );
+        }
+        Pairs::FirstScalar(n) => {
+            // Read before anything is written.
+            let x = io.first(0);
+            let c = t1(i32::from(x));
+            io.walk(
+                n,
+                |k, _| {
+                    let [y0, y1, y2, y3] = four_at(input2, k);
+                    let (ya, yb) = (word2(y0, y1), word2(y2, y3));
+                    [
+                        sum(c, t2(lo(ya))),
+                        sum(c, t2(hi(ya))),
+                        sum(c, t2(lo(yb))),
+                        sum(c, t2(hi(yb))),
+                    ]
+                },
+                |k, _| add_s16_one(p, x, at(input2, k)),
+            );
+        }
+    }
+    true
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    extern crate std;
+    use std::vec;
+    use std::vec::Vec;
+
+    use super::super::{add_s8 as add_s8_portable, add_s16 as add_s16_portable};
+    use super::*;
+    use crate::kernels::shared::Requant;
+    use crate::kernels::shared::broadcast::BinaryShape;
+    use crate::kernels::shared::testing::Rng;
+    use crate::kernels::shared::testing::binary::{
+        CASES, binary_case, binary_case_of, check_one_buffer, edge_pairs16, on_one_buffer,
+        one_buffer_case,
+    };
+
+    /// Activation ranges: the whole int8 range, RELU-like ones, an empty one (`min > max`) and
+    /// ones past int8.
+    pub(crate) const RANGES: [(i32, i32); 7] = [
+        (-128, 127),
+        (-128, 127),
+        (-100, 90),
+        (0, 127),
+        (-5, 6),
+        (20, -20),
+        (-300, 300),
+    ];
+
+    /// Random int8 ADD parameters: offsets over TFLM's range and past what the blocked loop
+    /// takes, multipliers and shifts at their extremes, every activation range of [`RANGES`].
+    pub(crate) fn add_params(rng: &mut Rng, shape: BinaryShape) -> AddS8 {
+        let offset = |rng: &mut Rng| match rng.below(8) {
+            0 => -127,
+            1 => 128,
+            2 => rng.pick(&[-32640, 32640, -32641, 40000, i32::MIN]),
+            _ => rng.below(256) as i32 - 127,
+        };
+        let requant = |rng: &mut Rng| Requant {
+            multiplier: match rng.below(6) {
+                0 => i32::MAX,
+                1 => 1 << 30,
+                2 => 0,
+                _ => (1 << 30) + (rng.next() >> 2) as i32,
+            },
+            shift: match rng.below(6) {
+                0 => 0,
+                1 => -31,
+                2 => rng.pick(&[1, 3, -40]),
+                _ => -(rng.below(20) as i32),
+            },
+        };
+        let (act_min, act_max) = rng.pick(&RANGES);
+        AddS8 {
+            shape,
+            left_shift: rng.pick(&[20, 20, 20, 15, 0, 31, 32, 40]),
+            input1_offset: offset(rng),
+            input1: requant(rng),
+            input2_offset: offset(rng),
+            input2: requant(rng),
+            output_offset: rng.below(256) as i32 - 128,
+            output: requant(rng),
+            act_min,
+            act_max,
+        }
+    }
+
+    /// Random int16 ADD parameters: [`add_params`]' with offsets over TFLM's int16 range
+    /// (minus a zero point) and at its extremes, and int16 activation ranges (the whole range,
+    /// RELU-like ones, an empty one and one past int16).
+    pub(crate) fn add16_params(rng: &mut Rng, shape: BinaryShape) -> AddS16 {
+        let offset = |rng: &mut Rng| match rng.below(6) {
+            0 => -32767,
+            1 => 32768,
+            2 => 0,
+            3 => rng.pick(&[i32::MIN, i32::MAX, 70000]),
+            _ => rng.below(65536) as i32 - 32767,
+        };
+        let (act_min, act_max) = rng.pick(&[
+            (-32768, 32767),
+            (-32768, 32767),
+            (0, 32767),
+            (-1000, 1200),
+            (300, -300),
+            (-40000, 40000),
+        ]);
+        AddS16 {
+            input1_offset: offset(rng),
+            input2_offset: offset(rng),
+            output_offset: rng.below(65536) as i32 - 32768,
+            act_min,
+            act_max,
+            ..add_params(rng, shape)
+        }
+    }
+
+    /// A random int16 binary case: [`binary_case_of`]'s, now and then with the second input
+    /// broadcast along rows instead (declined).
+    pub(crate) fn binary16_case(rng: &mut Rng) -> (BinaryShape, Vec<i16>, Vec<i16>, usize) {
+        let (shape, x1, x2, len) = binary_case_of(rng, Rng::s16);
+        if rng.below(6) != 0 {
+            return (shape, x1, x2, len);
+        }
+        let (a, b) = (1 + rng.below(5), 2 + rng.below(6));
+        let full = [1, 1, 1, 1, a, b];
+        let shape = BinaryShape {
+            input1: full,
+            input2: [1, 1, 1, 1, 1, b],
+            output: full,
+        };
+        let x1 = (0..a * b).map(|_| rng.s16()).collect();
+        let x2 = (0..b).map(|_| rng.s16()).collect();
+        (shape, x1, x2, a * b)
+    }
+
+    #[test]
+    fn add_equals_the_portable_kernel() {
+        let mut rng = Rng(0x5eed_0003);
+        let (mut blocked, mut declined) = (0, 0);
+        for _ in 0..CASES {
+            let (shape, x1, x2, len) = binary_case(&mut rng);
+            let (mut fast, mut slow) = (vec![0x55_i8; len], vec![0x55_i8; len]);
+            let p = add_params(&mut rng, shape);
+            if add_s8(&p, &x1, &x2, &mut fast) {
+                blocked += 1;
+            } else {
+                declined += 1;
+                assert!(fast.iter().all(|&v| v == 0x55), "declined, yet written");
+                add_s8_portable(&p, &x1, &x2, &mut fast);
+            }
+            add_s8_portable(&p, &x1, &x2, &mut slow);
+            assert_eq!(fast, slow, "ADD {p:?} {} {}", x1.len(), x2.len());
+        }
+        assert!(blocked > declined, "{blocked} blocked, {declined} declined");
+        assert!(cfg!(miri) || declined > 0);
+    }
+
+    /// Every pair of int8 values at TFLM's extreme offsets (-127 and 128), with the sums'
+    /// extremes.
+    #[test]
+    fn add_over_every_pair_at_extreme_offsets() {
+        let step = if cfg!(miri) { 37 } else { 1 };
+        let xs: Vec<i8> = (-128..=127).step_by(step).collect();
+        let n = xs.len();
+        let shape = BinaryShape {
+            input1: [1, 1, 1, 1, n, n],
+            input2: [1, 1, 1, 1, n, n],
+            output: [1, 1, 1, 1, n, n],
+        };
+        let x1: Vec<i8> = xs.iter().flat_map(|&a| xs.iter().map(move |_| a)).collect();
+        let x2: Vec<i8> = xs.iter().flat_map(|_| xs.iter().copied()).collect();
+        for (o1, o2) in [(-127, -127), (128, 128), (-127, 128), (128, -127), (0, 0)] {
+            let (mut fast, mut slow) = (vec![0_i8; n * n], vec![0_i8; n * n]);
+            let add = AddS8 {
+                shape,
+                left_shift: 20,
+                input1_offset: o1,
+                input1: Requant {
+                    multiplier: 1_073_741_824,
+                    shift: 0,
+                },
+                input2_offset: o2,
+                input2: Requant {
+                    multiplier: 2_000_000_000,
+                    shift: -1,
+                },
+                output_offset: 5,
+                output: Requant {
+                    multiplier: 1_200_000_000,
+                    shift: -19,
+                },
+                act_min: -128,
+                act_max: 127,
+            };
+            assert!(add_s8(&add, &x1, &x2, &mut fast));
+            add_s8_portable(&add, &x1, &x2, &mut slow);
+            assert_eq!(fast, slow, "ADD offsets {o1} {o2}");
+            for d in [0, 1, 3] {
+                assert_eq!(
+                    on_one_buffer(&x1, d, |b, ia, oa| add_s8_on_one_buffer(
+                        &add, b, ia, oa, &x2
+                    )),
+                    slow,
+                    "ADD on one buffer, d {d}, offsets {o1} {o2}"
+                );
+            }
+        }
+    }
+
+    /// The blocked ADD on one buffer (the one-buffer entry's) equals the portable kernel on
+    /// two: the first input 0 to 5 and more elements above the output, lengths of every
+    /// remainder modulo 4, the same shapes and a scalar second input, and [`add_params`]'
+    /// extreme parameters; declined, with nothing written, where the two-slice kernel declines
+    /// or the layout does not fit.
+    #[test]
+    fn add_on_one_buffer_equals_the_portable_kernel() {
+        let mut rng = Rng(0x5eed_0004);
+        let (mut ran, mut declined) = (0, 0);
+        for _ in 0..CASES {
+            let (shape, x1, x2, len) = one_buffer_case(&mut rng);
+            let mut want = vec![0_i8; len];
+            let p = add_params(&mut rng, shape);
+            add_s8_portable(&p, &x1, &x2, &mut want);
+            let blocked = add_s8(&p, &x1, &x2, &mut vec![0; len]);
+            let run = |b: &mut [i8], ia, oa| add_s8_on_one_buffer(&p, b, ia, oa, &x2);
+            if check_one_buffer(&mut rng, "ADD", &x1, &want, blocked, run) == 0 {
+                declined += 1;
+            } else {
+                ran += 1;
+            }
+        }
+        assert!(ran > declined, "{ran} ran, {declined} declined");
+        assert!(cfg!(miri) || declined > 0);
+    }
+
+    /// The blocked int16 ADD on two slices and on one buffer equals the portable kernel:
+    /// random shapes (same, a scalar input, slices shorter or longer than the shapes) and edge
+    /// values; declined, with nothing written, for other broadcasts.
+    #[test]
+    fn int16_add_equals_the_portable_kernel() {
+        let mut rng = Rng(0x5eed_0016);
+        let (mut blocked, mut declined, mut ran) = (0, 0, 0);
+        for _ in 0..CASES {
+            let (shape, x1, x2, len) = binary16_case(&mut rng);
+            let (mut fast, mut slow) = (vec![0x55_i16; len], vec![0x55_i16; len]);
+            let p = add16_params(&mut rng, shape);
+            let ok = add_s16(&p, &x1, &x2, &mut fast);
+            if !ok {
+                assert!(fast.iter().all(|&v| v == 0x55), "declined, yet written");
+                add_s16_portable(&p, &x1, &x2, &mut fast);
+            }
+            add_s16_portable(&p, &x1, &x2, &mut slow);
+            assert_eq!(fast, slow, "ADD {p:?} {} {}", x1.len(), x2.len());
+            if ok {
+                blocked += 1;
+            } else {
+                declined += 1;
+            }
+            // On one buffer: the first input's elements as the shape has them (the output's
+            // shape, else the layout is refused), the second input's slice as drawn.
+            if shape.input1 != shape.output {
+                continue;
+            }
+            let n = shape.output.iter().product::<usize>();
+            let x1: Vec<i16> = (0..n).map(|_| rng.s16()).collect();
+            let mut want = vec![0_i16; n];
+            let p = add16_params(&mut rng, shape);
+            add_s16_portable(&p, &x1, &x2, &mut want);
+            let b = add_s16(&p, &x1, &x2, &mut vec![0; n]);
+            let run = |buf: &mut [i16], ia, oa| add_s16_on_one_buffer(&p, buf, ia, oa, &x2);
+            ran += usize::from(check_one_buffer(&mut rng, "ADD int16", &x1, &want, b, run) > 0);
+        }
+        assert!(blocked > declined, "{blocked} blocked, {declined} declined");
+        assert!(
+            cfg!(miri) || (declined > 0 && ran > CASES / 4),
+            "{declined} {ran}"
+        );
+    }
+
+    /// Every pair of int16 edge values (the extremes, 0, ±1, and values whose sums are at
+    /// their extremes), the same shapes and each input a scalar, at extreme multipliers.
+    #[test]
+    fn int16_add_over_edge_pairs() {
+        let (x1, x2, n) = edge_pairs16();
+        let full = [1, 1, 1, 1, n, n];
+        let mut rng = Rng(0x16);
+        for (s1, s2) in [(full, full), (full, [1; 6]), ([1; 6], full)] {
+            let shape = BinaryShape {
+                input1: s1,
+                input2: s2,
+                output: full,
+            };
+            let a1 = if s1 == full {
+                &x1[..]
+            } else {
+                &x1[n * n - 1..]
+            };
+            let a2 = if s2 == full { &x2[..] } else { &x2[..1] };
+            for (multiplier, shift) in [(i32::MAX, 0), (1 << 30, -15), (1_500_000_000, 14)] {
+                let (mut fast, mut slow) = (vec![0_i16; n * n], vec![0_i16; n * n]);
+                for (o1, o2) in [(-32767, 32768), (32768, -32767), (0, 0)] {
+                    let add = AddS16 {
+                        left_shift: 15,
+                        input1_offset: o1,
+                        input2_offset: o2,
+                        output_offset: rng.below(3) as i32 - 1,
+                        output: Requant {
+                            multiplier,
+                            shift: shift.min(0),
+                        },
+                        act_min: -32768,
+                        act_max: 32767,
+                        ..add16_params(&mut rng, shape)
+                    };
+                    assert!(add_s16(&add, a1, a2, &mut fast));
+                    add_s16_portable(&add, a1, a2, &mut slow);
+                    assert_eq!(fast, slow, "ADD {add:?}");
+                }
+            }
+        }
+    }
+
+    /// Broadcasts other than a scalar are declined, with nothing written.
+    #[test]
+    fn other_broadcasts_are_declined() {
+        let shape = BinaryShape {
+            input1: [1, 1, 1, 1, 3, 4],
+            input2: [1, 1, 1, 1, 1, 4],
+            output: [1, 1, 1, 1, 3, 4],
+        };
+        let mut rng = Rng(9);
+        let mut p = add_params(&mut rng, shape);
+        p.input1_offset = 0;
+        p.input2_offset = 0;
+        let mut out = [3_i8; 12];
+        assert!(!add_s8(&p, &[1; 12], &[2; 4], &mut out));
+        assert_eq!(out, [3; 12]);
+        // On one buffer too (a full alias), and with the first input broadcast (which no
+        // one-buffer layout fits).
+        let mut buf = [1_i8; 12];
+        assert!(!add_s8_on_one_buffer(&p, &mut buf, 0, 0, &[2; 4]));
+        assert_eq!(buf, [1; 12]);
+        let flipped = BinaryShape {
+            input1: shape.input2,
+            input2: shape.input1,
+            output: shape.output,
+        };
+        let p = AddS8 {
+            shape: flipped,
+            ..p
+        };
+        let mut buf = [1_i8; 16];
+        assert!(!add_s8_on_one_buffer(&p, &mut buf, 12, 0, &[2; 12]));
+        assert_eq!(buf, [1; 16]);
+    }
+}

@@ -1,0 +1,607 @@
+//! CONV_2D with a 1 x 1 filter, stride 1, no padding and one group, blocked for the Cortex-M
+//! DSP extension (cfg `stowplan_dsp`): the matrix product of pixels by filters in blocks of
+//! 2 pixels x 2 output channels, the accumulators in registers (see [`conv1x1_s8`]).
+
+use crate::dsp::{smlad, splat16, sxtab16, sxtab16_ror8, sxtb16, sxtb16_ror8};
+use crate::kernels::shared::blocked::{
+    Epilogue, dot_offset_s8, first, load4, tail, unrolled, word4,
+};
+use crate::kernels::shared::{ConvS8, product, sized, sized_mut};
+
+/// The four sums of a 2 x 2 block: input rows `a`, `b` (two output pixels) against filter rows
+/// `fa`, `fb` (two output channels), `[a.fa, a.fb, b.fa, b.fb]`, each
+/// `sum(f * (x + offset))` over the rows' common length. Per four input channels: four loads,
+/// eight widenings, eight `SMLAD`s (16 multiply-accumulates), the four sums in registers.
+#[inline(always)]
+fn dot_2x2(a: &[i8], b: &[i8], fa: &[i8], fb: &[i8], offset: i32) -> [i32; 4] {
+    let (a4, b4) = (a.as_chunks::<4>().0, b.as_chunks::<4>().0);
+    let (fa4, fb4) = (fa.as_chunks::<4>().0, fb.as_chunks::<4>().0);
+    let n = a4.len().min(b4.len()).min(fa4.len()).min(fb4.len());
+    let [mut aa, mut ab, mut ba, mut bb] = dot_2x2_words(a4, b4, fa4, fb4, offset);
+    let done = 4 * n;
+    if a.len() <= done {
+        return [aa, ab, ba, bb];
+    }
+    let (a, b) = (tail(a, done), tail(b, done));
+    for (((&xa, &xb), &wa), &wb) in a.iter().zip(b).zip(tail(fa, done)).zip(tail(fb, done)) {
+        let (xa, xb) = (
+            i32::from(xa).wrapping_add(offset),
+            i32::from(xb).wrapping_add(offset),
+        );
+        let (wa, wb) = (i32::from(wa), i32::from(wb));
+        aa = aa.wrapping_add(wa.wrapping_mul(xa));
+        ab = ab.wrapping_add(wb.wrapping_mul(xa));
+        ba = ba.wrapping_add(wa.wrapping_mul(xb));
+        bb = bb.wrapping_add(wb.wrapping_mul(xb));
+    }
+    [aa, ab, ba, bb]
+}
+
+/// [`dot_2x2`] of rows of whole words (four elements each): the same sums, with no tail.
+#[inline(always)]
+fn dot_2x2_words(
+    a4: &[[i8; 4]],
+    b4: &[[i8; 4]],
+    fa4: &[[i8; 4]],
+    fb4: &[[i8; 4]],
+    offset: i32,
+) -> [i32; 4] {
+    let off = splat16(offset);
+    let (mut aa, mut ab, mut ba, mut bb) = (0_i32, 0_i32, 0_i32, 0_i32);
+    let n = a4.len().min(b4.len()).min(fa4.len()).min(fb4.len());
+    // All four of length `n`: the compiler drops the checks of `get(k)` below.
+    let (a4, b4, fa4, fb4) = (first(a4, n), first(b4, n), first(fa4, n), first(fb4, n));
+    for k in 0..n {
+        let (Some(xa), Some(xb), Some(wa), Some(wb)) =
+            (a4.get(k), b4.get(k), fa4.get(k), fb4.get(k))
+        else {
+            break;
+        };
+        // In this order (the instructions run as written): at most six widened words live.
+        let wa = word4(wa);
+        let (w0, w1) = (sxtb16(wa), sxtb16_ror8(wa));
+        let xa = word4(xa);
+        let (xa0, xa1) = (sxtab16(off, xa), sxtab16_ror8(off, xa));
+        aa = smlad(xa0, w0, aa);
+        aa = smlad(xa1, w1, aa);
+        let xb = word4(xb);
+        let (xb0, xb1) = (sxtab16(off, xb), sxtab16_ror8(off, xb));
+        ba = smlad(xb0, w0, ba);
+        ba = smlad(xb1, w1, ba);
+        let wb = word4(wb);
+        let (w0, w1) = (sxtb16(wb), sxtb16_ror8(wb));
+        ab = smlad(xa0, w0, ab);
+        ab = smlad(xa1, w1, ab);
+        bb = smlad(xb0, w0, bb);
+        bb = smlad(xb1, w1, bb);
+    }
+    [aa, ab, ba, bb]
+}
+
+/// int8 CONV_2D with a 1 x 1 filter, stride 1, no padding and one group, as the matrix product
+/// `output[pixel][o] = requantise(filter[o] . (input[pixel] + input_offset) + bias[o])`, in
+/// blocks of 2 pixels x 2 output channels. The layers' shapes (8, 16, 32, 64, 128 or 256 input
+/// channels, an even number of output channels, a bias, epilogue form 6 or 5) each have a loop
+/// of their own ([`Epilogue::conv1x1_words`]: the channel count a constant, the rows' words
+/// immediate offsets from two pointers, sixteen or eight words an iteration unrolled, the odd
+/// last pixel in blocks of 1 x 2; with fewer than 64 input channels channel pairs outermost);
+/// every other shape runs [`Epilogue::pixel_pair`] ([`dot_2x2`]), which writes every output, as
+/// [`conv2d_s8`](crate::kernels::conv2d_s8), in this order: pixel pairs in memory order; within a pair, channel
+/// pairs in order, each writing `(first pixel, o)`, `(first pixel, o + 1)`, `(second pixel,
+/// o)`, `(second pixel, o + 1)`; an odd last channel after the pair's other channels (first
+/// pixel, then second); so all channels of a pixel pair are written before the next pair is
+/// read. An odd last pixel comes last, channel by channel.
+///
+/// Returns `false`, having written nothing, for any other geometry (or a zero dimension): the
+/// caller runs the general kernel then. Returns `true` without writing if a slice is shorter
+/// than the geometry says.
+pub(crate) fn conv1x1_s8(
+    p: &ConvS8,
+    input: &[i8],
+    filter: &[i8],
+    bias: Option<&[i32]>,
+    output: &mut [i8],
+) -> bool {
+    let g = &p.geometry;
+    let [batches, height, width, depth] = g.input;
+    let out_depth = g.filter[0];
+    if g.filter[1..] != [1, 1, depth]
+        || g.output != [batches, height, width, out_depth]
+        || (g.stride_h, g.stride_w, g.pad_h, g.pad_w) != (1, 1, 0, 0)
+        || depth == 0
+        || out_depth == 0
+    {
+        return false;
+    }
+    let Some(pixels) = product(&[batches, height, width]) else {
+        return false;
+    };
+    let (Some(input), Some(filter), Some(output)) = (
+        sized(input, &[pixels, depth]),
+        sized(filter, &[out_depth, depth]),
+        sized_mut(output, &[pixels, out_depth]),
+    ) else {
+        return true;
+    };
+    let (e, form) = Epilogue::new(p, bias, out_depth);
+    let offset = p.input_offset;
+    match form {
+        6 => conv1x1_blocks::<6>(&e, input, filter, output, depth, out_depth, offset),
+        5 => conv1x1_blocks::<5>(&e, input, filter, output, depth, out_depth, offset),
+        _ => conv1x1_blocks::<0>(&e, input, filter, output, depth, out_depth, offset),
+    }
+    true
+}
+
+/// [`conv1x1_s8`]'s loops, the epilogue's form chosen (`F`); the slices hold whole pixels
+/// (`depth` input, `out_depth` output channels, both non-zero).
+#[inline(always)]
+fn conv1x1_blocks<const F: u8>(
+    e: &Epilogue<'_>,
+    input: &[i8],
+    filter: &[i8],
+    output: &mut [i8],
+    depth: usize,
+    out_depth: usize,
+    offset: i32,
+) {
+    // The layers' shapes (8 to 256 input channels, an even number of output channels, every
+    // channel's constants): one loop per channel count, all pixel pairs in it.
+    let constants = e.requant.len() >= out_depth && e.bias.is_some_and(|b| b.len() >= out_depth);
+    let counted = F & 3 != 0
+        && constants
+        && out_depth.is_multiple_of(2)
+        && depth.is_multiple_of(4)
+        && match depth / 4 {
+            2 => e.conv1x1_words::<F, 2>(input, filter, output, out_depth, offset),
+            4 => e.conv1x1_words::<F, 4>(input, filter, output, out_depth, offset),
+            8 => e.conv1x1_words::<F, 8>(input, filter, output, out_depth, offset),
+            16 => e.conv1x1_words::<F, 16>(input, filter, output, out_depth, offset),
+            32 => e.conv1x1_words::<F, 32>(input, filter, output, out_depth, offset),
+            64 => e.conv1x1_words::<F, 64>(input, filter, output, out_depth, offset),
+            _ => false,
+        };
+    if counted {
+        return;
+    }
+    let mut ins = input.chunks_exact(2 * depth);
+    let mut outs = output.chunks_exact_mut(2 * out_depth);
+    if depth.is_multiple_of(4) {
+        for (x2, y2) in (&mut ins).zip(&mut outs) {
+            e.pixel_pair::<F, true>(x2, filter, y2, depth, out_depth, offset);
+        }
+    } else {
+        for (x2, y2) in (&mut ins).zip(&mut outs) {
+            e.pixel_pair::<F, false>(x2, filter, y2, depth, out_depth, offset);
+        }
+    }
+    // An odd last pixel.
+    let a = ins.remainder();
+    if !a.is_empty() {
+        let ya = outs.into_remainder();
+        for (o, (f, y)) in filter.chunks_exact(depth).zip(ya).enumerate() {
+            *y = e.finish::<F>(dot_offset_s8(a, f, offset), e.channel::<F>(o));
+        }
+    }
+}
+
+/// [`load4`] if `array`, else [`word4`] (the same value): the compiler's code for the two
+/// differs in places (unrolled blocks of words keep [`word4`]'s bytes unmerged at times).
+#[inline(always)]
+fn word_of(array: bool, x: &[i8; 4]) -> u32 {
+    if array { load4(x) } else { word4(x) }
+}
+
+/// `acc` (`[a.fa, a.fb, b.fa, b.fb]`) plus the products of one word of each row: pixels `xa`,
+/// `xb`, filter rows `wa`, `wb` (`off`: the input offset in both halfwords). Written in the
+/// order that keeps at most six widened words live.
+#[inline(always)]
+fn step_2x2<const ARRAY: bool>(
+    [aa, ab, ba, bb]: [i32; 4],
+    xa: &[i8; 4],
+    xb: &[i8; 4],
+    wa: &[i8; 4],
+    wb: &[i8; 4],
+    off: u32,
+) -> [i32; 4] {
+    let wa = word_of(ARRAY, wa);
+    let (wa0, wa1) = (sxtb16(wa), sxtb16_ror8(wa));
+    let xa = word_of(ARRAY, xa);
+    let (xa0, xa1) = (sxtab16(off, xa), sxtab16_ror8(off, xa));
+    let aa = smlad(xa0, wa0, aa);
+    let aa = smlad(xa1, wa1, aa);
+    let xb = word_of(ARRAY, xb);
+    let xb0 = sxtab16(off, xb);
+    let ba = smlad(xb0, wa0, ba);
+    let xb1 = sxtab16_ror8(off, xb);
+    let ba = smlad(xb1, wa1, ba);
+    let wb = word_of(ARRAY, wb);
+    let wb0 = sxtb16(wb);
+    let ab = smlad(xa0, wb0, ab);
+    let bb = smlad(xb0, wb0, bb);
+    let wb1 = sxtb16_ror8(wb);
+    let ab = smlad(xa1, wb1, ab);
+    let bb = smlad(xb1, wb1, bb);
+    [aa, ab, ba, bb]
+}
+
+/// `acc` (`[x.fa, x.fb]`) plus the products of one word of pixel `x` and of filter rows `wa`,
+/// `wb` (the odd last pixel of [`Epilogue::conv1x1_words`]).
+#[inline(always)]
+fn step_1x2([a, b]: [i32; 2], x: &[i8; 4], wa: &[i8; 4], wb: &[i8; 4], off: u32) -> [i32; 2] {
+    let x = load4(x);
+    let (x0, x1) = (sxtab16(off, x), sxtab16_ror8(off, x));
+    let wa = load4(wa);
+    let (wa0, wa1) = (sxtb16(wa), sxtb16_ror8(wa));
+    let a = smlad(x0, wa0, a);
+    let a = smlad(x1, wa1, a);
+    let wb = load4(wb);
+    let (wb0, wb1) = (sxtb16(wb), sxtb16_ror8(wb));
+    let b = smlad(x0, wb0, b);
+    let b = smlad(x1, wb1, b);
+    [a, b]
+}
+
+/// [`dot_2x2_rows`] in blocks of `N` words of each row per iteration, walking both pairs of
+/// rows from their starts: a row's word and the second row's are `W` words apart, an immediate
+/// offset from one pointer; the loop ends when the first rows are done (`W` a multiple of `N`).
+#[inline(always)]
+fn dot_2x2_blocks<const W: usize, const N: usize>(
+    x: &[[[i8; 4]; W]; 2],
+    f: &[[[i8; 4]; W]; 2],
+    off: u32,
+    mut acc: [i32; 4],
+) -> [i32; 4] {
+    let (mut xs, mut fs) = (
+        x.as_flattened().as_chunks::<N>().0,
+        f.as_flattened().as_chunks::<N>().0,
+    );
+    while let (Some(xa), Some(xb), Some(wa), Some(wb)) =
+        (xs.first(), xs.get(W / N), fs.first(), fs.get(W / N))
+    {
+        acc = unrolled::<_, N>(acc, |acc, i| {
+            match (xa.get(i), xb.get(i), wa.get(i), wb.get(i)) {
+                (Some(xa), Some(xb), Some(wa), Some(wb)) => {
+                    step_2x2::<false>(acc, xa, xb, wa, wb, off)
+                }
+                _ => acc,
+            }
+        });
+        (xs, fs) = (xs.get(1..).unwrap_or(&[]), fs.get(1..).unwrap_or(&[]));
+    }
+    acc
+}
+
+/// The four sums of a 2 x 2 block of rows of `W` words each (pixels `x`, filter rows `f`) onto
+/// `acc` (`[a.fa, a.fb, b.fa, b.fb]`): sixteen words of each row an iteration when `W` is a
+/// multiple of 16, else eight when a multiple of 8, all of them written out when `W` is 8 at
+/// most (else a word at a time). The loops' words are [`word4`]'s, the others [`load4`]'s (the
+/// compiler's code is best so: measured).
+#[inline(always)]
+fn dot_2x2_rows<const W: usize>(
+    x: &[[[i8; 4]; W]; 2],
+    f: &[[[i8; 4]; W]; 2],
+    off: u32,
+    mut acc: [i32; 4],
+) -> [i32; 4] {
+    let ([xa, xb], [wa, wb]) = (x, f);
+    if W.is_multiple_of(16) {
+        // Sixteen words of each row per iteration (half the loop's overhead).
+        acc = dot_2x2_blocks::<W, 16>(x, f, off, acc);
+    } else if W.is_multiple_of(8) && W > 8 {
+        acc = dot_2x2_blocks::<W, 8>(x, f, off, acc);
+    } else if W <= 8 {
+        acc = unrolled::<_, W>(acc, |acc, i| {
+            match (xa.get(i), xb.get(i), wa.get(i), wb.get(i)) {
+                (Some(xa), Some(xb), Some(wa), Some(wb)) => {
+                    step_2x2::<true>(acc, xa, xb, wa, wb, off)
+                }
+                _ => acc,
+            }
+        });
+    } else {
+        // Other counts (not instantiated by the kernel), a word at a time.
+        for (((xa, xb), wa), wb) in xa.iter().zip(xb).zip(wa).zip(wb) {
+            acc = step_2x2::<true>(acc, xa, xb, wa, wb, off);
+        }
+    }
+    acc
+}
+
+/// The two sums of pixel `x` against filter rows `f` of `W` words each onto `acc` (`[x.fa,
+/// x.fb]`), as [`dot_2x2_rows`].
+#[inline(always)]
+fn dot_1x2_rows<const W: usize>(
+    x: &[[i8; 4]; W],
+    f: &[[[i8; 4]; W]; 2],
+    off: u32,
+    mut acc: [i32; 2],
+) -> [i32; 2] {
+    let [wa, wb] = f;
+    if W.is_multiple_of(8) {
+        let (mut xs, mut fs) = (x.as_chunks::<8>().0, f.as_flattened().as_chunks::<8>().0);
+        while let (Some(x), Some(wa), Some(wb)) = (xs.first(), fs.first(), fs.get(W / 8)) {
+            acc = unrolled::<_, 8>(acc, |acc, i| match (x.get(i), wa.get(i), wb.get(i)) {
+                (Some(x), Some(wa), Some(wb)) => step_1x2(acc, x, wa, wb, off),
+                _ => acc,
+            });
+            (xs, fs) = (xs.get(1..).unwrap_or(&[]), fs.get(1..).unwrap_or(&[]));
+        }
+    } else if W < 8 {
+        acc = unrolled::<_, W>(acc, |acc, i| match (x.get(i), wa.get(i), wb.get(i)) {
+            (Some(x), Some(wa), Some(wb)) => step_1x2(acc, x, wa, wb, off),
+            _ => acc,
+        });
+    } else {
+        for ((x, wa), wb) in x.iter().zip(wa).zip(wb) {
+            acc = step_1x2(acc, x, wa, wb, off);
+        }
+    }
+    acc
+}
+
+impl Epilogue<'_> {
+    /// [`conv1x1_blocks`] for rows of `W` words (`4 * W` input channels: `W` 2, 4, 8, 16, 32
+    /// or 64), an even `out_depth` and every channel's multiplier and bias at hand (form `F` 6
+    /// or 5): the loops of one layer shape. Rows of 64 and more channels are written as
+    /// [`Epilogue::pixel_pair`] and the odd last pixel there do (pixel pairs in order, in each
+    /// the channel pairs in order; then the odd last pixel, a channel pair at a time); shorter
+    /// rows a channel pair at a time (its constants read once), in it the pixel pairs in order,
+    /// then the odd last pixel (the output is a slice of its own: the order of the writes is not
+    /// observable). Per block ([`dot_2x2_rows`]): the accumulators start at the channels'
+    /// biases, the sums stay in registers (sixteen or eight words of each row an iteration,
+    /// unrolled), then the channel pair's constants and the four outputs. Returns `false`,
+    /// having written nothing, if the slices are not of that shape. Not inlined: its loops have
+    /// the registers to themselves (and there is no call per pixel pair).
+    #[inline(never)]
+    fn conv1x1_words<const F: u8, const W: usize>(
+        &self,
+        input: &[i8],
+        filter: &[i8],
+        output: &mut [i8],
+        out_depth: usize,
+        offset: i32,
+    ) -> bool {
+        let n = out_depth / 2;
+        let pixels = input.as_chunks::<4>().0.as_chunks::<W>().0;
+        let channel_pairs = filter
+            .as_chunks::<4>()
+            .0
+            .as_chunks::<W>()
+            .0
+            .as_chunks::<2>()
+            .0;
+        if n == 0 {
+            return false;
+        }
+        let (Some(channel_pairs), Some(requant), Some(outputs)) = (
+            channel_pairs.get(..n),
+            self.requant.as_chunks::<2>().0.get(..n),
+            output.as_chunks_mut::<2>().0.get_mut(..pixels.len() * n),
+        ) else {
+            return false;
+        };
+        let Some(bias) = self.bias.and_then(|b| b.as_chunks::<2>().0.get(..n)) else {
+            return false;
+        };
+        let off = splat16(offset);
+        let (pairs, odd) = pixels.as_chunks::<2>();
+        if W <= 8 {
+            // Short rows: a channel pair at a time (its constants once), all pixel pairs, then
+            // the odd last pixel; the output rows (`n` pairs of bytes each) a pixel pair at a
+            // time. (The slices are distinct: the order of the writes is free.)
+            for (j, ((f, r), &[b0, b1])) in channel_pairs.iter().zip(requant).zip(bias).enumerate()
+            {
+                let [r0, r1] = *r;
+                let (c0, c1) = (self.of::<F>(r0, 0), self.of::<F>(r1, 0));
+                let mut ys = outputs.chunks_exact_mut(2 * n);
+                for (x, y) in pairs.iter().zip(&mut ys) {
+                    let [aa, ab, ba, bb] = dot_2x2_rows::<W>(x, f, off, [b0, b1, b0, b1]);
+                    let (ya, yb) = y.split_at_mut(n.min(y.len()));
+                    if let (Some(ya), Some(yb)) = (ya.get_mut(j), yb.get_mut(j)) {
+                        *ya = [self.finish::<F>(aa, c0), self.finish::<F>(ab, c1)];
+                        *yb = [self.finish::<F>(ba, c0), self.finish::<F>(bb, c1)];
+                    }
+                }
+                if let (Some(x), Some(y)) = (odd.first(), ys.into_remainder().get_mut(j)) {
+                    let [a, b] = dot_1x2_rows::<W>(x, f, off, [b0, b1]);
+                    *y = [self.finish::<F>(a, c0), self.finish::<F>(b, c1)];
+                }
+            }
+            return true;
+        }
+        // Long rows: a pixel pair at a time, in it the channel pairs in order; then the odd
+        // last pixel.
+        let Some((ys, y_odd)) = outputs.split_at_mut_checked(pairs.len() * 2 * n) else {
+            return false;
+        };
+        for (x, y) in pairs.iter().zip(ys.chunks_exact_mut(2 * n)) {
+            let (ya, yb) = y.split_at_mut(n.min(y.len()));
+            let ys = ya.iter_mut().zip(yb);
+            for (((f, r), &[b0, b1]), (ya, yb)) in
+                channel_pairs.iter().zip(requant).zip(bias).zip(ys)
+            {
+                let [aa, ab, ba, bb] = dot_2x2_rows::<W>(x, f, off, [b0, b1, b0, b1]);
+                // The constants read after the sums (not kept through their loop).
+                let [r0, r1] = *r;
+                let (c0, c1) = (self.of::<F>(r0, 0), self.of::<F>(r1, 0));
+                *ya = [self.finish::<F>(aa, c0), self.finish::<F>(ab, c1)];
+                *yb = [self.finish::<F>(ba, c0), self.finish::<F>(bb, c1)];
+            }
+        }
+        if let Some(x) = odd.first() {
+            for (((f, r), &b), y) in channel_pairs.iter().zip(requant).zip(bias).zip(y_odd) {
+                let [a, b] = dot_1x2_rows::<W>(x, f, off, b);
+                let [r0, r1] = *r;
+                let (c0, c1) = (self.of::<F>(r0, 0), self.of::<F>(r1, 0));
+                *y = [self.finish::<F>(a, c0), self.finish::<F>(b, c1)];
+            }
+        }
+        true
+    }
+
+    /// One pixel pair of [`conv1x1_blocks`]: `x2` the two input pixels, `y2` the two output pixels;
+    /// `WORDS` when the rows are whole words (`depth` a multiple of four: no tails; one loop
+    /// each way, not a choice per channel pair). Not inlined: the 2 x 2 loop then has the registers to itself (inlined into the kernel it
+    /// spilled its pointers), which saves more than the call per pixel pair costs.
+    #[inline(never)]
+    fn pixel_pair<const F: u8, const WORDS: bool>(
+        &self,
+        x2: &[i8],
+        filter: &[i8],
+        y2: &mut [i8],
+        depth: usize,
+        out_depth: usize,
+        offset: i32,
+    ) {
+        {
+            let (a, b) = x2.split_at(depth.min(x2.len()));
+            let (ya, yb) = y2.split_at_mut(out_depth.min(y2.len()));
+            let mut fs = filter.chunks_exact(2 * depth);
+            let mut o = 0;
+            let pairs = ya.as_chunks_mut::<2>().0.iter_mut();
+            // The multipliers and biases in pairs, as the channel pairs read them.
+            let requant = self.requant.as_chunks::<2>().0;
+            let bias = self.bias.map(|b| b.as_chunks::<2>().0);
+            let (a4, b4) = (a.as_chunks::<4>().0, b.as_chunks::<4>().0);
+            for ((f2, ya), yb) in (&mut fs).zip(pairs).zip(yb.as_chunks_mut::<2>().0) {
+                let (fa, fb) = f2.split_at(depth);
+                let [aa, ab, ba, bb] = if WORDS {
+                    let (fa4, fb4) = (fa.as_chunks::<4>().0, fb.as_chunks::<4>().0);
+                    dot_2x2_words(a4, b4, fa4, fb4, offset)
+                } else {
+                    dot_2x2(a, b, fa, fb, offset)
+                };
+                let (c0, c1) = match (requant.get(o / 2), bias.map(|b| b.get(o / 2))) {
+                    (Some(&[r0, r1]), None) => (self.of::<F>(r0, 0), self.of::<F>(r1, 0)),
+                    (Some(&[r0, r1]), Some(Some(&[b0, b1]))) => {
+                        (self.of::<F>(r0, b0), self.of::<F>(r1, b1))
+                    }
+                    _ => (self.channel::<F>(o), self.channel::<F>(o + 1)),
+                };
+                *ya = [self.finish::<F>(aa, c0), self.finish::<F>(ab, c1)];
+                *yb = [self.finish::<F>(ba, c0), self.finish::<F>(bb, c1)];
+                o += 2;
+            }
+            // An odd last channel: its filter row is what the pairs left.
+            let f = fs.remainder();
+            if !f.is_empty() {
+                let [aa, _, ba, _] = dot_2x2(a, b, f, f, offset);
+                let c = self.channel::<F>(o);
+                if let (Some(ya), Some(yb)) = (ya.last_mut(), yb.last_mut()) {
+                    *ya = self.finish::<F>(aa, c);
+                    *yb = self.finish::<F>(ba, c);
+                }
+            }
+        }
+    }
+}
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernels::conv::conv2d_s8_portable;
+    use crate::kernels::shared::testing::{REQUANT, REQUANT_TWO, Rng, geometry, params};
+    use crate::kernels::shared::{ConvGeometry, Part};
+
+    #[test]
+    fn conv1x1_equals_the_portable_kernel() {
+        let mut rng = Rng(1);
+        // (pixels as N, H, W; input channels; output channels): odd and even of each, channel
+        // counts below, at and past a multiple of four.
+        let shapes: &[([usize; 3], usize, usize)] = if cfg!(miri) {
+            &[([1, 1, 3], 5, 3), ([1, 2, 2], 8, 4)]
+        } else {
+            &[
+                ([1, 1, 1], 1, 1),
+                ([1, 3, 3], 8, 16),
+                ([2, 3, 5], 7, 5),
+                ([1, 4, 4], 12, 24),
+                ([1, 1, 7], 3, 2),
+                ([1, 5, 1], 17, 9),
+                // The layers' channel counts (one loop each): 8 to 256 input channels.
+                ([1, 3, 3], 16, 12),
+                ([1, 2, 3], 32, 10),
+                ([1, 1, 5], 64, 8),
+                ([1, 3, 1], 128, 6),
+                ([1, 1, 3], 256, 4),
+                ([1, 2, 2], 256, 2),
+                // Not one of them (24 and 48 input channels), an odd output channel count.
+                ([1, 3, 1], 24, 4),
+                ([1, 1, 4], 48, 5),
+            ]
+        };
+        for &([n, h, w], c, o) in shapes.iter().cycle().take(6 * shapes.len()) {
+            let g = geometry([n, h, w, c], [o, 1, 1, c], [n, h, w, o]);
+            let p = params(g, &mut rng);
+            let mut input = [0i8; 1024];
+            let mut filter = [0i8; 24 * 256];
+            rng.fill(&mut input);
+            rng.fill(&mut filter);
+            let bias: [i32; 24] =
+                core::array::from_fn(|i| (rng.next() % 20001) as i32 - 10000 + i as i32);
+            let (input, filter) = (&input[..n * h * w * c], &filter[..o * c]);
+            let (mut fast, mut slow) = ([0i8; 400], [0i8; 400]);
+            let len = n * h * w * o;
+            // Every fourth case without a bias.
+            let bias = (!rng.next().is_multiple_of(4)).then_some(&bias[..]);
+            assert!(conv1x1_s8(&p, input, filter, bias, &mut fast[..len]));
+            conv2d_s8_portable(&p, Part::WHOLE, input, filter, bias, &mut slow[..len]);
+            assert_eq!(fast[..len], slow[..len], "{:?}", (n, h, w, c, o));
+            assert!(fast[..len].iter().any(|&v| v != fast[0]) || len < 4);
+        }
+        // Other geometries are declined, with nothing written.
+        let g = ConvGeometry {
+            stride_h: 2,
+            ..geometry([1, 4, 4, 4], [4, 1, 1, 4], [1, 4, 4, 4])
+        };
+        let mut out = [3i8; 64];
+        assert!(!conv1x1_s8(
+            &params(g, &mut rng),
+            &[0; 64],
+            &[0; 16],
+            None,
+            &mut out
+        ));
+        assert_eq!(out, [3; 64]);
+    }
+
+    /// Every loop of [`Epilogue::conv1x1_words`] (each channel count, forms 6 and 5, odd and
+    /// even pixel counts) against the portable kernel, deterministically.
+    #[test]
+    fn conv1x1_layer_loops_equal_the_portable_kernel() {
+        let mut rng = Rng(5);
+        let depths: &[usize] = if cfg!(miri) {
+            &[8, 32]
+        } else {
+            &[8, 16, 32, 64, 128, 256]
+        };
+        for &c in depths {
+            for (requant, form) in [(&REQUANT_TWO, 6), (&REQUANT, 5)] {
+                for (w, o) in [(3, 4), (2, 6), (1, 8)] {
+                    let g = geometry([1, 1, w, c], [o, 1, 1, c], [1, 1, w, o]);
+                    let p = ConvS8 {
+                        geometry: g,
+                        input_offset: [128, -127, 3][c % 3],
+                        output_offset: (rng.next() % 21) as i32 - 10,
+                        requant: &requant[..],
+                        act_min: -128,
+                        act_max: 127,
+                    };
+                    let bias: [i32; 24] =
+                        core::array::from_fn(|_| (rng.next() % 40001) as i32 - 20000);
+                    assert_eq!(Epilogue::new(&p, Some(&bias[..]), o).1, form);
+                    let (mut input, mut filter) = ([0i8; 3 * 256], [0i8; 8 * 256]);
+                    rng.fill(&mut input);
+                    rng.fill(&mut filter);
+                    let (input, filter) = (&input[..w * c], &filter[..o * c]);
+                    let (mut fast, mut slow) = ([0i8; 24], [0i8; 24]);
+                    let len = w * o;
+                    let bias = Some(&bias[..]);
+                    assert!(conv1x1_s8(&p, input, filter, bias, &mut fast[..len]));
+                    conv2d_s8_portable(&p, Part::WHOLE, input, filter, bias, &mut slow[..len]);
+                    assert_eq!(fast[..len], slow[..len], "{:?}", (c, form, w, o));
+                }
+            }
+        }
+    }
+}

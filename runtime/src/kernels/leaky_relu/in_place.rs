@@ -1,0 +1,14 @@
+//! LEAKY_RELU with its output over the input it consumes: element by element through the
+//! in-place driver's elementwise walk.
+
+use super::{LeakyReluF32, LeakyReluQuantized};
+use crate::kernels::shared::in_place::kernel_on_one_buffer;
+
+kernel_on_one_buffer! {
+    /// [`leaky_relu_s8`](super::leaky_relu_s8) on one buffer.
+    leaky_relu_s8(LeakyReluQuantized, i8) => |p, x, o| super::leaky_relu_s8(p, x, &mut o);
+    /// [`leaky_relu_s16`](super::leaky_relu_s16) on one buffer.
+    leaky_relu_s16(LeakyReluQuantized, i16) => |p, x, o| super::leaky_relu_s16(p, x, &mut o);
+    /// [`leaky_relu_f32`](super::leaky_relu_f32) on one buffer.
+    leaky_relu_f32(LeakyReluF32, f32) => |p, x, o| super::leaky_relu_f32(p, x, &mut o);
+}

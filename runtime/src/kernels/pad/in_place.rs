@@ -1,0 +1,102 @@
+//! PAD and PADV2 with their output over the input they consume: the output written in order,
+//! from [`pad_min_displacement`] on.
+
+use crate::kernels::shared::in_place::{add, get, mul};
+
+/// PAD's least displacement in elements: writing its output in order over its input, output
+/// element `k` is written after the input element it covers is read, and lies below every input
+/// element still to be read when the input starts at least the padding written before the
+/// input's last element above the output: `q − (n − 1)`, with `q` the output index of input
+/// element `n − 1`, the last. `None` for an empty input, shapes that do not hold the input
+/// (`before[d] + input[d] > output[d]`) or sizes that overflow.
+#[must_use]
+pub const fn pad_min_displacement(p: &super::Pad) -> Option<usize> {
+    let (mut q, mut last) = (0_usize, 0_usize);
+    let (mut out_stride, mut in_stride) = (1_usize, 1_usize);
+    let mut d = 5;
+    while d > 0 {
+        d -= 1;
+        let (i, o, b) = (p.input[d], p.output[d], p.before[d]);
+        if i == 0 || get!(add(b, i)) > o {
+            return None;
+        }
+        q = get!(add(q, get!(mul(b + i - 1, out_stride))));
+        last = get!(add(last, get!(mul(i - 1, in_stride))));
+        out_stride = get!(mul(out_stride, o));
+        in_stride = get!(mul(in_stride, i));
+    }
+    q.checked_sub(last)
+}
+
+/// Whether [`pad`] runs `p` with its input at `input_at` and its output at `output_at`
+/// (elements) of one buffer: the two share no element, or the input starts at least
+/// [`pad_min_displacement`] above the output. Generated code asserts it at compile time.
+#[must_use]
+pub const fn pad_fits(p: &super::Pad, input_at: usize, output_at: usize) -> bool {
+    let (Some(least), Some(i), Some(o)) = (
+        pad_min_displacement(p),
+        elements5(&p.input),
+        elements5(&p.output),
+    ) else {
+        return false;
+    };
+    let (Some(in_end), Some(out_end)) = (input_at.checked_add(i), output_at.checked_add(o)) else {
+        return false;
+    };
+    if in_end <= output_at || out_end <= input_at {
+        return true;
+    }
+    match input_at.checked_sub(output_at) {
+        Some(d) => d >= least,
+        None => false,
+    }
+}
+
+/// The element count of a five-dimensional shape, `None` on overflow.
+pub(crate) const fn elements5(shape: &[usize; 5]) -> Option<usize> {
+    mul(
+        get!(mul(
+            get!(mul(shape[0], shape[1])),
+            get!(mul(shape[2], shape[3]))
+        )),
+        shape[4],
+    )
+}
+
+/// [`super::pad`] on one buffer: the input's elements at `buf[input_at..]`, the output's at
+/// `buf[output_at..]`, output elements written in order, each after the input element it covers
+/// is read. Returns `false`, writing nothing, unless [`pad_fits`] and both fit in `buf`.
+pub fn pad<T: Copy>(
+    p: &super::Pad,
+    buf: &mut [T],
+    input_at: usize,
+    output_at: usize,
+    pad_value: T,
+) -> bool {
+    let (Some(i), Some(o)) = (elements5(&p.input), elements5(&p.output)) else {
+        return false;
+    };
+    if !pad_fits(p, input_at, output_at)
+        || input_at.saturating_add(i) > buf.len()
+        || output_at.saturating_add(o) > buf.len()
+    {
+        return false;
+    }
+    if input_at + i <= output_at {
+        // The input wholly below the output.
+        let (lo, hi) = buf.split_at_mut(output_at);
+        super::pad(p, &lo[input_at..input_at + i], pad_value, &mut hi[..o]);
+        return true;
+    }
+    let mut k = output_at;
+    super::pad_walk(p, |j| {
+        let value = j
+            .and_then(|j| buf.get(input_at + j).copied())
+            .unwrap_or(pad_value);
+        if let Some(slot) = buf.get_mut(k) {
+            *slot = value;
+        }
+        k += 1;
+    });
+    true
+}

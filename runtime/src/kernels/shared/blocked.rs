@@ -1,0 +1,421 @@
+//! What the int8 loops blocked for the Cortex-M DSP extension (cfg `stowplan_dsp`) share across
+//! ops: four int8 values per 32-bit load, widened to two pairs of halfwords (`SXTB16`, the input
+//! offset added in the same instruction by `SXTAB16`), two multiply-accumulates per `SMLAD`,
+//! and the int8 epilogue ([`Epilogue`]) that requantises blocks of accumulators. The
+//! instructions are [`crate::dsp`]'s; on the host (where this module is compiled for its tests)
+//! their portable twins, so the tests run the very blocking the device runs.
+//!
+//! Every output is TFLM's value: each accumulator is the same int32 sum as the portable
+//! kernel's (`sum(filter * (input + input_offset))`, its terms in another order, which is exact
+//! modulo 2^32, as TFLM's accumulator wraps), then the same requantisation as
+//! [`requantize_channel`](super::requant::requantize_channel) ([`Epilogue`]: the same
+//! arithmetic, or an exact shorter form of it). `input + input_offset` fits a halfword: the
+//! input is int8 and the offset minus an int8 zero point, so the sum lies in `-255..=255`;
+//! filter values are int8; every product fits in 17 bits.
+
+use super::fixed;
+use super::requant::{Requant, clamp_to_i8};
+use super::window::ConvS8;
+use crate::dsp::{max8, max16, smlad, splat16, sxtab16, sxtab16_ror8, sxtb16, sxtb16_ror8, word};
+
+/// `sum(filter[k] * (input[k] + offset))` over the shorter length, wrapping: four elements per
+/// step (two `SMLAD`s), the rest one by one.
+#[inline(always)]
+pub(crate) fn dot_offset_s8(input: &[i8], filter: &[i8], offset: i32) -> i32 {
+    let off = splat16(offset);
+    let (xs, fs) = (input.chunks_exact(4), filter.chunks_exact(4));
+    let mut acc: i32 = 0;
+    let full = xs.len().min(fs.len());
+    for (x, f) in xs.zip(fs) {
+        let (x, f) = (word(x), word(f));
+        acc = smlad(sxtab16(off, x), sxtb16(f), acc);
+        acc = smlad(sxtab16_ror8(off, x), sxtb16_ror8(f), acc);
+    }
+    // The tail of the shorter one, paired with the longer one's elements at the same index.
+    let (x_rest, f_rest) = (
+        input.get(full * 4..).unwrap_or(&[]),
+        filter.get(full * 4..).unwrap_or(&[]),
+    );
+    for (&x, &f) in x_rest.iter().zip(f_rest) {
+        acc = acc.wrapping_add(i32::from(f).wrapping_mul(i32::from(x).wrapping_add(offset)));
+    }
+    acc
+}
+
+/// The elements of `s` from `start` on (none past its end).
+#[inline(always)]
+pub(crate) fn tail(s: &[i8], start: usize) -> &[i8] {
+    s.get(start..).unwrap_or(&[])
+}
+
+/// Four int8 values as one word, the first in the least significant byte.
+#[inline(always)]
+pub(crate) fn word4(x: &[i8; 4]) -> u32 {
+    let [a, b, c, d] = *x;
+    u32::from_le_bytes([a as u8, b as u8, c as u8, d as u8])
+}
+
+/// The first `n` elements of `s` (all of them if it is shorter).
+#[inline(always)]
+pub(crate) fn first<T>(s: &[T], n: usize) -> &[T] {
+    s.get(..n).unwrap_or(s)
+}
+
+/// The int8 epilogue of the blocked kernels,
+/// [`requantize_channel`](super::requant::requantize_channel)'s arithmetic with the channel's
+/// constants read a block at a time, in form `F` (chosen per op by [`Epilogue::new`]): its low
+/// bits are the least [`fixed::right_form`](super::fixed::right_form) of the op's channels (2:
+/// [`fixed::multiply_by_quantized_multiplier_right2`](super::fixed::multiply_by_quantized_multiplier_right2),
+/// 1: [`fixed::multiply_by_quantized_multiplier_right1`](super::fixed::multiply_by_quantized_multiplier_right1),
+/// 0: the general function), and [`FULL`] is set when the clamp is the whole int8 range (then
+/// a saturation); all equal TFLM's. The kernels have loops for forms 6 and 5 (the whole range
+/// with right shifts of 2 and more, or of 1 and more: the layers of the models) and run every
+/// other op in form 0 (the general requantisation and clamp), to keep the code small.
+#[derive(Clone, Copy)]
+pub(crate) struct Epilogue<'a> {
+    pub(crate) bias: Option<&'a [i32]>,
+    pub(crate) requant: &'a [Requant],
+    pub(crate) output_offset: i32,
+    pub(crate) act_min: i32,
+    pub(crate) act_max: i32,
+}
+
+/// The bit of an epilogue's form for the whole int8 range (`act_min == -128`, `act_max ==
+/// 127`): the clamp is then a saturation.
+pub(crate) const FULL: u8 = 4;
+
+/// One output channel's constants: bias (0 without one), multiplier, and the shift (in form 1
+/// `-shift - 1`, in form 2 `-shift - 2`).
+#[derive(Clone, Copy)]
+pub(crate) struct Channel {
+    pub(crate) bias: i32,
+    pub(crate) multiplier: i32,
+    pub(crate) shift: i32,
+}
+
+impl<'a> Epilogue<'a> {
+    /// The epilogue of `p` with `bias`, and its form: the one every one of the `channels`
+    /// first multipliers has, with [`FULL`] for the whole int8 range (the kernels run
+    /// `finish::<F>` in it, or in form 0).
+    #[inline(always)]
+    pub(crate) fn new(p: &ConvS8, bias: Option<&'a [i32]>, channels: usize) -> (Self, u8) {
+        let e = Epilogue {
+            bias,
+            requant: p.requant,
+            output_offset: p.output_offset,
+            act_min: p.act_min,
+            act_max: p.act_max,
+        };
+        let form = if p.requant.len() >= channels {
+            p.requant.iter().take(channels).fold(2, |form, r| {
+                form.min(fixed::right_form(r.multiplier, r.shift))
+            })
+        } else {
+            0
+        };
+        // The whole int8 range (no fused activation narrows it): the clamp is a saturation.
+        let full = if (p.act_min, p.act_max) == (-128, 127) {
+            FULL
+        } else {
+            0
+        };
+        (e, form | full)
+    }
+
+    /// Channel `c`'s constants (a missing bias or multiplier is 0, as in
+    /// [`requantize_channel`](super::requant::requantize_channel)).
+    #[inline(always)]
+    pub(crate) fn channel<const F: u8>(&self, c: usize) -> Channel {
+        let bias = match self.bias.and_then(|b| b.get(c)) {
+            Some(&b) => b,
+            None => 0,
+        };
+        let (multiplier, shift) = match self.requant.get(c) {
+            Some(r) => (r.multiplier, r.shift),
+            None => (0, 0),
+        };
+        let shift = match F & 3 {
+            2 => -shift - 2,
+            1 => -shift - 1,
+            _ => shift,
+        };
+        Channel {
+            bias,
+            multiplier,
+            shift,
+        }
+    }
+
+    /// The outputs of channels `c..c + 4` from their accumulators, in the `form` of
+    /// [`Epilogue::new`] (6, 5, else 0) chosen here, once per block (the depthwise kernels: one
+    /// loop for the forms).
+    #[inline(always)]
+    pub(crate) fn finish4(&self, form: u8, c: usize, acc: [i32; 4]) -> [i8; 4] {
+        match form {
+            6 => self.block4::<6>(c, acc),
+            5 => self.block4::<5>(c, acc),
+            _ => self.block4::<0>(c, acc),
+        }
+    }
+
+    /// [`Epilogue::finish4`] in form `F`.
+    #[inline(always)]
+    pub(crate) fn block4<const F: u8>(&self, c: usize, [a0, a1, a2, a3]: [i32; 4]) -> [i8; 4] {
+        [
+            self.finish::<F>(a0, self.channel::<F>(c)),
+            self.finish::<F>(a1, self.channel::<F>(c + 1)),
+            self.finish::<F>(a2, self.channel::<F>(c + 2)),
+            self.finish::<F>(a3, self.channel::<F>(c + 3)),
+        ]
+    }
+
+    /// The constants of a channel of multiplier `r` and bias `bias` in form `F` (as
+    /// [`Epilogue::channel`] reads them).
+    #[inline(always)]
+    pub(crate) fn of<const F: u8>(&self, r: Requant, bias: i32) -> Channel {
+        Channel {
+            bias,
+            multiplier: r.multiplier,
+            shift: match F & 3 {
+                2 => -r.shift - 2,
+                1 => -r.shift - 1,
+                _ => r.shift,
+            },
+        }
+    }
+
+    /// Block `k`'s four outputs of a pixel of `B` blocks whose multipliers and biases are
+    /// `requant` and `bias` (`None` if the slices are shorter: then block by block, as
+    /// [`Epilogue::channel`] reads them).
+    #[inline(always)]
+    pub(crate) fn block4_of<const F: u8, const B: usize>(
+        &self,
+        requant: Option<&[[Requant; 4]; B]>,
+        bias: Option<Option<&[[i32; 4]; B]>>,
+        k: usize,
+        acc: [i32; 4],
+    ) -> [i8; 4] {
+        match (
+            requant.and_then(|r| r.get(k)),
+            bias.map(|b| b.and_then(|b| b.get(k))),
+        ) {
+            (Some(r), None) => self.block4_with::<F>(r, [0; 4], acc),
+            (Some(r), Some(Some(&b))) => self.block4_with::<F>(r, b, acc),
+            _ => self.block4::<F>(4 * k, acc),
+        }
+    }
+
+    /// [`Epilogue::block4`] with the block's four multipliers and biases at hand.
+    #[inline(always)]
+    pub(crate) fn block4_with<const F: u8>(
+        &self,
+        r: &[Requant; 4],
+        b: [i32; 4],
+        acc: [i32; 4],
+    ) -> [i8; 4] {
+        let [r0, r1, r2, r3] = *r;
+        let [b0, b1, b2, b3] = b;
+        let [a0, a1, a2, a3] = acc;
+        [
+            self.finish::<F>(a0, self.of::<F>(r0, b0)),
+            self.finish::<F>(a1, self.of::<F>(r1, b1)),
+            self.finish::<F>(a2, self.of::<F>(r2, b2)),
+            self.finish::<F>(a3, self.of::<F>(r3, b3)),
+        ]
+    }
+
+    /// The output value of accumulator `acc` of channel `ch`.
+    #[inline(always)]
+    pub(crate) fn finish<const F: u8>(&self, acc: i32, ch: Channel) -> i8 {
+        let acc = acc.wrapping_add(ch.bias);
+        let (m, t) = (ch.multiplier, ch.shift as u32);
+        let acc = match F & 3 {
+            2 => right2(acc, m, t),
+            1 => fixed::multiply_by_quantized_multiplier_right1(acc, m, t),
+            _ => fixed::multiply_by_quantized_multiplier(acc, m, ch.shift),
+        };
+        let acc = acc.wrapping_add(self.output_offset);
+        if F & FULL != 0 {
+            // `clamp_to_i8` with `act_min == -128`, `act_max == 127` (one `SSAT`).
+            acc.clamp(-128, 127) as i8
+        } else {
+            clamp_to_i8(acc, self.act_min, self.act_max)
+        }
+    }
+}
+
+/// [`fixed::multiply_by_quantized_multiplier_right2`](super::fixed::multiply_by_quantized_multiplier_right2),
+/// its 64-bit nudge (`2^30 - [x < 0] 2^31`) written as its two words: the high one `x >> 31`,
+/// the low one `2^30 | (x & 2^31)` (for `x < 0`, `-2^32 + 2^31 + 2^30`), so that one `SMLAL`
+/// adds the product to it.
+#[inline(always)]
+pub(crate) fn right2(x: i32, multiplier: i32, t: u32) -> i32 {
+    let lo = (x as u32 & 0x8000_0000) | 0x4000_0000;
+    let nudge = (i64::from(x >> 31) << 32) | i64::from(lo);
+    // `|x * multiplier| <= 2^62`: no overflow.
+    let h = ((i64::from(x) * i64::from(multiplier) + nudge) >> 32) as i32;
+    ((h >> (t & 31)) + 1) >> 1
+}
+
+/// Four int8 values as one word, as [`word4`], copied as one array (one load).
+#[inline(always)]
+pub(crate) fn load4(x: &[i8; 4]) -> u32 {
+    u32::from_le_bytes(x.map(|v| v as u8))
+}
+
+/// `f(acc, 0)`, then `f` of that and 1, ... up to `N - 1` (`N` at most 16), written out: loops
+/// are not unrolled at opt-level "s", and with constant indices each word is an immediate
+/// offset from the rows' pointers.
+#[inline(always)]
+pub(crate) fn unrolled<A, const N: usize>(mut acc: A, mut f: impl FnMut(A, usize) -> A) -> A {
+    macro_rules! at {
+        ($($i:literal)*) => {$(
+            if $i < N {
+                acc = f(acc, $i);
+            }
+        )*};
+    }
+    at!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15);
+    acc
+}
+/// The signed low halfword of `w`.
+#[inline(always)]
+pub(crate) fn lo(w: u32) -> i32 {
+    i32::from(w as u16 as i16)
+}
+
+/// The signed high halfword of `w`.
+#[inline(always)]
+pub(crate) fn hi(w: u32) -> i32 {
+    (w as i32) >> 16
+}
+
+/// A lane type of the max pools: `N` values per 32-bit word, the first in the low bits.
+pub(crate) trait Lanes<const N: usize>: Copy {
+    /// A word with every lane at the type's least value (the maximum's start).
+    const LEAST: u32;
+    /// The word of `N` values.
+    fn pack(x: &[Self; N]) -> u32;
+    /// The word of fewer than `N` values, in the low lanes (the others 0).
+    fn pack_partial(x: &[Self]) -> u32;
+    /// The `N` values of a word.
+    fn unpack(w: u32) -> [Self; N];
+    /// Each lane the larger of `a`'s and `b`'s (one instruction pair of the DSP extension).
+    fn max(a: u32, b: u32) -> u32;
+    /// `v` in every lane.
+    fn splat(v: Self) -> u32;
+}
+
+impl Lanes<4> for i8 {
+    const LEAST: u32 = 0x8080_8080;
+    #[inline(always)]
+    fn pack(x: &[i8; 4]) -> u32 {
+        word4(x)
+    }
+    #[inline(always)]
+    fn pack_partial(x: &[i8]) -> u32 {
+        x.iter()
+            .rev()
+            .fold(0, |w, &v| (w << 8) | u32::from(v as u8))
+    }
+    #[inline(always)]
+    fn unpack(w: u32) -> [i8; 4] {
+        w.to_le_bytes().map(|b| b as i8)
+    }
+    #[inline(always)]
+    fn max(a: u32, b: u32) -> u32 {
+        max8(a, b)
+    }
+    #[inline(always)]
+    fn splat(v: i8) -> u32 {
+        u32::from(v as u8) * 0x0101_0101
+    }
+}
+
+impl Lanes<2> for i16 {
+    const LEAST: u32 = 0x8000_8000;
+    #[inline(always)]
+    fn pack(&[a, b]: &[i16; 2]) -> u32 {
+        u32::from(a as u16) | (u32::from(b as u16) << 16)
+    }
+    #[inline(always)]
+    fn pack_partial(x: &[i16]) -> u32 {
+        x.first().map_or(0, |&v| u32::from(v as u16))
+    }
+    #[inline(always)]
+    fn unpack(w: u32) -> [i16; 2] {
+        [w as i16, (w >> 16) as i16]
+    }
+    #[inline(always)]
+    fn max(a: u32, b: u32) -> u32 {
+        max16(a, b)
+    }
+    #[inline(always)]
+    fn splat(v: i16) -> u32 {
+        splat16(i32::from(v))
+    }
+}
+
+/// Two int16 values as one word, the first in the low halfword (one `LDR`: in this form the
+/// compiler merges the two loads).
+#[inline(always)]
+pub(crate) fn word2(a: i16, b: i16) -> u32 {
+    <i16 as Lanes<2>>::pack(&[a, b])
+}
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernels::shared::testing::Rng;
+
+    #[test]
+    fn right2_equals_the_fixed_point_function() {
+        let mut rng = Rng(11);
+        let n = if cfg!(miri) { 200 } else { 200_000 };
+        let edges = [
+            0,
+            1,
+            -1,
+            i32::MAX,
+            i32::MIN,
+            i32::MIN + 1,
+            1 << 30,
+            -(1 << 30),
+        ];
+        for k in 0..n {
+            let x = match k % 4 {
+                0 => edges[k / 4 % edges.len()],
+                1 => (rng.next() >> (rng.next() % 32)) as i32 * if k % 8 == 1 { -1 } else { 1 },
+                _ => rng.next() as i32,
+            };
+            let m = match k % 3 {
+                0 => (rng.next() >> 1) as i32,
+                1 => (1 << 30) + (rng.next() >> 2) as i32,
+                _ => [0, 1, i32::MAX, 1 << 30][k % 4],
+            };
+            let t = rng.next() % 30;
+            assert_eq!(
+                right2(x, m, t),
+                fixed::multiply_by_quantized_multiplier_right2(x, m, t),
+                "{x} {m} {t}"
+            );
+        }
+    }
+
+    #[test]
+    fn dot_equals_the_scalar_sum() {
+        let mut rng = Rng(7);
+        for len in 0..if cfg!(miri) { 10 } else { 40 } {
+            let (mut x, mut f) = ([0i8; 40], [0i8; 40]);
+            rng.fill(&mut x);
+            rng.fill(&mut f);
+            for offset in [-127, 128, 0, 17] {
+                let scalar = x[..len].iter().zip(&f[..len]).fold(0_i32, |s, (&x, &f)| {
+                    s + i32::from(f) * (i32::from(x) + offset)
+                });
+                assert_eq!(dot_offset_s8(&x[..len], &f[..len], offset), scalar);
+                // A longer filter: the sum stops at the input's end.
+                assert_eq!(dot_offset_s8(&x[..len], &f, offset), scalar);
+            }
+        }
+    }
+}

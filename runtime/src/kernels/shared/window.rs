@@ -1,0 +1,145 @@
+//! The window ops' geometry and parameters: CONV_2D and DEPTHWISE_CONV_2D (NHWC activations,
+//! OHWI or `1HWO` filters), which part of an output one kernel call computes (the in-place
+//! driver's chunks), and the window arithmetic (origins, taps inside the input).
+
+use super::requant::Requant;
+use super::slices::product;
+
+/// NHWC geometry of CONV_2D / DEPTHWISE_CONV_2D.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ConvGeometry {
+    /// Input shape `[N, H, W, C]`.
+    pub input: [usize; 4],
+    /// Filter shape: CONV_2D `[O, H, W, I]` (`I` may be a divisor of `C`: grouped
+    /// convolution); DEPTHWISE_CONV_2D `[1, H, W, O]`.
+    pub filter: [usize; 4],
+    /// Output shape `[N, H, W, C]`.
+    pub output: [usize; 4],
+    /// Vertical stride.
+    pub stride_h: usize,
+    /// Horizontal stride.
+    pub stride_w: usize,
+    /// Vertical dilation factor.
+    pub dilation_h: usize,
+    /// Horizontal dilation factor.
+    pub dilation_w: usize,
+    /// TFLM's `padding_values.height` (rows of implicit zeros above the input).
+    pub pad_h: usize,
+    /// TFLM's `padding_values.width` (columns of implicit zeros left of the input).
+    pub pad_w: usize,
+    /// DEPTHWISE_CONV_2D only: output channels per input channel (1 for CONV_2D).
+    pub depth_multiplier: usize,
+}
+
+/// Parameters of an int8 CONV_2D or DEPTHWISE_CONV_2D (per-channel quantised filter).
+#[derive(Clone, Copy, Debug)]
+pub struct ConvS8 {
+    /// The geometry.
+    pub geometry: ConvGeometry,
+    /// Minus the input zero point.
+    pub input_offset: i32,
+    /// The output zero point.
+    pub output_offset: i32,
+    /// One multiplier per output channel (TFLM's `per_channel_output_multiplier` / `_shift`).
+    pub requant: &'static [Requant],
+    /// Lower clamp of the quantised output (fused activation).
+    pub act_min: i32,
+    /// Upper clamp of the quantised output (fused activation).
+    pub act_max: i32,
+}
+
+/// Parameters of a float CONV_2D or DEPTHWISE_CONV_2D.
+#[derive(Clone, Copy, Debug)]
+pub struct ConvF32 {
+    /// The geometry.
+    pub geometry: ConvGeometry,
+    /// Lower clamp of the output (fused activation).
+    pub act_min: f32,
+    /// Upper clamp of the output (fused activation).
+    pub act_max: f32,
+}
+
+/// The input coordinate `origin + dilation * k` if it lies in `0..size`.
+#[inline(always)]
+pub(crate) fn inside(origin: isize, dilation: usize, k: usize, size: usize) -> Option<usize> {
+    let at = origin.wrapping_add(dilation.wrapping_mul(k) as isize);
+    if at >= 0 && (at as usize) < size {
+        Some(at as usize)
+    } else {
+        None
+    }
+}
+
+/// `out * stride - pad`, the window's origin in the input.
+#[inline(always)]
+pub(crate) fn origin(out: usize, stride: usize, pad: usize) -> isize {
+    (out.wrapping_mul(stride) as isize).wrapping_sub(pad as isize)
+}
+
+/// Which part of an op's output one kernel call computes, for the overlapped driver's chunks
+/// of pixels ([`super::overlap`]): the call's geometry has the op's input rows it reads (all
+/// columns) and the output pixels it computes; those are the op's output columns `x0..` of
+/// its row, and the input slice starts `skip` pixels into the geometry's input (the pixels
+/// before it are not read, and may already hold output). [`Part::WHOLE`]: the geometry's own
+/// output and input, as every kernel's public entry takes them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Part {
+    /// The op's output column of the call's output column 0.
+    pub x0: usize,
+    /// Input pixels missing at the start of the call's input slice.
+    pub skip: usize,
+}
+
+impl Part {
+    /// The whole geometry: columns from 0, no pixel skipped.
+    pub const WHOLE: Self = Self { x0: 0, skip: 0 };
+
+    /// `input` cut to the input shape `dims` less the skipped pixels, `None` if shorter.
+    #[inline(always)]
+    pub fn input<'a, T>(self, input: &'a [T], dims: &[usize; 4]) -> Option<&'a [T]> {
+        let skipped = self.skip.checked_mul(dims[3])?;
+        input.get(..product(dims)?.checked_sub(skipped)?)
+    }
+
+    /// The window's origin in the input of the call's output column `out_x`.
+    #[inline(always)]
+    pub fn origin_x(self, out_x: usize, stride: usize, pad: usize) -> isize {
+        origin(self.x0.wrapping_add(out_x), stride, pad)
+    }
+
+    /// The index in the call's slice of the geometry's input pixel `pixel` (past the slice's
+    /// end, so never read, for a skipped one).
+    #[inline(always)]
+    pub fn pixel(self, pixel: usize) -> usize {
+        pixel.wrapping_sub(self.skip)
+    }
+}
+
+/// The taps `start..end` of an undilated window of `filter` taps at `origin` that lie in
+/// `0..size` (empty if none do).
+#[inline(always)]
+pub(crate) fn valid_taps(origin: isize, filter: usize, size: usize) -> (usize, usize) {
+    let start = if origin < 0 { origin.unsigned_abs() } else { 0 };
+    let limit = (size as isize).wrapping_sub(origin);
+    let end = if limit < 0 {
+        0
+    } else {
+        filter.min(limit as usize)
+    };
+    (start, end.max(start))
+}
+
+/// Parameters of an int16 CONV_2D or DEPTHWISE_CONV_2D (int16 activations, int8 per-channel
+/// filter). TFLM's int16 kernels take no zero points (int16 is quantised symmetrically): the
+/// input and output offsets are not applied.
+#[derive(Clone, Copy, Debug)]
+pub struct ConvS16 {
+    /// The geometry.
+    pub geometry: ConvGeometry,
+    /// One multiplier per output channel (TFLM's `per_channel_output_multiplier` / `_shift`).
+    pub requant: &'static [Requant],
+    /// Lower clamp of the quantised output (fused activation).
+    pub act_min: i32,
+    /// Upper clamp of the quantised output (fused activation).
+    pub act_max: i32,
+}
