@@ -29,8 +29,8 @@ tests/conformance/device.rs), and writes it as a firmware image for QEMU's mps2-
 (thumbv7em-none-eabihf) carrying every model and its input sets (as several images, run one
 after the other, when they do not fit one: `gen --part K`); the firmware prints every output
 (hex on semihosting's standard output), which is compared with TFLM's, computed on the host,
-as the host sweep's are. The firmware must contain the runtime's DSP kernels (`kernels::simd`
-and its siblings `simd_*`) when its models have an op with them, and a model no image has
+as the host sweep's are. The firmware must contain the runtime's DSP kernels (each op's
+`kernels::<op>::dsp` and `kernels::shared::blocked*`) when its models have an op with them, and a model no image has
 room for is a failure. `--device --self-test` perturbs DSP kernels (DEVICE_MUTANTS); each must
 make the device slice fail.
 
@@ -40,6 +40,7 @@ Exit status 0 when everything is identical; 1 otherwise.
 import argparse
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -57,11 +58,11 @@ TFLM_VERSION = "0.dev20261023182759"
 # the suite fail; a pattern that is no longer in the file is an error, never a pass.
 MUTANTS = {
     # Ties of negative values in RoundingDivideByPOT rounded towards zero instead of away.
-    "rounding": ("src/kernels/fixed.rs",
+    "rounding": ("src/kernels/shared/fixed.rs",
                  "let threshold = (mask >> 1) + if x < 0 { 1 } else { 0 };",
                  "let threshold = (mask >> 1) + if x < 0 { 0 } else { 0 };"),
     # CONV_2D's input zero point off by one.
-    "zero-point": ("src/kernels/conv.rs",
+    "zero-point": ("src/kernels/conv/mod.rs",
                    "products.wrapping_add(filter_sum.wrapping_mul(input_offset))",
                    "products.wrapping_add(filter_sum.wrapping_mul(input_offset.wrapping_add(1)))"),
 }
@@ -73,50 +74,50 @@ MUTANT_OPS = {"rounding": "conv,fully_connected", "zero-point": "conv"}
 # sweep cannot see them): each must make the device slice fail.
 DEVICE_MUTANTS = {
     # DEPTHWISE_CONV_2D per channel count: channel 2 multiplied by channel 0's input.
-    "dsp-depthwise": ("src/kernels/simd.rs",
+    "dsp-depthwise": ("src/kernels/depthwise_conv/dsp.rs",
                       "                smlatt(x02, w02, a2),",
                       "                smlabt(x02, w02, a2),"),
     # DEPTHWISE_CONV_2D one channel to eight over rows of four taps: the fourth tap's channel 0
     # multiplied by the third tap's input.
-    "dsp-depthwise-rows": ("src/kernels/simd.rs",
+    "dsp-depthwise-rows": ("src/kernels/depthwise_conv/dsp.rs",
                            "    let (a0, a1) = (smlabt(e, x13, a0), smlabt(o, x13, a1));",
                            "    let (a0, a1) = (smlabt(e, x02, a0), smlabt(o, x13, a1));"),
     # The 1x1 CONV_2D's pixel pair: one SMLAD of the second pixel with the wrong input lanes.
-    "dsp-conv1x1": ("src/kernels/simd.rs",
+    "dsp-conv1x1": ("src/kernels/conv/dsp/pointwise.rs",
                     "bb = smlad(xb1, w1, bb);",
                     "bb = smlad(xb0, w1, bb);"),
     # The 1x1 CONV_2D's loops per input channel count (8 to 256): the second pixel's second
     # channel with its even input lanes where the odd ones belong.
-    "dsp-conv1x1-words": ("src/kernels/simd.rs",
+    "dsp-conv1x1-words": ("src/kernels/conv/dsp/pointwise.rs",
                           "    let bb = smlad(xb1, wb1, bb);",
                           "    let bb = smlad(xb0, wb1, bb);"),
     # The int16 CONV_2D's input pairs: the second pair's halves packed the wrong way round.
-    "dsp-s16": ("src/kernels/simd_s16.rs",
+    "dsp-s16": ("src/kernels/shared/blocked_s16.rs",
                 "(pkhbt(x01, x23), pkhtb(x23, x01))",
                 "(pkhbt(x01, x23), pkhtb(x01, x23))"),
     # The blocked CONV_2D (3 x 3 and the other shapes): the second pixel's second channel
     # with the first pixel's odd input lanes.
-    "dsp-conv": ("src/kernels/simd_conv.rs",
+    "dsp-conv": ("src/kernels/conv/dsp/window.rs",
                  "            bb = smlad(xb1, w1, bb);",
                  "            bb = smlad(xa1, w1, bb);"),
     # AVERAGE_POOL_2D's sums: the odd lanes of a word widened as its even ones.
-    "dsp-pool": ("src/kernels/simd_elementwise.rs",
+    "dsp-pool": ("src/kernels/pooling/dsp.rs",
                  "b13 = sxtab16_ror8(b13, b);",
                  "b13 = sxtab16(b13, b);"),
     # ADD and MUL's blocks of four: the first two first-input elements swapped.
-    "dsp-add-mul": ("src/kernels/simd_elementwise.rs",
+    "dsp-add-mul": ("src/kernels/shared/binary_walk.rs",
                     "        let y = block(k, x);",
                     "        let y = block(k, [x[1], x[0], x[2], x[3]]);"),
     # The int16 AVERAGE_POOL_2D's sums: channel 7 summed from channel 6's half of the word.
-    "dsp-pool-s16": ("src/kernels/simd_elementwise.rs",
+    "dsp-pool-s16": ("src/kernels/pooling/dsp.rs",
                      "            s7 = s7.wrapping_add(hi(d));",
                      "            s7 = s7.wrapping_add(lo(d));"),
     # The int16 MUL's pairs: the second product of a word from the first halves.
-    "dsp-mul-s16": ("src/kernels/simd_elementwise.rs",
+    "dsp-mul-s16": ("src/kernels/mul/dsp.rs",
                     "            one(smultt(xb, yb)),",
                     "            one(smulbb(xb, yb)),"),
     # The int16 ADD's pairs: the second sum's first input from the word's first half.
-    "dsp-add-s16": ("src/kernels/simd_elementwise.rs",
+    "dsp-add-s16": ("src/kernels/add/dsp.rs",
                     "                    sum(t1(hi(xb)), t2(hi(yb))),",
                     "                    sum(t1(lo(xb)), t2(hi(yb))),"),
 }
@@ -629,8 +630,8 @@ def tool(*cmd, **kw):
     return p.stdout
 
 
-# The builtins whose int8 (and int16) kernels have DSP-extension forms (runtime/src/kernels/
-# simd.rs, simd_conv.rs, simd_s16.rs, simd_elementwise.rs).
+# The builtins whose int8 (and int16) kernels have DSP-extension forms (each op's `dsp` module
+# in runtime/src/kernels/<op>/, with what they share in runtime/src/kernels/shared/).
 DSP_BUILTINS = {"CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "AVERAGE_POOL_2D",
                 "MAX_POOL_2D", "ADD", "MUL"}
 
@@ -640,10 +641,14 @@ DSP_BUILTINS = {"CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "AVERAGE_POOL
 DSP_MACS = {"smlad", "smladx", "smlald", "smlabb", "smlabt", "smlatb", "smlatt", "smulbb",
             "smultt", "smuad"}
 DSP_SIMD = {"sxtb16", "sxtab16", "ssub8", "ssub16", "sel"}
+# The runtime's DSP modules, by the demangled paths of their functions: each op's `dsp` module
+# (`kernels::conv::dsp::pointwise::...`, `kernels::pooling::dsp::...`) and the shared pieces of
+# the blocked loops.
+DSP_MODULES = re.compile(r"stowplan::kernels::(\w+::dsp\w*::|shared::(blocked\w*|binary_walk)::)")
 
 
 def dsp_check(elf):
-    """The firmware's DSP kernels: (functions of the runtime's `kernels::simd*` modules not
+    """The firmware's DSP kernels: (functions of the runtime's DSP modules not
     inlined, DSP multiply-accumulates, SIMD widenings and selects). The modules exist only with
     cfg `stowplan_dsp` (the runtime's build script sets it for thumbv7em targets), and the SIMD
     instructions come only from them: none of those in any image of a sweep with ops that have
@@ -651,7 +656,7 @@ def dsp_check(elf):
     (`dsp_missing`). One image may lack them: the compiler drops a DSP path its models'
     constant parameters never take (an ADD image of broadcasts alone)."""
     symbols = [line for line in tool("arm-none-eabi-nm", "-C", str(elf)).splitlines()
-               if "stowplan::kernels::simd" in line]
+               if DSP_MODULES.search(line)]
     # Instruction lines: "  addr:\tmnemonic\toperands".
     code = [line.split("\t")[1].strip() for line in
             tool("arm-none-eabi-objdump", "-d", "--no-show-raw-insn", str(elf)).splitlines()
@@ -664,7 +669,7 @@ def dsp_check(elf):
 def dsp_missing(elf, functions, mac):
     """Exits: no image of the sweep has the runtime's DSP kernels (`dsp_check`)."""
     sys.exit(f"the firmware {elf} lacks the runtime's DSP kernels ({functions} functions "
-             f"of kernels::simd*, {mac} DSP multiply-accumulates, no SXTB16, SXTAB16, SSUB8, "
+             f"of the kernels' DSP modules, {mac} DSP multiply-accumulates, no SXTB16, SXTAB16, SSUB8, "
              "SSUB16 or SEL): is cfg stowplan_dsp set for thumbv7em (runtime/build.rs)?")
 
 
