@@ -405,4 +405,4 @@ ldr r0, [sp, #108] @ 0x6c
 str.w fp, [sp, #96] @ 0x60
 adds r0, #16
 cmp r1, r0
-bne.w <stowplan::kernels::simd::Epilogue::conv1x1_words+0x134>
+bne.w <stowplan::kernels::conv::dsp::pointwise::<impl stowplan::kernels::shared::blocked::Epilogue>::conv1x1_words+0x134>

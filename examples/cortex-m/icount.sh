@@ -86,8 +86,10 @@ macs() {
 }
 
 # count BINARY MODEL CMSIS REFERENCE: runs BINARY under the counter with a mark at both brackets
-# and at the entry of every kernel function (`stowplan::kernels::MODULE::NAME`, not the
-# fixed-point helpers nor the DSP loops of `simd`), and the per-block histogram; then writes its part of the snapshot.
+# and at the entry of every kernel function (`stowplan::kernels::OP::NAME` and the one-buffer
+# entries `stowplan::kernels::OP::in_place::NAME`, not what the ops share in `kernels::shared`
+# nor the DSP loops of each op's `dsp` module), and the per-block histogram; then writes its
+# part of the snapshot.
 count() {
     local elf="$CARGO_TARGET_DIR/thumbv7em-none-eabihf/release/$1"
     macs "$2" >"$out/macs"
@@ -103,7 +105,7 @@ count() {
     start=$(awk '/::icount::icount_start$/ { print $1 }' "$out/symbols")
     end=$(awk '/::icount::icount_end$/ { print $1 }' "$out/symbols")
     marks=$(awk -v s="$start" -v e="$end" '
-        ($2 ~ /^stowplan::kernels::[a-z0-9_]+::[a-z0-9_]+$/ && $2 !~ /::(fixed|simd)::/) || $1 == s || $1 == e { print $1 }' \
+        ($2 ~ /^stowplan::kernels::[a-z0-9_]+(::in_place)?::[a-z0-9_]+$/ && $2 !~ /^stowplan::kernels::shared::/) || $1 == s || $1 == e { print $1 }' \
         "$out/symbols" | sort -u | paste -sd:)
     local status=0
     timeout 300 qemu-system-arm -machine mps2-an386 -cpu cortex-m4 -nographic \
@@ -174,10 +176,8 @@ count() {
             if (calls != nmac || calls == 0) ok = 0
             for (c = 0; ok && c < calls; c++) {
                 fn = name[addr[first + 1 + c]]; sub(/^stowplan::kernels::/, "", fn)
-                # An op whose output lies over its input is one call of the overlapped driver
-                # entry for its kernel (`overlap::conv2d_s8` for the module `conv`).
-                if (fn ~ /^overlap::depthwise_conv2d/) fn = "depthwise_conv"
-                else if (fn ~ /^overlap::conv2d/) fn = "conv"
+                # An op whose output lies over its input is one call of its one-buffer entry
+                # (`conv::in_place::conv2d_s8` for the module `conv`).
                 sub(/::.*/, "", fn)
                 if (fn != kernel[opcode[mac[c]]]) ok = 0
             }

@@ -133,7 +133,7 @@ if [ -f "$model" ]; then
     # the other shapes and the entries they are inlined into), the innermost loop with the most
     # smlads (the first of equals): from the target of a backward branch to it.
     arm-none-eabi-objdump -d -C --no-show-raw-insn "$pd_elf" |
-        awk '/^[0-9a-f]+ <stowplan::kernels::simd::(Epilogue::conv1x1_words|Epilogue::pixel_pair|conv1x1_blocks|conv1x1_s8)(<.*>)?>:/ { on = 1; next }
+        awk '/^[0-9a-f]+ <stowplan::kernels::conv::dsp::pointwise::(<impl [^>]*Epilogue>::conv1x1_words|<impl [^>]*Epilogue>::pixel_pair|conv1x1_blocks|conv1x1_s8)(<.*>)?>:/ { on = 1; next }
             on && /^$/ { on = 0 }
             on { sub(/^ +/, ""); split($0, f, ":"); addr[n] = f[1]; line[n] = $0; n++ }
             END {
