@@ -10,16 +10,21 @@
 //! on the host with the very results the device computes.
 //!
 //! Register-only: every wrapper takes and returns values, never a pointer, and the `asm!`
-//! blocks have no memory operands (`options(nomem, nostack)`, and `preserves_flags` but where
-//! the GE bits change). They are not
+//! blocks have no memory operands (`options(nomem, nostack)`). A block is declared
+//! `preserves_flags` exactly when none of its instructions writes the APSR's flags, which on
+//! Arm covers N, Z, C, V, the sticky saturation bit Q and the GE bits: not the
+//! multiply-accumulates that set Q on overflow of their 32-bit sum (`SMLAD`, `SMLABB`,
+//! `SMLABT`, `SMLATT`), nor the subtractions that set the GE bits (`SSUB8`, `SSUB16`); the
+//! table [`FLAG_EFFECTS`] (from the Armv7-M Architecture Reference Manual) and its test hold
+//! every block to it. They are not
 //! declared `pure`, so the compiler keeps them in the order the kernels write them: declared
 //! pure, it was free to widen every word of a 3 x 3 window first and spill them, which cost
 //! the depthwise kernels a fifth of their instructions; the kernels' loops are written in the
 //! order that needs the fewest registers. This module is the one
 //! place of the kernels with `unsafe` (each block with its proof): it is declared by the
 //! crate's root, outside `kernels`, which forbids `unsafe` code. No wrapper reads the Q flag
-//! (SMLAD sets it on overflow of the 32-bit sum; the kernels never read it); the GE bits that
-//! `SSUB8` and `SSUB16` set are read only by the `SEL` in the same `asm!` block.
+//! (the kernels never read it); the GE bits that `SSUB8` and `SSUB16` set are read only by the
+//! `SEL` in the same `asm!` block.
 //!
 //! The halfword lanes of a `u32` are `lo` (bits 0..16) and `hi` (bits 16..32), both signed.
 
@@ -182,11 +187,12 @@ pub(crate) fn sxtah(a: i32, x: u32) -> i32 {
 #[inline(always)]
 pub(crate) fn smlad(a: u32, b: u32, acc: i32) -> i32 {
     let r: i32;
-    // SAFETY: as in `sxtb16`: one register-only instruction of Armv7E-M. It may set the Q flag
-    // (the APSR's sticky saturation bit), which no Rust code reads and no flag-dependent
-    // instruction tests, so it is not declared clobbered (`preserves_flags` concerns N, Z, C, V).
+    // SAFETY: as in `sxtb16`: one register-only instruction of Armv7E-M. It sets the Q flag
+    // (the APSR's sticky saturation bit) when the 32-bit sum overflows, which the kernels let
+    // happen (TFLM's accumulator wraps): the block does not preserve the flags, so it is not
+    // declared `preserves_flags` and the compiler keeps no flag value live across it.
     unsafe {
-        asm!("smlad {r}, {a}, {b}, {acc}", r = lateout(reg) r, a = in(reg) a, b = in(reg) b, acc = in(reg) acc, options(nomem, nostack, preserves_flags))
+        asm!("smlad {r}, {a}, {b}, {acc}", r = lateout(reg) r, a = in(reg) a, b = in(reg) b, acc = in(reg) acc, options(nomem, nostack))
     };
     r
 }
@@ -196,9 +202,9 @@ pub(crate) fn smlad(a: u32, b: u32, acc: i32) -> i32 {
 #[inline(always)]
 pub(crate) fn smlabb(a: u32, b: u32, acc: i32) -> i32 {
     let r: i32;
-    // SAFETY: as in `smlad` (it may set Q the same way).
+    // SAFETY: as in `smlad`: it sets Q the same way, so it is not `preserves_flags`.
     unsafe {
-        asm!("smlabb {r}, {a}, {b}, {acc}", r = lateout(reg) r, a = in(reg) a, b = in(reg) b, acc = in(reg) acc, options(nomem, nostack, preserves_flags))
+        asm!("smlabb {r}, {a}, {b}, {acc}", r = lateout(reg) r, a = in(reg) a, b = in(reg) b, acc = in(reg) acc, options(nomem, nostack))
     };
     r
 }
@@ -208,9 +214,9 @@ pub(crate) fn smlabb(a: u32, b: u32, acc: i32) -> i32 {
 #[inline(always)]
 pub(crate) fn smlatt(a: u32, b: u32, acc: i32) -> i32 {
     let r: i32;
-    // SAFETY: as in `smlad` (it may set Q the same way).
+    // SAFETY: as in `smlad`: it sets Q the same way, so it is not `preserves_flags`.
     unsafe {
-        asm!("smlatt {r}, {a}, {b}, {acc}", r = lateout(reg) r, a = in(reg) a, b = in(reg) b, acc = in(reg) acc, options(nomem, nostack, preserves_flags))
+        asm!("smlatt {r}, {a}, {b}, {acc}", r = lateout(reg) r, a = in(reg) a, b = in(reg) b, acc = in(reg) acc, options(nomem, nostack))
     };
     r
 }
@@ -220,9 +226,9 @@ pub(crate) fn smlatt(a: u32, b: u32, acc: i32) -> i32 {
 #[inline(always)]
 pub(crate) fn smlabt(a: u32, b: u32, acc: i32) -> i32 {
     let r: i32;
-    // SAFETY: as in `smlad` (it may set Q the same way).
+    // SAFETY: as in `smlad`: it sets Q the same way, so it is not `preserves_flags`.
     unsafe {
-        asm!("smlabt {r}, {a}, {b}, {acc}", r = lateout(reg) r, a = in(reg) a, b = in(reg) b, acc = in(reg) acc, options(nomem, nostack, preserves_flags))
+        asm!("smlabt {r}, {a}, {b}, {acc}", r = lateout(reg) r, a = in(reg) a, b = in(reg) b, acc = in(reg) acc, options(nomem, nostack))
     };
     r
 }
@@ -385,9 +391,93 @@ pub(crate) const fn splat16(value: i32) -> u32 {
     (value as u32 & 0xffff) * 0x0001_0001
 }
 
+/// What each instruction the wrappers use does to the APSR's flags (Armv7-M Architecture
+/// Reference Manual, A7.7): `(mnemonic, writes flags, reads the GE bits)`. A wrapper's `asm!`
+/// block is `preserves_flags` exactly when none of its instructions writes a flag (`Q` or `GE`
+/// here; the test `asm_blocks_declare_their_flag_effects` holds every block to this table, and
+/// fails on an instruction it lacks).
+#[cfg(test)]
+const FLAG_EFFECTS: &[(&str, bool, bool)] = &[
+    // Extend and pack: no flags.
+    ("sxtb16", false, false),
+    ("sxtab16", false, false),
+    ("sxtah", false, false),
+    ("pkhbt", false, false),
+    ("pkhtb", false, false),
+    // Halfword products that cannot overflow, and the 64-bit accumulate: no flags.
+    ("smulbb", false, false),
+    ("smultt", false, false),
+    ("smlald", false, false),
+    // 32-bit multiply-accumulates: Q on overflow of the sum.
+    ("smlad", true, false),
+    ("smlabb", true, false),
+    ("smlabt", true, false),
+    ("smlatb", true, false),
+    ("smlatt", true, false),
+    // Parallel subtractions: the GE bits; SEL reads them.
+    ("ssub8", true, false),
+    ("ssub16", true, false),
+    ("sel", false, true),
+];
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    extern crate std;
+    use std::vec::Vec;
+
+    /// Every `asm!` block of this file against [`FLAG_EFFECTS`]: each instruction is in the
+    /// table, a block is `preserves_flags` exactly when none of its instructions writes a
+    /// flag, and one that reads the GE bits (`SEL`) sets them itself first.
+    #[test]
+    fn asm_blocks_declare_their_flag_effects() {
+        let source = include_str!("dsp.rs");
+        let mut blocks = 0;
+        let mut rest = source;
+        while let Some(at) = rest.find("asm!(\"") {
+            let block = &rest[at..];
+            let end = block.find("\n").expect("an asm! block on one line");
+            let block = &block[..end];
+            rest = &rest[at + end..];
+            blocks += 1;
+            // The templates: the string literals before the first operand.
+            let templates: Vec<&str> = block
+                .split('"')
+                .skip(1)
+                .step_by(2)
+                .take_while(|t| !t.is_empty() && !t.contains('='))
+                .collect();
+            let mnemonics: Vec<&str> = templates
+                .iter()
+                .map(|t| t.split_whitespace().next().expect("a mnemonic"))
+                .collect();
+            assert!(!mnemonics.is_empty(), "no instruction in {block}");
+            let mut writes = false;
+            for m in &mnemonics {
+                let &(_, w, reads_ge) = FLAG_EFFECTS
+                    .iter()
+                    .find(|(name, _, _)| name == m)
+                    .unwrap_or_else(|| panic!("{m} is not in FLAG_EFFECTS: classify it"));
+                if reads_ge {
+                    assert!(writes, "{block}: {m} reads GE bits set outside the block");
+                }
+                writes |= w;
+            }
+            let options = block
+                .rsplit_once("options(")
+                .map(|(_, o)| o)
+                .expect("an options(...) list");
+            assert_eq!(
+                options.contains("preserves_flags"),
+                !writes,
+                "{block}: preserves_flags must be declared exactly when no instruction writes \
+                 a flag"
+            );
+            assert!(options.contains("nomem") && options.contains("nostack"), "{block}");
+        }
+        // Every wrapper's block was seen (one per instruction wrapper, SSUB + SEL as one).
+        assert_eq!(blocks, 16, "asm! blocks in dsp.rs");
+    }
 
     /// The definitions, from the Armv7-M Architecture Reference Manual's pseudocode, lane by
     /// lane in `i64` (no wrapping but the final one).
