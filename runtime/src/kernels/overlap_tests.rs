@@ -280,8 +280,8 @@ fn elementwise_on_one_buffer_equals_two_buffers() {
             // int16 to int8 on bytes: the input's two bytes per element.
             let mut bytes = vec![0x55_i8; n];
             for (k, v) in x16.iter().enumerate() {
-                let [lo, hi] = v.to_le_bytes();
-                (bytes[ia + 2 * k], bytes[ia + 2 * k + 1]) = (lo as i8, hi as i8);
+                let [b0, b1] = v.to_ne_bytes();
+                (bytes[ia + 2 * k], bytes[ia + 2 * k + 1]) = (b0 as i8, b1 as i8);
             }
             let oa2 = if oa == 0 { 0 } else { oa + len };
             let ok = requantize_s16_s8(&p, &mut bytes, ia, oa2, len);

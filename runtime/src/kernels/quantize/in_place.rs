@@ -12,7 +12,8 @@ elementwise_on_one_buffer! {
 }
 
 /// [`requantize_s16_s8`](super::requantize_s16_s8) on one buffer of bytes (as `i8`): `len` elements, the int16
-/// input's little-endian (TFLite's byte order) from byte `input_at` (width 2), the int8
+/// input's from byte `input_at` (width 2, each element's two bytes in the machine's order, as
+/// an int16 view of the arena holds them), the int8
 /// output's from byte `output_at`; `false` (nothing written) unless [`elementwise_fits`](crate::kernels::overlap::elementwise_fits) and
 /// both fit in `buf`.
 #[inline(never)]
@@ -24,8 +25,9 @@ pub fn requantize_s16_s8(
     len: usize,
 ) -> bool {
     elementwise(buf, input_at, output_at, len, 2, |x| match *x {
-        [lo, hi] => {
-            let x = i16::from_le_bytes([lo.to_le_bytes()[0], hi.to_le_bytes()[0]]);
+        [b0, b1] => {
+            // The element's two bytes as an int16 view holds them: in the machine's order.
+            let x = i16::from_ne_bytes([b0.to_ne_bytes()[0], b1.to_ne_bytes()[0]]);
             to_s8(requantized(p, i32::from(x)))
         }
         _ => 0,
