@@ -1210,3 +1210,258 @@ fn elementwise_entries_read_every_element_before_writing_over_it() {
         }
     }
 }
+
+/// The loops the Cortex-M DSP extension runs (each op's `dsp` module, with the instructions'
+/// portable twins here), on the in-place driver's chunks, as the device runs them: each
+/// chunk through the op's blocked kernel where it takes the part (the portable one where it
+/// declines), at the least displacement, one element above, above and disjoint, against the
+/// portable kernel on two buffers. int8 and int16 CONV_2D (both accumulators) and
+/// DEPTHWISE_CONV_2D, and the int8 and int16 pools. The chunks the blocked kernels take must
+/// include many parts of one row, with skipped pixels among them.
+#[test]
+fn dsp_kernels_on_chunks_equal_the_portable_kernels() {
+    use super::conv::dsp::conv2d_s8_part as conv_s8_dsp;
+    use super::conv::dsp::s16::conv2d_s16 as conv_s16_dsp;
+    use super::conv::{conv2d_s16_acc32_part, conv2d_s16_part};
+    use super::depthwise_conv::depthwise_conv2d_s16_part;
+    use super::depthwise_conv::dsp::depthwise_s8 as depthwise_s8_dsp;
+    use super::depthwise_conv::dsp_s16::depthwise_conv2d_s16 as depthwise_s16_dsp;
+    use super::pooling::dsp as pool_dsp;
+    use super::pooling::{
+        average_pool_s8_portable, average_pool_s16_portable, max_pool_s8_portable,
+        max_pool_s16_portable,
+    };
+    use super::shared::{ConvS16, requantize_channel_s16, requantize_channel_s16_acc32};
+
+    /// How often the blocked kernels took a chunk: whole, a part, a part with pixels skipped.
+    #[derive(Default, Debug)]
+    struct Taken {
+        whole: usize,
+        part: usize,
+        skipping: usize,
+    }
+    impl Taken {
+        fn note(&mut self, part: Part) {
+            if part == Part::WHOLE {
+                self.whole += 1;
+            } else {
+                self.part += 1;
+                self.skipping += usize::from(part.skip > 0);
+            }
+        }
+    }
+
+    /// A kernel on one chunk: its geometry, part, input and output.
+    type ChunkKernel<'a, T> = dyn FnMut(&ConvGeometry, Part, &[T], &mut [T]) + 'a;
+
+    /// `kernel` on one buffer through the driver at each displacement of `ds` (and with the
+    /// input wholly below the output) equals `want`.
+    fn on_chunks<T: Copy + PartialEq + Debug>(
+        g: &ConvGeometry,
+        x: &[T],
+        fill: T,
+        want: &[T],
+        ds: &[usize],
+        kernel: &mut ChunkKernel<'_, T>,
+    ) {
+        let (input, output) = (x.len(), want.len());
+        for &d in ds {
+            let mut buf = vec![fill; (d + input).max(output)];
+            buf[d..d + input].copy_from_slice(x);
+            assert!(overlapped(g, &mut buf, d, 0, &mut *kernel), "{g:?} d {d}");
+            assert_eq!(buf[..output], *want, "{g:?} at d = {d}");
+        }
+        let mut buf = vec![fill; input + output];
+        buf[..input].copy_from_slice(x);
+        assert!(overlapped(g, &mut buf, 0, input, &mut *kernel));
+        assert_eq!(buf[input..], *want, "{g:?} below");
+    }
+
+    let mut rng = Rng(0xd5b_c4a2);
+    let (mut conv, mut dw, mut pool) = (Taken::default(), Taken::default(), Taken::default());
+    let requant16 = &super::shared::testing::s16::REQUANT;
+    for case in 0..CASES {
+        let depthwise = case % 2 == 1;
+        let g = random_geometry(&mut rng, depthwise);
+        let least = min_displacement(&g).expect("a walk");
+        let (input, output) = (elements(g.input), elements(g.output));
+        let mut ds = vec![least, least + 1];
+        ds.extend(displacements(&mut rng, least, output));
+        let x: Vec<i8> = (0..input).map(|_| rng.next() as i8).collect();
+        let x16: Vec<i16> = x.iter().map(|&v| i16::from(v) * 255).collect();
+        let filter: Vec<i8> = (0..elements(g.filter)).map(|_| rng.next() as i8).collect();
+        let bias: Vec<i32> = (0..g.output[3])
+            .map(|_| (rng.next() % 4001) as i32 - 2000)
+            .collect();
+        let p = ConvS8 {
+            geometry: g,
+            input_offset: (rng.next() % 256) as i32 - 127,
+            output_offset: (rng.next() % 21) as i32 - 10,
+            requant: &REQUANT,
+            act_min: -128,
+            act_max: 127,
+        };
+        let p16 = ConvS16 {
+            geometry: g,
+            requant: requant16,
+            act_min: -32768,
+            act_max: 32767,
+        };
+        // int8: the device's dispatch on every chunk.
+        let bias8 = Some(&bias[..]);
+        let mut want = vec![0_i8; output];
+        if depthwise {
+            depthwise_conv2d_s8_portable(&p, Part::WHOLE, &x, &filter, bias8, &mut want);
+        } else {
+            conv2d_s8_portable(&p, Part::WHOLE, &x, &filter, bias8, &mut want);
+        }
+        let taken = if depthwise { &mut dw } else { &mut conv };
+        on_chunks(&g, &x, 0x55, &want, &ds, &mut |sub, part, i, o| {
+            let q = ConvS8 {
+                geometry: *sub,
+                ..p
+            };
+            let blocked = if depthwise {
+                depthwise_s8_dsp(&q, part, i, &filter, bias8, o)
+            } else {
+                conv_s8_dsp(&q, part, i, &filter, bias8, o)
+            };
+            if blocked {
+                taken.note(part);
+            } else if depthwise {
+                depthwise_conv2d_s8_portable(&q, part, i, &filter, bias8, o);
+            } else {
+                conv2d_s8_portable(&q, part, i, &filter, bias8, o);
+            }
+        });
+        // int16 (TFLM's 64-bit accumulator; and CONV_2D's 32-bit one).
+        let finish64 =
+            |acc: i64, c: usize| requantize_channel_s16(acc, c, None, requant16, -32768, 32767);
+        let mut want16 = vec![0_i16; output];
+        if depthwise {
+            depthwise_conv2d_s16_part(&p16, Part::WHOLE, &x16, &filter, None, &mut want16);
+            on_chunks(&g, &x16, 0x5555, &want16, &ds, &mut |sub, part, i, o| {
+                let q = ConvS16 {
+                    geometry: *sub,
+                    ..p16
+                };
+                if depthwise_s16_dsp(&q, part, i, &filter, o, finish64) {
+                    dw.note(part);
+                } else {
+                    depthwise_conv2d_s16_part(&q, part, i, &filter, None, o);
+                }
+            });
+        } else {
+            conv2d_s16_part(&p16, Part::WHOLE, &x16, &filter, None, &mut want16);
+            on_chunks(&g, &x16, 0x5555, &want16, &ds, &mut |sub, part, i, o| {
+                let q = ConvS16 {
+                    geometry: *sub,
+                    ..p16
+                };
+                if conv_s16_dsp::<i64>(sub, part, i, &filter, o, finish64) {
+                    conv.note(part);
+                } else {
+                    conv2d_s16_part(&q, part, i, &filter, None, o);
+                }
+            });
+            let finish32 = |acc: i32, c: usize| {
+                requantize_channel_s16_acc32(acc, c, Some(&bias), requant16, -32768, 32767)
+            };
+            conv2d_s16_acc32_part(&p16, Part::WHOLE, &x16, &filter, Some(&bias), &mut want16);
+            on_chunks(&g, &x16, 0x5555, &want16, &ds, &mut |sub, part, i, o| {
+                let q = ConvS16 {
+                    geometry: *sub,
+                    ..p16
+                };
+                if conv_s16_dsp::<i32>(sub, part, i, &filter, o, finish32) {
+                    conv.note(part);
+                } else {
+                    conv2d_s16_acc32_part(&q, part, i, &filter, Some(&bias), o);
+                }
+            });
+        }
+        // The pools, int8 and int16, through the walk of their window.
+        let pg = random_pool(&mut rng);
+        let walk = pool_walk(&pg);
+        let least = min_displacement(&walk).expect("a walk");
+        let (input, output) = (elements(pg.input), elements(pg.output));
+        let mut ds = vec![least, least + 1];
+        ds.extend(displacements(&mut rng, least, output));
+        let x: Vec<i8> = (0..input).map(|_| rng.next() as i8).collect();
+        let x16: Vec<i16> = x.iter().map(|&v| i16::from(v) * 251).collect();
+        let p8 = PoolS8 {
+            geometry: pg,
+            act_min: -100,
+            act_max: 110,
+        };
+        let p16 = PoolS16 {
+            geometry: pg,
+            act_min: -30000,
+            act_max: 31000,
+        };
+        let sub8 = |sub: &ConvGeometry| PoolS8 {
+            geometry: PoolGeometry {
+                input: sub.input,
+                output: sub.output,
+                pad_h: sub.pad_h,
+                ..pg
+            },
+            ..p8
+        };
+        let sub16 = |sub: &ConvGeometry| PoolS16 {
+            geometry: PoolGeometry {
+                input: sub.input,
+                output: sub.output,
+                pad_h: sub.pad_h,
+                ..pg
+            },
+            ..p16
+        };
+        let average = case % 4 < 2;
+        let mut want = vec![0_i8; output];
+        let mut want16 = vec![0_i16; output];
+        if average {
+            average_pool_s8_portable(&p8, Part::WHOLE, &x, &mut want);
+            average_pool_s16_portable(&p16, Part::WHOLE, &x16, &mut want16);
+        } else {
+            max_pool_s8_portable(&p8, Part::WHOLE, &x, &mut want);
+            max_pool_s16_portable(&p16, Part::WHOLE, &x16, &mut want16);
+        }
+        on_chunks(&walk, &x, 0x55, &want, &ds, &mut |sub, part, i, o| {
+            let q = sub8(sub);
+            let blocked = if average {
+                pool_dsp::average_pool_s8(&q, part, i, o)
+            } else {
+                pool_dsp::max_pool_s8(&q, part, i, o)
+            };
+            if blocked {
+                pool.note(part);
+            } else if average {
+                average_pool_s8_portable(&q, part, i, o);
+            } else {
+                max_pool_s8_portable(&q, part, i, o);
+            }
+        });
+        on_chunks(&walk, &x16, 0x5555, &want16, &ds, &mut |sub, part, i, o| {
+            let q = sub16(sub);
+            let blocked = if average {
+                pool_dsp::average_pool_s16(&q, part, i, o)
+            } else {
+                pool_dsp::max_pool_s16(&q, part, i, o)
+            };
+            assert!(blocked, "the int16 pools take every part");
+            pool.note(part);
+        });
+    }
+    // The blocked kernels ran on parts of rows, with skipped pixels, not only whole tensors.
+    for (what, t) in [
+        ("CONV_2D", &conv),
+        ("DEPTHWISE_CONV_2D", &dw),
+        ("pools", &pool),
+    ] {
+        assert!(
+            cfg!(miri) || (t.whole > CASES / 4 && t.part > CASES && t.skipping > CASES / 4),
+            "{what}: {t:?}"
+        );
+    }
+}

@@ -65,7 +65,7 @@ fn conv_loops<I, A: Copy, O>(
     let [output_d, filter_h, filter_w, _] = g.filter;
     let [_, output_h, output_w, _] = g.output;
     let (Some(input), Some(filter_size), Some(output)) = (
-        part.input(input, &[batches, input_h, input_w, input_d]),
+        part.input(input, g),
         product(&[output_d, filter_h, filter_w, filter_input_depth])
             .filter(|&n| n <= filter_elements)
             .map(|_| filter_h * filter_w * filter_input_depth),
@@ -179,14 +179,8 @@ pub(super) fn conv2d_s8_part(
     bias: Option<&[i32]>,
     output: &mut [i8],
 ) {
-    // The blocked 1 x 1 kernel takes whole geometries (the driver's pointwise chunks are).
     #[cfg(stowplan_dsp)]
-    if part == Part::WHOLE && dsp::pointwise::conv1x1_s8(p, input, filter, bias, output) {
-        return;
-    }
-    // Every other shape with one group, on any part: blocked windows.
-    #[cfg(stowplan_dsp)]
-    if dsp::window::conv_s8(p, part, input, filter, bias, output) {
+    if dsp::conv2d_s8_part(p, part, input, filter, bias, output) {
         return;
     }
     conv2d_s8_portable(p, part, input, filter, bias, output);

@@ -32,7 +32,7 @@ pub(crate) fn depthwise_s8(
     output: &mut [i8],
 ) -> bool {
     let g = &p.geometry;
-    let [batches, input_h, input_w, input_d] = g.input;
+    let [batches, _, _, input_d] = g.input;
     let [_, filter_h, filter_w, depth] = g.filter;
     let [out_batches, output_h, output_w, output_d] = g.output;
     let multiplier = g.depth_multiplier;
@@ -47,7 +47,7 @@ pub(crate) fn depthwise_s8(
         return false;
     }
     let (Some(input), Some(filter), Some(output)) = (
-        part.input(input, &[batches, input_h, input_w, input_d]),
+        part.input(input, g),
         sized(filter, &[filter_h, filter_w, depth]),
         sized_mut(output, &[batches, output_h, output_w, depth]),
     ) else {

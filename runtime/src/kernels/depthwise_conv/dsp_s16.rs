@@ -233,7 +233,7 @@ pub(crate) fn depthwise_conv2d_s16(
         return false;
     }
     let (Some(input), Some(filter), Some(output)) = (
-        part.input(input, &[batches, input_h, input_w, input_d]),
+        part.input(input, g),
         sized(filter, &[filter_h, filter_w, depth]),
         sized_mut(output, &[batches, output_h, output_w, depth]),
     ) else {
@@ -431,7 +431,7 @@ mod tests {
             rng.fill8(&mut filter[..kh * kw * c]);
             let bias: [i64; 32] = core::array::from_fn(|_| i64::from(rng.next() as i32 >> 6));
             let bias = (!rng.next().is_multiple_of(4)).then_some(&bias[..c]);
-            let part = part(&mut rng, n * h * w);
+            let part = part(&mut rng, &g);
             let input = &input[part.skip * ic..n * h * w * ic];
             let filter = &filter[..kh * kw * c];
             let len = n * oh * ow * c;

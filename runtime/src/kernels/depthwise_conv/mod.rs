@@ -9,7 +9,7 @@
 #[cfg(any(stowplan_dsp, test))]
 pub(crate) mod dsp;
 #[cfg(any(stowplan_dsp, test))]
-mod dsp_s16;
+pub(crate) mod dsp_s16;
 pub(crate) mod in_place;
 
 use super::shared::{
@@ -49,7 +49,7 @@ fn depthwise_loops<I: Copy, A: Copy, O>(
     let [_, output_h, output_w, _] = g.output;
     let depth_multiplier = g.depth_multiplier;
     let (Some(input), Some(_), Some(output)) = (
-        part.input(input, &[batches, input_h, input_w, input_d]),
+        part.input(input, g),
         product(&[filter_h, filter_w, output_d]).filter(|&n| n <= filter_elements),
         sized_mut(output, &[batches, output_h, output_w, output_d]),
     ) else {

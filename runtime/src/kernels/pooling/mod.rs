@@ -2,7 +2,7 @@
 //! (int8 and int16) and `reference_ops::AveragePool` / `MaxPool` (float).
 
 #[cfg(any(stowplan_dsp, test))]
-mod dsp;
+pub(crate) mod dsp;
 pub(crate) mod in_place;
 
 use super::shared::{Part, clamp_to_i16};
@@ -88,7 +88,7 @@ pub(super) fn pool_loops<T: Copy, A: Copy>(
     let [batches, input_h, input_w, depth] = g.input;
     let [_, output_h, output_w, _] = g.output;
     let (Some(input), Some(output)) = (
-        part.input(input, &[batches, input_h, input_w, depth]),
+        part.input(input, &in_place::pool_walk(g)),
         sized_mut(output, &[batches, output_h, output_w, depth]),
     ) else {
         return;

@@ -473,7 +473,10 @@ mod tests {
                 "{block}: preserves_flags must be declared exactly when no instruction writes \
                  a flag"
             );
-            assert!(options.contains("nomem") && options.contains("nostack"), "{block}");
+            assert!(
+                options.contains("nomem") && options.contains("nostack"),
+                "{block}"
+            );
         }
         // Every wrapper's block was seen (one per instruction wrapper, SSUB + SEL as one).
         assert_eq!(blocks, 16, "asm! blocks in dsp.rs");

@@ -35,6 +35,30 @@ pub(crate) fn pack(values: &[i8]) -> ([u8; 32], usize) {
     (bytes, values.len().div_ceil(2))
 }
 
+/// Runs `f`, a kernel given a part that skips input pixels its windows read: in debug builds
+/// it must fail (the kernels' check that no read falls outside their slice), and this says
+/// whether it did; in release builds, which do not check, it runs and this says `true`.
+pub(crate) fn fails_in_debug(f: impl FnOnce()) -> bool {
+    extern crate std;
+    use std::panic::{AssertUnwindSafe, catch_unwind};
+    static QUIET: std::sync::Once = std::sync::Once::new();
+    // The expected failures' messages stay out of the test output; every other panic prints.
+    QUIET.call_once(|| {
+        let default = std::panic::take_hook();
+        std::panic::set_hook(std::boxed::Box::new(move |info| {
+            let expected = info
+                .payload()
+                .downcast_ref::<std::string::String>()
+                .is_some_and(|m| m.contains("a kernel would read outside its slice"));
+            if !expected {
+                default(info);
+            }
+        }));
+    });
+    let failed = catch_unwind(AssertUnwindSafe(f)).is_err();
+    failed || !cfg!(debug_assertions)
+}
+
 /// xorshift32, seeded: the test inputs' source.
 pub(crate) struct Rng(pub(crate) u32);
 
@@ -187,7 +211,7 @@ pub(crate) fn params(geometry: ConvGeometry, rng: &mut Rng) -> ConvS8 {
 
 /// The int16 (16x8) DSP kernels' test helpers.
 pub(crate) mod s16 {
-    use crate::kernels::shared::{Part, Requant};
+    use crate::kernels::shared::{ConvGeometry, Part, Requant};
 
     pub(crate) use super::Rng;
 
@@ -250,14 +274,16 @@ pub(crate) mod s16 {
         Some((stride, dilation, pad, out))
     }
 
-    /// A part of the geometry (the overlapped driver's: the output's first column `x0`, the
-    /// input pixels missing at the start of the slice), or the whole; a third of the time a
-    /// part.
-    pub(crate) fn part(rng: &mut Rng, pixels: usize) -> Part {
+    /// A part of the geometry `g` (the in-place driver's: the output's first column `x0`, the
+    /// input pixels missing at the start of the slice, never one its windows read), or the
+    /// whole; a third of the time a part.
+    pub(crate) fn part(rng: &mut Rng, g: &ConvGeometry) -> Part {
         if rng.next().is_multiple_of(3) {
+            let x0 = rng.range(0, 2);
+            let first = Part { x0, skip: 0 }.first_read(g);
             Part {
-                x0: rng.range(0, 2),
-                skip: rng.range(0, pixels.min(4)),
+                x0,
+                skip: rng.range(0, first.min(4).min(g.input[0] * g.input[1] * g.input[2])),
             }
         } else {
             Part::WHOLE

@@ -94,11 +94,58 @@ impl Part {
     /// The whole geometry: columns from 0, no pixel skipped.
     pub const WHOLE: Self = Self { x0: 0, skip: 0 };
 
-    /// `input` cut to the input shape `dims` less the skipped pixels, `None` if shorter.
+    /// `input` cut to `g`'s input shape less the skipped pixels, `None` if shorter.
+    ///
+    /// The pixels a part skips are never read by its windows (the in-place driver starts each
+    /// chunk's input at the lowest pixel its windows read), so no kernel reads outside its
+    /// slice: in debug builds a part that skips a pixel some window of `g`'s output reads
+    /// fails here, before the kernel runs (release builds do not check; such a read would
+    /// then add nothing).
     #[inline(always)]
-    pub fn input<'a, T>(self, input: &'a [T], dims: &[usize; 4]) -> Option<&'a [T]> {
+    pub fn input<'a, T>(self, input: &'a [T], g: &ConvGeometry) -> Option<&'a [T]> {
+        let dims = &g.input;
+        #[cfg(debug_assertions)]
+        if self.skip > 0 {
+            let first = self.first_read(g);
+            debug_assert!(
+                self.skip <= first,
+                "a part skips {} input pixels, but its windows read pixel {first}: a kernel \
+                 would read outside its slice",
+                self.skip
+            );
+        }
         let skipped = self.skip.checked_mul(dims[3])?;
         input.get(..product(dims)?.checked_sub(skipped)?)
+    }
+
+    /// The lowest input pixel (counted over batch, rows and columns of `g`'s input) that a
+    /// window of the part's output pixels reads, `usize::MAX` if none reads any: the checks
+    /// of debug builds, by brute force over every tap.
+    #[cfg(any(debug_assertions, test))]
+    pub(crate) fn first_read(self, g: &ConvGeometry) -> usize {
+        let [batches, input_h, input_w, _] = g.input;
+        let [_, output_h, output_w, _] = g.output;
+        let (filter_h, filter_w) = (g.filter[1], g.filter[2]);
+        let mut first = usize::MAX;
+        for batch in 0..batches {
+            for out_y in 0..output_h {
+                let y0 = origin(out_y, g.stride_h, g.pad_h);
+                for out_x in 0..output_w {
+                    let x0 = self.origin_x(out_x, g.stride_w, g.pad_w);
+                    for ky in 0..filter_h {
+                        let Some(y) = inside(y0, g.dilation_h, ky, input_h) else {
+                            continue;
+                        };
+                        for kx in 0..filter_w {
+                            if let Some(x) = inside(x0, g.dilation_w, kx, input_w) {
+                                first = first.min((batch * input_h + y) * input_w + x);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        first
     }
 
     /// The window's origin in the input of the call's output column `out_x`.

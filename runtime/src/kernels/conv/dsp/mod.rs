@@ -5,3 +5,23 @@
 pub(crate) mod pointwise;
 pub(crate) mod s16;
 pub(crate) mod window;
+
+use crate::kernels::shared::{ConvS8, Part};
+
+/// The int8 CONV_2D of `p` on `part` of its geometry as the Cortex-M DSP extension runs it:
+/// the blocked 1 x 1 kernel for whole geometries (the in-place driver's pointwise chunks are
+/// whole), the blocked windows for every other shape with one group, on any part. Returns
+/// `false`, having written nothing, for what neither takes (grouped convolution): the caller
+/// runs the portable kernel then.
+#[inline(always)]
+pub(crate) fn conv2d_s8_part(
+    p: &ConvS8,
+    part: Part,
+    input: &[i8],
+    filter: &[i8],
+    bias: Option<&[i32]>,
+    output: &mut [i8],
+) -> bool {
+    (part == Part::WHOLE && pointwise::conv1x1_s8(p, input, filter, bias, output))
+        || window::conv_s8(p, part, input, filter, bias, output)
+}

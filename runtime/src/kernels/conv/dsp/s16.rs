@@ -78,7 +78,7 @@ pub(crate) fn conv2d_s16<A: Acc>(
     let [output_d, filter_h, filter_w, _] = g.filter;
     let [_, output_h, output_w, _] = g.output;
     let (Some(input), Some(filter_size), Some(output)) = (
-        part.input(input, &[batches, input_h, input_w, input_d]),
+        part.input(input, g),
         product(&[output_d, filter_h, filter_w, filter_input_depth])
             .filter(|&n| n <= filter.len())
             .map(|_| filter_h * filter_w * filter_input_depth),
@@ -218,7 +218,7 @@ mod tests {
             } else {
                 (None, None)
             };
-            let part = part(&mut rng, n * h * w);
+            let part = part(&mut rng, &g);
             let input = &input[part.skip * cin..n * h * w * cin];
             let filter = &filter[..cout * kh * kw * fin];
             let len = n * oh * ow * cout;
