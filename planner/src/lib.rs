@@ -82,7 +82,7 @@ mod kernels;
 // portable semantics here: the planner runs on the host).
 #[cfg(test)]
 #[path = "runtime_kernels/shared/dsp.rs"]
-#[allow(dead_code)]
+#[allow(dead_code, unused_extern_crates)]
 mod dsp;
 pub mod lifetime;
 pub mod macs;
