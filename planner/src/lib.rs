@@ -120,7 +120,9 @@ pub enum OfflinePolicy {
 pub struct Options {
     /// The planner.
     pub planner: Planner,
-    /// Alignment of every offset and size (a power of two). TFLite Micro uses 16.
+    /// Alignment of every offset and size (a power of two). TFLite Micro uses 16. A smaller
+    /// alignment than the model's widest element type is raised to that type's size, so that
+    /// every tensor's typed view is aligned (an int32 tensor at offset 2 could not be one).
     pub alignment: u64,
     /// Shapes for tensors whose `shape` has `-1` dimensions.
     pub shapes: Vec<ShapeOverride>,
@@ -386,6 +388,7 @@ pub fn plan_model(bytes: &[u8], options: &Options) -> Result<ModelPlan, PlanAren
     }
     let honour = options.offline == OfflinePolicy::Honour;
     let mut model = tflite::read_model(bytes)?;
+
     let mut tensors = graph::tensor_infos(&model, &options.shapes, honour, options.dynamic_cache)?;
     let folding = match options.fold_cap {
         Some(cap) => {
@@ -398,6 +401,26 @@ pub fn plan_model(bytes: &[u8], options: &Options) -> Result<ModelPlan, PlanAren
             folding
         }
         None => fold::Folding::default(),
+    };
+    // Never below the widest element planned: each tensor's typed view needs its offset
+    // aligned to its element size.
+    let widest = model
+        .tensors
+        .iter()
+        .zip(&tensors)
+        .filter(|(_, info)| {
+            matches!(
+                info.placement,
+                graph::Placement::Arena | graph::Placement::Persistent
+            )
+        })
+        .filter_map(|(t, _)| t.dtype.element_bytes())
+        .filter(|b| b.is_power_of_two())
+        .max()
+        .unwrap_or(1);
+    let options = &Options {
+        alignment: options.alignment.max(widest),
+        ..options.clone()
     };
     let lifetimes = lifetime::lifetimes(&model)?;
     let arena = arena::problem(
