@@ -65,10 +65,27 @@ MUTANTS = {
     "zero-point": ("src/kernels/conv/mod.rs",
                    "products.wrapping_add(filter_sum.wrapping_mul(input_offset))",
                    "products.wrapping_add(filter_sum.wrapping_mul(input_offset.wrapping_add(1)))"),
+    # The in-place driver (the host runs the portable kernels through it): a run of pixels
+    # grown one element past its limit, so that it writes over an input element a later
+    # pixel still reads ("displacement - 1").
+    "driver-limit": ("src/kernels/shared/in_place.rs",
+                     "        let base = self.read_base(row, x);\n        let limit = d + base;\n",
+                     "        let base = self.read_base(row, x);\n        let limit = d + base + 1;\n"),
+    # A chunk's input slice said to start one pixel later than it does ("skip + 1").
+    "driver-skip": ("src/kernels/shared/in_place.rs",
+                    "        } else {\n            self.first_column(x)\n        }\n",
+                    "        } else {\n            self.first_column(x) + 1\n        }\n"),
+    # A run of pixels computed from its second pixel on (its first pixel ignored).
+    "driver-first-pixel": ("src/kernels/shared/in_place.rs",
+                           "                part: Part { x0: x, skip },\n",
+                           "                part: Part { x0: x + 1, skip },\n"),
 }
 
 # What each mutant's slice covers (ops whose kernels it perturbs), to keep --self-test small.
-MUTANT_OPS = {"rounding": "conv,fully_connected", "zero-point": "conv"}
+MUTANT_OPS = {"rounding": "conv,fully_connected", "zero-point": "conv",
+              "driver-limit": "conv,depthwise_conv,pooling",
+              "driver-skip": "conv,depthwise_conv,pooling",
+              "driver-first-pixel": "conv,depthwise_conv,pooling"}
 
 # The DSP kernels, perturbed for --self-test --device (they exist on the device alone; the host
 # sweep cannot see them): each must make the device slice fail.
