@@ -78,21 +78,23 @@ stowplan_cli=$target_dir/debug/stowplan
 
 # The firmware: every binary in one build, then again with the op marks. The runtime is a path
 # dependency outside the firmware's workspace: its panic locations would carry the checkout's
-# absolute path, so it is named /stowplan (as examples/cortex-m/run.sh does).
+# absolute path, so it is named /stowplan (as examples/cortex-m/run.sh does). The target
+# directory is examples/cortex-m's, with the same flags: the runtime and the other dependencies
+# its run.sh compiled are reused.
 build_start=$SECONDS
 (
     cd bench/firmware
-    export CARGO_TARGET_DIR=$target_dir/bench
+    export CARGO_TARGET_DIR=$target_dir/cortex-m
     export RUSTFLAGS="$host_rustflags --remap-path-prefix=$repo_root=/stowplan"
     feature_list=$(IFS=,; echo "${features[*]:-}")
     release=$CARGO_TARGET_DIR/thumbv7em-none-eabihf/release
     cargo build --release --locked --bins ${feature_list:+--features "$feature_list"}
     while read -r name _; do
-        [ -f "$release/$name" ] && cp "$release/$name" "$work/plain/$name.elf"
+        [ -f "$release/bench_$name" ] && cp "$release/bench_$name" "$work/plain/$name.elf"
     done < <(bench_models)
     cargo build --release --locked --bins --features "op-marks${feature_list:+,$feature_list}"
     while read -r name _; do
-        [ -f "$release/$name" ] && cp "$release/$name" "$work/ops/$name.elf"
+        [ -f "$release/bench_$name" ] && cp "$release/bench_$name" "$work/ops/$name.elf"
     done < <(bench_models)
 )
 build_took=$((SECONDS - build_start))
