@@ -2,7 +2,7 @@
 # Measures TFLite Micro + CMSIS-NN on every benchmark model and writes bench/tflm-cmsis-nn.txt,
 # the reference figures bench/run.sh prints beside stowplan's:
 #
-#   bash bench/tflm.sh            # rewrite bench/tflm-cmsis-nn.txt (about 10 minutes on 2 cores)
+#   bash bench/tflm.sh            # rewrite bench/tflm-cmsis-nn.txt (a few minutes on 2 cores)
 #   bash bench/tflm.sh vww kws    # measure only these (printed, the file is left alone)
 #
 # Everything third-party is read in place from ../shared (never copied into the repository):
