@@ -186,6 +186,7 @@ pub struct Config {
     bless: Option<bool>,
     invoke: bool,
     fallback: Option<String>,
+    op_marks: Option<String>,
     /// `Some(false)`: outputs kept off the inputs they consume ([`Self::overlap`]).
     overlap: Option<bool>,
     members: Vec<Config>,
@@ -285,6 +286,16 @@ impl Config {
     /// run the ops without a kernel, each given the views `ops::op_N` returns.
     pub fn invoke_fallback(&mut self, path: impl Into<String>) -> &mut Self {
         self.fallback = Some(path.into());
+        self
+    }
+
+    /// With [`Self::invoke`]: the path of a module (`"crate::marks"`) whose functions
+    /// `op_begin(subgraph, op)` and `op_end(subgraph, op)` the generated `invoke` calls just
+    /// before and just after every op, the op's subgraph and index as integer literals: marks for
+    /// a profiler or an instruction counter (`bench/firmware`'s `#[inline(never)]` functions,
+    /// whose addresses the counter watches). Without it `invoke` calls nothing between ops.
+    pub fn op_marks(&mut self, path: impl Into<String>) -> &mut Self {
+        self.op_marks = Some(path.into());
         self
     }
 
@@ -626,6 +637,24 @@ impl Config {
                     .map_err(|e| BuildError::BadOption(format!("fallback path {p:?}: {e}")))
             })
             .transpose()?;
+        let op_marks = self
+            .op_marks
+            .as_deref()
+            .map(|p| {
+                let path = syn::parse_str::<syn::Path>(p).map_err(|e| {
+                    BuildError::BadOption(format!(
+                        "op_marks path {p:?}: {e}; expected the path of a module, such as \"crate::marks\""
+                    ))
+                })?;
+                if self.invoke {
+                    Ok(path)
+                } else {
+                    Err(BuildError::BadOption(format!(
+                        "op_marks {p:?} needs invoke(true): the marks are calls between the ops of the generated `invoke`"
+                    )))
+                }
+            })
+            .transpose()?;
         let cg = Codegen {
             module: module.clone(),
             runtime,
@@ -634,6 +663,7 @@ impl Config {
             budget: self.budget,
             invoke: self.invoke,
             fallback,
+            op_marks,
         };
         Ok((bytes, plan, cg))
     }

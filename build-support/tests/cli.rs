@@ -566,7 +566,7 @@ fn generate_writes_what_build_rs_writes() {
         &'static [&'static str],
         fn(&mut stowplan_build::Config),
     );
-    let cases: [Case; 4] = [
+    let cases: [Case; 5] = [
         ("plain", &["models/synthetic/chain.tflite"], |_| {}),
         (
             "options",
@@ -615,6 +615,18 @@ fn generate_writes_what_build_rs_writes() {
             &["models/synthetic/dynamic_dim.tflite", "--dynamic", "cache"],
             |c| {
                 c.dynamic_cache(true);
+            },
+        ),
+        (
+            "op-marks",
+            &[
+                "models/cnn_int8/cnn_int8.tflite",
+                "--invoke",
+                "--op-marks",
+                "crate::marks",
+            ],
+            |c| {
+                c.invoke(true).op_marks("crate::marks");
             },
         ),
     ];
@@ -740,6 +752,36 @@ fn generate_refuses_bad_arguments_in_one_line() {
             ],
             1,
             "error: tests/models/synthetic/chain.tflite: align = 8192 is more than the runtime's arena types can align their address to (4096); use align = 4096 or less, or plan with the `stowplan` command, which has no such limit",
+        ),
+        (
+            &[
+                "generate",
+                "tests/models/synthetic/chain.tflite",
+                "--op-marks",
+                "crate::marks",
+            ],
+            2,
+            "error: op_marks \"crate::marks\" needs invoke(true): the marks are calls between the ops of the generated `invoke`",
+        ),
+        (
+            &[
+                "generate",
+                "tests/models/cnn_int8/cnn_int8.tflite",
+                "--invoke",
+                "--op-marks",
+                "crate::marks::",
+            ],
+            2,
+            "error: op_marks path \"crate::marks::\": unexpected end of input, expected identifier; expected the path of a module, such as \"crate::marks\"",
+        ),
+        (
+            &[
+                "generate",
+                "tests/models/cnn_int8/cnn_int8.tflite",
+                "--op-marks",
+            ],
+            2,
+            "error: --op-marks needs a value; see stowplan --help",
         ),
     ] {
         assert_eq!(fails(args, code).trim_end(), message, "{args:?}");

@@ -30,6 +30,13 @@ const MODELS: &[(&str, &str, bool)] = &[
         false,
     ),
     ("streaming", "../models/streaming/streaming.tflite", false),
+    // The benchmark's models (bench/models: MLPerf Tiny's four, MobileNetV2 0.35, a dilated TCN).
+    ("bench_vww", "../../bench/models/vww/vww.tflite", false),
+    ("bench_kws", "../../bench/models/kws/kws.tflite", false),
+    ("bench_ic", "../../bench/models/ic/ic.tflite", false),
+    ("bench_ad", "../../bench/models/ad/ad.tflite", false),
+    ("bench_mbv2", "../../bench/models/mbv2/mbv2.tflite", false),
+    ("bench_tcn", "../../bench/models/tcn/tcn.tflite", false),
     (
         "hello_world_int8",
         "../../../shared/models/tflm_hello_world_int8.tflite",

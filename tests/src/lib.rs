@@ -758,7 +758,8 @@ pub fn circular_buffer() -> Vec<u8> {
 }
 
 /// Code generation options as the tests use them: module `module` of `m.tflite` (relative to
-/// the manifest), the runtime as `::stowplan`, no budget and no fallback, `invoke` as given.
+/// the manifest), the runtime as `::stowplan`, no budget, no fallback and no op marks, `invoke` as
+/// given.
 #[must_use]
 pub fn test_codegen(module: &str, invoke: bool) -> stowplan_planner::codegen::Codegen {
     stowplan_planner::codegen::Codegen {
@@ -769,5 +770,6 @@ pub fn test_codegen(module: &str, invoke: bool) -> stowplan_planner::codegen::Co
         budget: None,
         invoke,
         fallback: None,
+        op_marks: None,
     }
 }

@@ -240,6 +240,7 @@ fn broadcast_above_the_cap_runs_on_the_device_and_the_report_says_why() {
         budget: None,
         invoke: true,
         fallback: None,
+        op_marks: None,
     };
     let code = stowplan_planner::codegen::generate(&plan, &broadcast_model(65), &cg)
         .unwrap()
@@ -359,6 +360,7 @@ fn a_malformed_sparse_encoding_is_not_folded_and_cannot_run() {
             budget: None,
             invoke: true,
             fallback: None,
+            op_marks: None,
         };
         let err = stowplan_planner::codegen::generate(&plan, &bytes, &cg)
             .unwrap_err()
@@ -445,6 +447,7 @@ fn ops_the_device_cannot_run_fold_first() {
         budget: None,
         invoke: true,
         fallback: None,
+        op_marks: None,
     };
     let code = stowplan_planner::codegen::generate(&plan, &bytes, &cg)
         .unwrap()

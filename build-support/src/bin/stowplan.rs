@@ -46,6 +46,8 @@ generate options (each one of Config's):
   --dynamic MODE     plan (default) or cache
   --invoke           generate `invoke` (the runtime's kernels)
   --fallback PATH    with --invoke: the module whose op_N functions run ops without a kernel
+  --op-marks PATH    with --invoke: call PATH::op_begin(subgraph, op) and PATH::op_end(subgraph,
+                     op) around every op (marks for a profiler or an instruction counter)
   --no-overlap       with --invoke: keep every output off the input it consumes (overlap = false)
   --manifest-dir DIR the directory MODEL is relative to (default: the current one)
 
@@ -528,6 +530,12 @@ fn generate_command(it: impl Iterator<Item = String>) -> Result<String, Failure>
                     c.invoke_fallback(fallback.clone());
                 }));
             }
+            "--op-marks" => {
+                let marks = take()?;
+                per_model.push(Box::new(move |c| {
+                    c.op_marks(marks.clone());
+                }));
+            }
             "--no-overlap" if inline.is_none() => {
                 per_model.push(Box::new(|c| {
                     c.overlap(false);
@@ -749,6 +757,7 @@ fn group_command(it: impl Iterator<Item = String>) -> Result<String, Failure> {
                 budget: None,
                 invoke,
                 fallback: None,
+                op_marks: None,
             },
         })
         .collect();

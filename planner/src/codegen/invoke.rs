@@ -129,6 +129,8 @@ struct Driver<'a> {
     rt: &'a TokenStream,
     module: &'a Module<'a>,
     fallback: Option<&'a syn::Path>,
+    /// The module whose `op_begin` and `op_end` are called around every op, if any.
+    op_marks: Option<&'a syn::Path>,
     /// The model keeps state: functions take the persistent region too.
     stateful: bool,
     params: Vec<TokenStream>,
@@ -269,6 +271,7 @@ impl Driver<'_> {
             let Some(op) = self.plan.model.ops.get(position) else {
                 continue;
             };
+            let before = steps.len();
             match self.op(position, op) {
                 Ok(step) => steps.push(step),
                 Err((label, refusal, has_views)) => {
@@ -312,6 +315,18 @@ impl Driver<'_> {
                         (Refusal::Invalid(why), None) => self.gaps.invalid.push((label, why)),
                     }
                 }
+            }
+            // The user's marks around the op's step (every op, one that runs nothing too).
+            if let (Some(marks), Some(step)) = (self.op_marks, steps.get_mut(before)) {
+                let (sg, index) = (
+                    proc_macro2::Literal::usize_unsuffixed(sg),
+                    proc_macro2::Literal::u32_unsuffixed(op.index.0),
+                );
+                *step = quote! {
+                    #marks::op_begin(#sg, #index);
+                    #step
+                    #marks::op_end(#sg, #index);
+                };
             }
         }
         steps
@@ -620,13 +635,15 @@ fn op_fn_name(op: &Op) -> syn::Ident {
 
 /// The `invoke` function (with `reset` for a model with state, and one function per subgraph
 /// the model calls) and the parameter constants, or one message naming every op that cannot
-/// run.
+/// run. With `op_marks`, every op's step is between `op_marks::op_begin(subgraph, op)` and
+/// `op_marks::op_end(subgraph, op)`.
 pub(crate) fn generate(
     plan: &ModelPlan,
     bytes: &[u8],
     rt: &TokenStream,
     module: &Module<'_>,
     fallback: Option<&syn::Path>,
+    op_marks: Option<&syn::Path>,
 ) -> Result<TokenStream, String> {
     let stateful = !plan.state.is_empty();
     let mut d = Driver {
@@ -635,6 +652,7 @@ pub(crate) fn generate(
         rt,
         module,
         fallback,
+        op_marks,
         stateful,
         params: Vec::new(),
         gaps: Gaps::default(),

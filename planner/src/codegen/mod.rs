@@ -77,6 +77,11 @@ pub struct Codegen {
     /// For `invoke`: a module whose `op_N` functions run the ops without a kernel, each given
     /// the views `ops::op_N` returns.
     pub fallback: Option<syn::Path>,
+    /// For `invoke`: a module whose functions `op_begin(subgraph, op)` and `op_end(subgraph,
+    /// op)` the generated code calls just before and just after every op (marks for a profiler
+    /// or an instruction counter; the two arguments are integer literals, the op's subgraph and
+    /// its index there). `None`, the default, calls nothing: the code is as without it.
+    pub op_marks: Option<syn::Path>,
 }
 
 /// The largest alignment generated arena types can give their address: the runtime's
@@ -88,6 +93,15 @@ pub const MAX_ALIGN: u64 = 4096;
 pub fn align_too_large(align: u64) -> String {
     format!(
         "align = {align} is more than the runtime's arena types can align their address to ({MAX_ALIGN}); use align = {MAX_ALIGN} or less, or plan with the `stowplan` command, which has no such limit"
+    )
+}
+
+/// The message for `op_marks` without `invoke`.
+#[must_use]
+pub fn op_marks_without_invoke(marks: &syn::Path) -> String {
+    let path = quote!(#marks).to_string().replace(' ', "");
+    format!(
+        "op_marks = {path} needs invoke = true: the marks are calls between the ops of the generated `invoke`"
     )
 }
 
@@ -125,6 +139,11 @@ pub enum GenerateError {
         /// The full message.
         message: String,
     },
+    /// Marks between ops ([`Codegen::op_marks`]) without `invoke`, which is where they go.
+    OpMarks {
+        /// The full message.
+        message: String,
+    },
 }
 
 impl fmt::Display for GenerateError {
@@ -135,7 +154,8 @@ impl fmt::Display for GenerateError {
             | Self::TooLarge { message }
             | Self::NoKernel { message }
             | Self::Alignment { message }
-            | Self::Group { message } => f.write_str(message),
+            | Self::Group { message }
+            | Self::OpMarks { message } => f.write_str(message),
         }
     }
 }
@@ -376,12 +396,18 @@ fn module_docs(plan: &ModelPlan, cg: &Codegen, sha: &str) -> Vec<String> {
 /// # Errors
 ///
 /// [`GenerateError`] if the arena exceeds the budget, an offline plan aliases tensors that are
-/// live at the same time, or a region is larger than 2^48 bytes.
+/// live at the same time, a region is larger than 2^48 bytes, or `op_marks` is given without
+/// `invoke`.
 pub fn generate(
     plan: &ModelPlan,
     bytes: &[u8],
     cg: &Codegen,
 ) -> Result<TokenStream, GenerateError> {
+    if let (Some(marks), false) = (&cg.op_marks, cg.invoke) {
+        return Err(GenerateError::OpMarks {
+            message: op_marks_without_invoke(marks),
+        });
+    }
     if let Some(budget) = cg.budget
         && plan.arena_bytes().saturating_add(plan.persistent_bytes) > budget
     {
@@ -911,11 +937,17 @@ pub fn generate(
             bytes: &tensor_bytes,
         };
         Some(
-            invoke::generate(plan, bytes, &quote!(#rt), &module, cg.fallback.as_ref()).map_err(
-                |why| GenerateError::NoKernel {
-                    message: format!("cannot generate `invoke` for {}: {why}", cg.model_path),
-                },
-            )?,
+            invoke::generate(
+                plan,
+                bytes,
+                &quote!(#rt),
+                &module,
+                cg.fallback.as_ref(),
+                cg.op_marks.as_ref(),
+            )
+            .map_err(|why| GenerateError::NoKernel {
+                message: format!("cannot generate `invoke` for {}: {why}", cg.model_path),
+            })?,
         )
     } else {
         None

@@ -13,6 +13,7 @@
 //!     invoke = true,               // generate `invoke` (runtime feature `kernels`)
 //!     fallback = crate::my_ops,    // with invoke: `my_ops::op_N(views)` for ops without a kernel
 //!     overlap = false,             // with invoke: keep every output off the input it consumes
+//!     op_marks = crate::marks,     // with invoke: marks::op_begin(sg, op) / op_end(sg, op) around each op
 //!     dynamic = "cache",           // tensors with -1 dimensions: from a BufferCache at run time
 //! )
 //! ```
@@ -162,6 +163,8 @@ struct Parsed {
     /// `overlap = ...` as given: outputs over the inputs they consume (with `invoke`, on unless
     /// `false`).
     overlap: Option<(bool, Span)>,
+    /// `op_marks = path`: the module whose `op_begin`/`op_end` `invoke` calls around each op.
+    op_marks: Option<syn::Path>,
 }
 
 fn parse_args(input: Input) -> Result<Parsed, syn::Error> {
@@ -179,6 +182,7 @@ fn parse_args(input: Input) -> Result<Parsed, syn::Error> {
         invoke: false,
         fallback: None,
         overlap: None,
+        op_marks: None,
     };
     let mut seen: Vec<String> = Vec::new();
     for Arg { key, value } in input.args {
@@ -280,11 +284,24 @@ fn parse_args(input: Input) -> Result<Parsed, syn::Error> {
                 ("overlap", Value::Expr(e)) => {
                     return Err(err(e.span(), "overlap must be true or false"));
                 }
+                ("op_marks", Value::Expr(Expr::Path(p)))
+                    if p.qself.is_none()
+                        && p.attrs.is_empty()
+                        && p.path.segments.iter().all(|s| s.arguments.is_none()) =>
+                {
+                    parsed.op_marks = Some(p.path.clone());
+                }
+                ("op_marks", Value::Expr(e)) => {
+                    return Err(syn::Error::new_spanned(
+                        e,
+                        "op_marks must be the path of a module with functions `op_begin` and `op_end`, such as op_marks = crate::marks",
+                    ));
+                }
                 (other, _) => {
                     return Err(err(
                         key.span(),
                         format!(
-                            "unknown option `{other}`; expected one of budget, align, planner, name, crate, shape, offline, invoke, fallback, overlap, dynamic, fold_cap"
+                            "unknown option `{other}`; expected one of budget, align, planner, name, crate, shape, offline, invoke, fallback, overlap, op_marks, dynamic, fold_cap"
                         ),
                     ));
                 }
@@ -472,6 +489,7 @@ fn load(parsed: &Parsed, name: &Ident, manifest_dir: Option<&Path>) -> Result<Lo
         budget: parsed.budget.as_ref().map(|(b, _)| *b),
         invoke: parsed.invoke,
         fallback: parsed.fallback.clone(),
+        op_marks: parsed.op_marks.clone(),
     };
     // From here on the file exists: track it, so fixing the model recompiles the crate.
     let tracking = match &cg.model_file {
@@ -486,6 +504,12 @@ fn load(parsed: &Parsed, name: &Ident, manifest_dir: Option<&Path>) -> Result<Lo
             const _: &[u8] = ::core::include_bytes!(#a);
         ),
     };
+    if let (Some(marks), false) = (&parsed.op_marks, parsed.invoke) {
+        return Err((
+            syn::Error::new_spanned(marks, super::op_marks_without_invoke(marks)),
+            tracking,
+        ));
+    }
     let mut options = parsed.options.clone().with_invoke(parsed.invoke);
     match parsed.overlap {
         Some((true, span)) if !parsed.invoke => {

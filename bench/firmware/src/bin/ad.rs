@@ -1,0 +1,19 @@
+//! MLPerf Tiny anomaly detection (FC autoencoder, 640), bench/models/ad.
+//! One `invoke` on the benchmark's input, counted by `bench/run.sh`.
+#![no_std]
+#![no_main]
+
+#[cfg(feature = "op-marks")]
+use stowplan_bench_firmware::marks;
+
+#[cfg(not(feature = "op-marks"))]
+stowplan::include_model!("../models/ad/ad.tflite", name = model, invoke = true);
+#[cfg(feature = "op-marks")]
+stowplan::include_model!(
+    "../models/ad/ad.tflite",
+    name = model,
+    invoke = true,
+    op_marks = crate::marks
+);
+
+stowplan_bench_firmware::bench_main!(model);

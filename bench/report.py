@@ -1,0 +1,305 @@
+"""The benchmark's report and its snapshot (run by bench/run.sh; only the Python standard library).
+
+    python3 bench/report.py --tflm bench/tflm-cmsis-nn.txt --outputs bench/tflm-outputs.txt \
+        --snapshot bench/snapshot.txt [--bless] [--all] [--report REPORT.md] MEASURED.txt...
+
+Each MEASURED.txt is bench/run.sh's measurement of one model (`KEY VALUE...` lines). It checks
+that the model's output is TFLite Micro's (bench/tflm-outputs.txt), that the two counters agree,
+and that every op was marked; prints each model's figures beside TFLite Micro + CMSIS-NN's
+(bench/tflm-cmsis-nn.txt, bench/tflm.sh) with the ratios, the goals and the best published
+Cortex-M4 results, per op too; writes a Markdown summary to REPORT.md; then compares with the
+snapshot (or, with --bless, rewrites it): every figure of the snapshot may be at most 0.5 %
+above it (its ceiling) and at most 0.5 % below it (else the snapshot is stale). --all: the
+snapshot's every model must have been measured (without it, models not measured are skipped).
+Exits 1 on any failure.
+"""
+
+import argparse
+import os
+import sys
+
+# The figures the snapshot holds, per model, and its tolerance.
+SNAPSHOT_FIELDS = ("instructions", "cycles", "ram", "text", "code", "constants")
+TOLERANCE = 0.005
+
+# The goals the benchmark serves (the speed issue): estimated cycles at most 0.6x TFLM +
+# CMSIS-NN's; code at most TFLM's code (its text minus the model file); text at most TFLM's.
+CYCLES_GOAL = 0.6
+# The best published Cortex-M4 results, estimated cycles of one inference: MLPerf Tiny, ST
+# X-CUBE-AI 9.0 on NUCLEO-L4R5ZI at 120 MHz (VWW, KWS, IC); Plumerai (AD).
+PUBLISHED = {
+    "vww": (10_670_000, "MLPerf Tiny, ST X-CUBE-AI 9.0, NUCLEO-L4R5ZI 120 MHz"),
+    "kws": (5_180_000, "MLPerf Tiny, ST X-CUBE-AI 9.0, NUCLEO-L4R5ZI 120 MHz"),
+    "ic": (19_800_000, "MLPerf Tiny, ST X-CUBE-AI 9.0, NUCLEO-L4R5ZI 120 MHz"),
+    "ad": (490_000, "MLPerf Tiny, Plumerai"),
+}
+# person_detect's goal: below 10 M instructions.
+INSTRUCTION_GOALS = {"person_detect": 10_000_000}
+
+
+def th(n):
+    return f"{n:,}"
+
+
+def read_measured(path):
+    m = {"marked_ops": [], "model_ops": []}
+    with open(path) as f:
+        for line in f:
+            p = line.split()
+            if not p:
+                continue
+            k = p[0]
+            if k == "marked_op":
+                m["marked_ops"].append((int(p[1]), int(p[3]), int(p[5])))
+            elif k == "model_op":
+                macs = None if p[4] == "-" else int(p[4])
+                m["model_ops"].append((int(p[1]), int(p[2]), p[3], macs))
+            elif k in ("name",):
+                m[k] = p[1]
+            elif k in ("output", "buffers"):
+                m[k] = line.split(" ", 1)[1].strip()
+            else:
+                m[k] = int(p[1])
+    m["ram"] = m["data"] + m["bss"] + m["stack"]
+    m["code"] = m["text"] - m["constants"]
+    m["macs"] = sum(x[3] or 0 for x in m["model_ops"])
+    return m
+
+
+def read_tflm(path):
+    t = {}
+    with open(path) as f:
+        for line in f:
+            if line.startswith("#") or not line.strip():
+                continue
+            name, key, rest = line.rstrip("\n").split(" ", 2)
+            d = t.setdefault(name, {"ops": []})
+            if key == "op":
+                p = rest.split()
+                d["ops"].append((int(p[0]), p[1], int(p[3]), int(p[5])))
+            elif key in ("output", "wheel"):
+                d[key] = rest
+            else:
+                d[key] = int(rest)
+    return t
+
+
+def read_snapshot(path):
+    snap = {}
+    if not os.path.exists(path):
+        return None
+    with open(path) as f:
+        for line in f:
+            if line.startswith("#") or not line.strip():
+                continue
+            p = line.split()
+            snap[p[0]] = {p[i]: int(p[i + 1].replace(",", "")) for i in range(1, len(p), 2)}
+    return snap
+
+
+def ratio(a, b):
+    return f"{a / b:.3f}x" if b else "-"
+
+
+def verdict(ok):
+    return "met" if ok else "not met"
+
+
+def model_report(m, t):
+    name = m["name"]
+    out = []
+    out.append(
+        f"{name}: {th(m['macs'])} MACs, {len(m['model_ops'])} ops, output {m['output']}: "
+        "TFLite Micro's, bit for bit"
+    )
+    out.append(f"  {'':24} {'stowplan':>14} {'TFLM+CMSIS-NN':>14} {'ratio':>8}  goal")
+    c_ratio = m["cycles"] / t["cycles"]
+    rows = [
+        ("instructions", m["instructions"], t["instructions"], ""),
+        ("cycles (estimated)", m["cycles"], t["cycles"], f"<= {CYCLES_GOAL}x: {verdict(c_ratio <= CYCLES_GOAL)}"),
+        ("RAM (B)", m["ram"], t["ram"], ""),
+        ("flash code (B)", m["code"], t["code"], f"<= 1x: {verdict(m['code'] <= t['code'])}"),
+        ("flash constants (B)", m["constants"], t["model_bytes"], ""),
+        ("flash text (B)", m["text"], t["text"], f"<= 1x: {verdict(m['text'] <= t['text'])}"),
+    ]
+    for label, a, b, goal in rows:
+        out.append(f"  {label:24} {th(a):>14} {th(b):>14} {ratio(a, b):>8}  {goal}".rstrip())
+    out.append(
+        f"  RAM: stowplan data {th(m['data'])} + bss {th(m['bss'])} (arena {th(m['arena'])}) + stack "
+        f"peak {th(m['stack'])}; TFLM arena used {th(t['arena_used_bytes'])} + other data and bss "
+        "(its stack not measured)"
+    )
+    out.append(
+        f"  flash: stowplan constants = the model's buffers found in flash ({m['buffers']} of 16 B "
+        f"or more); TFLM constants = the model file, {th(t['model_bytes'])} B"
+    )
+    cpi = m["cycles"] / m["instructions"] if m["instructions"] else 0
+    out.append(f"  cycles per instruction {cpi:.3f} (TFLM {t['cycles'] / t['instructions']:.3f})")
+    if name in PUBLISHED:
+        p, who = PUBLISHED[name]
+        out.append(f"  best published: {th(p)} cycles ({who}): stowplan takes {m['cycles'] / p:.2f}x as many")
+    if name in INSTRUCTION_GOALS:
+        g = INSTRUCTION_GOALS[name]
+        out.append(
+            f"  goal: below {th(g)} instructions: {verdict(m['instructions'] < g)} "
+            f"({(m['instructions'] - g) * 100 / g:+.1f} %)"
+        )
+    # Per op: the marked binary's counts beside TFLM's profiler's.
+    ops0 = [x for x in m["model_ops"] if x[0] == 0]
+    tops = {k: (ins, cyc) for k, _, ins, cyc in t["ops"]}
+    marked = {k: (ins, cyc) for k, ins, cyc in m["marked_ops"]}
+    out.append(
+        f"  {'op':>4}  {'opcode':20} {'MACs':>11} {'instructions':>12} {'cycles':>12} "
+        f"{'TFLM instr.':>12} {'TFLM cycles':>12} {'cycles':>7}"
+    )
+    sums = {}
+    for _, k, opcode, macs in ops0:
+        ins, cyc = marked.get(k, (0, 0))
+        tins, tcyc = tops.get(k, (0, 0))
+        s = sums.setdefault(opcode, [0, 0, 0, 0, 0, 0])
+        for i, v in enumerate((1, macs or 0, ins, cyc, tins, tcyc)):
+            s[i] += v
+        out.append(
+            f"  {k:>4}  {opcode:20} {th(macs) if macs else '-':>11} {th(ins):>12} {th(cyc):>12} "
+            f"{th(tins):>12} {th(tcyc):>12} {ratio(cyc, tcyc):>7}"
+        )
+    for opcode, (n, macs, ins, cyc, tins, tcyc) in sorted(sums.items(), key=lambda x: -x[1][3]):
+        label = f"{opcode} x{n}"
+        out.append(
+            f"  {'all':>4}  {label:20} {th(macs) if macs else '-':>11} {th(ins):>12} {th(cyc):>12} "
+            f"{th(tins):>12} {th(tcyc):>12} {ratio(cyc, tcyc):>7}"
+        )
+    marked_sum = sum(x[1] for x in m["marked_ops"])
+    out.append(
+        f"  per op: the binary with op marks, whose invoke takes {th(m['marked_instructions'])} instructions "
+        f"({(m['marked_instructions'] - m['instructions']) * 100 / m['instructions']:+.2f} %), "
+        f"{th(marked_sum)} of them in the ops; TFLM's with its profiler (both counts include the marks' calls)"
+    )
+    return out
+
+
+def markdown(models, tflm):
+    rows = [
+        "| model | MACs | instructions: stowplan / TFLM (ratio) | est. cycles: stowplan / TFLM (ratio) | "
+        "best published (cycles) | RAM B: stowplan / TFLM | flash code B: stowplan / TFLM | "
+        "model constants B: stowplan / TFLM | text B: stowplan / TFLM |",
+        "|---|--:|--:|--:|--:|--:|--:|--:|--:|",
+    ]
+    for m in models:
+        t = tflm[m["name"]]
+        pub = PUBLISHED.get(m["name"])
+        rows.append(
+            f"| {m['name']} | {th(m['macs'])} "
+            f"| {th(m['instructions'])} / {th(t['instructions'])} ({m['instructions'] / t['instructions']:.2f}) "
+            f"| {th(m['cycles'])} / {th(t['cycles'])} ({m['cycles'] / t['cycles']:.2f}) "
+            f"| {th(pub[0]) if pub else '-'} "
+            f"| {th(m['ram'])} / {th(t['ram'])} ({m['ram'] / t['ram']:.2f}) "
+            f"| {th(m['code'])} / {th(t['code'])} ({m['code'] / t['code']:.2f}) "
+            f"| {th(m['constants'])} / {th(t['model_bytes'])} "
+            f"| {th(m['text'])} / {th(t['text'])} ({m['text'] / t['text']:.2f}) |"
+        )
+    return "\n".join(rows) + "\n"
+
+
+def snapshot_text(models):
+    lines = [
+        "# stowplan on the emulated Cortex-M4 (QEMU mps2-an386), one `invoke` of each benchmark model,",
+        "# written by bench/run.sh (STOWPLAN_BLESS=1). bench/run.sh fails when a figure is more than",
+        "# 0.5 % above it (its ceiling) or more than 0.5 % below it (stale: bless it). instructions:",
+        "# exact count; cycles: the estimator's; ram: data + bss + stack peak; text: flash; code: text",
+        "# minus constants, the model's buffers found in flash (bytes).",
+    ]
+    for m in models:
+        lines.append(m["name"] + " " + " ".join(f"{k} {th(m[k])}" for k in SNAPSHOT_FIELDS))
+    return "\n".join(lines) + "\n"
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--tflm", required=True)
+    ap.add_argument("--outputs", required=True)
+    ap.add_argument("--snapshot", required=True)
+    ap.add_argument("--report")
+    ap.add_argument("--bless", action="store_true")
+    ap.add_argument("--all", action="store_true")
+    ap.add_argument("measured", nargs="+")
+    a = ap.parse_args()
+
+    tflm = read_tflm(a.tflm)
+    with open(a.outputs) as f:
+        want = dict(line.rstrip("\n").split(" ", 1) for line in f if line.strip())
+    models = [read_measured(p) for p in a.measured]
+    errors = []
+    for m in models:
+        name = m["name"]
+        if name not in tflm:
+            errors.append(f"{name}: no figures in {a.tflm} (bench/tflm.sh {name})")
+            continue
+        if m.get("output") != want.get(name):
+            errors.append(f"{name}: the output {m.get('output')} is not TFLite Micro's {want.get(name)}")
+        if m["icount_instructions"] != m["instructions"]:
+            errors.append(
+                f"{name}: the instruction counter counts {m['icount_instructions']}, the cycle estimator {m['instructions']}"
+            )
+        n_ops = sum(1 for x in m["model_ops"] if x[0] == 0)
+        if len(m["marked_ops"]) != n_ops:
+            errors.append(f"{name}: {len(m['marked_ops'])} ops marked, the model has {n_ops} in subgraph 0")
+    if errors:
+        print("\n".join("error: " + e for e in errors), file=sys.stderr)
+        return 1
+
+    for m in models:
+        print("\n".join(model_report(m, tflm[m["name"]])))
+        print()
+    table = markdown(models, tflm)
+    print(table)
+    if a.report:
+        with open(a.report, "w") as f:
+            f.write(table)
+
+    text = snapshot_text(models)
+    if a.bless:
+        with open(a.snapshot, "w") as f:
+            f.write(text)
+        print(f"blessed {a.snapshot}")
+        return 0
+    snap = read_snapshot(a.snapshot)
+    if snap is None:
+        print(f"error: {a.snapshot} is absent: STOWPLAN_BLESS=1 bash bench/run.sh writes it", file=sys.stderr)
+        return 1
+    status = 0
+    measured = {m["name"]: m for m in models}
+    for name, fields in snap.items():
+        m = measured.get(name)
+        if m is None:
+            if a.all:
+                print(f"error: {name} is in {a.snapshot} but was not measured", file=sys.stderr)
+                status = 1
+            continue
+        for k, v in fields.items():
+            got = m.get(k)
+            if got is None:
+                print(f"error: {name}: {a.snapshot} has {k}, which the benchmark does not measure", file=sys.stderr)
+                status = 1
+            elif got > v * (1 + TOLERANCE):
+                print(f"error: {name}: {k} {th(got)} is above its ceiling {th(int(v * (1 + TOLERANCE)))} ({a.snapshot}'s {th(v)} + 0.5 %)", file=sys.stderr)
+                status = 1
+            elif got < v * (1 - TOLERANCE):
+                print(f"error: {name}: {k} {th(got)} is more than 0.5 % below {a.snapshot}'s {th(v)}: stale snapshot: bless it", file=sys.stderr)
+                status = 1
+            elif got != v:
+                print(f"notice: {name}: {k} {th(got)} here, {th(v)} in {a.snapshot} ({(got - v) * 100 / v:+.3f} %, within 0.5 %)")
+    for name in measured:
+        if name not in snap:
+            print(f"error: {name} is not in {a.snapshot}: bless it", file=sys.stderr)
+            status = 1
+    if status:
+        print("error: bench/snapshot.txt does not hold: make it faster or smaller, or (if the change is meant) "
+              "bless it: STOWPLAN_BLESS=1 bash bench/run.sh, and read the diff", file=sys.stderr)
+    else:
+        print(f"{a.snapshot} holds (every figure within 0.5 %)")
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,146 @@
+#!/usr/bin/env bash
+# The benchmark: every model of bench/ on the emulated Cortex-M4, stowplan beside TFLite Micro
+# + CMSIS-NN, and the snapshot bench/snapshot.txt (its ceilings):
+#
+#   bash bench/run.sh                       # measure, print, compare with bench/snapshot.txt
+#   STOWPLAN_BLESS=1 bash bench/run.sh      # rewrite bench/snapshot.txt instead (read the diff)
+#
+# For each model (bench_models in bench/common.sh: the six of bench/models, TFLite Micro's
+# person_detect and micro_speech from ../shared/models) it builds one firmware binary of
+# bench/firmware (its own workspace: thumbv7em-none-eabihf, the toolchain pinned in its
+# rust-toolchain.toml, release profile as examples/cortex-m's: opt-level "s", LTO, one codegen
+# unit), all in one `cargo build --bins` (the runtime compiled once), then again with the
+# feature `op-marks` (generated `invoke` calling `marks::op_begin`/`op_end` around each op). It
+# runs each under qemu-system-arm -machine mps2-an386 -cpu cortex-m4:
+#
+#   - the plain binary under the cycle estimator (../shared/benchmarks/cortex-m-cycles), marks at
+#     icount_start/icount_end: instructions and estimated cycles of one `invoke`; its console:
+#     the output (must be bench/tflm-outputs.txt's, TFLite Micro's for the same input) and the
+#     stack peak (stowplan::stack); again under the instruction counter
+#     (../shared/benchmarks/cortex-m-icount): the same instruction count, or it fails;
+#   - the op-marks binary under the cycle estimator, marks at op_begin/op_end too: each op's
+#     instructions and cycles (from its op_begin to its op_end);
+#   - sizes: text, data, bss; RAM = data + bss + stack peak; flash text split by bench/flash.py
+#     into the model's constants (its buffers found in the flash image) and code (the rest);
+#
+# then bench/report.py prints every figure beside TFLite Micro + CMSIS-NN's
+# (bench/tflm-cmsis-nn.txt, made by bench/tflm.sh) with the ratios, the goals and the best
+# published Cortex-M4 results, and compares with bench/snapshot.txt: a figure (instructions,
+# cycles, RAM, text, code, constants of a model) above the snapshot's + 0.5 % fails (its
+# ceiling), and so does one more than 0.5 % below it (stale: bless it).
+#
+# The counters and TFLite Micro's models are outside this repository, in ../shared (or
+# STOWPLAN_SHARED_DIR): when the counters are absent this prints a notice and exits 0, when
+# person_detect or micro_speech is absent it measures the six others; with CI=true either is a
+# failure. Needs the pinned toolchain with its thumb target, qemu-system-arm,
+# binutils-arm-none-eabi, gcc (the plugins) and python3. Work files: $CARGO_TARGET_DIR/bench-run.
+set -euo pipefail
+source "$(dirname "$0")/common.sh"
+cd "$repo_root"
+icount_dir=${STOWPLAN_ICOUNT_DIR:-$shared_dir/benchmarks/cortex-m-icount}
+bless=${STOWPLAN_BLESS:-0}
+host_rustflags=${RUSTFLAGS:-}
+target_dir=${CARGO_TARGET_DIR:-$repo_root/target}
+work=$target_dir/bench-run
+
+absent() {
+    if [ "${CI:-}" = true ]; then
+        echo "error: $1; with CI=true the benchmark is required" >&2
+        exit 1
+    fi
+    echo "notice: $1; $2"
+}
+if [ ! -f "$cycles_dir/build.sh" ] || [ ! -f "$icount_dir/plugin/build.sh" ]; then
+    absent "the counters ($cycles_dir, $icount_dir) are absent" "nothing measured"
+    exit 0
+fi
+features=()
+if [ -f "$shared_models/tflm_person_detect_int8.tflite" ] && [ -f "$shared_models/tflm_micro_speech_int8.tflite" ]; then
+    features=(shared-models)
+else
+    absent "$shared_models lacks TFLite Micro's person_detect or micro_speech model" "measuring the six models of bench/models"
+fi
+
+start=$SECONDS
+rm -rf "$work"
+mkdir -p "$work/plain" "$work/ops" "$work/runs"
+
+# The counters, built into the target directory.
+cycles_lib=$(bash "$cycles_dir/build.sh" "$target_dir/cycles")
+bash "$icount_dir/plugin/build.sh" "$target_dir/icount" >/dev/null
+icount_lib=$target_dir/icount/libicount.so
+# The project's CLI (the root workspace, host flags): each op's opcode and MACs.
+(
+    if [ -n "$host_rustflags" ]; then export RUSTFLAGS="$host_rustflags"; else unset RUSTFLAGS; fi
+    CARGO_TARGET_DIR=$target_dir cargo build -q --locked -p stowplan-build --bin stowplan
+)
+stowplan_cli=$target_dir/debug/stowplan
+
+# The firmware: every binary in one build, then again with the op marks. The runtime is a path
+# dependency outside the firmware's workspace: its panic locations would carry the checkout's
+# absolute path, so it is named /stowplan (as examples/cortex-m/run.sh does). The target
+# directory is examples/cortex-m's, with the same flags: the runtime and the other dependencies
+# its run.sh compiled are reused.
+build_start=$SECONDS
+(
+    cd bench/firmware
+    export CARGO_TARGET_DIR=$target_dir/cortex-m
+    export RUSTFLAGS="$host_rustflags --remap-path-prefix=$repo_root=/stowplan"
+    feature_list=$(IFS=,; echo "${features[*]:-}")
+    release=$CARGO_TARGET_DIR/thumbv7em-none-eabihf/release
+    cargo build --release --locked --bins ${feature_list:+--features "$feature_list"}
+    while read -r name _; do
+        [ -f "$release/bench_$name" ] && cp "$release/bench_$name" "$work/plain/$name.elf"
+    done < <(bench_models)
+    cargo build --release --locked --bins --features "op-marks${feature_list:+,$feature_list}"
+    while read -r name _; do
+        [ -f "$release/bench_$name" ] && cp "$release/bench_$name" "$work/ops/$name.elf"
+    done < <(bench_models)
+)
+build_took=$((SECONDS - build_start))
+
+run_start=$SECONDS
+models=()
+while read -r name path; do
+    model=$(model_file "$path")
+    [ -f "$model" ] || continue
+    models+=("$name")
+    plain=$work/plain/$name.elf ops_elf=$work/ops/$name.elf
+    r=$work/runs/$name
+    s=$(symbol "$plain" icount_start) e=$(symbol "$plain" icount_end)
+    count_cycles "$plain" "$r.cycles" "$s" "$e" >"$r.total"
+    # The instruction counter on the same binary: the same count, or the two plugins disagree.
+    status=0
+    timeout "${TIMEOUT:-600}" qemu-system-arm -machine mps2-an386 -cpu cortex-m4 -nographic -monitor none \
+        -semihosting-config enable=on,target=native -kernel "$plain" \
+        -plugin "$icount_lib,out=$r.icount,marks=$s:$e" >/dev/null 2>&1 || status=$?
+    [ "$status" -eq 0 ] || { echo "error: $name under the instruction counter: qemu exited with status $status" >&2; exit 1; }
+    icount=$(awk -v s="$s" -v e="$e" '$1 == "mark" && $2 == s && a == "" { a = $3 } $1 == "mark" && $2 == e && a != "" && b == "" { b = $3 } END { printf "%.0f", b - a }' "$r.icount")
+    count_cycles "$ops_elf" "$r.ops.cycles" "$(symbol "$ops_elf" icount_start)" "$(symbol "$ops_elf" icount_end)" \
+        "$(symbol "$ops_elf" op_begin)" "$(symbol "$ops_elf" op_end)" >"$r.ops"
+    "$stowplan_cli" macs "$model" >"$r.macs"
+    {
+        echo "name $name"
+        echo "model_bytes $(stat -c %s "$model")"
+        cat "$r.total"
+        echo "icount_instructions $icount"
+        sed -n 's/^output  *//p' "$r.cycles.log" | sed 's/^/output /'
+        sed -n 's/^stack peak  *\([0-9]*\) B$/stack \1/p' "$r.cycles.log"
+        sed -n 's/^arena  *\([0-9]*\) B$/arena \1/p' "$r.cycles.log"
+        sizes "$plain"
+        python3 bench/flash.py "$plain" "$model" | grep -E '^(constants|buffers) '
+        sed -e 's/^op /marked_op /' -e 's/^instructions /marked_instructions /' -e 's/^cycles /marked_cycles /' "$r.ops"
+        awk 'NF == 4 && $1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ { m = $4; gsub(",", "", m); print "model_op", $1, $2, $3, m }' "$r.macs"
+    } >"$work/$name.txt"
+done < <(bench_models)
+run_took=$((SECONDS - run_start))
+
+files=()
+for name in "${models[@]}"; do files+=("$work/$name.txt"); done
+args=(--tflm bench/tflm-cmsis-nn.txt --outputs bench/tflm-outputs.txt --snapshot bench/snapshot.txt --report "$work/report.md")
+[ "$bless" = 1 ] && args+=(--bless)
+[ "${#features[@]}" -gt 0 ] && args+=(--all)
+status=0
+python3 bench/report.py "${args[@]}" "${files[@]}" || status=$?
+echo "bench: firmware build ${build_took} s, QEMU runs ${run_took} s, all $((SECONDS - start)) s"
+exit $status

@@ -1,0 +1,3 @@
+stowplan::include_model!("models/synthetic/chain.tflite", op_marks = crate::marks);
+
+fn main() {}
