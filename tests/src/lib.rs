@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 
 pub mod fuzz;
 pub mod golden;
+pub mod import_circles;
 pub mod malformed;
 pub mod scale;
 
