@@ -63,7 +63,11 @@ pub fn model_overlaps(plan: &crate::ModelPlan) -> Vec<Overlap> {
 /// kind declares a one-buffer kernel (`registry`) with a pairing for this op, whose overwritten
 /// input dies at the op (not a subgraph output, not read again by the op) and is written by it
 /// into one output, both planned online on buffers of their own, at the pairing's least
-/// displacement. Each time has at most one pair (one
+/// displacement. Both buffers must be their tensors' own: an input that shares another
+/// tensor's buffer (the output of a reshape-like op aliasing its input,
+/// [`crate::ModelPlan::aliases`]) is not paired, since the plan's check, the reports and the
+/// generated code know a pair by its buffers' own tensors (a pair of the buffer would name the
+/// reshape's input, which the op does not read). Each time has at most one pair (one
 /// op runs at a time), so the pairs form a valid [`Problem::with_overlaps`] with the buffers.
 /// With each pair its preferred displacement in bytes (a window op's whole output rows, where
 /// the planner moves the pair when the arena has room, module `spread`; 0 for the others).
@@ -76,6 +80,7 @@ pub(crate) fn pairs(
     lifetimes: &Lifetimes,
     problem: &Problem,
     tensor_buffers: &[Option<u32>],
+    buffer_tensors: &[crate::tflite::TensorId],
     registry: Registry<'_>,
 ) -> Vec<(Overlap, i64)> {
     let buffers = problem.buffers();
@@ -122,6 +127,8 @@ pub(crate) fn pairs(
         let (Some(ib), Some(ob)) = (buffers.get(bi), buffers.get(bo)) else {
             continue;
         };
+        // Each buffer must be its tensor's own: a pair is known by its buffers' tensors.
+        let own = |b: usize, id: crate::tflite::TensorId| buffer_tensors.get(b) == Some(&id);
         let read_again = op
             .inputs
             .iter()
@@ -130,6 +137,8 @@ pub(crate) fn pairs(
             .filter_map(|(_, t)| *t)
             .any(|t| tensor(t).is_some_and(|t| buffer(t.id) == Some(bi)));
         if bi == bo
+            || !own(bi, input.id)
+            || !own(bo, output.id)
             || ib.lifetime.last != time
             || ob.lifetime.first != time
             || ib.fixed_offset.is_some()

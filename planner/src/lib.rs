@@ -95,6 +95,8 @@ pub mod lifetime;
 pub mod macs;
 pub mod ops;
 mod overlap_proof;
+#[cfg(test)]
+mod pairing_tests;
 pub mod persistent;
 pub mod pipeline;
 pub mod plan;
@@ -431,6 +433,7 @@ pub fn plan_model(bytes: &[u8], options: &Options) -> Result<ModelPlan, PlanAren
             &lifetimes,
             &arena.problem,
             &arena.tensor_buffers,
+            &arena.buffer_tensors,
             &ops::overwrite_of,
         )
         .into_iter()

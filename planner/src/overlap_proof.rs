@@ -805,6 +805,7 @@ mod tests {
                 &plan.lifetimes,
                 &plan.problem,
                 &plan.tensor_buffers,
+                &plan.buffer_tensors,
                 &wrong,
             )
             .into_iter()
@@ -886,6 +887,7 @@ mod tests {
             &plan.lifetimes,
             &plan.problem,
             &plan.tensor_buffers,
+            &plan.buffer_tensors,
             &wrong,
         )
         .into_iter()

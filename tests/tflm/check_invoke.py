@@ -42,6 +42,8 @@ MODELS = {
     "cond_if": "tests/models/cond_if/cond_if.tflite",
     "while_loop": "tests/models/while_loop/while_loop.tflite",
     "streaming": "tests/models/streaming/streaming.tflite",
+    "streaming_window_f32": "tests/models/synthetic/streaming_window_f32.tflite",
+    "streaming_window_s8": "tests/models/synthetic/streaming_window_s8.tflite",
     "hello_world_int8": "shared:tflm_hello_world_int8.tflite",
     "micro_speech_int8": "shared:tflm_micro_speech_int8.tflite",
     "person_detect_int8": "shared:tflm_person_detect_int8.tflite",
