@@ -7,7 +7,7 @@
 //! compile-time check, and for each op whether its variants' preconditions hold and its least
 //! displacement `D = offset(input) − offset(output)`, computed with the runtime's own
 //! functions (`stowplan::kernels::overlap::min_displacement` and its siblings, compiled here
-//! from the runtime's source). [`pairs`] walks the model's ops through that registry and pairs
+//! from the runtime's source). `pairs` walks the model's ops through that registry and pairs
 //! each op's output with the input it consumes where the plan can use it (module docs of
 //! `crate::ops::overwrite` and `docs/planning.md` for each kind's `D`).
 //!

@@ -47,7 +47,7 @@ pub(super) fn invalid<T>(why: impl Into<String>) -> Result<T, Refusal> {
 /// runs it, given the names of its views: `i0`.. for what it reads, `o0`.. for its outputs, and
 /// `m{i}` for input `i` in the persistent region (a variable tensor the op updates, the resource
 /// variable an ASSIGN_VARIABLE writes), handed out mutably, and `s{k}` for the op's scratch
-/// ([`OpKind::scratch`], `&mut [i32]`).
+/// ([`super::OpKind::scratch`], `&mut [i32]`).
 #[derive(Clone, Debug)]
 pub struct Call {
     /// `pub const OP_N: .. = ..;`, TFLM's `Prepare` as constants.
@@ -83,7 +83,7 @@ pub struct Lower<'a> {
     /// input `.0` elements in and the output `.1`; `None` otherwise.
     pub overlap: Option<(u64, u64)>,
     /// What the op's kernels can do on one buffer, as its kind declares
-    /// ([`super::OpKind::overwrite`]): [`Lower::overlapped_call`] takes the entry and its check
+    /// ([`super::OpKind::overwrite`]): `Lower::overlapped_call` takes the entry and its check
     /// from it.
     pub overwrite: Option<Overwrite>,
 }
