@@ -11,14 +11,13 @@
 //! each op's output with the input it consumes where the plan can use it (module docs of
 //! `crate::ops::overwrite` and `docs/planning.md` for each kind's `D`).
 //!
-//! Today: CONV_2D, DEPTHWISE_CONV_2D, AVERAGE_POOL_2D and MAX_POOL_2D (the runtime's
-//! overlapped driver, a pool walked as the depthwise convolution of its window), from the
-//! driver's `D` ([`min_displacement`]), preferring whole output rows ([`row_displacement`]);
-//! QUANTIZE, the activations, ADD and MUL (element by element, `D = 0`); DEQUANTIZE to
-//! float32 (widening); FULLY_CONNECTED of several rows; CONCATENATION over its first input;
-//! PAD and PADV2 with constant paddings. Generated code asserts at compile time that the
-//! offsets it was planned with satisfy the runtime's check, and the plan's own check (module
-//! `overlap_proof`) derives `D` again with code of its own.
+//! Which kinds declare it, and from what `D`, is in their modules alone (listed by
+//! `stowplan-conformance overlap-kinds`, described in `docs/planning.md`); a window op also
+//! prefers the displacement from which the driver's chunks are whole output rows
+//! ([`row_displacement`]; [`min_displacement`] is the driver's least one, in bytes). Generated
+//! code asserts at compile time that the offsets it was planned with satisfy the runtime's
+//! check, and the plan's own check (module `overlap_proof`) derives `D` again with code of its
+//! own.
 //!
 //! Every other op keeps whole-tensor planning (its kernel reads and writes separate slices).
 

@@ -160,9 +160,10 @@ pub struct Options {
     /// op) folds nothing. Generated `invoke` turns it on with [`fold::DEFAULT_CAP`].
     pub fold_cap: Option<u64>,
     /// Let a convolution's, pool's or elementwise op's output lie over the input it consumes, as
-    /// far as the runtime's one-buffer kernels (`stowplan::kernels::overlap`) allow
-    /// ([`kernel_order`] says which ops, from what displacement): the plan may then go below the
-    /// tensor-level bound ([`ModelPlan::tensor_bound_bytes`]).
+    /// far as the runtime's one-buffer kernels (`stowplan::kernels::overlap`) allow (each op's
+    /// module declares which of its ops, from what displacement, [`ops::Overwrite`]; the pairs
+    /// are [`kernel_order`]'s): the plan may then go below the tensor-level bound
+    /// ([`ModelPlan::tensor_bound_bytes`]).
     /// Only that driver keeps the order the pairs rely on, so this is off by default (TFLite
     /// Micro's kernels, `embed`, a user's fallback iterate their own way) and on with generated
     /// `invoke` ([`Options::with_invoke`]; `overlap = false` turns it off again), whose

@@ -8,6 +8,10 @@
 //! The files are read with `syn`: comments, strings and doc comments never count. Test code
 //! (`#[cfg(test)]` items) counts as any other: a test of a lower module that needs a higher one
 //! belongs beside the higher one, or in the integration tests.
+//!
+//! A name that is both a child module and an item of its parent (a function `kind` beside a
+//! module `kind`) is read as the module: the check may see an edge the compiler does not, never
+//! miss one, and such names confuse readers as much.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;

@@ -12,7 +12,7 @@
 //! name, nor does the planner's `kernel_order`.
 //!
 //! What every module lowers with lives beside them, below the op modules: `lower` ([`Lower`],
-//! [`Call`], [`Refusal`] and the helpers), `kind` ([`OpKind`]) and `overwrite` ([`Overwrite`],
+//! [`Call`], [`Refusal`] and the helpers), `op_kind` ([`OpKind`]) and `overwrite` ([`Overwrite`],
 //! [`WriteOrder`], [`Pairing`]).
 //!
 //! Every formula of TFLM's (multiplier quantisation, activation ranges, padding, tables) lives
@@ -116,23 +116,23 @@ mod circular_buffer;
 mod densify;
 
 // What the modules above share (they name no op).
-mod kind;
 mod lower;
+mod op_kind;
 mod overwrite;
 
-pub use kind::{Folding, Lowering, OpKind, Scratch, StateBytes};
 pub use lower::{Call, FoldedData, Lower, Refusal};
 pub(crate) use lower::{le_bytes, padding_hw, values, with_element};
+pub use op_kind::{Folding, Lowering, OpKind, Scratch, StateBytes};
 pub(crate) use overwrite::constant_i32s;
 pub use overwrite::{Overwrite, Pair, Pairing, WriteOrder};
 
 // The helpers, as `super::..` for the op modules.
-use kind::{kernel, no_scratch};
 use lower::{
     act_range_f32, act_range_s8, axis, dims, f32_lit, fused, i32_lit, i32_lits, input, invalid,
     output, output_views, pad_front, positive, product, raw_i32s, requant, resolve_axis,
     unsupported, usize_lits,
 };
+use op_kind::{kernel, no_scratch};
 
 use crate::tflite::{BuiltinOp, Model, Op, Opcode};
 

@@ -216,3 +216,36 @@ pub(crate) fn constant_i32s(model: &Model, file: &[u8], t: &Tensor) -> Option<Ve
             .collect(),
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    /// Each declaration names a check and entries that generated code can call (identifiers,
+    /// each entry once), for a kind with a lowering, and every write order is some kind's.
+    #[test]
+    fn every_declaration_names_callable_entries() {
+        let ident = |s: &str| {
+            s.chars().next().is_some_and(|c| c.is_ascii_lowercase())
+                && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        };
+        let mut orders = BTreeSet::new();
+        let kinds = super::super::overwrites();
+        assert!(kinds.len() >= 19, "{}", kinds.len());
+        for (name, module, o) in &kinds {
+            let opcode = crate::tflite::BuiltinOp::from_name(name).map_or_else(
+                || crate::tflite::Opcode::Custom(name.clone()),
+                crate::tflite::Opcode::Builtin,
+            );
+            let kind = super::super::kind(&opcode);
+            assert!(kind.is_some_and(|k| k.lower.is_some()), "{name}");
+            assert!(ident(o.fits), "{name}: {}", o.fits);
+            assert!(!o.entries.is_empty(), "{name}");
+            let entries: BTreeSet<&str> = o.entries.iter().copied().collect();
+            assert_eq!(entries.len(), o.entries.len(), "{name}");
+            assert!(o.entries.iter().all(|e| ident(e)), "{name} ({module})");
+            orders.insert(o.order.name());
+        }
+        assert_eq!(orders.len(), super::WriteOrder::ALL.len());
+    }
+}
