@@ -146,7 +146,7 @@ fn fold_one(
 ) {
     let rt: TokenStream = quote!(stowplan);
     let params = format_ident!("FOLDED");
-    let state = crate::state::State::default();
+    let state = crate::persistent::State::default();
     {
         let Some(op) = model.ops.get(position) else {
             return;
@@ -182,7 +182,7 @@ fn fold_one(
             )));
             return;
         }
-        let Some(fold) = ops::kind(&op.opcode).and_then(ops::OpKind::fold) else {
+        let Some(fold) = ops::kind(&op.opcode).and_then(|k| k.fold) else {
             misses.push(not(format!(
                 "stowplan cannot evaluate {} when it builds",
                 op.opcode
@@ -204,6 +204,7 @@ fn fold_one(
                         params: &params,
                         folded: &out.data,
                         overlap: None,
+                        overwrite: None,
                     };
                     !matches!(lower(&cx), Err(Refusal::Unsupported(_)))
                 });
@@ -242,6 +243,7 @@ fn fold_one(
             params: &params,
             folded: &out.data,
             overlap: None,
+            overwrite: None,
         };
         let result = match fold(&cx) {
             Ok(values) => {

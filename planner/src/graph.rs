@@ -233,7 +233,7 @@ pub fn tensor_infos(
     let windows: HashSet<(SubgraphIndex, TensorIndex)> = model
         .ops
         .iter()
-        .filter(|op| crate::ops::is_circular_buffer(op))
+        .filter(|op| op.is_circular_buffer())
         .filter_map(|op| op.outputs.first().map(|&t| (op.subgraph, t)))
         .collect();
 

@@ -8,22 +8,29 @@
 //! The layers, in order (each only uses the ones before it):
 //!
 //! 1. [`tflite`]: the format: the verified flatbuffer view, validation of every index and
-//!    zero point, the owned model types, the model builder and the metadata writer;
+//!    zero point, the owned model types and the errors that name them ([`ReadModelError`]),
+//!    the model builder and the metadata writer;
 //! 2. [`graph`]: each tensor's shape, size, kind and placement (arena, persistent, none);
 //!    [`macs`]: each op's multiply-accumulates, from those shapes;
 //! 3. [`lifetime`]: TensorFlow Lite Micro's timeline over all subgraphs;
 //! 4. [`quant`] and [`ops`]: TFLM's `Prepare` arithmetic, and one module per op kind (what it
-//!    reads and writes, its checks, its kernel call, whether it works in place, the scratch
-//!    TFLM's kernel requests);
+//!    reads and writes, its checks, its kernel call, whether it works in place, what its
+//!    kernels do with the output over the input they consume, the scratch TFLM's kernel
+//!    requests), in one table; [`persistent`]: the persistent region's layout, which lowering
+//!    reads; [`kernel_order`]: the pairs of outputs and the inputs they may cover, from the
+//!    ops' declarations;
 //! 5. [`plan`]: the abstract [`plan::Problem`] and its planners, with the lower bound (nothing
 //!    of TFLite);
 //! 6. [`verify`]: the independent proof that a plan is correct;
 //! 7. [`arena`]: a model's arena as a [`plan::Problem`] (in-place ops merged, kernel scratch,
-//!    offline offsets), and plan buffers back to the model's names; [`state`]: the persistent
-//!    region (variable tensors, resource variables, flags) with its offsets;
+//!    offline offsets), and plan buffers back to the model's names; [`state`]: plans the
+//!    persistent region (variable tensors, resource variables, kernel state, flags);
 //! 8. [`emit`], [`codegen`], [`embed`]: reports (text table, JSON, SVG), the generated Rust
 //!    module (with `invoke`, whose driver lowers each op through its module), the plan written
 //!    into the model for TFLM.
+//!
+//! No module imports one that imports it back (a test of `stowplan-tests`,
+//! `tests/tests/import_circles.rs`, fails on a circle and names it).
 //!
 //! [`plan_model`] runs them in this order: read the model, size its tensors, compute their
 //! lifetimes, make the arena problem, run the planner, verify the plan, name what failed.
@@ -88,6 +95,9 @@ pub mod lifetime;
 pub mod macs;
 pub mod ops;
 mod overlap_proof;
+#[cfg(test)]
+mod pairing_tests;
+pub mod persistent;
 pub mod pipeline;
 pub mod plan;
 pub mod problem_csv;
@@ -152,9 +162,10 @@ pub struct Options {
     /// op) folds nothing. Generated `invoke` turns it on with [`fold::DEFAULT_CAP`].
     pub fold_cap: Option<u64>,
     /// Let a convolution's, pool's or elementwise op's output lie over the input it consumes, as
-    /// far as the runtime's one-buffer kernels (`stowplan::kernels::overlap`) allow
-    /// ([`kernel_order`] says which ops, from what displacement): the plan may then go below the
-    /// tensor-level bound ([`ModelPlan::tensor_bound_bytes`]).
+    /// far as the runtime's one-buffer kernels (`stowplan::kernels::overlap`) allow (each op's
+    /// module declares which of its ops, from what displacement, [`ops::Overwrite`]; the pairs
+    /// are [`kernel_order`]'s): the plan may then go below the tensor-level bound
+    /// ([`ModelPlan::tensor_bound_bytes`]).
     /// Only that driver keeps the order the pairs rely on, so this is off by default (TFLite
     /// Micro's kernels, `embed`, a user's fallback iterate their own way) and on with generated
     /// `invoke` ([`Options::with_invoke`]; `overlap = false` turns it off again), whose
@@ -446,6 +457,8 @@ pub fn plan_model(bytes: &[u8], options: &Options) -> Result<ModelPlan, PlanAren
             &lifetimes,
             &arena.problem,
             &arena.tensor_buffers,
+            &arena.buffer_tensors,
+            &ops::overwrite_of,
         )
         .into_iter()
         .unzip();

@@ -243,7 +243,7 @@ pub fn lifetimes(model: &Model) -> Result<Lifetimes, ReadModelError> {
     if model
         .ops
         .iter()
-        .any(|op| op.subgraph.0 == 0 && crate::ops::is_circular_buffer(op))
+        .any(|op| op.subgraph.0 == 0 && op.is_circular_buffer())
         && let Some(sg) = model.subgraphs.first()
     {
         for t in &sg.outputs {

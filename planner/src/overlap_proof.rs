@@ -1,35 +1,45 @@
 //! The plan's check of every output placed over an input it consumes, independent of the
 //! planner's [`crate::kernel_order`]: from the op's shapes and options alone, with code of its
-//! own, it derives the least displacement the runtime's overlapped driver runs and refuses any
-//! plan in which two tensors share a byte otherwise.
+//! own, it derives the least displacement the runtime's kernels run on one buffer and refuses
+//! any plan in which two tensors share a byte otherwise.
 //!
 //! [`crate::verify`] has already proven that buffers live together share no byte except the
 //! pairs the problem declares, each at least its declared displacement apart. This check does
 //! not trust those declarations: for each declared pair that does share bytes in the plan it
-//! finds the op writing the output, requires it to be a CONV_2D, DEPTHWISE_CONV_2D,
-//! AVERAGE_POOL_2D or MAX_POOL_2D reading the input as its first operand, of one element type,
-//! and recomputes `D` in bytes (a pool's window from its options, a convolution's from its
-//! filter's shape); or a QUANTIZE (int8 to int8, int16 to int16 or int8), an activation the
-//! runtime runs on one buffer, or an ADD or MUL whose first input is not broadcast (`D = 0`:
-//! each output element, no wider than its input element, is written after that is read,
-//! below the next); a DEQUANTIZE to float32 (`D = (4 − b)(n − 1)` for `n` elements of `b`
-//! bytes); a FULLY_CONNECTED (`D = max((r + 1)·U − r·K)` elements over its rows `r`); a
-//! CONCATENATION over its first input (`D = (outer − 1)·(R − L)` elements); or a PAD
-//! (`pad_needed`). For the window ops:
+//! finds the op writing the output, requires its kind to declare kernels on one buffer
+//! ([`crate::ops::Overwrite`], read from the op's module) that overwrite the input, read once,
+//! as the operand the declaration names, into the op's one output, and the declaration's
+//! preconditions to hold for this op; then it derives `D` in bytes again for the declared
+//! [`WriteOrder`] with arithmetic of its own, and refuses a plan closer than that, and a
+//! declaration whose least displacement is below it (a wrong entry of the registry cannot
+//! fool the planner and this check both). Per write order:
 //!
-//! * pointwise (1 x 1 filter, stride 1, no padding, output rows and columns those of the input):
-//!   pixel `p` writes `[p·O, (p+1)·O)` and reads from `p·C`, so `D = max(O, P·O − (P−1)·C)`
-//!   elements over the `P` pixels of all batches;
-//! * otherwise pixel `(b, y, x)` writes up to `((b·OH + y)·OW + x + 1)·O`, and neither it nor
-//!   a later pixel reads below its window's corner, `(b·H + t)·W·C + l·C` with `t` and `l` its
-//!   first row and column clamped into the input (below the start of row `t` only, when the
-//!   next output row's windows start at row `t` too); that difference, in 128-bit integers, is
-//!   linear in `b` and piecewise linear in `y` and `x`, so `D` is its greatest value at the
-//!   ends of the pieces.
+//! * elementwise: output element `k`, no wider than input element `k` (as many of each), is
+//!   written after that is read, below input element `k + 1` whenever the input starts at or
+//!   above the output: `D = 0`;
+//! * widening: output element `k` of `o` bytes after input element `k` of `b < o` bytes, `n`
+//!   of each: `D = (o − b)(n − 1)`;
+//! * rows: `B` rows of `K` inputs and `U` outputs (from the two shapes): `D = max((r + 1)·U −
+//!   r·K)` elements over the rows `r`;
+//! * concatenation over the first input: `D = (outer − 1)·(R − L)` elements (`R` an output
+//!   row along the axis, `L` the first input's);
+//! * pad: `pad_needed`, from the constant paddings;
+//! * window (a convolution's window from its filter's shape, a pool's from its options):
+//!   - pointwise (1 x 1 filter, stride 1, no padding, output rows and columns those of the
+//!     input): pixel `p` writes `[p·O, (p+1)·O)` and reads from `p·C`, so
+//!     `D = max(O, P·O − (P−1)·C)` elements over the `P` pixels of all batches;
+//!   - otherwise pixel `(b, y, x)` writes up to `((b·OH + y)·OW + x + 1)·O`, and neither it
+//!     nor a later pixel reads below its window's corner, `(b·H + t)·W·C + l·C` with `t` and `l`
+//!     its first row and column clamped into the input (below the start of row `t` only, when
+//!     the next output row's windows start at row `t` too); that difference, in 128-bit
+//!     integers, is linear in `b` and piecewise linear in `y` and `x`, so `D` is its greatest
+//!     value at the ends of the pieces.
 
 use crate::graph::TensorInfo;
+use crate::kernel_order::Registry;
+use crate::ops::WriteOrder;
 use crate::plan::{Plan, Problem};
-use crate::tflite::{BuiltinOp, Model, OpOptions, Opcode, TensorId};
+use crate::tflite::{Model, Op, OpOptions, TensorId};
 
 /// What the check needs of a plan.
 pub(crate) struct Planned<'a> {
@@ -43,12 +53,27 @@ pub(crate) struct Planned<'a> {
     pub buffer_tensors: &'a [TensorId],
 }
 
-/// Checks every declared pair that shares bytes in the plan (see the [module docs](self)).
+/// Checks every declared pair that shares bytes in the plan (see the [module docs](self)),
+/// against the op modules' declarations.
 ///
 /// # Errors
 /// A message naming the op and both tensors, with the displacement planned and the one the
 /// op's kernels need.
 pub(crate) fn check(p: &Planned<'_>) -> Result<(), String> {
+    check_with(p, &crate::ops::overwrite_of, false)
+}
+
+/// [`check`] with the declarations of `registry`; with `every_pair`, each pair of the problem
+/// is checked as if the plan put it at its declared displacement, whether or not its tensors
+/// share bytes in the plan (a pairing this check would refuse must never be proposed).
+///
+/// # Errors
+/// As [`check`].
+pub(crate) fn check_with(
+    p: &Planned<'_>,
+    registry: Registry<'_>,
+    every_pair: bool,
+) -> Result<(), String> {
     let offsets = p.plan.offsets();
     let buffers = p.problem.buffers();
     let align = p.problem.alignment();
@@ -68,7 +93,8 @@ pub(crate) fn check(p: &Planned<'_>) -> Result<(), String> {
             oo.saturating_add(p.problem.aligned_size(ob.size)),
             io.saturating_add(p.problem.aligned_size(ib.size)),
         );
-        if ob.size == 0 || ib.size == 0 || oe <= io || ie <= oo {
+        let shared = ob.size > 0 && ib.size > 0 && oe > io && ie > oo;
+        if !shared && !every_pair {
             // No byte shared: nothing to prove.
             continue;
         }
@@ -84,10 +110,20 @@ pub(crate) fn check(p: &Planned<'_>) -> Result<(), String> {
                 .get(t.get())
                 .map_or("?", |t| t.name.as_str())
         };
-        let planned = i128::from(io) - i128::from(oo);
-        let need = needed(p, in_t, out_t)?;
+        let need = needed(p, registry, in_t, out_t).map_err(|why| {
+            format!(
+                "`{}` shares bytes with `{}`: {why}",
+                name(out_t),
+                name(in_t)
+            )
+        })?;
         // The displacement the planner may use is the kernels' rounded up to the alignment;
         // the kernels need `need` only.
+        let planned = if shared {
+            i128::from(io) - i128::from(oo)
+        } else {
+            i128::from(pair.min_displacement)
+        };
         if planned < need {
             return Err(format!(
                 "`{}` starts {planned} bytes above `{}`, which its op writes over it, but the op's kernels need at least {need} (alignment {align})",
@@ -99,23 +135,21 @@ pub(crate) fn check(p: &Planned<'_>) -> Result<(), String> {
     Ok(())
 }
 
-/// The least displacement in bytes at which the op writing `out_t` may write it over `in_t`.
-fn needed(p: &Planned<'_>, in_t: TensorId, out_t: TensorId) -> Result<i128, String> {
+/// A refusal of the pair, saying why.
+fn refuse(why: &str) -> Result<i128, String> {
+    Err(why.to_owned())
+}
+
+/// The least displacement in bytes at which the op writing `out_t` may write it over `in_t`,
+/// derived here for the write order its kind declares; an error saying why the pair cannot
+/// share bytes at all, or why the declaration is wrong.
+fn needed(
+    p: &Planned<'_>,
+    registry: Registry<'_>,
+    in_t: TensorId,
+    out_t: TensorId,
+) -> Result<i128, String> {
     let model = p.model;
-    let name = |t: TensorId| {
-        model
-            .tensors
-            .get(t.get())
-            .map_or("?", |t| t.name.as_str())
-            .to_owned()
-    };
-    let refuse = |why: &str| {
-        Err(format!(
-            "`{}` shares bytes with `{}`: {why}",
-            name(out_t),
-            name(in_t)
-        ))
-    };
     let Some(op) = model.ops.iter().find(|op| {
         op.outputs
             .first()
@@ -124,30 +158,46 @@ fn needed(p: &Planned<'_>, in_t: TensorId, out_t: TensorId) -> Result<i128, Stri
     }) else {
         return refuse("no op writes the output first");
     };
-    let first = op
-        .inputs
-        .first()
-        .copied()
-        .flatten()
-        .and_then(|t| model.tensor(op.subgraph, t));
-    let (Some(input), Some(output)) = (first, model.tensors.get(out_t.get())) else {
-        return refuse("the op has no first input");
+    let Some(declared) = registry(&op.opcode) else {
+        return refuse(&format!("{} has no kernel on one buffer", op.opcode));
+    };
+    let operand = |i: usize| {
+        op.inputs
+            .get(i)
+            .copied()
+            .flatten()
+            .and_then(|t| model.tensor(op.subgraph, t))
+    };
+    let (Some(input), Some(output)) = (operand(declared.input), model.tensors.get(out_t.get()))
+    else {
+        return refuse("the op has no such input");
     };
     if input.id != in_t || op.outputs.len() != 1 {
-        return refuse("the op does not read the input as its first operand into its one output");
-    }
-    if matches!(
-        op.opcode,
-        Opcode::Builtin(BuiltinOp::PAD | BuiltinOp::PADV2)
-    ) {
-        return pad_needed(p, op, in_t, out_t).map_err(|why| {
+        return refuse(&if declared.input == 0 {
+            "the op does not read the input as its first operand into its one output".to_owned()
+        } else {
             format!(
-                "`{}` shares bytes with `{}`: {why}",
-                name(out_t),
-                name(in_t)
+                "the op does not read the input as its operand {} into its one output",
+                declared.input
             )
         });
     }
+    if (0..op.inputs.len())
+        .filter(|&i| i != declared.input)
+        .any(|i| operand(i).is_some_and(|t| t.id == in_t))
+    {
+        return refuse("it reads the input twice");
+    }
+    let Some(pairing) = (declared.pairing)(model, p.bytes, p.tensors, op) else {
+        return refuse(&format!(
+            "its kernels do not run this {} on one buffer (its types, options or shapes)",
+            op.opcode
+        ));
+    };
+    let (Some(ib), Some(ob)) = (input.dtype.element_bytes(), output.dtype.element_bytes()) else {
+        return refuse("its element type has no size");
+    };
+    let (ib, ob) = (i128::from(ib), i128::from(ob));
     let count = |t: TensorId| -> Option<i128> {
         p.tensors
             .get(t.get())?
@@ -158,230 +208,178 @@ fn needed(p: &Planned<'_>, in_t: TensorId, out_t: TensorId) -> Result<i128, Stri
                 n.checked_mul(i128::from(d))
             })
     };
-    // QUANTIZE (int8 to int8, int16 to int16 or int8) and the activations write output element
-    // `k`, no wider than input element `k`, after reading it, in order: below input element
-    // `k + 1` whenever the input starts at or above the output.
-    use crate::tflite::DType::{Float32, Int8, Int16, Int32, Uint8};
-    // The activations of each type the runtime runs on one buffer.
-    let (int16, int8, float): (&[BuiltinOp], &[BuiltinOp], &[BuiltinOp]) = {
-        const INT16: &[BuiltinOp] = &[
-            BuiltinOp::LOGISTIC,
-            BuiltinOp::TANH,
-            BuiltinOp::RELU,
-            BuiltinOp::RELU6,
-            BuiltinOp::LEAKY_RELU,
-        ];
-        const ALL: &[BuiltinOp] = &[
-            BuiltinOp::LOGISTIC,
-            BuiltinOp::TANH,
-            BuiltinOp::RELU,
-            BuiltinOp::RELU6,
-            BuiltinOp::LEAKY_RELU,
-            BuiltinOp::HARD_SWISH,
-            BuiltinOp::ELU,
-        ];
-        (INT16, ALL, ALL)
-    };
-    let unary = match (&op.opcode, input.dtype, output.dtype) {
-        (Opcode::Builtin(BuiltinOp::QUANTIZE), Int8, Int8)
-        | (Opcode::Builtin(BuiltinOp::QUANTIZE), Int16, Int16 | Int8) => true,
-        (&Opcode::Builtin(b), i, o) if i == o => match i {
-            Int8 => int8.contains(&b),
-            Int16 => int16.contains(&b),
-            Float32 => float.contains(&b),
-            _ => false,
-        },
-        _ => false,
-    };
-    if unary {
-        if op.inputs.len() != 1 || count(in_t).is_none() || count(in_t) != count(out_t) {
-            return refuse("its input and output differ in element count");
-        }
-        return Ok(0);
-    }
-    // ADD and MUL walk the output in memory order, each element after the first input's element
-    // (the input over the output is the first, not broadcast): as an activation.
-    if matches!(op.opcode, Opcode::Builtin(BuiltinOp::ADD | BuiltinOp::MUL)) {
-        let second = op
-            .inputs
-            .get(1)
-            .copied()
-            .flatten()
-            .and_then(|t| model.tensor(op.subgraph, t));
-        let Some(second) = second else {
-            return refuse("the op has no second input");
-        };
-        if op.inputs.len() != 2
-            || ![Int8, Int16, Int32, Float32].contains(&output.dtype)
-            || input.dtype != output.dtype
-            || second.dtype != output.dtype
-        {
-            return refuse("its inputs and output are not of one type the kernels take");
-        }
-        if second.id == in_t {
-            return refuse("it reads the input twice");
-        }
-        if count(in_t).is_none() || count(in_t) != count(out_t) {
-            return refuse("its first input is broadcast");
-        }
-        return Ok(0);
-    }
-    // DEQUANTIZE to float32 writes output element `k` (4 bytes) after reading input element `k`
-    // (`b` bytes): it must end at or below input element `k + 1`, `4(k + 1) ≤ D + b(k + 1)` for
-    // every `k` up to `n − 2`.
-    if op.opcode == Opcode::Builtin(BuiltinOp::DEQUANTIZE) {
-        let b: i128 = match (input.dtype, output.dtype) {
-            (Int8 | Uint8, Float32) => 1,
-            (Int16, Float32) => 2,
-            _ => return refuse("a DEQUANTIZE other than int8, uint8 or int16 to float32"),
-        };
-        let Some(n) = count(in_t).filter(|&n| n > 0 && count(out_t) == Some(n)) else {
-            return refuse("its input and output differ in element count");
-        };
-        return Ok((0..n - 1).last().map_or(0, |k| (4 - b) * (k + 1)));
-    }
-    // FULLY_CONNECTED runs its rows in order, row `r` writing `U` outputs while reading its `K`
-    // inputs: its output must end at or below the row's input, `(r + 1)·U ≤ D + r·K`, the most
-    // at the first or the last row (the difference is linear in `r`).
-    if op.opcode == Opcode::Builtin(BuiltinOp::FULLY_CONNECTED) {
-        let filter = op
-            .inputs
-            .get(1)
-            .copied()
-            .flatten()
-            .and_then(|t| model.tensor(op.subgraph, t));
-        let shuffled = matches!(
-            op.options,
-            OpOptions::FullyConnected {
-                shuffled_weights: true,
-                ..
+    let need = match declared.order {
+        // Output element `k`, no wider than input element `k`, after reading it, in order:
+        // below input element `k + 1` whenever the input starts at or above the output.
+        WriteOrder::Elementwise => {
+            if count(in_t).is_none() || count(in_t) != count(out_t) {
+                return refuse("its input and output differ in element count (a broadcast input)");
             }
-        );
-        let types_ok = filter.is_some_and(|f| {
-            matches!(
-                (input.dtype, f.dtype, output.dtype),
-                (Int8, Int8 | crate::tflite::DType::Int4, Int8)
-                    | (Int16, Int8, Int16)
-                    | (Float32, Float32, Float32)
-            )
-        });
-        if shuffled || !types_ok {
-            return refuse("a FULLY_CONNECTED the overlapped kernels do not take");
+            if ob > ib {
+                return refuse("its output elements are wider than its input's");
+            }
+            0
         }
-        let last = |t: TensorId| p.tensors.get(t.get())?.shape.last().map(|&d| i128::from(d));
-        let (Some(units), Some(depth), Some(i), Some(o)) = (
-            last(out_t),
-            filter.and_then(|f| last(f.id)),
-            count(in_t),
-            count(out_t),
-        ) else {
-            return refuse("a shape is missing");
-        };
-        if units <= 0 || depth <= 0 || o % units != 0 || i != o / units * depth {
-            return refuse("its input does not hold its rows");
+        // Output element `k` (`ob` bytes) after reading input element `k` (`ib` bytes): it
+        // must end at or below input element `k + 1`, `ob(k + 1) ≤ D + ib(k + 1)` for every
+        // `k` up to `n − 2`.
+        WriteOrder::Widening => {
+            let Some(n) = count(in_t).filter(|&n| n > 0 && count(out_t) == Some(n)) else {
+                return refuse("its input and output differ in element count");
+            };
+            if ob <= ib {
+                return refuse("its output elements are not wider than its input's");
+            }
+            (ob - ib) * (n - 1)
         }
-        let rows = o / units;
-        let need = |r: i128| (r + 1) * units - r * depth;
-        let Some(bytes) = input.dtype.element_bytes() else {
-            return refuse("its element type has no size");
-        };
-        return Ok(need(0)
-            .max(need(rows - 1))
-            .saturating_mul(i128::from(bytes)));
+        // Row `r` writes its `U` outputs while reading its `K` inputs: its output must end at
+        // or below the row's input, `(r + 1)·U ≤ D + r·K`, the most at the first or the last
+        // row (the difference is linear in `r`).
+        WriteOrder::Rows => {
+            let units = p
+                .tensors
+                .get(out_t.get())
+                .and_then(|t| t.shape.last())
+                .map(|&d| i128::from(d));
+            let (Some(units), Some(i), Some(o)) = (units, count(in_t), count(out_t)) else {
+                return refuse("a shape is missing");
+            };
+            if units <= 0 || o % units != 0 || ib != ob {
+                return refuse("its output is not rows of its last dimension");
+            }
+            let rows = o / units;
+            if rows <= 0 || i % rows != 0 {
+                return refuse("its input does not hold its rows");
+            }
+            let depth = i / rows;
+            let need = |r: i128| (r + 1) * units - r * depth;
+            need(0).max(need(rows - 1)).saturating_mul(ib)
+        }
+        WriteOrder::Concatenation => concatenation_needed(p, op, in_t, out_t)?,
+        WriteOrder::Pad => pad_needed(p, op, in_t, out_t)?,
+        WriteOrder::Window => window_needed(p, op, in_t, out_t)?,
+    };
+    if i128::from(pairing.least) < need {
+        return refuse(&format!(
+            "its kernels declare they run it from {} bytes on, but its {} write order needs {need}",
+            pairing.least,
+            declared.order.name()
+        ));
     }
-    // CONCATENATION moves its first input's chunk `k` (of `L` elements, from `d + k·L`) after
-    // writing every earlier chunk of the output (rows of `R`, up to `k·R`): `k·R ≤ d + k·L` for
-    // every outer position `k`, the most at the last.
-    if op.opcode == Opcode::Builtin(BuiltinOp::CONCATENATION) {
-        let axis = match op.options {
-            OpOptions::Concatenation {
-                axis,
-                activation: crate::tflite::Activation::None,
-            } => axis,
-            OpOptions::None => 0,
-            _ => return refuse("a CONCATENATION with a fused activation"),
-        };
-        let shape = |t: TensorId| p.tensors.get(t.get()).map(|i| i.shape.clone());
-        let Some(oshape) = shape(out_t) else {
-            return refuse("a shape is missing");
-        };
-        let rank = i128::try_from(oshape.len()).unwrap_or(0);
-        let ax = i128::from(axis) + if axis < 0 { rank } else { 0 };
-        let Some(ax) = usize::try_from(ax).ok().filter(|&a| a < oshape.len()) else {
-            return refuse("its axis is outside the output's rank");
-        };
-        // The product of some dimensions, -1 where they are missing or it overflows.
-        let size = |dims: Option<&[i32]>| {
-            dims.and_then(|dims| {
-                dims.iter()
-                    .try_fold(1_i128, |n, &d| n.checked_mul(i128::from(d)))
-            })
-            .unwrap_or(-1)
-        };
-        let (outer, row) = (size(oshape.get(..ax)), size(oshape.get(ax..)));
-        let Some(ishape) = shape(in_t) else {
-            return refuse("a shape is missing");
-        };
-        if ishape.len() != oshape.len()
-            || ishape
-                .iter()
-                .zip(&oshape)
-                .enumerate()
-                .any(|(d, (a, b))| d != ax && a != b)
-            || input.dtype != output.dtype
-        {
-            return refuse("its first input does not concatenate into its output");
-        }
-        let first = size(ishape.get(ax..));
-        let Some(bytes) = output.dtype.element_bytes() else {
-            return refuse("its element type has no size");
-        };
-        let need = (outer - 1)
-            .checked_mul(row - first)
-            .and_then(|d| d.checked_mul(i128::from(bytes)));
-        return match need {
-            Some(need) if outer > 0 && row >= 0 && first >= 0 => Ok(need),
-            _ => refuse("its output is empty, or its size overflows"),
-        };
+    Ok(need)
+}
+
+/// CONCATENATION moves its first input's chunk `k` (of `L` elements, from `d + k·L`) after
+/// writing every earlier chunk of the output (rows of `R`, up to `k·R`): `k·R ≤ d + k·L` for
+/// every outer position `k`, the most at the last.
+fn concatenation_needed(
+    p: &Planned<'_>,
+    op: &Op,
+    in_t: TensorId,
+    out_t: TensorId,
+) -> Result<i128, String> {
+    let (Some(input), Some(output)) = (
+        p.model.tensors.get(in_t.get()),
+        p.model.tensors.get(out_t.get()),
+    ) else {
+        return refuse("a tensor is missing");
+    };
+    let axis = match op.options {
+        OpOptions::Concatenation {
+            axis,
+            activation: crate::tflite::Activation::None,
+        } => axis,
+        OpOptions::None => 0,
+        _ => return refuse("a CONCATENATION with a fused activation"),
+    };
+    let shape = |t: TensorId| p.tensors.get(t.get()).map(|i| i.shape.clone());
+    let Some(oshape) = shape(out_t) else {
+        return refuse("a shape is missing");
+    };
+    let rank = i128::try_from(oshape.len()).unwrap_or(0);
+    let ax = i128::from(axis) + if axis < 0 { rank } else { 0 };
+    let Some(ax) = usize::try_from(ax).ok().filter(|&a| a < oshape.len()) else {
+        return refuse("its axis is outside the output's rank");
+    };
+    // The product of some dimensions, -1 where they are missing or it overflows.
+    let size = |dims: Option<&[i32]>| {
+        dims.and_then(|dims| {
+            dims.iter()
+                .try_fold(1_i128, |n, &d| n.checked_mul(i128::from(d)))
+        })
+        .unwrap_or(-1)
+    };
+    let (outer, row) = (size(oshape.get(..ax)), size(oshape.get(ax..)));
+    let Some(ishape) = shape(in_t) else {
+        return refuse("a shape is missing");
+    };
+    if ishape.len() != oshape.len()
+        || ishape
+            .iter()
+            .zip(&oshape)
+            .enumerate()
+            .any(|(d, (a, b))| d != ax && a != b)
+        || input.dtype != output.dtype
+    {
+        return refuse("its first input does not concatenate into its output");
     }
+    let first = size(ishape.get(ax..));
+    let Some(bytes) = output.dtype.element_bytes() else {
+        return refuse("its element type has no size");
+    };
+    let need = (outer - 1)
+        .checked_mul(row - first)
+        .and_then(|d| d.checked_mul(i128::from(bytes)));
+    match need {
+        Some(need) if outer > 0 && row >= 0 && first >= 0 => Ok(need),
+        _ => refuse("its output is empty, or its size overflows"),
+    }
+}
+
+/// A window op's least displacement in bytes (the [module docs](self)): its window from its
+/// filter's shape (a convolution) or its options (a pool).
+fn window_needed(
+    p: &Planned<'_>,
+    op: &Op,
+    in_t: TensorId,
+    out_t: TensorId,
+) -> Result<i128, String> {
+    let model = p.model;
+    let (Some(input), Some(output)) = (
+        model.tensors.get(in_t.get()),
+        model.tensors.get(out_t.get()),
+    ) else {
+        return refuse("a tensor is missing");
+    };
     if input.dtype != output.dtype {
         return refuse("the two are of different element types");
     }
-    let (padding, stride, dilation) = match (&op.opcode, &op.options) {
-        (
-            Opcode::Builtin(BuiltinOp::CONV_2D),
-            &OpOptions::Conv2D {
-                padding,
-                stride_h,
-                stride_w,
-                dilation_h,
-                dilation_w,
-                ..
-            },
-        )
-        | (
-            Opcode::Builtin(BuiltinOp::DEPTHWISE_CONV_2D),
-            &OpOptions::DepthwiseConv2D {
-                padding,
-                stride_h,
-                stride_w,
-                dilation_h,
-                dilation_w,
-                ..
-            },
-        ) => (padding, (stride_h, stride_w), (dilation_h, dilation_w)),
-        (
-            Opcode::Builtin(BuiltinOp::AVERAGE_POOL_2D | BuiltinOp::MAX_POOL_2D),
-            &OpOptions::Pool2D {
-                padding,
-                stride_h,
-                stride_w,
-                ..
-            },
-        ) => (padding, (stride_h, stride_w), (1, 1)),
+    let (padding, stride, dilation) = match op.options {
+        OpOptions::Conv2D {
+            padding,
+            stride_h,
+            stride_w,
+            dilation_h,
+            dilation_w,
+            ..
+        }
+        | OpOptions::DepthwiseConv2D {
+            padding,
+            stride_h,
+            stride_w,
+            dilation_h,
+            dilation_w,
+            ..
+        } => (padding, (stride_h, stride_w), (dilation_h, dilation_w)),
+        OpOptions::Pool2D {
+            padding,
+            stride_h,
+            stride_w,
+            ..
+        } => (padding, (stride_h, stride_w), (1, 1)),
         _ => {
             return refuse(&format!(
-                "{} does not write its output over its input",
+                "{} has no window (no convolution or pool options)",
                 op.opcode
             ));
         }
@@ -515,7 +513,7 @@ fn pad_needed(
         .flatten()
         .and_then(|t| model.tensor(op.subgraph, t))
         .ok_or("its paddings are missing")?;
-    let pads = crate::kernel_order::constant_i32s(model, p.bytes, paddings)
+    let pads = crate::ops::constant_i32s(model, p.bytes, paddings)
         .ok_or("its paddings are not constant int32 values")?;
     let shape = |t: TensorId| -> Option<Vec<i128>> {
         Some(
@@ -559,9 +557,10 @@ fn pad_needed(
 
 #[cfg(test)]
 mod tests {
+    use crate::ops::{Overwrite, Pairing};
     use crate::plan::{Overlap, Plan, Planner, Problem};
     use crate::tflite::builder::ModelBuilder;
-    use crate::tflite::{Activation, BuiltinOp, DType, OpOptions, Padding};
+    use crate::tflite::{Activation, BuiltinOp, DType, OpOptions, Opcode, Padding};
     use crate::{Options, plan_model};
 
     /// x (1×6×6×2) → DEPTHWISE 3×3 stride 1 SAME (multiplier 2) → y (1×6×6×4) → CONV 1×1 →
@@ -768,6 +767,160 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// A declaration one byte closer than the kernel's own least displacement, for every op.
+    fn one_byte_closer(
+        model: &crate::tflite::Model,
+        file: &[u8],
+        tensors: &[crate::graph::TensorInfo],
+        op: &crate::tflite::Op,
+    ) -> Option<Pairing> {
+        let right = crate::ops::overwrite_of(&op.opcode)?;
+        let p = (right.pairing)(model, file, tensors, op)?;
+        Some(Pairing {
+            least: p.least - 1,
+            ..p
+        })
+    }
+
+    /// A wrong entry in the registry fools the planner, which pairs as it says, but not the
+    /// check, which reads the same entry and derives each displacement itself: the declaration
+    /// is refused wherever the pair shares bytes, even where the plan happens to keep the
+    /// kernel's own displacement.
+    #[test]
+    fn a_declaration_below_the_kernels_displacement_is_refused() {
+        let wrong = |opcode: &Opcode| {
+            crate::ops::overwrite_of(opcode).map(|o| Overwrite {
+                pairing: one_byte_closer,
+                ..o
+            })
+        };
+        for (bytes, count) in [(model(), 3), (streamed_model(), 5)] {
+            let plan = plan_model(&bytes, &options()).unwrap();
+            let pairs: Vec<Overlap> = crate::kernel_order::pairs(
+                &plan.model,
+                &bytes,
+                &plan.tensors,
+                &plan.lifetimes,
+                &plan.problem,
+                &plan.tensor_buffers,
+                &plan.buffer_tensors,
+                &wrong,
+            )
+            .into_iter()
+            .map(|(o, _)| o)
+            .collect();
+            assert_eq!(pairs.len(), count);
+            let problem =
+                Problem::with_overlaps(plan.problem.buffers().to_vec(), 1, pairs).unwrap();
+            for (k, pair) in problem.overlaps().iter().enumerate() {
+                let declared = pair.min_displacement;
+                let right = plan.problem.overlaps()[k].min_displacement;
+                assert_eq!(declared, right - 1);
+                for at in [declared, right] {
+                    let mut offsets: Vec<u64> = (0..problem.buffers().len())
+                        .map(|b| 1000 * (b as u64 + 1))
+                        .collect();
+                    offsets[pair.output] = 1;
+                    offsets[pair.input] = u64::try_from(at + 1).unwrap();
+                    let moved = Plan::from_offsets(&problem, offsets, Planner::Linear).unwrap();
+                    crate::verify::verify(&problem, &moved, false).expect("the pair as declared");
+                    let planned = super::Planned {
+                        model: &plan.model,
+                        bytes: &bytes,
+                        tensors: &plan.tensors,
+                        problem: &problem,
+                        plan: &moved,
+                        buffer_tensors: &plan.buffer_tensors,
+                    };
+                    let err = super::check_with(&planned, &wrong, false).unwrap_err();
+                    assert!(
+                        err.contains(&format!(
+                            "declare they run it from {declared} bytes on, but its"
+                        )) && err.contains(&format!("write order needs {right}")),
+                        "{err}"
+                    );
+                    // With the op modules' own declarations: refused one byte closer, accepted
+                    // at the kernel's displacement.
+                    let own = super::check(&planned);
+                    assert_eq!(own.is_ok(), at == right, "{own:?}");
+                }
+            }
+        }
+    }
+
+    /// Every op declared as written element by element from 0 on.
+    fn from_zero(
+        model: &crate::tflite::Model,
+        file: &[u8],
+        tensors: &[crate::graph::TensorInfo],
+        op: &crate::tflite::Op,
+    ) -> Option<Pairing> {
+        let right = crate::ops::overwrite_of(&op.opcode)?;
+        (right.pairing)(model, file, tensors, op)?;
+        Some(Pairing {
+            least: 0,
+            preferred: 0,
+        })
+    }
+
+    /// A wrong write order in the registry: FULLY_CONNECTED, DEQUANTIZE and CONCATENATION
+    /// declared element by element (`D = 0`). The check's own arithmetic for that order refuses
+    /// them (their input and output differ in element count or width); ADD and RELU, which are
+    /// element by element, pass.
+    #[test]
+    fn a_wrong_write_order_is_refused() {
+        let wrong = |opcode: &Opcode| {
+            crate::ops::overwrite_of(opcode).map(|o| Overwrite {
+                order: crate::ops::WriteOrder::Elementwise,
+                pairing: from_zero,
+                ..o
+            })
+        };
+        let bytes = streamed_model();
+        let plan = plan_model(&bytes, &options()).unwrap();
+        let pairs: Vec<Overlap> = crate::kernel_order::pairs(
+            &plan.model,
+            &bytes,
+            &plan.tensors,
+            &plan.lifetimes,
+            &plan.problem,
+            &plan.tensor_buffers,
+            &plan.buffer_tensors,
+            &wrong,
+        )
+        .into_iter()
+        .map(|(o, _)| o)
+        .collect();
+        let problem = Problem::with_overlaps(plan.problem.buffers().to_vec(), 1, pairs).unwrap();
+        let mut refused = Vec::new();
+        for pair in problem.overlaps() {
+            let mut offsets: Vec<u64> = (0..problem.buffers().len())
+                .map(|b| 1000 * (b as u64 + 1))
+                .collect();
+            offsets[pair.output] = 1;
+            offsets[pair.input] = 1;
+            let moved = Plan::from_offsets(&problem, offsets, Planner::Linear).unwrap();
+            crate::verify::verify(&problem, &moved, false).expect("the pair as declared");
+            let planned = super::Planned {
+                model: &plan.model,
+                bytes: &bytes,
+                tensors: &plan.tensors,
+                problem: &problem,
+                plan: &moved,
+                buffer_tensors: &plan.buffer_tensors,
+            };
+            if super::check_with(&planned, &wrong, false).is_err() {
+                refused.push(
+                    plan.model.tensors[plan.buffer_tensors[pair.output].get()]
+                        .name
+                        .as_str(),
+                );
+            }
+        }
+        // FULLY_CONNECTED writes y, DEQUANTIZE f, CONCATENATION o.
+        assert_eq!(refused, ["y", "f", "o"]);
     }
 
     /// x (int8, 4 rows of 16) → FULLY_CONNECTED (8 units) → y (4 × 8) → ADD (y + c, a

@@ -1,10 +1,14 @@
 //! `stowplan-conformance gen`: draws the conformance suite's single-op models from a seed, and
 //! writes them with their input sets and a crate (the sweep) that runs every one of them
-//! through its generated `invoke`.
+//! through its generated `invoke`. `stowplan-conformance overlap-kinds` prints the op kinds
+//! whose kernels run with the output over the input they consume, as the planner's registry
+//! declares them (`stowplan_planner::ops::overwrites`), as JSON: the suite counts the models
+//! of each that ran so.
 //!
 //! ```text
 //! stowplan-conformance gen --out DIR [--seed N] [--slice K] [--ops conv,add] [--values N]
 //!                          [--runtime PATH] [--device [--part K]]
+//! stowplan-conformance overlap-kinds
 //! ```
 //!
 //! `DIR/manifest.json` lists the variants and their models; `DIR/models/<id>.tflite` are the
@@ -283,7 +287,7 @@ struct Args {
 fn parse_args() -> Result<Args, String> {
     let mut it = std::env::args().skip(1);
     if it.next().as_deref() != Some("gen") {
-        return Err("usage: stowplan-conformance gen --out DIR [--seed N] [--slice K] [--ops a,b] [--values N] [--runtime PATH] [--device [--part K]]".into());
+        return Err("usage: stowplan-conformance gen --out DIR [--seed N] [--slice K] [--ops a,b] [--values N] [--runtime PATH] [--device [--part K]], or stowplan-conformance overlap-kinds".into());
     }
     let mut args = Args {
         out: PathBuf::new(),
@@ -318,7 +322,32 @@ fn parse_args() -> Result<Args, String> {
     Ok(args)
 }
 
+/// The registry of kernels on one buffer, one JSON object per op kind in the op table's order:
+/// `{"op": "CONV_2D", "module": "conv", "order": "window", "input": 0, "fits": "fits",
+/// "entries": ["conv2d_s8", ..]}` (`fits` is the compile-time check generated code asserts,
+/// `kernels::overlap::<fits>`; `entries` the one-buffer entry of each kernel variant).
+fn overlap_kinds() -> String {
+    let kinds: Vec<serde_json::Value> = stowplan_planner::ops::overwrites()
+        .into_iter()
+        .map(|(op, module, o)| {
+            serde_json::json!({
+                "op": op,
+                "module": module,
+                "order": o.order.name(),
+                "input": o.input,
+                "fits": o.fits,
+                "entries": o.entries,
+            })
+        })
+        .collect();
+    serde_json::Value::Array(kinds).to_string()
+}
+
 fn main() -> ExitCode {
+    if std::env::args().nth(1).as_deref() == Some("overlap-kinds") {
+        println!("{}", overlap_kinds());
+        return ExitCode::SUCCESS;
+    }
     match parse_args().and_then(|a| generate(&a)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

@@ -617,26 +617,35 @@ def tflm_and_compare(out, manifest, jobs):
     return rows, failures
 
 
-# The ops the runtime may run with the output over the input it consumes, by the compile-time
-# check each kind's generated code asserts (`kernels::overlap::<fits>`).
-OVERLAP_KINDS = (
-    ("CONV_2D and DEPTHWISE_CONV_2D", "fits", ("CONV_2D", "DEPTHWISE_CONV_2D")),
-    ("AVERAGE_POOL_2D and MAX_POOL_2D", "pool_fits", ("AVERAGE_POOL_2D", "MAX_POOL_2D")),
-    ("QUANTIZE and activation", "elementwise_fits",
-     ("QUANTIZE", "LOGISTIC", "TANH", "RELU", "RELU6", "LEAKY_RELU", "HARD_SWISH", "ELU")),
-    ("ADD and MUL", "binary_fits", ("ADD", "MUL")),
-    ("DEQUANTIZE", "widening_fits", ("DEQUANTIZE",)),
-    ("FULLY_CONNECTED", "fully_connected_fits", ("FULLY_CONNECTED",)),
-    ("CONCATENATION", "concatenation_fits", ("CONCATENATION",)),
-    ("PAD and PADV2", "pad_fits", ("PAD", "PADV2")),
-)
+def overlap_kinds():
+    """The ops the runtime may run with the output over the input it consumes, as the planner's
+    registry declares them (each op module's `Overwrite`; `stowplan-conformance overlap-kinds`),
+    grouped by the compile-time check each kind's generated code asserts
+    (`kernels::overlap::<fits>`): (label, fits, op names, write order) per group."""
+    cmd = ["cargo", "run", "-q", "--locked", "-p", "stowplan-conformance", "--", "overlap-kinds"]
+    p = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True,
+                       env={**os.environ, "CARGO_TARGET_DIR": str(target_dir())})
+    if p.returncode != 0:
+        sys.exit(f"`{' '.join(cmd)}` failed: {p.stderr.strip()}")
+    groups = {}
+    for kind in json.loads(p.stdout):
+        group = groups.setdefault(kind["fits"], {"names": [], "order": kind["order"]})
+        group["names"].append(kind["op"])
+    orders = ["window", "elementwise", "widening", "rows", "concatenation", "pad"]
+    kinds = []
+    for fits, g in groups.items():
+        names = g["names"]
+        label = " and ".join(names) if len(names) <= 2 else ", ".join(names[:-1]) + " and " + names[-1]
+        kinds.append((label, fits, tuple(names), g["order"]))
+    rank = {o: i for i, o in enumerate(orders)}
+    return sorted(kinds, key=lambda k: (rank.get(k[3], len(orders)), k[0]))
 
 
-def overlapped_models(out):
-    """For each kind of `OVERLAP_KINDS`, the generated modules that write an op's output over its
-    input (`kernels::overlap`, asserted at compile time by the kind's check)."""
+def overlapped_models(out, kinds):
+    """For each kind of `kinds` (`overlap_kinds`), the generated modules that write an op's
+    output over its input (`kernels::overlap`, asserted at compile time by the kind's check)."""
     texts = [f.read_text() for f in Path(out).rglob("gen/*.rs")]
-    return [sum(f"kernels::overlap::{fits}(" in t for t in texts) for _, fits, _ in OVERLAP_KINDS]
+    return [sum(f"kernels::overlap::{fits}(" in t for t in texts) for _, fits, _, _ in kinds]
 
 
 def tool(*cmd, **kw):
@@ -946,17 +955,18 @@ def main():
     same = sum(r["identical"] for r in rows.values())
     # Ops run with the output over the input where the plan puts it there (generated `invoke`
     # plans overlaps by default): the suite must exercise that layout.
-    counts = overlapped_models(out)
+    kinds = overlap_kinds()
+    counts = overlapped_models(out, kinds)
     print()
     parts = []
-    for (label, fits, names), overlapped in zip(OVERLAP_KINDS, counts):
+    for (label, fits, names, order), overlapped in zip(kinds, counts):
         models = sum(r["models"] for k, r in rows.items() if k[0] in names)
         if models:
             parts.append(f"{overlapped} of {models} {label} models")
         # Wherever a kind has models, some must run overlapped (a sweep where none does would
         # not exercise that layout): every kind in a full sweep, the window ops in a slice too
         # (a slice may draw only shapes that cannot overlap, such as one FULLY_CONNECTED row).
-        required = args.full or fits in ("fits", "pool_fits")
+        required = args.full or order == "window"
         if models and not overlapped and required:
             failures = failures + [f"no {label} model ran with its output over its input"]
     if parts:

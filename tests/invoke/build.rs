@@ -37,6 +37,18 @@ const MODELS: &[(&str, &str, bool)] = &[
     ("bench_ad", "../../bench/models/ad/ad.tflite", false),
     ("bench_mbv2", "../../bench/models/mbv2/mbv2.tflite", false),
     ("bench_tcn", "../../bench/models/tcn/tcn.tflite", false),
+    // Frames in a resource variable, flattened by a RESHAPE that aliases them and concatenated
+    // with a second variable (a CONCATENATION over the alias was planned, then refused).
+    (
+        "streaming_window_f32",
+        "../models/synthetic/streaming_window_f32.tflite",
+        false,
+    ),
+    (
+        "streaming_window_s8",
+        "../models/synthetic/streaming_window_s8.tflite",
+        false,
+    ),
     (
         "hello_world_int8",
         "../../../shared/models/tflm_hello_world_int8.tflite",

@@ -69,6 +69,20 @@ pub const GOLDEN: &[Golden] = &[
         ..g("circular_buffer", "models/synthetic/circular_buffer.tflite")
     },
     Golden {
+        invoke: true,
+        ..g(
+            "streaming_window_f32",
+            "models/synthetic/streaming_window_f32.tflite",
+        )
+    },
+    Golden {
+        invoke: true,
+        ..g(
+            "streaming_window_s8",
+            "models/synthetic/streaming_window_s8.tflite",
+        )
+    },
+    Golden {
         runtime: Some("::renamed_runtime"),
         ..g("hygiene", "../models/synthetic/residual.tflite")
     },

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 
 pub mod fuzz;
 pub mod golden;
+pub mod import_circles;
 pub mod malformed;
 pub mod scale;
 
@@ -176,6 +177,16 @@ pub const SYNTHETIC: &[Synthetic] = &[
         name: "fold_densify",
         note: "sparse FULLY_CONNECTED weights (CSR rows in 1x4 blocks), DENSIFY: folded when built",
         build: fold_densify,
+    },
+    Synthetic {
+        name: "streaming_window_f32",
+        note: "float32 frames kept in a resource variable (READ_VARIABLE -> STRIDED_SLICE -> CONCATENATION with the new frame -> ASSIGN_VARIABLE), flattened by a RESHAPE that aliases the window, and a second CONCATENATION of it with another variable: no output is planned over the alias",
+        build: streaming_window_f32,
+    },
+    Synthetic {
+        name: "streaming_window_s8",
+        note: "the float32 streaming window in int8, with int8 variables (zero point -5, their reset value)",
+        build: streaming_window_s8,
     },
     Synthetic {
         name: "circular_buffer",
@@ -712,6 +723,133 @@ pub const CB_FILTER: [i8; 48] = [
     9, -9, 9, -9, 2, 2, 2, 2, 0, 0, 0, 1, //
     -7, 3, -2, 8, 4, -4, 6, -6, 1, 1, 1, 1,
 ];
+
+/// Frames of [`WINDOW_F`] values, [`WINDOW_T`] of them kept in the resource variable
+/// `window`, and [`HISTORY`] values in `history` (the sizes of [`streaming_window_f32`]).
+pub const WINDOW_T: usize = 4;
+/// Values per frame.
+pub const WINDOW_F: usize = 6;
+/// Values of the second variable.
+pub const HISTORY: usize = 5;
+
+/// A streaming window of `dtype` (float32, or int8 with scale 0.5 and zero point -5):
+/// `frame[1,1,F]` is the new frame; `window[1,T,F]` = READ_VARIABLE(window) ->
+/// STRIDED_SLICE(1..T) -> `kept[1,T-1,F]` -> CONCATENATION(kept, frame) along axis 1 ->
+/// `concat[1,T,F]` -> ASSIGN_VARIABLE(window) and RESHAPE -> `flat[1,T*F]` (which aliases
+/// `concat` with `invoke`: its last reader); READ_VARIABLE(history) -> `history[1,K]`;
+/// CONCATENATION(flat, history) -> `concat_1[1,T*F+K]`, the output, whose first K values are
+/// assigned to `history` (STRIDED_SLICE -> `next`).
+#[must_use]
+pub fn streaming_window(dtype: DType) -> Vec<u8> {
+    let (t, f, k) = (WINDOW_T as i32, WINDOW_F as i32, HISTORY as i32);
+    let mut b = ModelBuilder::new();
+    b.description(&format!(
+        "stowplan synthetic: streaming_window_{}",
+        if dtype == DType::Int8 { "s8" } else { "f32" }
+    ));
+    let sg = b.subgraph("main");
+    let tensor = |b: &mut ModelBuilder, name: &str, shape: &[i32]| {
+        if dtype == DType::Int8 {
+            b.quantized(sg, name, DType::Int8, shape, (&[0.5], &[-5], 0))
+        } else {
+            b.tensor(sg, name, dtype, shape)
+        }
+    };
+    let ints = |b: &mut ModelBuilder, name: &str, v: &[i32]| {
+        let data: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
+        b.constant(sg, name, DType::Int32, &[v.len() as i32], &data)
+    };
+    let slice = stowplan_planner::tflite::OpOptions::StridedSlice {
+        begin_mask: 0,
+        end_mask: 0,
+        ellipsis_mask: 0,
+        new_axis_mask: 0,
+        shrink_axis_mask: 0,
+        offset: false,
+    };
+    let concatenation = stowplan_planner::tflite::OpOptions::Concatenation {
+        axis: 1,
+        activation: stowplan_planner::tflite::Activation::None,
+    };
+    let frame = tensor(&mut b, "frame", &[1, 1, f]);
+    let hw = b.tensor(sg, "window/handle", DType::Resource, &[]);
+    let hh = b.tensor(sg, "history/handle", DType::Resource, &[]);
+    b.op_with_options(sg, ops::VAR_HANDLE, &[], &[hw], var_handle("window"));
+    b.op_with_options(sg, ops::VAR_HANDLE, &[], &[hh], var_handle("history"));
+    let window = tensor(&mut b, "window", &[1, t, f]);
+    b.op(sg, ops::READ_VARIABLE, &[hw], &[window]);
+    let (begin, end, strides) = (
+        ints(&mut b, "kept/begin", &[0, 1, 0]),
+        ints(&mut b, "kept/end", &[1, t, f]),
+        ints(&mut b, "kept/strides", &[1, 1, 1]),
+    );
+    let kept = tensor(&mut b, "kept", &[1, t - 1, f]);
+    b.op_with_options(
+        sg,
+        stowplan_planner::tflite::BuiltinOp::STRIDED_SLICE,
+        &[window, begin, end, strides],
+        &[kept],
+        slice.clone(),
+    );
+    let concat = tensor(&mut b, "concat", &[1, t, f]);
+    b.op_with_options(
+        sg,
+        ops::CONCATENATION,
+        &[kept, frame],
+        &[concat],
+        concatenation.clone(),
+    );
+    b.op(sg, ops::ASSIGN_VARIABLE, &[hw, concat], &[]);
+    let shape = ints(&mut b, "flat/shape", &[1, t * f]);
+    let flat = tensor(&mut b, "flat", &[1, t * f]);
+    b.op_with_options(
+        sg,
+        ops::RESHAPE,
+        &[concat, shape],
+        &[flat],
+        stowplan_planner::tflite::OpOptions::Reshape {
+            new_shape: Some(vec![1, t * f]),
+        },
+    );
+    let history = tensor(&mut b, "history", &[1, k]);
+    b.op(sg, ops::READ_VARIABLE, &[hh], &[history]);
+    let out = tensor(&mut b, "concat_1", &[1, t * f + k]);
+    b.op_with_options(
+        sg,
+        ops::CONCATENATION,
+        &[flat, history],
+        &[out],
+        concatenation,
+    );
+    let (begin, end, strides) = (
+        ints(&mut b, "next/begin", &[0, 0]),
+        ints(&mut b, "next/end", &[1, k]),
+        ints(&mut b, "next/strides", &[1, 1]),
+    );
+    let next = tensor(&mut b, "next", &[1, k]);
+    b.op_with_options(
+        sg,
+        stowplan_planner::tflite::BuiltinOp::STRIDED_SLICE,
+        &[out, begin, end, strides],
+        &[next],
+        slice,
+    );
+    b.op(sg, ops::ASSIGN_VARIABLE, &[hh, next], &[]);
+    b.io(sg, &[frame], &[out]);
+    b.finish()
+}
+
+/// [`streaming_window`] in float32.
+#[must_use]
+pub fn streaming_window_f32() -> Vec<u8> {
+    streaming_window(F32)
+}
+
+/// [`streaming_window`] in int8.
+#[must_use]
+pub fn streaming_window_s8() -> Vec<u8> {
+    streaming_window(DType::Int8)
+}
 
 /// int8 `x[1,1,1,4]` -> CONV_2D 1x1 (identity weights, scale 1) -> `a` -> CIRCULAR_BUFFER
 /// (3 slots, `cycles_max` 2) -> `w[1,3,1,4]` -> CONV_2D 3x1 VALID ([`CB_FILTER`], scale 1) ->

@@ -48,6 +48,8 @@ MODELS = {
     "bench_ad": "bench/models/ad/ad.tflite",
     "bench_mbv2": "bench/models/mbv2/mbv2.tflite",
     "bench_tcn": "bench/models/tcn/tcn.tflite",
+    "streaming_window_f32": "tests/models/synthetic/streaming_window_f32.tflite",
+    "streaming_window_s8": "tests/models/synthetic/streaming_window_s8.tflite",
     "hello_world_int8": "shared:tflm_hello_world_int8.tflite",
     "micro_speech_int8": "shared:tflm_micro_speech_int8.tflite",
     "person_detect_int8": "shared:tflm_person_detect_int8.tflite",

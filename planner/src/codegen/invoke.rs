@@ -539,6 +539,8 @@ impl Driver<'_> {
             params: &pname,
             folded: &self.plan.folding.data,
             overlap: fnv.overlap,
+            // The entry and its check for the output over the input, as the kind declares.
+            overwrite: ops::overwrite_of(&op.opcode),
         };
         let lowered = match ops::kind(&op.opcode) {
             None => Err(Refusal::Unsupported(format!(
@@ -722,7 +724,7 @@ pub(crate) fn generate(
             .model
             .ops
             .iter()
-            .any(|op| op.subgraph.0 == 0 && crate::ops::is_circular_buffer(op));
+            .any(|op| op.subgraph.0 == 0 && op.is_circular_buffer());
         let reset_fn = quote! {
             /// Puts the model's state back where TFLite Micro's `Reset` puts it: every variable
             /// tensor and resource variable to its reset value (an int8 zero point or 0), every

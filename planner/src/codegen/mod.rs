@@ -789,8 +789,10 @@ pub fn generate(
         .iter()
         .enumerate()
         .filter_map(|(position, op)| {
-            let first = op.inputs.first().copied().flatten()?;
-            let i = model.tensor(op.subgraph, first)?.id;
+            // The input the op's kernels write over, as its kind declares.
+            let declared = crate::ops::overwrite_of(&op.opcode)?;
+            let input = op.inputs.get(declared.input).copied().flatten()?;
+            let i = model.tensor(op.subgraph, input)?.id;
             let o = model.tensor(op.subgraph, *op.outputs.first()?)?.id;
             overlapped.contains(&(i, o)).then_some((position, i, o))
         })

@@ -22,12 +22,8 @@ pub fn thousands(n: u64) -> String {
     out
 }
 
-/// A shape as `[1,96,96,1]`.
-#[must_use]
-pub fn shape(dims: &[i32]) -> String {
-    let dims: Vec<String> = dims.iter().map(i32::to_string).collect();
-    format!("[{}]", dims.join(","))
-}
+/// A shape as `[1,96,96,1]` (the format's own, [`crate::tflite::format_shape`]).
+pub use crate::tflite::format_shape as shape;
 
 #[cfg(test)]
 mod tests {

@@ -5,14 +5,55 @@
 use proc_macro2::Literal;
 use quote::quote;
 
+use super::overwrite::{self, Overwrite, Pairing, WriteOrder};
 use super::{Call, Lower, OpKind, Refusal, i32_lit, invalid, kernel, requant, unsupported};
+use crate::graph::TensorInfo;
 use crate::quant;
-use crate::tflite::DType;
+use crate::tflite::{DType, Model, Op};
 
 /// RELU.
-pub const RELU: OpKind = kernel("activations", relu);
+pub const RELU: OpKind = OpKind {
+    overwrite: Some(RELU_ON_ONE_BUFFER),
+    ..kernel("activations", relu)
+};
 /// RELU6.
-pub const RELU6: OpKind = kernel("activations", relu6);
+pub const RELU6: OpKind = OpKind {
+    overwrite: Some(RELU6_ON_ONE_BUFFER),
+    ..kernel("activations", relu6)
+};
+
+/// RELU on one buffer, element by element.
+const RELU_ON_ONE_BUFFER: Overwrite = Overwrite {
+    input: 0,
+    order: WriteOrder::Elementwise,
+    fits: "elementwise_fits",
+    entries: &["relu_s8", "relu_s16", "relu_f32"],
+    pairing,
+};
+
+/// RELU6 on one buffer, element by element.
+const RELU6_ON_ONE_BUFFER: Overwrite = Overwrite {
+    input: 0,
+    order: WriteOrder::Elementwise,
+    fits: "elementwise_fits",
+    entries: &["relu6_s8", "relu6_s16", "relu6_f32"],
+    pairing,
+};
+
+/// The int8, int16 and float32 RELU and RELU6.
+fn pairing(model: &Model, _: &[u8], tensors: &[TensorInfo], op: &Op) -> Option<Pairing> {
+    overwrite::elementwise(
+        model,
+        tensors,
+        op,
+        &[
+            (DType::Int8, DType::Int8),
+            (DType::Int16, DType::Int16),
+            (DType::Float32, DType::Float32),
+        ],
+        false,
+    )
+}
 
 fn same_size(cx: &Lower<'_>) -> Result<(), Refusal> {
     let (input, out) = (cx.input(0)?, cx.output(0)?);
@@ -46,7 +87,7 @@ fn relu(cx: &Lower<'_>) -> Result<Call, Refusal> {
                 input_offset: #io, output_offset: #oo, requant: #m, act_min: #lo, act_max: #hi,
             };);
             // It may run with the output over the input (`kernel_order::elementwise`).
-            Ok(cx.elementwise_call(&quote!(relu_s8), params, cx.elements(out)?, 1))
+            cx.elementwise_call(&quote!(relu_s8), params, cx.elements(out)?, 1)
         }
         DType::Int16 => {
             // activations_common.cc: int16 needs both zero points 0.
@@ -71,9 +112,9 @@ fn relu(cx: &Lower<'_>) -> Result<Call, Refusal> {
             let params = quote!(pub const #pname: #k::ReluS16 = #k::ReluS16 {
                 input_offset: #io, output_offset: #oo, requant: #m, act_min: #lo, act_max: #hi,
             };);
-            Ok(cx.elementwise_call(&quote!(relu_s16), params, cx.elements(out)?, 1))
+            cx.elementwise_call(&quote!(relu_s16), params, cx.elements(out)?, 1)
         }
-        DType::Float32 => Ok(cx.plain_elementwise_call(&quote!(relu_f32), cx.elements(out)?)),
+        DType::Float32 => cx.plain_elementwise_call(&quote!(relu_f32), cx.elements(out)?),
         other => unsupported(format!("the runtime has no RELU kernel for {other}")),
     }
 }
@@ -98,7 +139,7 @@ fn relu6(cx: &Lower<'_>) -> Result<Call, Refusal> {
             let params =
                 quote!(pub const #pname: #k::Relu6S8 = #k::Relu6S8 { zero: #zero, six: #six };);
             // It may run with the output over the input (`kernel_order::elementwise`).
-            Ok(cx.elementwise_call(&quote!(relu6_s8), params, cx.elements(cx.output(0)?)?, 1))
+            cx.elementwise_call(&quote!(relu6_s8), params, cx.elements(cx.output(0)?)?, 1)
         }
         DType::Int16 => {
             // activations_common.cc: no zero point check for RELU6; the bounds converted to
@@ -111,10 +152,10 @@ fn relu6(cx: &Lower<'_>) -> Result<Call, Refusal> {
             );
             let params =
                 quote!(pub const #pname: #k::Relu6S16 = #k::Relu6S16 { zero: #zero, six: #six };);
-            Ok(cx.elementwise_call(&quote!(relu6_s16), params, cx.elements(cx.output(0)?)?, 1))
+            cx.elementwise_call(&quote!(relu6_s16), params, cx.elements(cx.output(0)?)?, 1)
         }
         DType::Float32 => {
-            Ok(cx.plain_elementwise_call(&quote!(relu6_f32), cx.elements(cx.output(0)?)?))
+            cx.plain_elementwise_call(&quote!(relu6_f32), cx.elements(cx.output(0)?)?)
         }
         other => unsupported(format!("the runtime has no RELU6 kernel for {other}")),
     }

@@ -5,12 +5,14 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
+use super::overwrite::{self, Overwrite, Pairing, WriteOrder};
 use super::{
     Call, Lower, OpKind, Refusal, act_range_f32, f32_lit, fused, i32_lit, invalid, kernel, requant,
     unsupported, usize_lits,
 };
+use crate::graph::TensorInfo;
 use crate::quant;
-use crate::tflite::{Activation, DType, OpOptions, Tensor};
+use crate::tflite::{Activation, DType, Model, Op, OpOptions, Tensor};
 
 /// TFLM's `CalculateActivationRangeQuantized` for an int16 output.
 pub(super) fn act_range_s16(act: Activation, scale: f32, zp: i32) -> Result<(i32, i32), Refusal> {
@@ -57,7 +59,7 @@ pub(super) fn int32_call(
     shape: TokenStream,
     (lo, hi): (i32, i32),
     f: TokenStream,
-) -> Call {
+) -> Result<Call, Refusal> {
     let k = cx.k();
     let pname = cx.params;
     let (lo, hi) = (i32_lit(lo), i32_lit(hi));
@@ -75,20 +77,24 @@ pub(super) fn int32_call(
 /// `kernels::overlap::f` when the plan puts the output over it (ADD and MUL,
 /// `kernel_order::binary`), the second input in its own view, with a compile-time proof that
 /// the offsets suit it.
-pub(super) fn binary_call(cx: &Lower<'_>, f: &TokenStream, params: TokenStream) -> Call {
+pub(super) fn binary_call(
+    cx: &Lower<'_>,
+    f: &TokenStream,
+    params: TokenStream,
+) -> Result<Call, Refusal> {
     let k = cx.k();
     let pname = cx.params;
     if cx.overlap.is_none() {
-        return Call {
+        return Ok(Call {
             params: Some(params),
             body: quote!(#k::#f(&params::#pname, i0, i1, o0);),
             reads: vec![0, 1],
-        };
+        });
     }
     cx.overlapped_call(
         f,
         params,
-        |ia, oa| quote!(#k::overlap::binary_fits(&#pname.shape, #ia, #oa)),
+        |ia, oa| quote!(&#pname.shape, #ia, #oa),
         &quote!(i1),
         vec![1],
         "at or above",
@@ -127,7 +133,31 @@ pub(super) fn add_params_tokens(
 }
 
 /// ADD.
-pub const ADD: OpKind = kernel("add", lower);
+pub const ADD: OpKind = OpKind {
+    overwrite: Some(Overwrite {
+        entries: &["add_s8", "add_s16", "add_i32", "add_f32"],
+        ..BINARY_ON_ONE_BUFFER
+    }),
+    ..kernel("add", lower)
+};
+
+/// ADD and MUL on one buffer: the kernels walk the output in memory order, each element after
+/// the first input's element is read (`kernels::overlap::add_s8`, ...), the second input in a
+/// view of its own.
+pub(super) const BINARY_ON_ONE_BUFFER: Overwrite = Overwrite {
+    input: 0,
+    order: WriteOrder::Elementwise,
+    fits: "binary_fits",
+    entries: &[],
+    pairing: binary_pairing,
+};
+
+/// ADD and MUL of int8, int16, int32 or float32 whose first input is not broadcast (as many
+/// elements as the output) and is not the second input too.
+fn binary_pairing(model: &Model, _: &[u8], tensors: &[TensorInfo], op: &Op) -> Option<Pairing> {
+    let types = [DType::Int8, DType::Int16, DType::Int32, DType::Float32].map(|t| (t, t));
+    overwrite::elementwise(model, tensors, op, &types, true)
+}
 
 /// The `BinaryShape` tokens of a broadcasting binary op: each shape right-aligned into six
 /// dimensions, every input dimension 1 or the output's.
@@ -193,13 +223,13 @@ pub(super) fn float_call(
     let pname = cx.params;
     let (lo, hi) = act_range_f32(act)?;
     let (lo, hi) = (f32_lit(lo)?, f32_lit(hi)?);
-    Ok(binary_call(
+    binary_call(
         cx,
         &f,
         quote!(pub const #pname: #k::BinaryF32 = #k::BinaryF32 {
             shape: #shape, act_min: #lo, act_max: #hi,
         };),
-    ))
+    )
 }
 
 fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
@@ -228,7 +258,7 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
             // whole range whatever the activation.
             unquantized(a, "ADD")?;
             unquantized(b, "ADD")?;
-            return Ok(int32_call(cx, shape, (i32::MIN, i32::MAX), quote!(add_i32)));
+            return int32_call(cx, shape, (i32::MIN, i32::MAX), quote!(add_i32));
         }
         DType::Float32 => return float_call(cx, shape, act, quote!(add_f32)),
         other => return unsupported(format!("the runtime has no ADD kernel for {other}")),
@@ -242,5 +272,5 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
                 "scales {s1} and {s2} into {so} give a multiplier TFLM's QuantizeMultiplierSmallerThanOneExp refuses (its Prepare aborts), or the {act:?} range overflows"
             ))
         })?;
-    Ok(binary_call(cx, &f, add_params_tokens(cx, ty, &shape, &p)))
+    binary_call(cx, &f, add_params_tokens(cx, ty, &shape, &p))
 }

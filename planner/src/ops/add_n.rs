@@ -15,6 +15,9 @@ pub const ADD_N: OpKind = OpKind {
     tflm_scratch: scratch,
     scratch: super::no_scratch,
     lower: Some(lower),
+    fold: None,
+    state: None,
+    overwrite: None,
 };
 
 /// The size of a pointer on the host TFLM runs on (`sizeof(float*)`).

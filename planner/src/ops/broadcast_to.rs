@@ -11,7 +11,10 @@ use crate::kernels;
 use crate::tflite::DType;
 
 /// BROADCAST_TO.
-pub const BROADCAST_TO: OpKind = kernel("broadcast_to", lower);
+pub const BROADCAST_TO: OpKind = OpKind {
+    fold: Some(fold),
+    ..kernel("broadcast_to", lower)
+};
 
 /// TFLM's `kMaxDims`.
 const MAX_RANK: usize = 5;

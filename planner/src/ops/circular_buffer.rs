@@ -20,21 +20,24 @@ use quote::quote;
 
 use super::signal_options::{int32, options_of};
 use super::{Call, Lower, OpKind, Refusal, invalid, unsupported};
-use crate::tflite::{DType, Model, Op, Opcode, Tensor};
+use crate::tflite::{DType, Model, Op, Tensor};
 
 /// The op's custom code.
-pub const CODE: &str = "CIRCULAR_BUFFER";
+pub const CODE: &str = crate::tflite::CIRCULAR_BUFFER;
 
 /// `CIRCULAR_BUFFER`.
-pub const CIRCULAR_BUFFER: OpKind = super::kernel("circular_buffer", lower);
+pub const CIRCULAR_BUFFER: OpKind = OpKind {
+    state: Some(state_bytes),
+    ..super::kernel("circular_buffer", lower)
+};
 
 /// `kCircularBufferCyclesMaxIndex`: the position of `cycles_max` among the options' values.
 const CYCLES_MAX: usize = 0;
 
-/// Whether `op` is a `CIRCULAR_BUFFER`.
+/// Whether `op` is a `CIRCULAR_BUFFER` ([`Op::is_circular_buffer`]).
 #[must_use]
 pub fn is_circular_buffer(op: &Op) -> bool {
-    matches!(&op.opcode, Opcode::Custom(code) if code == CODE)
+    op.is_circular_buffer()
 }
 
 /// The kernel state: `cycles_until_run` as a count of invocations since the graph last ran.

@@ -4,13 +4,98 @@
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
+use super::overwrite::{self, Overwrite, Pairing, WriteOrder};
 use super::{
     Call, Lower, OpKind, Refusal, axis, invalid, kernel, product, unsupported, usize_lits,
 };
-use crate::tflite::{Activation, DType, OpOptions};
+use crate::graph::TensorInfo;
+use crate::tflite::{Activation, DType, Model, Op, OpOptions};
 
 /// CONCATENATION.
-pub const CONCATENATION: OpKind = kernel("concatenation", lower);
+pub const CONCATENATION: OpKind = OpKind {
+    overwrite: Some(OVERWRITE),
+    ..kernel("concatenation", lower)
+};
+
+/// CONCATENATION on one buffer (`kernels::overlap::concatenation`): the first input's chunks
+/// moved into their slots in the kernel's order, the other inputs from views of their own.
+const OVERWRITE: Overwrite = Overwrite {
+    input: 0,
+    order: WriteOrder::Concatenation,
+    fits: "concatenation_fits",
+    entries: &["concatenation"],
+    pairing,
+};
+
+/// A CONCATENATION (of int8, int16, int32, int64, float32 or bool, no fused activation) with
+/// its first input over the output: from the concatenation's least displacement
+/// (`kernels::overlap::concatenation_min_displacement`); `None` for shapes that do not
+/// concatenate.
+fn pairing(model: &Model, _: &[u8], tensors: &[TensorInfo], op: &Op) -> Option<Pairing> {
+    let out = overwrite::only_output(model, op)?;
+    let axis = match op.options {
+        OpOptions::Concatenation {
+            axis,
+            activation: Activation::None,
+        } => axis,
+        OpOptions::None => 0,
+        _ => return None,
+    };
+    let kinds = [
+        DType::Int8,
+        DType::Int16,
+        DType::Int32,
+        DType::Int64,
+        DType::Float32,
+        DType::Bool,
+    ];
+    if !kinds.contains(&out.dtype) {
+        return None;
+    }
+    let oshape = &tensors.get(out.id.get())?.shape;
+    let rank = i64::try_from(oshape.len()).ok()?;
+    let axis = i64::from(axis);
+    let ax = usize::try_from(if axis < 0 {
+        axis.checked_add(rank)?
+    } else {
+        axis
+    })
+    .ok()?;
+    if ax >= oshape.len() {
+        return None;
+    }
+    let product = |dims: &[i32]| {
+        dims.iter()
+            .try_fold(1_usize, |n, &d| n.checked_mul(usize::try_from(d).ok()?))
+    };
+    let outer = product(oshape.get(..ax)?)?;
+    let mut inners = Vec::with_capacity(op.inputs.len());
+    let mut along = 0_usize;
+    for i in 0..op.inputs.len() {
+        let t = overwrite::operand(model, op, i)?;
+        let shape = &tensors.get(t.id.get())?.shape;
+        let same_elsewhere = t.dtype == out.dtype
+            && shape.len() == oshape.len()
+            && shape
+                .iter()
+                .zip(oshape)
+                .enumerate()
+                .all(|(d, (a, b))| d == ax || a == b);
+        if !same_elsewhere {
+            return None;
+        }
+        along = along.checked_add(usize::try_from(*shape.get(ax)?).ok()?)?;
+        inners.push(product(shape.get(ax..)?)?);
+    }
+    if inners.is_empty() || usize::try_from(*oshape.get(ax)?).ok()? != along {
+        return None;
+    }
+    let d = crate::kernels::overlap::concatenation_min_displacement(outer, &inners)?;
+    Some(Pairing {
+        least: overwrite::bytes(d, out.dtype.element_bytes()?)?,
+        preferred: 0,
+    })
+}
 
 /// TFLM's `kMaxInputNum`.
 const MAX_INPUTS: usize = 10;
@@ -99,14 +184,14 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
         // The first input over the output (`kernel_order::concatenation`): one view of both,
         // the other inputs in theirs.
         let rest = (1..n).map(|i| format_ident!("i{i}"));
-        return Ok(cx.overlapped_call(
+        return cx.overlapped_call(
             &quote!(concatenation),
             TokenStream::new(),
-            |ia, oa| quote!(#k::overlap::concatenation_fits(#outer, &#inners, #ia, #oa)),
+            |ia, oa| quote!(#outer, &#inners, #ia, #oa),
             &quote!(#outer, &#inners, &[#(#rest),*]),
             (1..n).collect(),
             "at least the concatenation's least displacement above",
-        ));
+        );
     }
     let views = (0..n).map(|i| format_ident!("i{i}"));
     Ok(Call {

@@ -13,12 +13,15 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
+use super::overwrite::{self, Overwrite, Pairing, WriteOrder};
 use super::{
     Call, Lower, OpKind, Refusal, act_range_f32, act_range_s8, dims, f32_lit, fused, i32_lit,
     input as op_input, invalid, padding_hw, positive, requant, usize_lits,
 };
+use crate::graph::TensorInfo;
+use crate::kernels::ConvGeometry;
 use crate::quant;
-use crate::tflite::{Activation, DType, Model, Op, OpOptions, Padding, Tensor};
+use crate::tflite::{Activation, BuiltinOp, DType, Model, Op, OpOptions, Opcode, Padding, Tensor};
 
 /// CONV_2D.
 pub const CONV_2D: OpKind = OpKind {
@@ -27,7 +30,109 @@ pub const CONV_2D: OpKind = OpKind {
     tflm_scratch: int4_filter_scratch,
     scratch: super::no_scratch,
     lower: Some(lower),
+    fold: None,
+    state: None,
+    overwrite: Some(OVERWRITE),
 };
+
+/// CONV_2D on one buffer: the runtime's overlapped driver (`kernels::overlap`) feeds each
+/// kernel chunks of output pixels in order, each on two slices split below what it reads, from
+/// the driver's least displacement on ([`window_geometry`]).
+const OVERWRITE: Overwrite = Overwrite {
+    input: 0,
+    order: WriteOrder::Window,
+    fits: "fits",
+    entries: &[
+        "conv2d_s8",
+        "conv2d_s8_i4",
+        "conv2d_s16",
+        "conv2d_s16_acc32",
+        "conv2d_f32",
+    ],
+    pairing: window_pairing,
+};
+
+/// The pairing of a CONV_2D or DEPTHWISE_CONV_2D the runtime's kernels run on one buffer:
+/// its driver's least displacement, preferring whole output rows.
+pub(super) fn window_pairing(
+    model: &Model,
+    _: &[u8],
+    tensors: &[TensorInfo],
+    op: &Op,
+) -> Option<Pairing> {
+    let (g, element) = window_geometry(model, tensors, op)?;
+    overwrite::window(&g, element)
+}
+
+/// The geometry the generated code passes a CONV_2D's or DEPTHWISE_CONV_2D's kernel (as its
+/// lowering computes it from the planned shapes and the options), with the element size in
+/// bytes; `None` for other ops, for the types the runtime's kernels do not take (int8 with int8
+/// or int4 weights, int16 with int8, float32 with float32: others go to a fallback, which keeps
+/// whole tensors), or malformed shapes.
+fn window_geometry(model: &Model, tensors: &[TensorInfo], op: &Op) -> Option<(ConvGeometry, u64)> {
+    let (input, filter) = (op_input(model, op, 0)?, op_input(model, op, 1)?);
+    let output = model.tensor(op.subgraph, *op.outputs.first()?)?;
+    if input.dtype != output.dtype {
+        return None;
+    }
+    match (input.dtype, filter.dtype) {
+        (DType::Int8, DType::Int8 | DType::Int4)
+        | (DType::Int16, DType::Int8)
+        | (DType::Float32, DType::Float32) => {}
+        _ => return None,
+    }
+    let shape4 = |t: &Tensor| <[usize; 4]>::try_from(overwrite::shape(tensors, t)?).ok();
+    let (i, o, f) = (shape4(input)?, shape4(output)?, shape4(filter)?);
+    let (padding, stride, dilation) = match (&op.opcode, &op.options) {
+        (
+            Opcode::Builtin(BuiltinOp::CONV_2D),
+            &OpOptions::Conv2D {
+                padding,
+                stride_w,
+                stride_h,
+                dilation_w,
+                dilation_h,
+                ..
+            },
+        )
+        | (
+            Opcode::Builtin(BuiltinOp::DEPTHWISE_CONV_2D),
+            &OpOptions::DepthwiseConv2D {
+                padding,
+                stride_w,
+                stride_h,
+                dilation_w,
+                dilation_h,
+                ..
+            },
+        ) => (padding, (stride_h, stride_w), (dilation_h, dilation_w)),
+        _ => return None,
+    };
+    let depthwise = op.opcode == Opcode::Builtin(BuiltinOp::DEPTHWISE_CONV_2D);
+    let positive = |v: i32| usize::try_from(v).ok().filter(|&v| v > 0);
+    let stride = (positive(stride.0)?, positive(stride.1)?);
+    let dilation = (positive(dilation.0)?, positive(dilation.1)?);
+    // CONV_2D's filter is [out, h, w, in], DEPTHWISE_CONV_2D's [1, h, w, out].
+    let (pad_h, pad_w) = padding_hw(padding, stride, dilation, (i[1], i[2]), (f[1], f[2])).ok()?;
+    let depth_multiplier = if depthwise {
+        o[3].checked_div(i[3])?
+    } else {
+        1
+    };
+    let g = ConvGeometry {
+        input: i,
+        filter: f,
+        output: o,
+        stride_h: stride.0,
+        stride_w: stride.1,
+        dilation_h: dilation.0,
+        dilation_w: dilation.1,
+        pad_h,
+        pad_w,
+        depth_multiplier,
+    };
+    Some((g, input.dtype.element_bytes()?))
+}
 
 /// The scratch TFLM's CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED request for an int4
 /// filter (input 1): one buffer of the filter's element count in bytes, which `Eval` unpacks
@@ -332,5 +437,5 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
             ));
         }
     };
-    Ok(cx.conv_call(&f, params))
+    cx.conv_call(&f, params)
 }

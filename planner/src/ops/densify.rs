@@ -8,7 +8,10 @@ use crate::kernels;
 use crate::tflite::{DimensionFormat, Sparsity, Tensor};
 
 /// DENSIFY.
-pub const DENSIFY: OpKind = kernel("densify", lower);
+pub const DENSIFY: OpKind = OpKind {
+    fold: Some(fold),
+    ..kernel("densify", lower)
+};
 
 fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
     let (input, out) = (cx.input(0)?, cx.output(0)?);

@@ -9,7 +9,9 @@ use quote::quote;
 
 use super::conv::{
     ConvOptions, act_range_q, check_bias, geometry, int4_filter_scratch, multipliers,
+    window_pairing,
 };
+use super::overwrite::{Overwrite, WriteOrder};
 use super::{
     Call, Lower, OpKind, Refusal, act_range_f32, act_range_s8, f32_lit, i32_lit, invalid,
     unsupported,
@@ -23,6 +25,21 @@ pub const DEPTHWISE_CONV_2D: OpKind = OpKind {
     tflm_scratch: int4_filter_scratch,
     scratch: super::no_scratch,
     lower: Some(lower),
+    fold: None,
+    state: None,
+    overwrite: Some(Overwrite {
+        input: 0,
+        order: WriteOrder::Window,
+        fits: "fits",
+        entries: &[
+            "depthwise_conv2d_s8",
+            "depthwise_conv2d_s8_i4",
+            "depthwise_conv2d_s16",
+            "depthwise_conv2d_f32",
+        ],
+        // CONV_2D's: the same driver, the same geometry.
+        pairing: window_pairing,
+    }),
 };
 
 fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
@@ -143,5 +160,5 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
             ));
         }
     };
-    Ok(cx.conv_call(&f, params))
+    cx.conv_call(&f, params)
 }

@@ -7,12 +7,59 @@
 use proc_macro2::Literal;
 use quote::quote;
 
+use super::overwrite::{self, Overwrite, Pairing, WriteOrder};
 use super::{Call, Lower, OpKind, Refusal, f32_lit, i32_lit, invalid, kernel, le_bytes};
+use crate::graph::TensorInfo;
 use crate::kernels;
-use crate::tflite::DType;
+use crate::tflite::{DType, Model, Op};
 
 /// DEQUANTIZE.
-pub const DEQUANTIZE: OpKind = kernel("dequantize", lower);
+pub const DEQUANTIZE: OpKind = OpKind {
+    fold: Some(fold),
+    overwrite: Some(OVERWRITE),
+    ..kernel("dequantize", lower)
+};
+
+/// DEQUANTIZE to float32 on one buffer (`kernels::overlap::dequantize_s8_f32`, ...): each
+/// output element, wider than its input element, written after that is read.
+const OVERWRITE: Overwrite = Overwrite {
+    input: 0,
+    order: WriteOrder::Widening,
+    fits: "widening_fits",
+    entries: &[
+        "dequantize_s8_f32",
+        "dequantize_s16_f32",
+        "dequantize_u8_f32",
+    ],
+    pairing,
+};
+
+/// DEQUANTIZE from int8, uint8 or int16 to float32, as many elements out as in: from the
+/// widening's least displacement (`kernels::overlap::widening_min_displacement`, in the
+/// input's elements).
+fn pairing(model: &Model, _: &[u8], tensors: &[TensorInfo], op: &Op) -> Option<Pairing> {
+    let (input, out) = (
+        overwrite::operand(model, op, 0)?,
+        overwrite::only_output(model, op)?,
+    );
+    let in_bytes: u64 = match (input.dtype, out.dtype) {
+        (DType::Int8 | DType::Uint8, DType::Float32) => 1,
+        (DType::Int16, DType::Float32) => 2,
+        _ => return None,
+    };
+    let n = overwrite::elements(tensors, input)?;
+    if op.inputs.len() != 1 || overwrite::elements(tensors, out) != Some(n) {
+        return None;
+    }
+    let d = kernels::overlap::widening_min_displacement(
+        usize::try_from(n).ok()?,
+        usize::try_from(4 / in_bytes).ok()?,
+    )?;
+    Some(Pairing {
+        least: overwrite::bytes(d, in_bytes)?,
+        preferred: 0,
+    })
+}
 
 fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
     let k = cx.k();
@@ -63,14 +110,14 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
         DType::Int16 => 2,
         _ => 4,
     });
-    Ok(cx.overlapped_call(
+    cx.overlapped_call(
         &f,
         params,
-        |ia, oa| quote!(#k::overlap::widening_fits(#ia, #oa, #n, #width)),
+        |ia, oa| quote!(#ia, #oa, #n, #width),
         &quote!(#n),
         vec![],
         "at least the widening's least displacement above",
-    ))
+    )
 }
 
 /// The conversion, on the host ([`super::Folding`]): the runtime's kernels.

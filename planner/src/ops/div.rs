@@ -49,7 +49,7 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
             // div.cc:89-94: int32 only unquantised; :118 CalculateActivationRange<int32_t>.
             unquantized(a, "DIV")?;
             unquantized(b, "DIV")?;
-            Ok(int32_call(cx, shape, act_range_i32(act)?, quote!(div_i32)))
+            int32_call(cx, shape, act_range_i32(act)?, quote!(div_i32))
         }
         DType::Float32 => float_call(cx, shape, act, quote!(div_f32)),
         other => unsupported(format!(

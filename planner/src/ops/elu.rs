@@ -4,13 +4,38 @@
 use proc_macro2::Literal;
 use quote::quote;
 
+use super::overwrite::{self, Overwrite, Pairing, WriteOrder};
 use super::unary::{one_input_one_output, plain_elementwise, with_params_elementwise};
 use super::{Call, Lower, OpKind, Refusal, invalid, kernel, unsupported};
+use crate::graph::TensorInfo;
 use crate::quant;
-use crate::tflite::DType;
+use crate::tflite::{DType, Model, Op};
 
 /// ELU.
-pub const ELU: OpKind = kernel("elu", lower);
+pub const ELU: OpKind = OpKind {
+    overwrite: Some(OVERWRITE),
+    ..kernel("elu", lower)
+};
+
+/// ELU on one buffer, element by element.
+const OVERWRITE: Overwrite = Overwrite {
+    input: 0,
+    order: WriteOrder::Elementwise,
+    fits: "elementwise_fits",
+    entries: &["elu_s8", "elu_f32"],
+    pairing,
+};
+
+/// The int8 and float32 ELU.
+fn pairing(model: &Model, _: &[u8], tensors: &[TensorInfo], op: &Op) -> Option<Pairing> {
+    overwrite::elementwise(
+        model,
+        tensors,
+        op,
+        &[(DType::Int8, DType::Int8), (DType::Float32, DType::Float32)],
+        false,
+    )
+}
 
 /// TFLM's `PopulateLookupTable<int8_t>` with ELU's transform (`x < 0 ? exp(x) - 1 : x`), as
 /// the pinned wheel computes it: `1.0f / output_scale` once; per value `input_scale * (v -

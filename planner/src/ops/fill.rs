@@ -9,7 +9,10 @@ use crate::kernels;
 use crate::tflite::DType;
 
 /// FILL.
-pub const FILL: OpKind = kernel("fill", lower);
+pub const FILL: OpKind = OpKind {
+    fold: Some(fold),
+    ..kernel("fill", lower)
+};
 
 fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
     let k = cx.k();

@@ -13,11 +13,13 @@ use proc_macro2::TokenStream;
 use quote::quote;
 
 use super::conv::{act_range_q, int4_filter_scratch};
+use super::overwrite::{self, Overwrite, Pairing, WriteOrder};
 use super::{
     Call, Lower, OpKind, Refusal, act_range_f32, f32_lit, i32_lit, invalid, requant, unsupported,
 };
+use crate::graph::TensorInfo;
 use crate::quant;
-use crate::tflite::{Activation, DType, OpOptions};
+use crate::tflite::{Activation, DType, Model, Op, OpOptions};
 
 /// FULLY_CONNECTED.
 pub const FULLY_CONNECTED: OpKind = OpKind {
@@ -26,7 +28,75 @@ pub const FULLY_CONNECTED: OpKind = OpKind {
     tflm_scratch: int4_filter_scratch,
     scratch: super::no_scratch,
     lower: Some(lower),
+    fold: None,
+    state: None,
+    overwrite: Some(OVERWRITE),
 };
+
+/// FULLY_CONNECTED of several batch rows on one buffer (`kernels::overlap::fully_connected_s8`,
+/// ...): the kernel on chunks of rows, each row's output below its own input row.
+const OVERWRITE: Overwrite = Overwrite {
+    input: 0,
+    order: WriteOrder::Rows,
+    fits: "fully_connected_fits",
+    entries: &[
+        "fully_connected_s8",
+        "fully_connected_s8_i4",
+        "fully_connected_s16",
+        "fully_connected_s16_acc32",
+        "fully_connected_f32",
+    ],
+    pairing,
+};
+
+/// A FULLY_CONNECTED of several batch rows the runtime's kernels take (int8 with int8 or int4
+/// weights, int16 with int8, float32 with float32; not shuffled): from its rows' least
+/// displacement (`kernels::overlap::fully_connected_min_displacement`); `None` for one row,
+/// whose output cannot share a byte with its input (every output reads every input).
+fn pairing(model: &Model, _: &[u8], tensors: &[TensorInfo], op: &Op) -> Option<Pairing> {
+    let (input, out) = (
+        overwrite::operand(model, op, 0)?,
+        overwrite::only_output(model, op)?,
+    );
+    let filter = overwrite::operand(model, op, 1)?;
+    let plain = match op.options {
+        OpOptions::FullyConnected {
+            shuffled_weights, ..
+        } => !shuffled_weights,
+        OpOptions::None => true,
+        _ => false,
+    };
+    let kernel = matches!(
+        (input.dtype, filter.dtype, out.dtype),
+        (DType::Int8, DType::Int8 | DType::Int4, DType::Int8)
+            | (DType::Int16, DType::Int8, DType::Int16)
+            | (DType::Float32, DType::Float32, DType::Float32)
+    );
+    if !plain || !kernel {
+        return None;
+    }
+    let units = u64::try_from(*tensors.get(out.id.get())?.shape.last()?).ok()?;
+    let depth = u64::try_from(*tensors.get(filter.id.get())?.shape.last()?).ok()?;
+    let (i, o) = (
+        overwrite::elements(tensors, input)?,
+        overwrite::elements(tensors, out)?,
+    );
+    let batches = o.checked_div(units)?;
+    if batches < 2 || batches.checked_mul(units) != Some(o) || batches.checked_mul(depth) != Some(i)
+    {
+        return None;
+    }
+    let size = |v: u64| usize::try_from(v).ok();
+    let d = crate::kernels::overlap::fully_connected_min_displacement(
+        size(batches)?,
+        size(depth)?,
+        size(units)?,
+    )?;
+    Some(Pairing {
+        least: overwrite::bytes(d, input.dtype.element_bytes()?)?,
+        preferred: 0,
+    })
+}
 
 /// The kernel call `f(params, i0, i1, bias, o0)`: on one view of the input and the output
 /// through `kernels::overlap::f` when the plan puts the output over the input
@@ -38,23 +108,23 @@ fn call(
     params: TokenStream,
     reads: Vec<usize>,
     bias_view: &TokenStream,
-) -> Call {
+) -> Result<Call, Refusal> {
     let k = cx.k();
     let pname = cx.params;
     if cx.overlap.is_none() {
-        return Call {
+        return Ok(Call {
             params: Some(params),
             body: quote!(#k::#f(&params::#pname, i0, i1, #bias_view, o0);),
             reads,
-        };
+        });
     }
     cx.overlapped_call(
         f,
         params,
         |ia, oa| {
-            quote!(#k::overlap::fully_connected_fits(
+            quote!(
                 #pname.batches, #pname.accum_depth, #pname.output_depth, #ia, #oa,
-            ))
+            )
         },
         &quote!(i1, #bias_view),
         reads.into_iter().filter(|&i| i != 0).collect(),
@@ -200,7 +270,7 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
                 input_offset: #io, filter_offset: #fo, output_offset: #oo,
                 requant: &[#(#multipliers),*], act_min: #lo, act_max: #hi,
             };);
-            Ok(call(cx, &f, params, reads, &bias_view))
+            call(cx, &f, params, reads, &bias_view)
         }
         (DType::Float32, DType::Float32) => {
             let (lo, hi) = act_range_f32(activation)?;
@@ -208,13 +278,7 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
             let params = quote!(pub const #pname: #k::FullyConnectedF32 = #k::FullyConnectedF32 {
                     batches: #b, accum_depth: #a, output_depth: #d, act_min: #lo, act_max: #hi,
                 };);
-            Ok(call(
-                cx,
-                &quote!(fully_connected_f32),
-                params,
-                reads,
-                &bias_view,
-            ))
+            call(cx, &quote!(fully_connected_f32), params, reads, &bias_view)
         }
         (DType::Int8 | DType::Int16 | DType::Float32, f) => invalid(format!(
             "{} is {} and {} is {f}; TFLM's FULLY_CONNECTED takes float32 with float32, int8 with int8 or int4, int16 with int8 (its Prepare fails)",

@@ -4,13 +4,38 @@
 use proc_macro2::Literal;
 use quote::quote;
 
+use super::overwrite::{self, Overwrite, Pairing, WriteOrder};
 use super::unary::{one_input_one_output, plain_elementwise, same_size, with_params_elementwise};
 use super::{Call, Lower, OpKind, Refusal, i32_lit, invalid, kernel, unsupported};
+use crate::graph::TensorInfo;
 use crate::quant;
-use crate::tflite::DType;
+use crate::tflite::{DType, Model, Op};
 
 /// HARD_SWISH.
-pub const HARD_SWISH: OpKind = kernel("hard_swish", lower);
+pub const HARD_SWISH: OpKind = OpKind {
+    overwrite: Some(OVERWRITE),
+    ..kernel("hard_swish", lower)
+};
+
+/// HARD_SWISH on one buffer, element by element.
+const OVERWRITE: Overwrite = Overwrite {
+    input: 0,
+    order: WriteOrder::Elementwise,
+    fits: "elementwise_fits",
+    entries: &["hard_swish_s8", "hard_swish_f32"],
+    pairing,
+};
+
+/// The int8 and float32 HARD_SWISH.
+fn pairing(model: &Model, _: &[u8], tensors: &[TensorInfo], op: &Op) -> Option<Pairing> {
+    overwrite::elementwise(
+        model,
+        tensors,
+        op,
+        &[(DType::Int8, DType::Int8), (DType::Float32, DType::Float32)],
+        false,
+    )
+}
 
 /// TFLM's int8 `HardSwishParams`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -3,13 +3,42 @@
 
 use quote::quote;
 
+use super::overwrite::{self, Overwrite, Pairing, WriteOrder};
 use super::unary::{one_input_one_output, same_size, with_params_elementwise};
 use super::{Call, Lower, OpKind, Refusal, f32_lit, i32_lit, kernel, requant, unsupported};
+use crate::graph::TensorInfo;
 use crate::quant;
-use crate::tflite::{DType, OpOptions};
+use crate::tflite::{DType, Model, Op, OpOptions};
 
 /// LEAKY_RELU.
-pub const LEAKY_RELU: OpKind = kernel("leaky_relu", lower);
+pub const LEAKY_RELU: OpKind = OpKind {
+    overwrite: Some(OVERWRITE),
+    ..kernel("leaky_relu", lower)
+};
+
+/// LEAKY_RELU on one buffer, element by element.
+const OVERWRITE: Overwrite = Overwrite {
+    input: 0,
+    order: WriteOrder::Elementwise,
+    fits: "elementwise_fits",
+    entries: &["leaky_relu_s8", "leaky_relu_s16", "leaky_relu_f32"],
+    pairing,
+};
+
+/// The int8, int16 and float32 LEAKY_RELU.
+fn pairing(model: &Model, _: &[u8], tensors: &[TensorInfo], op: &Op) -> Option<Pairing> {
+    overwrite::elementwise(
+        model,
+        tensors,
+        op,
+        &[
+            (DType::Int8, DType::Int8),
+            (DType::Int16, DType::Int16),
+            (DType::Float32, DType::Float32),
+        ],
+        false,
+    )
+}
 
 fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
     one_input_one_output(cx)?;

@@ -4,12 +4,41 @@
 
 use quote::quote;
 
+use super::overwrite::{self, Overwrite, Pairing, WriteOrder};
 use super::{Call, Lower, OpKind, Refusal, i32_lit, invalid, kernel, unsupported};
+use crate::graph::TensorInfo;
 use crate::quant;
-use crate::tflite::DType;
+use crate::tflite::{DType, Model, Op};
 
 /// LOGISTIC.
-pub const LOGISTIC: OpKind = kernel("logistic", lower);
+pub const LOGISTIC: OpKind = OpKind {
+    overwrite: Some(OVERWRITE),
+    ..kernel("logistic", lower)
+};
+
+/// LOGISTIC on one buffer, element by element.
+const OVERWRITE: Overwrite = Overwrite {
+    input: 0,
+    order: WriteOrder::Elementwise,
+    fits: "elementwise_fits",
+    entries: &["logistic_s8", "logistic_s16", "logistic_f32"],
+    pairing,
+};
+
+/// The int8, int16 and float32 LOGISTIC.
+fn pairing(model: &Model, _: &[u8], tensors: &[TensorInfo], op: &Op) -> Option<Pairing> {
+    overwrite::elementwise(
+        model,
+        tensors,
+        op,
+        &[
+            (DType::Int8, DType::Int8),
+            (DType::Int16, DType::Int16),
+            (DType::Float32, DType::Float32),
+        ],
+        false,
+    )
+}
 
 fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
     let k = cx.k();
@@ -45,7 +74,7 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
                 input_zero_point: #z, input_range_radius: #r, input_multiplier: #m, input_left_shift: #s,
             };);
             // It may run with the output over the input (`kernel_order::elementwise`).
-            Ok(cx.elementwise_call(&quote!(logistic_s8), params, cx.elements(out)?, 1))
+            cx.elementwise_call(&quote!(logistic_s8), params, cx.elements(out)?, 1)
         }
         DType::Int16 => {
             // logistic_common.cc: zero points 0, the output scale 2^-15, a power-of-two input
@@ -55,9 +84,9 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
             let params = quote!(pub const #pname: #k::LogisticS16 = #k::LogisticS16 {
                 input_multiplier: #m, input_left_shift: #s,
             };);
-            Ok(cx.elementwise_call(&quote!(logistic_s16), params, cx.elements(out)?, 1))
+            cx.elementwise_call(&quote!(logistic_s16), params, cx.elements(out)?, 1)
         }
-        DType::Float32 => Ok(cx.plain_elementwise_call(&quote!(logistic_f32), cx.elements(out)?)),
+        DType::Float32 => cx.plain_elementwise_call(&quote!(logistic_f32), cx.elements(out)?),
         other => unsupported(format!("the runtime has no LOGISTIC kernel for {other}")),
     }
 }

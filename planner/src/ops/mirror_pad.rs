@@ -17,6 +17,9 @@ pub const MIRROR_PAD: OpKind = OpKind {
     tflm_scratch: scratch,
     scratch: super::no_scratch,
     lower: Some(lower),
+    fold: None,
+    state: None,
+    overwrite: None,
 };
 
 /// The ranks the kernel takes.

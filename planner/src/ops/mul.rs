@@ -5,8 +5,10 @@
 use quote::quote;
 
 use super::add::{
-    act_range_i32, act_range_s16, activation, binary_call, binary_shape, float_call, int32_call,
+    BINARY_ON_ONE_BUFFER, act_range_i32, act_range_s16, activation, binary_call, binary_shape,
+    float_call, int32_call,
 };
+use super::overwrite::Overwrite;
 use super::{
     Call, Lower, OpKind, Refusal, act_range_s8, i32_lit, invalid, kernel, requant, unsupported,
 };
@@ -14,7 +16,13 @@ use crate::quant;
 use crate::tflite::DType;
 
 /// MUL.
-pub const MUL: OpKind = kernel("mul", lower);
+pub const MUL: OpKind = OpKind {
+    overwrite: Some(Overwrite {
+        entries: &["mul_s8", "mul_s16", "mul_i32", "mul_f32"],
+        ..BINARY_ON_ONE_BUFFER
+    }),
+    ..kernel("mul", lower)
+};
 
 fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
     let k = cx.k();
@@ -33,14 +41,14 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
             let (lo, hi) = (i32_lit(lo), i32_lit(hi));
             let (o1, o2, oo) = (i32_lit(cx.offset(a)?), i32_lit(cx.offset(b)?), i32_lit(zo));
             let mo = requant(cx.rt, quant::mul_multiplier(s1, s2, so));
-            Ok(binary_call(
+            binary_call(
                 cx,
                 &quote!(mul_s8),
                 quote!(pub const #pname: #k::MulS8 = #k::MulS8 {
                     shape: #shape, input1_offset: #o1, input2_offset: #o2,
                     output_offset: #oo, output: #mo, act_min: #lo, act_max: #hi,
                 };),
-            ))
+            )
         }
         DType::Int16 => {
             let (s1, z1) = cx.quant(a)?;
@@ -58,17 +66,17 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
             }
             let (lo, hi) = (i32_lit(lo), i32_lit(hi));
             let mo = requant(cx.rt, quant::mul_multiplier(s1, s2, so));
-            Ok(binary_call(
+            binary_call(
                 cx,
                 &quote!(mul_s16),
                 quote!(pub const #pname: #k::MulS16 = #k::MulS16 {
                     shape: #shape, input1_offset: 0, input2_offset: 0,
                     output_offset: 0, output: #mo, act_min: #lo, act_max: #hi,
                 };),
-            ))
+            )
         }
         // mul_common.cc:75-77: CalculateActivationRange<int32_t>.
-        DType::Int32 => Ok(int32_call(cx, shape, act_range_i32(act)?, quote!(mul_i32))),
+        DType::Int32 => int32_call(cx, shape, act_range_i32(act)?, quote!(mul_i32)),
         DType::Float32 => float_call(cx, shape, act, quote!(mul_f32)),
         other => unsupported(format!("the runtime has no MUL kernel for {other}")),
     }

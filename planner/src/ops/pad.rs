@@ -8,14 +8,82 @@
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;
 
+use super::overwrite::{self, Overwrite, Pairing, WriteOrder};
 use super::{Call, Lower, OpKind, Refusal, invalid, kernel, unsupported, usize_lits};
-use crate::tflite::DType;
+use crate::graph::TensorInfo;
+use crate::tflite::{DType, Model, Op};
 
 /// PAD.
-pub const PAD: OpKind = kernel("pad", lower);
+pub const PAD: OpKind = OpKind {
+    overwrite: Some(OVERWRITE),
+    ..kernel("pad", lower)
+};
 
 /// PADV2 (`Register_PADV2` is PAD's kernel).
-pub const PADV2: OpKind = kernel("pad", lower);
+pub const PADV2: OpKind = PAD;
+
+/// PAD and PADV2 with constant paddings on one buffer (`kernels::overlap::pad`): the output
+/// in order, each element written after the input element it covers is read.
+const OVERWRITE: Overwrite = Overwrite {
+    input: 0,
+    order: WriteOrder::Pad,
+    fits: "pad_fits",
+    entries: &["pad"],
+    pairing,
+};
+
+/// A PAD or PADV2 the runtime's `kernels::pad` runs (float32, int8, int16, int32) with
+/// constant int32 paddings: from the padding written before the input's last element
+/// (`kernels::overlap::pad_min_displacement`); `None` for paddings the shapes do not match.
+fn pairing(model: &Model, file: &[u8], tensors: &[TensorInfo], op: &Op) -> Option<Pairing> {
+    if !matches!(op.inputs.len(), 2 | 3) {
+        return None;
+    }
+    let input = overwrite::operand(model, op, 0)?;
+    let paddings = overwrite::operand(model, op, 1)?;
+    let output = overwrite::only_output(model, op)?;
+    if input.dtype != output.dtype
+        || !matches!(
+            input.dtype,
+            DType::Float32 | DType::Int8 | DType::Int16 | DType::Int32
+        )
+    {
+        return None;
+    }
+    let pads = overwrite::constant_i32s(model, file, paddings)?;
+    let (i, o) = (
+        overwrite::shape(tensors, input)?,
+        overwrite::shape(tensors, output)?,
+    );
+    let r = i.len();
+    if r > MAX_RANK || o.len() != r || pads.len() != 2 * r {
+        return None;
+    }
+    let mut p = crate::kernels::Pad {
+        input: [1; MAX_RANK],
+        output: [1; MAX_RANK],
+        before: [0; MAX_RANK],
+    };
+    for d in 0..r {
+        let (b, a) = (
+            usize::try_from(*pads.get(2 * d)?).ok()?,
+            usize::try_from(*pads.get(2 * d + 1)?).ok()?,
+        );
+        let (in_d, out_d) = (*i.get(d)?, *o.get(d)?);
+        if in_d.checked_add(b)?.checked_add(a)? != out_d {
+            return None;
+        }
+        let at = MAX_RANK - r + d;
+        *p.input.get_mut(at)? = in_d;
+        *p.output.get_mut(at)? = out_d;
+        *p.before.get_mut(at)? = b;
+    }
+    let d = crate::kernels::overlap::pad_min_displacement(&p)?;
+    Some(Pairing {
+        least: overwrite::bytes(d, input.dtype.element_bytes()?)?,
+        preferred: 0,
+    })
+}
 
 /// TFLM's `PadKernelMaxDimensionCount()`.
 const MAX_RANK: usize = 5;
@@ -77,14 +145,14 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
     if cx.overlap.is_some() {
         // The output over the input (`kernel_order::pad_of`): one view `o0` of both, the
         // one-buffer PAD, and a compile-time proof that the offsets suit it.
-        return Ok(cx.overlapped_call(
+        return cx.overlapped_call(
             &quote!(pad),
             params,
-            |ia, oa| quote!(#k::overlap::pad_fits(&#pname, #ia, #oa)),
+            |ia, oa| quote!(&#pname, #ia, #oa),
             &value,
             reads.into_iter().filter(|&r| r != 0).collect(),
             "at least the padding before its last element above",
-        ));
+        );
     }
     Ok(Call {
         params: Some(params),

@@ -7,16 +7,87 @@
 use quote::quote;
 
 use super::conv::act_range_q;
+use super::overwrite::{self, Overwrite, Pairing, WriteOrder};
 use super::{
     Call, Lower, OpKind, Refusal, act_range_f32, f32_lit, i32_lit, invalid, kernel, padding_hw,
     positive, usize_lits,
 };
-use crate::tflite::{DType, OpOptions};
+use crate::graph::TensorInfo;
+use crate::kernels::ConvGeometry;
+use crate::tflite::{DType, Model, Op, OpOptions};
 
 /// AVERAGE_POOL_2D.
-pub const AVERAGE_POOL_2D: OpKind = kernel("pooling", average);
+pub const AVERAGE_POOL_2D: OpKind = OpKind {
+    overwrite: Some(Overwrite {
+        entries: &["average_pool_s8", "average_pool_s16", "average_pool_f32"],
+        ..ON_ONE_BUFFER
+    }),
+    ..kernel("pooling", average)
+};
 /// MAX_POOL_2D.
-pub const MAX_POOL_2D: OpKind = kernel("pooling", max);
+pub const MAX_POOL_2D: OpKind = OpKind {
+    overwrite: Some(Overwrite {
+        entries: &["max_pool_s8", "max_pool_s16", "max_pool_f32"],
+        ..ON_ONE_BUFFER
+    }),
+    ..kernel("pooling", max)
+};
+
+/// The pools on one buffer: the runtime's overlapped driver walks them as the depthwise
+/// convolution of their window (`kernels::overlap::pool_walk`), from its least displacement.
+const ON_ONE_BUFFER: Overwrite = Overwrite {
+    input: 0,
+    order: WriteOrder::Window,
+    fits: "pool_fits",
+    entries: &[],
+    pairing,
+};
+
+/// The pairing of a pool the runtime's kernels take (int8, int16, float32; as many output
+/// channels as input ones): its window as a depthwise convolution of multiplier 1, without
+/// dilation.
+fn pairing(model: &Model, _: &[u8], tensors: &[TensorInfo], op: &Op) -> Option<Pairing> {
+    let input = overwrite::operand(model, op, 0)?;
+    let output = model.tensor(op.subgraph, *op.outputs.first()?)?;
+    let &OpOptions::Pool2D {
+        padding,
+        stride_w,
+        stride_h,
+        filter_w,
+        filter_h,
+        ..
+    } = &op.options
+    else {
+        return None;
+    };
+    if input.dtype != output.dtype
+        || !matches!(input.dtype, DType::Int8 | DType::Int16 | DType::Float32)
+    {
+        return None;
+    }
+    let shape4 = |t| <[usize; 4]>::try_from(overwrite::shape(tensors, t)?).ok();
+    let (i, o) = (shape4(input)?, shape4(output)?);
+    if i[3] != o[3] {
+        return None;
+    }
+    let positive = |v: i32| usize::try_from(v).ok().filter(|&v| v > 0);
+    let stride = (positive(stride_h)?, positive(stride_w)?);
+    let window = (positive(filter_h)?, positive(filter_w)?);
+    let (pad_h, pad_w) = padding_hw(padding, stride, (1, 1), (i[1], i[2]), window).ok()?;
+    let g = ConvGeometry {
+        input: i,
+        filter: [1, window.0, window.1, i[3]],
+        output: o,
+        stride_h: stride.0,
+        stride_w: stride.1,
+        dilation_h: 1,
+        dilation_w: 1,
+        pad_h,
+        pad_w,
+        depth_multiplier: 1,
+    };
+    overwrite::window(&g, input.dtype.element_bytes()?)
+}
 
 fn average(cx: &Lower<'_>) -> Result<Call, Refusal> {
     lower(cx, true)
@@ -114,12 +185,12 @@ fn lower(cx: &Lower<'_>, avg: bool) -> Result<Call, Refusal> {
     }
     // The output over the input (`Lower::overlap`): one view `o0` of both, the driver's entry
     // for the kernel, and a compile-time proof that the offsets suit it.
-    Ok(cx.overlapped_call(
+    cx.overlapped_call(
         &f,
         params,
-        |ia, oa| quote!(#k::overlap::pool_fits(&#pname.geometry, #ia, #oa)),
+        |ia, oa| quote!(&#pname.geometry, #ia, #oa),
         &quote!(),
         vec![],
         "at least the overlapped driver's least displacement above",
-    ))
+    )
 }

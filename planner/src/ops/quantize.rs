@@ -8,12 +8,41 @@
 
 use quote::quote;
 
+use super::overwrite::{self, Overwrite, Pairing, WriteOrder};
 use super::{Call, Lower, OpKind, Refusal, f32_lit, i32_lit, invalid, kernel, requant};
+use crate::graph::TensorInfo;
 use crate::quant;
-use crate::tflite::DType;
+use crate::tflite::{DType, Model, Op};
 
 /// QUANTIZE.
-pub const QUANTIZE: OpKind = kernel("quantize", lower);
+pub const QUANTIZE: OpKind = OpKind {
+    overwrite: Some(OVERWRITE),
+    ..kernel("quantize", lower)
+};
+
+/// QUANTIZE on one buffer, element by element (`kernels::overlap::requantize_s8`, ...).
+const OVERWRITE: Overwrite = Overwrite {
+    input: 0,
+    order: WriteOrder::Elementwise,
+    fits: "elementwise_fits",
+    entries: &["requantize_s8", "requantize_s16", "requantize_s16_s8"],
+    pairing,
+};
+
+/// The requantizations the runtime runs on one buffer: int8 to int8, int16 to int16 or to int8 (an output element never wider than its input element).
+fn pairing(model: &Model, _: &[u8], tensors: &[TensorInfo], op: &Op) -> Option<Pairing> {
+    overwrite::elementwise(
+        model,
+        tensors,
+        op,
+        &[
+            (DType::Int8, DType::Int8),
+            (DType::Int16, DType::Int16),
+            (DType::Int16, DType::Int8),
+        ],
+        false,
+    )
+}
 
 fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
     let k = cx.k();
@@ -102,7 +131,7 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
             } else {
                 1
             };
-            Ok(cx.elementwise_call(&f, params, cx.elements(out)?, width))
+            cx.elementwise_call(&f, params, cx.elements(out)?, width)
         }
     }
 }

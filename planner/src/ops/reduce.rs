@@ -20,6 +20,9 @@ pub const MEAN: OpKind = OpKind {
     tflm_scratch: sum_scratch,
     scratch: super::no_scratch,
     lower: Some(mean),
+    fold: None,
+    state: None,
+    overwrite: None,
 };
 
 /// The ranks the kernels take.
@@ -102,6 +105,9 @@ pub const REDUCE_MAX: OpKind = OpKind {
     tflm_scratch: min_max_scratch,
     scratch: super::no_scratch,
     lower: Some(reduce_max),
+    fold: None,
+    state: None,
+    overwrite: None,
 };
 
 /// REDUCE_MIN: as REDUCE_MAX, for `reduce_min_f32` and `reduce_min_s8`.
@@ -111,6 +117,9 @@ pub const REDUCE_MIN: OpKind = OpKind {
     tflm_scratch: min_max_scratch,
     scratch: super::no_scratch,
     lower: Some(reduce_min),
+    fold: None,
+    state: None,
+    overwrite: None,
 };
 
 /// SUM: TFLM's `PrepareMeanOrSumHelper` / `EvalSumHelper` (float32, int8 and int16 with TFLM's
@@ -121,6 +130,9 @@ pub const SUM: OpKind = OpKind {
     tflm_scratch: sum_scratch,
     scratch: super::no_scratch,
     lower: Some(sum),
+    fold: None,
+    state: None,
+    overwrite: None,
 };
 
 /// REDUCE_ALL: TFLM's `PrepareAllHelper` / `EvalAllHelper` (bool only), for
@@ -131,6 +143,9 @@ pub const REDUCE_ALL: OpKind = OpKind {
     tflm_scratch: min_max_scratch,
     scratch: super::no_scratch,
     lower: Some(reduce_all),
+    fold: None,
+    state: None,
+    overwrite: None,
 };
 
 /// The ranks the kernels of REDUCE_MAX, REDUCE_MIN, REDUCE_ALL and SUM take.

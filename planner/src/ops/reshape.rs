@@ -22,6 +22,9 @@ const IN_PLACE: OpKind = OpKind {
     tflm_scratch: no_scratch,
     scratch: no_scratch,
     lower: Some(lower),
+    fold: Some(fold),
+    state: None,
+    overwrite: None,
 };
 
 fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {

@@ -11,7 +11,10 @@ use super::{Call, Lower, OpKind, Refusal, dims, input, invalid, kernel};
 use crate::tflite::{DType, Model, Op};
 
 /// `SignalDelay`.
-pub const SIGNAL_DELAY: OpKind = kernel("signal_delay", lower);
+pub const SIGNAL_DELAY: OpKind = OpKind {
+    state: Some(state_bytes),
+    ..kernel("signal_delay", lower)
+};
 
 /// Option position (keys in sorted order), as `DelayInit` reads it.
 const DELAY_LENGTH: usize = 0;

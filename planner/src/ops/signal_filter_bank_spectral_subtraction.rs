@@ -13,8 +13,10 @@ use super::{Call, Lower, OpKind, Refusal, invalid, kernel};
 use crate::tflite::{DType, Model, Op};
 
 /// `SignalFilterBankSpectralSubtraction`.
-pub const SIGNAL_FILTER_BANK_SPECTRAL_SUBTRACTION: OpKind =
-    kernel("signal_filter_bank_spectral_subtraction", lower);
+pub const SIGNAL_FILTER_BANK_SPECTRAL_SUBTRACTION: OpKind = OpKind {
+    state: Some(state_bytes),
+    ..kernel("signal_filter_bank_spectral_subtraction", lower)
+};
 
 /// Option positions (keys in sorted order), as `FilterBankSpectralSubtractionInit` reads them.
 const ALTERNATE_ONE_MINUS_SMOOTHING: usize = 0;

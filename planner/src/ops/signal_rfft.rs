@@ -20,6 +20,9 @@ pub const SIGNAL_RFFT: OpKind = OpKind {
     tflm_scratch,
     scratch,
     lower: Some(lower),
+    fold: None,
+    state: None,
+    overwrite: None,
 };
 
 /// `fft_length` from the output's last dimension (`fft_length / 2 + 1` complex values).

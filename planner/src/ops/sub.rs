@@ -31,7 +31,7 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
             unquantized(a, "SUB")?;
             unquantized(b, "SUB")?;
             unquantized(out, "SUB")?;
-            return Ok(int32_call(cx, shape, act_range_i32(act)?, quote!(sub_i32)));
+            return int32_call(cx, shape, act_range_i32(act)?, quote!(sub_i32));
         }
         DType::Float32 => return float_call(cx, shape, act, quote!(sub_f32)),
         other => return unsupported(format!("the runtime has no SUB kernel for {other}")),

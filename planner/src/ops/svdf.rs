@@ -24,6 +24,9 @@ pub const SVDF: OpKind = OpKind {
     tflm_scratch: scratch,
     scratch: no_scratch,
     lower: Some(lower),
+    fold: None,
+    state: None,
+    overwrite: None,
 };
 
 fn scratch(model: &Model, op: &Op) -> Option<Vec<u64>> {

@@ -3,13 +3,42 @@
 
 use quote::quote;
 
+use super::overwrite::{self, Overwrite, Pairing, WriteOrder};
 use super::unary::{one_input_one_output, plain_elementwise, with_params_elementwise};
 use super::{Call, Lower, OpKind, Refusal, i32_lit, invalid, kernel, unsupported};
+use crate::graph::TensorInfo;
 use crate::quant;
-use crate::tflite::{DType, Tensor};
+use crate::tflite::{DType, Model, Op, Tensor};
 
 /// TANH.
-pub const TANH: OpKind = kernel("tanh", lower);
+pub const TANH: OpKind = OpKind {
+    overwrite: Some(OVERWRITE),
+    ..kernel("tanh", lower)
+};
+
+/// TANH on one buffer, element by element.
+const OVERWRITE: Overwrite = Overwrite {
+    input: 0,
+    order: WriteOrder::Elementwise,
+    fits: "elementwise_fits",
+    entries: &["tanh_s8", "tanh_s16", "tanh_f32"],
+    pairing,
+};
+
+/// The int8, int16 and float32 TANH.
+fn pairing(model: &Model, _: &[u8], tensors: &[TensorInfo], op: &Op) -> Option<Pairing> {
+    overwrite::elementwise(
+        model,
+        tensors,
+        op,
+        &[
+            (DType::Int8, DType::Int8),
+            (DType::Int16, DType::Int16),
+            (DType::Float32, DType::Float32),
+        ],
+        false,
+    )
+}
 
 fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
     one_input_one_output(cx)?;
@@ -39,7 +68,7 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
                 input_zero_point: #z, input_range_radius: #r, input_multiplier: #m, input_left_shift: #s,
             };);
             // It may run with the output over the input (`kernel_order::elementwise`).
-            Ok(cx.elementwise_call(&quote!(tanh_s8), params, cx.elements(out)?, 1))
+            cx.elementwise_call(&quote!(tanh_s8), params, cx.elements(out)?, 1)
         }
         DType::Int16 => {
             let (m, s) = s16_scaling(cx, input, out, |shift| shift == 0 || shift == 1)?;

@@ -26,6 +26,9 @@ pub const TRANSPOSE_CONV: OpKind = OpKind {
     tflm_scratch: scratch,
     scratch: super::no_scratch,
     lower: Some(lower),
+    fold: None,
+    state: None,
+    overwrite: None,
 };
 
 /// TFLM's requests (`TransposeConvPrepare`, then `CalculateOpData`): int8 input the output's

@@ -74,7 +74,7 @@ pub(super) fn plain(cx: &Lower<'_>, f: TokenStream) -> Call {
 /// (`kernel_order::elementwise`): on one view through `kernels::overlap::f` when the plan puts
 /// it there.
 pub(super) fn plain_elementwise(cx: &Lower<'_>, f: TokenStream) -> Result<Call, Refusal> {
-    Ok(cx.plain_elementwise_call(&f, cx.elements(cx.output(0)?)?))
+    cx.plain_elementwise_call(&f, cx.elements(cx.output(0)?)?)
 }
 
 /// [`with_params`] for an elementwise kernel that may run with its output over its input
@@ -89,7 +89,7 @@ pub(super) fn with_params_elementwise(
     let k = cx.k();
     let pname = cx.params;
     let params = quote!(pub const #pname: #k::#ty = #k::#ty { #fields };);
-    Ok(cx.elementwise_call(&f, params, cx.elements(cx.output(0)?)?, 1))
+    cx.elementwise_call(&f, params, cx.elements(cx.output(0)?)?, 1)
 }
 
 /// A kernel call with the parameter constant `ty { fields }`: `k::f(&params::OP_N, i0, o0)`.

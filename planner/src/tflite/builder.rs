@@ -1315,7 +1315,7 @@ fn builtin_options(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tflite::read_model;
+    use crate::tflite::{DimensionMetadata, read_model};
 
     /// Every options table the reader knows comes back as the builder wrote it.
     #[test]
@@ -1473,5 +1473,59 @@ mod tests {
         let custom = model.ops.last().unwrap();
         assert_eq!(custom.options, OpOptions::None);
         assert_eq!(&bytes[custom.custom_options.clone().unwrap()], &[1, 2, 3]);
+    }
+
+    // The reader's checks of sparse tensors, on models written here.
+    /// A 2x4 float matrix in CSR (rows dense, columns sparse) with 3 values.
+    fn csr() -> Sparsity {
+        Sparsity {
+            traversal_order: vec![0, 1],
+            block_map: vec![],
+            dim_metadata: vec![
+                DimensionMetadata {
+                    format: DimensionFormat::Dense,
+                    dense_size: 2,
+                    segments: vec![],
+                    indices: vec![],
+                },
+                DimensionMetadata {
+                    format: DimensionFormat::SparseCsr,
+                    dense_size: 0,
+                    segments: vec![0, 2, 3],
+                    indices: vec![1, 3, 0],
+                },
+            ],
+        }
+    }
+
+    fn sparse_model(sp: &Sparsity, width: IndexWidth) -> Vec<u8> {
+        let mut b = ModelBuilder::new();
+        let sg = b.subgraph("main");
+        let w = b.constant(sg, "w", DType::Float32, &[2, 4], &[0; 12]);
+        b.sparsity(sg, w, sp, width);
+        let y = b.tensor(sg, "y", DType::Float32, &[2, 4]);
+        b.op(sg, BuiltinOp::DENSIFY, &[w], &[y]);
+        b.io(sg, &[], &[y]);
+        b.finish()
+    }
+
+    #[test]
+    fn sparsity_round_trips_in_every_width() {
+        for width in [IndexWidth::Int32, IndexWidth::Uint16, IndexWidth::Uint8] {
+            let m = read_model(&sparse_model(&csr(), width)).unwrap();
+            assert_eq!(m.tensors[0].sparsity.as_ref(), Some(&csr()), "{width:?}");
+            assert_eq!(m.tensors[1].sparsity, None);
+        }
+    }
+
+    #[test]
+    fn negative_sparse_indices_are_refused() {
+        let mut sp = csr();
+        sp.dim_metadata[1].indices[2] = u32::MAX; // written as int32 -1
+        let err = read_model(&sparse_model(&sp, IndexWidth::Int32)).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "tensor 0 \"w\" of subgraph 0 has malformed sparsity parameters: dimension 1's indices hold -1, a negative index"
+        );
     }
 }

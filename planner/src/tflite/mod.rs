@@ -12,15 +12,18 @@
 //! Nothing here plans or generates code; every later layer reads the model through these types.
 
 pub mod builder;
+mod error;
 pub mod flexbuffer;
 pub mod model;
 mod read;
 mod schema;
 pub mod write;
 
+pub use error::ReadModelError;
 pub use model::{
-    Activation, BufferIndex, BufferInfo, BuiltinOp, DType, DimensionFormat, DimensionMetadata,
-    MAX_MODEL_BYTES, MetadataEntry, Model, OFFLINE_PLAN_METADATA, Op, OpIndex, OpOptions, Opcode,
-    Padding, Quantization, Sparsity, Subgraph, SubgraphIndex, Tensor, TensorId, TensorIndex,
+    Activation, BufferIndex, BufferInfo, BuiltinOp, CIRCULAR_BUFFER, DType, DimensionFormat,
+    DimensionMetadata, MAX_MODEL_BYTES, MetadataEntry, Model, OFFLINE_PLAN_METADATA, Op, OpDesc,
+    OpIndex, OpOptions, Opcode, Padding, Quantization, Sparsity, Subgraph, SubgraphIndex, Tensor,
+    TensorDesc, TensorId, TensorIndex, format_shape,
 };
 pub use read::read_model;

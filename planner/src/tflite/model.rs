@@ -5,7 +5,6 @@ use std::fmt;
 use std::ops::Range;
 
 use super::schema::tflite as fb;
-use crate::error::{OpDesc, TensorDesc};
 
 /// Largest model file read: 2 GiB, the limit of the flatbuffer format.
 pub const MAX_MODEL_BYTES: usize = (1 << 31) - 1;
@@ -872,7 +871,19 @@ impl Op {
             opcode: self.opcode.to_string(),
         }
     }
+
+    /// Whether the op is TFLM's `CIRCULAR_BUFFER` (custom code [`CIRCULAR_BUFFER`]), whose
+    /// output is a window kept from one invocation to the next and which may stop an
+    /// invocation early: facts of TFLM's planning that the tensors' kinds and the lifetimes
+    /// follow.
+    #[must_use]
+    pub fn is_circular_buffer(&self) -> bool {
+        matches!(&self.opcode, Opcode::Custom(code) if code == CIRCULAR_BUFFER)
+    }
 }
+
+/// The custom code of TFLM's `CIRCULAR_BUFFER` op.
+pub const CIRCULAR_BUFFER: &str = "CIRCULAR_BUFFER";
 
 /// A buffer of the model.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -940,6 +951,55 @@ impl Model {
         let sg = self.subgraphs.get(subgraph.get())?;
         self.subgraph_tensors(sg).get(index.get())
     }
+}
+
+/// How messages name a tensor: `tensor 7 "conv/out" of subgraph 0`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct TensorDesc {
+    /// Its subgraph.
+    pub subgraph: SubgraphIndex,
+    /// Its index in the subgraph.
+    pub index: TensorIndex,
+    /// Its name (may be empty).
+    pub name: String,
+}
+
+impl fmt::Display for TensorDesc {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "tensor {} {:?} of subgraph {}",
+            self.index, self.name, self.subgraph
+        )
+    }
+}
+
+/// How messages name an op: `op 3 (CONV_2D) of subgraph 0`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct OpDesc {
+    /// Its subgraph.
+    pub subgraph: SubgraphIndex,
+    /// Its index in the subgraph.
+    pub index: OpIndex,
+    /// Its opcode name (builtin name or custom code).
+    pub opcode: String,
+}
+
+impl fmt::Display for OpDesc {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "op {} ({}) of subgraph {}",
+            self.index, self.opcode, self.subgraph
+        )
+    }
+}
+
+/// A shape as messages and reports write it: `[1,96,96,1]`.
+#[must_use]
+pub fn format_shape(dims: &[i32]) -> String {
+    let dims: Vec<String> = dims.iter().map(i32::to_string).collect();
+    format!("[{}]", dims.join(","))
 }
 
 #[cfg(test)]

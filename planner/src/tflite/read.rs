@@ -6,13 +6,14 @@
 //! tensor, buffer and subgraph indices, control-flow options, the offline plan. Shapes, types
 //! and sizes are checked by [`crate::graph`], where shape overrides apply.
 
+use super::error::{ReadModelError, describe_invalid};
 use super::model::{
     Activation, BufferIndex, BufferInfo, BuiltinOp, DType, DimensionFormat, DimensionMetadata,
     MAX_MODEL_BYTES, MetadataEntry, Model, OFFLINE_PLAN_METADATA, Op, OpIndex, OpOptions, Opcode,
     Padding, Quantization, Sparsity, Subgraph, SubgraphIndex, Tensor, TensorId, TensorIndex,
 };
+use super::model::{OpDesc, TensorDesc};
 use super::schema::tflite as fb;
-use crate::error::{OpDesc, ReadModelError, TensorDesc};
 
 impl Padding {
     fn from_fb(p: fb::Padding) -> Self {
@@ -312,7 +313,7 @@ pub fn read_model(bytes: &[u8]) -> Result<Model, ReadModelError> {
     let model =
         fb::root_as_model_with_opts(&verifier_options(bytes.len()), bytes).map_err(|e| {
             ReadModelError::Malformed {
-                reason: crate::error::describe_invalid(&e),
+                reason: describe_invalid(&e),
             }
         })?;
 
@@ -758,63 +759,4 @@ fn read_offline_plan(
         })
         .collect::<Result<Vec<_>, _>>()
         .map(Some)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::tflite::builder::{IndexWidth, ModelBuilder};
-
-    /// A 2x4 float matrix in CSR (rows dense, columns sparse) with 3 values.
-    fn csr() -> Sparsity {
-        Sparsity {
-            traversal_order: vec![0, 1],
-            block_map: vec![],
-            dim_metadata: vec![
-                DimensionMetadata {
-                    format: DimensionFormat::Dense,
-                    dense_size: 2,
-                    segments: vec![],
-                    indices: vec![],
-                },
-                DimensionMetadata {
-                    format: DimensionFormat::SparseCsr,
-                    dense_size: 0,
-                    segments: vec![0, 2, 3],
-                    indices: vec![1, 3, 0],
-                },
-            ],
-        }
-    }
-
-    fn sparse_model(sp: &Sparsity, width: IndexWidth) -> Vec<u8> {
-        let mut b = ModelBuilder::new();
-        let sg = b.subgraph("main");
-        let w = b.constant(sg, "w", DType::Float32, &[2, 4], &[0; 12]);
-        b.sparsity(sg, w, sp, width);
-        let y = b.tensor(sg, "y", DType::Float32, &[2, 4]);
-        b.op(sg, BuiltinOp::DENSIFY, &[w], &[y]);
-        b.io(sg, &[], &[y]);
-        b.finish()
-    }
-
-    #[test]
-    fn sparsity_round_trips_in_every_width() {
-        for width in [IndexWidth::Int32, IndexWidth::Uint16, IndexWidth::Uint8] {
-            let m = read_model(&sparse_model(&csr(), width)).unwrap();
-            assert_eq!(m.tensors[0].sparsity.as_ref(), Some(&csr()), "{width:?}");
-            assert_eq!(m.tensors[1].sparsity, None);
-        }
-    }
-
-    #[test]
-    fn negative_sparse_indices_are_refused() {
-        let mut sp = csr();
-        sp.dim_metadata[1].indices[2] = u32::MAX; // written as int32 -1
-        let err = read_model(&sparse_model(&sp, IndexWidth::Int32)).unwrap_err();
-        assert_eq!(
-            err.to_string(),
-            "tensor 0 \"w\" of subgraph 0 has malformed sparsity parameters: dimension 1's indices hold -1, a negative index"
-        );
-    }
 }
