@@ -1,11 +1,15 @@
 """The benchmark's report and its snapshot (run by bench/run.sh; only the Python standard library).
 
-    python3 bench/report.py --tflm bench/tflm-cmsis-nn.txt --outputs bench/tflm-outputs.txt \
-        --snapshot bench/snapshot.txt [--bless] [--all] [--report REPORT.md] MEASURED.txt...
+    python3 bench/report.py --tflm bench/tflm-cmsis-nn.txt --outputs TFLM-OUTPUTS.txt \
+        [--op-checksums TFLM-OPS.txt] --snapshot bench/snapshot.txt [--bless] [--all] \
+        [--report REPORT.md] MEASURED.txt...
 
 Each MEASURED.txt is bench/run.sh's measurement of one model (`KEY VALUE...` lines). It checks
-that the model's output is TFLite Micro's (bench/tflm-outputs.txt), that the two counters agree,
-and that every op was marked; prints each model's figures beside TFLite Micro + CMSIS-NN's
+that the model's output is TFLite Micro's (TFLM-OUTPUTS.txt: bench/tflm_outputs.py's, the pinned
+wheel's in the same run, or the committed bench/tflm-outputs.txt), in both builds; with
+--op-checksums (bench/tflm_outputs.py's tflm-ops.txt), that every op's output tensors on the device
+(the op-marks build's `op_check` lines) have the checksums of TFLite Micro's intermediate tensors,
+naming the first op that differs; that the two counters agree, and that every op was marked; prints each model's figures beside TFLite Micro + CMSIS-NN's
 (bench/tflm-cmsis-nn.txt, bench/tflm.sh) with the ratios, the goals and the best published
 Cortex-M4 results, per op too; writes a Markdown summary to REPORT.md; then compares with the
 snapshot (or, with --bless, rewrites it): every figure of the snapshot may be at most 0.5 %
@@ -42,7 +46,7 @@ def th(n):
 
 
 def read_measured(path):
-    m = {"marked_ops": [], "model_ops": []}
+    m = {"marked_ops": [], "model_ops": [], "op_checks": []}
     with open(path) as f:
         for line in f:
             p = line.split()
@@ -54,9 +58,11 @@ def read_measured(path):
             elif k == "model_op":
                 macs = None if p[4] == "-" else int(p[4])
                 m["model_ops"].append((int(p[1]), int(p[2]), p[3], macs))
+            elif k == "op_check":
+                m["op_checks"].append((int(p[1]), int(p[2]), int(p[3]), p[4]))
             elif k in ("name",):
                 m[k] = p[1]
-            elif k in ("output", "buffers"):
+            elif k in ("output", "marked_output", "buffers"):
                 m[k] = line.split(" ", 1)[1].strip()
             else:
                 m[k] = int(p[1])
@@ -95,6 +101,40 @@ def read_snapshot(path):
             p = line.split()
             snap[p[0]] = {p[i]: int(p[i + 1].replace(",", "")) for i in range(1, len(p), 2)}
     return snap
+
+
+def read_op_checksums(path):
+    """bench/tflm_outputs.py's tflm-ops.txt: model -> [(subgraph, op, opcode, tensor, bytes, fnv)]."""
+    ops = {}
+    with open(path) as f:
+        for line in f:
+            p = line.split()
+            if p:
+                ops.setdefault(p[0], []).append((int(p[1]), int(p[2]), p[3], int(p[4]), int(p[5]), p[6]))
+    return ops
+
+
+def op_check_errors(name, device, tflm):
+    """Each op's output on the device (`op_check` lines, in the order they were printed) against
+    TFLite Micro's intermediate tensors (in the order the ops run): the first op that differs."""
+    got = {}
+    for sg, op, t, h in device:
+        if (sg, op, t) in got:
+            return [f"{name}: op {op} of subgraph {sg} printed tensor {t}'s checksum twice"]
+        got[(sg, op, t)] = h
+    for sg, op, opcode, t, n, h in tflm:
+        d = got.pop((sg, op, t), None)
+        if d != h:
+            before = f"the {op} ops before it equal" if op else "the first op"
+            return [
+                f"{name}: op {op} ({opcode}) of subgraph {sg} is the first op whose output differs from "
+                f"TFLite Micro's: tensor {t} ({th(n)} B), FNV-1a {d or 'not printed'} on the device, "
+                f"{h} in TFLite Micro ({before})"
+            ]
+    if got:
+        (sg, op, t), _ = next(iter(got.items()))
+        return [f"{name}: the device printed a checksum for tensor {t} of op {op} (subgraph {sg}), which TFLite Micro's list has not"]
+    return []
 
 
 def ratio(a, b):
@@ -218,6 +258,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--tflm", required=True)
     ap.add_argument("--outputs", required=True)
+    ap.add_argument("--op-checksums")
     ap.add_argument("--snapshot", required=True)
     ap.add_argument("--report")
     ap.add_argument("--bless", action="store_true")
@@ -229,7 +270,8 @@ def main():
     with open(a.outputs) as f:
         want = dict(line.rstrip("\n").split(" ", 1) for line in f if line.strip())
     models = [read_measured(p) for p in a.measured]
-    errors = []
+    op_sums = read_op_checksums(a.op_checksums) if a.op_checksums else None
+    errors, checked = [], []
     for m in models:
         name = m["name"]
         if name not in tflm:
@@ -237,6 +279,21 @@ def main():
             continue
         if m.get("output") != want.get(name):
             errors.append(f"{name}: the output {m.get('output')} is not TFLite Micro's {want.get(name)}")
+        if m.get("marked_output") != want.get(name):
+            errors.append(
+                f"{name}: the op-marks build's output {m.get('marked_output')} is not TFLite Micro's {want.get(name)}"
+            )
+        if op_sums is not None:
+            if name not in op_sums:
+                errors.append(f"{name}: no op checksums of TFLite Micro's in {a.op_checksums}")
+            else:
+                found = op_check_errors(name, m["op_checks"], op_sums[name])
+                errors += found
+                if not found:
+                    checked.append(
+                        f"{name}: every op's output is TFLite Micro's intermediate tensor, bit for bit "
+                        f"({len({x[:2] for x in op_sums[name]})} ops, {th(sum(x[4] for x in op_sums[name]))} B, FNV-1a)"
+                    )
         if m["icount_instructions"] != m["instructions"]:
             errors.append(
                 f"{name}: the instruction counter counts {m['icount_instructions']}, the cycle estimator {m['instructions']}"
@@ -247,6 +304,8 @@ def main():
     if errors:
         print("\n".join("error: " + e for e in errors), file=sys.stderr)
         return 1
+    for line in checked:
+        print(line)
 
     for m in models:
         print("\n".join(model_report(m, tflm[m["name"]])))

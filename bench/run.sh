@@ -19,9 +19,16 @@
 #     stack peak (stowplan::stack); again under the instruction counter
 #     (../shared/benchmarks/cortex-m-icount): the same instruction count, or it fails;
 #   - the op-marks binary under the cycle estimator, marks at op_begin/op_end too: each op's
-#     instructions and cycles (from its op_begin to its op_end);
+#     instructions and cycles (from its op_begin to its op_end); before the counted `invoke` it
+#     runs one with the probe on (bench/firmware/src/lib.rs), whose `op_end` prints a checksum
+#     of each op's output tensors: each must be TFLite Micro's intermediate tensor's;
 #   - sizes: text, data, bss; RAM = data + bss + stack peak; flash text split by bench/flash.py
 #     into the model's constants (its buffers found in the flash image) and code (the rest);
+#
+# TFLite Micro's outputs and intermediate tensors are the pinned wheel's, computed in this run
+# from the same models and input (bench/tflm_outputs.py --check --out: it also requires
+# bench/tflm-outputs.txt, the committed copy, to be the same), with the Python that
+# STOWPLAN_TFLM_PYTHON names (one with tflite-micro, as .ci/run's venv).
 #
 # then bench/report.py prints every figure beside TFLite Micro + CMSIS-NN's
 # (bench/tflm-cmsis-nn.txt, made by bench/tflm.sh) with the ratios, the goals and the best
@@ -31,8 +38,9 @@
 #
 # The counters and TFLite Micro's models are outside this repository, in ../shared (or
 # STOWPLAN_SHARED_DIR): when the counters are absent this prints a notice and exits 0, when
-# person_detect or micro_speech is absent it measures the six others; with CI=true either is a
-# failure. Needs the pinned toolchain with its thumb target, qemu-system-arm,
+# person_detect or micro_speech is absent it measures the six others, without
+# STOWPLAN_TFLM_PYTHON it compares the outputs with bench/tflm-outputs.txt and checks no op; with
+# CI=true each of these is a failure. Needs the pinned toolchain with its thumb target, qemu-system-arm,
 # binutils-arm-none-eabi, gcc (the plugins) and python3. Work files: $CARGO_TARGET_DIR/bench-run.
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
@@ -45,7 +53,7 @@ work=$target_dir/bench-run
 
 absent() {
     if [ "${CI:-}" = true ]; then
-        echo "error: $1; with CI=true the benchmark is required" >&2
+        echo "error: $1; with CI=true every model, counter and check of the benchmark is required" >&2
         exit 1
     fi
     echo "notice: $1; $2"
@@ -64,6 +72,19 @@ fi
 start=$SECONDS
 rm -rf "$work"
 mkdir -p "$work/plain" "$work/ops" "$work/runs"
+
+# TFLite Micro's outputs and each op's output checksums, from the pinned wheel, in this run.
+tflm_python=${STOWPLAN_TFLM_PYTHON:-}
+outputs=bench/tflm-outputs.txt
+op_checks=()
+if [ -n "$tflm_python" ]; then
+    "$tflm_python" bench/tflm_outputs.py --check --out "$work"
+    outputs=$work/tflm-outputs.txt
+    op_checks=(--op-checksums "$work/tflm-ops.txt")
+else
+    absent "STOWPLAN_TFLM_PYTHON does not name a Python with tflite-micro" \
+        "the outputs are compared with bench/tflm-outputs.txt, no op by op"
+fi
 
 # The counters, built into the target directory.
 cycles_lib=$(bash "$cycles_dir/build.sh" "$target_dir/cycles")
@@ -130,6 +151,9 @@ while read -r name path; do
         sizes "$plain"
         python3 bench/flash.py "$plain" "$model" | grep -E '^(constants|buffers) '
         sed -e 's/^op /marked_op /' -e 's/^instructions /marked_instructions /' -e 's/^cycles /marked_cycles /' "$r.ops"
+        # The op-marks binary: its probed `invoke`'s checksums, and its counted one's output.
+        grep '^op_check ' "$r.ops.cycles.log" || true
+        sed -n 's/^output  *//p' "$r.ops.cycles.log" | sed 's/^/marked_output /'
         awk 'NF == 4 && $1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ { m = $4; gsub(",", "", m); print "model_op", $1, $2, $3, m }' "$r.macs"
     } >"$work/$name.txt"
 done < <(bench_models)
@@ -137,7 +161,7 @@ run_took=$((SECONDS - run_start))
 
 files=()
 for name in "${models[@]}"; do files+=("$work/$name.txt"); done
-args=(--tflm bench/tflm-cmsis-nn.txt --outputs bench/tflm-outputs.txt --snapshot bench/snapshot.txt --report "$work/report.md")
+args=(--tflm bench/tflm-cmsis-nn.txt --outputs "$outputs" "${op_checks[@]}" --snapshot bench/snapshot.txt --report "$work/report.md")
 [ "$bless" = 1 ] && args+=(--bless)
 [ "${#features[@]}" -gt 0 ] && args+=(--all)
 status=0

@@ -1,8 +1,12 @@
 //! Puts `memory.x` where the linker finds it, links with cortex-m-rt's `link.x`, and writes
 //! `OUT_DIR/io.rs`: the model's input and the output TFLite computed for it
-//! (`tests/models/mlp_float/io.json`), as constants; and `OUT_DIR/streaming_tflm.rs`: TFLite
+//! (`tests/models/mlp_float/io.json`), as constants; `OUT_DIR/streaming_tflm.rs`: TFLite
 //! Micro's output of each of the streaming binary's invocations and its arena figure
-//! (`streaming-tflm.txt`, from `streaming_tflm.py`).
+//! (`streaming-tflm.txt`, from `streaming_tflm.py`); and `OUT_DIR/person_detect_tflm.rs`,
+//! `OUT_DIR/micro_speech_tflm.rs`: TFLite Micro's output of each model for the firmware's input
+//! (`tflm-outputs.txt`, from `firmware_tflm.py`). The committed files are snapshots of the pinned
+//! wheel's outputs: `run.sh` recomputes them and requires them unchanged, and judges every
+//! binary's printed outputs by the recomputed values.
 
 use std::path::PathBuf;
 
@@ -11,6 +15,34 @@ mod io_json;
 
 const IO_JSON: &str = "../../tests/models/mlp_float/io.json";
 const STREAMING_TFLM: &str = "streaming-tflm.txt";
+const TFLM_OUTPUTS: &str = "tflm-outputs.txt";
+
+/// `pub const EXPECTED: [i8; n]` for the line `{name} [a, b, ...]` of `tflm-outputs.txt`.
+fn tflm_output(text: &str, name: &str) -> Result<String, String> {
+    let line = text
+        .lines()
+        .find(|l| l.split(' ').next() == Some(name))
+        .ok_or(format!("{TFLM_OUTPUTS}: no line for {name}"))?;
+    let values: Vec<i8> = line[name.len()..]
+        .trim()
+        .strip_prefix('[')
+        .and_then(|rest| rest.strip_suffix(']'))
+        .ok_or(format!(
+            "{TFLM_OUTPUTS}: {line:?} is not `{name} [a, b, ...]`"
+        ))?
+        .split(", ")
+        .map(str::parse)
+        .collect::<Result<_, _>>()
+        .map_err(|e| format!("{TFLM_OUTPUTS}: {line:?}: {e}"))?;
+    let items: Vec<String> = values.iter().map(i8::to_string).collect();
+    Ok(format!(
+        "/// What TFLite Micro outputs for the firmware's input (`src/input.rs`): the pinned wheel\n\
+         /// (`tflite-micro`, reference kernels) run by `firmware_tflm.py` ({TFLM_OUTPUTS}).\n\
+         pub const EXPECTED: [i8; {}] = [{}];\n",
+        values.len(),
+        items.join(", ")
+    ))
+}
 
 /// `EXPECTED: [[i8; 2]; n]` and `TFLM_ARENA_USED` from `streaming-tflm.txt`: lines
 /// `invocations N`, `output K [a, b]` for K = 0..N, `tflm arena used BYTES (...)`.
@@ -74,5 +106,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("cargo::rerun-if-changed={STREAMING_TFLM}");
     let text = std::fs::read_to_string(STREAMING_TFLM)?;
     std::fs::write(out.join("streaming_tflm.rs"), streaming_constants(&text)?)?;
+    println!("cargo::rerun-if-changed={TFLM_OUTPUTS}");
+    let text = std::fs::read_to_string(TFLM_OUTPUTS)?;
+    for name in ["person_detect", "micro_speech"] {
+        std::fs::write(
+            out.join(format!("{name}_tflm.rs")),
+            tflm_output(&text, name)?,
+        )?;
+    }
     Ok(())
 }

@@ -8,36 +8,42 @@
 #   size.txt      text/data/bss of the ELF (arm-none-eabi-size); .bss is the arena + overhead
 #   views.s       the disassembly of `op_1_views` and `take_arena` (docs/guide.md: zero planning)
 #
-# Then the `streaming` binary (a stateful model over 50 invocations, each output checked in the
-# firmware against TFLM's from streaming-tflm.txt) and two more:
+# Then the `streaming` binary (a stateful model over 50 invocations, each output printed and
+# checked in the firmware against TFLM's from streaming-tflm.txt) and two more:
 #
-#   streaming.out           its output: RAM (arena, state, stack peak) beside TFLM's arena
+#   streaming.out           its output: every invocation's, RAM (arena, state, stack peak)
+#                           beside TFLM's arena
 #   streaming-size.txt      text/data/bss of its ELF and what .bss holds
-#
-# and, when STOWPLAN_TFLM_PYTHON names a Python with tflite-micro, streaming_tflm.py recomputes
-# streaming-tflm.txt and it must be unchanged.
 #
 # Then, when TFLite Micro's person_detect model is in ../shared/models (outside the repository),
 # the `person_detect` binary (feature `person-detect`) and two more:
 #
-#   person-detect.out       its output (checked in the firmware against TFLM's) and stack peak
+#   person-detect.out       its output (checked in the firmware against tflm-outputs.txt's) and
+#                           stack peak
 #   person-detect-size.txt  text/data/bss of its ELF and what .bss holds
 #   conv-loop.s             the innermost loop of its int8 1x1 CONV_2D kernel (of the 1x1
 #                           kernel's functions, the innermost loop with the most `smlad`s: the
 #                           DSP extension's blocked matrix product)
 #
-# and, when STOWPLAN_TFLM_PYTHON names a Python with tflite-micro, firmware_tflm.py
-# recomputes TFLM's output for the same input and it must equal the firmware's. The same for
-# TFLite Micro's micro_speech (binary `micro_speech`, feature `micro-speech`), whose output the
-# firmware checks too (no snapshot: `icount.sh` counts its instructions).
+# The same for TFLite Micro's micro_speech (binary `micro_speech`, feature `micro-speech`), whose
+# output the firmware checks too (no snapshot: `icount.sh` counts its instructions). Both in one
+# firmware sharing one arena (binary `group`, features `person-detect` and `micro-speech`):
 #
-# Both in one firmware sharing one arena (binary `group`, features `person-detect` and
-# `micro-speech`), when both models are there:
 #   group.out         its output (both models checked in the firmware, twice) and stack peak
 #   group-size.txt    text/data/bss of its ELF and what .bss holds (the shared arena)
 #
-# STOWPLAN_BLESS=1 rewrites the snapshots instead of comparing them. Needs the toolchain pinned
-# in rust-toolchain.toml with its thumb targets, qemu-system-arm and binutils-arm-none-eabi.
+# Every binary is judged by TFLite Micro's outputs computed in this run: before the build,
+# firmware_tflm.py runs the pinned wheel (the Python STOWPLAN_TFLM_PYTHON names, with
+# tflite-micro) on every binary's model and input, and the committed copies the firmware
+# builds its own checks from, streaming-tflm.txt and tflm-outputs.txt, must be what it computes;
+# after the runs, every output line each binary printed must be the wheel's (mlp_float's within
+# its tolerance). Without STOWPLAN_TFLM_PYTHON, or without the shared models, this prints a
+# notice and checks what it can (each binary against the committed copies); with CI=true either
+# is a failure.
+#
+# STOWPLAN_BLESS=1 rewrites the snapshots (and the committed copies of TFLM's outputs) instead of
+# comparing them. Needs the toolchain pinned in rust-toolchain.toml with its thumb targets,
+# qemu-system-arm and binutils-arm-none-eabi.
 set -euo pipefail
 
 cd "$(dirname "$0")"
@@ -48,6 +54,41 @@ export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/../../target/cortex-m}"
 export RUSTFLAGS="${RUSTFLAGS:-} --remap-path-prefix=$(cd ../.. && pwd)=/stowplan"
 elf="$CARGO_TARGET_DIR/thumbv7em-none-eabihf/release/stowplan-example-cortex-m"
 bless="${STOWPLAN_BLESS:-0}"
+
+# What is outside the repository (the shared models, the wheel): a notice and a skip, or with
+# CI=true a failure.
+absent() {
+    if [ "${CI:-}" = true ]; then
+        echo "error: $1; with CI=true every firmware binary and every comparison runs" >&2
+        exit 1
+    fi
+    echo "notice: $1; $2"
+}
+
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+
+# TFLite Micro's outputs for every binary, from the pinned wheel, before anything is built: the
+# committed copies the firmware's build.rs reads must be what it computes (or, blessing, become
+# it).
+tflm_python=${STOWPLAN_TFLM_PYTHON:-}
+if [ -n "$tflm_python" ]; then
+    "$tflm_python" firmware_tflm.py oracles "$out"
+    for f in streaming-tflm.txt tflm-outputs.txt; do
+        [ -f "$out/$f" ] || continue
+        if [ "$bless" = 1 ]; then
+            cp "$out/$f" "$f"
+            echo "blessed examples/cortex-m/$f"
+        elif ! diff -u "$f" "$out/$f"; then
+            echo "error: examples/cortex-m/$f is not what the pinned TFLite Micro computes; run STOWPLAN_BLESS=1 bash examples/cortex-m/run.sh and read the diff" >&2
+            exit 1
+        fi
+    done
+else
+    absent "STOWPLAN_TFLM_PYTHON does not name a Python with tflite-micro" \
+        "each binary checks its outputs against the committed copies of TFLM's only"
+fi
+ran=()
 
 # One `cargo build` for every firmware binary: with the features of the models
 # ../shared/models has (person_detect, micro_speech and group read them in place), so that
@@ -63,9 +104,6 @@ if [ "${#features[@]}" -gt 0 ]; then
 fi
 cargo build "${build[@]}" --bins
 
-out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
-
 # A firmware that hangs (no semihosting exit) is a failure too.
 status=0
 timeout 60 cargo run "${build[@]}" >"$out/expected.out" || status=$?
@@ -74,6 +112,7 @@ if [ "$status" -ne 0 ]; then
     echo "error: the firmware exited with status $status" >&2
     exit 1
 fi
+ran+=(stowplan-example-cortex-m)
 
 # text/data/bss of an ELF, then what .bss holds, symbol by symbol (bytes, name).
 sizes() {
@@ -108,10 +147,7 @@ if [ "$status" -ne 0 ]; then
 fi
 sizes "$CARGO_TARGET_DIR/thumbv7em-none-eabihf/release/streaming" >"$out/streaming-size.txt"
 snapshots+=(streaming.out streaming-size.txt)
-if [ -n "${STOWPLAN_TFLM_PYTHON:-}" ]; then
-    "$STOWPLAN_TFLM_PYTHON" streaming_tflm.py >"$out/streaming-tflm.txt"
-    snapshots+=(streaming-tflm.txt)
-fi
+ran+=(streaming)
 
 # TFLite Micro's person_detect, read in place from ../shared/models when it is there.
 model=../../../shared/models/tflm_person_detect_int8.tflite
@@ -161,18 +197,9 @@ if [ -f "$model" ]; then
         failed=1
     }
     snapshots+=(person-detect.out person-detect-size.txt conv-loop.s)
-
-    if [ -n "${STOWPLAN_TFLM_PYTHON:-}" ]; then
-        tflm=$("$STOWPLAN_TFLM_PYTHON" firmware_tflm.py person_detect "$model")
-        ours=$(grep '^person_detect output ' "$out/person-detect.out")
-        echo "TFLite Micro: $tflm"
-        if [ "$tflm" != "$ours" ]; then
-            echo "error: person_detect's output differs from TFLite Micro's: $ours, TFLM $tflm" >&2
-            failed=1
-        fi
-    fi
+    ran+=(person_detect)
 else
-    echo "notice: ../shared/models is absent; skipping person_detect on QEMU"
+    absent "$model is absent" "skipping person_detect on QEMU"
 fi
 
 # TFLite Micro's micro_speech, the same way (its output checked in the firmware).
@@ -186,17 +213,9 @@ if [ -f "$model" ]; then
         echo "error: micro_speech exited with status $status" >&2
         exit 1
     fi
-    if [ -n "${STOWPLAN_TFLM_PYTHON:-}" ]; then
-        tflm=$("$STOWPLAN_TFLM_PYTHON" firmware_tflm.py micro_speech "$model")
-        ours=$(grep '^micro_speech output ' "$out/micro-speech.out")
-        echo "TFLite Micro: $tflm"
-        if [ "$tflm" != "$ours" ]; then
-            echo "error: micro_speech's output differs from TFLite Micro's: $ours, TFLM $tflm" >&2
-            failed=1
-        fi
-    fi
+    ran+=(micro_speech)
 else
-    echo "notice: ../shared/models is absent; skipping micro_speech on QEMU"
+    absent "$model is absent" "skipping micro_speech on QEMU"
 fi
 
 # Both models in one firmware, sharing one arena (binary `group`), when both are there.
@@ -211,8 +230,14 @@ if [ -f ../../../shared/models/tflm_person_detect_int8.tflite ] && [ -f "$model"
     fi
     sizes "$CARGO_TARGET_DIR/thumbv7em-none-eabihf/release/group" >"$out/group-size.txt"
     snapshots+=(group.out group-size.txt)
+    ran+=(group)
 else
-    echo "notice: ../shared/models lacks person_detect or micro_speech; skipping the group on QEMU"
+    absent "../shared/models lacks person_detect or micro_speech" "skipping the group on QEMU"
+fi
+
+# Every output line each binary printed against TFLite Micro's, computed above.
+if [ -n "$tflm_python" ]; then
+    "$tflm_python" firmware_tflm.py check "$out" "${ran[@]}" || failed=1
 fi
 
 # A size snapshot's `text` may move by a few bytes between checkouts: the runtime is a path

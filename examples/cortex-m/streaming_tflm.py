@@ -63,18 +63,33 @@ def allocations(it):
     return figures
 
 
-def main():
+def run():
+    """TFLite Micro on the streaming firmware's frames: (the text of `streaming-tflm.txt`, the
+    lines the firmware prints: `output K [a, b]` for every invocation, then `reset output [a, b]`:
+    the first frame again after the interpreter's reset)."""
     with open(MODEL, "rb") as f:
         model = f.read()
     it = runtime.Interpreter.from_bytes(model, arena_size=64 * 1024)
-    print(f"invocations {INVOCATIONS}")
-    for k, frame in enumerate(xorshift_frames(INVOCATIONS)):
+    frames = xorshift_frames(INVOCATIONS)
+    lines = []
+    for k, frame in enumerate(frames):
         it.set_input(frame, 0)
         it.invoke()
         out = it.get_output(0).reshape(-1)
-        print("output {} [{}]".format(k, ", ".join(str(int(v)) for v in out)))
+        lines.append("output {} [{}]".format(k, ", ".join(str(int(v)) for v in out)))
     a = allocations(it)
-    print(f"tflm arena used {a.get('total', '?')} (head {a.get('head', '?')}, 64-bit host)")
+    text = f"invocations {INVOCATIONS}\n" + "".join(line + "\n" for line in lines)
+    text += f"tflm arena used {a.get('total', '?')} (head {a.get('head', '?')}, 64-bit host)\n"
+    it.reset()
+    it.set_input(frames[0], 0)
+    it.invoke()
+    out = it.get_output(0).reshape(-1)
+    lines.append("reset output [{}]".format(", ".join(str(int(v)) for v in out)))
+    return text, lines
+
+
+def main():
+    print(run()[0], end="")
 
 
 if __name__ == "__main__":

@@ -14,7 +14,14 @@
 //! ```
 //!
 //! then exits QEMU with status 0 (1 on a panic or a HardFault). `bench/run.sh` compares the
-//! output with TFLite Micro's (`bench/tflm-outputs.txt`).
+//! output with TFLite Micro's (the pinned wheel's, computed in the same run by
+//! `bench/tflm_outputs.py`).
+//!
+//! With the feature `op-marks` a binary first runs `invoke` once more, before the bracket, with
+//! [`probe`] on: after each op, [`marks::op_end`] prints a checksum of the op's output tensors
+//! (`op_check SUBGRAPH OP TENSOR FNV`), which `bench/run.sh` compares with TFLite Micro's
+//! intermediate tensors for the same input; then the input is filled again and the counted
+//! `invoke` runs with the probe off.
 #![no_std]
 
 pub use cortex_m_rt;
@@ -59,10 +66,136 @@ pub mod marks {
         core::hint::black_box((subgraph, op, 3_u32));
     }
 
-    /// Called just after op `op` of subgraph `subgraph` ran.
+    /// Called just after op `op` of subgraph `subgraph` ran: with [`crate::probe`] on, prints
+    /// the checksums of its outputs (after the mark's entry, which ends the op's count).
     #[inline(never)]
     pub fn op_end(subgraph: usize, op: usize) {
         core::hint::black_box((subgraph, op, 4_u32));
+        crate::probe::op_end(subgraph, op);
+    }
+}
+
+/// Each op's output, checked against TFLite Micro's intermediate tensors: while a model is
+/// registered ([`start`]), [`marks::op_end`] prints one line per output tensor of the op that
+/// just ran,
+///
+/// ```text
+/// op_check 0 5 59 8d92a5cf
+/// ```
+///
+/// (subgraph, op, tensor index, FNV-1a of the tensor's bytes in 8 hex digits), reading the bytes
+/// where the generated module's tables (`OPS`, `TENSORS`) say they are. An op's outputs are
+/// intact right after it even where the plan puts them over its inputs or over tensors that
+/// die later. `bench/tflm_outputs.py` computes the same checksums from TFLite Micro with every
+/// tensor preserved, and `bench/report.py` names the first op whose output differs.
+pub mod probe {
+    use core::cell::Cell;
+    use core::sync::atomic::{AtomicBool, Ordering};
+
+    use cortex_m::interrupt::{self, Mutex};
+    use stowplan::{Location, OpInfo, TensorInfo};
+
+    /// What `op_end` reads: the model's tables and where its arena lies.
+    #[derive(Clone, Copy)]
+    struct Model {
+        ops: &'static [OpInfo],
+        tensors: &'static [TensorInfo],
+        /// The address of the arena's first byte.
+        arena: usize,
+        /// The arena's length in bytes.
+        arena_bytes: usize,
+    }
+
+    /// The registered model, `None` while the probe is off.
+    static MODEL: Mutex<Cell<Option<Model>>> = Mutex::new(Cell::new(None));
+    /// Whether the probe is on: what `op_end` reads first, so that with the probe off (the
+    /// counted `invoke`) a mark costs a load and a branch more.
+    static ON: AtomicBool = AtomicBool::new(false);
+
+    const FNV_OFFSET: u32 = 0x811c_9dc5;
+    const FNV_PRIME: u32 = 0x0100_0193;
+
+    /// Turns the probe on for the model whose tables are `ops` and `tensors` and whose arena is
+    /// `arena` (only its address and length are kept).
+    pub fn start(ops: &'static [OpInfo], tensors: &'static [TensorInfo], arena: &[u8]) {
+        let model = Model {
+            ops,
+            tensors,
+            arena: arena.as_ptr().expose_provenance(),
+            arena_bytes: arena.len(),
+        };
+        interrupt::free(|cs| MODEL.borrow(cs).set(Some(model)));
+        ON.store(true, Ordering::Relaxed);
+    }
+
+    /// Turns the probe off.
+    pub fn stop() {
+        ON.store(false, Ordering::Relaxed);
+        interrupt::free(|cs| MODEL.borrow(cs).set(None));
+    }
+
+    /// Prints the checksum of each output of op `op` of subgraph `subgraph`, when the probe is
+    /// on.
+    pub(crate) fn op_end(subgraph: usize, op: usize) {
+        if !ON.load(Ordering::Relaxed) {
+            return;
+        }
+        let Some(model) = interrupt::free(|cs| MODEL.borrow(cs).get()) else {
+            return;
+        };
+        let Some(info) = model
+            .ops
+            .iter()
+            .find(|o| o.subgraph as usize == subgraph && o.index as usize == op)
+        else {
+            crate::fail("op_end for an op that is not in OPS")
+        };
+        for &t in info.outputs {
+            let Some(tensor) = model.tensors.get(t as usize) else {
+                crate::fail("an op output that is not in TENSORS")
+            };
+            let h = match tensor.location {
+                Location::Arena { offset, bytes } => {
+                    if offset
+                        .checked_add(bytes)
+                        .is_none_or(|end| end > model.arena_bytes)
+                    {
+                        crate::fail("an op output outside the arena")
+                    }
+                    arena_fnv(model.arena + offset, bytes)
+                }
+                Location::Constant(data) => data.iter().fold(FNV_OFFSET, |h, &b| {
+                    (h ^ u32::from(b)).wrapping_mul(FNV_PRIME)
+                }),
+                Location::None => FNV_OFFSET,
+                Location::Persistent { .. } => {
+                    crate::fail("an op output in the persistent region: not probed")
+                }
+            };
+            cortex_m_semihosting::hprintln!("op_check {} {} {} {:08x}", subgraph, op, t, h);
+        }
+    }
+
+    /// FNV-1a of the `bytes` bytes from address `start`, read one by one.
+    #[allow(unsafe_code)]
+    fn arena_fnv(start: usize, bytes: usize) -> u32 {
+        let mut h = FNV_OFFSET;
+        for i in 0..bytes {
+            let p = core::ptr::with_exposed_provenance::<u8>(start + i);
+            // SAFETY: `p` lies inside the arena: `start` is the address of the op's output in
+            // it and `op_end` checked that the output's `offset + bytes` is at most the arena's
+            // length. The arena is bench_main!'s `static ARENA`, so its bytes stay valid and
+            // initialised for the whole program (every bit pattern a valid `u8`), and `start`
+            // (`expose_provenance`) exposed its address. What Rust's rules do not cover: the read
+            // happens while `invoke` holds the arena as `&mut`, as a debugger's would (this
+            // diagnostic build exists to watch `invoke` from inside). The read is volatile and
+            // comes after the op's kernel returned; were a store of the op deferred past the
+            // call of `op_end`, the checksum would differ from TFLite Micro's and the check
+            // fail: it can fail wrongly, not pass wrongly (but for FNV-1a's 2^-32).
+            let b = unsafe { core::ptr::read_volatile(p) };
+            h = (h ^ u32::from(b)).wrapping_mul(FNV_PRIME);
+        }
+        h
     }
 }
 
@@ -114,6 +247,16 @@ macro_rules! bench_main {
             $crate::cortex_m_semihosting::hprintln!("model        {}", $model::MODEL_PATH);
             $crate::cortex_m_semihosting::hprintln!("arena        {} B", $model::ARENA_BYTES);
             $crate::fill_input(arena.view_mut($model::inputs::INPUT_0));
+            // With the op marks: one `invoke` before the bracket with the probe on, each op's
+            // output checksums printed; then the input again (`invoke` may write over it) for
+            // the counted one.
+            #[cfg(feature = "op-marks")]
+            {
+                $crate::probe::start($model::OPS, $model::TENSORS, arena.as_bytes());
+                $model::invoke(arena);
+                $crate::probe::stop();
+                $crate::fill_input(arena.view_mut($model::inputs::INPUT_0));
+            }
             $crate::icount::icount_start();
             $model::invoke(arena);
             $crate::icount::icount_end();

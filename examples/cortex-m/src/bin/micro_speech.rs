@@ -1,7 +1,7 @@
 //! TFLite Micro's micro_speech (int8: a 49x40 spectrogram, DEPTHWISE_CONV_2D, FULLY_CONNECTED,
 //! SOFTMAX) end to end on a Cortex-M4 under QEMU, run by the generated `invoke` in its arena in
 //! `.bss`, the weights read in place from the model file in flash. The output is checked against
-//! the one TFLite Micro computes for the same input (`firmware_tflm.py micro_speech`). `icount.sh` counts
+//! the one TFLite Micro computes for the same input (`firmware_tflm.py`). `icount.sh` counts
 //! the instructions of its `invoke`. Prints through semihosting and exits 0; a mismatch, a panic
 //! or a HardFault exits 1.
 //!
@@ -37,11 +37,14 @@ use micro_speech::{inputs::INPUT_0 as INPUT, outputs::OUTPUT_0 as OUTPUT};
 
 const _: () = assert!(INPUT.len() == 49 * 40 && OUTPUT.len() == 4);
 
-/// What TFLite Micro outputs for [`fill_input`]'s input (`src/input.rs`): its Python
-/// interpreter (`tflite-micro` 0.dev20261023182759, reference kernels) run by
-/// `firmware_tflm.py micro_speech`, which `run.sh` re-runs and compares when `STOWPLAN_TFLM_PYTHON` is
-/// set.
-const EXPECTED: [i8; 4] = [-128, -74, 33, -87];
+/// `EXPECTED`: what TFLite Micro outputs for [`fill_input`]'s input (`src/input.rs`), from
+/// `tflm-outputs.txt` (see build.rs). `run.sh` recomputes it with the pinned wheel
+/// (`firmware_tflm.py`) and requires it unchanged, and judges the printed output by the
+/// recomputed one.
+mod tflm {
+    include!(concat!(env!("OUT_DIR"), "/micro_speech_tflm.rs"));
+}
+use tflm::EXPECTED;
 
 /// The arena in `.bss`, claimed once by `take`.
 static ARENA: micro_speech::StaticArena = micro_speech::StaticArena::new();

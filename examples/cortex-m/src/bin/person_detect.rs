@@ -2,7 +2,7 @@
 //! Cortex-M4 under QEMU: planned while the crate compiles, run by the generated `invoke` (every
 //! op a reference kernel of the runtime, bit-exact with TFLM's) in its arena in `.bss`, its
 //! weights read in place from the model file in flash. The output is checked against the one
-//! TFLite Micro computes for the same input (`firmware_tflm.py person_detect`); the stack's peak is
+//! TFLite Micro computes for the same input (`firmware_tflm.py`); the stack's peak is
 //! measured by painting (`stowplan::stack`). Prints through semihosting and exits 0; a mismatch,
 //! a panic or a HardFault exits 1.
 //!
@@ -61,11 +61,14 @@ const _: () = assert!(is_arena_slot(
 ));
 const _: () = assert!(INPUT.len() == 96 * 96 && OUTPUT.len() == 2);
 
-/// What TFLite Micro outputs for [`fill_input`]'s input (`src/input.rs`): its Python
-/// interpreter (`tflite-micro` 0.dev20261023182759, reference kernels) run by
-/// `firmware_tflm.py person_detect`, which `run.sh` re-runs and compares when `STOWPLAN_TFLM_PYTHON` is
-/// set.
-const EXPECTED: [i8; 2] = [112, -112];
+/// `EXPECTED`: what TFLite Micro outputs for [`fill_input`]'s input (`src/input.rs`), from
+/// `tflm-outputs.txt` (see build.rs). `run.sh` recomputes it with the pinned wheel
+/// (`firmware_tflm.py`) and requires it unchanged, and judges the printed output by the
+/// recomputed one.
+mod tflm {
+    include!(concat!(env!("OUT_DIR"), "/person_detect_tflm.rs"));
+}
+use tflm::EXPECTED;
 
 /// The arena: `ARENA_BYTES` zero bytes in `.bss` (and its take flag), claimed once by `take`.
 static ARENA: person_detect::StaticArena = person_detect::StaticArena::new();

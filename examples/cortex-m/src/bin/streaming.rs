@@ -2,11 +2,13 @@
 //! style: a ring buffer of past frames in a resource variable, initialised by CALL_ONCE), planned
 //! while the crate compiles and run by the generated `invoke` 50 times in a row, its arena and
 //! its persistent region (the ring buffer and the flags) both in `.bss`. Every invocation's output
-//! is checked against TFLite Micro's for the same frames, invoked in a row on one interpreter
-//! (`streaming_tflm.py`, committed as `streaming-tflm.txt`); then `reset` puts the state back
-//! and the first invocation must give the first output again. Prints the RAM it takes (arena,
-//! state, stack peak) beside TFLite Micro's arena; exits 0, or 1 on a mismatch, a panic or a
-//! HardFault.
+//! is printed (`output K [a, b]`) and checked against TFLite Micro's for the same frames, invoked
+//! in a row on one interpreter (`streaming_tflm.py`, committed as `streaming-tflm.txt`); then
+//! `reset` puts the state back and the first invocation must give the first output again
+//! (`reset output [a, b]`). `run.sh` recomputes TFLite Micro's outputs with the pinned wheel,
+//! requires `streaming-tflm.txt` unchanged and compares every printed output with the wheel's
+//! (`firmware_tflm.py`). Prints the RAM it takes (arena, state, stack peak) beside TFLite
+//! Micro's arena; exits 0, or 1 on a mismatch, a panic or a HardFault.
 //!
 //! ```text
 //! cd examples/cortex-m && cargo run --release --bin streaming
@@ -75,15 +77,9 @@ fn main() -> ! {
         }
         streaming::invoke(arena, state);
         let out = arena.view(OUTPUT);
+        hprintln!("output {} [{}, {}]", k, out[0], out[1]);
         if out != expected {
-            hprintln!(
-                "invocation {}: [{}, {}], TFLM [{}, {}]",
-                k,
-                out[0],
-                out[1],
-                expected[0],
-                expected[1]
-            );
+            hprintln!("TFLM   {} [{}, {}]", k, expected[0], expected[1]);
             fail("an output differs from TFLite Micro's");
         }
     }
@@ -99,7 +95,9 @@ fn main() -> ! {
     streaming::reset(state);
     arena.view_mut(FRAME).copy_from_slice(&first);
     streaming::invoke(arena, state);
-    if arena.view(OUTPUT) != EXPECTED[0] {
+    let out = arena.view(OUTPUT);
+    hprintln!("reset output [{}, {}]", out[0], out[1]);
+    if out != EXPECTED[0] {
         fail("after reset, the first frame gives another output");
     }
     hprintln!("reset        the first frame again gives the first output");
