@@ -102,7 +102,7 @@ impl Input<'_> {
 /// The most buffers [`problem_planners`] draws: small problems find what large ones find
 /// (every planner's code runs on a few buffers) at a cost per input a campaign of millions of
 /// inputs can afford.
-pub const PROBLEM_MAX_BUFFERS: usize = 48;
+pub const PROBLEM_MAX_BUFFERS: usize = 32;
 
 /// The search budget of the `search` and `auto` planners in [`problem_planners`]: enough for
 /// the search to place, backtrack and raise its bound on problems of
@@ -183,8 +183,10 @@ fn planners_check(problem: &Problem) {
     } else {
         stowplan_planner::plan::proven_bound(&problem)
     };
-    // Fixed overlaps allowed: without fixed buffers the same verdict as without (and
-    // `plan_verify` checks the verifier's two modes against each other's rules).
+    // Each distinct plan verified once (the verifier is deterministic; several planners often
+    // give the same offsets), fixed overlaps allowed: without fixed buffers the same verdict
+    // as without (`plan_verify` checks the verifier's two modes against their rules).
+    let mut verified: Vec<(Vec<u64>, bool)> = Vec::new();
     for planner in Planner::ALL {
         let plan = run_with(
             &problem,
@@ -194,9 +196,17 @@ fn planners_check(problem: &Problem) {
                 search_steps: PROBLEM_SEARCH_STEPS,
             },
         );
-        let verified =
-            verify(&problem, &plan, true).expect("every plan verifies (fixed overlaps allowed)");
-        if verified.declared_overlaps.is_empty() {
+        let declares = match verified.iter().find(|(o, _)| o == plan.offsets()) {
+            Some(&(_, declares)) => declares,
+            None => {
+                let v = verify(&problem, &plan, true)
+                    .expect("every plan verifies (fixed overlaps allowed)");
+                let declares = !v.declared_overlaps.is_empty();
+                verified.push((plan.offsets().to_vec(), declares));
+                declares
+            }
+        };
+        if !declares {
             assert!(
                 plan.arena_bytes() >= bound,
                 "{planner}: {} below the bound {bound}",
