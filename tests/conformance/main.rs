@@ -476,7 +476,7 @@ fn generate(args: &Args) -> Result<(), String> {
             // Every other model planned without rounding (alignment 1): a pair whose output
             // lies over its input then sits at exactly its least displacement, where a kernel
             // or the in-place driver one element off shows.
-            let align = if n % 2 == 0 { 1 } else { 16 };
+            let align = if n.is_multiple_of(2) { 1 } else { 16 };
             let rendered = stowplan_build::Config::new()
                 .manifest_dir(&sweep)
                 .model(&rel)

@@ -3,13 +3,14 @@
 //! Each panics only when it finds a bug.
 
 use stowplan_planner::codegen::{Codegen, GenerateError, generate};
-use stowplan_planner::ops;
-use stowplan_planner::plan::{Buffer, Lifetime, Planner, Problem, Settings, lower_bound, run_with};
+use stowplan_planner::plan::{
+    Buffer, Lifetime, Overlap, Plan, Planner, Problem, Settings, lower_bound, run_with,
+};
 use stowplan_planner::tflite::builder::{ModelBuilder, TensorSpec};
 use stowplan_planner::tflite::flexbuffer::{WriteValue, write_map};
 use stowplan_planner::tflite::{Activation, BuiltinOp, DType, OpOptions, Padding, read_model};
-use stowplan_planner::verify::verify;
-use stowplan_planner::{OfflinePolicy, Options, plan_model};
+use stowplan_planner::verify::{VerifyPlanError, verify};
+use stowplan_planner::{OfflinePolicy, Options, graph, lifetime, ops, plan_model};
 
 /// The search budget of the `search` and `auto` planners in every target: the default
 /// ([`stowplan_planner::plan::DEFAULT_SEARCH_STEPS`], seconds) spent on each input would leave a
@@ -98,6 +99,17 @@ impl Input<'_> {
     }
 }
 
+/// The most buffers [`problem_planners`] draws: small problems find what large ones find
+/// (every planner's code runs on a few buffers) at a cost per input a campaign of millions of
+/// inputs can afford.
+pub const PROBLEM_MAX_BUFFERS: usize = 32;
+
+/// The search budget of the `search` and `auto` planners in [`problem_planners`]: enough for
+/// the search to place, backtrack and raise its bound on problems of
+/// [`PROBLEM_MAX_BUFFERS`] buffers, small enough that each input costs well under a
+/// millisecond.
+pub const PROBLEM_SEARCH_STEPS: u64 = 2_000;
+
 /// A random abstract problem through every planner; each plan must verify and respect the bound.
 pub fn problem_planners(data: &[u8]) {
     let Some(problem) = planners_problem(data) else {
@@ -118,7 +130,7 @@ fn planners_problem(data: &[u8]) -> Option<Problem> {
     let align = 1u64 << (input.byte() % 7);
     let mut buffers = Vec::new();
     // How many buffers, so that bytes remain for the pairs after them.
-    let count = 1 + usize::from(input.u16()) % 512;
+    let count = 1 + usize::from(input.byte()) % PROBLEM_MAX_BUFFERS;
     while !input.is_empty() && buffers.len() < count {
         let size = u64::from(input.u16()) * u64::from(1 + input.byte() % 4);
         let first = u32::from(input.byte());
@@ -130,7 +142,17 @@ fn planners_problem(data: &[u8]) -> Option<Problem> {
             fixed_offset: fixed,
         });
     }
-    // Pairs that may overlap, from what is left: an output made to start where its input ends.
+    let overlaps = draw_pairs(&mut input, &mut buffers);
+    match Problem::with_overlaps(buffers.clone(), align, overlaps) {
+        Ok(p) => Some(p),
+        // A rule broken (a fixed buffer, pairs of several ops at one time): without the pairs.
+        Err(_) => Problem::new(buffers, align).ok(),
+    }
+}
+
+/// Pairs that may overlap, from what is left of `input`: an output made to start where its
+/// input ends, with a least displacement of either sign.
+fn draw_pairs(input: &mut Input<'_>, buffers: &mut [Buffer]) -> Vec<Overlap> {
     let mut overlaps = Vec::new();
     for _ in 0..input.byte() % 8 {
         if buffers.is_empty() {
@@ -146,14 +168,10 @@ fn planners_problem(data: &[u8]) -> Option<Problem> {
             if let Some(b) = buffers.get_mut(o) {
                 b.lifetime.first = bi.lifetime.last;
             }
-            overlaps.push(stowplan_planner::plan::Overlap::new(o, i, d));
+            overlaps.push(Overlap::new(o, i, d));
         }
     }
-    match Problem::with_overlaps(buffers.clone(), align, overlaps) {
-        Ok(p) => Some(p),
-        // A rule broken (a fixed buffer, pairs of several ops at one time): without the pairs.
-        Err(_) => Problem::new(buffers, align).ok(),
-    }
+    overlaps
 }
 
 /// [`problem_planners`]'s checks on one problem.
@@ -165,29 +183,340 @@ fn planners_check(problem: &Problem) {
     } else {
         stowplan_planner::plan::proven_bound(&problem)
     };
-    let any_fixed = problem.buffers().iter().any(|b| b.fixed_offset.is_some());
+    // Each distinct plan verified once (the verifier is deterministic; several planners often
+    // give the same offsets), fixed overlaps allowed: without fixed buffers the same verdict
+    // as without (`plan_verify` checks the verifier's two modes against their rules).
+    let mut verified: Vec<(Vec<u64>, bool)> = Vec::new();
     for planner in Planner::ALL {
         let plan = run_with(
             &problem,
             &Settings {
                 planner,
                 capacity: None,
-                search_steps: SEARCH_STEPS,
+                search_steps: PROBLEM_SEARCH_STEPS,
             },
         );
-        let verified =
-            verify(&problem, &plan, true).expect("every plan verifies (fixed overlaps allowed)");
-        if verified.declared_overlaps.is_empty() {
+        let declares = match verified.iter().find(|(o, _)| o == plan.offsets()) {
+            Some(&(_, declares)) => declares,
+            None => {
+                let v = verify(&problem, &plan, true)
+                    .expect("every plan verifies (fixed overlaps allowed)");
+                let declares = !v.declared_overlaps.is_empty();
+                verified.push((plan.offsets().to_vec(), declares));
+                declares
+            }
+        };
+        if !declares {
             assert!(
                 plan.arena_bytes() >= bound,
                 "{planner}: {} below the bound {bound}",
                 plan.arena_bytes()
             );
         }
-        if !any_fixed {
-            assert!(verify(&problem, &plan, false).is_ok());
+    }
+}
+
+/// A random problem (pairs included) and a random plan of it through the verifier
+/// ([`verify`]), whose verdict must be the one a brute-force check of every two buffers gives:
+/// the same error (the same kind, for the same buffers, with the same figures) or success with
+/// the same declared overlaps. The offsets are drawn near the edges that matter (touching the
+/// buffer before, at a pair's least displacement and one alignment unit either side, at or off
+/// a fixed offset, off the alignment), so both verdicts are common.
+pub fn plan_verify(data: &[u8]) {
+    plan_verify_verdict(data);
+}
+
+/// [`plan_verify`], saying which verdict the input got: `"valid"`, `"valid, fixed overlaps"`,
+/// the error's kind (`"overlap"`, `"too close"`, ...), or `None` when the bytes make no
+/// problem.
+pub fn plan_verify_verdict(data: &[u8]) -> Option<&'static str> {
+    let mut input = Input(data);
+    let align = 1u64 << (input.byte() % 6);
+    let allow_fixed = input.byte().is_multiple_of(2);
+    let count = 1 + usize::from(input.byte() % 24);
+    let mut buffers = Vec::with_capacity(count);
+    for _ in 0..count {
+        let size = u64::from(input.byte() % 64) * u64::from(1 + input.byte() % 4);
+        let first = u32::from(input.byte() % 32);
+        let last = first + u32::from(input.byte() % 8);
+        let fixed = input
+            .byte()
+            .is_multiple_of(6)
+            .then(|| u64::from(input.byte() % 32) * align);
+        buffers.push(Buffer {
+            size,
+            lifetime: Lifetime::new(first, last),
+            fixed_offset: fixed,
+        });
+    }
+    let overlaps = draw_pairs(&mut input, &mut buffers);
+    let problem = match Problem::with_overlaps(buffers.clone(), align, overlaps) {
+        Ok(p) => p,
+        Err(_) => Problem::new(buffers, align).ok()?,
+    };
+    let buffers = problem.buffers();
+    let aligned = |b: &Buffer| b.size.div_ceil(align) * align;
+    let mut offsets: Vec<u64> = Vec::with_capacity(count);
+    let mut end = 0_u64;
+    for (k, b) in buffers.iter().enumerate() {
+        let how = input.byte();
+        let shift = u64::from(input.byte() % 4) * align;
+        let mut at = match (b.fixed_offset, how % 4) {
+            // A fixed buffer at its offset, now and then moved.
+            (Some(f), _) if how % 16 == 15 => f + shift.max(align),
+            (Some(f), _) => f,
+            // Touching the buffer before, or a little below its end.
+            (None, 0) => end.saturating_sub(shift),
+            (None, 1) => u64::from(input.byte()) * align,
+            // Against a partner placed already, at its least displacement, one unit either
+            // side, or more.
+            (None, 2) => problem
+                .overlaps()
+                .iter()
+                .find_map(|p| {
+                    let least = i128::from(p.min_displacement);
+                    let delta = i128::from(input.byte() % 4) - 1;
+                    let d = least + delta * i128::from(align);
+                    let placed = |b: usize| offsets.get(b).map(|&o| i128::from(o));
+                    let at = if p.input == k {
+                        placed(p.output)? + d
+                    } else if p.output == k {
+                        placed(p.input)? - d
+                    } else {
+                        return None;
+                    };
+                    // Down to the alignment below (a displacement not a multiple of it).
+                    u64::try_from(at.max(0)).ok().map(|at| at / align * align)
+                })
+                .unwrap_or(end),
+            (None, _) => end + shift,
+        };
+        // Now and then off the alignment.
+        if how & 0xf0 == 0xf0 && align > 1 {
+            at += 1;
+        }
+        end = at + aligned(b);
+        offsets.push(at);
+    }
+    if input.byte() == 0xff {
+        offsets.pop();
+    }
+    let plan = Plan::from_offsets(&problem, offsets.clone(), Planner::Linear).ok()?;
+    let verdict = verify(&problem, &plan, allow_fixed);
+    let expected = brute_verdict(&problem, &offsets, allow_fixed);
+    match (&verdict, &expected) {
+        (Ok(v), Brute::Valid(declared)) => {
+            let found: Vec<_> = v
+                .declared_overlaps
+                .iter()
+                .map(|d| (d.a, d.b, d.time))
+                .collect();
+            assert_eq!(&found, declared, "{problem:?} {offsets:?}");
+        }
+        (Err(VerifyPlanError::WrongLength { .. }), Brute::WrongLength) => {}
+        (Err(VerifyPlanError::FixedOffsetMoved { buffer, .. }), Brute::Moved(b))
+        | (Err(VerifyPlanError::Misaligned { buffer, .. }), Brute::Misaligned(b)) => {
+            assert_eq!(buffer, b, "{problem:?} {offsets:?}");
+        }
+        (
+            Err(VerifyPlanError::Overlap {
+                a, b, time, bytes, ..
+            }),
+            Brute::Overlaps(all),
+        ) => assert!(
+            all.contains(&(*a, *b, *time, *bytes)),
+            "{a} and {b} at {time}, bytes {bytes:?}, none of {all:?}: {problem:?} {offsets:?}"
+        ),
+        (
+            Err(VerifyPlanError::TooClose {
+                output,
+                input,
+                displacement,
+                min,
+            }),
+            Brute::TooClose(first),
+        ) => assert_eq!(
+            (*output, *input, *displacement, *min),
+            *first,
+            "{problem:?} {offsets:?}"
+        ),
+        _ => panic!("verifier: {verdict:?}, brute force: {expected:?}: {problem:?} {offsets:?}"),
+    }
+    Some(match expected {
+        Brute::Valid(fixed) if fixed.is_empty() => "valid",
+        Brute::Valid(_) => "valid, fixed overlaps",
+        Brute::WrongLength => "wrong length",
+        Brute::Moved(_) => "fixed offset moved",
+        Brute::Misaligned(_) => "misaligned",
+        Brute::Overlaps(_) => "overlap",
+        Brute::TooClose(_) => "too close",
+    })
+}
+
+/// The verdict [`plan_verify`] expects, from every two buffers in turn.
+#[derive(Debug, PartialEq, Eq)]
+enum Brute {
+    /// Valid, with these overlaps of fixed buffers (lower index, higher, first time both live).
+    Valid(Vec<(usize, usize, u32)>),
+    WrongLength,
+    /// The first buffer whose fixed offset moved.
+    Moved(usize),
+    /// The first misaligned buffer (before any that moved).
+    Misaligned(usize),
+    /// Every two buffers that share bytes while both live, neither a declared pair nor two
+    /// fixed buffers allowed to overlap: (lower index, higher, first time both live, shared
+    /// bytes).
+    Overlaps(Vec<(usize, usize, u32, (u64, u64))>),
+    /// The first declared pair (in the problem's order) too close: (output, input,
+    /// displacement, least displacement rounded up to the alignment).
+    TooClose((usize, usize, i128, i128)),
+}
+
+/// [`plan_verify`]'s oracle: the rules of the verifier's module docs checked on every two
+/// buffers, with no sweep and no split of time (two buffers of a declared pair meet at the
+/// pair's time, and are exempt by name).
+fn brute_verdict(problem: &Problem, offsets: &[u64], allow_fixed: bool) -> Brute {
+    let buffers = problem.buffers();
+    let align = problem.alignment();
+    if offsets.len() != buffers.len() {
+        return Brute::WrongLength;
+    }
+    for (k, (b, &at)) in buffers.iter().zip(offsets).enumerate() {
+        if b.fixed_offset.is_some_and(|f| f != at) {
+            return Brute::Moved(k);
+        }
+        if at % align != 0 {
+            return Brute::Misaligned(k);
         }
     }
+    let span = |k: usize| {
+        let size = buffers[k].size.div_ceil(align) * align;
+        (offsets[k], offsets[k] + size)
+    };
+    let declared = |a: usize, b: usize| {
+        problem
+            .overlaps()
+            .iter()
+            .any(|p| (p.output, p.input) == (a, b) || (p.output, p.input) == (b, a))
+    };
+    let (mut bad, mut fixed) = (Vec::new(), Vec::new());
+    for a in 0..buffers.len() {
+        for b in a + 1..buffers.len() {
+            let (la, lb) = (buffers[a].lifetime, buffers[b].lifetime);
+            let ((sa, ea), (sb, eb)) = (span(a), span(b));
+            let meet = la.first <= lb.last && lb.first <= la.last;
+            let share = sa < eb && sb < ea && sa < ea && sb < eb;
+            if !meet || !share || declared(a, b) {
+                continue;
+            }
+            let time = la.first.max(lb.first);
+            if allow_fixed && buffers[a].fixed_offset.is_some() && buffers[b].fixed_offset.is_some()
+            {
+                fixed.push((a, b, time));
+            } else {
+                bad.push((a, b, time, (sa.max(sb), ea.min(eb))));
+            }
+        }
+    }
+    if !bad.is_empty() {
+        return Brute::Overlaps(bad);
+    }
+    for p in problem.overlaps() {
+        let ((so, eo), (si, ei)) = (span(p.output), span(p.input));
+        if so < ei && si < eo && so < eo && si < ei {
+            // The least displacement rounded up to a multiple of the alignment.
+            let a = i128::from(align);
+            let least = i128::from(p.min_displacement);
+            let min = if least % a == 0 {
+                least
+            } else {
+                least - least.rem_euclid(a) + a
+            };
+            let displacement = i128::from(si) - i128::from(so);
+            if displacement < min {
+                return Brute::TooClose((p.output, p.input, displacement, min));
+            }
+        }
+    }
+    Brute::Valid(fixed)
+}
+
+/// Model bytes through the reader: [`read_model`] (the flatbuffer verifier, then validation of
+/// every index), then what validation promises, checked on the model it returned (subgraphs
+/// partition the tensors and ops in order, every index an op, subgraph, tensor or metadata
+/// entry holds resolves, every range of the file it records lies in the file), then the
+/// tensors' sizes and placements ([`graph::tensor_infos`], with and without an offline plan)
+/// and the lifetimes ([`lifetime::lifetimes`]): an error or a value, never a panic.
+pub fn model_read(data: &[u8]) {
+    let Ok(model) = read_model(data) else {
+        return;
+    };
+    assert_eq!(model.file_len, data.len());
+    assert!(!model.subgraphs.is_empty(), "a model has a subgraph");
+    let (mut tensors, mut op_count) = (0, 0);
+    for (s, sg) in model.subgraphs.iter().enumerate() {
+        assert_eq!(sg.index.get(), s);
+        assert_eq!((sg.first_tensor, sg.first_op), (tensors, op_count));
+        tensors += sg.tensor_count;
+        op_count += sg.op_count;
+        for &t in sg.inputs.iter().chain(&sg.outputs) {
+            assert!(model.tensor(sg.index, t).is_some(), "subgraph {s}: {t}");
+        }
+    }
+    assert_eq!((tensors, op_count), (model.tensors.len(), model.ops.len()));
+    for (id, t) in model.tensors.iter().enumerate() {
+        assert_eq!(t.id.get(), id);
+        let sg = model.subgraphs.get(t.subgraph.get()).expect("its subgraph");
+        assert_eq!(sg.first_tensor + t.index.get(), id);
+        let buffer = model.buffers.get(t.buffer.get());
+        assert!(buffer.is_some() || t.buffer.get() == 0, "tensor {id}");
+        assert_eq!(t.is_constant, buffer.is_some_and(|b| b.data.is_some()));
+    }
+    for (k, op) in model.ops.iter().enumerate() {
+        let sg = model
+            .subgraphs
+            .get(op.subgraph.get())
+            .expect("its subgraph");
+        assert_eq!(sg.first_op + op.index.get(), k);
+        for &t in op
+            .inputs
+            .iter()
+            .flatten()
+            .chain(&op.outputs)
+            .chain(&op.intermediates)
+        {
+            assert!(model.tensor(op.subgraph, t).is_some(), "op {k}: {t}");
+        }
+        for c in &op.callees {
+            assert!(c.get() < model.subgraphs.len(), "op {k}: subgraph {c}");
+        }
+        if let Some(r) = &op.custom_options {
+            assert!(data.get(r.clone()).is_some(), "op {k}: {r:?}");
+        }
+    }
+    for b in &model.buffers {
+        if let Some(r) = &b.data {
+            assert!(data.get(r.clone()).is_some(), "{r:?}");
+        }
+    }
+    // Metadata other than the offline plan is kept as the file has it (TFLite Micro reads
+    // none of it, and a dangling index there is no reason to refuse a model); the offline
+    // plan's buffer exists and holds a word per tensor.
+    if let Some(plan) = &model.offline_plan {
+        assert_eq!(plan.len(), model.tensors.len());
+        let entry = model
+            .metadata
+            .iter()
+            .find(|m| m.name == stowplan_planner::tflite::OFFLINE_PLAN_METADATA)
+            .expect("the plan's metadata entry");
+        assert!(model.buffers.get(entry.buffer.get()).is_some());
+    }
+    for honour in [false, true] {
+        if let Ok(infos) = graph::tensor_infos(&model, &[], honour, false) {
+            assert_eq!(infos.len(), model.tensors.len());
+        }
+    }
+    let _ = lifetime::lifetimes(&model);
 }
 
 const TYPES: [DType; 8] = [

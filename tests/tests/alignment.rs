@@ -45,7 +45,10 @@ fn a_smaller_alignment_is_raised_to_the_widest_element() {
         alignment: 16,
         ..Options::default()
     };
-    assert_eq!(plan_model(&bytes, &options).unwrap().problem.alignment(), 16);
+    assert_eq!(
+        plan_model(&bytes, &options).unwrap().problem.alignment(),
+        16
+    );
 }
 
 #[test]
