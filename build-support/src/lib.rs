@@ -290,8 +290,9 @@ impl Config {
     }
 
     /// With [`Self::invoke`]: the path of a module (`"crate::marks"`) whose functions
-    /// `op_begin(subgraph, op)` and `op_end(subgraph, op)` the generated `invoke` calls just
-    /// before and just after every op, the op's subgraph and index as integer literals: marks for
+    /// `op_begin(subgraph, op)` and `op_end(subgraph, op, arena)` the generated `invoke` calls
+    /// just before and just after every op, the op's subgraph and index as integer literals and
+    /// the arena's bytes as the op left them (`&[u8; N]`, taken as `&[u8]`): marks for
     /// a profiler or an instruction counter (`bench/firmware`'s `#[inline(never)]` functions,
     /// whose addresses the counter watches). Without it `invoke` calls nothing between ops.
     pub fn op_marks(&mut self, path: impl Into<String>) -> &mut Self {

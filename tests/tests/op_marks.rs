@@ -1,5 +1,5 @@
 //! `invoke` with `op_marks = path`: the generated code calls `path::op_begin(subgraph, op)` and
-//! `path::op_end(subgraph, op)` around every op, in the order the ops run (control flow's ops
+//! `path::op_end(subgraph, op, arena)` around every op, in the order the ops run (control flow's ops
 //! nested in their op's marks), and computes exactly what it computes without them.
 
 use stowplan_planner::codegen::{GenerateError, generate};
@@ -29,14 +29,22 @@ mod marks {
 
     thread_local! {
         static CALLS: RefCell<Vec<Mark>> = const { RefCell::new(Vec::new()) };
+        /// The arena's bytes as the last `op_end` saw them.
+        static ARENA: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
     }
 
     pub fn op_begin(subgraph: usize, op: usize) {
         CALLS.with(|c| c.borrow_mut().push((true, subgraph, op)));
     }
 
-    pub fn op_end(subgraph: usize, op: usize) {
+    pub fn op_end(subgraph: usize, op: usize, arena: &[u8]) {
+        ARENA.with(|a| a.replace(arena.to_vec()));
         CALLS.with(|c| c.borrow_mut().push((false, subgraph, op)));
+    }
+
+    /// The arena's bytes the last `op_end` was given.
+    pub fn last_arena() -> Vec<u8> {
+        ARENA.with(|a| a.borrow().clone())
     }
 
     /// The calls so far, cleared.
@@ -72,6 +80,8 @@ fn every_op_runs_between_its_marks_and_computes_the_same() {
         let calls = marks::take();
         let want: Vec<marks::Mark> = (0..n).flat_map(|k| [(true, 0, k), (false, 0, k)]).collect();
         assert_eq!(calls, want, "seed {seed}");
+        // The last op's `op_end` was given the arena as `invoke` leaves it.
+        assert_eq!(marks::last_arena(), marked.as_bytes(), "seed {seed}");
         assert_eq!(
             marked.view(cnn_marked::outputs::OUTPUT_0),
             plain.view(cnn::outputs::OUTPUT_0),
@@ -135,7 +145,7 @@ fn the_emitted_calls_are_around_each_step() {
     let mut at = 0;
     for k in 0..10 {
         let begin = format!("crate::marks::op_begin(0, {k});");
-        let end = format!("crate::marks::op_end(0, {k});");
+        let end = format!("crate::marks::op_end(0, {k}, arena.as_bytes());");
         let b = at
             + body[at..]
                 .find(&begin)

@@ -69,9 +69,9 @@ pub mod marks {
     /// Called just after op `op` of subgraph `subgraph` ran: with [`crate::probe`] on, prints
     /// the checksums of its outputs (after the mark's entry, which ends the op's count).
     #[inline(never)]
-    pub fn op_end(subgraph: usize, op: usize) {
+    pub fn op_end(subgraph: usize, op: usize, arena: &[u8]) {
         core::hint::black_box((subgraph, op, 4_u32));
-        crate::probe::op_end(subgraph, op);
+        crate::probe::op_end(subgraph, op, arena);
     }
 }
 
@@ -95,15 +95,11 @@ pub mod probe {
     use cortex_m::interrupt::{self, Mutex};
     use stowplan::{Location, OpInfo, TensorInfo};
 
-    /// What `op_end` reads: the model's tables and where its arena lies.
+    /// What `op_end` reads: the model's tables.
     #[derive(Clone, Copy)]
     struct Model {
         ops: &'static [OpInfo],
         tensors: &'static [TensorInfo],
-        /// The address of the arena's first byte.
-        arena: usize,
-        /// The arena's length in bytes.
-        arena_bytes: usize,
     }
 
     /// The registered model, `None` while the probe is off.
@@ -115,15 +111,9 @@ pub mod probe {
     const FNV_OFFSET: u32 = 0x811c_9dc5;
     const FNV_PRIME: u32 = 0x0100_0193;
 
-    /// Turns the probe on for the model whose tables are `ops` and `tensors` and whose arena is
-    /// `arena` (only its address and length are kept).
-    pub fn start(ops: &'static [OpInfo], tensors: &'static [TensorInfo], arena: &[u8]) {
-        let model = Model {
-            ops,
-            tensors,
-            arena: arena.as_ptr().expose_provenance(),
-            arena_bytes: arena.len(),
-        };
+    /// Turns the probe on for the model whose tables are `ops` and `tensors`.
+    pub fn start(ops: &'static [OpInfo], tensors: &'static [TensorInfo]) {
+        let model = Model { ops, tensors };
         interrupt::free(|cs| MODEL.borrow(cs).set(Some(model)));
         ON.store(true, Ordering::Relaxed);
     }
@@ -134,9 +124,9 @@ pub mod probe {
         interrupt::free(|cs| MODEL.borrow(cs).set(None));
     }
 
-    /// Prints the checksum of each output of op `op` of subgraph `subgraph`, when the probe is
-    /// on.
-    pub(crate) fn op_end(subgraph: usize, op: usize) {
+    /// Prints the checksum of each output of op `op` of subgraph `subgraph`, read from `arena`
+    /// (the arena's bytes as the op left them), when the probe is on.
+    pub(crate) fn op_end(subgraph: usize, op: usize, arena: &[u8]) {
         if !ON.load(Ordering::Relaxed) {
             return;
         }
@@ -156,17 +146,15 @@ pub mod probe {
             };
             let h = match tensor.location {
                 Location::Arena { offset, bytes } => {
-                    if offset
+                    let Some(data) = offset
                         .checked_add(bytes)
-                        .is_none_or(|end| end > model.arena_bytes)
-                    {
+                        .and_then(|end| arena.get(offset..end))
+                    else {
                         crate::fail("an op output outside the arena")
-                    }
-                    arena_fnv(model.arena + offset, bytes)
+                    };
+                    fnv(data)
                 }
-                Location::Constant(data) => data.iter().fold(FNV_OFFSET, |h, &b| {
-                    (h ^ u32::from(b)).wrapping_mul(FNV_PRIME)
-                }),
+                Location::Constant(data) => fnv(data),
                 Location::None => FNV_OFFSET,
                 Location::Persistent { .. } => {
                     crate::fail("an op output in the persistent region: not probed")
@@ -176,26 +164,11 @@ pub mod probe {
         }
     }
 
-    /// FNV-1a of the `bytes` bytes from address `start`, read one by one.
-    #[allow(unsafe_code)]
-    fn arena_fnv(start: usize, bytes: usize) -> u32 {
-        let mut h = FNV_OFFSET;
-        for i in 0..bytes {
-            let p = core::ptr::with_exposed_provenance::<u8>(start + i);
-            // SAFETY: `p` lies inside the arena: `start` is the address of the op's output in
-            // it and `op_end` checked that the output's `offset + bytes` is at most the arena's
-            // length. The arena is bench_main!'s `static ARENA`, so its bytes stay valid and
-            // initialised for the whole program (every bit pattern a valid `u8`), and `start`
-            // (`expose_provenance`) exposed its address. What Rust's rules do not cover: the read
-            // happens while `invoke` holds the arena as `&mut`, as a debugger's would (this
-            // diagnostic build exists to watch `invoke` from inside). The read is volatile and
-            // comes after the op's kernel returned; were a store of the op deferred past the
-            // call of `op_end`, the checksum would differ from TFLite Micro's and the check
-            // fail: it can fail wrongly, not pass wrongly (but for FNV-1a's 2^-32).
-            let b = unsafe { core::ptr::read_volatile(p) };
-            h = (h ^ u32::from(b)).wrapping_mul(FNV_PRIME);
-        }
-        h
+    /// FNV-1a of `data`.
+    fn fnv(data: &[u8]) -> u32 {
+        data.iter().fold(FNV_OFFSET, |h, &b| {
+            (h ^ u32::from(b)).wrapping_mul(FNV_PRIME)
+        })
     }
 }
 
@@ -252,7 +225,7 @@ macro_rules! bench_main {
             // the counted one.
             #[cfg(feature = "op-marks")]
             {
-                $crate::probe::start($model::OPS, $model::TENSORS, arena.as_bytes());
+                $crate::probe::start($model::OPS, $model::TENSORS);
                 $model::invoke(arena);
                 $crate::probe::stop();
                 $crate::fill_input(arena.view_mut($model::inputs::INPUT_0));

@@ -47,7 +47,7 @@ generate options (each one of Config's):
   --invoke           generate `invoke` (the runtime's kernels)
   --fallback PATH    with --invoke: the module whose op_N functions run ops without a kernel
   --op-marks PATH    with --invoke: call PATH::op_begin(subgraph, op) and PATH::op_end(subgraph,
-                     op) around every op (marks for a profiler or an instruction counter)
+                     op, arena) around every op (marks for a profiler or an instruction counter)
   --no-overlap       with --invoke: keep every output off the input it consumes (overlap = false)
   --manifest-dir DIR the directory MODEL is relative to (default: the current one)
 

@@ -325,7 +325,7 @@ impl Driver<'_> {
                 *step = quote! {
                     #marks::op_begin(#sg, #index);
                     #step
-                    #marks::op_end(#sg, #index);
+                    #marks::op_end(#sg, #index, arena.as_bytes());
                 };
             }
         }
@@ -638,7 +638,7 @@ fn op_fn_name(op: &Op) -> syn::Ident {
 /// The `invoke` function (with `reset` for a model with state, and one function per subgraph
 /// the model calls) and the parameter constants, or one message naming every op that cannot
 /// run. With `op_marks`, every op's step is between `op_marks::op_begin(subgraph, op)` and
-/// `op_marks::op_end(subgraph, op)`.
+/// `op_marks::op_end(subgraph, op, arena_bytes)`.
 pub(crate) fn generate(
     plan: &ModelPlan,
     bytes: &[u8],

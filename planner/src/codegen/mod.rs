@@ -78,9 +78,9 @@ pub struct Codegen {
     /// the views `ops::op_N` returns.
     pub fallback: Option<syn::Path>,
     /// For `invoke`: a module whose functions `op_begin(subgraph, op)` and `op_end(subgraph,
-    /// op)` the generated code calls just before and just after every op (marks for a profiler
-    /// or an instruction counter; the two arguments are integer literals, the op's subgraph and
-    /// its index there). `None`, the default, calls nothing: the code is as without it.
+    /// op, arena)` the generated code calls just before and just after every op (marks for a
+    /// profiler or an instruction counter; `subgraph` and `op` are integer literals, the op's
+    /// subgraph and its index there, `arena` the arena's bytes as the op left them, `&[u8; N]`). `None`, the default, calls nothing: the code is as without it.
     pub op_marks: Option<syn::Path>,
 }
 

@@ -13,7 +13,7 @@
 //!     invoke = true,               // generate `invoke` (runtime feature `kernels`)
 //!     fallback = crate::my_ops,    // with invoke: `my_ops::op_N(views)` for ops without a kernel
 //!     overlap = false,             // with invoke: keep every output off the input it consumes
-//!     op_marks = crate::marks,     // with invoke: marks::op_begin(sg, op) / op_end(sg, op) around each op
+//!     op_marks = crate::marks,     // with invoke: marks::op_begin(sg, op) / op_end(sg, op, arena) around each op
 //!     dynamic = "cache",           // tensors with -1 dimensions: from a BufferCache at run time
 //! )
 //! ```
