@@ -122,3 +122,106 @@ fn rows_that_differ_are_left_out() {
     assert!(block(&rows(two)).contains("| ABS, NEG | int8 |\n"));
     assert!(!b.contains("float32") && !b.contains("MUL"), "{b}");
 }
+
+/// The README stays short (at most 250 lines).
+#[test]
+fn the_readme_is_at_most_250_lines() {
+    let readme = std::fs::read_to_string(stowplan_tests::repo_root().join("README.md")).unwrap();
+    let lines = readme.lines().count();
+    assert!(lines <= 250, "README.md has {lines} lines");
+}
+
+/// `1234567` as `1,234,567`.
+fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// The number after `key` on the first line of `text` that holds it (commas ignored).
+fn figure(text: &str, key: &str) -> u64 {
+    let line = text
+        .lines()
+        .find_map(|l| l.find(key).map(|i| &l[i + key.len()..]))
+        .unwrap_or_else(|| panic!("no line with {key:?}"));
+    let digits: String = line
+        .trim_start()
+        .chars()
+        .take_while(|c| c.is_ascii_digit() || *c == ',')
+        .filter(char::is_ascii_digit)
+        .collect();
+    digits
+        .parse()
+        .unwrap_or_else(|_| panic!("no number after {key:?}"))
+}
+
+/// `17331819` as `17.3 M` (three significant figures).
+fn millions(n: u64) -> String {
+    let m = n as f64 / 1e6;
+    if m >= 10.0 {
+        format!("{m:.1} M")
+    } else {
+        format!("{m:.2} M")
+    }
+}
+
+/// The README's Cortex-M figures are those of the committed snapshots `examples/cortex-m/run.sh`
+/// and `icount.sh` check: person_detect's RAM (bss + stack peak), its arena and bound, the shared
+/// arena of the group, and the instruction counts beside TFLM + CMSIS-NN's.
+#[test]
+fn the_readme_figures_are_the_cortex_m_snapshots() {
+    let root = stowplan_tests::repo_root();
+    let read = |p: &str| std::fs::read_to_string(root.join(p)).unwrap();
+    let readme = read("README.md")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    let size = read("examples/cortex-m/person-detect-size.txt");
+    let out = read("examples/cortex-m/person-detect.out");
+    let ram = figure(&size, "bss ") + figure(&out, "stack peak ");
+    let arena = figure(&out, "arena ");
+    let bound = figure(&out, "lower bound ");
+    let icount = read("examples/cortex-m/icount.txt");
+    let group = read("examples/cortex-m/group.out");
+    let (pd, pd_tflm) = (
+        figure(&icount, "person_detect: "),
+        figure(&icount, "TFLite Micro + CMSIS-NN "),
+    );
+    let ms_at = icount.find("micro_speech: ").unwrap();
+    let (ms, ms_tflm) = (
+        figure(&icount[ms_at..], "micro_speech: "),
+        figure(&icount[ms_at..], "TFLite Micro + CMSIS-NN "),
+    );
+    let want = [
+        format!("{} B of RAM (bss + stack peak)", thousands(ram)),
+        format!(
+            "person_detect: {} B against {} B",
+            thousands(arena),
+            thousands(bound)
+        ),
+        format!(
+            "{} B instead of {} B",
+            thousands(arena),
+            thousands(figure(&group, "separate arenas "))
+        ),
+        format!(
+            "person_detect inference takes {} instructions, TFLM + CMSIS-NN {}",
+            millions(pd),
+            millions(pd_tflm)
+        ),
+        format!(
+            "micro_speech {}, TFLM + CMSIS-NN {}",
+            millions(ms),
+            millions(ms_tflm)
+        ),
+    ];
+    for w in want {
+        assert!(readme.contains(&w), "the README does not say {w:?}");
+    }
+}

@@ -223,6 +223,28 @@ fn custom_ops_are_named_by_their_custom_code() {
 /// consumes
 /// (`Options::overlaps`, planned as for `invoke`), person_detect and micro_speech plan below
 /// their tensor-level bounds, verified by the plan's own check: the figures of docs/planning.md.
+/// The README's claim: with whole tensors (the default without `invoke`, and the offline plan
+/// replanned), every one of the thirteen models plans at its lower bound, proven optimal.
+#[test]
+fn whole_tensor_plans_are_at_the_bound_and_proven_optimal() {
+    let Some(shared) = shared_dir("whole-tensor plans of the shared models") else {
+        return;
+    };
+    assert_eq!(MODELS.len(), 13);
+    for &(file, lower_bound, ..) in MODELS {
+        let bytes = std::fs::read(shared.join("models").join(file)).unwrap();
+        let options = Options {
+            offline: OfflinePolicy::Replan,
+            ..Options::default()
+        };
+        assert!(!options.overlaps, "{file}: whole tensors");
+        let p = plan_model(&bytes, &options).unwrap_or_else(|e| panic!("{file}: {e}"));
+        assert_eq!(p.lower_bound_bytes(), lower_bound, "{file}: lower bound");
+        assert_eq!(p.arena_bytes(), lower_bound, "{file}: arena");
+        assert!(p.plan.proven_optimal(), "{file}: proven optimal");
+    }
+}
+
 #[test]
 fn kernel_overlaps_go_below_the_tensor_level_bound() {
     let Some(shared) = shared_dir("kernel overlaps on the shared models") else {
