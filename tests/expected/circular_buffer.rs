@@ -334,6 +334,17 @@ pub mod circular_buffer {
             act_min: -128,
             act_max: 127,
         };
+        #[allow(unused_variables)]
+        const _: () = {
+            let i0: usize = super::X.len();
+            let i1: usize = super::F1.len();
+            let o0: usize = super::A.len();
+            ::core::assert!(
+                ::stowplan::kernels::check_conv2d_s8(& OP_0, i0, i1,
+                ::core::option::Option::None, o0).is_ok(),
+                "op 0 (CONV_2D): its kernel's preconditions do not hold for the views the plan gives it"
+            );
+        };
         /// op 1 (CIRCULAR_BUFFER) of subgraph 0
         pub const OP_1: ::stowplan::kernels::CircularBuffer = ::stowplan::kernels::CircularBuffer {
             num_slots: 3,
@@ -377,6 +388,17 @@ pub mod circular_buffer {
             act_min: -128,
             act_max: 127,
         };
+        #[allow(unused_variables)]
+        const _: () = {
+            let i0: usize = super::W.len();
+            let i1: usize = super::F2.len();
+            let o0: usize = super::Y.len();
+            ::core::assert!(
+                ::stowplan::kernels::check_conv2d_s8(& OP_2, i0, i1,
+                ::core::option::Option::None, o0).is_ok(),
+                "op 2 (CONV_2D): its kernel's preconditions do not hold for the views the plan gives it"
+            );
+        };
     }
     /// Puts the model's state back where TFLite Micro's `Reset` puts it: every variable
     /// tensor and resource variable to its reset value (an int8 zero point or 0), every
@@ -399,7 +421,7 @@ pub mod circular_buffer {
     ) -> ::stowplan::Invoked {
         {
             let ((i0, i1, _), (o0,)) = ops::op_0(arena);
-            ::stowplan::kernels::conv2d_s8(
+            ::stowplan::kernels::proven::conv2d_s8(
                 &params::OP_0,
                 i0,
                 i1,
@@ -417,7 +439,7 @@ pub mod circular_buffer {
         }
         {
             let ((i0, i1, _), (o0,)) = ops::op_2(arena, state);
-            ::stowplan::kernels::conv2d_s8(
+            ::stowplan::kernels::proven::conv2d_s8(
                 &params::OP_2,
                 i0,
                 i1,

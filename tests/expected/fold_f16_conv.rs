@@ -255,6 +255,17 @@ pub mod fold_f16_conv {
             ::stowplan::kernels::overlap::fits(& OP_1.geometry, 40, 0),
             "op 1 (CONV_2D) of subgraph 0: its input must start at least the overlapped driver's least displacement above its output"
         );
+        #[allow(unused_variables)]
+        const _: () = {
+            let i1: usize = super::W.len();
+            let i2: usize = super::BIAS.len();
+            let o0: usize = super::OVERLAP_OP_1.len();
+            ::core::assert!(
+                ::stowplan::kernels::overlap::check_conv2d_f32(& OP_1, o0, 40, 0, i1,
+                ::core::option::Option::Some(i2)).is_ok(),
+                "op 1 (CONV_2D): its kernel's preconditions do not hold for the views the plan gives it"
+            );
+        };
     }
     /// Runs the model once: write the inputs into the arena
     /// (`arena.view_mut(inputs::INPUT_0)`), call this, read the outputs
@@ -263,7 +274,7 @@ pub mod fold_f16_conv {
     pub fn invoke(arena: &mut Arena) {
         {
             let ((_, i1, i2), (o0,)) = ops::op_1(arena);
-            let _ = ::stowplan::kernels::overlap::conv2d_f32(
+            ::stowplan::kernels::proven::overlap::conv2d_f32(
                 &params::OP_1,
                 o0,
                 40,

@@ -595,6 +595,21 @@ impl Driver<'_> {
         let doc = format!(" {}", op.desc());
         self.params
             .extend(c.params.map(|p| quote!(#[doc = #doc] #p)));
+        if let Some(check) = c.check {
+            // The kernel's preconditions on the lengths of the views `ops::op_N` hands it,
+            // asserted when the crate compiles: the body calls the kernel's proven entry.
+            let binds = fnv.lens.iter().map(|(n, e)| quote!(let #n: usize = #e;));
+            let why = format!(
+                "{label}: its kernel's preconditions do not hold for the views the plan gives it"
+            );
+            self.params.push(quote! {
+                #[allow(unused_variables)]
+                const _: () = {
+                    #(#binds)*
+                    ::core::assert!(#check.is_ok(), #why);
+                };
+            });
+        }
         let f = op_fn_name(op);
         let views = if fnv.state {
             quote!(ops::#f(arena, state))

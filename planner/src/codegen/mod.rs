@@ -1402,6 +1402,9 @@ pub(crate) struct OpFn {
     /// Its output lies over its first input: `o0` is one view of both, the input this many
     /// elements in, and the output this many ([`ops::Lower::overlap`]).
     pub overlap: Option<(u64, u64)>,
+    /// Each view's name in a kernel call (`i0`, `o0`, `m1`, `s0`, `p0`) with a `const`
+    /// expression of its length in elements, inside the generated module's `params` (or `ops`).
+    pub lens: Vec<(syn::Ident, TokenStream)>,
 }
 
 /// One view of an op's output and the input it writes over (`ModelPlan::overlapped`).
@@ -1475,6 +1478,7 @@ fn op_functions(
         let mut moved: Vec<(usize, View)> = Vec::new();
         let mut read_docs = Vec::new();
         let mut write_docs = Vec::new();
+        let mut lens: Vec<(syn::Ident, TokenStream)> = Vec::new();
         let mut why = None;
         let unit = || View {
             ty: quote!(()),
@@ -1506,6 +1510,12 @@ fn op_functions(
                         state,
                     }),
                 )) => {
+                    let view = if *state && !reads_resource && !window(id) {
+                        format_ident!("m{i}")
+                    } else {
+                        format_ident!("i{i}")
+                    };
+                    lens.push((view, quote!(super::#name.len())));
                     if *state && !reads_resource && !window(id) {
                         moved.push((
                             i,
@@ -1534,6 +1544,7 @@ fn op_functions(
                     }
                 }
                 Some((id, Some(Access::Constant { name, elem, .. }))) => {
+                    lens.push((format_ident!("i{i}"), quote!(super::#name.len())));
                     reads.push(View {
                         ty: quote!(&'static [#elem]),
                         value: quote!(super::#name),
@@ -1543,6 +1554,7 @@ fn op_functions(
                     read_docs.push(format!("`{}` ({name}, constant)", tensor_name(id)));
                 }
                 Some((id, Some(Access::Empty { elem }))) => {
+                    lens.push((format_ident!("i{i}"), quote!(0_usize)));
                     reads.push(View {
                         ty: quote!(&'static [#elem]),
                         value: quote!(<&'static [#elem] as ::core::default::Default>::default()),
@@ -1566,6 +1578,7 @@ fn op_functions(
             {
                 let name = &o.name;
                 let elem = &o.elem;
+                lens.push((format_ident!("o{k}"), quote!(super::#name.len())));
                 writes.push(View {
                     ty: quote!(&'a mut [#elem]),
                     value: quote!(super::#name),
@@ -1587,6 +1600,7 @@ fn op_functions(
                     span,
                     state,
                 }) => {
+                    lens.push((format_ident!("o{k}"), quote!(super::#name.len())));
                     writes.push(View {
                         ty: quote!(&'a mut [#elem]),
                         value: quote!(super::#name),
@@ -1603,7 +1617,8 @@ fn op_functions(
         let moved_inputs: Vec<usize> = moved.iter().map(|(i, _)| *i).collect();
         writes.extend(moved.into_iter().map(|(_, v)| v));
         let op_scratch = scratch.get(position).cloned().unwrap_or_default();
-        for (name, span) in &op_scratch {
+        for (k, (name, span)) in op_scratch.iter().enumerate() {
+            lens.push((format_ident!("s{k}"), quote!(super::#name.len())));
             writes.push(View {
                 ty: quote!(&'a mut [i32]),
                 value: quote!(super::#name),
@@ -1614,6 +1629,7 @@ fn op_functions(
         }
         let op_state = kernel_state.get(position).cloned().flatten();
         if let Some((name, span)) = &op_state {
+            lens.push((format_ident!("p0"), quote!(super::#name.len())));
             writes.push(View {
                 ty: quote!(&'a mut [u32]),
                 value: quote!(super::#name),
@@ -1659,6 +1675,7 @@ fn op_functions(
                 scratch: op_scratch.len(),
                 kernel_state: op_state.is_some(),
                 overlap: over_slot.as_ref().map(|o| (o.input_at, o.output_at)),
+                lens,
             };
         }
         let fname = if sg == 0 {

@@ -89,6 +89,7 @@ pub(super) fn binary_call(
             params: Some(params),
             body: quote!(#k::#f(&params::#pname, i0, i1, o0);),
             reads: vec![0, 1],
+            check: None,
         });
     }
     cx.overlapped_call(

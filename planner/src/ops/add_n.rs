@@ -84,6 +84,7 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
             params: None,
             body: quote!(#k::add_n_f32(#inputs, o0);),
             reads: (0..n).collect(),
+            check: None,
         }),
         DType::Int8 => {
             let (s, z) = cx.quant(first)?;
@@ -112,6 +113,7 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
                 };)),
                 body: quote!(#k::add_n_s8(&params::#pname, #inputs, o0);),
                 reads: (0..n).collect(),
+                check: None,
             })
         }
         other => invalid(format!(

@@ -152,5 +152,6 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
         params: Some(params),
         body: quote!(#k::#f(&params::#pname, i0, i1, o0);),
         reads: vec![0, 1],
+        check: None,
     })
 }

@@ -120,5 +120,6 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
         ),
         body: quote!(#k::batch_to_space_nd(&params::#pname, i0, o0);),
         reads: vec![0],
+        check: None,
     })
 }

@@ -45,5 +45,6 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
         params: None,
         body: quote!(#k::broadcast_args(i0, i1, o0);),
         reads: vec![0, 1],
+        check: None,
     })
 }

@@ -105,6 +105,7 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
         ),
         body: quote!(#k::broadcast_to(&params::#pname, i0, o0);),
         reads: vec![0],
+        check: None,
     })
 }
 

@@ -46,5 +46,6 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
         params: None,
         body: quote!(#k::cast(i0, o0);),
         reads: vec![0],
+        check: None,
     })
 }

@@ -236,5 +236,6 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
             }
         },
         reads: vec![0],
+        check: None,
     })
 }

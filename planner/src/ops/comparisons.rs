@@ -59,6 +59,7 @@ fn lower(cx: &Lower<'_>, op: &str) -> Result<Call, Refusal> {
             params: Some(quote!(pub const #pname: #k::BinaryShape = #shape;)),
             body: quote!(#k::compare(&params::#pname, #which, i0, i1, o0);),
             reads: vec![0, 1],
+            check: None,
         });
     }
     // comparisons.cc:730-751: each scale through QuantizeMultiplierSmallerThanOneExp (which
@@ -89,6 +90,7 @@ fn lower(cx: &Lower<'_>, op: &str) -> Result<Call, Refusal> {
         ),
         body: quote!(#k::compare_s8(&params::#pname, #which, i0, i1, o0);),
         reads: vec![0, 1],
+        check: None,
     })
 }
 

@@ -198,5 +198,6 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
         params: None,
         body: quote!(#k::concatenation(#outer, &#inners, &[#(#views),*], o0);),
         reads: (0..n).collect(),
+        check: None,
     })
 }

@@ -66,6 +66,7 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
             params: Some(quote!(pub const #pname: #k::Cumsum = #geometry;)),
             body: quote!(#k::cumsum_f32(&params::#pname, i0, o0);),
             reads: vec![0],
+            check: None,
         });
     }
     // cumsum.cc:74-98: the 8-bit rescaling (in double), activation range of kTfLiteActNone.
@@ -106,5 +107,6 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
         };)),
         body: quote!(#k::cumsum_s8(&params::#pname, i0, o0);),
         reads: vec![0],
+        check: None,
     })
 }

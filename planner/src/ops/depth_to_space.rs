@@ -60,5 +60,6 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
         ),
         body: quote!(#k::depth_to_space(&params::#pname, i0, o0);),
         reads: vec![0],
+        check: None,
     })
 }

@@ -78,6 +78,7 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
             params: None,
             body: quote!(#k::dequantize_f16_f32(i0, o0);),
             reads: vec![0],
+            check: None,
         });
     }
     let (ty, f) = match (input.dtype, out.dtype) {
@@ -101,6 +102,7 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
             params: Some(params),
             body: quote!(#k::#f(&params::#pname, i0, o0);),
             reads: vec![0],
+            check: None,
         });
     }
     // The float32 output over the input it widens (`kernel_order::widening`): one view of the

@@ -275,5 +275,6 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
         ),
         body: quote!(#k::detection_postprocess(&params::#pname, i0, i1, i2, o0, o1, o2, o3);),
         reads: vec![0, 1, 2],
+        check: None,
     })
 }

@@ -43,6 +43,7 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
                 };)),
                 body: quote!(#k::div_s8(&params::#pname, i0, i1, o0);),
                 reads: vec![0, 1],
+                check: None,
             })
         }
         DType::Int32 => {

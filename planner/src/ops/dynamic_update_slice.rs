@@ -64,5 +64,6 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
         ),
         body: quote!(#k::dynamic_update_slice(&params::#pname, i0, i1, i2, o0);),
         reads: vec![0, 1, 2],
+        check: None,
     })
 }

@@ -75,11 +75,13 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
             ),
             body: quote!(#k::embedding_lookup_s8_f32(&params::#pname, i0, i1, o0);),
             reads: vec![0, 1],
+            check: None,
         });
     }
     Ok(Call {
         params: Some(quote!(pub const #pname: #k::EmbeddingLookup = #shape;)),
         body: quote!(#k::embedding_lookup(&params::#pname, i0, i1, o0);),
         reads: vec![0, 1],
+        check: None,
     })
 }

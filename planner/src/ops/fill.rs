@@ -78,6 +78,7 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
         params: None,
         body: quote!(#k::fill(i1, o0);),
         reads: vec![1],
+        check: None,
     })
 }
 

@@ -31,6 +31,7 @@ pub(super) fn float_binary(cx: &Lower<'_>, f: proc_macro2::TokenStream) -> Resul
         params: Some(quote!(pub const #pname: #k::BinaryShape = #shape;)),
         body: quote!(#k::#f(&params::#pname, i0, i1, o0);),
         reads: vec![0, 1],
+        check: None,
     })
 }
 

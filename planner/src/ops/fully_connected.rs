@@ -116,6 +116,7 @@ fn call(
             params: Some(params),
             body: quote!(#k::#f(&params::#pname, i0, i1, #bias_view, o0);),
             reads,
+            check: None,
         });
     }
     cx.overlapped_call(

@@ -91,5 +91,6 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
         };)),
         body: quote!(#k::gather(&params::#pname, i0, i1, o0);),
         reads: vec![0, 1],
+        check: None,
     })
 }

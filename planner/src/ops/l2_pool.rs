@@ -107,5 +107,6 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
         }),
         body: quote!(#k::l2_pool_f32(&params::#pname, i0, o0);),
         reads: vec![0],
+        check: None,
     })
 }

@@ -35,6 +35,7 @@ fn binary(cx: &Lower<'_>, f: proc_macro2::TokenStream) -> Result<Call, Refusal> 
         params: Some(quote!(pub const #pname: #k::BinaryShape = #shape;)),
         body: quote!(#k::#f(&params::#pname, i0, i1, o0);),
         reads: vec![0, 1],
+        check: None,
     })
 }
 
@@ -75,5 +76,6 @@ fn lower_not(cx: &Lower<'_>) -> Result<Call, Refusal> {
         params: None,
         body: quote!(#k::logical_not(i0, o0);),
         reads: vec![0],
+        check: None,
     })
 }

@@ -56,6 +56,12 @@ pub struct Call {
     pub body: TokenStream,
     /// Inputs the call reads (the others are bound to `_`).
     pub reads: Vec<usize>,
+    /// The kernel's check (`kernels::check_<f>`, a `const fn` giving `Result<(), KernelError>`)
+    /// on the lengths of the views the call passes, named as the views (`i0`, `o0`, ..., each a
+    /// `usize`) and on `OP_N` by its own name: code generation asserts it when the crate
+    /// compiles, and the body calls the kernel's proven entry (`kernels::proven`), which checks
+    /// nothing at run time. `None` for a kernel whose entries do not have one yet.
+    pub check: Option<TokenStream>,
 }
 
 /// What lowering an op can see: the model, every tensor's planned shape, the file, the op.
@@ -137,20 +143,32 @@ impl<'a> Lower<'a> {
         let pname = self.params;
         let bias = self.optional_view(2);
         let with_bias = self.optional_input(2).is_some();
+        let bias_len = if with_bias {
+            quote!(::core::option::Option::Some(i2))
+        } else {
+            quote!(::core::option::Option::None)
+        };
+        let check = format_ident!("check_{}", f.to_string());
         if self.overlap.is_some() {
-            return self.overlapped_call(
+            let mut call = self.overlapped_call(
                 f,
                 params,
                 |ia, oa| quote!(&#pname.geometry, #ia, #oa),
                 &quote!(i1, #bias),
                 if with_bias { vec![1, 2] } else { vec![1] },
                 "at least the overlapped driver's least displacement above",
-            );
+            )?;
+            let (ia, oa) = self.overlap.unwrap_or_default();
+            let (ia, oa) = (Literal::u64_unsuffixed(ia), Literal::u64_unsuffixed(oa));
+            call.check = Some(quote!(#k::overlap::#check(&#pname, o0, #ia, #oa, i1, #bias_len)));
+            call.body = quote!(#k::proven::overlap::#f(&params::#pname, o0, #ia, #oa, i1, #bias););
+            return Ok(call);
         }
         Ok(Call {
             params: Some(params),
-            body: quote!(#k::#f(&params::#pname, i0, i1, #bias, o0);),
+            body: quote!(#k::proven::#f(&params::#pname, i0, i1, #bias, o0);),
             reads: if with_bias { vec![0, 1, 2] } else { vec![0, 1] },
+            check: Some(quote!(#k::#check(&#pname, i0, i1, #bias_len, o0))),
         })
     }
 
@@ -172,6 +190,7 @@ impl<'a> Lower<'a> {
                 params: Some(params),
                 body: quote!(#k::#f(&params::#pname, i0, o0);),
                 reads: vec![0],
+                check: None,
             });
         }
         let (n, w) = (
@@ -201,6 +220,7 @@ impl<'a> Lower<'a> {
                 params: None,
                 body: quote!(#k::#f(i0, o0);),
                 reads: vec![0],
+                check: None,
             });
         }
         // No parameter constant: the entry takes `&()`.
@@ -268,6 +288,7 @@ impl<'a> Lower<'a> {
             // The check holds, so the entry runs the whole op (its result is `true`).
             body: quote!(let _ = #k::overlap::#f(#p, o0, #ia, #oa, #args);),
             reads,
+            check: None,
         })
     }
 

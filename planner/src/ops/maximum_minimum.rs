@@ -36,6 +36,7 @@ fn lower(cx: &Lower<'_>, f: proc_macro2::TokenStream) -> Result<Call, Refusal> {
         params: Some(quote!(pub const #pname: #k::BinaryShape = #shape;)),
         body: quote!(#k::#f(&params::#pname, i0, i1, o0);),
         reads: vec![0, 1],
+        check: None,
     })
 }
 

@@ -111,5 +111,6 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
         };)),
         body: quote!(#k::mirror_pad(&params::#pname, i0, o0);),
         reads: vec![0],
+        check: None,
     })
 }

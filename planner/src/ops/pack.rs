@@ -61,5 +61,6 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
         params: None,
         body: quote!(#k::pack(#outer, #copy, &[#(#views),*], o0);),
         reads: (0..n).collect(),
+        check: None,
     })
 }

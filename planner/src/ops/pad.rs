@@ -158,6 +158,7 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
         params: Some(params),
         body: quote!(#k::pad(&params::#pname, i0, #value, o0);),
         reads,
+        check: None,
     })
 }
 

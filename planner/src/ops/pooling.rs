@@ -181,6 +181,7 @@ fn lower(cx: &Lower<'_>, avg: bool) -> Result<Call, Refusal> {
             params: Some(params),
             body: quote!(#k::#f(&params::#pname, i0, o0);),
             reads: vec![0],
+            check: None,
         });
     }
     // The output over the input (`Lower::overlap`): one view `o0` of both, the driver's entry

@@ -35,6 +35,7 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
                 params: Some(quote!(pub const #pname: #k::BinaryShape = #shape;)),
                 body: quote!(#k::prelu_f32(&params::#pname, i0, i1, o0);),
                 reads: vec![0, 1],
+                check: None,
             })
         }
         DType::Int8 | DType::Int16 => {
@@ -79,6 +80,7 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
                 };)),
                 body: quote!(#k::#f(&params::#pname, i0, i1, o0);),
                 reads: vec![0, 1],
+                check: None,
             })
         }
         other => unsupported(format!(

@@ -84,6 +84,7 @@ fn mean(cx: &Lower<'_>) -> Result<Call, Refusal> {
                 };)),
                 body: quote!(#k::#f(&params::#pname, i0, o0);),
                 reads: vec![0],
+                check: None,
             })
         }
         DType::Float32 => Ok(Call {
@@ -92,6 +93,7 @@ fn mean(cx: &Lower<'_>) -> Result<Call, Refusal> {
             ),
             body: quote!(#k::mean_f32(&params::#pname, i0, o0);),
             reads: vec![0],
+            check: None,
         }),
         other => unsupported(format!("the runtime has no MEAN kernel for {other}")),
     }
@@ -266,6 +268,7 @@ fn min_max(cx: &Lower<'_>, max: bool) -> Result<Call, Refusal> {
         params: Some(quote!(pub const #pname: #k::Reduce = #k::Reduce { input: #i, axes: #a };)),
         body: quote!(#k::#f(&params::#pname, i0, o0);),
         reads: vec![0],
+        check: None,
     })
 }
 
@@ -282,6 +285,7 @@ fn reduce_all(cx: &Lower<'_>) -> Result<Call, Refusal> {
         params: Some(quote!(pub const #pname: #k::Reduce = #k::Reduce { input: #i, axes: #a };)),
         body: quote!(#k::reduce_all(&params::#pname, i0, o0);),
         reads: vec![0],
+        check: None,
     })
 }
 
@@ -300,6 +304,7 @@ fn sum(cx: &Lower<'_>) -> Result<Call, Refusal> {
             ),
             body: quote!(#k::sum_f32(&params::#pname, i0, o0);),
             reads: vec![0],
+            check: None,
         });
     }
     // PrepareMeanOrSumHelper: QuantizeMultiplier((double)input scale / (double)output scale),
@@ -322,6 +327,7 @@ fn sum(cx: &Lower<'_>) -> Result<Call, Refusal> {
         ),
         body: quote!(#k::#f(&params::#pname, i0, o0);),
         reads: vec![0],
+        check: None,
     })
 }
 

@@ -45,6 +45,7 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
         params: None,
         body: quote!(#k::copy(i0, o0);),
         reads: vec![0],
+        check: None,
     })
 }
 

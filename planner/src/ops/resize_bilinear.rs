@@ -44,5 +44,6 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
         ),
         body: quote!(#k::#f(&params::#pname, i0, o0);),
         reads: vec![0],
+        check: None,
     })
 }

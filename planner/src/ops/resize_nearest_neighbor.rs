@@ -81,5 +81,6 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
         ),
         body: quote!(#k::resize_nearest_neighbor(&params::#pname, i0, o0);),
         reads: vec![0],
+        check: None,
     })
 }

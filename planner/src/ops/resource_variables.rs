@@ -48,6 +48,7 @@ fn read(cx: &Lower<'_>) -> Result<Call, Refusal> {
         params: None,
         body: quote!(#k::copy(i0, o0);),
         reads: vec![0],
+        check: None,
     })
 }
 
@@ -59,5 +60,6 @@ fn assign(cx: &Lower<'_>) -> Result<Call, Refusal> {
         params: None,
         body: quote!(#k::copy(i1, m0);),
         reads: vec![1],
+        check: None,
     })
 }

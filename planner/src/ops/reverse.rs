@@ -79,5 +79,6 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
         };)),
         body: quote!(#k::reverse(&params::#pname, i0, o0);),
         reads: vec![0],
+        check: None,
     })
 }

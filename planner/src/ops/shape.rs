@@ -35,5 +35,6 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
         params: None,
         body: quote!(#k::shape(&#d, o0);),
         reads: vec![],
+        check: None,
     })
 }

@@ -85,5 +85,6 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
             quote!(#k::signal_delay(&params::#pname, i0, o0, p0);)
         },
         reads: vec![0],
+        check: None,
     })
 }

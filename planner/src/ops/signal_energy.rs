@@ -50,5 +50,6 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
         }),
         body: quote!(#k::signal_energy(i0, &params::#pname, o0);),
         reads: vec![0],
+        check: None,
     })
 }

@@ -32,5 +32,6 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
         params: None,
         body: quote!(#k::signal_fft_auto_scale(i0, o0, o1);),
         reads: vec![0],
+        check: None,
     })
 }

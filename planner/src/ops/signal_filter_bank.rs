@@ -113,5 +113,6 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
         }),
         body: quote!(#k::signal_filter_bank(i0, i1, i2, i3, i4, i5, &params::#pname, o0);),
         reads: vec![0, 1, 2, 3, 4, 5],
+        check: None,
     })
 }

@@ -62,6 +62,7 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
         }),
         body: quote!(#k::signal_filter_bank_log(i0, &params::#pname, o0);),
         reads: vec![0],
+        check: None,
     })
 }
 

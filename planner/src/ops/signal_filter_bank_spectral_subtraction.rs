@@ -100,5 +100,6 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
         }),
         body: quote!(#k::signal_filter_bank_spectral_subtraction(i0, &params::#pname, o0, o1, p0);),
         reads: vec![0],
+        check: None,
     })
 }

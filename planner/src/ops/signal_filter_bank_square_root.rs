@@ -32,5 +32,6 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
         params: None,
         body: quote!(#k::signal_filter_bank_square_root(i0, i1, o0);),
         reads: vec![0, 1],
+        check: None,
     })
 }

@@ -48,5 +48,6 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
         }),
         body: quote!(#k::signal_pcan(i0, i1, i2, &params::#pname, o0);),
         reads: vec![0, 1, 2],
+        check: None,
     })
 }

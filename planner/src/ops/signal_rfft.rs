@@ -206,6 +206,7 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
         }),
         body: quote!(#k::signal_rfft(i0, &params::#pname, o0, s0);),
         reads: vec![0],
+        check: None,
     })
 }
 

@@ -53,5 +53,6 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
         }),
         body: quote!(#k::signal_window(i0, i1, &params::#pname, o0);),
         reads: vec![0, 1],
+        check: None,
     })
 }

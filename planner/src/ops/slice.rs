@@ -100,6 +100,7 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
         ),
         body: quote!(#k::slice(&params::#pname, i0, o0);),
         reads: vec![0],
+        check: None,
     })
 }
 
@@ -158,5 +159,6 @@ fn dynamic(
         ),
         body: quote!(#k::slice_dynamic(&params::#pname, i0, i1, o0);),
         reads: vec![0, 1],
+        check: None,
     })
 }

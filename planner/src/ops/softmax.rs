@@ -85,6 +85,7 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
                 };)),
                 body: quote!(#k::#f(&params::#pname, i0, o0);),
                 reads: vec![0],
+                check: None,
             })
         }
         (DType::Int16, DType::Int16) => {
@@ -113,6 +114,7 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
                 };)),
                 body: quote!(#k::softmax_s16(&params::#pname, i0, o0);),
                 reads: vec![0],
+                check: None,
             })
         }
         (DType::Float32, DType::Float32) => {
@@ -123,6 +125,7 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
                 ),
                 body: quote!(#k::softmax_f32(&params::#pname, i0, o0);),
                 reads: vec![0],
+                check: None,
             })
         }
         (DType::Int8 | DType::Int16, o) => invalid(format!(

@@ -56,5 +56,6 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
         ),
         body: quote!(#k::space_to_depth(&params::#pname, i0, o0);),
         reads: vec![0],
+        check: None,
     })
 }

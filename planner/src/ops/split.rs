@@ -98,5 +98,6 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
         params: None,
         body: quote!(#k::split(#outer, &#c, i1, &mut #views);),
         reads: vec![1],
+        check: None,
     })
 }

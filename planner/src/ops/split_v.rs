@@ -27,5 +27,6 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
         params: None,
         body: quote!(#k::split_v(#outer, &#c, i0, &mut #views);),
         reads: vec![0],
+        check: None,
     })
 }

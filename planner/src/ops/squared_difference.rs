@@ -50,6 +50,7 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
                 params: Some(quote!(pub const #pname: #k::BinaryShape = #shape;)),
                 body: quote!(#k::#f(&params::#pname, i0, i1, o0);),
                 reads: vec![0, 1],
+                check: None,
             });
         }
         DType::Int8 => (
@@ -99,5 +100,6 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
         ),
         body: quote!(#k::#f(&params::#pname, i0, i1, o0);),
         reads: vec![0, 1],
+        check: None,
     })
 }

@@ -284,5 +284,6 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
         ),
         body: quote!(#k::strided_slice(&params::#pname, i0, o0);),
         reads: vec![0],
+        check: None,
     })
 }

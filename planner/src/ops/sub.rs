@@ -58,5 +58,6 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
         params: Some(add_params_tokens(cx, quote!(SubQuant), &shape, &p)),
         body: quote!(#k::#f(&params::#pname, i0, i1, o0);),
         reads: vec![0, 1],
+        check: None,
     })
 }

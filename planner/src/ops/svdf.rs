@@ -205,6 +205,7 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
             };)),
             body: quote!(#k::svdf_f32(&params::#pname, i0, i1, i2, ::core::option::Option::Some(i3), m4, o0);),
             reads,
+            check: None,
         });
     }
     // int8 input.
@@ -272,5 +273,6 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
         };)),
         body: quote!(#k::#f(&params::#pname, i0, i1, i2, ::core::option::Option::Some(i3), m4, o0);),
         reads,
+        check: None,
     })
 }

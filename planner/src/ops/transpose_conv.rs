@@ -211,5 +211,6 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
         } else {
             vec![1, 2]
         },
+        check: None,
     })
 }

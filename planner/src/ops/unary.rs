@@ -67,6 +67,7 @@ pub(super) fn plain(cx: &Lower<'_>, f: TokenStream) -> Call {
         params: None,
         body: quote!(#k::#f(i0, o0);),
         reads: vec![0],
+        check: None,
     }
 }
 
@@ -105,5 +106,6 @@ pub(super) fn with_params(
         params: Some(quote!(pub const #pname: #k::#ty = #k::#ty { #fields };)),
         body: quote!(#k::#f(&params::#pname, i0, o0);),
         reads: vec![0],
+        check: None,
     }
 }

@@ -431,6 +431,7 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
                 };)),
                 body: quote!(#k::unidirectional_sequence_lstm_f32(&params::#pname, i0, #weight_views, m18, m19, o0);),
                 reads,
+                check: None,
             })
         }
         (DType::Int16, DType::Int8 | DType::Int16) => {
@@ -517,6 +518,7 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
                 ),
                 body: quote!(#k::#f(&params::#pname, i0, #weight_views, m18, m19, o0);),
                 reads,
+                check: None,
             })
         }
         (DType::Float32 | DType::Int16, other) => {

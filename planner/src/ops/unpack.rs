@@ -52,5 +52,6 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
         params: None,
         body: quote!(#k::unpack(#outer, #copy, i0, &mut #views);),
         reads: vec![0],
+        check: None,
     })
 }

@@ -42,5 +42,6 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
         params: None,
         body: quote!(#k::zeros_like(o0);),
         reads: vec![],
+        check: None,
     })
 }

@@ -46,7 +46,7 @@ fn int8_kernels_on_one_buffer_equal_two_buffers() {
             geometry: g,
             input_offset: (rng.next() % 256) as i32 - 127,
             output_offset: (rng.next() % 21) as i32 - 10,
-            requant: &REQUANT,
+            requant: &REQUANT[..g.output[3]],
             act_min: -128,
             act_max: 127,
         };
@@ -85,8 +85,9 @@ fn int8_kernels_on_one_buffer_equal_two_buffers() {
             } else {
                 conv2d_s8
             };
-            assert!(
+            assert_eq!(
                 entry(&p, &mut buf, d, 0, &filter, Some(&bias)),
+                Ok(()),
                 "{g:?} d {d}"
             );
             assert_eq!(buf[..output], expected[..], "entry, {g:?} at d = {d}");
@@ -108,7 +109,13 @@ fn int8_kernels_on_one_buffer_equal_two_buffers() {
             } else {
                 conv2d_s8
             };
-            assert!(!entry(&p, &mut buf, least - 1, 0, &filter, Some(&bias)));
+            // Refused, with nothing written.
+            let before = buf.clone();
+            assert_eq!(
+                entry(&p, &mut buf, least - 1, 0, &filter, Some(&bias)),
+                Err(super::KernelError::Placement)
+            );
+            assert_eq!(buf, before, "{g:?} D − 1 wrote");
         }
     }
 }

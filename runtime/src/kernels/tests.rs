@@ -165,20 +165,20 @@ fn conv2d_valid_bias_and_clamp() {
     // 2x2 filter [1 2; 3 4] over 1..=9: (0,0) = 1 + 4 + 12 + 20 = 37, then 47, 67, 77; bias 3.
     let mut p = conv_s8(geometry([1, 3, 3, 1], [1, 2, 2, 1], [1, 2, 2, 1]), &[ONE]);
     let mut out = [0_i8; 4];
-    conv2d_s8(&p, &IMAGE, &[1, 2, 3, 4], Some(&[3]), &mut out);
+    conv2d_s8(&p, &IMAGE, &[1, 2, 3, 4], Some(&[3]), &mut out).unwrap();
     assert_eq!(out, [40, 50, 70, 80]);
     // A fused activation clamps after the output offset: 80 + 5 -> 75.
     p.output_offset = 5;
     p.act_min = 46;
     p.act_max = 75;
-    conv2d_s8(&p, &IMAGE, &[1, 2, 3, 4], Some(&[3]), &mut out);
+    conv2d_s8(&p, &IMAGE, &[1, 2, 3, 4], Some(&[3]), &mut out).unwrap();
     assert_eq!(out, [46, 55, 75, 75]);
     // The input offset (zero point 1) applies to every product: 37 - (1 + 2 + 3 + 4) = 27.
     let p = ConvS8 {
         input_offset: -1,
         ..conv_s8(p.geometry, &[ONE])
     };
-    conv2d_s8(&p, &IMAGE, &[1, 2, 3, 4], None, &mut out);
+    conv2d_s8(&p, &IMAGE, &[1, 2, 3, 4], None, &mut out).unwrap();
     assert_eq!(out, [27, 37, 57, 67]);
 }
 
@@ -190,7 +190,7 @@ fn conv2d_stride_and_same_padding() {
     g.stride_h = 2;
     g.stride_w = 2;
     let mut out = [0_i8; 4];
-    conv2d_s8(&conv_s8(g, &[ONE]), &IMAGE, &[1, 2, 3, 4], None, &mut out);
+    conv2d_s8(&conv_s8(g, &[ONE]), &IMAGE, &[1, 2, 3, 4], None, &mut out).unwrap();
     // (0,2): 3*1 + 6*3; (2,0): 7*1 + 8*2; (2,2): 9*1.
     assert_eq!(out, [37, 21, 23, 9]);
 
@@ -199,7 +199,7 @@ fn conv2d_stride_and_same_padding() {
     g.pad_h = 1;
     g.pad_w = 1;
     let mut out = [0_i8; 9];
-    conv2d_s8(&conv_s8(g, &[ONE]), &IMAGE, &[1; 9], None, &mut out);
+    conv2d_s8(&conv_s8(g, &[ONE]), &IMAGE, &[1; 9], None, &mut out).unwrap();
     assert_eq!(out, [12, 21, 16, 27, 45, 33, 24, 39, 28]);
 }
 
@@ -210,7 +210,7 @@ fn conv2d_dilation() {
     g.dilation_h = 2;
     g.dilation_w = 2;
     let mut out = [0_i8; 1];
-    conv2d_s8(&conv_s8(g, &[ONE]), &IMAGE, &[1, 2, 3, 4], None, &mut out);
+    conv2d_s8(&conv_s8(g, &[ONE]), &IMAGE, &[1, 2, 3, 4], None, &mut out).unwrap();
     assert_eq!(out, [64]);
 }
 
@@ -226,7 +226,8 @@ fn conv2d_per_channel_requant_and_saturation() {
         &[1, 2, 3, 4, 1, 1, 1, 1],
         None,
         &mut out,
-    );
+    )
+    .unwrap();
     assert_eq!(out, [37, 6, 47, 8, 67, 12, 77, 14]);
     // Ties of the 0.5 multiplier round up: 13 * 0.5 -> 7, -13 * 0.5 -> -6.
     let g = geometry([1, 1, 1, 1], [2, 1, 1, 1], [1, 1, 1, 2]);
@@ -236,7 +237,8 @@ fn conv2d_per_channel_requant_and_saturation() {
         &[1, -1],
         None,
         &mut out[..2],
-    );
+    )
+    .unwrap();
     assert_eq!(out[..2], [7, -6]);
     // Saturation at the int8 range: 127 * 127 = 16129 -> 127, -16129 -> -128.
     conv2d_s8(
@@ -245,7 +247,8 @@ fn conv2d_per_channel_requant_and_saturation() {
         &[127, -127],
         None,
         &mut out[..2],
-    );
+    )
+    .unwrap();
     assert_eq!(out[..2], [127, -128]);
 }
 
@@ -261,7 +264,8 @@ fn conv2d_grouped() {
         &[1, 1, 1, -1],
         None,
         &mut out,
-    );
+    )
+    .unwrap();
     assert_eq!(out, [3, -10]);
 }
 
@@ -275,7 +279,7 @@ fn conv2d_f32_sums_in_tflm_order() {
     };
     let image: [f32; 9] = core::array::from_fn(|i| i as f32 + 1.0);
     let mut out = [0.0_f32; 4];
-    conv2d_f32(&p, &image, &[1.0, 2.0, 3.0, 4.0], Some(&[0.5]), &mut out);
+    conv2d_f32(&p, &image, &[1.0, 2.0, 3.0, 4.0], Some(&[0.5]), &mut out).unwrap();
     assert_eq!(out, [37.5, 47.5, 60.0, 60.0]);
     // Order matters in float: ((1e8 + 1) + -1e8) + 1 = 1 in f32 (1e8 + 1 rounds to 1e8).
     let g = geometry([1, 1, 1, 4], [1, 1, 1, 4], [1, 1, 1, 1]);
@@ -284,7 +288,7 @@ fn conv2d_f32_sums_in_tflm_order() {
         act_min: f32::MIN,
         act_max: f32::MAX,
     };
-    conv2d_f32(&p, &[1e8, 1.0, -1e8, 1.0], &[1.0; 4], None, &mut out[..1]);
+    conv2d_f32(&p, &[1e8, 1.0, -1e8, 1.0], &[1.0; 4], None, &mut out[..1]).unwrap();
     assert_eq!(out[0], 1.0);
 }
 
@@ -299,7 +303,7 @@ fn depthwise_conv2d_depth_multiplier() {
     // 1HWO: per (y, x) the 4 output channels.
     let filter = [1, 0, 1, 0, 1, 0, 0, 1, 1, 1, 0, 0, 1, 1, 1, 1];
     let mut out = [0_i8; 4];
-    depthwise_conv2d_s8(&conv_s8(g, &[ONE; 4]), &input, &filter, None, &mut out);
+    depthwise_conv2d_s8(&conv_s8(g, &[ONE; 4]), &input, &filter, None, &mut out).unwrap();
     // oc0 = 1+2+3+4, oc1 = 3+4, oc2 = 10+40, oc3 = 20+40.
     assert_eq!(out, [10, 7, 50, 60]);
     // Per-channel multipliers, bias and offsets: (10 + 1) * 0.5 -> 6 (5.5 rounds up), + 1.
@@ -307,7 +311,7 @@ fn depthwise_conv2d_depth_multiplier() {
         output_offset: 1,
         ..conv_s8(g, &[HALF, ONE, ONE, ONE])
     };
-    depthwise_conv2d_s8(&p, &input, &filter, Some(&[1, 0, 0, 100]), &mut out);
+    depthwise_conv2d_s8(&p, &input, &filter, Some(&[1, 0, 0, 100]), &mut out).unwrap();
     assert_eq!(out, [7, 8, 51, 127]);
 }
 
@@ -323,7 +327,7 @@ fn depthwise_conv2d_padding_stride_dilation() {
     g.pad_h = 1;
     g.pad_w = 1;
     let mut out = [0_i8; 4];
-    depthwise_conv2d_s8(&conv_s8(g, &[ONE]), &IMAGE, &[1; 4], None, &mut out);
+    depthwise_conv2d_s8(&conv_s8(g, &[ONE]), &IMAGE, &[1; 4], None, &mut out).unwrap();
     // (-1,-1): only (1,1) = 5; (-1,1): (1,1)=5 and (1,3) outside -> 5; (1,-1): 5; (1,1): 5.
     assert_eq!(out, [5, 5, 5, 5]);
     let p = ConvF32 {
@@ -333,7 +337,7 @@ fn depthwise_conv2d_padding_stride_dilation() {
     };
     let image: [f32; 9] = core::array::from_fn(|i| i as f32 + 1.0);
     let mut out = [0.0_f32; 4];
-    depthwise_conv2d_f32(&p, &image, &[1.5; 4], Some(&[-1.0]), &mut out);
+    depthwise_conv2d_f32(&p, &image, &[1.5; 4], Some(&[-1.0]), &mut out).unwrap();
     assert_eq!(out, [6.0, 6.0, 6.0, 6.0]);
 }
 
@@ -905,16 +909,19 @@ fn inconsistent_parameters_do_not_panic() {
     // Zero dimensions TFLM would divide by, slices shorter than the shapes.
     let g = geometry([1, 3, 3, 0], [1, 2, 2, 0], [1, 2, 2, 1]);
     let mut out = [0_i8; 4];
-    conv2d_s8(&conv_s8(g, &[]), &IMAGE, &[], None, &mut out);
+    assert!(conv2d_s8(&conv_s8(g, &[]), &IMAGE, &[], None, &mut out).is_err());
     let g = geometry([1, 3, 3, 1], [1, 2, 2, 1], [1, 2, 2, 1]);
-    conv2d_s8(
-        &conv_s8(g, &[]),
-        &IMAGE[..2],
-        &[1],
-        Some(&[]),
-        &mut out[..1],
+    assert!(
+        conv2d_s8(
+            &conv_s8(g, &[]),
+            &IMAGE[..2],
+            &[1],
+            Some(&[]),
+            &mut out[..1],
+        )
+        .is_err()
     );
-    depthwise_conv2d_s8(&conv_s8(g, &[]), &[], &[], None, &mut out);
+    assert!(depthwise_conv2d_s8(&conv_s8(g, &[]), &[], &[], None, &mut out).is_err());
     fully_connected_s8(&fc(&[]), &[], &[], None, &mut out);
     average_pool_s8(&pool([1, 3, 3, 1], [1, 2, 2, 1], 0, 1), &IMAGE, &mut out);
     softmax_s8(&SOFTMAX_SCALE_0_1, &[], &mut out);
@@ -1176,10 +1183,10 @@ fn check_conv(depthwise: bool) {
         let mut got = [0_i8; 512];
         if depthwise {
             reference_depthwise(&g, 0, mac, out);
-            depthwise_conv2d_s8(&p, input, filter, Some(bias), &mut got[..sizes[2]]);
+            depthwise_conv2d_s8(&p, input, filter, Some(bias), &mut got[..sizes[2]]).unwrap();
         } else {
             reference_conv(&g, 0, mac, out);
-            conv2d_s8(&p, input, filter, Some(bias), &mut got[..sizes[2]]);
+            conv2d_s8(&p, input, filter, Some(bias), &mut got[..sizes[2]]).unwrap();
         }
         assert_eq!(got[..sizes[2]], want[..sizes[2]], "{g:?}");
 
@@ -1197,10 +1204,10 @@ fn check_conv(depthwise: bool) {
         let mut got = [0_f32; 512];
         if depthwise {
             reference_depthwise(&g, 0.0, mac, out);
-            depthwise_conv2d_f32(&p, input, filter, Some(bias), &mut got[..sizes[2]]);
+            depthwise_conv2d_f32(&p, input, filter, Some(bias), &mut got[..sizes[2]]).unwrap();
         } else {
             reference_conv(&g, 0.0, mac, out);
-            conv2d_f32(&p, input, filter, Some(bias), &mut got[..sizes[2]]);
+            conv2d_f32(&p, input, filter, Some(bias), &mut got[..sizes[2]]).unwrap();
         }
         for (got, want) in got[..sizes[2]].iter().zip(&want[..sizes[2]]) {
             assert_eq!(got.to_bits(), *want, "{g:?}");

@@ -713,6 +713,17 @@ pub mod cnn {
             ::stowplan::kernels::overlap::fits(& OP_0.geometry, 448, 0),
             "op 0 (CONV_2D) of subgraph 0: its input must start at least the overlapped driver's least displacement above its output"
         );
+        #[allow(unused_variables)]
+        const _: () = {
+            let i1: usize = super::CONV2D.len();
+            let i2: usize = super::RELU_8.len();
+            let o0: usize = super::OVERLAP_OP_0.len();
+            ::core::assert!(
+                ::stowplan::kernels::overlap::check_conv2d_s8(& OP_0, o0, 448, 0, i1,
+                ::core::option::Option::Some(i2)).is_ok(),
+                "op 0 (CONV_2D): its kernel's preconditions do not hold for the views the plan gives it"
+            );
+        };
         /// op 1 (MAX_POOL_2D) of subgraph 0
         pub const OP_1: ::stowplan::kernels::PoolS8 = ::stowplan::kernels::PoolS8 {
             geometry: ::stowplan::kernels::PoolGeometry {
@@ -769,6 +780,18 @@ pub mod cnn {
             act_min: -128,
             act_max: 127,
         };
+        #[allow(unused_variables)]
+        const _: () = {
+            let i0: usize = super::MAXPOOL2D.len();
+            let i1: usize = super::CONV2D_1.len();
+            let i2: usize = super::RELU_2_6.len();
+            let o0: usize = super::RELU_2_12.len();
+            ::core::assert!(
+                ::stowplan::kernels::check_conv2d_s8(& OP_2, i0, i1,
+                ::core::option::Option::Some(i2), o0).is_ok(),
+                "op 2 (CONV_2D): its kernel's preconditions do not hold for the views the plan gives it"
+            );
+        };
         /// op 3 (DEPTHWISE_CONV_2D) of subgraph 0
         pub const OP_3: ::stowplan::kernels::ConvS8 = ::stowplan::kernels::ConvS8 {
             geometry: ::stowplan::kernels::ConvGeometry {
@@ -805,6 +828,18 @@ pub mod cnn {
             ],
             act_min: -128,
             act_max: 127,
+        };
+        #[allow(unused_variables)]
+        const _: () = {
+            let i0: usize = super::MAXPOOL2D.len();
+            let i1: usize = super::DEPTHWISE.len();
+            let i2: usize = super::RELU_1_4.len();
+            let o0: usize = super::RELU_1_13.len();
+            ::core::assert!(
+                ::stowplan::kernels::check_depthwise_conv2d_s8(& OP_3, i0, i1,
+                ::core::option::Option::Some(i2), o0).is_ok(),
+                "op 3 (DEPTHWISE_CONV_2D): its kernel's preconditions do not hold for the views the plan gives it"
+            );
         };
         /// op 4 (ADD) of subgraph 0
         pub const OP_4: ::stowplan::kernels::AddS8 = ::stowplan::kernels::AddS8 {
@@ -897,7 +932,7 @@ pub mod cnn {
     pub fn invoke(arena: &mut Arena) {
         {
             let ((_, i1, i2), (o0,)) = ops::op_0(arena);
-            let _ = ::stowplan::kernels::overlap::conv2d_s8(
+            ::stowplan::kernels::proven::overlap::conv2d_s8(
                 &params::OP_0,
                 o0,
                 448,
@@ -912,7 +947,7 @@ pub mod cnn {
         }
         {
             let ((i0, i1, i2), (o0,)) = ops::op_2(arena);
-            ::stowplan::kernels::conv2d_s8(
+            ::stowplan::kernels::proven::conv2d_s8(
                 &params::OP_2,
                 i0,
                 i1,
@@ -922,7 +957,7 @@ pub mod cnn {
         }
         {
             let ((i0, i1, i2), (o0,)) = ops::op_3(arena);
-            ::stowplan::kernels::depthwise_conv2d_s8(
+            ::stowplan::kernels::proven::depthwise_conv2d_s8(
                 &params::OP_3,
                 i0,
                 i1,

@@ -12,6 +12,7 @@
 pub(crate) mod dsp;
 pub(crate) mod in_place;
 
+use super::shared::check::{KernelError, check, elements, length, optional_length, require};
 #[cfg(not(stowplan_dsp))]
 use super::shared::dot_s8;
 use super::shared::{
@@ -22,19 +23,260 @@ use super::shared::{
 
 /// The sizes CONV_2D needs: `(groups' filter input depth, filters per group)`, or `None` for a
 /// zero dimension that TFLM would divide by or a group past the input's channels.
-fn conv_groups(g: &ConvGeometry) -> Option<(usize, usize)> {
+const fn conv_groups(g: &ConvGeometry) -> Option<(usize, usize)> {
     let filter_input_depth = g.filter[3];
-    let groups = g.input[3].checked_div(filter_input_depth)?;
-    let filters_per_group = g.filter[0].checked_div(groups)?;
+    let Some(groups) = g.input[3].checked_div(filter_input_depth) else {
+        return None;
+    };
+    let Some(filters_per_group) = g.filter[0].checked_div(groups) else {
+        return None;
+    };
     if filters_per_group == 0 {
         return None;
     }
     // The last output channel's group must lie inside the input pixel.
     let last_group = (g.filter[0] - 1) / filters_per_group;
-    if (last_group + 1).checked_mul(filter_input_depth)? > g.input[3] {
-        return None;
+    match (last_group + 1).checked_mul(filter_input_depth) {
+        Some(end) if end <= g.input[3] => Some((filter_input_depth, filters_per_group)),
+        _ => None,
     }
-    Some((filter_input_depth, filters_per_group))
+}
+
+/// What every CONV_2D kernel needs of its geometry and of its input's and output's lengths:
+/// shapes whose sizes do not overflow, the output's batches the input's and its channels the
+/// filters', groups that divide the channels, strides and dilations of at least 1.
+const fn check_conv(g: &ConvGeometry, input: usize, output: usize) -> Result<(), KernelError> {
+    check!(length("input", elements(&g.input), input));
+    check!(length("output", elements(&g.output), output));
+    check!(require(
+        g.output[0] == g.input[0],
+        "the output's batches are not the input's"
+    ));
+    check!(require(
+        g.output[3] == g.filter[0],
+        "the output's channels are not the filter's output channels"
+    ));
+    check!(require(
+        conv_groups(g).is_some(),
+        "the filter's input depth does not divide the input's channels into groups that divide the output channels"
+    ));
+    require(
+        g.stride_h >= 1 && g.stride_w >= 1 && g.dilation_h >= 1 && g.dilation_w >= 1,
+        "a stride or a dilation is 0",
+    )
+}
+
+/// [`conv2d_s8`]'s preconditions, on the lengths of its slices (`bias`: `None` for no
+/// bias): what the entry checks before it runs, and what generated code asserts when the crate
+/// compiles.
+///
+/// # Errors
+///
+/// The first precondition that does not hold.
+pub const fn check_conv2d_s8(
+    p: &ConvS8,
+    input: usize,
+    filter: usize,
+    bias: Option<usize>,
+    output: usize,
+) -> Result<(), KernelError> {
+    let g = &p.geometry;
+    check!(check_conv(g, input, output));
+    check!(length("filter", elements(&g.filter), filter));
+    check!(length("requant", Some(g.filter[0]), p.requant.len()));
+    optional_length("bias", Some(g.filter[0]), bias)
+}
+
+/// [`conv2d_s8_i4`]'s preconditions, as [`check_conv2d_s8`]'s with the packed filter.
+///
+/// # Errors
+///
+/// The first precondition that does not hold.
+pub const fn check_conv2d_s8_i4(
+    p: &ConvS8,
+    input: usize,
+    filter: usize,
+    bias: Option<usize>,
+    output: usize,
+) -> Result<(), KernelError> {
+    let g = &p.geometry;
+    check!(check_conv(g, input, output));
+    let packed = match elements(&g.filter) {
+        Some(n) => Some(n.div_ceil(2)),
+        None => None,
+    };
+    check!(length("filter", packed, filter));
+    check!(length("requant", Some(g.filter[0]), p.requant.len()));
+    optional_length("bias", Some(g.filter[0]), bias)
+}
+
+/// [`conv2d_s16`]'s preconditions, as [`check_conv2d_s8`]'s.
+///
+/// # Errors
+///
+/// The first precondition that does not hold.
+pub const fn check_conv2d_s16(
+    p: &ConvS16,
+    input: usize,
+    filter: usize,
+    bias: Option<usize>,
+    output: usize,
+) -> Result<(), KernelError> {
+    let g = &p.geometry;
+    check!(check_conv(g, input, output));
+    check!(length("filter", elements(&g.filter), filter));
+    check!(length("requant", Some(g.filter[0]), p.requant.len()));
+    optional_length("bias", Some(g.filter[0]), bias)
+}
+
+/// [`conv2d_s16_acc32`]'s preconditions, as [`check_conv2d_s16`]'s.
+///
+/// # Errors
+///
+/// The first precondition that does not hold.
+pub const fn check_conv2d_s16_acc32(
+    p: &ConvS16,
+    input: usize,
+    filter: usize,
+    bias: Option<usize>,
+    output: usize,
+) -> Result<(), KernelError> {
+    check_conv2d_s16(p, input, filter, bias, output)
+}
+
+/// [`conv2d_f32`]'s preconditions, as [`check_conv2d_s8`]'s (no requantisation).
+///
+/// # Errors
+///
+/// The first precondition that does not hold.
+pub const fn check_conv2d_f32(
+    p: &ConvF32,
+    input: usize,
+    filter: usize,
+    bias: Option<usize>,
+    output: usize,
+) -> Result<(), KernelError> {
+    let g = &p.geometry;
+    check!(check_conv(g, input, output));
+    check!(length("filter", elements(&g.filter), filter));
+    optional_length("bias", Some(g.filter[0]), bias)
+}
+
+/// The entries generated code calls after asserting the kernel's check when the crate
+/// compiled: the public entries without their run-time check (in debug builds it is asserted).
+pub mod proven {
+    use super::{ConvF32, ConvS8, ConvS16, Part};
+
+    /// [`conv2d_s8`](super::conv2d_s8), its [`check`](super::check_conv2d_s8) proven.
+    #[inline]
+    pub fn conv2d_s8(
+        p: &ConvS8,
+        input: &[i8],
+        filter: &[i8],
+        bias: Option<&[i32]>,
+        output: &mut [i8],
+    ) {
+        debug_assert!(
+            super::check_conv2d_s8(
+                p,
+                input.len(),
+                filter.len(),
+                bias.map(<[i32]>::len),
+                output.len()
+            )
+            .is_ok()
+        );
+        super::conv2d_s8_part(p, Part::WHOLE, input, filter, bias, output);
+    }
+
+    /// [`conv2d_s8_i4`](super::conv2d_s8_i4), its [`check`](super::check_conv2d_s8_i4) proven.
+    #[inline]
+    pub fn conv2d_s8_i4(
+        p: &ConvS8,
+        input: &[i8],
+        filter: &[u8],
+        bias: Option<&[i32]>,
+        output: &mut [i8],
+    ) {
+        debug_assert!(
+            super::check_conv2d_s8_i4(
+                p,
+                input.len(),
+                filter.len(),
+                bias.map(<[i32]>::len),
+                output.len()
+            )
+            .is_ok()
+        );
+        super::conv2d_s8_i4_part(p, Part::WHOLE, input, filter, bias, output);
+    }
+
+    /// [`conv2d_s16`](super::conv2d_s16), its [`check`](super::check_conv2d_s16) proven.
+    #[inline]
+    pub fn conv2d_s16(
+        p: &ConvS16,
+        input: &[i16],
+        filter: &[i8],
+        bias: Option<&[i64]>,
+        output: &mut [i16],
+    ) {
+        debug_assert!(
+            super::check_conv2d_s16(
+                p,
+                input.len(),
+                filter.len(),
+                bias.map(<[i64]>::len),
+                output.len()
+            )
+            .is_ok()
+        );
+        super::conv2d_s16_part(p, Part::WHOLE, input, filter, bias, output);
+    }
+
+    /// [`conv2d_s16_acc32`](super::conv2d_s16_acc32), its [`check`](super::check_conv2d_s16_acc32)
+    /// proven.
+    #[inline]
+    pub fn conv2d_s16_acc32(
+        p: &ConvS16,
+        input: &[i16],
+        filter: &[i8],
+        bias: Option<&[i32]>,
+        output: &mut [i16],
+    ) {
+        debug_assert!(
+            super::check_conv2d_s16_acc32(
+                p,
+                input.len(),
+                filter.len(),
+                bias.map(<[i32]>::len),
+                output.len()
+            )
+            .is_ok()
+        );
+        super::conv2d_s16_acc32_part(p, Part::WHOLE, input, filter, bias, output);
+    }
+
+    /// [`conv2d_f32`](super::conv2d_f32), its [`check`](super::check_conv2d_f32) proven.
+    #[inline]
+    pub fn conv2d_f32(
+        p: &ConvF32,
+        input: &[f32],
+        filter: &[f32],
+        bias: Option<&[f32]>,
+        output: &mut [f32],
+    ) {
+        debug_assert!(
+            super::check_conv2d_f32(
+                p,
+                input.len(),
+                filter.len(),
+                bias.map(<[f32]>::len),
+                output.len()
+            )
+            .is_ok()
+        );
+        super::conv2d_f32_part(p, Part::WHOLE, input, filter, bias, output);
+    }
 }
 
 /// Shared loop nest of CONV_2D. Per output (TFLM's order: batch, out_y, out_x, out_channel)
@@ -150,11 +392,13 @@ fn dot_offset_s8(input: &[i8], filter: &[i8], input_offset: i32) -> i32 {
 ///
 /// `filter` is OHWI int8 (symmetric, per-channel); `bias` int32, one per output channel.
 ///
-/// # Preconditions
+/// # Errors
 ///
+/// [`KernelError`], with nothing written, unless its preconditions ([`check_conv2d_s8`]) hold:
 /// `input.len() == N*H*W*C`, `filter.len() == O*FH*FW*I`, `output.len() == N*OH*OW*O` with the
 /// geometry's shapes, the output's `N` equal to the input's and its channels `O`; `I` divides
-/// `C` and the group count `C / I` divides `O`; `requant` and `bias` have `O` entries.
+/// `C` and the group count `C / I` divides `O`; `requant` and `bias` have `O` entries; strides
+/// and dilations are at least 1.
 ///
 /// With cfg `stowplan_dsp` (Armv7E-M) a 1 x 1 filter with stride 1 and no padding runs as a
 /// blocked matrix product with the DSP extension's instructions (`dsp::pointwise`), and every other
@@ -163,8 +407,23 @@ fn dot_offset_s8(input: &[i8], filter: &[i8], input_offset: i32) -> i32 {
 /// stack, four output pixels x 1 output channel at a time; larger ones in blocks of 2 adjacent
 /// output pixels x 2 output channels over the windows' runs of input values (border pixels
 /// 1 x 2). Grouped convolution sums four elements per step with them. The outputs are the same.
-pub fn conv2d_s8(p: &ConvS8, input: &[i8], filter: &[i8], bias: Option<&[i32]>, output: &mut [i8]) {
-    conv2d_s8_part(p, Part::WHOLE, input, filter, bias, output);
+#[must_use = "the kernel writes nothing when it returns an error"]
+pub fn conv2d_s8(
+    p: &ConvS8,
+    input: &[i8],
+    filter: &[i8],
+    bias: Option<&[i32]>,
+    output: &mut [i8],
+) -> Result<(), KernelError> {
+    check_conv2d_s8(
+        p,
+        input.len(),
+        filter.len(),
+        bias.map(<[i32]>::len),
+        output.len(),
+    )?;
+    proven::conv2d_s8(p, input, filter, bias, output);
+    Ok(())
 }
 
 /// [`conv2d_s8`]'s body on a part of its geometry, inlined where it is called: the overlapped
@@ -225,17 +484,27 @@ pub(super) fn conv2d_s8_portable(
 ///
 /// `filter` is the packed OHWI int4 buffer, two weights per byte (low nibble first).
 ///
-/// # Preconditions
+/// # Errors
 ///
-/// As [`conv2d_s8`], with `filter.len() == ceil(O*FH*FW*I / 2)`.
+/// [`KernelError`], with nothing written, unless its preconditions hold
+/// ([`check_conv2d_s8_i4`]): as [`conv2d_s8`]'s, with `filter.len() == ceil(O*FH*FW*I / 2)`.
+#[must_use = "the kernel writes nothing when it returns an error"]
 pub fn conv2d_s8_i4(
     p: &ConvS8,
     input: &[i8],
     filter: &[u8],
     bias: Option<&[i32]>,
     output: &mut [i8],
-) {
-    conv2d_s8_i4_part(p, Part::WHOLE, input, filter, bias, output);
+) -> Result<(), KernelError> {
+    check_conv2d_s8_i4(
+        p,
+        input.len(),
+        filter.len(),
+        bias.map(<[i32]>::len),
+        output.len(),
+    )?;
+    proven::conv2d_s8_i4(p, input, filter, bias, output);
+    Ok(())
 }
 
 /// [`conv2d_s8_i4`] on a part of its geometry (the overlapped driver's chunks of pixels).
@@ -308,21 +577,31 @@ fn dot_s16_i32(input: &[i16], filter: &[i8]) -> i32 {
 /// `MultiplyByQuantizedMultiplier`, clamp. TFLM takes this kernel for an int64 bias and for no
 /// bias (a model whose options ask for int32 biases has none to add: see the planner).
 ///
-/// # Preconditions
+/// # Errors
 ///
-/// As [`conv2d_s8`].
+/// [`KernelError`], with nothing written, unless its preconditions hold, as
+/// [`conv2d_s8`]'s.
 ///
 /// With cfg `stowplan_dsp` (Armv7E-M) every shape runs blocked with the DSP extension's
 /// instructions (`dsp::s16`: two output channels at a time, two multiply-accumulates per
 /// `SMLALD`); the outputs are the same.
+#[must_use = "the kernel writes nothing when it returns an error"]
 pub fn conv2d_s16(
     p: &ConvS16,
     input: &[i16],
     filter: &[i8],
     bias: Option<&[i64]>,
     output: &mut [i16],
-) {
-    conv2d_s16_part(p, Part::WHOLE, input, filter, bias, output);
+) -> Result<(), KernelError> {
+    check_conv2d_s16(
+        p,
+        input.len(),
+        filter.len(),
+        bias.map(<[i64]>::len),
+        output.len(),
+    )?;
+    proven::conv2d_s16(p, input, filter, bias, output);
+    Ok(())
 }
 
 /// [`conv2d_s16`] on a part of its geometry (the overlapped driver's chunks of pixels).
@@ -357,20 +636,30 @@ pub(super) fn conv2d_s16_part(
 /// int16 CONV_2D with an int32 bias: TFLM's `reference_integer_ops::ConvPerChannel<int32_t>`,
 /// the sum in a wrapping 32-bit accumulator and the 32-bit `MultiplyByQuantizedMultiplier`.
 ///
-/// # Preconditions
+/// # Errors
 ///
-/// As [`conv2d_s8`].
+/// [`KernelError`], with nothing written, unless its preconditions hold, as
+/// [`conv2d_s8`]'s.
 ///
 /// With cfg `stowplan_dsp` (Armv7E-M) every shape runs blocked as [`conv2d_s16`], with `SMLAD`
 /// (its sum wraps as TFLM's); the outputs are the same.
+#[must_use = "the kernel writes nothing when it returns an error"]
 pub fn conv2d_s16_acc32(
     p: &ConvS16,
     input: &[i16],
     filter: &[i8],
     bias: Option<&[i32]>,
     output: &mut [i16],
-) {
-    conv2d_s16_acc32_part(p, Part::WHOLE, input, filter, bias, output);
+) -> Result<(), KernelError> {
+    check_conv2d_s16_acc32(
+        p,
+        input.len(),
+        filter.len(),
+        bias.map(<[i32]>::len),
+        output.len(),
+    )?;
+    proven::conv2d_s16_acc32(p, input, filter, bias, output);
+    Ok(())
 }
 
 /// [`conv2d_s16_acc32`] on a part of its geometry (the overlapped driver's chunks of pixels).
@@ -406,17 +695,27 @@ pub(super) fn conv2d_s16_acc32_part(
 /// float CONV_2D: TFLM's `reference_ops::Conv` (float): `total += input * filter` in loop
 /// order, then `ActivationFunctionWithMinMax(total + bias)`.
 ///
-/// # Preconditions
+/// # Errors
 ///
-/// As [`conv2d_s8`].
+/// [`KernelError`], with nothing written, unless its preconditions hold, as
+/// [`conv2d_s8`]'s.
+#[must_use = "the kernel writes nothing when it returns an error"]
 pub fn conv2d_f32(
     p: &ConvF32,
     input: &[f32],
     filter: &[f32],
     bias: Option<&[f32]>,
     output: &mut [f32],
-) {
-    conv2d_f32_part(p, Part::WHOLE, input, filter, bias, output);
+) -> Result<(), KernelError> {
+    check_conv2d_f32(
+        p,
+        input.len(),
+        filter.len(),
+        bias.map(<[f32]>::len),
+        output.len(),
+    )?;
+    proven::conv2d_f32(p, input, filter, bias, output);
+    Ok(())
 }
 
 /// [`conv2d_f32`] on a part of its geometry (the overlapped driver's chunks of pixels).
@@ -512,13 +811,13 @@ mod tests {
         let input: [i8; 27] = core::array::from_fn(|i| (i as i8).wrapping_mul(37));
         let bias = [100, -1000];
         let (mut a, mut b) = ([0i8; 8], [0i8; 8]);
-        conv2d_s8(&p, &input, &weights, Some(&bias), &mut a);
-        conv2d_s8_i4(&p, &input, &packed[..used], Some(&bias), &mut b);
+        conv2d_s8(&p, &input, &weights, Some(&bias), &mut a).unwrap();
+        conv2d_s8_i4(&p, &input, &packed[..used], Some(&bias), &mut b).unwrap();
         assert_eq!(a, b);
         assert_ne!(a, [0; 8]);
         // A packed buffer one byte short writes nothing.
         let mut c = [5i8; 8];
-        conv2d_s8_i4(&p, &input, &packed[1..used], Some(&bias), &mut c);
+        assert!(conv2d_s8_i4(&p, &input, &packed[1..used], Some(&bias), &mut c).is_err());
         assert_eq!(c, [5; 8]);
     }
 
@@ -547,7 +846,8 @@ mod tests {
             &[127, 127],
             Some(&[-(1 << 20)]),
             &mut out,
-        );
+        )
+        .unwrap();
         let expect =
             fixed::multiply_by_quantized_multiplier_i64(8_322_818 - (1 << 20), 1 << 30, -9);
         assert_eq!(i32::from(out[0]), expect);
@@ -563,7 +863,8 @@ mod tests {
             &[127, 127],
             Some(&[i32::MAX]),
             &mut out32,
-        );
+        )
+        .unwrap();
         let wrapped = i32::MAX.wrapping_add(8_322_818);
         assert_eq!(
             i32::from(out32[0]),

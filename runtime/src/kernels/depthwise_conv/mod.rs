@@ -12,6 +12,7 @@ pub(crate) mod dsp;
 pub(crate) mod dsp_s16;
 pub(crate) mod in_place;
 
+use super::shared::check::{KernelError, check, elements, length, optional_length, require};
 use super::shared::{
     ConvF32, ConvGeometry, ConvS8, ConvS16, Part, finish_f32, inside, int4_at, int4_elements,
     origin, requantize_channel, requantize_channel_s16, run,
@@ -112,26 +113,246 @@ fn depthwise_loops<I: Copy, A: Copy, O>(
     }
 }
 
+/// What every DEPTHWISE_CONV_2D kernel needs of its geometry and of its input's and output's
+/// lengths: shapes whose sizes do not overflow, the output's batches the input's, its channels
+/// the filter's and the input's times the depth multiplier, strides and dilations of at
+/// least 1.
+const fn check_depthwise(g: &ConvGeometry, input: usize, output: usize) -> Result<(), KernelError> {
+    check!(length("input", elements(&g.input), input));
+    check!(length("output", elements(&g.output), output));
+    check!(require(
+        g.output[0] == g.input[0],
+        "the output's batches are not the input's"
+    ));
+    check!(require(
+        g.output[3] == g.filter[3],
+        "the output's channels are not the filter's"
+    ));
+    check!(require(
+        matches!(g.input[3].checked_mul(g.depth_multiplier), Some(o) if o == g.output[3]),
+        "the output's channels are not the input's times the depth multiplier"
+    ));
+    require(
+        g.stride_h >= 1 && g.stride_w >= 1 && g.dilation_h >= 1 && g.dilation_w >= 1,
+        "a stride or a dilation is 0",
+    )
+}
+
+/// The filter's elements, `FH*FW*O`.
+const fn filter_elements(g: &ConvGeometry) -> Option<usize> {
+    elements(&[g.filter[1], g.filter[2], g.filter[3]])
+}
+
+/// [`depthwise_conv2d_s8`]'s preconditions, on the lengths of its slices (`bias`: `None` for no
+/// bias): what the entry checks before it runs, and what generated code asserts when the crate
+/// compiles.
+///
+/// # Errors
+///
+/// The first precondition that does not hold.
+pub const fn check_depthwise_conv2d_s8(
+    p: &ConvS8,
+    input: usize,
+    filter: usize,
+    bias: Option<usize>,
+    output: usize,
+) -> Result<(), KernelError> {
+    let g = &p.geometry;
+    check!(check_depthwise(g, input, output));
+    check!(length("filter", filter_elements(g), filter));
+    check!(length("requant", Some(g.filter[3]), p.requant.len()));
+    optional_length("bias", Some(g.filter[3]), bias)
+}
+
+/// [`depthwise_conv2d_s8_i4`]'s preconditions, as [`check_depthwise_conv2d_s8`]'s with the packed
+/// filter.
+///
+/// # Errors
+///
+/// The first precondition that does not hold.
+pub const fn check_depthwise_conv2d_s8_i4(
+    p: &ConvS8,
+    input: usize,
+    filter: usize,
+    bias: Option<usize>,
+    output: usize,
+) -> Result<(), KernelError> {
+    let g = &p.geometry;
+    check!(check_depthwise(g, input, output));
+    check!(length(
+        "filter",
+        match filter_elements(g) {
+            Some(n) => Some(n.div_ceil(2)),
+            None => None,
+        },
+        filter
+    ));
+    check!(length("requant", Some(g.filter[3]), p.requant.len()));
+    optional_length("bias", Some(g.filter[3]), bias)
+}
+
+/// [`depthwise_conv2d_s16`]'s preconditions, as [`check_depthwise_conv2d_s8`]'s.
+///
+/// # Errors
+///
+/// The first precondition that does not hold.
+pub const fn check_depthwise_conv2d_s16(
+    p: &ConvS16,
+    input: usize,
+    filter: usize,
+    bias: Option<usize>,
+    output: usize,
+) -> Result<(), KernelError> {
+    let g = &p.geometry;
+    check!(check_depthwise(g, input, output));
+    check!(length("filter", filter_elements(g), filter));
+    check!(length("requant", Some(g.filter[3]), p.requant.len()));
+    optional_length("bias", Some(g.filter[3]), bias)
+}
+
+/// [`depthwise_conv2d_f32`]'s preconditions, as [`check_depthwise_conv2d_s8`]'s.
+///
+/// # Errors
+///
+/// The first precondition that does not hold.
+pub const fn check_depthwise_conv2d_f32(
+    p: &ConvF32,
+    input: usize,
+    filter: usize,
+    bias: Option<usize>,
+    output: usize,
+) -> Result<(), KernelError> {
+    let g = &p.geometry;
+    check!(check_depthwise(g, input, output));
+    check!(length("filter", filter_elements(g), filter));
+    optional_length("bias", Some(g.filter[3]), bias)
+}
+
+/// The entries generated code calls after asserting the kernel's check when the crate
+/// compiled: the public entries without their run-time check (in debug builds it is asserted).
+pub mod proven {
+    use super::{ConvF32, ConvS8, ConvS16, Part};
+
+    /// [`depthwise_conv2d_s8`](super::depthwise_conv2d_s8), its [`check`](super::check_depthwise_conv2d_s8) proven.
+    #[inline]
+    pub fn depthwise_conv2d_s8(
+        p: &ConvS8,
+        input: &[i8],
+        filter: &[i8],
+        bias: Option<&[i32]>,
+        output: &mut [i8],
+    ) {
+        debug_assert!(
+            super::check_depthwise_conv2d_s8(
+                p,
+                input.len(),
+                filter.len(),
+                bias.map(<[i32]>::len),
+                output.len()
+            )
+            .is_ok()
+        );
+        super::depthwise_conv2d_s8_part(p, Part::WHOLE, input, filter, bias, output);
+    }
+
+    /// [`depthwise_conv2d_s8_i4`](super::depthwise_conv2d_s8_i4), its [`check`](super::check_depthwise_conv2d_s8_i4) proven.
+    #[inline]
+    pub fn depthwise_conv2d_s8_i4(
+        p: &ConvS8,
+        input: &[i8],
+        filter: &[u8],
+        bias: Option<&[i32]>,
+        output: &mut [i8],
+    ) {
+        debug_assert!(
+            super::check_depthwise_conv2d_s8_i4(
+                p,
+                input.len(),
+                filter.len(),
+                bias.map(<[i32]>::len),
+                output.len()
+            )
+            .is_ok()
+        );
+        super::depthwise_conv2d_s8_i4_part(p, Part::WHOLE, input, filter, bias, output);
+    }
+
+    /// [`depthwise_conv2d_s16`](super::depthwise_conv2d_s16), its [`check`](super::check_depthwise_conv2d_s16) proven.
+    #[inline]
+    pub fn depthwise_conv2d_s16(
+        p: &ConvS16,
+        input: &[i16],
+        filter: &[i8],
+        bias: Option<&[i64]>,
+        output: &mut [i16],
+    ) {
+        debug_assert!(
+            super::check_depthwise_conv2d_s16(
+                p,
+                input.len(),
+                filter.len(),
+                bias.map(<[i64]>::len),
+                output.len()
+            )
+            .is_ok()
+        );
+        super::depthwise_conv2d_s16_part(p, Part::WHOLE, input, filter, bias, output);
+    }
+
+    /// [`depthwise_conv2d_f32`](super::depthwise_conv2d_f32), its [`check`](super::check_depthwise_conv2d_f32) proven.
+    #[inline]
+    pub fn depthwise_conv2d_f32(
+        p: &ConvF32,
+        input: &[f32],
+        filter: &[f32],
+        bias: Option<&[f32]>,
+        output: &mut [f32],
+    ) {
+        debug_assert!(
+            super::check_depthwise_conv2d_f32(
+                p,
+                input.len(),
+                filter.len(),
+                bias.map(<[f32]>::len),
+                output.len()
+            )
+            .is_ok()
+        );
+        super::depthwise_conv2d_f32_part(p, Part::WHOLE, input, filter, bias, output);
+    }
+}
+
 /// int8 DEPTHWISE_CONV_2D: TFLM's `reference_integer_ops::DepthwiseConvPerChannel`.
 ///
 /// `filter` is `1HWO` int8 (symmetric, per-channel); `bias` int32, one per output channel.
 ///
-/// # Preconditions
+/// # Errors
 ///
-/// `input.len() == N*H*W*C`, `filter.len() == FH*FW*O`, `output.len() == N*OH*OW*O` with
-/// `O == C * depth_multiplier`; `requant` and `bias` have `O` entries.
+/// [`KernelError`], with nothing written, unless its preconditions
+/// ([`check_depthwise_conv2d_s8`]) hold: `input.len() == N*H*W*C`, `filter.len() == FH*FW*O`,
+/// `output.len() == N*OH*OW*O` with `O == C * depth_multiplier`, the output's `N` the input's;
+/// `requant` and `bias` have `O` entries; strides and dilations are at least 1.
 ///
 /// With cfg `stowplan_dsp` (Armv7E-M) depth multiplier 1 or a multiple of four without
 /// dilation (channels a multiple of four) runs blocked, four channels at once with the DSP
 /// extension's instructions (`dsp`); the outputs are the same.
+#[must_use = "the kernel writes nothing when it returns an error"]
 pub fn depthwise_conv2d_s8(
     p: &ConvS8,
     input: &[i8],
     filter: &[i8],
     bias: Option<&[i32]>,
     output: &mut [i8],
-) {
-    depthwise_conv2d_s8_part(p, Part::WHOLE, input, filter, bias, output);
+) -> Result<(), KernelError> {
+    check_depthwise_conv2d_s8(
+        p,
+        input.len(),
+        filter.len(),
+        bias.map(<[i32]>::len),
+        output.len(),
+    )?;
+    proven::depthwise_conv2d_s8(p, input, filter, bias, output);
+    Ok(())
 }
 
 /// [`depthwise_conv2d_s8`]'s body on a part of its geometry, inlined where it is called (as
@@ -209,17 +430,28 @@ pub(super) fn depthwise_conv2d_s8_portable(
 ///
 /// `filter` is the packed `1HWO` int4 buffer, two weights per byte (low nibble first).
 ///
-/// # Preconditions
+/// # Errors
 ///
-/// As [`depthwise_conv2d_s8`], with `filter.len() == ceil(FH*FW*O / 2)`.
+/// [`KernelError`], with nothing written, unless its preconditions
+/// ([`check_depthwise_conv2d_s8_i4`]) hold: as [`depthwise_conv2d_s8`]'s, with
+/// `filter.len() == ceil(FH*FW*O / 2)`.
+#[must_use = "the kernel writes nothing when it returns an error"]
 pub fn depthwise_conv2d_s8_i4(
     p: &ConvS8,
     input: &[i8],
     filter: &[u8],
     bias: Option<&[i32]>,
     output: &mut [i8],
-) {
-    depthwise_conv2d_s8_i4_part(p, Part::WHOLE, input, filter, bias, output);
+) -> Result<(), KernelError> {
+    check_depthwise_conv2d_s8_i4(
+        p,
+        input.len(),
+        filter.len(),
+        bias.map(<[i32]>::len),
+        output.len(),
+    )?;
+    proven::depthwise_conv2d_s8_i4(p, input, filter, bias, output);
+    Ok(())
 }
 
 /// [`depthwise_conv2d_s8_i4`] on a part of its geometry (the overlapped driver's chunks of pixels).
@@ -275,22 +507,32 @@ pub(super) fn depthwise_conv2d_s8_i4_part(
 /// int64 bias, the 64-bit `MultiplyByQuantizedMultiplier`, clamp. TFLM has no 32-bit
 /// accumulator variant here: its kernel reads any bias as int64.
 ///
-/// # Preconditions
+/// # Errors
 ///
-/// As [`depthwise_conv2d_s8`].
+/// [`KernelError`], with nothing written, unless its preconditions hold, as
+/// [`depthwise_conv2d_s8`]'s.
 ///
 /// With cfg `stowplan_dsp` (Armv7E-M) filters of up to 511 taps with any stride, padding,
 /// dilation and depth multiplier run blocked, four channels at once with the DSP extension's
 /// halfword multiply-accumulates (`dsp_s16`; a channel's sum of at most 511 products fits 32
 /// bits exactly); the outputs are the same.
+#[must_use = "the kernel writes nothing when it returns an error"]
 pub fn depthwise_conv2d_s16(
     p: &ConvS16,
     input: &[i16],
     filter: &[i8],
     bias: Option<&[i64]>,
     output: &mut [i16],
-) {
-    depthwise_conv2d_s16_part(p, Part::WHOLE, input, filter, bias, output);
+) -> Result<(), KernelError> {
+    check_depthwise_conv2d_s16(
+        p,
+        input.len(),
+        filter.len(),
+        bias.map(<[i64]>::len),
+        output.len(),
+    )?;
+    proven::depthwise_conv2d_s16(p, input, filter, bias, output);
+    Ok(())
 }
 
 /// [`depthwise_conv2d_s16`] on a part of its geometry (the overlapped driver's chunks of pixels).
@@ -335,17 +577,27 @@ pub(super) fn depthwise_conv2d_s16_part(
 
 /// float DEPTHWISE_CONV_2D: TFLM's `reference_ops::DepthwiseConv` (float).
 ///
-/// # Preconditions
+/// # Errors
 ///
-/// As [`depthwise_conv2d_s8`].
+/// [`KernelError`], with nothing written, unless its preconditions hold, as
+/// [`depthwise_conv2d_s8`]'s.
+#[must_use = "the kernel writes nothing when it returns an error"]
 pub fn depthwise_conv2d_f32(
     p: &ConvF32,
     input: &[f32],
     filter: &[f32],
     bias: Option<&[f32]>,
     output: &mut [f32],
-) {
-    depthwise_conv2d_f32_part(p, Part::WHOLE, input, filter, bias, output);
+) -> Result<(), KernelError> {
+    check_depthwise_conv2d_f32(
+        p,
+        input.len(),
+        filter.len(),
+        bias.map(<[f32]>::len),
+        output.len(),
+    )?;
+    proven::depthwise_conv2d_f32(p, input, filter, bias, output);
+    Ok(())
 }
 
 /// [`depthwise_conv2d_f32`] on a part of its geometry (the overlapped driver's chunks of pixels).
@@ -410,14 +662,15 @@ mod tests {
             let input: [i8; 36] = core::array::from_fn(|i| (i as i8).wrapping_mul(29));
             let n = 9 * (4 / dm);
             let (mut a, mut b) = ([0i8; 16], [0i8; 16]);
-            depthwise_conv2d_s8(&p, &input[..n], &weights, Some(&[1, 2, 3, 4]), &mut a);
+            depthwise_conv2d_s8(&p, &input[..n], &weights, Some(&[1, 2, 3, 4]), &mut a).unwrap();
             depthwise_conv2d_s8_i4(
                 &p,
                 &input[..n],
                 &packed[..used],
                 Some(&[1, 2, 3, 4]),
                 &mut b,
-            );
+            )
+            .unwrap();
             assert_eq!(a, b, "depth multiplier {dm}");
             assert_ne!(a, [0; 16]);
         }
@@ -439,10 +692,10 @@ mod tests {
             act_max: 32767,
         };
         let mut out = [0i16; 1];
-        depthwise_conv2d_s16(&p, &[32767, -32768], &[-128, 127], Some(&[7]), &mut out);
+        depthwise_conv2d_s16(&p, &[32767, -32768], &[-128, 127], Some(&[7]), &mut out).unwrap();
         assert_eq!(out, [-32768]);
         let mut out = [0i16; 1];
-        depthwise_conv2d_s16(&p, &[100, -3], &[-128, 127], None, &mut out);
+        depthwise_conv2d_s16(&p, &[100, -3], &[-128, 127], None, &mut out).unwrap();
         assert_eq!(out, [-12800 - 381]);
     }
 }

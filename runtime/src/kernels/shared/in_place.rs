@@ -6,6 +6,7 @@
 //! them all, and its documentation gives the order kept and every least displacement.
 
 use super::broadcast::BinaryShape;
+use super::check::KernelError;
 use super::window::{ConvGeometry, Part};
 
 pub(crate) struct Walk {
@@ -594,20 +595,68 @@ pub const fn fits(g: &ConvGeometry, input_at: usize, output_at: usize) -> bool {
 pub(crate) const fn elements(shape: &[usize; 4]) -> Option<usize> {
     mul(get!(mul(shape[0], shape[1])), get!(mul(shape[2], shape[3])))
 }
-/// One buffer's entry point for each CONV_2D and DEPTHWISE_CONV_2D kernel: the driver with the
-/// kernel on each chunk's part (`$kernel`, inlined, so that an op is one call of a kernel
-/// function, as the instruction counter's per-op table takes it), its parameters' geometry the
-/// chunk's. Never inlined itself, for the same reason.
+/// Whether a tensor of `input` elements at `input_at` and one of `output` elements at
+/// `output_at` both lie in a buffer of `buf` elements.
+pub(crate) const fn inside_buffer(
+    buf: usize,
+    input_at: usize,
+    input: usize,
+    output_at: usize,
+    output: usize,
+) -> bool {
+    match (input_at.checked_add(input), output_at.checked_add(output)) {
+        (Some(in_end), Some(out_end)) => in_end <= buf && out_end <= buf,
+        _ => false,
+    }
+}
+
+/// The placement a window kernel's one-buffer entry needs: the input and the output inside
+/// the buffer and [`fits`] (apart, or the input at least the least displacement above).
+///
+/// # Errors
+///
+/// [`KernelError::Placement`] otherwise, [`KernelError::Length`] for a geometry whose sizes
+/// overflow.
+pub(crate) const fn window_placement(
+    g: &ConvGeometry,
+    buf: usize,
+    input_at: usize,
+    output_at: usize,
+) -> Result<(usize, usize), KernelError> {
+    let (Some(i), Some(o)) = (elements(&g.input), elements(&g.output)) else {
+        return Err(KernelError::Length {
+            operand: "buf",
+            expected: None,
+            found: buf,
+        });
+    };
+    if inside_buffer(buf, input_at, i, output_at, o) && fits(g, input_at, output_at) {
+        Ok((i, o))
+    } else {
+        Err(KernelError::Placement)
+    }
+}
+
+/// One buffer's entry point for each CONV_2D and DEPTHWISE_CONV_2D kernel (`$name`), its check
+/// (`$check_name`: the placement and the kernel's own `$check` on the geometry's lengths) and
+/// its proven entry (`$proven::$name`, what generated code calls): the driver with the kernel on
+/// each chunk's part (`$kernel`, a path from the crate's root, inlined, so that an op is one
+/// call of a kernel function, as the instruction counter's per-op table takes it), its
+/// parameters' geometry the chunk's. Never inlined itself, for the same reason.
 macro_rules! on_one_buffer {
-    ($($(#[$doc:meta])* $name:ident => $kernel:path, ($params:ident, $t:ty, $filter:ty, $bias:ty);)*) => {$(
+    (mod $proven:ident; $($(#[$doc:meta])* $name:ident, $check_name:ident => $kernel:path, $check:path, ($params:ident, $t:ty, $filter:ty, $bias:ty);)*) => {
+        $(
         $(#[$doc])*
         ///
-        /// The input's elements at `buf[input_at..]`, the output's at `buf[output_at..]`. Returns
-        /// `true` when every chunk ran: the two share no element, or the input starts at least
-        /// [`min_displacement`](crate::kernels::overlap::min_displacement) elements above the output ([`fits`](crate::kernels::overlap::fits)); `false` when a tensor does
-        /// not fit in `buf` (nothing written) or the input lies too close (the output is then
-        /// written only up to the pixel that could not run).
-        #[inline(never)]
+        /// The input's elements at `buf[input_at..]`, the output's at `buf[output_at..]`: the two
+        /// share no element, or the input starts at least
+        /// [`min_displacement`](crate::kernels::overlap::min_displacement) elements above the
+        /// output.
+        ///
+        /// # Errors
+        ///
+        #[doc = concat!("[`KernelError`](crate::kernels::KernelError), with nothing written, unless [`", stringify!($check_name), "`] holds.")]
+        #[must_use = "the kernel writes nothing when it returns an error"]
         pub fn $name(
             p: &$params,
             buf: &mut [$t],
@@ -615,23 +664,70 @@ macro_rules! on_one_buffer {
             output_at: usize,
             filter: &[$filter],
             bias: Option<&[$bias]>,
-        ) -> bool {
-            // The loop of the driver (`overlapped`), the kernel in this function's frame.
-            let Some(mut steps) = $crate::kernels::shared::in_place::Steps::new(&p.geometry, buf.len(), input_at, output_at) else {
-                return false;
-            };
-            // One copy of the parameters, its geometry each chunk's in turn.
-            let mut q = *p;
-            while let Some(run) = steps.next(&p.geometry, &mut q.geometry) {
-                let Some(run) = run else {
-                    return false;
-                };
-                let (input, output) = run.slices(buf);
-                $kernel(&q, run.part, input, filter, bias, output);
-            }
-            true
+        ) -> Result<(), $crate::kernels::KernelError> {
+            $check_name(p, buf.len(), input_at, output_at, filter.len(), bias.map(<[$bias]>::len))?;
+            $proven::$name(p, buf, input_at, output_at, filter, bias);
+            Ok(())
         }
-    )*};
+
+        #[doc = concat!("The preconditions of [`", stringify!($name), "`], on the lengths of its slices (`bias`: `None` for no bias): the placement of the input and the output in the buffer (both inside it, and [`fits`](crate::kernels::overlap::fits)) and the two-buffer kernel's check on the lengths the geometry gives them. Generated code asserts it when the crate compiles.")]
+        ///
+        /// # Errors
+        ///
+        /// The first that does not hold.
+        pub const fn $check_name(
+            p: &$params,
+            buf: usize,
+            input_at: usize,
+            output_at: usize,
+            filter: usize,
+            bias: Option<usize>,
+        ) -> Result<(), $crate::kernels::KernelError> {
+            match $crate::kernels::shared::in_place::window_placement(&p.geometry, buf, input_at, output_at) {
+                Ok((input, output)) => $check(p, input, filter, bias, output),
+                Err(e) => Err(e),
+            }
+        }
+        )*
+
+        /// The entries generated code calls once it has asserted their checks when the crate
+        /// compiled (asserted again in debug builds).
+        #[doc(hidden)]
+        pub mod $proven {
+            use super::*;
+            $(
+            #[doc = concat!("[`", stringify!($name), "`](super::", stringify!($name), "), its check proven.")]
+            #[inline(never)]
+            pub fn $name(
+                p: &$params,
+                buf: &mut [$t],
+                input_at: usize,
+                output_at: usize,
+                filter: &[$filter],
+                bias: Option<&[$bias]>,
+            ) {
+                debug_assert!(
+                    super::$check_name(p, buf.len(), input_at, output_at, filter.len(), bias.map(<[$bias]>::len)).is_ok()
+                );
+                // The loop of the driver (`overlapped`), the kernel in this function's frame.
+                let Some(mut steps) = $crate::kernels::shared::in_place::Steps::new(&p.geometry, buf.len(), input_at, output_at) else {
+                    return;
+                };
+                // One copy of the parameters, its geometry each chunk's in turn.
+                let mut q = *p;
+                while let Some(run) = steps.next(&p.geometry, &mut q.geometry) {
+                    // Every chunk runs where the check holds.
+                    let Some(run) = run else {
+                        debug_assert!(false, "a chunk the driver cannot run where its check holds");
+                        return;
+                    };
+                    let (input, output) = run.slices(buf);
+                    $kernel(&q, run.part, input, filter, bias, output);
+                }
+            }
+            )*
+        }
+    };
 }
 pub(crate) use on_one_buffer;
 

@@ -3,6 +3,8 @@
 //! - [`fixed`]: TFLM's fixed-point arithmetic (gemmlowp's rounding multiplications, shifts and
 //!   transcendental functions), the one switch between double and single rounding.
 //! - `requant`: the `(multiplier, shift)` pair, the per-channel epilogues and the clamps.
+//! - `check`: [`KernelError`](check::KernelError) and the helpers of each kernel's `check_*`
+//!   (its `# Preconditions` as a `const fn`).
 //! - `slices`: bounds-checked slice access (no kernel panics), packed int4 elements.
 //! - `window`: the window ops' geometry, parameters and window arithmetic.
 //! - `broadcast`: the binary ops' broadcast shapes and the walk over them.
@@ -22,6 +24,7 @@ pub(crate) mod blocked;
 #[cfg(any(stowplan_dsp, test))]
 pub(crate) mod blocked_s16;
 pub(crate) mod broadcast;
+pub(crate) mod check;
 pub mod fixed;
 pub(crate) mod in_place;
 pub(crate) mod requant;
