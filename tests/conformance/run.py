@@ -840,6 +840,72 @@ def standalone_manifest(text):
     return "\n".join(out) + "\n"
 
 
+# Lowerings gone wrong, applied to the generated code of a slice (as a bug in the planner's
+# lowering would write it): each must stop the build at the kernel's compile-time check
+# (`kernels::check_*` on the views' lengths, `kernels::overlap::check_*` for one buffer), whose
+# message names the op. (name, pattern, rewrite of the first match in one module).
+LOWERING_MUTANTS = [
+    # A filter one row taller than the filter's view.
+    ("lowering-filter", re.compile(r"filter: \[(\d+), (\d+), "),
+     lambda m: f"filter: [{m.group(1)}, {int(m.group(2)) + 1}, "),
+    # An output one column wider than the output's view.
+    ("lowering-output", re.compile(r"output: \[(\d+), (\d+), (\d+), "),
+     lambda m: f"output: [{m.group(1)}, {m.group(2)}, {int(m.group(3)) + 1}, "),
+    # One output channel more than the requantisation has entries.
+    ("lowering-channels", re.compile(r"filter: \[(\d+), (\d+), (\d+), (\d+)\],\n(\s*)output: \[(\d+), (\d+), (\d+), (\d+)\]"),
+     lambda m: (f"filter: [{int(m.group(1)) + 1}, {m.group(2)}, {m.group(3)}, {m.group(4)}],\n"
+                f"{m.group(5)}output: [{m.group(6)}, {m.group(7)}, {m.group(8)}, {int(m.group(9)) + 1}]")
+     if m.group(1) == m.group(9) else m.group(0)),
+]
+CHECK_FAILED = "its kernel's preconditions do not hold for the views the plan gives it"
+
+
+def lowering_self_test(args):
+    """Each of LOWERING_MUTANTS, written into one module of a generated slice of the ops with
+    compile-time checks, must make the build fail at that module's check."""
+    out = target_dir() / "conformance" / "mutant-lowering"
+    if out.exists():
+        shutil.rmtree(out)
+    cargo("run", "-q", "--locked", "-p", "stowplan-conformance", "--", "gen", "--out", str(out),
+          "--seed", str(args.seed), "--slice", str(args.slice), "--values", "1000",
+          "--ops", "conv,depthwise_conv")
+    modules = sorted((out / "sweep" / "src" / "gen").glob("*.rs"))
+    used, expected = set(), {}
+    for name, pattern, rewrite in LOWERING_MUTANTS:
+        for path in modules:
+            if path in used:
+                continue
+            text = path.read_text()
+            m = pattern.search(text)
+            if not m or "kernels::check_" not in text and "overlap::check_" not in text:
+                continue
+            changed = rewrite(m)
+            if changed == m.group(0):
+                continue
+            path.write_text(text[:m.start()] + changed + text[m.end():])
+            used.add(path)
+            expected[name] = path.stem
+            break
+        else:
+            log(f"mutant {name}: no generated module to perturb in this slice")
+            return False
+    cmd = ["cargo", "build", "-q", "--manifest-path", str(out / "sweep" / "Cargo.toml")]
+    p = subprocess.run(cmd, capture_output=True, text=True,
+                       env={**os.environ, "CARGO_TARGET_DIR": str(target_dir())})
+    ok = True
+    for name, module in expected.items():
+        # rustc names the file of each failed constant; the check's message follows it.
+        caught = p.returncode != 0 and any(
+            f"{module}.rs" in block and CHECK_FAILED in block
+            for block in p.stderr.split("\nerror"))
+        if caught:
+            log(f"mutant {name}: caught (gen/{module}.rs does not compile: {CHECK_FAILED})")
+        else:
+            log(f"mutant {name}: NOT caught: gen/{module}.rs compiles, or fails elsewhere")
+            ok = False
+    return ok
+
+
 def self_test(args):
     """Each mutant of MUTANTS (DEVICE_MUTANTS with --device) must make the suite fail."""
     ok = True
@@ -917,7 +983,10 @@ def main():
         unknown = [m for m in (args.mutants or "").split(",") if m and m not in known]
         if unknown:
             sys.exit(f"unknown mutants {', '.join(unknown)}; known: {', '.join(known)}")
-        return 0 if self_test(args) else 1
+        ok = self_test(args)
+        if not args.device and not args.mutants:
+            ok = lowering_self_test(args) and ok
+        return 0 if ok else 1
     slice_k = None if args.full else args.slice
     name = ("device-" if args.device else "") + ("full" if args.full else f"slice-{args.slice}")
     out = target_dir() / "conformance" / f"{name}-seed{args.seed}"
