@@ -11,7 +11,7 @@
 use std::time::Duration;
 
 use stowplan_planner::plan::{self, Planner};
-use stowplan_planner::{Options, plan_model};
+use stowplan_planner::{Options, emit, plan_model};
 use stowplan_tests::scale::{Family, build};
 use stowplan_tests::within;
 
@@ -104,4 +104,46 @@ fn hundred_thousand_untouched_tensors_plan_and_verify_within_a_minute() {
     );
     // All live together: the arena is the sum of their aligned sizes.
     assert_eq!(arena, sum);
+}
+
+#[test]
+fn a_chain_of_100000_ops_reports_every_tensor_and_op_in_json() {
+    let _alone = alone();
+    // The report `stowplan plan --json` streams (a chain of 1,000,000 ops: tests/scale/chain.sh).
+    let bytes = build(Family::Chain, 100_001, 7);
+    let json = within(
+        Duration::from_secs(300),
+        "the JSON report of a chain of 100,000 ops",
+        move || {
+            let plan = plan_model(&bytes, &Options::default()).unwrap();
+            let mut out = Vec::new();
+            emit::write_model_json(&plan, "chain.tflite", &mut out).unwrap();
+            out
+        },
+    );
+    let v: serde_json::Value = serde_json::from_slice(&json).unwrap();
+    assert_eq!(v["planned_tensors"], 100_001);
+    let arena = v["arena_bytes"].as_u64().unwrap();
+    let tensors = v["tensors"].as_array().unwrap();
+    assert_eq!(tensors.len(), 100_001);
+    let span = |t: &serde_json::Value| {
+        let at = t["offset"].as_u64().unwrap();
+        (at, at + t["bytes"].as_u64().unwrap())
+    };
+    for (k, t) in tensors.iter().enumerate() {
+        assert_eq!(t["id"], k, "tensor {k}");
+        let (start, end) = span(t);
+        assert!(end <= arena, "tensor {k} at {start}..{end}, arena {arena}");
+        // Op k reads tensor k and writes tensor k + 1: their bytes are apart.
+        if let Some(next) = tensors.get(k + 1) {
+            let (a, b) = span(next);
+            assert!(b <= start || end <= a, "tensors {k} and {} overlap", k + 1);
+        }
+    }
+    let ops = v["ops"].as_array().unwrap();
+    assert_eq!(ops.len(), 100_000);
+    for (k, op) in ops.iter().enumerate() {
+        assert_eq!(op["inputs"], serde_json::json!([k]), "op {k}");
+        assert_eq!(op["outputs"], serde_json::json!([k + 1]), "op {k}");
+    }
 }

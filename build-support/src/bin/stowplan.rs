@@ -4,6 +4,7 @@
 //! 1 when the input cannot be planned, 2 for a usage mistake.
 #![forbid(unsafe_code)]
 
+use std::io::Write;
 use std::process::ExitCode;
 
 use stowplan_planner::arena::KernelScratch;
@@ -601,7 +602,22 @@ fn read_file(path: &str) -> Result<Vec<u8>, Failure> {
     std::fs::read(path).map_err(fail)
 }
 
-fn run(args: &Args) -> Result<String, Failure> {
+/// What a command prints on stdout.
+enum Output {
+    /// Text, printed with a final newline.
+    Text(String),
+    /// A model's JSON report, written as it is made (a model of a million ops has hundreds of
+    /// megabytes of it), with a final newline.
+    ModelJson(Box<stowplan_planner::ModelPlan>, String),
+}
+
+impl From<String> for Output {
+    fn from(text: String) -> Self {
+        Self::Text(text)
+    }
+}
+
+fn run(args: &Args) -> Result<Output, Failure> {
     if let Some(path) = &args.problem {
         let bytes = read_file(path)?;
         let text = String::from_utf8(bytes)
@@ -624,11 +640,11 @@ fn run(args: &Args) -> Result<String, Failure> {
                 &emit::plan_svg(&csv.problem, &plan, &profile, &labels, path),
             )?;
         }
-        return Ok(if args.json {
+        return Ok(Output::Text(if args.json {
             emit::problem_json(&csv.problem, &plan, &profile, &csv.ids, path).to_string()
         } else {
             emit::problem_text(&csv.problem, &plan, &profile, path)
-        });
+        }));
     }
     let path = args.model.as_deref().unwrap_or_default();
     let bytes = read_file(path)?;
@@ -639,9 +655,9 @@ fn run(args: &Args) -> Result<String, Failure> {
         write_svg(svg, &emit::model_svg(&plan, path))?;
     }
     Ok(if args.json {
-        emit::model_json(&plan, path).to_string()
+        Output::ModelJson(Box::new(plan), path.to_owned())
     } else {
-        emit::model_text(&plan, path)
+        Output::Text(emit::model_text(&plan, path))
     })
 }
 
@@ -897,29 +913,131 @@ fn printable(text: &str) -> String {
     out
 }
 
-/// Writes `text` to stdout (with a final newline), reporting a failure (a full disk, a closed
-/// pipe) instead of panicking.
-fn write_stdout(text: &str) -> std::io::Result<()> {
-    use std::io::Write;
-    let mut out = std::io::stdout().lock();
-    out.write_all(printable(text).as_bytes())?;
-    if !text.ends_with('\n') {
-        out.write_all(b"\n")?;
+/// A writer that passes text on as [`printable`] would (every control character but newline
+/// and tab escaped), without a copy of the whole text.
+struct PrintableWriter<W: Write> {
+    inner: W,
+    /// The start of a character the last write cut (at most 3 bytes).
+    pending: Vec<u8>,
+}
+
+impl<W: Write> PrintableWriter<W> {
+    const fn new(inner: W) -> Self {
+        Self {
+            inner,
+            pending: Vec::new(),
+        }
     }
-    out.flush()
+
+    /// Writes whole characters of `text`, escaping control characters.
+    fn text(&mut self, text: &str) -> std::io::Result<()> {
+        let mut rest = text;
+        // A control character starts with a byte below 0x20, 0x7f, or 0xc2 (U+0080 to U+009F):
+        // each starts a character, so the text splits there.
+        while let Some(at) = rest
+            .bytes()
+            .position(|b| b < 0x20 || b == 0x7f || b == 0xc2)
+        {
+            let (clean, from) = rest.split_at(at);
+            self.inner.write_all(clean.as_bytes())?;
+            let mut chars = from.chars();
+            let Some(c) = chars.next() else { break };
+            if c.is_control() && c != '\n' && c != '\t' {
+                write!(self.inner, "{}", c.escape_default())?;
+            } else {
+                self.inner
+                    .write_all(c.encode_utf8(&mut [0; 4]).as_bytes())?;
+            }
+            rest = chars.as_str();
+        }
+        self.inner.write_all(rest.as_bytes())
+    }
+
+    /// Writes `bytes`: whole characters escaped as needed, a cut character kept for the next
+    /// write, bytes that are not UTF-8 as they are.
+    fn bytes(&mut self, mut bytes: &[u8]) -> std::io::Result<()> {
+        loop {
+            match std::str::from_utf8(bytes) {
+                Ok(text) => return self.text(text),
+                Err(e) => {
+                    let (valid, rest) = bytes.split_at(e.valid_up_to());
+                    self.text(std::str::from_utf8(valid).unwrap_or_default())?;
+                    match e.error_len() {
+                        None => {
+                            self.pending.extend_from_slice(rest);
+                            return Ok(());
+                        }
+                        Some(n) => {
+                            let (bad, after) = rest.split_at(n.min(rest.len()));
+                            self.inner.write_all(bad)?;
+                            bytes = after;
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Writes what is still pending and flushes.
+    fn finish(mut self) -> std::io::Result<()> {
+        let pending = std::mem::take(&mut self.pending);
+        self.inner.write_all(&pending)?;
+        self.inner.flush()
+    }
+}
+
+impl<W: Write> Write for PrintableWriter<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if self.pending.is_empty() {
+            self.bytes(buf)?;
+        } else {
+            let mut joined = std::mem::take(&mut self.pending);
+            joined.extend_from_slice(buf);
+            self.bytes(&joined)?;
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+/// Writes `output` to stdout (with a final newline), reporting a failure (a full disk, a closed
+/// pipe) instead of panicking.
+fn write_stdout(output: &Output) -> std::io::Result<()> {
+    // Buffered before the escaping, which then sees large chunks (and may cut a character
+    // between two: it keeps the start for the next).
+    let mut printable = PrintableWriter::new(std::io::stdout().lock());
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, &mut printable);
+    match output {
+        Output::Text(text) => {
+            out.write_all(text.as_bytes())?;
+            if !text.ends_with('\n') {
+                out.write_all(b"\n")?;
+            }
+        }
+        Output::ModelJson(plan, path) => {
+            emit::write_model_json(plan, path, &mut out)?;
+            out.write_all(b"\n")?;
+        }
+    }
+    out.flush()?;
+    drop(out);
+    printable.finish()
 }
 
 fn main() -> ExitCode {
     let mut it = std::env::args().skip(1);
-    let result = match it.next().as_deref() {
-        None | Some("-h" | "--help" | "help") => Ok(USAGE.to_owned()),
-        Some("-V" | "--version") => Ok(format!("stowplan {}", env!("CARGO_PKG_VERSION"))),
-        Some("embed") => embed_command(it),
-        Some("generate") => generate_command(it),
-        Some("group") => group_command(it),
-        Some("macs") => macs_command(it),
+    let result: Result<Output, Failure> = match it.next().as_deref() {
+        None | Some("-h" | "--help" | "help") => Ok(USAGE.to_owned().into()),
+        Some("-V" | "--version") => Ok(format!("stowplan {}", env!("CARGO_PKG_VERSION")).into()),
+        Some("embed") => embed_command(it).map(Output::from),
+        Some("generate") => generate_command(it).map(Output::from),
+        Some("group") => group_command(it).map(Output::from),
+        Some("macs") => macs_command(it).map(Output::from),
         Some("plan") => parse(it).and_then(|args| match args {
-            None => Ok(USAGE.to_owned()),
+            None => Ok(USAGE.to_owned().into()),
             Some(args) => run(&args),
         }),
         Some(other) => Err(Failure::Usage(format!(
@@ -927,8 +1045,8 @@ fn main() -> ExitCode {
         ))),
     };
     match result {
-        Ok(text) if text.is_empty() => ExitCode::SUCCESS,
-        Ok(text) => match write_stdout(&text) {
+        Ok(Output::Text(text)) if text.is_empty() => ExitCode::SUCCESS,
+        Ok(output) => match write_stdout(&output) {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
                 eprintln!("error: cannot write the output: {e}");
@@ -942,6 +1060,32 @@ fn main() -> ExitCode {
         Err(Failure::Plan(m)) => {
             eprintln!("error: {}", one_line(&m));
             ExitCode::from(1)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `text` through a [`PrintableWriter`], written in pieces of `piece` bytes.
+    fn through_writer(text: &str, piece: usize) -> String {
+        let mut out = Vec::new();
+        let mut w = PrintableWriter::new(&mut out);
+        for chunk in text.as_bytes().chunks(piece) {
+            w.write_all(chunk).unwrap();
+        }
+        w.finish().unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn the_writer_escapes_as_printable_does_wherever_the_writes_cut() {
+        let text = "a\u{1b}[31mé\u{7f}\u{9b}x\u{85}\n\t\r\u{0}ü€𝄞\u{c2}end\u{9f}";
+        let expected = printable(text);
+        assert!(expected.contains("\\u{1b}") && expected.contains("\\u{9b}"));
+        for piece in 1..=text.len() {
+            assert_eq!(through_writer(text, piece), expected, "pieces of {piece}");
         }
     }
 }

@@ -1,10 +1,12 @@
 //! The JSON report; its schema is documented in docs/cli.md ("JSON output").
 
+use std::io::{self, Write};
+
 use serde_json::{Value, json};
 
 use crate::graph::Placement;
 use crate::plan::{LiveProfile, Plan, Problem};
-use crate::tflite::Opcode;
+use crate::tflite::{Opcode, TensorId};
 use crate::{ModelPlan, OfflinePolicy};
 
 fn scope_json(scope: Option<u32>) -> Value {
@@ -12,69 +14,158 @@ fn scope_json(scope: Option<u32>) -> Value {
 }
 
 /// The JSON report of a model plan. `model` is how the report names the model (its path).
+///
+/// The whole report as one value: on models of many tensors prefer [`write_model_json`], which
+/// writes the same bytes without holding every tensor's object at once.
 #[must_use]
 pub fn model_json(plan: &ModelPlan, model: &str) -> Value {
-    let m = &plan.model;
-    let tensors: Vec<Value> = m
+    let variables = variable_offsets(plan);
+    let mut out = report_head(plan, model);
+    if let Some(obj) = out.as_object_mut() {
+        let tensors: Vec<Value> = (0..plan.model.tensors.len().min(plan.tensors.len()))
+            .filter_map(|i| tensor_json(plan, &variables, i))
+            .collect();
+        let ops: Vec<Value> = (0..plan.model.ops.len().min(plan.lifetimes.op_times.len()))
+            .filter_map(|i| op_json(plan, i))
+            .collect();
+        obj.insert(TENSORS.to_owned(), Value::Array(tensors));
+        obj.insert(OPS.to_owned(), Value::Array(ops));
+    }
+    out
+}
+
+/// Writes the JSON report of a model plan to `out`: the bytes of
+/// `model_json(plan, model).to_string()`, one tensor's and one op's object at a time, so memory
+/// stays that of the plan (a chain of a million ops: hundreds of megabytes of text, where the
+/// whole [`Value`] once took gigabytes). Pass a buffered writer.
+///
+/// # Errors
+///
+/// Any error of `out`.
+pub fn write_model_json<W: Write>(plan: &ModelPlan, model: &str, mut out: W) -> io::Result<()> {
+    let variables = variable_offsets(plan);
+    let head = report_head(plan, model);
+    let Value::Object(head) = head else {
+        return serde_json::to_writer(out, &head).map_err(io::Error::from);
+    };
+    out.write_all(b"{")?;
+    for (k, (key, value)) in head.iter().enumerate() {
+        if k > 0 {
+            out.write_all(b",")?;
+        }
+        serde_json::to_writer(&mut out, key)?;
+        out.write_all(b":")?;
+        match key.as_str() {
+            TENSORS => write_array(
+                &mut out,
+                (0..plan.model.tensors.len().min(plan.tensors.len()))
+                    .filter_map(|i| tensor_json(plan, &variables, i)),
+            )?,
+            OPS => write_array(
+                &mut out,
+                (0..plan.model.ops.len().min(plan.lifetimes.op_times.len()))
+                    .filter_map(|i| op_json(plan, i)),
+            )?,
+            _ => serde_json::to_writer(&mut out, value)?,
+        }
+    }
+    out.write_all(b"}")
+}
+
+/// The keys of the two arrays that grow with the model (`null` in [`report_head`]).
+const TENSORS: &str = "tensors";
+const OPS: &str = "ops";
+
+/// `[a,b,...]` as `serde_json` writes an array, one item at a time.
+fn write_array<W: Write>(out: &mut W, items: impl Iterator<Item = Value>) -> io::Result<()> {
+    out.write_all(b"[")?;
+    for (k, item) in items.enumerate() {
+        if k > 0 {
+            out.write_all(b",")?;
+        }
+        serde_json::to_writer(&mut *out, &item)?;
+    }
+    out.write_all(b"]")
+}
+
+/// The state offset of each variable tensor, sorted by tensor id (found by binary search: a
+/// model of many variables is not walked once per tensor).
+fn variable_offsets(plan: &ModelPlan) -> Vec<(TensorId, u64)> {
+    let mut v: Vec<(TensorId, u64)> = plan
+        .state
+        .variables
+        .iter()
+        .map(|v| (v.tensor, v.offset))
+        .collect();
+    // The first variable of a tensor wins, as a search from the front finds it.
+    v.sort_by_key(|&(t, _)| t.0);
+    v.dedup_by_key(|&mut (t, _)| t.0);
+    v
+}
+
+/// Tensor `i`'s object in the report.
+fn tensor_json(plan: &ModelPlan, variables: &[(TensorId, u64)], i: usize) -> Option<Value> {
+    let t = plan.model.tensors.get(i)?;
+    let info = plan.tensors.get(i)?;
+    let life = plan
+        .lifetimes
         .tensors
-        .iter()
-        .zip(&plan.tensors)
-        .map(|(t, info)| {
-            let life = plan
-                .lifetimes
-                .tensors
-                .get(t.id.get())
-                .copied()
-                .unwrap_or_default();
-            let mut v = json!({
-                "id": t.id.0,
-                "subgraph": t.subgraph.0,
-                "index": t.index.0,
-                "name": t.name,
-                "dtype": t.dtype.name(),
-                "shape": info.shape,
-                "bytes": info.bytes,
-                "first": scope_json(life.first),
-                "last": scope_json(life.last),
-                "kind": info.kind.name(),
-                "placement": match info.placement {
-                    Placement::Arena => "arena",
-                    Placement::Persistent => "persistent",
-                    Placement::None => "none",
-                    Placement::Dynamic => "dynamic",
-                },
-            });
-            if let (Some(var), Some(obj)) = (
-                plan.state.variables.iter().find(|v| v.tensor == t.id),
-                v.as_object_mut(),
-            ) {
-                obj.insert("state_offset".into(), json!(var.offset));
-            }
-            if let (Some(offset), Some(obj)) = (plan.offset(t.id), v.as_object_mut()) {
-                obj.insert("offset".into(), json!(offset));
-                obj.insert("fixed".into(), json!(info.fixed_offset.is_some()));
-            }
-            v
-        })
-        .collect();
-    let ops: Vec<Value> = m
-        .ops
-        .iter()
-        .zip(&plan.lifetimes.op_times)
-        .map(|(op, times)| {
-            json!({
-                "subgraph": op.subgraph.0,
-                "index": op.index.0,
-                "time": times.first(),
-                "times": times,
-                "opcode": op.opcode.to_string(),
-                "custom": matches!(op.opcode, Opcode::Custom(_)),
-                "inputs": op.inputs.iter().map(|t| t.map_or(-1, |t| i64::from(t.0))).collect::<Vec<_>>(),
-                "outputs": op.outputs.iter().map(|t| t.0).collect::<Vec<_>>(),
-                "callees": op.callees.iter().map(|s| s.0).collect::<Vec<_>>(),
-            })
-        })
-        .collect();
+        .get(t.id.get())
+        .copied()
+        .unwrap_or_default();
+    let mut v = json!({
+        "id": t.id.0,
+        "subgraph": t.subgraph.0,
+        "index": t.index.0,
+        "name": t.name,
+        "dtype": t.dtype.name(),
+        "shape": info.shape,
+        "bytes": info.bytes,
+        "first": scope_json(life.first),
+        "last": scope_json(life.last),
+        "kind": info.kind.name(),
+        "placement": match info.placement {
+            Placement::Arena => "arena",
+            Placement::Persistent => "persistent",
+            Placement::None => "none",
+            Placement::Dynamic => "dynamic",
+        },
+    });
+    let var = variables
+        .binary_search_by_key(&t.id.0, |&(t, _)| t.0)
+        .ok()
+        .and_then(|k| variables.get(k));
+    if let (Some(&(_, offset)), Some(obj)) = (var, v.as_object_mut()) {
+        obj.insert("state_offset".into(), json!(offset));
+    }
+    if let (Some(offset), Some(obj)) = (plan.offset(t.id), v.as_object_mut()) {
+        obj.insert("offset".into(), json!(offset));
+        obj.insert("fixed".into(), json!(info.fixed_offset.is_some()));
+    }
+    Some(v)
+}
+
+/// Op `i`'s object in the report.
+fn op_json(plan: &ModelPlan, i: usize) -> Option<Value> {
+    let op = plan.model.ops.get(i)?;
+    let times = plan.lifetimes.op_times.get(i)?;
+    Some(json!({
+        "subgraph": op.subgraph.0,
+        "index": op.index.0,
+        "time": times.first(),
+        "times": times,
+        "opcode": op.opcode.to_string(),
+        "custom": matches!(op.opcode, Opcode::Custom(_)),
+        "inputs": op.inputs.iter().map(|t| t.map_or(-1, |t| i64::from(t.0))).collect::<Vec<_>>(),
+        "outputs": op.outputs.iter().map(|t| t.0).collect::<Vec<_>>(),
+        "callees": op.callees.iter().map(|s| s.0).collect::<Vec<_>>(),
+    }))
+}
+
+/// The report without its tensors and ops (`null` in their places, in the order the report
+/// lists its keys).
+fn report_head(plan: &ModelPlan, model: &str) -> Value {
+    let m = &plan.model;
     let subgraphs: Vec<Value> = m
         .subgraphs
         .iter()
@@ -158,8 +249,8 @@ pub fn model_json(plan: &ModelPlan, model: &str) -> Value {
         "offline_plan": offline,
         "declared_aliases": aliases,
         "subgraphs": subgraphs,
-        "tensors": tensors,
-        "ops": ops,
+        "tensors": Value::Null,
+        "ops": Value::Null,
     });
     if plan.folding.cap > 0 {
         let f = &plan.folding;

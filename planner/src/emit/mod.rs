@@ -4,7 +4,7 @@ mod json;
 mod svg;
 mod text;
 
-pub use json::{model_json, problem_json};
+pub use json::{model_json, problem_json, write_model_json};
 pub use svg::{model_svg, plan_svg, stack_svg};
 pub use text::{model_text, problem_text};
 

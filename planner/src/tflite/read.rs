@@ -358,8 +358,16 @@ pub fn read_model(bytes: &[u8]) -> Result<Model, ReadModelError> {
         .ok_or(ReadModelError::NoSubgraphs)?;
     let subgraph_count = fb_subgraphs.len();
     let mut subgraphs = Vec::with_capacity(subgraph_count);
-    let mut tensors = Vec::new();
-    let mut ops = Vec::new();
+    // Every subgraph's tensors and ops, reserved at once: grown by doubling, the two vectors
+    // of a model of a million ops held up to twice their size, and both copies while they grew.
+    let (tensor_total, op_total) = fb_subgraphs.iter().fold((0usize, 0usize), |(t, o), sg| {
+        (
+            t.saturating_add(sg.tensors().map_or(0, |v| v.len())),
+            o.saturating_add(sg.operators().map_or(0, |v| v.len())),
+        )
+    });
+    let mut tensors = Vec::with_capacity(tensor_total);
+    let mut ops = Vec::with_capacity(op_total);
 
     for (sg_pos, sg) in fb_subgraphs.iter().enumerate() {
         let subgraph = SubgraphIndex(index_u32(sg_pos)?);
