@@ -108,6 +108,7 @@ pub mod tflite;
 pub mod verify;
 
 pub use error::{OpDesc, PlanArenaError, ReadModelError, TensorDesc};
+pub use overlap_proof::check_overlap;
 
 use graph::{ShapeOverride, TensorInfo};
 use lifetime::Lifetimes;

@@ -53,6 +53,25 @@ pub(crate) struct Planned<'a> {
     pub buffer_tensors: &'a [TensorId],
 }
 
+/// What the derivation of one op's least displacement reads: the model, its file (for a PAD's
+/// constant paddings) and the planned shapes.
+#[derive(Clone, Copy)]
+struct Shapes<'a> {
+    model: &'a Model,
+    bytes: &'a [u8],
+    tensors: &'a [TensorInfo],
+}
+
+impl Planned<'_> {
+    const fn shapes(&self) -> Shapes<'_> {
+        Shapes {
+            model: self.model,
+            bytes: self.bytes,
+            tensors: self.tensors,
+        }
+    }
+}
+
 /// Checks every declared pair that shares bytes in the plan (see the [module docs](self)),
 /// against the op modules' declarations.
 ///
@@ -104,35 +123,84 @@ pub(crate) fn check_with(
         ) else {
             return Err("a pair names a buffer that holds no tensor (kernel scratch)".to_owned());
         };
-        let name = |t: TensorId| {
-            p.model
-                .tensors
-                .get(t.get())
-                .map_or("?", |t| t.name.as_str())
-        };
-        let need = needed(p, registry, in_t, out_t).map_err(|why| {
-            format!(
-                "`{}` shares bytes with `{}`: {why}",
-                name(out_t),
-                name(in_t)
-            )
-        })?;
         // The displacement the planner may use is the kernels' rounded up to the alignment;
-        // the kernels need `need` only.
+        // the kernels need the check's figure only.
         let planned = if shared {
             i128::from(io) - i128::from(oo)
         } else {
             i128::from(pair.min_displacement)
         };
-        if planned < need {
-            return Err(format!(
-                "`{}` starts {planned} bytes above `{}`, which its op writes over it, but the op's kernels need at least {need} (alignment {align})",
-                name(in_t),
-                name(out_t)
-            ));
-        }
+        check_pair(&p.shapes(), registry, (in_t, out_t), planned, Some(align))?;
     }
     Ok(())
+}
+
+/// [`check_with`]'s proof of one pair: the op writing `out_t` over `in_t` with `in_t` starting
+/// `planned` bytes above it (the plan's alignment, if any, named in a refusal).
+fn check_pair(
+    s: &Shapes<'_>,
+    registry: Registry<'_>,
+    (in_t, out_t): (TensorId, TensorId),
+    planned: i128,
+    align: Option<u64>,
+) -> Result<(), String> {
+    let name = |t: TensorId| {
+        s.model
+            .tensors
+            .get(t.get())
+            .map_or("?", |t| t.name.as_str())
+    };
+    let need = needed(s, registry, in_t, out_t).map_err(|why| {
+        format!(
+            "`{}` shares bytes with `{}`: {why}",
+            name(out_t),
+            name(in_t)
+        )
+    })?;
+    if planned < need {
+        let align = align
+            .map(|a| format!(" (alignment {a})"))
+            .unwrap_or_default();
+        return Err(format!(
+            "`{}` starts {planned} bytes above `{}`, which its op writes over it, but the op's kernels need at least {need}{align}",
+            name(in_t),
+            name(out_t)
+        ));
+    }
+    Ok(())
+}
+
+/// The plan's check of one output sharing bytes with an input its op consumes, as
+/// [`plan_model`](crate::plan_model) runs it on every such pair of a plan: `input` starting
+/// `displacement` bytes above `output` (`offset(input) − offset(output)`, either sign), for the
+/// op of `model` writing `output`, with `tensors` the planned shapes
+/// ([`graph::tensor_infos`](crate::graph::tensor_infos)) and `bytes` the model file. Its figure
+/// is derived independently of the op module's declaration ([`crate::ops::Overwrite`]), which it
+/// also refuses when the declaration is below it.
+///
+/// # Errors
+///
+/// Why the op's kernels cannot write `output` over `input` at that displacement (or at all).
+pub fn check_overlap(
+    model: &Model,
+    bytes: &[u8],
+    tensors: &[TensorInfo],
+    input: TensorId,
+    output: TensorId,
+    displacement: i64,
+) -> Result<(), String> {
+    let s = Shapes {
+        model,
+        bytes,
+        tensors,
+    };
+    check_pair(
+        &s,
+        &crate::ops::overwrite_of,
+        (input, output),
+        i128::from(displacement),
+        None,
+    )
 }
 
 /// A refusal of the pair, saying why.
@@ -144,7 +212,7 @@ fn refuse(why: &str) -> Result<i128, String> {
 /// derived here for the write order its kind declares; an error saying why the pair cannot
 /// share bytes at all, or why the declaration is wrong.
 fn needed(
-    p: &Planned<'_>,
+    p: &Shapes<'_>,
     registry: Registry<'_>,
     in_t: TensorId,
     out_t: TensorId,
@@ -273,7 +341,7 @@ fn needed(
 /// writing every earlier chunk of the output (rows of `R`, up to `k·R`): `k·R ≤ d + k·L` for
 /// every outer position `k`, the most at the last.
 fn concatenation_needed(
-    p: &Planned<'_>,
+    p: &Shapes<'_>,
     op: &Op,
     in_t: TensorId,
     out_t: TensorId,
@@ -338,12 +406,7 @@ fn concatenation_needed(
 
 /// A window op's least displacement in bytes (the [module docs](self)): its window from its
 /// filter's shape (a convolution) or its options (a pool).
-fn window_needed(
-    p: &Planned<'_>,
-    op: &Op,
-    in_t: TensorId,
-    out_t: TensorId,
-) -> Result<i128, String> {
+fn window_needed(p: &Shapes<'_>, op: &Op, in_t: TensorId, out_t: TensorId) -> Result<i128, String> {
     let model = p.model;
     let (Some(input), Some(output)) = (
         model.tensors.get(in_t.get()),
@@ -500,7 +563,7 @@ fn window_needed(
 /// `k = q(n − 1) − 1` (`q` its output index): `D = q(n − 1) − (n − 1)`, computed here from the
 /// constant paddings in 128-bit integers.
 fn pad_needed(
-    p: &Planned<'_>,
+    p: &Shapes<'_>,
     op: &crate::tflite::Op,
     in_t: TensorId,
     out_t: TensorId,

@@ -12,6 +12,16 @@ use stowplan_planner::tflite::{Activation, BuiltinOp, DType, OpOptions, Padding,
 use stowplan_planner::verify::{VerifyPlanError, verify};
 use stowplan_planner::{OfflinePolicy, Options, graph, lifetime, ops, plan_model};
 
+mod in_place;
+pub use in_place::{Below, Entry, Outcome, in_place_outcome, kinds as in_place_kinds};
+
+/// One op of a kind whose kernels run on one buffer ([`ops::overwrites`]), through its runtime
+/// entry at the least displacement the planner declares and one element below it, against its
+/// two-buffer kernel (see [`in_place_outcome`]).
+pub fn in_place(data: &[u8]) {
+    in_place::in_place(data);
+}
+
 /// The search budget of the `search` and `auto` planners in every target: the default
 /// ([`stowplan_planner::plan::DEFAULT_SEARCH_STEPS`], seconds) spent on each input would leave a
 /// campaign a few inputs a minute; a small budget runs the same code, ending more often when
