@@ -229,6 +229,18 @@ pub mod fold_densify {
             act_min: -340282350000000000000000000000000000000f32,
             act_max: 340282350000000000000000000000000000000f32,
         };
+        #[allow(unused_variables)]
+        const _: () = {
+            let i0: usize = super::X.len();
+            let i1: usize = super::W.len();
+            let i2: usize = super::BIAS.len();
+            let o0: usize = super::Y.len();
+            ::core::assert!(
+                ::stowplan::kernels::check_fully_connected_f32(& OP_1, i0, i1,
+                ::core::option::Option::Some(i2), o0).is_ok(),
+                "op 1 (FULLY_CONNECTED): its kernel's preconditions do not hold for the views the plan gives it"
+            );
+        };
     }
     /// Runs the model once: write the inputs into the arena
     /// (`arena.view_mut(inputs::INPUT_0)`), call this, read the outputs
@@ -237,7 +249,7 @@ pub mod fold_densify {
     pub fn invoke(arena: &mut Arena) {
         {
             let ((i0, i1, i2), (o0,)) = ops::op_1(arena);
-            ::stowplan::kernels::fully_connected_f32(
+            ::stowplan::kernels::proven::fully_connected_f32(
                 &params::OP_1,
                 i0,
                 i1,

@@ -631,6 +631,27 @@ pub mod streaming_window_f32 {
             ::stowplan::kernels::overlap::concatenation_fits(1usize, & [18, 6], 0, 0),
             "op 4 (CONCATENATION) of subgraph 0: its input must start at least the concatenation's least displacement above its output"
         );
+        #[allow(unused_variables)]
+        const _: () = {
+            let i1: usize = super::FRAME.len();
+            let o0: usize = super::OVERLAP_OP_4.len();
+            ::core::assert!(
+                ::stowplan::kernels::overlap::check_concatenation(o0, 0, 0, 1usize, &
+                [18, 6], & [i1]).is_ok(),
+                "op 4 (CONCATENATION): its kernel's preconditions do not hold for the views the plan gives it"
+            );
+        };
+        #[allow(unused_variables)]
+        const _: () = {
+            let i0: usize = super::FLAT.len();
+            let i1: usize = super::HISTORY.len();
+            let o0: usize = super::CONCAT_1.len();
+            ::core::assert!(
+                ::stowplan::kernels::check_concatenation(1usize, & [24, 5], & [i0, i1],
+                o0).is_ok(),
+                "op 8 (CONCATENATION): its kernel's preconditions do not hold for the views the plan gives it"
+            );
+        };
         /// op 9 (STRIDED_SLICE) of subgraph 0
         pub const OP_9: ::stowplan::kernels::StridedSlice = ::stowplan::kernels::StridedSlice {
             input: [1, 1, 1, 1, 29],
@@ -662,7 +683,7 @@ pub mod streaming_window_f32 {
         }
         {
             let ((_, i1), (o0,)) = ops::op_4(arena);
-            let _ = ::stowplan::kernels::overlap::concatenation(
+            ::stowplan::kernels::proven::overlap::concatenation(
                 &(),
                 o0,
                 0,
@@ -682,7 +703,7 @@ pub mod streaming_window_f32 {
         }
         {
             let ((i0, i1), (o0,)) = ops::op_8(arena);
-            ::stowplan::kernels::concatenation(1usize, &[24, 5], &[i0, i1], o0);
+            ::stowplan::kernels::proven::concatenation(1usize, &[24, 5], &[i0, i1], o0);
         }
         {
             let ((i0, _, _, _), (o0,)) = ops::op_9(arena);

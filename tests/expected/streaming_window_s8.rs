@@ -615,6 +615,28 @@ pub mod streaming_window_s8 {
             stop: [1, 1, 1, 4, 6],
             stride: [1, 1, 1, 1, 1],
         };
+        #[allow(unused_variables)]
+        const _: () = {
+            let i0: usize = super::KEPT.len();
+            let i1: usize = super::FRAME.len();
+            let o0: usize = super::CONCAT.len();
+            ::core::assert!(
+                ::stowplan::kernels::check_concatenation(1usize, & [18, 6], & [i0, i1],
+                o0).is_ok(),
+                "op 4 (CONCATENATION): its kernel's preconditions do not hold for the views the plan gives it"
+            );
+        };
+        #[allow(unused_variables)]
+        const _: () = {
+            let i0: usize = super::FLAT.len();
+            let i1: usize = super::HISTORY.len();
+            let o0: usize = super::CONCAT_1.len();
+            ::core::assert!(
+                ::stowplan::kernels::check_concatenation(1usize, & [24, 5], & [i0, i1],
+                o0).is_ok(),
+                "op 8 (CONCATENATION): its kernel's preconditions do not hold for the views the plan gives it"
+            );
+        };
         /// op 9 (STRIDED_SLICE) of subgraph 0
         pub const OP_9: ::stowplan::kernels::StridedSlice = ::stowplan::kernels::StridedSlice {
             input: [1, 1, 1, 1, 29],
@@ -650,7 +672,7 @@ pub mod streaming_window_s8 {
         }
         {
             let ((i0, i1), (o0,)) = ops::op_4(arena);
-            ::stowplan::kernels::concatenation(1usize, &[18, 6], &[i0, i1], o0);
+            ::stowplan::kernels::proven::concatenation(1usize, &[18, 6], &[i0, i1], o0);
         }
         {
             let ((_, i1), (m0,)) = ops::op_5(arena, state);
@@ -662,7 +684,7 @@ pub mod streaming_window_s8 {
         }
         {
             let ((i0, i1), (o0,)) = ops::op_8(arena);
-            ::stowplan::kernels::concatenation(1usize, &[24, 5], &[i0, i1], o0);
+            ::stowplan::kernels::proven::concatenation(1usize, &[24, 5], &[i0, i1], o0);
         }
         {
             let ((i0, _, _, _), (o0,)) = ops::op_9(arena);

@@ -2,8 +2,8 @@
 //! kernels `stowplan::kernels::add_s8`, `add_s16`, `add_i32` and `add_f32`; the broadcast
 //! shape and the helpers shared with the other binary elementwise ops (SUB, MUL, DIV, ...).
 
-use proc_macro2::TokenStream;
-use quote::quote;
+use proc_macro2::{Literal, TokenStream};
+use quote::{format_ident, quote};
 
 use super::overwrite::{self, Overwrite, Pairing, WriteOrder};
 use super::{
@@ -72,11 +72,20 @@ pub(super) fn int32_call(
     )
 }
 
+/// The binary kernels with a check (`kernels::check_<f>`) and proven entries
+/// (`kernels::proven::f`, `kernels::proven::overlap::f`): [`binary_call`] asserts their checks
+/// and calls those. The other binary ops' kernels (SUB, DIV) keep their plain calls until
+/// theirs have them too.
+const CHECKED: &[&str] = &[
+    "add_s8", "add_s16", "add_i32", "add_f32", "mul_s8", "mul_s16", "mul_i32", "mul_f32",
+];
+
 /// The kernel call of a binary op (`f`, with inputs 0 and 1 and the output) and its parameters
 /// (a constant with the `shape` field): on one view of the first input and the output through
 /// `kernels::overlap::f` when the plan puts the output over it (ADD and MUL,
 /// `kernel_order::binary`), the second input in its own view, with a compile-time proof that
-/// the offsets suit it.
+/// the offsets suit it; for the kernels with a check ([`CHECKED`]), the check asserted and
+/// the proven entry called.
 pub(super) fn binary_call(
     cx: &Lower<'_>,
     f: &TokenStream,
@@ -84,7 +93,17 @@ pub(super) fn binary_call(
 ) -> Result<Call, Refusal> {
     let k = cx.k();
     let pname = cx.params;
+    let checked = CHECKED.contains(&f.to_string().as_str());
+    let check = format_ident!("check_{}", f.to_string());
     if cx.overlap.is_none() {
+        if checked {
+            return Ok(Call {
+                params: Some(params),
+                body: quote!(#k::proven::#f(&params::#pname, i0, i1, o0);),
+                reads: vec![0, 1],
+                check: Some(quote!(#k::#check(&#pname, i0, i1, o0))),
+            });
+        }
         return Ok(Call {
             params: Some(params),
             body: quote!(#k::#f(&params::#pname, i0, i1, o0);),
@@ -92,14 +111,19 @@ pub(super) fn binary_call(
             check: None,
         });
     }
-    cx.overlapped_call(
-        f,
-        params,
-        |ia, oa| quote!(&#pname.shape, #ia, #oa),
-        &quote!(i1),
-        vec![1],
-        "at or above",
-    )
+    let fits = |ia: &Literal, oa: &Literal| quote!(&#pname.shape, #ia, #oa);
+    if checked {
+        return cx.checked_overlapped_call(
+            f,
+            params,
+            fits,
+            &quote!(i1),
+            &quote!(i1),
+            vec![1],
+            "at or above",
+        );
+    }
+    cx.overlapped_call(f, params, fits, &quote!(i1), vec![1], "at or above")
 }
 
 /// The tokens of an `AddS8` (ADD's and SUB's quantised parameters).

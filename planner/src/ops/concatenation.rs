@@ -184,20 +184,24 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
         // The first input over the output (`kernel_order::concatenation`): one view of both,
         // the other inputs in theirs.
         let rest = (1..n).map(|i| format_ident!("i{i}"));
-        return cx.overlapped_call(
+        let rest: Vec<_> = rest.collect();
+        // The check takes the other inputs' lengths where the entry takes their views (the
+        // views' names stand for their lengths in it).
+        return cx.checked_overlapped_call(
             &quote!(concatenation),
             TokenStream::new(),
             |ia, oa| quote!(#outer, &#inners, #ia, #oa),
+            &quote!(#outer, &#inners, &[#(#rest),*]),
             &quote!(#outer, &#inners, &[#(#rest),*]),
             (1..n).collect(),
             "at least the concatenation's least displacement above",
         );
     }
-    let views = (0..n).map(|i| format_ident!("i{i}"));
+    let views: Vec<_> = (0..n).map(|i| format_ident!("i{i}")).collect();
     Ok(Call {
         params: None,
-        body: quote!(#k::concatenation(#outer, &#inners, &[#(#views),*], o0);),
+        body: quote!(#k::proven::concatenation(#outer, &#inners, &[#(#views),*], o0);),
         reads: (0..n).collect(),
-        check: None,
+        check: Some(quote!(#k::check_concatenation(#outer, &#inners, &[#(#views),*], o0))),
     })
 }

@@ -10,7 +10,7 @@
 //! `FullyConnectedOptions.quantized_bias_type` is not in stowplan's schema.
 
 use proc_macro2::TokenStream;
-use quote::quote;
+use quote::{format_ident, quote};
 
 use super::conv::{act_range_q, int4_filter_scratch};
 use super::overwrite::{self, Overwrite, Pairing, WriteOrder};
@@ -111,15 +111,17 @@ fn call(
 ) -> Result<Call, Refusal> {
     let k = cx.k();
     let pname = cx.params;
+    let check = format_ident!("check_{}", f.to_string());
     if cx.overlap.is_none() {
         return Ok(Call {
             params: Some(params),
-            body: quote!(#k::#f(&params::#pname, i0, i1, #bias_view, o0);),
+            body: quote!(#k::proven::#f(&params::#pname, i0, i1, #bias_view, o0);),
             reads,
-            check: None,
+            // The views' names stand for their lengths in the check: `Some(i2)` is the bias's.
+            check: Some(quote!(#k::#check(&#pname, i0, i1, #bias_view, o0))),
         });
     }
-    cx.overlapped_call(
+    cx.checked_overlapped_call(
         f,
         params,
         |ia, oa| {
@@ -127,6 +129,7 @@ fn call(
                 #pname.batches, #pname.accum_depth, #pname.output_depth, #ia, #oa,
             )
         },
+        &quote!(i1, #bias_view),
         &quote!(i1, #bias_view),
         reads.into_iter().filter(|&i| i != 0).collect(),
         "at least the least displacement of its rows above",

@@ -105,8 +105,8 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
                 act_max: #hi,
             };
         }),
-        body: quote!(#k::l2_pool_f32(&params::#pname, i0, o0);),
+        body: quote!(#k::proven::l2_pool_f32(&params::#pname, i0, o0);),
         reads: vec![0],
-        check: None,
+        check: Some(quote!(#k::check_l2_pool_f32(&#pname, i0, o0))),
     })
 }

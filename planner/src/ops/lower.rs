@@ -233,7 +233,8 @@ impl<'a> Lower<'a> {
     /// `args`. The entry must be one the op's declaration lists ([`Lower::overwrite`]), and the
     /// compile-time check of the offsets asserted beside the parameters is the one it names,
     /// with the arguments `fits(input_at, output_at)` (the input must start `place` its
-    /// output); `reads` are the inputs that keep views of their own.
+    /// output); `reads` are the inputs that keep views of their own. For an entry without a
+    /// check yet; [`Lower::checked_overlapped_call`] for one with its check.
     ///
     /// # Errors
     ///
@@ -244,6 +245,45 @@ impl<'a> Lower<'a> {
         params: TokenStream,
         fits: impl FnOnce(&Literal, &Literal) -> TokenStream,
         args: &TokenStream,
+        reads: Vec<usize>,
+        place: &str,
+    ) -> Result<Call, Refusal> {
+        self.overlapped(f, params, fits, args, None, reads, place)
+    }
+
+    /// [`Lower::overlapped_call`] for an entry with a check (`kernels::overlap::check_<f>`) and
+    /// a proven twin (`kernels::proven::overlap::f`): the check, on the parameters, the length
+    /// of the view `o0`, the offsets and then `lens` (the entry's other arguments with each
+    /// view's length for the view: the views' names bound to their lengths, as `Call::check`
+    /// takes them; empty for none), asserted when the crate compiles, and the body calling the
+    /// proven entry.
+    ///
+    /// # Errors
+    ///
+    /// As [`Lower::overlapped_call`].
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn checked_overlapped_call(
+        &self,
+        f: &TokenStream,
+        params: TokenStream,
+        fits: impl FnOnce(&Literal, &Literal) -> TokenStream,
+        args: &TokenStream,
+        lens: &TokenStream,
+        reads: Vec<usize>,
+        place: &str,
+    ) -> Result<Call, Refusal> {
+        self.overlapped(f, params, fits, args, Some(lens), reads, place)
+    }
+
+    /// [`Lower::overlapped_call`] (`lens` `None`) and [`Lower::checked_overlapped_call`].
+    #[allow(clippy::too_many_arguments)]
+    fn overlapped(
+        &self,
+        f: &TokenStream,
+        params: TokenStream,
+        fits: impl FnOnce(&Literal, &Literal) -> TokenStream,
+        args: &TokenStream,
+        lens: Option<&TokenStream>,
         reads: Vec<usize>,
         place: &str,
     ) -> Result<Call, Refusal> {
@@ -272,23 +312,43 @@ impl<'a> Lower<'a> {
             "{}: its input must start {place} its output",
             self.op.desc()
         );
-        let check = format_ident!("{}", declared.fits);
+        let fits_check = format_ident!("{}", declared.fits);
         let fits = fits(&ia, &oa);
-        // A kernel without parameters (`params` empty) takes `&()`.
-        let p = if params.is_empty() {
-            quote!(&())
+        // A kernel without parameters (`params` empty) takes `&()`; its check takes nothing.
+        let (p, p_check) = if params.is_empty() {
+            (quote!(&()), quote!())
         } else {
-            quote!(&params::#pname)
+            (quote!(&params::#pname), quote!(&#pname,))
+        };
+        let params = Some(quote! {
+            #params
+            const _: () = ::core::assert!(#k::overlap::#fits_check(#fits), #why);
+        });
+        let Some(lens) = lens else {
+            return Ok(Call {
+                params,
+                // The check holds, so the entry runs the whole op (its result is `true`).
+                body: quote!(let _ = #k::overlap::#f(#p, o0, #ia, #oa, #args);),
+                reads,
+                check: None,
+            });
+        };
+        let check = format_ident!("check_{entry}");
+        let lens = if lens.is_empty() {
+            quote!()
+        } else {
+            quote!(, #lens)
+        };
+        let args = if args.is_empty() {
+            quote!()
+        } else {
+            quote!(, #args)
         };
         Ok(Call {
-            params: Some(quote! {
-                #params
-                const _: () = ::core::assert!(#k::overlap::#check(#fits), #why);
-            }),
-            // The check holds, so the entry runs the whole op (its result is `true`).
-            body: quote!(let _ = #k::overlap::#f(#p, o0, #ia, #oa, #args);),
+            params,
+            body: quote!(#k::proven::overlap::#f(#p, o0, #ia, #oa #args);),
             reads,
-            check: None,
+            check: Some(quote!(#k::overlap::#check(#p_check o0, #ia, #oa #lens))),
         })
     }
 

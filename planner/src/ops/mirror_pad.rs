@@ -109,8 +109,8 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
         params: Some(quote!(pub const #pname: #k::MirrorPad = #k::MirrorPad {
             input: #i, output: #o, before: #b, offset: #offset,
         };)),
-        body: quote!(#k::mirror_pad(&params::#pname, i0, o0);),
+        body: quote!(#k::proven::mirror_pad(&params::#pname, i0, o0);),
         reads: vec![0],
-        check: None,
+        check: Some(quote!(#k::check_mirror_pad(&#pname, i0, o0))),
     })
 }

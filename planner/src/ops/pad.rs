@@ -145,20 +145,21 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
     if cx.overlap.is_some() {
         // The output over the input (`kernel_order::pad_of`): one view `o0` of both, the
         // one-buffer PAD, and a compile-time proof that the offsets suit it.
-        return cx.overlapped_call(
+        return cx.checked_overlapped_call(
             &quote!(pad),
             params,
             |ia, oa| quote!(&#pname, #ia, #oa),
             &value,
+            &quote!(),
             reads.into_iter().filter(|&r| r != 0).collect(),
             "at least the padding before its last element above",
         );
     }
     Ok(Call {
         params: Some(params),
-        body: quote!(#k::pad(&params::#pname, i0, #value, o0);),
+        body: quote!(#k::proven::pad(&params::#pname, i0, #value, o0);),
         reads,
-        check: None,
+        check: Some(quote!(#k::check_pad(&#pname, i0, o0))),
     })
 }
 

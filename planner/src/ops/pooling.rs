@@ -4,7 +4,7 @@
 //! average_pool_f32, max_pool_f32}`, or with the output over the input it consumes their
 //! entries in `kernels::overlap`.
 
-use quote::quote;
+use quote::{format_ident, quote};
 
 use super::conv::act_range_q;
 use super::overwrite::{self, Overwrite, Pairing, WriteOrder};
@@ -176,20 +176,22 @@ fn lower(cx: &Lower<'_>, avg: bool) -> Result<Call, Refusal> {
         }
         _ => return Err(cx.no_kernel_for(input)),
     };
+    let check = format_ident!("check_{}", f.to_string());
     if cx.overlap.is_none() {
         return Ok(Call {
             params: Some(params),
-            body: quote!(#k::#f(&params::#pname, i0, o0);),
+            body: quote!(#k::proven::#f(&params::#pname, i0, o0);),
             reads: vec![0],
-            check: None,
+            check: Some(quote!(#k::#check(&#pname, i0, o0))),
         });
     }
     // The output over the input (`Lower::overlap`): one view `o0` of both, the driver's entry
     // for the kernel, and a compile-time proof that the offsets suit it.
-    cx.overlapped_call(
+    cx.checked_overlapped_call(
         &f,
         params,
         |ia, oa| quote!(&#pname.geometry, #ia, #oa),
+        &quote!(),
         &quote!(),
         vec![],
         "at least the overlapped driver's least displacement above",

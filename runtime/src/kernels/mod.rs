@@ -173,6 +173,7 @@ pub use shared::check::KernelError;
 
 pub use activations::{Relu6S8, ReluS8, relu_f32, relu_s8, relu6_f32, relu6_s8};
 pub use add::{AddS8, add_f32, add_s8};
+pub use add::{check_add_f32, check_add_i32, check_add_s8, check_add_s16};
 pub use arg_min_max::{ArgMinMax, arg_max, arg_min};
 pub use batch_matmul::{
     BatchMatMulF32, BatchMatMulQ, BatchMatMulShape, batch_matmul_f32, batch_matmul_s8,
@@ -181,7 +182,7 @@ pub use batch_matmul::{
 pub use batch_to_space_nd::{BatchToSpace, batch_to_space_nd};
 pub use broadcast_args::{ShapeValue, broadcast_args};
 pub use broadcast_to::{BroadcastTo, broadcast_to};
-pub use concatenation::concatenation;
+pub use concatenation::{check_concatenation, concatenation};
 pub use conv::{
     check_conv2d_f32, check_conv2d_s8, check_conv2d_s8_i4, check_conv2d_s16, check_conv2d_s16_acc32,
 };
@@ -213,19 +214,28 @@ pub use fully_connected::{
 pub use fully_connected::{
     FullyConnectedS16, fully_connected_s8_i4, fully_connected_s16, fully_connected_s16_acc32,
 };
+pub use fully_connected::{
+    check_fully_connected_f32, check_fully_connected_s8, check_fully_connected_s8_i4,
+    check_fully_connected_s16, check_fully_connected_s16_acc32,
+};
 pub use gather::{Gather, gather};
 pub use gather_nd::{GatherNd, gather_nd};
-pub use l2_pool::l2_pool_f32;
+pub use l2_pool::{check_l2_pool_f32, l2_pool_f32};
 pub use logistic::{LogisticS8, logistic_f32, logistic_s8};
 pub use lstm_eval::{LstmFc, LstmMul, LstmSize};
-pub use mirror_pad::{MirrorPad, mirror_pad};
+pub use mirror_pad::{MirrorPad, check_mirror_pad, mirror_pad};
 pub use mul::{MulS8, mul_f32, mul_s8};
+pub use mul::{check_mul_f32, check_mul_i32, check_mul_s8, check_mul_s16};
 pub use pack::pack;
-pub use pad::{Pad, pad};
+pub use pad::{Pad, check_pad, pad};
 pub use pooling::{
     PoolF32, PoolGeometry, PoolS8, average_pool_f32, average_pool_s8, max_pool_f32, max_pool_s8,
 };
 pub use pooling::{PoolS16, average_pool_s16, max_pool_s16};
+pub use pooling::{
+    check_average_pool_f32, check_average_pool_s8, check_average_pool_s16, check_max_pool_f32,
+    check_max_pool_s8, check_max_pool_s16,
+};
 pub use quantize::{QuantizeF32S8, Requantize, quantize_f32_s8, requantize_s8};
 pub use quantize::{
     QuantizeF32S16, quantize_f32_s16, requantize_s8_s16, requantize_s8_s32, requantize_s8_u8,

@@ -7,6 +7,7 @@ use std::fmt::Debug;
 use std::vec;
 use std::vec::Vec;
 
+use super::KernelError;
 use super::conv::{conv2d_f32_part, conv2d_s8_portable};
 use super::depthwise_conv::depthwise_conv2d_s8_portable;
 use super::dequantize::in_place::widening;
@@ -179,13 +180,13 @@ fn pools_on_one_buffer_equal_two_buffers() {
         let x16: Vec<i16> = x.iter().map(|&v| i16::from(v) * 251).collect();
         let xf: Vec<f32> = x.iter().map(|&v| f32::from(v) / 64.0).collect();
         if avg {
-            super::average_pool_s8(&p8, &x, &mut want8);
-            super::average_pool_s16(&p16, &x16, &mut want16);
-            super::average_pool_f32(&pf, &xf, &mut wantf);
+            super::average_pool_s8(&p8, &x, &mut want8).unwrap();
+            super::average_pool_s16(&p16, &x16, &mut want16).unwrap();
+            super::average_pool_f32(&pf, &xf, &mut wantf).unwrap();
         } else {
-            super::max_pool_s8(&p8, &x, &mut want8);
-            super::max_pool_s16(&p16, &x16, &mut want16);
-            super::max_pool_f32(&pf, &xf, &mut wantf);
+            super::max_pool_s8(&p8, &x, &mut want8).unwrap();
+            super::max_pool_s16(&p16, &x16, &mut want16).unwrap();
+            super::max_pool_f32(&pf, &xf, &mut wantf).unwrap();
         }
         let ds = displacements(&mut rng, least, output);
         for (k, d) in ds.into_iter().chain([least.wrapping_sub(1)]).enumerate() {
@@ -201,21 +202,32 @@ fn pools_on_one_buffer_equal_two_buffers() {
             b16[d..d + input].copy_from_slice(&x16);
             let mut bf = vec![7.0_f32; len];
             bf[d..d + input].copy_from_slice(&xf);
+            let before = (b8.clone(), b16.clone(), bf.clone());
             let runs = if avg {
                 [
-                    average_pool_s8(&p8, &mut b8, d, 0),
-                    average_pool_s16(&p16, &mut b16, d, 0),
-                    average_pool_f32(&pf, &mut bf, d, 0),
+                    average_pool_s8(&p8, &mut b8, d, 0).is_ok(),
+                    average_pool_s16(&p16, &mut b16, d, 0).is_ok(),
+                    average_pool_f32(&pf, &mut bf, d, 0).is_ok(),
                 ]
             } else {
                 [
-                    max_pool_s8(&p8, &mut b8, d, 0),
-                    max_pool_s16(&p16, &mut b16, d, 0),
-                    max_pool_f32(&pf, &mut bf, d, 0),
+                    max_pool_s8(&p8, &mut b8, d, 0).is_ok(),
+                    max_pool_s16(&p16, &mut b16, d, 0).is_ok(),
+                    max_pool_f32(&pf, &mut bf, d, 0).is_ok(),
                 ]
             };
             assert_eq!(runs, [!refused; 3], "{g:?} d {d} (D = {least})");
             assert_eq!(pool_fits(&g, d, 0), !refused, "{g:?} d {d}");
+            if refused {
+                // Refused: nothing written.
+                assert_eq!(b8, before.0, "{g:?} d {d}");
+                assert_eq!(b16, before.1, "{g:?} d {d}");
+                assert!(
+                    bf.iter()
+                        .zip(&before.2)
+                        .all(|(a, b)| a.to_bits() == b.to_bits())
+                );
+            }
             if !refused {
                 assert_eq!(b8[..output], want8[..], "{g:?} d {d}");
                 assert_eq!(b16[..output], want16[..], "{g:?} d {d}");
@@ -390,21 +402,29 @@ fn pad_on_one_buffer_equals_two_buffers() {
         assert_eq!(pad_min_displacement(&p), Some(least), "{p:?}");
         let x: Vec<i16> = (0..i).map(|_| rng.next() as i16).collect();
         let mut want = vec![0_i16; o];
-        super::pad(&p, &x, -7, &mut want);
+        super::pad(&p, &x, -7, &mut want).unwrap();
         for d in [least, least + 1, o + rng.below(3)] {
             let mut buf = vec![0x5555_i16; (d + i).max(o)];
             buf[d..d + i].copy_from_slice(&x);
-            assert!(pad(&p, &mut buf, d, 0, -7), "{p:?} d {d}");
+            pad(&p, &mut buf, d, 0, -7).unwrap();
             assert_eq!(buf[..o], want[..], "{p:?} d {d} (D = {least})");
         }
         // The input wholly below the output.
         let mut buf = vec![0_i16; i + o];
         buf[..i].copy_from_slice(&x);
-        assert!(pad(&p, &mut buf, 0, i, -7));
+        pad(&p, &mut buf, 0, i, -7).unwrap();
         assert_eq!(buf[i..], want[..], "{p:?} below");
         if least > 0 && least < o {
             let mut buf = vec![0x5555_i16; least - 1 + i + o];
-            assert!(!pad(&p, &mut buf, least - 1, 0, -7), "{p:?} D − 1");
+            assert_eq!(
+                pad(&p, &mut buf, least - 1, 0, -7),
+                Err(KernelError::Placement),
+                "{p:?} D − 1"
+            );
+            assert!(
+                buf.iter().all(|&v| v == 0x5555),
+                "{p:?} D − 1: nothing written"
+            );
             assert!(!pad_fits(&p, least - 1, 0));
         }
     }
@@ -818,9 +838,9 @@ fn add_and_mul_on_one_buffer_equal_two_buffers() {
                 let x: Vec<_> = (0..n).map(|_| $gen(&mut rng)).collect();
                 let y: Vec<_> = (0..m).map(|_| $gen(&mut rng)).collect();
                 let mut want = vec![$fill; n];
-                $two(&x[..], &y[..], &mut want[..]);
+                $two(&x[..], &y[..], &mut want[..]).unwrap();
                 unary_layouts(&mut rng, $name, &x, &want, $fill, &|b, ia, oa| {
-                    $one(b, ia, oa, &y[..])
+                    $one(b, ia, oa, &y[..]).is_ok()
                 });
             }};
         }
@@ -919,7 +939,7 @@ fn fully_connected_on_one_buffer_equals_two_buffers() {
         let filter: Vec<i8> = (0..units * depth).map(|_| rng.next() as i8).collect();
         let bias: Vec<i32> = (0..units).map(|_| rng.below(2001) as i32 - 1000).collect();
         let mut want = vec![0_i8; o];
-        super::fully_connected_s8(&p, &x, &filter, Some(&bias), &mut want);
+        super::fully_connected_s8(&p, &x, &filter, Some(&bias), &mut want).unwrap();
         let pf = super::FullyConnectedF32 {
             batches,
             accum_depth: depth,
@@ -930,7 +950,7 @@ fn fully_connected_on_one_buffer_equals_two_buffers() {
         let xf: Vec<f32> = x.iter().map(|&v| f32::from(v) / 8.0).collect();
         let ff: Vec<f32> = filter.iter().map(|&v| f32::from(v) / 16.0).collect();
         let mut wantf = vec![0.0_f32; o];
-        super::fully_connected_f32(&pf, &xf, &ff, None, &mut wantf);
+        super::fully_connected_f32(&pf, &xf, &ff, None, &mut wantf).unwrap();
         for (ia, oa) in [
             (least, 0),
             (least + 1 + rng.below(i + 1), 0),
@@ -941,7 +961,7 @@ fn fully_connected_on_one_buffer_equals_two_buffers() {
             let n = ia + oa + i + o;
             let mut b = vec![0x55_i8; n];
             b[ia..ia + i].copy_from_slice(&x);
-            assert!(fully_connected_s8(&p, &mut b, ia, oa, &filter, Some(&bias)));
+            fully_connected_s8(&p, &mut b, ia, oa, &filter, Some(&bias)).unwrap();
             assert_eq!(
                 b[oa..oa + o],
                 want[..],
@@ -949,7 +969,7 @@ fn fully_connected_on_one_buffer_equals_two_buffers() {
             );
             let mut bf = vec![0.0_f32; n];
             bf[ia..ia + i].copy_from_slice(&xf);
-            assert!(fully_connected_f32(&pf, &mut bf, ia, oa, &ff, None));
+            fully_connected_f32(&pf, &mut bf, ia, oa, &ff, None).unwrap();
             assert_eq!(
                 bf[oa..oa + o],
                 wantf[..],
@@ -986,7 +1006,11 @@ fn fully_connected_on_one_buffer_equals_two_buffers() {
             let ia = least - 1;
             assert!(!fully_connected_fits(batches, depth, units, ia, 0));
             let mut b = vec![0_i8; ia + i + o];
-            assert!(!fully_connected_s8(&p, &mut b, ia, 0, &filter, Some(&bias)));
+            assert_eq!(
+                fully_connected_s8(&p, &mut b, ia, 0, &filter, Some(&bias)),
+                Err(KernelError::Placement)
+            );
+            assert!(b.iter().all(|&v| v == 0), "refused, yet written");
             // The row attaining `D`: its output ends one element into its own input row.
             let b_max = (0..batches)
                 .find(|&b| (b + 1) * units == b * depth + least)
@@ -1028,7 +1052,7 @@ fn concatenation_on_one_buffer_equals_two_buffers() {
             .collect();
         let refs: Vec<&[Cell]> = values.iter().map(Vec::as_slice).collect();
         let mut want = vec![Cell::Free; outer * row];
-        super::concatenation(outer, &inners, &refs, &mut want);
+        super::concatenation(outer, &inners, &refs, &mut want).unwrap();
         let (n_in, n_out) = (outer * inners[0], outer * row);
         for (ia, oa) in [
             (least, 0),
@@ -1038,15 +1062,7 @@ fn concatenation_on_one_buffer_equals_two_buffers() {
         ] {
             let mut buf = vec![Cell::Free; ia + oa + n_in + n_out];
             buf[ia..ia + n_in].copy_from_slice(&values[0]);
-            assert!(concatenation(
-                &(),
-                &mut buf,
-                ia,
-                oa,
-                outer,
-                &inners,
-                &refs[1..]
-            ));
+            concatenation(&(), &mut buf, ia, oa, outer, &inners, &refs[1..]).unwrap();
             assert_eq!(
                 buf[oa..oa + n_out],
                 want[..],
@@ -1059,18 +1075,10 @@ fn concatenation_on_one_buffer_equals_two_buffers() {
                 .collect();
             let brefs: Vec<&[i8]> = bytes.iter().map(Vec::as_slice).collect();
             let mut bwant = vec![0_i8; n_out];
-            super::concatenation(outer, &inners, &brefs, &mut bwant);
+            super::concatenation(outer, &inners, &brefs, &mut bwant).unwrap();
             let mut b = vec![0x55_i8; ia + oa + n_in + n_out];
             b[ia..ia + n_in].copy_from_slice(&bytes[0]);
-            assert!(concatenation(
-                &(),
-                &mut b,
-                ia,
-                oa,
-                outer,
-                &inners,
-                &brefs[1..]
-            ));
+            concatenation(&(), &mut b, ia, oa, outer, &inners, &brefs[1..]).unwrap();
             assert_eq!(b[oa..oa + n_out], bwant[..]);
         }
         if least > 0 && least < n_out {
@@ -1079,15 +1087,10 @@ fn concatenation_on_one_buffer_equals_two_buffers() {
             let mut buf = vec![Cell::Free; ia + n_in + n_out];
             buf[ia..ia + n_in].copy_from_slice(&values[0]);
             let before = buf.clone();
-            assert!(!concatenation(
-                &(),
-                &mut buf,
-                ia,
-                0,
-                outer,
-                &inners,
-                &refs[1..]
-            ));
+            assert_eq!(
+                concatenation(&(), &mut buf, ia, 0, outer, &inners, &refs[1..]),
+                Err(KernelError::Placement)
+            );
             assert_eq!(buf, before);
             // The kernel's order without the check: the output then differs.
             let mut at = 0;

@@ -363,7 +363,7 @@ fn fully_connected_per_tensor_and_per_channel() {
     let filter = [1, 0, -1, 2, 2, 2];
     let mut out = [0_i8; 4];
     // b0: 1 - 3 = -2, 2 + 4 + 6 = 12; b1: -2, 30; bias [1, -1].
-    fully_connected_s8(&fc(&[ONE]), &input, &filter, Some(&[1, -1]), &mut out);
+    fully_connected_s8(&fc(&[ONE]), &input, &filter, Some(&[1, -1]), &mut out).unwrap();
     assert_eq!(out, [-1, 11, -1, 29]);
     // Per-tensor filter offset (zero point -1): filter + 1 = [2 1 0; 3 3 3].
     let p = FullyConnectedS8 {
@@ -371,7 +371,7 @@ fn fully_connected_per_tensor_and_per_channel() {
         input_offset: 0,
         ..fc(&[ONE])
     };
-    fully_connected_s8(&p, &input, &filter, None, &mut out);
+    fully_connected_s8(&p, &input, &filter, None, &mut out).unwrap();
     assert_eq!(out, [4, 18, 13, 45]);
     // Per-channel: the filter offset is not applied; channel 1 at 0.5; offsets and clamp.
     let p = FullyConnectedS8 {
@@ -382,7 +382,7 @@ fn fully_connected_per_tensor_and_per_channel() {
         ..fc(&[ONE, HALF])
     };
     // input - 1: [0 1 2; 3 4 5]: b0: 0 - 2 = -2, (0+2+4) * 0.5 = 3; b1: 3-5 = -2, 24*0.5 = 12.
-    fully_connected_s8(&p, &input, &filter, None, &mut out);
+    fully_connected_s8(&p, &input, &filter, None, &mut out).unwrap();
     assert_eq!(out, [-4, 0, -4, 9]);
 }
 
@@ -402,7 +402,8 @@ fn fully_connected_f32_clamps() {
         &[0.5, 0.25, -1.0, 0.0],
         Some(&[0.0, 0.5]),
         &mut out,
-    );
+    )
+    .unwrap();
     assert_eq!(out, [1.0, 0.0]);
 }
 
@@ -429,34 +430,34 @@ fn pool(input: [usize; 4], output: [usize; 4], filter: usize, stride: usize) -> 
 fn average_pool_rounds_half_away_from_zero() {
     let mut out = [0_i8; 4];
     // 2x2 windows over 1..=9: 12/4, 16/4, 24/4, 28/4.
-    average_pool_s8(&pool([1, 3, 3, 1], [1, 2, 2, 1], 2, 1), &IMAGE, &mut out);
+    average_pool_s8(&pool([1, 3, 3, 1], [1, 2, 2, 1], 2, 1), &IMAGE, &mut out).unwrap();
     assert_eq!(out, [3, 4, 6, 7]);
     // SAME, stride 2: edge windows shrink to the input: [3 6] -> 4.5 -> 5, [7 8] -> 8, [9].
-    average_pool_s8(&pool([1, 3, 3, 1], [1, 2, 2, 1], 2, 2), &IMAGE, &mut out);
+    average_pool_s8(&pool([1, 3, 3, 1], [1, 2, 2, 1], 2, 2), &IMAGE, &mut out).unwrap();
     assert_eq!(out, [3, 5, 8, 9]);
     // 7/4 = 1.75 -> 2, -7/4 -> -2, and the activation clamp.
     let mut p = pool([1, 2, 2, 2], [1, 1, 1, 2], 2, 1);
-    average_pool_s8(&p, &[1, -1, 2, -2, 2, -2, 2, -2], &mut out[..2]);
+    average_pool_s8(&p, &[1, -1, 2, -2, 2, -2, 2, -2], &mut out[..2]).unwrap();
     assert_eq!(out[..2], [2, -2]);
     p.act_min = 0;
-    average_pool_s8(&p, &[1, -1, 2, -2, 2, -2, 2, -2], &mut out[..2]);
+    average_pool_s8(&p, &[1, -1, 2, -2, 2, -2, 2, -2], &mut out[..2]).unwrap();
     assert_eq!(out[..2], [2, 0]);
     // Padding above and left: a 2x2 window at origin (-1, -1) holds only element (0, 0).
     p = pool([1, 2, 2, 1], [1, 1, 1, 1], 2, 1);
     p.geometry.pad_h = 1;
     p.geometry.pad_w = 1;
-    average_pool_s8(&p, &[-9, 100, 100, 100], &mut out[..1]);
+    average_pool_s8(&p, &[-9, 100, 100, 100], &mut out[..1]).unwrap();
     assert_eq!(out[0], -9);
 }
 
 #[test]
 fn max_pool_and_float_pools() {
     let mut out = [0_i8; 4];
-    max_pool_s8(&pool([1, 3, 3, 1], [1, 2, 2, 1], 2, 1), &IMAGE, &mut out);
+    max_pool_s8(&pool([1, 3, 3, 1], [1, 2, 2, 1], 2, 1), &IMAGE, &mut out).unwrap();
     assert_eq!(out, [5, 6, 8, 9]);
     let mut p = pool([1, 3, 3, 1], [1, 2, 2, 1], 2, 2);
     p.act_max = 7;
-    max_pool_s8(&p, &IMAGE, &mut out);
+    max_pool_s8(&p, &IMAGE, &mut out).unwrap();
     assert_eq!(out, [5, 6, 7, 7]);
 
     let image: [f32; 9] = core::array::from_fn(|i| i as f32 + 1.0);
@@ -466,9 +467,9 @@ fn max_pool_and_float_pools() {
         act_max: f32::MAX,
     };
     let mut out = [0.0_f32; 4];
-    average_pool_f32(&pf, &image, &mut out);
+    average_pool_f32(&pf, &image, &mut out).unwrap();
     assert_eq!(out, [3.0, 4.5, 7.5, 9.0]);
-    max_pool_f32(&pf, &image, &mut out);
+    max_pool_f32(&pf, &image, &mut out).unwrap();
     assert_eq!(out, [5.0, 6.0, 8.0, 9.0]);
 }
 
@@ -596,7 +597,7 @@ fn add_s8_elementwise_and_broadcast() {
     };
     let mut out = [0_i8; 4];
     // 0.5 * (5 - 1) + 0.25 * (6 + 2) = 4.0 -> 4 / 0.5 + 3 = 11; -64.5 - 31.5 -> clamped to 3.
-    add_s8(&add_params(same), &[5, -128], &[6, -128], &mut out[..2]);
+    add_s8(&add_params(same), &[5, -128], &[6, -128], &mut out[..2]).unwrap();
     assert_eq!(out[..2], [11, 3]);
     // input2 [6 2] broadcast over the rows of input1 [5 7; 9 11]: reals [2 3; 4 5] + [2 1].
     let rows = BinaryShape {
@@ -604,7 +605,7 @@ fn add_s8_elementwise_and_broadcast() {
         input2: shape2(1, 2),
         output: shape2(2, 2),
     };
-    add_s8(&add_params(rows), &[5, 7, 9, 11], &[6, 2], &mut out);
+    add_s8(&add_params(rows), &[5, 7, 9, 11], &[6, 2], &mut out).unwrap();
     assert_eq!(out, [11, 11, 15, 15]);
     // And a scalar first input: 2.0 + [2 1 2 1].
     let scalar = BinaryShape {
@@ -612,7 +613,7 @@ fn add_s8_elementwise_and_broadcast() {
         input2: shape2(2, 2),
         output: shape2(2, 2),
     };
-    add_s8(&add_params(scalar), &[5], &[6, 2, 6, 2], &mut out);
+    add_s8(&add_params(scalar), &[5], &[6, 2, 6, 2], &mut out).unwrap();
     assert_eq!(out, [11, 9, 11, 9]);
 }
 
@@ -638,7 +639,7 @@ fn mul_s8_and_float_binaries() {
     let mut out = [0_i8; 4];
     // Rows of input1 - 1 = [4 5; 8 9] times columns of input2 + 2 = [8; 12], * 0.25, + 3:
     // 8 + 3, 10 + 3, 24 + 3 -> 20, 27 + 3 -> 20.
-    mul_s8(&p, &[5, 6, 9, 10], &[6, 10], &mut out);
+    mul_s8(&p, &[5, 6, 9, 10], &[6, 10], &mut out).unwrap();
     assert_eq!(out, [11, 13, 20, 20]);
 
     let mut p = BinaryF32 {
@@ -651,12 +652,12 @@ fn mul_s8_and_float_binaries() {
         act_max: 13.0,
     };
     let mut out = [0.0_f32; 4];
-    add_f32(&p, &[1.0, 2.0, 3.0, 4.0], &[10.0], &mut out);
+    add_f32(&p, &[1.0, 2.0, 3.0, 4.0], &[10.0], &mut out).unwrap();
     assert_eq!(out, [11.0, 12.0, 13.0, 13.0]);
     p.shape.input2 = shape2(1, 2);
     p.act_min = -3.0;
     p.act_max = f32::MAX;
-    mul_f32(&p, &[1.0, 2.0, 3.0, 4.0], &[2.0, -1.0], &mut out);
+    mul_f32(&p, &[1.0, 2.0, 3.0, 4.0], &[2.0, -1.0], &mut out).unwrap();
     assert_eq!(out, [2.0, -2.0, 6.0, -3.0]);
 }
 
@@ -767,7 +768,7 @@ fn pad_before_and_after() {
         before: [0, 0, 0, 1, 0],
     };
     let mut out = [9_i8; 9];
-    pad(&p, &[1, 2, 3, 4], -5, &mut out);
+    pad(&p, &[1, 2, 3, 4], -5, &mut out).unwrap();
     assert_eq!(out, [-5, -5, -5, 1, 2, -5, 3, 4, -5]);
 }
 
@@ -795,11 +796,18 @@ fn transpose_permutes() {
 #[test]
 fn concatenation_interleaves_chunks() {
     let mut out = [0_i8; 6];
-    concatenation(2, &[2, 1], &[&[1, 2, 3, 4], &[9, 8]], &mut out);
+    concatenation(2, &[2, 1], &[&[1, 2, 3, 4], &[9, 8]], &mut out).unwrap();
     assert_eq!(out, [1, 2, 9, 3, 4, 8]);
-    // A short input does not shift the others.
-    concatenation(2, &[2, 1], &[&[1, 2, 3, 4], &[7]], &mut out);
-    assert_eq!(out, [1, 2, 7, 3, 4, 8]);
+    // A short input is refused, the output untouched.
+    assert_eq!(
+        concatenation(2, &[2, 1], &[&[1, 2, 3, 4], &[7]], &mut out),
+        Err(KernelError::Length {
+            operand: "inputs",
+            expected: Some(2),
+            found: 1
+        })
+    );
+    assert_eq!(out, [1, 2, 9, 3, 4, 8]);
 }
 
 // ---- QUANTIZE, DEQUANTIZE, activations -----------------------------------------------------
@@ -922,15 +930,17 @@ fn inconsistent_parameters_do_not_panic() {
         .is_err()
     );
     assert!(depthwise_conv2d_s8(&conv_s8(g, &[]), &[], &[], None, &mut out).is_err());
-    fully_connected_s8(&fc(&[]), &[], &[], None, &mut out);
-    average_pool_s8(&pool([1, 3, 3, 1], [1, 2, 2, 1], 0, 1), &IMAGE, &mut out);
+    let before = out;
+    assert!(fully_connected_s8(&fc(&[]), &[], &[], None, &mut out).is_err());
+    assert!(average_pool_s8(&pool([1, 3, 3, 1], [1, 2, 2, 1], 0, 1), &IMAGE, &mut out).is_err());
+    assert_eq!(out, before);
     softmax_s8(&SOFTMAX_SCALE_0_1, &[], &mut out);
     let shape = BinaryShape {
         input1: shape2(2, 2),
         input2: shape2(1, 2),
         output: shape2(2, 2),
     };
-    add_s8(&add_params(shape), &[1], &[], &mut out);
+    assert!(add_s8(&add_params(shape), &[1], &[], &mut out).is_err());
     let p = MeanS8 {
         input: [1, 2, 2, 0],
         axes: [false, true, true, false],
@@ -946,16 +956,21 @@ fn inconsistent_parameters_do_not_panic() {
         perm: [9, 9, 9, 9, 9, 9],
     };
     transpose(&p, &IMAGE, &mut out);
-    pad(
-        &Pad {
-            input: [1, 1, 1, 9, 9],
-            output: [1, 1, 1, 2, 2],
-            before: [0, 0, 0, usize::MAX, 0],
-        },
-        &IMAGE,
-        0,
-        &mut out,
+    let before = out;
+    assert!(
+        pad(
+            &Pad {
+                input: [1, 1, 1, 9, 9],
+                output: [1, 1, 1, 2, 2],
+                before: [0, 0, 0, usize::MAX, 0],
+            },
+            &IMAGE,
+            0,
+            &mut out,
+        )
+        .is_err()
     );
+    assert_eq!(out, before);
 }
 
 // ---- against TFLM's loops, written out ------------------------------------------------------
@@ -1252,11 +1267,12 @@ fn fully_connected_matches_tflm_loops() {
         let mut got = [0_i8; 12];
         fully_connected_s8(
             &p,
-            &input,
-            &filter,
-            Some(&bias),
+            &input[..batches * depth],
+            &filter[..outputs * depth],
+            Some(&bias[..outputs]),
             &mut got[..batches * outputs],
-        );
+        )
+        .unwrap();
         let filter_offset = if per_channel { 0 } else { p.filter_offset };
         for b in 0..batches {
             for oc in 0..outputs {
@@ -1281,7 +1297,14 @@ fn fully_connected_matches_tflm_loops() {
             act_max: f32::MAX,
         };
         let mut got = [0_f32; 12];
-        fully_connected_f32(&p, &input, &filter, None, &mut got[..batches * outputs]);
+        fully_connected_f32(
+            &p,
+            &input[..batches * depth],
+            &filter[..outputs * depth],
+            None,
+            &mut got[..batches * outputs],
+        )
+        .unwrap();
         for b in 0..batches {
             for oc in 0..outputs {
                 let mut total = 0.0_f32;
@@ -1330,10 +1353,10 @@ fn pools_match_tflm_loops() {
         };
         let (mut avg, mut max) = ([0_i8; 160], [0_i8; 160]);
         let (mut avg_f, mut max_f) = ([0_f32; 160], [0_f32; 160]);
-        average_pool_s8(&p, &data[..n_in], &mut avg[..n_out]);
-        max_pool_s8(&p, &data[..n_in], &mut max[..n_out]);
-        average_pool_f32(&pf, &data_f[..n_in], &mut avg_f[..n_out]);
-        max_pool_f32(&pf, &data_f[..n_in], &mut max_f[..n_out]);
+        average_pool_s8(&p, &data[..n_in], &mut avg[..n_out]).unwrap();
+        max_pool_s8(&p, &data[..n_in], &mut max[..n_out]).unwrap();
+        average_pool_f32(&pf, &data_f[..n_in], &mut avg_f[..n_out]).unwrap();
+        max_pool_f32(&pf, &data_f[..n_in], &mut max_f[..n_out]).unwrap();
         let mut o = 0;
         for oy in 0..geometry.output[1] {
             for ox in 0..geometry.output[2] {

@@ -83,7 +83,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
             act_min: 0.0,
             act_max: f32::MAX,
         };
-        fully_connected_f32(&p, x, w, Some(b), h);
+        fully_connected_f32(&p, x, w, Some(b), h)?;
     }
     let h = arena.view(net::MATMUL_6);
 
@@ -109,7 +109,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
             act_min: f32::MIN,
             act_max: f32::MAX,
         };
-        mul_f32(&p, q.view()?, h, product.view_mut()?);
+        mul_f32(&p, q.view()?, h, product.view_mut()?)?;
         cache.free(q)?; // its last reader ran
         let mut out = net::dynamic::PARTITIONEDCALL_0.alloc(&cache, &[batch])?;
         let p = FullyConnectedF32 {
@@ -125,7 +125,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
             net::MATMUL_1,
             Some(net::ADD_1),
             out.view_mut()?,
-        );
+        )?;
         cache.free(product)?;
 
         let got = out.view::<f32>()?;

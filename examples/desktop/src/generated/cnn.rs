@@ -743,6 +743,15 @@ pub mod cnn {
             ::stowplan::kernels::overlap::pool_fits(& OP_1.geometry, 16, 0),
             "op 1 (MAX_POOL_2D) of subgraph 0: its input must start at least the overlapped driver's least displacement above its output"
         );
+        #[allow(unused_variables)]
+        const _: () = {
+            let o0: usize = super::OVERLAP_OP_1.len();
+            ::core::assert!(
+                ::stowplan::kernels::overlap::check_max_pool_s8(& OP_1, o0, 16, 0)
+                .is_ok(),
+                "op 1 (MAX_POOL_2D): its kernel's preconditions do not hold for the views the plan gives it"
+            );
+        };
         /// op 2 (CONV_2D) of subgraph 0
         pub const OP_2: ::stowplan::kernels::ConvS8 = ::stowplan::kernels::ConvS8 {
             geometry: ::stowplan::kernels::ConvGeometry {
@@ -867,11 +876,31 @@ pub mod cnn {
             act_min: -128,
             act_max: 127,
         };
+        #[allow(unused_variables)]
+        const _: () = {
+            let i0: usize = super::RELU_1_13.len();
+            let i1: usize = super::MAXPOOL2D.len();
+            let o0: usize = super::ADD_2.len();
+            ::core::assert!(
+                ::stowplan::kernels::check_add_s8(& OP_4, i0, i1, o0).is_ok(),
+                "op 4 (ADD): its kernel's preconditions do not hold for the views the plan gives it"
+            );
+        };
         /// op 5 (CONCATENATION) of subgraph 0
         const _: () = ::core::assert!(
             ::stowplan::kernels::overlap::concatenation_fits(36usize, & [4, 4], 144, 0),
             "op 5 (CONCATENATION) of subgraph 0: its input must start at least the concatenation's least displacement above its output"
         );
+        #[allow(unused_variables)]
+        const _: () = {
+            let i1: usize = super::RELU_2_12.len();
+            let o0: usize = super::OVERLAP_OP_5.len();
+            ::core::assert!(
+                ::stowplan::kernels::overlap::check_concatenation(o0, 144, 0, 36usize, &
+                [4, 4], & [i1]).is_ok(),
+                "op 5 (CONCATENATION): its kernel's preconditions do not hold for the views the plan gives it"
+            );
+        };
         /// op 6 (AVERAGE_POOL_2D) of subgraph 0
         pub const OP_6: ::stowplan::kernels::PoolS8 = ::stowplan::kernels::PoolS8 {
             geometry: ::stowplan::kernels::PoolGeometry {
@@ -886,6 +915,15 @@ pub mod cnn {
             },
             act_min: -128,
             act_max: 127,
+        };
+        #[allow(unused_variables)]
+        const _: () = {
+            let i0: usize = super::CONCAT.len();
+            let o0: usize = super::AVGPOOL2D.len();
+            ::core::assert!(
+                ::stowplan::kernels::check_average_pool_s8(& OP_6, i0, o0).is_ok(),
+                "op 6 (AVERAGE_POOL_2D): its kernel's preconditions do not hold for the views the plan gives it"
+            );
         };
         /// op 8 (FULLY_CONNECTED) of subgraph 0
         pub const OP_8: ::stowplan::kernels::FullyConnectedS8 = ::stowplan::kernels::FullyConnectedS8 {
@@ -916,6 +954,18 @@ pub mod cnn {
             act_min: -128,
             act_max: 127,
         };
+        #[allow(unused_variables)]
+        const _: () = {
+            let i0: usize = super::RESHAPE.len();
+            let i1: usize = super::MATMUL_3.len();
+            let i2: usize = super::ADD_4.len();
+            let o0: usize = super::MATMUL_18.len();
+            ::core::assert!(
+                ::stowplan::kernels::check_fully_connected_s8(& OP_8, i0, i1,
+                ::core::option::Option::Some(i2), o0).is_ok(),
+                "op 8 (FULLY_CONNECTED): its kernel's preconditions do not hold for the views the plan gives it"
+            );
+        };
         /// op 9 (SOFTMAX) of subgraph 0
         pub const OP_9: ::stowplan::kernels::SoftmaxS8 = ::stowplan::kernels::SoftmaxS8 {
             rows: 1usize,
@@ -943,7 +993,7 @@ pub mod cnn {
         }
         {
             let ((_,), (o0,)) = ops::op_1(arena);
-            let _ = ::stowplan::kernels::overlap::max_pool_s8(&params::OP_1, o0, 16, 0);
+            ::stowplan::kernels::proven::overlap::max_pool_s8(&params::OP_1, o0, 16, 0);
         }
         {
             let ((i0, i1, i2), (o0,)) = ops::op_2(arena);
@@ -967,11 +1017,11 @@ pub mod cnn {
         }
         {
             let ((i0, i1), (o0,)) = ops::op_4(arena);
-            ::stowplan::kernels::add_s8(&params::OP_4, i0, i1, o0);
+            ::stowplan::kernels::proven::add_s8(&params::OP_4, i0, i1, o0);
         }
         {
             let ((_, i1), (o0,)) = ops::op_5(arena);
-            let _ = ::stowplan::kernels::overlap::concatenation(
+            ::stowplan::kernels::proven::overlap::concatenation(
                 &(),
                 o0,
                 144,
@@ -983,11 +1033,11 @@ pub mod cnn {
         }
         {
             let ((i0,), (o0,)) = ops::op_6(arena);
-            ::stowplan::kernels::average_pool_s8(&params::OP_6, i0, o0);
+            ::stowplan::kernels::proven::average_pool_s8(&params::OP_6, i0, o0);
         }
         {
             let ((i0, i1, i2), (o0,)) = ops::op_8(arena);
-            ::stowplan::kernels::fully_connected_s8(
+            ::stowplan::kernels::proven::fully_connected_s8(
                 &params::OP_8,
                 i0,
                 i1,

@@ -3,7 +3,8 @@
 //! slices split at the chunk's first input row; a row's output must lie below its own input
 //! row: from [`fully_connected_min_displacement`] on (`max(U, B·U − (B−1)·K)` elements).
 
-use crate::kernels::shared::in_place::{get, mul};
+use crate::kernels::KernelError;
+use crate::kernels::shared::in_place::{get, inside_buffer, mul};
 
 /// FULLY_CONNECTED's least displacement in elements (input and output of one element type):
 /// batch row `b` writes `[b·U, (b+1)·U)` while it reads input row `b`, `[d + b·K, d + (b+1)·K)`
@@ -111,17 +112,54 @@ pub(crate) fn rows<T>(
     true
 }
 
-/// One buffer's entry point for each FULLY_CONNECTED kernel: [`rows`] with the kernel on each
-/// chunk, its parameters' `batches` the chunk's rows.
+/// The placement the FULLY_CONNECTED one-buffer entries need: the input's `batches × depth`
+/// elements at `input_at` and the output's `batches × units` at `output_at` inside a buffer of
+/// `buf` elements, and [`fully_connected_fits`]; `Ok` with the two lengths.
+///
+/// # Errors
+///
+/// [`KernelError::Placement`] otherwise, [`KernelError::Length`] for sizes that overflow.
+pub(crate) const fn rows_placement(
+    (batches, depth, units): (usize, usize, usize),
+    buf: usize,
+    input_at: usize,
+    output_at: usize,
+) -> Result<(usize, usize), KernelError> {
+    let (Some(i), Some(o)) = (mul(batches, depth), mul(batches, units)) else {
+        return Err(KernelError::Length {
+            operand: "buf",
+            expected: None,
+            found: buf,
+        });
+    };
+    if inside_buffer(buf, input_at, i, output_at, o)
+        && fully_connected_fits(batches, depth, units, input_at, output_at)
+    {
+        Ok((i, o))
+    } else {
+        Err(KernelError::Placement)
+    }
+}
+
+/// One buffer's entry point for each FULLY_CONNECTED kernel (`$name`), its check
+/// (`$check_name`: the placement, [`rows_placement`], and the kernel's own `$check` on the
+/// lengths the sizes give) and its proven entry (`$proven::$name`, what generated code calls):
+/// [`rows`] with the kernel's proven entry (`$kernel`) on each chunk, its parameters' `batches`
+/// the chunk's rows.
 macro_rules! fully_connected_on_one_buffer {
-    ($($(#[$doc:meta])* $name:ident => $kernel:path, ($params:ty, $t:ty, $filter:ty, $bias:ty);)*) => {$(
+    (mod $proven:ident; $($(#[$doc:meta])* $name:ident, $check_name:ident => $kernel:path, $check:path, ($params:ty, $t:ty, $filter:ty, $bias:ty);)*) => {
+        $(
         $(#[$doc])*
         ///
         /// The input's `batches × accum_depth` elements at `buf[input_at..]`, the output's
         /// `batches × output_depth` at `buf[output_at..]`, the filter and bias in slices of
-        /// their own; `false` (nothing written) unless [`fully_connected_fits`] and both fit in
-        /// `buf`.
-        #[inline(never)]
+        /// their own: the two share no element, or the input starts at least
+        /// [`fully_connected_min_displacement`] above the output.
+        ///
+        /// # Errors
+        ///
+        #[doc = concat!("[`KernelError`], with nothing written, unless [`", stringify!($check_name), "`] holds.")]
+        #[must_use = "the kernel writes nothing when it returns an error"]
         pub fn $name(
             p: &$params,
             buf: &mut [$t],
@@ -129,26 +167,85 @@ macro_rules! fully_connected_on_one_buffer {
             output_at: usize,
             filter: &[$filter],
             bias: Option<&[$bias]>,
-        ) -> bool {
-            let shape = (p.batches, p.accum_depth, p.output_depth);
-            rows(shape, buf, input_at, output_at, |batches, input, output| {
-                let mut chunk = *p;
-                chunk.batches = batches;
-                $kernel(&chunk, input, filter, bias, output);
-            })
+        ) -> Result<(), KernelError> {
+            $check_name(p, buf.len(), input_at, output_at, filter.len(), bias.map(<[$bias]>::len))?;
+            $proven::$name(p, buf, input_at, output_at, filter, bias);
+            Ok(())
         }
-    )*};
+
+        #[doc = concat!("The preconditions of [`", stringify!($name), "`], on the lengths of its slices (`bias`: `None` for no bias): the placement of the input and the output in the buffer (both inside it, and [`fully_connected_fits`]) and the two-buffer kernel's check on the lengths the sizes give them. Generated code asserts it when the crate compiles.")]
+        ///
+        /// # Errors
+        ///
+        /// The first that does not hold.
+        pub const fn $check_name(
+            p: &$params,
+            buf: usize,
+            input_at: usize,
+            output_at: usize,
+            filter: usize,
+            bias: Option<usize>,
+        ) -> Result<(), KernelError> {
+            let shape = (p.batches, p.accum_depth, p.output_depth);
+            match rows_placement(shape, buf, input_at, output_at) {
+                Ok((input, output)) => $check(p, input, filter, bias, output),
+                Err(e) => Err(e),
+            }
+        }
+        )*
+
+        /// The entries generated code calls once it has asserted their checks when the crate
+        /// compiled (asserted again in debug builds).
+        #[doc(hidden)]
+        pub mod $proven {
+            use super::*;
+            $(
+            #[doc = concat!("[`", stringify!($name), "`](super::", stringify!($name), "), its check proven.")]
+            #[inline(never)]
+            pub fn $name(
+                p: &$params,
+                buf: &mut [$t],
+                input_at: usize,
+                output_at: usize,
+                filter: &[$filter],
+                bias: Option<&[$bias]>,
+            ) {
+                debug_assert!(
+                    super::$check_name(p, buf.len(), input_at, output_at, filter.len(), bias.map(<[$bias]>::len)).is_ok()
+                );
+                let shape = (p.batches, p.accum_depth, p.output_depth);
+                let ran = rows(shape, buf, input_at, output_at, |batches, input, output| {
+                    let mut chunk = *p;
+                    chunk.batches = batches;
+                    $kernel(&chunk, input, filter, bias, output);
+                });
+                debug_assert!(ran, "rows the driver cannot run where its check holds");
+            }
+            )*
+        }
+    };
 }
 
 fully_connected_on_one_buffer! {
+    mod proven_fully_connected;
     /// [`super::fully_connected_s8`] on one buffer.
-    fully_connected_s8 => super::fully_connected_s8, (super::FullyConnectedS8, i8, i8, i32);
+    fully_connected_s8, check_fully_connected_s8 =>
+        crate::kernels::fully_connected::proven::fully_connected_s8,
+        super::check_fully_connected_s8, (crate::kernels::fully_connected::FullyConnectedS8, i8, i8, i32);
     /// [`super::fully_connected_s8_i4`] on one buffer.
-    fully_connected_s8_i4 => super::fully_connected_s8_i4, (super::FullyConnectedS8, i8, u8, i32);
+    fully_connected_s8_i4, check_fully_connected_s8_i4 =>
+        crate::kernels::fully_connected::proven::fully_connected_s8_i4,
+        super::check_fully_connected_s8_i4, (crate::kernels::fully_connected::FullyConnectedS8, i8, u8, i32);
     /// [`super::fully_connected_s16`] on one buffer.
-    fully_connected_s16 => super::fully_connected_s16, (super::FullyConnectedS16, i16, i8, i64);
+    fully_connected_s16, check_fully_connected_s16 =>
+        crate::kernels::fully_connected::proven::fully_connected_s16,
+        super::check_fully_connected_s16, (crate::kernels::fully_connected::FullyConnectedS16, i16, i8, i64);
     /// [`super::fully_connected_s16_acc32`] on one buffer.
-    fully_connected_s16_acc32 => super::fully_connected_s16_acc32, (super::FullyConnectedS16, i16, i8, i32);
+    fully_connected_s16_acc32, check_fully_connected_s16_acc32 =>
+        crate::kernels::fully_connected::proven::fully_connected_s16_acc32,
+        super::check_fully_connected_s16_acc32, (crate::kernels::fully_connected::FullyConnectedS16, i16, i8, i32);
     /// [`super::fully_connected_f32`] on one buffer.
-    fully_connected_f32 => super::fully_connected_f32, (super::FullyConnectedF32, f32, f32, f32);
+    fully_connected_f32, check_fully_connected_f32 =>
+        crate::kernels::fully_connected::proven::fully_connected_f32,
+        super::check_fully_connected_f32, (crate::kernels::fully_connected::FullyConnectedF32, f32, f32, f32);
 }

@@ -183,7 +183,20 @@ mod tests {
     use std::vec;
     use std::vec::Vec;
 
-    use super::super::{mul_s8 as mul_s8_portable, mul_s16 as mul_s16_portable};
+    /// The portable kernel's loop (what [`super::super::mul_s8`] runs off Armv7E-M), on slices
+    /// of any length (the cases here try lengths off by a few).
+    fn mul_s8_portable(p: &super::super::MulS8, x1: &[i8], x2: &[i8], out: &mut [i8]) {
+        crate::kernels::shared::broadcast::broadcast(&p.shape, x1, x2, out, |x, y| {
+            super::super::mul_s8_one(p, x, y)
+        });
+    }
+
+    /// As [`mul_s8_portable`], int16.
+    fn mul_s16_portable(p: &super::super::MulS16, x1: &[i16], x2: &[i16], out: &mut [i16]) {
+        crate::kernels::shared::broadcast::broadcast(&p.shape, x1, x2, out, |x, y| {
+            super::super::mul_s16_one(p, x, y)
+        });
+    }
     use super::*;
     use crate::kernels::add::dsp::tests::{add_params, add16_params, binary16_case};
     use crate::kernels::shared::Requant;

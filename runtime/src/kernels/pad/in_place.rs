@@ -1,7 +1,8 @@
 //! PAD and PADV2 with their output over the input they consume: the output written in order,
 //! from [`pad_min_displacement`] on.
 
-use crate::kernels::shared::in_place::{add, get, mul};
+use crate::kernels::KernelError;
+use crate::kernels::shared::in_place::{add, get, inside_buffer, mul};
 
 /// PAD's least displacement in elements: writing its output in order over its input, output
 /// element `k` is written after the input element it covers is read, and lies below every input
@@ -63,40 +64,91 @@ pub(crate) const fn elements5(shape: &[usize; 5]) -> Option<usize> {
     )
 }
 
+/// The preconditions of [`pad`], on the buffer's length: the placement of the input and the
+/// output in the buffer (both inside it, and [`pad_fits`]) and the two-buffer kernel's check
+/// (`super::check_pad`) on the lengths the shapes give them. Generated code asserts it when
+/// the crate compiles.
+///
+/// # Errors
+///
+/// The first that does not hold.
+pub const fn check_pad(
+    p: &super::Pad,
+    buf: usize,
+    input_at: usize,
+    output_at: usize,
+) -> Result<(), KernelError> {
+    let (Some(i), Some(o)) = (elements5(&p.input), elements5(&p.output)) else {
+        return Err(KernelError::Length {
+            operand: "buf",
+            expected: None,
+            found: buf,
+        });
+    };
+    if !inside_buffer(buf, input_at, i, output_at, o) || !pad_fits(p, input_at, output_at) {
+        return Err(KernelError::Placement);
+    }
+    super::check_pad(p, i, o)
+}
+
 /// [`super::pad`] on one buffer: the input's elements at `buf[input_at..]`, the output's at
 /// `buf[output_at..]`, output elements written in order, each after the input element it covers
-/// is read. Returns `false`, writing nothing, unless [`pad_fits`] and both fit in `buf`.
+/// is read.
+///
+/// # Errors
+///
+/// [`KernelError`], with nothing written, unless [`check_pad`] holds.
+#[must_use = "the kernel writes nothing when it returns an error"]
 pub fn pad<T: Copy>(
     p: &super::Pad,
     buf: &mut [T],
     input_at: usize,
     output_at: usize,
     pad_value: T,
-) -> bool {
-    let (Some(i), Some(o)) = (elements5(&p.input), elements5(&p.output)) else {
-        return false;
-    };
-    if !pad_fits(p, input_at, output_at)
-        || input_at.saturating_add(i) > buf.len()
-        || output_at.saturating_add(o) > buf.len()
-    {
-        return false;
-    }
-    if input_at + i <= output_at {
-        // The input wholly below the output.
-        let (lo, hi) = buf.split_at_mut(output_at);
-        super::pad(p, &lo[input_at..input_at + i], pad_value, &mut hi[..o]);
-        return true;
-    }
-    let mut k = output_at;
-    super::pad_walk(p, |j| {
-        let value = j
-            .and_then(|j| buf.get(input_at + j).copied())
-            .unwrap_or(pad_value);
-        if let Some(slot) = buf.get_mut(k) {
-            *slot = value;
+) -> Result<(), KernelError> {
+    check_pad(p, buf.len(), input_at, output_at)?;
+    proven_pad::pad(p, buf, input_at, output_at, pad_value);
+    Ok(())
+}
+
+/// The entry generated code calls once it has asserted its check when the crate compiled
+/// (asserted again in debug builds).
+#[doc(hidden)]
+pub mod proven_pad {
+    use super::elements5;
+
+    /// [`pad`](super::pad), its check proven.
+    pub fn pad<T: Copy>(
+        p: &crate::kernels::pad::Pad,
+        buf: &mut [T],
+        input_at: usize,
+        output_at: usize,
+        pad_value: T,
+    ) {
+        debug_assert!(super::check_pad(p, buf.len(), input_at, output_at).is_ok());
+        let (Some(i), Some(o)) = (elements5(&p.input), elements5(&p.output)) else {
+            return;
+        };
+        if input_at + i <= output_at {
+            // The input wholly below the output.
+            let (lo, hi) = buf.split_at_mut(output_at);
+            crate::kernels::pad::proven::pad(
+                p,
+                &lo[input_at..input_at + i],
+                pad_value,
+                &mut hi[..o],
+            );
+            return;
         }
-        k += 1;
-    });
-    true
+        let mut k = output_at;
+        crate::kernels::pad::pad_walk(p, |j| {
+            let value = j
+                .and_then(|j| buf.get(input_at + j).copied())
+                .unwrap_or(pad_value);
+            if let Some(slot) = buf.get_mut(k) {
+                *slot = value;
+            }
+            k += 1;
+        });
+    }
 }

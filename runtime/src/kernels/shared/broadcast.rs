@@ -4,6 +4,7 @@
 //! Every output element depends on one element of each input only, so the order in which the
 //! broadcast loops visit the output does not change any result.
 
+use super::check::{KernelError, check, elements, length};
 use super::slices::at;
 
 /// Shapes of a binary elementwise op, each right-aligned into 6 dimensions padded with leading
@@ -27,6 +28,36 @@ pub struct BinaryF32 {
     pub act_min: f32,
     /// Upper clamp of the output (fused activation).
     pub act_max: f32,
+}
+
+/// What every binary kernel (ADD, MUL, ...) needs of its shapes and of its slices' lengths:
+/// each slice holds its shape's elements (sizes that do not overflow), and every input
+/// dimension is the output's or 1 (broadcast).
+///
+/// # Errors
+///
+/// The first of these that does not hold.
+pub(crate) const fn check_binary(
+    shape: &BinaryShape,
+    input1: usize,
+    input2: usize,
+    output: usize,
+) -> Result<(), KernelError> {
+    check!(length("input1", elements(&shape.input1), input1));
+    check!(length("input2", elements(&shape.input2), input2));
+    check!(length("output", elements(&shape.output), output));
+    let mut d = 0;
+    while d < 6 {
+        let o = shape.output[d];
+        let (a, b) = (shape.input1[d], shape.input2[d]);
+        if (a != o && a != 1) || (b != o && b != 1) {
+            return Err(KernelError::Parameters(
+                "an input's dimension is neither the output's nor 1",
+            ));
+        }
+        d += 1;
+    }
+    Ok(())
 }
 
 /// Row-major strides of `shape`, 0 where `shape` has extent 1 (broadcast).

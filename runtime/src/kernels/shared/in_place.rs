@@ -914,36 +914,116 @@ pub(crate) fn binary<T: Copy + Default>(
     true
 }
 
-/// One buffer's entry point for each binary kernel: [`binary`] with the kernel's value of each
-/// pair of elements; with `, dsp $blocked`, first (cfg `stowplan_dsp`) the kernel's blocked
-/// one-buffer loop, which returns `false` for what it declines.
+/// The placement the binary one-buffer entries need: the first input not broadcast and the
+/// two apart or the input at or above the output ([`binary_fits`](crate::kernels::overlap::binary_fits)), both inside a buffer of `buf`
+/// elements; `Ok` with their length.
+///
+/// # Errors
+///
+/// [`KernelError::Placement`] otherwise, [`KernelError::Length`] for a shape whose size
+/// overflows.
+pub(crate) const fn binary_placement(
+    shape: &BinaryShape,
+    buf: usize,
+    input_at: usize,
+    output_at: usize,
+) -> Result<usize, KernelError> {
+    if elements6(&shape.output).is_none() {
+        return Err(KernelError::Length {
+            operand: "buf",
+            expected: None,
+            found: buf,
+        });
+    }
+    match binary_len(shape, buf, input_at, output_at) {
+        Some(len) => Ok(len),
+        None => Err(KernelError::Placement),
+    }
+}
+
+/// One buffer's entry point for each binary kernel (`$name`), its check (`$check_name`: the
+/// placement, [`binary_placement`], and the kernel's own `$check` on the lengths the shapes
+/// give) and its proven entry (`$proven::$name`, what generated code calls): [`binary`] with
+/// the kernel's value of each pair of elements (`$one`, a path from the crate's root); with
+/// `, dsp $blocked`, first (cfg `stowplan_dsp`) the kernel's blocked one-buffer loop, which
+/// returns `false` for what it declines.
 macro_rules! binary_on_one_buffer {
-    ($(
+    (mod $proven:ident; $(
         $(#[$doc:meta])*
-        $name:ident($params:ty, $t:ty) => $one:path $(, dsp $blocked:path)?;
-    )*) => {$(
+        $name:ident, $check_name:ident($params:ty, $t:ty) => $one:path, $check:path $(, dsp $blocked:path)?;
+    )*) => {
+        $(
         $(#[$doc])*
         ///
         /// The first input's elements at `buf[input_at..]`, the output's at `buf[output_at..]`,
-        /// the second input's in `input2`; `false` (nothing written) unless [`binary_fits`](crate::kernels::overlap::binary_fits) and
-        /// both fit in `buf`.
-        #[inline(never)]
+        /// the second input's in `input2`: the first input not broadcast, and the two apart or
+        /// the input at or above the output ([`binary_fits`](crate::kernels::overlap::binary_fits)).
+        ///
+        /// # Errors
+        ///
+        #[doc = concat!("[`KernelError`](crate::kernels::KernelError), with nothing written, unless [`", stringify!($check_name), "`] holds.")]
+        #[must_use = "the kernel writes nothing when it returns an error"]
         pub fn $name(
             p: &$params,
             buf: &mut [$t],
             input_at: usize,
             output_at: usize,
             input2: &[$t],
-        ) -> bool {
-            $(
-                #[cfg(stowplan_dsp)]
-                if $blocked(p, buf, input_at, output_at, input2) {
-                    return true;
-                }
-            )?
-            $crate::kernels::shared::in_place::binary(&p.shape, buf, input_at, output_at, input2, |x, y| $one(p, x, y))
+        ) -> Result<(), $crate::kernels::KernelError> {
+            $check_name(p, buf.len(), input_at, output_at, input2.len())?;
+            $proven::$name(p, buf, input_at, output_at, input2);
+            Ok(())
         }
-    )*};
+
+        #[doc = concat!("The preconditions of [`", stringify!($name), "`], on the lengths of its slices: the placement of the first input and the output in the buffer (both inside it, and [`binary_fits`](crate::kernels::overlap::binary_fits)) and the two-buffer kernel's check on the lengths the shapes give them. Generated code asserts it when the crate compiles.")]
+        ///
+        /// # Errors
+        ///
+        /// The first that does not hold.
+        pub const fn $check_name(
+            p: &$params,
+            buf: usize,
+            input_at: usize,
+            output_at: usize,
+            input2: usize,
+        ) -> Result<(), $crate::kernels::KernelError> {
+            match $crate::kernels::shared::in_place::binary_placement(&p.shape, buf, input_at, output_at) {
+                Ok(len) => $check(p, len, input2, len),
+                Err(e) => Err(e),
+            }
+        }
+        )*
+
+        /// The entries generated code calls once it has asserted their checks when the crate
+        /// compiled (asserted again in debug builds).
+        #[doc(hidden)]
+        pub mod $proven {
+            use super::*;
+            $(
+            #[doc = concat!("[`", stringify!($name), "`](super::", stringify!($name), "), its check proven.")]
+            #[inline(never)]
+            pub fn $name(
+                p: &$params,
+                buf: &mut [$t],
+                input_at: usize,
+                output_at: usize,
+                input2: &[$t],
+            ) {
+                debug_assert!(
+                    super::$check_name(p, buf.len(), input_at, output_at, input2.len()).is_ok()
+                );
+                $(
+                    #[cfg(stowplan_dsp)]
+                    if $blocked(p, buf, input_at, output_at, input2) {
+                        return;
+                    }
+                )?
+                let ran = $crate::kernels::shared::in_place::binary(&p.shape, buf, input_at, output_at, input2, |x, y| $one(p, x, y));
+                debug_assert!(ran, "a binary op the walk cannot run where its check holds");
+            }
+            )*
+        }
+    };
 }
 pub(crate) use binary_on_one_buffer;
 
