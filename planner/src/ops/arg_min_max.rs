@@ -63,8 +63,11 @@ fn lower(cx: &Lower<'_>, max: bool) -> Result<Call, Refusal> {
         params: Some(quote!(pub const #pname: #k::ArgMinMax = #k::ArgMinMax {
             outer: #outer, axis: #along, inner: #inner,
         };)),
-        body: quote!(#k::#f(&params::#pname, i0, o0);),
+        body: quote!(#k::proven::#f(&params::#pname, i0, o0);),
         reads: vec![0],
-        check: None,
+        check: Some({
+            let check = super::unary::check_of(&f);
+            quote!(#k::#check(&#pname, i0, o0))
+        }),
     })
 }

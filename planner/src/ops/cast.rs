@@ -44,8 +44,8 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
     }
     Ok(Call {
         params: None,
-        body: quote!(#k::cast(i0, o0);),
+        body: quote!(#k::proven::cast(i0, o0);),
         reads: vec![0],
-        check: None,
+        check: Some(quote!(#k::check_cast(i0, o0))),
     })
 }

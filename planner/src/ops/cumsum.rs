@@ -64,9 +64,9 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
     if input.dtype == DType::Float32 {
         return Ok(Call {
             params: Some(quote!(pub const #pname: #k::Cumsum = #geometry;)),
-            body: quote!(#k::cumsum_f32(&params::#pname, i0, o0);),
+            body: quote!(#k::proven::cumsum_f32(&params::#pname, i0, o0);),
             reads: vec![0],
-            check: None,
+            check: Some(quote!(#k::check_cumsum_f32(&#pname, i0, o0))),
         });
     }
     // cumsum.cc:74-98: the 8-bit rescaling (in double), activation range of kTfLiteActNone.
@@ -105,8 +105,8 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
             shape: #geometry, input_offset: #io, output_offset: #oo, left_shift: #ls,
             input_requant: #mi, output_requant: #mo, act_min: #lo, act_max: #hi,
         };)),
-        body: quote!(#k::cumsum_s8(&params::#pname, i0, o0);),
+        body: quote!(#k::proven::cumsum_s8(&params::#pname, i0, o0);),
         reads: vec![0],
-        check: None,
+        check: Some(quote!(#k::check_cumsum_s8(&#pname, i0, o0))),
     })
 }

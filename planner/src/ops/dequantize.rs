@@ -76,9 +76,9 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
     if (input.dtype, out.dtype) == (DType::Float16, DType::Float32) {
         return Ok(Call {
             params: None,
-            body: quote!(#k::dequantize_f16_f32(i0, o0);),
+            body: quote!(#k::proven::dequantize_f16_f32(i0, o0);),
             reads: vec![0],
-            check: None,
+            check: Some(quote!(#k::check_dequantize_f16_f32(i0, o0))),
         });
     }
     let (ty, f) = match (input.dtype, out.dtype) {
@@ -100,9 +100,12 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
     if cx.overlap.is_none() {
         return Ok(Call {
             params: Some(params),
-            body: quote!(#k::#f(&params::#pname, i0, o0);),
+            body: quote!(#k::proven::#f(&params::#pname, i0, o0);),
             reads: vec![0],
-            check: None,
+            check: Some({
+                let check = super::unary::check_of(&f);
+                quote!(#k::#check(&#pname, i0, o0))
+            }),
         });
     }
     // The float32 output over the input it widens (`kernel_order::widening`): one view of the
@@ -112,14 +115,22 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
         DType::Int16 => 2,
         _ => 4,
     });
-    cx.overlapped_call(
+    let mut call = cx.overlapped_call(
         &f,
         params,
         |ia, oa| quote!(#ia, #oa, #n, #width),
         &quote!(#n),
         vec![],
         "at least the widening's least displacement above",
-    )
+    )?;
+    // The one-buffer entry's check (the placement), asserted when the crate compiles; the body
+    // calls its proven entry.
+    let (ia, oa) = cx.overlap.unwrap_or_default();
+    let (ia, oa) = (Literal::u64_unsuffixed(ia), Literal::u64_unsuffixed(oa));
+    let check = super::unary::check_of(&f);
+    call.check = Some(quote!(#k::overlap::#check(&#pname, o0, #ia, #oa, #n)));
+    call.body = quote!(#k::proven::overlap::#f(&params::#pname, o0, #ia, #oa, #n););
+    Ok(call)
 }
 
 /// The conversion, on the host ([`super::Folding`]): the runtime's kernels.
@@ -127,23 +138,24 @@ pub(super) fn fold(cx: &Lower<'_>) -> Result<Vec<Vec<u8>>, Refusal> {
     lower(cx)?;
     let input = cx.input(0)?;
     let mut out = cx.output_values::<f32>(0)?;
-    match input.dtype {
+    let ran = match input.dtype {
         DType::Float16 => kernels::dequantize_f16_f32(&cx.const_values(0)?, &mut out),
         DType::Int8 => {
             let (scale, zero_point) = cx.quant(input)?;
             let p = kernels::DequantizeS8F32 { scale, zero_point };
-            kernels::dequantize_s8_f32(&p, &cx.const_values(0)?, &mut out);
+            kernels::dequantize_s8_f32(&p, &cx.const_values(0)?, &mut out)
         }
         DType::Int16 | DType::Uint8 => {
             let (scale, zero_point) = cx.quant(input)?;
             let p = kernels::Dequantize { scale, zero_point };
             if input.dtype == DType::Int16 {
-                kernels::dequantize_s16_f32(&p, &cx.const_values(0)?, &mut out);
+                kernels::dequantize_s16_f32(&p, &cx.const_values(0)?, &mut out)
             } else {
-                kernels::dequantize_u8_f32(&p, &cx.const_values(0)?, &mut out);
+                kernels::dequantize_u8_f32(&p, &cx.const_values(0)?, &mut out)
             }
         }
         other => return invalid(format!("DEQUANTIZE of {other}")),
-    }
+    };
+    ran.map_err(|e| Refusal::Unsupported(format!("the DEQUANTIZE kernel refuses: {e}")))?;
     Ok(vec![le_bytes(&out)])
 }

@@ -76,9 +76,9 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
     }
     Ok(Call {
         params: None,
-        body: quote!(#k::fill(i1, o0);),
+        body: quote!(#k::proven::fill(i1, o0);),
         reads: vec![1],
-        check: None,
+        check: Some(quote!(#k::check_fill(i1, o0))),
     })
 }
 
@@ -91,7 +91,9 @@ pub(super) fn fold(cx: &Lower<'_>) -> Result<Vec<Vec<u8>>, Refusal> {
         T => {
             let value = cx.const_values::<T>(1)?;
             let mut out = cx.output_values::<T>(0)?;
-            kernels::fill(&value, &mut out);
+            kernels::fill(&value, &mut out).map_err(|e| {
+                Refusal::Unsupported(format!("the FILL kernel refuses: {e}"))
+            })?;
             Ok(vec![le_bytes(&out)])
         },
         unsupported(format!("folding FILL of {dtype}"))

@@ -175,7 +175,9 @@ impl<'a> Lower<'a> {
     /// The kernel call of an elementwise op with one input (`f`, with input 0 and the output)
     /// and its parameters: on one buffer through `kernels::overlap::f` when the output lies over
     /// the input ([`Lower::overlap`]; `len` elements, each input element `width` elements of the
-    /// view), with a compile-time proof that the offsets suit it.
+    /// view), with a compile-time proof that the offsets suit it. Either way the kernel's check
+    /// (`kernels::check_f`, or `kernels::overlap::check_f` on one buffer) is asserted when the
+    /// crate compiles and the body calls its proven entry.
     pub(crate) fn elementwise_call(
         &self,
         f: &TokenStream,
@@ -185,26 +187,48 @@ impl<'a> Lower<'a> {
     ) -> Result<Call, Refusal> {
         let k = self.k();
         let pname = self.params;
-        if self.overlap.is_none() {
-            return Ok(Call {
-                params: Some(params),
-                body: quote!(#k::#f(&params::#pname, i0, o0);),
-                reads: vec![0],
-                check: None,
+        let check = format_ident!("check_{}", f.to_string());
+        // A kernel without parameters (`params` empty) has none in its two-buffer entry and
+        // takes `&()` in its one-buffer entry.
+        let plain = params.is_empty();
+        let Some((ia, oa)) = self.overlap else {
+            return Ok(if plain {
+                Call {
+                    params: None,
+                    body: quote!(#k::proven::#f(i0, o0);),
+                    reads: vec![0],
+                    check: Some(quote!(#k::#check(i0, o0))),
+                }
+            } else {
+                Call {
+                    params: Some(params),
+                    body: quote!(#k::proven::#f(&params::#pname, i0, o0);),
+                    reads: vec![0],
+                    check: Some(quote!(#k::#check(&#pname, i0, o0))),
+                }
             });
-        }
+        };
         let (n, w) = (
             Literal::usize_unsuffixed(len),
             Literal::usize_unsuffixed(width),
         );
-        self.overlapped_call(
+        let mut call = self.overlapped_call(
             f,
             params,
             |ia, oa| quote!(#ia, #oa, #n, #w),
             &quote!(#n),
             vec![],
             "at or above",
-        )
+        )?;
+        let (ia, oa) = (Literal::u64_unsuffixed(ia), Literal::u64_unsuffixed(oa));
+        let (p_check, p_body) = if plain {
+            (quote!(&()), quote!(&()))
+        } else {
+            (quote!(&#pname), quote!(&params::#pname))
+        };
+        call.check = Some(quote!(#k::overlap::#check(#p_check, o0, #ia, #oa, #n)));
+        call.body = quote!(#k::proven::overlap::#f(#p_body, o0, #ia, #oa, #n););
+        Ok(call)
     }
 
     /// [`Lower::elementwise_call`] for a kernel without parameters (`f(i0, o0)`): its entry in
@@ -214,16 +238,7 @@ impl<'a> Lower<'a> {
         f: &TokenStream,
         len: usize,
     ) -> Result<Call, Refusal> {
-        let k = self.k();
-        if self.overlap.is_none() {
-            return Ok(Call {
-                params: None,
-                body: quote!(#k::#f(i0, o0);),
-                reads: vec![0],
-                check: None,
-            });
-        }
-        // No parameter constant: the entry takes `&()`.
+        // No parameter constant.
         self.elementwise_call(f, TokenStream::new(), len, 1)
     }
 

@@ -112,9 +112,12 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
                 params: Some(
                     quote!(pub const #pname: #k::#ty = #k::#ty { scale: #scale, zero_point: #zp };),
                 ),
-                body: quote!(#k::#f(&params::#pname, i0, o0);),
+                body: quote!(#k::proven::#f(&params::#pname, i0, o0);),
                 reads: vec![0],
-                check: None,
+                check: Some({
+                    let check = super::unary::check_of(&f);
+                    quote!(#k::#check(&#pname, i0, o0))
+                }),
             })
         }
         Some(f) => {

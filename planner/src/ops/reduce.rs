@@ -82,18 +82,21 @@ fn mean(cx: &Lower<'_>) -> Result<Call, Refusal> {
                     input: #i, axes: [#(#ax),*], input_zero_point: #zi, output_zero_point: #zo,
                     input_scale: #si, output_scale: #so, requant: #m,
                 };)),
-                body: quote!(#k::#f(&params::#pname, i0, o0);),
+                body: quote!(#k::proven::#f(&params::#pname, i0, o0);),
                 reads: vec![0],
-                check: None,
+                check: Some({
+                    let check = super::unary::check_of(&f);
+                    quote!(#k::#check(&#pname, i0, o0))
+                }),
             })
         }
         DType::Float32 => Ok(Call {
             params: Some(
                 quote!(pub const #pname: #k::MeanF32 = #k::MeanF32 { input: #i, axes: [#(#ax),*] };),
             ),
-            body: quote!(#k::mean_f32(&params::#pname, i0, o0);),
+            body: quote!(#k::proven::mean_f32(&params::#pname, i0, o0);),
             reads: vec![0],
-            check: None,
+            check: Some(quote!(#k::check_mean_f32(&#pname, i0, o0))),
         }),
         other => unsupported(format!("the runtime has no MEAN kernel for {other}")),
     }
@@ -266,9 +269,12 @@ fn min_max(cx: &Lower<'_>, max: bool) -> Result<Call, Refusal> {
     let (i, a) = (usize_lits(&shape), bool_lits(&axes));
     Ok(Call {
         params: Some(quote!(pub const #pname: #k::Reduce = #k::Reduce { input: #i, axes: #a };)),
-        body: quote!(#k::#f(&params::#pname, i0, o0);),
+        body: quote!(#k::proven::#f(&params::#pname, i0, o0);),
         reads: vec![0],
-        check: None,
+        check: Some({
+            let check = super::unary::check_of(&f);
+            quote!(#k::#check(&#pname, i0, o0))
+        }),
     })
 }
 
@@ -283,9 +289,9 @@ fn reduce_all(cx: &Lower<'_>) -> Result<Call, Refusal> {
     let (i, a) = (usize_lits(&shape), bool_lits(&axes));
     Ok(Call {
         params: Some(quote!(pub const #pname: #k::Reduce = #k::Reduce { input: #i, axes: #a };)),
-        body: quote!(#k::reduce_all(&params::#pname, i0, o0);),
+        body: quote!(#k::proven::reduce_all(&params::#pname, i0, o0);),
         reads: vec![0],
-        check: None,
+        check: Some(quote!(#k::check_reduce_all(&#pname, i0, o0))),
     })
 }
 
@@ -302,9 +308,9 @@ fn sum(cx: &Lower<'_>) -> Result<Call, Refusal> {
             params: Some(
                 quote!(pub const #pname: #k::Reduce = #k::Reduce { input: #i, axes: #a };),
             ),
-            body: quote!(#k::sum_f32(&params::#pname, i0, o0);),
+            body: quote!(#k::proven::sum_f32(&params::#pname, i0, o0);),
             reads: vec![0],
-            check: None,
+            check: Some(quote!(#k::check_sum_f32(&#pname, i0, o0))),
         });
     }
     // PrepareMeanOrSumHelper: QuantizeMultiplier((double)input scale / (double)output scale),
@@ -325,9 +331,12 @@ fn sum(cx: &Lower<'_>) -> Result<Call, Refusal> {
             input_scale: #si, output_scale: #so, requant: #m,
         };),
         ),
-        body: quote!(#k::#f(&params::#pname, i0, o0);),
+        body: quote!(#k::proven::#f(&params::#pname, i0, o0);),
         reads: vec![0],
-        check: None,
+        check: Some({
+            let check = super::unary::check_of(&f);
+            quote!(#k::#check(&#pname, i0, o0))
+        }),
     })
 }
 

@@ -83,9 +83,12 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
                 params: Some(quote!(pub const #pname: #k::SoftmaxS8 = #k::SoftmaxS8 {
                     rows: #rows, depth: #depth, input_multiplier: #m, input_left_shift: #s, diff_min: #d,
                 };)),
-                body: quote!(#k::#f(&params::#pname, i0, o0);),
+                body: quote!(#k::proven::#f(&params::#pname, i0, o0);),
                 reads: vec![0],
-                check: None,
+                check: Some({
+                    let check = super::unary::check_of(&f);
+                    quote!(#k::#check(&#pname, i0, o0))
+                }),
             })
         }
         (DType::Int16, DType::Int16) => {
@@ -112,9 +115,9 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
                     rows: #rows, depth: #depth, input_multiplier: #m, input_left_shift: #s,
                     exp_lut: &#exp_lut, one_over_one_plus_x_lut: &#one_over_lut,
                 };)),
-                body: quote!(#k::softmax_s16(&params::#pname, i0, o0);),
+                body: quote!(#k::proven::softmax_s16(&params::#pname, i0, o0);),
                 reads: vec![0],
-                check: None,
+                check: Some(quote!(#k::check_softmax_s16(&#pname, i0, o0))),
             })
         }
         (DType::Float32, DType::Float32) => {
@@ -123,9 +126,9 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
                 params: Some(
                     quote!(pub const #pname: #k::SoftmaxF32 = #k::SoftmaxF32 { rows: #rows, depth: #depth, beta: #beta };),
                 ),
-                body: quote!(#k::softmax_f32(&params::#pname, i0, o0);),
+                body: quote!(#k::proven::softmax_f32(&params::#pname, i0, o0);),
                 reads: vec![0],
-                check: None,
+                check: Some(quote!(#k::check_softmax_f32(&#pname, i0, o0))),
             })
         }
         (DType::Int8 | DType::Int16, o) => invalid(format!(

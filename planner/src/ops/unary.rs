@@ -3,7 +3,7 @@
 //! allocator, and the call of a kernel without parameters.
 
 use proc_macro2::TokenStream;
-use quote::quote;
+use quote::{format_ident, quote};
 
 use super::{Call, Lower, Refusal, invalid};
 use crate::tflite::Tensor;
@@ -60,14 +60,21 @@ pub(super) fn affine(t: &Tensor) -> bool {
         .is_some_and(|q| !q.scale.is_empty() && !q.zero_point.is_empty())
 }
 
-/// A kernel call without parameters: `k::f(i0, o0)`.
+/// The name of kernel `f`'s check, `check_f`.
+pub(super) fn check_of(f: &TokenStream) -> syn::Ident {
+    format_ident!("check_{}", f.to_string())
+}
+
+/// A kernel call without parameters: `k::proven::f(i0, o0)`, its check `k::check_f(i0, o0)`
+/// asserted when the crate compiles.
 pub(super) fn plain(cx: &Lower<'_>, f: TokenStream) -> Call {
     let k = cx.k();
+    let check = check_of(&f);
     Call {
         params: None,
-        body: quote!(#k::#f(i0, o0);),
+        body: quote!(#k::proven::#f(i0, o0);),
         reads: vec![0],
-        check: None,
+        check: Some(quote!(#k::#check(i0, o0))),
     }
 }
 
@@ -93,7 +100,9 @@ pub(super) fn with_params_elementwise(
     cx.elementwise_call(&f, params, cx.elements(cx.output(0)?)?, 1)
 }
 
-/// A kernel call with the parameter constant `ty { fields }`: `k::f(&params::OP_N, i0, o0)`.
+/// A kernel call with the parameter constant `ty { fields }`:
+/// `k::proven::f(&params::OP_N, i0, o0)`, its check `k::check_f(&OP_N, i0, o0)` asserted when
+/// the crate compiles.
 pub(super) fn with_params(
     cx: &Lower<'_>,
     ty: TokenStream,
@@ -102,10 +111,11 @@ pub(super) fn with_params(
 ) -> Call {
     let k = cx.k();
     let pname = cx.params;
+    let check = check_of(&f);
     Call {
         params: Some(quote!(pub const #pname: #k::#ty = #k::#ty { #fields };)),
-        body: quote!(#k::#f(&params::#pname, i0, o0);),
+        body: quote!(#k::proven::#f(&params::#pname, i0, o0);),
         reads: vec![0],
-        check: None,
+        check: Some(quote!(#k::#check(&#pname, i0, o0))),
     }
 }

@@ -1,5 +1,7 @@
 //! CUMSUM: TFLM's `reference_ops::CumSum` (float, and the int8 version with its rescaling).
 
+use super::shared::check::{KernelError, check, elements, length};
+use super::shared::unary::one_input_kernels;
 use super::shared::{Requant, fixed};
 
 /// The geometry of CUMSUM in TFLM's names: `inner` is the product of the dimensions *before*
@@ -63,74 +65,96 @@ fn walk(p: &Cumsum, mut f: impl FnMut(usize, bool)) {
     }
 }
 
-/// float CUMSUM: TFLM's `reference_ops::CumSum<float>`: each run along the axis sums from 0
-/// (`accumulator + input`), writing the sum after (inclusive) or before (exclusive) adding.
-///
-/// # Preconditions
-///
-/// `input.len() == output.len() == inner * depth * outer`.
-pub fn cumsum_f32(p: &Cumsum, input: &[f32], output: &mut [f32]) {
-    let mut acc = 0.0_f32;
-    walk(p, |i, first| {
-        if first {
-            acc = 0.0;
-        }
-        {
-            let x = input.get(i).copied().unwrap_or(0.0);
-            let value = if p.exclusive {
-                let before = acc;
-                acc += x;
-                before
-            } else {
-                acc += x;
-                acc
-            };
-            if let Some(o) = output.get_mut(i) {
-                *o = value;
-            }
-        }
-    });
+/// What both CUMSUM kernels need of their slices: the input and the output `inner * depth *
+/// outer` long.
+const fn check_cumsum(p: &Cumsum, input: usize, output: usize) -> Result<(), KernelError> {
+    let n = elements(&[p.inner, p.depth, p.outer]);
+    check!(length("input", n, input));
+    length("output", n, output)
 }
 
-/// int8 CUMSUM: TFLM's `reference_ops::CumSum(const ArithmeticParams&, ..)`: every input `(x +
-/// input_offset) << left_shift` scaled by the input multiplier, summed in int32 (wrapping as
-/// x86-64 does where TFLM overflows) from the scaled input offset (TFLM's accumulator starts
-/// at `input_offset << left_shift` scaled, not at 0), each sum scaled by the output multiplier
-/// plus the output offset, clamped to the activation range.
+/// [`cumsum_f32`]'s preconditions, on the lengths of its slices: the input and the output
+/// `inner * depth * outer` long (what the entry checks before it runs, and what generated code
+/// asserts when the crate compiles).
 ///
-/// # Preconditions
+/// # Errors
 ///
-/// As [`cumsum_f32`].
-pub fn cumsum_s8(p: &CumsumS8, input: &[i8], output: &mut [i8]) {
-    let scale = |x: i32, r: Requant| {
-        fixed::multiply_by_quantized_multiplier_smaller_than_one_exp(x, r.multiplier, r.shift)
-    };
-    let pot = 1_i32.wrapping_shl(p.left_shift as u32);
-    let mut acc = 0_i32;
-    walk(&p.shape, |i, first| {
-        if first {
-            acc = scale(p.input_offset.wrapping_mul(pot), p.input_requant);
-        }
-        {
-            let y = p
-                .input_offset
-                .wrapping_add(i32::from(input.get(i).copied().unwrap_or(0)));
-            let scaled = scale(y.wrapping_mul(pot), p.input_requant);
-            let sum = if p.shape.exclusive {
-                let before = acc;
-                acc = acc.wrapping_add(scaled);
-                before
-            } else {
-                acc = acc.wrapping_add(scaled);
-                acc
-            };
-            let raw = scale(sum, p.output_requant).wrapping_add(p.output_offset);
-            let clamped = raw.max(p.act_min).min(p.act_max);
-            if let Some(o) = output.get_mut(i) {
-                *o = clamped as i8;
+/// The first that does not hold.
+pub const fn check_cumsum_f32(p: &Cumsum, input: usize, output: usize) -> Result<(), KernelError> {
+    check_cumsum(p, input, output)
+}
+
+/// [`cumsum_s8`]'s preconditions, as [`check_cumsum_f32`]'s on its geometry.
+///
+/// # Errors
+///
+/// The first that does not hold.
+pub const fn check_cumsum_s8(p: &CumsumS8, input: usize, output: usize) -> Result<(), KernelError> {
+    check_cumsum(&p.shape, input, output)
+}
+
+one_input_kernels! {
+    /// float CUMSUM: TFLM's `reference_ops::CumSum<float>`: each run along the axis sums from 0
+    /// (`accumulator + input`), writing the sum after (inclusive) or before (exclusive) adding.
+    pub fn cumsum_f32 / check_cumsum_f32(p: &Cumsum, input: &[f32], output: &mut [f32]) {
+        let mut acc = 0.0_f32;
+        walk(p, |i, first| {
+            if first {
+                acc = 0.0;
             }
-        }
-    });
+            {
+                let x = input.get(i).copied().unwrap_or(0.0);
+                let value = if p.exclusive {
+                    let before = acc;
+                    acc += x;
+                    before
+                } else {
+                    acc += x;
+                    acc
+                };
+                if let Some(o) = output.get_mut(i) {
+                    *o = value;
+                }
+            }
+        });
+    }
+
+    /// int8 CUMSUM: TFLM's `reference_ops::CumSum(const ArithmeticParams&, ..)`: every input `(x +
+    /// input_offset) << left_shift` scaled by the input multiplier, summed in int32 (wrapping as
+    /// x86-64 does where TFLM overflows) from the scaled input offset (TFLM's accumulator starts
+    /// at `input_offset << left_shift` scaled, not at 0), each sum scaled by the output multiplier
+    /// plus the output offset, clamped to the activation range.
+    pub fn cumsum_s8 / check_cumsum_s8(p: &CumsumS8, input: &[i8], output: &mut [i8]) {
+        let scale = |x: i32, r: Requant| {
+            fixed::multiply_by_quantized_multiplier_smaller_than_one_exp(x, r.multiplier, r.shift)
+        };
+        let pot = 1_i32.wrapping_shl(p.left_shift as u32);
+        let mut acc = 0_i32;
+        walk(&p.shape, |i, first| {
+            if first {
+                acc = scale(p.input_offset.wrapping_mul(pot), p.input_requant);
+            }
+            {
+                let y = p
+                    .input_offset
+                    .wrapping_add(i32::from(input.get(i).copied().unwrap_or(0)));
+                let scaled = scale(y.wrapping_mul(pot), p.input_requant);
+                let sum = if p.shape.exclusive {
+                    let before = acc;
+                    acc = acc.wrapping_add(scaled);
+                    before
+                } else {
+                    acc = acc.wrapping_add(scaled);
+                    acc
+                };
+                let raw = scale(sum, p.output_requant).wrapping_add(p.output_offset);
+                let clamped = raw.max(p.act_min).min(p.act_max);
+                if let Some(o) = output.get_mut(i) {
+                    *o = clamped as i8;
+                }
+            }
+        });
+    }
 }
 
 #[cfg(test)]
@@ -149,11 +173,11 @@ mod tests {
         };
         let input = [1.0_f32, 2.0, 3.0, 4.0, 5.0, 6.0];
         let mut out = [0.0; 6];
-        cumsum_f32(&p, &input, &mut out);
+        cumsum_f32(&p, &input, &mut out).unwrap();
         assert_eq!(out, [1.0, 3.0, 6.0, 4.0, 9.0, 15.0]);
         p.exclusive = true;
         p.reverse = true;
-        cumsum_f32(&p, &input, &mut out);
+        cumsum_f32(&p, &input, &mut out).unwrap();
         assert_eq!(out, [5.0, 3.0, 0.0, 11.0, 6.0, 0.0]);
     }
 
@@ -184,7 +208,7 @@ mod tests {
             act_max: 127,
         };
         let mut out = [0_i8; 3];
-        cumsum_s8(&p, &[1, 2, 127], &mut out);
+        cumsum_s8(&p, &[1, 2, 127], &mut out).unwrap();
         assert_eq!(out, [1, 3, 127]);
     }
 }

@@ -4,6 +4,8 @@
 
 use stowplan_math::{sqrtf, sse};
 
+use super::shared::check::KernelError;
+use super::shared::unary::{self, one_input_kernels};
 use super::shared::{at, fixed};
 
 /// gemmlowp's `FixedPoint<int32_t, 3>::One()`, raw.
@@ -71,61 +73,75 @@ pub struct L2Norm {
     pub input_zero_point: i32,
 }
 
-/// int8 L2_NORMALIZATION: TFLM's `reference_integer_ops::L2Normalization`: per row, the sum of
-/// squared differences to the zero point (int32, wrapping as TFLM's accumulator), its inverse
-/// square root by `GetInvSqrtQuantizedMultiplierExp`, and each difference multiplied by it
-/// with the shift 7 higher (the output in steps of 1/128, whatever its quantisation says),
-/// clamped to int8.
+/// [`l2norm_s8`]'s preconditions, on the lengths of its slices: the input and the output
+/// `rows * depth` long (what the entry checks before it runs, and what generated code asserts
+/// when the crate compiles).
 ///
-/// # Preconditions
+/// # Errors
 ///
-/// `input.len() == output.len() == rows * depth`.
-pub fn l2norm_s8(p: &L2Norm, input: &[i8], output: &mut [i8]) {
-    const OUTPUT_SCALE: i32 = 7;
-    for i in 0..p.rows {
-        let row = i.wrapping_mul(p.depth);
-        let mut acc: i32 = 0;
-        for c in 0..p.depth {
-            let x = i32::from(at(input, row.wrapping_add(c))).wrapping_sub(p.input_zero_point);
-            acc = acc.wrapping_add(x.wrapping_mul(x));
-        }
-        let (multiplier, shift) = get_inv_sqrt_quantized_multiplier_exp(acc, -1);
-        for c in 0..p.depth {
-            let x = i32::from(at(input, row.wrapping_add(c))).wrapping_sub(p.input_zero_point);
-            let out = fixed::multiply_by_quantized_multiplier(
-                x,
-                multiplier,
-                shift.wrapping_add(OUTPUT_SCALE),
-            );
-            if let Some(o) = output.get_mut(row.wrapping_add(c)) {
-                *o = out.clamp(i32::from(i8::MIN), i32::from(i8::MAX)) as i8;
+/// The first that does not hold.
+pub const fn check_l2norm_s8(p: &L2Norm, input: usize, output: usize) -> Result<(), KernelError> {
+    unary::rows(p.rows, p.depth, input, output)
+}
+
+/// [`l2norm_f32`]'s preconditions, as [`check_l2norm_s8`]'s.
+///
+/// # Errors
+///
+/// The first that does not hold.
+pub const fn check_l2norm_f32(p: &L2Norm, input: usize, output: usize) -> Result<(), KernelError> {
+    unary::rows(p.rows, p.depth, input, output)
+}
+
+one_input_kernels! {
+    /// int8 L2_NORMALIZATION: TFLM's `reference_integer_ops::L2Normalization`: per row, the sum of
+    /// squared differences to the zero point (int32, wrapping as TFLM's accumulator), its inverse
+    /// square root by `GetInvSqrtQuantizedMultiplierExp`, and each difference multiplied by it
+    /// with the shift 7 higher (the output in steps of 1/128, whatever its quantisation says),
+    /// clamped to int8.
+    pub fn l2norm_s8 / check_l2norm_s8(p: &L2Norm, input: &[i8], output: &mut [i8]) {
+        const OUTPUT_SCALE: i32 = 7;
+        for i in 0..p.rows {
+            let row = i.wrapping_mul(p.depth);
+            let mut acc: i32 = 0;
+            for c in 0..p.depth {
+                let x = i32::from(at(input, row.wrapping_add(c))).wrapping_sub(p.input_zero_point);
+                acc = acc.wrapping_add(x.wrapping_mul(x));
+            }
+            let (multiplier, shift) = get_inv_sqrt_quantized_multiplier_exp(acc, -1);
+            for c in 0..p.depth {
+                let x = i32::from(at(input, row.wrapping_add(c))).wrapping_sub(p.input_zero_point);
+                let out = fixed::multiply_by_quantized_multiplier(
+                    x,
+                    multiplier,
+                    shift.wrapping_add(OUTPUT_SCALE),
+                );
+                if let Some(o) = output.get_mut(row.wrapping_add(c)) {
+                    *o = out.clamp(i32::from(i8::MIN), i32::from(i8::MAX)) as i8;
+                }
             }
         }
     }
-}
 
-/// float L2_NORMALIZATION: TFLM's `reference_ops::L2Normalization`: per row, the sum of
-/// squares in order, `sqrtf`, `std::max` with `1e-6`, and each element divided by it (NaN bits
-/// as TFLM's host build gives them, through `stowplan_math::sse`).
-///
-/// # Preconditions
-///
-/// `input.len() == output.len() == rows * depth`.
-pub fn l2norm_f32(p: &L2Norm, input: &[f32], output: &mut [f32]) {
-    const EPSILON: f32 = 1e-6;
-    for i in 0..p.rows {
-        let row = i.wrapping_mul(p.depth);
-        let mut squared_l2_norm = 0.0_f32;
-        for c in 0..p.depth {
-            let x = at(input, row.wrapping_add(c));
-            squared_l2_norm = sse::add(squared_l2_norm, sse::mul(x, x));
-        }
-        let l2_norm = sqrtf(squared_l2_norm);
-        // std::max(l2_norm, epsilon) is `l2_norm < epsilon ? epsilon : l2_norm`.
-        let l2_norm = if l2_norm < EPSILON { EPSILON } else { l2_norm };
-        for c in 0..p.depth {
-            if let Some(o) = output.get_mut(row.wrapping_add(c)) {
-                *o = sse::div(at(input, row.wrapping_add(c)), l2_norm);
+    /// float L2_NORMALIZATION: TFLM's `reference_ops::L2Normalization`: per row, the sum of
+    /// squares in order, `sqrtf`, `std::max` with `1e-6`, and each element divided by it (NaN bits
+    /// as TFLM's host build gives them, through `stowplan_math::sse`).
+    pub fn l2norm_f32 / check_l2norm_f32(p: &L2Norm, input: &[f32], output: &mut [f32]) {
+        const EPSILON: f32 = 1e-6;
+        for i in 0..p.rows {
+            let row = i.wrapping_mul(p.depth);
+            let mut squared_l2_norm = 0.0_f32;
+            for c in 0..p.depth {
+                let x = at(input, row.wrapping_add(c));
+                squared_l2_norm = sse::add(squared_l2_norm, sse::mul(x, x));
+            }
+            let l2_norm = sqrtf(squared_l2_norm);
+            // std::max(l2_norm, epsilon) is `l2_norm < epsilon ? epsilon : l2_norm`.
+            let l2_norm = if l2_norm < EPSILON { EPSILON } else { l2_norm };
+            for c in 0..p.depth {
+                if let Some(o) = output.get_mut(row.wrapping_add(c)) {
+                    *o = sse::div(at(input, row.wrapping_add(c)), l2_norm);
+                }
             }
         }
     }
@@ -157,12 +173,12 @@ mod tests {
             input_zero_point: 0,
         };
         let mut out = [0_i8; 4];
-        l2norm_s8(&p, &[3, 4, 0, 0], &mut out);
+        l2norm_s8(&p, &[3, 4, 0, 0], &mut out).unwrap();
         // 3/5 and 4/5 in steps of 1/128: 76.8 and 102.4.
         assert_eq!(&out[..2], &[77, 102]);
         assert_eq!(&out[2..], &[0, 0]);
         let mut f = [0.0_f32; 4];
-        l2norm_f32(&p, &[3.0, 4.0, 0.0, 0.0], &mut f);
+        l2norm_f32(&p, &[3.0, 4.0, 0.0, 0.0], &mut f).unwrap();
         assert_eq!(f, [0.6, 0.8, 0.0, 0.0]);
     }
 }

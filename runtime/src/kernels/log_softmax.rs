@@ -4,6 +4,8 @@
 
 use stowplan_math::{expf, logf, sse};
 
+use super::shared::check::KernelError;
+use super::shared::unary::{self, one_input_kernels};
 use super::shared::{at, fixed};
 
 /// Parameters of an int8 LOG_SOFTMAX (TFLM's `LogSoftmaxOpData`; the output is quantised
@@ -145,102 +147,124 @@ pub(crate) const fn log_x_q12_to_q5(input: i32) -> i32 {
     )
 }
 
-/// int8 LOG_SOFTMAX: TFLM's `reference_ops::LogSoftmaxQuantized<int8_t>`: per row, the
-/// differences to the row's maximum that are `>= diff_min`, scaled to Q5.26
-/// (`MultiplyByQuantizedMultiplier`), exponentiated (gemmlowp's `exp_on_negative_values`) and
-/// summed in Q12.19; the log of the sum in Q5.26; each output the scaled difference minus
-/// that log, rounded to 4 fractional bits, plus 127, saturated, or -128 for differences at or
-/// below the adjusted minimum.
+/// [`log_softmax_s8`]'s preconditions, on the lengths of its slices: the input and the output
+/// `rows * depth` long (what the entry checks before it runs, and what generated code asserts
+/// when the crate compiles).
 ///
-/// # Preconditions
+/// # Errors
 ///
-/// `input.len() == output.len() == rows * depth`.
-pub fn log_softmax_s8(p: &LogSoftmaxS8, input: &[i8], output: &mut [i8]) {
-    const INPUT_INTEGER_BITS: i32 = 5;
-    const ACCUMULATION_INTEGER_BITS: i32 = 12;
-    const OUTPUT_INTEGER_BITS: i32 = 4;
-    let scaled = |input_diff: i32| {
-        fixed::multiply_by_quantized_multiplier(input_diff, p.input_multiplier, p.input_left_shift)
-    };
-    for i in 0..p.rows {
-        let row = i.wrapping_mul(p.depth);
-        let mut max_in_row = i8::MIN;
-        for c in 0..p.depth {
-            max_in_row = max_in_row.max(at(input, row.wrapping_add(c)));
-        }
-        let max_in_row = i32::from(max_in_row);
+/// The first that does not hold.
+pub const fn check_log_softmax_s8(
+    p: &LogSoftmaxS8,
+    input: usize,
+    output: usize,
+) -> Result<(), KernelError> {
+    unary::rows(p.rows, p.depth, input, output)
+}
 
-        let mut sum_of_exps_in_q12: i32 = 0;
-        for c in 0..p.depth {
-            let input_diff = i32::from(at(input, row.wrapping_add(c))) - max_in_row;
-            if input_diff >= p.diff_min {
-                let exp = fixed::exp_on_negative_values::<INPUT_INTEGER_BITS>(scaled(input_diff));
-                sum_of_exps_in_q12 = sum_of_exps_in_q12.wrapping_add(
-                    fixed::saturating_rounding_multiply_by_pot(exp, -ACCUMULATION_INTEGER_BITS),
-                );
-            }
-        }
+/// [`log_softmax_f32`]'s preconditions, as [`check_log_softmax_s8`]'s.
+///
+/// # Errors
+///
+/// The first that does not hold.
+pub const fn check_log_softmax_f32(
+    p: &LogSoftmaxF32,
+    input: usize,
+    output: usize,
+) -> Result<(), KernelError> {
+    unary::rows(p.rows, p.depth, input, output)
+}
 
-        let log_sum_of_exps_in_q5 = log_x_q12_to_q5(sum_of_exps_in_q12);
-        let shifted_log_sum_of_exps_in_q5 = log_sum_of_exps_in_q5.wrapping_add(i32::MIN);
-        let reverse = fixed::multiply_by_quantized_multiplier(
-            shifted_log_sum_of_exps_in_q5,
-            p.reverse_scaling_divisor,
-            p.reverse_scaling_right_shift.wrapping_neg(),
-        );
-        let diff_min_minus_one = p.diff_min.wrapping_sub(1);
-        let adjusted_diff_min = if diff_min_minus_one > reverse {
-            diff_min_minus_one
-        } else {
-            reverse
+one_input_kernels! {
+    /// int8 LOG_SOFTMAX: TFLM's `reference_ops::LogSoftmaxQuantized<int8_t>`: per row, the
+    /// differences to the row's maximum that are `>= diff_min`, scaled to Q5.26
+    /// (`MultiplyByQuantizedMultiplier`), exponentiated (gemmlowp's `exp_on_negative_values`) and
+    /// summed in Q12.19; the log of the sum in Q5.26; each output the scaled difference minus
+    /// that log, rounded to 4 fractional bits, plus 127, saturated, or -128 for differences at or
+    /// below the adjusted minimum.
+    pub fn log_softmax_s8 / check_log_softmax_s8(p: &LogSoftmaxS8, input: &[i8], output: &mut [i8]) {
+        const INPUT_INTEGER_BITS: i32 = 5;
+        const ACCUMULATION_INTEGER_BITS: i32 = 12;
+        const OUTPUT_INTEGER_BITS: i32 = 4;
+        let scaled = |input_diff: i32| {
+            fixed::multiply_by_quantized_multiplier(input_diff, p.input_multiplier, p.input_left_shift)
         };
+        for i in 0..p.rows {
+            let row = i.wrapping_mul(p.depth);
+            let mut max_in_row = i8::MIN;
+            for c in 0..p.depth {
+                max_in_row = max_in_row.max(at(input, row.wrapping_add(c)));
+            }
+            let max_in_row = i32::from(max_in_row);
 
-        for c in 0..p.depth {
-            let input_diff = i32::from(at(input, row.wrapping_add(c))) - max_in_row;
-            let value = if input_diff > adjusted_diff_min {
-                let output_in_q27 = fixed::rounding_divide_by_pot(
-                    scaled(input_diff).wrapping_sub(log_sum_of_exps_in_q5),
-                    31 - INPUT_INTEGER_BITS - OUTPUT_INTEGER_BITS,
-                )
-                .wrapping_add(i32::from(i8::MAX));
-                output_in_q27.clamp(i32::from(i8::MIN), i32::from(i8::MAX)) as i8
+            let mut sum_of_exps_in_q12: i32 = 0;
+            for c in 0..p.depth {
+                let input_diff = i32::from(at(input, row.wrapping_add(c))) - max_in_row;
+                if input_diff >= p.diff_min {
+                    let exp = fixed::exp_on_negative_values::<INPUT_INTEGER_BITS>(scaled(input_diff));
+                    sum_of_exps_in_q12 = sum_of_exps_in_q12.wrapping_add(
+                        fixed::saturating_rounding_multiply_by_pot(exp, -ACCUMULATION_INTEGER_BITS),
+                    );
+                }
+            }
+
+            let log_sum_of_exps_in_q5 = log_x_q12_to_q5(sum_of_exps_in_q12);
+            let shifted_log_sum_of_exps_in_q5 = log_sum_of_exps_in_q5.wrapping_add(i32::MIN);
+            let reverse = fixed::multiply_by_quantized_multiplier(
+                shifted_log_sum_of_exps_in_q5,
+                p.reverse_scaling_divisor,
+                p.reverse_scaling_right_shift.wrapping_neg(),
+            );
+            let diff_min_minus_one = p.diff_min.wrapping_sub(1);
+            let adjusted_diff_min = if diff_min_minus_one > reverse {
+                diff_min_minus_one
             } else {
-                i8::MIN
+                reverse
             };
-            if let Some(o) = output.get_mut(row.wrapping_add(c)) {
-                *o = value;
+
+            for c in 0..p.depth {
+                let input_diff = i32::from(at(input, row.wrapping_add(c))) - max_in_row;
+                let value = if input_diff > adjusted_diff_min {
+                    let output_in_q27 = fixed::rounding_divide_by_pot(
+                        scaled(input_diff).wrapping_sub(log_sum_of_exps_in_q5),
+                        31 - INPUT_INTEGER_BITS - OUTPUT_INTEGER_BITS,
+                    )
+                    .wrapping_add(i32::from(i8::MAX));
+                    output_in_q27.clamp(i32::from(i8::MIN), i32::from(i8::MAX)) as i8
+                } else {
+                    i8::MIN
+                };
+                if let Some(o) = output.get_mut(row.wrapping_add(c)) {
+                    *o = value;
+                }
             }
         }
     }
-}
 
-/// float LOG_SOFTMAX: TFLM's `reference_ops::LogSoftmax` (float): per row, the maximum (from
-/// the lowest float, `std::max`), the sum of `exp(x - max)` in order, its `log`, and each
-/// output `x - max - log_sum`; NaN bits as TFLM's host build gives them (`sum + exp`, `(x -
-/// max) - log_sum`, through `stowplan_math::sse`).
-///
-/// # Preconditions
-///
-/// `input.len() == output.len() == rows * depth`.
-pub fn log_softmax_f32(p: &LogSoftmaxF32, input: &[f32], output: &mut [f32]) {
-    for i in 0..p.rows {
-        let row = i.wrapping_mul(p.depth);
-        let mut max = f32::MIN;
-        for c in 0..p.depth {
-            // std::max(max, x) is `max < x ? x : max`.
-            let x = at(input, row.wrapping_add(c));
-            if max < x {
-                max = x;
+    /// float LOG_SOFTMAX: TFLM's `reference_ops::LogSoftmax` (float): per row, the maximum (from
+    /// the lowest float, `std::max`), the sum of `exp(x - max)` in order, its `log`, and each
+    /// output `x - max - log_sum`; NaN bits as TFLM's host build gives them (`sum + exp`, `(x -
+    /// max) - log_sum`, through `stowplan_math::sse`).
+    pub fn log_softmax_f32 / check_log_softmax_f32(p: &LogSoftmaxF32, input: &[f32], output: &mut [f32]) {
+        for i in 0..p.rows {
+            let row = i.wrapping_mul(p.depth);
+            let mut max = f32::MIN;
+            for c in 0..p.depth {
+                // std::max(max, x) is `max < x ? x : max`.
+                let x = at(input, row.wrapping_add(c));
+                if max < x {
+                    max = x;
+                }
             }
-        }
-        let mut sum = 0.0_f32;
-        for c in 0..p.depth {
-            sum = sse::add(sum, expf(sse::sub(at(input, row.wrapping_add(c)), max)));
-        }
-        let log_sum = logf(sum);
-        for c in 0..p.depth {
-            if let Some(o) = output.get_mut(row.wrapping_add(c)) {
-                *o = sse::sub(sse::sub(at(input, row.wrapping_add(c)), max), log_sum);
+            let mut sum = 0.0_f32;
+            for c in 0..p.depth {
+                sum = sse::add(sum, expf(sse::sub(at(input, row.wrapping_add(c)), max)));
+            }
+            let log_sum = logf(sum);
+            for c in 0..p.depth {
+                if let Some(o) = output.get_mut(row.wrapping_add(c)) {
+                    *o = sse::sub(sse::sub(at(input, row.wrapping_add(c)), max), log_sum);
+                }
             }
         }
     }
@@ -273,7 +297,7 @@ mod tests {
     fn float_rows() {
         let p = LogSoftmaxF32 { rows: 1, depth: 2 };
         let mut out = [0.0_f32; 2];
-        log_softmax_f32(&p, &[1.0, 1.0], &mut out);
+        log_softmax_f32(&p, &[1.0, 1.0], &mut out).unwrap();
         assert_eq!(out, [-logf(2.0), -logf(2.0)]);
     }
 }

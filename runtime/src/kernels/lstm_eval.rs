@@ -305,7 +305,7 @@ pub(super) fn clamp_f32(x: f32) -> f32 {
 #[must_use]
 pub(super) fn sigmoid_f32(x: f32) -> f32 {
     let mut out = [0.0_f32];
-    super::logistic_f32(&[x], &mut out);
+    super::logistic::proven::logistic_f32(&[x], &mut out);
     let [y] = out;
     y
 }

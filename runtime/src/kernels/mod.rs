@@ -315,6 +315,47 @@ pub use unidirectional_sequence_lstm::{
 };
 pub use zeros_like::zeros_like;
 
+// Each kernel's check beside it (ops of the elementwise and reduction family).
+pub use activations::{
+    check_relu_f32, check_relu_s8, check_relu_s16, check_relu6_f32, check_relu6_s8, check_relu6_s16,
+};
+pub use arg_min_max::{check_arg_max, check_arg_min};
+pub use cast::check_cast;
+pub use ceil::check_ceil_f32;
+pub use cumsum::{check_cumsum_f32, check_cumsum_s8};
+pub use dequantize::{
+    check_dequantize_f16_f32, check_dequantize_s8_f32, check_dequantize_s16_f32,
+    check_dequantize_u8_f32,
+};
+pub use elementwise::{
+    check_abs_f32, check_abs_s8, check_abs_s16, check_abs_s16_plain, check_cos_f32, check_log_f32,
+    check_rsqrt_f32, check_rsqrt_s8, check_sin_f32, check_sqrt_f32, check_square_f32,
+};
+pub use elu::{check_elu_f32, check_elu_s8};
+pub use exp::check_exp_f32;
+pub use fill::check_fill;
+pub use floor::check_floor_f32;
+pub use hard_swish::{check_hard_swish_f32, check_hard_swish_s8};
+pub use l2norm::{check_l2norm_f32, check_l2norm_s8};
+pub use leaky_relu::{check_leaky_relu_f32, check_leaky_relu_s8, check_leaky_relu_s16};
+pub use log_softmax::{check_log_softmax_f32, check_log_softmax_s8};
+pub use logistic::{check_logistic_f32, check_logistic_s8, check_logistic_s16};
+pub use neg::check_neg_f32;
+pub use quantize::{
+    check_quantize_f32_s8, check_quantize_f32_s16, check_requantize_s8, check_requantize_s8_s16,
+    check_requantize_s8_s32, check_requantize_s8_u8, check_requantize_s16, check_requantize_s16_s8,
+    check_requantize_s16_s32, check_requantize_s32_s8, check_requantize_s32_s16,
+    check_requantize_u8_s8,
+};
+pub use reduce::{
+    check_mean_f32, check_mean_s8, check_mean_s16, check_reduce_all, check_reduce_max_f32,
+    check_reduce_max_s8, check_reduce_min_f32, check_reduce_min_s8, check_sum_f32, check_sum_s8,
+    check_sum_s16,
+};
+pub use round::check_round_f32;
+pub use softmax::{check_softmax_f32, check_softmax_s8, check_softmax_s8_s16, check_softmax_s16};
+pub use tanh::{check_tanh_f32, check_tanh_s8, check_tanh_s16};
+
 pub use signal_delay::{SignalDelay, signal_delay};
 pub use signal_energy::{SignalEnergy, signal_energy};
 pub use signal_fft_auto_scale::signal_fft_auto_scale;

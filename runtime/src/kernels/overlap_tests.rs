@@ -265,10 +265,10 @@ fn elementwise_on_one_buffer_equals_two_buffers() {
             vec![0_i8; len],
             vec![0_i8; len],
         );
-        super::requantize_s8(&p, &x8, &mut want.0);
-        super::requantize_s16(&p, &x16, &mut want.1);
-        super::requantize_s16_s8(&p, &x16, &mut want.2);
-        super::logistic_s8(&l, &x8, &mut want.3);
+        super::requantize_s8(&p, &x8, &mut want.0).unwrap();
+        super::requantize_s16(&p, &x16, &mut want.1).unwrap();
+        super::requantize_s16_s8(&p, &x16, &mut want.2).unwrap();
+        super::logistic_s8(&l, &x8, &mut want.3).unwrap();
         // (input at, output at): a full alias, the input above, disjoint both ways, and
         // the input one element below the output (refused).
         let gap = rng.below(3);
@@ -286,14 +286,20 @@ fn elementwise_on_one_buffer_equals_two_buffers() {
             let n = 2 * (ia + oa + 2 * len + 1);
             let mut b8 = vec![0x55_i8; n];
             b8[ia..ia + len].copy_from_slice(&x8);
-            assert_eq!(requantize_s8(&p, &mut b8, ia, oa, len), !refused);
-            if !refused {
+            let before = b8.clone();
+            assert_eq!(requantize_s8(&p, &mut b8, ia, oa, len).is_ok(), !refused);
+            if refused {
+                assert_eq!(b8, before, "a refused call writes nothing");
+            } else {
                 assert_eq!(b8[oa..oa + len], want.0[..], "requantize_s8 {ia} {oa}");
             }
             let mut b16 = vec![0x55_i16; n];
             b16[ia..ia + len].copy_from_slice(&x16);
-            assert_eq!(requantize_s16(&p, &mut b16, ia, oa, len), !refused);
-            if !refused {
+            let before = b16.clone();
+            assert_eq!(requantize_s16(&p, &mut b16, ia, oa, len).is_ok(), !refused);
+            if refused {
+                assert_eq!(b16, before, "a refused call writes nothing");
+            } else {
                 assert_eq!(b16[oa..oa + len], want.1[..], "requantize_s16 {ia} {oa}");
             }
             // int16 to int8 on bytes: the input's two bytes per element.
@@ -303,9 +309,12 @@ fn elementwise_on_one_buffer_equals_two_buffers() {
                 (bytes[ia + 2 * k], bytes[ia + 2 * k + 1]) = (b0 as i8, b1 as i8);
             }
             let oa2 = if oa == 0 { 0 } else { oa + len };
-            let ok = requantize_s16_s8(&p, &mut bytes, ia, oa2, len);
+            let before = bytes.clone();
+            let ok = requantize_s16_s8(&p, &mut bytes, ia, oa2, len).is_ok();
             assert_eq!(ok, !refused, "requantize_s16_s8 {ia} {oa2}");
-            if !refused {
+            if refused {
+                assert_eq!(bytes, before, "a refused call writes nothing");
+            } else {
                 assert_eq!(
                     bytes[oa2..oa2 + len],
                     want.2[..],
@@ -314,8 +323,11 @@ fn elementwise_on_one_buffer_equals_two_buffers() {
             }
             let mut b8 = vec![0x55_i8; n];
             b8[ia..ia + len].copy_from_slice(&x8);
-            assert_eq!(logistic_s8(&l, &mut b8, ia, oa, len), !refused);
-            if !refused {
+            let before = b8.clone();
+            assert_eq!(logistic_s8(&l, &mut b8, ia, oa, len).is_ok(), !refused);
+            if refused {
+                assert_eq!(b8, before, "a refused call writes nothing");
+            } else {
                 assert_eq!(b8[oa..oa + len], want.3[..], "logistic_s8 {ia} {oa}");
             }
             assert_eq!(elementwise_fits(ia, oa, len, 1), !refused);
@@ -350,18 +362,23 @@ fn activations_on_one_buffer_equal_two_buffers() {
         };
         let x: Vec<i8> = (0..len).map(|_| rng.next() as i8).collect();
         let mut want = (vec![0_i8; len], vec![0_i8; len], vec![0_i8; len]);
-        super::tanh_s8(&t, &x, &mut want.0);
-        super::relu_s8(&r, &x, &mut want.1);
-        super::relu6_s8(&r6, &x, &mut want.2);
+        super::tanh_s8(&t, &x, &mut want.0).unwrap();
+        super::relu_s8(&r, &x, &mut want.1).unwrap();
+        super::relu6_s8(&r6, &x, &mut want.2).unwrap();
         let gap = rng.below(3);
         for (ia, oa) in [(0, 0), (gap + 1, 0), (len + gap, 0), (0, len + gap), (0, 1)] {
             let refused = (ia, oa) == (0, 1);
             let n = 2 * (ia + oa + len + 1);
-            let run = |f: &dyn Fn(&mut [i8]) -> bool, want: &[i8]| {
+            let run = |f: &dyn Fn(&mut [i8]) -> Result<(), KernelError>, want: &[i8]| {
                 let mut buf = vec![0x55_i8; n];
                 buf[ia..ia + len].copy_from_slice(&x);
-                assert_eq!(f(&mut buf), !refused, "{ia} {oa}");
-                if !refused {
+                let before = buf.clone();
+                let ran = f(&mut buf);
+                assert_eq!(ran.is_ok(), !refused, "{ia} {oa}");
+                if refused {
+                    assert_eq!(ran, Err(KernelError::Placement));
+                    assert_eq!(buf, before, "a refused call writes nothing");
+                } else {
                     assert_eq!(buf[oa..oa + len], *want, "{ia} {oa}");
                 }
             };
@@ -476,13 +493,40 @@ fn float_conv_on_one_buffer_equals_two_buffers() {
 /// An elementwise entry `run(buf, input_at, output_at)` (width 1, `x.len()` elements) at a full
 /// alias, the input above the output, disjoint both ways, and the input one element below the
 /// output, overlapping it (refused): `want` where it runs, nothing written where it refuses.
-fn unary_layouts<T: Copy + PartialEq + Debug>(
+/// What a one-buffer entry returns: the binary entries' `bool` (whether it ran), or the
+/// elementwise entries' `Result`.
+trait Ran {
+    /// It ran.
+    fn ran(&self) -> bool;
+    /// It refused for the placement.
+    fn refused_placement(&self) -> bool;
+}
+
+impl Ran for bool {
+    fn ran(&self) -> bool {
+        *self
+    }
+    fn refused_placement(&self) -> bool {
+        !*self
+    }
+}
+
+impl Ran for Result<(), KernelError> {
+    fn ran(&self) -> bool {
+        self.is_ok()
+    }
+    fn refused_placement(&self) -> bool {
+        *self == Err(KernelError::Placement)
+    }
+}
+
+fn unary_layouts<T: Copy + PartialEq + Debug, R: Ran>(
     rng: &mut Rng,
     name: &str,
     x: &[T],
     want: &[T],
     fill: T,
-    run: &dyn Fn(&mut [T], usize, usize) -> bool,
+    run: &dyn Fn(&mut [T], usize, usize) -> R,
 ) {
     let len = x.len();
     let gap = rng.below(3);
@@ -491,8 +535,10 @@ fn unary_layouts<T: Copy + PartialEq + Debug>(
         let mut buf = vec![fill; 2 * (ia + oa + len + 1)];
         buf[ia..ia + len].copy_from_slice(x);
         let before = buf.clone();
-        assert_eq!(run(&mut buf, ia, oa), !refused, "{name} at {ia} {oa}");
+        let ran = run(&mut buf, ia, oa);
+        assert_eq!(ran.ran(), !refused, "{name} at {ia} {oa}");
         if refused {
+            assert!(ran.refused_placement(), "{name} at {ia} {oa}");
             assert_eq!(buf, before, "{name}: refused, yet written");
         } else {
             assert_eq!(buf[oa..oa + len], *want, "{name} at {ia} {oa}");
@@ -527,7 +573,7 @@ fn activations_of_every_type_on_one_buffer_equal_two_buffers() {
             ($name:literal, $x:expr, $fill:expr, $two:expr, $one:expr) => {{
                 let x = $x;
                 let mut want = vec![$fill; x.len()];
-                $two(&x[..], &mut want[..]);
+                $two(&x[..], &mut want[..]).unwrap();
                 unary_layouts(&mut rng, $name, &x, &want, $fill, &|b, ia, oa| {
                     $one(b, ia, oa, x.len())
                 });
@@ -699,9 +745,9 @@ fn dequantize_on_one_buffer_equals_two_buffers_from_its_least_displacement() {
         let x16: Vec<i16> = (0..len).map(|_| rng.next() as i16).collect();
         let xu: Vec<u8> = (0..len).map(|_| rng.next() as u8).collect();
         let mut want = (vec![0.0_f32; len], vec![0.0_f32; len], vec![0.0_f32; len]);
-        super::dequantize_s8_f32(&p8, &x8, &mut want.0);
-        super::dequantize::dequantize_s16_f32(&p, &x16, &mut want.1);
-        super::dequantize::dequantize_u8_f32(&p, &xu, &mut want.2);
+        super::dequantize_s8_f32(&p8, &x8, &mut want.0).unwrap();
+        super::dequantize::dequantize_s16_f32(&p, &x16, &mut want.1).unwrap();
+        super::dequantize::dequantize_u8_f32(&p, &xu, &mut want.2).unwrap();
         let floats = |bytes: &[u8]| -> Vec<f32> {
             bytes
                 .chunks_exact(4)
@@ -724,22 +770,49 @@ fn dequantize_on_one_buffer_equals_two_buffers_from_its_least_displacement() {
                 if width == 4 {
                     let mut b8 = vec![0x55_i8; n];
                     b8[ia..ia + len].copy_from_slice(&x8);
-                    assert!(dequantize_s8_f32(&p8, &mut b8, ia, oa, len));
+                    assert!(dequantize_s8_f32(&p8, &mut b8, ia, oa, len).is_ok());
                     let bytes: Vec<u8> = b8[oa..oa + out].iter().map(|&b| b as u8).collect();
                     assert_eq!(floats(&bytes), want.0, "s8 at {ia} {oa}");
                     let mut bu = vec![0x55_u8; n];
                     bu[ia..ia + len].copy_from_slice(&xu);
-                    assert!(dequantize_u8_f32(&p, &mut bu, ia, oa, len));
+                    assert!(dequantize_u8_f32(&p, &mut bu, ia, oa, len).is_ok());
                     assert_eq!(floats(&bu[oa..oa + out]), want.2, "u8 at {ia} {oa}");
                 } else {
                     let mut b16 = vec![0x55_i16; n];
                     b16[ia..ia + len].copy_from_slice(&x16);
-                    assert!(dequantize_s16_f32(&p, &mut b16, ia, oa, len));
+                    assert!(dequantize_s16_f32(&p, &mut b16, ia, oa, len).is_ok());
                     let bytes: Vec<u8> = b16[oa..oa + out]
                         .iter()
                         .flat_map(|h| h.to_ne_bytes())
                         .collect();
                     assert_eq!(floats(&bytes), want.1, "s16 at {ia} {oa}");
+                }
+            }
+            // The entries refuse a buffer one element short, and (below) one element closer,
+            // writing nothing.
+            let (ia, n) = (least, (least + len).max(out));
+            let mut b8 = vec![0x55_i8; n - 1];
+            let mut b16 = vec![0x55_i16; n - 1];
+            if width == 4 {
+                let r = dequantize_s8_f32(&p8, &mut b8, ia, 0, len);
+                assert_eq!(r, Err(KernelError::Placement));
+                assert!(b8.iter().all(|&b| b == 0x55));
+            } else {
+                let r = dequantize_s16_f32(&p, &mut b16, ia, 0, len);
+                assert_eq!(r, Err(KernelError::Placement));
+                assert!(b16.iter().all(|&b| b == 0x55));
+            }
+            if least > 0 {
+                let mut b8 = vec![0x55_i8; n];
+                let mut b16 = vec![0x55_i16; n];
+                if width == 4 {
+                    let r = dequantize_s8_f32(&p8, &mut b8, least - 1, 0, len);
+                    assert_eq!(r, Err(KernelError::Placement));
+                    assert!(b8.iter().all(|&b| b == 0x55));
+                } else {
+                    let r = dequantize_s16_f32(&p, &mut b16, least - 1, 0, len);
+                    assert_eq!(r, Err(KernelError::Placement));
+                    assert!(b16.iter().all(|&b| b == 0x55));
                 }
             }
             if least > 0 {

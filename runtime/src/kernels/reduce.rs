@@ -1,6 +1,8 @@
 //! MEAN: TFLM's `reduce_common.cc` `EvalMeanHelper` with
 //! `reference_ops::QuantizedMeanOrSum` (int8, int16) and `reference_ops::Mean` (float).
 
+use super::shared::check::{KernelError, check, elements, length, require};
+use super::shared::unary::one_input_kernels;
 use super::shared::{Requant, at, fixed};
 
 /// Parameters of an int8 MEAN.
@@ -103,54 +105,311 @@ fn count(input: [usize; 4], axes: [bool; 4]) -> usize {
         .fold(1_usize, |n, d| n.wrapping_mul(input[d]))
 }
 
-/// int8 MEAN, as TFLM's int8 `EvalIntegerMean`: always `reference_ops::QuantizedMeanOrSum`,
-/// `1 / count` folded into the multiplier (`multiplier << s / count`, `shift - s` with `s =
-/// min(floor(log2 count), 32, 31 + shift)`), then `MultiplyByQuantizedMultiplier(sum -
-/// input_zero_point * count)` plus the output zero point, saturated. The result is the mean
-/// rounded to nearest (with the multiplier's truncation), not truncated.
-///
-/// This holds when the input and output are quantised alike, too. Some `reduce_common.cc`
-/// versions send that case to `reference_ops::Mean<int8_t, int32_t>` (the int32 sum divided
-/// by the count, truncating towards zero), but the interpreter this crate is checked against
-/// (tflite-micro 0.dev20261023182759) rescales it like any other: MobileNet v2's global
-/// average pool (7x7, equal scales and zero points) and single-MEAN models with equal
-/// quantisation (counts 1, 3, 4, 49, 60) match it only this way. No int8 special case for
-/// H,W with `keep_dims` either; `keep_dims` does not change the data.
-///
-/// # Preconditions
-///
-/// `input.len()` is the product of `p.input`; `output.len()` the product of its non-reduced
-/// dimensions.
-pub fn mean_s8(p: &MeanS8, input: &[i8], output: &mut [i8]) {
-    quantized_mean(
-        p.input,
-        p.axes,
-        p.input_zero_point,
-        p.output_zero_point,
-        p.requant,
-        input,
-        output,
-        |value| value.clamp(i32::from(i8::MIN), i32::from(i8::MAX)) as i8,
-    );
+/// The input's and the output's lengths of a reduction of `input` over `axes`: the product of
+/// the dimensions, and that of the kept ones (`None` on overflow).
+const fn reduced_lengths(input: &[usize], axes: &[bool]) -> (Option<usize>, Option<usize>) {
+    let (mut all, mut kept): (Option<usize>, Option<usize>) = (Some(1), Some(1));
+    let mut d = 0;
+    while d < input.len() && d < axes.len() {
+        all = match all {
+            Some(n) => n.checked_mul(input[d]),
+            None => None,
+        };
+        if !axes[d] {
+            kept = match kept {
+                Some(n) => n.checked_mul(input[d]),
+                None => None,
+            };
+        }
+        d += 1;
+    }
+    (all, kept)
 }
 
-/// int16 MEAN: TFLM's `EvalIntegerMean<int16_t>`, the computation of [`mean_s8`] saturated to
-/// the int16 range.
+/// What every reduction needs of its slices: the input as long as the product of `input`, the
+/// output as that of its kept dimensions.
+const fn check_reduced(
+    input: &[usize],
+    axes: &[bool],
+    input_len: usize,
+    output_len: usize,
+) -> Result<(), KernelError> {
+    let (all, kept) = reduced_lengths(input, axes);
+    check!(length("input", all, input_len));
+    length("output", kept, output_len)
+}
+
+/// What a 4-dimensional MEAN needs: [`check_reduced`], and strides that do not overflow (the
+/// product of the last three dimensions, which a zero first dimension leaves unchecked).
+const fn check_mean(
+    input: &[usize; 4],
+    axes: &[bool; 4],
+    input_len: usize,
+    output_len: usize,
+) -> Result<(), KernelError> {
+    check!(check_reduced(input, axes, input_len, output_len));
+    require(
+        elements(&[input[1], input[2], input[3]]).is_some(),
+        "the input's strides overflow",
+    )
+}
+
+/// What the integer MEAN's arithmetic needs of its requantisation: a shift at which `31 +
+/// shift` and `shift - 32` do not overflow (TFLM's shifts lie within ±31).
+const fn check_mean_shift(shift: i32) -> Result<(), KernelError> {
+    require(
+        shift.checked_add(31).is_some() && shift.checked_sub(32).is_some(),
+        "the requantisation's shift overflows the mean's arithmetic",
+    )
+}
+
+/// [`mean_s8`]'s preconditions, on the lengths of its slices: the input as long as the product
+/// of `p.input`, the output as that of its non-reduced dimensions, the strides and the shift
+/// within range (what the entry checks before it runs, and what generated code asserts when
+/// the crate compiles).
 ///
-/// # Preconditions
+/// # Errors
 ///
-/// As [`mean_s8`].
-pub fn mean_s16(p: &MeanS16, input: &[i16], output: &mut [i16]) {
-    quantized_mean(
-        p.input,
-        p.axes,
-        p.input_zero_point,
-        p.output_zero_point,
-        p.requant,
-        input,
-        output,
-        |value| value.clamp(i32::from(i16::MIN), i32::from(i16::MAX)) as i16,
-    );
+/// The first that does not hold.
+pub const fn check_mean_s8(p: &MeanS8, input: usize, output: usize) -> Result<(), KernelError> {
+    check!(check_mean(&p.input, &p.axes, input, output));
+    check_mean_shift(p.requant.shift)
+}
+
+/// [`mean_s16`]'s preconditions, as [`check_mean_s8`]'s.
+///
+/// # Errors
+///
+/// The first that does not hold.
+pub const fn check_mean_s16(p: &MeanS16, input: usize, output: usize) -> Result<(), KernelError> {
+    check!(check_mean(&p.input, &p.axes, input, output));
+    check_mean_shift(p.requant.shift)
+}
+
+/// [`mean_f32`]'s preconditions, as [`check_mean_s8`]'s (no shift).
+///
+/// # Errors
+///
+/// The first that does not hold.
+pub const fn check_mean_f32(p: &MeanF32, input: usize, output: usize) -> Result<(), KernelError> {
+    check_mean(&p.input, &p.axes, input, output)
+}
+
+/// [`reduce_max_f32`]'s preconditions, on the lengths of its slices: the input as long as the
+/// product of `p.input`, the output as that of its non-reduced dimensions (what the entry
+/// checks before it runs, and what generated code asserts when the crate compiles).
+///
+/// # Errors
+///
+/// The first that does not hold.
+pub const fn check_reduce_max_f32(
+    p: &Reduce,
+    input: usize,
+    output: usize,
+) -> Result<(), KernelError> {
+    check_reduced(&p.input, &p.axes, input, output)
+}
+
+/// [`reduce_min_f32`]'s preconditions, as [`check_reduce_max_f32`]'s.
+///
+/// # Errors
+///
+/// The first that does not hold.
+pub const fn check_reduce_min_f32(
+    p: &Reduce,
+    input: usize,
+    output: usize,
+) -> Result<(), KernelError> {
+    check_reduced(&p.input, &p.axes, input, output)
+}
+
+/// [`reduce_max_s8`]'s preconditions, as [`check_reduce_max_f32`]'s.
+///
+/// # Errors
+///
+/// The first that does not hold.
+pub const fn check_reduce_max_s8(
+    p: &Reduce,
+    input: usize,
+    output: usize,
+) -> Result<(), KernelError> {
+    check_reduced(&p.input, &p.axes, input, output)
+}
+
+/// [`reduce_min_s8`]'s preconditions, as [`check_reduce_max_f32`]'s.
+///
+/// # Errors
+///
+/// The first that does not hold.
+pub const fn check_reduce_min_s8(
+    p: &Reduce,
+    input: usize,
+    output: usize,
+) -> Result<(), KernelError> {
+    check_reduced(&p.input, &p.axes, input, output)
+}
+
+/// [`reduce_all`]'s preconditions, as [`check_reduce_max_f32`]'s.
+///
+/// # Errors
+///
+/// The first that does not hold.
+pub const fn check_reduce_all(p: &Reduce, input: usize, output: usize) -> Result<(), KernelError> {
+    check_reduced(&p.input, &p.axes, input, output)
+}
+
+/// [`sum_f32`]'s preconditions, as [`check_reduce_max_f32`]'s.
+///
+/// # Errors
+///
+/// The first that does not hold.
+pub const fn check_sum_f32(p: &Reduce, input: usize, output: usize) -> Result<(), KernelError> {
+    check_reduced(&p.input, &p.axes, input, output)
+}
+
+/// [`sum_s8`]'s preconditions, as [`check_reduce_max_f32`]'s.
+///
+/// # Errors
+///
+/// The first that does not hold.
+pub const fn check_sum_s8(
+    p: &SumQuantized,
+    input: usize,
+    output: usize,
+) -> Result<(), KernelError> {
+    check_reduced(&p.input, &p.axes, input, output)
+}
+
+/// [`sum_s16`]'s preconditions, as [`check_reduce_max_f32`]'s.
+///
+/// # Errors
+///
+/// The first that does not hold.
+pub const fn check_sum_s16(
+    p: &SumQuantized,
+    input: usize,
+    output: usize,
+) -> Result<(), KernelError> {
+    check_reduced(&p.input, &p.axes, input, output)
+}
+
+one_input_kernels! {
+    /// int8 MEAN, as TFLM's int8 `EvalIntegerMean`: always `reference_ops::QuantizedMeanOrSum`,
+    /// `1 / count` folded into the multiplier (`multiplier << s / count`, `shift - s` with `s =
+    /// min(floor(log2 count), 32, 31 + shift)`), then `MultiplyByQuantizedMultiplier(sum -
+    /// input_zero_point * count)` plus the output zero point, saturated. The result is the mean
+    /// rounded to nearest (with the multiplier's truncation), not truncated.
+    ///
+    /// This holds when the input and output are quantised alike, too. Some `reduce_common.cc`
+    /// versions send that case to `reference_ops::Mean<int8_t, int32_t>` (the int32 sum divided
+    /// by the count, truncating towards zero), but the interpreter this crate is checked against
+    /// (tflite-micro 0.dev20261023182759) rescales it like any other: MobileNet v2's global
+    /// average pool (7x7, equal scales and zero points) and single-MEAN models with equal
+    /// quantisation (counts 1, 3, 4, 49, 60) match it only this way. No int8 special case for
+    /// H,W with `keep_dims` either; `keep_dims` does not change the data.
+    pub fn mean_s8 / check_mean_s8(p: &MeanS8, input: &[i8], output: &mut [i8]) {
+        quantized_mean(
+            p.input,
+            p.axes,
+            p.input_zero_point,
+            p.output_zero_point,
+            p.requant,
+            input,
+            output,
+            |value| value.clamp(i32::from(i8::MIN), i32::from(i8::MAX)) as i8,
+        );
+    }
+
+    /// int16 MEAN: TFLM's `EvalIntegerMean<int16_t>`, the computation of [`mean_s8`] saturated to
+    /// the int16 range.
+    pub fn mean_s16 / check_mean_s16(p: &MeanS16, input: &[i16], output: &mut [i16]) {
+        quantized_mean(
+            p.input,
+            p.axes,
+            p.input_zero_point,
+            p.output_zero_point,
+            p.requant,
+            input,
+            output,
+            |value| value.clamp(i32::from(i16::MIN), i32::from(i16::MAX)) as i16,
+        );
+    }
+
+    /// float MEAN: TFLM's `reference_ops::Mean` (float; the H,W special case adds in the same
+    /// order): per output, the sum of its inputs in increasing index order, divided by the count
+    /// as a float.
+    pub fn mean_f32 / check_mean_f32(p: &MeanF32, input: &[f32], output: &mut [f32]) {
+        let n = count(p.input, p.axes) as f32;
+        let mut out = output.iter_mut();
+        for_each_output(p.input, p.axes, |indexes| {
+            let mut sum = 0.0_f32;
+            for i in indexes {
+                sum += at(input, i);
+            }
+            if let Some(o) = out.next() {
+                *o = if n > 0.0 { sum / n } else { sum };
+            }
+        });
+    }
+
+    /// float REDUCE_MAX: TFLM's `ReduceGeneric<float>` from `std::numeric_limits<float>::lowest()`
+    /// with `(in > current) ? in : current` (a NaN never wins; an all -inf reduction gives the
+    /// lowest float, as TFLM's).
+    pub fn reduce_max_f32 / check_reduce_max_f32(p: &Reduce, input: &[f32], output: &mut [f32]) {
+        reduce_generic(p, input, output, f32::MIN, |c, x| if x > c { x } else { c });
+    }
+
+    /// float REDUCE_MIN: from `std::numeric_limits<float>::max()` with `(in < current) ? in :
+    /// current`.
+    pub fn reduce_min_f32 / check_reduce_min_f32(p: &Reduce, input: &[f32], output: &mut [f32]) {
+        reduce_generic(p, input, output, f32::MAX, |c, x| if x < c { x } else { c });
+    }
+
+    /// int8 REDUCE_MAX (input and output quantised alike, as TFLM requires): from -128 with
+    /// `(in > current) ? in : current`.
+    pub fn reduce_max_s8 / check_reduce_max_s8(p: &Reduce, input: &[i8], output: &mut [i8]) {
+        reduce_generic(p, input, output, i8::MIN, |c, x| if x > c { x } else { c });
+    }
+
+    /// int8 REDUCE_MIN: from 127 with `(in < current) ? in : current`.
+    pub fn reduce_min_s8 / check_reduce_min_s8(p: &Reduce, input: &[i8], output: &mut [i8]) {
+        reduce_generic(p, input, output, i8::MAX, |c, x| if x < c { x } else { c });
+    }
+
+    /// bool REDUCE_ALL: TFLM's `ReduceGeneric<bool>` from `true` with `in && current` (a byte
+    /// other than 0 is true; the output is 0 or 1).
+    pub fn reduce_all / check_reduce_all(p: &Reduce, input: &[u8], output: &mut [u8]) {
+        reduce_generic(p, input, output, 1, |c, x| u8::from(x != 0 && c != 0));
+    }
+
+    /// float SUM: TFLM's `ReduceGeneric<float>` from `0.f` with `in + current`, each output's
+    /// inputs in increasing index order.
+    pub fn sum_f32 / check_sum_f32(p: &Reduce, input: &[f32], output: &mut [f32]) {
+        reduce_generic(p, input, output, 0.0, |c, x| x + c);
+    }
+
+    /// int8 SUM: TFLM's `QuantizedMeanOrSum<int8_t, int32_t>` with `compute_sum` (no `1 / count`
+    /// folded into the multiplier).
+    pub fn sum_s8 / check_sum_s8(p: &SumQuantized, input: &[i8], output: &mut [i8]) {
+        sum_quantized(
+            p,
+            input,
+            output,
+            |v| v as i8,
+            (i32::from(i8::MIN), i32::from(i8::MAX)),
+        );
+    }
+
+    /// int16 SUM: TFLM's `QuantizedMeanOrSum<int16_t, int32_t>` with `compute_sum`.
+    pub fn sum_s16 / check_sum_s16(p: &SumQuantized, input: &[i16], output: &mut [i16]) {
+        sum_quantized(
+            p,
+            input,
+            output,
+            |v| v as i16,
+            (i32::from(i16::MIN), i32::from(i16::MAX)),
+        );
+    }
 }
 
 /// TFLM's `QuantizedMeanOrSum` (mean) for an integer type `T`: the int32 sums, `1 / count`
@@ -190,27 +449,6 @@ fn quantized_mean<T: Copy + Default + Into<i32>>(
             .wrapping_add(output_zero_point);
         if let Some(o) = out.next() {
             *o = narrow(value);
-        }
-    });
-}
-
-/// float MEAN: TFLM's `reference_ops::Mean` (float; the H,W special case adds in the same
-/// order): per output, the sum of its inputs in increasing index order, divided by the count
-/// as a float.
-///
-/// # Preconditions
-///
-/// As [`mean_s8`].
-pub fn mean_f32(p: &MeanF32, input: &[f32], output: &mut [f32]) {
-    let n = count(p.input, p.axes) as f32;
-    let mut out = output.iter_mut();
-    for_each_output(p.input, p.axes, |indexes| {
-        let mut sum = 0.0_f32;
-        for i in indexes {
-            sum += at(input, i);
-        }
-        if let Some(o) = out.next() {
-            *o = if n > 0.0 { sum / n } else { sum };
         }
     });
 }
@@ -326,67 +564,6 @@ fn reduce_generic<T: Copy + Default>(
     });
 }
 
-/// float REDUCE_MAX: TFLM's `ReduceGeneric<float>` from `std::numeric_limits<float>::lowest()`
-/// with `(in > current) ? in : current` (a NaN never wins; an all -inf reduction gives the
-/// lowest float, as TFLM's).
-///
-/// # Preconditions
-///
-/// `input.len()` is the product of `p.input`; `output.len()` the product of its non-reduced
-/// dimensions.
-pub fn reduce_max_f32(p: &Reduce, input: &[f32], output: &mut [f32]) {
-    reduce_generic(p, input, output, f32::MIN, |c, x| if x > c { x } else { c });
-}
-
-/// float REDUCE_MIN: from `std::numeric_limits<float>::max()` with `(in < current) ? in :
-/// current`.
-///
-/// # Preconditions
-///
-/// As [`reduce_max_f32`].
-pub fn reduce_min_f32(p: &Reduce, input: &[f32], output: &mut [f32]) {
-    reduce_generic(p, input, output, f32::MAX, |c, x| if x < c { x } else { c });
-}
-
-/// int8 REDUCE_MAX (input and output quantised alike, as TFLM requires): from -128 with
-/// `(in > current) ? in : current`.
-///
-/// # Preconditions
-///
-/// As [`reduce_max_f32`].
-pub fn reduce_max_s8(p: &Reduce, input: &[i8], output: &mut [i8]) {
-    reduce_generic(p, input, output, i8::MIN, |c, x| if x > c { x } else { c });
-}
-
-/// int8 REDUCE_MIN: from 127 with `(in < current) ? in : current`.
-///
-/// # Preconditions
-///
-/// As [`reduce_max_f32`].
-pub fn reduce_min_s8(p: &Reduce, input: &[i8], output: &mut [i8]) {
-    reduce_generic(p, input, output, i8::MAX, |c, x| if x < c { x } else { c });
-}
-
-/// bool REDUCE_ALL: TFLM's `ReduceGeneric<bool>` from `true` with `in && current` (a byte
-/// other than 0 is true; the output is 0 or 1).
-///
-/// # Preconditions
-///
-/// As [`reduce_max_f32`].
-pub fn reduce_all(p: &Reduce, input: &[u8], output: &mut [u8]) {
-    reduce_generic(p, input, output, 1, |c, x| u8::from(x != 0 && c != 0));
-}
-
-/// float SUM: TFLM's `ReduceGeneric<float>` from `0.f` with `in + current`, each output's
-/// inputs in increasing index order.
-///
-/// # Preconditions
-///
-/// As [`reduce_max_f32`].
-pub fn sum_f32(p: &Reduce, input: &[f32], output: &mut [f32]) {
-    reduce_generic(p, input, output, 0.0, |c, x| x + c);
-}
-
 /// TFLM's `QuantizedMeanOrSum<T, int32_t>` with `compute_sum`: the int32 sum of each output's
 /// inputs (wrapping), minus `input_zero_point * count` (in 64 bits, truncated to 32), through
 /// `MultiplyByQuantizedMultiplier`, plus the output zero point, saturated to the type.
@@ -424,37 +601,6 @@ fn sum_quantized<T: Copy + Default + Into<i32>>(
     });
 }
 
-/// int8 SUM: TFLM's `QuantizedMeanOrSum<int8_t, int32_t>` with `compute_sum` (no `1 / count`
-/// folded into the multiplier).
-///
-/// # Preconditions
-///
-/// As [`reduce_max_f32`].
-pub fn sum_s8(p: &SumQuantized, input: &[i8], output: &mut [i8]) {
-    sum_quantized(
-        p,
-        input,
-        output,
-        |v| v as i8,
-        (i32::from(i8::MIN), i32::from(i8::MAX)),
-    );
-}
-
-/// int16 SUM: TFLM's `QuantizedMeanOrSum<int16_t, int32_t>` with `compute_sum`.
-///
-/// # Preconditions
-///
-/// As [`reduce_max_f32`].
-pub fn sum_s16(p: &SumQuantized, input: &[i16], output: &mut [i16]) {
-    sum_quantized(
-        p,
-        input,
-        output,
-        |v| v as i16,
-        (i32::from(i16::MIN), i32::from(i16::MAX)),
-    );
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -474,28 +620,32 @@ mod tests {
             &rows([false, false, false, false, false, true]),
             &x,
             &mut out,
-        );
+        )
+        .unwrap();
         assert_eq!(out, [3.0, 4.0]);
         let mut out = [0.0; 3];
         reduce_min_f32(
             &rows([false, false, false, false, true, false]),
             &x,
             &mut out,
-        );
+        )
+        .unwrap();
         assert_eq!(out, [1.0, -2.0, -6.0]);
         let mut out = [0.0; 1];
         sum_f32(
             &rows([false, false, false, false, true, true]),
             &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0],
             &mut out,
-        );
+        )
+        .unwrap();
         assert_eq!(out, [21.0]);
         let mut out = [0.0; 1];
         reduce_max_f32(
             &rows([false, false, false, false, true, true]),
             &[f32::NEG_INFINITY; 6],
             &mut out,
-        );
+        )
+        .unwrap();
         assert_eq!(out, [f32::MIN]);
     }
 
@@ -508,17 +658,19 @@ mod tests {
             &rows([false, false, false, false, false, true]),
             &input,
             &mut out,
-        );
+        )
+        .unwrap();
         assert_eq!(out, [1, 0]);
         let mut out = [9_u8; 3];
         reduce_all(
             &rows([false, false, false, false, true, false]),
             &input,
             &mut out,
-        );
+        )
+        .unwrap();
         assert_eq!(out, [1, 0, 1]);
         let mut out = [9_u8; 6];
-        reduce_all(&rows([false; 6]), &input, &mut out);
+        reduce_all(&rows([false; 6]), &input, &mut out).unwrap();
         assert_eq!(out, [1, 1, 1, 1, 0, 1]);
     }
 
@@ -538,10 +690,10 @@ mod tests {
             },
         };
         let mut out = [0_i8; 1];
-        sum_s8(&p, &[2, 3, 4], &mut out);
+        sum_s8(&p, &[2, 3, 4], &mut out).unwrap();
         assert_eq!(out, [8]);
         let mut out = [0_i16; 1];
-        sum_s16(&p, &[2, 3, 4], &mut out);
+        sum_s16(&p, &[2, 3, 4], &mut out).unwrap();
         assert_eq!(out, [8]);
     }
 
@@ -563,14 +715,14 @@ mod tests {
         let mut out = [0i16; 1];
         // 10001 / 4 = 2500.25, rounded twice (TFLM's default build): 10001 / 2 -> 5001, then
         // 5001 / 2 -> 2501; plus the zero point.
-        mean_s16(&p, &[1000, 2000, 3000, 4001], &mut out);
+        mean_s16(&p, &[1000, 2000, 3000, 4001], &mut out).unwrap();
         assert_eq!(out, [2511]);
         // Saturates at the int16 maximum (the sum needs more than 16 bits).
         let p = MeanS16 {
             output_zero_point: 32000,
             ..p
         };
-        mean_s16(&p, &[32767, 32767, 32767, 32767], &mut out);
+        mean_s16(&p, &[32767, 32767, 32767, 32767], &mut out).unwrap();
         assert_eq!(out, [32767]);
     }
 }

@@ -4,6 +4,8 @@
 
 use stowplan_math::expf;
 
+use super::shared::check::{KernelError, check, length};
+use super::shared::unary::{self, one_input_kernels};
 use super::shared::{at, fixed};
 
 /// Parameters of an int8 SOFTMAX with int8 output (TFLM requires the output's zero point to
@@ -57,38 +59,182 @@ const SCALED_DIFF_INTEGER_BITS: i32 = 5;
 /// Integer bits of the sum of exponentials (Q12.19).
 const ACCUMULATION_INTEGER_BITS: i32 = 12;
 
-/// int8 SOFTMAX: TFLM's quantised `reference_ops::Softmax<int8_t, int8_t>`: per row, the
-/// differences to the row's maximum that are `>= diff_min` are scaled (Q5.26), exponentiated
-/// with gemmlowp's `exp_on_negative_values` and summed (Q12.19); each output is
-/// `exp * (1 / sum)` shifted to 8 bits, minus 128, saturated; the others are -128.
+/// [`softmax_s8`]'s preconditions, on the lengths of its slices: the input and the output
+/// `rows * depth` long (what the entry checks before it runs, and what generated code asserts
+/// when the crate compiles).
 ///
-/// Where TFLM aborts (`TFLITE_CHECK(0 <= exponent && exponent <= 31)` on the final shift in
-/// `reference/softmax.h`: a row whose exponentials sum to 2^28 or more in Q12.19, such as 512 or
-/// more entries equal to the row's maximum) the shift is clamped to 31 instead: the one place
-/// this kernel gives an output where TFLM gives none. The depth cannot be refused at build time
-/// for it, since it depends on the values (classifiers with 1000 classes run fine in TFLM on
-/// almost every input).
+/// # Errors
 ///
-/// # Preconditions
-///
-/// `input.len() == output.len() == rows * depth`.
-pub fn softmax_s8(p: &SoftmaxS8, input: &[i8], output: &mut [i8]) {
-    softmax_quantized(p, input, output, 8, |v| {
-        v.clamp(i32::from(i8::MIN), i32::from(i8::MAX)) as i8
-    });
+/// The first that does not hold.
+pub const fn check_softmax_s8(
+    p: &SoftmaxS8,
+    input: usize,
+    output: usize,
+) -> Result<(), KernelError> {
+    unary::rows(p.rows, p.depth, input, output)
 }
 
-/// int8 to int16 SOFTMAX: TFLM's `reference_ops::Softmax<int8_t, int16_t>`, [`softmax_s8`]
-/// with the final shift to 16 bits and the int16 range (`-32768` for the skipped entries). TFLM
-/// requires the output's zero point to be -32768 and its scale 1/65536.
+/// [`softmax_s8_s16`]'s preconditions, as [`check_softmax_s8`]'s.
 ///
-/// # Preconditions
+/// # Errors
 ///
-/// `input.len() == output.len() == rows * depth`.
-pub fn softmax_s8_s16(p: &SoftmaxS8, input: &[i8], output: &mut [i16]) {
-    softmax_quantized(p, input, output, 16, |v| {
-        v.clamp(i32::from(i16::MIN), i32::from(i16::MAX)) as i16
-    });
+/// The first that does not hold.
+pub const fn check_softmax_s8_s16(
+    p: &SoftmaxS8,
+    input: usize,
+    output: usize,
+) -> Result<(), KernelError> {
+    unary::rows(p.rows, p.depth, input, output)
+}
+
+/// [`softmax_s16`]'s preconditions: as [`check_softmax_s8`]'s, and both tables of 513 entries.
+///
+/// # Errors
+///
+/// The first that does not hold.
+pub const fn check_softmax_s16(
+    p: &SoftmaxS16,
+    input: usize,
+    output: usize,
+) -> Result<(), KernelError> {
+    check!(unary::rows(p.rows, p.depth, input, output));
+    check!(length("exp_lut", Some(513), p.exp_lut.len()));
+    length(
+        "one_over_one_plus_x_lut",
+        Some(513),
+        p.one_over_one_plus_x_lut.len(),
+    )
+}
+
+/// [`softmax_f32`]'s preconditions, as [`check_softmax_s8`]'s.
+///
+/// # Errors
+///
+/// The first that does not hold.
+pub const fn check_softmax_f32(
+    p: &SoftmaxF32,
+    input: usize,
+    output: usize,
+) -> Result<(), KernelError> {
+    unary::rows(p.rows, p.depth, input, output)
+}
+
+one_input_kernels! {
+    /// int8 SOFTMAX: TFLM's quantised `reference_ops::Softmax<int8_t, int8_t>`: per row, the
+    /// differences to the row's maximum that are `>= diff_min` are scaled (Q5.26), exponentiated
+    /// with gemmlowp's `exp_on_negative_values` and summed (Q12.19); each output is
+    /// `exp * (1 / sum)` shifted to 8 bits, minus 128, saturated; the others are -128.
+    ///
+    /// Where TFLM aborts (`TFLITE_CHECK(0 <= exponent && exponent <= 31)` on the final shift in
+    /// `reference/softmax.h`: a row whose exponentials sum to 2^28 or more in Q12.19, such as 512 or
+    /// more entries equal to the row's maximum) the shift is clamped to 31 instead: the one place
+    /// this kernel gives an output where TFLM gives none. The depth cannot be refused at build time
+    /// for it, since it depends on the values (classifiers with 1000 classes run fine in TFLM on
+    /// almost every input).
+    pub fn softmax_s8 / check_softmax_s8(p: &SoftmaxS8, input: &[i8], output: &mut [i8]) {
+        softmax_quantized(p, input, output, 8, |v| {
+            v.clamp(i32::from(i8::MIN), i32::from(i8::MAX)) as i8
+        });
+    }
+
+    /// int8 to int16 SOFTMAX: TFLM's `reference_ops::Softmax<int8_t, int16_t>`, [`softmax_s8`]
+    /// with the final shift to 16 bits and the int16 range (`-32768` for the skipped entries). TFLM
+    /// requires the output's zero point to be -32768 and its scale 1/65536.
+    pub fn softmax_s8_s16 / check_softmax_s8_s16(p: &SoftmaxS8, input: &[i8], output: &mut [i16]) {
+        softmax_quantized(p, input, output, 16, |v| {
+            v.clamp(i32::from(i16::MIN), i32::from(i16::MAX)) as i16
+        });
+    }
+
+    /// int16 SOFTMAX: TFLM's `reference_ops::SoftmaxInt16`: per row, the maximum; each difference
+    /// to it scaled (`MultiplyByQuantizedMultiplier`) so that `[-65535, 0]` covers `[-10, 0]`,
+    /// moved to `[-32768, 32767]`, saturated, and looked up in the exp table (Q0.15), the results
+    /// summed in int32 (kept in the output, as TFLM does); the sum normalised by its leading zeros
+    /// and looked up in the `1 / (1 + x)` table; each output `(exp * reciprocal + round) >>
+    /// (31 - leading zeros)`, clamped to `[0, 32767]`.
+    ///
+    /// Where TFLM's shifts are undefined (a row whose exponentials sum to 0 or past 2^31, which
+    /// needs more than 65,536 entries) this mirrors the x86-64 build: shift counts modulo 32 and 64.
+    pub fn softmax_s16 / check_softmax_s16(p: &SoftmaxS16, input: &[i16], output: &mut [i16]) {
+        for i in 0..p.rows {
+            let row = i * p.depth;
+            let mut max_in_row = i16::MIN;
+            for c in 0..p.depth {
+                max_in_row = max_in_row.max(at(input, row + c));
+            }
+            let mut sum_of_exps: i32 = 0;
+            for c in 0..p.depth {
+                let input_diff = i32::from(at(input, row + c)) - i32::from(max_in_row);
+                let scaled_diff = fixed::multiply_by_quantized_multiplier(
+                    input_diff,
+                    p.input_multiplier,
+                    p.input_left_shift,
+                );
+                let sym_scaled_diff = scaled_diff.wrapping_add(32767);
+                let saturated = sym_scaled_diff.clamp(i32::from(i16::MIN), i32::from(i16::MAX)) as i16;
+                let exp = lut_lookup(saturated, p.exp_lut);
+                if let Some(o) = output.get_mut(row + c) {
+                    *o = exp;
+                }
+                sum_of_exps = sum_of_exps.wrapping_add(i32::from(exp));
+            }
+
+            // CountLeadingZeros: 32 for 0.
+            let headroom_plus_one = (sum_of_exps as u32).leading_zeros() as i32;
+            let shifted_sum = (i64::from(sum_of_exps)
+                .wrapping_shl(headroom_plus_one.wrapping_sub(1) as u32)
+                .wrapping_add(1 << 13)
+                >> 14) as i32;
+            let sym_shifted_sum = shifted_sum.wrapping_add(-((1 << 15) + (1 << 16)));
+            let saturated = sym_shifted_sum.clamp(i32::from(i16::MIN), i32::from(i16::MAX)) as i16;
+            let reciprocal_scale = i64::from(lut_lookup(saturated, p.one_over_one_plus_x_lut));
+
+            // `uint8_t right_shift = 31 - headroom_plus_one`; `1 << (right_shift - 1)` in int.
+            let right_shift = 31_u8.wrapping_sub(headroom_plus_one as u8);
+            let round = i64::from(1_i32.wrapping_shl(i32::from(right_shift).wrapping_sub(1) as u32));
+            for c in 0..p.depth {
+                if let Some(o) = output.get_mut(row + c) {
+                    let result = (i64::from(*o)
+                        .wrapping_mul(reciprocal_scale)
+                        .wrapping_add(round))
+                    .wrapping_shr(u32::from(right_shift)) as i32;
+                    *o = result.clamp(0, i32::from(i16::MAX)) as i16;
+                }
+            }
+        }
+    }
+
+    /// float SOFTMAX: TFLM's `reference_ops::Softmax` (float): per row, the maximum (from the
+    /// lowest float, `std::max`), `exp((x - max) * beta)` with `expf` summed in order, then each
+    /// divided by the sum.
+    ///
+    /// `exp` is glibc's / musl's `expf` algorithm (correctly rounded in all but rare cases), so
+    /// results match TFLM built against those C libraries.
+    pub fn softmax_f32 / check_softmax_f32(p: &SoftmaxF32, input: &[f32], output: &mut [f32]) {
+        for i in 0..p.rows {
+            let row = i * p.depth;
+            let mut max = f32::MIN;
+            for c in 0..p.depth {
+                let value = at(input, row + c);
+                if max < value {
+                    max = value;
+                }
+            }
+            let mut sum = 0.0_f32;
+            for c in 0..p.depth {
+                let exp_c = expf((at(input, row + c) - max) * p.beta);
+                if let Some(o) = output.get_mut(row + c) {
+                    *o = exp_c;
+                }
+                sum += exp_c;
+            }
+            for c in 0..p.depth {
+                if let Some(o) = output.get_mut(row + c) {
+                    *o /= sum;
+                }
+            }
+        }
+    }
 }
 
 /// TFLM's quantised `reference_ops::Softmax<int8_t, OutputT>` for an output of `bits` bits;
@@ -171,104 +317,6 @@ fn lut_lookup(value: i16, lut: &[i16]) -> i16 {
     (i32::from(base) + delta) as i16
 }
 
-/// int16 SOFTMAX: TFLM's `reference_ops::SoftmaxInt16`: per row, the maximum; each difference
-/// to it scaled (`MultiplyByQuantizedMultiplier`) so that `[-65535, 0]` covers `[-10, 0]`,
-/// moved to `[-32768, 32767]`, saturated, and looked up in the exp table (Q0.15), the results
-/// summed in int32 (kept in the output, as TFLM does); the sum normalised by its leading zeros
-/// and looked up in the `1 / (1 + x)` table; each output `(exp * reciprocal + round) >>
-/// (31 - leading zeros)`, clamped to `[0, 32767]`.
-///
-/// Where TFLM's shifts are undefined (a row whose exponentials sum to 0 or past 2^31, which
-/// needs more than 65,536 entries) this mirrors the x86-64 build: shift counts modulo 32 and 64.
-///
-/// # Preconditions
-///
-/// `input.len() == output.len() == rows * depth`; the tables have 513 entries.
-pub fn softmax_s16(p: &SoftmaxS16, input: &[i16], output: &mut [i16]) {
-    for i in 0..p.rows {
-        let row = i * p.depth;
-        let mut max_in_row = i16::MIN;
-        for c in 0..p.depth {
-            max_in_row = max_in_row.max(at(input, row + c));
-        }
-        let mut sum_of_exps: i32 = 0;
-        for c in 0..p.depth {
-            let input_diff = i32::from(at(input, row + c)) - i32::from(max_in_row);
-            let scaled_diff = fixed::multiply_by_quantized_multiplier(
-                input_diff,
-                p.input_multiplier,
-                p.input_left_shift,
-            );
-            let sym_scaled_diff = scaled_diff.wrapping_add(32767);
-            let saturated = sym_scaled_diff.clamp(i32::from(i16::MIN), i32::from(i16::MAX)) as i16;
-            let exp = lut_lookup(saturated, p.exp_lut);
-            if let Some(o) = output.get_mut(row + c) {
-                *o = exp;
-            }
-            sum_of_exps = sum_of_exps.wrapping_add(i32::from(exp));
-        }
-
-        // CountLeadingZeros: 32 for 0.
-        let headroom_plus_one = (sum_of_exps as u32).leading_zeros() as i32;
-        let shifted_sum = (i64::from(sum_of_exps)
-            .wrapping_shl(headroom_plus_one.wrapping_sub(1) as u32)
-            .wrapping_add(1 << 13)
-            >> 14) as i32;
-        let sym_shifted_sum = shifted_sum.wrapping_add(-((1 << 15) + (1 << 16)));
-        let saturated = sym_shifted_sum.clamp(i32::from(i16::MIN), i32::from(i16::MAX)) as i16;
-        let reciprocal_scale = i64::from(lut_lookup(saturated, p.one_over_one_plus_x_lut));
-
-        // `uint8_t right_shift = 31 - headroom_plus_one`; `1 << (right_shift - 1)` in int.
-        let right_shift = 31_u8.wrapping_sub(headroom_plus_one as u8);
-        let round = i64::from(1_i32.wrapping_shl(i32::from(right_shift).wrapping_sub(1) as u32));
-        for c in 0..p.depth {
-            if let Some(o) = output.get_mut(row + c) {
-                let result = (i64::from(*o)
-                    .wrapping_mul(reciprocal_scale)
-                    .wrapping_add(round))
-                .wrapping_shr(u32::from(right_shift)) as i32;
-                *o = result.clamp(0, i32::from(i16::MAX)) as i16;
-            }
-        }
-    }
-}
-
-/// float SOFTMAX: TFLM's `reference_ops::Softmax` (float): per row, the maximum (from the
-/// lowest float, `std::max`), `exp((x - max) * beta)` with `expf` summed in order, then each
-/// divided by the sum.
-///
-/// `exp` is glibc's / musl's `expf` algorithm (correctly rounded in all but rare cases), so
-/// results match TFLM built against those C libraries.
-///
-/// # Preconditions
-///
-/// `input.len() == output.len() == rows * depth`.
-pub fn softmax_f32(p: &SoftmaxF32, input: &[f32], output: &mut [f32]) {
-    for i in 0..p.rows {
-        let row = i * p.depth;
-        let mut max = f32::MIN;
-        for c in 0..p.depth {
-            let value = at(input, row + c);
-            if max < value {
-                max = value;
-            }
-        }
-        let mut sum = 0.0_f32;
-        for c in 0..p.depth {
-            let exp_c = expf((at(input, row + c) - max) * p.beta);
-            if let Some(o) = output.get_mut(row + c) {
-                *o = exp_c;
-            }
-            sum += exp_c;
-        }
-        for c in 0..p.depth {
-            if let Some(o) = output.get_mut(row + c) {
-                *o /= sum;
-            }
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -309,7 +357,7 @@ mod tests {
             one_over_one_plus_x_lut: &LINEAR,
         };
         let mut out = [0i16; 4];
-        softmax_s16(&p, &[5, 5, 5, 5], &mut out);
+        softmax_s16(&p, &[5, 5, 5, 5], &mut out).unwrap();
         assert!(out.iter().all(|&v| v == out[0]), "{out:?}");
     }
 
@@ -324,10 +372,10 @@ mod tests {
             diff_min: -1000,
         };
         let mut out = [0i16; 1];
-        softmax_s8_s16(&p, &[3], &mut out);
+        softmax_s8_s16(&p, &[3], &mut out).unwrap();
         assert_eq!(out, [32767]);
         let mut out8 = [0i8; 1];
-        softmax_s8(&p, &[3], &mut out8);
+        softmax_s8(&p, &[3], &mut out8).unwrap();
         assert_eq!(out8, [127]);
     }
 }

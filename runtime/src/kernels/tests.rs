@@ -494,14 +494,14 @@ fn softmax_s8_exact_cases() {
         depth: 2,
         ..SOFTMAX_SCALE_0_1
     };
-    softmax_s8(&p, &[7, 7], &mut out[..2]);
+    softmax_s8(&p, &[7, 7], &mut out[..2]).unwrap();
     assert_eq!(out[..2], [0, 0]);
     // One entry: 1.0 -> 256 - 128, saturated to 127.
     let p = SoftmaxS8 {
         depth: 1,
         ..SOFTMAX_SCALE_0_1
     };
-    softmax_s8(&p, &[-50], &mut out[..1]);
+    softmax_s8(&p, &[-50], &mut out[..1]).unwrap();
     assert_eq!(out[0], 127);
     // Below diff_min: -128 and left out of the sum.
     let p = SoftmaxS8 {
@@ -509,7 +509,7 @@ fn softmax_s8_exact_cases() {
         diff_min: -50,
         ..SOFTMAX_SCALE_0_1
     };
-    softmax_s8(&p, &[100, 0], &mut out[..2]);
+    softmax_s8(&p, &[100, 0], &mut out[..2]).unwrap();
     assert_eq!(out[..2], [127, -128]);
 }
 
@@ -527,7 +527,8 @@ fn softmax_s8_matches_tflm_exactly() {
         &rows,
         &[10, 20, 30, 40, 50, -10, -20, -30, -40, -50],
         &mut out,
-    );
+    )
+    .unwrap();
     assert_eq!(out[..5], tflm);
     assert!(out[5..].iter().eq(tflm.iter().rev()));
 }
@@ -540,10 +541,10 @@ fn softmax_f32_rows() {
         beta: 1.0,
     };
     let mut out = [0.0_f32; 4];
-    softmax_f32(&p, &[3.0, 3.0, 0.0, f32::NEG_INFINITY], &mut out);
+    softmax_f32(&p, &[3.0, 3.0, 0.0, f32::NEG_INFINITY], &mut out).unwrap();
     assert_eq!(out, [0.5, 0.5, 1.0, 0.0]);
     // e^0 / (e^0 + e^-1) with e^-1 = expf(-1) = 0x3ebc5ab2.
-    softmax_f32(&p, &[1.0, 0.0, 0.0, 0.0], &mut out);
+    softmax_f32(&p, &[1.0, 0.0, 0.0, 0.0], &mut out).unwrap();
     let e = f32::from_bits(0x3ebc_5ab2);
     assert_eq!(out[0], 1.0 / (1.0 + e));
     assert_eq!(out[1], e / (1.0 + e));
@@ -683,7 +684,7 @@ fn mean_s8_same_quantization_rescales_and_rounds() {
     let mut out = [0_i8; 2];
     // 7 - 1 * 4 = 3: 3 * 2^30 doubled-high -> 1.5 -> 2, /2 -> 1, + 1 = 2.
     // -7 - 4 = -11: -5.5 -> -5, /2 = -2.5 -> -3 (ties up after the first rounding), + 1 = -2.
-    mean_s8(&p, &MEAN_INPUT, &mut out);
+    mean_s8(&p, &MEAN_INPUT, &mut out).unwrap();
     assert_eq!(out, [2, -2]);
 }
 
@@ -713,7 +714,7 @@ fn mean_s8_global_average_pool_7x7() {
         requant: ONE,
     };
     let mut out = [0_i8; 2];
-    mean_s8(&p, &input, &mut out);
+    mean_s8(&p, &input, &mut out).unwrap();
     assert_eq!(out, [3, -46]);
 }
 
@@ -735,7 +736,7 @@ fn mean_s8_requantizes() {
     };
     let mut out = [0_i8; 2];
     // (7 - 1 * 4) * 0.5 = 1.5 -> 2, - 2 = 0; (-7 - 4) * 0.5 = -5.5 -> -5 (ties up), - 2 = -7.
-    mean_s8(&p, &MEAN_INPUT, &mut out);
+    mean_s8(&p, &MEAN_INPUT, &mut out).unwrap();
     assert_eq!(out, [0, -7]);
 }
 
@@ -747,13 +748,13 @@ fn mean_f32_any_axes() {
         input: [1, 2, 2, 2],
         axes: [false, true, true, false],
     };
-    mean_f32(&hw, &input, &mut out[..2]);
+    mean_f32(&hw, &input, &mut out[..2]).unwrap();
     assert_eq!(out[..2], [2.5, 25.0]);
     let channels = MeanF32 {
         input: [1, 2, 2, 2],
         axes: [false, false, false, true],
     };
-    mean_f32(&channels, &input, &mut out);
+    mean_f32(&channels, &input, &mut out).unwrap();
     assert_eq!(out, [5.5, 11.0, 16.5, 22.0]);
 }
 
@@ -820,14 +821,14 @@ fn quantize_dequantize_requantize() {
         zero_point: -1,
     };
     // 2.5 -> 3, -2.5 -> -3 (half away from zero), then saturation.
-    quantize_f32_s8(&p, &[1.25, -1.25, 100.0, -100.0, 0.2, -0.2], &mut out);
+    quantize_f32_s8(&p, &[1.25, -1.25, 100.0, -100.0, 0.2, -0.2], &mut out).unwrap();
     assert_eq!(out, [2, -4, 127, -128, -1, -1]);
     // Infinities convert to INT32_MIN as on x86-64.
     let p = QuantizeF32S8 {
         scale: 0.5,
         zero_point: 0,
     };
-    quantize_f32_s8(&p, &[f32::INFINITY, f32::NEG_INFINITY], &mut out[..2]);
+    quantize_f32_s8(&p, &[f32::INFINITY, f32::NEG_INFINITY], &mut out[..2]).unwrap();
     assert_eq!(out[..2], [-128, -128]);
 
     let mut f = [0.0_f32; 2];
@@ -835,7 +836,7 @@ fn quantize_dequantize_requantize() {
         scale: 0.5,
         zero_point: -1,
     };
-    dequantize_s8_f32(&p, &[3, -128], &mut f);
+    dequantize_s8_f32(&p, &[3, -128], &mut f).unwrap();
     assert_eq!(f, [2.0, -63.5]);
 
     let p = Requantize {
@@ -846,7 +847,7 @@ fn quantize_dequantize_requantize() {
             shift: 2,
         },
     };
-    requantize_s8(&p, &[5, 127, -128], &mut out[..3]);
+    requantize_s8(&p, &[5, 127, -128], &mut out[..3]).unwrap();
     assert_eq!(out[..3], [11, 127, -128]);
 }
 
@@ -861,7 +862,7 @@ fn logistic_s8_saturates_and_interpolates() {
     };
     let mut out = [0_i8; 4];
     // 0 -> 0.5 -> 0; 130 and -125 are beyond the radius; 2.0 -> 0.8808 * 256 = 225.5 -> 225.
-    logistic_s8(&p, &[-3, 127, -128, 29], &mut out);
+    logistic_s8(&p, &[-3, 127, -128, 29], &mut out).unwrap();
     assert_eq!(out, [0, 127, -128, 97]);
 }
 
@@ -869,7 +870,7 @@ fn logistic_s8_saturates_and_interpolates() {
 fn logistic_f32_branches() {
     use stowplan_math::expf;
     let mut out = [0.0_f32; 4];
-    logistic_f32(&[0.0, 20.0, -10.0, 2.0], &mut out);
+    logistic_f32(&[0.0, 20.0, -10.0, 2.0], &mut out).unwrap();
     assert_eq!(out[0], 0.5);
     assert_eq!(out[1], 1.0);
     assert_eq!(out[2], expf(-10.0));
@@ -892,20 +893,20 @@ fn relu_variants() {
         act_max: 127,
     };
     let mut out = [0_i8; 4];
-    relu_s8(&p, &[4, 10, 0, 100], &mut out);
+    relu_s8(&p, &[4, 10, 0, 100], &mut out).unwrap();
     assert_eq!(out, [-7, 5, -7, 127]);
     let p = Relu6S8 {
         zero: -10,
         six: 110,
     };
-    relu6_s8(&p, &[-128, 50, 120], &mut out[..3]);
+    relu6_s8(&p, &[-128, 50, 120], &mut out[..3]).unwrap();
     assert_eq!(out[..3], [-10, 50, 110]);
 
     let mut f = [0.0_f32; 4];
-    relu_f32(&[-1.0, 0.0, 2.0, f32::NAN], &mut f);
+    relu_f32(&[-1.0, 0.0, 2.0, f32::NAN], &mut f).unwrap();
     assert_eq!(f[..3], [0.0, 0.0, 2.0]);
     assert!(f[3].is_nan());
-    relu6_f32(&[-1.0, 7.0, 3.0, -0.0], &mut f);
+    relu6_f32(&[-1.0, 7.0, 3.0, -0.0], &mut f).unwrap();
     assert_eq!(f[..3], [0.0, 6.0, 3.0]);
     assert!(f[3] == 0.0 && f[3].is_sign_negative());
 }
@@ -934,7 +935,10 @@ fn inconsistent_parameters_do_not_panic() {
     assert!(fully_connected_s8(&fc(&[]), &[], &[], None, &mut out).is_err());
     assert!(average_pool_s8(&pool([1, 3, 3, 1], [1, 2, 2, 1], 0, 1), &IMAGE, &mut out).is_err());
     assert_eq!(out, before);
-    softmax_s8(&SOFTMAX_SCALE_0_1, &[], &mut out);
+    // Refused, nothing written: the output is not rows * depth long.
+    out = [9; 4];
+    assert!(softmax_s8(&SOFTMAX_SCALE_0_1, &[], &mut out).is_err());
+    assert_eq!(out, [9; 4]);
     let shape = BinaryShape {
         input1: shape2(2, 2),
         input2: shape2(1, 2),
@@ -950,7 +954,10 @@ fn inconsistent_parameters_do_not_panic() {
         output_scale: 0.5,
         requant: ONE,
     };
-    mean_s8(&p, &[], &mut out);
+    // Refused, nothing written: a zero dimension kept leaves no output element.
+    out = [9; 4];
+    assert!(mean_s8(&p, &[], &mut out).is_err());
+    assert_eq!(out, [9; 4]);
     let p = Transpose {
         input: [1, 1, 1, 1, 2, 3],
         perm: [9, 9, 9, 9, 9, 9],

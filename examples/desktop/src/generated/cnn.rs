@@ -974,6 +974,15 @@ pub mod cnn {
             input_left_shift: 19,
             diff_min: -3968,
         };
+        #[allow(unused_variables)]
+        const _: () = {
+            let i0: usize = super::MATMUL_18.len();
+            let o0: usize = super::PARTITIONEDCALL_0.len();
+            ::core::assert!(
+                ::stowplan::kernels::check_softmax_s8(& OP_9, i0, o0).is_ok(),
+                "op 9 (SOFTMAX): its kernel's preconditions do not hold for the views the plan gives it"
+            );
+        };
     }
     /// Runs the model once: write the inputs into the arena
     /// (`arena.view_mut(inputs::INPUT_0)`), call this, read the outputs
@@ -1047,7 +1056,7 @@ pub mod cnn {
         }
         {
             let ((i0,), (o0,)) = ops::op_9(arena);
-            ::stowplan::kernels::softmax_s8(&params::OP_9, i0, o0);
+            ::stowplan::kernels::proven::softmax_s8(&params::OP_9, i0, o0);
         }
     }
 }

@@ -4,6 +4,7 @@
 pub(crate) mod in_place;
 
 use super::shared::Requant;
+use super::shared::unary::elementwise_kernels;
 
 /// Parameters of an int8 RELU (TFLM's `ReluOpData` for int8).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -20,15 +21,61 @@ pub struct ReluS8 {
     pub act_max: i32,
 }
 
-/// int8 RELU: TFLM's `ReluQuantized`: requantise to the output (`output_offset +
-/// MultiplyByQuantizedMultiplier(x + input_offset)`), then clamp (`max` then `min`).
-///
-/// # Preconditions
-///
-/// `input.len() == output.len()`.
-pub fn relu_s8(p: &ReluS8, input: &[i8], output: &mut [i8]) {
-    for (o, &x) in output.iter_mut().zip(input) {
-        *o = relu_s8_one(p, x);
+elementwise_kernels! {
+    /// int8 RELU: TFLM's `ReluQuantized`: requantise to the output (`output_offset +
+    /// MultiplyByQuantizedMultiplier(x + input_offset)`), then clamp (`max` then `min`).
+    pub fn relu_s8 / check_relu_s8(p: &ReluS8, input: &[i8], output: &mut [i8]) {
+        for (o, &x) in output.iter_mut().zip(input) {
+            *o = relu_s8_one(p, x);
+        }
+    }
+
+    /// int8 RELU6: TFLM's `Relu6Quantized`: `x > six ? six : x < zero ? zero : x`.
+    pub fn relu6_s8 / check_relu6_s8(p: &Relu6S8, input: &[i8], output: &mut [i8]) {
+        for (o, &x) in output.iter_mut().zip(input) {
+            *o = relu6_s8_one(p, x);
+        }
+    }
+
+    /// float RELU: TFLM's `ReluFloat`: `x < 0 ? 0 : x` (NaN stays NaN).
+    pub fn relu_f32 / check_relu_f32(input: &[f32], output: &mut [f32]) {
+        for (o, &x) in output.iter_mut().zip(input) {
+            *o = if x < 0.0 { 0.0 } else { x };
+        }
+    }
+
+    /// float RELU6: TFLM's `Relu6Float`: `x > 6 ? 6 : x < 0 ? 0 : x` (NaN stays NaN).
+    pub fn relu6_f32 / check_relu6_f32(input: &[f32], output: &mut [f32]) {
+        for (o, &x) in output.iter_mut().zip(input) {
+            // `x > 6 ? 6 : x < 0 ? 0 : x` is `clamp` (NaN and -0.0 pass through both).
+            *o = x.clamp(0.0, 6.0);
+        }
+    }
+
+    /// int16 RELU: TFLM's `ReluQuantized<int16_t>`: requantise to the output (`output_offset +
+    /// MultiplyByQuantizedMultiplier(x + input_offset)`), then clamp (`max` then `min`), then the
+    /// conversion to `int16`.
+    pub fn relu_s16 / check_relu_s16(p: &ReluS16, input: &[i16], output: &mut [i16]) {
+        for (o, &x) in output.iter_mut().zip(input) {
+            let clamped = p
+                .output_offset
+                .wrapping_add(p.requant.apply(i32::from(x).wrapping_add(p.input_offset)));
+            let clamped = p.act_min.max(clamped);
+            *o = p.act_max.min(clamped) as i16;
+        }
+    }
+
+    /// int16 RELU6: TFLM's `Relu6Quantized<int16_t>`: `x > six ? six : x < zero ? zero : x`.
+    pub fn relu6_s16 / check_relu6_s16(p: &Relu6S16, input: &[i16], output: &mut [i16]) {
+        for (o, &x) in output.iter_mut().zip(input) {
+            *o = if x > p.six {
+                p.six
+            } else if x < p.zero {
+                p.zero
+            } else {
+                x
+            };
+        }
     }
 }
 
@@ -52,17 +99,6 @@ pub struct Relu6S8 {
     pub six: i8,
 }
 
-/// int8 RELU6: TFLM's `Relu6Quantized`: `x > six ? six : x < zero ? zero : x`.
-///
-/// # Preconditions
-///
-/// `input.len() == output.len()`.
-pub fn relu6_s8(p: &Relu6S8, input: &[i8], output: &mut [i8]) {
-    for (o, &x) in output.iter_mut().zip(input) {
-        *o = relu6_s8_one(p, x);
-    }
-}
-
 /// One element of [`relu6_s8`].
 #[inline(always)]
 pub(super) fn relu6_s8_one(p: &Relu6S8, x: i8) -> i8 {
@@ -72,29 +108,6 @@ pub(super) fn relu6_s8_one(p: &Relu6S8, x: i8) -> i8 {
         p.zero
     } else {
         x
-    }
-}
-
-/// float RELU: TFLM's `ReluFloat`: `x < 0 ? 0 : x` (NaN stays NaN).
-///
-/// # Preconditions
-///
-/// `input.len() == output.len()`.
-pub fn relu_f32(input: &[f32], output: &mut [f32]) {
-    for (o, &x) in output.iter_mut().zip(input) {
-        *o = if x < 0.0 { 0.0 } else { x };
-    }
-}
-
-/// float RELU6: TFLM's `Relu6Float`: `x > 6 ? 6 : x < 0 ? 0 : x` (NaN stays NaN).
-///
-/// # Preconditions
-///
-/// `input.len() == output.len()`.
-pub fn relu6_f32(input: &[f32], output: &mut [f32]) {
-    for (o, &x) in output.iter_mut().zip(input) {
-        // `x > 6 ? 6 : x < 0 ? 0 : x` is `clamp` (NaN and -0.0 pass through both).
-        *o = x.clamp(0.0, 6.0);
     }
 }
 
@@ -114,23 +127,6 @@ pub struct ReluS16 {
     pub act_max: i32,
 }
 
-/// int16 RELU: TFLM's `ReluQuantized<int16_t>`: requantise to the output (`output_offset +
-/// MultiplyByQuantizedMultiplier(x + input_offset)`), then clamp (`max` then `min`), then the
-/// conversion to `int16`.
-///
-/// # Preconditions
-///
-/// `input.len() == output.len()`.
-pub fn relu_s16(p: &ReluS16, input: &[i16], output: &mut [i16]) {
-    for (o, &x) in output.iter_mut().zip(input) {
-        let clamped = p
-            .output_offset
-            .wrapping_add(p.requant.apply(i32::from(x).wrapping_add(p.input_offset)));
-        let clamped = p.act_min.max(clamped);
-        *o = p.act_max.min(clamped) as i16;
-    }
-}
-
 /// Parameters of an int16 RELU6 (TFLM's `Relu6OpData` for int16): the bounds in the input's
 /// quantisation, converted to `int16` as TFLM's `Relu6Quantized<int16_t>` takes them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -139,21 +135,4 @@ pub struct Relu6S16 {
     pub zero: i16,
     /// `FloatToQuantizedType<int16_t>(6.0, input_scale, input_zero_point)`.
     pub six: i16,
-}
-
-/// int16 RELU6: TFLM's `Relu6Quantized<int16_t>`: `x > six ? six : x < zero ? zero : x`.
-///
-/// # Preconditions
-///
-/// `input.len() == output.len()`.
-pub fn relu6_s16(p: &Relu6S16, input: &[i16], output: &mut [i16]) {
-    for (o, &x) in output.iter_mut().zip(input) {
-        *o = if x > p.six {
-            p.six
-        } else if x < p.zero {
-            p.zero
-        } else {
-            x
-        };
-    }
 }

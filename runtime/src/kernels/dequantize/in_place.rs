@@ -3,6 +3,8 @@
 //! [`widening_min_displacement`] on.
 
 use super::{Dequantize, DequantizeS8F32};
+use crate::kernels::KernelError;
+use crate::kernels::shared::in_place::inside_buffer;
 
 /// The least displacement, in buffer elements, of an elementwise op whose output elements are
 /// `width` buffer elements wide and its input's one ([`dequantize_s8_f32`], ...): output element
@@ -69,58 +71,113 @@ pub(crate) fn widening<T: Copy, const W: usize>(
     true
 }
 
-/// [`dequantize_s8_f32`](super::dequantize_s8_f32) on one buffer of bytes (as `i8`): `len` elements, the input's
-/// from byte `input_at`, the float32 output's (four bytes each, in the machine's byte order, as
-/// a float view reads them) from byte `output_at`; `false` (nothing written) unless
-/// [`widening_fits`] (width 4) and both fit in `buf`.
-#[inline(never)]
-pub fn dequantize_s8_f32(
-    p: &DequantizeS8F32,
-    buf: &mut [i8],
+/// The placement the widening entries need: the input's `len` elements at `input_at` and the
+/// output's `len` elements of `width` buffer elements at `output_at` both inside a buffer of
+/// `buf` elements, and [`widening_fits`].
+///
+/// # Errors
+///
+/// [`KernelError::Placement`] otherwise (sizes that overflow too).
+const fn widening_placement(
+    buf: usize,
     input_at: usize,
     output_at: usize,
     len: usize,
-) -> bool {
-    widening(buf, input_at, output_at, len, |x| {
-        let mut o = [0.0_f32];
-        super::dequantize_s8_f32(p, &[x], &mut o);
-        o[0].to_ne_bytes().map(|b| i8::from_ne_bytes([b]))
-    })
+    width: usize,
+) -> Result<(), KernelError> {
+    match len.checked_mul(width) {
+        Some(out_len)
+            if inside_buffer(buf, input_at, len, output_at, out_len)
+                && widening_fits(input_at, output_at, len, width) =>
+        {
+            Ok(())
+        }
+        _ => Err(KernelError::Placement),
+    }
 }
 
-/// [`super::dequantize_u8_f32`](super::dequantize_u8_f32) on one buffer of bytes:
-/// as [`dequantize_s8_f32`].
-#[inline(never)]
-pub fn dequantize_u8_f32(
-    p: &Dequantize,
-    buf: &mut [u8],
-    input_at: usize,
-    output_at: usize,
-    len: usize,
-) -> bool {
-    widening(buf, input_at, output_at, len, |x| {
-        let mut o = [0.0_f32];
-        super::dequantize_u8_f32(p, &[x], &mut o);
-        o[0].to_ne_bytes()
-    })
+/// Each widening entry (`$name`, on a buffer of `$t`, the float32 output `$width` elements of
+/// it wide), its check (`$check`: [`widening_placement`]; the two-buffer kernel's check holds
+/// for two slices of `len` elements) and its proven entry in `proven_dequantize`, with
+/// `$bytes`, the output value `o` as the buffer's elements.
+macro_rules! widening_on_one_buffer {
+    ($($(#[$doc:meta])* $name:ident, $check:ident ($params:ty, $t:ty, $width:literal) => |$o:ident| $bytes:expr;)*) => {
+        $(
+        $(#[$doc])*
+        ///
+        /// # Errors
+        ///
+        #[doc = concat!("[`KernelError`], with nothing written, unless [`", stringify!($check), "`] holds.")]
+        #[must_use = "the kernel writes nothing when it returns an error"]
+        pub fn $name(
+            p: &$params,
+            buf: &mut [$t],
+            input_at: usize,
+            output_at: usize,
+            len: usize,
+        ) -> Result<(), KernelError> {
+            $check(p, buf.len(), input_at, output_at, len)?;
+            proven_dequantize::$name(p, buf, input_at, output_at, len);
+            Ok(())
+        }
+
+        #[doc = concat!("The preconditions of [`", stringify!($name), "`], on the buffer's length: the input's `len` elements and the output's (", stringify!($width), " buffer elements each) inside it, apart or the input at least [`widening_min_displacement`] above the output ([`widening_fits`]). Generated code asserts it when the crate compiles.")]
+        ///
+        /// # Errors
+        ///
+        /// [`KernelError::Placement`] otherwise.
+        pub const fn $check(
+            _: &$params,
+            buf: usize,
+            input_at: usize,
+            output_at: usize,
+            len: usize,
+        ) -> Result<(), KernelError> {
+            widening_placement(buf, input_at, output_at, len, $width)
+        }
+        )*
+
+        /// The entries generated code calls once it has asserted their checks when the crate
+        /// compiled (asserted again in debug builds).
+        #[doc(hidden)]
+        pub mod proven_dequantize {
+            use super::*;
+            $(
+            #[doc = concat!("[`", stringify!($name), "`](super::", stringify!($name), "), its check proven.")]
+            #[inline(never)]
+            pub fn $name(p: &$params, buf: &mut [$t], input_at: usize, output_at: usize, len: usize) {
+                debug_assert!(super::$check(p, buf.len(), input_at, output_at, len).is_ok());
+                let ran = widening(buf, input_at, output_at, len, |x| {
+                    let mut o = [0.0_f32];
+                    crate::kernels::dequantize::proven::$name(p, &[x], &mut o);
+                    let [$o] = o;
+                    $bytes
+                });
+                debug_assert!(ran, "the walk refused what its check accepts");
+            }
+            )*
+        }
+    };
 }
 
-/// [`super::dequantize_s16_f32`](super::dequantize_s16_f32) on one buffer of
-/// halfwords: `len` elements, the input's from halfword `input_at`, the float32 output's (two
-/// halfwords each, holding its bytes in the machine's order) from halfword `output_at`;
-/// `false` (nothing written) unless [`widening_fits`] (width 2) and both fit in `buf`.
-#[inline(never)]
-pub fn dequantize_s16_f32(
-    p: &Dequantize,
-    buf: &mut [i16],
-    input_at: usize,
-    output_at: usize,
-    len: usize,
-) -> bool {
-    widening(buf, input_at, output_at, len, |x| {
-        let mut o = [0.0_f32];
-        super::dequantize_s16_f32(p, &[x], &mut o);
-        let [a, b, c, d] = o[0].to_ne_bytes();
+widening_on_one_buffer! {
+    /// [`dequantize_s8_f32`](super::dequantize_s8_f32) on one buffer of bytes (as `i8`): `len`
+    /// elements, the input's from byte `input_at`, the float32 output's (four bytes each, in the
+    /// machine's byte order, as a float view reads them) from byte `output_at`: both inside
+    /// `buf`, apart or the input at least [`widening_min_displacement`] (width 4) above the
+    /// output.
+    dequantize_s8_f32, check_dequantize_s8_f32 (DequantizeS8F32, i8, 4) =>
+        |o| o.to_ne_bytes().map(|b| i8::from_ne_bytes([b]));
+    /// [`dequantize_u8_f32`](super::dequantize_u8_f32) on one buffer of bytes: as
+    /// [`dequantize_s8_f32`].
+    dequantize_u8_f32, check_dequantize_u8_f32 (Dequantize, u8, 4) => |o| o.to_ne_bytes();
+    /// [`dequantize_s16_f32`](super::dequantize_s16_f32) on one buffer of halfwords: `len`
+    /// elements, the input's from halfword `input_at`, the float32 output's (two halfwords
+    /// each, holding its bytes in the machine's order) from halfword `output_at`: both inside
+    /// `buf`, apart or the input at least [`widening_min_displacement`] (width 2) above the
+    /// output.
+    dequantize_s16_f32, check_dequantize_s16_f32 (Dequantize, i16, 2) => |o| {
+        let [a, b, c, d] = o.to_ne_bytes();
         [i16::from_ne_bytes([a, b]), i16::from_ne_bytes([c, d])]
-    })
+    };
 }

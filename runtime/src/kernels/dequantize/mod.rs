@@ -2,6 +2,8 @@
 //! float16 to float32 as TensorFlow Lite's reference kernel has it (TFLM has none: models that
 //! store their weights as float16 run through it, usually folded when the crate compiles).
 
+use super::shared::unary::elementwise_kernels;
+
 pub(crate) mod in_place;
 
 /// Parameters of an int8 to float DEQUANTIZE.
@@ -13,14 +15,33 @@ pub struct DequantizeS8F32 {
     pub zero_point: i32,
 }
 
-/// int8 to float DEQUANTIZE: TFLM's `reference_ops::Dequantize`: `(float)(scale * (x -
-/// zero_point))` with the product in `double`, as TFLM.
-///
-/// # Preconditions
-///
-/// `input.len() == output.len()`.
-pub fn dequantize_s8_f32(p: &DequantizeS8F32, input: &[i8], output: &mut [f32]) {
-    dequantize(p.scale, p.zero_point, input, output);
+elementwise_kernels! {
+    /// int8 to float DEQUANTIZE: TFLM's `reference_ops::Dequantize`: `(float)(scale * (x -
+    /// zero_point))` with the product in `double`, as TFLM.
+    pub fn dequantize_s8_f32 / check_dequantize_s8_f32(p: &DequantizeS8F32, input: &[i8], output: &mut [f32]) {
+        dequantize(p.scale, p.zero_point, input, output);
+    }
+
+    /// int16 to float DEQUANTIZE: TFLM's `reference_ops::Dequantize<int16_t, float>`, as
+    /// [`dequantize_s8_f32`].
+    pub fn dequantize_s16_f32 / check_dequantize_s16_f32(p: &Dequantize, input: &[i16], output: &mut [f32]) {
+        dequantize(p.scale, p.zero_point, input, output);
+    }
+
+    /// uint8 to float DEQUANTIZE: TFLM's `reference_ops::Dequantize<uint8_t, float>`, as
+    /// [`dequantize_s8_f32`].
+    pub fn dequantize_u8_f32 / check_dequantize_u8_f32(p: &Dequantize, input: &[u8], output: &mut [f32]) {
+        dequantize(p.scale, p.zero_point, input, output);
+    }
+
+    /// float16 to float32 DEQUANTIZE: TensorFlow Lite's reference `Dequantize` of a float16 tensor
+    /// (`dequantize.h`, each value converted exactly: [`f16_to_f32`]); TFLM's kernel refuses it.
+    /// float16 views hold the values' bits as `u16`.
+    pub fn dequantize_f16_f32 / check_dequantize_f16_f32(input: &[u16], output: &mut [f32]) {
+        for (o, &x) in output.iter_mut().zip(input) {
+            *o = f16_to_f32(x);
+        }
+    }
 }
 
 /// Parameters of an int16 or uint8 to float DEQUANTIZE.
@@ -40,26 +61,6 @@ fn dequantize<T: Copy + Into<i32>>(scale: f32, zero_point: i32, input: &[T], out
         let value = x.into().wrapping_sub(zero_point);
         *o = (scale * f64::from(value)) as f32;
     }
-}
-
-/// int16 to float DEQUANTIZE: TFLM's `reference_ops::Dequantize<int16_t, float>`, as
-/// [`dequantize_s8_f32`].
-///
-/// # Preconditions
-///
-/// `input.len() == output.len()`.
-pub fn dequantize_s16_f32(p: &Dequantize, input: &[i16], output: &mut [f32]) {
-    dequantize(p.scale, p.zero_point, input, output);
-}
-
-/// uint8 to float DEQUANTIZE: TFLM's `reference_ops::Dequantize<uint8_t, float>`, as
-/// [`dequantize_s8_f32`].
-///
-/// # Preconditions
-///
-/// `input.len() == output.len()`.
-pub fn dequantize_u8_f32(p: &Dequantize, input: &[u8], output: &mut [f32]) {
-    dequantize(p.scale, p.zero_point, input, output);
 }
 
 /// An IEEE 754 binary16 value (its bits) as the binary32 value it is: exact, so the same bits
@@ -86,19 +87,6 @@ pub const fn f16_to_f32(h: u16) -> f32 {
         sign | (e << 23) | ((mant << (23 - p)) & 0x007f_ffff)
     };
     f32::from_bits(bits)
-}
-
-/// float16 to float32 DEQUANTIZE: TensorFlow Lite's reference `Dequantize` of a float16 tensor
-/// (`dequantize.h`, each value converted exactly: [`f16_to_f32`]); TFLM's kernel refuses it.
-/// float16 views hold the values' bits as `u16`.
-///
-/// # Preconditions
-///
-/// `input.len() == output.len()`.
-pub fn dequantize_f16_f32(input: &[u16], output: &mut [f32]) {
-    for (o, &x) in output.iter_mut().zip(input) {
-        *o = f16_to_f32(x);
-    }
 }
 
 #[cfg(test)]
@@ -139,7 +127,7 @@ mod tests {
             }
         }
         let mut out = [0f32; 4];
-        dequantize_f16_f32(&[0x3c00, 0xc000, 0x0001, 0x7bff], &mut out);
+        dequantize_f16_f32(&[0x3c00, 0xc000, 0x0001, 0x7bff], &mut out).unwrap();
         assert_eq!(out, [1.0, -2.0, f32::from_bits(0x3380_0000), 65504.0]);
     }
 
@@ -150,10 +138,10 @@ mod tests {
             zero_point: -3,
         };
         let mut out = [0f32; 2];
-        dequantize_s16_f32(&p, &[-32768, 32767], &mut out);
+        dequantize_s16_f32(&p, &[-32768, 32767], &mut out).unwrap();
         let scale = f64::from(0.1_f32);
         assert_eq!(out, [(scale * -32765.0) as f32, (scale * 32770.0) as f32]);
-        dequantize_u8_f32(&p, &[0, 255], &mut out);
+        dequantize_u8_f32(&p, &[0, 255], &mut out).unwrap();
         assert_eq!(out, [(scale * 3.0) as f32, (scale * 258.0) as f32]);
     }
 }

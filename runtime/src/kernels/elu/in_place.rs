@@ -2,11 +2,12 @@
 //! driver's elementwise walk.
 
 use super::EluS8;
-use crate::kernels::shared::in_place::kernel_on_one_buffer;
+use crate::kernels::shared::in_place::elementwise_on_one_buffer;
 
-kernel_on_one_buffer! {
+elementwise_on_one_buffer! {
+    mod proven_elu;
     /// [`elu_s8`](super::elu_s8) on one buffer.
-    elu_s8(EluS8, i8) => |p, x, o| super::elu_s8(p, x, &mut o);
+    elu_s8, check_elu_s8 (EluS8, i8) => kernel(|p, x, o| crate::kernels::elu::proven::elu_s8(p, x, &mut o));
     /// [`elu_f32`](super::elu_f32) on one buffer (no parameters: `()`).
-    elu_f32((), f32) => |_, x, o| super::elu_f32(x, &mut o);
+    elu_f32, check_elu_f32 ((), f32) => kernel(|_, x, o| crate::kernels::elu::proven::elu_f32(x, &mut o));
 }

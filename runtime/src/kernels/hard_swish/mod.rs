@@ -3,6 +3,7 @@
 
 pub(crate) mod in_place;
 
+use super::shared::unary::elementwise_kernels;
 use stowplan_math::sse;
 
 /// Parameters of an int8 HARD_SWISH (TFLM's `HardSwishParams`; TFLM keeps the zero points as
@@ -63,65 +64,59 @@ fn saturating_left_shift(value: i16, amount: i32) -> i16 {
     result.clamp(i64::from(i16::MIN), i64::from(i16::MAX)) as i16
 }
 
-/// int8 HARD_SWISH: TFLM's `reference_ops::HardSwish<int8_t>`: the input on a 2^7 finer
-/// scale; the output before its shift (`SaturatingRoundingDoublingHighMul` by the output
-/// multiplier); the "reluish" factor, the input rescaled so that 3 is 32768 (saturating left
-/// shifts around the 16-bit multiplier, or a rounding right shift), mapped from `[-1, 1]` to
-/// `[0, 1]`; their `SaturatingDoublingHighMul`; the output shift (`RoundingDivideByPOT`); the
-/// zero point; clamped to int8. Every step in `int16` as TFLM's.
-///
-/// # Preconditions
-///
-/// `input.len() == output.len()`.
-pub fn hard_swish_s8(p: &HardSwishS8, input: &[i8], output: &mut [i8]) {
-    for (o, &x) in output.iter_mut().zip(input) {
-        let input_value = (i32::from(x) - i32::from(p.input_zero_point)) as i16;
-        let input_value_on_hires_input_scale = (i32::from(input_value) * (1 << 7)) as i16;
-        let input_value_on_preshift_output_scale = srdhm_16(
-            input_value_on_hires_input_scale,
-            p.output_multiplier_fixedpoint_int16,
-        );
-        let mut reluish_value = input_value_on_hires_input_scale;
-        if p.reluish_multiplier_exponent > 0 {
-            reluish_value =
-                saturating_left_shift(reluish_value, p.reluish_multiplier_exponent.wrapping_sub(1));
-        }
-        reluish_value = srdhm_16(reluish_value, p.reluish_multiplier_fixedpoint_int16);
-        if p.reluish_multiplier_exponent > 0 {
-            reluish_value = saturating_left_shift(reluish_value, 1);
-        }
-        if p.reluish_multiplier_exponent < 0 {
-            reluish_value = rounding_divide_by_pot_16(
-                reluish_value,
-                p.reluish_multiplier_exponent.wrapping_neg(),
+elementwise_kernels! {
+    /// int8 HARD_SWISH: TFLM's `reference_ops::HardSwish<int8_t>`: the input on a 2^7 finer
+    /// scale; the output before its shift (`SaturatingRoundingDoublingHighMul` by the output
+    /// multiplier); the "reluish" factor, the input rescaled so that 3 is 32768 (saturating left
+    /// shifts around the 16-bit multiplier, or a rounding right shift), mapped from `[-1, 1]` to
+    /// `[0, 1]`; their `SaturatingDoublingHighMul`; the output shift (`RoundingDivideByPOT`); the
+    /// zero point; clamped to int8. Every step in `int16` as TFLM's.
+    pub fn hard_swish_s8 / check_hard_swish_s8(p: &HardSwishS8, input: &[i8], output: &mut [i8]) {
+        for (o, &x) in output.iter_mut().zip(input) {
+            let input_value = (i32::from(x) - i32::from(p.input_zero_point)) as i16;
+            let input_value_on_hires_input_scale = (i32::from(input_value) * (1 << 7)) as i16;
+            let input_value_on_preshift_output_scale = srdhm_16(
+                input_value_on_hires_input_scale,
+                p.output_multiplier_fixedpoint_int16,
             );
+            let mut reluish_value = input_value_on_hires_input_scale;
+            if p.reluish_multiplier_exponent > 0 {
+                reluish_value =
+                    saturating_left_shift(reluish_value, p.reluish_multiplier_exponent.wrapping_sub(1));
+            }
+            reluish_value = srdhm_16(reluish_value, p.reluish_multiplier_fixedpoint_int16);
+            if p.reluish_multiplier_exponent > 0 {
+                reluish_value = saturating_left_shift(reluish_value, 1);
+            }
+            if p.reluish_multiplier_exponent < 0 {
+                reluish_value = rounding_divide_by_pot_16(
+                    reluish_value,
+                    p.reluish_multiplier_exponent.wrapping_neg(),
+                );
+            }
+            // [-1, 1] to [0, 1]: (v + 2^15) >> 1 in int.
+            let reluish_value = ((i32::from(reluish_value) + (1 << 15)) >> 1) as i16;
+            let preshift_output_value = sdhm_16(reluish_value, input_value_on_preshift_output_scale);
+            let output_value = rounding_divide_by_pot_16(
+                preshift_output_value,
+                p.output_multiplier_exponent.wrapping_neg(),
+            );
+            let output_value = output_value.wrapping_add(p.output_zero_point);
+            *o = output_value.clamp(i16::from(i8::MIN), i16::from(i8::MAX)) as i8;
         }
-        // [-1, 1] to [0, 1]: (v + 2^15) >> 1 in int.
-        let reluish_value = ((i32::from(reluish_value) + (1 << 15)) >> 1) as i16;
-        let preshift_output_value = sdhm_16(reluish_value, input_value_on_preshift_output_scale);
-        let output_value = rounding_divide_by_pot_16(
-            preshift_output_value,
-            p.output_multiplier_exponent.wrapping_neg(),
-        );
-        let output_value = output_value.wrapping_add(p.output_zero_point);
-        *o = output_value.clamp(i16::from(i8::MIN), i16::from(i8::MAX)) as i8;
     }
-}
 
-/// float HARD_SWISH: TFLM's `reference_ops::HardSwish<float>`: `x * min(6, max(0, x + 3)) /
-/// 6` with `std::min` and `std::max` (a NaN `x + 3` is taken as 0; the product is NaN; `-inf *
-/// 0` the x86-64 default NaN, through `stowplan_math::sse`).
-///
-/// # Preconditions
-///
-/// `input.len() == output.len()`.
-pub fn hard_swish_f32(input: &[f32], output: &mut [f32]) {
-    for (o, &x) in output.iter_mut().zip(input) {
-        let v = x + 3.0;
-        // std::max(0, v) is `0 < v ? v : 0`; std::min(6, v) is `v < 6 ? v : 6`.
-        let v = if 0.0 < v { v } else { 0.0 };
-        let v = if v < 6.0 { v } else { 6.0 };
-        *o = sse::div(sse::mul(x, v), 6.0);
+    /// float HARD_SWISH: TFLM's `reference_ops::HardSwish<float>`: `x * min(6, max(0, x + 3)) /
+    /// 6` with `std::min` and `std::max` (a NaN `x + 3` is taken as 0; the product is NaN; `-inf *
+    /// 0` the x86-64 default NaN, through `stowplan_math::sse`).
+    pub fn hard_swish_f32 / check_hard_swish_f32(input: &[f32], output: &mut [f32]) {
+        for (o, &x) in output.iter_mut().zip(input) {
+            let v = x + 3.0;
+            // std::max(0, v) is `0 < v ? v : 0`; std::min(6, v) is `v < 6 ? v : 6`.
+            let v = if 0.0 < v { v } else { 0.0 };
+            let v = if v < 6.0 { v } else { 6.0 };
+            *o = sse::div(sse::mul(x, v), 6.0);
+        }
     }
 }
 
@@ -146,7 +141,7 @@ mod tests {
     #[test]
     fn float_hard_swish() {
         let mut out = [0.0_f32; 4];
-        hard_swish_f32(&[-4.0, 0.0, 1.0, 5.0], &mut out);
+        hard_swish_f32(&[-4.0, 0.0, 1.0, 5.0], &mut out).unwrap();
         assert_eq!(out, [-0.0, 0.0, 1.0 * 4.0 / 6.0, 5.0]);
     }
 }

@@ -6,6 +6,7 @@ pub(crate) mod in_place;
 use stowplan_math::sse;
 
 use super::shared::Requant;
+use super::shared::unary::elementwise_kernels;
 
 /// Parameters of a quantised LEAKY_RELU (TFLM's `LeakyReluOpData`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -46,25 +47,27 @@ fn leaky_relu_quantized(p: &LeakyReluQuantized, x: i32, min: i32, max: i32) -> i
     unclamped.clamp(min, max)
 }
 
-/// int8 LEAKY_RELU: TFLM's `QuantizeLeakyRelu<int8_t>`.
-///
-/// # Preconditions
-///
-/// `input.len() == output.len()`.
-pub fn leaky_relu_s8(p: &LeakyReluQuantized, input: &[i8], output: &mut [i8]) {
-    for (o, &x) in output.iter_mut().zip(input) {
-        *o = leaky_relu_quantized(p, i32::from(x), i32::from(i8::MIN), i32::from(i8::MAX)) as i8;
+elementwise_kernels! {
+    /// int8 LEAKY_RELU: TFLM's `QuantizeLeakyRelu<int8_t>`.
+    pub fn leaky_relu_s8 / check_leaky_relu_s8(p: &LeakyReluQuantized, input: &[i8], output: &mut [i8]) {
+        for (o, &x) in output.iter_mut().zip(input) {
+            *o = leaky_relu_quantized(p, i32::from(x), i32::from(i8::MIN), i32::from(i8::MAX)) as i8;
+        }
     }
-}
 
-/// int16 LEAKY_RELU: TFLM's `QuantizeLeakyRelu<int16_t>`.
-///
-/// # Preconditions
-///
-/// `input.len() == output.len()`.
-pub fn leaky_relu_s16(p: &LeakyReluQuantized, input: &[i16], output: &mut [i16]) {
-    for (o, &x) in output.iter_mut().zip(input) {
-        *o = leaky_relu_quantized(p, i32::from(x), i32::from(i16::MIN), i32::from(i16::MAX)) as i16;
+    /// int16 LEAKY_RELU: TFLM's `QuantizeLeakyRelu<int16_t>`.
+    pub fn leaky_relu_s16 / check_leaky_relu_s16(p: &LeakyReluQuantized, input: &[i16], output: &mut [i16]) {
+        for (o, &x) in output.iter_mut().zip(input) {
+            *o = leaky_relu_quantized(p, i32::from(x), i32::from(i16::MIN), i32::from(i16::MAX)) as i16;
+        }
+    }
+
+    /// float LEAKY_RELU: TFLM's `reference_ops::LeakyRelu`: `x > 0 ? x : x * alpha` (NaN goes to
+    /// the product; `-inf * 0` is the x86-64 default NaN, through `stowplan_math::sse`).
+    pub fn leaky_relu_f32 / check_leaky_relu_f32(p: &LeakyReluF32, input: &[f32], output: &mut [f32]) {
+        for (o, &x) in output.iter_mut().zip(input) {
+            *o = if x > 0.0 { x } else { sse::mul(x, p.alpha) };
+        }
     }
 }
 
@@ -73,18 +76,6 @@ pub fn leaky_relu_s16(p: &LeakyReluQuantized, input: &[i16], output: &mut [i16])
 pub struct LeakyReluF32 {
     /// The op's `alpha`.
     pub alpha: f32,
-}
-
-/// float LEAKY_RELU: TFLM's `reference_ops::LeakyRelu`: `x > 0 ? x : x * alpha` (NaN goes to
-/// the product; `-inf * 0` is the x86-64 default NaN, through `stowplan_math::sse`).
-///
-/// # Preconditions
-///
-/// `input.len() == output.len()`.
-pub fn leaky_relu_f32(p: &LeakyReluF32, input: &[f32], output: &mut [f32]) {
-    for (o, &x) in output.iter_mut().zip(input) {
-        *o = if x > 0.0 { x } else { sse::mul(x, p.alpha) };
-    }
 }
 
 #[cfg(test)]
@@ -107,10 +98,10 @@ mod tests {
             },
         };
         let mut out = [0_i8; 3];
-        leaky_relu_s8(&p, &[-100, 0, 100], &mut out);
+        leaky_relu_s8(&p, &[-100, 0, 100], &mut out).unwrap();
         assert_eq!(out, [50, 0, 100]);
         let mut f = [0.0_f32; 2];
-        leaky_relu_f32(&LeakyReluF32 { alpha: 0.1 }, &[-1.0, 1.0], &mut f);
+        leaky_relu_f32(&LeakyReluF32 { alpha: 0.1 }, &[-1.0, 1.0], &mut f).unwrap();
         assert_eq!(f, [-0.1, 1.0]);
     }
 }

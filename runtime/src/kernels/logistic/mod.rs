@@ -6,6 +6,7 @@ pub(crate) mod in_place;
 use stowplan_math::expf;
 
 use super::shared::fixed;
+use super::shared::unary::elementwise_kernels;
 
 /// Parameters of an int8 LOGISTIC (TFLM's `OpDataLogistic`; the output's zero point is -128
 /// and its scale 1/256).
@@ -21,17 +22,41 @@ pub struct LogisticS8 {
     pub input_left_shift: i32,
 }
 
-/// int8 LOGISTIC: TFLM's `reference_integer_ops::Logistic`: inputs at or beyond the radius
-/// saturate to -128 / 127; the others are scaled to Q4.27
-/// (`MultiplyByQuantizedMultiplier`), passed through gemmlowp's `logistic` and rounded to
-/// 8 fractional bits, minus 128, saturated.
-///
-/// # Preconditions
-///
-/// `input.len() == output.len()`.
-pub fn logistic_s8(p: &LogisticS8, input: &[i8], output: &mut [i8]) {
-    for (o, &x) in output.iter_mut().zip(input) {
-        *o = logistic_s8_one(p, x);
+elementwise_kernels! {
+    /// int8 LOGISTIC: TFLM's `reference_integer_ops::Logistic`: inputs at or beyond the radius
+    /// saturate to -128 / 127; the others are scaled to Q4.27
+    /// (`MultiplyByQuantizedMultiplier`), passed through gemmlowp's `logistic` and rounded to
+    /// 8 fractional bits, minus 128, saturated.
+    pub fn logistic_s8 / check_logistic_s8(p: &LogisticS8, input: &[i8], output: &mut [i8]) {
+        for (o, &x) in output.iter_mut().zip(input) {
+            *o = logistic_s8_one(p, x);
+        }
+    }
+
+    /// float LOGISTIC: TFLM's `reference_ops::Logistic` (float): 1 above 16.619047, `exp(x)` below
+    /// -9, else `1 / (1 + exp(-x))`, with `expf` (see `softmax_f32`).
+    pub fn logistic_f32 / check_logistic_f32(input: &[f32], output: &mut [f32]) {
+        const CUTOFF_UPPER: f32 = 16.619_047;
+        const CUTOFF_LOWER: f32 = -9.0;
+        for (o, &x) in output.iter_mut().zip(input) {
+            *o = if x > CUTOFF_UPPER {
+                1.0
+            } else if x < CUTOFF_LOWER {
+                expf(x)
+            } else {
+                1.0 / (1.0 + expf(-x))
+            };
+        }
+    }
+
+    /// int16 LOGISTIC: TFLM's `reference_integer_ops::Logistic` for int16: the input scaled to
+    /// 1/(3 * 4096) steps (`(x * multiplier + round) >> shift`), then the sigmoid table interpolated over 9
+    /// fractional bits on the absolute value (saturating from 255 * 512 on), mirrored for
+    /// negative inputs, in `uint32` arithmetic, and shifted to Q0.15.
+    pub fn logistic_s16 / check_logistic_s16(p: &LogisticS16, input: &[i16], output: &mut [i16]) {
+        for (o, &x) in output.iter_mut().zip(input) {
+            *o = sigmoid_s16_scaled(scale_s16_input(x, p.input_multiplier, p.input_left_shift));
+        }
     }
 }
 
@@ -51,26 +76,6 @@ pub(super) fn logistic_s8_one(p: &LogisticS8, x: i8) -> i8 {
         output_in_q23
             .wrapping_add(-128)
             .clamp(i32::from(i8::MIN), i32::from(i8::MAX)) as i8
-    }
-}
-
-/// float LOGISTIC: TFLM's `reference_ops::Logistic` (float): 1 above 16.619047, `exp(x)` below
-/// -9, else `1 / (1 + exp(-x))`, with `expf` (see `softmax_f32`).
-///
-/// # Preconditions
-///
-/// `input.len() == output.len()`.
-pub fn logistic_f32(input: &[f32], output: &mut [f32]) {
-    const CUTOFF_UPPER: f32 = 16.619_047;
-    const CUTOFF_LOWER: f32 = -9.0;
-    for (o, &x) in output.iter_mut().zip(input) {
-        *o = if x > CUTOFF_UPPER {
-            1.0
-        } else if x < CUTOFF_LOWER {
-            expf(x)
-        } else {
-            1.0 / (1.0 + expf(-x))
-        };
     }
 }
 
@@ -140,20 +145,6 @@ pub(super) fn sigmoid_pair(i: u32) -> (u32, u32) {
     (at(i), at(i + 1))
 }
 
-/// int16 LOGISTIC: TFLM's `reference_integer_ops::Logistic` for int16: the input scaled to
-/// 1/(3 * 4096) steps (`(x * multiplier + round) >> shift`), then the sigmoid table interpolated over 9
-/// fractional bits on the absolute value (saturating from 255 * 512 on), mirrored for
-/// negative inputs, in `uint32` arithmetic, and shifted to Q0.15.
-///
-/// # Preconditions
-///
-/// `input.len() == output.len()`.
-pub fn logistic_s16(p: &LogisticS16, input: &[i16], output: &mut [i16]) {
-    for (o, &x) in output.iter_mut().zip(input) {
-        *o = sigmoid_s16_scaled(scale_s16_input(x, p.input_multiplier, p.input_left_shift));
-    }
-}
-
 /// The int16 sigmoid of an input already scaled to 1/(3 * 4096) steps
 /// ([`scale_s16_input`]): the table interpolated over 9 fractional bits of the absolute value
 /// (saturating from 255 * 512 on), mirrored for negative inputs, in `uint32` arithmetic, shifted
@@ -193,7 +184,7 @@ mod tests {
             input_left_shift: 0,
         };
         let mut out = [0_i16; 3];
-        logistic_s16(&p, &[0, i16::MAX, i16::MIN], &mut out);
+        logistic_s16(&p, &[0, i16::MAX, i16::MIN], &mut out).unwrap();
         // 0.5 in Q0.15 is 16384.
         assert_eq!(out[0], 16384);
         assert!(out[1] > 32700);
@@ -203,6 +194,6 @@ mod tests {
             input_multiplier: i32::MAX,
             input_left_shift: 40,
         };
-        logistic_s16(&p, &[i16::MIN, -1, 1, i16::MAX], &mut [0; 4]);
+        logistic_s16(&p, &[i16::MIN, -1, 1, i16::MAX], &mut [0; 4]).unwrap();
     }
 }

@@ -8,6 +8,7 @@ pub(crate) mod in_place;
 use stowplan_math::roundf;
 
 use super::shared::Requant;
+use super::shared::unary::elementwise_kernels;
 
 /// Parameters of a float to int8 QUANTIZE.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -30,16 +31,74 @@ fn to_i32_like_x86(x: f32) -> i32 {
     }
 }
 
-/// float to int8 QUANTIZE: TFLM's `AffineQuantize`: `round(x / scale)` in `float` (half away
-/// from zero), plus the zero point, saturated to int8.
-///
-/// # Preconditions
-///
-/// `input.len() == output.len()`.
-pub fn quantize_f32_s8(p: &QuantizeF32S8, input: &[f32], output: &mut [i8]) {
-    for (o, &x) in output.iter_mut().zip(input) {
-        let unclamped = to_i32_like_x86(roundf(x / p.scale)).wrapping_add(p.zero_point);
-        *o = unclamped.clamp(i32::from(i8::MIN), i32::from(i8::MAX)) as i8;
+elementwise_kernels! {
+    /// float to int8 QUANTIZE: TFLM's `AffineQuantize`: `round(x / scale)` in `float` (half away
+    /// from zero), plus the zero point, saturated to int8.
+    pub fn quantize_f32_s8 / check_quantize_f32_s8(p: &QuantizeF32S8, input: &[f32], output: &mut [i8]) {
+        for (o, &x) in output.iter_mut().zip(input) {
+            let unclamped = to_i32_like_x86(roundf(x / p.scale)).wrapping_add(p.zero_point);
+            *o = unclamped.clamp(i32::from(i8::MIN), i32::from(i8::MAX)) as i8;
+        }
+    }
+
+    /// float to int16 QUANTIZE: TFLM's `AffineQuantize<float, int16_t>`: [`quantize_f32_s8`]'s
+    /// computation saturated to int16.
+    pub fn quantize_f32_s16 / check_quantize_f32_s16(p: &QuantizeF32S16, input: &[f32], output: &mut [i16]) {
+        for (o, &x) in output.iter_mut().zip(input) {
+            let unclamped = to_i32_like_x86(roundf(x / p.scale)).wrapping_add(p.zero_point);
+            *o = unclamped.clamp(i32::from(i16::MIN), i32::from(i16::MAX)) as i16;
+        }
+    }
+
+    /// int8 to int8 QUANTIZE: TFLM's `reference_ops::Requantize`:
+    /// `MultiplyByQuantizedMultiplier(x - input_zero_point) + output_zero_point`, saturated.
+    pub fn requantize_s8 / check_requantize_s8(p: &Requantize, input: &[i8], output: &mut [i8]) {
+        requantize(p, input, output, to_s8);
+    }
+
+    /// int8 to uint8 QUANTIZE: TFLM's `Requantize<int8_t, uint8_t>`.
+    pub fn requantize_s8_u8 / check_requantize_s8_u8(p: &Requantize, input: &[i8], output: &mut [u8]) {
+        requantize(p, input, output, to_u8);
+    }
+
+    /// uint8 to int8 QUANTIZE: TFLM's `Requantize<uint8_t, int8_t>`.
+    pub fn requantize_u8_s8 / check_requantize_u8_s8(p: &Requantize, input: &[u8], output: &mut [i8]) {
+        requantize(p, input, output, to_s8);
+    }
+
+    /// int8 to int16 QUANTIZE: TFLM's `Requantize<int8_t, int16_t>`.
+    pub fn requantize_s8_s16 / check_requantize_s8_s16(p: &Requantize, input: &[i8], output: &mut [i16]) {
+        requantize(p, input, output, to_s16);
+    }
+
+    /// int8 to int32 QUANTIZE: TFLM's `Requantize<int8_t, int32_t>`.
+    pub fn requantize_s8_s32 / check_requantize_s8_s32(p: &Requantize, input: &[i8], output: &mut [i32]) {
+        requantize(p, input, output, |v| v);
+    }
+
+    /// int16 to int8 QUANTIZE: TFLM's `Requantize<int16_t, int8_t>`.
+    pub fn requantize_s16_s8 / check_requantize_s16_s8(p: &Requantize, input: &[i16], output: &mut [i8]) {
+        requantize(p, input, output, to_s8);
+    }
+
+    /// int16 to int16 QUANTIZE: TFLM's `Requantize<int16_t, int16_t>`.
+    pub fn requantize_s16 / check_requantize_s16(p: &Requantize, input: &[i16], output: &mut [i16]) {
+        requantize(p, input, output, to_s16);
+    }
+
+    /// int16 to int32 QUANTIZE: TFLM's `Requantize<int16_t, int32_t>`.
+    pub fn requantize_s16_s32 / check_requantize_s16_s32(p: &Requantize, input: &[i16], output: &mut [i32]) {
+        requantize(p, input, output, |v| v);
+    }
+
+    /// int32 to int8 QUANTIZE: TFLM's `Requantize<int32_t, int8_t>`.
+    pub fn requantize_s32_s8 / check_requantize_s32_s8(p: &Requantize, input: &[i32], output: &mut [i8]) {
+        requantize(p, input, output, to_s8);
+    }
+
+    /// int32 to int16 QUANTIZE: TFLM's `Requantize<int32_t, int16_t>`.
+    pub fn requantize_s32_s16 / check_requantize_s32_s16(p: &Requantize, input: &[i32], output: &mut [i16]) {
+        requantize(p, input, output, to_s16);
     }
 }
 
@@ -52,19 +111,6 @@ pub struct QuantizeF32S16 {
     pub zero_point: i32,
 }
 
-/// float to int16 QUANTIZE: TFLM's `AffineQuantize<float, int16_t>`: [`quantize_f32_s8`]'s
-/// computation saturated to int16.
-///
-/// # Preconditions
-///
-/// `input.len() == output.len()`.
-pub fn quantize_f32_s16(p: &QuantizeF32S16, input: &[f32], output: &mut [i16]) {
-    for (o, &x) in output.iter_mut().zip(input) {
-        let unclamped = to_i32_like_x86(roundf(x / p.scale)).wrapping_add(p.zero_point);
-        *o = unclamped.clamp(i32::from(i16::MIN), i32::from(i16::MAX)) as i16;
-    }
-}
-
 /// Parameters of an int8 to int8 QUANTIZE (requantisation).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Requantize {
@@ -74,16 +120,6 @@ pub struct Requantize {
     pub output_offset: i32,
     /// `QuantizeMultiplier(input_scale / output_scale)`.
     pub requant: Requant,
-}
-
-/// int8 to int8 QUANTIZE: TFLM's `reference_ops::Requantize`:
-/// `MultiplyByQuantizedMultiplier(x - input_zero_point) + output_zero_point`, saturated.
-///
-/// # Preconditions
-///
-/// `input.len() == output.len()`.
-pub fn requantize_s8(p: &Requantize, input: &[i8], output: &mut [i8]) {
-    requantize(p, input, output, to_s8);
 }
 
 /// TFLM's `reference_ops::Requantize<input_type, output_type>`: per element `input -
@@ -129,87 +165,6 @@ pub(super) fn to_s16(v: i32) -> i16 {
     v.clamp(i32::from(i16::MIN), i32::from(i16::MAX)) as i16
 }
 
-/// int8 to uint8 QUANTIZE: TFLM's `Requantize<int8_t, uint8_t>`.
-///
-/// # Preconditions
-///
-/// `input.len() == output.len()`.
-pub fn requantize_s8_u8(p: &Requantize, input: &[i8], output: &mut [u8]) {
-    requantize(p, input, output, to_u8);
-}
-
-/// uint8 to int8 QUANTIZE: TFLM's `Requantize<uint8_t, int8_t>`.
-///
-/// # Preconditions
-///
-/// `input.len() == output.len()`.
-pub fn requantize_u8_s8(p: &Requantize, input: &[u8], output: &mut [i8]) {
-    requantize(p, input, output, to_s8);
-}
-
-/// int8 to int16 QUANTIZE: TFLM's `Requantize<int8_t, int16_t>`.
-///
-/// # Preconditions
-///
-/// `input.len() == output.len()`.
-pub fn requantize_s8_s16(p: &Requantize, input: &[i8], output: &mut [i16]) {
-    requantize(p, input, output, to_s16);
-}
-
-/// int8 to int32 QUANTIZE: TFLM's `Requantize<int8_t, int32_t>`.
-///
-/// # Preconditions
-///
-/// `input.len() == output.len()`.
-pub fn requantize_s8_s32(p: &Requantize, input: &[i8], output: &mut [i32]) {
-    requantize(p, input, output, |v| v);
-}
-
-/// int16 to int8 QUANTIZE: TFLM's `Requantize<int16_t, int8_t>`.
-///
-/// # Preconditions
-///
-/// `input.len() == output.len()`.
-pub fn requantize_s16_s8(p: &Requantize, input: &[i16], output: &mut [i8]) {
-    requantize(p, input, output, to_s8);
-}
-
-/// int16 to int16 QUANTIZE: TFLM's `Requantize<int16_t, int16_t>`.
-///
-/// # Preconditions
-///
-/// `input.len() == output.len()`.
-pub fn requantize_s16(p: &Requantize, input: &[i16], output: &mut [i16]) {
-    requantize(p, input, output, to_s16);
-}
-
-/// int16 to int32 QUANTIZE: TFLM's `Requantize<int16_t, int32_t>`.
-///
-/// # Preconditions
-///
-/// `input.len() == output.len()`.
-pub fn requantize_s16_s32(p: &Requantize, input: &[i16], output: &mut [i32]) {
-    requantize(p, input, output, |v| v);
-}
-
-/// int32 to int8 QUANTIZE: TFLM's `Requantize<int32_t, int8_t>`.
-///
-/// # Preconditions
-///
-/// `input.len() == output.len()`.
-pub fn requantize_s32_s8(p: &Requantize, input: &[i32], output: &mut [i8]) {
-    requantize(p, input, output, to_s8);
-}
-
-/// int32 to int16 QUANTIZE: TFLM's `Requantize<int32_t, int16_t>`.
-///
-/// # Preconditions
-///
-/// `input.len() == output.len()`.
-pub fn requantize_s32_s16(p: &Requantize, input: &[i32], output: &mut [i16]) {
-    requantize(p, input, output, to_s16);
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -230,7 +185,7 @@ mod tests {
         };
         let input: [i8; 4] = [-128, -1, 0, 127];
         let mut out = [0u8; 4];
-        requantize_s8_u8(&p, &input, &mut out);
+        requantize_s8_u8(&p, &input, &mut out).unwrap();
         assert_eq!(out, input.map(|x| (x as u8) ^ 0x80));
         let p = Requantize {
             input_offset: -131,
@@ -238,7 +193,7 @@ mod tests {
             requant: ONE,
         };
         let mut back = [0i8; 4];
-        requantize_u8_s8(&p, &out, &mut back);
+        requantize_u8_s8(&p, &out, &mut back).unwrap();
         assert_eq!(back, input);
     }
 
@@ -253,14 +208,14 @@ mod tests {
             },
         };
         let mut s16 = [0i16; 3];
-        requantize_s8_s16(&p, &[-128, 1, 127], &mut s16);
+        requantize_s8_s16(&p, &[-128, 1, 127], &mut s16).unwrap();
         // (2^30, 10) is 512.
         assert_eq!(s16, [-32768, 512, 32767]);
         let mut s32 = [0i32; 3];
-        requantize_s16_s32(&p, &[-32768, 1, 32767], &mut s32);
+        requantize_s16_s32(&p, &[-32768, 1, 32767], &mut s32).unwrap();
         assert_eq!(s32, [-32768 * 512, 512, 32767 * 512]);
         let mut s8 = [0i8; 2];
-        requantize_s32_s8(&p, &[i32::MIN, 0], &mut s8);
+        requantize_s32_s8(&p, &[i32::MIN, 0], &mut s8).unwrap();
         // i32::MIN * 1024 (the doubling `x * (1 << left_shift)`) wraps to 0 on x86-64.
         assert_eq!(s8, [0, 0]);
     }
@@ -276,7 +231,8 @@ mod tests {
             &p,
             &[0.25, -0.25, 1e9, f32::NEG_INFINITY, f32::NAN],
             &mut out,
-        );
+        )
+        .unwrap();
         // NaN and -inf convert to INT32_MIN (x86-64) plus the zero point: saturated low.
         assert_eq!(out, [2, 0, 32767, -32768, -32768]);
     }

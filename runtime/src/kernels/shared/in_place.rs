@@ -786,58 +786,123 @@ pub(crate) fn elementwise<T: Copy>(
     true
 }
 
-/// One buffer's entry point for each elementwise kernel whose input and output elements are of
-/// one type: [`elementwise`] with the kernel's value of each element.
-macro_rules! elementwise_on_one_buffer {
-    ($($(#[$doc:meta])* $name:ident($params:ty, $t:ty) => |$p:ident, $x:ident| $value:expr;)*) => {$(
-        $(#[$doc])*
-        ///
-        /// `len` elements, the input's at `buf[input_at..]`, the output's at `buf[output_at..]`;
-        /// `false` (nothing written) unless [`elementwise_fits`](crate::kernels::overlap::elementwise_fits) (width 1) and both fit in `buf`.
-        #[inline(never)]
-        pub fn $name(
-            $p: &$params,
-            buf: &mut [$t],
-            input_at: usize,
-            output_at: usize,
-            len: usize,
-        ) -> bool {
-            $crate::kernels::shared::in_place::elementwise(buf, input_at, output_at, len, 1, |x| match *x {
-                [$x] => $value,
-                _ => 0,
-            })
+/// The placement the elementwise one-buffer entries need: the input's `len` elements of
+/// `width` buffer elements at `input_at` and the output's `len` at `output_at` both inside a
+/// buffer of `buf` elements, and [`elementwise_fits`](crate::kernels::overlap::elementwise_fits).
+///
+/// # Errors
+///
+/// [`KernelError::Placement`] otherwise (sizes that overflow too).
+pub(crate) const fn elementwise_placement(
+    buf: usize,
+    input_at: usize,
+    output_at: usize,
+    len: usize,
+    width: usize,
+) -> Result<(), KernelError> {
+    match len.checked_mul(width) {
+        Some(in_len)
+            if inside_buffer(buf, input_at, in_len, output_at, len)
+                && elementwise_fits(input_at, output_at, len, width) =>
+        {
+            Ok(())
         }
-    )*};
+        _ => Err(KernelError::Placement),
+    }
 }
-pub(crate) use elementwise_on_one_buffer;
 
 /// One buffer's entry point for each elementwise kernel whose input and output elements are of
-/// one type, computed by the kernel itself on one element at a time (slices of one element):
-/// [`elementwise`] with width 1, from a full alias on.
-macro_rules! kernel_on_one_buffer {
-    ($($(#[$doc:meta])* $name:ident($params:ty, $t:ty) => |$p:pat, $x:ident, $o:ident| $call:expr;)*) => {$(
+/// one type (`$name`), its check (`$check`: [`elementwise_placement`] with width 1; the
+/// two-buffer kernel's check holds for two slices of `len` elements) and its proven entry
+/// (`$proven::$name`, what generated code calls): [`elementwise`] with the kernel's value of
+/// each element, either `value(|p, x| ..)`, the value of element `x`, or `kernel(|p, x, o|
+/// ..)`, the two-buffer kernel's proven entry on the one-element slices `x` and `o`. The
+/// proven entries are never inlined, so that an op is one call of a kernel function, as the
+/// instruction counter's per-op table takes it. Items in braces after the module's name go
+/// into it too (the proven twins of a module's other one-buffer entries).
+macro_rules! elementwise_on_one_buffer {
+    (mod $proven:ident $({ $($extra:item)* })?; $($(#[$doc:meta])* $name:ident, $check:ident ($params:ty, $t:ty) => $kind:ident $f:tt;)*) => {
+        $(
         $(#[$doc])*
         ///
-        /// `len` elements, the input's at `buf[input_at..]`, the output's at `buf[output_at..]`;
-        /// `false` (nothing written) unless [`elementwise_fits`](crate::kernels::overlap::elementwise_fits) (width 1) and both fit in `buf`.
-        #[inline(never)]
+        /// `len` elements, the input's at `buf[input_at..]`, the output's at `buf[output_at..]`:
+        /// both inside `buf`, apart or the input at or above the output
+        /// ([`elementwise_fits`](crate::kernels::overlap::elementwise_fits), width 1).
+        ///
+        /// # Errors
+        ///
+        #[doc = concat!("[`KernelError`](crate::kernels::KernelError), with nothing written, unless [`", stringify!($check), "`] holds.")]
+        #[must_use = "the kernel writes nothing when it returns an error"]
         pub fn $name(
-            $p: &$params,
+            p: &$params,
             buf: &mut [$t],
             input_at: usize,
             output_at: usize,
             len: usize,
-        ) -> bool {
-            $crate::kernels::shared::in_place::elementwise(buf, input_at, output_at, len, 1, |$x| {
+        ) -> Result<(), $crate::kernels::KernelError> {
+            $check(p, buf.len(), input_at, output_at, len)?;
+            $proven::$name(p, buf, input_at, output_at, len);
+            Ok(())
+        }
+
+        #[doc = concat!("The preconditions of [`", stringify!($name), "`], on the buffer's length: the input's and the output's `len` elements inside it, apart or the input at or above the output. Generated code asserts it when the crate compiles.")]
+        ///
+        /// # Errors
+        ///
+        /// [`KernelError::Placement`](crate::kernels::KernelError::Placement) otherwise.
+        pub const fn $check(
+            _: &$params,
+            buf: usize,
+            input_at: usize,
+            output_at: usize,
+            len: usize,
+        ) -> Result<(), $crate::kernels::KernelError> {
+            $crate::kernels::shared::in_place::elementwise_placement(buf, input_at, output_at, len, 1)
+        }
+        )*
+
+        /// The entries generated code calls once it has asserted their checks when the crate
+        /// compiled (asserted again in debug builds).
+        #[doc(hidden)]
+        pub mod $proven {
+            #[allow(unused_imports)]
+            use super::*;
+            $(
+            $crate::kernels::shared::in_place::elementwise_on_one_buffer!(@proven $name, $check, $params, $t, $kind $f);
+            )*
+            $($($extra)*)?
+        }
+    };
+    (@proven $name:ident, $check:ident, $params:ty, $t:ty, value (|$p:pat_param, $x:ident| $value:expr)) => {
+        #[doc = concat!("[`", stringify!($name), "`](super::", stringify!($name), "), its check proven.")]
+        #[inline(never)]
+        pub fn $name(params: &$params, buf: &mut [$t], input_at: usize, output_at: usize, len: usize) {
+            debug_assert!(super::$check(params, buf.len(), input_at, output_at, len).is_ok());
+            let $p = params;
+            let ran = $crate::kernels::shared::in_place::elementwise(buf, input_at, output_at, len, 1, |x| match *x {
+                [$x] => $value,
+                _ => 0,
+            });
+            debug_assert!(ran, "the walk refused what its check accepts");
+        }
+    };
+    (@proven $name:ident, $check:ident, $params:ty, $t:ty, kernel (|$p:pat_param, $x:ident, $o:ident| $call:expr)) => {
+        #[doc = concat!("[`", stringify!($name), "`](super::", stringify!($name), "), its check proven.")]
+        #[inline(never)]
+        pub fn $name(params: &$params, buf: &mut [$t], input_at: usize, output_at: usize, len: usize) {
+            debug_assert!(super::$check(params, buf.len(), input_at, output_at, len).is_ok());
+            let $p = params;
+            let ran = $crate::kernels::shared::in_place::elementwise(buf, input_at, output_at, len, 1, |$x| {
                 let mut $o = [<$t>::default()];
                 $call;
                 let [value] = $o;
                 value
-            })
+            });
+            debug_assert!(ran, "the walk refused what its check accepts");
         }
-    )*};
+    };
 }
-pub(crate) use kernel_on_one_buffer;
+pub(crate) use elementwise_on_one_buffer;
 
 /// The element count of a six-dimensional shape, `None` on overflow.
 pub(crate) const fn elements6(shape: &[usize; 6]) -> Option<usize> {

@@ -5,6 +5,8 @@
 //! - `requant`: the `(multiplier, shift)` pair, the per-channel epilogues and the clamps.
 //! - `check`: [`KernelError`](check::KernelError) and the helpers of each kernel's `check_*`
 //!   (its `# Preconditions` as a `const fn`).
+//! - `unary`: the macros that make each one-input kernel's checked entry and proven entry
+//!   from one definition (and the elementwise kernels' checks).
 //! - `slices`: bounds-checked slice access (no kernel panics), packed int4 elements.
 //! - `window`: the window ops' geometry, parameters and window arithmetic.
 //! - `broadcast`: the binary ops' broadcast shapes and the walk over them.
@@ -31,6 +33,7 @@ pub(crate) mod requant;
 pub(crate) mod slices;
 #[cfg(test)]
 pub(crate) mod testing;
+pub(crate) mod unary;
 pub(crate) mod window;
 
 pub(crate) use requant::{

@@ -7,6 +7,7 @@ use stowplan_math::tanhf;
 
 use super::logistic::{scale_s16_input, sigmoid_pair};
 use super::shared::fixed;
+use super::shared::unary::elementwise_kernels;
 
 /// Parameters of an int8 TANH (TFLM's tanh `OpData` for int8).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -72,18 +73,33 @@ pub(crate) const fn tanh_q4(a: i32) -> i32 {
     if negative { t.wrapping_neg() } else { t }
 }
 
-/// int8 TANH: TFLM's `reference_integer_ops::Tanh` for int8: inputs at or beyond the radius
-/// saturate to -128 / 127; the others are scaled to Q4.27
-/// (`MultiplyByQuantizedMultiplier`), passed through gemmlowp's `tanh` and rounded to 7
-/// fractional bits, saturated (the output zero point 0, scale 1/128, whatever the output's
-/// quantisation says).
-///
-/// # Preconditions
-///
-/// `input.len() == output.len()`.
-pub fn tanh_s8(p: &TanhS8, input: &[i8], output: &mut [i8]) {
-    for (o, &x) in output.iter_mut().zip(input) {
-        *o = tanh_s8_one(p, x);
+elementwise_kernels! {
+    /// int8 TANH: TFLM's `reference_integer_ops::Tanh` for int8: inputs at or beyond the radius
+    /// saturate to -128 / 127; the others are scaled to Q4.27
+    /// (`MultiplyByQuantizedMultiplier`), passed through gemmlowp's `tanh` and rounded to 7
+    /// fractional bits, saturated (the output zero point 0, scale 1/128, whatever the output's
+    /// quantisation says).
+    pub fn tanh_s8 / check_tanh_s8(p: &TanhS8, input: &[i8], output: &mut [i8]) {
+        for (o, &x) in output.iter_mut().zip(input) {
+            *o = tanh_s8_one(p, x);
+        }
+    }
+
+    /// int16 TANH: TFLM's `reference_integer_ops::Tanh` for int16: the input scaled to 1/(3 *
+    /// 4096) steps, then `tanh(x) = 2 sigmoid(2x) - 1` from the sigmoid table interpolated over 8
+    /// fractional bits on the absolute value (saturating from 255 * 256 on), the sign restored, in
+    /// TFLM's mix of `uint32` and `int32` arithmetic, shifted to Q0.15.
+    pub fn tanh_s16 / check_tanh_s16(p: &TanhS16, input: &[i16], output: &mut [i16]) {
+        for (o, &x) in output.iter_mut().zip(input) {
+            *o = tanh_s16_scaled(scale_s16_input(x, p.input_multiplier, p.input_left_shift));
+        }
+    }
+
+    /// float TANH: TFLM's `reference_ops::Tanh`: `std::tanh` of each element, in order.
+    pub fn tanh_f32 / check_tanh_f32(input: &[f32], output: &mut [f32]) {
+        for (o, &x) in output.iter_mut().zip(input) {
+            *o = tanhf(x);
+        }
     }
 }
 
@@ -101,20 +117,6 @@ pub(super) fn tanh_s8_one(p: &TanhS8, x: i8) -> i8 {
         let output_in_q0 = tanh_q4(input_in_q4);
         let output_in_q24 = fixed::rounding_divide_by_pot(output_in_q0, 31 - 7);
         output_in_q24.clamp(i32::from(i8::MIN), i32::from(i8::MAX)) as i8
-    }
-}
-
-/// int16 TANH: TFLM's `reference_integer_ops::Tanh` for int16: the input scaled to 1/(3 *
-/// 4096) steps, then `tanh(x) = 2 sigmoid(2x) - 1` from the sigmoid table interpolated over 8
-/// fractional bits on the absolute value (saturating from 255 * 256 on), the sign restored, in
-/// TFLM's mix of `uint32` and `int32` arithmetic, shifted to Q0.15.
-///
-/// # Preconditions
-///
-/// `input.len() == output.len()`.
-pub fn tanh_s16(p: &TanhS16, input: &[i16], output: &mut [i16]) {
-    for (o, &x) in output.iter_mut().zip(input) {
-        *o = tanh_s16_scaled(scale_s16_input(x, p.input_multiplier, p.input_left_shift));
     }
 }
 
@@ -147,17 +149,6 @@ pub(super) fn tanh_s16_scaled(input_data: i32) -> i16 {
     (result >> (9 - 1)) as i16
 }
 
-/// float TANH: TFLM's `reference_ops::Tanh`: `std::tanh` of each element, in order.
-///
-/// # Preconditions
-///
-/// `input.len() == output.len()`.
-pub fn tanh_f32(input: &[f32], output: &mut [f32]) {
-    for (o, &x) in output.iter_mut().zip(input) {
-        *o = tanhf(x);
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -181,7 +172,7 @@ mod tests {
         };
         let mut out = [0_i16; 3];
         // Input scale 2^-12: 4096 is 1.0; tanh(1) * 2^15 = 24956.
-        tanh_s16(&p, &[0, 4096, -4096], &mut out);
+        tanh_s16(&p, &[0, 4096, -4096], &mut out).unwrap();
         assert_eq!(out[0], 0);
         assert!((i32::from(out[1]) - 24956).abs() <= 2, "{}", out[1]);
         assert!((i32::from(out[2]) + 24956).abs() <= 2, "{}", out[2]);
