@@ -305,6 +305,44 @@ pub use unidirectional_sequence_lstm::{
 };
 pub use zeros_like::zeros_like;
 
+// The family-C kernels' checks (`check_<kernel>`), beside their entries above.
+pub use add_n::{check_add_n_f32, check_add_n_s8};
+pub use batch_to_space_nd::check_batch_to_space_nd;
+pub use broadcast_args::check_broadcast_args;
+pub use broadcast_to::check_broadcast_to;
+pub use comparisons::{check_compare, check_compare_s8};
+pub use depth_to_space::check_depth_to_space;
+pub use div::{check_div_f32, check_div_i32, check_div_s8};
+pub use dynamic_update_slice::check_dynamic_update_slice;
+pub use embedding_lookup::{check_embedding_lookup, check_embedding_lookup_s8_f32};
+pub use floor_div::check_floor_div_f32;
+pub use floor_mod::check_floor_mod_f32;
+pub use gather::check_gather;
+pub use gather_nd::check_gather_nd;
+pub use logical::{check_logical_and, check_logical_not, check_logical_or};
+pub use maximum_minimum::{check_maximum, check_minimum};
+pub use pack::check_pack;
+pub use prelu::{check_prelu_f32, check_prelu_s8, check_prelu_s16};
+pub use reshape::check_copy;
+pub use resize_bilinear::{check_resize_bilinear_f32, check_resize_bilinear_s8};
+pub use resize_nearest_neighbor::check_resize_nearest_neighbor;
+pub use reverse::check_reverse;
+pub use select::check_select;
+pub use shape::check_shape;
+pub use slice::{check_slice, check_slice_dynamic};
+pub use space_to_batch_nd::check_space_to_batch_nd;
+pub use space_to_depth::check_space_to_depth;
+pub use split::check_split;
+pub use split_v::check_split_v;
+pub use squared_difference::{
+    check_squared_difference_f32, check_squared_difference_i32, check_squared_difference_s8,
+    check_squared_difference_s16,
+};
+pub use strided_slice::check_strided_slice;
+pub use sub::{check_sub_f32, check_sub_i32, check_sub_s8, check_sub_s16};
+pub use transpose::check_transpose;
+pub use unpack::check_unpack;
+
 pub use signal_delay::{SignalDelay, signal_delay};
 pub use signal_energy::{SignalEnergy, signal_energy};
 pub use signal_fft_auto_scale::signal_fft_auto_scale;

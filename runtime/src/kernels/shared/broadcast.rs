@@ -4,6 +4,7 @@
 //! Every output element depends on one element of each input only, so the order in which the
 //! broadcast loops visit the output does not change any result.
 
+use super::check::{KernelError, check, elements, length, require};
 use super::slices::at;
 
 /// Shapes of a binary elementwise op, each right-aligned into 6 dimensions padded with leading
@@ -27,6 +28,35 @@ pub struct BinaryF32 {
     pub act_min: f32,
     /// Upper clamp of the output (fused activation).
     pub act_max: f32,
+}
+
+/// What every broadcasting binary kernel needs of its shapes and its slices' lengths: each
+/// slice holds its shape's element count (`input1`, `input2`, `output` elements), and every
+/// input dimension equals the output's or is 1.
+///
+/// # Errors
+///
+/// The first precondition that does not hold.
+pub(crate) const fn check_binary(
+    shape: &BinaryShape,
+    input1: usize,
+    input2: usize,
+    output: usize,
+) -> Result<(), KernelError> {
+    check!(length("input1", elements(&shape.input1), input1));
+    check!(length("input2", elements(&shape.input2), input2));
+    check!(length("output", elements(&shape.output), output));
+    let mut d = 0;
+    while d < 6 {
+        let o = shape.output[d];
+        check!(require(
+            (shape.input1[d] == o || shape.input1[d] == 1)
+                && (shape.input2[d] == o || shape.input2[d] == 1),
+            "an input dimension is neither the output's nor 1"
+        ));
+        d += 1;
+    }
+    Ok(())
 }
 
 /// Row-major strides of `shape`, 0 where `shape` has extent 1 (broadcast).
