@@ -355,6 +355,17 @@ pub use signal_filter_bank_square_root::signal_filter_bank_square_root;
 pub use signal_pcan::{SignalPcan, signal_pcan};
 pub use signal_rfft::{FftScalar, MAX_FACTORS, SignalRfft, signal_rfft};
 pub use signal_window::{SignalWindow, signal_window};
+// Their checks.
+pub use signal_delay::check_signal_delay;
+pub use signal_energy::check_signal_energy;
+pub use signal_fft_auto_scale::check_signal_fft_auto_scale;
+pub use signal_filter_bank::check_signal_filter_bank;
+pub use signal_filter_bank_log::check_signal_filter_bank_log;
+pub use signal_filter_bank_spectral_subtraction::check_signal_filter_bank_spectral_subtraction;
+pub use signal_filter_bank_square_root::check_signal_filter_bank_square_root;
+pub use signal_pcan::check_signal_pcan;
+pub use signal_rfft::check_signal_rfft;
+pub use signal_window::check_signal_window;
 
 pub use circular_buffer::{CircularBuffer, circular_buffer_s8};
 pub use shared::requant::Requant;
