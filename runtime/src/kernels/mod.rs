@@ -260,7 +260,10 @@ pub use add::{AddS16, add_i32, add_s16};
 pub use add_n::{AddNS8, add_n_f32, add_n_s8};
 pub use cast::{CastFrom, cast};
 pub use ceil::ceil_f32;
+pub use circular_buffer::check_circular_buffer_s8;
 pub use comparisons::{Comparison, ComparisonS8, compare, compare_s8};
+pub use densify::check_densify;
+pub use detection_postprocess::check_detection_postprocess;
 pub use div::{DivS8, div_f32, div_i32, div_s8};
 pub use elementwise::{
     AbsQuantized, RsqrtS8, abs_f32, abs_s8, abs_s16, abs_s16_plain, cos_f32, log_f32, rsqrt_f32,
@@ -307,6 +310,7 @@ pub use zeros_like::zeros_like;
 
 // The family-C kernels' checks (`check_<kernel>`), beside their entries above.
 pub use add_n::{check_add_n_f32, check_add_n_s8};
+pub use batch_matmul::{check_batch_matmul_f32, check_batch_matmul_s8, check_batch_matmul_s16};
 pub use batch_to_space_nd::check_batch_to_space_nd;
 pub use broadcast_args::check_broadcast_args;
 pub use broadcast_to::check_broadcast_to;
@@ -340,7 +344,16 @@ pub use squared_difference::{
 };
 pub use strided_slice::check_strided_slice;
 pub use sub::{check_sub_f32, check_sub_i32, check_sub_s8, check_sub_s16};
+pub use svdf::{check_svdf_f32, check_svdf_s8, check_svdf_s8_s16};
 pub use transpose::check_transpose;
+pub use transpose_conv::{
+    check_transpose_conv_f32, check_transpose_conv_s8, check_transpose_conv_s16,
+    check_transpose_conv_s16_bias16,
+};
+pub use unidirectional_sequence_lstm::{
+    check_unidirectional_sequence_lstm_f32, check_unidirectional_sequence_lstm_s8,
+    check_unidirectional_sequence_lstm_s16,
+};
 pub use unpack::check_unpack;
 
 pub use signal_delay::{SignalDelay, signal_delay};

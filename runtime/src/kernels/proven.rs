@@ -3,13 +3,17 @@
 //! is its public entry without the run-time check (asserted in debug builds); not public API.
 
 pub use super::add_n::proven::*;
+pub use super::batch_matmul::proven::*;
 pub use super::batch_to_space_nd::proven::*;
 pub use super::broadcast_args::proven::*;
 pub use super::broadcast_to::proven::*;
+pub use super::circular_buffer::proven::*;
 pub use super::comparisons::proven::*;
 pub use super::conv::proven::*;
+pub use super::densify::proven::*;
 pub use super::depth_to_space::proven::*;
 pub use super::depthwise_conv::proven::*;
+pub use super::detection_postprocess::proven::*;
 pub use super::div::proven::*;
 pub use super::dynamic_update_slice::proven::*;
 pub use super::embedding_lookup::proven::*;
@@ -45,7 +49,10 @@ pub use super::split_v::proven::*;
 pub use super::squared_difference::proven::*;
 pub use super::strided_slice::proven::*;
 pub use super::sub::proven::*;
+pub use super::svdf::proven::*;
 pub use super::transpose::proven::*;
+pub use super::transpose_conv::proven::*;
+pub use super::unidirectional_sequence_lstm::proven::*;
 pub use super::unpack::proven::*;
 
 /// The one-buffer entries' proven twins (`kernels::overlap`'s, their checks asserted).
