@@ -141,4 +141,36 @@ mod tests {
         assert_eq!(out[0].to_bits(), 0.0_f32.to_bits());
         assert_eq!(out[1], 3.75);
     }
+
+    #[test]
+    fn refuses_inconsistent_arguments() {
+        use crate::kernels::shared::testing::refusal::{Len::*, refuses, untouched, vec};
+        refuses([3, 3, 3], [Exact; 3], |[a, b, o]| {
+            let mut out = vec![7.0_f32; o];
+            (
+                add_n_f32(&[&vec![0.0; a], &vec![0.0; b]], &mut out),
+                untouched(&out, 7.0),
+            )
+        });
+        let r = crate::kernels::Requant {
+            multiplier: 1 << 30,
+            shift: 0,
+        };
+        let p = AddNS8 {
+            left_shift: 20,
+            input_offset: 0,
+            input: r,
+            output_offset: 0,
+            output: r,
+            act_min: -128,
+            act_max: 127,
+        };
+        refuses([3, 3, 3], [Exact; 3], |[a, b, o]| {
+            let mut out = vec![7_i8; o];
+            (
+                add_n_s8(&p, &[&vec![0; a], &vec![0; b]], &mut out),
+                untouched(&out, 7),
+            )
+        });
+    }
 }

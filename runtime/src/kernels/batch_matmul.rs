@@ -450,4 +450,51 @@ mod tests {
         );
         assert_eq!(untouched, [9; 6]);
     }
+
+    #[test]
+    fn refuses_inconsistent_arguments() {
+        use crate::kernels::shared::testing::refusal::{Len::*, refuses, untouched, vec};
+        let p = BatchMatMulF32 {
+            shape: shape([1, 1, 2, 2, 3], [1, 1, 1, 3, 2], false, false),
+        };
+        refuses([12, 6, 8], [Exact; 3], |[l, r, o]| {
+            let mut out = vec![7.0; o];
+            (
+                batch_matmul_f32(&p, &vec![0.0; l], &vec![0.0; r], &mut out),
+                untouched(&out, 7.0),
+            )
+        });
+        let q = BatchMatMulQ {
+            shape: p.shape,
+            lhs_offset: 0,
+            rhs_offset: 0,
+            output_offset: 0,
+            requant: crate::kernels::Requant {
+                multiplier: 1 << 30,
+                shift: 0,
+            },
+            act_min: -128,
+            act_max: 127,
+        };
+        refuses([12, 6, 8], [Exact; 3], |[l, r, o]| {
+            let mut out = vec![7_i8; o];
+            (
+                batch_matmul_s8(&q, &vec![0; l], &vec![0; r], &mut out),
+                untouched(&out, 7),
+            )
+        });
+        refuses([12, 6, 8], [Exact; 3], |[l, r, o]| {
+            let mut out = vec![7_i16; o];
+            (
+                batch_matmul_s16(&q, &vec![0; l], &vec![0; r], &mut out),
+                untouched(&out, 7),
+            )
+        });
+        let mut out = [7.0_f32; 8];
+        let deep = BatchMatMulF32 {
+            shape: shape([1, 1, 2, 2, 3], [1, 1, 1, 2, 2], false, false),
+        };
+        assert!(batch_matmul_f32(&deep, &[0.0; 12], &[0.0; 4], &mut out).is_err());
+        assert_eq!(out, [7.0; 8]);
+    }
 }

@@ -155,4 +155,26 @@ mod tests {
         batch_to_space_nd(&p, &[1, 2, 3, 4], &mut out).unwrap();
         assert_eq!(out, [3, 4]);
     }
+
+    #[test]
+    fn refuses_inconsistent_arguments() {
+        use crate::kernels::shared::testing::refusal::{Len::*, refuses, untouched, vec};
+        let p = BatchToSpace {
+            input: [4, 1, 1, 1],
+            output: [1, 2, 2, 1],
+            block: [2, 2],
+            crop: [0, 0],
+        };
+        refuses([4, 4], [Exact; 2], |[i, o]| {
+            let mut out = vec![7_i8; o];
+            (
+                batch_to_space_nd(&p, &vec![0; i], &mut out),
+                untouched(&out, 7),
+            )
+        });
+        let mut out = [7_i8; 4];
+        let cropped = BatchToSpace { crop: [1, 0], ..p };
+        assert!(batch_to_space_nd(&cropped, &[0; 4], &mut out).is_err());
+        assert_eq!(out, [7; 4]);
+    }
 }

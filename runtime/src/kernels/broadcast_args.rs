@@ -116,4 +116,16 @@ mod tests {
         broadcast_args(&[1_i64 << 32 | 7], &[1, 1], &mut out).unwrap();
         assert_eq!(out, [1, 7]);
     }
+
+    #[test]
+    fn refuses_inconsistent_arguments() {
+        use crate::kernels::shared::testing::refusal::{Len::*, refuses, untouched, vec};
+        refuses([3, 3, 3], [AtMost, AtMost, AtLeast], |[a, b, o]| {
+            let mut out = vec![7_i32; o];
+            (
+                broadcast_args(&vec![1; a], &vec![1; b], &mut out),
+                untouched(&out, 7),
+            )
+        });
+    }
 }

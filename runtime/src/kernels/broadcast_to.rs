@@ -115,4 +115,17 @@ mod tests {
         broadcast_to(&p, &[1, 2], &mut out).unwrap();
         assert_eq!(out, [1, 1, 1, 2, 2, 2, 1, 1, 1, 2, 2, 2]);
     }
+
+    #[test]
+    fn refuses_inconsistent_arguments() {
+        use crate::kernels::shared::testing::refusal::{Len::*, refuses, untouched, vec};
+        let p = BroadcastTo {
+            input: [1, 1, 1, 1, 2],
+            output: [1, 1, 1, 3, 2],
+        };
+        refuses([2, 6], [Exact; 2], |[i, o]| {
+            let mut out = vec![7_i8; o];
+            (broadcast_to(&p, &vec![0; i], &mut out), untouched(&out, 7))
+        });
+    }
 }

@@ -227,4 +227,55 @@ mod tests {
         .unwrap();
         assert_eq!(out, [1, 0]);
     }
+
+    #[test]
+    fn refuses_inconsistent_arguments() {
+        use crate::kernels::shared::testing::refusal::{Len::*, refuses, untouched, vec};
+        let shape = crate::kernels::BinaryShape {
+            input1: [1, 1, 1, 1, 2, 2],
+            input2: [1, 1, 1, 1, 1, 2],
+            output: [1, 1, 1, 1, 2, 2],
+        };
+        let not_broadcast = crate::kernels::BinaryShape {
+            input2: [1, 1, 1, 1, 1, 3],
+            ..shape
+        };
+        let r = crate::kernels::Requant {
+            multiplier: 1 << 30,
+            shift: 0,
+        };
+        let q = ComparisonS8 {
+            shape,
+            left_shift: 8,
+            input1_offset: 0,
+            input1: r,
+            input2_offset: 0,
+            input2: r,
+        };
+        refuses([4, 2, 4], [Exact; 3], |[a, b, o]| {
+            let mut out = vec![7; o];
+            let r = compare(
+                &shape,
+                Comparison::Less,
+                &vec![0 as f32; a],
+                &vec![0 as f32; b],
+                &mut out,
+            );
+            (r, untouched(&out, 7))
+        });
+        refuses([4, 2, 4], [Exact; 3], |[a, b, o]| {
+            let mut out = vec![7; o];
+            let r = compare_s8(
+                &q,
+                Comparison::Equal,
+                &vec![0 as i8; a],
+                &vec![0 as i8; b],
+                &mut out,
+            );
+            (r, untouched(&out, 7))
+        });
+        let mut out = [7_u8; 4];
+        assert!(compare(&not_broadcast, Comparison::Less, &[0; 4], &[0; 3], &mut out).is_err());
+        assert_eq!(out, [7; 4]);
+    }
 }

@@ -138,4 +138,21 @@ mod tests {
         assert!(depth_to_space(&p, &[1, 2], &mut out).is_err());
         assert_eq!(out, [0; 2]);
     }
+
+    #[test]
+    fn refuses_inconsistent_arguments() {
+        use crate::kernels::shared::testing::refusal::{Len::*, refuses, untouched, vec};
+        let p = DepthToSpace {
+            input: [1, 1, 1, 4],
+            output: [1, 2, 2, 1],
+            block: 2,
+        };
+        refuses([4, 4], [Exact; 2], |[i, o]| {
+            let mut out = vec![7_i8; o];
+            (
+                depth_to_space(&p, &vec![0; i], &mut out),
+                untouched(&out, 7),
+            )
+        });
+    }
 }

@@ -876,4 +876,42 @@ mod tests {
         assert_eq!(b[12..16], b[..4]);
         assert_eq!(b[4..8], [9.0; 4]);
     }
+
+    #[test]
+    fn refuses_inconsistent_arguments() {
+        use crate::kernels::shared::testing::refusal::{Len::*, refuses, untouched, vec};
+        // boxes, scores, anchors, then the outputs: boxes, classes, scores, count.
+        for regular in [false, true] {
+            let p = params(regular);
+            let boxes = [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0];
+            let anchors = [0.5, 0.5, 0.2, 0.2, 0.5, 0.5, 0.2, 0.2, 0.1, 0.1, 0.1, 0.1];
+            refuses(
+                [12, 9, 12, 8, 2, 2, 1],
+                [Exact, Exact, AtLeast, AtLeast, AtLeast, AtLeast, AtLeast],
+                |[bx, sc, an, ob, oc, os, on]| {
+                    let (mut b, mut c, mut s, mut n) =
+                        (vec![9.0; ob], vec![9.0; oc], vec![9.0; os], vec![9.0; on]);
+                    let (bx, an) = (vec![0.0; bx], anchors.get(..an).unwrap_or(&anchors));
+                    let bx = if bx.len() == 12 { boxes.to_vec() } else { bx };
+                    let r = detection_postprocess(
+                        &p,
+                        &bx,
+                        &vec![0.5; sc],
+                        an,
+                        &mut b,
+                        &mut c,
+                        &mut s,
+                        &mut n,
+                    );
+                    (
+                        r,
+                        untouched(&b, 9.0)
+                            && untouched(&c, 9.0)
+                            && untouched(&s, 9.0)
+                            && untouched(&n, 9.0),
+                    )
+                },
+            );
+        }
+    }
 }

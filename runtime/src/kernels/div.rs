@@ -255,4 +255,63 @@ mod tests {
         div_i32(&p, &[7, -7, i32::MIN, 5], &[2, 2, -1, 0], &mut out).unwrap();
         assert_eq!(out, [3, -3, i32::MIN, 0]);
     }
+
+    #[test]
+    fn refuses_inconsistent_arguments() {
+        use crate::kernels::shared::testing::refusal::{Len::*, refuses, untouched, vec};
+        let shape = crate::kernels::BinaryShape {
+            input1: [1, 1, 1, 1, 2, 2],
+            input2: [1, 1, 1, 1, 1, 2],
+            output: [1, 1, 1, 1, 2, 2],
+        };
+        let not_broadcast = crate::kernels::BinaryShape {
+            input2: [1, 1, 1, 1, 1, 3],
+            ..shape
+        };
+        let r = crate::kernels::Requant {
+            multiplier: 1 << 30,
+            shift: 0,
+        };
+        let q = DivS8 {
+            shape,
+            input1_offset: 0,
+            input2_offset: 0,
+            output_offset: 0,
+            output: r,
+            act_min: -128,
+            act_max: 127,
+        };
+        let fp = crate::kernels::BinaryF32 {
+            shape,
+            act_min: f32::MIN,
+            act_max: f32::MAX,
+        };
+        let ip = crate::kernels::BinaryI32 {
+            shape,
+            act_min: i32::MIN,
+            act_max: i32::MAX,
+        };
+        refuses([4, 2, 4], [Exact; 3], |[a, b, o]| {
+            let mut out = vec![7; o];
+            let r = div_s8(&q, &vec![0 as i8; a], &vec![0 as i8; b], &mut out);
+            (r, untouched(&out, 7))
+        });
+        refuses([4, 2, 4], [Exact; 3], |[a, b, o]| {
+            let mut out = vec![7; o];
+            let r = div_i32(&ip, &vec![0 as i32; a], &vec![0 as i32; b], &mut out);
+            (r, untouched(&out, 7))
+        });
+        refuses([4, 2, 4], [Exact; 3], |[a, b, o]| {
+            let mut out = vec![7.0; o];
+            let r = div_f32(&fp, &vec![0 as f32; a], &vec![0 as f32; b], &mut out);
+            (r, untouched(&out, 7.0))
+        });
+        let mut out = [7.0_f32; 4];
+        let bad = crate::kernels::BinaryF32 {
+            shape: not_broadcast,
+            ..fp
+        };
+        assert!(div_f32(&bad, &[0.0; 4], &[0.0; 3], &mut out).is_err());
+        assert_eq!(out, [7.0; 4]);
+    }
 }

@@ -158,4 +158,26 @@ mod tests {
         dynamic_update_slice(&p, &operand, &[1, 2, 3, 4], &[0_i64, 1], &mut out).unwrap();
         assert_eq!(out, [0, 1, 2, 0, 3, 4, 0, 0, 0]);
     }
+
+    #[test]
+    fn refuses_inconsistent_arguments() {
+        use crate::kernels::shared::testing::refusal::{Len::*, refuses, untouched, vec};
+        let p = DynamicUpdateSlice {
+            operand: [1, 1, 1, 1, 3, 4],
+            update: [1, 1, 1, 1, 2, 2],
+        };
+        refuses([12, 4, 12], [Exact; 3], |[a, u, o]| {
+            let mut out = vec![7_i8; o];
+            let r = dynamic_update_slice(&p, &vec![0; a], &vec![0; u], &[0_i32; 2], &mut out);
+            (r, untouched(&out, 7))
+        });
+        let mut out = [7_i8; 12];
+        assert!(dynamic_update_slice(&p, &[0; 12], &[0; 4], &[0_i32; 7], &mut out).is_err());
+        let large = DynamicUpdateSlice {
+            update: [1, 1, 1, 1, 4, 1],
+            ..p
+        };
+        assert!(dynamic_update_slice(&large, &[0; 12], &[0; 4], &[0_i32; 2], &mut out).is_err());
+        assert_eq!(out, [7; 12]);
+    }
 }

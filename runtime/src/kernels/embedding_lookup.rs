@@ -186,4 +186,29 @@ mod tests {
         embedding_lookup_s8_f32(&h, &[2, 0], &[1, 2, 3, 4, -128, 127], &mut out).unwrap();
         assert_eq!(out, [-32.0, 31.75, 0.25, 0.5]);
     }
+
+    #[test]
+    fn refuses_inconsistent_arguments() {
+        use crate::kernels::shared::testing::refusal::{Len::*, refuses, untouched, vec};
+        let p = EmbeddingLookup {
+            rows: 3,
+            columns: 2,
+        };
+        refuses([2, 6, 4], [Exact; 3], |[n, v, o]| {
+            let mut out = vec![7_i8; o];
+            (
+                embedding_lookup(&p, &vec![0; n], &vec![0; v], &mut out),
+                untouched(&out, 7),
+            )
+        });
+        let h = EmbeddingLookupHybrid {
+            shape: p,
+            scale: 0.5,
+        };
+        refuses([2, 6, 4], [Exact; 3], |[n, v, o]| {
+            let mut out = vec![7.0; o];
+            let r = embedding_lookup_s8_f32(&h, &vec![0; n], &vec![0; v], &mut out);
+            (r, untouched(&out, 7.0))
+        });
+    }
 }

@@ -113,4 +113,26 @@ mod tests {
         }
         assert!(floor_f64(f64::NAN).is_nan());
     }
+
+    #[test]
+    fn refuses_inconsistent_arguments() {
+        use crate::kernels::shared::testing::refusal::{Len::*, refuses, untouched, vec};
+        let shape = crate::kernels::BinaryShape {
+            input1: [1, 1, 1, 1, 2, 2],
+            input2: [1, 1, 1, 1, 1, 2],
+            output: [1, 1, 1, 1, 2, 2],
+        };
+        let not_broadcast = crate::kernels::BinaryShape {
+            input2: [1, 1, 1, 1, 1, 3],
+            ..shape
+        };
+        refuses([4, 2, 4], [Exact; 3], |[a, b, o]| {
+            let mut out = vec![7.0; o];
+            let r = floor_div_f32(&shape, &vec![0 as f32; a], &vec![0 as f32; b], &mut out);
+            (r, untouched(&out, 7.0))
+        });
+        let mut out = [7.0_f32; 4];
+        assert!(floor_div_f32(&not_broadcast, &[0.0; 4], &[0.0; 3], &mut out).is_err());
+        assert_eq!(out, [7.0; 4]);
+    }
 }

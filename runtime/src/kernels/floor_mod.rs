@@ -171,4 +171,26 @@ mod tests {
         floor_mod_f32(&shape, &[-5.5, 5.5], &[2.0], &mut out).unwrap();
         assert_eq!(out, [0.5, 1.5]);
     }
+
+    #[test]
+    fn refuses_inconsistent_arguments() {
+        use crate::kernels::shared::testing::refusal::{Len::*, refuses, untouched, vec};
+        let shape = crate::kernels::BinaryShape {
+            input1: [1, 1, 1, 1, 2, 2],
+            input2: [1, 1, 1, 1, 1, 2],
+            output: [1, 1, 1, 1, 2, 2],
+        };
+        let not_broadcast = crate::kernels::BinaryShape {
+            input2: [1, 1, 1, 1, 1, 3],
+            ..shape
+        };
+        refuses([4, 2, 4], [Exact; 3], |[a, b, o]| {
+            let mut out = vec![7.0; o];
+            let r = floor_mod_f32(&shape, &vec![0 as f32; a], &vec![0 as f32; b], &mut out);
+            (r, untouched(&out, 7.0))
+        });
+        let mut out = [7.0_f32; 4];
+        assert!(floor_mod_f32(&not_broadcast, &[0.0; 4], &[0.0; 3], &mut out).is_err());
+        assert_eq!(out, [7.0; 4]);
+    }
 }

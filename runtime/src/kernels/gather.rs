@@ -131,4 +131,23 @@ mod tests {
         gather(&p, &input, &[2, 0, 1, 7], &mut out).unwrap();
         assert_eq!(out, [3, 1, 5, 0]);
     }
+
+    #[test]
+    fn refuses_inconsistent_arguments() {
+        use crate::kernels::shared::testing::refusal::{Len::*, refuses, untouched, vec};
+        let p = Gather {
+            batch: 1,
+            outer: 2,
+            coords: 3,
+            axis_size: 4,
+            inner: 2,
+        };
+        refuses([16, 3, 12], [Exact; 3], |[i, c, o]| {
+            let mut out = vec![7_i8; o];
+            (
+                gather(&p, &vec![0; i], &vec![0; c], &mut out),
+                untouched(&out, 7),
+            )
+        });
+    }
 }

@@ -131,4 +131,30 @@ mod tests {
         gather_nd(&p, &params, &[2, 0, 5, 1], &mut out).unwrap();
         assert_eq!(out, [5.0, 6.0, 1.0, 2.0, 9.0, 9.0, 9.0, 9.0]);
     }
+
+    #[test]
+    fn refuses_inconsistent_arguments() {
+        use crate::kernels::shared::testing::refusal::{Len::*, refuses, untouched, vec};
+        let p = GatherNd {
+            slices: 2,
+            index_depth: 1,
+            slice_size: 2,
+            strides: [2, 0, 0, 0, 0],
+            params_size: 6,
+        };
+        refuses([6, 2, 4], [Exact; 3], |[i, c, o]| {
+            let mut out = vec![7_i8; o];
+            (
+                gather_nd(&p, &vec![0; i], &vec![0; c], &mut out),
+                untouched(&out, 7),
+            )
+        });
+        let mut out = [7_i8; 4];
+        let deep = GatherNd {
+            index_depth: 6,
+            ..p
+        };
+        assert!(gather_nd(&deep, &[0; 6], &[0; 12], &mut out).is_err());
+        assert_eq!(out, [7; 4]);
+    }
 }

@@ -148,4 +148,35 @@ mod tests {
         logical_not(&a, &mut out).unwrap();
         assert_eq!(out, [1, 1, 0, 0]);
     }
+
+    #[test]
+    fn refuses_inconsistent_arguments() {
+        use crate::kernels::shared::testing::refusal::{Len::*, refuses, untouched, vec};
+        let shape = crate::kernels::BinaryShape {
+            input1: [1, 1, 1, 1, 2, 2],
+            input2: [1, 1, 1, 1, 1, 2],
+            output: [1, 1, 1, 1, 2, 2],
+        };
+        let not_broadcast = crate::kernels::BinaryShape {
+            input2: [1, 1, 1, 1, 1, 3],
+            ..shape
+        };
+        refuses([4, 2, 4], [Exact; 3], |[a, b, o]| {
+            let mut out = vec![7; o];
+            let r = logical_and(&shape, &vec![0 as u8; a], &vec![0 as u8; b], &mut out);
+            (r, untouched(&out, 7))
+        });
+        refuses([4, 2, 4], [Exact; 3], |[a, b, o]| {
+            let mut out = vec![7; o];
+            let r = logical_or(&shape, &vec![0 as u8; a], &vec![0 as u8; b], &mut out);
+            (r, untouched(&out, 7))
+        });
+        refuses([3, 3], [Exact; 2], |[i, o]| {
+            let mut out = vec![7; o];
+            (logical_not(&vec![0; i], &mut out), untouched(&out, 7))
+        });
+        let mut out = [7_u8; 4];
+        assert!(logical_or(&not_broadcast, &[0; 4], &[0; 3], &mut out).is_err());
+        assert_eq!(out, [7; 4]);
+    }
 }

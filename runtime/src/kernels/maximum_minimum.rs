@@ -129,4 +129,31 @@ mod tests {
         minimum(&shape, &[i64::MIN, 5, 3], &[0, -5, 3], &mut out).unwrap();
         assert_eq!(out, [i64::MIN, -5, 3]);
     }
+
+    #[test]
+    fn refuses_inconsistent_arguments() {
+        use crate::kernels::shared::testing::refusal::{Len::*, refuses, untouched, vec};
+        let shape = crate::kernels::BinaryShape {
+            input1: [1, 1, 1, 1, 2, 2],
+            input2: [1, 1, 1, 1, 1, 2],
+            output: [1, 1, 1, 1, 2, 2],
+        };
+        let not_broadcast = crate::kernels::BinaryShape {
+            input2: [1, 1, 1, 1, 1, 3],
+            ..shape
+        };
+        refuses([4, 2, 4], [Exact; 3], |[a, b, o]| {
+            let mut out = vec![7; o];
+            let r = maximum(&shape, &vec![0 as i16; a], &vec![0 as i16; b], &mut out);
+            (r, untouched(&out, 7))
+        });
+        refuses([4, 2, 4], [Exact; 3], |[a, b, o]| {
+            let mut out = vec![7.0; o];
+            let r = minimum(&shape, &vec![0 as f32; a], &vec![0 as f32; b], &mut out);
+            (r, untouched(&out, 7.0))
+        });
+        let mut out = [7_i8; 4];
+        assert!(maximum(&not_broadcast, &[0; 4], &[0; 3], &mut out).is_err());
+        assert_eq!(out, [7; 4]);
+    }
 }

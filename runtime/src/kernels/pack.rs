@@ -98,4 +98,16 @@ mod tests {
         pack(2, 2, &[&a, &b], &mut out).unwrap();
         assert_eq!(out, [1, 2, 5, 6, 3, 4, 7, 8]);
     }
+
+    #[test]
+    fn refuses_inconsistent_arguments() {
+        use crate::kernels::shared::testing::refusal::{Len::*, refuses, untouched, vec};
+        refuses([4, 4, 8], [Exact; 3], |[a, b, o]| {
+            let mut out = vec![7_i16; o];
+            (
+                pack(2, 2, &[&vec![0; a], &vec![0; b]], &mut out),
+                untouched(&out, 7),
+            )
+        });
+    }
 }

@@ -178,3 +178,54 @@ pub mod proven {
         });
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn refuses_inconsistent_arguments() {
+        use crate::kernels::shared::testing::refusal::{Len::*, refuses, untouched, vec};
+        let shape = crate::kernels::BinaryShape {
+            input1: [1, 1, 1, 1, 2, 2],
+            input2: [1, 1, 1, 1, 1, 2],
+            output: [1, 1, 1, 1, 2, 2],
+        };
+        let not_broadcast = crate::kernels::BinaryShape {
+            input2: [1, 1, 1, 1, 1, 3],
+            ..shape
+        };
+        let r = crate::kernels::Requant {
+            multiplier: 1 << 30,
+            shift: 0,
+        };
+        let q = PreluQuant {
+            shape,
+            input_offset: 0,
+            alpha_offset: 0,
+            output_offset: 0,
+            output1: r,
+            output2: r,
+        };
+        refuses([4, 2, 4], [Exact; 3], |[a, b, o]| {
+            let mut out = vec![7.0; o];
+            let r = prelu_f32(&shape, &vec![0 as f32; a], &vec![0 as f32; b], &mut out);
+            (r, untouched(&out, 7.0))
+        });
+        refuses([4, 2, 4], [Exact; 3], |[a, b, o]| {
+            let mut out = vec![7; o];
+            let r = prelu_s8(&q, &vec![0 as i8; a], &vec![0 as i8; b], &mut out);
+            (r, untouched(&out, 7))
+        });
+        refuses([4, 2, 4], [Exact; 3], |[a, b, o]| {
+            let mut out = vec![7_i16; o];
+            (
+                prelu_s16(&q, &vec![0; a], &vec![0; b], &mut out),
+                untouched(&out, 7),
+            )
+        });
+        let mut out = [7.0_f32; 4];
+        assert!(prelu_f32(&not_broadcast, &[0.0; 4], &[0.0; 3], &mut out).is_err());
+        assert_eq!(out, [7.0; 4]);
+    }
+}

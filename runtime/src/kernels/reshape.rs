@@ -39,3 +39,17 @@ pub mod proven {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn refuses_inconsistent_arguments() {
+        use crate::kernels::shared::testing::refusal::{Len::*, refuses, untouched, vec};
+        refuses([3, 3], [Exact; 2], |[i, o]| {
+            let mut out = vec![7_i8; o];
+            (copy(&vec![0; i], &mut out), untouched(&out, 7))
+        });
+    }
+}

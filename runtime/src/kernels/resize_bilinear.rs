@@ -309,4 +309,29 @@ mod tests {
             assert_eq!(out, [7.0; 2]);
         }
     }
+
+    #[test]
+    fn refuses_inconsistent_arguments() {
+        use crate::kernels::shared::testing::refusal::{Len::*, refuses, untouched, vec};
+        let p = ResizeBilinear {
+            input: [1, 2, 2, 1],
+            output: [1, 3, 3, 1],
+            align_corners: false,
+            half_pixel_centers: false,
+        };
+        refuses([4, 9], [Exact; 2], |[i, o]| {
+            let mut out = vec![7_i8; o];
+            (
+                resize_bilinear_s8(&p, &vec![0; i], &mut out),
+                untouched(&out, 7),
+            )
+        });
+        refuses([4, 9], [Exact; 2], |[i, o]| {
+            let mut out = vec![7.0_f32; o];
+            (
+                resize_bilinear_f32(&p, &vec![0.0; i], &mut out),
+                untouched(&out, 7.0),
+            )
+        });
+    }
 }

@@ -194,4 +194,30 @@ mod tests {
         assert!(resize_nearest_neighbor(&p, &[1, 2], &mut out).is_err());
         assert_eq!(out, [7; 2]);
     }
+
+    #[test]
+    fn refuses_inconsistent_arguments() {
+        use crate::kernels::shared::testing::refusal::{Len::*, refuses, untouched, vec};
+        let p = ResizeNearestNeighbor {
+            input: [1, 2, 2, 1],
+            output: [1, 3, 3, 1],
+            align_corners: false,
+            half_pixel_centers: false,
+        };
+        refuses([4, 9], [Exact; 2], |[i, o]| {
+            let mut out = vec![7_i8; o];
+            (
+                resize_nearest_neighbor(&p, &vec![0; i], &mut out),
+                untouched(&out, 7),
+            )
+        });
+        let mut out = [7_i8; 9];
+        let channels = ResizeNearestNeighbor {
+            output: [1, 3, 3, 2],
+            ..p
+        };
+        assert!(resize_nearest_neighbor(&channels, &[0; 4], &mut [7; 18]).is_err());
+        assert!(resize_nearest_neighbor(&p, &[], &mut out).is_err());
+        assert_eq!(out, [7; 9]);
+    }
 }

@@ -96,4 +96,18 @@ mod tests {
         reverse(&p, &[1, 2, 3, 4, 5, 6], &mut out).unwrap();
         assert_eq!(out, [5, 6, 3, 4, 1, 2]);
     }
+
+    #[test]
+    fn refuses_inconsistent_arguments() {
+        use crate::kernels::shared::testing::refusal::{Len::*, refuses, untouched, vec};
+        let p = Reverse {
+            upper: 2,
+            middle: 3,
+            lower: 2,
+        };
+        refuses([12, 12], [Exact; 2], |[i, o]| {
+            let mut out = vec![7_i8; o];
+            (reverse(&p, &vec![0; i], &mut out), untouched(&out, 7))
+        });
+    }
 }

@@ -149,4 +149,29 @@ mod tests {
         select(&p, &[1, 0], &[1, 2, 3], &[-1], &mut out).unwrap();
         assert_eq!(out, [1, 2, 3, -1, -1, -1]);
     }
+
+    #[test]
+    fn refuses_inconsistent_arguments() {
+        use crate::kernels::shared::testing::refusal::{Len::*, refuses, untouched, vec};
+        let p = SelectShape {
+            condition: [1, 1, 1, 1, 2, 1],
+            x: [1, 1, 1, 1, 2, 2],
+            y: [1, 1, 1, 1, 1, 2],
+            output: [1, 1, 1, 1, 2, 2],
+        };
+        refuses([2, 4, 2, 4], [Exact; 4], |[c, x, y, o]| {
+            let mut out = vec![7_i8; o];
+            (
+                select(&p, &vec![1; c], &vec![0; x], &vec![0; y], &mut out),
+                untouched(&out, 7),
+            )
+        });
+        let bad = SelectShape {
+            y: [1, 1, 1, 1, 1, 3],
+            ..p
+        };
+        let mut out = [7_i8; 4];
+        assert!(select(&bad, &[1; 2], &[0; 4], &[0; 3], &mut out).is_err());
+        assert_eq!(out, [7; 4]);
+    }
 }

@@ -37,3 +37,17 @@ pub mod proven {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn refuses_inconsistent_arguments() {
+        use crate::kernels::shared::testing::refusal::{Len::*, refuses, untouched, vec};
+        refuses([3, 3], [Exact; 2], |[d, o]| {
+            let mut out = vec![7; o];
+            (shape(&vec![1; d], &mut out), untouched(&out, 7))
+        });
+    }
+}

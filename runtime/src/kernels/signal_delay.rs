@@ -182,4 +182,20 @@ mod tests {
             }
         }
     }
+
+    #[test]
+    fn refuses_inconsistent_arguments() {
+        use crate::kernels::shared::testing::refusal::{Len::*, refuses, untouched, vec};
+        let p = SignalDelay {
+            frame_size: 3,
+            rows: 2,
+            delay_length: 3,
+        };
+        refuses([6, 6, 3], [Exact; 3], |[i, o, s]| {
+            let mut out = vec![7_i16; o];
+            let mut state = vec![9_u32; s];
+            let r = signal_delay(&p, &vec![0; i], &mut out, &mut state);
+            (r, untouched(&out, 7) && untouched(&state, 9))
+        });
+    }
 }

@@ -96,4 +96,14 @@ mod tests {
         .unwrap();
         assert_eq!(out, [7, 25, 1 << 31]);
     }
+
+    #[test]
+    fn refuses_inconsistent_arguments() {
+        use crate::kernels::shared::testing::refusal::{Len::*, refuses, untouched, vec};
+        let p = SignalEnergy { start: 1, end: 3 };
+        refuses([6, 3], [AtLeast; 2], |[i, o]| {
+            let mut out = vec![7_u32; o];
+            (signal_energy(&vec![0; i], &p, &mut out), untouched(&out, 7))
+        });
+    }
 }

@@ -104,4 +104,14 @@ mod tests {
         signal_fft_auto_scale(&[-32768, 5, 1], &mut out, &mut s).unwrap();
         assert_eq!((out, s), ([0, 20480, 4096], [12]));
     }
+
+    #[test]
+    fn refuses_inconsistent_arguments() {
+        use crate::kernels::shared::testing::refusal::{Len::*, refuses, untouched, vec};
+        refuses([3, 3, 1], [AtLeast, AtMost, Exact], |[i, o, s]| {
+            let (mut out, mut scale) = (vec![7_i16; o], vec![7_i32; s]);
+            let r = signal_fft_auto_scale(&vec![1; i], &mut out, &mut scale);
+            (r, untouched(&out, 7) && untouched(&scale, 7))
+        });
+    }
 }

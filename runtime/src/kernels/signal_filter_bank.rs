@@ -212,4 +212,46 @@ mod tests {
         // Channel 2: 330 + (-1 as u64)*30 wrapping = 300.
         assert_eq!(out, [180, 300]);
     }
+
+    #[test]
+    fn refuses_inconsistent_arguments() {
+        use crate::kernels::shared::testing::refusal::{Len::*, refuses, untouched, vec};
+        let p = SignalFilterBank { num_channels: 2 };
+        refuses(
+            [4, 4, 4, 3, 3, 3, 2],
+            [AtLeast, AtLeast, AtLeast, AtLeast, AtLeast, AtLeast, AtMost],
+            |[i, w, u, f, s, n, o]| {
+                let mut out = vec![7_u64; o];
+                // Channel 2 spans input values and weights 2..4: the slices hold at least 4.
+                let table = |values: [i16; 4], len: usize| values[..len.min(4)].to_vec();
+                let (freq, starts) = (table([0, 1, 2, 2], f), table([0, 1, 2, 2], s));
+                let widths = table([1, 1, 2, 0], n);
+                let r = signal_filter_bank(
+                    &vec![0; i],
+                    &vec![0; w],
+                    &vec![0; u],
+                    &freq,
+                    &starts,
+                    &widths,
+                    &p,
+                    &mut out,
+                );
+                (r, untouched(&out, 7))
+            },
+        );
+        // A span past the input.
+        let mut out = [7_u64; 2];
+        let r = signal_filter_bank(
+            &[0; 4],
+            &[0; 4],
+            &[0; 4],
+            &[0, 3, 0],
+            &[0; 3],
+            &[1, 2, 1],
+            &p,
+            &mut out,
+        );
+        assert!(r.is_err());
+        assert_eq!(out, [7; 2]);
+    }
 }

@@ -120,4 +120,21 @@ mod tests {
         // ln(2^20) = 13.86: loge = 908520 (Q16), (908520 + 32768) >> 16 = 14.
         assert_eq!(out, [0, 0, 14]);
     }
+
+    #[test]
+    fn refuses_inconsistent_arguments() {
+        use crate::kernels::shared::testing::refusal::{Len::*, refuses, untouched, vec};
+        let p = SignalFilterBankLog {
+            output_scale: 1600,
+            input_correction_bits: 3,
+            lut: [0; LOG_LUT_LEN],
+        };
+        refuses([3, 3], [AtMost, AtLeast], |[i, o]| {
+            let mut out = vec![7_i16; o];
+            (
+                signal_filter_bank_log(&vec![0; i], &p, &mut out),
+                untouched(&out, 7),
+            )
+        });
+    }
 }

@@ -199,4 +199,39 @@ mod tests {
         .unwrap();
         assert!(noise[0] > first[0] && noise[1] > first[1]);
     }
+
+    #[test]
+    fn refuses_inconsistent_arguments() {
+        use crate::kernels::shared::testing::refusal::{Len::*, refuses, untouched, vec};
+        let p = SignalSpectralSubtraction {
+            num_channels: 2,
+            smoothing: 1,
+            one_minus_smoothing: 1,
+            alternate_smoothing: 1,
+            alternate_one_minus_smoothing: 1,
+            min_signal_remaining: 1,
+            smoothing_bits: 1,
+            spectral_subtraction_bits: 1,
+            clamping: false,
+        };
+        refuses(
+            [2, 2, 2, 2],
+            [AtLeast, AtLeast, AtMost, Exact],
+            |[i, o, n, s]| {
+                let (mut out, mut noise, mut state) =
+                    (vec![7_u32; o], vec![7_u32; n], vec![7_u32; s]);
+                let r = signal_filter_bank_spectral_subtraction(
+                    &vec![0; i],
+                    &p,
+                    &mut out,
+                    &mut noise,
+                    &mut state,
+                );
+                (
+                    r,
+                    untouched(&out, 7) && untouched(&noise, 7) && untouched(&state, 7),
+                )
+            },
+        );
+    }
 }

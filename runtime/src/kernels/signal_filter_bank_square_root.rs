@@ -141,4 +141,16 @@ mod tests {
         signal_filter_bank_square_root(&[1 << 40, 100], &[2], &mut out).unwrap();
         assert_eq!(out, [1 << 18, 2]);
     }
+
+    #[test]
+    fn refuses_inconsistent_arguments() {
+        use crate::kernels::shared::testing::refusal::{Len::*, refuses, untouched, vec};
+        refuses([2, 1, 2], [AtMost, Exact, AtLeast], |[i, s, o]| {
+            let mut out = vec![7_u32; o];
+            (
+                signal_filter_bank_square_root(&vec![0; i], &vec![0; s], &mut out),
+                untouched(&out, 7),
+            )
+        });
+    }
 }

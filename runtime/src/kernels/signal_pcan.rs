@@ -148,4 +148,21 @@ mod tests {
         // gain 5: snr = 5000 >> 6 = 78; shrink = 78 * 78 >> 20 = 0.
         assert_eq!(out, [0]);
     }
+
+    #[test]
+    fn refuses_inconsistent_arguments() {
+        use crate::kernels::shared::testing::refusal::{Len::*, refuses, untouched, vec};
+        let p = SignalPcan { snr_shift: 6 };
+        refuses(
+            [2, 2, 125, 2],
+            [Exact, AtLeast, AtLeast, Exact],
+            |[i, n, l, o]| {
+                let mut out = vec![7_u32; o];
+                (
+                    signal_pcan(&vec![0; i], &vec![0; n], &vec![0; l], &p, &mut out),
+                    untouched(&out, 7),
+                )
+            },
+        );
+    }
 }

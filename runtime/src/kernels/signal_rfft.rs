@@ -617,4 +617,21 @@ mod tests {
         assert_eq!(out[0], 0);
         assert!(out[4] > 900, "{out:?}");
     }
+
+    #[test]
+    fn refuses_inconsistent_arguments() {
+        use crate::kernels::shared::testing::refusal::{Len::*, refuses, untouched, vec};
+        let p = params(4);
+        refuses([4, 6, 2], [Exact, Exact, AtLeast], |[i, o, s]| {
+            let (mut out, mut scratch) = (vec![7_i16; o], vec![0_i32; s]);
+            (
+                signal_rfft(&vec![0; i], &p, &mut out, &mut scratch),
+                untouched(&out, 7),
+            )
+        });
+        let mut out = [7_i16; 6];
+        let unfactored = SignalRfft { stages: 0, ..p };
+        assert!(signal_rfft(&[0; 4], &unfactored, &mut out, &mut [0; 2]).is_err());
+        assert_eq!(out, [7; 6]);
+    }
 }

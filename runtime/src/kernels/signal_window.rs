@@ -108,4 +108,21 @@ mod tests {
         .unwrap();
         assert_eq!(out, [1, 4, 3, 8]);
     }
+
+    #[test]
+    fn refuses_inconsistent_arguments() {
+        use crate::kernels::shared::testing::refusal::{Len::*, refuses, untouched, vec};
+        let p = SignalWindow { shift: 1 };
+        refuses([4, 2, 4], [Exact, AtMost, Exact], |[i, w, o]| {
+            let mut out = vec![7_i16; o];
+            // A window of 3 does not divide 4 values; an empty one is refused too.
+            (
+                signal_window(&vec![0; i], &vec![0; w], &p, &mut out),
+                untouched(&out, 7),
+            )
+        });
+        let mut out = [7_i16; 4];
+        assert!(signal_window(&[0; 4], &[], &p, &mut out).is_err());
+        assert_eq!(out, [7; 4]);
+    }
 }

@@ -233,4 +233,37 @@ mod tests {
         slice_dynamic(&p, &input, &[7_i32, -3], &mut out).unwrap();
         assert_eq!(out, [4, 5, 6, 8, 9, 10]);
     }
+
+    #[test]
+    fn refuses_inconsistent_arguments() {
+        use crate::kernels::shared::testing::refusal::{Len::*, refuses, untouched, vec};
+        let p = Slice {
+            input: [1, 1, 1, 3, 4],
+            begin: [0, 0, 0, 1, 1],
+            output: [1, 1, 1, 2, 3],
+        };
+        refuses([12, 6], [Exact; 2], |[i, o]| {
+            let mut out = vec![7_i8; o];
+            (slice(&p, &vec![0; i], &mut out), untouched(&out, 7))
+        });
+        let d = SliceDynamic {
+            input: p.input,
+            output: p.output,
+            rank: 2,
+        };
+        refuses([12, 2, 6], [Exact; 3], |[i, b, o]| {
+            let mut out = vec![7_i8; o];
+            (
+                slice_dynamic(&d, &vec![0; i], &vec![0_i32; b], &mut out),
+                untouched(&out, 7),
+            )
+        });
+        let mut out = [7_i8; 6];
+        let outside = Slice {
+            begin: [0, 0, 0, 2, 1],
+            ..p
+        };
+        assert!(slice(&outside, &[0; 12], &mut out).is_err());
+        assert_eq!(out, [7; 6]);
+    }
 }

@@ -152,4 +152,26 @@ mod tests {
         space_to_batch_nd(&p, &[1, 2, 3, 4], &mut out).unwrap();
         assert_eq!(out, [0, 0, 0, 4, 0, 0, 3, 0, 0, 2, 0, 0, 1, 0, 0, 0]);
     }
+
+    #[test]
+    fn refuses_inconsistent_arguments() {
+        use crate::kernels::shared::testing::refusal::{Len::*, refuses, untouched, vec};
+        let p = SpaceToBatch {
+            input: [1, 2, 2, 1],
+            output: [4, 1, 1, 1],
+            block: [2, 2],
+            pad: [0, 0],
+        };
+        refuses([4, 4], [Exact; 2], |[i, o]| {
+            let mut out = vec![7_i8; o];
+            (
+                space_to_batch_nd(&p, &vec![0; i], &mut out),
+                untouched(&out, 7),
+            )
+        });
+        let mut out = [7_i8; 4];
+        let zero = SpaceToBatch { block: [0, 2], ..p };
+        assert!(space_to_batch_nd(&zero, &[0; 4], &mut out).is_err());
+        assert_eq!(out, [7; 4]);
+    }
 }

@@ -131,4 +131,25 @@ mod tests {
         // Output (0, 0, 0, 2..4) is input (0, 0, 1, 0..2).
         assert_eq!(&out[2..4], &[2, 3]);
     }
+
+    #[test]
+    fn refuses_inconsistent_arguments() {
+        use crate::kernels::shared::testing::refusal::{Len::*, refuses, untouched, vec};
+        let p = SpaceToDepth {
+            input: [1, 2, 2, 1],
+            output: [1, 1, 1, 4],
+            block: 2,
+        };
+        refuses([4, 4], [Exact; 2], |[i, o]| {
+            let mut out = vec![7_i8; o];
+            (
+                space_to_depth(&p, &vec![0; i], &mut out),
+                untouched(&out, 7),
+            )
+        });
+        let mut out = [7_i8; 4];
+        let zero = SpaceToDepth { block: 0, ..p };
+        assert!(space_to_depth(&zero, &[0; 4], &mut out).is_err());
+        assert_eq!(out, [7; 4]);
+    }
 }

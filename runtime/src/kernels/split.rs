@@ -119,4 +119,17 @@ mod tests {
         assert_eq!(a, [1, 4]);
         assert_eq!(b, [2, 3, 5, 6]);
     }
+
+    #[test]
+    fn refuses_inconsistent_arguments() {
+        use crate::kernels::shared::testing::refusal::{Len::*, refuses, untouched, vec};
+        refuses([6, 2, 4], [Exact; 3], |[i, a, b]| {
+            let (mut x, mut y) = (vec![7_i8; a], vec![7_i8; b]);
+            let r = split(2, &[1, 2], &vec![0; i], &mut [&mut x, &mut y]);
+            (r, untouched(&x, 7) && untouched(&y, 7))
+        });
+        let mut x = [7_i8; 2];
+        assert!(split(2, &[1, 2], &[0; 6], &mut [&mut x]).is_err());
+        assert_eq!(x, [7; 2]);
+    }
 }

@@ -46,3 +46,18 @@ pub mod proven {
         super::super::split::proven::split(outer, copies, input, outputs);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn refuses_inconsistent_arguments() {
+        use crate::kernels::shared::testing::refusal::{Len::*, refuses, untouched, vec};
+        refuses([6, 2, 4], [Exact; 3], |[i, a, b]| {
+            let (mut x, mut y) = (vec![7_i8; a], vec![7_i8; b]);
+            let r = split_v(2, &[1, 2], &vec![0; i], &mut [&mut x, &mut y]);
+            (r, untouched(&x, 7) && untouched(&y, 7))
+        });
+    }
+}

@@ -259,3 +259,63 @@ pub mod proven {
         });
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn refuses_inconsistent_arguments() {
+        use crate::kernels::shared::testing::refusal::{Len::*, refuses, untouched, vec};
+        let shape = crate::kernels::BinaryShape {
+            input1: [1, 1, 1, 1, 2, 2],
+            input2: [1, 1, 1, 1, 1, 2],
+            output: [1, 1, 1, 1, 2, 2],
+        };
+        let not_broadcast = crate::kernels::BinaryShape {
+            input2: [1, 1, 1, 1, 1, 3],
+            ..shape
+        };
+        let r = crate::kernels::Requant {
+            multiplier: 1 << 30,
+            shift: 0,
+        };
+        let q = SquaredDifferenceQuant {
+            shape,
+            left_shift: 7,
+            input1_offset: 0,
+            input1: r,
+            input2_offset: 0,
+            input2: r,
+            output_offset: 0,
+            output: r,
+            act_min: -128,
+            act_max: 127,
+        };
+        refuses([4, 2, 4], [Exact; 3], |[a, b, o]| {
+            let mut out = vec![7; o];
+            let r = squared_difference_s8(&q, &vec![0 as i8; a], &vec![0 as i8; b], &mut out);
+            (r, untouched(&out, 7))
+        });
+        refuses([4, 2, 4], [Exact; 3], |[a, b, o]| {
+            let mut out = vec![7; o];
+            let r = squared_difference_s16(&q, &vec![0 as i16; a], &vec![0 as i16; b], &mut out);
+            (r, untouched(&out, 7))
+        });
+        refuses([4, 2, 4], [Exact; 3], |[a, b, o]| {
+            let mut out = vec![7; o];
+            let r =
+                squared_difference_i32(&shape, &vec![0 as i32; a], &vec![0 as i32; b], &mut out);
+            (r, untouched(&out, 7))
+        });
+        refuses([4, 2, 4], [Exact; 3], |[a, b, o]| {
+            let mut out = vec![7.0; o];
+            let r =
+                squared_difference_f32(&shape, &vec![0 as f32; a], &vec![0 as f32; b], &mut out);
+            (r, untouched(&out, 7.0))
+        });
+        let mut out = [7_i32; 4];
+        assert!(squared_difference_i32(&not_broadcast, &[0; 4], &[0; 3], &mut out).is_err());
+        assert_eq!(out, [7; 4]);
+    }
+}

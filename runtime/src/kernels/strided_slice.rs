@@ -172,4 +172,32 @@ mod tests {
         assert!(strided_slice(&p, &[1, 2, 3], &mut out).is_err());
         assert_eq!(out, [7; 4]);
     }
+
+    #[test]
+    fn refuses_inconsistent_arguments() {
+        use crate::kernels::shared::testing::refusal::{Len::*, refuses, untouched, vec};
+        let p = StridedSlice {
+            input: [1, 1, 1, 1, 6],
+            start: [0, 0, 0, 0, 1],
+            stop: [1, 1, 1, 1, 6],
+            stride: [1, 1, 1, 1, 2],
+        };
+        refuses([6, 3], [Exact; 2], |[i, o]| {
+            let mut out = vec![7_i8; o];
+            (strided_slice(&p, &vec![0; i], &mut out), untouched(&out, 7))
+        });
+        let mut out = [7_i8; 3];
+        let outside = StridedSlice {
+            start: [0, 0, 0, 0, 2],
+            stop: [1, 1, 1, 1, 7],
+            ..p
+        };
+        assert!(strided_slice(&outside, &[0; 6], &mut out).is_err());
+        let zero = StridedSlice {
+            stride: [1, 1, 1, 0, 2],
+            ..p
+        };
+        assert!(strided_slice(&zero, &[0; 6], &mut out).is_err());
+        assert_eq!(out, [7; 3]);
+    }
 }

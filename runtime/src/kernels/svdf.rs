@@ -779,4 +779,73 @@ mod tests {
         );
         assert_eq!((state, out), ([1.0; 6], [7.0]));
     }
+
+    #[test]
+    fn refuses_inconsistent_arguments() {
+        use crate::kernels::shared::testing::refusal::{Len::*, refuses, untouched, vec};
+        let shape = SvdfShape {
+            batches: 2,
+            input_size: 3,
+            filters: 4,
+            rank: 2,
+            memory: 2,
+        };
+        let pf = SvdfF32 {
+            shape,
+            activation: SvdfActivation::None,
+        };
+        let r = crate::kernels::Requant {
+            multiplier: 1 << 30,
+            shift: 0,
+        };
+        let p8 = SvdfS8 {
+            shape,
+            input_zero_point: 0,
+            state_zero_point: 0,
+            output_zero_point: 0,
+            feature: r,
+            time: r,
+        };
+        // input, feature, time, bias, state, output.
+        let ok = [6, 12, 8, 2, 16, 4];
+        refuses(ok, [Exact; 6], |[i, f, t, b, s, o]| {
+            let (mut state, mut out) = (vec![7.0; s], vec![7.0; o]);
+            let r = svdf_f32(
+                &pf,
+                &vec![0.0; i],
+                &vec![0.0; f],
+                &vec![0.0; t],
+                Some(&vec![0.0; b]),
+                &mut state,
+                &mut out,
+            );
+            (r, untouched(&state, 7.0) && untouched(&out, 7.0))
+        });
+        refuses(ok, [Exact; 6], |[i, f, t, b, s, o]| {
+            let (mut state, mut out) = (vec![7_i8; s], vec![7_i8; o]);
+            let r = svdf_s8(
+                &p8,
+                &vec![0; i],
+                &vec![0; f],
+                &vec![0; t],
+                Some(&vec![0; b]),
+                &mut state,
+                &mut out,
+            );
+            (r, untouched(&state, 7) && untouched(&out, 7))
+        });
+        refuses(ok, [Exact; 6], |[i, f, t, b, s, o]| {
+            let (mut state, mut out) = (vec![7_i16; s], vec![7_i8; o]);
+            let r = svdf_s8_s16(
+                &p8,
+                &vec![0; i],
+                &vec![0; f],
+                &vec![0; t],
+                Some(&vec![0; b]),
+                &mut state,
+                &mut out,
+            );
+            (r, untouched(&state, 7) && untouched(&out, 7))
+        });
+    }
 }

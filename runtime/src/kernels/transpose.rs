@@ -95,3 +95,28 @@ pub mod proven {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn refuses_inconsistent_arguments() {
+        use crate::kernels::shared::testing::refusal::{Len::*, refuses, untouched, vec};
+        let p = Transpose {
+            input: [1, 1, 1, 1, 2, 3],
+            perm: [0, 1, 2, 3, 5, 4],
+        };
+        refuses([6, 6], [Exact; 2], |[i, o]| {
+            let mut out = vec![7_i8; o];
+            (transpose(&p, &vec![0; i], &mut out), untouched(&out, 7))
+        });
+        let mut out = [7_i8; 6];
+        let bad = Transpose {
+            perm: [0, 1, 2, 3, 4, 4],
+            ..p
+        };
+        assert!(transpose(&bad, &[0; 6], &mut out).is_err());
+        assert_eq!(out, [7; 6]);
+    }
+}

@@ -654,4 +654,85 @@ mod tests {
         // 90005, -59989 and 1, clamped to int16.
         assert_eq!(out16, [32767, -32768, 1]);
     }
+
+    #[test]
+    fn refuses_inconsistent_arguments() {
+        use crate::kernels::shared::testing::refusal::{Len::*, refuses, untouched, vec};
+        let g = TransposeConvGeometry {
+            input: [1, 2, 2, 1],
+            filter: [2, 2, 2, 1],
+            output: [1, 3, 3, 2],
+            stride_h: 1,
+            stride_w: 1,
+            pad_h: 0,
+            pad_w: 0,
+        };
+        const R: crate::kernels::Requant = crate::kernels::Requant {
+            multiplier: 1 << 30,
+            shift: 0,
+        };
+        let pf = TransposeConvF32 {
+            geometry: g,
+            act_min: f32::MIN,
+            act_max: f32::MAX,
+        };
+        let p8 = TransposeConvS8 {
+            geometry: g,
+            input_offset: 0,
+            output_offset: 0,
+            requant: &[R, R],
+            act_min: -128,
+            act_max: 127,
+        };
+        let p16 = TransposeConvS16 {
+            geometry: g,
+            requant: &[R, R],
+            act_min: -32768,
+            act_max: 32767,
+        };
+        refuses([4, 8, 2, 18], [Exact; 4], |[i, f, b, o]| {
+            let mut out = vec![7.0; o];
+            let r = transpose_conv_f32(
+                &pf,
+                &vec![0.0; i],
+                &vec![0.0; f],
+                Some(&vec![0.0; b]),
+                &mut out,
+            );
+            (r, untouched(&out, 7.0))
+        });
+        refuses([4, 8, 2, 18], [Exact; 4], |[i, f, b, o]| {
+            let mut out = vec![7_i8; o];
+            let r = transpose_conv_s8(&p8, &vec![0; i], &vec![0; f], Some(&vec![0; b]), &mut out);
+            (r, untouched(&out, 7))
+        });
+        refuses([4, 8, 2, 18], [Exact; 4], |[i, f, b, o]| {
+            let mut out = vec![7_i16; o];
+            let r = transpose_conv_s16(&p16, &vec![0; i], &vec![0; f], Some(&vec![0; b]), &mut out);
+            (r, untouched(&out, 7))
+        });
+        refuses([4, 8, 2, 18], [Exact; 4], |[i, f, b, o]| {
+            let mut out = vec![7_i16; o];
+            let r = transpose_conv_s16_bias16(
+                &p16,
+                &vec![0; i],
+                &vec![0; f],
+                Some(&vec![0; b]),
+                &mut out,
+            );
+            (r, untouched(&out, 7))
+        });
+        let mut out = [7_i8; 18];
+        let one = TransposeConvS8 {
+            requant: &[R],
+            ..p8
+        };
+        assert!(transpose_conv_s8(&one, &[0; 4], &[0; 8], None, &mut out).is_err());
+        let still = TransposeConvS8 {
+            geometry: TransposeConvGeometry { stride_h: 0, ..g },
+            ..p8
+        };
+        assert!(transpose_conv_s8(&still, &[0; 4], &[0; 8], None, &mut out).is_err());
+        assert_eq!(out, [7; 18]);
+    }
 }

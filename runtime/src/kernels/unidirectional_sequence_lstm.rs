@@ -760,5 +760,74 @@ mod tests {
             }
             assert_eq!((&out, &h, &c), (&rout, &rh, &rc));
         }
+        // Refused: an input one value short, nothing written (both integer kernels).
+        let (hb, cb) = (h.clone(), c.clone());
+        let mut out = vec![7i8; 5 * 2 * n];
+        assert!(
+            unidirectional_sequence_lstm_s8(&p, &[0; 1], &w, &mut h, &mut c, &mut out).is_err()
+        );
+        assert!(out.iter().all(|&x| x == 7) && h == hb && c == cb);
+        let b64 = vec![0i64; n];
+        let w16 = LstmWeights {
+            input: w.input,
+            recurrent: w.recurrent,
+            bias: [&b64[..], &b64, &b64, &b64],
+        };
+        let (mut h16, mut c16, mut o16) =
+            (vec![7i16; 2 * n], vec![7i16; 2 * n], vec![7i16; 5 * 2 * n]);
+        assert!(
+            unidirectional_sequence_lstm_s16(&p, &[0; 1], &w16, &mut h16, &mut c16, &mut o16)
+                .is_err()
+        );
+        assert!(
+            [&h16[..], &c16, &o16]
+                .iter()
+                .all(|s| s.iter().all(|&x| x == 7))
+        );
+    }
+
+    #[test]
+    fn refuses_inconsistent_arguments() {
+        use crate::kernels::shared::testing::refusal::{Len::*, refuses, untouched, vec};
+        let size = LstmSize {
+            time_major: true,
+            batch_size: 2,
+            time_steps: 3,
+            input_dimension: 2,
+            state_dimension: 2,
+        };
+        let p = LstmF32 {
+            size,
+            cell_clip: 0.0,
+            cell_gate_tanh: true,
+        };
+        // input, the 12 weights and biases (one of each kind stands for its four), hidden,
+        // cell, output.
+        refuses(
+            [12, 4, 4, 2, 4, 4, 12],
+            [Exact; 7],
+            |[x, wi, wr, b, h, c, o]| {
+                let (wi, wr, b) = (vec![0.0; wi], vec![0.0; wr], vec![0.0; b]);
+                let (full_i, full_r, full_b) = ([0.0; 4], [0.0; 4], [0.0; 2]);
+                let w = LstmWeights {
+                    input: [&wi[..], &full_i, &full_i, &full_i],
+                    recurrent: [&full_r[..], &full_r, &wr, &full_r],
+                    bias: [&full_b[..], &full_b, &full_b, &b],
+                };
+                let (mut hidden, mut cell, mut out) = (vec![7.0; h], vec![7.0; c], vec![7.0; o]);
+                let r = unidirectional_sequence_lstm_f32(
+                    &p,
+                    &vec![0.0; x],
+                    &w,
+                    &mut hidden,
+                    &mut cell,
+                    &mut out,
+                );
+                (
+                    r,
+                    untouched(&hidden, 7.0) && untouched(&cell, 7.0) && untouched(&out, 7.0),
+                )
+            },
+        );
     }
 }

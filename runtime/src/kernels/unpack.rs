@@ -103,4 +103,14 @@ mod tests {
         assert!(unpack(9, 5, &input, &mut [&mut a, &mut b]).is_err());
         assert_eq!((a, b), ([1, 2, 3, 4], [5, 6, 7, 8]));
     }
+
+    #[test]
+    fn refuses_inconsistent_arguments() {
+        use crate::kernels::shared::testing::refusal::{Len::*, refuses, untouched, vec};
+        refuses([8, 4, 4], [Exact; 3], |[i, a, b]| {
+            let (mut x, mut y) = (vec![7_i32; a], vec![7_i32; b]);
+            let r = unpack(2, 2, &vec![0; i], &mut [&mut x, &mut y]);
+            (r, untouched(&x, 7) && untouched(&y, 7))
+        });
+    }
 }
