@@ -23,7 +23,7 @@ pub const fn check_add_n_f32(inputs: &[usize], output: usize) -> Result<(), Kern
 /// [`check_add_n_f32`] on the slices themselves (the entries' check).
 fn check_add_n_slices<T>(inputs: &[&[T]], output: &[T]) -> Result<(), KernelError> {
     for input in inputs {
-        check!(length("input", Some(output.len()), input.len()));
+        length("input", Some(output.len()), input.len())?;
     }
     Ok(())
 }

@@ -257,8 +257,8 @@ mod tests {
             let r = compare(
                 &shape,
                 Comparison::Less,
-                &vec![0 as f32; a],
-                &vec![0 as f32; b],
+                &vec![0.0_f32; a],
+                &vec![0.0_f32; b],
                 &mut out,
             );
             (r, untouched(&out, 7))
@@ -268,8 +268,8 @@ mod tests {
             let r = compare_s8(
                 &q,
                 Comparison::Equal,
-                &vec![0 as i8; a],
-                &vec![0 as i8; b],
+                &vec![0_i8; a],
+                &vec![0_i8; b],
                 &mut out,
             );
             (r, untouched(&out, 7))

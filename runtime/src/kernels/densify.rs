@@ -133,10 +133,10 @@ pub fn densify<T: Copy + Default>(
     output: &mut [T],
 ) -> Result<(), KernelError> {
     check_densify(p, values.len(), output.len())?;
-    check!(require(
+    require(
         traverse(p, values, output.len(), |_, _| {}),
-        "the encoding does not fit the shape or the values"
-    ));
+        "the encoding does not fit the shape or the values",
+    )?;
     proven::densify(p, values, output);
     Ok(())
 }

@@ -332,6 +332,7 @@ fn partial_arg_sort(values: impl Fn(usize) -> f32, n: usize, out: &mut [usize]) 
 /// # Errors
 ///
 /// The first precondition that does not hold.
+#[allow(clippy::too_many_arguments)]
 pub const fn check_detection_postprocess(
     p: &DetectionPostProcess,
     boxes: usize,
@@ -680,6 +681,7 @@ pub mod proven {
 
     /// [`detection_postprocess`](super::detection_postprocess), its [`check`](super::check_detection_postprocess) proven.
     #[inline]
+    #[allow(clippy::too_many_arguments)]
     pub fn detection_postprocess(
         p: &DetectionPostProcess,
         boxes: &[f32],

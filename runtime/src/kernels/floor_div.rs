@@ -128,7 +128,7 @@ mod tests {
         };
         refuses([4, 2, 4], [Exact; 3], |[a, b, o]| {
             let mut out = vec![7.0; o];
-            let r = floor_div_f32(&shape, &vec![0 as f32; a], &vec![0 as f32; b], &mut out);
+            let r = floor_div_f32(&shape, &vec![0.0_f32; a], &vec![0.0_f32; b], &mut out);
             (r, untouched(&out, 7.0))
         });
         let mut out = [7.0_f32; 4];

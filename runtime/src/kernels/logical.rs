@@ -163,12 +163,12 @@ mod tests {
         };
         refuses([4, 2, 4], [Exact; 3], |[a, b, o]| {
             let mut out = vec![7; o];
-            let r = logical_and(&shape, &vec![0 as u8; a], &vec![0 as u8; b], &mut out);
+            let r = logical_and(&shape, &vec![0_u8; a], &vec![0_u8; b], &mut out);
             (r, untouched(&out, 7))
         });
         refuses([4, 2, 4], [Exact; 3], |[a, b, o]| {
             let mut out = vec![7; o];
-            let r = logical_or(&shape, &vec![0 as u8; a], &vec![0 as u8; b], &mut out);
+            let r = logical_or(&shape, &vec![0_u8; a], &vec![0_u8; b], &mut out);
             (r, untouched(&out, 7))
         });
         refuses([3, 3], [Exact; 2], |[i, o]| {

@@ -144,12 +144,12 @@ mod tests {
         };
         refuses([4, 2, 4], [Exact; 3], |[a, b, o]| {
             let mut out = vec![7; o];
-            let r = maximum(&shape, &vec![0 as i16; a], &vec![0 as i16; b], &mut out);
+            let r = maximum(&shape, &vec![0_i16; a], &vec![0_i16; b], &mut out);
             (r, untouched(&out, 7))
         });
         refuses([4, 2, 4], [Exact; 3], |[a, b, o]| {
             let mut out = vec![7.0; o];
-            let r = minimum(&shape, &vec![0 as f32; a], &vec![0 as f32; b], &mut out);
+            let r = minimum(&shape, &vec![0.0_f32; a], &vec![0.0_f32; b], &mut out);
             (r, untouched(&out, 7.0))
         });
         let mut out = [7_i8; 4];

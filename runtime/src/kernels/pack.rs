@@ -30,7 +30,7 @@ fn check_pack_slices<T>(
     output: &[T],
 ) -> Result<(), KernelError> {
     for input in inputs {
-        check!(length("input", outer.checked_mul(copy), input.len()));
+        length("input", outer.checked_mul(copy), input.len())?;
     }
     length(
         "output",

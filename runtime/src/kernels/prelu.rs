@@ -209,12 +209,12 @@ mod tests {
         };
         refuses([4, 2, 4], [Exact; 3], |[a, b, o]| {
             let mut out = vec![7.0; o];
-            let r = prelu_f32(&shape, &vec![0 as f32; a], &vec![0 as f32; b], &mut out);
+            let r = prelu_f32(&shape, &vec![0.0_f32; a], &vec![0.0_f32; b], &mut out);
             (r, untouched(&out, 7.0))
         });
         refuses([4, 2, 4], [Exact; 3], |[a, b, o]| {
             let mut out = vec![7; o];
-            let r = prelu_s8(&q, &vec![0 as i8; a], &vec![0 as i8; b], &mut out);
+            let r = prelu_s8(&q, &vec![0_i8; a], &vec![0_i8; b], &mut out);
             (r, untouched(&out, 7))
         });
         refuses([4, 2, 4], [Exact; 3], |[a, b, o]| {

@@ -37,12 +37,12 @@ fn check_signal_filter_bank_spans(
             weight_starts.get(i).copied().unwrap_or(-1),
             widths.get(i).copied().unwrap_or(-1),
         );
-        check!(require(
+        require(
             inside(f, n, input.len())
                 && inside(w, n, weights.len())
                 && inside(w, n, unweights.len()),
-            "a channel's span reaches outside the input or the weights"
-        ));
+            "a channel's span reaches outside the input or the weights",
+        )?;
     }
     Ok(())
 }
@@ -53,6 +53,7 @@ fn check_signal_filter_bank_spans(
 /// # Errors
 ///
 /// The first precondition that does not hold.
+#[allow(clippy::too_many_arguments)]
 pub const fn check_signal_filter_bank(
     _input: usize,
     _weights: usize,
@@ -142,6 +143,7 @@ pub mod proven {
 
     /// [`signal_filter_bank`](super::signal_filter_bank), its [`check`](super::check_signal_filter_bank) proven.
     #[inline]
+    #[allow(clippy::too_many_arguments)]
     pub fn signal_filter_bank(
         input: &[u32],
         weights: &[i16],

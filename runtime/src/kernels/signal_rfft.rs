@@ -459,7 +459,7 @@ pub const fn check_signal_rfft<T: FftScalar>(
     while s < params.stages {
         let [radix, m] = params.factors[s];
         check!(require(
-            radix >= 2 && radix <= 5 && remaining % radix == 0 && m == remaining / radix,
+            radix >= 2 && radix <= 5 && remaining.is_multiple_of(radix) && m == remaining / radix,
             "the factors are not KISS FFT's of fft_length / 2 in radices 2 to 5"
         ));
         remaining = m;

@@ -24,7 +24,7 @@ pub const fn check_signal_window(
 ) -> Result<(), KernelError> {
     check!(require(weights >= 1, "the window is empty"));
     check!(require(
-        input % weights == 0,
+        input.is_multiple_of(weights),
         "the input is not a whole number of frames"
     ));
     length("output", Some(input), output)

@@ -16,7 +16,7 @@ pub struct Slice {
     pub output: [usize; 5],
 }
 
-/// [`slice`]'s preconditions, on the lengths of its slices: what the entry checks
+/// [`slice()`]'s preconditions, on the lengths of its slices: what the entry checks
 /// before it runs, and what generated code asserts when the crate compiles.
 ///
 /// # Errors
@@ -125,7 +125,7 @@ pub mod proven {
     #[allow(clippy::wildcard_imports)]
     use super::*;
 
-    /// [`slice`](super::slice), its [`check`](super::check_slice) proven.
+    /// [`slice()`](super::slice), its [`check`](super::check_slice) proven.
     #[inline]
     pub fn slice<T: Copy + Default>(p: &Slice, input: &[T], output: &mut [T]) {
         debug_assert!(super::check_slice(p, input.len(), output.len()).is_ok());

@@ -49,13 +49,13 @@ pub(super) fn check_split_slices<T>(
     input: &[T],
     outputs: &[&mut [T]],
 ) -> Result<(), KernelError> {
-    check!(require(
+    require(
         outputs.len() == copies.len(),
-        "there are not as many outputs as copies"
-    ));
-    check!(length("input", split_input(outer, copies), input.len()));
+        "there are not as many outputs as copies",
+    )?;
+    length("input", split_input(outer, copies), input.len())?;
     for (output, &copy) in outputs.iter().zip(copies) {
-        check!(length("output", outer.checked_mul(copy), output.len()));
+        length("output", outer.checked_mul(copy), output.len())?;
     }
     Ok(())
 }

@@ -294,24 +294,22 @@ mod tests {
         };
         refuses([4, 2, 4], [Exact; 3], |[a, b, o]| {
             let mut out = vec![7; o];
-            let r = squared_difference_s8(&q, &vec![0 as i8; a], &vec![0 as i8; b], &mut out);
+            let r = squared_difference_s8(&q, &vec![0_i8; a], &vec![0_i8; b], &mut out);
             (r, untouched(&out, 7))
         });
         refuses([4, 2, 4], [Exact; 3], |[a, b, o]| {
             let mut out = vec![7; o];
-            let r = squared_difference_s16(&q, &vec![0 as i16; a], &vec![0 as i16; b], &mut out);
+            let r = squared_difference_s16(&q, &vec![0_i16; a], &vec![0_i16; b], &mut out);
             (r, untouched(&out, 7))
         });
         refuses([4, 2, 4], [Exact; 3], |[a, b, o]| {
             let mut out = vec![7; o];
-            let r =
-                squared_difference_i32(&shape, &vec![0 as i32; a], &vec![0 as i32; b], &mut out);
+            let r = squared_difference_i32(&shape, &vec![0_i32; a], &vec![0_i32; b], &mut out);
             (r, untouched(&out, 7))
         });
         refuses([4, 2, 4], [Exact; 3], |[a, b, o]| {
             let mut out = vec![7.0; o];
-            let r =
-                squared_difference_f32(&shape, &vec![0 as f32; a], &vec![0 as f32; b], &mut out);
+            let r = squared_difference_f32(&shape, &vec![0.0_f32; a], &vec![0.0_f32; b], &mut out);
             (r, untouched(&out, 7.0))
         });
         let mut out = [7_i32; 4];

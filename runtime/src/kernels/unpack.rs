@@ -34,13 +34,13 @@ fn check_unpack_slices<T>(
     input: &[T],
     outputs: &[&mut [T]],
 ) -> Result<(), KernelError> {
-    check!(length(
+    length(
         "input",
         elements(&[outer, outputs.len(), copy]),
-        input.len()
-    ));
+        input.len(),
+    )?;
     for output in outputs {
-        check!(length("output", outer.checked_mul(copy), output.len()));
+        length("output", outer.checked_mul(copy), output.len())?;
     }
     Ok(())
 }
