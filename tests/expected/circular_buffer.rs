@@ -351,6 +351,17 @@ pub mod circular_buffer {
             depth: 4,
             cycles_max: 2,
         };
+        #[allow(unused_variables)]
+        const _: () = {
+            let i0: usize = super::A.len();
+            let o0: usize = super::W.len();
+            let p0: usize = super::STATE_OP_1.len();
+            ::core::assert!(
+                ::stowplan::kernels::check_circular_buffer_s8(i0, & OP_1, o0, p0)
+                .is_ok(),
+                "op 1 (CIRCULAR_BUFFER): its kernel's preconditions do not hold for the views the plan gives it"
+            );
+        };
         /// op 2 (CONV_2D) of subgraph 0
         pub const OP_2: ::stowplan::kernels::ConvS8 = ::stowplan::kernels::ConvS8 {
             geometry: ::stowplan::kernels::ConvGeometry {
@@ -431,7 +442,12 @@ pub mod circular_buffer {
         }
         {
             let ((i0,), (o0, p0)) = ops::op_1(arena, state);
-            if !::stowplan::kernels::circular_buffer_s8(i0, &params::OP_1, o0, p0) {
+            if !::stowplan::kernels::proven::circular_buffer_s8(
+                i0,
+                &params::OP_1,
+                o0,
+                p0,
+            ) {
                 return ::stowplan::Invoked::Stopped {
                     op: 1,
                 };

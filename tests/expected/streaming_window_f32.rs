@@ -619,12 +619,33 @@ pub mod streaming_window_f32 {
     }
     /// Kernel parameters, computed when the crate compiled (TFLite Micro's `Prepare`).
     pub mod params {
+        #[allow(unused_variables)]
+        const _: () = {
+            let i0: usize = super::RESOURCE_WINDOW.len();
+            let o0: usize = super::WINDOW.len();
+            ::core::assert!(
+                ::stowplan::kernels::check_copy(i0, o0).is_ok(),
+                "op 2 (READ_VARIABLE): its kernel's preconditions do not hold for the views the plan gives it"
+            );
+        };
         /// op 3 (STRIDED_SLICE) of subgraph 0
         pub const OP_3: ::stowplan::kernels::StridedSlice = ::stowplan::kernels::StridedSlice {
             input: [1, 1, 1, 4, 6],
             start: [0, 0, 0, 1, 0],
             stop: [1, 1, 1, 4, 6],
             stride: [1, 1, 1, 1, 1],
+        };
+        #[allow(unused_variables)]
+        const _: () = {
+            let i0: usize = super::WINDOW.len();
+            let i1: usize = super::KEPT_BEGIN.len();
+            let i2: usize = super::KEPT_END.len();
+            let i3: usize = super::KEPT_STRIDES.len();
+            let o0: usize = super::KEPT.len();
+            ::core::assert!(
+                ::stowplan::kernels::check_strided_slice(& OP_3, i0, o0).is_ok(),
+                "op 3 (STRIDED_SLICE): its kernel's preconditions do not hold for the views the plan gives it"
+            );
         };
         /// op 4 (CONCATENATION) of subgraph 0
         const _: () = ::core::assert!(
@@ -639,6 +660,24 @@ pub mod streaming_window_f32 {
                 ::stowplan::kernels::overlap::check_concatenation(o0, 0, 0, 1usize, &
                 [18, 6], & [i1]).is_ok(),
                 "op 4 (CONCATENATION): its kernel's preconditions do not hold for the views the plan gives it"
+            );
+        };
+        #[allow(unused_variables)]
+        const _: () = {
+            let m0: usize = super::RESOURCE_WINDOW.len();
+            let i1: usize = super::CONCAT.len();
+            ::core::assert!(
+                ::stowplan::kernels::check_copy(i1, m0).is_ok(),
+                "op 5 (ASSIGN_VARIABLE): its kernel's preconditions do not hold for the views the plan gives it"
+            );
+        };
+        #[allow(unused_variables)]
+        const _: () = {
+            let i0: usize = super::RESOURCE_HISTORY.len();
+            let o0: usize = super::HISTORY.len();
+            ::core::assert!(
+                ::stowplan::kernels::check_copy(i0, o0).is_ok(),
+                "op 7 (READ_VARIABLE): its kernel's preconditions do not hold for the views the plan gives it"
             );
         };
         #[allow(unused_variables)]
@@ -659,6 +698,27 @@ pub mod streaming_window_f32 {
             stop: [1, 1, 1, 1, 5],
             stride: [1, 1, 1, 1, 1],
         };
+        #[allow(unused_variables)]
+        const _: () = {
+            let i0: usize = super::CONCAT_1.len();
+            let i1: usize = super::NEXT_BEGIN.len();
+            let i2: usize = super::NEXT_END.len();
+            let i3: usize = super::NEXT_STRIDES.len();
+            let o0: usize = super::NEXT.len();
+            ::core::assert!(
+                ::stowplan::kernels::check_strided_slice(& OP_9, i0, o0).is_ok(),
+                "op 9 (STRIDED_SLICE): its kernel's preconditions do not hold for the views the plan gives it"
+            );
+        };
+        #[allow(unused_variables)]
+        const _: () = {
+            let m0: usize = super::RESOURCE_HISTORY.len();
+            let i1: usize = super::NEXT.len();
+            ::core::assert!(
+                ::stowplan::kernels::check_copy(i1, m0).is_ok(),
+                "op 10 (ASSIGN_VARIABLE): its kernel's preconditions do not hold for the views the plan gives it"
+            );
+        };
     }
     /// Puts the model's state back where TFLite Micro's `Reset` puts it: every variable
     /// tensor and resource variable to its reset value (an int8 zero point or 0), every
@@ -675,11 +735,11 @@ pub mod streaming_window_f32 {
     pub fn invoke(arena: &mut Arena, state: &mut PersistentArena) {
         {
             let ((i0,), (o0,)) = ops::op_2(arena, state);
-            ::stowplan::kernels::copy(i0, o0);
+            ::stowplan::kernels::proven::copy(i0, o0);
         }
         {
             let ((i0, _, _, _), (o0,)) = ops::op_3(arena);
-            ::stowplan::kernels::strided_slice(&params::OP_3, i0, o0);
+            ::stowplan::kernels::proven::strided_slice(&params::OP_3, i0, o0);
         }
         {
             let ((_, i1), (o0,)) = ops::op_4(arena);
@@ -695,11 +755,11 @@ pub mod streaming_window_f32 {
         }
         {
             let ((_, i1), (m0,)) = ops::op_5(arena, state);
-            ::stowplan::kernels::copy(i1, m0);
+            ::stowplan::kernels::proven::copy(i1, m0);
         }
         {
             let ((i0,), (o0,)) = ops::op_7(arena, state);
-            ::stowplan::kernels::copy(i0, o0);
+            ::stowplan::kernels::proven::copy(i0, o0);
         }
         {
             let ((i0, i1), (o0,)) = ops::op_8(arena);
@@ -707,11 +767,11 @@ pub mod streaming_window_f32 {
         }
         {
             let ((i0, _, _, _), (o0,)) = ops::op_9(arena);
-            ::stowplan::kernels::strided_slice(&params::OP_9, i0, o0);
+            ::stowplan::kernels::proven::strided_slice(&params::OP_9, i0, o0);
         }
         {
             let ((_, i1), (m0,)) = ops::op_10(arena, state);
-            ::stowplan::kernels::copy(i1, m0);
+            ::stowplan::kernels::proven::copy(i1, m0);
         }
     }
 }

@@ -82,9 +82,9 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
     match out.dtype {
         DType::Float32 => Ok(Call {
             params: None,
-            body: quote!(#k::add_n_f32(#inputs, o0);),
+            body: quote!(#k::proven::add_n_f32(#inputs, o0);),
             reads: (0..n).collect(),
-            check: None,
+            check: Some(quote!(#k::check_add_n_f32(#inputs, o0))),
         }),
         DType::Int8 => {
             let (s, z) = cx.quant(first)?;
@@ -111,9 +111,9 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
                     left_shift: 20, input_offset: #io, input: #mi,
                     output_offset: #oo, output: #mo, act_min: -128, act_max: 127,
                 };)),
-                body: quote!(#k::add_n_s8(&params::#pname, #inputs, o0);),
+                body: quote!(#k::proven::add_n_s8(&params::#pname, #inputs, o0);),
                 reads: (0..n).collect(),
-                check: None,
+                check: Some(quote!(#k::check_add_n_s8(&#pname, #inputs, o0))),
             })
         }
         other => invalid(format!(

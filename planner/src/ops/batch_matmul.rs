@@ -150,8 +150,11 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
     };
     Ok(Call {
         params: Some(params),
-        body: quote!(#k::#f(&params::#pname, i0, i1, o0);),
+        body: quote!(#k::proven::#f(&params::#pname, i0, i1, o0);),
         reads: vec![0, 1],
-        check: None,
+        check: Some({
+            let check_f = quote::format_ident!("check_{}", f.to_string());
+            quote!(#k::#check_f(&#pname, i0, i1, o0))
+        }),
     })
 }

@@ -118,8 +118,8 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
             input: #i, output: #o, block: [#bh, #bw], crop: [#top, #left],
         };),
         ),
-        body: quote!(#k::batch_to_space_nd(&params::#pname, i0, o0);),
+        body: quote!(#k::proven::batch_to_space_nd(&params::#pname, i0, o0);),
         reads: vec![0],
-        check: None,
+        check: Some(quote!(#k::check_batch_to_space_nd(&#pname, i0, o0))),
     })
 }

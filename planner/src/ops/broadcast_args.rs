@@ -43,8 +43,8 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
     }
     Ok(Call {
         params: None,
-        body: quote!(#k::broadcast_args(i0, i1, o0);),
+        body: quote!(#k::proven::broadcast_args(i0, i1, o0);),
         reads: vec![0, 1],
-        check: None,
+        check: Some(quote!(#k::check_broadcast_args(i0, i1, o0))),
     })
 }

@@ -103,9 +103,9 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
         params: Some(
             quote!(pub const #pname: #k::BroadcastTo = #k::BroadcastTo { input: #i, output: #o };),
         ),
-        body: quote!(#k::broadcast_to(&params::#pname, i0, o0);),
+        body: quote!(#k::proven::broadcast_to(&params::#pname, i0, o0);),
         reads: vec![0],
-        check: None,
+        check: Some(quote!(#k::check_broadcast_to(&#pname, i0, o0))),
     })
 }
 
@@ -127,7 +127,9 @@ pub(super) fn fold(cx: &Lower<'_>) -> Result<Vec<Vec<u8>>, Refusal> {
         T => {
             let values = cx.const_values::<T>(0)?;
             let mut o = cx.output_values::<T>(0)?;
-            kernels::broadcast_to(&p, &values, &mut o);
+            kernels::broadcast_to(&p, &values, &mut o).map_err(|e| {
+                Refusal::Invalid(format!("folding BROADCAST_TO: the kernel refuses its arguments: {e}"))
+            })?;
             Ok(vec![le_bytes(&o)])
         },
         unsupported(format!("folding BROADCAST_TO of {dtype}"))

@@ -231,11 +231,11 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
             };
         }),
         body: quote! {
-            if !#k::circular_buffer_s8(i0, &params::#pname, o0, p0) {
+            if !#k::proven::circular_buffer_s8(i0, &params::#pname, o0, p0) {
                 return #rt::Invoked::Stopped { op: #index };
             }
         },
         reads: vec![0],
-        check: None,
+        check: Some(quote!(#k::check_circular_buffer_s8(i0, &#pname, o0, p0))),
     })
 }

@@ -57,9 +57,9 @@ fn lower(cx: &Lower<'_>, op: &str) -> Result<Call, Refusal> {
     if a.dtype != DType::Int8 {
         return Ok(Call {
             params: Some(quote!(pub const #pname: #k::BinaryShape = #shape;)),
-            body: quote!(#k::compare(&params::#pname, #which, i0, i1, o0);),
+            body: quote!(#k::proven::compare(&params::#pname, #which, i0, i1, o0);),
             reads: vec![0, 1],
-            check: None,
+            check: Some(quote!(#k::check_compare(&#pname, i0, i1, o0))),
         });
     }
     // comparisons.cc:730-751: each scale through QuantizeMultiplierSmallerThanOneExp (which
@@ -88,9 +88,9 @@ fn lower(cx: &Lower<'_>, op: &str) -> Result<Call, Refusal> {
             input1_offset: #o1, input1: #m1, input2_offset: #o2, input2: #m2,
         };),
         ),
-        body: quote!(#k::compare_s8(&params::#pname, #which, i0, i1, o0);),
+        body: quote!(#k::proven::compare_s8(&params::#pname, #which, i0, i1, o0);),
         reads: vec![0, 1],
-        check: None,
+        check: Some(quote!(#k::check_compare_s8(&#pname, i0, i1, o0))),
     })
 }
 

@@ -107,9 +107,9 @@ pub(super) fn fold(cx: &Lower<'_>) -> Result<Vec<Vec<u8>>, Refusal> {
         T => {
             let values = super::values::<T>(data);
             let mut o = cx.output_values::<T>(0)?;
-            if !kernels::densify(&p, &values, &mut o) {
+            if let Err(e) = kernels::densify(&p, &values, &mut o) {
                 return Err(bad(format!(
-                    "its encoding (traversal order {traversal_order:?}, block map {block_map:?}, {} levels, {} values) does not fit shape {shape:?}",
+                    "its encoding (traversal order {traversal_order:?}, block map {block_map:?}, {} levels, {} values) does not fit shape {shape:?}: {e}",
                     levels.len(),
                     values.len()
                 )));

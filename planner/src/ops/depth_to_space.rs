@@ -58,8 +58,8 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
             input: #i, output: #o, block: #bs,
         };),
         ),
-        body: quote!(#k::depth_to_space(&params::#pname, i0, o0);),
+        body: quote!(#k::proven::depth_to_space(&params::#pname, i0, o0);),
         reads: vec![0],
-        check: None,
+        check: Some(quote!(#k::check_depth_to_space(&#pname, i0, o0))),
     })
 }

@@ -273,8 +273,8 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
             y_scale: #ys, x_scale: #xs, h_scale: #hs, w_scale: #ws,
         };),
         ),
-        body: quote!(#k::detection_postprocess(&params::#pname, i0, i1, i2, o0, o1, o2, o3);),
+        body: quote!(#k::proven::detection_postprocess(&params::#pname, i0, i1, i2, o0, o1, o2, o3);),
         reads: vec![0, 1, 2],
-        check: None,
+        check: Some(quote!(#k::check_detection_postprocess(&#pname, i0, i1, i2, o0, o1, o2, o3))),
     })
 }

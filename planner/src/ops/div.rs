@@ -4,6 +4,7 @@
 use quote::quote;
 
 use super::add::{act_range_i32, activation, binary_shape, float_call, int32_call, unquantized};
+use super::sub::proven_binary;
 use super::{Call, Lower, OpKind, Refusal, act_range_s8, i32_lit, kernel, requant, unsupported};
 use crate::quant;
 use crate::tflite::DType;
@@ -41,9 +42,9 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
                     shape: #shape, input1_offset: #o1, input2_offset: #o2,
                     output_offset: #oo, output: #mo, act_min: #lo, act_max: #hi,
                 };)),
-                body: quote!(#k::div_s8(&params::#pname, i0, i1, o0);),
+                body: quote!(#k::proven::div_s8(&params::#pname, i0, i1, o0);),
                 reads: vec![0, 1],
-                check: None,
+                check: Some(quote!(#k::check_div_s8(&#pname, i0, i1, o0))),
             })
         }
         DType::Int32 => {
@@ -51,8 +52,11 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
             unquantized(a, "DIV")?;
             unquantized(b, "DIV")?;
             int32_call(cx, shape, act_range_i32(act)?, quote!(div_i32))
+                .map(|c| proven_binary(cx, c, "div_i32"))
         }
-        DType::Float32 => float_call(cx, shape, act, quote!(div_f32)),
+        DType::Float32 => {
+            float_call(cx, shape, act, quote!(div_f32)).map(|c| proven_binary(cx, c, "div_f32"))
+        }
         other => unsupported(format!(
             "the runtime has no DIV kernel for {other} (nor has TFLM's)"
         )),

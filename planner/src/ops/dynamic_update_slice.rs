@@ -62,8 +62,8 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
             operand: #o, update: #u,
         };),
         ),
-        body: quote!(#k::dynamic_update_slice(&params::#pname, i0, i1, i2, o0);),
+        body: quote!(#k::proven::dynamic_update_slice(&params::#pname, i0, i1, i2, o0);),
         reads: vec![0, 1, 2],
-        check: None,
+        check: Some(quote!(#k::check_dynamic_update_slice(&#pname, i0, i1, i2, o0))),
     })
 }

@@ -73,15 +73,15 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
                 shape: #shape, scale: #s,
             };),
             ),
-            body: quote!(#k::embedding_lookup_s8_f32(&params::#pname, i0, i1, o0);),
+            body: quote!(#k::proven::embedding_lookup_s8_f32(&params::#pname, i0, i1, o0);),
             reads: vec![0, 1],
-            check: None,
+            check: Some(quote!(#k::check_embedding_lookup_s8_f32(&#pname, i0, i1, o0))),
         });
     }
     Ok(Call {
         params: Some(quote!(pub const #pname: #k::EmbeddingLookup = #shape;)),
-        body: quote!(#k::embedding_lookup(&params::#pname, i0, i1, o0);),
+        body: quote!(#k::proven::embedding_lookup(&params::#pname, i0, i1, o0);),
         reads: vec![0, 1],
-        check: None,
+        check: Some(quote!(#k::check_embedding_lookup(&#pname, i0, i1, o0))),
     })
 }

@@ -89,8 +89,8 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
         params: Some(quote!(pub const #pname: #k::Gather = #k::Gather {
             batch: #batch, outer: #outer, coords: #coords_n, axis_size: #axis_size, inner: #inner,
         };)),
-        body: quote!(#k::gather(&params::#pname, i0, i1, o0);),
+        body: quote!(#k::proven::gather(&params::#pname, i0, i1, o0);),
         reads: vec![0, 1],
-        check: None,
+        check: Some(quote!(#k::check_gather(&#pname, i0, i1, o0))),
     })
 }

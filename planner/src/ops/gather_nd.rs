@@ -66,8 +66,8 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
         params: Some(quote!(pub const #pname: #k::GatherNd = #k::GatherNd {
             slices: #slices, index_depth: #nd, slice_size: #size, strides: #st, params_size: #total,
         };)),
-        body: quote!(#k::gather_nd(&params::#pname, i0, i1, o0);),
+        body: quote!(#k::proven::gather_nd(&params::#pname, i0, i1, o0);),
         reads: vec![0, 1],
-        check: None,
+        check: Some(quote!(#k::check_gather_nd(&#pname, i0, i1, o0))),
     })
 }

@@ -33,9 +33,12 @@ fn binary(cx: &Lower<'_>, f: proc_macro2::TokenStream) -> Result<Call, Refusal> 
     let shape = binary_shape(cx, a, b, out)?;
     Ok(Call {
         params: Some(quote!(pub const #pname: #k::BinaryShape = #shape;)),
-        body: quote!(#k::#f(&params::#pname, i0, i1, o0);),
+        body: quote!(#k::proven::#f(&params::#pname, i0, i1, o0);),
         reads: vec![0, 1],
-        check: None,
+        check: Some({
+            let check_f = quote::format_ident!("check_{}", f.to_string());
+            quote!(#k::#check_f(&#pname, i0, i1, o0))
+        }),
     })
 }
 
@@ -74,8 +77,8 @@ fn lower_not(cx: &Lower<'_>) -> Result<Call, Refusal> {
     }
     Ok(Call {
         params: None,
-        body: quote!(#k::logical_not(i0, o0);),
+        body: quote!(#k::proven::logical_not(i0, o0);),
         reads: vec![0],
-        check: None,
+        check: Some(quote!(#k::check_logical_not(i0, o0))),
     })
 }

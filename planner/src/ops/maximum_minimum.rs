@@ -34,9 +34,12 @@ fn lower(cx: &Lower<'_>, f: proc_macro2::TokenStream) -> Result<Call, Refusal> {
     }
     Ok(Call {
         params: Some(quote!(pub const #pname: #k::BinaryShape = #shape;)),
-        body: quote!(#k::#f(&params::#pname, i0, i1, o0);),
+        body: quote!(#k::proven::#f(&params::#pname, i0, i1, o0);),
         reads: vec![0, 1],
-        check: None,
+        check: Some({
+            let check_f = quote::format_ident!("check_{}", f.to_string());
+            quote!(#k::#check_f(&#pname, i0, i1, o0))
+        }),
     })
 }
 

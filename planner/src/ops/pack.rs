@@ -56,11 +56,11 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
         .ok_or_else(|| Refusal::Invalid(format!("{}'s size overflows", out.desc())))?;
     let copy = product(oshape.get(ax + 1..).unwrap_or(&[]))
         .ok_or_else(|| Refusal::Invalid(format!("{}'s size overflows", out.desc())))?;
-    let views = (0..n).map(|i| format_ident!("i{i}"));
+    let views: Vec<_> = (0..n).map(|i| format_ident!("i{i}")).collect();
     Ok(Call {
         params: None,
-        body: quote!(#k::pack(#outer, #copy, &[#(#views),*], o0);),
+        body: quote!(#k::proven::pack(#outer, #copy, &[#(#views),*], o0);),
         reads: (0..n).collect(),
-        check: None,
+        check: Some(quote!(#k::check_pack(#outer, #copy, &[#(#views),*], o0))),
     })
 }

@@ -33,9 +33,9 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
             }
             Ok(Call {
                 params: Some(quote!(pub const #pname: #k::BinaryShape = #shape;)),
-                body: quote!(#k::prelu_f32(&params::#pname, i0, i1, o0);),
+                body: quote!(#k::proven::prelu_f32(&params::#pname, i0, i1, o0);),
                 reads: vec![0, 1],
-                check: None,
+                check: Some(quote!(#k::check_prelu_f32(&#pname, i0, i1, o0))),
             })
         }
         DType::Int8 | DType::Int16 => {
@@ -78,9 +78,12 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
                     shape: #shape, input_offset: #io, alpha_offset: #ao,
                     output_offset: #oo, output1: #m1, output2: #m2,
                 };)),
-                body: quote!(#k::#f(&params::#pname, i0, i1, o0);),
+                body: quote!(#k::proven::#f(&params::#pname, i0, i1, o0);),
                 reads: vec![0, 1],
-                check: None,
+                check: Some({
+                    let check_f = quote::format_ident!("check_{}", f.to_string());
+                    quote!(#k::#check_f(&#pname, i0, i1, o0))
+                }),
             })
         }
         other => unsupported(format!(

@@ -43,9 +43,9 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
     }
     Ok(Call {
         params: None,
-        body: quote!(#k::copy(i0, o0);),
+        body: quote!(#k::proven::copy(i0, o0);),
         reads: vec![0],
-        check: None,
+        check: Some(quote!(#k::check_copy(i0, o0))),
     })
 }
 
@@ -58,7 +58,9 @@ pub(super) fn fold(cx: &Lower<'_>) -> Result<Vec<Vec<u8>>, Refusal> {
         T => {
             let input = cx.const_values::<T>(0)?;
             let mut out = cx.output_values::<T>(0)?;
-            kernels::copy(&input, &mut out);
+            kernels::copy(&input, &mut out).map_err(|e| {
+                Refusal::Invalid(format!("folding {}: the kernel refuses its arguments: {e}", cx.name()))
+            })?;
             Ok(vec![le_bytes(&out)])
         },
         unsupported(format!("folding {} of {dtype}", cx.name()))

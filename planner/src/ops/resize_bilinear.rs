@@ -42,8 +42,11 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
             input: #i, output: #o, align_corners: #align, half_pixel_centers: #half,
         };),
         ),
-        body: quote!(#k::#f(&params::#pname, i0, o0);),
+        body: quote!(#k::proven::#f(&params::#pname, i0, o0);),
         reads: vec![0],
-        check: None,
+        check: Some({
+            let check_f = quote::format_ident!("check_{}", f.to_string());
+            quote!(#k::#check_f(&#pname, i0, o0))
+        }),
     })
 }

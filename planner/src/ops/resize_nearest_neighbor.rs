@@ -79,8 +79,8 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
             input: #i, output: #o, align_corners: #align, half_pixel_centers: #half,
         };),
         ),
-        body: quote!(#k::resize_nearest_neighbor(&params::#pname, i0, o0);),
+        body: quote!(#k::proven::resize_nearest_neighbor(&params::#pname, i0, o0);),
         reads: vec![0],
-        check: None,
+        check: Some(quote!(#k::check_resize_nearest_neighbor(&#pname, i0, o0))),
     })
 }

@@ -46,9 +46,9 @@ fn read(cx: &Lower<'_>) -> Result<Call, Refusal> {
     check(cx, out)?;
     Ok(Call {
         params: None,
-        body: quote!(#k::copy(i0, o0);),
+        body: quote!(#k::proven::copy(i0, o0);),
         reads: vec![0],
-        check: None,
+        check: Some(quote!(#k::check_copy(i0, o0))),
     })
 }
 
@@ -58,8 +58,8 @@ fn assign(cx: &Lower<'_>) -> Result<Call, Refusal> {
     check(cx, value)?;
     Ok(Call {
         params: None,
-        body: quote!(#k::copy(i1, m0);),
+        body: quote!(#k::proven::copy(i1, m0);),
         reads: vec![1],
-        check: None,
+        check: Some(quote!(#k::check_copy(i1, m0))),
     })
 }

@@ -77,8 +77,8 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
         params: Some(quote!(pub const #pname: #k::Reverse = #k::Reverse {
             upper: #upper, middle: #middle, lower: #lower,
         };)),
-        body: quote!(#k::reverse(&params::#pname, i0, o0);),
+        body: quote!(#k::proven::reverse(&params::#pname, i0, o0);),
         reads: vec![0],
-        check: None,
+        check: Some(quote!(#k::check_reverse(&#pname, i0, o0))),
     })
 }

@@ -112,8 +112,8 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
         params: Some(quote!(pub const #pname: #k::SelectShape = #k::SelectShape {
             condition: #c, x: #xs, y: #ys, output: #os,
         };)),
-        body: quote!(#k::select(&params::#pname, i0, i1, i2, o0);),
+        body: quote!(#k::proven::select(&params::#pname, i0, i1, i2, o0);),
         reads: vec![0, 1, 2],
-        check: None,
+        check: Some(quote!(#k::check_select(&#pname, i0, i1, i2, o0))),
     })
 }

@@ -33,8 +33,11 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
     let d = i32_lits(&dims);
     Ok(Call {
         params: None,
-        body: quote!(#k::shape(&#d, o0);),
+        body: quote!(#k::proven::shape(&#d, o0);),
         reads: vec![],
-        check: None,
+        check: Some({
+            let n = proc_macro2::Literal::usize_unsuffixed(dims.len());
+            quote!(#k::check_shape(#n, o0))
+        }),
     })
 }

@@ -80,11 +80,15 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
         }),
         // No delay keeps no state (and the op gets no state view).
         body: if delay == 0 {
-            quote!(#k::signal_delay(&params::#pname, i0, o0, &mut []);)
+            quote!(#k::proven::signal_delay(&params::#pname, i0, o0, &mut []);)
         } else {
-            quote!(#k::signal_delay(&params::#pname, i0, o0, p0);)
+            quote!(#k::proven::signal_delay(&params::#pname, i0, o0, p0);)
         },
         reads: vec![0],
-        check: None,
+        check: Some(if delay == 0 {
+            quote!(#k::check_signal_delay(&#pname, i0, o0, 0))
+        } else {
+            quote!(#k::check_signal_delay(&#pname, i0, o0, p0))
+        }),
     })
 }

@@ -48,8 +48,8 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
         params: Some(quote! {
             pub const #pname: #k::SignalEnergy = #k::SignalEnergy { start: #s, end: #e };
         }),
-        body: quote!(#k::signal_energy(i0, &params::#pname, o0);),
+        body: quote!(#k::proven::signal_energy(i0, &params::#pname, o0);),
         reads: vec![0],
-        check: None,
+        check: Some(quote!(#k::check_signal_energy(i0, &#pname, o0))),
     })
 }

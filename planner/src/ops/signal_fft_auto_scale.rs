@@ -30,8 +30,8 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
     }
     Ok(Call {
         params: None,
-        body: quote!(#k::signal_fft_auto_scale(i0, o0, o1);),
+        body: quote!(#k::proven::signal_fft_auto_scale(i0, o0, o1);),
         reads: vec![0],
-        check: None,
+        check: Some(quote!(#k::check_signal_fft_auto_scale(i0, o0, o1))),
     })
 }

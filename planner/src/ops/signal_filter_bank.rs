@@ -111,8 +111,8 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
         params: Some(quote! {
             pub const #pname: #k::SignalFilterBank = #k::SignalFilterBank { num_channels: #n };
         }),
-        body: quote!(#k::signal_filter_bank(i0, i1, i2, i3, i4, i5, &params::#pname, o0);),
+        body: quote!(#k::proven::signal_filter_bank(i0, i1, i2, i3, i4, i5, &params::#pname, o0);),
         reads: vec![0, 1, 2, 3, 4, 5],
-        check: None,
+        check: Some(quote!(#k::check_signal_filter_bank(i0, i1, i2, i3, i4, i5, &#pname, o0))),
     })
 }

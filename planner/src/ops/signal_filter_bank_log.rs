@@ -60,9 +60,9 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
                 lut: [#(#lut),*],
             };
         }),
-        body: quote!(#k::signal_filter_bank_log(i0, &params::#pname, o0);),
+        body: quote!(#k::proven::signal_filter_bank_log(i0, &params::#pname, o0);),
         reads: vec![0],
-        check: None,
+        check: Some(quote!(#k::check_signal_filter_bank_log(i0, &#pname, o0))),
     })
 }
 

@@ -98,8 +98,10 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
                 clamping: #clamping,
             };
         }),
-        body: quote!(#k::signal_filter_bank_spectral_subtraction(i0, &params::#pname, o0, o1, p0);),
+        body: quote!(#k::proven::signal_filter_bank_spectral_subtraction(i0, &params::#pname, o0, o1, p0);),
         reads: vec![0],
-        check: None,
+        check: Some(
+            quote!(#k::check_signal_filter_bank_spectral_subtraction(i0, &#pname, o0, o1, p0)),
+        ),
     })
 }

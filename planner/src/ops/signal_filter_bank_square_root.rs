@@ -30,8 +30,8 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
     }
     Ok(Call {
         params: None,
-        body: quote!(#k::signal_filter_bank_square_root(i0, i1, o0);),
+        body: quote!(#k::proven::signal_filter_bank_square_root(i0, i1, o0);),
         reads: vec![0, 1],
-        check: None,
+        check: Some(quote!(#k::check_signal_filter_bank_square_root(i0, i1, o0))),
     })
 }

@@ -46,8 +46,8 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
         params: Some(quote! {
             pub const #pname: #k::SignalPcan = #k::SignalPcan { snr_shift: #s };
         }),
-        body: quote!(#k::signal_pcan(i0, i1, i2, &params::#pname, o0);),
+        body: quote!(#k::proven::signal_pcan(i0, i1, i2, &params::#pname, o0);),
         reads: vec![0, 1, 2],
-        check: None,
+        check: Some(quote!(#k::check_signal_pcan(i0, i1, i2, &#pname, o0))),
     })
 }

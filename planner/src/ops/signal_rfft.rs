@@ -204,9 +204,9 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
                 super_twiddles: #super_twiddles,
             };
         }),
-        body: quote!(#k::signal_rfft(i0, &params::#pname, o0, s0);),
+        body: quote!(#k::proven::signal_rfft(i0, &params::#pname, o0, s0);),
         reads: vec![0],
-        check: None,
+        check: Some(quote!(#k::check_signal_rfft(i0, &#pname, o0, s0))),
     })
 }
 

@@ -51,8 +51,8 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
         params: Some(quote! {
             pub const #pname: #k::SignalWindow = #k::SignalWindow { shift: #s };
         }),
-        body: quote!(#k::signal_window(i0, i1, &params::#pname, o0);),
+        body: quote!(#k::proven::signal_window(i0, i1, &params::#pname, o0);),
         reads: vec![0, 1],
-        check: None,
+        check: Some(quote!(#k::check_signal_window(i0, i1, &#pname, o0))),
     })
 }

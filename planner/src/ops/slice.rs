@@ -98,9 +98,9 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
         params: Some(
             quote!(pub const #pname: #k::Slice = #k::Slice { input: #i, begin: #b, output: #o };),
         ),
-        body: quote!(#k::slice(&params::#pname, i0, o0);),
+        body: quote!(#k::proven::slice(&params::#pname, i0, o0);),
         reads: vec![0],
-        check: None,
+        check: Some(quote!(#k::check_slice(&#pname, i0, o0))),
     })
 }
 
@@ -157,8 +157,8 @@ fn dynamic(
             input: #i, output: #o, rank: #r,
         };),
         ),
-        body: quote!(#k::slice_dynamic(&params::#pname, i0, i1, o0);),
+        body: quote!(#k::proven::slice_dynamic(&params::#pname, i0, i1, o0);),
         reads: vec![0, 1],
-        check: None,
+        check: Some(quote!(#k::check_slice_dynamic(&#pname, i0, i1, o0))),
     })
 }

@@ -53,8 +53,8 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
             input: #i, output: #o, block: [#bh, #bw], pad: [#top, #left],
         };),
         ),
-        body: quote!(#k::space_to_batch_nd(&params::#pname, i0, o0);),
+        body: quote!(#k::proven::space_to_batch_nd(&params::#pname, i0, o0);),
         reads: vec![0],
-        check: None,
+        check: Some(quote!(#k::check_space_to_batch_nd(&#pname, i0, o0))),
     })
 }

@@ -54,8 +54,8 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
             input: #i, output: #o, block: #bs,
         };),
         ),
-        body: quote!(#k::space_to_depth(&params::#pname, i0, o0);),
+        body: quote!(#k::proven::space_to_depth(&params::#pname, i0, o0);),
         reads: vec![0],
-        check: None,
+        check: Some(quote!(#k::check_space_to_depth(&#pname, i0, o0))),
     })
 }

@@ -96,8 +96,8 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
     let (c, views) = (usize_lits(&copies), output_views(outputs.len()));
     Ok(Call {
         params: None,
-        body: quote!(#k::split(#outer, &#c, i1, &mut #views);),
+        body: quote!(#k::proven::split(#outer, &#c, i1, &mut #views);),
         reads: vec![1],
-        check: None,
+        check: Some(quote!(#k::check_split(#outer, &#c, i1, &#views))),
     })
 }

@@ -25,8 +25,8 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
     let (c, views) = (usize_lits(&copies), output_views(outputs.len()));
     Ok(Call {
         params: None,
-        body: quote!(#k::split_v(#outer, &#c, i0, &mut #views);),
+        body: quote!(#k::proven::split_v(#outer, &#c, i0, &mut #views);),
         reads: vec![0],
-        check: None,
+        check: Some(quote!(#k::check_split_v(#outer, &#c, i0, &#views))),
     })
 }

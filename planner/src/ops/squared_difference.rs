@@ -48,9 +48,12 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
             };
             return Ok(Call {
                 params: Some(quote!(pub const #pname: #k::BinaryShape = #shape;)),
-                body: quote!(#k::#f(&params::#pname, i0, i1, o0);),
+                body: quote!(#k::proven::#f(&params::#pname, i0, i1, o0);),
                 reads: vec![0, 1],
-                check: None,
+                check: Some({
+                    let check_f = quote::format_ident!("check_{}", f.to_string());
+                    quote!(#k::#check_f(&#pname, i0, i1, o0))
+                }),
             });
         }
         DType::Int8 => (
@@ -98,8 +101,11 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
                 output_offset: #oo, output: #mo, act_min: #lo, act_max: #hi,
             };),
         ),
-        body: quote!(#k::#f(&params::#pname, i0, i1, o0);),
+        body: quote!(#k::proven::#f(&params::#pname, i0, i1, o0);),
         reads: vec![0, 1],
-        check: None,
+        check: Some({
+            let check_f = quote::format_ident!("check_{}", f.to_string());
+            quote!(#k::#check_f(&#pname, i0, i1, o0))
+        }),
     })
 }

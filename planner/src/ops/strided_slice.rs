@@ -282,8 +282,8 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
             input: #i, start: #s, stop: #e, stride: #st,
         };),
         ),
-        body: quote!(#k::strided_slice(&params::#pname, i0, o0);),
+        body: quote!(#k::proven::strided_slice(&params::#pname, i0, o0);),
         reads: vec![0],
-        check: None,
+        check: Some(quote!(#k::check_strided_slice(&#pname, i0, o0))),
     })
 }

@@ -2,7 +2,7 @@
 //! kernels `stowplan::kernels::sub_s8`, `sub_s16`, `sub_i32` and `sub_f32`; shapes broadcast as
 //! ADD's.
 
-use quote::quote;
+use quote::{format_ident, quote};
 
 use super::add::{
     act_range_i32, activation, add_params_tokens, binary_shape, float_call, int32_call, unquantized,
@@ -13,6 +13,18 @@ use crate::tflite::DType;
 
 /// SUB.
 pub const SUB: OpKind = kernel("sub", lower);
+
+/// A binary op's call as ADD's helpers make it (`int32_call`, `float_call`: the plain entry `f`
+/// with inputs 0 and 1 and the output, never on one buffer for SUB and DIV) made to call `f`'s
+/// proven entry, its check asserted when the crate compiles.
+pub(super) fn proven_binary(cx: &Lower<'_>, mut call: Call, f: &str) -> Call {
+    let k = cx.k();
+    let pname = cx.params;
+    let (f, check) = (format_ident!("{f}"), format_ident!("check_{f}"));
+    call.body = quote!(#k::proven::#f(&params::#pname, i0, i1, o0););
+    call.check = Some(quote!(#k::#check(&#pname, i0, i1, o0)));
+    call
+}
 
 fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
     let k = cx.k();
@@ -31,9 +43,13 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
             unquantized(a, "SUB")?;
             unquantized(b, "SUB")?;
             unquantized(out, "SUB")?;
-            return int32_call(cx, shape, act_range_i32(act)?, quote!(sub_i32));
+            return int32_call(cx, shape, act_range_i32(act)?, quote!(sub_i32))
+                .map(|c| proven_binary(cx, c, "sub_i32"));
         }
-        DType::Float32 => return float_call(cx, shape, act, quote!(sub_f32)),
+        DType::Float32 => {
+            return float_call(cx, shape, act, quote!(sub_f32))
+                .map(|c| proven_binary(cx, c, "sub_f32"));
+        }
         other => return unsupported(format!("the runtime has no SUB kernel for {other}")),
     };
     let (s1, z1) = cx.quant(a)?;
@@ -56,8 +72,11 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
         })?;
     Ok(Call {
         params: Some(add_params_tokens(cx, quote!(SubQuant), &shape, &p)),
-        body: quote!(#k::#f(&params::#pname, i0, i1, o0);),
+        body: quote!(#k::proven::#f(&params::#pname, i0, i1, o0);),
         reads: vec![0, 1],
-        check: None,
+        check: Some({
+            let check_f = quote::format_ident!("check_{}", f.to_string());
+            quote!(#k::#check_f(&#pname, i0, i1, o0))
+        }),
     })
 }

@@ -203,9 +203,11 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
             params: Some(quote!(pub const #pname: #k::SvdfF32 = #k::SvdfF32 {
                 shape: #shape, activation: #act,
             };)),
-            body: quote!(#k::svdf_f32(&params::#pname, i0, i1, i2, ::core::option::Option::Some(i3), m4, o0);),
+            body: quote!(#k::proven::svdf_f32(&params::#pname, i0, i1, i2, ::core::option::Option::Some(i3), m4, o0);),
             reads,
-            check: None,
+            check: Some(
+                quote!(#k::check_svdf_f32(&#pname, i0, i1, i2, ::core::option::Option::Some(i3), m4, o0)),
+            ),
         });
     }
     // int8 input.
@@ -271,8 +273,11 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
             shape: #shape, input_zero_point: #izp, state_zero_point: #szp,
             output_zero_point: #ozp, feature: #feature_requant, time: #time_requant,
         };)),
-        body: quote!(#k::#f(&params::#pname, i0, i1, i2, ::core::option::Option::Some(i3), m4, o0);),
+        body: quote!(#k::proven::#f(&params::#pname, i0, i1, i2, ::core::option::Option::Some(i3), m4, o0);),
         reads,
-        check: None,
+        check: Some({
+            let check_f = quote::format_ident!("check_{}", f.to_string());
+            quote!(#k::#check_f(&#pname, i0, i1, i2, ::core::option::Option::Some(i3), m4, o0))
+        }),
     })
 }

@@ -67,8 +67,8 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
         params: Some(
             quote!(pub const #pname: #k::Transpose = #k::Transpose { input: #i, perm: #pm };),
         ),
-        body: quote!(#k::transpose(&params::#pname, i0, o0);),
+        body: quote!(#k::proven::transpose(&params::#pname, i0, o0);),
         reads: vec![0],
-        check: None,
+        check: Some(quote!(#k::check_transpose(&#pname, i0, o0))),
     })
 }

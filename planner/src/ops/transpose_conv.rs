@@ -203,14 +203,20 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
         }
     };
     let bias_view = cx.optional_view(3);
+    let bias_len = if bias.is_some() {
+        quote!(::core::option::Option::Some(i3))
+    } else {
+        quote!(::core::option::Option::None)
+    };
+    let check = quote::format_ident!("check_{}", f.to_string());
     Ok(Call {
         params: Some(params),
-        body: quote!(#k::#f(&params::#pname, i2, i1, #bias_view, o0);),
+        body: quote!(#k::proven::#f(&params::#pname, i2, i1, #bias_view, o0);),
         reads: if bias.is_some() {
             vec![1, 2, 3]
         } else {
             vec![1, 2]
         },
-        check: None,
+        check: Some(quote!(#k::#check(&#pname, i2, i1, #bias_len, o0))),
     })
 }

@@ -414,6 +414,7 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
         recurrent: [#w5, #w6, #w7, #w8],
         bias: [#b12, #b13, #b14, #b15],
     });
+    let weight_lens = quote!([#w1, #w2, #w3, #w4, #w5, #w6, #w7, #w8, #b12, #b13, #b14, #b15]);
     let reads = READS.to_vec();
 
     // The cell state's type decides the path (Prepare), the input's the kernel (Eval).
@@ -429,9 +430,11 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
                 params: Some(quote!(pub const #pname: #k::LstmF32 = #k::LstmF32 {
                     size: #size, cell_clip: #clip, cell_gate_tanh: #cell_gate_tanh,
                 };)),
-                body: quote!(#k::unidirectional_sequence_lstm_f32(&params::#pname, i0, #weight_views, m18, m19, o0);),
+                body: quote!(#k::proven::unidirectional_sequence_lstm_f32(&params::#pname, i0, #weight_views, m18, m19, o0);),
                 reads,
-                check: None,
+                check: Some(
+                    quote!(#k::check_unidirectional_sequence_lstm_f32(&#pname, i0, #weight_lens, m18, m19, o0)),
+                ),
             })
         }
         (DType::Int16, DType::Int8 | DType::Int16) => {
@@ -516,9 +519,12 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
                     forget_cell_mul: #forget_cell_mul, input_mul: #input_mul, output_mul: #output_mul,
                 };),
                 ),
-                body: quote!(#k::#f(&params::#pname, i0, #weight_views, m18, m19, o0);),
+                body: quote!(#k::proven::#f(&params::#pname, i0, #weight_views, m18, m19, o0);),
                 reads,
-                check: None,
+                check: Some({
+                    let check_f = quote::format_ident!("check_{}", f.to_string());
+                    quote!(#k::#check_f(&#pname, i0, #weight_lens, m18, m19, o0))
+                }),
             })
         }
         (DType::Float32 | DType::Int16, other) => {

@@ -50,8 +50,8 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
     let views = output_views(n);
     Ok(Call {
         params: None,
-        body: quote!(#k::unpack(#outer, #copy, i0, &mut #views);),
+        body: quote!(#k::proven::unpack(#outer, #copy, i0, &mut #views);),
         reads: vec![0],
-        check: None,
+        check: Some(quote!(#k::check_unpack(#outer, #copy, i0, &#views))),
     })
 }

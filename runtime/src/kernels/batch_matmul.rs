@@ -10,6 +10,7 @@
 //! order (float sums round identically). TFLM's `ReshapeToFlattenBatchDimsIfPossible` only
 //! regroups the batches: it changes no sum. Outputs are written in memory order.
 
+use super::shared::check::{KernelError, check, elements, length, require};
 use super::shared::clamp_to_i16;
 use super::shared::{Requant, at, clamp_to_i8, fixed, sized, sized_mut};
 
@@ -178,67 +179,196 @@ fn matmul_loops<L, R, O>(
     }
 }
 
+/// What every BATCH_MATMUL kernel needs of its shapes and its slices' lengths.
+const fn check_batch_matmul(
+    s: &BatchMatMulShape,
+    lhs: usize,
+    rhs: usize,
+    output: usize,
+) -> Result<(), KernelError> {
+    let (l, r) = (&s.lhs, &s.rhs);
+    let (rows, depth) = if s.adj_x { (l[4], l[3]) } else { (l[3], l[4]) };
+    let (columns, rhs_depth) = if s.adj_y { (r[3], r[4]) } else { (r[4], r[3]) };
+    check!(length("lhs", elements(l), lhs));
+    check!(length("rhs", elements(r), rhs));
+    check!(require(depth == rhs_depth, "the operands' depths differ"));
+    let mut batches = [0usize; 3];
+    let mut d = 0;
+    while d < 3 {
+        let (x, y) = (l[d], r[d]);
+        check!(require(
+            x == y || x == 1 || y == 1,
+            "a batch dimension does not broadcast"
+        ));
+        batches[d] = if x == 1 { y } else { x };
+        d += 1;
+    }
+    length(
+        "output",
+        elements(&[batches[0], batches[1], batches[2], rows, columns]),
+        output,
+    )
+}
+
+/// [`batch_matmul_f32`]'s preconditions, on the lengths of its slices: what the entry checks
+/// before it runs, and what generated code asserts when the crate compiles.
+///
+/// # Errors
+///
+/// The first precondition that does not hold.
+pub const fn check_batch_matmul_f32(
+    p: &BatchMatMulF32,
+    lhs: usize,
+    rhs: usize,
+    output: usize,
+) -> Result<(), KernelError> {
+    check_batch_matmul(&p.shape, lhs, rhs, output)
+}
+
 /// float BATCH_MATMUL: TFLM's float `reference_ops::BatchMatMul`: per output `total = 0`,
 /// `total += rhs(k, c) * lhs(a, k)` for `k` in order.
 ///
-/// # Preconditions
+/// # Errors
 ///
-/// The slices hold the shapes' elements; the depths are equal; each batch dimension is equal
-/// in both or 1 in one; `output.len()` is the broadcast batches times `rows * columns`.
-pub fn batch_matmul_f32(p: &BatchMatMulF32, lhs: &[f32], rhs: &[f32], output: &mut [f32]) {
-    matmul_loops(&p.shape, lhs, rhs, output, |pairs| {
-        let mut total = 0.0_f32;
-        for (l, r) in pairs {
-            total += r * l;
-        }
-        total
-    });
+/// [`KernelError`], with nothing written, unless its preconditions ([`check_batch_matmul_f32`])
+/// hold: the slices hold the shapes' elements; the depths are equal; each batch dimension is
+/// equal in both or 1 in one; `output.len()` is the broadcast batches times `rows * columns`.
+#[must_use = "the kernel writes nothing when it returns an error"]
+pub fn batch_matmul_f32(
+    p: &BatchMatMulF32,
+    lhs: &[f32],
+    rhs: &[f32],
+    output: &mut [f32],
+) -> Result<(), KernelError> {
+    check_batch_matmul_f32(p, lhs.len(), rhs.len(), output.len())?;
+    proven::batch_matmul_f32(p, lhs, rhs, output);
+    Ok(())
+}
+
+/// [`batch_matmul_s8`]'s preconditions, as [`check_batch_matmul_f32`]'s.
+///
+/// # Errors
+///
+/// The first precondition that does not hold.
+pub const fn check_batch_matmul_s8(
+    p: &BatchMatMulQ,
+    lhs: usize,
+    rhs: usize,
+    output: usize,
+) -> Result<(), KernelError> {
+    check_batch_matmul(&p.shape, lhs, rhs, output)
 }
 
 /// int8 BATCH_MATMUL: TFLM's `reference_ops::BatchMatMul<int8_t, int32_t>`: `total +=
 /// (rhs + rhs_offset) * (lhs + lhs_offset)` in a wrapping int32 accumulator, then
 /// `MultiplyByQuantizedMultiplier`, the output offset, the clamp.
 ///
-/// # Preconditions
+/// # Errors
 ///
-/// As [`batch_matmul_f32`].
-pub fn batch_matmul_s8(p: &BatchMatMulQ, lhs: &[i8], rhs: &[i8], output: &mut [i8]) {
-    matmul_loops(&p.shape, lhs, rhs, output, |pairs| {
-        let mut total: i32 = 0;
-        for (l, r) in pairs {
-            let product = i32::from(r)
-                .wrapping_add(p.rhs_offset)
-                .wrapping_mul(i32::from(l).wrapping_add(p.lhs_offset));
-            total = total.wrapping_add(product);
-        }
-        let scaled = p.requant.apply(total).wrapping_add(p.output_offset);
-        clamp_to_i8(scaled, p.act_min, p.act_max)
-    });
+/// [`KernelError`], with nothing written, unless its preconditions ([`check_batch_matmul_s8`])
+/// hold: as [`batch_matmul_f32`]'s.
+#[must_use = "the kernel writes nothing when it returns an error"]
+pub fn batch_matmul_s8(
+    p: &BatchMatMulQ,
+    lhs: &[i8],
+    rhs: &[i8],
+    output: &mut [i8],
+) -> Result<(), KernelError> {
+    check_batch_matmul_s8(p, lhs.len(), rhs.len(), output.len())?;
+    proven::batch_matmul_s8(p, lhs, rhs, output);
+    Ok(())
+}
+
+/// [`batch_matmul_s16`]'s preconditions, as [`check_batch_matmul_f32`]'s.
+///
+/// # Errors
+///
+/// The first precondition that does not hold.
+pub const fn check_batch_matmul_s16(
+    p: &BatchMatMulQ,
+    lhs: usize,
+    rhs: usize,
+    output: usize,
+) -> Result<(), KernelError> {
+    check_batch_matmul(&p.shape, lhs, rhs, output)
 }
 
 /// int16 BATCH_MATMUL: TFLM's `reference_ops::BatchMatMul<int16_t, int64_t>`: the products in
 /// 64 bits (TFLM requires zero points 0, so the offsets are 0), the 64-bit
 /// `MultiplyByQuantizedMultiplier`, the output offset, the clamp.
 ///
-/// # Preconditions
+/// # Errors
 ///
-/// As [`batch_matmul_f32`].
-pub fn batch_matmul_s16(p: &BatchMatMulQ, lhs: &[i16], rhs: &[i16], output: &mut [i16]) {
-    matmul_loops(&p.shape, lhs, rhs, output, |pairs| {
-        let mut total: i64 = 0;
-        for (l, r) in pairs {
-            let product = (i64::from(r).wrapping_add(i64::from(p.rhs_offset)))
-                .wrapping_mul(i64::from(l).wrapping_add(i64::from(p.lhs_offset)));
-            total = total.wrapping_add(product);
-        }
-        let scaled = fixed::multiply_by_quantized_multiplier_i64(
-            total,
-            p.requant.multiplier,
-            p.requant.shift,
-        )
-        .wrapping_add(p.output_offset);
-        clamp_to_i16(scaled, p.act_min, p.act_max)
-    });
+/// [`KernelError`], with nothing written, unless its preconditions ([`check_batch_matmul_s16`])
+/// hold: as [`batch_matmul_f32`]'s.
+#[must_use = "the kernel writes nothing when it returns an error"]
+pub fn batch_matmul_s16(
+    p: &BatchMatMulQ,
+    lhs: &[i16],
+    rhs: &[i16],
+    output: &mut [i16],
+) -> Result<(), KernelError> {
+    check_batch_matmul_s16(p, lhs.len(), rhs.len(), output.len())?;
+    proven::batch_matmul_s16(p, lhs, rhs, output);
+    Ok(())
+}
+
+/// The entries generated code calls after asserting the kernel's check when the crate
+/// compiled: the public entries without their run-time check (in debug builds it is asserted).
+pub mod proven {
+    #[allow(clippy::wildcard_imports)]
+    use super::*;
+
+    /// [`batch_matmul_f32`](super::batch_matmul_f32), its [`check`](super::check_batch_matmul_f32) proven.
+    #[inline]
+    pub fn batch_matmul_f32(p: &BatchMatMulF32, lhs: &[f32], rhs: &[f32], output: &mut [f32]) {
+        debug_assert!(super::check_batch_matmul_f32(p, lhs.len(), rhs.len(), output.len()).is_ok());
+        matmul_loops(&p.shape, lhs, rhs, output, |pairs| {
+            let mut total = 0.0_f32;
+            for (l, r) in pairs {
+                total += r * l;
+            }
+            total
+        });
+    }
+
+    /// [`batch_matmul_s8`](super::batch_matmul_s8), its [`check`](super::check_batch_matmul_s8) proven.
+    #[inline]
+    pub fn batch_matmul_s8(p: &BatchMatMulQ, lhs: &[i8], rhs: &[i8], output: &mut [i8]) {
+        debug_assert!(super::check_batch_matmul_s8(p, lhs.len(), rhs.len(), output.len()).is_ok());
+        matmul_loops(&p.shape, lhs, rhs, output, |pairs| {
+            let mut total: i32 = 0;
+            for (l, r) in pairs {
+                let product = i32::from(r)
+                    .wrapping_add(p.rhs_offset)
+                    .wrapping_mul(i32::from(l).wrapping_add(p.lhs_offset));
+                total = total.wrapping_add(product);
+            }
+            let scaled = p.requant.apply(total).wrapping_add(p.output_offset);
+            clamp_to_i8(scaled, p.act_min, p.act_max)
+        });
+    }
+
+    /// [`batch_matmul_s16`](super::batch_matmul_s16), its [`check`](super::check_batch_matmul_s16) proven.
+    #[inline]
+    pub fn batch_matmul_s16(p: &BatchMatMulQ, lhs: &[i16], rhs: &[i16], output: &mut [i16]) {
+        debug_assert!(super::check_batch_matmul_s16(p, lhs.len(), rhs.len(), output.len()).is_ok());
+        matmul_loops(&p.shape, lhs, rhs, output, |pairs| {
+            let mut total: i64 = 0;
+            for (l, r) in pairs {
+                let product = (i64::from(r).wrapping_add(i64::from(p.rhs_offset)))
+                    .wrapping_mul(i64::from(l).wrapping_add(i64::from(p.lhs_offset)));
+                total = total.wrapping_add(product);
+            }
+            let scaled = fixed::multiply_by_quantized_multiplier_i64(
+                total,
+                p.requant.multiplier,
+                p.requant.shift,
+            )
+            .wrapping_add(p.output_offset);
+            clamp_to_i16(scaled, p.act_min, p.act_max)
+        });
+    }
 }
 
 #[cfg(test)]
@@ -263,7 +393,7 @@ mod tests {
         let p = BatchMatMulF32 {
             shape: shape([1, 1, 2, 2, 3], [1, 1, 1, 3, 2], false, false),
         };
-        batch_matmul_f32(&p, &lhs, &rhs, &mut out);
+        batch_matmul_f32(&p, &lhs, &rhs, &mut out).unwrap();
         // Batch 0: [[0,1,2],[3,4,5]] x [[1,2],[3,4],[5,6]].
         assert_eq!(out, [13.0, 16.0, 40.0, 52.0, 67.0, 88.0, 94.0, 124.0]);
         // The same with both operands stored transposed.
@@ -273,7 +403,7 @@ mod tests {
             shape: shape([1, 1, 2, 3, 2], [1, 1, 1, 2, 3], true, true),
         };
         let mut out_t = [0f32; 8];
-        batch_matmul_f32(&p, &lhs_t, &rhs_t, &mut out_t);
+        batch_matmul_f32(&p, &lhs_t, &rhs_t, &mut out_t).unwrap();
         assert_eq!(out_t, out);
     }
 
@@ -293,7 +423,7 @@ mod tests {
         };
         let mut out = [0i8; 1];
         // (10 - 2) * (3 + 1) + (-4 - 2) * (7 + 1) = 32 - 48 = -16, + 5.
-        batch_matmul_s8(&p, &[3, 7], &[10, -4], &mut out);
+        batch_matmul_s8(&p, &[3, 7], &[10, -4], &mut out).unwrap();
         assert_eq!(out, [-11]);
         let mut out16 = [0i16; 1];
         let p16 = BatchMatMulQ {
@@ -304,15 +434,67 @@ mod tests {
             act_max: 32767,
             ..p
         };
-        batch_matmul_s16(&p16, &[300, -2], &[100, 7], &mut out16);
+        batch_matmul_s16(&p16, &[300, -2], &[100, 7], &mut out16).unwrap();
         assert_eq!(out16, [29986]);
-        // Shapes that do not broadcast write nothing.
+        // Shapes that do not broadcast are refused, nothing written.
         let bad = BatchMatMulQ {
             shape: shape([1, 1, 2, 1, 2], [1, 1, 3, 2, 1], false, false),
             ..p
         };
         let mut untouched = [9i8; 6];
-        batch_matmul_s8(&bad, &[0; 4], &[0; 6], &mut untouched);
+        assert_eq!(
+            batch_matmul_s8(&bad, &[0; 4], &[0; 6], &mut untouched),
+            Err(KernelError::Parameters(
+                "a batch dimension does not broadcast"
+            ))
+        );
         assert_eq!(untouched, [9; 6]);
+    }
+
+    #[test]
+    fn refuses_inconsistent_arguments() {
+        use crate::kernels::shared::testing::refusal::{Len::*, refuses, untouched, vec};
+        let p = BatchMatMulF32 {
+            shape: shape([1, 1, 2, 2, 3], [1, 1, 1, 3, 2], false, false),
+        };
+        refuses([12, 6, 8], [Exact; 3], |[l, r, o]| {
+            let mut out = vec![7.0; o];
+            (
+                batch_matmul_f32(&p, &vec![0.0; l], &vec![0.0; r], &mut out),
+                untouched(&out, 7.0),
+            )
+        });
+        let q = BatchMatMulQ {
+            shape: p.shape,
+            lhs_offset: 0,
+            rhs_offset: 0,
+            output_offset: 0,
+            requant: crate::kernels::Requant {
+                multiplier: 1 << 30,
+                shift: 0,
+            },
+            act_min: -128,
+            act_max: 127,
+        };
+        refuses([12, 6, 8], [Exact; 3], |[l, r, o]| {
+            let mut out = vec![7_i8; o];
+            (
+                batch_matmul_s8(&q, &vec![0; l], &vec![0; r], &mut out),
+                untouched(&out, 7),
+            )
+        });
+        refuses([12, 6, 8], [Exact; 3], |[l, r, o]| {
+            let mut out = vec![7_i16; o];
+            (
+                batch_matmul_s16(&q, &vec![0; l], &vec![0; r], &mut out),
+                untouched(&out, 7),
+            )
+        });
+        let mut out = [7.0_f32; 8];
+        let deep = BatchMatMulF32 {
+            shape: shape([1, 1, 2, 2, 3], [1, 1, 1, 2, 2], false, false),
+        };
+        assert!(batch_matmul_f32(&deep, &[0.0; 12], &[0.0; 4], &mut out).is_err());
+        assert_eq!(out, [7.0; 8]);
     }
 }

@@ -5,6 +5,7 @@
 //! compiles (folding), where its input is a constant.
 
 use super::shared::at;
+use super::shared::check::{KernelError, check, elements, length, require};
 
 /// The most traversed dimensions (a rank-6 tensor with a block for each of its dimensions).
 pub const MAX_LEVELS: usize = 12;
@@ -72,6 +73,41 @@ fn offset(p: &Densify<'_>, coord: &[usize; MAX_LEVELS]) -> Option<usize> {
     Some(off)
 }
 
+/// [`densify`]'s preconditions on the encoding's structure and the output's length (the
+/// encoding's values are checked by the entry's first traversal).
+///
+/// # Errors
+///
+/// The first precondition that does not hold.
+pub const fn check_densify(
+    p: &Densify<'_>,
+    _values: usize,
+    output: usize,
+) -> Result<(), KernelError> {
+    let n = p.levels.len();
+    check!(require(
+        n >= 1 && n <= MAX_LEVELS,
+        "the levels are not 1 to MAX_LEVELS"
+    ));
+    check!(require(
+        p.traversal_order.len() == n,
+        "the traversal order does not list every level"
+    ));
+    check!(require(
+        p.shape.len() + p.block_map.len() == n,
+        "the shape's and the block map's dimensions are not the levels"
+    ));
+    let mut l = 0;
+    while l < n {
+        check!(require(
+            p.traversal_order[l] < n,
+            "a traversal order entry is past the levels"
+        ));
+        l += 1;
+    }
+    length("output", elements(p.shape), output)
+}
+
 /// DENSIFY: TensorFlow Lite's `FormatConverter::SparseToDense`: `output` is zeroed
 /// (`T::default()`), then the encoding is traversed depth first in `traversal_order`, a dense
 /// level's child `k` of parent `p` at linear position `p * size + k` with index `k`, a
@@ -79,28 +115,59 @@ fn offset(p: &Densify<'_>, coord: &[usize; MAX_LEVELS]) -> Option<usize> {
 /// `indices[position]`; at the last level, value `values[position]` goes to the dense element
 /// of the traversed indices (a blocked dimension's index is `outer * block_size + inner`).
 ///
-/// Returns `false`, with `output` partly written, when the encoding does not fit: a level out
-/// of `MAX_LEVELS`, a segment or index out of range, a value position past `values`, an index
-/// outside `shape`, or `output` not the shape's size.
-///
-/// # Preconditions
-///
 /// For the time to be linear in the encoding, each compressed level's segments do not
 /// decrease (the planner checks).
-#[must_use]
-pub fn densify<T: Copy + Default>(p: &Densify<'_>, values: &[T], output: &mut [T]) -> bool {
-    let n = p.levels.len();
-    let elements = p.shape.iter().try_fold(1_usize, |a, &d| a.checked_mul(d));
-    if n == 0
-        || n > MAX_LEVELS
-        || p.traversal_order.len() != n
-        || p.shape.len().checked_add(p.block_map.len()) != Some(n)
-        || elements != Some(output.len())
-        || p.traversal_order.iter().any(|&t| t >= n)
-    {
-        return false;
+///
+/// # Errors
+///
+/// [`KernelError`], with nothing written, unless its preconditions ([`check_densify`]) hold:
+/// 1 to `MAX_LEVELS` levels, as many as the traversal order's entries (each below their
+/// count) and as the shape's and the block map's dimensions together, `output.len()` the
+/// shape's size; and unless the encoding fits (checked by a first traversal that writes
+/// nothing): every segment and index in range, every value position inside `values`, every
+/// traversed index inside `shape`.
+#[must_use = "the kernel writes nothing when it returns an error"]
+pub fn densify<T: Copy + Default>(
+    p: &Densify<'_>,
+    values: &[T],
+    output: &mut [T],
+) -> Result<(), KernelError> {
+    check_densify(p, values.len(), output.len())?;
+    require(
+        traverse(p, values, output.len(), |_, _| {}),
+        "the encoding does not fit the shape or the values",
+    )?;
+    proven::densify(p, values, output);
+    Ok(())
+}
+
+/// The entries generated code (here: folding) calls once the checks hold.
+pub mod proven {
+    use super::Densify;
+
+    /// [`densify`](super::densify), its [`check`](super::check_densify) and its encoding proven.
+    #[inline]
+    pub fn densify<T: Copy + Default>(p: &Densify<'_>, values: &[T], output: &mut [T]) {
+        debug_assert!(super::check_densify(p, values.len(), output.len()).is_ok());
+        output.fill(T::default());
+        let fits = super::traverse(p, values, output.len(), |off, v| {
+            if let Some(o) = output.get_mut(off) {
+                *o = v;
+            }
+        });
+        debug_assert!(fits);
     }
-    output.fill(T::default());
+}
+
+/// The traversal of [`densify`]: `put(offset, value)` for each value in the encoding's order;
+/// `false` (stopping there) where the encoding does not fit a dense tensor of `len` elements.
+fn traverse<T: Copy>(
+    p: &Densify<'_>,
+    values: &[T],
+    len: usize,
+    mut put: impl FnMut(usize, T),
+) -> bool {
+    let n = p.levels.len();
     let mut pos = [0_usize; MAX_LEVELS];
     let mut end = [0_usize; MAX_LEVELS];
     let mut chosen = [0_usize; MAX_LEVELS];
@@ -148,10 +215,10 @@ pub fn densify<T: Copy + Default>(p: &Densify<'_>, values: &[T], output: &mut [T
             let (Some(&v), Some(off)) = (values.get(child), offset(p, &coord)) else {
                 return false;
             };
-            match output.get_mut(off) {
-                Some(o) => *o = v,
-                None => return false,
+            if off >= len {
+                return false;
             }
+            put(off, v);
             if let Some(x) = pos.get_mut(l) {
                 *x = x.wrapping_add(1);
             }
@@ -199,10 +266,11 @@ mod tests {
             levels: &levels,
         };
         let mut out = [9_i8; 6];
-        assert!(densify(&p, &[1, 2, 3], &mut out));
+        densify(&p, &[1, 2, 3], &mut out).unwrap();
         assert_eq!(out, [0, 1, 0, 2, 0, 3]);
-        // A value position past the data, an index past the shape.
-        assert!(!densify(&p, &[1, 2], &mut out));
+        // A value position past the data, an index past the shape: refused, nothing written.
+        let mut out = [9_i8; 6];
+        assert!(densify(&p, &[1, 2], &mut out).is_err());
         let bad = [
             dense(2),
             DensifyLevel {
@@ -210,11 +278,11 @@ mod tests {
                 ..levels[1]
             },
         ];
-        assert!(!densify(
-            &Densify { levels: &bad, ..p },
-            &[1, 2, 3],
-            &mut out
-        ));
+        assert!(densify(&Densify { levels: &bad, ..p }, &[1, 2, 3], &mut out).is_err());
+        assert_eq!(out, [9; 6]);
+        // An output of another size than the shape's.
+        assert!(densify(&p, &[1, 2, 3], &mut out[..5]).is_err());
+        assert_eq!(out, [9; 6]);
     }
 
     #[test]
@@ -237,7 +305,7 @@ mod tests {
             levels: &levels,
         };
         let mut out = [0.0_f32; 8];
-        assert!(densify(&p, &[1.0, 2.0, 3.0, 4.0], &mut out));
+        densify(&p, &[1.0, 2.0, 3.0, 4.0], &mut out).unwrap();
         assert_eq!(out, [1.0, 2.0, 0.0, 0.0, 0.0, 0.0, 3.0, 4.0]);
     }
 
@@ -252,7 +320,7 @@ mod tests {
         };
         let mut out = [0_i32; 6];
         // Traversed column by column of the dense [3, 2]: dim 1 outer.
-        assert!(densify(&p, &[1, 2, 3, 4, 5, 6], &mut out));
+        densify(&p, &[1, 2, 3, 4, 5, 6], &mut out).unwrap();
         assert_eq!(out, [1, 4, 2, 5, 3, 6]);
     }
 }

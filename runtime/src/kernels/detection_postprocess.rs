@@ -29,6 +29,7 @@
 //! the same positions are written here, those past an output's end dropped (TFLM writes past
 //! it).
 
+use super::shared::check::{KernelError, check, elements, length, require};
 use stowplan_math::exp;
 
 use super::shared::at;
@@ -325,6 +326,97 @@ fn partial_arg_sort(values: impl Fn(usize) -> f32, n: usize, out: &mut [usize]) 
     }
 }
 
+/// [`detection_postprocess`]'s preconditions, on the lengths of its slices: what the entry checks
+/// before it runs, and what generated code asserts when the crate compiles.
+///
+/// # Errors
+///
+/// The first precondition that does not hold.
+#[allow(clippy::too_many_arguments)]
+pub const fn check_detection_postprocess(
+    p: &DetectionPostProcess,
+    boxes: usize,
+    scores: usize,
+    anchors: usize,
+    out_boxes: usize,
+    out_classes: usize,
+    out_scores: usize,
+    num_detections: usize,
+) -> Result<(), KernelError> {
+    let n = p.num_boxes;
+    check!(require(p.box_stride >= 4, "the box stride is below 4"));
+    check!(length("boxes", elements(&[n, p.box_stride]), boxes));
+    check!(length(
+        "scores",
+        elements(&[n, p.num_classes_with_background]),
+        scores
+    ));
+    let anchors_hold = match n.checked_mul(4) {
+        Some(need) => need <= anchors,
+        None => false,
+    };
+    check!(require(
+        anchors_hold,
+        "the anchors hold fewer than 4 values per box"
+    ));
+    check!(require(
+        p.num_classes_with_background >= p.num_classes
+            && p.num_classes_with_background - p.num_classes <= 1,
+        "num_classes_with_background is neither num_classes nor one more"
+    ));
+    check!(require(
+        num_detections >= 1,
+        "the detection count has no element"
+    ));
+    let (detections, per_detection) = if p.use_regular_nms {
+        let per_class = if p.detections_per_class < n {
+            p.detections_per_class
+        } else {
+            n
+        };
+        check!(require(
+            p.detections_per_class >= 1 && per_class <= MAX_DETECTIONS_PER_CLASS,
+            "detections_per_class is 0 or above MAX_DETECTIONS_PER_CLASS"
+        ));
+        (p.max_detections, 1)
+    } else {
+        let k = if p.max_classes_per_detection < p.num_classes {
+            p.max_classes_per_detection
+        } else {
+            p.num_classes
+        };
+        check!(require(
+            k >= 1 && k <= MAX_CLASSES_PER_DETECTION,
+            "the classes per detection are 0 or above MAX_CLASSES_PER_DETECTION"
+        ));
+        let capacity = if n < p.max_detections {
+            n
+        } else {
+            p.max_detections
+        };
+        (capacity, k)
+    };
+    let Some(entries) = detections.checked_mul(per_detection) else {
+        return Err(KernelError::Parameters("the detections' count overflows"));
+    };
+    let boxes_hold = match entries.checked_mul(4) {
+        Some(need) => need <= out_boxes,
+        None => false,
+    };
+    check!(require(
+        boxes_hold,
+        "the boxes output is shorter than the detections"
+    ));
+    check!(require(
+        entries <= out_classes,
+        "the classes output is shorter than the detections"
+    ));
+    require(
+        entries <= out_scores,
+        "the scores output is shorter than the detections",
+    )
+}
+
 /// `TFLite_Detection_PostProcess`: TFLM's `DetectionPostProcessEval` for float inputs.
 ///
 /// `boxes` are the box encodings `[1, num_boxes, box_stride]`, `scores` the class predictions
@@ -332,15 +424,20 @@ fn partial_arg_sort(values: impl Fn(usize) -> f32, n: usize, out: &mut [usize]) 
 /// the outputs are TFLM's: the detections' corners (4 per detection), classes and scores, and
 /// their count.
 ///
-/// # Preconditions
+/// # Errors
 ///
-/// The inputs hold the elements the parameters say; `num_classes_with_background` is
-/// `num_classes` or one more; the outputs hold `max_detections` detections (regular path) or
-/// `min(num_boxes, max_detections) * min(max_classes_per_detection, num_classes)` (fast path);
-/// `num_classes` and `max_classes_per_detection` (fast path) or `detections_per_class`
-/// (regular path) are positive, and within [`MAX_CLASSES_PER_DETECTION`] and
-/// [`MAX_DETECTIONS_PER_CLASS`]. Otherwise nothing is written.
+/// [`KernelError`], with nothing written, unless its preconditions
+/// ([`check_detection_postprocess`]) hold: `boxes` holds `num_boxes × box_stride` values
+/// (`box_stride >= 4`), `scores` `num_boxes × num_classes_with_background`, `anchors` at least
+/// `4 × num_boxes`; `num_classes_with_background` is `num_classes` or one more; the outputs
+/// hold at least `max_detections` detections (regular path) or `min(num_boxes, max_detections)
+/// × min(max_classes_per_detection, num_classes)` (fast path), `num_detections` at least one
+/// value; `max_classes_per_detection` (fast path) or `detections_per_class` (regular path) is
+/// positive, and within [`MAX_CLASSES_PER_DETECTION`] and [`MAX_DETECTIONS_PER_CLASS`]. Where
+/// TFLM's `ValidateBoxes` fails (a decoded box is empty, which depends on the values) TFLM's
+/// `Eval` fails, and nothing is written.
 #[allow(clippy::too_many_arguments)]
+#[must_use = "the kernel writes nothing when it returns an error"]
 pub fn detection_postprocess(
     p: &DetectionPostProcess,
     boxes: &[f32],
@@ -350,31 +447,28 @@ pub fn detection_postprocess(
     out_classes: &mut [f32],
     out_scores: &mut [f32],
     num_detections: &mut [f32],
-) {
-    let n = p.num_boxes;
-    let holds =
-        |len: usize, count: usize, each: usize| count.checked_mul(each).is_some_and(|x| x <= len);
-    if !holds(boxes.len(), n, p.box_stride)
-        || p.box_stride < 4
-        || !holds(scores.len(), n, p.num_classes_with_background)
-        || !holds(anchors.len(), n, 4)
-        || p.num_classes_with_background < p.num_classes
-        || p.num_classes_with_background - p.num_classes > 1
-        || num_detections.is_empty()
-    {
-        return;
-    }
-    let inputs = Inputs {
+) -> Result<(), KernelError> {
+    check_detection_postprocess(
+        p,
+        boxes.len(),
+        scores.len(),
+        anchors.len(),
+        out_boxes.len(),
+        out_classes.len(),
+        out_scores.len(),
+        num_detections.len(),
+    )?;
+    proven::detection_postprocess(
         p,
         boxes,
         scores,
         anchors,
-    };
-    if p.use_regular_nms {
-        regular(&inputs, out_boxes, out_classes, out_scores, num_detections);
-    } else {
-        fast(&inputs, out_boxes, out_classes, out_scores, num_detections);
-    }
+        out_boxes,
+        out_classes,
+        out_scores,
+        num_detections,
+    );
+    Ok(())
 }
 
 /// TFLM's `NonMaxSuppressionMultiClassFastHelper`.
@@ -579,6 +673,66 @@ fn regular(
     }
 }
 
+/// The entries generated code calls after asserting the kernel's check when the crate
+/// compiled: the public entries without their run-time check (in debug builds it is asserted).
+pub mod proven {
+    #[allow(clippy::wildcard_imports)]
+    use super::*;
+
+    /// [`detection_postprocess`](super::detection_postprocess), its [`check`](super::check_detection_postprocess) proven.
+    #[inline]
+    #[allow(clippy::too_many_arguments)]
+    pub fn detection_postprocess(
+        p: &DetectionPostProcess,
+        boxes: &[f32],
+        scores: &[f32],
+        anchors: &[f32],
+        out_boxes: &mut [f32],
+        out_classes: &mut [f32],
+        out_scores: &mut [f32],
+        num_detections: &mut [f32],
+    ) {
+        debug_assert!(
+            super::check_detection_postprocess(
+                p,
+                boxes.len(),
+                scores.len(),
+                anchors.len(),
+                out_boxes.len(),
+                out_classes.len(),
+                out_scores.len(),
+                num_detections.len()
+            )
+            .is_ok()
+        );
+        let n = p.num_boxes;
+        let holds = |len: usize, count: usize, each: usize| {
+            count.checked_mul(each).is_some_and(|x| x <= len)
+        };
+        if !holds(boxes.len(), n, p.box_stride)
+            || p.box_stride < 4
+            || !holds(scores.len(), n, p.num_classes_with_background)
+            || !holds(anchors.len(), n, 4)
+            || p.num_classes_with_background < p.num_classes
+            || p.num_classes_with_background - p.num_classes > 1
+            || num_detections.is_empty()
+        {
+            return;
+        }
+        let inputs = Inputs {
+            p,
+            boxes,
+            scores,
+            anchors,
+        };
+        if p.use_regular_nms {
+            regular(&inputs, out_boxes, out_classes, out_scores, num_detections);
+        } else {
+            fast(&inputs, out_boxes, out_classes, out_scores, num_detections);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -672,7 +826,8 @@ mod tests {
             let (mut b, mut c, mut s, mut n) = ([9.0f32; 8], [9.0f32; 2], [9.0f32; 2], [9.0f32]);
             detection_postprocess(
                 &p, &boxes, &scores, &anchors, &mut b, &mut c, &mut s, &mut n,
-            );
+            )
+            .unwrap();
             // Fast: box 0 (0.9, class 0) suppresses box 1 (same anchor), then box 2 (0.6, class
             // 1). Regular: class 0 keeps boxes 0 (0.9) and 2 (0.3); class 1 boxes 1 (0.7) and
             // 2 (0.6); the top two are 0.9 and 0.7.
@@ -693,7 +848,8 @@ mod tests {
             &mut c,
             &mut s,
             &mut n,
-        );
+        )
+        .unwrap();
         assert_eq!(n, [9.0]);
     }
 
@@ -714,11 +870,50 @@ mod tests {
         let (mut b, mut c, mut s, mut n) = ([9.0f32; 32], [9.0f32; 8], [9.0f32; 8], [9.0f32]);
         detection_postprocess(
             &p, &boxes, &scores, &anchors, &mut b, &mut c, &mut s, &mut n,
-        );
+        )
+        .unwrap();
         assert_eq!(n, [4.0]);
         assert_eq!(s, [0.9, 9.0, 9.0, 0.2, 0.8, 9.0, 9.0, 0.1]);
         assert_eq!(c, [0.0, 9.0, 9.0, 1.0, 1.0, 9.0, 9.0, 0.0]);
         assert_eq!(b[12..16], b[..4]);
         assert_eq!(b[4..8], [9.0; 4]);
+    }
+
+    #[test]
+    fn refuses_inconsistent_arguments() {
+        use crate::kernels::shared::testing::refusal::{Len::*, refuses, untouched, vec};
+        // boxes, scores, anchors, then the outputs: boxes, classes, scores, count.
+        for regular in [false, true] {
+            let p = params(regular);
+            let boxes = [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0];
+            let anchors = [0.5, 0.5, 0.2, 0.2, 0.5, 0.5, 0.2, 0.2, 0.1, 0.1, 0.1, 0.1];
+            refuses(
+                [12, 9, 12, 8, 2, 2, 1],
+                [Exact, Exact, AtLeast, AtLeast, AtLeast, AtLeast, AtLeast],
+                |[bx, sc, an, ob, oc, os, on]| {
+                    let (mut b, mut c, mut s, mut n) =
+                        (vec![9.0; ob], vec![9.0; oc], vec![9.0; os], vec![9.0; on]);
+                    let (bx, an) = (vec![0.0; bx], anchors.get(..an).unwrap_or(&anchors));
+                    let bx = if bx.len() == 12 { boxes.to_vec() } else { bx };
+                    let r = detection_postprocess(
+                        &p,
+                        &bx,
+                        &vec![0.5; sc],
+                        an,
+                        &mut b,
+                        &mut c,
+                        &mut s,
+                        &mut n,
+                    );
+                    (
+                        r,
+                        untouched(&b, 9.0)
+                            && untouched(&c, 9.0)
+                            && untouched(&s, 9.0)
+                            && untouched(&n, 9.0),
+                    )
+                },
+            );
+        }
     }
 }

@@ -1,20 +1,58 @@
 //! DIV with broadcasting: TFLM's `reference_ops::Div` / `BroadcastDivSlow` (float32, int32)
 //! and `DivElementwise` / `BroadcastDivSlowQuantized` (int8).
 
+use super::shared::broadcast::check_binary;
 use super::shared::broadcast::{BinaryF32, BinaryI32, BinaryShape, broadcast, clamp_i32};
+use super::shared::check::KernelError;
 use super::shared::{Requant, activation_f32, fixed};
+
+/// [`div_f32`]'s preconditions, on the lengths of its slices: what the entry checks
+/// before it runs, and what generated code asserts when the crate compiles.
+///
+/// # Errors
+///
+/// The first precondition that does not hold.
+pub const fn check_div_f32(
+    p: &BinaryF32,
+    input1: usize,
+    input2: usize,
+    output: usize,
+) -> Result<(), KernelError> {
+    check_binary(&p.shape, input1, input2, output)
+}
 
 /// float DIV: TFLM's `reference_ops::Div` / `BroadcastDivSlow<float>`:
 /// `ActivationFunctionWithMinMax(x / y)`.
 ///
-/// # Preconditions
+/// # Errors
 ///
-/// Each slice holds its shape's element count; every input dimension equals the output's or
-/// is 1.
-pub fn div_f32(p: &BinaryF32, input1: &[f32], input2: &[f32], output: &mut [f32]) {
-    broadcast(&p.shape, input1, input2, output, |x, y| {
-        activation_f32(x / y, p.act_min, p.act_max)
-    });
+/// [`KernelError`], with nothing written, unless its preconditions ([`check_div_f32`]) hold:
+/// each slice holds its shape's element count; every input dimension equals the output's or is
+/// 1.
+#[must_use = "the kernel writes nothing when it returns an error"]
+pub fn div_f32(
+    p: &BinaryF32,
+    input1: &[f32],
+    input2: &[f32],
+    output: &mut [f32],
+) -> Result<(), KernelError> {
+    check_div_f32(p, input1.len(), input2.len(), output.len())?;
+    proven::div_f32(p, input1, input2, output);
+    Ok(())
+}
+
+/// [`div_i32`]'s preconditions, as [`check_div_f32`]'s.
+///
+/// # Errors
+///
+/// The first precondition that does not hold.
+pub const fn check_div_i32(
+    p: &BinaryI32,
+    input1: usize,
+    input2: usize,
+    output: usize,
+) -> Result<(), KernelError> {
+    check_binary(&p.shape, input1, input2, output)
 }
 
 /// int32 DIV: TFLM's `reference_ops::Div` / `BroadcastDivSlow<int32_t>`:
@@ -22,14 +60,20 @@ pub fn div_f32(p: &BinaryF32, input1: &[f32], input2: &[f32], output: &mut [f32]
 /// 0, and `INT32_MIN / -1`, trap on x86-64 (TFLM's process dies); here they give 0 and
 /// `INT32_MIN` (wrapping).
 ///
-/// # Preconditions
+/// # Errors
 ///
-/// As [`div_f32`].
-pub fn div_i32(p: &BinaryI32, input1: &[i32], input2: &[i32], output: &mut [i32]) {
-    broadcast(&p.shape, input1, input2, output, |x, y| {
-        let q = if y == 0 { 0 } else { x.wrapping_div(y) };
-        clamp_i32(q, p.act_min, p.act_max)
-    });
+/// [`KernelError`], with nothing written, unless its preconditions ([`check_div_i32`]) hold: as
+/// [`div_f32`]'s.
+#[must_use = "the kernel writes nothing when it returns an error"]
+pub fn div_i32(
+    p: &BinaryI32,
+    input1: &[i32],
+    input2: &[i32],
+    output: &mut [i32],
+) -> Result<(), KernelError> {
+    check_div_i32(p, input1.len(), input2.len(), output.len())?;
+    proven::div_i32(p, input1, input2, output);
+    Ok(())
 }
 
 /// Parameters of an int8 DIV (TFLM's `OpDataDiv`).
@@ -100,18 +144,74 @@ fn div_quantized(p: &DivS8, x: i32, y: i32) -> i32 {
     clamp_i32(p.output_offset.wrapping_add(scaled), p.act_min, p.act_max)
 }
 
+/// [`div_s8`]'s preconditions, as [`check_div_f32`]'s.
+///
+/// # Errors
+///
+/// The first precondition that does not hold.
+pub const fn check_div_s8(
+    p: &DivS8,
+    input1: usize,
+    input2: usize,
+    output: usize,
+) -> Result<(), KernelError> {
+    check_binary(&p.shape, input1, input2, output)
+}
+
 /// int8 DIV: TFLM's `DivElementwise` / `BroadcastDivSlowQuantized<int8_t>`: the offset
 /// dividend, headroom-normalised, times the divisor's reciprocal (`GetReciprocal`), rescaled by
 /// the output multiplier with the total shift, offset and clamped. A divisor equal to its zero
 /// point takes TFLM's path with the reciprocal of 0 (undefined in C++), as x86-64 computes it.
 ///
-/// # Preconditions
+/// # Errors
 ///
-/// As [`div_f32`].
-pub fn div_s8(p: &DivS8, input1: &[i8], input2: &[i8], output: &mut [i8]) {
-    broadcast(&p.shape, input1, input2, output, |x, y| {
-        div_quantized(p, i32::from(x), i32::from(y)) as i8
-    });
+/// [`KernelError`], with nothing written, unless its preconditions ([`check_div_s8`]) hold: as
+/// [`div_f32`]'s.
+#[must_use = "the kernel writes nothing when it returns an error"]
+pub fn div_s8(
+    p: &DivS8,
+    input1: &[i8],
+    input2: &[i8],
+    output: &mut [i8],
+) -> Result<(), KernelError> {
+    check_div_s8(p, input1.len(), input2.len(), output.len())?;
+    proven::div_s8(p, input1, input2, output);
+    Ok(())
+}
+
+/// The entries generated code calls after asserting the kernel's check when the crate
+/// compiled: the public entries without their run-time check (in debug builds it is asserted).
+pub mod proven {
+    #[allow(clippy::wildcard_imports)]
+    use super::*;
+
+    /// [`div_f32`](super::div_f32), its [`check`](super::check_div_f32) proven.
+    #[inline]
+    pub fn div_f32(p: &BinaryF32, input1: &[f32], input2: &[f32], output: &mut [f32]) {
+        debug_assert!(super::check_div_f32(p, input1.len(), input2.len(), output.len()).is_ok());
+        broadcast(&p.shape, input1, input2, output, |x, y| {
+            activation_f32(x / y, p.act_min, p.act_max)
+        });
+    }
+
+    /// [`div_i32`](super::div_i32), its [`check`](super::check_div_i32) proven.
+    #[inline]
+    pub fn div_i32(p: &BinaryI32, input1: &[i32], input2: &[i32], output: &mut [i32]) {
+        debug_assert!(super::check_div_i32(p, input1.len(), input2.len(), output.len()).is_ok());
+        broadcast(&p.shape, input1, input2, output, |x, y| {
+            let q = if y == 0 { 0 } else { x.wrapping_div(y) };
+            clamp_i32(q, p.act_min, p.act_max)
+        });
+    }
+
+    /// [`div_s8`](super::div_s8), its [`check`](super::check_div_s8) proven.
+    #[inline]
+    pub fn div_s8(p: &DivS8, input1: &[i8], input2: &[i8], output: &mut [i8]) {
+        debug_assert!(super::check_div_s8(p, input1.len(), input2.len(), output.len()).is_ok());
+        broadcast(&p.shape, input1, input2, output, |x, y| {
+            div_quantized(p, i32::from(x), i32::from(y)) as i8
+        });
+    }
 }
 
 #[cfg(test)]
@@ -152,7 +252,66 @@ mod tests {
             act_max: i32::MAX,
         };
         let mut out = [0; 4];
-        div_i32(&p, &[7, -7, i32::MIN, 5], &[2, 2, -1, 0], &mut out);
+        div_i32(&p, &[7, -7, i32::MIN, 5], &[2, 2, -1, 0], &mut out).unwrap();
         assert_eq!(out, [3, -3, i32::MIN, 0]);
+    }
+
+    #[test]
+    fn refuses_inconsistent_arguments() {
+        use crate::kernels::shared::testing::refusal::{Len::*, refuses, untouched, vec};
+        let shape = crate::kernels::BinaryShape {
+            input1: [1, 1, 1, 1, 2, 2],
+            input2: [1, 1, 1, 1, 1, 2],
+            output: [1, 1, 1, 1, 2, 2],
+        };
+        let not_broadcast = crate::kernels::BinaryShape {
+            input2: [1, 1, 1, 1, 1, 3],
+            ..shape
+        };
+        let r = crate::kernels::Requant {
+            multiplier: 1 << 30,
+            shift: 0,
+        };
+        let q = DivS8 {
+            shape,
+            input1_offset: 0,
+            input2_offset: 0,
+            output_offset: 0,
+            output: r,
+            act_min: -128,
+            act_max: 127,
+        };
+        let fp = crate::kernels::BinaryF32 {
+            shape,
+            act_min: f32::MIN,
+            act_max: f32::MAX,
+        };
+        let ip = crate::kernels::BinaryI32 {
+            shape,
+            act_min: i32::MIN,
+            act_max: i32::MAX,
+        };
+        refuses([4, 2, 4], [Exact; 3], |[a, b, o]| {
+            let mut out = vec![7; o];
+            let r = div_s8(&q, &vec![0_i8; a], &vec![0_i8; b], &mut out);
+            (r, untouched(&out, 7))
+        });
+        refuses([4, 2, 4], [Exact; 3], |[a, b, o]| {
+            let mut out = vec![7; o];
+            let r = div_i32(&ip, &vec![0_i32; a], &vec![0_i32; b], &mut out);
+            (r, untouched(&out, 7))
+        });
+        refuses([4, 2, 4], [Exact; 3], |[a, b, o]| {
+            let mut out = vec![7.0; o];
+            let r = div_f32(&fp, &vec![0.0_f32; a], &vec![0.0_f32; b], &mut out);
+            (r, untouched(&out, 7.0))
+        });
+        let mut out = [7.0_f32; 4];
+        let bad = crate::kernels::BinaryF32 {
+            shape: not_broadcast,
+            ..fp
+        };
+        assert!(div_f32(&bad, &[0.0; 4], &[0.0; 3], &mut out).is_err());
+        assert_eq!(out, [7.0; 4]);
     }
 }

@@ -270,7 +270,10 @@ pub use add::{AddS16, add_i32, add_s16};
 pub use add_n::{AddNS8, add_n_f32, add_n_s8};
 pub use cast::{CastFrom, cast};
 pub use ceil::ceil_f32;
+pub use circular_buffer::check_circular_buffer_s8;
 pub use comparisons::{Comparison, ComparisonS8, compare, compare_s8};
+pub use densify::check_densify;
+pub use detection_postprocess::check_detection_postprocess;
 pub use div::{DivS8, div_f32, div_i32, div_s8};
 pub use elementwise::{
     AbsQuantized, RsqrtS8, abs_f32, abs_s8, abs_s16, abs_s16_plain, cos_f32, log_f32, rsqrt_f32,
@@ -356,6 +359,54 @@ pub use round::check_round_f32;
 pub use softmax::{check_softmax_f32, check_softmax_s8, check_softmax_s8_s16, check_softmax_s16};
 pub use tanh::{check_tanh_f32, check_tanh_s8, check_tanh_s16};
 
+// The family-C kernels' checks (`check_<kernel>`), beside their entries above.
+pub use add_n::{check_add_n_f32, check_add_n_s8};
+pub use batch_matmul::{check_batch_matmul_f32, check_batch_matmul_s8, check_batch_matmul_s16};
+pub use batch_to_space_nd::check_batch_to_space_nd;
+pub use broadcast_args::check_broadcast_args;
+pub use broadcast_to::check_broadcast_to;
+pub use comparisons::{check_compare, check_compare_s8};
+pub use depth_to_space::check_depth_to_space;
+pub use div::{check_div_f32, check_div_i32, check_div_s8};
+pub use dynamic_update_slice::check_dynamic_update_slice;
+pub use embedding_lookup::{check_embedding_lookup, check_embedding_lookup_s8_f32};
+pub use floor_div::check_floor_div_f32;
+pub use floor_mod::check_floor_mod_f32;
+pub use gather::check_gather;
+pub use gather_nd::check_gather_nd;
+pub use logical::{check_logical_and, check_logical_not, check_logical_or};
+pub use maximum_minimum::{check_maximum, check_minimum};
+pub use pack::check_pack;
+pub use prelu::{check_prelu_f32, check_prelu_s8, check_prelu_s16};
+pub use reshape::check_copy;
+pub use resize_bilinear::{check_resize_bilinear_f32, check_resize_bilinear_s8};
+pub use resize_nearest_neighbor::check_resize_nearest_neighbor;
+pub use reverse::check_reverse;
+pub use select::check_select;
+pub use shape::check_shape;
+pub use slice::{check_slice, check_slice_dynamic};
+pub use space_to_batch_nd::check_space_to_batch_nd;
+pub use space_to_depth::check_space_to_depth;
+pub use split::check_split;
+pub use split_v::check_split_v;
+pub use squared_difference::{
+    check_squared_difference_f32, check_squared_difference_i32, check_squared_difference_s8,
+    check_squared_difference_s16,
+};
+pub use strided_slice::check_strided_slice;
+pub use sub::{check_sub_f32, check_sub_i32, check_sub_s8, check_sub_s16};
+pub use svdf::{check_svdf_f32, check_svdf_s8, check_svdf_s8_s16};
+pub use transpose::check_transpose;
+pub use transpose_conv::{
+    check_transpose_conv_f32, check_transpose_conv_s8, check_transpose_conv_s16,
+    check_transpose_conv_s16_bias16,
+};
+pub use unidirectional_sequence_lstm::{
+    check_unidirectional_sequence_lstm_f32, check_unidirectional_sequence_lstm_s8,
+    check_unidirectional_sequence_lstm_s16,
+};
+pub use unpack::check_unpack;
+
 pub use signal_delay::{SignalDelay, signal_delay};
 pub use signal_energy::{SignalEnergy, signal_energy};
 pub use signal_fft_auto_scale::signal_fft_auto_scale;
@@ -368,6 +419,17 @@ pub use signal_filter_bank_square_root::signal_filter_bank_square_root;
 pub use signal_pcan::{SignalPcan, signal_pcan};
 pub use signal_rfft::{FftScalar, MAX_FACTORS, SignalRfft, signal_rfft};
 pub use signal_window::{SignalWindow, signal_window};
+// Their checks.
+pub use signal_delay::check_signal_delay;
+pub use signal_energy::check_signal_energy;
+pub use signal_fft_auto_scale::check_signal_fft_auto_scale;
+pub use signal_filter_bank::check_signal_filter_bank;
+pub use signal_filter_bank_log::check_signal_filter_bank_log;
+pub use signal_filter_bank_spectral_subtraction::check_signal_filter_bank_spectral_subtraction;
+pub use signal_filter_bank_square_root::check_signal_filter_bank_square_root;
+pub use signal_pcan::check_signal_pcan;
+pub use signal_rfft::check_signal_rfft;
+pub use signal_window::check_signal_window;
 
 pub use circular_buffer::{CircularBuffer, circular_buffer_s8};
 pub use shared::requant::Requant;

@@ -1,6 +1,7 @@
 //! RESIZE_NEAREST_NEIGHBOR: TFLM's `reference_ops::ResizeNearestNeighbor` (generic over the
 //! element type: TFLM copies float32 as int32, bits unchanged).
 
+use super::shared::check::{KernelError, check, elements, length, require};
 use stowplan_math::{floorf, roundf};
 
 use super::shared::sized_mut;
@@ -56,42 +57,102 @@ pub(super) fn nearest(
     usize::try_from(v).unwrap_or(0)
 }
 
+/// [`resize_nearest_neighbor`]'s preconditions, on the lengths of its slices: what the entry checks
+/// before it runs, and what generated code asserts when the crate compiles.
+///
+/// # Errors
+///
+/// The first precondition that does not hold.
+pub const fn check_resize_nearest_neighbor(
+    p: &ResizeNearestNeighbor,
+    input: usize,
+    output: usize,
+) -> Result<(), KernelError> {
+    check!(length("input", elements(&p.input), input));
+    check!(length("output", elements(&p.output), output));
+    let [ib, ih, iw, id] = p.input;
+    let [ob, oh, ow, od] = p.output;
+    check!(require(
+        ob == ib && od == id,
+        "the batches or the channels differ"
+    ));
+    check!(require(
+        ih <= i32::MAX as usize
+            && iw <= i32::MAX as usize
+            && oh <= i32::MAX as usize
+            && ow <= i32::MAX as usize,
+        "a height or a width is above i32::MAX"
+    ));
+    require(
+        output == 0 || (ih >= 1 && iw >= 1),
+        "the input has no pixels, the output has",
+    )
+}
+
 /// RESIZE_NEAREST_NEIGHBOR: TFLM's `reference_ops::ResizeNearestNeighbor`: output pixel `(b, y,
 /// x)` is input pixel `(b, nearest(y), nearest(x))`, all its channels, where `nearest` is
 /// TFLM's `GetNearestNeighbor` in `float` (the scale `in / out`, or `(in - 1) / (out - 1)` with
 /// `align_corners`; `+ 0.5` with `half_pixel_centers`; rounded half away from zero with
 /// `align_corners`, else floored; at most `in - 1`, at least 0 with `half_pixel_centers`).
 ///
-/// # Preconditions
+/// # Errors
 ///
-/// Batches and channels match; the slices' lengths are the products of the shapes.
-pub fn resize_nearest_neighbor<T: Copy>(p: &ResizeNearestNeighbor, input: &[T], output: &mut [T]) {
-    let Some(output) = sized_mut(output, &p.output) else {
-        return;
-    };
-    let [_, ih, iw, depth] = p.input;
-    let [ob, oh, ow, _] = p.output;
-    if depth == 0 {
-        return;
-    }
-    let mut pixels = output.chunks_mut(depth);
-    for b in 0..ob {
-        for y in 0..oh {
-            let in_y = nearest(y, ih, oh, p.align_corners, p.half_pixel_centers);
-            for x in 0..ow {
-                let in_x = nearest(x, iw, ow, p.align_corners, p.half_pixel_centers);
-                let Some(dst) = pixels.next() else {
-                    return;
-                };
-                let at = b
-                    .wrapping_mul(ih)
-                    .wrapping_add(in_y)
-                    .wrapping_mul(iw)
-                    .wrapping_add(in_x)
-                    .wrapping_mul(depth);
-                let src = input.get(at..).unwrap_or(&[]);
-                for (o, &v) in dst.iter_mut().zip(src) {
-                    *o = v;
+/// [`KernelError`], with nothing written, unless its preconditions
+/// ([`check_resize_nearest_neighbor`]) hold: the slices' lengths are the products of the
+/// shapes, batches and channels match, heights and widths fit in `i32`, and the input has a
+/// pixel unless the output is empty.
+#[must_use = "the kernel writes nothing when it returns an error"]
+pub fn resize_nearest_neighbor<T: Copy>(
+    p: &ResizeNearestNeighbor,
+    input: &[T],
+    output: &mut [T],
+) -> Result<(), KernelError> {
+    check_resize_nearest_neighbor(p, input.len(), output.len())?;
+    proven::resize_nearest_neighbor(p, input, output);
+    Ok(())
+}
+
+/// The entries generated code calls after asserting the kernel's check when the crate
+/// compiled: the public entries without their run-time check (in debug builds it is asserted).
+pub mod proven {
+    #[allow(clippy::wildcard_imports)]
+    use super::*;
+
+    /// [`resize_nearest_neighbor`](super::resize_nearest_neighbor), its [`check`](super::check_resize_nearest_neighbor) proven.
+    #[inline]
+    pub fn resize_nearest_neighbor<T: Copy>(
+        p: &ResizeNearestNeighbor,
+        input: &[T],
+        output: &mut [T],
+    ) {
+        debug_assert!(super::check_resize_nearest_neighbor(p, input.len(), output.len()).is_ok());
+        let Some(output) = sized_mut(output, &p.output) else {
+            return;
+        };
+        let [_, ih, iw, depth] = p.input;
+        let [ob, oh, ow, _] = p.output;
+        if depth == 0 {
+            return;
+        }
+        let mut pixels = output.chunks_mut(depth);
+        for b in 0..ob {
+            for y in 0..oh {
+                let in_y = nearest(y, ih, oh, p.align_corners, p.half_pixel_centers);
+                for x in 0..ow {
+                    let in_x = nearest(x, iw, ow, p.align_corners, p.half_pixel_centers);
+                    let Some(dst) = pixels.next() else {
+                        return;
+                    };
+                    let at = b
+                        .wrapping_mul(ih)
+                        .wrapping_add(in_y)
+                        .wrapping_mul(iw)
+                        .wrapping_add(in_x)
+                        .wrapping_mul(depth);
+                    let src = input.get(at..).unwrap_or(&[]);
+                    for (o, &v) in dst.iter_mut().zip(src) {
+                        *o = v;
+                    }
                 }
             }
         }
@@ -117,7 +178,7 @@ mod tests {
             half_pixel_centers: false,
         };
         let mut out = [0_i8; 3];
-        resize_nearest_neighbor(&p, &[4, 5], &mut out);
+        resize_nearest_neighbor(&p, &[4, 5], &mut out).unwrap();
         assert_eq!(out, [4, 4, 5]);
     }
 
@@ -129,7 +190,34 @@ mod tests {
             align_corners: true,
             half_pixel_centers: true,
         };
-        let mut out = [0_i16; 2];
-        resize_nearest_neighbor(&p, &[1, 2], &mut out);
+        let mut out = [7_i16; 2];
+        assert!(resize_nearest_neighbor(&p, &[1, 2], &mut out).is_err());
+        assert_eq!(out, [7; 2]);
+    }
+
+    #[test]
+    fn refuses_inconsistent_arguments() {
+        use crate::kernels::shared::testing::refusal::{Len::*, refuses, untouched, vec};
+        let p = ResizeNearestNeighbor {
+            input: [1, 2, 2, 1],
+            output: [1, 3, 3, 1],
+            align_corners: false,
+            half_pixel_centers: false,
+        };
+        refuses([4, 9], [Exact; 2], |[i, o]| {
+            let mut out = vec![7_i8; o];
+            (
+                resize_nearest_neighbor(&p, &vec![0; i], &mut out),
+                untouched(&out, 7),
+            )
+        });
+        let mut out = [7_i8; 9];
+        let channels = ResizeNearestNeighbor {
+            output: [1, 3, 3, 2],
+            ..p
+        };
+        assert!(resize_nearest_neighbor(&channels, &[0; 4], &mut [7; 18]).is_err());
+        assert!(resize_nearest_neighbor(&p, &[], &mut out).is_err());
+        assert_eq!(out, [7; 9]);
     }
 }

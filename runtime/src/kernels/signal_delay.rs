@@ -2,6 +2,8 @@
 //! each row of the input delayed by `delay_length` samples, the delay line kept across
 //! invocations.
 
+use super::shared::check::{KernelError, check, elements, length, require};
+
 /// Parameters of [`signal_delay`].
 #[derive(Clone, Copy, Debug)]
 pub struct SignalDelay {
@@ -34,6 +36,29 @@ fn set_sample(state: &mut [u32], i: usize, v: i16) {
     }
 }
 
+/// [`signal_delay`]'s preconditions, on the lengths of its slices: what the entry checks
+/// before it runs, and what generated code asserts when the crate compiles.
+///
+/// # Errors
+///
+/// The first precondition that does not hold.
+pub const fn check_signal_delay(
+    p: &SignalDelay,
+    input: usize,
+    output: usize,
+    state: usize,
+) -> Result<(), KernelError> {
+    let n = elements(&[p.rows, p.frame_size]);
+    check!(length("input", n, input));
+    check!(length("output", n, output));
+    let samples = match p.rows.checked_mul(p.delay_length) {
+        Some(s) => Some(s.div_ceil(2)),
+        None => None,
+    };
+    check!(length("state", samples, state));
+    require(p.frame_size >= 1 || p.rows == 0, "the frame size is 0")
+}
+
 /// TFLM's `DelayEval`: for each row in order, the row is appended to its delay line (which
 /// holds `delay_length` samples, zeros after a reset, as TFLM's `DelayReset` writes them),
 /// the first `frame_size` samples of the line are the output row, and they leave the line.
@@ -42,35 +67,59 @@ fn set_sample(state: &mut [u32], i: usize, v: i16) {
 ///
 /// `state` holds the delay lines, row after row, `delay_length` int16 each, two to a word.
 ///
-/// # Preconditions
+/// # Errors
 ///
-/// `input` and `output` hold `rows × frame_size` values, `state` `rows × delay_length`
-/// samples. Shorter slices shorten the loop; nothing panics.
-pub fn signal_delay(p: &SignalDelay, input: &[i16], output: &mut [i16], state: &mut [u32]) {
-    let (fs, d) = (p.frame_size, p.delay_length);
-    for (r, (row, out)) in input
-        .chunks(fs.max(1))
-        .zip(output.chunks_mut(fs.max(1)))
-        .take(p.rows)
-        .enumerate()
-    {
-        let base = r.saturating_mul(d);
-        // The line followed by the row, read at `k`.
-        let stream = |state: &[u32], k: usize| -> i16 {
-            if k < d {
-                sample(state, base.saturating_add(k))
-            } else {
-                row.get(k - d).copied().unwrap_or(0)
+/// [`KernelError`], with nothing written, unless its preconditions ([`check_signal_delay`])
+/// hold: `input` and `output` hold `rows × frame_size` values (a frame of at least one),
+/// `state` `rows × delay_length` samples, two to a word (`ceil(rows × delay_length / 2)`
+/// words).
+#[must_use = "the kernel writes nothing when it returns an error"]
+pub fn signal_delay(
+    p: &SignalDelay,
+    input: &[i16],
+    output: &mut [i16],
+    state: &mut [u32],
+) -> Result<(), KernelError> {
+    check_signal_delay(p, input.len(), output.len(), state.len())?;
+    proven::signal_delay(p, input, output, state);
+    Ok(())
+}
+
+/// The entries generated code calls after asserting the kernel's check when the crate
+/// compiled: the public entries without their run-time check (in debug builds it is asserted).
+pub mod proven {
+    #[allow(clippy::wildcard_imports)]
+    use super::*;
+
+    /// [`signal_delay`](super::signal_delay), its [`check`](super::check_signal_delay) proven.
+    #[inline]
+    pub fn signal_delay(p: &SignalDelay, input: &[i16], output: &mut [i16], state: &mut [u32]) {
+        debug_assert!(super::check_signal_delay(p, input.len(), output.len(), state.len()).is_ok());
+        let (fs, d) = (p.frame_size, p.delay_length);
+        for (r, (row, out)) in input
+            .chunks(fs.max(1))
+            .zip(output.chunks_mut(fs.max(1)))
+            .take(p.rows)
+            .enumerate()
+        {
+            let base = r.saturating_mul(d);
+            // The line followed by the row, read at `k`.
+            let stream = |state: &[u32], k: usize| -> i16 {
+                if k < d {
+                    sample(state, base.saturating_add(k))
+                } else {
+                    row.get(k - d).copied().unwrap_or(0)
+                }
+            };
+            for (k, o) in out.iter_mut().enumerate() {
+                *o = stream(state, k);
             }
-        };
-        for (k, o) in out.iter_mut().enumerate() {
-            *o = stream(state, k);
-        }
-        // The line keeps the stream's samples fs .. fs + d, read before they are overwritten
-        // (in increasing order, each from at or after the sample it replaces).
-        for k in 0..d {
-            let v = stream(state, fs.saturating_add(k));
-            set_sample(state, base.saturating_add(k), v);
+            // The line keeps the stream's samples fs .. fs + d, read before they are overwritten
+            // (in increasing order, each from at or after the sample it replaces).
+            for k in 0..d {
+                let v = stream(state, fs.saturating_add(k));
+                set_sample(state, base.saturating_add(k), v);
+            }
         }
     }
 }
@@ -128,9 +177,25 @@ mod tests {
             let want = reference(&p, &frames);
             for (frame, want) in frames.iter().zip(&want) {
                 let mut out = vec![0_i16; frame.len()];
-                signal_delay(&p, frame, &mut out, &mut state);
+                signal_delay(&p, frame, &mut out, &mut state).unwrap();
                 assert_eq!(&out, want, "{p:?}");
             }
         }
+    }
+
+    #[test]
+    fn refuses_inconsistent_arguments() {
+        use crate::kernels::shared::testing::refusal::{Len::*, refuses, untouched, vec};
+        let p = SignalDelay {
+            frame_size: 3,
+            rows: 2,
+            delay_length: 3,
+        };
+        refuses([6, 6, 3], [Exact; 3], |[i, o, s]| {
+            let mut out = vec![7_i16; o];
+            let mut state = vec![9_u32; s];
+            let r = signal_delay(&p, &vec![0; i], &mut out, &mut state);
+            (r, untouched(&out, 7) && untouched(&state, 9))
+        });
     }
 }

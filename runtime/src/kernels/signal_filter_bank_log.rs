@@ -2,6 +2,7 @@
 //! `signal/src/filter_bank_log.cc`, `signal/src/log.cc`): a fixed-point natural logarithm,
 //! scaled and saturated to int16.
 
+use super::shared::check::{KernelError, require};
 use super::signal_fft_auto_scale::most_significant_bit_32;
 
 /// Entries of [`SignalFilterBankLog::lut`]: 129 segment ends and one pad.
@@ -46,21 +47,59 @@ fn log32(x: u32, out_scale: u32, lut: &[u16]) -> u32 {
     out_scale.wrapping_mul(loge).wrapping_add(round) >> 16
 }
 
+/// [`signal_filter_bank_log`]'s preconditions, on the lengths of its slices: what the entry checks
+/// before it runs, and what generated code asserts when the crate compiles.
+///
+/// # Errors
+///
+/// The first precondition that does not hold.
+pub const fn check_signal_filter_bank_log(
+    input: usize,
+    _params: &SignalFilterBankLog,
+    output: usize,
+) -> Result<(), KernelError> {
+    require(output >= input, "the output is shorter than the input")
+}
+
 /// TFLM's `FilterbankLog`: for each input channel, `s = in[i] << input_correction_bits`;
 /// `out[i] = min(Log32(s, output_scale), 32767)` if `s > 1`, else 0.
 ///
-/// # Preconditions
+/// # Errors
 ///
-/// `output.len() >= input.len()`; extra inputs are skipped.
-pub fn signal_filter_bank_log(input: &[u32], params: &SignalFilterBankLog, output: &mut [i16]) {
-    let shift = params.input_correction_bits & 31;
-    for (o, &x) in output.iter_mut().zip(input) {
-        let scaled = x << shift;
-        *o = if scaled > 1 {
-            log32(scaled, params.output_scale, &params.lut).min(i16::MAX as u32) as i16
-        } else {
-            0
-        };
+/// [`KernelError`], with nothing written, unless its preconditions
+/// ([`check_signal_filter_bank_log`]) hold: `output.len() >= input.len()`.
+#[must_use = "the kernel writes nothing when it returns an error"]
+pub fn signal_filter_bank_log(
+    input: &[u32],
+    params: &SignalFilterBankLog,
+    output: &mut [i16],
+) -> Result<(), KernelError> {
+    check_signal_filter_bank_log(input.len(), params, output.len())?;
+    proven::signal_filter_bank_log(input, params, output);
+    Ok(())
+}
+
+/// The entries generated code calls after asserting the kernel's check when the crate
+/// compiled: the public entries without their run-time check (in debug builds it is asserted).
+pub mod proven {
+    #[allow(clippy::wildcard_imports)]
+    use super::*;
+
+    /// [`signal_filter_bank_log`](super::signal_filter_bank_log), its [`check`](super::check_signal_filter_bank_log) proven.
+    #[inline]
+    pub fn signal_filter_bank_log(input: &[u32], params: &SignalFilterBankLog, output: &mut [i16]) {
+        debug_assert!(
+            super::check_signal_filter_bank_log(input.len(), params, output.len()).is_ok()
+        );
+        let shift = params.input_correction_bits & 31;
+        for (o, &x) in output.iter_mut().zip(input) {
+            let scaled = x << shift;
+            *o = if scaled > 1 {
+                log32(scaled, params.output_scale, &params.lut).min(i16::MAX as u32) as i16
+            } else {
+                0
+            };
+        }
     }
 }
 
@@ -77,8 +116,25 @@ mod tests {
             lut: [0; LOG_LUT_LEN],
         };
         let mut out = [0i16; 3];
-        signal_filter_bank_log(&[0, 1, 1 << 20], &p, &mut out);
+        signal_filter_bank_log(&[0, 1, 1 << 20], &p, &mut out).unwrap();
         // ln(2^20) = 13.86: loge = 908520 (Q16), (908520 + 32768) >> 16 = 14.
         assert_eq!(out, [0, 0, 14]);
+    }
+
+    #[test]
+    fn refuses_inconsistent_arguments() {
+        use crate::kernels::shared::testing::refusal::{Len::*, refuses, untouched, vec};
+        let p = SignalFilterBankLog {
+            output_scale: 1600,
+            input_correction_bits: 3,
+            lut: [0; LOG_LUT_LEN],
+        };
+        refuses([3, 3], [AtMost, AtLeast], |[i, o]| {
+            let mut out = vec![7_i16; o];
+            (
+                signal_filter_bank_log(&vec![0; i], &p, &mut out),
+                untouched(&out, 7),
+            )
+        });
     }
 }

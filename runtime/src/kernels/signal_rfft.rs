@@ -13,6 +13,8 @@
 //! complex values in `i32` words: one word per int16 complex value (real part in the low half),
 //! two per int32 or float value.
 
+use super::shared::check::{KernelError, check, length, require};
+
 /// The arithmetic of one KISS FFT build (`_kiss_fft_guts.h` for `FIXED_POINT` 16, 32 and
 /// float).
 pub trait FftScalar: Copy + Default + core::fmt::Debug + sealed::Sealed {
@@ -413,62 +415,158 @@ fn work<T: FftScalar>(
     }
 }
 
+/// [`signal_rfft`]'s preconditions, on the lengths of its slices: what the entry checks
+/// before it runs, and what generated code asserts when the crate compiles.
+///
+/// # Errors
+///
+/// The first precondition that does not hold.
+pub const fn check_signal_rfft<T: FftScalar>(
+    input: usize,
+    params: &SignalRfft<T>,
+    output: usize,
+    scratch: usize,
+) -> Result<(), KernelError> {
+    let ncfft = params.fft_length / 2;
+    check!(require(
+        ncfft >= 1 && params.fft_length.is_multiple_of(2),
+        "fft_length is not a positive even number"
+    ));
+    check!(require(
+        params.input_length >= 1 && params.input_length <= params.fft_length,
+        "the frame is empty or longer than fft_length"
+    ));
+    check!(require(
+        params.input_size.is_multiple_of(params.input_length),
+        "the input is not a whole number of frames"
+    ));
+    check!(length("input", Some(params.input_size), input));
+    check!(require(
+        params.output_length == params.fft_length + 2,
+        "the output frame is not fft_length + 2 values"
+    ));
+    check!(length(
+        "output",
+        (params.input_size / params.input_length).checked_mul(params.output_length),
+        output
+    ));
+    check!(require(
+        params.stages >= 1 && params.stages <= MAX_FACTORS,
+        "the stages are not 1 to MAX_FACTORS"
+    ));
+    let mut remaining = ncfft;
+    let mut s = 0;
+    while s < params.stages {
+        let [radix, m] = params.factors[s];
+        check!(require(
+            radix >= 2 && radix <= 5 && remaining.is_multiple_of(radix) && m == remaining / radix,
+            "the factors are not KISS FFT's of fft_length / 2 in radices 2 to 5"
+        ));
+        remaining = m;
+        s += 1;
+    }
+    check!(require(
+        remaining == 1,
+        "the factors are not KISS FFT's of fft_length / 2 in radices 2 to 5"
+    ));
+    check!(length("twiddles", Some(2 * ncfft), params.twiddles.len()));
+    check!(length(
+        "super_twiddles",
+        Some(2 * (ncfft / 2)),
+        params.super_twiddles.len()
+    ));
+    let words = match ncfft.checked_mul(T::WORDS) {
+        Some(w) => w,
+        None => return Err(KernelError::Parameters("the scratch size overflows")),
+    };
+    require(
+        scratch >= words,
+        "the scratch holds fewer than fft_length / 2 values",
+    )
+}
+
 /// TFLM's `RfftEval`: for each frame `k` of `input_length` input values, `kiss_fftr` of the
 /// frame zero-padded to `fft_length`: `fft_length / 2 + 1` complex values, interleaved, from
 /// output value `k * output_length`.
 ///
-/// # Preconditions
+/// # Errors
 ///
-/// The parameters are `kiss_fftr_alloc`'s for `fft_length` (radices 2 to 5 only),
-/// `input.len() >= input_size`, `output.len() >= input_size / input_length * output_length`,
-/// `scratch.len() >= fft_length / 2 * T::WORDS`. Otherwise reads past a slice read 0 and
-/// writes past one are dropped.
+/// [`KernelError`], with nothing written, unless its preconditions ([`check_signal_rfft`])
+/// hold: the parameters are `kiss_fftr_alloc`'s for an even `fft_length` (radices 2 to 5,
+/// `fft_length / 2` twiddles and `fft_length / 4` super-twiddles), frames of 1 to `fft_length`
+/// values, `input.len() == input_size` (whole frames), `output_length == fft_length + 2` and
+/// `output.len() == input_size / input_length * output_length`, `scratch.len() >= fft_length /
+/// 2 * T::WORDS`.
+#[must_use = "the kernel writes nothing when it returns an error"]
 pub fn signal_rfft<T: FftScalar>(
     input: &[T],
     params: &SignalRfft<T>,
     output: &mut [T],
     scratch: &mut [i32],
-) {
-    let ncfft = params.fft_length / 2;
-    if params.input_length == 0 || ncfft == 0 {
-        return;
-    }
-    let factors = params.factors.get(..params.stages).unwrap_or(&[]);
-    let frames = input
-        .get(..params.input_size)
-        .unwrap_or(input)
-        .chunks(params.input_length);
-    let outs = output.chunks_mut(params.output_length.max(1));
-    for (frame, out) in frames.zip(outs) {
-        work(scratch, 0, frame, 0, 1, factors, params.twiddles);
-        let put = |out: &mut [T], k: usize, c: Cpx2<T>| {
-            if let Some(v) = out.get_mut(2 * k) {
-                *v = c.r;
+) -> Result<(), KernelError> {
+    check_signal_rfft(input.len(), params, output.len(), scratch.len())?;
+    proven::signal_rfft(input, params, output, scratch);
+    Ok(())
+}
+
+/// The entries generated code calls after asserting the kernel's check when the crate
+/// compiled: the public entries without their run-time check (in debug builds it is asserted).
+pub mod proven {
+    #[allow(clippy::wildcard_imports)]
+    use super::*;
+
+    /// [`signal_rfft`](super::signal_rfft), its [`check`](super::check_signal_rfft) proven.
+    #[inline]
+    pub fn signal_rfft<T: FftScalar>(
+        input: &[T],
+        params: &SignalRfft<T>,
+        output: &mut [T],
+        scratch: &mut [i32],
+    ) {
+        debug_assert!(
+            super::check_signal_rfft(input.len(), params, output.len(), scratch.len()).is_ok()
+        );
+        let ncfft = params.fft_length / 2;
+        if params.input_length == 0 || ncfft == 0 {
+            return;
+        }
+        let factors = params.factors.get(..params.stages).unwrap_or(&[]);
+        let frames = input
+            .get(..params.input_size)
+            .unwrap_or(input)
+            .chunks(params.input_length);
+        let outs = output.chunks_mut(params.output_length.max(1));
+        for (frame, out) in frames.zip(outs) {
+            work(scratch, 0, frame, 0, 1, factors, params.twiddles);
+            let put = |out: &mut [T], k: usize, c: Cpx2<T>| {
+                if let Some(v) = out.get_mut(2 * k) {
+                    *v = c.r;
+                }
+                if let Some(v) = out.get_mut(2 * k + 1) {
+                    *v = c.i;
+                }
+            };
+            let tdc = fixdiv(T::load(scratch, 0), 2);
+            put(out, 0, cpx(T::add(tdc.r, tdc.i), T::default()));
+            put(out, ncfft, cpx(T::sub(tdc.r, tdc.i), T::default()));
+            for k in 1..=ncfft / 2 {
+                let fpk = fixdiv(T::load(scratch, k), 2);
+                let nk = T::load(scratch, ncfft - k);
+                let fpnk = fixdiv(cpx(nk.r, T::neg(nk.i)), 2);
+                let f1k = c_add(fpk, fpnk);
+                let f2k = c_sub(fpk, fpnk);
+                let t = T::c_mul(f2k, tw(params.super_twiddles, k - 1));
+                put(
+                    out,
+                    k,
+                    cpx(T::half_sum(f1k.r, t.r), T::half_sum(f1k.i, t.i)),
+                );
+                put(
+                    out,
+                    ncfft - k,
+                    cpx(T::half_diff(f1k.r, t.r), T::half_diff(t.i, f1k.i)),
+                );
             }
-            if let Some(v) = out.get_mut(2 * k + 1) {
-                *v = c.i;
-            }
-        };
-        let tdc = fixdiv(T::load(scratch, 0), 2);
-        put(out, 0, cpx(T::add(tdc.r, tdc.i), T::default()));
-        put(out, ncfft, cpx(T::sub(tdc.r, tdc.i), T::default()));
-        for k in 1..=ncfft / 2 {
-            let fpk = fixdiv(T::load(scratch, k), 2);
-            let nk = T::load(scratch, ncfft - k);
-            let fpnk = fixdiv(cpx(nk.r, T::neg(nk.i)), 2);
-            let f1k = c_add(fpk, fpnk);
-            let f2k = c_sub(fpk, fpnk);
-            let t = T::c_mul(f2k, tw(params.super_twiddles, k - 1));
-            put(
-                out,
-                k,
-                cpx(T::half_sum(f1k.r, t.r), T::half_sum(f1k.i, t.i)),
-            );
-            put(
-                out,
-                ncfft - k,
-                cpx(T::half_diff(f1k.r, t.r), T::half_diff(t.i, f1k.i)),
-            );
         }
     }
 }
@@ -497,11 +595,11 @@ mod tests {
     fn impulse_is_flat() {
         let mut out = [0i16; 6];
         let mut scratch = [0i32; 2];
-        signal_rfft(&[1000, 0, 0, 0], &params(4), &mut out, &mut scratch);
+        signal_rfft(&[1000, 0, 0, 0], &params(4), &mut out, &mut scratch).unwrap();
         // Each of the two stages halves (with Q15's 16383/32768), the split halves again.
         assert_eq!(out, [250, 0, 250, 0, 250, 0]);
         // A shorter frame is zero-padded.
-        signal_rfft(&[1000], &params(1), &mut out, &mut scratch);
+        signal_rfft(&[1000], &params(1), &mut out, &mut scratch).unwrap();
         assert_eq!(out, [250, 0, 250, 0, 250, 0]);
     }
 
@@ -514,8 +612,26 @@ mod tests {
             &params(4),
             &mut out,
             &mut scratch,
-        );
+        )
+        .unwrap();
         assert_eq!(out[0], 0);
         assert!(out[4] > 900, "{out:?}");
+    }
+
+    #[test]
+    fn refuses_inconsistent_arguments() {
+        use crate::kernels::shared::testing::refusal::{Len::*, refuses, untouched, vec};
+        let p = params(4);
+        refuses([4, 6, 2], [Exact, Exact, AtLeast], |[i, o, s]| {
+            let (mut out, mut scratch) = (vec![7_i16; o], vec![0_i32; s]);
+            (
+                signal_rfft(&vec![0; i], &p, &mut out, &mut scratch),
+                untouched(&out, 7),
+            )
+        });
+        let mut out = [7_i16; 6];
+        let unfactored = SignalRfft { stages: 0, ..p };
+        assert!(signal_rfft(&[0; 4], &unfactored, &mut out, &mut [0; 2]).is_err());
+        assert_eq!(out, [7; 6]);
     }
 }

@@ -8,6 +8,7 @@
 //! second one; here each unit's sum is accumulated directly, adding the same terms in the same
 //! order (so no scratch is needed and every bit is the same).
 
+use super::shared::check::{KernelError, check, elements, length, optional_length, require};
 use stowplan_math::tanhf;
 
 use stowplan_math::sse;
@@ -256,6 +257,54 @@ fn svdf_integer<T: StateType>(
     );
 }
 
+/// What every SVDF kernel needs of its sizes and its slices' lengths.
+const fn check_svdf(
+    s: &SvdfShape,
+    input: usize,
+    feature: usize,
+    time: usize,
+    bias: Option<usize>,
+    state: usize,
+    output: usize,
+) -> Result<(), KernelError> {
+    check!(require(
+        s.rank >= 1 && s.filters.is_multiple_of(s.rank),
+        "the rank is 0 or does not divide the filters"
+    ));
+    check!(length("input", elements(&[s.batches, s.input_size]), input));
+    check!(length(
+        "feature",
+        elements(&[s.filters, s.input_size]),
+        feature
+    ));
+    check!(length("time", elements(&[s.filters, s.memory]), time));
+    check!(length(
+        "state",
+        elements(&[s.batches, s.filters, s.memory]),
+        state
+    ));
+    check!(length("output", elements(&[s.batches, s.units()]), output));
+    optional_length("bias", Some(s.units()), bias)
+}
+
+/// [`svdf_s8`]'s preconditions, on the lengths of its slices: what the entry checks
+/// before it runs, and what generated code asserts when the crate compiles.
+///
+/// # Errors
+///
+/// The first precondition that does not hold.
+pub const fn check_svdf_s8(
+    p: &SvdfS8,
+    input: usize,
+    feature: usize,
+    time: usize,
+    bias: Option<usize>,
+    state: usize,
+    output: usize,
+) -> Result<(), KernelError> {
+    check_svdf(&p.shape, input, feature, time, bias, state, output)
+}
+
 /// int8 SVDF with an int8 state and int8 time weights: TFLM's `EvalInt8SvdfReference`.
 ///
 /// Shift the state left by one; for each batch and filter, `sum(feature * (input -
@@ -265,11 +314,14 @@ fn svdf_integer<T: StateType>(
 /// state_zero_point))`; `MultiplyByQuantizedMultiplier` by `time`, plus `output_zero_point`,
 /// clamped to int8. The fused activation is not applied (TFLM's integer kernel ignores it).
 ///
-/// # Preconditions
+/// # Errors
 ///
+/// [`KernelError`], with nothing written, unless its preconditions ([`check_svdf_s8`]) hold:
 /// `input` is `[batches, input_size]`, `feature` `[filters, input_size]`, `time` `[filters,
-/// memory]`, `state` `[batches, filters × memory]`, `output` `[batches, filters / rank]`,
-/// `bias` (if any) holds `filters / rank` values; `rank > 0` divides `filters`.
+/// memory]`, `state` `[batches, filters × memory]`, `output` `[batches, filters / rank]`
+/// (lengths exactly the products), `bias` (if any) holds `filters / rank` values; `rank > 0`
+/// divides `filters`.
+#[must_use = "the kernel writes nothing when it returns an error"]
 pub fn svdf_s8(
     p: &SvdfS8,
     input: &[i8],
@@ -278,16 +330,45 @@ pub fn svdf_s8(
     bias: Option<&[i32]>,
     state: &mut [i8],
     output: &mut [i8],
-) {
-    svdf_integer(p, input, feature, time, bias, state, output);
+) -> Result<(), KernelError> {
+    check_svdf_s8(
+        p,
+        input.len(),
+        feature.len(),
+        time.len(),
+        bias.map(<[i32]>::len),
+        state.len(),
+        output.len(),
+    )?;
+    proven::svdf_s8(p, input, feature, time, bias, state, output);
+    Ok(())
+}
+
+/// [`svdf_s8_s16`]'s preconditions, as [`check_svdf_s8`]'s.
+///
+/// # Errors
+///
+/// The first precondition that does not hold.
+pub const fn check_svdf_s8_s16(
+    p: &SvdfS8,
+    input: usize,
+    feature: usize,
+    time: usize,
+    bias: Option<usize>,
+    state: usize,
+    output: usize,
+) -> Result<(), KernelError> {
+    check_svdf(&p.shape, input, feature, time, bias, state, output)
 }
 
 /// int8 SVDF with an int16 state and int16 time weights: TFLM's `EvalInt16SvdfReference`, as
 /// [`svdf_s8`] with the feature products clamped to int16.
 ///
-/// # Preconditions
+/// # Errors
 ///
-/// As [`svdf_s8`].
+/// [`KernelError`], with nothing written, unless its preconditions ([`check_svdf_s8_s16`])
+/// hold: as [`svdf_s8`]'s.
+#[must_use = "the kernel writes nothing when it returns an error"]
 pub fn svdf_s8_s16(
     p: &SvdfS8,
     input: &[i8],
@@ -296,8 +377,18 @@ pub fn svdf_s8_s16(
     bias: Option<&[i32]>,
     state: &mut [i16],
     output: &mut [i8],
-) {
-    svdf_integer(p, input, feature, time, bias, state, output);
+) -> Result<(), KernelError> {
+    check_svdf_s8_s16(
+        p,
+        input.len(),
+        feature.len(),
+        time.len(),
+        bias.map(<[i32]>::len),
+        state.len(),
+        output.len(),
+    )?;
+    proven::svdf_s8_s16(p, input, feature, time, bias, state, output);
+    Ok(())
 }
 
 /// glibc's `fmaxf` on x86-64: the other argument if one is NaN, else the larger, `y` when they
@@ -344,15 +435,34 @@ fn activation_val_f32(act: SvdfActivation, a: f32) -> f32 {
     }
 }
 
+/// [`svdf_f32`]'s preconditions, as [`check_svdf_s8`]'s.
+///
+/// # Errors
+///
+/// The first precondition that does not hold.
+pub const fn check_svdf_f32(
+    p: &SvdfF32,
+    input: usize,
+    feature: usize,
+    time: usize,
+    bias: Option<usize>,
+    state: usize,
+    output: usize,
+) -> Result<(), KernelError> {
+    check_svdf(&p.shape, input, feature, time, bias, state, output)
+}
+
 /// float SVDF: TFLM's `EvalFloatSvdfReference` and `ApplyTimeWeightsBiasAndActivation`.
 ///
 /// Shift the state left by one; each filter's dot product with the input row (`dot += w * x`
 /// from 0, in order) into its last state column; each unit the bias (or 0) plus, in order, its
 /// `rank` filters' `sum(time * state)` (each from 0, in order); then the activation.
 ///
-/// # Preconditions
+/// # Errors
 ///
-/// As [`svdf_s8`].
+/// [`KernelError`], with nothing written, unless its preconditions ([`check_svdf_f32`]) hold:
+/// as [`svdf_s8`]'s.
+#[must_use = "the kernel writes nothing when it returns an error"]
 pub fn svdf_f32(
     p: &SvdfF32,
     input: &[f32],
@@ -361,24 +471,119 @@ pub fn svdf_f32(
     bias: Option<&[f32]>,
     state: &mut [f32],
     output: &mut [f32],
-) {
-    let s = &p.shape;
-    let Some(mut v) = sized_all(s, input, feature, time, state, output) else {
-        return;
-    };
-    shift_state(v.state);
-    // The wheel's build: `dot` first in the sum.
-    let dot = |weights: &[f32], row: &[f32]| {
-        let mut dot = 0.0_f32;
-        for (&w, &x) in weights.iter().zip(row) {
-            dot = sse::add(dot, sse::mul(w, x));
-        }
-        dot
-    };
-    feature_pass(s, &mut v, dot);
-    time_pass(s, &mut v, bias, 0.0, dot, sse::add, |acc| {
-        activation_val_f32(p.activation, acc)
-    });
+) -> Result<(), KernelError> {
+    check_svdf_f32(
+        p,
+        input.len(),
+        feature.len(),
+        time.len(),
+        bias.map(<[f32]>::len),
+        state.len(),
+        output.len(),
+    )?;
+    proven::svdf_f32(p, input, feature, time, bias, state, output);
+    Ok(())
+}
+
+/// The entries generated code calls after asserting the kernel's check when the crate
+/// compiled: the public entries without their run-time check (in debug builds it is asserted).
+pub mod proven {
+    #[allow(clippy::wildcard_imports)]
+    use super::*;
+
+    /// [`svdf_s8`](super::svdf_s8), its [`check`](super::check_svdf_s8) proven.
+    #[inline]
+    pub fn svdf_s8(
+        p: &SvdfS8,
+        input: &[i8],
+        feature: &[i8],
+        time: &[i8],
+        bias: Option<&[i32]>,
+        state: &mut [i8],
+        output: &mut [i8],
+    ) {
+        debug_assert!(
+            super::check_svdf_s8(
+                p,
+                input.len(),
+                feature.len(),
+                time.len(),
+                bias.map(<[i32]>::len),
+                state.len(),
+                output.len()
+            )
+            .is_ok()
+        );
+        svdf_integer(p, input, feature, time, bias, state, output);
+    }
+
+    /// [`svdf_s8_s16`](super::svdf_s8_s16), its [`check`](super::check_svdf_s8_s16) proven.
+    #[inline]
+    pub fn svdf_s8_s16(
+        p: &SvdfS8,
+        input: &[i8],
+        feature: &[i8],
+        time: &[i16],
+        bias: Option<&[i32]>,
+        state: &mut [i16],
+        output: &mut [i8],
+    ) {
+        debug_assert!(
+            super::check_svdf_s8_s16(
+                p,
+                input.len(),
+                feature.len(),
+                time.len(),
+                bias.map(<[i32]>::len),
+                state.len(),
+                output.len()
+            )
+            .is_ok()
+        );
+        svdf_integer(p, input, feature, time, bias, state, output);
+    }
+
+    /// [`svdf_f32`](super::svdf_f32), its [`check`](super::check_svdf_f32) proven.
+    #[inline]
+    pub fn svdf_f32(
+        p: &SvdfF32,
+        input: &[f32],
+        feature: &[f32],
+        time: &[f32],
+        bias: Option<&[f32]>,
+        state: &mut [f32],
+        output: &mut [f32],
+    ) {
+        debug_assert!(
+            super::check_svdf_f32(
+                p,
+                input.len(),
+                feature.len(),
+                time.len(),
+                bias.map(<[f32]>::len),
+                state.len(),
+                output.len()
+            )
+            .is_ok()
+        );
+        let s = &p.shape;
+        let Some(mut v) = sized_all(s, input, feature, time, state, output) else {
+            return;
+        };
+        shift_state(v.state);
+        // The wheel's build: `dot` first in the sum.
+        let dot = |weights: &[f32], row: &[f32]| {
+            let mut dot = 0.0_f32;
+            for (&w, &x) in weights.iter().zip(row) {
+                dot = sse::add(dot, sse::mul(w, x));
+            }
+            dot
+        };
+        feature_pass(s, &mut v, dot);
+        time_pass(s, &mut v, bias, 0.0, dot, sse::add, |acc| {
+            activation_val_f32(p.activation, acc)
+        });
+    }
 }
 
 #[cfg(test)]
@@ -493,10 +698,10 @@ mod tests {
             for _ in 0..if cfg!(miri) { 3 } else { 40 } {
                 let input: Vec<i8> = (0..10).map(|_| lcg(&mut seed) as i8).collect();
                 let (mut a, mut b) = ([0i8; 4], [0i8; 4]);
-                svdf_s8(&p, &input, &feature, &time8, Some(&bias), &mut s8, &mut a);
+                svdf_s8(&p, &input, &feature, &time8, Some(&bias), &mut s8, &mut a).unwrap();
                 reference(&p, &input, &feature, &time8, Some(&bias), &mut r8, &mut b);
                 assert_eq!((a, &s8), (b, &r8));
-                svdf_s8_s16(&p, &input, &feature, &time16, None, &mut s16, &mut a);
+                svdf_s8_s16(&p, &input, &feature, &time16, None, &mut s16, &mut a).unwrap();
                 reference(&p, &input, &feature, &time16, None, &mut r16, &mut b);
                 assert_eq!((a, &s16), (b, &r16));
             }
@@ -527,11 +732,12 @@ mod tests {
             Some(&[0.5]),
             &mut state,
             &mut out,
-        );
+        )
+        .unwrap();
         // state: [0, 3, 0, 6]: 10 * 3 + 1000 * 6 + 0.5.
         assert_eq!(state, [0.0, 3.0, 0.0, 6.0]);
         assert_eq!(out, [6030.5]);
-        svdf_f32(&p, &[1.0], &feature, &time, None, &mut state, &mut out);
+        svdf_f32(&p, &[1.0], &feature, &time, None, &mut state, &mut out).unwrap();
         // Shifted: [3, 0, 6, 6] then the last columns: [3, 1, 6, 2].
         assert_eq!(state, [3.0, 1.0, 6.0, 2.0]);
         assert_eq!(out, [3.0 + 10.0 + 600.0 + 2000.0]);
@@ -565,7 +771,81 @@ mod tests {
         };
         let mut state = [1.0; 6];
         let mut out = [7.0];
-        svdf_f32(&p, &[3.0], &[1.0; 3], &[1.0; 6], None, &mut state, &mut out);
+        assert_eq!(
+            svdf_f32(&p, &[3.0], &[1.0; 3], &[1.0; 6], None, &mut state, &mut out),
+            Err(KernelError::Parameters(
+                "the rank is 0 or does not divide the filters"
+            ))
+        );
         assert_eq!((state, out), ([1.0; 6], [7.0]));
+    }
+
+    #[test]
+    fn refuses_inconsistent_arguments() {
+        use crate::kernels::shared::testing::refusal::{Len::*, refuses, untouched, vec};
+        let shape = SvdfShape {
+            batches: 2,
+            input_size: 3,
+            filters: 4,
+            rank: 2,
+            memory: 2,
+        };
+        let pf = SvdfF32 {
+            shape,
+            activation: SvdfActivation::None,
+        };
+        let r = crate::kernels::Requant {
+            multiplier: 1 << 30,
+            shift: 0,
+        };
+        let p8 = SvdfS8 {
+            shape,
+            input_zero_point: 0,
+            state_zero_point: 0,
+            output_zero_point: 0,
+            feature: r,
+            time: r,
+        };
+        // input, feature, time, bias, state, output.
+        let ok = [6, 12, 8, 2, 16, 4];
+        refuses(ok, [Exact; 6], |[i, f, t, b, s, o]| {
+            let (mut state, mut out) = (vec![7.0; s], vec![7.0; o]);
+            let r = svdf_f32(
+                &pf,
+                &vec![0.0; i],
+                &vec![0.0; f],
+                &vec![0.0; t],
+                Some(&vec![0.0; b]),
+                &mut state,
+                &mut out,
+            );
+            (r, untouched(&state, 7.0) && untouched(&out, 7.0))
+        });
+        refuses(ok, [Exact; 6], |[i, f, t, b, s, o]| {
+            let (mut state, mut out) = (vec![7_i8; s], vec![7_i8; o]);
+            let r = svdf_s8(
+                &p8,
+                &vec![0; i],
+                &vec![0; f],
+                &vec![0; t],
+                Some(&vec![0; b]),
+                &mut state,
+                &mut out,
+            );
+            (r, untouched(&state, 7) && untouched(&out, 7))
+        });
+        refuses(ok, [Exact; 6], |[i, f, t, b, s, o]| {
+            let (mut state, mut out) = (vec![7_i16; s], vec![7_i8; o]);
+            let r = svdf_s8_s16(
+                &p8,
+                &vec![0; i],
+                &vec![0; f],
+                &vec![0; t],
+                Some(&vec![0; b]),
+                &mut state,
+                &mut out,
+            );
+            (r, untouched(&state, 7) && untouched(&out, 7))
+        });
     }
 }

@@ -12,6 +12,7 @@
 //! filter, so float sums round identically; integer sums wrap as TFLM's accumulators do.
 //! Outputs are written in memory order.
 
+use super::shared::check::{KernelError, check, elements, length, optional_length, require};
 use super::shared::clamp_to_i16;
 use super::shared::{Requant, activation_f32, clamp_to_i8, fixed, sized, sized_mut};
 
@@ -167,75 +168,125 @@ fn channel(requant: &[Requant], out_c: usize) -> (i32, i32) {
     }
 }
 
+/// What every TRANSPOSE_CONV kernel needs of its geometry and its slices' lengths.
+const fn check_transpose_conv(
+    g: &TransposeConvGeometry,
+    input: usize,
+    filter: usize,
+    output: usize,
+) -> Result<(), KernelError> {
+    check!(length("input", elements(&g.input), input));
+    check!(length("filter", elements(&g.filter), filter));
+    check!(length("output", elements(&g.output), output));
+    check!(require(
+        g.output[0] == g.input[0],
+        "the output's batches are not the input's"
+    ));
+    check!(require(
+        g.filter[3] == g.input[3],
+        "the filter's depth is not the input's channels"
+    ));
+    check!(require(
+        g.output[3] == g.filter[0],
+        "the output's channels are not the filter's output channels"
+    ));
+    require(g.stride_h >= 1 && g.stride_w >= 1, "a stride is 0")
+}
+
+/// [`transpose_conv_f32`]'s preconditions, on the lengths of its slices: what the entry checks
+/// before it runs, and what generated code asserts when the crate compiles.
+///
+/// # Errors
+///
+/// The first precondition that does not hold.
+pub const fn check_transpose_conv_f32(
+    p: &TransposeConvF32,
+    input: usize,
+    filter: usize,
+    bias: Option<usize>,
+    output: usize,
+) -> Result<(), KernelError> {
+    check!(check_transpose_conv(&p.geometry, input, filter, output));
+    optional_length("bias", Some(p.geometry.filter[0]), bias)
+}
+
 /// float TRANSPOSE_CONV: TFLM's `reference_ops::TransposeConv` (float): each output the sum
 /// of its products from 0 in the scatter's order, plus the bias, then
 /// `ActivationFunctionWithMinMax`.
 ///
-/// # Preconditions
+/// # Errors
 ///
-/// `input.len() == N*H*W*C`, `filter.len() == O*FH*FW*C`, `output.len() == N*OH*OW*O`;
+/// [`KernelError`], with nothing written, unless its preconditions
+/// ([`check_transpose_conv_f32`]) hold: `input.len() == N*H*W*C`, `filter.len() == O*FH*FW*C`,
+/// `output.len() == N*OH*OW*O` with the geometry's shapes (the output's batches the input's);
 /// `bias`, if any, has `O` entries; strides positive.
+#[must_use = "the kernel writes nothing when it returns an error"]
 pub fn transpose_conv_f32(
     p: &TransposeConvF32,
     input: &[f32],
     filter: &[f32],
     bias: Option<&[f32]>,
     output: &mut [f32],
-) {
-    transpose_conv_loops(
-        &p.geometry,
-        input,
-        filter,
-        output,
-        0.0_f32,
-        |acc, &x, &w| acc + x * w,
-        |acc, out_c| {
-            let acc = match bias.and_then(|b| b.get(out_c)) {
-                Some(&b) => acc + b,
-                None => acc,
-            };
-            activation_f32(acc, p.act_min, p.act_max)
-        },
-    );
+) -> Result<(), KernelError> {
+    check_transpose_conv_f32(
+        p,
+        input.len(),
+        filter.len(),
+        bias.map(<[f32]>::len),
+        output.len(),
+    )?;
+    proven::transpose_conv_f32(p, input, filter, bias, output);
+    Ok(())
+}
+
+/// [`transpose_conv_s8`]'s preconditions, on the lengths of its slices: what the entry checks
+/// before it runs, and what generated code asserts when the crate compiles.
+///
+/// # Errors
+///
+/// The first precondition that does not hold.
+pub const fn check_transpose_conv_s8(
+    p: &TransposeConvS8,
+    input: usize,
+    filter: usize,
+    bias: Option<usize>,
+    output: usize,
+) -> Result<(), KernelError> {
+    check!(check_transpose_conv(&p.geometry, input, filter, output));
+    check!(length(
+        "requant",
+        Some(p.geometry.filter[0]),
+        p.requant.len()
+    ));
+    optional_length("bias", Some(p.geometry.filter[0]), bias)
 }
 
 /// int8 TRANSPOSE_CONV: TFLM's `reference_integer_ops::TransposeConv` (int8): `acc += (input +
 /// input_offset) * filter` in a wrapping int32 accumulator, the int32 bias,
 /// `MultiplyByQuantizedMultiplier` with the channel's multiplier, the output offset, clamp.
 ///
-/// # Preconditions
+/// # Errors
 ///
-/// As [`transpose_conv_f32`]; `requant` has `O` entries.
+/// [`KernelError`], with nothing written, unless its preconditions
+/// ([`check_transpose_conv_s8`]) hold: as [`transpose_conv_f32`]'s, and `requant` has `O`
+/// entries.
+#[must_use = "the kernel writes nothing when it returns an error"]
 pub fn transpose_conv_s8(
     p: &TransposeConvS8,
     input: &[i8],
     filter: &[i8],
     bias: Option<&[i32]>,
     output: &mut [i8],
-) {
-    transpose_conv_loops(
-        &p.geometry,
-        input,
-        filter,
-        output,
-        0_i32,
-        |acc, &x, &w| {
-            acc.wrapping_add(
-                i32::from(x)
-                    .wrapping_add(p.input_offset)
-                    .wrapping_mul(i32::from(w)),
-            )
-        },
-        |acc, out_c| {
-            let acc = match bias.and_then(|b| b.get(out_c)) {
-                Some(&b) => acc.wrapping_add(b),
-                None => acc,
-            };
-            let (multiplier, shift) = channel(p.requant, out_c);
-            let acc = fixed::multiply_by_quantized_multiplier(acc, multiplier, shift);
-            clamp_to_i8(acc.wrapping_add(p.output_offset), p.act_min, p.act_max)
-        },
-    );
+) -> Result<(), KernelError> {
+    check_transpose_conv_s8(
+        p,
+        input.len(),
+        filter.len(),
+        bias.map(<[i32]>::len),
+        output.len(),
+    )?;
+    proven::transpose_conv_s8(p, input, filter, bias, output);
+    Ok(())
 }
 
 /// The int16 kernel with the bias as `bias_at(out_c)`.
@@ -266,49 +317,242 @@ fn transpose_conv_s16_with(
     );
 }
 
+/// [`transpose_conv_s16`]'s preconditions, as [`check_transpose_conv_s8`]'s.
+///
+/// # Errors
+///
+/// The first precondition that does not hold.
+pub const fn check_transpose_conv_s16(
+    p: &TransposeConvS16,
+    input: usize,
+    filter: usize,
+    bias: Option<usize>,
+    output: usize,
+) -> Result<(), KernelError> {
+    check!(check_transpose_conv(&p.geometry, input, filter, output));
+    check!(length(
+        "requant",
+        Some(p.geometry.filter[0]),
+        p.requant.len()
+    ));
+    optional_length("bias", Some(p.geometry.filter[0]), bias)
+}
+
 /// int16 TRANSPOSE_CONV: TFLM's `reference_integer_ops::TransposeConv<int64_t>` (16-bit input,
 /// 8-bit filter): `acc += input * filter` in 64 bits (no zero points), the int64 bias, the
 /// 64-bit `MultiplyByQuantizedMultiplier`, clamp.
 ///
-/// # Preconditions
+/// # Errors
 ///
-/// As [`transpose_conv_s8`].
+/// [`KernelError`], with nothing written, unless its preconditions
+/// ([`check_transpose_conv_s16`]) hold: as [`transpose_conv_s8`]'s.
+#[must_use = "the kernel writes nothing when it returns an error"]
 pub fn transpose_conv_s16(
     p: &TransposeConvS16,
     input: &[i16],
     filter: &[i8],
     bias: Option<&[i64]>,
     output: &mut [i16],
-) {
-    transpose_conv_s16_with(
+) -> Result<(), KernelError> {
+    check_transpose_conv_s16(
         p,
-        input,
-        filter,
-        |c| bias.and_then(|b| b.get(c)).copied(),
-        output,
-    );
+        input.len(),
+        filter.len(),
+        bias.map(<[i64]>::len),
+        output.len(),
+    )?;
+    proven::transpose_conv_s16(p, input, filter, bias, output);
+    Ok(())
+}
+
+/// [`transpose_conv_s16_bias16`]'s preconditions, as [`check_transpose_conv_s8`]'s.
+///
+/// # Errors
+///
+/// The first precondition that does not hold.
+pub const fn check_transpose_conv_s16_bias16(
+    p: &TransposeConvS16,
+    input: usize,
+    filter: usize,
+    bias: Option<usize>,
+    output: usize,
+) -> Result<(), KernelError> {
+    check!(check_transpose_conv(&p.geometry, input, filter, output));
+    check!(length(
+        "requant",
+        Some(p.geometry.filter[0]),
+        p.requant.len()
+    ));
+    optional_length("bias", Some(p.geometry.filter[0]), bias)
 }
 
 /// int16 TRANSPOSE_CONV with an int16 bias: TFLM's `TransposeConvEval`, which widens the bias to
 /// int64 first (into a scratch buffer its `Prepare` requests), then [`transpose_conv_s16`].
 ///
-/// # Preconditions
+/// # Errors
 ///
-/// As [`transpose_conv_s8`].
+/// [`KernelError`], with nothing written, unless its preconditions
+/// ([`check_transpose_conv_s16_bias16`]) hold: as [`transpose_conv_s8`]'s.
+#[must_use = "the kernel writes nothing when it returns an error"]
 pub fn transpose_conv_s16_bias16(
     p: &TransposeConvS16,
     input: &[i16],
     filter: &[i8],
     bias: Option<&[i16]>,
     output: &mut [i16],
-) {
-    transpose_conv_s16_with(
+) -> Result<(), KernelError> {
+    check_transpose_conv_s16_bias16(
         p,
-        input,
-        filter,
-        |c| bias.and_then(|b| b.get(c)).map(|&b| i64::from(b)),
-        output,
-    );
+        input.len(),
+        filter.len(),
+        bias.map(<[i16]>::len),
+        output.len(),
+    )?;
+    proven::transpose_conv_s16_bias16(p, input, filter, bias, output);
+    Ok(())
+}
+
+/// The entries generated code calls after asserting the kernel's check when the crate
+/// compiled: the public entries without their run-time check (in debug builds it is asserted).
+pub mod proven {
+    #[allow(clippy::wildcard_imports)]
+    use super::*;
+
+    /// [`transpose_conv_f32`](super::transpose_conv_f32), its [`check`](super::check_transpose_conv_f32) proven.
+    #[inline]
+    pub fn transpose_conv_f32(
+        p: &TransposeConvF32,
+        input: &[f32],
+        filter: &[f32],
+        bias: Option<&[f32]>,
+        output: &mut [f32],
+    ) {
+        debug_assert!(
+            super::check_transpose_conv_f32(
+                p,
+                input.len(),
+                filter.len(),
+                bias.map(<[f32]>::len),
+                output.len()
+            )
+            .is_ok()
+        );
+        transpose_conv_loops(
+            &p.geometry,
+            input,
+            filter,
+            output,
+            0.0_f32,
+            |acc, &x, &w| acc + x * w,
+            |acc, out_c| {
+                let acc = match bias.and_then(|b| b.get(out_c)) {
+                    Some(&b) => acc + b,
+                    None => acc,
+                };
+                activation_f32(acc, p.act_min, p.act_max)
+            },
+        );
+    }
+
+    /// [`transpose_conv_s8`](super::transpose_conv_s8), its [`check`](super::check_transpose_conv_s8) proven.
+    #[inline]
+    pub fn transpose_conv_s8(
+        p: &TransposeConvS8,
+        input: &[i8],
+        filter: &[i8],
+        bias: Option<&[i32]>,
+        output: &mut [i8],
+    ) {
+        debug_assert!(
+            super::check_transpose_conv_s8(
+                p,
+                input.len(),
+                filter.len(),
+                bias.map(<[i32]>::len),
+                output.len()
+            )
+            .is_ok()
+        );
+        transpose_conv_loops(
+            &p.geometry,
+            input,
+            filter,
+            output,
+            0_i32,
+            |acc, &x, &w| {
+                acc.wrapping_add(
+                    i32::from(x)
+                        .wrapping_add(p.input_offset)
+                        .wrapping_mul(i32::from(w)),
+                )
+            },
+            |acc, out_c| {
+                let acc = match bias.and_then(|b| b.get(out_c)) {
+                    Some(&b) => acc.wrapping_add(b),
+                    None => acc,
+                };
+                let (multiplier, shift) = channel(p.requant, out_c);
+                let acc = fixed::multiply_by_quantized_multiplier(acc, multiplier, shift);
+                clamp_to_i8(acc.wrapping_add(p.output_offset), p.act_min, p.act_max)
+            },
+        );
+    }
+
+    /// [`transpose_conv_s16`](super::transpose_conv_s16), its [`check`](super::check_transpose_conv_s16) proven.
+    #[inline]
+    pub fn transpose_conv_s16(
+        p: &TransposeConvS16,
+        input: &[i16],
+        filter: &[i8],
+        bias: Option<&[i64]>,
+        output: &mut [i16],
+    ) {
+        debug_assert!(
+            super::check_transpose_conv_s16(
+                p,
+                input.len(),
+                filter.len(),
+                bias.map(<[i64]>::len),
+                output.len()
+            )
+            .is_ok()
+        );
+        transpose_conv_s16_with(
+            p,
+            input,
+            filter,
+            |c| bias.and_then(|b| b.get(c)).copied(),
+            output,
+        );
+    }
+
+    /// [`transpose_conv_s16_bias16`](super::transpose_conv_s16_bias16), its [`check`](super::check_transpose_conv_s16_bias16) proven.
+    #[inline]
+    pub fn transpose_conv_s16_bias16(
+        p: &TransposeConvS16,
+        input: &[i16],
+        filter: &[i8],
+        bias: Option<&[i16]>,
+        output: &mut [i16],
+    ) {
+        debug_assert!(
+            super::check_transpose_conv_s16_bias16(
+                p,
+                input.len(),
+                filter.len(),
+                bias.map(<[i16]>::len),
+                output.len()
+            )
+            .is_ok()
+        );
+        transpose_conv_s16_with(
+            p,
+            input,
+            filter,
+            |c| bias.and_then(|b| b.get(c)).map(|&b| i64::from(b)),
+            output,
+        );
+    }
 }
 
 #[cfg(test)]
@@ -367,7 +611,7 @@ mod tests {
             act_max: f32::MAX,
         };
         let mut got = [0f32; 48];
-        transpose_conv_f32(&p, &input, &filter, None, &mut got);
+        transpose_conv_f32(&p, &input, &filter, None, &mut got).unwrap();
         assert_eq!(got.map(f32::to_bits), want.map(f32::to_bits));
     }
 
@@ -397,7 +641,7 @@ mod tests {
         };
         // Outputs: x0*w0, x0*w1 + x1*w0, x1*w1 with x = input + 1.
         let mut out = [0i8; 3];
-        transpose_conv_s8(&p, &[2, 4], &[3, -2], Some(&[10]), &mut out);
+        transpose_conv_s8(&p, &[2, 4], &[3, -2], Some(&[10]), &mut out).unwrap();
         assert_eq!(out, [9 + 10 - 1, -6 + 15 + 10 - 1, -10 + 10 - 1]);
         let p16 = TransposeConvS16 {
             geometry: g,
@@ -406,8 +650,89 @@ mod tests {
             act_max: 32767,
         };
         let mut out16 = [0i16; 3];
-        transpose_conv_s16_bias16(&p16, &[30000, 2], &[3, -2], Some(&[5]), &mut out16);
+        transpose_conv_s16_bias16(&p16, &[30000, 2], &[3, -2], Some(&[5]), &mut out16).unwrap();
         // 90005, -59989 and 1, clamped to int16.
         assert_eq!(out16, [32767, -32768, 1]);
+    }
+
+    #[test]
+    fn refuses_inconsistent_arguments() {
+        use crate::kernels::shared::testing::refusal::{Len::*, refuses, untouched, vec};
+        let g = TransposeConvGeometry {
+            input: [1, 2, 2, 1],
+            filter: [2, 2, 2, 1],
+            output: [1, 3, 3, 2],
+            stride_h: 1,
+            stride_w: 1,
+            pad_h: 0,
+            pad_w: 0,
+        };
+        const R: crate::kernels::Requant = crate::kernels::Requant {
+            multiplier: 1 << 30,
+            shift: 0,
+        };
+        let pf = TransposeConvF32 {
+            geometry: g,
+            act_min: f32::MIN,
+            act_max: f32::MAX,
+        };
+        let p8 = TransposeConvS8 {
+            geometry: g,
+            input_offset: 0,
+            output_offset: 0,
+            requant: &[R, R],
+            act_min: -128,
+            act_max: 127,
+        };
+        let p16 = TransposeConvS16 {
+            geometry: g,
+            requant: &[R, R],
+            act_min: -32768,
+            act_max: 32767,
+        };
+        refuses([4, 8, 2, 18], [Exact; 4], |[i, f, b, o]| {
+            let mut out = vec![7.0; o];
+            let r = transpose_conv_f32(
+                &pf,
+                &vec![0.0; i],
+                &vec![0.0; f],
+                Some(&vec![0.0; b]),
+                &mut out,
+            );
+            (r, untouched(&out, 7.0))
+        });
+        refuses([4, 8, 2, 18], [Exact; 4], |[i, f, b, o]| {
+            let mut out = vec![7_i8; o];
+            let r = transpose_conv_s8(&p8, &vec![0; i], &vec![0; f], Some(&vec![0; b]), &mut out);
+            (r, untouched(&out, 7))
+        });
+        refuses([4, 8, 2, 18], [Exact; 4], |[i, f, b, o]| {
+            let mut out = vec![7_i16; o];
+            let r = transpose_conv_s16(&p16, &vec![0; i], &vec![0; f], Some(&vec![0; b]), &mut out);
+            (r, untouched(&out, 7))
+        });
+        refuses([4, 8, 2, 18], [Exact; 4], |[i, f, b, o]| {
+            let mut out = vec![7_i16; o];
+            let r = transpose_conv_s16_bias16(
+                &p16,
+                &vec![0; i],
+                &vec![0; f],
+                Some(&vec![0; b]),
+                &mut out,
+            );
+            (r, untouched(&out, 7))
+        });
+        let mut out = [7_i8; 18];
+        let one = TransposeConvS8 {
+            requant: &[R],
+            ..p8
+        };
+        assert!(transpose_conv_s8(&one, &[0; 4], &[0; 8], None, &mut out).is_err());
+        let still = TransposeConvS8 {
+            geometry: TransposeConvGeometry { stride_h: 0, ..g },
+            ..p8
+        };
+        assert!(transpose_conv_s8(&still, &[0; 4], &[0; 8], None, &mut out).is_err());
+        assert_eq!(out, [7; 18]);
     }
 }

@@ -27,6 +27,7 @@ use super::lstm_eval::{
     LstmFc, LstmMul, LstmSize, add_f32, add_s16, clamp_f32, clip_f32, clip_s16, drive, fc_f32,
     fc_s8, fc_s16, mul_f32, mul_s16, sigmoid_f32, sigmoid_s16, tanh_f32, tanh_s16,
 };
+use super::shared::check::{KernelError, check, elements, length};
 
 /// The two fully connected products of one gate (TFLM's `GateParameters`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -215,6 +216,78 @@ fn lstm_integer<A: Activation>(
     });
 }
 
+/// The lengths of an LSTM's weights and biases, in the order of its checks' `weights`.
+fn weight_lengths<W, B>(w: &LstmWeights<'_, W, B>) -> [usize; 12] {
+    let [i0, i1, i2, i3] = w.input.map(<[W]>::len);
+    let [r0, r1, r2, r3] = w.recurrent.map(<[W]>::len);
+    let [b0, b1, b2, b3] = w.bias.map(<[B]>::len);
+    [i0, i1, i2, i3, r0, r1, r2, r3, b0, b1, b2, b3]
+}
+
+/// What every LSTM kernel needs of its sizes and its slices' lengths.
+const fn check_lstm(
+    s: &LstmSize,
+    input: usize,
+    weights: [usize; 12],
+    hidden: usize,
+    cell: usize,
+    output: usize,
+) -> Result<(), KernelError> {
+    let (n_batch, n_time, n_input, n_state) = (
+        s.batch_size,
+        s.time_steps,
+        s.input_dimension,
+        s.state_dimension,
+    );
+    check!(length(
+        "input",
+        elements(&[n_time, n_batch, n_input]),
+        input
+    ));
+    check!(length(
+        "output",
+        elements(&[n_time, n_batch, n_state]),
+        output
+    ));
+    check!(length("hidden", elements(&[n_batch, n_state]), hidden));
+    check!(length("cell", elements(&[n_batch, n_state]), cell));
+    let mut g = 0;
+    while g < 4 {
+        check!(length(
+            "input weights",
+            elements(&[n_state, n_input]),
+            weights[g]
+        ));
+        check!(length(
+            "recurrent weights",
+            elements(&[n_state, n_state]),
+            weights[4 + g]
+        ));
+        check!(length("bias", Some(n_state), weights[8 + g]));
+        g += 1;
+    }
+    Ok(())
+}
+
+/// [`unidirectional_sequence_lstm_s8`]'s preconditions, on the lengths of its slices (`weights`:
+/// the four gates' input weights, then their recurrent weights, then their biases, as
+/// [`LstmWeights`] orders each): what the entry checks before it runs, and what generated code
+/// asserts when the crate compiles.
+///
+/// # Errors
+///
+/// The first precondition that does not hold.
+pub const fn check_unidirectional_sequence_lstm_s8(
+    p: &LstmQuantized,
+    input: usize,
+    weights: [usize; 12],
+    hidden: usize,
+    cell: usize,
+    output: usize,
+) -> Result<(), KernelError> {
+    check_lstm(&p.size, input, weights, hidden, cell, output)
+}
+
 /// int8 LSTM ("8x8->16"): TFLM's `EvalLstm<int8_t, int8_t, int16_t, int32_t>`.
 ///
 /// Each gate: `FullyConnected` of the input row (`int32` accumulator, the gate's bias) and of
@@ -224,12 +297,14 @@ fn lstm_integer<A: Activation>(
 /// to `±quantized_cell_clip` when `cell_clip > 0`; the hidden value `tanh(cell) × output` (the
 /// tanh reads the cell at its power-of-two scale) to int8, plus its zero point.
 ///
-/// # Preconditions
+/// # Errors
 ///
-/// `input` holds `time_steps × batch_size × input_dimension` values (time-major or
-/// batch-major as `size` says), `output` as many rows of `state_dimension`, `hidden` and `cell`
-/// `batch_size × state_dimension` values; `w` holds `[state, input]`, `[state, state]` and
-/// `[state]` arrays.
+/// [`KernelError`], with nothing written, unless its preconditions
+/// ([`check_unidirectional_sequence_lstm_s8`]) hold: `input` holds `time_steps × batch_size ×
+/// input_dimension` values (time-major or batch-major as `size` says), `output` as many rows of
+/// `state_dimension`, `hidden` and `cell` `batch_size × state_dimension` values; `w` holds
+/// `[state, input]`, `[state, state]` and `[state]` arrays.
+#[must_use = "the kernel writes nothing when it returns an error"]
 pub fn unidirectional_sequence_lstm_s8(
     p: &LstmQuantized,
     input: &[i8],
@@ -237,17 +312,44 @@ pub fn unidirectional_sequence_lstm_s8(
     hidden: &mut [i8],
     cell: &mut [i16],
     output: &mut [i8],
-) {
-    lstm_integer(p, input, w, hidden, cell, output);
+) -> Result<(), KernelError> {
+    check_unidirectional_sequence_lstm_s8(
+        p,
+        input.len(),
+        weight_lengths(w),
+        hidden.len(),
+        cell.len(),
+        output.len(),
+    )?;
+    proven::unidirectional_sequence_lstm_s8(p, input, w, hidden, cell, output);
+    Ok(())
+}
+
+/// [`unidirectional_sequence_lstm_s16`]'s preconditions, as [`check_unidirectional_sequence_lstm_s8`]'s.
+///
+/// # Errors
+///
+/// The first precondition that does not hold.
+pub const fn check_unidirectional_sequence_lstm_s16(
+    p: &LstmQuantized,
+    input: usize,
+    weights: [usize; 12],
+    hidden: usize,
+    cell: usize,
+    output: usize,
+) -> Result<(), KernelError> {
+    check_lstm(&p.size, input, weights, hidden, cell, output)
 }
 
 /// int16 LSTM ("16x8->16"): TFLM's `EvalLstm<int16_t, int8_t, int16_t, int64_t>`, as
 /// [`unidirectional_sequence_lstm_s8`] with `int64` accumulators and biases
 /// (`MultiplyByQuantizedMultiplier` for `int64`) and an int16 hidden state.
 ///
-/// # Preconditions
+/// # Errors
 ///
-/// As [`unidirectional_sequence_lstm_s8`].
+/// [`KernelError`], with nothing written, unless its preconditions
+/// ([`check_unidirectional_sequence_lstm_s16`]) hold: as [`unidirectional_sequence_lstm_s8`]'s.
+#[must_use = "the kernel writes nothing when it returns an error"]
 pub fn unidirectional_sequence_lstm_s16(
     p: &LstmQuantized,
     input: &[i16],
@@ -255,8 +357,33 @@ pub fn unidirectional_sequence_lstm_s16(
     hidden: &mut [i16],
     cell: &mut [i16],
     output: &mut [i16],
-) {
-    lstm_integer(p, input, w, hidden, cell, output);
+) -> Result<(), KernelError> {
+    check_unidirectional_sequence_lstm_s16(
+        p,
+        input.len(),
+        weight_lengths(w),
+        hidden.len(),
+        cell.len(),
+        output.len(),
+    )?;
+    proven::unidirectional_sequence_lstm_s16(p, input, w, hidden, cell, output);
+    Ok(())
+}
+
+/// [`unidirectional_sequence_lstm_f32`]'s preconditions, as [`check_unidirectional_sequence_lstm_s8`]'s.
+///
+/// # Errors
+///
+/// The first precondition that does not hold.
+pub const fn check_unidirectional_sequence_lstm_f32(
+    p: &LstmF32,
+    input: usize,
+    weights: [usize; 12],
+    hidden: usize,
+    cell: usize,
+    output: usize,
+) -> Result<(), KernelError> {
+    check_lstm(&p.size, input, weights, hidden, cell, output)
 }
 
 /// float LSTM: TFLM's `EvalLstm<float, float, float, float>`: each gate `FullyConnected` of
@@ -265,9 +392,11 @@ pub fn unidirectional_sequence_lstm_s16(
 /// `clamp(forget × cell) + clamp(input × gate)`, clipped when `cell_clip > 0`; the hidden value
 /// `clamp(tanhf(cell) × output)`.
 ///
-/// # Preconditions
+/// # Errors
 ///
-/// As [`unidirectional_sequence_lstm_s8`].
+/// [`KernelError`], with nothing written, unless its preconditions
+/// ([`check_unidirectional_sequence_lstm_f32`]) hold: as [`unidirectional_sequence_lstm_s8`]'s.
+#[must_use = "the kernel writes nothing when it returns an error"]
 pub fn unidirectional_sequence_lstm_f32(
     p: &LstmF32,
     input: &[f32],
@@ -275,44 +404,133 @@ pub fn unidirectional_sequence_lstm_f32(
     hidden: &mut [f32],
     cell: &mut [f32],
     output: &mut [f32],
-) {
-    let (n_input, n_state) = (p.size.input_dimension, p.size.state_dimension);
-    let clip = p.cell_clip > 0.0;
-    drive(&p.size, input, hidden, cell, output, |x, h, cells, out| {
-        // Gate `g` (a constant below 4) at cell `c`: `AddElementWise(input product, recurrent
-        // product)`, the first the first source.
-        let gate = |g: usize, c: usize| -> f32 {
-            let (Some(wi), Some(wr), Some(b)) = (w.input.get(g), w.recurrent.get(g), w.bias.get(g))
-            else {
-                return 0.0;
-            };
-            add_f32(
-                fc_f32(x, row(wi, c, n_input), b.get(c).copied()),
-                fc_f32(h, row(wr, c, n_state), None),
+) -> Result<(), KernelError> {
+    check_unidirectional_sequence_lstm_f32(
+        p,
+        input.len(),
+        weight_lengths(w),
+        hidden.len(),
+        cell.len(),
+        output.len(),
+    )?;
+    proven::unidirectional_sequence_lstm_f32(p, input, w, hidden, cell, output);
+    Ok(())
+}
+
+/// The entries generated code calls after asserting the kernel's check when the crate
+/// compiled: the public entries without their run-time check (in debug builds it is asserted).
+pub mod proven {
+    #[allow(clippy::wildcard_imports)]
+    use super::*;
+
+    /// [`unidirectional_sequence_lstm_s8`](super::unidirectional_sequence_lstm_s8), its [`check`](super::check_unidirectional_sequence_lstm_s8) proven.
+    #[inline]
+    pub fn unidirectional_sequence_lstm_s8(
+        p: &LstmQuantized,
+        input: &[i8],
+        w: &LstmWeights<'_, i8, i32>,
+        hidden: &mut [i8],
+        cell: &mut [i16],
+        output: &mut [i8],
+    ) {
+        debug_assert!(
+            super::check_unidirectional_sequence_lstm_s8(
+                p,
+                input.len(),
+                weight_lengths(w),
+                hidden.len(),
+                cell.len(),
+                output.len()
             )
-        };
-        for (c, (cell, out)) in cells.iter_mut().zip(out.iter_mut()).enumerate() {
-            let forget = sigmoid_f32(gate(FORGET, c));
-            let input_gate = sigmoid_f32(gate(INPUT, c));
-            let cell_gate = gate(CELL, c);
-            let cell_gate = if p.cell_gate_tanh {
-                tanh_f32(cell_gate)
-            } else {
-                cell_gate
+            .is_ok()
+        );
+        lstm_integer(p, input, w, hidden, cell, output);
+    }
+
+    /// [`unidirectional_sequence_lstm_s16`](super::unidirectional_sequence_lstm_s16), its [`check`](super::check_unidirectional_sequence_lstm_s16) proven.
+    #[inline]
+    pub fn unidirectional_sequence_lstm_s16(
+        p: &LstmQuantized,
+        input: &[i16],
+        w: &LstmWeights<'_, i8, i64>,
+        hidden: &mut [i16],
+        cell: &mut [i16],
+        output: &mut [i16],
+    ) {
+        debug_assert!(
+            super::check_unidirectional_sequence_lstm_s16(
+                p,
+                input.len(),
+                weight_lengths(w),
+                hidden.len(),
+                cell.len(),
+                output.len()
+            )
+            .is_ok()
+        );
+        lstm_integer(p, input, w, hidden, cell, output);
+    }
+
+    /// [`unidirectional_sequence_lstm_f32`](super::unidirectional_sequence_lstm_f32), its [`check`](super::check_unidirectional_sequence_lstm_f32) proven.
+    #[inline]
+    pub fn unidirectional_sequence_lstm_f32(
+        p: &LstmF32,
+        input: &[f32],
+        w: &LstmWeights<'_, f32, f32>,
+        hidden: &mut [f32],
+        cell: &mut [f32],
+        output: &mut [f32],
+    ) {
+        debug_assert!(
+            super::check_unidirectional_sequence_lstm_f32(
+                p,
+                input.len(),
+                weight_lengths(w),
+                hidden.len(),
+                cell.len(),
+                output.len()
+            )
+            .is_ok()
+        );
+        let (n_input, n_state) = (p.size.input_dimension, p.size.state_dimension);
+        let clip = p.cell_clip > 0.0;
+        drive(&p.size, input, hidden, cell, output, |x, h, cells, out| {
+            // Gate `g` (a constant below 4) at cell `c`: `AddElementWise(input product, recurrent
+            // product)`, the first the first source.
+            let gate = |g: usize, c: usize| -> f32 {
+                let (Some(wi), Some(wr), Some(b)) =
+                    (w.input.get(g), w.recurrent.get(g), w.bias.get(g))
+                else {
+                    return 0.0;
+                };
+                add_f32(
+                    fc_f32(x, row(wi, c, n_input), b.get(c).copied()),
+                    fc_f32(h, row(wr, c, n_state), None),
+                )
             };
-            // `Mul(in1, in2)` multiplies with `in2` as the first source in the wheel's build;
-            // `AddElementWise(cell, product)` adds with the cell first.
-            let kept = clamp_f32(mul_f32(*cell, forget));
-            let added = clamp_f32(mul_f32(cell_gate, input_gate));
-            let mut updated = add_f32(kept, added);
-            if clip {
-                updated = clip_f32(updated, p.cell_clip);
+            for (c, (cell, out)) in cells.iter_mut().zip(out.iter_mut()).enumerate() {
+                let forget = sigmoid_f32(gate(FORGET, c));
+                let input_gate = sigmoid_f32(gate(INPUT, c));
+                let cell_gate = gate(CELL, c);
+                let cell_gate = if p.cell_gate_tanh {
+                    tanh_f32(cell_gate)
+                } else {
+                    cell_gate
+                };
+                // `Mul(in1, in2)` multiplies with `in2` as the first source in the wheel's build;
+                // `AddElementWise(cell, product)` adds with the cell first.
+                let kept = clamp_f32(mul_f32(*cell, forget));
+                let added = clamp_f32(mul_f32(cell_gate, input_gate));
+                let mut updated = add_f32(kept, added);
+                if clip {
+                    updated = clip_f32(updated, p.cell_clip);
+                }
+                *cell = updated;
+                let output_gate = sigmoid_f32(gate(OUTPUT, c));
+                *out = clamp_f32(mul_f32(output_gate, tanh_f32(updated)));
             }
-            *cell = updated;
-            let output_gate = sigmoid_f32(gate(OUTPUT, c));
-            *out = clamp_f32(mul_f32(output_gate, tanh_f32(updated)));
-        }
-    });
+        });
+    }
 }
 
 #[cfg(test)]
@@ -352,7 +570,8 @@ mod tests {
             0.2, 0.3, 0.2, 0.3, 0.2, 0.3, -0.98, 0.62, 0.01, 0.99, 0.49, -0.32,
         ];
         let (mut hidden, mut cell, mut output) = ([0.0; 4], [0.0; 4], [0.0; 12]);
-        unidirectional_sequence_lstm_f32(&p, &input, &w, &mut hidden, &mut cell, &mut output);
+        unidirectional_sequence_lstm_f32(&p, &input, &w, &mut hidden, &mut cell, &mut output)
+            .unwrap();
         let want: [f64; 12] = [
             0.264_558_93,
             0.268_704_55,
@@ -524,7 +743,7 @@ mod tests {
         for _ in 0..if cfg!(miri) { 1 } else { 20 } {
             let input: Vec<i8> = (0..5 * 2 * ni).map(|_| next() as i8).collect();
             let mut out = vec![0i8; 5 * 2 * n];
-            unidirectional_sequence_lstm_s8(&p, &input, &w, &mut h, &mut c, &mut out);
+            unidirectional_sequence_lstm_s8(&p, &input, &w, &mut h, &mut c, &mut out).unwrap();
             let mut rout = vec![0i8; 5 * 2 * n];
             for t in 0..5 {
                 for b in 0..2 {
@@ -541,5 +760,74 @@ mod tests {
             }
             assert_eq!((&out, &h, &c), (&rout, &rh, &rc));
         }
+        // Refused: an input one value short, nothing written (both integer kernels).
+        let (hb, cb) = (h.clone(), c.clone());
+        let mut out = vec![7i8; 5 * 2 * n];
+        assert!(
+            unidirectional_sequence_lstm_s8(&p, &[0; 1], &w, &mut h, &mut c, &mut out).is_err()
+        );
+        assert!(out.iter().all(|&x| x == 7) && h == hb && c == cb);
+        let b64 = vec![0i64; n];
+        let w16 = LstmWeights {
+            input: w.input,
+            recurrent: w.recurrent,
+            bias: [&b64[..], &b64, &b64, &b64],
+        };
+        let (mut h16, mut c16, mut o16) =
+            (vec![7i16; 2 * n], vec![7i16; 2 * n], vec![7i16; 5 * 2 * n]);
+        assert!(
+            unidirectional_sequence_lstm_s16(&p, &[0; 1], &w16, &mut h16, &mut c16, &mut o16)
+                .is_err()
+        );
+        assert!(
+            [&h16[..], &c16, &o16]
+                .iter()
+                .all(|s| s.iter().all(|&x| x == 7))
+        );
+    }
+
+    #[test]
+    fn refuses_inconsistent_arguments() {
+        use crate::kernels::shared::testing::refusal::{Len::*, refuses, untouched, vec};
+        let size = LstmSize {
+            time_major: true,
+            batch_size: 2,
+            time_steps: 3,
+            input_dimension: 2,
+            state_dimension: 2,
+        };
+        let p = LstmF32 {
+            size,
+            cell_clip: 0.0,
+            cell_gate_tanh: true,
+        };
+        // input, the 12 weights and biases (one of each kind stands for its four), hidden,
+        // cell, output.
+        refuses(
+            [12, 4, 4, 2, 4, 4, 12],
+            [Exact; 7],
+            |[x, wi, wr, b, h, c, o]| {
+                let (wi, wr, b) = (vec![0.0; wi], vec![0.0; wr], vec![0.0; b]);
+                let (full_i, full_r, full_b) = ([0.0; 4], [0.0; 4], [0.0; 2]);
+                let w = LstmWeights {
+                    input: [&wi[..], &full_i, &full_i, &full_i],
+                    recurrent: [&full_r[..], &full_r, &wr, &full_r],
+                    bias: [&full_b[..], &full_b, &full_b, &b],
+                };
+                let (mut hidden, mut cell, mut out) = (vec![7.0; h], vec![7.0; c], vec![7.0; o]);
+                let r = unidirectional_sequence_lstm_f32(
+                    &p,
+                    &vec![0.0; x],
+                    &w,
+                    &mut hidden,
+                    &mut cell,
+                    &mut out,
+                );
+                (
+                    r,
+                    untouched(&hidden, 7.0) && untouched(&cell, 7.0) && untouched(&out, 7.0),
+                )
+            },
+        );
     }
 }

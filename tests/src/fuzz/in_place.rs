@@ -412,7 +412,7 @@ struct Runtime<'a, T> {
     in_len: usize,
     out_len: usize,
     reference: &'a dyn Fn(&[T]) -> Vec<T>,
-    entry: &'a dyn Fn(&mut [T], usize, usize) -> bool,
+    entry: &'a dyn Fn(&mut [T], usize, usize) -> Result<(), k::KernelError>,
     fits: &'a dyn Fn(usize, usize) -> bool,
 }
 
@@ -526,7 +526,7 @@ fn run_at<T: Elem>(
     let sentinel = T::draw(0x5a5a_5a5a_5a5a);
     let mut buf = vec![sentinel; end];
     buf[input_at..input_at + r.in_len].copy_from_slice(x);
-    let ran = (r.entry)(&mut buf, input_at, output_at);
+    let ran = (r.entry)(&mut buf, input_at, output_at).is_ok();
     for (i, v) in buf.iter().enumerate() {
         let inside = (input_at..input_at + r.in_len).contains(&i)
             || (output_at..output_at + r.out_len).contains(&i);
@@ -661,17 +661,19 @@ fn window(c: &mut Cx<'_, '_>, depthwise: bool, dilated: bool) -> (ConvGeometry, 
 }
 
 /// A window op's two-buffer kernel: parameters, input, filter, bias, output.
-type ConvKernel<P, T, F, B> = fn(&P, &[T], &[F], Option<&[B]>, &mut [T]);
+type ConvKernel<P, T, F, B> =
+    fn(&P, &[T], &[F], Option<&[B]>, &mut [T]) -> Result<(), k::KernelError>;
 /// Its one-buffer entry: parameters, buffer, input at, output at, filter, bias.
-type ConvEntry<P, T, F, B> = fn(&P, &mut [T], usize, usize, &[F], Option<&[B]>) -> bool;
+type ConvEntry<P, T, F, B> =
+    fn(&P, &mut [T], usize, usize, &[F], Option<&[B]>) -> Result<(), k::KernelError>;
 /// A pool's two-buffer kernel.
-type PoolKernel<P, T> = fn(&P, &[T], &mut [T]);
+type PoolKernel<P, T> = fn(&P, &[T], &mut [T]) -> Result<(), k::KernelError>;
 /// A pool's one-buffer entry.
-type PoolEntry<P, T> = fn(&P, &mut [T], usize, usize) -> bool;
+type PoolEntry<P, T> = fn(&P, &mut [T], usize, usize) -> Result<(), k::KernelError>;
 /// A binary op's two-buffer kernel: parameters, first input, second input, output.
-type BinaryKernel<P, T> = fn(&P, &[T], &[T], &mut [T]);
+type BinaryKernel<P, T> = fn(&P, &[T], &[T], &mut [T]) -> Result<(), k::KernelError>;
 /// Its one-buffer entry: parameters, buffer, first input at, output at, second input.
-type BinaryEntry<P, T> = fn(&P, &mut [T], usize, usize, &[T]) -> bool;
+type BinaryEntry<P, T> = fn(&P, &mut [T], usize, usize, &[T]) -> Result<(), k::KernelError>;
 
 /// The element count of a four-dimensional shape.
 fn count(shape: [usize; 4]) -> usize {
@@ -766,7 +768,8 @@ fn conv(c: &mut Cx<'_, '_>) -> Below {
                     out_len,
                     reference: &|x| {
                         let mut o = vec![0.0; out_len];
-                        kernel(&p, x, &filter, bias.as_deref(), &mut o);
+                        kernel(&p, x, &filter, bias.as_deref(), &mut o)
+                            .expect("the two-buffer kernel takes the case");
                         o
                     },
                     entry: &|buf, i, o| entry(&p, buf, i, o, &filter, bias.as_deref()),
@@ -793,7 +796,8 @@ fn conv(c: &mut Cx<'_, '_>) -> Below {
                         out_len,
                         reference: &|x| {
                             let mut o = vec![0; out_len];
-                            k::conv2d_s16_acc32(&p, x, &filter, bias.as_deref(), &mut o);
+                            k::conv2d_s16_acc32(&p, x, &filter, bias.as_deref(), &mut o)
+                                .expect("the two-buffer kernel takes the case");
                             o
                         },
                         entry: &|buf, i, o| {
@@ -819,7 +823,8 @@ fn conv(c: &mut Cx<'_, '_>) -> Below {
                         out_len,
                         reference: &|x| {
                             let mut o = vec![0; out_len];
-                            kernel(&p, x, &filter, bias.as_deref(), &mut o);
+                            kernel(&p, x, &filter, bias.as_deref(), &mut o)
+                                .expect("the two-buffer kernel takes the case");
                             o
                         },
                         entry: &|buf, i, o| entry(&p, buf, i, o, &filter, bias.as_deref()),
@@ -856,7 +861,8 @@ fn conv(c: &mut Cx<'_, '_>) -> Below {
                         out_len,
                         reference: &|x| {
                             let mut o = vec![0; out_len];
-                            kernel(&p, x, &filter, bias.as_deref(), &mut o);
+                            kernel(&p, x, &filter, bias.as_deref(), &mut o)
+                                .expect("the two-buffer kernel takes the case");
                             o
                         },
                         entry: &|buf, i, o| entry(&p, buf, i, o, &filter, bias.as_deref()),
@@ -879,7 +885,8 @@ fn conv(c: &mut Cx<'_, '_>) -> Below {
                         out_len,
                         reference: &|x| {
                             let mut o = vec![0; out_len];
-                            kernel(&p, x, &filter, bias.as_deref(), &mut o);
+                            kernel(&p, x, &filter, bias.as_deref(), &mut o)
+                                .expect("the two-buffer kernel takes the case");
                             o
                         },
                         entry: &|buf, i, o| entry(&p, buf, i, o, &filter, bias.as_deref()),
@@ -955,7 +962,7 @@ fn pool(c: &mut Cx<'_, '_>) -> Below {
                     out_len,
                     reference: &|x| {
                         let mut o = vec![0.0; out_len];
-                        kernel(&p, x, &mut o);
+                        kernel(&p, x, &mut o).expect("the two-buffer kernel takes the case");
                         o
                     },
                     entry: &|buf, i, o| entry(&p, buf, i, o),
@@ -982,7 +989,7 @@ fn pool(c: &mut Cx<'_, '_>) -> Below {
                     out_len,
                     reference: &|x| {
                         let mut o = vec![0; out_len];
-                        kernel(&p, x, &mut o);
+                        kernel(&p, x, &mut o).expect("the two-buffer kernel takes the case");
                         o
                     },
                     entry: &|buf, i, o| entry(&p, buf, i, o),
@@ -1009,7 +1016,7 @@ fn pool(c: &mut Cx<'_, '_>) -> Below {
                     out_len,
                     reference: &|x| {
                         let mut o = vec![0; out_len];
-                        kernel(&p, x, &mut o);
+                        kernel(&p, x, &mut o).expect("the two-buffer kernel takes the case");
                         o
                     },
                     entry: &|buf, i, o| entry(&p, buf, i, o),
@@ -1082,7 +1089,8 @@ fn fully_connected(c: &mut Cx<'_, '_>) -> Below {
                     out_len,
                     reference: &|x| {
                         let mut o = vec![0.0; out_len];
-                        k::fully_connected_f32(&p, x, &filter, bias.as_deref(), &mut o);
+                        k::fully_connected_f32(&p, x, &filter, bias.as_deref(), &mut o)
+                            .expect("the two-buffer kernel takes the case");
                         o
                     },
                     entry: &|buf, i, o| {
@@ -1117,7 +1125,8 @@ fn fully_connected(c: &mut Cx<'_, '_>) -> Below {
                         out_len,
                         reference: &|x| {
                             let mut o = vec![0; out_len];
-                            k::fully_connected_s16(&p, x, &filter, bias.as_deref(), &mut o);
+                            k::fully_connected_s16(&p, x, &filter, bias.as_deref(), &mut o)
+                                .expect("the two-buffer kernel takes the case");
                             o
                         },
                         entry: &|buf, i, o| {
@@ -1137,7 +1146,8 @@ fn fully_connected(c: &mut Cx<'_, '_>) -> Below {
                         out_len,
                         reference: &|x| {
                             let mut o = vec![0; out_len];
-                            k::fully_connected_s16_acc32(&p, x, &filter, bias.as_deref(), &mut o);
+                            k::fully_connected_s16_acc32(&p, x, &filter, bias.as_deref(), &mut o)
+                                .expect("the two-buffer kernel takes the case");
                             o
                         },
                         entry: &|buf, i, o| {
@@ -1174,7 +1184,8 @@ fn fully_connected(c: &mut Cx<'_, '_>) -> Below {
                         out_len,
                         reference: &|x| {
                             let mut o = vec![0; out_len];
-                            k::fully_connected_s8_i4(&p, x, &filter, bias.as_deref(), &mut o);
+                            k::fully_connected_s8_i4(&p, x, &filter, bias.as_deref(), &mut o)
+                                .expect("the two-buffer kernel takes the case");
                             o
                         },
                         entry: &|buf, i, o| {
@@ -1193,7 +1204,8 @@ fn fully_connected(c: &mut Cx<'_, '_>) -> Below {
                         out_len,
                         reference: &|x| {
                             let mut o = vec![0; out_len];
-                            k::fully_connected_s8(&p, x, &filter, bias.as_deref(), &mut o);
+                            k::fully_connected_s8(&p, x, &filter, bias.as_deref(), &mut o)
+                                .expect("the two-buffer kernel takes the case");
                             o
                         },
                         entry: &|buf, i, o| {
@@ -1223,14 +1235,15 @@ fn elementwise_model(
 }
 
 /// An elementwise entry: buffer, input at, output at, elements.
-type ElementwiseEntry<'a, T> = dyn Fn(&mut [T], usize, usize, usize) -> bool + 'a;
+type ElementwiseEntry<'a, T> =
+    dyn Fn(&mut [T], usize, usize, usize) -> Result<(), k::KernelError> + 'a;
 
 /// An elementwise entry of one type: `kernel` on two buffers, `entry` on one.
 fn same_type<T: Elem>(
     c: &mut Cx<'_, '_>,
     d: &Declared,
     len: usize,
-    kernel: &dyn Fn(&[T], &mut [T]),
+    kernel: &dyn Fn(&[T], &mut [T]) -> Result<(), k::KernelError>,
     entry: &ElementwiseEntry<'_, T>,
 ) -> Below {
     let declared = d.pairing.map(|p| p.least);
@@ -1248,7 +1261,7 @@ fn same_type<T: Elem>(
             out_len: len,
             reference: &|x| {
                 let mut o = vec![T::default(); len];
-                kernel(x, &mut o);
+                kernel(x, &mut o).expect("the two-buffer kernel takes the case");
                 o
             },
             entry: &|buf, i, o| entry(buf, i, o, len),
@@ -1501,7 +1514,8 @@ fn requantize_s16_s8(c: &mut Cx<'_, '_>) -> Below {
                     .map(|b| i16::from_ne_bytes([b[0] as u8, b[1] as u8]))
                     .collect();
                 let mut o = vec![0; len];
-                k::requantize_s16_s8(&p, &x16, &mut o);
+                k::requantize_s16_s8(&p, &x16, &mut o)
+                    .expect("the two-buffer kernel takes the case");
                 o
             },
             entry: &|buf, i, o| ov::requantize_s16_s8(&p, buf, i, o, len),
@@ -1542,7 +1556,8 @@ fn dequantize(c: &mut Cx<'_, '_>) -> Below {
                     out_len: 4 * len,
                     reference: &|x: &[i8]| {
                         let mut o = vec![0.0; len];
-                        k::dequantize_s8_f32(&p, x, &mut o);
+                        k::dequantize_s8_f32(&p, x, &mut o)
+                            .expect("the two-buffer kernel takes the case");
                         o.iter()
                             .flat_map(|v| v.to_ne_bytes().map(|b| b as i8))
                             .collect()
@@ -1562,7 +1577,8 @@ fn dequantize(c: &mut Cx<'_, '_>) -> Below {
                     out_len: 4 * len,
                     reference: &|x: &[u8]| {
                         let mut o = vec![0.0; len];
-                        k::dequantize_u8_f32(&p, x, &mut o);
+                        k::dequantize_u8_f32(&p, x, &mut o)
+                            .expect("the two-buffer kernel takes the case");
                         o.iter().flat_map(|v| v.to_ne_bytes()).collect()
                     },
                     entry: &|buf, i, o| ov::dequantize_u8_f32(&p, buf, i, o, len),
@@ -1580,7 +1596,8 @@ fn dequantize(c: &mut Cx<'_, '_>) -> Below {
                     out_len: 2 * len,
                     reference: &|x: &[i16]| {
                         let mut o = vec![0.0; len];
-                        k::dequantize_s16_f32(&p, x, &mut o);
+                        k::dequantize_s16_f32(&p, x, &mut o)
+                            .expect("the two-buffer kernel takes the case");
                         o.iter()
                             .flat_map(|v| {
                                 let [a, b, c, d] = v.to_ne_bytes();
@@ -1666,7 +1683,7 @@ fn binary(c: &mut Cx<'_, '_>) -> Below {
                     out_len: len,
                     reference: &|x| {
                         let mut o = vec![0.0; len];
-                        kernel(&p, x, &y2, &mut o);
+                        kernel(&p, x, &y2, &mut o).expect("the two-buffer kernel takes the case");
                         o
                     },
                     entry: &|buf, i, o| entry(&p, buf, i, o, &y2),
@@ -1694,7 +1711,7 @@ fn binary(c: &mut Cx<'_, '_>) -> Below {
                     out_len: len,
                     reference: &|x| {
                         let mut o = vec![0; len];
-                        kernel(&p, x, &y2, &mut o);
+                        kernel(&p, x, &y2, &mut o).expect("the two-buffer kernel takes the case");
                         o
                     },
                     entry: &|buf, i, o| entry(&p, buf, i, o, &y2),
@@ -1731,7 +1748,8 @@ fn binary(c: &mut Cx<'_, '_>) -> Below {
                         out_len: len,
                         reference: &|x| {
                             let mut o = vec![0; len];
-                            k::add_s16(&p, x, &y2, &mut o);
+                            k::add_s16(&p, x, &y2, &mut o)
+                                .expect("the two-buffer kernel takes the case");
                             o
                         },
                         entry: &|buf, i, o| ov::add_s16(&p, buf, i, o, &y2),
@@ -1756,7 +1774,8 @@ fn binary(c: &mut Cx<'_, '_>) -> Below {
                         out_len: len,
                         reference: &|x| {
                             let mut o = vec![0; len];
-                            k::mul_s16(&p, x, &y2, &mut o);
+                            k::mul_s16(&p, x, &y2, &mut o)
+                                .expect("the two-buffer kernel takes the case");
                             o
                         },
                         entry: &|buf, i, o| ov::mul_s16(&p, buf, i, o, &y2),
@@ -1794,7 +1813,8 @@ fn binary(c: &mut Cx<'_, '_>) -> Below {
                         out_len: len,
                         reference: &|x| {
                             let mut o = vec![0; len];
-                            k::add_s8(&p, x, &y2, &mut o);
+                            k::add_s8(&p, x, &y2, &mut o)
+                                .expect("the two-buffer kernel takes the case");
                             o
                         },
                         entry: &|buf, i, o| ov::add_s8(&p, buf, i, o, &y2),
@@ -1819,7 +1839,8 @@ fn binary(c: &mut Cx<'_, '_>) -> Below {
                         out_len: len,
                         reference: &|x| {
                             let mut o = vec![0; len];
-                            k::mul_s8(&p, x, &y2, &mut o);
+                            k::mul_s8(&p, x, &y2, &mut o)
+                                .expect("the two-buffer kernel takes the case");
                             o
                         },
                         entry: &|buf, i, o| ov::mul_s8(&p, buf, i, o, &y2),
@@ -1876,7 +1897,7 @@ fn pad<T: Elem>(c: &mut Cx<'_, '_>, dtype: DType) -> Below {
             out_len,
             reference: &|x| {
                 let mut o = vec![T::default(); out_len];
-                k::pad(&p, x, value, &mut o);
+                k::pad(&p, x, value, &mut o).expect("the two-buffer kernel takes the case");
                 o
             },
             entry: &|buf, i, o| ov::pad(&p, buf, i, o, value),
@@ -1942,7 +1963,8 @@ fn concatenation<T: Elem>(c: &mut Cx<'_, '_>, dtype: DType) -> Below {
                 let mut all = vec![x];
                 all.extend(&rest);
                 let mut o = vec![T::default(); out_len];
-                k::concatenation(outer, &inners, &all, &mut o);
+                k::concatenation(outer, &inners, &all, &mut o)
+                    .expect("the two-buffer kernel takes the case");
                 o
             },
             entry: &|buf, i, o| ov::concatenation(&(), buf, i, o, outer, &inners, &rest),

@@ -4,7 +4,7 @@
 //! Every output element depends on one element of each input only, so the order in which the
 //! broadcast loops visit the output does not change any result.
 
-use super::check::{KernelError, check, elements, length};
+use super::check::{KernelError, check, elements, length, require};
 use super::slices::at;
 
 /// Shapes of a binary elementwise op, each right-aligned into 6 dimensions padded with leading
@@ -30,13 +30,13 @@ pub struct BinaryF32 {
     pub act_max: f32,
 }
 
-/// What every binary kernel (ADD, MUL, ...) needs of its shapes and of its slices' lengths:
-/// each slice holds its shape's elements (sizes that do not overflow), and every input
-/// dimension is the output's or 1 (broadcast).
+/// What every broadcasting binary kernel needs of its shapes and its slices' lengths: each
+/// slice holds its shape's element count (`input1`, `input2`, `output` elements), and every
+/// input dimension equals the output's or is 1.
 ///
 /// # Errors
 ///
-/// The first of these that does not hold.
+/// The first precondition that does not hold.
 pub(crate) const fn check_binary(
     shape: &BinaryShape,
     input1: usize,
@@ -49,12 +49,11 @@ pub(crate) const fn check_binary(
     let mut d = 0;
     while d < 6 {
         let o = shape.output[d];
-        let (a, b) = (shape.input1[d], shape.input2[d]);
-        if (a != o && a != 1) || (b != o && b != 1) {
-            return Err(KernelError::Parameters(
-                "an input's dimension is neither the output's nor 1",
-            ));
-        }
+        check!(require(
+            (shape.input1[d] == o || shape.input1[d] == 1)
+                && (shape.input2[d] == o || shape.input2[d] == 1),
+            "an input dimension is neither the output's nor 1"
+        ));
         d += 1;
     }
     Ok(())

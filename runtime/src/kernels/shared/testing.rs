@@ -650,3 +650,53 @@ pub(crate) mod window {
         (shape, dims.iter().product(), second.iter().product())
     }
 }
+
+/// Refused calls: a kernel entry given slices of lengths its check refuses returns an error and
+/// writes nothing.
+pub(crate) mod refusal {
+    extern crate std;
+    pub(crate) use std::vec;
+
+    use crate::kernels::KernelError;
+
+    /// How a slice's length may differ from the consistent one.
+    #[derive(Clone, Copy, Debug)]
+    pub(crate) enum Len {
+        /// Exactly: one more and one less are refused.
+        Exact,
+        /// At least: one less is refused.
+        AtLeast,
+        /// At most: one more is refused.
+        AtMost,
+    }
+
+    /// `call(lens)` runs an entry on slices of `lens` elements (its outputs filled with a value
+    /// it does not write) and returns its result and whether every output is as it was: `Ok`
+    /// for `ok`, and an error with nothing written for `ok` with each length one off as `rel`
+    /// says it must not be.
+    pub(crate) fn refuses<const N: usize>(
+        ok: [usize; N],
+        rel: [Len; N],
+        mut call: impl FnMut([usize; N]) -> (Result<(), KernelError>, bool),
+    ) {
+        assert_eq!(call(ok).0, Ok(()), "lengths {ok:?} refused");
+        for i in 0..N {
+            let more = matches!(rel[i], Len::Exact | Len::AtMost).then(|| ok[i] + 1);
+            let less = matches!(rel[i], Len::Exact | Len::AtLeast)
+                .then(|| ok[i].checked_sub(1))
+                .flatten();
+            for len in [more, less].into_iter().flatten() {
+                let mut lens = ok;
+                lens[i] = len;
+                let (result, untouched) = call(lens);
+                assert!(result.is_err(), "lengths {lens:?} accepted");
+                assert!(untouched, "lengths {lens:?}: an output was written");
+            }
+        }
+    }
+
+    /// Whether every element of `s` is still `v`.
+    pub(crate) fn untouched<T: PartialEq>(s: &[T], v: T) -> bool {
+        s.iter().all(|x| *x == v)
+    }
+}
