@@ -405,6 +405,9 @@ impl Declared {
     }
 }
 
+/// What a kernel entry returns: `Ok` when it ran, an error (nothing written) when it refused.
+type Ran = Result<(), k::KernelError>;
+
 /// The runtime's side of a case, in buffer elements of `T`: the two tensors' lengths, the
 /// two-buffer kernel (input to output), the one-buffer entry (`buf`, input at, output at) and
 /// its check of the offsets.
@@ -412,7 +415,7 @@ struct Runtime<'a, T> {
     in_len: usize,
     out_len: usize,
     reference: &'a dyn Fn(&[T]) -> Vec<T>,
-    entry: &'a dyn Fn(&mut [T], usize, usize) -> Result<(), k::KernelError>,
+    entry: &'a dyn Fn(&mut [T], usize, usize) -> Ran,
     fits: &'a dyn Fn(usize, usize) -> bool,
 }
 
@@ -1159,7 +1162,8 @@ fn fully_connected(c: &mut Cx<'_, '_>) -> Below {
             }
         }
         _ => {
-            let per_channel = c.flag();
+            // The int4 kernel takes one multiplier (TFLM's per-tensor int4 path).
+            let per_channel = c.flag() && name != "fully_connected_s8_i4";
             let p = k::FullyConnectedS8 {
                 batches,
                 accum_depth: depth,
@@ -1243,7 +1247,7 @@ fn same_type<T: Elem>(
     c: &mut Cx<'_, '_>,
     d: &Declared,
     len: usize,
-    kernel: &dyn Fn(&[T], &mut [T]) -> Result<(), k::KernelError>,
+    kernel: &dyn Fn(&[T], &mut [T]) -> Ran,
     entry: &ElementwiseEntry<'_, T>,
 ) -> Below {
     let declared = d.pairing.map(|p| p.least);
