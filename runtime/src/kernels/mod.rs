@@ -36,15 +36,14 @@
 //! common pieces) and imports no op. This file is the table: the modules and what each
 //! exports; [`overlap`] is the table of the one-buffer entries.
 //!
-//! No heap, no `unsafe`, no panics: the kernels read through bounds-checked accessors and write
-//! through iterators, so they cannot fail for any parameters (the generator's are computed at
-//! build time and checked). With inconsistent parameters a kernel still does not panic:
-//! CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED and the pools first check that every slice is at
-//! least as long as its shape says and return without writing otherwise; in the other kernels
-//! reads past a slice's end read 0 (the data-movement kernels skip them) and writes past the
-//! output's end are dropped; a division by a zero dimension returns without writing. Each
-//! function's `# Preconditions` say what consistent means for it. Arithmetic that TFLM lets
-//! overflow (int32 accumulators) wraps as it does on every target TFLM is built for.
+//! No heap, no `unsafe`, no panics. Each kernel `f` has `check_f`, a `const fn` of its
+//! parameters and its slices' lengths stating its preconditions (its `# Errors`): `f` checks
+//! first and returns `Err(KernelError)`, writing nothing, when they do not hold. Generated code
+//! asserts each op's check when the crate compiles, on the lengths of the views it passes, and
+//! calls the proven entries ([`proven`], not public API), which check nothing at run time (in
+//! debug builds they assert it). Inside, the kernels read through bounds-checked accessors and
+//! write through iterators. Arithmetic that TFLM lets overflow (int32 accumulators) wraps as it
+//! does on every target TFLM is built for.
 //!
 //! Float kernels call the C library's functions (`expf`, `logf`, `sinf`, `cosf`, `tanhf`,
 //! `expm1f`, `sqrtf`, ...) through `stowplan_math`, ports of glibc's in IEEE and integer

@@ -34,8 +34,10 @@
 //!
 //! With `o(u)` one past pixel `u`'s last output element, a chunk can always start at `u` when
 //! `o(u) ≤ d + r(u)`, so the driver runs every pixel exactly when `d ≥ D` with
-//! `D = max_u (o(u) − r(u))` ([`min_displacement`], in elements). At `d = D − 1` it stops at
-//! the pixel attaining the maximum and returns `false`. Every `d ≥ D` runs (a larger `d` only
+//! `D = max_u (o(u) − r(u))` ([`min_displacement`], in elements). At `d = D − 1` the pixel
+//! attaining the maximum could not run: each entry's check (`check_<kernel>`, which includes
+//! [`fits`]) refuses it first, and the entry returns `Err(KernelError::Placement)` with
+//! nothing written. Every `d ≥ D` runs (a larger `d` only
 //! makes chunks longer), and so does every layout where the two do not share an element.
 //! [`row_displacement`] is the least `d` at which every chunk is at least one whole row (far
 //! fewer kernel calls); the planner prefers it where the arena has room.
