@@ -114,11 +114,11 @@ pub fn in_place(data: &[u8]) {
     in_place_outcome(data);
 }
 
-/// [`in_place`], saying what the input exercised.
+/// `in_place`, saying what the input exercised.
 ///
 /// # Panics
 ///
-/// On a finding (see the [module docs](self)).
+/// On a finding (see the module docs).
 pub fn in_place_outcome(data: &[u8]) -> Outcome {
     let mut input = Input(data);
     let all = kinds();
