@@ -367,7 +367,11 @@ mod tests {
             let run = |buf: &mut [i16], ia, oa| mul_s16_on_one_buffer(&p, buf, ia, oa, &x2);
             ran += usize::from(check_one_buffer(&mut rng, "MUL int16", &x1, &want, b, run) > 0);
         }
-        assert!(blocked > declined, "{blocked} blocked, {declined} declined");
+        // Under miri the few cases may decline more often than they block.
+        assert!(
+            cfg!(miri) || blocked > declined,
+            "{blocked} blocked, {declined} declined"
+        );
         assert!(
             cfg!(miri) || (declined > 0 && ran > CASES / 4),
             "{declined} {ran}"
