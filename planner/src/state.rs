@@ -20,7 +20,8 @@
 //! Handles reach `READ_VARIABLE` and `ASSIGN_VARIABLE` from a `VAR_HANDLE` in their subgraph or
 //! through the inputs of the IF or WHILE that calls it; [`State::variable_of`] resolves them.
 //!
-//! Every item starts at a multiple of the alignment; the region's size is [`State::bytes`].
+//! Every item starts at a multiple of the alignment and of its element size (kernel state: 4);
+//! the region's size is [`State::bytes`].
 
 use crate::error::ReadModelError;
 use crate::graph::{Placement, TensorInfo};
@@ -31,6 +32,25 @@ use crate::tflite::{BuiltinOp, DType, Model, OpOptions, Opcode, TensorId};
 
 fn align_up(n: u64, alignment: u64) -> u64 {
     n.div_ceil(alignment).saturating_mul(alignment)
+}
+
+/// Where an item of `bytes` whose elements are `element` bytes wide goes after `end`: its
+/// offset, a multiple of the alignment and of its element size (a power of two, so the larger
+/// of the two), and the region's new end (the item rounded up to the alignment). With an
+/// alignment below the element size (`align = 1`) a `u32` word or an int16 value still lands
+/// on its own boundary, as the typed views over the region need.
+fn place(end: u64, bytes: u64, element: u64, alignment: u64) -> (u64, u64) {
+    let offset = align_up(end, alignment.max(element));
+    (offset, offset.saturating_add(align_up(bytes, alignment)))
+}
+
+/// The width of `dtype`'s elements the region's typed views align to: its size when a power
+/// of two, else 1.
+fn element_align(dtype: DType) -> u64 {
+    dtype
+        .element_bytes()
+        .filter(|b| b.is_power_of_two())
+        .unwrap_or(1)
 }
 
 /// The int8 zero point TFLM's resets write (`memset` with it): the first zero point, cast to
@@ -70,9 +90,11 @@ pub fn plan_state(
         if info.placement == Placement::Persistent {
             let bytes = info.bytes.unwrap_or(0);
             let kept = !tensor.is_variable;
+            let offset;
+            (offset, end) = place(end, bytes, element_align(tensor.dtype), alignment);
             state.variables.push(VariableTensor {
                 tensor: tensor.id,
-                offset: end,
+                offset,
                 bytes,
                 reset_byte: if kept {
                     0
@@ -81,7 +103,6 @@ pub fn plan_state(
                 },
                 kept,
             });
-            end = end.saturating_add(align_up(bytes, alignment));
             raw = raw.saturating_add(bytes);
         }
     }
@@ -245,27 +266,30 @@ pub fn plan_state(
             });
             continue;
         };
+        let offset;
+        (offset, end) = place(end, bytes, element_align(dtype), alignment);
         state.resources.push(ResourceVariable {
             container,
             shared_name,
             dtype,
             bytes,
             reset_byte: reset,
-            offset: end,
+            offset,
         });
-        end = end.saturating_add(align_up(bytes, alignment));
         raw = raw.saturating_add(bytes);
     }
 
     for (position, op) in model.ops.iter().enumerate() {
         let bytes = crate::ops::kernel_state(model, file, op);
         if bytes > 0 {
+            // Kernel state is `u32` words.
+            let offset;
+            (offset, end) = place(end, bytes, 4, alignment);
             state.kernels.push(KernelState {
                 op: position,
-                offset: end,
+                offset,
                 bytes,
             });
-            end = end.saturating_add(align_up(bytes, alignment));
             raw = raw.saturating_add(bytes);
         }
     }

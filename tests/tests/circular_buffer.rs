@@ -245,3 +245,35 @@ fn cycles_max_follows_tflms_prepare_and_its_count() {
     assert_eq!(text.matches("cycles_max:7,").count(), 1);
     assert!(text.contains("->::stowplan::Invoked"));
 }
+
+/// The persistent region keeps every item on its own boundary whatever the alignment asked
+/// for: with `align = 1`, the 9-byte window before it, the countdown's `u32` words still start
+/// at a multiple of 4 (the typed view over them needs it), and the generated module says so.
+#[test]
+fn kernel_state_is_word_aligned_at_any_alignment() {
+    let bytes = model(
+        &[1, 1, 1, 3],
+        &[1, 3, 1, 3],
+        (DType::Int8, DType::Int8),
+        None,
+    );
+    for alignment in [1, 2, 4, 16] {
+        let options = Options {
+            alignment,
+            ..Options::default().with_invoke(true)
+        };
+        let plan = plan_model(&bytes, &options).unwrap();
+        let [window] = plan.state.variables[..] else {
+            panic!("one kept window: {:?}", plan.state.variables);
+        };
+        let [countdown] = plan.state.kernels[..] else {
+            panic!("one kernel state: {:?}", plan.state.kernels);
+        };
+        assert_eq!(window.bytes, 9);
+        assert!(countdown.offset.is_multiple_of(4), "align {alignment}: {countdown:?}");
+        assert!(countdown.offset >= window.offset + window.bytes, "align {alignment}");
+        assert!(plan.state.bytes >= countdown.offset + countdown.bytes);
+        let cg = stowplan_tests::test_codegen("m", true);
+        generate(&plan, &bytes, &cg).unwrap();
+    }
+}
