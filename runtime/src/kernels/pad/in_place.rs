@@ -140,15 +140,23 @@ pub mod proven_pad {
             );
             return;
         }
+        // The input at or above the output, at least the least displacement: runs in order,
+        // each input run moved as one (a forward move where it overlaps its output run).
         let mut k = output_at;
-        crate::kernels::pad::pad_walk(p, |j| {
-            let value = j
-                .and_then(|j| buf.get(input_at + j).copied())
-                .unwrap_or(pad_value);
-            if let Some(slot) = buf.get_mut(k) {
-                *slot = value;
+        crate::kernels::pad::pad_runs(p, |run| match run {
+            crate::kernels::pad::Run::Fill(len) => {
+                if let Some(out) = buf.get_mut(k..k + len) {
+                    out.fill(pad_value);
+                }
+                k += len;
             }
-            k += 1;
+            crate::kernels::pad::Run::Copy { from, len } => {
+                let from = input_at + from;
+                if from + len <= buf.len() && k + len <= buf.len() {
+                    buf.copy_within(from..from + len, k);
+                }
+                k += len;
+            }
         });
     }
 }
