@@ -270,8 +270,14 @@ fn kernel_state_is_word_aligned_at_any_alignment() {
             panic!("one kernel state: {:?}", plan.state.kernels);
         };
         assert_eq!(window.bytes, 9);
-        assert!(countdown.offset.is_multiple_of(4), "align {alignment}: {countdown:?}");
-        assert!(countdown.offset >= window.offset + window.bytes, "align {alignment}");
+        assert!(
+            countdown.offset.is_multiple_of(4),
+            "align {alignment}: {countdown:?}"
+        );
+        assert!(
+            countdown.offset >= window.offset + window.bytes,
+            "align {alignment}"
+        );
         assert!(plan.state.bytes >= countdown.offset + countdown.bytes);
         let cg = stowplan_tests::test_codegen("m", true);
         generate(&plan, &bytes, &cg).unwrap();
