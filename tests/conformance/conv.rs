@@ -54,17 +54,20 @@ pub struct Window {
 
 /// The block a model of shape class `blocked` (device sweeps) draws, by the DSP kernels it
 /// runs: 0 the 1 x 1 matrix product (model 0), 1 a 3 x 3 filter with stride 1, 2 a 3 x 3
-/// filter with stride 2, 3 a first layer (1 to 3 input channels, mostly stride 2), 4 a 5 x 5
-/// filter, 5 a dilated 3 x 3 filter, 6 the 1 x 1 layers' shapes (8 to 256 input channels, a
-/// power of two, and an even number of outputs: the matrix product's loops per channel count);
-/// model 1 one of 1 to 5, model 2 kind 6, the others any. Their channel counts make filter rows
+/// filter with stride 2, 3 a first layer (1 to 3 input channels, mostly stride 2, a 3 x 3 or a
+/// keyword spotter's 10 x 4 filter: windows gathered), 4 a 5 x 5 filter, 5 a dilated 3 x 3
+/// filter, 6 the 1 x 1 layers' shapes (8 to 256 input channels, a power of two, and an even
+/// number of outputs: the matrix product's loops per channel count), 7 a one-pixel-wide image
+/// (a 1-D convolution, run as a row: any filter height, stride and dilation); model 1 one of 1
+/// to 5, model 2 kind 6, model 3 kind 7, the others any. Their channel counts make filter rows
 /// of whole words and rows with tails.
 pub fn blocked_kind(rng: &mut Rng, index: usize) -> usize {
     match index {
         0 => 0,
         1 => rng.size(1, 5),
         2 => 6,
-        _ => rng.size(0, 6),
+        3 => 7,
+        _ => rng.size(0, 7),
     }
 }
 
@@ -102,7 +105,17 @@ pub fn window(
             0 => (rng.pick(&[1, 2]), rng.size(1, 8), rng.size(1, 8), 1, 1),
             6 => (rng.pick(&[1, 2]), rng.size(1, 6), rng.size(1, 6), 1, 1),
             1 | 2 => (rng.pick(&[1, 2]), rng.size(3, 10), rng.size(3, 11), 3, 3),
-            3 => (1, rng.size(5, 16), rng.size(5, 17), 3, 3),
+            3 => {
+                let (kh, kw) = rng.pick(&[(3, 3), (3, 3), (10, 4), (4, 10)]);
+                (
+                    1,
+                    rng.size(kh + 2, kh + 14),
+                    rng.size(kw + 2, kw + 14),
+                    kh,
+                    kw,
+                )
+            }
+            7 => (rng.pick(&[1, 2]), rng.size(2, 40), 1, rng.size(1, 5), 1),
             4 => (1, rng.size(5, 10), rng.size(5, 11), 5, 5),
             _ => (1, rng.size(5, 10), rng.size(5, 11), 3, 3),
         },
@@ -120,6 +133,7 @@ pub fn window(
             2 => ((2, 2), (1, 1)),
             3 => (rng.pick(&[(2, 2), (2, 2), (1, 1)]), (1, 1)),
             4 => (rng.pick(&[(1, 1), (2, 2), (1, 2)]), (1, 1)),
+            7 => ((rng.size(1, 3), 1), (rng.pick(&[1, 1, 2, 4]), 1)),
             _ => ((1, 1), rng.pick(&[(2, 2), (1, 2), (2, 1)])),
         },
         0 => ((1, 1), (1, 1)),
@@ -156,6 +170,7 @@ pub fn channels(rng: &mut Rng, shape: &str, kind: usize) -> (usize, usize) {
             3 => (rng.size(1, 3), rng.pick(&[8, 16, 24, 5, 3])),
             4 => (rng.size(1, 8), rng.size(1, 16)),
             6 => (rng.pick(&[8, 16, 32, 64, 128, 256]), 2 * rng.size(1, 24)),
+            7 => (rng.pick(&[3, 8, 13, 40, 48]), rng.size(1, 48)),
             _ => (rng.size(1, 16), rng.size(1, 16)),
         },
         _ => (rng.size(16, 96), rng.size(32, 160)),

@@ -117,6 +117,15 @@ DEVICE_MUTANTS = {
     "dsp-conv": ("src/kernels/conv/dsp/window.rs",
                  "            bb = smlad(xb1, w1, bb);",
                  "            bb = smlad(xa1, w1, bb);"),
+    # CONV_2D of short filter rows (first layers), windows gathered: a tap in the padding
+    # gathered as 0 where the input's zero point belongs.
+    "dsp-conv-gathered": ("src/kernels/conv/dsp/gathered.rs",
+                          "                    tap.fill(self.zero_point);",
+                          "                    tap.fill(0);"),
+    # A 1-D CONV_2D (one-pixel-wide images) run as a row: its stride lost in the exchange.
+    "dsp-conv-columns": ("src/kernels/shared/window.rs",
+                         "            stride_w: self.stride_h,",
+                         "            stride_w: 1,"),
     # AVERAGE_POOL_2D's sums: the odd lanes of a word widened as its even ones.
     "dsp-pool": ("src/kernels/pooling/dsp.rs",
                  "b13 = sxtab16_ror8(b13, b);",
@@ -141,7 +150,8 @@ DEVICE_MUTANTS = {
 DEVICE_MUTANT_OPS = {"dsp-depthwise": "depthwise_conv", "dsp-depthwise-rows": "depthwise_conv",
                      "dsp-conv1x1": "conv",
                      "dsp-conv1x1-words": "conv", "dsp-s16": "conv",
-                     "dsp-conv": "conv", "dsp-pool": "pooling", "dsp-add-mul": "add,mul",
+                     "dsp-conv": "conv", "dsp-conv-gathered": "conv", "dsp-conv-columns": "conv",
+                     "dsp-pool": "pooling", "dsp-add-mul": "add,mul",
                      "dsp-pool-s16": "pooling", "dsp-mul-s16": "mul", "dsp-add-s16": "add"}
 
 DTYPES = {"float32": ("<f4", 4), "int8": ("i1", 1), "uint8": ("u1", 1), "int16": ("<i2", 2),

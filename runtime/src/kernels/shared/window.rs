@@ -31,6 +31,40 @@ pub struct ConvGeometry {
     pub depth_multiplier: usize,
 }
 
+#[cfg(any(stowplan_dsp, test))]
+impl ConvGeometry {
+    /// The same convolution with rows and columns exchanged, when every image is one column
+    /// (input, filter and output one pixel wide, no column padding) of more than one row: the
+    /// input `[N, H, 1, C]` and `[N, 1, H, C]` are the same bytes, as are the filters
+    /// `[O, FH, 1, I]` and `[O, 1, FH, I]` and the outputs, and output row `y`'s window over
+    /// rows `y * stride_h + k * dilation_h − pad_h` is output column `y`'s over the same
+    /// columns: a kernel computes every output of one as it computes the other's, in the same
+    /// memory order. The blocked kernels pair adjacent pixels of a row; a column has one pixel
+    /// a row, so 1-D (temporal) convolutions, which TFLite lays out as columns, run their
+    /// blocks only as rows. `None` for any other geometry.
+    #[must_use]
+    pub(crate) const fn columns_as_rows(&self) -> Option<Self> {
+        let [n, h, w, c] = self.input;
+        let [o, fh, fw, i] = self.filter;
+        let [on, oh, ow, oc] = self.output;
+        if w != 1 || fw != 1 || ow != 1 || self.pad_w != 0 || h < 2 || oh < 2 {
+            return None;
+        }
+        Some(Self {
+            input: [n, 1, h, c],
+            filter: [o, 1, fh, i],
+            output: [on, 1, oh, oc],
+            stride_h: 1,
+            stride_w: self.stride_h,
+            dilation_h: 1,
+            dilation_w: self.dilation_h,
+            pad_h: 0,
+            pad_w: self.pad_h,
+            depth_multiplier: self.depth_multiplier,
+        })
+    }
+}
+
 /// Parameters of an int8 CONV_2D or DEPTHWISE_CONV_2D (per-channel quantised filter).
 #[derive(Clone, Copy, Debug)]
 pub struct ConvS8 {

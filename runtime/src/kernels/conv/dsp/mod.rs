@@ -2,6 +2,7 @@
 //! the tests, with the instructions' portable twins): the pointwise matrix product, every
 //! other int8 shape with one group, and the int16 kernels.
 
+pub(crate) mod gathered;
 pub(crate) mod pointwise;
 pub(crate) mod s16;
 pub(crate) mod window;
@@ -10,9 +11,12 @@ use crate::kernels::shared::{ConvS8, Part};
 
 /// The int8 CONV_2D of `p` on `part` of its geometry as the Cortex-M DSP extension runs it:
 /// the blocked 1 x 1 kernel for whole geometries (the in-place driver's pointwise chunks are
-/// whole), the blocked windows for every other shape with one group, on any part. Returns
-/// `false`, having written nothing, for what neither takes (grouped convolution): the caller
-/// runs the portable kernel then.
+/// whole), whole geometries of short filter rows gathered ([`gathered`]: first layers), the
+/// blocked windows for every other shape with one group, on any part; a whole
+/// geometry of one-pixel-wide images (a 1-D convolution) as its rows
+/// ([`ConvGeometry::columns_as_rows`](crate::kernels::shared::ConvGeometry::columns_as_rows): the same bytes, blocked in pixel pairs).
+/// Returns `false`, having written nothing, for what neither takes (grouped convolution): the
+/// caller runs the portable kernel then.
 #[inline(always)]
 pub(crate) fn conv2d_s8_part(
     p: &ConvS8,
@@ -22,6 +26,16 @@ pub(crate) fn conv2d_s8_part(
     bias: Option<&[i32]>,
     output: &mut [i8],
 ) -> bool {
-    (part == Part::WHOLE && pointwise::conv1x1_s8(p, input, filter, bias, output))
+    let rows;
+    let p = match p.geometry.columns_as_rows() {
+        Some(geometry) if part == Part::WHOLE => {
+            rows = ConvS8 { geometry, ..*p };
+            &rows
+        }
+        _ => p,
+    };
+    (part == Part::WHOLE
+        && (pointwise::conv1x1_s8(p, input, filter, bias, output)
+            || gathered::conv_s8(p, input, filter, bias, output)))
         || window::conv_s8(p, part, input, filter, bias, output)
 }

@@ -175,13 +175,10 @@ fn conv1x1_blocks<const F: u8>(
             e.pixel_pair::<F, false>(x2, filter, y2, depth, out_depth, offset);
         }
     }
-    // An odd last pixel.
+    // An odd last pixel (every pixel of the in-place driver's one-pixel chunks).
     let a = ins.remainder();
     if !a.is_empty() {
-        let ya = outs.into_remainder();
-        for (o, (f, y)) in filter.chunks_exact(depth).zip(ya).enumerate() {
-            *y = e.finish::<F>(dot_offset_s8(a, f, offset), e.channel::<F>(o));
-        }
+        e.pixel::<F>(a, filter, outs.into_remainder(), depth, offset);
     }
 }
 
@@ -341,6 +338,35 @@ fn dot_1x2_rows<const W: usize>(
 }
 
 impl Epilogue<'_> {
+    /// One pixel `x` of [`conv1x1_blocks`] into `y`: channel pairs in blocks of 1 pixel x 2
+    /// channels (per four input values three loads, six widenings, four `SMLAD`s), channels
+    /// in order, an odd last channel alone. Not inlined: the in-place driver's one-pixel chunks
+    /// call it once a pixel, and the 1 x 2 loop has the registers to itself.
+    #[inline(never)]
+    pub(super) fn pixel<const F: u8>(
+        &self,
+        x: &[i8],
+        filter: &[i8],
+        y: &mut [i8],
+        depth: usize,
+        offset: i32,
+    ) {
+        let off = splat16(offset);
+        let (y2, y1) = y.as_chunks_mut::<2>();
+        let mut rows = filter.chunks_exact(depth);
+        for (k, y) in y2.iter_mut().enumerate() {
+            let (Some(fa), Some(fb)) = (rows.next(), rows.next()) else {
+                return;
+            };
+            let [a0, a1] = super::window::dot_1x2(x, fa, fb, off, offset, [0, 0]);
+            let (c0, c1) = (self.channel::<F>(2 * k), self.channel::<F>(2 * k + 1));
+            *y = [self.finish::<F>(a0, c0), self.finish::<F>(a1, c1)];
+        }
+        if let (Some(y), Some(f)) = (y1.first_mut(), rows.next()) {
+            *y = self.finish::<F>(dot_offset_s8(x, f, offset), self.channel::<F>(2 * y2.len()));
+        }
+    }
+
     /// [`conv1x1_blocks`] for rows of `W` words (`4 * W` input channels: `W` 2, 4, 8, 16, 32
     /// or 64), an even `out_depth` and every channel's multiplier and bias at hand (form `F` 6
     /// or 5): the loops of one layer shape. Rows of 64 and more channels are written as
@@ -445,7 +471,7 @@ impl Epilogue<'_> {
     /// each way, not a choice per channel pair). Not inlined: the 2 x 2 loop then has the registers to itself (inlined into the kernel it
     /// spilled its pointers), which saves more than the call per pixel pair costs.
     #[inline(never)]
-    fn pixel_pair<const F: u8, const WORDS: bool>(
+    pub(super) fn pixel_pair<const F: u8, const WORDS: bool>(
         &self,
         x2: &[i8],
         filter: &[i8],

@@ -566,7 +566,14 @@ impl Conv<'_> {
 /// `acc` plus the sums `[x.fa, x.fb]` of one input run against two filter runs, as
 /// [`dot_2x2`]: per four values three loads, six widenings, four `SMLAD`s.
 #[inline(always)]
-fn dot_1x2(x: &[i8], fa: &[i8], fb: &[i8], off: u32, offset: i32, acc: [i32; 2]) -> [i32; 2] {
+pub(super) fn dot_1x2(
+    x: &[i8],
+    fa: &[i8],
+    fb: &[i8],
+    off: u32,
+    offset: i32,
+    acc: [i32; 2],
+) -> [i32; 2] {
     let x4 = x.as_chunks::<4>().0;
     let (fa4, fb4) = (fa.as_chunks::<4>().0, fb.as_chunks::<4>().0);
     let n = x4.len().min(fa4.len()).min(fb4.len());
@@ -1012,6 +1019,52 @@ mod tests {
             assert!(words > cases / 8 && tails > cases / 4, "{seen:?}");
             assert!(rows > cases && pixels > cases / 2, "{seen:?}");
             assert!(skipping > cases / 4 && overskipping > cases / 4, "{seen:?}");
+        }
+    }
+
+    /// One-pixel-wide images (1-D convolutions, as TFLite lays them out) through the DSP
+    /// entry, which runs them as rows ([`ConvGeometry::columns_as_rows`]): every output the
+    /// portable loop's, over filter heights, strides, dilations, paddings and channel counts.
+    #[test]
+    fn columns_run_as_rows_and_equal_the_portable_kernel() {
+        let mut rng = Rng(0xc01_0001);
+        let cases = if cfg!(miri) { 3 } else { 400 };
+        let mut drawn = 0;
+        while drawn < cases {
+            let depth = rng.pick(&[1, 3, 4, 8, 13, 48]);
+            let out_depth = rng.pick(&[1, 2, 3, 8, 24]);
+            let kh = rng.pick(&[1, 2, 3, 5]);
+            let sh = rng.pick(&[1, 1, 2, 3]);
+            let dh = rng.pick(&[1, 1, 2, 4, 8]);
+            let pad = rng.pick(&[None, Some(0), Some(1)]);
+            let h = 2 + rng.below(if cfg!(miri) { 6 } else { 40 });
+            let n = rng.pick(&[1, 1, 2]);
+            let Some(mut g) = geometry([n, h, 1, depth], out_depth, [kh, 1], [sh, 1], [dh, 1], pad)
+            else {
+                continue;
+            };
+            // Explicit padding of the rows only (the helper pads both dimensions alike).
+            (g.pad_w, g.output[2]) = (0, 1);
+            if g.output[1] < 2 {
+                continue;
+            }
+            let rows = g.columns_as_rows().expect("a column geometry");
+            assert_eq!((rows.input[1], rows.output[1]), (1, 1), "{g:?}");
+            let p = params(g, &mut rng);
+            let input = rng.values(elements(g.input));
+            let filter = rng.values(elements(g.filter));
+            let bias: Vec<i32> = (0..out_depth)
+                .map(|_| rng.below(40_001) as i32 - 20_000)
+                .collect();
+            let bias = (rng.below(4) != 0).then_some(&bias[..]);
+            let len = elements(g.output);
+            let expected = portable(&p, Part::WHOLE, &input, &filter, bias, len);
+            let mut got = vec![0x55_i8; len];
+            let taken =
+                super::super::conv2d_s8_part(&p, Part::WHOLE, &input, &filter, bias, &mut got);
+            assert!(taken, "{g:?}");
+            assert_eq!(got, expected, "{g:?} offset {}", p.input_offset);
+            drawn += 1;
         }
     }
 
