@@ -264,6 +264,17 @@ impl Config {
         self
     }
 
+    /// With [`Self::invoke`] and overlaps: the fewest output pixels each of the in-place
+    /// driver's calls runs of a CONV_2D, DEPTHWISE_CONV_2D or pool whose output lies over its
+    /// input (default `stowplan_planner::DEFAULT_CHUNK_PIXELS`, 2: a pixel pair of the blocked
+    /// kernels). The output then lies `n − 1` output pixels further below the input than the
+    /// least displacement the kernels allow; 1 plans the fewest bytes, each such op possibly
+    /// one pixel a call (`stowplan_planner::Options::chunk_pixels`). 0 is taken as 1.
+    pub fn chunk_pixels(&mut self, n: u64) -> &mut Self {
+        self.options.chunk_pixels = n.max(1);
+        self
+    }
+
     /// With [`Self::invoke`]: the most bytes of constants folding may make (default
     /// `stowplan_planner::fold::DEFAULT_CAP`, 256 KiB; 0 folds nothing). Ops whose inputs are
     /// all constants are evaluated when the crate compiles, their outputs constants in flash;

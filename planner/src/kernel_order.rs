@@ -28,6 +28,17 @@ use crate::ops::Overwrite;
 use crate::plan::{Overlap, Problem};
 use crate::tflite::{Model, Opcode};
 
+/// How far apart the planner may want a pair beyond its least displacement, in bytes (the
+/// op's [`Pairing`](crate::ops::Pairing)): `preferred`, where the driver's chunks are whole
+/// output rows (module `spread` moves the pair there when the arena has room; 0 for none), and
+/// `pixel`, one output pixel of a window op, of which `Options::chunk_pixels − 1` are added to
+/// the least displacement the planner plans with (0 for the other orders).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Spacing {
+    pub(crate) preferred: i64,
+    pub(crate) pixel: i64,
+}
+
 /// Where [`pairs`] looks up what an op's kernels can do on one buffer: [`crate::ops::overwrite_of`]
 /// (the op modules' declarations), or a stand-in in tests.
 pub(crate) type Registry<'a> = &'a dyn Fn(&Opcode) -> Option<Overwrite>;
@@ -68,8 +79,7 @@ pub fn model_overlaps(plan: &crate::ModelPlan) -> Vec<Overlap> {
 /// generated code know a pair by its buffers' own tensors (a pair of the buffer would name the
 /// reshape's input, which the op does not read). Each time has at most one pair (one
 /// op runs at a time), so the pairs form a valid [`Problem::with_overlaps`] with the buffers.
-/// With each pair its preferred displacement in bytes (a window op's whole output rows, where
-/// the planner moves the pair when the arena has room, module `spread`; 0 for the others).
+/// With each pair its [`Spacing`].
 #[must_use]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn pairs(
@@ -81,7 +91,7 @@ pub(crate) fn pairs(
     tensor_buffers: &[Option<u32>],
     buffer_tensors: &[crate::tflite::TensorId],
     registry: Registry<'_>,
-) -> Vec<(Overlap, i64)> {
+) -> Vec<(Overlap, Spacing)> {
     let buffers = problem.buffers();
     let mut pairs = Vec::new();
     for (position, op) in model.ops.iter().enumerate() {
@@ -146,7 +156,13 @@ pub(crate) fn pairs(
         {
             continue;
         }
-        pairs.push((Overlap::new(bo, bi, pairing.least), pairing.preferred));
+        pairs.push((
+            Overlap::new(bo, bi, pairing.least),
+            Spacing {
+                preferred: pairing.preferred,
+                pixel: pairing.pixel,
+            },
+        ));
     }
     pairs
 }

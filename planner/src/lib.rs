@@ -172,7 +172,18 @@ pub struct Options {
     /// `invoke` ([`Options::with_invoke`]; `overlap = false` turns it off again), whose
     /// ops then run on one view of both tensors.
     pub overlaps: bool,
+    /// With [`Options::overlaps`]: the fewest output pixels in each chunk the runtime's
+    /// in-place driver runs of an overlapped window op (CONV_2D, DEPTHWISE_CONV_2D, a pool).
+    /// At its least displacement such an op may run one pixel a call, which the blocked kernels
+    /// cannot pair; the planner keeps its output `chunk_pixels − 1` output pixels further below
+    /// its input than that, at most as many bytes more at the arena's peak. 1 plans every pair
+    /// at its least displacement (the fewest bytes); the default is [`DEFAULT_CHUNK_PIXELS`].
+    pub chunk_pixels: u64,
 }
+
+/// [`Options::chunk_pixels`]'s default: two output pixels a chunk, a pixel pair of the blocked
+/// kernels.
+pub const DEFAULT_CHUNK_PIXELS: u64 = 2;
 
 impl Default for Options {
     fn default() -> Self {
@@ -188,6 +199,7 @@ impl Default for Options {
             search_steps: plan::DEFAULT_SEARCH_STEPS,
             fold_cap: None,
             overlaps: false,
+            chunk_pixels: DEFAULT_CHUNK_PIXELS,
         }
     }
 }
@@ -451,7 +463,7 @@ pub fn plan_model(bytes: &[u8], options: &Options) -> Result<ModelPlan, PlanAren
     // Each pair's preferred displacement (`spread`), once the problem has them.
     let mut preferred = Vec::new();
     if options.overlaps {
-        let (pairs, rows): (Vec<_>, Vec<_>) = kernel_order::pairs(
+        let (pairs, spacings): (Vec<_>, Vec<_>) = kernel_order::pairs(
             &model,
             bytes,
             &tensors,
@@ -463,6 +475,20 @@ pub fn plan_model(bytes: &[u8], options: &Options) -> Result<ModelPlan, PlanAren
         )
         .into_iter()
         .unzip();
+        // A window op's pair `chunk_pixels − 1` output pixels further apart than its least
+        // displacement: every chunk of its driver then holds `chunk_pixels` pixels or more.
+        let extra = i64::try_from(options.chunk_pixels.max(1) - 1).unwrap_or(i64::MAX);
+        let pairs: Vec<plan::Overlap> = pairs
+            .into_iter()
+            .zip(&spacings)
+            .map(|(pair, s)| {
+                let d = pair
+                    .min_displacement
+                    .saturating_add(s.pixel.saturating_mul(extra))
+                    .min(i64::try_from(plan::MAX_BYTES).unwrap_or(i64::MAX));
+                plan::Overlap::new(pair.output, pair.input, d)
+            })
+            .collect();
         // A problem whose times are too late for split times keeps whole-tensor planning.
         if !pairs.is_empty()
             && let Ok(p) = plan::Problem::with_overlaps(
@@ -473,7 +499,7 @@ pub fn plan_model(bytes: &[u8], options: &Options) -> Result<ModelPlan, PlanAren
         {
             bound = plan::proven_bound(&p);
             arena.problem = p;
-            preferred = rows;
+            preferred = spacings.iter().map(|s| s.preferred).collect();
         }
     }
     // Along chains of pairs (an op's output over its input, itself over the next op's output)

@@ -680,6 +680,7 @@ mod tests {
         Options {
             alignment: 1,
             overlaps: true,
+            chunk_pixels: 1,
             ..Options::default()
         }
     }
@@ -925,6 +926,7 @@ mod tests {
         Some(Pairing {
             least: 0,
             preferred: 0,
+            pixel: 0,
         })
     }
 

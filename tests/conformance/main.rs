@@ -473,16 +473,23 @@ fn generate(args: &Args) -> Result<(), String> {
             let inputs: Vec<u8> = case.inputs.concat();
             write(&out.join("inputs").join(format!("{id}.bin")), &inputs)?;
             let set_bytes = case.inputs.first().map_or(0, Vec::len);
-            // Every other model planned without rounding (alignment 1): a pair whose output
-            // lies over its input then sits at exactly its least displacement, where a kernel
-            // or the in-place driver one element off shows.
+            // Every other model planned without rounding (alignment 1) and with one-pixel
+            // chunks: a pair whose output lies over its input then sits at exactly its least
+            // displacement, where a kernel or the in-place driver one element off shows. The
+            // others as users' models are planned (alignment 16, pixel pairs).
             let align = if n.is_multiple_of(2) { 1 } else { 16 };
+            let chunk = if align == 1 {
+                1
+            } else {
+                stowplan_planner::DEFAULT_CHUNK_PIXELS
+            };
             let rendered = stowplan_build::Config::new()
                 .manifest_dir(&sweep)
                 .model(&rel)
                 .name(&id)
                 .invoke(true)
                 .align(align)
+                .chunk_pixels(chunk)
                 .render();
             let mut statuses = false;
             let mut unrun = serde_json::Value::Null;

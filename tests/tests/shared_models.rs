@@ -257,10 +257,10 @@ fn kernel_overlaps_go_below_the_tensor_level_bound() {
             29,
             6,
             55_296,
-            36_880,
             36_896,
+            36_928,
         ),
-        ("tflm_micro_speech_int8.tflite", 1, 1, 5_968, 4_176, 4_176),
+        ("tflm_micro_speech_int8.tflite", 1, 1, 5_968, 4_192, 4_192),
         // QUANTIZE from int16 to int8 at the peak: the output at the input's start.
         ("tflm_keyword_scrambled_int8.tflite", 1, 1, 288, 192, 192),
         // The int8 LOGISTIC at the end.
@@ -279,8 +279,8 @@ fn kernel_overlaps_go_below_the_tensor_level_bound() {
             70,
             23,
             2_451_840,
-            1_247_712,
-            1_247_712,
+            1_247_808,
+            1_247_808,
         ),
         ("tflm_hello_world_int8.tflite", 0, 0, 32, 32, 32),
     ];
@@ -301,4 +301,17 @@ fn kernel_overlaps_go_below_the_tensor_level_bound() {
         );
         assert_eq!(plan.arena_bytes(), arena, "{file}: arena");
     }
+    // The int8 convolutions one output pixel further apart than their least displacement
+    // (`chunk_pixels` 2, the default) cost person_detect 32 bytes; at the least displacement it
+    // plans in 36,896 against a bound of 36,880.
+    let bytes = std::fs::read(shared.join("models/tflm_person_detect_int8.tflite")).unwrap();
+    let least = Options {
+        chunk_pixels: 1,
+        ..Options::default().with_invoke(true)
+    };
+    let plan = plan_model(&bytes, &least).unwrap();
+    assert_eq!(
+        (plan.lower_bound_bytes(), plan.arena_bytes()),
+        (36_880, 36_896)
+    );
 }

@@ -50,6 +50,7 @@ generate options (each one of Config's):
   --op-marks PATH    with --invoke: call PATH::op_begin(subgraph, op) and PATH::op_end(subgraph,
                      op, arena) around every op (marks for a profiler or an instruction counter)
   --no-overlap       with --invoke: keep every output off the input it consumes (overlap = false)
+  --chunk-pixels N   with --invoke: as for plan (Config::chunk_pixels)
   --manifest-dir DIR the directory MODEL is relative to (default: the current one)
 
 options:
@@ -74,6 +75,9 @@ options:
   --overlaps         let a CONV_2D's or DEPTHWISE_CONV_2D's output lie over the input it
                      consumes, as far as the runtime's overlapped driver allows (the report
                      adds the tensor-level bound; never with embed)
+  --chunk-pixels N   with --overlaps: such an output lies N - 1 output pixels further below its
+                     input than the least displacement, so the driver runs N pixels or more a
+                     call (default 2, a pixel pair; 1: the least displacement, fewest bytes)
   --fold N           evaluate ops whose inputs are all constants when planning, creating at
                      most N bytes of constants (as generated `invoke` does with 262144; never
                      with embed); the report lists what was folded and what was not
@@ -106,6 +110,7 @@ struct Args {
     alias_reshapes: bool,
     fold_cap: Option<u64>,
     overlaps: bool,
+    chunk_pixels: u64,
 }
 
 impl Args {
@@ -123,6 +128,7 @@ impl Args {
             alias_reshapes: self.alias_reshapes,
             fold_cap: self.fold_cap,
             overlaps: self.overlaps,
+            chunk_pixels: self.chunk_pixels,
         }
     }
 }
@@ -145,6 +151,7 @@ fn parse(mut it: impl Iterator<Item = String>) -> Result<Option<Args>, Failure> 
         alias_reshapes: false,
         overlaps: false,
         fold_cap: None,
+        chunk_pixels: stowplan_planner::DEFAULT_CHUNK_PIXELS,
     };
     let value = |it: &mut dyn Iterator<Item = String>, flag: &str| {
         it.next()
@@ -191,6 +198,10 @@ fn parse(mut it: impl Iterator<Item = String>) -> Result<Option<Args>, Failure> 
                         )));
                     }
                 };
+            }
+            "--chunk-pixels" => {
+                let v = take(&mut it)?;
+                args.chunk_pixels = chunk_pixels(&v)?;
             }
             "--fold" => {
                 let v = take(&mut it)?;
@@ -542,6 +553,12 @@ fn generate_command(it: impl Iterator<Item = String>) -> Result<String, Failure>
                     c.overlap(false);
                 }));
             }
+            "--chunk-pixels" => {
+                let n = chunk_pixels(&take()?)?;
+                per_model.push(Box::new(move |c| {
+                    c.chunk_pixels(n);
+                }));
+            }
             "--manifest-dir" => manifest_dir = Some(take()?),
             f if f.starts_with('-') && f.len() > 1 => {
                 return Err(usage(format!(
@@ -661,11 +678,21 @@ fn run(args: &Args) -> Result<Output, Failure> {
     })
 }
 
+/// `--chunk-pixels N`'s value: a whole number of pixels, at least 1.
+fn chunk_pixels(v: &str) -> Result<u64, Failure> {
+    v.parse::<u64>().ok().filter(|&n| n >= 1).ok_or_else(|| {
+        Failure::Usage(format!(
+            "--chunk-pixels {v}: expected a number of pixels, 1 or more"
+        ))
+    })
+}
+
 /// `stowplan group MODEL... [--pipe SPEC]... [--budget SIZE] [--invoke] [plan options]`.
 fn group_command(it: impl Iterator<Item = String>) -> Result<String, Failure> {
     use stowplan_planner::codegen::{Codegen, ModelFile, group};
     use stowplan_planner::pipeline;
-    const VALUE_FLAGS: [&str; 10] = [
+    const VALUE_FLAGS: [&str; 11] = [
+        "--chunk-pixels",
         "--planner",
         "--align",
         "--shape",

@@ -95,6 +95,7 @@ fn pairing(model: &Model, _: &[u8], tensors: &[TensorInfo], op: &Op) -> Option<P
     Some(Pairing {
         least: overwrite::bytes(d, input.dtype.element_bytes()?)?,
         preferred: 0,
+        pixel: 0,
     })
 }
 

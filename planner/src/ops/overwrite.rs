@@ -81,6 +81,11 @@ pub struct Pairing {
     /// The displacement, in bytes, the planner moves the pair to where the arena has room
     /// (`crate::spread`: a window op's chunks are whole output rows from there); 0 for none.
     pub preferred: i64,
+    /// A window op's bytes of one output pixel: each of them added to the least displacement
+    /// lets each of the driver's chunks hold one output pixel more (at the least displacement
+    /// a chunk may be a single pixel; the planner adds `Options::chunk_pixels − 1` of them); 0
+    /// for the other orders.
+    pub pixel: i64,
 }
 
 /// The one-buffer pairing of one op of a kind, from the model, its file and the planned
@@ -183,17 +188,27 @@ pub(super) fn elementwise(
     (elements(tensors, output) == Some(n)).then_some(Pairing {
         least: 0,
         preferred: 0,
+        pixel: 0,
     })
 }
 
 /// A window op of geometry `g` and `element` bytes per element through the runtime's driver
 /// ([`WriteOrder::Window`]): from its least displacement (the driver's own
 /// `kernels::overlap::min_displacement`, in bytes), preferring the one from which its chunks
-/// are whole output rows (`row_displacement`); `None` where the driver has no walk.
-pub(super) fn window(g: &ConvGeometry, element: u64) -> Option<Pairing> {
+/// are whole output rows (`row_displacement`); with `paired` (kernels that block a chunk's
+/// pixels in pairs), its output pixel's bytes (from the least plus `k` pixels every chunk
+/// holds `k + 1` pixels or more: a chunk's output may end `k` pixels further than a single
+/// pixel's could, `o(u + k) = o(u) + k C_out` along a row, or the next rows' one pixel each of
+/// a one-pixel-wide output); `None` where the driver has no walk.
+pub(super) fn window(g: &ConvGeometry, element: u64, paired: bool) -> Option<Pairing> {
     Some(Pairing {
         least: bytes(crate::kernels::overlap::min_displacement(g)?, element)?,
         preferred: bytes(crate::kernels::overlap::row_displacement(g)?, element)?,
+        pixel: if paired {
+            bytes(g.output[3], element)?
+        } else {
+            0
+        },
     })
 }
 

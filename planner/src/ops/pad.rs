@@ -82,6 +82,7 @@ fn pairing(model: &Model, file: &[u8], tensors: &[TensorInfo], op: &Op) -> Optio
     Some(Pairing {
         least: overwrite::bytes(d, input.dtype.element_bytes()?)?,
         preferred: 0,
+        pixel: 0,
     })
 }
 

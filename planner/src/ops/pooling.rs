@@ -86,7 +86,7 @@ fn pairing(model: &Model, _: &[u8], tensors: &[TensorInfo], op: &Op) -> Option<P
         pad_w,
         depth_multiplier: 1,
     };
-    overwrite::window(&g, input.dtype.element_bytes()?)
+    overwrite::window(&g, input.dtype.element_bytes()?, false)
 }
 
 fn average(cx: &Lower<'_>) -> Result<Call, Refusal> {

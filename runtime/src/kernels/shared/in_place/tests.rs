@@ -40,6 +40,49 @@ fn min_displacement_is_the_most_any_pixel_needs() {
     }
 }
 
+/// One output pixel past the least displacement (what the planner adds for int8 convolutions,
+/// `Options::chunk_pixels` 2), every chunk holds two output pixels or more, but a row's last
+/// pixel (a batch's last row, for one-pixel-wide outputs): the blocked kernels take pairs.
+#[test]
+fn one_pixel_more_gives_chunks_of_two_pixels() {
+    let mut rng = Rng(0x0c4a_2002);
+    // Geometries whose chunks at the least displacement include a pixel alone mid-row.
+    let mut alone_at_least = 0;
+    for case in 0..CASES {
+        let g = random_geometry(&mut rng, case % 2 == 1);
+        let [_, oh, ow, oc] = g.output;
+        let least = min_displacement(&g).unwrap();
+        let (input, output) = (elements(g.input), elements(g.output));
+        let pointwise = Walk::of(&g).unwrap().pointwise;
+        // The last pixel of its row, or of its batch when each row is one pixel.
+        let last = |pixel: usize| {
+            if pointwise {
+                pixel + 1 == output / oc
+            } else if ow > 1 {
+                (pixel + 1) % ow == 0
+            } else {
+                (pixel + 1) % oh == 0
+            }
+        };
+        for d in [least, least + oc] {
+            let mut buf = vec![0_i8; d + input.max(output)];
+            let (mut pixel, mut alone) = (0, false);
+            let ran = overlapped(&g, &mut buf, d, 0, |_, _, _, out| {
+                let pixels = out.len() / oc;
+                alone |= pixels < 2 && !last(pixel);
+                pixel += pixels;
+            });
+            assert!(ran && pixel * oc == output, "{g:?} at d = {d}");
+            if d == least {
+                alone_at_least += usize::from(alone);
+            } else {
+                assert!(!alone, "{g:?}: a pixel alone mid-row at d = {d}");
+            }
+        }
+    }
+    assert!(alone_at_least > CASES / 8, "{alone_at_least} of {CASES}");
+}
+
 #[test]
 fn displacements_of_the_person_detect_shapes() {
     let g = |input, filter: [usize; 2], output: [usize; 4], stride, pad| ConvGeometry {
