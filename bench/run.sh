@@ -97,23 +97,27 @@ icount_lib=$target_dir/icount/libicount.so
 )
 stowplan_cli=$target_dir/debug/stowplan
 
-# The firmware: every binary in one build, then again with the op marks. The runtime is a path
-# dependency outside the firmware's workspace: its panic locations would carry the checkout's
-# absolute path, so it is named /stowplan (as examples/cortex-m/run.sh does). The target
-# directory is examples/cortex-m's, with the same flags: the runtime and the other dependencies
-# its run.sh compiled are reused.
+# The firmware: every binary in one build, then again with the op marks, through the fixed path
+# (bench/fixed_path.sh: the same bytes from every checkout). The runtime is a path dependency
+# outside the firmware's workspace: its panic locations would carry the checkout's absolute
+# path, so it is named /stowplan (as examples/cortex-m/run.sh does). The target directory is
+# examples/cortex-m's, with the same flags: the runtime and the other dependencies its run.sh
+# compiled are reused.
+source bench/fixed_path.sh
+firmware_root "$repo_root"
 build_start=$SECONDS
 (
     cd bench/firmware
     export CARGO_TARGET_DIR=$target_dir/cortex-m
-    export RUSTFLAGS="$host_rustflags --remap-path-prefix=$repo_root=/stowplan"
+    export RUSTFLAGS="$host_rustflags --remap-path-prefix=$repo_root=/stowplan --remap-path-prefix=$fixed_root=/stowplan --remap-path-prefix=$target_dir=/stowplan/target"
     feature_list=$(IFS=,; echo "${features[*]:-}")
     release=$CARGO_TARGET_DIR/thumbv7em-none-eabihf/release
-    cargo build --release --locked --bins ${feature_list:+--features "$feature_list"}
+    manifest=(--manifest-path "$fixed_root/bench/firmware/Cargo.toml")
+    cargo build "${manifest[@]}" --release --locked --bins ${feature_list:+--features "$feature_list"}
     while read -r name _; do
         [ -f "$release/bench_$name" ] && cp "$release/bench_$name" "$work/plain/$name.elf"
     done < <(bench_models)
-    cargo build --release --locked --bins --features "op-marks${feature_list:+,$feature_list}"
+    cargo build "${manifest[@]}" --release --locked --bins --features "op-marks${feature_list:+,$feature_list}"
     while read -r name _; do
         [ -f "$release/bench_$name" ] && cp "$release/bench_$name" "$work/ops/$name.elf"
     done < <(bench_models)

@@ -20,10 +20,12 @@
 # The comparison: a model's total above the snapshot's + 0.5 % fails (the ceiling), and so does
 # one more than 0.5 % below it (the snapshot is stale: bless it). The other counts may move by
 # 0.5 % of themselves or 0.25 % of their model's total, whichever is more (64 instructions at
-# least), and the derived figures (per MAC, ratios) with them: the runtime is a path dependency
-# outside this workspace, so cargo hashes its absolute path, and rustc's code follows it (a
-# checkout at another path gave person_detect's conv1x1_s8 24,184 more instructions, 0.11 % of
-# its total, and its total 0.11 % more). Every other field is exact. It also
+# least), and the derived figures (per MAC, ratios) with them: a margin from when the firmware's
+# code followed the checkout's path (the runtime is a path dependency outside this workspace,
+# whose absolute path cargo hashes into every symbol; a checkout at another path gave
+# person_detect's conv1x1_s8 24,184 more instructions); it is now built through a fixed path
+# (../../bench/fixed_path.sh) and is the same bytes from every checkout. Every other field is
+# exact. It also
 # prints whether each model meets its targets (TFLM + CMSIS-NN's count; the goal below it).
 #
 # The counter is a QEMU TCG plugin outside this repository, in ../shared/benchmarks/cortex-m-icount
@@ -37,11 +39,11 @@ root=$(cd ../.. && pwd)
 # The host's flags, for the `stowplan` CLI in the root workspace's target directory (as CI's
 # other steps build it).
 host_rustflags="${RUSTFLAGS:-}"
-export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/../../target/cortex-m}"
-# The runtime is a path dependency outside this workspace, so its panic locations carry the
-# checkout's absolute path: name it /stowplan instead, so that the firmware's data (and the
-# panic messages) are the same wherever the repository is cloned.
-export RUSTFLAGS="${RUSTFLAGS:-} --remap-path-prefix=$root=/stowplan"
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$root/target/cortex-m}"
+# As run.sh builds it: through the fixed path, panic locations named /stowplan.
+source ../../bench/fixed_path.sh
+firmware_root "$root"
+export RUSTFLAGS="${RUSTFLAGS:-} --remap-path-prefix=$root=/stowplan --remap-path-prefix=$fixed_root=/stowplan --remap-path-prefix=$CARGO_TARGET_DIR=/stowplan/target/cortex-m"
 counter="${STOWPLAN_ICOUNT_DIR:-../../../shared/benchmarks/cortex-m-icount}"
 models=../../../shared/models
 bless="${STOWPLAN_BLESS:-0}"
@@ -70,7 +72,8 @@ models=$(cd "$models" && pwd)
 plugin_dir="$CARGO_TARGET_DIR/icount"
 bash "$counter/plugin/build.sh" "$plugin_dir" >/dev/null
 # run.sh's build, word for word (every binary, both models' features): nothing to do after it.
-cargo build --release --locked --features person-detect,micro-speech --bins
+cargo build --manifest-path "$fixed_root/examples/cortex-m/Cargo.toml" --release --locked \
+    --features person-detect,micro-speech --bins
 
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT

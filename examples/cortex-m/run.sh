@@ -47,11 +47,15 @@
 set -euo pipefail
 
 cd "$(dirname "$0")"
-export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/../../target/cortex-m}"
+repo_root=$(cd ../.. && pwd)
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$repo_root/target/cortex-m}"
+# Built through a fixed path (../../bench/fixed_path.sh: the same bytes from every checkout).
 # The runtime is a path dependency outside this workspace, so its panic locations carry the
 # checkout's absolute path: name it /stowplan instead, so that the firmware's data (and the
 # panic messages) are the same wherever the repository is cloned.
-export RUSTFLAGS="${RUSTFLAGS:-} --remap-path-prefix=$(cd ../.. && pwd)=/stowplan"
+source ../../bench/fixed_path.sh
+firmware_root "$repo_root"
+export RUSTFLAGS="${RUSTFLAGS:-} --remap-path-prefix=$repo_root=/stowplan --remap-path-prefix=$fixed_root=/stowplan --remap-path-prefix=$CARGO_TARGET_DIR=/stowplan/target/cortex-m"
 elf="$CARGO_TARGET_DIR/thumbv7em-none-eabihf/release/stowplan-example-cortex-m"
 bless="${STOWPLAN_BLESS:-0}"
 
@@ -98,7 +102,7 @@ ms_model=../../../shared/models/tflm_micro_speech_int8.tflite
 features=()
 [ -f "$pd_model" ] && features+=(person-detect)
 [ -f "$ms_model" ] && features+=(micro-speech)
-build=(--release --locked)
+build=(--manifest-path "$fixed_root/examples/cortex-m/Cargo.toml" --release --locked)
 if [ "${#features[@]}" -gt 0 ]; then
     build+=(--features "$(IFS=,; echo "${features[*]}")")
 fi
@@ -240,31 +244,10 @@ if [ -n "$tflm_python" ]; then
     "$tflm_python" firmware_tflm.py check "$out" "${ran[@]}" || failed=1
 fi
 
-# A size snapshot's `text` may move by a few bytes between checkouts: the runtime is a path
-# dependency outside this workspace, so cargo hashes its absolute path into the crate's
-# metadata, and rustc's code generation (the order it lays blocks out in) follows that hash.
-# Every other line must be equal; `text` within 0.1 % of the snapshot (at least 64 B), and a
-# move inside that is printed.
-same_size() {
-    local want got
-    if ! diff -q <(grep -v '^text ' "$1") <(grep -v '^text ' "$2") >/dev/null; then
-        return 1
-    fi
-    want=$(awk '/^text / { print $2 }' "$1")
-    got=$(awk '/^text / { print $2 }' "$2")
-    [ -n "$want" ] && [ -n "$got" ] || return 1
-    if [ "$want" != "$got" ]; then
-        echo "notice: examples/cortex-m/$(basename "$1"): text $got B here, $want B in the snapshot"
-    fi
-    awk -v w="$want" -v g="$got" 'BEGIN { d = g - w; if (d < 0) d = -d; t = w / 1000; if (t < 64) t = 64; exit !(d <= t) }'
-}
-
 for f in "${snapshots[@]}"; do
     if [ "$bless" = 1 ]; then
         cp "$out/$f" "$f"
         echo "blessed examples/cortex-m/$f"
-    elif [[ "$f" == *size.txt ]] && same_size "$f" "$out/$f"; then
-        :
     elif ! diff -u "$f" "$out/$f"; then
         echo "error: examples/cortex-m/$f is stale; run STOWPLAN_BLESS=1 bash examples/cortex-m/run.sh and read the diff" >&2
         failed=1
