@@ -59,7 +59,8 @@ pub struct Window {
 /// filter, 6 the 1 x 1 layers' shapes (8 to 256 input channels, a power of two, and an even
 /// number of outputs: the matrix product's loops per channel count), 7 a one-pixel-wide image
 /// (a 1-D convolution, run as a row: any filter height, stride and dilation); model 1 one of 1
-/// to 5, model 2 kind 6, model 3 kind 7, the others any. Their channel counts make filter rows
+/// to 5, model 2 kind 6, model 3 kind 7 (a blocked variant has four models or more), the others
+/// any. Their channel counts make filter rows
 /// of whole words and rows with tails.
 pub fn blocked_kind(rng: &mut Rng, index: usize) -> usize {
     match index {
@@ -201,10 +202,15 @@ pub fn variants(seed: u64, target: Target) -> Vec<Variant> {
                         options: format!("{pname} {aname}"),
                         shape,
                     };
+                    // The blocked class draws each of its kinds: four models or more.
+                    let mut target = folded_target(target, folded);
+                    if shape == "blocked" {
+                        target.models = target.models.max(4);
+                    }
                     out.push(suite::fill(
                         seed,
                         spec,
-                        folded_target(target, folded),
+                        target,
                         |rng, index| {
                             let activation = activation_of(folded, activation, index + si);
                             draw(rng, index, types, shape, padding, activation)

@@ -122,10 +122,10 @@ DEVICE_MUTANTS = {
     "dsp-conv-gathered": ("src/kernels/conv/dsp/gathered.rs",
                           "                    tap.fill(self.zero_point);",
                           "                    tap.fill(0);"),
-    # A 1-D CONV_2D (one-pixel-wide images) run as a row: its stride lost in the exchange.
+    # A 1-D CONV_2D (one-pixel-wide images) run as a row: the filter left a column.
     "dsp-conv-columns": ("src/kernels/shared/window.rs",
-                         "            stride_w: self.stride_h,",
-                         "            stride_w: 1,"),
+                         "            filter: [o, 1, fh, i],",
+                         "            filter: [o, fh, 1, i],"),
     # AVERAGE_POOL_2D's sums: the odd lanes of a word widened as its even ones.
     "dsp-pool": ("src/kernels/pooling/dsp.rs",
                  "b13 = sxtab16_ror8(b13, b);",
