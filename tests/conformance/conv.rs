@@ -207,15 +207,10 @@ pub fn variants(seed: u64, target: Target) -> Vec<Variant> {
                     if shape == "blocked" {
                         target.models = target.models.max(4);
                     }
-                    out.push(suite::fill(
-                        seed,
-                        spec,
-                        target,
-                        |rng, index| {
-                            let activation = activation_of(folded, activation, index + si);
-                            draw(rng, index, types, shape, padding, activation)
-                        },
-                    ));
+                    out.push(suite::fill(seed, spec, target, |rng, index| {
+                        let activation = activation_of(folded, activation, index + si);
+                        draw(rng, index, types, shape, padding, activation)
+                    }));
                 }
             }
         }
