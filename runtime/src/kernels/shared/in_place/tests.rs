@@ -59,9 +59,9 @@ fn one_pixel_more_gives_chunks_of_two_pixels() {
             if pointwise {
                 pixel + 1 == output / oc
             } else if ow > 1 {
-                (pixel + 1) % ow == 0
+                (pixel + 1).is_multiple_of(ow)
             } else {
-                (pixel + 1) % oh == 0
+                (pixel + 1).is_multiple_of(oh)
             }
         };
         for d in [least, least + oc] {
