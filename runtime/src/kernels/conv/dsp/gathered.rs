@@ -303,6 +303,9 @@ mod tests {
             }
             drawn += 1;
         }
-        assert!(taken > cases / 3, "{taken} of {cases} taken");
+        // Under miri the few cases drawn may all be declined.
+        if !cfg!(miri) {
+            assert!(taken > cases / 3, "{taken} of {cases} taken");
+        }
     }
 }
