@@ -112,11 +112,20 @@ DEVICE_MUTANTS = {
     "dsp-s16": ("src/kernels/shared/blocked_s16.rs",
                 "(pkhbt(x01, x23), pkhtb(x23, x01))",
                 "(pkhbt(x01, x23), pkhtb(x01, x23))"),
-    # The blocked CONV_2D (3 x 3 and the other shapes): the second pixel's second channel
-    # with the first pixel's odd input lanes.
-    "dsp-conv": ("src/kernels/conv/dsp/window.rs",
-                 "            bb = smlad(xb1, w1, bb);",
-                 "            bb = smlad(xa1, w1, bb);"),
+    # The blocked CONV_2D (3 x 3 and the other shapes), its loop of 2 pixels x 2 channels over
+    # widened windows: the second pixel's second channel with its even input lanes where the
+    # odd ones belong.
+    "dsp-conv": ("src/kernels/shared/dsp.rs",
+                 '"smlad {bb}, {t1}, {t2}, {bb}"',
+                 '"smlad {bb}, {t0}, {t2}, {bb}"'),
+    # Its windows widened: a word's even and odd values in each other's lanes.
+    "dsp-conv-widen": ("src/kernels/conv/dsp/window.rs",
+                       "(*even, *odd) = (sxtab16(off, w), sxtab16_ror8(off, w));",
+                       "(*even, *odd) = (sxtab16_ror8(off, w), sxtab16(off, w));"),
+    # Windows of more than one slab: each slab's sums start from 0, the earlier slabs' lost.
+    "dsp-conv-slabs": ("src/kernels/conv/dsp/window.rs",
+                       "let acc = if k0 == 0 { [0; 4] } else { *s };",
+                       "let acc = [0; 4];"),
     # CONV_2D of short filter rows (first layers), windows gathered: a tap in the padding
     # gathered as 0 where the input's zero point belongs.
     "dsp-conv-gathered": ("src/kernels/conv/dsp/gathered.rs",
@@ -150,7 +159,8 @@ DEVICE_MUTANTS = {
 DEVICE_MUTANT_OPS = {"dsp-depthwise": "depthwise_conv", "dsp-depthwise-rows": "depthwise_conv",
                      "dsp-conv1x1": "conv",
                      "dsp-conv1x1-words": "conv", "dsp-s16": "conv",
-                     "dsp-conv": "conv", "dsp-conv-gathered": "conv", "dsp-conv-columns": "conv",
+                     "dsp-conv": "conv", "dsp-conv-widen": "conv", "dsp-conv-slabs": "conv",
+                     "dsp-conv-gathered": "conv", "dsp-conv-columns": "conv",
                      "dsp-pool": "pooling", "dsp-add-mul": "add,mul",
                      "dsp-pool-s16": "pooling", "dsp-mul-s16": "mul", "dsp-add-s16": "add"}
 

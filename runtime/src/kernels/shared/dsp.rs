@@ -9,8 +9,10 @@
 //! semantics in plain integer arithmetic, so the kernels' blocked loops run, and are tested,
 //! on the host with the very results the device computes.
 //!
-//! Register-only: every wrapper takes and returns values, never a pointer, and the `asm!`
-//! blocks have no memory operands (`options(nomem, nostack)`). A block is declared
+//! Register-only but one: every wrapper takes and returns values, never a pointer, and its
+//! `asm!` block has no memory operands (`options(nomem, nostack)`); the one loop,
+//! [`smlad_2x2_groups`], reads the slices it is given and writes no memory (`options(readonly,
+//! nostack)`). A block is declared
 //! `preserves_flags` exactly when none of its instructions writes the APSR's flags, which on
 //! Arm covers N, Z, C, V, the sticky saturation bit Q and the GE bits: not the
 //! multiply-accumulates that set Q on overflow of their 32-bit sum (`SMLAD`, `SMLABB`,
@@ -375,6 +377,64 @@ pub(crate) fn max16(a: u32, b: u32) -> u32 {
     r
 }
 
+/// `acc` plus the 2 x 2 sums `[a.fa, a.fb, b.fa, b.fb]` of a pixel pair's widened window
+/// groups `x` against two filters `fa` and `fb`, over their common length. A group holds four
+/// window values of each pixel as the `SXTAB16` lanes of their word (values 0 and 2, then 1
+/// and 3: pixel `a`'s two words, then `b`'s); a filter group is four int8 values, widened the
+/// same way (`SXTB16`), so that each `SMLAD` multiplies matching values: per group eight
+/// `SMLAD`s (16 multiply-accumulates), each sum modulo 2^32.
+#[cfg(not(stowplan_dsp))]
+#[inline(always)]
+pub(crate) fn smlad_2x2_groups(
+    x: &[[u32; 4]],
+    fa: &[[i8; 4]],
+    fb: &[[i8; 4]],
+    acc: [i32; 4],
+) -> [i32; 4] {
+    let [mut aa, mut ab, mut ba, mut bb] = acc;
+    for ((&[a0, a1, b0, b1], wa), wb) in x.iter().zip(fa).zip(fb) {
+        let (wa, wb) = (word(wa), word(wb));
+        let (wa0, wa1, wb0, wb1) = (sxtb16(wa), sxtb16_ror8(wa), sxtb16(wb), sxtb16_ror8(wb));
+        aa = smlad(a1, wa1, smlad(a0, wa0, aa));
+        ab = smlad(a1, wb1, smlad(a0, wb0, ab));
+        ba = smlad(b1, wa1, smlad(b0, wa0, ba));
+        bb = smlad(b1, wb1, smlad(b0, wb0, bb));
+    }
+    [aa, ab, ba, bb]
+}
+
+/// [`smlad_2x2_groups`] (see the portable twin) as one loop of 19 instructions a group: the
+/// compiler's own loop kept 3 pointers, a count, 4 sums and 5 live words in more registers than
+/// the core has, and spilled a third of its instructions. Here twelve registers hold it all:
+/// the first pixel's words are loaded twice (`LDRD`) rather than kept.
+#[cfg(stowplan_dsp)]
+#[inline(always)]
+pub(crate) fn smlad_2x2_groups(
+    x: &[[u32; 4]],
+    fa: &[[i8; 4]],
+    fb: &[[i8; 4]],
+    acc: [i32; 4],
+) -> [i32; 4] {
+    let n = x.len().min(fa.len()).min(fb.len());
+    let [mut aa, mut ab, mut ba, mut bb] = acc;
+    if n == 0 {
+        return acc;
+    }
+    // SAFETY: the loop runs `n` times (`n >= 1`, counted down to 0 by `SUBS`/`BNE`), each time
+    // reading one group of `x` (16 bytes: `LDRD` at +0 and +8, then again at +0 with the pointer
+    // moved to the next group) and one word of `fa` and of `fb` (`LDR` with the pointer moved 4
+    // bytes): `n` groups of each, which all three slices hold. `x`'s elements are `u32`, so its
+    // `LDRD`s are word-aligned as Armv7-M requires; the filters' `LDR`s may be unaligned, which
+    // Armv7-M's `LDR` allows (the kernels' other loads read int8 words the same way). It writes
+    // no memory (`readonly`), uses no stack, and writes only the registers named here (the
+    // pointers and count are declared clobbered) and the flags: `SUBS` the N, Z, C and V flags
+    // that `BNE` reads, `SMLAD` the Q flag, which nothing reads.
+    unsafe {
+        asm!("2:", "ldrd {t0}, {t1}, [{x}]", "ldr {t2}, [{fa}], #4", "sxtb16 {t3}, {t2}", "sxtb16 {t2}, {t2}, ror #8", "smlad {aa}, {t0}, {t3}, {aa}", "smlad {aa}, {t1}, {t2}, {aa}", "ldrd {t0}, {t1}, [{x}, #8]", "smlad {ba}, {t0}, {t3}, {ba}", "smlad {ba}, {t1}, {t2}, {ba}", "ldr {t2}, [{fb}], #4", "sxtb16 {t3}, {t2}", "sxtb16 {t2}, {t2}, ror #8", "smlad {bb}, {t0}, {t3}, {bb}", "smlad {bb}, {t1}, {t2}, {bb}", "ldrd {t0}, {t1}, [{x}], #16", "smlad {ab}, {t0}, {t3}, {ab}", "smlad {ab}, {t1}, {t2}, {ab}", "subs {n}, {n}, #1", "bne 2b", aa = inout(reg) aa, ab = inout(reg) ab, ba = inout(reg) ba, bb = inout(reg) bb, x = inout(reg) x.as_ptr() => _, fa = inout(reg) fa.as_ptr() => _, fb = inout(reg) fb.as_ptr() => _, n = inout(reg) n => _, t0 = out(reg) _, t1 = out(reg) _, t2 = out(reg) _, t3 = out(reg) _, options(readonly, nostack))
+    };
+    [aa, ab, ba, bb]
+}
+
 /// Four int8 values as one word, the first in the least significant byte (as a little-endian
 /// `LDR` of them); 0 unless `chunk` has exactly four elements.
 #[inline(always)]
@@ -392,7 +452,8 @@ pub(crate) const fn splat16(value: i32) -> u32 {
 }
 
 /// What each instruction the wrappers use does to the APSR's flags (Armv7-M Architecture
-/// Reference Manual, A7.7): `(mnemonic, writes flags, reads the GE bits)`. A wrapper's `asm!`
+/// Reference Manual, A7.7): `(mnemonic, writes flags, reads flags: the GE bits, or the
+/// condition flags of a branch)`. A wrapper's `asm!`
 /// block is `preserves_flags` exactly when none of its instructions writes a flag (`Q` or `GE`
 /// here; the test `asm_blocks_declare_their_flag_effects` holds every block to this table, and
 /// fails on an instruction it lacks).
@@ -418,6 +479,12 @@ const FLAG_EFFECTS: &[(&str, bool, bool)] = &[
     ("ssub8", true, false),
     ("ssub16", true, false),
     ("sel", false, true),
+    // The loop of `smlad_2x2_groups`: loads (no flags), its count (N, Z, C, V), the branch
+    // that reads Z.
+    ("ldr", false, false),
+    ("ldrd", false, false),
+    ("subs", true, false),
+    ("bne", false, true),
 ];
 
 #[cfg(test)]
@@ -447,8 +514,10 @@ mod tests {
                 .step_by(2)
                 .take_while(|t| !t.is_empty() && !t.contains('='))
                 .collect();
+            // Labels (`2:`) are not instructions.
             let mnemonics: Vec<&str> = templates
                 .iter()
+                .filter(|t| !t.ends_with(':'))
                 .map(|t| t.split_whitespace().next().expect("a mnemonic"))
                 .collect();
             assert!(!mnemonics.is_empty(), "no instruction in {block}");
@@ -459,7 +528,7 @@ mod tests {
                     .find(|(name, _, _)| name == m)
                     .unwrap_or_else(|| panic!("{m} is not in FLAG_EFFECTS: classify it"));
                 if reads_ge {
-                    assert!(writes, "{block}: {m} reads GE bits set outside the block");
+                    assert!(writes, "{block}: {m} reads flags set outside the block");
                 }
                 writes |= w;
             }
@@ -473,13 +542,56 @@ mod tests {
                 "{block}: preserves_flags must be declared exactly when no instruction writes \
                  a flag"
             );
+            // No block writes memory; one that loads is `readonly`, every other `nomem`.
+            let loads = mnemonics.iter().any(|m| m.starts_with("ld"));
+            let memory = if loads { "readonly" } else { "nomem" };
             assert!(
-                options.contains("nomem") && options.contains("nostack"),
+                options.contains(memory) && options.contains("nostack"),
                 "{block}"
             );
         }
-        // Every wrapper's block was seen (one per instruction wrapper, SSUB + SEL as one).
-        assert_eq!(blocks, 16, "asm! blocks in dsp.rs");
+        // Every wrapper's block was seen (one per instruction wrapper, SSUB + SEL as one, and
+        // the loop of `smlad_2x2_groups`).
+        assert_eq!(blocks, 17, "asm! blocks in dsp.rs");
+    }
+
+    /// The 2 x 2 group loop against its definition: per group the sums of the matching values
+    /// of the pixels' `SXTAB16` lanes and the filters' bytes, over the shortest slice.
+    #[test]
+    fn group_loop_sums_matching_values() {
+        let mut state = 0x2b2b_0001_u32;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 17;
+            state ^= state << 5;
+            state
+        };
+        for len in [0, 1, 2, 5, 9] {
+            let x: Vec<[u32; 4]> = (0..len).map(|_| [next(), next(), next(), next()]).collect();
+            let f = |next: &mut dyn FnMut() -> u32| -> Vec<[i8; 4]> {
+                (0..len + 1)
+                    .map(|_| next().to_le_bytes().map(|b| b as i8))
+                    .collect()
+            };
+            let (fa, fb) = (f(&mut next), f(&mut next));
+            let acc = [next() as i32, next() as i32, 7, i32::MIN];
+            let got = smlad_2x2_groups(&x, &fa, &fb, acc);
+            let h = |w: u32, l: u32| ((w >> (16 * l)) & 0xffff) as u16 as i16 as i64;
+            let mut want = acc.map(i64::from);
+            for (k, &[a0, a1, b0, b1]) in x.iter().enumerate() {
+                // Value j of a pixel: word j % 2, halfword j / 2.
+                let (a, b) = ([a0, a1], [b0, b1]);
+                for j in 0..4 {
+                    let (xa, xb) = (h(a[j % 2], j as u32 / 2), h(b[j % 2], j as u32 / 2));
+                    let (wa, wb) = (fa[k][j] as i64, fb[k][j] as i64);
+                    want[0] += xa * wa;
+                    want[1] += xa * wb;
+                    want[2] += xb * wa;
+                    want[3] += xb * wb;
+                }
+            }
+            assert_eq!(got, want.map(|v| v as i32), "{len}");
+        }
     }
 
     /// The definitions, from the Armv7-M Architecture Reference Manual's pseudocode, lane by

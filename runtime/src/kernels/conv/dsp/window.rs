@@ -1,44 +1,38 @@
-//! The int8 CONV_2D of every shape but the pointwise one ([`super::pointwise::conv1x1_s8`]) blocked
-//! for the Cortex-M DSP extension (cfg `stowplan_dsp`): 3 x 3 and 5 x 5 filters, strides,
-//! padding, dilation, the first layers with a few input channels, batches, any channel counts,
-//! on every part the overlapped driver runs ([`crate::kernels::shared::in_place`]: whole output rows, or runs of
-//! pixels of one row with input pixels skipped). Grouped convolution is left to the portable
-//! loop.
+//! int8 CONV_2D with one group whose windows hold at most [`MOST`] values, blocked for the
+//! Cortex-M DSP extension (cfg `stowplan_dsp`): each pair of consecutive output pixels of a
+//! call (in memory order, across rows) has its two windows gathered from the input and widened
+//! once, `input + input_offset` as halfwords, into a buffer on the stack; every pair of output
+//! channels then runs over it in blocks of 2 pixels x 2 channels ([`words_2x2`]: per four
+//! window values two filter loads, four widenings of the filter with `SXTB16`, four loads of
+//! the widened pair, eight `SMLAD`s). An odd last channel runs 2 x 1, a lone last pixel 1 x 2.
 //!
-//! Each pixel's window is walked as the portable loop walks it ([`crate::kernels::conv`]'s
-//! `conv_loops`): per valid window row one run of `taps x C` contiguous input values against
-//! the filter's run of that row (one run per tap when dilated); a tap in the padding is in no
-//! run. Two adjacent output pixels of a row whose windows have the same valid taps (all but
-//! those at a left or right border) form a *pair*, summed in blocks of 2 pixels x 2 output
-//! channels ([`dot_2x2`]: per four values four loads, eight widenings with
-//! `SXTB16`/`SXTAB16`, eight `SMLAD`s), an odd last channel 2 x 1; every other pixel is a
-//! *single*, 1 pixel x 2 channels ([`dot_1x2`]), an odd last channel 1 x 1. Run tails (lengths
-//! not a multiple of four) are summed one value at a time. Nothing is gathered or copied: the
-//! kernel needs no memory beyond its registers and a small frame (no scratch, planned or not).
+//! The window kernel ([`super::window`]) widens every input value again for each pair of
+//! output channels; here each pixel pair's window is widened once and read by every channel.
+//! Any filter size, stride, dilation and padding, any part the in-place driver gives
+//! ([`Part`]), any channel counts.
 //!
-//! Every output is TFLM's value: each accumulator is the portable kernel's int32 sum
-//! `sum(filter * (input + input_offset))` over the same input values (its terms in another
-//! order, plus products of 0, which is exact modulo 2^32, as TFLM's accumulator wraps), then
-//! [`Epilogue`]'s requantisation, which is
-//! [`requantize_channel`](crate::kernels::shared::requant::requantize_channel)'s (or an exact shorter form of it).
-//! `input + input_offset` is computed in a halfword by `SXTAB16`: exact for input offsets in
-//! `-32640..=32640` (an int8 zero point gives `-127..=128`; the kernel declines any other).
-//! Filter values are int8, so every product fits `SMLAD`'s 16 x 16 bits.
+//! The buffer holds per four window values (a group, in the filter's order: rows, taps,
+//! channels) four words: the first pixel's values 0 and 2 (`SXTAB16`), its values 1 and 3
+//! (`SXTAB16` of the word rotated by 8), then the second pixel's two: the lanes `SXTB16` makes
+//! of a filter word, so that one `SMLAD` multiplies matching values. A window whose size is not
+//! a multiple of four ends in a part group, summed one value at a time.
 //!
-//! Input runs are read through bounds-checked slices, as the portable loop reads them, with
-//! the same index arithmetic (wrapping, modulo 2^N): a run the call's slice does not hold (a
-//! skipped pixel of a part: never one a window of the part reads, but whatever the part says)
-//! adds nothing to its pixel's sums, as in the portable loop, so the kernel equals it for
-//! every [`Part`]. Window rows are read a word at a time, up to three values past a run (left
-//! out of the sums), only where the slice holds them.
+//! Every output is TFLM's value: a tap in the padding, and a run of input the call's slice does
+//! not hold (which the portable loop leaves out too: a pixel a part skips, never one its windows
+//! read), is widened as 0, so its products are 0; every other term is the portable loop's
+//! `filter * (input + input_offset)`, summed in another order modulo 2^32 as TFLM's
+//! accumulator wraps; then [`Epilogue`]'s requantisation. `input + input_offset` is exact in a
+//! halfword for the input offsets the window kernel takes (`-32640..=32640`).
 //!
-//! Order of writes: output pixels in order (batch, y, x), all channels of a block's pixels (a
-//! pair) written together once their sums are complete, channels in order. A call's input and output are disjoint slices; the overlapped driver's order holds
-//! between its calls ([`crate::kernels::shared::in_place`]).
+//! Order of writes: output pixels in memory order, both pixels of a pair (all their channels)
+//! once both windows are gathered. A call's input and output are disjoint slices; the
+//! in-place driver's order holds between its calls ([`crate::kernels::shared::in_place`]).
 
-use crate::dsp::{smlad, splat16, sxtab16, sxtab16_ror8, sxtb16, sxtb16_ror8, word};
-use crate::kernels::shared::blocked::{Epilogue, dot_offset_s8};
-use crate::kernels::shared::{ConvGeometry, ConvS8, Part, origin, run, sized, sized_mut};
+use core::ops::Range;
+
+use crate::dsp::{smlad, smlad_2x2_groups, splat16, sxtab16, sxtab16_ror8, sxtb16, sxtb16_ror8};
+use crate::kernels::shared::blocked::{Epilogue, first, word4};
+use crate::kernels::shared::{ConvGeometry, ConvS8, Part, inside, origin, sized, sized_mut};
 
 /// The input offsets the halfword lanes of `SXTAB16` add exactly to every int8 value.
 const OFFSETS: core::ops::RangeInclusive<i32> = -32640..=32640;
@@ -47,19 +41,28 @@ const OFFSETS: core::ops::RangeInclusive<i32> = -32640..=32640;
 /// (none fits a microcontroller's memory), so that no tap coordinate wraps.
 const EXTENT: usize = 1 << 15;
 
-/// int8 CONV_2D with one group (filter depth = input depth) and any other geometry: any filter
-/// size, stride, padding, dilation, batch count and channel counts, on any `part` of the
-/// geometry. Writes every output (of the call's geometry) as
-/// [`conv2d_s8_portable`](super::conv::conv2d_s8_portable) does, in the order of the [module
-/// docs](self).
+/// The most window values the buffer holds: a window of up to `SLAB` values is gathered whole,
+/// a larger one in slabs of `SLAB` values (the buffer of a pixel pair, `SLAB / 4` groups of 16
+/// bytes and one part group, is on the stack while the kernel runs: 592 bytes).
+pub(crate) const SLAB: usize = 144;
+
+/// Groups of the buffer: whole groups and a part one.
+const GROUPS: usize = SLAB / 4 + 1;
+
+/// Output channels a pass over a larger window's slabs sums (their sums, 2 pixels x `BLOCK`
+/// channels, on the stack: 512 bytes); the slabs are gathered again for each such block.
+const BLOCK: usize = 64;
+
+/// int8 CONV_2D with one group and any other geometry the window kernels take
+/// ([`takes`]), on any `part` of it: writes every output (of the call's geometry) as
+/// [`conv2d_s8_portable`](crate::kernels::conv::conv2d_s8_portable) does, in the order of the
+/// [module docs](self).
 ///
-/// Returns `false`, having written nothing, for grouped convolution, a zero dimension, stride
-/// or dilation, a dilated window extent of 2^15 or more, or an input offset outside
-/// `-32640..=32640` (the caller runs the portable loop then); `true` without writing if a slice
-/// is shorter than the geometry says (as the portable loop does).
+/// Returns `false`, having written nothing, for a geometry [`takes`] declines (the
+/// caller runs the portable kernel then); `true` without writing if a slice is shorter than
+/// the geometry says (as the portable loop does).
 ///
-/// Never inlined: its frame is on the stack only while it runs, not in every caller's (the
-/// overlapped driver's entry, which runs the pointwise convolutions too, among them).
+/// Never inlined: its buffer is on the stack only while it runs.
 #[inline(never)]
 pub(crate) fn conv_s8(
     p: &ConvS8,
@@ -70,22 +73,10 @@ pub(crate) fn conv_s8(
     output: &mut [i8],
 ) -> bool {
     let g = &p.geometry;
-    let [batches, input_h, input_w, depth] = g.input;
-    let [out_depth, filter_h, filter_w, filter_d] = g.filter;
+    let [batches, _, _, depth] = g.input;
+    let [out_depth, filter_h, filter_w, _] = g.filter;
     let [_, output_h, output_w, _] = g.output;
-    let dims = [
-        batches, input_h, input_w, depth, out_depth, filter_h, filter_w, output_h, output_w,
-    ];
-    let steps = [g.stride_h, g.stride_w, g.dilation_h, g.dilation_w];
-    let extent =
-        |taps: usize, dilation: usize| (taps - 1).checked_mul(dilation).is_some_and(|e| e < EXTENT);
-    if filter_d != depth
-        || dims.contains(&0)
-        || steps.contains(&0)
-        || !extent(filter_h, g.dilation_h)
-        || !extent(filter_w, g.dilation_w)
-        || !OFFSETS.contains(&p.input_offset)
-    {
+    if !takes(p) {
         return false;
     }
     let (Some(input), Some(filter), Some(output)) = (
@@ -95,546 +86,509 @@ pub(crate) fn conv_s8(
     ) else {
         return true;
     };
-    // Every size below is at most a slice's length: no product overflows.
-    let c = Conv {
-        input,
-        filter,
-        offset: p.input_offset,
-        filter_size: filter_h * filter_w * depth,
-        in_row: g.dilation_h.wrapping_mul(input_w).wrapping_mul(depth),
-        f_row: filter_w * depth,
-        in_run: g.dilation_w.wrapping_mul(depth),
-        f_run: depth,
+    // The filter holds every window value of every channel: no product overflows.
+    let w = Widen {
+        c: Conv::new(p, input, filter),
+        part,
+        window: filter_h * filter_w * depth,
     };
     let (e, form) = Epilogue::new(p, bias, out_depth);
     match form {
-        6 => c.blocks::<6>(g, part, &e, output),
-        5 => c.blocks::<5>(g, part, &e, output),
-        _ => c.blocks::<0>(g, part, &e, output),
+        6 => w.pixels::<6>(&e, output),
+        5 => w.pixels::<5>(&e, output),
+        _ => w.pixels::<0>(&e, output),
     }
     true
 }
 
-/// The taps `start..end` of a window of `taps` taps `dilation` apart from `origin` whose
-/// coordinate `origin + dilation * k` lies in `0..size` (those [`super::conv::inside`] takes;
-/// an empty range if none does). `dilation` is at least 1.
-#[inline(always)]
-fn dilated_taps(origin: isize, dilation: usize, taps: usize, size: usize) -> (usize, usize) {
-    if dilation == 1 {
-        return crate::kernels::shared::valid_taps(origin, taps, size);
-    }
-    // origin + dilation * k >= 0 from k = ceil(-origin / dilation) on.
-    let start = if origin < 0 {
-        origin.unsigned_abs().div_ceil(dilation)
-    } else {
-        0
-    };
-    // origin + dilation * k < size below k = ceil((size - origin) / dilation).
-    let limit = (size as isize).wrapping_sub(origin);
-    let end = if limit <= 0 {
-        0
-    } else {
-        (limit as usize).div_ceil(dilation).min(taps)
-    };
-    (start.min(end), end)
+/// Whether the blocked window kernels take `p`'s geometry: one group (filter depth = input
+/// depth), no zero dimension, stride or dilation, dilated window extents below 2^15 (so that
+/// no tap coordinate wraps) and an input offset in `-32640..=32640`.
+pub(super) fn takes(p: &ConvS8) -> bool {
+    let g = &p.geometry;
+    let [batches, input_h, input_w, depth] = g.input;
+    let [out_depth, filter_h, filter_w, filter_d] = g.filter;
+    let [_, output_h, output_w, _] = g.output;
+    let dims = [
+        batches, input_h, input_w, depth, out_depth, filter_h, filter_w, output_h, output_w,
+    ];
+    let steps = [g.stride_h, g.stride_w, g.dilation_h, g.dilation_w];
+    let extent =
+        |taps: usize, dilation: usize| (taps - 1).checked_mul(dilation).is_some_and(|e| e < EXTENT);
+    filter_d == depth
+        && !dims.contains(&0)
+        && !steps.contains(&0)
+        && extent(filter_h, g.dilation_h)
+        && extent(filter_w, g.dilation_w)
+        && OFFSETS.contains(&p.input_offset)
 }
 
-/// What every block of one call shares: the input and filter slices (sized by
-/// [`conv_s8`]), the input offset, and the steps from run to run.
+/// What every block of one call shares: the geometry, the input and filter slices (sized by
+/// [`conv_s8`]) and the input offset.
 #[derive(Clone, Copy)]
 struct Conv<'a> {
+    geometry: &'a ConvGeometry,
     input: &'a [i8],
     filter: &'a [i8],
     offset: i32,
-    /// Filter elements per output channel.
-    filter_size: usize,
-    /// Input elements from a valid window row's first run to the next row's.
-    in_row: usize,
-    /// Filter elements from a filter row to the next.
-    f_row: usize,
-    /// Input elements from a run to the next in a window row (one run per tap: dilated).
-    in_run: usize,
-    /// Filter elements from a run to the next in a filter row.
-    f_run: usize,
 }
 
-/// The valid taps of an output pixel's window as runs: `rows` window rows of `runs` runs of
-/// `len` values each, the first of them at element `f` of a channel's filter. Two pixels with
-/// the same taps read the same filter runs (a pair).
-#[derive(Clone, Copy, PartialEq, Eq)]
-struct Taps {
-    f: usize,
-    rows: usize,
-    runs: usize,
-    len: usize,
-}
-
-impl Conv<'_> {
-    /// [`conv_s8`]'s loop over the output pixels, the epilogue's form chosen (`F`): per output
-    /// row its valid filter rows, per pixel its valid taps, adjacent pixels with the same taps
-    /// as pairs.
+impl<'a> Conv<'a> {
+    /// The call of `p` on `input` and `filter`, sized to the geometry.
     #[inline(always)]
-    fn blocks<const F: u8>(
-        &self,
-        g: &ConvGeometry,
-        part: Part,
-        e: &Epilogue<'_>,
-        output: &mut [i8],
-    ) {
-        let [batches, ..] = g.input;
-        let [out_depth, ..] = g.filter;
-        let [_, output_h, output_w, _] = g.output;
-        let mut pixels = output.chunks_exact_mut(out_depth);
-        for batch in 0..batches {
-            for out_y in 0..output_h {
-                let rows = Rows::of(g, part, batch, out_y);
-                let window = |out_x: usize| self.window(g, part, rows, out_x);
-                let mut out_x = 0;
-                let mut a = window(0);
-                while out_x < output_w {
-                    let Some(ya) = pixels.next() else {
-                        return;
-                    };
-                    if out_x + 1 < output_w {
-                        let b = window(out_x + 1);
-                        if b.1 == a.1 {
-                            let Some(yb) = pixels.next() else {
-                                return;
-                            };
-                            self.pair::<F>(e, a.1, a.0, b.0, ya, yb);
-                            out_x += 2;
-                            a = window(out_x);
-                            continue;
-                        }
-                        self.single::<F>(e, a.1, a.0, ya);
-                        a = b;
-                    } else {
-                        self.single::<F>(e, a.1, a.0, ya);
-                    }
-                    out_x += 1;
-                }
-            }
-        }
-    }
-
-    /// The window of the call's output column `out_x` in the output row of `rows`: the
-    /// element of the slice its first run starts at, and its taps.
-    #[inline(always)]
-    fn window(&self, g: &ConvGeometry, part: Part, rows: Rows, out_x: usize) -> (usize, Taps) {
-        let [_, _, input_w, depth] = g.input;
-        let filter_w = g.filter[2];
-        let in_x = part.origin_x(out_x, g.stride_w, g.pad_w);
-        let (kx0, kx1) = dilated_taps(in_x, g.dilation_w, filter_w, input_w);
-        let left = in_x.wrapping_add(g.dilation_w.wrapping_mul(kx0) as isize) as usize;
-        let at = rows.top.wrapping_add(left).wrapping_mul(depth);
-        let taps = kx1 - kx0;
-        // Adjacent taps: one run per window row (none if no tap is inside).
-        let (runs, len) = if g.dilation_w == 1 {
-            (usize::from(taps > 0), taps * depth)
-        } else {
-            (taps, depth)
-        };
-        let f = rows
-            .ky0
-            .wrapping_mul(filter_w)
-            .wrapping_add(kx0)
-            .wrapping_mul(depth);
-        let rows = if runs == 0 { 0 } else { rows.ky1 - rows.ky0 };
-        (at, Taps { f, rows, runs, len })
-    }
-
-    /// One pair of output pixels with taps `t`, their windows' first runs at input elements
-    /// `a` and `b`, their outputs `ya` and `yb`: per output channel pair the 2 x 2 sums over
-    /// every run, then the four outputs; an odd last channel 2 x 1. Not inlined: the block's
-    /// loop then has the registers to itself.
-    #[inline(never)]
-    fn pair<const F: u8>(
-        &self,
-        e: &Epilogue<'_>,
-        t: Taps,
-        a: usize,
-        b: usize,
-        ya: &mut [i8],
-        yb: &mut [i8],
-    ) {
-        let (ya2, ya1) = ya.as_chunks_mut::<2>();
-        let (yb2, yb1) = yb.as_chunks_mut::<2>();
-        let mut channels = self.filter.chunks_exact(self.filter_size);
-        for (k, (ya, yb)) in ya2.iter_mut().zip(yb2.iter_mut()).enumerate() {
-            let (Some(fa), Some(fb)) = (channels.next(), channels.next()) else {
-                return;
-            };
-            let [aa, ab, ba, bb] = self.window_2x2(t, a, b, fa, fb);
-            let (c0, c1) = (e.channel::<F>(2 * k), e.channel::<F>(2 * k + 1));
-            *ya = [e.finish::<F>(aa, c0), e.finish::<F>(ab, c1)];
-            *yb = [e.finish::<F>(ba, c0), e.finish::<F>(bb, c1)];
-        }
-        // An odd last channel.
-        if let (Some(ya), Some(yb), Some(f)) = (ya1.first_mut(), yb1.first_mut(), channels.next()) {
-            let [aa, ba] = self.window_2x1(t, a, b, f);
-            let c = e.channel::<F>(ya2.len() * 2);
-            *ya = e.finish::<F>(aa, c);
-            *yb = e.finish::<F>(ba, c);
-        }
-    }
-
-    /// One output pixel with taps `t`, its window's first run at input element `a`, its
-    /// outputs `y`: per output channel pair the 1 x 2 sums over every run, then the two
-    /// outputs; an odd last channel 1 x 1. Not inlined, as [`Conv::pair`].
-    #[inline(never)]
-    fn single<const F: u8>(&self, e: &Epilogue<'_>, t: Taps, a: usize, y: &mut [i8]) {
-        let (y2, y1) = y.as_chunks_mut::<2>();
-        let mut channels = self.filter.chunks_exact(self.filter_size);
-        for (k, y) in y2.iter_mut().enumerate() {
-            let (Some(fa), Some(fb)) = (channels.next(), channels.next()) else {
-                return;
-            };
-            let [a0, a1] = self.window_1x2(t, a, fa, fb);
-            let (c0, c1) = (e.channel::<F>(2 * k), e.channel::<F>(2 * k + 1));
-            *y = [e.finish::<F>(a0, c0), e.finish::<F>(a1, c1)];
-        }
-        if let (Some(y), Some(f)) = (y1.first_mut(), channels.next()) {
-            let acc = self.window_1x1(t, a, f);
-            *y = e.finish::<F>(acc, e.channel::<F>(y2.len() * 2));
+    fn new(p: &'a ConvS8, input: &'a [i8], filter: &'a [i8]) -> Self {
+        Conv {
+            geometry: &p.geometry,
+            input,
+            filter,
+            offset: p.input_offset,
         }
     }
 
     /// The input run of `len` values at element `at` of the slice (`None` if it does not
     /// hold them all, as the portable loop's `get`).
     #[inline(always)]
-    fn input_run(&self, at: usize, len: usize) -> Option<&[i8]> {
+    fn run(&self, at: usize, len: usize) -> Option<&[i8]> {
         self.input.get(at..at.wrapping_add(len))
     }
+}
 
-    /// The runs of a pixel pair's windows with taps `t` (first runs at input elements `a` and
-    /// `b`), in the portable loop's order.
+/// One call: the input and filter (sized), the part, and the window's size in values.
+struct Widen<'a> {
+    c: Conv<'a>,
+    part: Part,
+    window: usize,
+}
+
+/// A pixel pair's widened windows ([module docs](self)).
+type Buffer = [[u32; 4]; GROUPS];
+
+/// The output pixel `(batch, y, x)` after `at` in memory order, in an output of `h x w`
+/// pixels per batch.
+#[inline(always)]
+fn next((batch, y, x): (usize, usize, usize), h: usize, w: usize) -> (usize, usize, usize) {
+    if x + 1 < w {
+        (batch, y, x + 1)
+    } else if y + 1 < h {
+        (batch, y + 1, 0)
+    } else {
+        (batch + 1, 0, 0)
+    }
+}
+
+impl Widen<'_> {
+    /// Every output pixel of the call in memory order, in pairs (a lone last one alone), in
+    /// form `F` of the epilogue.
     #[inline(always)]
-    fn runs(&self, t: Taps, a: usize, b: usize) -> Runs<'_> {
-        Runs {
-            c: self,
-            len: t.len,
-            runs: t.runs,
-            rows_left: t.rows,
-            runs_left: 0,
-            row: [a, b, t.f],
-            at: [a, b, t.f],
+    fn pixels<const F: u8>(&self, e: &Epilogue<'_>, output: &mut [i8]) {
+        if self.window > SLAB {
+            self.slabs::<F>(e, output);
+            return;
+        }
+        let g = self.c.geometry;
+        let out_depth = g.filter[0];
+        let [_, output_h, output_w, _] = g.output;
+        let mut buf: Buffer = [[0; 4]; GROUPS];
+        let mut pairs = output.chunks_exact_mut(2 * out_depth);
+        let mut at = (0, 0, 0);
+        for y2 in &mut pairs {
+            let b = next(at, output_h, output_w);
+            self.gather(at, 0, &mut buf, 0);
+            self.gather(b, 2, &mut buf, 0);
+            let (ya, yb) = y2.split_at_mut(out_depth);
+            self.pair::<F>(e, &buf, ya, yb);
+            at = next(b, output_h, output_w);
+        }
+        let y = pairs.into_remainder();
+        if !y.is_empty() {
+            self.gather(at, 0, &mut buf, 0);
+            self.single::<F>(e, &buf, y);
         }
     }
 
-    /// The sums `[a.fa, a.fb, b.fa, b.fb]` of a pixel pair (windows at `a`, `b`) against two
-    /// channels' filters `fa`, `fb`.
-    #[inline(always)]
-    fn window_2x2(&self, t: Taps, a: usize, b: usize, fa: &[i8], fb: &[i8]) -> [i32; 4] {
-        let (off, offset) = (splat16(self.offset), self.offset);
-        let [mut aa, mut ab, mut ba, mut bb] = [0_i32; 4];
-        for (xa, xb, f) in self.runs(t, a, b) {
-            let (wa, wb) = (run(fa, f, t.len), run(fb, f, t.len));
-            match (xa, xb) {
-                (Some(xa), Some(xb)) => {
-                    [aa, ab, ba, bb] = dot_2x2(xa, xb, wa, wb, off, offset, [aa, ab, ba, bb]);
+    /// [`Widen::pixels`] for windows of more than [`SLAB`] values: per pixel pair (a lone last
+    /// pixel as a pair with itself, one of its outputs written) and per block of [`BLOCK`]
+    /// output channels, the windows' slabs gathered in turn, every slab's sums added to the
+    /// block's, then the block's outputs. Not inlined: its sums are on the stack only while
+    /// it runs.
+    #[inline(never)]
+    fn slabs<const F: u8>(&self, e: &Epilogue<'_>, output: &mut [i8]) {
+        let g = self.c.geometry;
+        let out_depth = g.filter[0];
+        let [_, output_h, output_w, _] = g.output;
+        let mut buf: Buffer = [[0; 4]; GROUPS];
+        let mut sums = [[0_i32; 4]; BLOCK / 2];
+        let mut at = (0, 0, 0);
+        for y2 in output.chunks_mut(2 * out_depth) {
+            let lone = y2.len() < 2 * out_depth;
+            let b = if lone {
+                at
+            } else {
+                next(at, output_h, output_w)
+            };
+            let (ya, yb) = y2.split_at_mut(out_depth.min(y2.len()));
+            for c0 in (0..out_depth).step_by(BLOCK) {
+                let c1 = out_depth.min(c0 + BLOCK);
+                for k0 in (0..self.window).step_by(SLAB) {
+                    self.gather(at, 0, &mut buf, k0);
+                    self.gather(b, 2, &mut buf, k0);
+                    self.slab(&buf, k0, c0..c1, &mut sums);
                 }
-                // A run one pixel's slice lacks: the other pixel's sums alone.
-                (Some(xa), None) => [aa, ab] = dot_1x2(xa, wa, wb, off, offset, [aa, ab]),
-                (None, Some(xb)) => [ba, bb] = dot_1x2(xb, wa, wb, off, offset, [ba, bb]),
-                (None, None) => {}
+                for (j, c) in (c0..c1).enumerate() {
+                    let s = sums.get(j / 2).copied().unwrap_or([0; 4]);
+                    let (sa, sb) = if j % 2 == 0 {
+                        (s[0], s[2])
+                    } else {
+                        (s[1], s[3])
+                    };
+                    let ch = e.channel::<F>(c);
+                    if let Some(y) = ya.get_mut(c) {
+                        *y = e.finish::<F>(sa, ch);
+                    }
+                    if let Some(y) = yb.get_mut(c) {
+                        *y = e.finish::<F>(sb, ch);
+                    }
+                }
             }
+            at = next(b, output_h, output_w);
         }
-        [aa, ab, ba, bb]
     }
 
-    /// The sums `[a.f, b.f]` of a pixel pair against one channel's filter `f`.
-    #[inline(always)]
-    fn window_2x1(&self, t: Taps, a: usize, b: usize, f: &[i8]) -> [i32; 2] {
-        let (off, offset) = (splat16(self.offset), self.offset);
-        let [mut aa, mut ba] = [0_i32; 2];
-        for (xa, xb, k) in self.runs(t, a, b) {
-            let w = run(f, k, t.len);
-            match (xa, xb) {
-                (Some(xa), Some(xb)) => [aa, ba] = dot_2x1(xa, xb, w, off, offset, [aa, ba]),
-                (Some(xa), None) => aa = aa.wrapping_add(dot_offset_s8(xa, w, offset)),
-                (None, Some(xb)) => ba = ba.wrapping_add(dot_offset_s8(xb, w, offset)),
-                (None, None) => {}
-            }
+    /// One slab (window values `k0..`, at most [`SLAB`], in `buf`) of a pixel pair against the
+    /// filters of `channels`: each channel pair's four sums in `sums` (in order; an odd last
+    /// channel's two in lanes 0 and 2), set from the first slab (`k0 == 0`), added to after.
+    #[inline(never)]
+    fn slab(&self, buf: &Buffer, k0: usize, channels: Range<usize>, sums: &mut [[i32; 4]]) {
+        let len = SLAB.min(self.window.saturating_sub(k0));
+        let (groups, rest) = (len / 4, len % 4);
+        let (x, last) = (
+            first(buf, groups),
+            buf.get(groups).copied().unwrap_or([0; 4]),
+        );
+        let mut filters = self
+            .c
+            .filter
+            .chunks_exact(self.window)
+            .skip(channels.start)
+            .take(channels.len())
+            .map(|f| f.get(k0..k0 + len).unwrap_or(&[]));
+        for s in sums.iter_mut() {
+            let acc = if k0 == 0 { [0; 4] } else { *s };
+            *s = match (filters.next(), filters.next()) {
+                (Some(fa), Some(fb)) => {
+                    let [mut aa, mut ab, mut ba, mut bb] =
+                        smlad_2x2_groups(x, fa.as_chunks::<4>().0, fb.as_chunks::<4>().0, acc);
+                    for j in 0..rest {
+                        let (xa, xb) = (value(last, 0, j), value(last, 2, j));
+                        let (wa, wb) = (at(fa, 4 * groups + j), at(fb, 4 * groups + j));
+                        aa = aa.wrapping_add(wa.wrapping_mul(xa));
+                        ab = ab.wrapping_add(wb.wrapping_mul(xa));
+                        ba = ba.wrapping_add(wa.wrapping_mul(xb));
+                        bb = bb.wrapping_add(wb.wrapping_mul(xb));
+                    }
+                    [aa, ab, ba, bb]
+                }
+                (Some(f), None) => {
+                    let [mut aa, mut ba] = words_2x1(x, f.as_chunks::<4>().0);
+                    for j in 0..rest {
+                        let w = at(f, 4 * groups + j);
+                        aa = aa.wrapping_add(w.wrapping_mul(value(last, 0, j)));
+                        ba = ba.wrapping_add(w.wrapping_mul(value(last, 2, j)));
+                    }
+                    [acc[0].wrapping_add(aa), 0, acc[2].wrapping_add(ba), 0]
+                }
+                _ => return,
+            };
         }
-        [aa, ba]
     }
 
-    /// The sums `[a.fa, a.fb]` of one pixel (window at `a`) against two channels' filters.
-    #[inline(always)]
-    fn window_1x2(&self, t: Taps, a: usize, fa: &[i8], fb: &[i8]) -> [i32; 2] {
-        let (off, offset) = (splat16(self.offset), self.offset);
-        let mut acc = [0_i32; 2];
-        // The second window is the first: only its runs are used.
-        for (x, _, f) in self.runs(t, a, a) {
-            if let Some(x) = x {
-                acc = dot_1x2(x, run(fa, f, t.len), run(fb, f, t.len), off, offset, acc);
+    /// Gathers and widens the window of the call's output pixel `(batch, y, x)` into the
+    /// buffer's words `lane` and `lane + 1` of every group: rows, taps, channels as the filter
+    /// holds them; a tap in the padding, or a run the slice does not hold, as 0. Not inlined:
+    /// one copy for every form and both pixels.
+    #[inline(never)]
+    fn gather(
+        &self,
+        (batch, y, x): (usize, usize, usize),
+        lane: usize,
+        buf: &mut Buffer,
+        k0: usize,
+    ) {
+        let c = &self.c;
+        // Window values `k0..k1` go to the buffer's values `0..k1 - k0`.
+        let k1 = k0.saturating_add(SLAB);
+        let put = |buf: &mut Buffer, k: usize, run: Option<&[i8]>, len: usize| {
+            let (lo, hi) = (k.max(k0), k.saturating_add(len).min(k1));
+            if lo < hi {
+                let run = run.and_then(|r| r.get(lo - k..hi - k));
+                c.widen(buf, lane, lo - k0, run, hi - lo);
             }
+        };
+        let g = c.geometry;
+        let [_, input_h, input_w, depth] = g.input;
+        let [_, filter_h, filter_w, _] = g.filter;
+        let row = filter_w * depth;
+        let y0 = origin(y, g.stride_h, g.pad_h);
+        let x0 = self.part.origin_x(x, g.stride_w, g.pad_w);
+        // Whether every tap of a row is inside: one run of the input then (undilated).
+        let whole_row = g.dilation_w == 1
+            && x0 >= 0
+            && (x0 as usize)
+                .checked_add(filter_w)
+                .is_some_and(|end| end <= input_w);
+        let mut k = 0;
+        for ky in 0..filter_h {
+            if k >= k1 {
+                break;
+            }
+            if k.saturating_add(row) <= k0 {
+                k += row;
+                continue;
+            }
+            let Some(iy) = inside(y0, g.dilation_h, ky, input_h) else {
+                put(buf, k, None, row);
+                k += row;
+                continue;
+            };
+            // Wrapping: the portable loop's index arithmetic, modulo 2^N.
+            let base = batch
+                .wrapping_mul(input_h)
+                .wrapping_add(iy)
+                .wrapping_mul(input_w);
+            if whole_row {
+                let at = self.part.pixel(base.wrapping_add(x0 as usize));
+                put(buf, k, c.run(at.wrapping_mul(depth), row), row);
+            } else {
+                for kx in 0..filter_w {
+                    let run = inside(x0, g.dilation_w, kx, input_w).and_then(|ix| {
+                        let at = self.part.pixel(base.wrapping_add(ix));
+                        c.run(at.wrapping_mul(depth), depth)
+                    });
+                    put(buf, k + kx * depth, run, depth);
+                }
+            }
+            k += row;
         }
-        acc
     }
 
-    /// The sum `a.f` of one pixel against one channel's filter.
-    #[inline(always)]
-    fn window_1x1(&self, t: Taps, a: usize, f: &[i8]) -> i32 {
-        let mut acc = 0_i32;
-        for (x, _, k) in self.runs(t, a, a) {
-            if let Some(x) = x {
-                acc = acc.wrapping_add(dot_offset_s8(x, run(f, k, t.len), self.offset));
+    /// A pixel pair (windows in `buf`, outputs `ya`, `yb`): per output channel pair the 2 x 2
+    /// sums, then the four outputs; an odd last channel 2 x 1. Not inlined: the block's loop
+    /// has the registers to itself.
+    #[inline(never)]
+    fn pair<const F: u8>(&self, e: &Epilogue<'_>, buf: &Buffer, ya: &mut [i8], yb: &mut [i8]) {
+        let (groups, rest) = (self.window / 4, self.window % 4);
+        let (x, last) = (
+            first(buf, groups),
+            buf.get(groups).copied().unwrap_or([0; 4]),
+        );
+        let (ya2, ya1) = ya.as_chunks_mut::<2>();
+        let (yb2, yb1) = yb.as_chunks_mut::<2>();
+        let mut channels = self.c.filter.chunks_exact(self.window);
+        for (k, (ya, yb)) in ya2.iter_mut().zip(yb2.iter_mut()).enumerate() {
+            let (Some(fa), Some(fb)) = (channels.next(), channels.next()) else {
+                return;
+            };
+            let [mut aa, mut ab, mut ba, mut bb] =
+                words_2x2(x, fa.as_chunks::<4>().0, fb.as_chunks::<4>().0);
+            for j in 0..rest {
+                let (xa, xb) = (value(last, 0, j), value(last, 2, j));
+                let (wa, wb) = (at(fa, 4 * groups + j), at(fb, 4 * groups + j));
+                aa = aa.wrapping_add(wa.wrapping_mul(xa));
+                ab = ab.wrapping_add(wb.wrapping_mul(xa));
+                ba = ba.wrapping_add(wa.wrapping_mul(xb));
+                bb = bb.wrapping_add(wb.wrapping_mul(xb));
             }
+            let (c0, c1) = (e.channel::<F>(2 * k), e.channel::<F>(2 * k + 1));
+            *ya = [e.finish::<F>(aa, c0), e.finish::<F>(ab, c1)];
+            *yb = [e.finish::<F>(ba, c0), e.finish::<F>(bb, c1)];
         }
-        acc
-    }
-}
-
-/// The runs of a pixel pair's windows ([`Conv::runs`]): per run the two pixels' input runs
-/// (`None` where the slice does not hold one) and the run's first element in a channel's
-/// filter. Wrapping index arithmetic: the portable loop's, modulo 2^N.
-struct Runs<'a> {
-    c: &'a Conv<'a>,
-    len: usize,
-    /// Runs per window row.
-    runs: usize,
-    /// Window rows not begun.
-    rows_left: usize,
-    /// Runs of the current row still to come.
-    runs_left: usize,
-    /// The next row's first run: both pixels' input elements and the filter element.
-    row: [usize; 3],
-    /// The next run's.
-    at: [usize; 3],
-}
-
-impl<'a> Iterator for Runs<'a> {
-    type Item = (Option<&'a [i8]>, Option<&'a [i8]>, usize);
-
-    #[inline(always)]
-    fn next(&mut self) -> Option<Self::Item> {
-        let c = self.c;
-        while self.runs_left == 0 {
-            if self.rows_left == 0 {
-                return None;
+        // An odd last channel.
+        if let (Some(ya), Some(yb), Some(f)) = (ya1.first_mut(), yb1.first_mut(), channels.next()) {
+            let [mut aa, mut ba] = words_2x1(x, f.as_chunks::<4>().0);
+            for j in 0..rest {
+                let w = at(f, 4 * groups + j);
+                aa = aa.wrapping_add(w.wrapping_mul(value(last, 0, j)));
+                ba = ba.wrapping_add(w.wrapping_mul(value(last, 2, j)));
             }
-            // The next window row's runs.
-            self.rows_left -= 1;
-            self.runs_left = self.runs;
-            self.at = self.row;
-            let [a, b, f] = self.row;
-            self.row = [
-                a.wrapping_add(c.in_row),
-                b.wrapping_add(c.in_row),
-                f.wrapping_add(c.f_row),
+            let c = e.channel::<F>(ya2.len() * 2);
+            *ya = e.finish::<F>(aa, c);
+            *yb = e.finish::<F>(ba, c);
+        }
+    }
+
+    /// A lone pixel (its window in the buffer's first words, outputs `y`): per output channel
+    /// pair the 1 x 2 sums, an odd last channel 1 x 1. Not inlined, as [`Widen::pair`].
+    #[inline(never)]
+    fn single<const F: u8>(&self, e: &Epilogue<'_>, buf: &Buffer, y: &mut [i8]) {
+        let (groups, rest) = (self.window / 4, self.window % 4);
+        let (x, last) = (
+            first(buf, groups),
+            buf.get(groups).copied().unwrap_or([0; 4]),
+        );
+        let tail = |f: &[i8], mut acc: i32| {
+            for j in 0..rest {
+                acc = acc.wrapping_add(at(f, 4 * groups + j).wrapping_mul(value(last, 0, j)));
+            }
+            acc
+        };
+        let (y2, y1) = y.as_chunks_mut::<2>();
+        let mut channels = self.c.filter.chunks_exact(self.window);
+        for (k, y) in y2.iter_mut().enumerate() {
+            let (Some(fa), Some(fb)) = (channels.next(), channels.next()) else {
+                return;
+            };
+            let [a0, a1] = words_1x2(x, fa.as_chunks::<4>().0, fb.as_chunks::<4>().0);
+            let (c0, c1) = (e.channel::<F>(2 * k), e.channel::<F>(2 * k + 1));
+            *y = [
+                e.finish::<F>(tail(fa, a0), c0),
+                e.finish::<F>(tail(fb, a1), c1),
             ];
         }
-        let [a, b, f] = self.at;
-        self.runs_left -= 1;
-        self.at = [
-            a.wrapping_add(c.in_run),
-            b.wrapping_add(c.in_run),
-            f.wrapping_add(c.f_run),
-        ];
-        Some((c.input_run(a, self.len), c.input_run(b, self.len), f))
+        if let (Some(y), Some(f)) = (y1.first_mut(), channels.next()) {
+            let acc = tail(f, words_1x1(x, f.as_chunks::<4>().0));
+            *y = e.finish::<F>(acc, e.channel::<F>(y2.len() * 2));
+        }
     }
-}
-
-/// The valid filter rows `ky0..ky1` of an output row's windows, and `top`, the index in the
-/// slice of pixel 0 of the input row of filter row `ky0` (wrapping: past the slice's end for
-/// a skipped pixel).
-#[derive(Clone, Copy)]
-struct Rows {
-    ky0: usize,
-    ky1: usize,
-    top: usize,
-}
-
-impl Rows {
-    /// The rows of output row `out_y` of batch `batch` of the call's geometry `g`.
-    #[inline(always)]
-    fn of(g: &ConvGeometry, part: Part, batch: usize, out_y: usize) -> Self {
-        let [_, input_h, input_w, _] = g.input;
-        let in_y = origin(out_y, g.stride_h, g.pad_h);
-        let (ky0, ky1) = dilated_taps(in_y, g.dilation_h, g.filter[1], input_h);
-        // Wrapping: the portable loop's index arithmetic, modulo 2^N.
-        let y = in_y.wrapping_add(g.dilation_h.wrapping_mul(ky0) as isize) as usize;
-        let top = part.pixel((batch * input_h).wrapping_add(y).wrapping_mul(input_w));
-        Rows { ky0, ky1, top }
-    }
-}
-
-/// The elements of `s` from `start` on (none past its end).
-#[inline(always)]
-fn tail(s: &[i8], start: usize) -> &[i8] {
-    s.get(start..).unwrap_or(&[])
-}
-
-/// The first `n` words of `s` (all of them if it is shorter).
-#[inline(always)]
-fn first(s: &[[i8; 4]], n: usize) -> &[[i8; 4]] {
-    s.get(..n).unwrap_or(s)
-}
-
-/// `x + offset` of an int8 input value, as `i32`.
-#[inline(always)]
-fn shifted(x: i8, offset: i32) -> i32 {
-    i32::from(x).wrapping_add(offset)
-}
-
-/// `acc` plus the sums `[a.fa, a.fb, b.fa, b.fb]` of input runs `a`, `b` (two pixels) against
-/// filter runs `fa`, `fb` (two channels), each `sum(f * (x + offset))` over the runs' common
-/// length (`off` is `offset` in both halfwords). Per four values: four loads, eight widenings,
-/// eight `SMLAD`s (16 multiply-accumulates); the tail one value at a time.
-#[inline(always)]
-fn dot_2x2(
-    a: &[i8],
-    b: &[i8],
-    fa: &[i8],
-    fb: &[i8],
-    off: u32,
-    offset: i32,
-    acc: [i32; 4],
-) -> [i32; 4] {
-    let (a4, b4) = (a.as_chunks::<4>().0, b.as_chunks::<4>().0);
-    let (fa4, fb4) = (fa.as_chunks::<4>().0, fb.as_chunks::<4>().0);
-    let n = a4.len().min(b4.len()).min(fa4.len()).min(fb4.len());
-    // All four of length `n`: the compiler drops the checks of `get(k)` below.
-    let (a4, b4, fa4, fb4) = (first(a4, n), first(b4, n), first(fa4, n), first(fb4, n));
-    let [mut aa, mut ab, mut ba, mut bb] = if n == 0 {
-        acc
-    } else {
-        Conv::words_2x2(a4, b4, fa4, fb4, off, acc)
-    };
-    let done = 4 * n;
-    let tails = tail(a, done).iter().zip(tail(b, done));
-    for ((&xa, &xb), (&wa, &wb)) in tails.zip(tail(fa, done).iter().zip(tail(fb, done))) {
-        let (xa, xb, wa, wb) = (
-            shifted(xa, offset),
-            shifted(xb, offset),
-            i32::from(wa),
-            i32::from(wb),
-        );
-        aa = aa.wrapping_add(wa.wrapping_mul(xa));
-        ab = ab.wrapping_add(wb.wrapping_mul(xa));
-        ba = ba.wrapping_add(wa.wrapping_mul(xb));
-        bb = bb.wrapping_add(wb.wrapping_mul(xb));
-    }
-    [aa, ab, ba, bb]
 }
 
 impl Conv<'_> {
-    /// [`dot_2x2`]'s whole words (all four slices of one length). Not inlined: its loop has the
-    /// registers to itself (an associated function: `Conv`'s name keeps it out of the kernel
-    /// entries the instruction counter marks).
-    #[inline(never)]
-    fn words_2x2(
-        a4: &[[i8; 4]],
-        b4: &[[i8; 4]],
-        fa4: &[[i8; 4]],
-        fb4: &[[i8; 4]],
-        off: u32,
-        acc: [i32; 4],
-    ) -> [i32; 4] {
-        let n = a4.len().min(b4.len()).min(fa4.len()).min(fb4.len());
-        let (a4, b4, fa4, fb4) = (first(a4, n), first(b4, n), first(fa4, n), first(fb4, n));
-        let [mut aa, mut ab, mut ba, mut bb] = acc;
-        for k in 0..n {
-            let (Some(xa), Some(xb), Some(wa), Some(wb)) =
-                (a4.get(k), b4.get(k), fa4.get(k), fb4.get(k))
-            else {
-                break;
-            };
-            // In this order (the instructions run as written): at most six widened words live.
-            let wa = word(wa);
-            let (w0, w1) = (sxtb16(wa), sxtb16_ror8(wa));
-            let xa = word(xa);
-            let (xa0, xa1) = (sxtab16(off, xa), sxtab16_ror8(off, xa));
-            aa = smlad(xa0, w0, aa);
-            aa = smlad(xa1, w1, aa);
-            let xb = word(xb);
-            let (xb0, xb1) = (sxtab16(off, xb), sxtab16_ror8(off, xb));
-            ba = smlad(xb0, w0, ba);
-            ba = smlad(xb1, w1, ba);
-            let wb = word(wb);
-            let (w0, w1) = (sxtb16(wb), sxtb16_ror8(wb));
-            ab = smlad(xa0, w0, ab);
-            ab = smlad(xa1, w1, ab);
-            bb = smlad(xb0, w0, bb);
-            bb = smlad(xb1, w1, bb);
+    /// Widens `run` (`len` input values, `None`: `len` zeros) into window values `k..k + len`
+    /// of the buffer's words `lane` and `lane + 1`: a word (four values) at a time from a
+    /// group's start, the others one by one.
+    #[inline(always)]
+    fn widen(&self, buf: &mut Buffer, lane: usize, k: usize, run: Option<&[i8]>, len: usize) {
+        let aligned = k.is_multiple_of(4);
+        match run {
+            Some(run) if aligned => {
+                let (words, rest) = run.as_chunks::<4>();
+                let off = splat16(self.offset);
+                let groups = buf.get_mut(k / 4..).unwrap_or(&mut []);
+                for (group, w) in groups.iter_mut().zip(words) {
+                    let w = word4(w);
+                    if let Some([even, odd]) = group.get_mut(lane..lane + 2) {
+                        (*even, *odd) = (sxtab16(off, w), sxtab16_ror8(off, w));
+                    }
+                }
+                let done = 4 * words.len();
+                for (j, &v) in rest.iter().enumerate() {
+                    set(
+                        buf,
+                        lane,
+                        k + done + j,
+                        i32::from(v).wrapping_add(self.offset),
+                    );
+                }
+            }
+            Some(run) => {
+                for (j, &v) in run.iter().enumerate() {
+                    set(buf, lane, k + j, i32::from(v).wrapping_add(self.offset));
+                }
+            }
+            None if aligned => {
+                let groups = buf.get_mut(k / 4..).unwrap_or(&mut []);
+                for group in groups.iter_mut().take(len / 4) {
+                    if let Some(words) = group.get_mut(lane..lane + 2) {
+                        words.fill(0);
+                    }
+                }
+                for j in 4 * (len / 4)..len {
+                    set(buf, lane, k + j, 0);
+                }
+            }
+            None => {
+                for j in 0..len {
+                    set(buf, lane, k + j, 0);
+                }
+            }
         }
-        [aa, ab, ba, bb]
     }
 }
 
-/// `acc` plus the sums `[x.fa, x.fb]` of one input run against two filter runs, as
-/// [`dot_2x2`]: per four values three loads, six widenings, four `SMLAD`s.
+/// Window value `j` of a buffer's words `lane`, `lane + 1` set to `v` (a halfword: the lanes
+/// of the [module docs](self)).
 #[inline(always)]
-pub(super) fn dot_1x2(
-    x: &[i8],
-    fa: &[i8],
-    fb: &[i8],
-    off: u32,
-    offset: i32,
-    acc: [i32; 2],
-) -> [i32; 2] {
-    let x4 = x.as_chunks::<4>().0;
-    let (fa4, fb4) = (fa.as_chunks::<4>().0, fb.as_chunks::<4>().0);
-    let n = x4.len().min(fa4.len()).min(fb4.len());
-    let (x4, fa4, fb4) = (first(x4, n), first(fa4, n), first(fb4, n));
-    let [mut a0, mut a1] = acc;
+fn set(buf: &mut Buffer, lane: usize, j: usize, v: i32) {
+    let (q, v) = (j % 4, v as u32 & 0xffff);
+    if let Some(w) = buf.get_mut(j / 4).and_then(|g| g.get_mut(lane + (q & 1))) {
+        *w = if q < 2 {
+            (*w & 0xffff_0000) | v
+        } else {
+            (*w & 0xffff) | (v << 16)
+        };
+    }
+}
+
+/// Value `j` (0 to 3) of a group's pixel whose words begin at `lane`, as `i32`.
+#[inline(always)]
+fn value(group: [u32; 4], lane: usize, j: usize) -> i32 {
+    let w = group.get(lane + (j & 1)).copied().unwrap_or(0) as i32;
+    if j < 2 { (w << 16) >> 16 } else { w >> 16 }
+}
+
+/// Filter value `k` as `i32` (0 past the slice).
+#[inline(always)]
+fn at(f: &[i8], k: usize) -> i32 {
+    f.get(k).map_or(0, |&v| i32::from(v))
+}
+
+/// The sums `[a.fa, a.fb, b.fa, b.fb]` of a pixel pair's widened groups `x` against two
+/// channels' filters `fa`, `fb` over their common length ([`smlad_2x2_groups`]: one loop in
+/// twelve registers on the device).
+#[inline(always)]
+fn words_2x2(x: &[[u32; 4]], fa: &[[i8; 4]], fb: &[[i8; 4]]) -> [i32; 4] {
+    smlad_2x2_groups(x, fa, fb, [0; 4])
+}
+
+/// The sums `[a.f, b.f]` of a pixel pair's widened groups against one channel's filter.
+#[inline(always)]
+fn words_2x1(x: &[[u32; 4]], f: &[[i8; 4]]) -> [i32; 2] {
+    let n = x.len().min(f.len());
+    let (x, f) = (first(x, n), first(f, n));
+    let [mut aa, mut ba] = [0_i32; 2];
     for k in 0..n {
-        let (Some(x), Some(wa), Some(wb)) = (x4.get(k), fa4.get(k), fb4.get(k)) else {
+        let (Some(&[a0, a1, b0, b1]), Some(w)) = (x.get(k), f.get(k)) else {
             break;
         };
-        let x = word(x);
-        let (x0, x1) = (sxtab16(off, x), sxtab16_ror8(off, x));
-        let wa = word(wa);
+        let w = word4(w);
+        let (w0, w1) = (sxtb16(w), sxtb16_ror8(w));
+        aa = smlad(a0, w0, aa);
+        aa = smlad(a1, w1, aa);
+        ba = smlad(b0, w0, ba);
+        ba = smlad(b1, w1, ba);
+    }
+    [aa, ba]
+}
+
+/// The sums `[a.fa, a.fb]` of a lone pixel (the groups' first two words) against two channels'
+/// filters over their common length.
+#[inline(always)]
+fn words_1x2(x: &[[u32; 4]], fa: &[[i8; 4]], fb: &[[i8; 4]]) -> [i32; 2] {
+    let n = x.len().min(fa.len()).min(fb.len());
+    let (x, fa, fb) = (first(x, n), first(fa, n), first(fb, n));
+    let [mut a0, mut a1] = [0_i32; 2];
+    for k in 0..n {
+        let (Some(&[x0, x1, _, _]), Some(wa), Some(wb)) = (x.get(k), fa.get(k), fb.get(k)) else {
+            break;
+        };
+        let (wa, wb) = (word4(wa), word4(wb));
         a0 = smlad(x0, sxtb16(wa), a0);
         a0 = smlad(x1, sxtb16_ror8(wa), a0);
-        let wb = word(wb);
         a1 = smlad(x0, sxtb16(wb), a1);
         a1 = smlad(x1, sxtb16_ror8(wb), a1);
-    }
-    let done = 4 * n;
-    let tails = tail(x, done).iter().zip(tail(fa, done));
-    for ((&x, &wa), &wb) in tails.zip(tail(fb, done)) {
-        let (x, wa, wb) = (shifted(x, offset), i32::from(wa), i32::from(wb));
-        a0 = a0.wrapping_add(wa.wrapping_mul(x));
-        a1 = a1.wrapping_add(wb.wrapping_mul(x));
     }
     [a0, a1]
 }
 
-/// `acc` plus the sums `[a.f, b.f]` of two input runs against one filter run, as [`dot_2x2`]:
-/// per four values three loads, six widenings, four `SMLAD`s.
+/// The sum `a.f` of a lone pixel against one channel's filter over their common length.
 #[inline(always)]
-fn dot_2x1(a: &[i8], b: &[i8], f: &[i8], off: u32, offset: i32, acc: [i32; 2]) -> [i32; 2] {
-    let (a4, b4, f4) = (
-        a.as_chunks::<4>().0,
-        b.as_chunks::<4>().0,
-        f.as_chunks::<4>().0,
-    );
-    let n = a4.len().min(b4.len()).min(f4.len());
-    let (a4, b4, f4) = (first(a4, n), first(b4, n), first(f4, n));
-    let [mut aa, mut ba] = acc;
-    for k in 0..n {
-        let (Some(xa), Some(xb), Some(w)) = (a4.get(k), b4.get(k), f4.get(k)) else {
-            break;
-        };
-        let w = word(w);
-        let (w0, w1) = (sxtb16(w), sxtb16_ror8(w));
-        let xa = word(xa);
-        aa = smlad(sxtab16(off, xa), w0, aa);
-        aa = smlad(sxtab16_ror8(off, xa), w1, aa);
-        let xb = word(xb);
-        ba = smlad(sxtab16(off, xb), w0, ba);
-        ba = smlad(sxtab16_ror8(off, xb), w1, ba);
+fn words_1x1(x: &[[u32; 4]], f: &[[i8; 4]]) -> i32 {
+    let mut acc = 0_i32;
+    for (&[x0, x1, _, _], w) in x.iter().zip(f) {
+        let w = word4(w);
+        acc = smlad(x0, sxtb16(w), acc);
+        acc = smlad(x1, sxtb16_ror8(w), acc);
     }
-    let done = 4 * n;
-    let tails = tail(a, done).iter().zip(tail(b, done));
-    for ((&xa, &xb), &w) in tails.zip(tail(f, done)) {
-        let (xa, xb, w) = (shifted(xa, offset), shifted(xb, offset), i32::from(w));
-        aa = aa.wrapping_add(w.wrapping_mul(xa));
-        ba = ba.wrapping_add(w.wrapping_mul(xb));
-    }
-    [aa, ba]
+    acc
 }
 
 #[cfg(test)]
@@ -645,8 +599,8 @@ mod tests {
 
     use super::*;
     use crate::kernels::conv::conv2d_s8_portable;
+    use crate::kernels::shared::ConvGeometry;
     use crate::kernels::shared::Requant;
-    use crate::kernels::shared::{ConvGeometry, inside};
 
     struct Rng(u32);
     impl Rng {
@@ -784,9 +738,13 @@ mod tests {
         }
     }
 
+    /// The kernel's entry (or the DSP entry that runs it).
+    type Kernel = fn(&ConvS8, Part, &[i8], &[i8], Option<&[i32]>, &mut [i8]) -> bool;
+
     /// The blocked kernel's output of `p` on `part`, where it takes the geometry (the
     /// portable loop's where it declines, checked to write nothing).
     fn blocked(
+        kernel: Kernel,
         p: &ConvS8,
         part: Part,
         input: &[i8],
@@ -795,7 +753,7 @@ mod tests {
         len: usize,
     ) -> (bool, Vec<i8>) {
         let mut out = vec![0x55_i8; len];
-        let taken = conv_s8(p, part, input, filter, bias, &mut out);
+        let taken = kernel(p, part, input, filter, bias, &mut out);
         if !taken {
             assert!(out.iter().all(|&v| v == 0x55), "declined, yet wrote");
             conv2d_s8_portable(p, part, input, filter, bias, &mut out);
@@ -888,6 +846,8 @@ mod tests {
     /// skipping pixels their windows read.
     #[derive(Default, Debug)]
     struct Seen {
+        /// Windows of more than [`SLAB`] values (summed in slabs).
+        slabs: usize,
         words: usize,
         tails: usize,
         rows: usize,
@@ -900,7 +860,7 @@ mod tests {
     /// every chunk of [`chunks`], each chunk's output also against the whole output's pixels;
     /// then on parts that skip input pixels their windows read (no driver gives them): both
     /// kernels fail in debug builds.
-    fn check(g: ConvGeometry, rng: &mut Rng, seen: &mut Seen) {
+    fn check(kernel: Kernel, g: ConvGeometry, rng: &mut Rng, seen: &mut Seen) {
         let p = params(g, rng);
         let input = rng.values(elements(g.input));
         let filter = rng.values(elements(g.filter));
@@ -915,7 +875,7 @@ mod tests {
         let bias = (rng.below(4) != 0).then_some(&bias[..]);
         let len = elements(g.output);
         let expected = portable(&p, Part::WHOLE, &input, &filter, bias, len);
-        let (taken, whole) = blocked(&p, Part::WHOLE, &input, &filter, bias, len);
+        let (taken, whole) = blocked(kernel, &p, Part::WHOLE, &input, &filter, bias, len);
         assert!(taken, "{g:?}");
         assert_eq!(whole, expected, "{g:?} offset {}", p.input_offset);
         // A run is a filter row (one tap's channels when dilated).
@@ -924,6 +884,7 @@ mod tests {
         } else {
             g.filter[3]
         };
+        seen.slabs += usize::from(g.filter[1] * g.filter[2] * g.filter[3] > SLAB);
         if run % 4 == 0 {
             seen.words += 1;
         } else {
@@ -932,7 +893,7 @@ mod tests {
         for (sub, part, [i0, i1], [o0, o1]) in chunks(&g, rng) {
             let q = ConvS8 { geometry: sub, ..p };
             let input = &input[i0..i1];
-            let (taken, got) = blocked(&q, part, input, &filter, bias, o1 - o0);
+            let (taken, got) = blocked(kernel, &q, part, input, &filter, bias, o1 - o0);
             assert!(taken, "{sub:?} {part:?}");
             let slow = portable(&q, part, input, &filter, bias, o1 - o0);
             assert_eq!(got, slow, "{g:?}: chunk {sub:?} {part:?}");
@@ -958,7 +919,7 @@ mod tests {
                     let part = Part { skip, ..part };
                     assert!(
                         fails_in_debug(|| {
-                            blocked(&q, part, input, &filter, bias, o1 - o0);
+                            blocked(kernel, &q, part, input, &filter, bias, o1 - o0);
                         }),
                         "{g:?}: over-skipping {sub:?} {part:?}"
                     );
@@ -974,18 +935,21 @@ mod tests {
         }
     }
 
-    #[test]
-    fn blocked_equals_the_portable_kernel() {
-        let mut rng = Rng(0x5eed_c0de);
+    /// `cases` random geometries through `kernel` ([`check`]: whole, in the driver's chunks,
+    /// over-skipping parts): input channel counts from `depths`, filters of 1 x 1 to 5 x 5,
+    /// strides, dilations, paddings, batches, output channel counts from `outs`; with the tally
+    /// of what ran asserted.
+    fn sweep(kernel: Kernel, seed: u32, depths: &[usize], outs: &[usize]) -> usize {
+        let mut rng = Rng(seed);
         let cases = if cfg!(miri) { 5 } else { 800 };
         let mut seen = Seen::default();
         let mut drawn = 0;
         while drawn < cases {
-            let depth = rng.pick(&[1, 2, 3, 4, 5, 8, 16, 17]);
+            let depth = rng.pick(depths);
             let out_depth = if cfg!(miri) {
                 rng.pick(&[1, 2, 3, 5])
             } else {
-                rng.pick(&[1, 2, 3, 4, 5, 8, 9, 24])
+                rng.pick(outs)
             };
             let k = rng.pick(&[[3, 3], [3, 3], [5, 5], [1, 3], [3, 1], [2, 2], [1, 1]]);
             let stride = rng.pick(&[[1, 1], [1, 1], [2, 2], [1, 2], [3, 2]]);
@@ -1004,11 +968,12 @@ mod tests {
             let Some(g) = geometry([n, h, w, depth], out_depth, k, stride, dilation, pad) else {
                 continue;
             };
-            check(g, &mut rng, &mut seen);
+            check(kernel, g, &mut rng, &mut seen);
             drawn += 1;
         }
         if !cfg!(miri) {
             let Seen {
+                slabs,
                 words,
                 tails,
                 rows,
@@ -1019,7 +984,25 @@ mod tests {
             assert!(words > cases / 8 && tails > cases / 4, "{seen:?}");
             assert!(rows > cases && pixels > cases / 2, "{seen:?}");
             assert!(skipping > cases / 4 && overskipping > cases / 4, "{seen:?}");
+            return slabs;
         }
+        cases
+    }
+
+    #[test]
+    fn blocked_equals_the_portable_kernel() {
+        let outs = [1, 2, 3, 4, 5, 8, 9, 24];
+        sweep(conv_s8, 0x5eed_c0de, &[1, 2, 3, 4, 5, 8, 16, 17], &outs);
+    }
+
+    /// Windows of more than [`SLAB`] values (in slabs, their sums kept per block of [`BLOCK`]
+    /// output channels): 3 x 3 and 5 x 5 over up to 64 input channels, up to 70 outputs (two
+    /// blocks).
+    #[test]
+    fn slabs_equal_the_portable_kernel() {
+        let outs = [1, 2, 3, 8, 24, 63, 64, 65, 70];
+        let slabs = sweep(conv_s8, 0x5eed_c0e0, &[12, 21, 31, 32, 33, 45, 64], &outs);
+        assert!(slabs > 250, "{slabs} windows in slabs");
     }
 
     /// One-pixel-wide images (1-D convolutions, as TFLite lays them out) through the DSP
@@ -1094,7 +1077,7 @@ mod tests {
         for &([h, w, c], o, k, s, same) in cases.iter().cycle().take(rounds * cases.len()) {
             let pad = if same { None } else { Some(0) };
             let g = geometry([1, h, w, c], o, [k, k], [s, s], [1, 1], pad).expect("a geometry");
-            check(g, &mut rng, &mut Seen::default());
+            check(conv_s8, g, &mut rng, &mut Seen::default());
         }
     }
 
@@ -1133,9 +1116,12 @@ mod tests {
                 ..params(g, &mut rng)
             };
             let expected = portable(&p, Part::WHOLE, &input, &filter, Some(&bias), len);
-            let (taken, got) = blocked(&p, Part::WHOLE, &input, &filter, Some(&bias), len);
-            assert!(taken);
-            assert_eq!(got, expected, "{:?}", (p.input_offset, round));
+            for kernel in [conv_s8 as Kernel, super::super::conv2d_s8_part] {
+                let (taken, got) =
+                    blocked(kernel, &p, Part::WHOLE, &input, &filter, Some(&bias), len);
+                assert!(taken);
+                assert_eq!(got, expected, "{:?}", (p.input_offset, round));
+            }
         }
     }
 
@@ -1192,28 +1178,5 @@ mod tests {
             &mut out
         ));
         assert_eq!(out, [3; 64]);
-    }
-
-    #[test]
-    fn dilated_taps_are_those_inside() {
-        let (origins, sizes) = if cfg!(miri) {
-            (-4..4, 1..4)
-        } else {
-            (-12..12, 1..9)
-        };
-        for origin in origins {
-            for size in sizes.clone() {
-                for dilation in 1..4 {
-                    for taps in 1..6 {
-                        let (start, end) = dilated_taps(origin, dilation, taps, size);
-                        let inside: Vec<usize> = (0..taps)
-                            .filter(|&k| inside(origin, dilation, k, size).is_some())
-                            .collect();
-                        let got: Vec<usize> = (start..end).collect();
-                        assert_eq!(got, inside, "{:?}", (origin, dilation, taps, size));
-                    }
-                }
-            }
-        }
     }
 }
