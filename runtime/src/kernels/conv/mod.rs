@@ -403,10 +403,11 @@ fn dot_offset_s8(input: &[i8], filter: &[i8], input_offset: i32) -> i32 {
 /// With cfg `stowplan_dsp` (Armv7E-M) a 1 x 1 filter with stride 1 and no padding runs as a
 /// blocked matrix product with the DSP extension's instructions (`dsp::pointwise`), and every other
 /// shape with one group (3 x 3, 5 x 5, strided, padded, dilated, the first layers' few input
-/// channels) blocked too (`dsp::window`): windows of up to 80 values gathered and widened on the
-/// stack, four output pixels x 1 output channel at a time; larger ones in blocks of 2 adjacent
-/// output pixels x 2 output channels over the windows' runs of input values (border pixels
-/// 1 x 2). Grouped convolution sums four elements per step with them. The outputs are the same.
+/// channels) blocked too: short filter rows of first layers gathered (`dsp::gathered`), every
+/// other window widened once per pair of output pixels into a buffer on the stack (592 bytes;
+/// windows of more than 144 values in slabs, with 512 bytes of sums) and summed in blocks of
+/// 2 pixels x 2 output channels (`dsp::window`). Grouped convolution sums four elements per
+/// step with them. The outputs are the same.
 #[must_use = "the kernel writes nothing when it returns an error"]
 pub fn conv2d_s8(
     p: &ConvS8,
