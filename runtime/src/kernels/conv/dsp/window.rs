@@ -275,26 +275,9 @@ impl Widen<'_> {
         for s in sums.iter_mut() {
             let acc = if k0 == 0 { [0; 4] } else { *s };
             *s = match (filters.next(), filters.next()) {
-                (Some(fa), Some(fb)) => {
-                    let [mut aa, mut ab, mut ba, mut bb] =
-                        smlad_2x2_groups(x, fa.as_chunks::<4>().0, fb.as_chunks::<4>().0, acc);
-                    for j in 0..rest {
-                        let (xa, xb) = (value(last, 0, j), value(last, 2, j));
-                        let (wa, wb) = (at(fa, 4 * groups + j), at(fb, 4 * groups + j));
-                        aa = aa.wrapping_add(wa.wrapping_mul(xa));
-                        ab = ab.wrapping_add(wb.wrapping_mul(xa));
-                        ba = ba.wrapping_add(wa.wrapping_mul(xb));
-                        bb = bb.wrapping_add(wb.wrapping_mul(xb));
-                    }
-                    [aa, ab, ba, bb]
-                }
+                (Some(fa), Some(fb)) => sums_2x2((x, last, rest), fa, fb, acc),
                 (Some(f), None) => {
-                    let [mut aa, mut ba] = words_2x1(x, f.as_chunks::<4>().0);
-                    for j in 0..rest {
-                        let w = at(f, 4 * groups + j);
-                        aa = aa.wrapping_add(w.wrapping_mul(value(last, 0, j)));
-                        ba = ba.wrapping_add(w.wrapping_mul(value(last, 2, j)));
-                    }
+                    let [aa, ba] = sums_2x1((x, last, rest), f);
                     [acc[0].wrapping_add(aa), 0, acc[2].wrapping_add(ba), 0]
                 }
                 _ => return,
@@ -388,28 +371,14 @@ impl Widen<'_> {
             let (Some(fa), Some(fb)) = (channels.next(), channels.next()) else {
                 return;
             };
-            let [mut aa, mut ab, mut ba, mut bb] =
-                words_2x2(x, fa.as_chunks::<4>().0, fb.as_chunks::<4>().0);
-            for j in 0..rest {
-                let (xa, xb) = (value(last, 0, j), value(last, 2, j));
-                let (wa, wb) = (at(fa, 4 * groups + j), at(fb, 4 * groups + j));
-                aa = aa.wrapping_add(wa.wrapping_mul(xa));
-                ab = ab.wrapping_add(wb.wrapping_mul(xa));
-                ba = ba.wrapping_add(wa.wrapping_mul(xb));
-                bb = bb.wrapping_add(wb.wrapping_mul(xb));
-            }
+            let [aa, ab, ba, bb] = sums_2x2((x, last, rest), fa, fb, [0; 4]);
             let (c0, c1) = (e.channel::<F>(2 * k), e.channel::<F>(2 * k + 1));
             *ya = [e.finish::<F>(aa, c0), e.finish::<F>(ab, c1)];
             *yb = [e.finish::<F>(ba, c0), e.finish::<F>(bb, c1)];
         }
         // An odd last channel.
         if let (Some(ya), Some(yb), Some(f)) = (ya1.first_mut(), yb1.first_mut(), channels.next()) {
-            let [mut aa, mut ba] = words_2x1(x, f.as_chunks::<4>().0);
-            for j in 0..rest {
-                let w = at(f, 4 * groups + j);
-                aa = aa.wrapping_add(w.wrapping_mul(value(last, 0, j)));
-                ba = ba.wrapping_add(w.wrapping_mul(value(last, 2, j)));
-            }
+            let [aa, ba] = sums_2x1((x, last, rest), f);
             let c = e.channel::<F>(ya2.len() * 2);
             *ya = e.finish::<F>(aa, c);
             *yb = e.finish::<F>(ba, c);
@@ -531,12 +500,39 @@ fn at(f: &[i8], k: usize) -> i32 {
     f.get(k).map_or(0, |&v| i32::from(v))
 }
 
-/// The sums `[a.fa, a.fb, b.fa, b.fb]` of a pixel pair's widened groups `x` against two
-/// channels' filters `fa`, `fb` over their common length ([`smlad_2x2_groups`]: one loop in
-/// twelve registers on the device).
+/// A pixel pair's widened window in the buffer: its whole groups, its part group and how many
+/// values that holds (0 to 3).
+type Pair<'a> = (&'a [[u32; 4]], [u32; 4], usize);
+
+/// `acc` plus the sums `[a.fa, a.fb, b.fa, b.fb]` of a pixel pair's widened window against two
+/// channels' filters `fa`, `fb` (as many values): the whole groups by [`smlad_2x2_groups`] (one
+/// loop in twelve registers on the device), the part group one value at a time.
 #[inline(always)]
-fn words_2x2(x: &[[u32; 4]], fa: &[[i8; 4]], fb: &[[i8; 4]]) -> [i32; 4] {
-    smlad_2x2_groups(x, fa, fb, [0; 4])
+fn sums_2x2((x, last, rest): Pair<'_>, fa: &[i8], fb: &[i8], acc: [i32; 4]) -> [i32; 4] {
+    let [mut aa, mut ab, mut ba, mut bb] =
+        smlad_2x2_groups(x, fa.as_chunks::<4>().0, fb.as_chunks::<4>().0, acc);
+    for j in 0..rest {
+        let (xa, xb) = (value(last, 0, j), value(last, 2, j));
+        let (wa, wb) = (at(fa, 4 * x.len() + j), at(fb, 4 * x.len() + j));
+        aa = aa.wrapping_add(wa.wrapping_mul(xa));
+        ab = ab.wrapping_add(wb.wrapping_mul(xa));
+        ba = ba.wrapping_add(wa.wrapping_mul(xb));
+        bb = bb.wrapping_add(wb.wrapping_mul(xb));
+    }
+    [aa, ab, ba, bb]
+}
+
+/// The sums `[a.f, b.f]` of a pixel pair's widened window against one channel's filter, as
+/// [`sums_2x2`].
+#[inline(always)]
+fn sums_2x1((x, last, rest): Pair<'_>, f: &[i8]) -> [i32; 2] {
+    let [mut aa, mut ba] = words_2x1(x, f.as_chunks::<4>().0);
+    for j in 0..rest {
+        let w = at(f, 4 * x.len() + j);
+        aa = aa.wrapping_add(w.wrapping_mul(value(last, 0, j)));
+        ba = ba.wrapping_add(w.wrapping_mul(value(last, 2, j)));
+    }
+    [aa, ba]
 }
 
 /// The sums `[a.f, b.f]` of a pixel pair's widened groups against one channel's filter.
