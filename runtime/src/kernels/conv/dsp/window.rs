@@ -998,7 +998,8 @@ mod tests {
     fn slabs_equal_the_portable_kernel() {
         let outs = [1, 2, 3, 8, 24, 63, 64, 65, 70];
         let slabs = sweep(conv_s8, 0x5eed_c0e0, &[12, 21, 31, 32, 33, 45, 64], &outs);
-        assert!(slabs > 250, "{slabs} windows in slabs");
+        // Off miri, whose few small cases are not tallied.
+        assert!(cfg!(miri) || slabs > 250, "{slabs} windows in slabs");
     }
 
     /// One-pixel-wide images (1-D convolutions, as TFLite lays them out) through the DSP
