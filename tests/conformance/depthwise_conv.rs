@@ -94,13 +94,13 @@ fn draw(
     let (mut stride, mut dilation, mut dm) = steps(rng, index);
     if shape == "blocked" {
         // The DSP kernels' blocks (device sweeps), no dilation: model 0 depth multiplier 1 with
-        // a channel count that has a loop of its own (8 to 256), model 1 one input channel to
-        // eight (SAME; rows of 4 or 8 taps) or a multiplier of 4 (VALID: the block loop's
-        // other form), model 2 depth
-        // multiplier 1 with another channel count (the general block loop), the others any of
-        // these. Models 0 and 1 have weights that differ from channel to channel (model 2's
+        // a channel count of the models' layers (8 to 256), model 1 one input channel to eight
+        // (SAME; rows of 4 or 8 taps) or a multiplier of 4 (VALID: the block loop's other
+        // form), model 2 depth multiplier 1 with an odd number of blocks of four channels, the
+        // others any of these (3 x 3 filters mostly: whole windows and their edges). Models 0 and 1 have weights that differ from channel to channel (model 2's
         // are all 127, `suite::weights_for`).
-        stride = if index % 3 == 1 { (2, 2) } else { (1, 1) };
+        // Stride 2 for models 1 and 2 (a row's run of whole windows then steps two pixels).
+        stride = if index % 3 == 0 { (1, 1) } else { (2, 2) };
         dilation = (1, 1);
         dm = match index {
             0 | 2 => 1,

@@ -90,10 +90,26 @@ MUTANT_OPS = {"rounding": "conv,fully_connected", "zero-point": "conv",
 # The DSP kernels, perturbed for --self-test --device (they exist on the device alone; the host
 # sweep cannot see them): each must make the device slice fail.
 DEVICE_MUTANTS = {
-    # DEPTHWISE_CONV_2D per channel count: channel 2 multiplied by channel 0's input.
-    "dsp-depthwise": ("src/kernels/depthwise_conv/dsp.rs",
-                      "                smlatt(x02, w02, a2),",
-                      "                smlabt(x02, w02, a2),"),
+    # DEPTHWISE_CONV_2D's whole 3 x 3 windows (depth multiplier 1, any channel count, one asm!
+    # block per block of four channels): the first tap's odd channels widened from the even
+    # lanes.
+    "dsp-depthwise": ("src/kernels/shared/dsp.rs",
+                      '(3, 3) => {\n                        asm!("ldr {t1}, [{w}]", "ldr {t2}, [{x}]", "sxtb16 {t3}, {t1}", "sxtb16 {t1}, {t1}, ror #8", "sxtab16 {t2}, {off}, {t2}", "smulbb {a0}, {t2}, {t3}", "smultt {a2}, {t2}, {t3}", "ldr {t3}, [{x}]", "sxtab16 {t3}, {off}, {t3}, ror #8"',
+                      '(3, 3) => {\n                        asm!("ldr {t1}, [{w}]", "ldr {t2}, [{x}]", "sxtb16 {t3}, {t1}", "sxtb16 {t1}, {t1}, ror #8", "sxtab16 {t2}, {off}, {t2}", "smulbb {a0}, {t2}, {t3}", "smultt {a2}, {t2}, {t3}", "ldr {t3}, [{x}]", "sxtab16 {t3}, {off}, {t3}"'),
+    # Their windows at an edge (two rows of three taps): the same perturbation.
+    "dsp-depthwise-edges": ("src/kernels/shared/dsp.rs",
+                            '(2, 3) => {\n                        asm!("ldr {t1}, [{w}]", "ldr {t2}, [{x}]", "sxtb16 {t3}, {t1}", "sxtb16 {t1}, {t1}, ror #8", "sxtab16 {t2}, {off}, {t2}", "smulbb {a0}, {t2}, {t3}", "smultt {a2}, {t2}, {t3}", "ldr {t3}, [{x}]", "sxtab16 {t3}, {off}, {t3}, ror #8"',
+                            '(2, 3) => {\n                        asm!("ldr {t1}, [{w}]", "ldr {t2}, [{x}]", "sxtb16 {t3}, {t1}", "sxtb16 {t1}, {t1}, ror #8", "sxtab16 {t2}, {off}, {t2}", "smulbb {a0}, {t2}, {t3}", "smultt {a2}, {t2}, {t3}", "ldr {t3}, [{x}]", "sxtab16 {t3}, {off}, {t3}"'),
+    # A row's run of whole windows: each window one input pixel after the last, whatever the
+    # stride.
+    "dsp-depthwise-runs": ("src/kernels/depthwise_conv/dsp.rs",
+                           "let run3 = [n, g.stride_w * blocks];",
+                           "let run3 = [n, blocks];"),
+    # Windows of other filters (up to nine taps) from lists of their taps: channel 2 multiplied
+    # by channel 0's input.
+    "dsp-depthwise-taps": ("src/kernels/depthwise_conv/dsp.rs",
+                           "        smlatt(x02, w02, a2),",
+                           "        smlabt(x02, w02, a2),"),
     # DEPTHWISE_CONV_2D one channel to eight over rows of four taps: the fourth tap's channel 0
     # multiplied by the third tap's input.
     "dsp-depthwise-rows": ("src/kernels/depthwise_conv/dsp.rs",
@@ -113,11 +129,15 @@ DEVICE_MUTANTS = {
                 "(pkhbt(x01, x23), pkhtb(x23, x01))",
                 "(pkhbt(x01, x23), pkhtb(x01, x23))"),
     # The blocked CONV_2D (3 x 3 and the other shapes), its loop of 2 pixels x 2 channels over
-    # widened windows: the second pixel's second channel with its even input lanes where the
-    # odd ones belong.
+    # widened windows (two groups an iteration): the first pixel's second channel with its even
+    # input lanes where the odd ones belong.
     "dsp-conv": ("src/kernels/shared/dsp.rs",
-                 '"smlad {bb}, {t1}, {t2}, {bb}"',
-                 '"smlad {bb}, {t0}, {t2}, {bb}"'),
+                 '"smlad {ab}, {t1}, {t2}, {ab}", "subs {n}, {n}, #1"',
+                 '"smlad {ab}, {t0}, {t2}, {ab}", "subs {n}, {n}, #1"'),
+    # The same loop's odd last group (run after the loop's pairs of groups).
+    "dsp-conv-odd": ("src/kernels/shared/dsp.rs",
+                     '"smlad {ab}, {t1}, {t2}, {ab}", aa = inout(reg) aa',
+                     '"smlad {ab}, {t0}, {t2}, {ab}", aa = inout(reg) aa'),
     # Its windows widened: a word's even and odd values in each other's lanes.
     "dsp-conv-widen": ("src/kernels/conv/dsp/window.rs",
                        "(*even, *odd) = (sxtab16(off, w), sxtab16_ror8(off, w));",
@@ -157,9 +177,13 @@ DEVICE_MUTANTS = {
                     "                    sum(t1(lo(xb)), t2(hi(yb))),"),
 }
 DEVICE_MUTANT_OPS = {"dsp-depthwise": "depthwise_conv", "dsp-depthwise-rows": "depthwise_conv",
+                     "dsp-depthwise-edges": "depthwise_conv",
+                     "dsp-depthwise-runs": "depthwise_conv",
+                     "dsp-depthwise-taps": "depthwise_conv",
                      "dsp-conv1x1": "conv",
                      "dsp-conv1x1-words": "conv", "dsp-s16": "conv",
-                     "dsp-conv": "conv", "dsp-conv-widen": "conv", "dsp-conv-slabs": "conv",
+                     "dsp-conv": "conv", "dsp-conv-odd": "conv", "dsp-conv-widen": "conv",
+                     "dsp-conv-slabs": "conv",
                      "dsp-conv-gathered": "conv", "dsp-conv-columns": "conv",
                      "dsp-pool": "pooling", "dsp-add-mul": "add,mul",
                      "dsp-pool-s16": "pooling", "dsp-mul-s16": "mul", "dsp-add-s16": "add"}

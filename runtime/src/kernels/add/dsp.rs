@@ -23,13 +23,14 @@
 //!   bits from each halfword, then `add_quantized`'s requantisation (a scalar input's term
 //!   computed once): every offset runs. MUL's products of two lanes by `SMULBB`/`SMULTT`,
 
-use super::{AddS8, AddS16, add_s8_one, add_s16_one, add_scale_input, add_scaled};
+use super::{AddS8, AddS16, add_s8_one, add_s16_one};
 use crate::dsp::{splat16, sxtab16, sxtab16_ror8};
 use crate::kernels::shared::at;
 use crate::kernels::shared::binary_walk::{
     Apart, FirstAndOutput, OneBuffer, Pairs, four_at, offset_fits, pairs,
 };
-use crate::kernels::shared::blocked::{hi, lo, load4, word2};
+use crate::kernels::shared::blocked::{Scale, hi, lo, load4, word2};
+use crate::kernels::shared::broadcast::clamp_i32;
 
 /// int8 ADD ([`add_s8`](super::add_s8)) blocked for the same shapes and a scalar input (module
 /// docs). Returns `false`, having written nothing, for other broadcasts and for offsets out of
@@ -71,35 +72,48 @@ fn add_blocked(p: &AddS8, io: &mut impl FirstAndOutput<i8>, input2: &[i8]) -> bo
         return false;
     };
     let (off1, off2) = (splat16(p.input1_offset), splat16(p.input2_offset));
+    let s = Scales::new(p);
+    let (t1, t2) = (|v: i32| s.term1(v), |v: i32| s.term2(v));
+    let sum = |a: i32, b: i32| s.sum(a, b) as i8;
     // The narrowing of `add_s8_one`, from the two offset values.
-    let one = |v1: i32, v2: i32| {
-        add_scaled(
-            p,
-            add_scale_input(p, p.input1, v1),
-            add_scale_input(p, p.input2, v2),
-        ) as i8
-    };
+    let one = |v1: i32, v2: i32| s.sum(s.term1(v1), s.term2(v2)) as i8;
     match pairs {
-        Pairs::Same => io.walk(
-            len,
-            |k, x| {
-                let (x, y) = (load4(&x), load4(&four_at(input2, k)));
-                let (x02, x13) = (sxtab16(off1, x), sxtab16_ror8(off1, x));
-                let (y02, y13) = (sxtab16(off2, y), sxtab16_ror8(off2, y));
-                [
-                    one(lo(x02), lo(y02)),
-                    one(lo(x13), lo(y13)),
-                    one(hi(x02), hi(y02)),
-                    one(hi(x13), hi(y13)),
-                ]
-            },
-            |k, x| add_s8_one(p, x, at(input2, k)),
-        ),
+        Pairs::Same => {
+            // The residual connections' form: one input's multiplier 1/2 (form 4), the
+            // other's and the output's of a right shift (the terms summed in either order:
+            // the sum wraps, so it is the same).
+            let (f1, f2) = (s.input1.form(), s.input2.form());
+            let half_first = f1 == 4;
+            let other = if half_first { f2 } else { f1 };
+            if (f1 == 4 || f2 == 4) && s.output.form() == 2 {
+                match other {
+                    4 => return add_same::<4>(p, io, input2, &s, half_first),
+                    2 => return add_same::<2>(p, io, input2, &s, half_first),
+                    1 => return add_same::<1>(p, io, input2, &s, half_first),
+                    _ => {}
+                }
+            }
+            io.walk(
+                len,
+                |k, x| {
+                    let (x, y) = (load4(&x), load4(&four_at(input2, k)));
+                    let (x02, x13) = (sxtab16(off1, x), sxtab16_ror8(off1, x));
+                    let (y02, y13) = (sxtab16(off2, y), sxtab16_ror8(off2, y));
+                    [
+                        one(lo(x02), lo(y02)),
+                        one(lo(x13), lo(y13)),
+                        one(hi(x02), hi(y02)),
+                        one(hi(x13), hi(y13)),
+                    ]
+                },
+                |k, x| add_s8_one(p, x, at(input2, k)),
+            );
+        }
         Pairs::SecondScalar(n) => {
             let y = at(input2, 0);
             // The scalar's term, computed once.
-            let t2 = add_scale_input(p, p.input2, p.input2_offset.wrapping_add(i32::from(y)));
-            let term = |v1: i32| add_scaled(p, add_scale_input(p, p.input1, v1), t2) as i8;
+            let c = t2(p.input2_offset.wrapping_add(i32::from(y)));
+            let term = |v1: i32| sum(t1(v1), c);
             io.walk(
                 n,
                 |_, x| {
@@ -113,8 +127,8 @@ fn add_blocked(p: &AddS8, io: &mut impl FirstAndOutput<i8>, input2: &[i8]) -> bo
         Pairs::FirstScalar(n) => {
             // Read before anything is written.
             let x = io.first(0);
-            let t1 = add_scale_input(p, p.input1, p.input1_offset.wrapping_add(i32::from(x)));
-            let term = |v2: i32| add_scaled(p, t1, add_scale_input(p, p.input2, v2)) as i8;
+            let c = t1(p.input1_offset.wrapping_add(i32::from(x)));
+            let term = |v2: i32| sum(c, t2(v2));
             io.walk(
                 n,
                 |k, _| {
@@ -127,6 +141,104 @@ fn add_blocked(p: &AddS8, io: &mut impl FirstAndOutput<i8>, input2: &[i8]) -> bo
         }
     }
     true
+}
+
+/// [`add_blocked`] for the same shapes with one input's multiplier 1/2 (form 4: the first
+/// input's if `half_first`), the other's in form `F` and the output's in form 2: each
+/// element's three scalings written out, no choice made per element. Returns `true`.
+#[inline(never)]
+fn add_same<const F: u8>(
+    p: &AddS8,
+    io: &mut impl FirstAndOutput<i8>,
+    input2: &[i8],
+    s: &Scales,
+    half_first: bool,
+) -> bool {
+    let (off1, off2) = (splat16(p.input1_offset), splat16(p.input2_offset));
+    let (half, other) = if half_first {
+        (s.input1, s.input2)
+    } else {
+        (s.input2, s.input1)
+    };
+    let one = |h: i32, o: i32| {
+        let th = half.apply_in::<4>(h.wrapping_mul(s.left));
+        let to = other.apply_in::<F>(o.wrapping_mul(s.left));
+        let raw = s.output.apply_in::<2>(th.wrapping_add(to));
+        clamp_i32(raw.wrapping_add(s.output_offset), s.act_min, s.act_max) as i8
+    };
+    io.walk(
+        io.len(),
+        |k, x| {
+            let (x, y) = (load4(&x), load4(&four_at(input2, k)));
+            let (x02, x13) = (sxtab16(off1, x), sxtab16_ror8(off1, x));
+            let (y02, y13) = (sxtab16(off2, y), sxtab16_ror8(off2, y));
+            let (h02, h13, o02, o13) = if half_first {
+                (x02, x13, y02, y13)
+            } else {
+                (y02, y13, x02, x13)
+            };
+            [
+                one(lo(h02), lo(o02)),
+                one(lo(h13), lo(o13)),
+                one(hi(h02), hi(o02)),
+                one(hi(h13), hi(o13)),
+            ]
+        },
+        |k, x| add_s8_one(p, x, at(input2, k)),
+    );
+    true
+}
+
+/// `add_scale_input` and `add_scaled` (the quantised sum of [`add_quantized`](super::add_quantized))
+/// with each of the op's three multipliers in its shortest form ([`Scale`], chosen once per
+/// call), every function written out where it is used.
+struct Scales {
+    input1: Scale,
+    input2: Scale,
+    output: Scale,
+    /// `2^left_shift` (wrapping, as `add_scale_input` multiplies by it).
+    left: i32,
+    output_offset: i32,
+    act_min: i32,
+    act_max: i32,
+}
+
+impl Scales {
+    #[inline(always)]
+    fn new(p: &AddS8) -> Self {
+        Scales {
+            input1: Scale::new(p.input1),
+            input2: Scale::new(p.input2),
+            output: Scale::new(p.output),
+            left: 1_i32.wrapping_shl(p.left_shift as u32),
+            output_offset: p.output_offset,
+            act_min: p.act_min,
+            act_max: p.act_max,
+        }
+    }
+
+    /// The first input's term of its offset value `v` (`add_scale_input`).
+    #[inline(always)]
+    fn term1(&self, v: i32) -> i32 {
+        self.input1.apply(v.wrapping_mul(self.left))
+    }
+
+    /// The second input's term of its offset value `v`.
+    #[inline(always)]
+    fn term2(&self, v: i32) -> i32 {
+        self.input2.apply(v.wrapping_mul(self.left))
+    }
+
+    /// The clamped output of two terms (`add_scaled`).
+    #[inline(always)]
+    fn sum(&self, a: i32, b: i32) -> i32 {
+        let raw = self.output.apply(a.wrapping_add(b));
+        clamp_i32(
+            raw.wrapping_add(self.output_offset),
+            self.act_min,
+            self.act_max,
+        )
+    }
 }
 
 /// int16 ADD ([`add_s16`](super::add::add_s16)) blocked for the same shapes and a scalar input
@@ -164,10 +276,11 @@ fn add16_blocked(p: &AddS16, io: &mut impl FirstAndOutput<i16>, input2: &[i16]) 
     let Some(pairs) = pairs(&p.shape, len) else {
         return false;
     };
-    // One input's term from a halfword of a word.
-    let t1 = |v: i32| add_scale_input(p, p.input1, p.input1_offset.wrapping_add(v));
-    let t2 = |v: i32| add_scale_input(p, p.input2, p.input2_offset.wrapping_add(v));
-    let sum = |a: i32, b: i32| add_scaled(p, a, b) as i16;
+    // One input's term from a halfword of a word, and the sum's.
+    let s = Scales::new(p);
+    let t1 = |v: i32| s.term1(p.input1_offset.wrapping_add(v));
+    let t2 = |v: i32| s.term2(p.input2_offset.wrapping_add(v));
+    let sum = |a: i32, b: i32| s.sum(a, b) as i16;
     match pairs {
         Pairs::Same => io.walk(
             len,
@@ -371,6 +484,52 @@ pub(crate) mod tests {
         }
         assert!(blocked > declined, "{blocked} blocked, {declined} declined");
         assert!(cfg!(miri) || declined > 0);
+    }
+
+    /// The residual connections' forms ([`add_same`]): one input's multiplier 1/2, the
+    /// other's of a right shift of 1, of 2 and more, or 1/2 too, either input first, the
+    /// output's of a right shift of 2 and more; against the portable kernel.
+    #[test]
+    fn residual_forms_equal_the_portable_kernel() {
+        let mut rng = Rng(0x5eed_0005);
+        let half = Requant {
+            multiplier: 1 << 30,
+            shift: 0,
+        };
+        let mut seen = [[0_usize; 2]; 3];
+        let cases = if cfg!(miri) { 6 } else { 600 };
+        for case in 0..cases {
+            let (form, half_first) = (case % 3, case / 3 % 2 == 0);
+            let len = 1 + rng.below(if cfg!(miri) { 9 } else { 70 });
+            let shape = BinaryShape {
+                input1: [1, 1, 1, 1, 1, len],
+                input2: [1, 1, 1, 1, 1, len],
+                output: [1, 1, 1, 1, 1, len],
+            };
+            let mut p = add_params(&mut rng, shape);
+            let other = Requant {
+                multiplier: (1 << 30) + (rng.next() >> 2) as i32,
+                shift: [0, -1, -(2 + rng.below(20) as i32)][form],
+            };
+            let other = if form == 0 { half } else { other };
+            (p.input1, p.input2) = if half_first {
+                (half, other)
+            } else {
+                (other, half)
+            };
+            p.output.shift = -(2 + rng.below(25) as i32);
+            p.output.multiplier = p.output.multiplier.max(0);
+            p.left_shift = 20;
+            (p.input1_offset, p.input2_offset) =
+                (rng.below(256) as i32 - 127, rng.pick(&[-127, 128, 0, 17]));
+            let (x1, x2) = (rng.values(len), rng.values(len));
+            let (mut fast, mut slow) = (vec![0x55_i8; len], vec![0x55_i8; len]);
+            assert!(add_s8(&p, &x1, &x2, &mut fast), "{p:?}");
+            add_s8_portable(&p, &x1, &x2, &mut slow);
+            assert_eq!(fast, slow, "ADD {p:?}");
+            seen[form][usize::from(half_first)] += 1;
+        }
+        assert!(seen.iter().flatten().all(|&n| n > 0), "{seen:?}");
     }
 
     /// Every pair of int8 values at TFLM's extreme offsets (-127 and 128), with the sums'

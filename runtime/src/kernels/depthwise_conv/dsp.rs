@@ -2,18 +2,24 @@
 //! channels in blocks of four, the window's taps into accumulators in registers (see
 //! [`depthwise_s8`]).
 
-use crate::dsp::{smlabb, smlabt, smlatt, splat16, sxtab16, sxtab16_ror8, sxtb16, sxtb16_ror8};
-use crate::kernels::shared::blocked::{Epilogue, first, load4, word4};
+use crate::dsp::{
+    depthwise_3x3, smlabb, smlabt, smlatt, splat16, sxtab16, sxtab16_ror8, sxtb16, sxtb16_ror8,
+};
+use crate::kernels::shared::blocked::{Epilogue, first, first_mut, load4, unrolled, word4};
 use crate::kernels::shared::{ConvS8, Part, origin, sized, sized_mut, valid_taps};
 
 /// int8 DEPTHWISE_CONV_2D without dilation, for output channels in blocks of four: with depth
 /// multiplier 1 (each block reads four input channels, one word per tap) or a multiple of four
 /// (a block's four outputs share one input channel, its value in both halfwords). Per output
 /// pixel and block, the window's valid taps in TFLM's (filter_y, filter_x) order into four
-/// accumulators in registers, walking the input and the filter a row of taps at a time (one
-/// index each, advanced by a pixel per tap and by a row per filter row): per tap one load of
-/// the four weights, widened in pairs (channels 0, 2 and 1, 3), then `SMLABB` / `SMLATT` per
-/// channel. The epilogue is [`Epilogue`]'s, its channel constants read once per block.
+/// accumulators in registers: per tap one load of the four weights, widened in pairs (channels
+/// 0, 2 and 1, 3), then `SMLABB` / `SMLATT` per channel. With depth multiplier 1 any channel
+/// count takes one path ([`depthwise_taps`]): a 3 x 3 filter's windows of two or three rows of
+/// two or three taps are one `asm!` block per block of four channels ([`depthwise_3x3`]: the
+/// input and filter strides in registers, a row's whole windows in one call), other windows of
+/// up to nine taps sum lists of their taps' runs; larger windows, and other multipliers, walk
+/// the input and the filter a row of taps at a time. The epilogue is [`Epilogue`]'s, its
+/// channel constants read once per block.
 ///
 /// Writes in memory order, as [`super::depthwise_conv2d_s8`](crate::kernels::depthwise_conv2d_s8): output pixels in order (batch,
 /// y, x), within a pixel its blocks of four channels in order, each block's four bytes
@@ -63,18 +69,8 @@ pub(crate) fn depthwise_s8(
         return true;
     }
     if multiplier == 1 {
-        // One loop per channel count of the models' layers (8 to 256): the pixel's words are
-        // then an array, indexed without checks.
-        let done = match depth / 4 {
-            2 => depthwise_words::<2>(p, part, &e, form, input, filter, output),
-            4 => depthwise_words::<4>(p, part, &e, form, input, filter, output),
-            8 => depthwise_words::<8>(p, part, &e, form, input, filter, output),
-            16 => depthwise_words::<16>(p, part, &e, form, input, filter, output),
-            32 => depthwise_words::<32>(p, part, &e, form, input, filter, output),
-            64 => depthwise_words::<64>(p, part, &e, form, input, filter, output),
-            _ => false,
-        };
-        if done {
+        if filter_h.saturating_mul(filter_w) <= TAPS {
+            depthwise_taps(p, part, &e, form, input, filter, output);
             return true;
         }
         depthwise_blocks::<true>(p, part, &e, form, input, filter, output);
@@ -186,14 +182,19 @@ fn depthwise_blocks<const ONE: bool>(
     }
 }
 
-/// [`depthwise_s8`] for depth multiplier 1 and `4 * B` channels: each input pixel and each
-/// filter tap is an array of `B` words (four channels each). Per output pixel
-/// [`Window::pixel_words`]. Writes in memory order: output pixels in order (batch, y, x),
-/// within a pixel its blocks of four channels in order, each block's four bytes together once
-/// its sums are complete. Returns `false` (nothing written) unless the slices hold whole pixels
-/// and taps of `B` words (checked by the caller: they have the geometry's sizes).
+/// The most taps [`depthwise_taps`] sums from a list of runs: a 3 x 3 window (larger windows
+/// run [`depthwise_blocks`]).
+const TAPS: usize = 9;
+
+/// [`depthwise_s8`] for depth multiplier 1, any number of blocks of four channels and windows
+/// of at most [`TAPS`] taps. Per output pixel, each valid tap's input pixel and filter tap are
+/// runs of `blocks` words (one word per block of four channels); then per block the taps' words
+/// into four accumulators ([`Taps::pixel`]: nine, six or four taps written out, other counts in
+/// a loop). Writes in memory order: output pixels in order (batch, y, x), within a pixel its
+/// blocks of four channels in order, each block's four bytes together once its sums are
+/// complete. The slices have the geometry's sizes (checked by the caller).
 #[inline(always)]
-fn depthwise_words<const B: usize>(
+fn depthwise_taps(
     p: &ConvS8,
     part: Part,
     e: &Epilogue<'_>,
@@ -201,60 +202,225 @@ fn depthwise_words<const B: usize>(
     input: &[i8],
     filter: &[i8],
     output: &mut [i8],
-) -> bool {
+) {
     let g = &p.geometry;
     let [batches, input_h, input_w, _] = g.input;
-    let [_, filter_h, filter_w, _] = g.filter;
+    let [_, filter_h, filter_w, depth] = g.filter;
     let [_, output_h, output_w, _] = g.output;
-    let (input_px, filter_taps) = (
-        input.as_chunks::<4>().0.as_chunks::<B>().0,
-        filter.as_chunks::<4>().0.as_chunks::<B>().0,
-    );
-    let mut out_px = output
-        .as_chunks_mut::<4>()
-        .0
-        .as_chunks_mut::<B>()
-        .0
-        .iter_mut();
+    let blocks = depth / 4;
+    let (input4, filter4) = (input.as_chunks::<4>().0, filter.as_chunks::<4>().0);
+    let out4 = output.as_chunks_mut::<4>().0;
     let off = splat16(p.input_offset);
-    // Every index below is under a slice's length (sized by the caller): no arithmetic
-    // overflows.
+    let three = (filter_h, filter_w) == (3, 3);
+    // The output pixel (of all the call's) the loops are at.
+    let mut q = 0;
+    // Every index below is under a slice's length (sized by the caller) or wraps to past it (a
+    // skipped pixel: `run` returns `None`, nothing is read).
     for batch in 0..batches {
         for out_y in 0..output_h {
             let in_y_origin = origin(out_y, g.stride_h, g.pad_h);
             let (y_start, y_end) = valid_taps(in_y_origin, filter_h, input_h);
-            for out_x in 0..output_w {
+            let rows = y_end - y_start;
+            let mut out_x = 0;
+            while out_x < output_w {
                 let in_x_origin = part.origin_x(out_x, g.stride_w, g.pad_w);
                 let (x_start, x_end) = valid_taps(in_x_origin, filter_w, input_w);
-                let Some(out) = out_px.next() else {
-                    return true;
-                };
-                // In the slice (past its end for a skipped pixel: nothing is read then).
                 let corner = part.pixel(
                     (batch * input_h + in_y_origin.wrapping_add(y_start as isize) as usize)
                         * input_w
                         + in_x_origin.wrapping_add(x_start as isize) as usize,
                 );
-                let window = Window {
-                    rows: y_end - y_start,
-                    taps: x_end - x_start,
-                    input_row: input_w,
-                    filter_row: filter_w,
+                // A 3 x 3 filter's windows of two or three rows of two or three taps: the taps
+                // at the input's and the filter's strides; the run of the row's whole-width
+                // windows at once, each `stride_w` pixels after the last.
+                let cols = x_end - x_start;
+                let mut n = 1;
+                if three && cols == 3 {
+                    while out_x + n < output_w && {
+                        let o = part.origin_x(out_x + n, g.stride_w, g.pad_w);
+                        o >= 0 && o as usize + 3 <= input_w
+                    } {
+                        n += 1;
+                    }
+                }
+                let outs = q * blocks..(q + n) * blocks;
+                let Some(out) = out4.get_mut(outs) else {
+                    return;
                 };
-                let f = y_start * filter_w + x_start;
-                let (xs, ws) = (
-                    input_px.get(corner..).unwrap_or(&[]),
-                    filter_taps.get(f..).unwrap_or(&[]),
-                );
-                match form {
-                    6 => window.pixel_words::<B, 6>(xs, ws, e, off, out),
-                    5 => window.pixel_words::<B, 5>(xs, ws, e, off, out),
-                    _ => window.pixel_words::<B, 0>(xs, ws, e, off, out),
+                let run3 = [n, g.stride_w * blocks];
+                if three
+                    && let Some(xs) = input4.get(corner.wrapping_mul(blocks)..)
+                    && let Some(ws) = filter4.get((y_start * 3 + x_start) * blocks..)
+                {
+                    let row = input_w * blocks;
+                    let done = match [rows, cols] {
+                        [3, 3] => window_3x3::<3, 3>(xs, ws, row, run3, e, form, off, out),
+                        [3, 2] => window_3x3::<3, 2>(xs, ws, row, run3, e, form, off, out),
+                        [2, 3] => window_3x3::<2, 3>(xs, ws, row, run3, e, form, off, out),
+                        [2, 2] => window_3x3::<2, 2>(xs, ws, row, run3, e, form, off, out),
+                        _ => false,
+                    };
+                    if done {
+                        (q, out_x) = (q + n, out_x + n);
+                        continue;
+                    }
+                }
+                // One pixel: its valid taps in TFLM's (filter_y, filter_x) order.
+                let Some(out) = out.get_mut(..blocks) else {
+                    return;
+                };
+                let mut taps = Taps::default();
+                for r in 0..rows {
+                    for t in 0..cols {
+                        let x = corner.wrapping_add(r * input_w + t).wrapping_mul(blocks);
+                        let w = ((y_start + r) * filter_w + x_start + t) * blocks;
+                        if let (Some(x), Some(w)) =
+                            (run(input4, x, blocks), run(filter4, w, blocks))
+                        {
+                            taps.push(x, w);
+                        }
+                    }
+                }
+                taps.pixel(e, form, off, out);
+                (q, out_x) = (q + 1, out_x + 1);
+            }
+        }
+    }
+}
+
+/// Output pixels of [`depthwise_taps`] whose windows, of a 3 x 3 filter, have `R` rows of `C`
+/// valid taps (2 or 3 each): `[n, step]`, `n` pixels whose windows start `step` words apart; per
+/// pixel and block of four channels [`depthwise_3x3`]'s sums, then the block's outputs. `xs`
+/// starts at the first window's first valid input word, `ws` at that tap's filter word, input
+/// rows are `row` words apart; `false`, having written nothing, if the slices are shorter. Not
+/// inlined: the block loop has the registers to itself.
+#[allow(clippy::too_many_arguments)]
+#[inline(never)]
+fn window_3x3<const R: usize, const C: usize>(
+    xs: &[[i8; 4]],
+    ws: &[[i8; 4]],
+    row: usize,
+    run: [usize; 2],
+    e: &Epilogue<'_>,
+    form: u8,
+    off: u32,
+    out: &mut [[i8; 4]],
+) -> bool {
+    let blocks = out.len() / run[0].max(1);
+    depthwise_3x3::<R, C>(xs, ws, blocks, row, run, off, |i, acc| {
+        if let Some(out) = out.get_mut(i) {
+            *out = block_out(e, form, i % blocks, acc);
+        }
+    })
+}
+
+/// A tap's run of `n` words from word `at` of `s` (`None` past the slice).
+#[inline(always)]
+fn run(s: &[[i8; 4]], at: usize, n: usize) -> Option<&[[i8; 4]]> {
+    s.get(at..).and_then(|s| s.get(..n))
+}
+
+/// The valid taps of one output pixel of [`depthwise_taps`]: per tap its input pixel's run of
+/// words and its filter tap's, as many words each as the pixel has blocks.
+#[derive(Default)]
+struct Taps<'a> {
+    x: [&'a [[i8; 4]]; TAPS],
+    w: [&'a [[i8; 4]]; TAPS],
+    n: usize,
+}
+
+impl<'a> Taps<'a> {
+    /// Adds a tap (none past [`TAPS`]: the caller's windows have no more).
+    #[inline(always)]
+    fn push(&mut self, x: &'a [[i8; 4]], w: &'a [[i8; 4]]) {
+        if let (Some(xs), Some(ws)) = (self.x.get_mut(self.n), self.w.get_mut(self.n)) {
+            (*xs, *ws) = (x, w);
+            self.n += 1;
+        }
+    }
+
+    /// The pixel's outputs `out` (a word per block): the whole window of a 3 x 3 filter, its
+    /// edges' six taps and its corners' four are written out ([`Taps::sums`]), other counts
+    /// loop over the taps.
+    #[inline(never)]
+    fn pixel(&self, e: &Epilogue<'_>, form: u8, off: u32, out: &mut [[i8; 4]]) {
+        match self.n {
+            9 => self.sums::<9>(e, form, off, out),
+            6 => self.sums::<6>(e, form, off, out),
+            4 => self.sums::<4>(e, form, off, out),
+            _ => {
+                for (k, out) in out.iter_mut().enumerate() {
+                    let mut acc = [0; 4];
+                    for (x, w) in self.x.iter().zip(&self.w).take(self.n) {
+                        acc = tap4(acc, x.get(k), w.get(k), off);
+                    }
+                    *out = e.finish4(form, 4 * k, acc);
                 }
             }
         }
     }
-    true
+
+    /// [`Taps::pixel`] for `N` taps: every run cut to the shortest one's length first, so the
+    /// loop's words need no checks; the `N` taps of a block written out.
+    #[inline(always)]
+    fn sums<const N: usize>(&self, e: &Epilogue<'_>, form: u8, off: u32, out: &mut [[i8; 4]]) {
+        let n = unrolled::<_, N>(out.len(), |n, j| {
+            let (x, w) = (
+                self.x.get(j).map_or(0, |s| s.len()),
+                self.w.get(j).map_or(0, |s| s.len()),
+            );
+            n.min(x).min(w)
+        });
+        let cut = |s: &[&'a [[i8; 4]]; TAPS]| s.map(|s| first(s, n));
+        let (x, w) = (cut(&self.x), cut(&self.w));
+        for (k, out) in first_mut(out, n).iter_mut().enumerate() {
+            let acc = unrolled::<_, N>([0; 4], |acc, j| {
+                tap4(
+                    acc,
+                    x.get(j).and_then(|x| x.get(k)),
+                    w.get(j).and_then(|w| w.get(k)),
+                    off,
+                )
+            });
+            *out = block_out(e, form, k, acc);
+        }
+    }
+}
+
+/// The four outputs of block `k` (channels `4 * k..4 * k + 4`) from their sums, the block's
+/// multipliers and biases read together.
+#[inline(always)]
+fn block_out(e: &Epilogue<'_>, form: u8, k: usize, acc: [i32; 4]) -> [i8; 4] {
+    let requant = e.requant.as_chunks::<4>().0.get(k);
+    match (requant, e.bias.map(|b| b.as_chunks::<4>().0.get(k))) {
+        (Some(r), None) => e.finish4_with(form, r, [0; 4], acc),
+        (Some(r), Some(Some(&b))) => e.finish4_with(form, r, b, acc),
+        _ => e.finish4(form, 4 * k, acc),
+    }
+}
+
+/// `acc` plus one tap of a block of four channels: its input word `x` widened with the offset
+/// (`off`, in both halfwords) to channels (0, 2) and (1, 3), the filter word `w` likewise, then
+/// one multiply-accumulate per channel (a missing word adds nothing).
+#[inline(always)]
+fn tap4(
+    [a0, a1, a2, a3]: [i32; 4],
+    x: Option<&[i8; 4]>,
+    w: Option<&[i8; 4]>,
+    off: u32,
+) -> [i32; 4] {
+    let (Some(x), Some(w)) = (x, w) else {
+        return [a0, a1, a2, a3];
+    };
+    let (x, w) = (word4(x), word4(w));
+    let (x02, x13) = (sxtab16(off, x), sxtab16_ror8(off, x));
+    let (w02, w13) = (sxtb16(w), sxtb16_ror8(w));
+    [
+        smlabb(x02, w02, a0),
+        smlabb(x13, w13, a1),
+        smlatt(x02, w02, a2),
+        smlatt(x13, w13, a3),
+    ]
 }
 
 /// [`depthwise_s8`] for one input channel and eight output channels (depth multiplier 8: the
@@ -372,111 +538,7 @@ struct Window {
     filter_row: usize,
 }
 
-/// A row's run of taps: its input pixels and filter taps, `B` words each.
-type Run<'a, const B: usize> = (&'a [[[i8; 4]; B]], &'a [[[i8; 4]; B]]);
-
 impl Window {
-    /// One output pixel of [`depthwise_words`]: `xs` starts at the input pixel of the window's
-    /// first tap, `ws` at that tap of the filter; per block of four channels (in order) the
-    /// taps in TFLM's (filter_y, filter_x) order into four accumulators (`SMLABB` / `SMLATT`
-    /// on the widened words), then the block's four outputs. Not inlined: its loop then has
-    /// the registers to itself.
-    #[inline(never)]
-    fn pixel_words<const B: usize, const F: u8>(
-        &self,
-        xs: &[[[i8; 4]; B]],
-        ws: &[[[i8; 4]; B]],
-        e: &Epilogue<'_>,
-        off: u32,
-        out: &mut [[i8; 4]; B],
-    ) {
-        let taps = self.taps;
-        // The pixel's multipliers and biases, four channels per block (`None` if the slices are
-        // shorter: then block by block, as `Epilogue::channel` reads them).
-        let requant = e.requant.as_chunks::<4>().0.as_chunks::<B>().0.first();
-        let bias = e
-            .bias
-            .map(|b| b.as_chunks::<4>().0.as_chunks::<B>().0.first());
-        // One tap of block `k`: the input and filter words widened, four multiply-accumulates.
-        let tap = |[a0, a1, a2, a3]: [i32; 4], x: &[[i8; 4]; B], w: &[[i8; 4]; B], k: usize| {
-            let (Some(x), Some(w)) = (x.get(k), w.get(k)) else {
-                return [a0, a1, a2, a3];
-            };
-            let (x, w) = (word4(x), word4(w));
-            let (x02, x13) = (sxtab16(off, x), sxtab16_ror8(off, x));
-            let (w02, w13) = (sxtb16(w), sxtb16_ror8(w));
-            [
-                smlabb(x02, w02, a0),
-                smlabb(x13, w13, a1),
-                smlatt(x02, w02, a2),
-                smlatt(x13, w13, a3),
-            ]
-        };
-        // A whole window of a 3 x 3 filter (the interior of its output): the input's three
-        // rows of three pixels and the filter's nine taps as arrays (one pointer each, the
-        // taps at constant distances), the nine taps of a block unrolled.
-        if (self.rows, taps, self.filter_row) == (3, 3, 3) {
-            let row = |r: usize| {
-                xs.get(r * self.input_row..)
-                    .and_then(|x| x.first_chunk::<3>())
-            };
-            if let (Some(x0), Some(x1), Some(x2), Some(w)) =
-                (row(0), row(1), row(2), ws.first_chunk::<9>())
-            {
-                for (k, out) in out.iter_mut().enumerate() {
-                    let mut acc = [0_i32; 4];
-                    acc = tap(acc, &x0[0], &w[0], k);
-                    acc = tap(acc, &x0[1], &w[1], k);
-                    acc = tap(acc, &x0[2], &w[2], k);
-                    acc = tap(acc, &x1[0], &w[3], k);
-                    acc = tap(acc, &x1[1], &w[4], k);
-                    acc = tap(acc, &x1[2], &w[5], k);
-                    acc = tap(acc, &x2[0], &w[6], k);
-                    acc = tap(acc, &x2[1], &w[7], k);
-                    acc = tap(acc, &x2[2], &w[8], k);
-                    *out = e.block4_of::<F, B>(requant, bias, k, acc);
-                }
-                return;
-            }
-        }
-        // Windows of up to three rows (3 x 3 filters): the rows' runs of taps sliced once for
-        // all blocks (rows past the window's stay empty).
-        let mut runs: [Run<'_, B>; 3] = [(&[], &[]); 3];
-        let three = self.rows <= 3;
-        if three {
-            for (r, run) in runs.iter_mut().enumerate().take(self.rows) {
-                let (xi, wi) = (r * self.input_row, r * self.filter_row);
-                if let (Some(xr), Some(wr)) = (xs.get(xi..xi + taps), ws.get(wi..wi + taps)) {
-                    *run = (xr, wr);
-                }
-            }
-        }
-        for (k, out) in out.iter_mut().enumerate() {
-            let mut acc = [0_i32; 4];
-            if three {
-                for &(xr, wr) in &runs {
-                    for (x, w) in xr.iter().zip(wr) {
-                        acc = tap(acc, x, w, k);
-                    }
-                }
-            } else {
-                let (mut xi, mut wi) = (0, 0);
-                for _ in 0..self.rows {
-                    let (Some(xr), Some(wr)) = (xs.get(xi..xi + taps), ws.get(wi..wi + taps))
-                    else {
-                        break;
-                    };
-                    for (x, w) in xr.iter().zip(wr) {
-                        acc = tap(acc, x, w, k);
-                    }
-                    xi += self.input_row;
-                    wi += self.filter_row;
-                }
-            }
-            *out = e.block4_of::<F, B>(requant, bias, k, acc);
-        }
-    }
-
     /// Four of the eight sums of [`depthwise_one_to_eight`] over the window: `xs` starts at the
     /// input value of its first tap, `ws` at that tap's two words (of channels 0..4 and 4..8:
     /// `H` selects the half summed), the taps in TFLM's (filter_y, filter_x) order. Not inlined: its
@@ -579,10 +641,111 @@ impl Window {
 }
 #[cfg(test)]
 mod tests {
+    extern crate std;
+    use std::vec;
+
     use super::*;
     use crate::kernels::depthwise_conv::depthwise_conv2d_s8_portable;
     use crate::kernels::shared::ConvGeometry;
-    use crate::kernels::shared::testing::{Rng, geometry, params};
+    use crate::kernels::shared::testing::{Rng, driver_chunks, geometry, padded, params};
+
+    /// Depth multiplier 1 over channel counts of 1 to 36 blocks of four, windows of one to nine
+    /// taps (3 x 3 among them, whole and at every edge) and a few larger ones, strides,
+    /// paddings and batches: the DSP entry against the portable loop, on the whole
+    /// geometry and on the in-place driver's chunks (runs of rows, runs of pixels with input
+    /// pixels skipped), every chunk's output also against the whole output's pixels.
+    #[test]
+    fn taps_equal_the_portable_kernel() {
+        let mut rng = Rng(0xd3e_0001);
+        let cases = if cfg!(miri) { 4 } else { 700 };
+        // Whole 3 x 3 windows, their edges, windows summed from lists of taps; chunks run.
+        let (mut seen, mut chunks) = ([0_usize; 3], 0);
+        let mut drawn = 0;
+        while drawn < cases {
+            let c = if cfg!(miri) {
+                rng.pick(&[4, 12])
+            } else {
+                rng.pick(&[4, 12, 20, 24, 36, 44, 48, 56, 96, 144, 8, 16, 64])
+            };
+            let k = rng.pick(&[
+                [3, 3],
+                [3, 3],
+                [3, 3],
+                [2, 2],
+                [1, 3],
+                [3, 1],
+                [1, 1],
+                [2, 3],
+                [1, 9],
+                [5, 5],
+                [3, 4],
+            ]);
+            let stride = rng.pick(&[[1, 1], [1, 1], [2, 2], [1, 2], [3, 1]]);
+            let pad = rng.pick(&[None, None, Some(0), Some(1), Some(2)]);
+            let max = if cfg!(miri) { 4 } else { 11 };
+            let (h, w) = (1 + rng.below(max), 1 + rng.below(max));
+            let n = rng.pick(&[1, 1, 2]);
+            let Some(g) = padded([n, h, w, c], c, k, stride, [1, 1], pad) else {
+                continue;
+            };
+            let g = ConvGeometry {
+                filter: [1, k[0], k[1], c],
+                ..g
+            };
+            let p = params(g, &mut rng);
+            let input = rng.values(g.input.iter().product());
+            let filter = rng.values(k[0] * k[1] * c);
+            let bias: vec::Vec<i32> = (0..c).map(|_| rng.below(40_001) as i32 - 20_000).collect();
+            let bias = (rng.below(4) != 0).then_some(&bias[..]);
+            let run = |g: ConvGeometry, part: Part, input: &[i8], dsp: bool| {
+                let q = ConvS8 { geometry: g, ..p };
+                let mut out = vec![0x55_i8; g.output.iter().product()];
+                if dsp {
+                    assert!(
+                        depthwise_s8(&q, part, input, &filter, bias, &mut out),
+                        "{g:?}"
+                    );
+                } else {
+                    depthwise_conv2d_s8_portable(&q, part, input, &filter, bias, &mut out);
+                }
+                out
+            };
+            let expected = run(g, Part::WHOLE, &input, false);
+            assert_eq!(run(g, Part::WHOLE, &input, true), expected, "{g:?}");
+            // The output pixels' windows: a 3 x 3 filter's whole windows and edges (`asm!`),
+            // lists of taps.
+            for y in 0..g.output[1] {
+                for x in 0..g.output[2] {
+                    let rows = valid_taps(origin(y, g.stride_h, g.pad_h), k[0], h);
+                    let cols = valid_taps(origin(x, g.stride_w, g.pad_w), k[1], w);
+                    let shape = [rows.1 - rows.0, cols.1 - cols.0];
+                    let three = k == [3, 3] && shape.iter().all(|&n| n == 2 || n == 3);
+                    match (three, shape) {
+                        (true, [3, 3]) => seen[0] += 1,
+                        (true, _) => seen[1] += 1,
+                        _ if k[0] * k[1] <= TAPS && shape[0] * shape[1] > 0 => seen[2] += 1,
+                        _ => {}
+                    }
+                }
+            }
+            for (sub, part, [i0, i1], [o0, o1]) in driver_chunks(&g, &mut rng) {
+                let got = run(sub, part, &input[i0..i1], true);
+                assert_eq!(
+                    got,
+                    run(sub, part, &input[i0..i1], false),
+                    "{g:?}: {sub:?} {part:?}"
+                );
+                assert_eq!(got, expected[o0..o1], "{g:?}: {sub:?} {part:?}");
+                chunks += 1;
+            }
+            drawn += 1;
+        }
+        // Off miri, whose few small cases are not tallied: every way of summing ran.
+        assert!(
+            cfg!(miri) || (seen.iter().all(|&n| n > 1000) && chunks > 2000),
+            "{seen:?} {chunks}"
+        );
+    }
 
     #[test]
     fn depthwise_equals_the_portable_kernel() {

@@ -61,6 +61,13 @@ pub(crate) fn first<T>(s: &[T], n: usize) -> &[T] {
     s.get(..n).unwrap_or(s)
 }
 
+/// The first `n` elements of `s` (all of them if it is shorter), mutably.
+#[inline(always)]
+pub(crate) fn first_mut<T>(s: &mut [T], n: usize) -> &mut [T] {
+    let n = n.min(s.len());
+    s.split_at_mut(n).0
+}
+
 /// The int8 epilogue of the blocked kernels,
 /// [`requantize_channel`](super::requant::requantize_channel)'s arithmetic with the channel's
 /// constants read a block at a time, in form `F` (chosen per op by [`Epilogue::new`]): its low
@@ -158,6 +165,22 @@ impl<'a> Epilogue<'a> {
         }
     }
 
+    /// [`Epilogue::finish4`] with the block's four multipliers and biases at hand.
+    #[inline(always)]
+    pub(crate) fn finish4_with(
+        &self,
+        form: u8,
+        r: &[Requant; 4],
+        b: [i32; 4],
+        acc: [i32; 4],
+    ) -> [i8; 4] {
+        match form {
+            6 => self.block4_with::<6>(r, b, acc),
+            5 => self.block4_with::<5>(r, b, acc),
+            _ => self.block4_with::<0>(r, b, acc),
+        }
+    }
+
     /// [`Epilogue::finish4`] in form `F`.
     #[inline(always)]
     pub(crate) fn block4<const F: u8>(&self, c: usize, [a0, a1, a2, a3]: [i32; 4]) -> [i8; 4] {
@@ -181,27 +204,6 @@ impl<'a> Epilogue<'a> {
                 1 => -r.shift - 1,
                 _ => r.shift,
             },
-        }
-    }
-
-    /// Block `k`'s four outputs of a pixel of `B` blocks whose multipliers and biases are
-    /// `requant` and `bias` (`None` if the slices are shorter: then block by block, as
-    /// [`Epilogue::channel`] reads them).
-    #[inline(always)]
-    pub(crate) fn block4_of<const F: u8, const B: usize>(
-        &self,
-        requant: Option<&[[Requant; 4]; B]>,
-        bias: Option<Option<&[[i32; 4]; B]>>,
-        k: usize,
-        acc: [i32; 4],
-    ) -> [i8; 4] {
-        match (
-            requant.and_then(|r| r.get(k)),
-            bias.map(|b| b.and_then(|b| b.get(k))),
-        ) {
-            (Some(r), None) => self.block4_with::<F>(r, [0; 4], acc),
-            (Some(r), Some(Some(&b))) => self.block4_with::<F>(r, b, acc),
-            _ => self.block4::<F>(4 * k, acc),
         }
     }
 
@@ -255,6 +257,90 @@ pub(crate) fn right2(x: i32, multiplier: i32, t: u32) -> i32 {
     // `|x * multiplier| <= 2^62`: no overflow.
     let h = ((i64::from(x) * i64::from(multiplier) + nudge) >> 32) as i32;
     ((h >> (t & 31)) + 1) >> 1
+}
+
+/// TFLM's `MultiplyByQuantizedMultiplierSmallerThanOneExp` (ADD's scalings,
+/// [`fixed::multiply_by_quantized_multiplier_smaller_than_one_exp`]) for one multiplier and
+/// shift, in the shortest exact form for them, chosen once per op ([`Scale::new`]): in the
+/// double-rounding build with a non-negative multiplier, [`right2`] for right shifts of 2 to 31
+/// and [`fixed::multiply_by_quantized_multiplier_right1`] for a right shift of 1 (as
+/// [`fixed::right_form`] chooses them for [`Epilogue`]), the rounding doubling high multiply
+/// alone for shift 0 (its rounding division by `2^0` is the identity, and with `multiplier >=
+/// 0` it never saturates: `floor((x m + 2^30) / 2^31)`, one 64-bit multiply-accumulate); the
+/// general function otherwise.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Scale {
+    multiplier: i32,
+    shift: i32,
+    /// 2, 1 (the right forms), 3 (shift 0) or 0 (the general function).
+    form: u8,
+    /// The right forms' shift operand (`-shift - 2` or `-shift - 1`).
+    t: u32,
+}
+
+impl Scale {
+    /// The form of `r`'s multiplier and shift.
+    #[inline(always)]
+    pub(crate) fn new(r: Requant) -> Self {
+        let (multiplier, shift) = (r.multiplier, r.shift);
+        let right = fixed::right_form(multiplier, shift);
+        let form = if right == 0 && !fixed::SINGLE_ROUNDING && multiplier >= 0 && shift == 0 {
+            3
+        } else {
+            right
+        };
+        let t = match form {
+            2 => (-shift - 2) as u32,
+            1 => (-shift - 1) as u32,
+            _ => 0,
+        };
+        Scale {
+            multiplier,
+            shift,
+            form,
+            t,
+        }
+    }
+
+    /// The form [`Scale::apply_in`] takes for this multiplier and shift: 4 for the multiplier
+    /// `2^30` with shift 0 (ADD's term of the input with the larger scale, whose real
+    /// multiplier is exactly 1/2), else [`Scale::new`]'s.
+    #[inline(always)]
+    pub(crate) fn form(self) -> u8 {
+        if self.form == 3 && self.multiplier == 1 << 30 {
+            4
+        } else {
+            self.form
+        }
+    }
+
+    /// [`Scale::apply`] in form `F`, which must be [`Scale::form`]'s (2, 1, 3 or 4; any other
+    /// runs the general function): no choice made here. Form 4 is `floor((x 2^30 + 2^30) /
+    /// 2^31) = floor((x + 1) / 2)`, computed as `(x >> 1) + (x & 1)` (no overflow).
+    #[inline(always)]
+    pub(crate) fn apply_in<const F: u8>(self, x: i32) -> i32 {
+        let m = self.multiplier;
+        match F {
+            4 => (x >> 1) + (x & 1),
+            2 => right2(x, m, self.t),
+            1 => fixed::multiply_by_quantized_multiplier_right1(x, m, self.t),
+            3 => ((i64::from(x) * i64::from(m) + (1 << 30)) >> 31) as i32,
+            _ => fixed::multiply_by_quantized_multiplier_smaller_than_one_exp(x, m, self.shift),
+        }
+    }
+
+    /// `multiply_by_quantized_multiplier_smaller_than_one_exp(x, multiplier, shift)`.
+    #[inline(always)]
+    pub(crate) fn apply(self, x: i32) -> i32 {
+        let m = self.multiplier;
+        match self.form {
+            2 => right2(x, m, self.t),
+            1 => fixed::multiply_by_quantized_multiplier_right1(x, m, self.t),
+            // `|x m| <= 2^62`: no overflow; the quotient fits (`m >= 0`).
+            3 => ((i64::from(x) * i64::from(m) + (1 << 30)) >> 31) as i32,
+            _ => fixed::multiply_by_quantized_multiplier_smaller_than_one_exp(x, m, self.shift),
+        }
+    }
 }
 
 /// Four int8 values as one word, as [`word4`], copied as one array (one load).
@@ -366,6 +452,64 @@ pub(crate) fn word2(a: i16, b: i16) -> u32 {
 mod tests {
     use super::*;
     use crate::kernels::shared::testing::Rng;
+
+    /// [`Scale`] in every form against the general function: right shifts of 0 to 31 and the
+    /// shifts and multipliers no short form takes, over edge and random values.
+    #[test]
+    fn scales_equal_the_general_function() {
+        let mut rng = Rng(0x5ca1e);
+        let n = if cfg!(miri) { 300 } else { 300_000 };
+        let edges = [
+            0,
+            1,
+            -1,
+            i32::MAX,
+            i32::MIN,
+            i32::MIN + 1,
+            1 << 28,
+            -(1 << 28),
+            255 << 20,
+        ];
+        let mut forms = [0_usize; 4];
+        for k in 0..n {
+            let x = match k % 3 {
+                0 => edges[k / 3 % edges.len()],
+                1 => (rng.next() as i32) >> (rng.next() % 32),
+                _ => ((rng.below(512) as i32) - 256) << 20,
+            };
+            let multiplier = match rng.below(5) {
+                0 => i32::MAX,
+                1 => 1 << 30,
+                2 => rng.pick(&[0, -1, i32::MIN, -(1 << 30)]),
+                _ => (1 << 30) + (rng.next() >> 2) as i32,
+            };
+            let shift = match rng.below(4) {
+                0 => 0,
+                1 => rng.pick(&[-1, -2, -31, 1, 5, -32]),
+                _ => -(rng.below(32) as i32),
+            };
+            let s = Scale::new(Requant { multiplier, shift });
+            forms[usize::from(s.form)] += 1;
+            let want =
+                fixed::multiply_by_quantized_multiplier_smaller_than_one_exp(x, multiplier, shift);
+            assert_eq!(s.apply(x), want, "{x} {multiplier} {shift} {s:?}");
+            let got = match s.form() {
+                4 => s.apply_in::<4>(x),
+                3 => s.apply_in::<3>(x),
+                2 => s.apply_in::<2>(x),
+                1 => s.apply_in::<1>(x),
+                _ => s.apply_in::<0>(x),
+            };
+            assert_eq!(
+                got,
+                want,
+                "{x} {multiplier} {shift} {s:?} in form {}",
+                s.form()
+            );
+        }
+        // Every form ran (off miri, whose few cases are not tallied).
+        assert!(cfg!(miri) || forms.iter().all(|&f| f > 1000), "{forms:?}");
+    }
 
     #[test]
     fn right2_equals_the_fixed_point_function() {

@@ -9,9 +9,10 @@
 //! semantics in plain integer arithmetic, so the kernels' blocked loops run, and are tested,
 //! on the host with the very results the device computes.
 //!
-//! Register-only but one: every wrapper takes and returns values, never a pointer, and its
-//! `asm!` block has no memory operands (`options(nomem, nostack)`); the one loop,
-//! [`smlad_2x2_groups`], reads the slices it is given and writes no memory (`options(readonly,
+//! Register-only but two: every wrapper takes and returns values, never a pointer, and its
+//! `asm!` block has no memory operands (`options(nomem, nostack)`); the loop
+//! [`smlad_2x2_groups`] and the depthwise windows [`depthwise_3x3`] read the slices they are
+//! given (their bounds checked before each block) and write no memory (`options(readonly,
 //! nostack)`). A block is declared
 //! `preserves_flags` exactly when none of its instructions writes the APSR's flags, which on
 //! Arm covers N, Z, C, V, the sticky saturation bit Q and the GE bits: not the
@@ -403,10 +404,11 @@ pub(crate) fn smlad_2x2_groups(
     [aa, ab, ba, bb]
 }
 
-/// [`smlad_2x2_groups`] (see the portable twin) as one loop of 19 instructions a group: the
-/// compiler's own loop kept 3 pointers, a count, 4 sums and 5 live words in more registers than
-/// the core has, and spilled a third of its instructions. Here twelve registers hold it all:
-/// the first pixel's words are loaded twice (`LDRD`) rather than kept.
+/// [`smlad_2x2_groups`] (see the portable twin) as one loop of 36 instructions per two groups
+/// (an odd last group after it): the compiler's own loop kept 3 pointers, a count, 4 sums and 5
+/// live words in more registers than the core has, and spilled a third of its instructions.
+/// Here twelve registers hold it all: the first pixel's words are loaded twice (`LDRD`) rather
+/// than kept; two groups an iteration halve the count and the taken branch.
 #[cfg(stowplan_dsp)]
 #[inline(always)]
 pub(crate) fn smlad_2x2_groups(
@@ -420,19 +422,164 @@ pub(crate) fn smlad_2x2_groups(
     if n == 0 {
         return acc;
     }
-    // SAFETY: the loop runs `n` times (`n >= 1`, counted down to 0 by `SUBS`/`BNE`), each time
-    // reading one group of `x` (16 bytes: `LDRD` at +0 and +8, then again at +0 with the pointer
-    // moved to the next group) and one word of `fa` and of `fb` (`LDR` with the pointer moved 4
-    // bytes): `n` groups of each, which all three slices hold. `x`'s elements are `u32`, so its
-    // `LDRD`s are word-aligned as Armv7-M requires; the filters' `LDR`s may be unaligned, which
-    // Armv7-M's `LDR` allows (the kernels' other loads read int8 words the same way). It writes
-    // no memory (`readonly`), uses no stack, and writes only the registers named here (the
-    // pointers and count are declared clobbered) and the flags: `SUBS` the N, Z, C and V flags
-    // that `BNE` reads, `SMLAD` the Q flag, which nothing reads.
-    unsafe {
-        asm!("2:", "ldrd {t0}, {t1}, [{x}]", "ldr {t2}, [{fa}], #4", "sxtb16 {t3}, {t2}", "sxtb16 {t2}, {t2}, ror #8", "smlad {aa}, {t0}, {t3}, {aa}", "smlad {aa}, {t1}, {t2}, {aa}", "ldrd {t0}, {t1}, [{x}, #8]", "smlad {ba}, {t0}, {t3}, {ba}", "smlad {ba}, {t1}, {t2}, {ba}", "ldr {t2}, [{fb}], #4", "sxtb16 {t3}, {t2}", "sxtb16 {t2}, {t2}, ror #8", "smlad {bb}, {t0}, {t3}, {bb}", "smlad {bb}, {t1}, {t2}, {bb}", "ldrd {t0}, {t1}, [{x}], #16", "smlad {ab}, {t0}, {t3}, {ab}", "smlad {ab}, {t1}, {t2}, {ab}", "subs {n}, {n}, #1", "bne 2b", aa = inout(reg) aa, ab = inout(reg) ab, ba = inout(reg) ba, bb = inout(reg) bb, x = inout(reg) x.as_ptr() => _, fa = inout(reg) fa.as_ptr() => _, fb = inout(reg) fb.as_ptr() => _, n = inout(reg) n => _, t0 = out(reg) _, t1 = out(reg) _, t2 = out(reg) _, t3 = out(reg) _, options(readonly, nostack))
-    };
+    let (pairs, done) = (n / 2, n & !1);
+    if pairs > 0 {
+        // SAFETY: the loop runs `pairs` times (`pairs >= 1`, counted down to 0 by `SUBS`/`BNE`),
+        // each time two groups: reading a group of `x` (16 bytes: `LDRD` at +0 and +8, then again
+        // at +0 with the pointer moved to the next group) and one word of `fa` and of `fb`
+        // (`LDR` with the pointer moved 4 bytes), twice: `2 * pairs <= n` groups of each, which
+        // all three slices hold. `x`'s elements are `u32`, so its `LDRD`s are word-aligned as
+        // Armv7-M requires; the filters' `LDR`s may be unaligned, which Armv7-M's `LDR` allows
+        // (the kernels' other loads read int8 words the same way). It writes no memory
+        // (`readonly`), uses no stack, and writes only the registers named here (the pointers
+        // and count are declared clobbered) and the flags: `SUBS` the N, Z, C and V flags that
+        // `BNE` reads, `SMLAD` the Q flag, which nothing reads.
+        unsafe {
+            asm!("2:", "ldrd {t0}, {t1}, [{x}]", "ldr {t2}, [{fa}], #4", "sxtb16 {t3}, {t2}", "sxtb16 {t2}, {t2}, ror #8", "smlad {aa}, {t0}, {t3}, {aa}", "smlad {aa}, {t1}, {t2}, {aa}", "ldrd {t0}, {t1}, [{x}, #8]", "smlad {ba}, {t0}, {t3}, {ba}", "smlad {ba}, {t1}, {t2}, {ba}", "ldr {t2}, [{fb}], #4", "sxtb16 {t3}, {t2}", "sxtb16 {t2}, {t2}, ror #8", "smlad {bb}, {t0}, {t3}, {bb}", "smlad {bb}, {t1}, {t2}, {bb}", "ldrd {t0}, {t1}, [{x}], #16", "smlad {ab}, {t0}, {t3}, {ab}", "smlad {ab}, {t1}, {t2}, {ab}", "ldrd {t0}, {t1}, [{x}]", "ldr {t2}, [{fa}], #4", "sxtb16 {t3}, {t2}", "sxtb16 {t2}, {t2}, ror #8", "smlad {aa}, {t0}, {t3}, {aa}", "smlad {aa}, {t1}, {t2}, {aa}", "ldrd {t0}, {t1}, [{x}, #8]", "smlad {ba}, {t0}, {t3}, {ba}", "smlad {ba}, {t1}, {t2}, {ba}", "ldr {t2}, [{fb}], #4", "sxtb16 {t3}, {t2}", "sxtb16 {t2}, {t2}, ror #8", "smlad {bb}, {t0}, {t3}, {bb}", "smlad {bb}, {t1}, {t2}, {bb}", "ldrd {t0}, {t1}, [{x}], #16", "smlad {ab}, {t0}, {t3}, {ab}", "smlad {ab}, {t1}, {t2}, {ab}", "subs {n}, {n}, #1", "bne 2b", aa = inout(reg) aa, ab = inout(reg) ab, ba = inout(reg) ba, bb = inout(reg) bb, x = inout(reg) x.as_ptr() => _, fa = inout(reg) fa.as_ptr() => _, fb = inout(reg) fb.as_ptr() => _, n = inout(reg) pairs => _, t0 = out(reg) _, t1 = out(reg) _, t2 = out(reg) _, t3 = out(reg) _, options(readonly, nostack))
+        };
+    }
+    if n % 2 == 1 {
+        // SAFETY: one group, the last (`done = n - 1 < n`, so `x`, `fa` and `fb` hold group
+        // `done`: the pointers `done` elements in are in bounds), read as one iteration of the
+        // loop above reads a group; the same registers, no memory written, no stack, and the Q
+        // flag (`SMLAD`), which nothing reads.
+        unsafe {
+            asm!("ldrd {t0}, {t1}, [{x}]", "ldr {t2}, [{fa}], #4", "sxtb16 {t3}, {t2}", "sxtb16 {t2}, {t2}, ror #8", "smlad {aa}, {t0}, {t3}, {aa}", "smlad {aa}, {t1}, {t2}, {aa}", "ldrd {t0}, {t1}, [{x}, #8]", "smlad {ba}, {t0}, {t3}, {ba}", "smlad {ba}, {t1}, {t2}, {ba}", "ldr {t2}, [{fb}], #4", "sxtb16 {t3}, {t2}", "sxtb16 {t2}, {t2}, ror #8", "smlad {bb}, {t0}, {t3}, {bb}", "smlad {bb}, {t1}, {t2}, {bb}", "ldrd {t0}, {t1}, [{x}], #16", "smlad {ab}, {t0}, {t3}, {ab}", "smlad {ab}, {t1}, {t2}, {ab}", aa = inout(reg) aa, ab = inout(reg) ab, ba = inout(reg) ba, bb = inout(reg) bb, x = inout(reg) x.as_ptr().wrapping_add(done) => _, fa = inout(reg) fa.as_ptr().wrapping_add(done) => _, fb = inout(reg) fb.as_ptr().wrapping_add(done) => _, t0 = out(reg) _, t1 = out(reg) _, t2 = out(reg) _, t3 = out(reg) _, options(readonly, nostack))
+        };
+    }
     [aa, ab, ba, bb]
+}
+
+/// The sums of `n` windows of a 3 x 3 depthwise convolution (depth multiplier 1), each with
+/// `ROWS` rows of `COLS` valid taps (2 or 3 each: the whole window, its edges' and its corners')
+/// and `step` input words after the last: one call of `f(p * blocks + k, sums)` per window `p`
+/// and block `k` of four channels, in order; or `false` (no call) for another shape or if a
+/// slice is shorter than the windows. `x` starts at the first window's first valid input word
+/// (block 0 of its top left tap): tap (`r`, `t`) of block `k` of window `p` is its word `p * step
+/// + r * row + t * blocks + k`; `w` starts at that tap's first filter word: tap (`r`, `t`) of block `k` is its
+/// word `(3 * r + t) * blocks + k`. `sums[c]` is `sum(w[c] * (x[c] + offset))` over the taps
+/// (`off`: the offset in both halfwords), modulo 2^32.
+#[cfg(not(stowplan_dsp))]
+#[inline(always)]
+pub(crate) fn depthwise_3x3<const ROWS: usize, const COLS: usize>(
+    x: &[[i8; 4]],
+    w: &[[i8; 4]],
+    blocks: usize,
+    row: usize,
+    [n, step]: [usize; 2],
+    off: u32,
+    mut f: impl FnMut(usize, [i32; 4]),
+) -> bool {
+    if !window_3x3_fits(x.len(), w.len(), blocks, row, [ROWS, COLS], [n, step]) {
+        return false;
+    }
+    for (pixel, k) in (0..n).flat_map(|p| (0..blocks).map(move |k| (p, k))) {
+        let mut sums = [0_i32; 4];
+        for (r, t) in (0..ROWS).flat_map(|r| (0..COLS).map(move |t| (r, t))) {
+            let xi = pixel * step + r * row + t * blocks + k;
+            let (Some(xw), Some(ww)) = (x.get(xi), w.get((3 * r + t) * blocks + k)) else {
+                return false;
+            };
+            let (xw, ww) = (word(xw), word(ww));
+            let (x02, x13) = (sxtab16(off, xw), sxtab16_ror8(off, xw));
+            let (w02, w13) = (sxtb16(ww), sxtb16_ror8(ww));
+            sums = [
+                smlabb(x02, w02, sums[0]),
+                smlabb(x13, w13, sums[1]),
+                smlatt(x02, w02, sums[2]),
+                smlatt(x13, w13, sums[3]),
+            ];
+        }
+        f(pixel * blocks + k, sums);
+    }
+    true
+}
+
+/// Whether [`depthwise_3x3`] takes the windows: `rows` and `cols` 2 or 3, `blocks` and `n` at
+/// least 1, `x` past word `(n - 1) * step + (rows - 1) * row + cols * blocks - 1`, `w` past word
+/// `(3 * (rows - 1) + cols) * blocks - 1` (no size overflows), and the byte strides fit an `i32`.
+#[inline(always)]
+fn window_3x3_fits(
+    x: usize,
+    w: usize,
+    blocks: usize,
+    row: usize,
+    [rows, cols]: [usize; 2],
+    [n, step]: [usize; 2],
+) -> bool {
+    let shape = matches!(rows, 2 | 3) && matches!(cols, 2 | 3) && blocks > 0 && n > 0;
+    let need_x = row
+        .checked_mul(rows.wrapping_sub(1))
+        .and_then(|r| r.checked_add(blocks.checked_mul(cols)?))
+        .and_then(|r| r.checked_add(step.checked_mul(n.wrapping_sub(1))?));
+    let need_w = blocks.checked_mul(3 * rows.wrapping_sub(1) + cols);
+    let bytes = row.checked_mul(4).is_some_and(|r| r <= i32::MAX as usize)
+        && blocks
+            .checked_mul(16)
+            .is_some_and(|b| b <= i32::MAX as usize);
+    shape && bytes && matches!((need_x, need_w), (Some(nx), Some(nw)) if nx <= x && nw <= w)
+}
+
+/// [`depthwise_3x3`] (see the portable twin), each block's taps one `asm!` block (105
+/// instructions for the whole window, 72, 69 and 47 for its edges and corners): the compiler's
+/// code for them, with the strides in registers, spilled the taps' pointers. Twelve registers:
+/// the two pointers, the pixel and row strides, the offset, four sums and three words; each
+/// tap's input word is loaded twice (once per pair of channels) rather than kept.
+#[cfg(stowplan_dsp)]
+#[inline(always)]
+pub(crate) fn depthwise_3x3<const ROWS: usize, const COLS: usize>(
+    x: &[[i8; 4]],
+    w: &[[i8; 4]],
+    blocks: usize,
+    row: usize,
+    [n, step]: [usize; 2],
+    off: u32,
+    mut f: impl FnMut(usize, [i32; 4]),
+) -> bool {
+    if !window_3x3_fits(x.len(), w.len(), blocks, row, [ROWS, COLS], [n, step]) {
+        return false;
+    }
+    // Bytes from a tap to the next in a row (a pixel), and from a row to the next.
+    let (pixel, stride) = (4 * blocks, 4 * row);
+    let mut i = 0;
+    for p in 0..n {
+        let xp = x.as_ptr().wrapping_add(p * step);
+        for k in 0..blocks {
+            let (xk, wk) = (xp.wrapping_add(k), w.as_ptr().wrapping_add(k));
+            let (a0, a1, a2, a3): (i32, i32, i32, i32);
+            // SAFETY: each block reads words (4 bytes) at `xk + r * stride + t * pixel` for `r`
+            // in 0..ROWS and `t` in 0..COLS, `x`'s words `p * step + r * row + t * blocks + k`,
+            // and at `wk + (3 * r + t) * pixel`, `w`'s words `(3 * r + t) * blocks + k`: the
+            // pointers move a row at a time (`x` by `stride`, `w` by `3 * pixel`), a row's taps
+            // at offsets 0, `pixel` and `2 * pixel`. With `p < n` and `k < blocks`,
+            // `window_3x3_fits` (checked above, for this very shape: each arm is the block of its
+            // `ROWS` and `COLS`, and `window_3x3_fits` refuses any other) puts all of them inside
+            // the slices, and the byte offsets fit. The loads may be unaligned, which Armv7-M's
+            // `LDR` allows (as the kernels' other int8 word loads). It writes no memory
+            // (`readonly`), uses no stack, and writes only the registers named here (the two
+            // pointers are declared clobbered) and the Q flag (`SMLABB`, `SMLATT`), which nothing
+            // reads.
+            unsafe {
+                match (ROWS, COLS) {
+                    (3, 3) => {
+                        asm!("ldr {t1}, [{w}]", "ldr {t2}, [{x}]", "sxtb16 {t3}, {t1}", "sxtb16 {t1}, {t1}, ror #8", "sxtab16 {t2}, {off}, {t2}", "smulbb {a0}, {t2}, {t3}", "smultt {a2}, {t2}, {t3}", "ldr {t3}, [{x}]", "sxtab16 {t3}, {off}, {t3}, ror #8", "smulbb {a1}, {t3}, {t1}", "smultt {a3}, {t3}, {t1}", "ldr {t1}, [{w}, {p}]", "ldr {t2}, [{x}, {p}]", "sxtb16 {t3}, {t1}", "sxtb16 {t1}, {t1}, ror #8", "sxtab16 {t2}, {off}, {t2}", "smlabb {a0}, {t2}, {t3}, {a0}", "smlatt {a2}, {t2}, {t3}, {a2}", "ldr {t3}, [{x}, {p}]", "sxtab16 {t3}, {off}, {t3}, ror #8", "smlabb {a1}, {t3}, {t1}, {a1}", "smlatt {a3}, {t3}, {t1}, {a3}", "ldr {t1}, [{w}, {p}, lsl #1]", "ldr {t2}, [{x}, {p}, lsl #1]", "sxtb16 {t3}, {t1}", "sxtb16 {t1}, {t1}, ror #8", "sxtab16 {t2}, {off}, {t2}", "smlabb {a0}, {t2}, {t3}, {a0}", "smlatt {a2}, {t2}, {t3}, {a2}", "ldr {t3}, [{x}, {p}, lsl #1]", "sxtab16 {t3}, {off}, {t3}, ror #8", "smlabb {a1}, {t3}, {t1}, {a1}", "smlatt {a3}, {t3}, {t1}, {a3}", "add {x}, {x}, {r}", "add {w}, {w}, {p}", "add {w}, {w}, {p}, lsl #1", "ldr {t1}, [{w}]", "ldr {t2}, [{x}]", "sxtb16 {t3}, {t1}", "sxtb16 {t1}, {t1}, ror #8", "sxtab16 {t2}, {off}, {t2}", "smlabb {a0}, {t2}, {t3}, {a0}", "smlatt {a2}, {t2}, {t3}, {a2}", "ldr {t3}, [{x}]", "sxtab16 {t3}, {off}, {t3}, ror #8", "smlabb {a1}, {t3}, {t1}, {a1}", "smlatt {a3}, {t3}, {t1}, {a3}", "ldr {t1}, [{w}, {p}]", "ldr {t2}, [{x}, {p}]", "sxtb16 {t3}, {t1}", "sxtb16 {t1}, {t1}, ror #8", "sxtab16 {t2}, {off}, {t2}", "smlabb {a0}, {t2}, {t3}, {a0}", "smlatt {a2}, {t2}, {t3}, {a2}", "ldr {t3}, [{x}, {p}]", "sxtab16 {t3}, {off}, {t3}, ror #8", "smlabb {a1}, {t3}, {t1}, {a1}", "smlatt {a3}, {t3}, {t1}, {a3}", "ldr {t1}, [{w}, {p}, lsl #1]", "ldr {t2}, [{x}, {p}, lsl #1]", "sxtb16 {t3}, {t1}", "sxtb16 {t1}, {t1}, ror #8", "sxtab16 {t2}, {off}, {t2}", "smlabb {a0}, {t2}, {t3}, {a0}", "smlatt {a2}, {t2}, {t3}, {a2}", "ldr {t3}, [{x}, {p}, lsl #1]", "sxtab16 {t3}, {off}, {t3}, ror #8", "smlabb {a1}, {t3}, {t1}, {a1}", "smlatt {a3}, {t3}, {t1}, {a3}", "add {x}, {x}, {r}", "add {w}, {w}, {p}", "add {w}, {w}, {p}, lsl #1", "ldr {t1}, [{w}]", "ldr {t2}, [{x}]", "sxtb16 {t3}, {t1}", "sxtb16 {t1}, {t1}, ror #8", "sxtab16 {t2}, {off}, {t2}", "smlabb {a0}, {t2}, {t3}, {a0}", "smlatt {a2}, {t2}, {t3}, {a2}", "ldr {t3}, [{x}]", "sxtab16 {t3}, {off}, {t3}, ror #8", "smlabb {a1}, {t3}, {t1}, {a1}", "smlatt {a3}, {t3}, {t1}, {a3}", "ldr {t1}, [{w}, {p}]", "ldr {t2}, [{x}, {p}]", "sxtb16 {t3}, {t1}", "sxtb16 {t1}, {t1}, ror #8", "sxtab16 {t2}, {off}, {t2}", "smlabb {a0}, {t2}, {t3}, {a0}", "smlatt {a2}, {t2}, {t3}, {a2}", "ldr {t3}, [{x}, {p}]", "sxtab16 {t3}, {off}, {t3}, ror #8", "smlabb {a1}, {t3}, {t1}, {a1}", "smlatt {a3}, {t3}, {t1}, {a3}", "ldr {t1}, [{w}, {p}, lsl #1]", "ldr {t2}, [{x}, {p}, lsl #1]", "sxtb16 {t3}, {t1}", "sxtb16 {t1}, {t1}, ror #8", "sxtab16 {t2}, {off}, {t2}", "smlabb {a0}, {t2}, {t3}, {a0}", "smlatt {a2}, {t2}, {t3}, {a2}", "ldr {t3}, [{x}, {p}, lsl #1]", "sxtab16 {t3}, {off}, {t3}, ror #8", "smlabb {a1}, {t3}, {t1}, {a1}", "smlatt {a3}, {t3}, {t1}, {a3}", x = inout(reg) xk => _, w = inout(reg) wk => _, p = in(reg) pixel, r = in(reg) stride, off = in(reg) off, a0 = out(reg) a0, a1 = out(reg) a1, a2 = out(reg) a2, a3 = out(reg) a3, t1 = out(reg) _, t2 = out(reg) _, t3 = out(reg) _, options(readonly, nostack))
+                    }
+                    (3, 2) => {
+                        asm!("ldr {t1}, [{w}]", "ldr {t2}, [{x}]", "sxtb16 {t3}, {t1}", "sxtb16 {t1}, {t1}, ror #8", "sxtab16 {t2}, {off}, {t2}", "smulbb {a0}, {t2}, {t3}", "smultt {a2}, {t2}, {t3}", "ldr {t3}, [{x}]", "sxtab16 {t3}, {off}, {t3}, ror #8", "smulbb {a1}, {t3}, {t1}", "smultt {a3}, {t3}, {t1}", "ldr {t1}, [{w}, {p}]", "ldr {t2}, [{x}, {p}]", "sxtb16 {t3}, {t1}", "sxtb16 {t1}, {t1}, ror #8", "sxtab16 {t2}, {off}, {t2}", "smlabb {a0}, {t2}, {t3}, {a0}", "smlatt {a2}, {t2}, {t3}, {a2}", "ldr {t3}, [{x}, {p}]", "sxtab16 {t3}, {off}, {t3}, ror #8", "smlabb {a1}, {t3}, {t1}, {a1}", "smlatt {a3}, {t3}, {t1}, {a3}", "add {x}, {x}, {r}", "add {w}, {w}, {p}", "add {w}, {w}, {p}, lsl #1", "ldr {t1}, [{w}]", "ldr {t2}, [{x}]", "sxtb16 {t3}, {t1}", "sxtb16 {t1}, {t1}, ror #8", "sxtab16 {t2}, {off}, {t2}", "smlabb {a0}, {t2}, {t3}, {a0}", "smlatt {a2}, {t2}, {t3}, {a2}", "ldr {t3}, [{x}]", "sxtab16 {t3}, {off}, {t3}, ror #8", "smlabb {a1}, {t3}, {t1}, {a1}", "smlatt {a3}, {t3}, {t1}, {a3}", "ldr {t1}, [{w}, {p}]", "ldr {t2}, [{x}, {p}]", "sxtb16 {t3}, {t1}", "sxtb16 {t1}, {t1}, ror #8", "sxtab16 {t2}, {off}, {t2}", "smlabb {a0}, {t2}, {t3}, {a0}", "smlatt {a2}, {t2}, {t3}, {a2}", "ldr {t3}, [{x}, {p}]", "sxtab16 {t3}, {off}, {t3}, ror #8", "smlabb {a1}, {t3}, {t1}, {a1}", "smlatt {a3}, {t3}, {t1}, {a3}", "add {x}, {x}, {r}", "add {w}, {w}, {p}", "add {w}, {w}, {p}, lsl #1", "ldr {t1}, [{w}]", "ldr {t2}, [{x}]", "sxtb16 {t3}, {t1}", "sxtb16 {t1}, {t1}, ror #8", "sxtab16 {t2}, {off}, {t2}", "smlabb {a0}, {t2}, {t3}, {a0}", "smlatt {a2}, {t2}, {t3}, {a2}", "ldr {t3}, [{x}]", "sxtab16 {t3}, {off}, {t3}, ror #8", "smlabb {a1}, {t3}, {t1}, {a1}", "smlatt {a3}, {t3}, {t1}, {a3}", "ldr {t1}, [{w}, {p}]", "ldr {t2}, [{x}, {p}]", "sxtb16 {t3}, {t1}", "sxtb16 {t1}, {t1}, ror #8", "sxtab16 {t2}, {off}, {t2}", "smlabb {a0}, {t2}, {t3}, {a0}", "smlatt {a2}, {t2}, {t3}, {a2}", "ldr {t3}, [{x}, {p}]", "sxtab16 {t3}, {off}, {t3}, ror #8", "smlabb {a1}, {t3}, {t1}, {a1}", "smlatt {a3}, {t3}, {t1}, {a3}", x = inout(reg) xk => _, w = inout(reg) wk => _, p = in(reg) pixel, r = in(reg) stride, off = in(reg) off, a0 = out(reg) a0, a1 = out(reg) a1, a2 = out(reg) a2, a3 = out(reg) a3, t1 = out(reg) _, t2 = out(reg) _, t3 = out(reg) _, options(readonly, nostack))
+                    }
+                    (2, 3) => {
+                        asm!("ldr {t1}, [{w}]", "ldr {t2}, [{x}]", "sxtb16 {t3}, {t1}", "sxtb16 {t1}, {t1}, ror #8", "sxtab16 {t2}, {off}, {t2}", "smulbb {a0}, {t2}, {t3}", "smultt {a2}, {t2}, {t3}", "ldr {t3}, [{x}]", "sxtab16 {t3}, {off}, {t3}, ror #8", "smulbb {a1}, {t3}, {t1}", "smultt {a3}, {t3}, {t1}", "ldr {t1}, [{w}, {p}]", "ldr {t2}, [{x}, {p}]", "sxtb16 {t3}, {t1}", "sxtb16 {t1}, {t1}, ror #8", "sxtab16 {t2}, {off}, {t2}", "smlabb {a0}, {t2}, {t3}, {a0}", "smlatt {a2}, {t2}, {t3}, {a2}", "ldr {t3}, [{x}, {p}]", "sxtab16 {t3}, {off}, {t3}, ror #8", "smlabb {a1}, {t3}, {t1}, {a1}", "smlatt {a3}, {t3}, {t1}, {a3}", "ldr {t1}, [{w}, {p}, lsl #1]", "ldr {t2}, [{x}, {p}, lsl #1]", "sxtb16 {t3}, {t1}", "sxtb16 {t1}, {t1}, ror #8", "sxtab16 {t2}, {off}, {t2}", "smlabb {a0}, {t2}, {t3}, {a0}", "smlatt {a2}, {t2}, {t3}, {a2}", "ldr {t3}, [{x}, {p}, lsl #1]", "sxtab16 {t3}, {off}, {t3}, ror #8", "smlabb {a1}, {t3}, {t1}, {a1}", "smlatt {a3}, {t3}, {t1}, {a3}", "add {x}, {x}, {r}", "add {w}, {w}, {p}", "add {w}, {w}, {p}, lsl #1", "ldr {t1}, [{w}]", "ldr {t2}, [{x}]", "sxtb16 {t3}, {t1}", "sxtb16 {t1}, {t1}, ror #8", "sxtab16 {t2}, {off}, {t2}", "smlabb {a0}, {t2}, {t3}, {a0}", "smlatt {a2}, {t2}, {t3}, {a2}", "ldr {t3}, [{x}]", "sxtab16 {t3}, {off}, {t3}, ror #8", "smlabb {a1}, {t3}, {t1}, {a1}", "smlatt {a3}, {t3}, {t1}, {a3}", "ldr {t1}, [{w}, {p}]", "ldr {t2}, [{x}, {p}]", "sxtb16 {t3}, {t1}", "sxtb16 {t1}, {t1}, ror #8", "sxtab16 {t2}, {off}, {t2}", "smlabb {a0}, {t2}, {t3}, {a0}", "smlatt {a2}, {t2}, {t3}, {a2}", "ldr {t3}, [{x}, {p}]", "sxtab16 {t3}, {off}, {t3}, ror #8", "smlabb {a1}, {t3}, {t1}, {a1}", "smlatt {a3}, {t3}, {t1}, {a3}", "ldr {t1}, [{w}, {p}, lsl #1]", "ldr {t2}, [{x}, {p}, lsl #1]", "sxtb16 {t3}, {t1}", "sxtb16 {t1}, {t1}, ror #8", "sxtab16 {t2}, {off}, {t2}", "smlabb {a0}, {t2}, {t3}, {a0}", "smlatt {a2}, {t2}, {t3}, {a2}", "ldr {t3}, [{x}, {p}, lsl #1]", "sxtab16 {t3}, {off}, {t3}, ror #8", "smlabb {a1}, {t3}, {t1}, {a1}", "smlatt {a3}, {t3}, {t1}, {a3}", x = inout(reg) xk => _, w = inout(reg) wk => _, p = in(reg) pixel, r = in(reg) stride, off = in(reg) off, a0 = out(reg) a0, a1 = out(reg) a1, a2 = out(reg) a2, a3 = out(reg) a3, t1 = out(reg) _, t2 = out(reg) _, t3 = out(reg) _, options(readonly, nostack))
+                    }
+                    _ => {
+                        asm!("ldr {t1}, [{w}]", "ldr {t2}, [{x}]", "sxtb16 {t3}, {t1}", "sxtb16 {t1}, {t1}, ror #8", "sxtab16 {t2}, {off}, {t2}", "smulbb {a0}, {t2}, {t3}", "smultt {a2}, {t2}, {t3}", "ldr {t3}, [{x}]", "sxtab16 {t3}, {off}, {t3}, ror #8", "smulbb {a1}, {t3}, {t1}", "smultt {a3}, {t3}, {t1}", "ldr {t1}, [{w}, {p}]", "ldr {t2}, [{x}, {p}]", "sxtb16 {t3}, {t1}", "sxtb16 {t1}, {t1}, ror #8", "sxtab16 {t2}, {off}, {t2}", "smlabb {a0}, {t2}, {t3}, {a0}", "smlatt {a2}, {t2}, {t3}, {a2}", "ldr {t3}, [{x}, {p}]", "sxtab16 {t3}, {off}, {t3}, ror #8", "smlabb {a1}, {t3}, {t1}, {a1}", "smlatt {a3}, {t3}, {t1}, {a3}", "add {x}, {x}, {r}", "add {w}, {w}, {p}", "add {w}, {w}, {p}, lsl #1", "ldr {t1}, [{w}]", "ldr {t2}, [{x}]", "sxtb16 {t3}, {t1}", "sxtb16 {t1}, {t1}, ror #8", "sxtab16 {t2}, {off}, {t2}", "smlabb {a0}, {t2}, {t3}, {a0}", "smlatt {a2}, {t2}, {t3}, {a2}", "ldr {t3}, [{x}]", "sxtab16 {t3}, {off}, {t3}, ror #8", "smlabb {a1}, {t3}, {t1}, {a1}", "smlatt {a3}, {t3}, {t1}, {a3}", "ldr {t1}, [{w}, {p}]", "ldr {t2}, [{x}, {p}]", "sxtb16 {t3}, {t1}", "sxtb16 {t1}, {t1}, ror #8", "sxtab16 {t2}, {off}, {t2}", "smlabb {a0}, {t2}, {t3}, {a0}", "smlatt {a2}, {t2}, {t3}, {a2}", "ldr {t3}, [{x}, {p}]", "sxtab16 {t3}, {off}, {t3}, ror #8", "smlabb {a1}, {t3}, {t1}, {a1}", "smlatt {a3}, {t3}, {t1}, {a3}", x = inout(reg) xk => _, w = inout(reg) wk => _, p = in(reg) pixel, r = in(reg) stride, off = in(reg) off, a0 = out(reg) a0, a1 = out(reg) a1, a2 = out(reg) a2, a3 = out(reg) a3, t1 = out(reg) _, t2 = out(reg) _, t3 = out(reg) _, options(readonly, nostack))
+                    }
+                }
+            };
+            f(i, [a0, a1, a2, a3]);
+            i += 1;
+        }
+    }
+    true
 }
 
 /// Four int8 values as one word, the first in the least significant byte (as a little-endian
@@ -484,6 +631,8 @@ const FLAG_EFFECTS: &[(&str, bool, bool)] = &[
     ("ldr", false, false),
     ("ldrd", false, false),
     ("subs", true, false),
+    // The strides of `depthwise_3x3`'s window: ADD without S writes no flag.
+    ("add", false, false),
     ("bne", false, true),
 ];
 
@@ -550,9 +699,10 @@ mod tests {
                 "{block}"
             );
         }
-        // Every wrapper's block was seen (one per instruction wrapper, SSUB + SEL as one, and
-        // the loop of `smlad_2x2_groups`).
-        assert_eq!(blocks, 17, "asm! blocks in dsp.rs");
+        // Every wrapper's block was seen (one per instruction wrapper, SSUB + SEL as one, the
+        // loop of `smlad_2x2_groups` and its odd last group, and `depthwise_3x3`'s four window
+        // shapes).
+        assert_eq!(blocks, 22, "asm! blocks in dsp.rs");
     }
 
     /// The 2 x 2 group loop against its definition: per group the sums of the matching values

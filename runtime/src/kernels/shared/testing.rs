@@ -1,8 +1,11 @@
 //! Test helpers the ops' tests share: geometries, packed int4 filters, and the seeded inputs and
 //! multipliers the DSP kernels' tests draw (forms of every epilogue).
 
+extern crate std;
+use std::vec::Vec;
+
 use super::requant::Requant;
-use super::window::{ConvGeometry, ConvS8};
+use super::window::{ConvGeometry, ConvS8, Part};
 
 /// A stride-1, undilated, unpadded geometry of these shapes (depth multiplier 1).
 pub(crate) fn geometry(input: [usize; 4], filter: [usize; 4], output: [usize; 4]) -> ConvGeometry {
@@ -18,6 +21,111 @@ pub(crate) fn geometry(input: [usize; 4], filter: [usize; 4], output: [usize; 4]
         pad_w: 0,
         depth_multiplier: 1,
     }
+}
+
+/// One geometry: `[N, H, W, C]`, `O` filters of `kh x kw`, strides, dilations, and the
+/// padding (`None`: TFLite's SAME, `Some(p)`: `p` on both sides, `Some(0)` being VALID).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn padded(
+    [n, h, w, c]: [usize; 4],
+    o: usize,
+    [kh, kw]: [usize; 2],
+    [sh, sw]: [usize; 2],
+    [dh, dw]: [usize; 2],
+    pad: Option<usize>,
+) -> Option<ConvGeometry> {
+    // TFLM's output size and padding per dimension.
+    let dim = |size: usize, k: usize, s: usize, d: usize| -> Option<(usize, usize)> {
+        let extent = (k - 1) * d + 1;
+        match pad {
+            None => {
+                let out = size.div_ceil(s);
+                let total = ((out - 1) * s + extent).saturating_sub(size);
+                Some((out, total / 2))
+            }
+            Some(p) => {
+                let padded = size + 2 * p;
+                (padded >= extent).then(|| ((padded - extent) / s + 1, p))
+            }
+        }
+    };
+    let (oh, ph) = dim(h, kh, sh, dh)?;
+    let (ow, pw) = dim(w, kw, sw, dw)?;
+    Some(ConvGeometry {
+        input: [n, h, w, c],
+        filter: [o, kh, kw, c],
+        output: [n, oh, ow, o],
+        stride_h: sh,
+        stride_w: sw,
+        dilation_h: dh,
+        dilation_w: dw,
+        pad_h: ph,
+        pad_w: pw,
+        depth_multiplier: 1,
+    })
+}
+
+/// The overlapped driver's chunks of `g` (as `overlap`'s walk makes them), cut at random:
+/// per batch, runs of whole output rows (their input rows, the padding above moved to
+/// match, [`Part::WHOLE`]), and rows cut into runs of pixels (the input rows the row's
+/// windows reach, all columns, the run's first column and up to as many input pixels
+/// skipped as its first window leaves of its first row). Each: the chunk's geometry, part,
+/// input elements and output elements of the whole tensors.
+pub(crate) fn driver_chunks(
+    g: &ConvGeometry,
+    rng: &mut Rng,
+) -> Vec<(ConvGeometry, Part, [usize; 2], [usize; 2])> {
+    let [n, h, w, c] = g.input;
+    let [_, oh, ow, o] = g.output;
+    let extent = (g.filter[1] - 1) * g.dilation_h + 1;
+    let first_row = |y: usize| (y * g.stride_h).saturating_sub(g.pad_h).min(h);
+    let end_row = |y: usize| (y * g.stride_h + extent).saturating_sub(g.pad_h).min(h);
+    let first_column = |x: usize| (x * g.stride_w).saturating_sub(g.pad_w).min(w);
+    let mut out = Vec::new();
+    for b in 0..n {
+        let mut y = 0;
+        while y < oh {
+            let rows = 1 + rng.below(oh - y);
+            let (r0, r1) = (first_row(y), end_row(y + rows - 1));
+            if r0 >= r1 {
+                // Windows of padding alone: no chunk can hold them.
+                y += rows;
+                continue;
+            }
+            let sub = ConvGeometry {
+                input: [1, r1 - r0, w, c],
+                output: [1, rows, ow, o],
+                pad_h: g.pad_h + r0 - y * g.stride_h,
+                ..*g
+            };
+            let at = (b * h + r0) * w * c;
+            let input = [at, at + (r1 - r0) * w * c];
+            let out_at = (b * oh + y) * ow * o;
+            if rows > 1 || rng.below(2) == 0 {
+                let output = [out_at, out_at + rows * ow * o];
+                out.push((sub, Part::WHOLE, input, output));
+                y += rows;
+                continue;
+            }
+            // One row in runs of pixels.
+            let mut x = 0;
+            while x < ow {
+                let x1 = x + 1 + rng.below(ow - x);
+                let skip = rng.below(first_column(x) + 1);
+                let sub = ConvGeometry {
+                    output: [1, 1, x1 - x, o],
+                    ..sub
+                };
+                let part = Part { x0: x, skip };
+                let input = [input[0] + skip * c, input[1]];
+                let output = [out_at + x * o, out_at + x1 * o];
+                out.push((sub, part, input, output));
+                x = x1;
+            }
+            y += 1;
+        }
+    }
+    out
 }
 
 /// Up to 64 int4 values packed two to a byte, the first in the low nibble, and the number
@@ -84,6 +192,20 @@ impl Rng {
     /// One of `items`.
     pub(crate) fn pick<T: Copy>(&mut self, items: &[T]) -> T {
         items[self.below(items.len())]
+    }
+
+    /// `n` int8 values, a quarter of them at the extremes.
+    pub(crate) fn values(&mut self, n: usize) -> Vec<i8> {
+        (0..n)
+            .map(|_| {
+                let r = self.next();
+                match r % 8 {
+                    0 => -128,
+                    1 => 127,
+                    _ => (r >> 8) as i8,
+                }
+            })
+            .collect()
     }
 
     /// An int8 value, a quarter of them at the extremes.

@@ -598,37 +598,8 @@ mod tests {
     use crate::kernels::shared::ConvGeometry;
     use crate::kernels::shared::Requant;
 
-    struct Rng(u32);
-    impl Rng {
-        fn next(&mut self) -> u32 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 17;
-            self.0 ^= self.0 << 5;
-            self.0
-        }
-        fn below(&mut self, n: usize) -> usize {
-            self.next() as usize % n
-        }
-        fn pick<T: Copy>(&mut self, items: &[T]) -> T {
-            items[self.below(items.len())]
-        }
-        /// int8 values, a quarter of them at the extremes.
-        fn values(&mut self, n: usize) -> Vec<i8> {
-            (0..n)
-                .map(|_| {
-                    let r = self.next();
-                    match r % 8 {
-                        0 => -128,
-                        1 => 127,
-                        _ => (r >> 8) as i8,
-                    }
-                })
-                .collect()
-        }
-    }
-
     /// Up to 24 output channels' multipliers: the models' form (right shifts of 1 to 11).
-    use crate::kernels::shared::testing::{REQUANT, fails_in_debug};
+    use crate::kernels::shared::testing::{REQUANT, Rng, driver_chunks, fails_in_debug, padded};
 
     /// Multipliers outside the right form in every third channel (shifts 1 and 0, the largest
     /// multiplier, a negative one, 0): the general requantisation.
@@ -673,48 +644,6 @@ mod tests {
         }
         r
     };
-
-    /// One geometry: `[N, H, W, C]`, `O` filters of `kh x kw`, strides, dilations, and the
-    /// padding (`None`: TFLite's SAME, `Some(p)`: `p` on both sides, `Some(0)` being VALID).
-    #[allow(clippy::too_many_arguments)]
-    fn geometry(
-        [n, h, w, c]: [usize; 4],
-        o: usize,
-        [kh, kw]: [usize; 2],
-        [sh, sw]: [usize; 2],
-        [dh, dw]: [usize; 2],
-        pad: Option<usize>,
-    ) -> Option<ConvGeometry> {
-        // TFLM's output size and padding per dimension.
-        let dim = |size: usize, k: usize, s: usize, d: usize| -> Option<(usize, usize)> {
-            let extent = (k - 1) * d + 1;
-            match pad {
-                None => {
-                    let out = size.div_ceil(s);
-                    let total = ((out - 1) * s + extent).saturating_sub(size);
-                    Some((out, total / 2))
-                }
-                Some(p) => {
-                    let padded = size + 2 * p;
-                    (padded >= extent).then(|| ((padded - extent) / s + 1, p))
-                }
-            }
-        };
-        let (oh, ph) = dim(h, kh, sh, dh)?;
-        let (ow, pw) = dim(w, kw, sw, dw)?;
-        Some(ConvGeometry {
-            input: [n, h, w, c],
-            filter: [o, kh, kw, c],
-            output: [n, oh, ow, o],
-            stride_h: sh,
-            stride_w: sw,
-            dilation_h: dh,
-            dilation_w: dw,
-            pad_h: ph,
-            pad_w: pw,
-            depth_multiplier: 1,
-        })
-    }
 
     fn params(geometry: ConvGeometry, rng: &mut Rng) -> ConvS8 {
         let requant: &'static [Requant] = match rng.below(3) {
@@ -774,69 +703,6 @@ mod tests {
         shape.iter().product()
     }
 
-    /// The overlapped driver's chunks of `g` (as `overlap`'s walk makes them), cut at random:
-    /// per batch, runs of whole output rows (their input rows, the padding above moved to
-    /// match, [`Part::WHOLE`]), and rows cut into runs of pixels (the input rows the row's
-    /// windows reach, all columns, the run's first column and up to as many input pixels
-    /// skipped as its first window leaves of its first row). Each: the chunk's geometry, part,
-    /// input elements and output elements of the whole tensors.
-    fn chunks(
-        g: &ConvGeometry,
-        rng: &mut Rng,
-    ) -> Vec<(ConvGeometry, Part, [usize; 2], [usize; 2])> {
-        let [n, h, w, c] = g.input;
-        let [_, oh, ow, o] = g.output;
-        let extent = (g.filter[1] - 1) * g.dilation_h + 1;
-        let first_row = |y: usize| (y * g.stride_h).saturating_sub(g.pad_h).min(h);
-        let end_row = |y: usize| (y * g.stride_h + extent).saturating_sub(g.pad_h).min(h);
-        let first_column = |x: usize| (x * g.stride_w).saturating_sub(g.pad_w).min(w);
-        let mut out = Vec::new();
-        for b in 0..n {
-            let mut y = 0;
-            while y < oh {
-                let rows = 1 + rng.below(oh - y);
-                let (r0, r1) = (first_row(y), end_row(y + rows - 1));
-                if r0 >= r1 {
-                    // Windows of padding alone: no chunk can hold them.
-                    y += rows;
-                    continue;
-                }
-                let sub = ConvGeometry {
-                    input: [1, r1 - r0, w, c],
-                    output: [1, rows, ow, o],
-                    pad_h: g.pad_h + r0 - y * g.stride_h,
-                    ..*g
-                };
-                let at = (b * h + r0) * w * c;
-                let input = [at, at + (r1 - r0) * w * c];
-                let out_at = (b * oh + y) * ow * o;
-                if rows > 1 || rng.below(2) == 0 {
-                    let output = [out_at, out_at + rows * ow * o];
-                    out.push((sub, Part::WHOLE, input, output));
-                    y += rows;
-                    continue;
-                }
-                // One row in runs of pixels.
-                let mut x = 0;
-                while x < ow {
-                    let x1 = x + 1 + rng.below(ow - x);
-                    let skip = rng.below(first_column(x) + 1);
-                    let sub = ConvGeometry {
-                        output: [1, 1, x1 - x, o],
-                        ..sub
-                    };
-                    let part = Part { x0: x, skip };
-                    let input = [input[0] + skip * c, input[1]];
-                    let output = [out_at + x * o, out_at + x1 * o];
-                    out.push((sub, part, input, output));
-                    x = x1;
-                }
-                y += 1;
-            }
-        }
-        out
-    }
-
     /// What [`check`] ran: geometries whose filter rows are whole words and those with run
     /// tails, chunks of whole rows, runs of pixels, those with pixels skipped, and parts
     /// skipping pixels their windows read.
@@ -853,7 +719,7 @@ mod tests {
     }
 
     /// One geometry: the blocked kernel against the portable loop on the whole geometry and on
-    /// every chunk of [`chunks`], each chunk's output also against the whole output's pixels;
+    /// every chunk of [`driver_chunks`], each chunk's output also against the whole output's pixels;
     /// then on parts that skip input pixels their windows read (no driver gives them): both
     /// kernels fail in debug builds.
     fn check(kernel: Kernel, g: ConvGeometry, rng: &mut Rng, seen: &mut Seen) {
@@ -886,7 +752,7 @@ mod tests {
         } else {
             seen.tails += 1;
         }
-        for (sub, part, [i0, i1], [o0, o1]) in chunks(&g, rng) {
+        for (sub, part, [i0, i1], [o0, o1]) in driver_chunks(&g, rng) {
             let q = ConvS8 { geometry: sub, ..p };
             let input = &input[i0..i1];
             let (taken, got) = blocked(kernel, &q, part, input, &filter, bias, o1 - o0);
@@ -961,7 +827,7 @@ mod tests {
             } else {
                 (1 + rng.below(9), 1 + rng.below(11))
             };
-            let Some(g) = geometry([n, h, w, depth], out_depth, k, stride, dilation, pad) else {
+            let Some(g) = padded([n, h, w, depth], out_depth, k, stride, dilation, pad) else {
                 continue;
             };
             check(kernel, g, &mut rng, &mut seen);
@@ -1019,7 +885,7 @@ mod tests {
             let pad = rng.pick(&[None, Some(0), Some(1)]);
             let h = 2 + rng.below(if cfg!(miri) { 6 } else { 40 });
             let n = rng.pick(&[1, 1, 2]);
-            let Some(mut g) = geometry([n, h, 1, depth], out_depth, [kh, 1], [sh, 1], [dh, 1], pad)
+            let Some(mut g) = padded([n, h, 1, depth], out_depth, [kh, 1], [sh, 1], [dh, 1], pad)
             else {
                 continue;
             };
@@ -1073,7 +939,7 @@ mod tests {
         let rounds = if cfg!(miri) { 1 } else { 3 };
         for &([h, w, c], o, k, s, same) in cases.iter().cycle().take(rounds * cases.len()) {
             let pad = if same { None } else { Some(0) };
-            let g = geometry([1, h, w, c], o, [k, k], [s, s], [1, 1], pad).expect("a geometry");
+            let g = padded([1, h, w, c], o, [k, k], [s, s], [1, 1], pad).expect("a geometry");
             check(conv_s8, g, &mut rng, &mut Seen::default());
         }
     }
@@ -1086,7 +952,7 @@ mod tests {
         } else {
             [2, 5, 7, 5]
         };
-        let g = geometry(input, 5, [3, 3], [1, 1], [1, 1], None).expect("a geometry");
+        let g = padded(input, 5, [3, 3], [1, 1], [1, 1], None).expect("a geometry");
         let len = elements(g.output);
         let rounds = if cfg!(miri) { 2 } else { 48 };
         for round in 0..rounds {
@@ -1125,7 +991,7 @@ mod tests {
     #[test]
     fn other_geometries_are_declined() {
         let mut rng = Rng(0xdec1_0004);
-        let g = geometry([1, 4, 4, 4], 4, [3, 3], [1, 1], [1, 1], None).expect("a geometry");
+        let g = padded([1, 4, 4, 4], 4, [3, 3], [1, 1], [1, 1], None).expect("a geometry");
         let (input, filter) = ([1_i8; 64], [1_i8; 144]);
         let decline = |p: ConvS8, filter: &[i8]| {
             let mut out = [3_i8; 64];
