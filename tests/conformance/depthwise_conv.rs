@@ -100,7 +100,7 @@ fn draw(
         // others any of these (3 x 3 filters mostly: whole windows and their edges). Models 0 and 1 have weights that differ from channel to channel (model 2's
         // are all 127, `suite::weights_for`).
         // Stride 2 for models 1 and 2 (a row's run of whole windows then steps two pixels).
-        stride = if index % 3 == 0 { (1, 1) } else { (2, 2) };
+        stride = if index.is_multiple_of(3) { (1, 1) } else { (2, 2) };
         dilation = (1, 1);
         dm = match index {
             0 | 2 => 1,

@@ -155,6 +155,10 @@ DEVICE_MUTANTS = {
     "dsp-conv-columns": ("src/kernels/shared/window.rs",
                          "            filter: [o, 1, fh, i],",
                          "            filter: [o, fh, 1, i],"),
+    # FULLY_CONNECTED's output channels two at a time: the pair's outputs exchanged.
+    "dsp-fc-pairs": ("src/kernels/fully_connected/mod.rs",
+                     "for (c, dot) in [(out_c, a), (out_c + 1, b)] {",
+                     "for (c, dot) in [(out_c, b), (out_c + 1, a)] {"),
     # AVERAGE_POOL_2D's sums: the odd lanes of a word widened as its even ones.
     "dsp-pool": ("src/kernels/pooling/dsp.rs",
                  "b13 = sxtab16_ror8(b13, b);",
@@ -185,6 +189,7 @@ DEVICE_MUTANT_OPS = {"dsp-depthwise": "depthwise_conv", "dsp-depthwise-rows": "d
                      "dsp-conv": "conv", "dsp-conv-odd": "conv", "dsp-conv-widen": "conv",
                      "dsp-conv-slabs": "conv",
                      "dsp-conv-gathered": "conv", "dsp-conv-columns": "conv",
+                     "dsp-fc-pairs": "fully_connected",
                      "dsp-pool": "pooling", "dsp-add-mul": "add,mul",
                      "dsp-pool-s16": "pooling", "dsp-mul-s16": "mul", "dsp-add-s16": "add"}
 

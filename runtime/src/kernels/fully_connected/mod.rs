@@ -243,23 +243,10 @@ pub mod proven {
                 .iter()
                 .fold(0_i32, |sum, &x| sum.wrapping_add(i32::from(x)));
             let row_constant = constant.wrapping_add(filter_offset.wrapping_mul(input_sum));
-            for out_c in 0..p.output_depth {
-                let weights = filter
-                    .get(out_c * depth..(out_c + 1) * depth)
-                    .unwrap_or(&[]);
-                // `sum(filter * (input + input_offset))`: four elements per step with the DSP
-                // extension's instructions on Armv7E-M (`shared::blocked`), the same sum.
-                #[cfg(stowplan_dsp)]
-                let mut acc =
-                    crate::kernels::shared::blocked::dot_offset_s8(row, weights, p.input_offset)
-                        .wrapping_add(row_constant);
-                #[cfg(not(stowplan_dsp))]
-                let mut acc = {
-                    let (products, filter_sum) = dot_s8(row, weights);
-                    products
-                        .wrapping_add(p.input_offset.wrapping_mul(filter_sum))
-                        .wrapping_add(row_constant)
-                };
+            // Output channel `out_c` from `sum(filter * (input + input_offset))`: the row's
+            // constant, the bias, the requantisation and the clamp.
+            let finish = |out_c: usize, dot: i32| {
+                let mut acc = dot.wrapping_add(row_constant);
                 if let Some(&bias) = bias.and_then(|bias| bias.get(out_c)) {
                     acc = acc.wrapping_add(bias);
                 }
@@ -273,8 +260,47 @@ pub mod proven {
                     None => (0, 0),
                 };
                 acc = fixed::multiply_by_quantized_multiplier(acc, multiplier, shift);
+                clamp_to_i8(acc.wrapping_add(p.output_offset), p.act_min, p.act_max)
+            };
+            // Two output channels at a time with the DSP extension's instructions on
+            // Armv7E-M (`shared::blocked`: the row widened once for both), the same sums.
+            #[cfg(stowplan_dsp)]
+            if depth > 0 {
+                use crate::kernels::shared::blocked::{dot_1x2, dot_offset_s8};
+                let off = crate::dsp::splat16(p.input_offset);
+                let mut rows = filter.chunks_exact(depth).take(p.output_depth);
+                let mut out_c = 0;
+                while let Some(fa) = rows.next() {
+                    if let Some(fb) = rows.next() {
+                        let [a, b] = dot_1x2(row, fa, fb, off, p.input_offset, [0, 0]);
+                        for (c, dot) in [(out_c, a), (out_c + 1, b)] {
+                            if let Some(o) = out.next() {
+                                *o = finish(c, dot);
+                            }
+                        }
+                        out_c += 2;
+                    } else if let Some(o) = out.next() {
+                        *o = finish(out_c, dot_offset_s8(row, fa, p.input_offset));
+                        out_c += 1;
+                    }
+                }
+                continue;
+            }
+            for out_c in 0..p.output_depth {
+                let weights = filter
+                    .get(out_c * depth..(out_c + 1) * depth)
+                    .unwrap_or(&[]);
+                // `sum(filter * (input + input_offset))`.
+                #[cfg(stowplan_dsp)]
+                let dot =
+                    crate::kernels::shared::blocked::dot_offset_s8(row, weights, p.input_offset);
+                #[cfg(not(stowplan_dsp))]
+                let dot = {
+                    let (products, filter_sum) = dot_s8(row, weights);
+                    products.wrapping_add(p.input_offset.wrapping_mul(filter_sum))
+                };
                 if let Some(o) = out.next() {
-                    *o = clamp_to_i8(acc.wrapping_add(p.output_offset), p.act_min, p.act_max);
+                    *o = finish(out_c, dot);
                 }
             }
         }

@@ -16,7 +16,9 @@
 use super::fixed;
 use super::requant::{Requant, clamp_to_i8};
 use super::window::ConvS8;
-use crate::dsp::{max8, max16, smlad, splat16, sxtab16, sxtab16_ror8, sxtb16, sxtb16_ror8, word};
+use crate::dsp::{
+    max8, max16, smlad, smlad_1x2_words, splat16, sxtab16, sxtab16_ror8, sxtb16, sxtb16_ror8, word,
+};
 
 /// `sum(filter[k] * (input[k] + offset))` over the shorter length, wrapping: four elements per
 /// step (two `SMLAD`s), the rest one by one.
@@ -40,6 +42,37 @@ pub(crate) fn dot_offset_s8(input: &[i8], filter: &[i8], offset: i32) -> i32 {
         acc = acc.wrapping_add(i32::from(f).wrapping_mul(i32::from(x).wrapping_add(offset)));
     }
     acc
+}
+
+/// `acc` plus the sums `[x.fa, x.fb]` of one input run against two filter runs, each
+/// `sum(f * (x + offset))` over the shorter length (`off`: the offset in both halfwords), wrapping:
+/// per four values three loads, six widenings, four `SMLAD`s (a 1 x 1 CONV_2D's odd pixel, a
+/// FULLY_CONNECTED row against two output channels), the rest one by one.
+#[inline(always)]
+pub(crate) fn dot_1x2(
+    x: &[i8],
+    fa: &[i8],
+    fb: &[i8],
+    off: u32,
+    offset: i32,
+    acc: [i32; 2],
+) -> [i32; 2] {
+    let x4 = x.as_chunks::<4>().0;
+    let (fa4, fb4) = (fa.as_chunks::<4>().0, fb.as_chunks::<4>().0);
+    let n = x4.len().min(fa4.len()).min(fb4.len());
+    let [mut a0, mut a1] = smlad_1x2_words(first(x4, n), first(fa4, n), first(fb4, n), off, acc);
+    let done = 4 * n;
+    let tails = tail(x, done).iter().zip(tail(fa, done));
+    for ((&x, &wa), &wb) in tails.zip(tail(fb, done)) {
+        let (x, wa, wb) = (
+            i32::from(x).wrapping_add(offset),
+            i32::from(wa),
+            i32::from(wb),
+        );
+        a0 = a0.wrapping_add(wa.wrapping_mul(x));
+        a1 = a1.wrapping_add(wb.wrapping_mul(x));
+    }
+    [a0, a1]
 }
 
 /// The elements of `s` from `start` on (none past its end).

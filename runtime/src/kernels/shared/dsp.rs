@@ -9,11 +9,11 @@
 //! semantics in plain integer arithmetic, so the kernels' blocked loops run, and are tested,
 //! on the host with the very results the device computes.
 //!
-//! Register-only but two: every wrapper takes and returns values, never a pointer, and its
-//! `asm!` block has no memory operands (`options(nomem, nostack)`); the loop
-//! [`smlad_2x2_groups`] and the depthwise windows [`depthwise_3x3`] read the slices they are
-//! given (their bounds checked before each block) and write no memory (`options(readonly,
-//! nostack)`). A block is declared
+//! Register-only but three: every wrapper takes and returns values, never a pointer, and its
+//! `asm!` block has no memory operands (`options(nomem, nostack)`); the loops
+//! [`smlad_2x2_groups`] and [`smlad_1x2_words`] and the depthwise windows [`depthwise_3x3`] read
+//! the slices they are given (their bounds checked before each block) and write no memory
+//! (`options(readonly, nostack)`). A block is declared
 //! `preserves_flags` exactly when none of its instructions writes the APSR's flags, which on
 //! Arm covers N, Z, C, V, the sticky saturation bit Q and the GE bits: not the
 //! multiply-accumulates that set Q on overflow of their 32-bit sum (`SMLAD`, `SMLABB`,
@@ -450,6 +450,68 @@ pub(crate) fn smlad_2x2_groups(
     [aa, ab, ba, bb]
 }
 
+/// `acc` plus the sums `[x.fa, x.fb]` of one input run against two filter runs, words of four
+/// int8 values each, over their common length: `sum(f * (x + offset))` (`off`: the offset in
+/// both halfwords), each modulo 2^32. Per word the input widened once (`SXTAB16`) for both
+/// filters, each filter word widened (`SXTB16`), four `SMLAD`s.
+#[cfg(not(stowplan_dsp))]
+#[inline(always)]
+pub(crate) fn smlad_1x2_words(
+    x: &[[i8; 4]],
+    fa: &[[i8; 4]],
+    fb: &[[i8; 4]],
+    off: u32,
+    acc: [i32; 2],
+) -> [i32; 2] {
+    let [mut a0, mut a1] = acc;
+    for ((x, wa), wb) in x.iter().zip(fa).zip(fb) {
+        let (x, wa, wb) = (word(x), word(wa), word(wb));
+        let (x02, x13) = (sxtab16(off, x), sxtab16_ror8(off, x));
+        a0 = smlad(x13, sxtb16_ror8(wa), smlad(x02, sxtb16(wa), a0));
+        a1 = smlad(x13, sxtb16_ror8(wb), smlad(x02, sxtb16(wb), a1));
+    }
+    [a0, a1]
+}
+
+/// [`smlad_1x2_words`] (see the portable twin) as one loop of 28 instructions per two words (an
+/// odd last word after it), the three words of a step loaded back to back: the compiler's loop
+/// spread the loads (each then two estimated cycles) and took a branch per word.
+#[cfg(stowplan_dsp)]
+#[inline(always)]
+pub(crate) fn smlad_1x2_words(
+    x: &[[i8; 4]],
+    fa: &[[i8; 4]],
+    fb: &[[i8; 4]],
+    off: u32,
+    acc: [i32; 2],
+) -> [i32; 2] {
+    let n = x.len().min(fa.len()).min(fb.len());
+    let [mut a0, mut a1] = acc;
+    let (pairs, done) = (n / 2, n & !1);
+    if pairs > 0 {
+        // SAFETY: the loop runs `pairs` times (`pairs >= 1`, counted down to 0 by `SUBS`/`BNE`),
+        // each time reading two words of `x`, `fa` and `fb` (`LDR` with the pointer moved 4 bytes
+        // each time): `2 * pairs <= n` words of each, which all three slices hold. The loads may
+        // be unaligned, which Armv7-M's `LDR` allows (the kernels' other int8 word loads read
+        // the same way). It writes no memory (`readonly`), uses no stack, and writes only the
+        // registers named here (the pointers and count are declared clobbered) and the flags:
+        // `SUBS` the N, Z, C and V flags that `BNE` reads, `SMLAD` the Q flag, which nothing
+        // reads.
+        unsafe {
+            asm!("2:", "ldr {t0}, [{x}], #4", "ldr {t2}, [{fa}], #4", "ldr {t3}, [{fb}], #4", "sxtab16 {t1}, {off}, {t0}, ror #8", "sxtab16 {t0}, {off}, {t0}", "sxtb16 {t4}, {t2}", "smlad {a0}, {t0}, {t4}, {a0}", "sxtb16 {t2}, {t2}, ror #8", "smlad {a0}, {t1}, {t2}, {a0}", "sxtb16 {t4}, {t3}", "smlad {a1}, {t0}, {t4}, {a1}", "sxtb16 {t3}, {t3}, ror #8", "smlad {a1}, {t1}, {t3}, {a1}", "ldr {t0}, [{x}], #4", "ldr {t2}, [{fa}], #4", "ldr {t3}, [{fb}], #4", "sxtab16 {t1}, {off}, {t0}, ror #8", "sxtab16 {t0}, {off}, {t0}", "sxtb16 {t4}, {t2}", "smlad {a0}, {t0}, {t4}, {a0}", "sxtb16 {t2}, {t2}, ror #8", "smlad {a0}, {t1}, {t2}, {a0}", "sxtb16 {t4}, {t3}", "smlad {a1}, {t0}, {t4}, {a1}", "sxtb16 {t3}, {t3}, ror #8", "smlad {a1}, {t1}, {t3}, {a1}", "subs {n}, {n}, #1", "bne 2b", a0 = inout(reg) a0, a1 = inout(reg) a1, x = inout(reg) x.as_ptr() => _, fa = inout(reg) fa.as_ptr() => _, fb = inout(reg) fb.as_ptr() => _, n = inout(reg) pairs => _, off = in(reg) off, t0 = out(reg) _, t1 = out(reg) _, t2 = out(reg) _, t3 = out(reg) _, t4 = out(reg) _, options(readonly, nostack))
+        };
+    }
+    if n % 2 == 1 {
+        // SAFETY: one word of each slice, the last (`done = n - 1 < n`: the pointers `done`
+        // words in are in bounds), read as one step of the loop above; the same registers, no
+        // memory written, no stack, and the Q flag (`SMLAD`), which nothing reads.
+        unsafe {
+            asm!("ldr {t0}, [{x}], #4", "ldr {t2}, [{fa}], #4", "ldr {t3}, [{fb}], #4", "sxtab16 {t1}, {off}, {t0}, ror #8", "sxtab16 {t0}, {off}, {t0}", "sxtb16 {t4}, {t2}", "smlad {a0}, {t0}, {t4}, {a0}", "sxtb16 {t2}, {t2}, ror #8", "smlad {a0}, {t1}, {t2}, {a0}", "sxtb16 {t4}, {t3}", "smlad {a1}, {t0}, {t4}, {a1}", "sxtb16 {t3}, {t3}, ror #8", "smlad {a1}, {t1}, {t3}, {a1}", a0 = inout(reg) a0, a1 = inout(reg) a1, x = inout(reg) x.as_ptr().wrapping_add(done) => _, fa = inout(reg) fa.as_ptr().wrapping_add(done) => _, fb = inout(reg) fb.as_ptr().wrapping_add(done) => _, off = in(reg) off, t0 = out(reg) _, t1 = out(reg) _, t2 = out(reg) _, t3 = out(reg) _, t4 = out(reg) _, options(readonly, nostack))
+        };
+    }
+    [a0, a1]
+}
+
 /// The sums of `n` windows of a 3 x 3 depthwise convolution (depth multiplier 1), each with
 /// `ROWS` rows of `COLS` valid taps (2 or 3 each: the whole window, its edges' and its corners')
 /// and `step` input words after the last: one call of `f(p * blocks + k, sums)` per window `p`
@@ -700,9 +762,41 @@ mod tests {
             );
         }
         // Every wrapper's block was seen (one per instruction wrapper, SSUB + SEL as one, the
-        // loop of `smlad_2x2_groups` and its odd last group, and `depthwise_3x3`'s four window
-        // shapes).
-        assert_eq!(blocks, 22, "asm! blocks in dsp.rs");
+        // loops of `smlad_2x2_groups` and `smlad_1x2_words` and their odd last steps, and
+        // `depthwise_3x3`'s four window shapes).
+        assert_eq!(blocks, 24, "asm! blocks in dsp.rs");
+    }
+
+    /// The 1 x 2 word loop against its definition: per word the sums of the input values plus
+    /// the offset times each filter's values, over the shortest slice (odd and even lengths).
+    #[test]
+    fn word_loop_sums_offset_values() {
+        let mut state = 0x1a2b_0001_u32;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 17;
+            state ^= state << 5;
+            state
+        };
+        for (len, offset) in [(0, 3), (1, 128), (2, -127), (5, 0), (8, 77), (9, -128)] {
+            let mut words = |n: usize| -> Vec<[i8; 4]> {
+                (0..n)
+                    .map(|_| next().to_le_bytes().map(|b| b as i8))
+                    .collect()
+            };
+            let (x, fa, fb) = (words(len), words(len + 1), words(len + 2));
+            let acc = [next() as i32, i32::MIN + 5];
+            let got = smlad_1x2_words(&x, &fa, &fb, splat16(offset), acc);
+            let mut want = acc.map(i64::from);
+            for ((x, a), b) in x.iter().zip(&fa).zip(&fb) {
+                for j in 0..4 {
+                    let v = i64::from(x[j]) + i64::from(offset);
+                    want[0] += v * i64::from(a[j]);
+                    want[1] += v * i64::from(b[j]);
+                }
+            }
+            assert_eq!(got, want.map(|v| v as i32), "{len} {offset}");
+        }
     }
 
     /// The 2 x 2 group loop against its definition: per group the sums of the matching values

@@ -2,9 +2,9 @@
 //! DSP extension (cfg `stowplan_dsp`): the matrix product of pixels by filters in blocks of
 //! 2 pixels x 2 output channels, the accumulators in registers (see [`conv1x1_s8`]).
 
-use crate::dsp::{smlad, splat16, sxtab16, sxtab16_ror8, sxtb16, sxtb16_ror8, word};
+use crate::dsp::{smlad, smlad_1x2_words, splat16, sxtab16, sxtab16_ror8, sxtb16, sxtb16_ror8};
 use crate::kernels::shared::blocked::{
-    Epilogue, dot_offset_s8, first, load4, tail, unrolled, word4,
+    Epilogue, dot_1x2, dot_offset_s8, first, load4, tail, unrolled, word4,
 };
 use crate::kernels::shared::{ConvS8, product, sized, sized_mut};
 
@@ -35,42 +35,6 @@ fn dot_2x2(a: &[i8], b: &[i8], fa: &[i8], fb: &[i8], offset: i32) -> [i32; 4] {
         bb = bb.wrapping_add(wb.wrapping_mul(xb));
     }
     [aa, ab, ba, bb]
-}
-
-/// `acc` plus the sums `[x.fa, x.fb]` of one input run against two filter runs, as
-/// [`dot_2x2`]: per four values three loads, six widenings, four `SMLAD`s.
-#[inline(always)]
-fn dot_1x2(x: &[i8], fa: &[i8], fb: &[i8], off: u32, offset: i32, acc: [i32; 2]) -> [i32; 2] {
-    let x4 = x.as_chunks::<4>().0;
-    let (fa4, fb4) = (fa.as_chunks::<4>().0, fb.as_chunks::<4>().0);
-    let n = x4.len().min(fa4.len()).min(fb4.len());
-    let (x4, fa4, fb4) = (first(x4, n), first(fa4, n), first(fb4, n));
-    let [mut a0, mut a1] = acc;
-    for k in 0..n {
-        let (Some(x), Some(wa), Some(wb)) = (x4.get(k), fa4.get(k), fb4.get(k)) else {
-            break;
-        };
-        let x = word(x);
-        let (x0, x1) = (sxtab16(off, x), sxtab16_ror8(off, x));
-        let wa = word(wa);
-        a0 = smlad(x0, sxtb16(wa), a0);
-        a0 = smlad(x1, sxtb16_ror8(wa), a0);
-        let wb = word(wb);
-        a1 = smlad(x0, sxtb16(wb), a1);
-        a1 = smlad(x1, sxtb16_ror8(wb), a1);
-    }
-    let done = 4 * n;
-    let tails = tail(x, done).iter().zip(tail(fa, done));
-    for ((&x, &wa), &wb) in tails.zip(tail(fb, done)) {
-        let (x, wa, wb) = (
-            i32::from(x).wrapping_add(offset),
-            i32::from(wa),
-            i32::from(wb),
-        );
-        a0 = a0.wrapping_add(wa.wrapping_mul(x));
-        a1 = a1.wrapping_add(wb.wrapping_mul(x));
-    }
-    [a0, a1]
 }
 
 /// [`dot_2x2`] of rows of whole words (four elements each): the same sums, with no tail.
@@ -530,7 +494,13 @@ impl Epilogue<'_> {
                 let (fa, fb) = f2.split_at(depth);
                 let [aa, ab, ba, bb] = if WORDS {
                     let (fa4, fb4) = (fa.as_chunks::<4>().0, fb.as_chunks::<4>().0);
-                    dot_2x2_words(a4, b4, fa4, fb4, offset)
+                    // A pixel at a time against the channel pair (`smlad_1x2_words`: its
+                    // loop keeps its pointers in registers, where the 2 x 2 loop over four
+                    // pointers of a run-time length spilled them).
+                    let off = splat16(offset);
+                    let [aa, ab] = smlad_1x2_words(a4, fa4, fb4, off, [0, 0]);
+                    let [ba, bb] = smlad_1x2_words(b4, fa4, fb4, off, [0, 0]);
+                    [aa, ab, ba, bb]
                 } else {
                     dot_2x2(a, b, fa, fb, offset)
                 };
