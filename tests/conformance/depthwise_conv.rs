@@ -97,10 +97,15 @@ fn draw(
         // a channel count of the models' layers (8 to 256), model 1 one input channel to eight
         // (SAME; rows of 4 or 8 taps) or a multiplier of 4 (VALID: the block loop's other
         // form), model 2 depth multiplier 1 with an odd number of blocks of four channels, the
-        // others any of these (3 x 3 filters mostly: whole windows and their edges). Models 0 and 1 have weights that differ from channel to channel (model 2's
-        // are all 127, `suite::weights_for`).
-        // Stride 2 for models 1 and 2 (a row's run of whole windows then steps two pixels).
-        stride = if index.is_multiple_of(3) { (1, 1) } else { (2, 2) };
+        // others any of these (3 x 3 filters mostly: whole windows and their edges). Models 0
+        // and 1 have weights that differ from channel to channel (model 2's are all 127,
+        // `suite::weights_for`). Stride 2 for models 1 and 2 (a row's run of whole windows
+        // then steps two pixels).
+        stride = if index.is_multiple_of(3) {
+            (1, 1)
+        } else {
+            (2, 2)
+        };
         dilation = (1, 1);
         dm = match index {
             0 | 2 => 1,
