@@ -5,7 +5,7 @@
 use crate::dsp::{
     depthwise_3x3, smlabb, smlabt, smlatt, splat16, sxtab16, sxtab16_ror8, sxtb16, sxtb16_ror8,
 };
-use crate::kernels::shared::blocked::{Epilogue, first, first_mut, load4, unrolled, word4};
+use crate::kernels::shared::blocked::{Epilogue, first, load4, word4};
 use crate::kernels::shared::{ConvS8, Part, origin, sized, sized_mut, valid_taps};
 
 /// int8 DEPTHWISE_CONV_2D without dilation, for output channels in blocks of four: with depth
@@ -27,8 +27,9 @@ use crate::kernels::shared::{ConvS8, Part, origin, sized, sized_mut, valid_taps}
 /// its window reads has been read for them).
 ///
 /// Returns `false`, having written nothing, for any other geometry (the caller runs the general
-/// kernel then); `true` without writing if a slice is shorter than the geometry says.
-#[inline(always)]
+/// kernel then); `true` without writing if a slice is shorter than the geometry says. Not
+/// inlined: the whole-tensor entry and the overlapped driver's share one copy.
+#[inline(never)]
 pub(crate) fn depthwise_s8(
     p: &ConvS8,
     part: Part,
@@ -187,10 +188,11 @@ fn depthwise_blocks<const ONE: bool>(
 const TAPS: usize = 9;
 
 /// [`depthwise_s8`] for depth multiplier 1, any number of blocks of four channels and windows
-/// of at most [`TAPS`] taps. Per output pixel, each valid tap's input pixel and filter tap are
-/// runs of `blocks` words (one word per block of four channels); then per block the taps' words
-/// into four accumulators ([`Taps::pixel`]: nine, six or four taps written out, other counts in
-/// a loop). Writes in memory order: output pixels in order (batch, y, x), within a pixel its
+/// of at most [`TAPS`] taps. A 3 x 3 filter's windows of two or three rows of two or three taps
+/// run [`window_3x3`] (a row's run of whole windows at once); any other window lists each
+/// valid tap's input pixel and filter tap as runs of `blocks` words (one word per block of four
+/// channels), then sums per block the taps' words into four accumulators ([`Taps::pixel`]).
+/// Writes in memory order: output pixels in order (batch, y, x), within a pixel its
 /// blocks of four channels in order, each block's four bytes together once its sums are
 /// complete. The slices have the geometry's sizes (checked by the caller).
 #[inline(always)]
@@ -339,49 +341,16 @@ impl<'a> Taps<'a> {
         }
     }
 
-    /// The pixel's outputs `out` (a word per block): the whole window of a 3 x 3 filter, its
-    /// edges' six taps and its corners' four are written out ([`Taps::sums`]), other counts
-    /// loop over the taps.
+    /// The pixel's outputs `out` (a word per block), the taps in a loop (the windows of filters
+    /// other than 3 x 3, and a 3 x 3 filter's one-row or one-column windows: rare enough that a
+    /// loop per tap count would cost more flash than it saves cycles).
     #[inline(never)]
     fn pixel(&self, e: &Epilogue<'_>, form: u8, off: u32, out: &mut [[i8; 4]]) {
-        match self.n {
-            9 => self.sums::<9>(e, form, off, out),
-            6 => self.sums::<6>(e, form, off, out),
-            4 => self.sums::<4>(e, form, off, out),
-            _ => {
-                for (k, out) in out.iter_mut().enumerate() {
-                    let mut acc = [0; 4];
-                    for (x, w) in self.x.iter().zip(&self.w).take(self.n) {
-                        acc = tap4(acc, x.get(k), w.get(k), off);
-                    }
-                    *out = e.finish4(form, 4 * k, acc);
-                }
+        for (k, out) in out.iter_mut().enumerate() {
+            let mut acc = [0; 4];
+            for (x, w) in self.x.iter().zip(&self.w).take(self.n) {
+                acc = tap4(acc, x.get(k), w.get(k), off);
             }
-        }
-    }
-
-    /// [`Taps::pixel`] for `N` taps: every run cut to the shortest one's length first, so the
-    /// loop's words need no checks; the `N` taps of a block written out.
-    #[inline(always)]
-    fn sums<const N: usize>(&self, e: &Epilogue<'_>, form: u8, off: u32, out: &mut [[i8; 4]]) {
-        let n = unrolled::<_, N>(out.len(), |n, j| {
-            let (x, w) = (
-                self.x.get(j).map_or(0, |s| s.len()),
-                self.w.get(j).map_or(0, |s| s.len()),
-            );
-            n.min(x).min(w)
-        });
-        let cut = |s: &[&'a [[i8; 4]]; TAPS]| s.map(|s| first(s, n));
-        let (x, w) = (cut(&self.x), cut(&self.w));
-        for (k, out) in first_mut(out, n).iter_mut().enumerate() {
-            let acc = unrolled::<_, N>([0; 4], |acc, j| {
-                tap4(
-                    acc,
-                    x.get(j).and_then(|x| x.get(k)),
-                    w.get(j).and_then(|w| w.get(k)),
-                    off,
-                )
-            });
             *out = block_out(e, form, k, acc);
         }
     }

@@ -94,13 +94,6 @@ pub(crate) fn first<T>(s: &[T], n: usize) -> &[T] {
     s.get(..n).unwrap_or(s)
 }
 
-/// The first `n` elements of `s` (all of them if it is shorter), mutably.
-#[inline(always)]
-pub(crate) fn first_mut<T>(s: &mut [T], n: usize) -> &mut [T] {
-    let n = n.min(s.len());
-    s.split_at_mut(n).0
-}
-
 /// The int8 epilogue of the blocked kernels,
 /// [`requantize_channel`](super::requant::requantize_channel)'s arithmetic with the channel's
 /// constants read a block at a time, in form `F` (chosen per op by [`Epilogue::new`]): its low
@@ -146,12 +139,24 @@ impl<'a> Epilogue<'a> {
             act_min: p.act_min,
             act_max: p.act_max,
         };
-        let form = if p.requant.len() >= channels {
-            p.requant.iter().take(channels).fold(2, |form, r| {
-                form.min(fixed::right_form(r.multiplier, r.shift))
-            })
-        } else {
-            0
+        // The least `fixed::right_form` of the channels, from the multipliers' signs and the
+        // shifts' range (one pass without a branch per channel: the in-place driver's chunks
+        // each compute it): 0 if any multiplier is negative or any shift is outside -31..=-1,
+        // else 1 if any shift is -1, else 2.
+        let form = match p.requant.get(..channels) {
+            Some(r) if !fixed::SINGLE_ROUNDING => {
+                let (signs, least, most) = r.iter().fold((0, 0, -32), |(signs, least, most), r| {
+                    (signs | r.multiplier, r.shift.min(least), r.shift.max(most))
+                });
+                if signs < 0 || least < -31 || most > -1 {
+                    0
+                } else if most == -1 {
+                    1
+                } else {
+                    2
+                }
+            }
+            _ => 0,
         };
         // The whole int8 range (no fused activation narrows it): the clamp is a saturation.
         let full = if (p.act_min, p.act_max) == (-128, 127) {
@@ -485,6 +490,65 @@ pub(crate) fn word2(a: i16, b: i16) -> u32 {
 mod tests {
     use super::*;
     use crate::kernels::shared::testing::Rng;
+
+    /// [`Epilogue::new`]'s form is the least [`fixed::right_form`] of the op's channels (2 for
+    /// none), with or without the whole int8 range: every window of up to six channels of a
+    /// table of multipliers and shifts in and out of the short forms' ranges.
+    #[test]
+    fn epilogue_form_is_the_least_right_form() {
+        const fn r(multiplier: i32, shift: i32) -> Requant {
+            Requant { multiplier, shift }
+        }
+        static TABLE: [Requant; 16] = [
+            r(1 << 30, -2),
+            r(1 << 30, -9),
+            r(i32::MAX, -31),
+            r(1 << 30, -1),
+            r(1 << 30, -3),
+            r(-1, -4),
+            r(1 << 30, -5),
+            r(1 << 30, 0),
+            r(1 << 30, -7),
+            r(1 << 30, -32),
+            r(0, -2),
+            r(1 << 30, -1),
+            r(i32::MIN, -6),
+            r(1 << 30, 3),
+            r(1 << 30, -12),
+            r(1 << 30, -30),
+        ];
+        let mut seen = [0_usize; 3];
+        for start in 0..TABLE.len() {
+            for n in 0..=6.min(TABLE.len() - start) {
+                for (channels, full) in [(n, true), (n, false), (n + 1, true)] {
+                    let requant = &TABLE[start..start + n];
+                    let p = ConvS8 {
+                        geometry: crate::kernels::shared::testing::geometry([1; 4], [1; 4], [1; 4]),
+                        input_offset: 0,
+                        output_offset: 0,
+                        requant,
+                        act_min: if full { -128 } else { 0 },
+                        act_max: 127,
+                    };
+                    let least = if requant.len() >= channels {
+                        requant.iter().take(channels).fold(2, |form, r| {
+                            form.min(fixed::right_form(r.multiplier, r.shift))
+                        })
+                    } else {
+                        0
+                    };
+                    seen[usize::from(least)] += 1;
+                    let want = least | if full { FULL } else { 0 };
+                    assert_eq!(
+                        Epilogue::new(&p, None, channels).1,
+                        want,
+                        "{requant:?} {channels}"
+                    );
+                }
+            }
+        }
+        assert!(seen.iter().all(|&n| n > 5), "{seen:?}");
+    }
 
     /// [`Scale`] in every form against the general function: right shifts of 0 to 31 and the
     /// shifts and multipliers no short form takes, over edge and random values.
