@@ -81,7 +81,7 @@ fn dot_2x2_words(
 /// int8 CONV_2D with a 1 x 1 filter, stride 1, no padding and one group, as the matrix product
 /// `output[pixel][o] = requantise(filter[o] . (input[pixel] + input_offset) + bias[o])`, in
 /// blocks of 2 pixels x 2 output channels. The layers' shapes (8, 16, 32, 64, 128 or 256 input
-/// channels, an even number of output channels, a bias, epilogue form 6 or 5) each have a loop
+/// channels, an even number of output channels, a bias, epilogue form 6) each have a loop
 /// of their own ([`Epilogue::conv1x1_words`]: the channel count a constant, the rows' words
 /// immediate offsets from two pointers, sixteen or eight words an iteration unrolled, the odd
 /// last pixel in blocks of 1 x 2; with fewer than 64 input channels channel pairs outermost);
@@ -146,9 +146,11 @@ fn conv1x1_blocks<const F: u8>(
     offset: i32,
 ) {
     // The layers' shapes (8 to 256 input channels, an even number of output channels, every
-    // channel's constants): one loop per channel count, all pixel pairs in it.
+    // channel's constants, right shifts of 2 and more over the whole int8 range): one loop per
+    // channel count, all pixel pairs in it. (Form 5, a channel's right shift of 1, is rare in
+    // convolutions: its layers take the pixel pairs, for half the loops' flash.)
     let constants = e.requant.len() >= out_depth && e.bias.is_some_and(|b| b.len() >= out_depth);
-    let counted = F & 3 != 0
+    let counted = F == 6
         && constants
         && out_depth.is_multiple_of(2)
         && depth.is_multiple_of(4)
@@ -368,8 +370,8 @@ impl Epilogue<'_> {
     }
 
     /// [`conv1x1_blocks`] for rows of `W` words (`4 * W` input channels: `W` 2, 4, 8, 16, 32
-    /// or 64), an even `out_depth` and every channel's multiplier and bias at hand (form `F` 6
-    /// or 5): the loops of one layer shape. Rows of 64 and more channels are written as
+    /// or 64), an even `out_depth` and every channel's multiplier and bias at hand (form `F` 6,
+    /// as `conv1x1_blocks` calls it): the loops of one layer shape. Rows of 64 and more channels are written as
     /// [`Epilogue::pixel_pair`] and the odd last pixel there do (pixel pairs in order, in each
     /// the channel pairs in order; then the odd last pixel, a channel pair at a time); shorter
     /// rows a channel pair at a time (its constants read once), in it the pixel pairs in order,
@@ -597,8 +599,9 @@ mod tests {
         assert_eq!(out, [3; 64]);
     }
 
-    /// Every loop of [`Epilogue::conv1x1_words`] (each channel count, forms 6 and 5, odd and
-    /// even pixel counts) against the portable kernel, deterministically.
+    /// Every loop of [`Epilogue::conv1x1_words`] (each channel count in form 6, odd and even
+    /// pixel counts; form 5 takes the pixel pairs) against the portable kernel,
+    /// deterministically.
     #[test]
     fn conv1x1_layer_loops_equal_the_portable_kernel() {
         let mut rng = Rng(5);
