@@ -209,7 +209,7 @@ mod tests {
     use super::*;
     use crate::kernels::conv::conv2d_s8_portable;
     use crate::kernels::shared::Part;
-    use crate::kernels::shared::testing::{REQUANT, REQUANT_TWO, Rng};
+    use crate::kernels::shared::testing::{REQUANT, REQUANT_TWO, Rng, padded};
 
     /// The gathered kernel against the portable loop on random first-layer shapes (one to four
     /// channels, filters up to 10 x 4, strides, dilations, SAME and VALID padding, batches), with
@@ -234,31 +234,17 @@ mod tests {
             } else {
                 (1 + rng.below(20), 1 + rng.below(12))
             };
-            let same = rng.below(2) == 0;
-            let dim = |size: usize, k: usize, s: usize, d: usize| {
-                let extent = (k - 1) * d + 1;
-                if same {
-                    let out = size.div_ceil(s);
-                    Some((out, ((out - 1) * s + extent).saturating_sub(size) / 2))
-                } else {
-                    (size >= extent).then(|| ((size - extent) / s + 1, 0))
-                }
-            };
-            let (Some((oh, ph)), Some((ow, pw))) = (dim(h, kh, sh, dh), dim(w, kw, sw, dw)) else {
-                continue;
-            };
+            let pad = if rng.below(2) == 0 { None } else { Some(0) };
             let out_depth = rng.pick(&[1, 2, 3, 8, 9, 24]);
-            let g = ConvGeometry {
-                input: [n, h, w, depth],
-                filter: [out_depth, kh, kw, depth],
-                output: [n, oh, ow, out_depth],
-                stride_h: sh,
-                stride_w: sw,
-                dilation_h: dh,
-                dilation_w: dw,
-                pad_h: ph,
-                pad_w: pw,
-                depth_multiplier: 1,
+            let Some(g) = padded(
+                [n, h, w, depth],
+                out_depth,
+                [kh, kw],
+                [sh, sw],
+                [dh, dw],
+                pad,
+            ) else {
+                continue;
             };
             let requant = if rng.below(2) == 0 {
                 &REQUANT[..]
@@ -282,7 +268,7 @@ mod tests {
                 .map(|_| rng.below(40_001) as i32 - 20_000)
                 .collect();
             let bias = (rng.below(4) != 0).then_some(&bias[..]);
-            let len = n * oh * ow * out_depth;
+            let len = g.output.iter().product::<usize>();
             let mut expected = vec![0_i8; len];
             conv2d_s8_portable(&p, Part::WHOLE, &input, &filter, bias, &mut expected);
             let mut got = vec![0x55_i8; len];
