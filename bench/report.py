@@ -9,7 +9,10 @@ that the model's output is TFLite Micro's (TFLM-OUTPUTS.txt: bench/tflm_outputs.
 wheel's in the same run, or the committed bench/tflm-outputs.txt), in both builds; with
 --op-checksums (bench/tflm_outputs.py's tflm-ops.txt), that every op's output tensors on the device
 (the op-marks build's `op_check` lines) have the checksums of TFLite Micro's intermediate tensors,
-naming the first op that differs; that the two counters agree, and that every op was marked; prints each model's figures beside TFLite Micro + CMSIS-NN's
+naming the first op that differs; that the two counters agree, and that every op was marked;
+that the output on the other cores (the `m7_`, `m33_` and `m0_` lines: the Cortex-M7 running the
+M4's binary with the same count, the Cortex-M33's binary with SMLAD in it, the Armv6-M one
+without) is TFLite Micro's too; prints each model's figures beside TFLite Micro + CMSIS-NN's
 (bench/tflm-cmsis-nn.txt, bench/tflm.sh) with the ratios, the goals and the best published
 Cortex-M4 results, per op too; writes a Markdown summary to REPORT.md; then compares with the
 snapshot (or, with --bless, rewrites it): every figure of the snapshot may be at most 0.5 %
@@ -23,7 +26,15 @@ import os
 import sys
 
 # The figures the snapshot holds, per model, and its tolerance.
-SNAPSHOT_FIELDS = ("instructions", "cycles", "ram", "text", "code", "constants")
+SNAPSHOT_FIELDS = (
+    "instructions", "cycles", "ram", "text", "code", "constants", "m33_instructions", "m0_instructions",
+)
+# The other cores bench/run.sh runs each model on: (key, board, what runs there).
+CORES = (
+    ("m7", "Cortex-M7 (mps2-an500)", "the M4's binary (thumbv7em-none-eabihf, DSP kernels)"),
+    ("m33", "Cortex-M33 (mps2-an505)", "thumbv8m.main-none-eabihf, -C target-cpu=cortex-m33 (DSP kernels)"),
+    ("m0", "Cortex-M3 (mps2-an385)", "thumbv6m-none-eabi (Armv6-M: portable kernels)"),
+)
 TOLERANCE = 0.005
 
 # The goals the benchmark serves (the speed issue): estimated cycles at most 0.6x TFLM +
@@ -62,7 +73,7 @@ def read_measured(path):
                 m["op_checks"].append((int(p[1]), int(p[2]), int(p[3]), p[4]))
             elif k in ("name",):
                 m[k] = p[1]
-            elif k in ("output", "marked_output", "buffers"):
+            elif k in ("output", "marked_output", "buffers") or k.endswith("_output"):
                 m[k] = line.split(" ", 1)[1].strip()
             else:
                 m[k] = int(p[1])
@@ -241,13 +252,30 @@ def markdown(models, tflm):
     return "\n".join(rows) + "\n"
 
 
+def cores_table(models):
+    """Instructions of one `invoke` per core beside the M4's: all bit-exact (checked before)."""
+    rows = [
+        "| model | Cortex-M4 (mps2-an386) | Cortex-M7 (mps2-an500) | Cortex-M33, DSP (mps2-an505) | "
+        "Armv6-M, portable (on mps2-an385) | Armv6-M / M4 | text B: M4 / M33 / Armv6-M |",
+        "|---|--:|--:|--:|--:|--:|--:|",
+    ]
+    for m in models:
+        rows.append(
+            f"| {m['name']} | {th(m['instructions'])} | {th(m['m7_instructions'])} | {th(m['m33_instructions'])} "
+            f"| {th(m['m0_instructions'])} | {m['m0_instructions'] / m['instructions']:.2f} "
+            f"| {th(m['text'])} / {th(m['m33_text'])} / {th(m['m0_text'])} |"
+        )
+    return "\n".join(rows) + "\n"
+
+
 def snapshot_text(models):
     lines = [
         "# stowplan on the emulated Cortex-M4 (QEMU mps2-an386), one `invoke` of each benchmark model,",
         "# written by bench/run.sh (STOWPLAN_BLESS=1). bench/run.sh fails when a figure is more than",
         "# 0.5 % above it (its ceiling) or more than 0.5 % below it (stale: bless it). instructions:",
         "# exact count; cycles: the estimator's; ram: data + bss + stack peak; text: flash; code: text",
-        "# minus constants, the model's buffers found in flash (bytes).",
+        "# minus constants, the model's buffers found in flash (bytes); m33_instructions, m0_instructions:",
+        "# the Cortex-M33 (thumbv8m.main, DSP) and Armv6-M (portable kernels) binaries' exact counts.",
     ]
     for m in models:
         lines.append(m["name"] + " " + " ".join(f"{k} {th(m[k])}" for k in SNAPSHOT_FIELDS))
@@ -298,6 +326,19 @@ def main():
             errors.append(
                 f"{name}: the instruction counter counts {m['icount_instructions']}, the cycle estimator {m['instructions']}"
             )
+        for core, board, _ in CORES:
+            if m.get(f"{core}_output") != want.get(name):
+                errors.append(
+                    f"{name}: the output on the {board}, {m.get(f'{core}_output')}, is not TFLite Micro's {want.get(name)}"
+                )
+        # The same binary on QEMU's M7 as on its M4: the same instructions, or the runs differ.
+        if m.get("m7_instructions") != m["instructions"]:
+            errors.append(f"{name}: the M4's binary runs {m.get('m7_instructions')} instructions on the M7, {m['instructions']} on the M4")
+        # The Armv8-M build takes the DSP kernels, the Armv6-M build does not.
+        if not m.get("m33_smlad"):
+            errors.append(f"{name}: the Cortex-M33 binary has no SMLAD: it did not take the DSP kernels")
+        if m.get("m0_smlad") != 0:
+            errors.append(f"{name}: the Armv6-M binary has {m.get('m0_smlad')} SMLAD instructions")
         n_ops = sum(1 for x in m["model_ops"] if x[0] == 0)
         if len(m["marked_ops"]) != n_ops:
             errors.append(f"{name}: {len(m['marked_ops'])} ops marked, the model has {n_ops} in subgraph 0")
@@ -312,6 +353,13 @@ def main():
         print()
     table = markdown(models, tflm)
     print(table)
+    print(
+        "Instructions of one invoke on the other cores, each output TFLite Micro's, bit for bit:\n"
+        + "\n".join(f"  {board}: {what}" for _, board, what in CORES)
+    )
+    cores = cores_table(models)
+    print(cores)
+    table += "\n" + cores
     if a.report:
         with open(a.report, "w") as f:
             f.write(table)

@@ -24,6 +24,11 @@
 #     of each op's output tensors: each must be TFLite Micro's intermediate tensor's;
 #   - sizes: text, data, bss; RAM = data + bss + stack peak; flash text split by bench/flash.py
 #     into the model's constants (its buffers found in the flash image) and code (the rest);
+#   - the other cores, each binary on its QEMU board under the instruction counter (output and
+#     instructions of one `invoke`): the plain binary on the Cortex-M7 (mps2-an500); one built
+#     for thumbv8m.main-none-eabihf with `-C target-cpu=cortex-m33` (the DSP kernels) on the
+#     Cortex-M33 (mps2-an505); one built for thumbv6m-none-eabi (Armv6-M: the portable kernels)
+#     on the Cortex-M3 (mps2-an385);
 #
 # TFLite Micro's outputs and intermediate tensors are the pinned wheel's, computed in this run
 # from the same models and input (bench/tflm_outputs.py --check --out: it also requires
@@ -71,7 +76,7 @@ fi
 
 start=$SECONDS
 rm -rf "$work"
-mkdir -p "$work/plain" "$work/ops" "$work/runs"
+mkdir -p "$work/plain" "$work/ops" "$work/runs" "$work/cores"
 
 # TFLite Micro's outputs and each op's output checksums, from the pinned wheel, in this run.
 tflm_python=${STOWPLAN_TFLM_PYTHON:-}
@@ -121,6 +126,19 @@ build_start=$SECONDS
     while read -r name _; do
         [ -f "$release/bench_$name" ] && cp "$release/bench_$name" "$work/ops/$name.elf"
     done < <(bench_models)
+    # The other cores' plain binaries: Armv8-M Mainline for the Cortex-M33, whose DSP extension
+    # the runtime's build script sees in `-C target-cpu` (the same kernels as the M4's), and
+    # Armv6-M (the portable kernels).
+    RUSTFLAGS="$RUSTFLAGS -C target-cpu=cortex-m33" cargo build "${manifest[@]}" --release --locked --bins \
+        --target thumbv8m.main-none-eabihf ${feature_list:+--features "$feature_list"}
+    cargo build "${manifest[@]}" --release --locked --bins --target thumbv6m-none-eabi \
+        ${feature_list:+--features "$feature_list"}
+    while read -r name _; do
+        for core in m33:thumbv8m.main-none-eabihf m0:thumbv6m-none-eabi; do
+            bin=$CARGO_TARGET_DIR/${core#*:}/release/bench_$name
+            [ -f "$bin" ] && cp "$bin" "$work/cores/$name.${core%%:*}.elf"
+        done
+    done < <(bench_models)
 )
 build_took=$((SECONDS - build_start))
 
@@ -144,6 +162,26 @@ while read -r name path; do
     count_cycles "$ops_elf" "$r.ops.cycles" "$(symbol "$ops_elf" icount_start)" "$(symbol "$ops_elf" icount_end)" \
         "$(symbol "$ops_elf" op_begin)" "$(symbol "$ops_elf" op_end)" >"$r.ops"
     "$stowplan_cli" macs "$model" >"$r.macs"
+    # The other cores, each binary on its board under the instruction counter: the M4's binary
+    # on the Cortex-M7 (mps2-an500), the Armv8-M one on the Cortex-M33 (mps2-an505), the Armv6-M
+    # one on the Cortex-M3 (mps2-an385: QEMU has no Cortex-M0 board with the RAM; Armv6-M code
+    # runs unchanged on an Armv7-M core).
+    for run in m7:mps2-an500:cortex-m7:"$plain" m33:mps2-an505:cortex-m33:"$work/cores/$name.m33.elf" \
+        m0:mps2-an385:cortex-m3:"$work/cores/$name.m0.elf"; do
+        IFS=: read -r core board cpu elf <<<"$run"
+        cs=$(symbol "$elf" icount_start) ce=$(symbol "$elf" icount_end)
+        status=0
+        timeout "${TIMEOUT:-600}" qemu-system-arm -machine "$board" -cpu "$cpu" -nographic -monitor none \
+            -semihosting-config enable=on,target=native -kernel "$elf" \
+            -plugin "$icount_lib,out=$r.$core.icount,marks=$cs:$ce" >"$r.$core.log" 2>&1 || status=$?
+        [ "$status" -eq 0 ] || { tail -20 "$r.$core.log" >&2; echo "error: $name on $board ($cpu): qemu exited with status $status" >&2; exit 1; }
+        awk -v s="$cs" -v e="$ce" -v c="$core" '$1 == "mark" && $2 == s && a == "" { a = $3 }
+            $1 == "mark" && $2 == e && a != "" && b == "" { b = $3 }
+            END { printf "%s_instructions %.0f\n", c, b - a }' "$r.$core.icount" >"$r.$core.txt"
+        tr -d '\r' <"$r.$core.log" | sed -n "s/^output  */${core}_output /p" >>"$r.$core.txt"
+        echo "${core}_smlad $(arm-none-eabi-objdump -d "$elf" | grep -c $'\tsmlad' || true)" >>"$r.$core.txt"
+        sizes "$elf" | sed -n "s/^text /${core}_text /p" >>"$r.$core.txt"
+    done
     {
         echo "name $name"
         echo "model_bytes $(stat -c %s "$model")"
@@ -159,6 +197,7 @@ while read -r name path; do
         grep '^op_check ' "$r.ops.cycles.log" || true
         sed -n 's/^output  *//p' "$r.ops.cycles.log" | sed 's/^/marked_output /'
         awk 'NF == 4 && $1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ { m = $4; gsub(",", "", m); print "model_op", $1, $2, $3, m }' "$r.macs"
+        cat "$r.m7.txt" "$r.m33.txt" "$r.m0.txt"
     } >"$work/$name.txt"
 done < <(bench_models)
 run_took=$((SECONDS - run_start))

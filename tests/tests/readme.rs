@@ -211,15 +211,11 @@ fn the_readme_figures_are_the_cortex_m_snapshots() {
             thousands(figure(&group, "separate arenas "))
         ),
         format!(
-            "person_detect inference takes {} instructions, TFLM + CMSIS-NN {}",
+            "person_detect takes {} instructions (TFLM + CMSIS-NN {})",
             millions(pd),
             millions(pd_tflm)
         ),
-        format!(
-            "micro_speech {}, TFLM + CMSIS-NN {}",
-            millions(ms),
-            millions(ms_tflm)
-        ),
+        format!("micro_speech {} ({})", millions(ms), millions(ms_tflm)),
     ];
     for w in want {
         assert!(readme.contains(&w), "the README does not say {w:?}");
