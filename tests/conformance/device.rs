@@ -1,10 +1,12 @@
-//! `gen --device`: the sweep as one firmware image for the Cortex-M4 of QEMU's `mps2-an386`
-//! board (`thumbv7em-none-eabihf`, where the runtime's build script sets cfg `stowplan_dsp`, so
-//! CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED, int8 and int16 with int8 weights, the int8
-//! pools, the int16 MAX_POOL_2D and the int8 ADD and MUL run their DSP-extension kernels).
+//! `gen --device`: the sweep as one firmware image for the DSP cores QEMU models: the Cortex-M4
+//! of its `mps2-an386` board (`thumbv7em-none-eabihf`) or the Cortex-M33 of `mps2-an505`
+//! (`thumbv8m.main-none-eabihf` with `-C target-cpu=cortex-m33`); for both the runtime's build
+//! script sets cfg `stowplan_dsp`, so CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED, int8 and
+//! int16 with int8 weights, the int8 pools, the int16 MAX_POOL_2D and the int8 ADD and MUL run
+//! their DSP-extension kernels. One crate builds for either (`run.py --core`).
 //!
 //! `DIR/firmware/` is a `#![no_std]` `#![no_main]` crate (its own workspace, with cortex-m-rt's
-//! start-up, a `memory.x` of the board's 4 MiB of code SSRAM and 4 MiB of data SSRAM, and a
+//! start-up, a memory map per board of its 4 MiB of code SSRAM and 4 MiB of data SSRAM, and a
 //! panic and HardFault handler that exit QEMU with status 1). Every model's generated module
 //! is included (`invoke = true`) with its input sets (`include_bytes!` of `DIR/inputs/<id>.bin`,
 //! in flash) and its own arena in a `static` (`.bss`); no heap. The firmware runs every model on
@@ -84,13 +86,13 @@ pub fn types_run(types: &str) -> bool {
     matches!(words.next(), Some("int8" | "int16")) && words.all(|w| !w.contains("int4"))
 }
 
-/// Bytes of the board's data SSRAM the firmware declares (`memory.x`): the static arenas, the
+/// Bytes of the board's data SSRAM the firmware declares (its memory map): the static arenas, the
 /// persistent regions and the stack share it.
 pub const RAM_BYTES: usize = 4 << 20;
 /// Bytes of RAM kept for the stack (and cortex-m-rt's and the firmware's own statics): the
 /// arenas may take the rest.
 pub const STACK_BYTES: usize = 256 << 10;
-/// Bytes of the board's code SSRAM the firmware declares (`memory.x`): code, the models'
+/// Bytes of the board's code SSRAM the firmware declares (its memory map): code, the models'
 /// constants and the input sets.
 pub const FLASH_BYTES: usize = 4 << 20;
 /// Bytes of flash kept for code (the kernels' instances, the start-up, the formatting): the
@@ -192,24 +194,42 @@ panic = "abort"
     )
 }
 
-/// The firmware's `build.rs`: `memory.x` where the linker finds it, cortex-m-rt's `link.x`.
+/// The firmware's `build.rs`: the board's memory map where the linker finds it, as `memory.x`
+/// (`memory-an505.x` for Armv8-M Mainline, the Cortex-M33 of `mps2-an505`; `memory-an386.x`
+/// for the Cortex-M4 of `mps2-an386`; neither named `memory.x`, which the linker would find in
+/// the package's directory first), and cortex-m-rt's `link.x`.
 pub const BUILD_RS: &str = r#"//! Written by stowplan-conformance gen --device.
 fn main() {
     let out = std::path::PathBuf::from(std::env::var_os("OUT_DIR").expect("OUT_DIR"));
-    std::fs::copy("memory.x", out.join("memory.x")).expect("memory.x");
+    let target = std::env::var("TARGET").expect("TARGET");
+    let map = if target.starts_with("thumbv8m.main-") { "memory-an505.x" } else { "memory-an386.x" };
+    std::fs::copy(map, out.join("memory.x")).expect("memory map");
     println!("cargo::rustc-link-search={}", out.display());
     println!("cargo::rustc-link-arg-bins=-Tlink.x");
-    println!("cargo::rerun-if-changed=memory.x");
+    println!("cargo::rerun-if-changed=memory-an386.x");
+    println!("cargo::rerun-if-changed=memory-an505.x");
 }
 "#;
 
-/// The firmware's `memory.x`.
-pub fn memory_x() -> String {
-    format!(
-        "/* QEMU's mps2-an386: code SSRAM at 0x0, data SSRAM at 0x20000000. */\nMEMORY\n{{\n  FLASH : ORIGIN = 0x00000000, LENGTH = {}K\n  RAM   : ORIGIN = 0x20000000, LENGTH = {}K\n}}\n",
-        FLASH_BYTES >> 10,
-        RAM_BYTES >> 10
-    )
+/// The firmware's memory maps, `(file, contents)`: the same sizes on both boards
+/// ([`FLASH_BYTES`], [`RAM_BYTES`]). `mps2-an505` boots in the Secure state, so its map is the
+/// SSRAMs' Secure aliases (code at 0x10000000, where its vector table is looked for; SSRAM2 and
+/// SSRAM3, contiguous, at 0x38000000).
+pub fn memory_maps() -> [(&'static str, String); 2] {
+    let map = |board: &str, flash: u32, ram: u32| {
+        format!(
+            "/* QEMU's {board}: code SSRAM at {flash:#010x}, data SSRAM at {ram:#010x}. */\nMEMORY\n{{\n  FLASH : ORIGIN = {flash:#010x}, LENGTH = {}K\n  RAM   : ORIGIN = {ram:#010x}, LENGTH = {}K\n}}\n",
+            FLASH_BYTES >> 10,
+            RAM_BYTES >> 10
+        )
+    };
+    [
+        ("memory-an386.x", map("mps2-an386", 0, 0x2000_0000)),
+        (
+            "memory-an505.x",
+            map("mps2-an505", 0x1000_0000, 0x3800_0000),
+        ),
+    ]
 }
 
 /// The firmware's `src/main.rs`: the models' modules, their entries and the loop over them.

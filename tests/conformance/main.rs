@@ -22,7 +22,7 @@
 //! (only those are drawn); the models of a variant do not depend on the slice, so a slice is a
 //! subset of the full sweep, model for model.
 //!
-//! `--device` writes the sweep as firmware for the Cortex-M4 of QEMU's `mps2-an386` instead
+//! `--device` writes the sweep as firmware for QEMU's DSP cores (the Cortex-M4 or M33) instead
 //! (`DIR/firmware/`, see `device.rs`), with the variants of the op modules that run there
 //! (`device::OPS`, unless `--ops` names others) of int8 and int16 types (`device::types_run`); the slice
 //! is chosen among those alone. A slice larger than one image's RAM or flash is spread over
@@ -629,7 +629,14 @@ fn generate(args: &Args) -> Result<(), String> {
             device::manifest(&package, &runtime).as_bytes(),
         )?;
         write(&sweep.join("build.rs"), device::BUILD_RS.as_bytes())?;
-        write(&sweep.join("memory.x"), device::memory_x().as_bytes())?;
+        for (file, map) in device::memory_maps() {
+            write(&sweep.join(file), map.as_bytes())?;
+        }
+        // A `memory.x` an older `gen` wrote would be found before the build script's map.
+        let stale = sweep.join("memory.x");
+        if stale.exists() {
+            std::fs::remove_file(&stale).map_err(|e| format!("{}: {e}", stale.display()))?;
+        }
         write(
             &sweep.join("src/main.rs"),
             device::main_rs(&includes, &entries, &ids).as_bytes(),

@@ -12,6 +12,8 @@ TensorFlow Lite Micro (tflite-micro==0.dev20261023182759, reference kernels), by
                                                      # the same on the Cortex-M4 (QEMU)
     python3 tests/conformance/run.py --device --self-test --slice 16
                                                      # perturbed DSP kernels must fail it
+    python3 tests/conformance/run.py --device --core m33 --slice 16
+                                                     # on the Cortex-M33 (QEMU mps2-an505)
 
 Steps: `stowplan-conformance gen` draws the single-op models of every variant from the seed
 (tests/conformance/<op>.rs) with their input sets, and writes the sweep crate, which includes
@@ -32,7 +34,8 @@ after the other, when they do not fit one: `gen --part K`); the firmware prints 
 as the host sweep's are. The firmware must contain the runtime's DSP kernels (each op's
 `kernels::<op>::dsp` and `kernels::shared::blocked*`) when its models have an op with them, and a model no image has
 room for is a failure. `--device --self-test` perturbs DSP kernels (DEVICE_MUTANTS); each must
-make the device slice fail.
+make the device slice fail. `--core m33` runs the device slice on the Cortex-M33 instead (QEMU's
+mps2-an505; thumbv8m.main-none-eabihf with `-C target-cpu=cortex-m33`, the same DSP kernels).
 
 Exit status 0 when everything is identical; 1 otherwise.
 """
@@ -616,9 +619,10 @@ def merge_table(path, ops, text):
     return "\n".join(text.splitlines()[:2] + merged)
 
 
-def cargo(*args, cwd=REPO):
+def cargo(*args, cwd=REPO, env=None):
     cmd = ["cargo", *args]
-    p = subprocess.run(cmd, cwd=cwd, env={**os.environ, "CARGO_TARGET_DIR": str(target_dir())})
+    p = subprocess.run(cmd, cwd=cwd,
+                       env={**os.environ, **(env or {}), "CARGO_TARGET_DIR": str(target_dir())})
     if p.returncode != 0:
         sys.exit(f"`{' '.join(cmd)}` failed")
 
@@ -722,10 +726,19 @@ DSP_SIMD = {"sxtb16", "sxtab16", "ssub8", "ssub16", "sel"}
 DSP_MODULES = re.compile(r"stowplan::kernels::(\w+::dsp\w*::|shared::(blocked\w*|binary_walk)::)")
 
 
+# The DSP cores the device sweep runs on (--core): rustc's target, its extra flags (the runtime's
+# build script sets cfg `stowplan_dsp` for thumbv7em, and for thumbv8m.main built for a DSP core),
+# QEMU's board and CPU.
+CORES = {
+    "m4": ("thumbv7em-none-eabihf", [], "mps2-an386", "cortex-m4"),
+    "m33": ("thumbv8m.main-none-eabihf", ["-C", "target-cpu=cortex-m33"], "mps2-an505", "cortex-m33"),
+}
+
+
 def dsp_check(elf):
     """The firmware's DSP kernels: (functions of the runtime's DSP modules not
     inlined, DSP multiply-accumulates, SIMD widenings and selects). The modules exist only with
-    cfg `stowplan_dsp` (the runtime's build script sets it for thumbv7em targets), and the SIMD
+    cfg `stowplan_dsp` (the runtime's build script sets it for the DSP targets), and the SIMD
     instructions come only from them: none of those in any image of a sweep with ops that have
     DSP kernels means the firmware runs the portable kernels, and that is an error
     (`dsp_missing`). One image may lack them: the compiler drops a DSP path its models'
@@ -745,7 +758,7 @@ def dsp_missing(elf, functions, mac):
     """Exits: no image of the sweep has the runtime's DSP kernels (`dsp_check`)."""
     sys.exit(f"the firmware {elf} lacks the runtime's DSP kernels ({functions} functions "
              f"of the kernels' DSP modules, {mac} DSP multiply-accumulates, no SXTB16, SXTAB16, SSUB8, "
-             "SSUB16 or SEL): is cfg stowplan_dsp set for thumbv7em (runtime/build.rs)?")
+             "SSUB16 or SEL): is cfg stowplan_dsp set for this target (runtime/build.rs)?")
 
 
 def parse_device(out, text):
@@ -784,9 +797,9 @@ def parse_device(out, text):
     return failures
 
 
-def device_sweep(out, seed, slice_k, ops, values, jobs, runtime=None, locked=True):
-    """sweep() on the Cortex-M4: generates the firmware, builds it for thumbv7em-none-eabihf,
-    runs it under QEMU, runs TFLM, compares. A slice larger than one image's RAM or flash runs
+def device_sweep(out, seed, slice_k, ops, values, jobs, runtime=None, locked=True, core="m4"):
+    """sweep() on a DSP core (CORES: the Cortex-M4, thumbv7em-none-eabihf on mps2-an386, or the
+    M33): generates the firmware, builds it for the core, runs it under QEMU, runs TFLM, compares. A slice larger than one image's RAM or flash runs
     as several images, one after the other (`gen --part K`). Returns (rows, failures)."""
     firmware_failures = []
     part, parts = 0, 1
@@ -794,7 +807,7 @@ def device_sweep(out, seed, slice_k, ops, values, jobs, runtime=None, locked=Tru
     checks = []
     while part < parts:
         manifest, failures, check = device_image(out, seed, slice_k, ops, values, part, runtime,
-                                                 locked)
+                                                 locked, core)
         firmware_failures += failures
         checks += [check] if check else []
         parts = manifest["parts"]
@@ -805,7 +818,7 @@ def device_sweep(out, seed, slice_k, ops, values, jobs, runtime=None, locked=Tru
     return rows, firmware_failures + failures
 
 
-def device_image(out, seed, slice_k, ops, values, part, runtime, locked):
+def device_image(out, seed, slice_k, ops, values, part, runtime, locked, core):
     """Generates, builds and runs firmware image `part` of a device sweep, writing its models'
     outputs to ours/. Returns (the manifest, the failures the firmware shows, its DSP check or
     None when no model of the image has an op with DSP kernels)."""
@@ -836,10 +849,14 @@ def device_image(out, seed, slice_k, ops, values, part, runtime, locked):
     t1 = time.time()
     log(f"  generated in {t1 - t0:.1f} s ({manifest['ram_bytes']:,} B of arenas, "
         f"{manifest['flash_bytes']:,} B of inputs and models)")
-    cargo("build", "-q", "--release", "--target", "thumbv7em-none-eabihf", "--manifest-path",
-          str(firmware / "Cargo.toml"))
+    triple, flags, board, cpu = CORES[core]
+    # The core's flags for the firmware's crates alone (with --target, RUSTFLAGS do not reach
+    # the host's build scripts and macros).
+    rustflags = " ".join([os.environ.get("RUSTFLAGS", ""), *flags]).strip()
+    cargo("build", "-q", "--release", "--target", triple, "--manifest-path",
+          str(firmware / "Cargo.toml"), env={"RUSTFLAGS": rustflags} if flags else None)
     t2 = time.time()
-    elf = target_dir() / "thumbv7em-none-eabihf" / "release" / manifest["package"]
+    elf = target_dir() / triple / "release" / manifest["package"]
     text_b, data_b, bss_b = tool("arm-none-eabi-size", str(elf)).splitlines()[1].split()[:3]
     sizes = (f"text {int(text_b):,} B, data {int(data_b):,} B, bss {int(bss_b):,} B")
     check = None
@@ -852,7 +869,7 @@ def device_image(out, seed, slice_k, ops, values, part, runtime, locked):
             f"of kernels::simd*, {mac} DSP multiply-accumulates, {other} SIMD widenings and selects")
     else:
         log(f"  firmware built in {t2 - t1:.1f} s: {sizes}; no op of the image has DSP kernels")
-    qemu = ["qemu-system-arm", "-cpu", "cortex-m4", "-machine", "mps2-an386", "-nographic",
+    qemu = ["qemu-system-arm", "-cpu", cpu, "-machine", board, "-nographic",
             "-semihosting-config", "enable=on,target=native", "-kernel", str(elf)]
     try:
         p = subprocess.run(qemu, capture_output=True, text=True, timeout=600)
@@ -863,7 +880,7 @@ def device_image(out, seed, slice_k, ops, values, part, runtime, locked):
     failures = parse_device(out, stdout)
     if status != 0:
         failures.append(f"the firmware exited with status {status}")
-    log(f"  firmware ran in {time.time() - t2:.1f} s (QEMU mps2-an386, Cortex-M4)")
+    log(f"  firmware ran in {time.time() - t2:.1f} s (QEMU {board}, {cpu})")
     return manifest, failures, check
 
 
@@ -986,7 +1003,8 @@ def self_test(args):
         if args.device:
             # Its own sweep directory name: the firmware's package name follows it.
             rows, failures = device_sweep(base / f"device-{name}", args.seed, args.slice,
-                                          ops[name], args.values, args.jobs, runtime=runtime)
+                                          ops[name], args.values, args.jobs, runtime=runtime,
+                                          core=args.core)
         else:
             rows, failures = sweep(base / "sweep", args.seed, args.slice, ops[name],
                                    args.values, args.jobs, runtime=runtime)
@@ -1016,8 +1034,13 @@ def main():
     ap.add_argument("--mutants", help="with --self-test: only these mutants, comma-separated")
     ap.add_argument("--device", action="store_true",
                     help="the int8 and int16 slice on the Cortex-M4 under QEMU")
+    ap.add_argument("--core", choices=sorted(CORES), default="m4",
+                    help="with --device: the Cortex-M4 (mps2-an386, default) or the Cortex-M33 "
+                         "(mps2-an505, thumbv8m.main-none-eabihf, -C target-cpu=cortex-m33)")
     ap.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.core != "m4" and not args.device:
+        ap.error("--core is for --device sweeps")
     if args.child:
         tflm_child(Path(args.child[0]), args.child[1:])
         return 0
@@ -1037,11 +1060,15 @@ def main():
             ok = lowering_self_test(args) and ok
         return 0 if ok else 1
     slice_k = None if args.full else args.slice
-    name = ("device-" if args.device else "") + ("full" if args.full else f"slice-{args.slice}")
+    name = ((f"device-{args.core}-" if args.core != "m4" else "device-") if args.device else "") + \
+        ("full" if args.full else f"slice-{args.slice}")
     out = target_dir() / "conformance" / f"{name}-seed{args.seed}"
     log(f"conformance sweep {name}, seed {args.seed} -> {out}")
-    run = device_sweep if args.device else sweep
-    rows, failures = run(out, args.seed, slice_k, args.ops, args.values, args.jobs)
+    if args.device:
+        rows, failures = device_sweep(out, args.seed, slice_k, args.ops, args.values, args.jobs,
+                                      core=args.core)
+    else:
+        rows, failures = sweep(out, args.seed, slice_k, args.ops, args.values, args.jobs)
     text = table(rows)
     print()
     print(text)
@@ -1052,7 +1079,7 @@ def main():
         cmd = "python3 tests/conformance/run.py --full" if args.full else \
             f"python3 tests/conformance/run.py --slice {args.slice}"
         if args.device:
-            cmd += " --device"
+            cmd += " --device" + (f" --core {args.core}" if args.core != "m4" else "")
         table_path = Path(args.table)
         if not table_path.is_absolute():
             table_path = REPO / table_path
