@@ -182,17 +182,20 @@ pub use batch_to_space_nd::{BatchToSpace, batch_to_space_nd};
 pub use broadcast_args::{ShapeValue, broadcast_args};
 pub use broadcast_to::{BroadcastTo, broadcast_to};
 pub use concatenation::{check_concatenation, concatenation};
+pub use conv::kernel as conv_kernel;
 pub use conv::{
-    check_conv2d_f32, check_conv2d_s8, check_conv2d_s8_i4, check_conv2d_s16, check_conv2d_s16_acc32,
+    check_conv2d_f32, check_conv2d_s8, check_conv2d_s8_i4, check_conv2d_s8_with, check_conv2d_s16,
+    check_conv2d_s16_acc32,
 };
 pub use conv::{conv2d_f32, conv2d_s8};
 pub use conv::{conv2d_s8_i4, conv2d_s16, conv2d_s16_acc32};
 pub use cumsum::{Cumsum, CumsumS8, cumsum_f32, cumsum_s8};
 pub use densify::{Densify, DensifyLevel, densify};
 pub use depth_to_space::{DepthToSpace, depth_to_space};
+pub use depthwise_conv::kernel as depthwise_kernel;
 pub use depthwise_conv::{
     check_depthwise_conv2d_f32, check_depthwise_conv2d_s8, check_depthwise_conv2d_s8_i4,
-    check_depthwise_conv2d_s16,
+    check_depthwise_conv2d_s8_with, check_depthwise_conv2d_s16,
 };
 pub use depthwise_conv::{depthwise_conv2d_f32, depthwise_conv2d_s8};
 pub use depthwise_conv::{depthwise_conv2d_s8_i4, depthwise_conv2d_s16};

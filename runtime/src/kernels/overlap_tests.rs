@@ -62,7 +62,9 @@ fn int8_kernels_on_one_buffer_equal_two_buffers() {
             match (depthwise, blocked) {
                 (false, true) if part == Part::WHOLE && simd(&p, i, &filter, bias, o) => {}
                 (true, true)
-                    if super::depthwise_conv::dsp::depthwise_s8(&p, part, i, &filter, bias, o) => {}
+                    if super::depthwise_conv::dsp::depthwise_s8::<
+                        { super::depthwise_conv::kernel::ANY },
+                    >(&p, part, i, &filter, bias, o) => {}
                 (false, _) => conv2d_s8_portable(&p, part, i, &filter, bias, o),
                 (true, _) => depthwise_conv2d_s8_portable(&p, part, i, &filter, bias, o),
             }
@@ -1405,9 +1407,11 @@ fn dsp_kernels_on_chunks_equal_the_portable_kernels() {
                 ..p
             };
             let blocked = if depthwise {
-                depthwise_s8_dsp(&q, part, i, &filter, bias8, o)
+                depthwise_s8_dsp::<{ super::depthwise_conv::kernel::ANY }>(
+                    &q, part, i, &filter, bias8, o,
+                )
             } else {
-                conv_s8_dsp(&q, part, i, &filter, bias8, o)
+                conv_s8_dsp::<{ super::conv::kernel::ANY }>(&q, part, i, &filter, bias8, o)
             };
             if blocked {
                 taken.note(part);

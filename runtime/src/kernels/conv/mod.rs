@@ -8,9 +8,12 @@
 //! run of input channels (or of whole pixels), so it vectorises. Outputs are written in
 //! memory order (batch, y, x, channel).
 
+#[cfg(test)]
+mod choice_tests;
 #[cfg(any(stowplan_dsp, test))]
 pub(crate) mod dsp;
 pub(crate) mod in_place;
+pub mod kernel;
 
 use super::shared::check::{KernelError, check, elements, length, optional_length, require};
 #[cfg(not(stowplan_dsp))]
@@ -85,6 +88,27 @@ pub const fn check_conv2d_s8(
     check!(length("filter", elements(&g.filter), filter));
     check!(length("requant", Some(g.filter[0]), p.requant.len()));
     optional_length("bias", Some(g.filter[0]), bias)
+}
+
+/// The preconditions of [`proven::conv2d_s8_with`] with kernel `K` (one of
+/// [`kernel`]'s): [`check_conv2d_s8`]'s, and that the kernel takes the geometry
+/// ([`kernel::conv2d_s8_takes`]). Generated code asserts it when the crate compiles.
+///
+/// # Errors
+///
+/// The first precondition that does not hold.
+pub const fn check_conv2d_s8_with<const K: u8>(
+    p: &ConvS8,
+    input: usize,
+    filter: usize,
+    bias: Option<usize>,
+    output: usize,
+) -> Result<(), KernelError> {
+    check!(check_conv2d_s8(p, input, filter, bias, output));
+    require(
+        kernel::conv2d_s8_takes(K, p),
+        "the chosen CONV_2D kernel does not take this geometry",
+    )
 }
 
 /// [`conv2d_s8_i4`]'s preconditions, as [`check_conv2d_s8`]'s with the packed filter.
@@ -187,6 +211,30 @@ pub mod proven {
             .is_ok()
         );
         super::conv2d_s8_part(p, Part::WHOLE, input, filter, bias, output);
+    }
+
+    /// [`conv2d_s8`](super::conv2d_s8) with its kernel chosen when the crate compiled (`K`,
+    /// one of [`kernel`](super::kernel)'s, usually [`conv2d_s8_kernel`](super::kernel::conv2d_s8_kernel)'s
+    /// choice): only that kernel is linked. Its [`check`](super::check_conv2d_s8_with) proven.
+    #[inline]
+    pub fn conv2d_s8_with<const K: u8>(
+        p: &ConvS8,
+        input: &[i8],
+        filter: &[i8],
+        bias: Option<&[i32]>,
+        output: &mut [i8],
+    ) {
+        debug_assert!(
+            super::check_conv2d_s8_with::<K>(
+                p,
+                input.len(),
+                filter.len(),
+                bias.map(<[i32]>::len),
+                output.len()
+            )
+            .is_ok()
+        );
+        super::conv2d_s8_part_with::<K>(p, Part::WHOLE, input, filter, bias, output);
     }
 
     /// [`conv2d_s8_i4`](super::conv2d_s8_i4), its [`check`](super::check_conv2d_s8_i4) proven.
@@ -439,8 +487,22 @@ pub(super) fn conv2d_s8_part(
     bias: Option<&[i32]>,
     output: &mut [i8],
 ) {
+    conv2d_s8_part_with::<{ kernel::ANY }>(p, part, input, filter, bias, output);
+}
+
+/// [`conv2d_s8_part`] with kernel `K` ([`kernel`]): on targets without the DSP extension, and
+/// for what the kernel does not take, the portable loop.
+#[inline(always)]
+pub(super) fn conv2d_s8_part_with<const K: u8>(
+    p: &ConvS8,
+    part: Part,
+    input: &[i8],
+    filter: &[i8],
+    bias: Option<&[i32]>,
+    output: &mut [i8],
+) {
     #[cfg(stowplan_dsp)]
-    if dsp::conv2d_s8_part(p, part, input, filter, bias, output) {
+    if dsp::conv2d_s8_part::<K>(p, part, input, filter, bias, output) {
         return;
     }
     conv2d_s8_portable(p, part, input, filter, bias, output);

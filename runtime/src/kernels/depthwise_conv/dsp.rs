@@ -5,6 +5,10 @@
 use crate::dsp::{
     depthwise_3x3, smlabb, smlabt, smlatt, splat16, sxtab16, sxtab16_ror8, sxtb16, sxtb16_ror8,
 };
+use crate::kernels::depthwise_conv::kernel::{
+    ANY, BLOCKS, MOST_TAPS, ONE_TO_EIGHT, PORTABLE, TAPS, depthwise_conv2d_s8_kernel,
+    depthwise_conv2d_s8_takes,
+};
 use crate::kernels::shared::blocked::{Epilogue, first, load4, word4};
 use crate::kernels::shared::{ConvS8, Part, origin, sized, sized_mut, valid_taps};
 
@@ -26,11 +30,14 @@ use crate::kernels::shared::{ConvS8, Part, origin, sized, sized_mut, valid_taps}
 /// together once its sums are complete (so a pixel's outputs are written only after every input
 /// its window reads has been read for them).
 ///
-/// Returns `false`, having written nothing, for any other geometry (the caller runs the general
-/// kernel then); `true` without writing if a slice is shorter than the geometry says. Not
-/// inlined: the whole-tensor entry and the overlapped driver's share one copy.
+/// `K` is the kernel chosen when the crate compiled (one of
+/// [`kernel`](crate::kernels::depthwise_conv::kernel)'s; [`ANY`] chooses at every call): only
+/// its loops are linked. Returns `false`, having written nothing, for a geometry the kernel
+/// does not take (the caller runs the general kernel then); `true` without writing if a slice
+/// is shorter than the geometry says. Not inlined: the whole-tensor entry and the overlapped
+/// driver's share one copy.
 #[inline(never)]
-pub(crate) fn depthwise_s8(
+pub(crate) fn depthwise_s8<const K: u8>(
     p: &ConvS8,
     part: Part,
     input: &[i8],
@@ -39,18 +46,16 @@ pub(crate) fn depthwise_s8(
     output: &mut [i8],
 ) -> bool {
     let g = &p.geometry;
-    let [batches, _, _, input_d] = g.input;
+    let batches = g.input[0];
     let [_, filter_h, filter_w, depth] = g.filter;
-    let [out_batches, output_h, output_w, output_d] = g.output;
-    let multiplier = g.depth_multiplier;
-    if multiplier != 1 && !multiplier.is_multiple_of(4)
-        || input_d.checked_mul(multiplier) != Some(depth)
-        || output_d != depth
-        || out_batches != batches
-        || (g.dilation_h, g.dilation_w) != (1, 1)
-        || depth == 0
-        || !depth.is_multiple_of(4)
-    {
+    let [_, output_h, output_w, _] = g.output;
+    // The kernel chosen when the crate compiled (`K`), or now.
+    let kernel = if K == ANY {
+        depthwise_conv2d_s8_kernel(p)
+    } else {
+        K
+    };
+    if !depthwise_conv2d_s8_takes(kernel, p) || kernel == PORTABLE {
         return false;
     }
     let (Some(input), Some(filter), Some(output)) = (
@@ -61,22 +66,15 @@ pub(crate) fn depthwise_s8(
         return true;
     };
     let (e, form) = Epilogue::new(p, bias, depth);
-    if input_d == 1 && depth == 8 {
-        match form {
+    match kernel {
+        ONE_TO_EIGHT => match form {
             6 => depthwise_one_to_eight::<6>(p, part, &e, input, filter, output),
             5 => depthwise_one_to_eight::<5>(p, part, &e, input, filter, output),
             _ => depthwise_one_to_eight::<0>(p, part, &e, input, filter, output),
-        }
-        return true;
-    }
-    if multiplier == 1 {
-        if filter_h.saturating_mul(filter_w) <= TAPS {
-            depthwise_taps(p, part, &e, form, input, filter, output);
-            return true;
-        }
-        depthwise_blocks::<true>(p, part, &e, form, input, filter, output);
-    } else {
-        depthwise_blocks::<false>(p, part, &e, form, input, filter, output);
+        },
+        TAPS => depthwise_taps(p, part, &e, form, input, filter, output),
+        BLOCKS => depthwise_blocks::<true>(p, part, &e, form, input, filter, output),
+        _ => depthwise_blocks::<false>(p, part, &e, form, input, filter, output),
     }
     true
 }
@@ -183,12 +181,8 @@ fn depthwise_blocks<const ONE: bool>(
     }
 }
 
-/// The most taps [`depthwise_taps`] sums from a list of runs: a 3 x 3 window (larger windows
-/// run [`depthwise_blocks`]).
-const TAPS: usize = 9;
-
 /// [`depthwise_s8`] for depth multiplier 1, any number of blocks of four channels and windows
-/// of at most [`TAPS`] taps. A 3 x 3 filter's windows of two or three rows of two or three taps
+/// of at most [`MOST_TAPS`] taps. A 3 x 3 filter's windows of two or three rows of two or three taps
 /// run [`window_3x3`] (a row's run of whole windows at once); any other window lists each
 /// valid tap's input pixel and filter tap as runs of `blocks` words (one word per block of four
 /// channels), then sums per block the taps' words into four accumulators ([`Taps::pixel`]).
@@ -326,13 +320,13 @@ fn run(s: &[[i8; 4]], at: usize, n: usize) -> Option<&[[i8; 4]]> {
 /// words and its filter tap's, as many words each as the pixel has blocks.
 #[derive(Default)]
 struct Taps<'a> {
-    x: [&'a [[i8; 4]]; TAPS],
-    w: [&'a [[i8; 4]]; TAPS],
+    x: [&'a [[i8; 4]]; MOST_TAPS],
+    w: [&'a [[i8; 4]]; MOST_TAPS],
     n: usize,
 }
 
 impl<'a> Taps<'a> {
-    /// Adds a tap (none past [`TAPS`]: the caller's windows have no more).
+    /// Adds a tap (none past [`MOST_TAPS`]: the caller's windows have no more).
     #[inline(always)]
     fn push(&mut self, x: &'a [[i8; 4]], w: &'a [[i8; 4]]) {
         if let (Some(xs), Some(ws)) = (self.x.get_mut(self.n), self.w.get_mut(self.n)) {
@@ -671,7 +665,7 @@ mod tests {
                 let mut out = vec![0x55_i8; g.output.iter().product()];
                 if dsp {
                     assert!(
-                        depthwise_s8(&q, part, input, &filter, bias, &mut out),
+                        depthwise_s8::<ANY>(&q, part, input, &filter, bias, &mut out),
                         "{g:?}"
                     );
                 } else {
@@ -692,7 +686,7 @@ mod tests {
                     match (three, shape) {
                         (true, [3, 3]) => seen[0] += 1,
                         (true, _) => seen[1] += 1,
-                        _ if k[0] * k[1] <= TAPS && shape[0] * shape[1] > 0 => seen[2] += 1,
+                        _ if k[0] * k[1] <= MOST_TAPS && shape[0] * shape[1] > 0 => seen[2] += 1,
                         _ => {}
                     }
                 }
@@ -766,7 +760,7 @@ mod tests {
             let (mut fast, mut slow) = ([0i8; 800], [0i8; 800]);
             // Every fourth case without a bias.
             let bias = (!rng.next().is_multiple_of(4)).then_some(&bias[..]);
-            assert!(depthwise_s8(
+            assert!(depthwise_s8::<ANY>(
                 &p,
                 Part::WHOLE,
                 input,
@@ -786,7 +780,7 @@ mod tests {
         // Channel counts not a multiple of four are declined, with nothing written.
         let g = geometry([1, 3, 3, 6], [1, 3, 3, 6], [1, 1, 1, 6]);
         let mut out = [3i8; 6];
-        assert!(!depthwise_s8(
+        assert!(!depthwise_s8::<ANY>(
             &params(g, &mut rng),
             Part::WHOLE,
             &[0; 54],

@@ -6,11 +6,14 @@
 //! (float sums round identically); a block of channels is accumulated at once, tap by tap, so
 //! the loop vectorises. Outputs are written in memory order (batch, y, x, channel).
 
+#[cfg(test)]
+mod choice_tests;
 #[cfg(any(stowplan_dsp, test))]
 pub(crate) mod dsp;
 #[cfg(any(stowplan_dsp, test))]
 pub(crate) mod dsp_s16;
 pub(crate) mod in_place;
+pub mod kernel;
 
 use super::shared::check::{KernelError, check, elements, length, optional_length, require};
 use super::shared::{
@@ -164,6 +167,27 @@ pub const fn check_depthwise_conv2d_s8(
     optional_length("bias", Some(g.filter[3]), bias)
 }
 
+/// The preconditions of [`proven::depthwise_conv2d_s8_with`] with kernel `K` (one of
+/// [`kernel`]'s): [`check_depthwise_conv2d_s8`]'s, and that the kernel takes the geometry
+/// ([`kernel::depthwise_conv2d_s8_takes`]). Generated code asserts it when the crate compiles.
+///
+/// # Errors
+///
+/// The first precondition that does not hold.
+pub const fn check_depthwise_conv2d_s8_with<const K: u8>(
+    p: &ConvS8,
+    input: usize,
+    filter: usize,
+    bias: Option<usize>,
+    output: usize,
+) -> Result<(), KernelError> {
+    check!(check_depthwise_conv2d_s8(p, input, filter, bias, output));
+    require(
+        kernel::depthwise_conv2d_s8_takes(K, p),
+        "the chosen DEPTHWISE_CONV_2D kernel does not take this geometry",
+    )
+}
+
 /// [`depthwise_conv2d_s8_i4`]'s preconditions, as [`check_depthwise_conv2d_s8`]'s with the packed
 /// filter.
 ///
@@ -253,6 +277,31 @@ pub mod proven {
             .is_ok()
         );
         super::depthwise_conv2d_s8_part(p, Part::WHOLE, input, filter, bias, output);
+    }
+
+    /// [`depthwise_conv2d_s8`](super::depthwise_conv2d_s8) with its kernel chosen when the
+    /// crate compiled (`K`, one of [`kernel`](super::kernel)'s, usually
+    /// [`depthwise_conv2d_s8_kernel`](super::kernel::depthwise_conv2d_s8_kernel)'s choice): only
+    /// that kernel is linked. Its [`check`](super::check_depthwise_conv2d_s8_with) proven.
+    #[inline]
+    pub fn depthwise_conv2d_s8_with<const K: u8>(
+        p: &ConvS8,
+        input: &[i8],
+        filter: &[i8],
+        bias: Option<&[i32]>,
+        output: &mut [i8],
+    ) {
+        debug_assert!(
+            super::check_depthwise_conv2d_s8_with::<K>(
+                p,
+                input.len(),
+                filter.len(),
+                bias.map(<[i32]>::len),
+                output.len()
+            )
+            .is_ok()
+        );
+        super::depthwise_conv2d_s8_part_with::<K>(p, Part::WHOLE, input, filter, bias, output);
     }
 
     /// [`depthwise_conv2d_s8_i4`](super::depthwise_conv2d_s8_i4), its [`check`](super::check_depthwise_conv2d_s8_i4) proven.
@@ -366,8 +415,22 @@ pub(super) fn depthwise_conv2d_s8_part(
     bias: Option<&[i32]>,
     output: &mut [i8],
 ) {
+    depthwise_conv2d_s8_part_with::<{ kernel::ANY }>(p, part, input, filter, bias, output);
+}
+
+/// [`depthwise_conv2d_s8_part`] with kernel `K` ([`kernel`]): on targets without the DSP
+/// extension, and for what the kernel does not take, the portable loop.
+#[inline(always)]
+pub(super) fn depthwise_conv2d_s8_part_with<const K: u8>(
+    p: &ConvS8,
+    part: Part,
+    input: &[i8],
+    filter: &[i8],
+    bias: Option<&[i32]>,
+    output: &mut [i8],
+) {
     #[cfg(stowplan_dsp)]
-    if dsp::depthwise_s8(p, part, input, filter, bias, output) {
+    if dsp::depthwise_s8::<K>(p, part, input, filter, bias, output) {
         return;
     }
     depthwise_conv2d_s8_portable(p, part, input, filter, bias, output);

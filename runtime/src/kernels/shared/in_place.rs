@@ -644,7 +644,7 @@ pub(crate) const fn window_placement(
 /// call of a kernel function, as the instruction counter's per-op table takes it), its
 /// parameters' geometry the chunk's. Never inlined itself, for the same reason.
 macro_rules! on_one_buffer {
-    (mod $proven:ident; $($(#[$doc:meta])* $name:ident, $check_name:ident => $kernel:path, $check:path, ($params:ident, $t:ty, $filter:ty, $bias:ty);)*) => {
+    (mod $proven:ident; $($(#[$doc:meta])* $name:ident $(<$k:ident>)?, $check_name:ident => $kernel:path, $check:path, ($params:ident, $t:ty, $filter:ty, $bias:ty);)*) => {
         $(
         $(#[$doc])*
         ///
@@ -657,7 +657,7 @@ macro_rules! on_one_buffer {
         ///
         #[doc = concat!("[`KernelError`](crate::kernels::KernelError), with nothing written, unless [`", stringify!($check_name), "`] holds.")]
         #[must_use = "the kernel writes nothing when it returns an error"]
-        pub fn $name(
+        pub fn $name $(<const $k: u8>)? (
             p: &$params,
             buf: &mut [$t],
             input_at: usize,
@@ -665,8 +665,8 @@ macro_rules! on_one_buffer {
             filter: &[$filter],
             bias: Option<&[$bias]>,
         ) -> Result<(), $crate::kernels::KernelError> {
-            $check_name(p, buf.len(), input_at, output_at, filter.len(), bias.map(<[$bias]>::len))?;
-            $proven::$name(p, buf, input_at, output_at, filter, bias);
+            $check_name $(::<$k>)? (p, buf.len(), input_at, output_at, filter.len(), bias.map(<[$bias]>::len))?;
+            $proven::$name $(::<$k>)? (p, buf, input_at, output_at, filter, bias);
             Ok(())
         }
 
@@ -675,7 +675,7 @@ macro_rules! on_one_buffer {
         /// # Errors
         ///
         /// The first that does not hold.
-        pub const fn $check_name(
+        pub const fn $check_name $(<const $k: u8>)? (
             p: &$params,
             buf: usize,
             input_at: usize,
@@ -698,7 +698,7 @@ macro_rules! on_one_buffer {
             $(
             #[doc = concat!("[`", stringify!($name), "`](super::", stringify!($name), "), its check proven.")]
             #[inline(never)]
-            pub fn $name(
+            pub fn $name $(<const $k: u8>)? (
                 p: &$params,
                 buf: &mut [$t],
                 input_at: usize,
@@ -707,7 +707,7 @@ macro_rules! on_one_buffer {
                 bias: Option<&[$bias]>,
             ) {
                 debug_assert!(
-                    super::$check_name(p, buf.len(), input_at, output_at, filter.len(), bias.map(<[$bias]>::len)).is_ok()
+                    super::$check_name $(::<$k>)? (p, buf.len(), input_at, output_at, filter.len(), bias.map(<[$bias]>::len)).is_ok()
                 );
                 // The loop of the driver (`overlapped`), the kernel in this function's frame.
                 let Some(mut steps) = $crate::kernels::shared::in_place::Steps::new(&p.geometry, buf.len(), input_at, output_at) else {

@@ -31,7 +31,6 @@ pub struct ConvGeometry {
     pub depth_multiplier: usize,
 }
 
-#[cfg(any(stowplan_dsp, test))]
 impl ConvGeometry {
     /// The same convolution with rows and columns exchanged, when every image is one column
     /// (input, filter and output one pixel wide, no column padding) of more than one row: the

@@ -20,19 +20,12 @@
 //! together (the pointwise kernel's order). It runs whole geometries only (the in-place
 //! driver's whole-row chunks, whose input and output are apart).
 
+use crate::kernels::conv::kernel::{MOST, gathered_takes};
 use crate::kernels::shared::blocked::Epilogue;
 use crate::kernels::shared::{ConvGeometry, ConvS8, sized, sized_mut};
 
-/// The most values a gathered window holds: two of them (a pixel pair) are on the stack while
-/// the kernel runs.
-pub(crate) const MOST: usize = 64;
-
-/// The filter rows (`FW x C` values) shorter than this are gathered; longer ones are walked as
-/// runs by the window kernel, where a run is long enough to pay for its walk.
-const SHORT_RUN: usize = 16;
-
 /// int8 CONV_2D of a whole geometry with one group whose filter rows are short runs (fewer than
-/// [`SHORT_RUN`] values when undilated, or any dilated row) and whose windows hold at most
+/// [`SHORT_RUN`](crate::kernels::conv::kernel::SHORT_RUN) values when undilated, or any dilated row) and whose windows hold at most
 /// [`MOST`] values, more than one filter row: every output as
 /// [`conv2d_s8_portable`](crate::kernels::conv) writes it, in the order of the [module
 /// docs](self).
@@ -53,32 +46,16 @@ pub(crate) fn conv_s8(
 ) -> bool {
     let g = &p.geometry;
     let [batches, input_h, input_w, depth] = g.input;
-    let [out_depth, filter_h, filter_w, filter_d] = g.filter;
-    let [out_batches, output_h, output_w, _] = g.output;
-    let dims = [
-        batches, input_h, input_w, depth, out_depth, filter_h, filter_w, output_h, output_w,
-    ];
-    let steps = [g.stride_h, g.stride_w, g.dilation_h, g.dilation_w];
+    let [out_depth, filter_h, filter_w, _] = g.filter;
+    let [_, output_h, output_w, _] = g.output;
     let Ok(zero_point) = i8::try_from(p.input_offset.wrapping_neg()) else {
         return false;
     };
-    let Some(window) = filter_w
-        .checked_mul(depth)
-        .and_then(|row| row.checked_mul(filter_h))
-    else {
-        return false;
-    };
-    let row = filter_w * depth;
-    if filter_d != depth
-        || out_batches != batches
-        || dims.contains(&0)
-        || steps.contains(&0)
-        || window > MOST
-        || window == row
-        || (row >= SHORT_RUN && g.dilation_w == 1)
-    {
+    if !gathered_takes(g, p.input_offset) {
         return false;
     }
+    // At most `MOST` (taken).
+    let window = filter_h * filter_w * depth;
     let (Some(input), Some(filter), Some(output)) = (
         sized(input, &[batches, input_h, input_w, depth]),
         sized(filter, &[out_depth, filter_h, filter_w, depth]),
@@ -208,6 +185,7 @@ mod tests {
 
     use super::*;
     use crate::kernels::conv::conv2d_s8_portable;
+    use crate::kernels::conv::kernel::SHORT_RUN;
     use crate::kernels::shared::Part;
     use crate::kernels::shared::testing::{REQUANT, REQUANT_TWO, Rng, padded};
 

@@ -7,18 +7,22 @@ pub(crate) mod pointwise;
 pub(crate) mod s16;
 pub(crate) mod window;
 
+use crate::kernels::conv::kernel::{GATHERED, POINTWISE, PORTABLE, WINDOW};
 use crate::kernels::shared::{ConvS8, Part};
 
-/// The int8 CONV_2D of `p` on `part` of its geometry as the Cortex-M DSP extension runs it:
-/// the blocked 1 x 1 kernel for whole geometries (the in-place driver's pointwise chunks are
-/// whole), whole geometries of short filter rows gathered ([`gathered`]: first layers), the
-/// blocked windows for every other shape with one group, on any part; a whole
-/// geometry of one-pixel-wide images (a 1-D convolution) as its rows
-/// ([`ConvGeometry::columns_as_rows`](crate::kernels::shared::ConvGeometry::columns_as_rows): the same bytes, blocked in pixel pairs).
-/// Returns `false`, having written nothing, for what neither takes (grouped convolution): the
-/// caller runs the portable kernel then.
+/// The int8 CONV_2D of `p` on `part` of its geometry as the Cortex-M DSP extension runs it,
+/// with kernel `K` ([`kernel`](crate::kernels::conv::kernel)): the blocked 1 x 1 kernel for
+/// whole geometries (the in-place driver's pointwise chunks are whole), whole geometries of
+/// short filter rows gathered ([`gathered`]: first layers), the blocked windows for every
+/// other shape with one group, on any part ([`window`]); [`ANY`](crate::kernels::conv::kernel::ANY)
+/// tries them in that order. A whole geometry of one-pixel-wide images (a 1-D convolution)
+/// runs as its rows
+/// ([`ConvGeometry::columns_as_rows`](crate::kernels::shared::ConvGeometry::columns_as_rows):
+/// the same bytes, blocked in pixel pairs).
+/// Returns `false`, having written nothing, for what kernel `K` does not take (grouped
+/// convolution, [`PORTABLE`]): the caller runs the portable kernel then.
 #[inline(always)]
-pub(crate) fn conv2d_s8_part(
+pub(crate) fn conv2d_s8_part<const K: u8>(
     p: &ConvS8,
     part: Part,
     input: &[i8],
@@ -27,15 +31,27 @@ pub(crate) fn conv2d_s8_part(
     output: &mut [i8],
 ) -> bool {
     let rows;
+    let whole = part == Part::WHOLE;
     let p = match p.geometry.columns_as_rows() {
-        Some(geometry) if part == Part::WHOLE => {
+        Some(geometry) if whole => {
             rows = ConvS8 { geometry, ..*p };
             &rows
         }
         _ => p,
     };
-    (part == Part::WHOLE
-        && (pointwise::conv1x1_s8(p, input, filter, bias, output)
-            || gathered::conv_s8(p, input, filter, bias, output)))
-        || window::conv_s8(p, part, input, filter, bias, output)
+    match K {
+        POINTWISE => whole && pointwise::conv1x1_s8(p, input, filter, bias, output),
+        GATHERED => {
+            (whole && gathered::conv_s8(p, input, filter, bias, output))
+                || window::conv_s8(p, part, input, filter, bias, output)
+        }
+        WINDOW => window::conv_s8(p, part, input, filter, bias, output),
+        PORTABLE => false,
+        _ => {
+            (whole
+                && (pointwise::conv1x1_s8(p, input, filter, bias, output)
+                    || gathered::conv_s8(p, input, filter, bias, output)))
+                || window::conv_s8(p, part, input, filter, bias, output)
+        }
+    }
 }

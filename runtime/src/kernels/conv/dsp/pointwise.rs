@@ -3,6 +3,7 @@
 //! 2 pixels x 2 output channels, the accumulators in registers (see [`conv1x1_s8`]).
 
 use crate::dsp::{smlad, smlad_1x2_words, splat16, sxtab16, sxtab16_ror8, sxtb16, sxtb16_ror8};
+use crate::kernels::conv::kernel::pointwise_takes;
 use crate::kernels::shared::blocked::{
     Epilogue, dot_1x2, dot_offset_s8, first, load4, tail, unrolled, word4,
 };
@@ -105,12 +106,7 @@ pub(crate) fn conv1x1_s8(
     let g = &p.geometry;
     let [batches, height, width, depth] = g.input;
     let out_depth = g.filter[0];
-    if g.filter[1..] != [1, 1, depth]
-        || g.output != [batches, height, width, out_depth]
-        || (g.stride_h, g.stride_w, g.pad_h, g.pad_w) != (1, 1, 0, 0)
-        || depth == 0
-        || out_depth == 0
-    {
+    if !pointwise_takes(g) {
         return false;
     }
     let Some(pixels) = product(&[batches, height, width]) else {

@@ -31,15 +31,9 @@
 use core::ops::Range;
 
 use crate::dsp::{smlad, smlad_2x2_groups, splat16, sxtab16, sxtab16_ror8, sxtb16, sxtb16_ror8};
+use crate::kernels::conv::kernel::window_takes;
 use crate::kernels::shared::blocked::{Epilogue, first, word4};
 use crate::kernels::shared::{ConvGeometry, ConvS8, Part, inside, origin, sized, sized_mut};
-
-/// The input offsets the halfword lanes of `SXTAB16` add exactly to every int8 value.
-const OFFSETS: core::ops::RangeInclusive<i32> = -32640..=32640;
-
-/// Dilated window extents (`(taps - 1) * dilation`) past this are left to the portable loop
-/// (none fits a microcontroller's memory), so that no tap coordinate wraps.
-const EXTENT: usize = 1 << 15;
 
 /// The most window values the buffer holds: a window of up to `SLAB` values is gathered whole,
 /// a larger one in slabs of `SLAB` values (the buffer of a pixel pair, `SLAB / 4` groups of 16
@@ -54,11 +48,11 @@ const GROUPS: usize = SLAB / 4 + 1;
 const BLOCK: usize = 64;
 
 /// int8 CONV_2D with one group and any other geometry the window kernels take
-/// ([`takes`]), on any `part` of it: writes every output (of the call's geometry) as
+/// ([`window_takes`]), on any `part` of it: writes every output (of the call's geometry) as
 /// [`conv2d_s8_portable`](crate::kernels::conv::conv2d_s8_portable) does, in the order of the
 /// [module docs](self).
 ///
-/// Returns `false`, having written nothing, for a geometry [`takes`] declines (the
+/// Returns `false`, having written nothing, for a geometry [`window_takes`] declines (the
 /// caller runs the portable kernel then); `true` without writing if a slice is shorter than
 /// the geometry says (as the portable loop does).
 ///
@@ -76,7 +70,7 @@ pub(crate) fn conv_s8(
     let [batches, _, _, depth] = g.input;
     let [out_depth, filter_h, filter_w, _] = g.filter;
     let [_, output_h, output_w, _] = g.output;
-    if !takes(p) {
+    if !window_takes(g, p.input_offset) {
         return false;
     }
     let (Some(input), Some(filter), Some(output)) = (
@@ -99,28 +93,6 @@ pub(crate) fn conv_s8(
         _ => w.pixels::<0>(&e, output),
     }
     true
-}
-
-/// Whether the blocked window kernels take `p`'s geometry: one group (filter depth = input
-/// depth), no zero dimension, stride or dilation, dilated window extents below 2^15 (so that
-/// no tap coordinate wraps) and an input offset in `-32640..=32640`.
-pub(super) fn takes(p: &ConvS8) -> bool {
-    let g = &p.geometry;
-    let [batches, input_h, input_w, depth] = g.input;
-    let [out_depth, filter_h, filter_w, filter_d] = g.filter;
-    let [_, output_h, output_w, _] = g.output;
-    let dims = [
-        batches, input_h, input_w, depth, out_depth, filter_h, filter_w, output_h, output_w,
-    ];
-    let steps = [g.stride_h, g.stride_w, g.dilation_h, g.dilation_w];
-    let extent =
-        |taps: usize, dilation: usize| (taps - 1).checked_mul(dilation).is_some_and(|e| e < EXTENT);
-    filter_d == depth
-        && !dims.contains(&0)
-        && !steps.contains(&0)
-        && extent(filter_h, g.dilation_h)
-        && extent(filter_w, g.dilation_w)
-        && OFFSETS.contains(&p.input_offset)
 }
 
 /// What every block of one call shares: the geometry, the input and filter slices (sized by
@@ -906,8 +878,14 @@ mod tests {
             let len = elements(g.output);
             let expected = portable(&p, Part::WHOLE, &input, &filter, bias, len);
             let mut got = vec![0x55_i8; len];
-            let taken =
-                super::super::conv2d_s8_part(&p, Part::WHOLE, &input, &filter, bias, &mut got);
+            let taken = super::super::conv2d_s8_part::<{ crate::kernels::conv::kernel::ANY }>(
+                &p,
+                Part::WHOLE,
+                &input,
+                &filter,
+                bias,
+                &mut got,
+            );
             assert!(taken, "{g:?}");
             assert_eq!(got, expected, "{g:?} offset {}", p.input_offset);
             drawn += 1;
@@ -979,7 +957,10 @@ mod tests {
                 ..params(g, &mut rng)
             };
             let expected = portable(&p, Part::WHOLE, &input, &filter, Some(&bias), len);
-            for kernel in [conv_s8 as Kernel, super::super::conv2d_s8_part] {
+            for kernel in [
+                conv_s8 as Kernel,
+                super::super::conv2d_s8_part::<{ crate::kernels::conv::kernel::ANY }>,
+            ] {
                 let (taken, got) =
                     blocked(kernel, &p, Part::WHOLE, &input, &filter, Some(&bias), len);
                 assert!(taken);

@@ -1,0 +1,142 @@
+//! The kernel chosen at build time ([`super::kernel`]) against the run-time choice.
+
+extern crate std;
+use std::vec;
+
+use crate::kernels::check_conv2d_s8_with;
+use crate::kernels::conv::dsp::conv2d_s8_part;
+use crate::kernels::conv::kernel::*;
+use crate::kernels::shared::check::KernelError;
+use crate::kernels::shared::testing::{Rng, driver_chunks, padded, params};
+use crate::kernels::shared::{ConvS8, Part};
+
+/// The DSP CONV_2D of kernel `k` on `part`, as generated code calls it with `k` a constant.
+fn run(k: u8, p: &ConvS8, part: Part, input: &[i8], filter: &[i8], output: &mut [i8]) -> bool {
+    let bias = None;
+    match k {
+        POINTWISE => conv2d_s8_part::<POINTWISE>(p, part, input, filter, bias, output),
+        GATHERED => conv2d_s8_part::<GATHERED>(p, part, input, filter, bias, output),
+        WINDOW => conv2d_s8_part::<WINDOW>(p, part, input, filter, bias, output),
+        PORTABLE => conv2d_s8_part::<PORTABLE>(p, part, input, filter, bias, output),
+        _ => conv2d_s8_part::<ANY>(p, part, input, filter, bias, output),
+    }
+}
+
+/// On random geometries (pointwise layers, first layers of few channels, 3 x 3 and other
+/// windows, 1-D convolutions, grouped ones): the kernel chosen is the first one, in the
+/// order the run-time entry tries them, that takes the geometry; it runs it (the DSP
+/// kernel writes, no portable fallback); its outputs are the run-time choice's, whole and
+/// in the in-place driver's chunks; a kernel that does not take the geometry fails its
+/// entry's check.
+#[test]
+fn the_choice_is_the_run_time_choice() {
+    let mut rng = Rng(0x6b3_0001);
+    let cases = if cfg!(miri) { 6 } else { 600 };
+    let mut seen = [0_usize; 5];
+    let mut drawn = 0;
+    while drawn < cases {
+        let shape = rng.below(5);
+        let (c, k, s) = match shape {
+            0 => (rng.range(1, 24), [1, 1], [1, 1]),
+            1 => (rng.range(1, 4), [rng.range(2, 5), rng.range(1, 5)], [2, 2]),
+            2 => (rng.range(1, 20), [3, 3], [rng.range(1, 2), rng.range(1, 2)]),
+            3 => (rng.range(1, 12), [rng.range(2, 5), 1], [rng.range(1, 2), 1]),
+            _ => (rng.range(1, 40), [rng.range(1, 5), rng.range(1, 5)], [1, 2]),
+        };
+        let w = if shape == 3 { 1 } else { rng.range(1, 9) };
+        let dilation = [rng.range(1, 2), rng.range(1, 2)];
+        let pad = rng.pick(&[None, Some(0), Some(1)]);
+        let o = rng.range(1, 9);
+        let Some(mut g) = padded(
+            [rng.range(1, 2), rng.range(2, 9), w, c],
+            o,
+            k,
+            s,
+            dilation,
+            pad,
+        ) else {
+            continue;
+        };
+        if rng.below(10) == 0 && c.is_multiple_of(2) && o.is_multiple_of(2) {
+            // Two groups.
+            g.filter[3] = c / 2;
+        }
+        drawn += 1;
+        let mut p = params(g, &mut rng);
+        p.requant = &p.requant[..o];
+        if rng.below(8) == 0 {
+            p.input_offset = rng.pick(&[200, -40_000]);
+        }
+        let kernel = conv2d_s8_kernel(&p);
+        seen[usize::from(kernel)] += 1;
+        assert!(conv2d_s8_takes(kernel, &p), "{g:?}");
+        for earlier in [POINTWISE, GATHERED, WINDOW] {
+            if earlier < kernel {
+                assert!(
+                    !conv2d_s8_takes(earlier, &p),
+                    "{} before {}: {g:?}",
+                    name(earlier),
+                    name(kernel)
+                );
+            }
+        }
+        let (input_len, filter_len, output_len) = (
+            g.input.iter().product::<usize>(),
+            g.filter.iter().product::<usize>(),
+            g.output.iter().product::<usize>(),
+        );
+        for other in [POINTWISE, GATHERED, WINDOW] {
+            let check = match other {
+                POINTWISE => check_conv2d_s8_with::<POINTWISE>,
+                GATHERED => check_conv2d_s8_with::<GATHERED>,
+                _ => check_conv2d_s8_with::<WINDOW>,
+            };
+            let result = check(&p, input_len, filter_len, None, output_len);
+            if conv2d_s8_takes(other, &p) {
+                assert_eq!(result, Ok(()), "{g:?}");
+            } else {
+                assert!(matches!(result, Err(KernelError::Parameters(_))), "{g:?}");
+            }
+        }
+        let input = rng.values(input_len);
+        let filter = rng.values(filter_len);
+        let mut expected = vec![0_i8; output_len];
+        let mut got = vec![0_i8; output_len];
+        let ran = run(ANY, &p, Part::WHOLE, &input, &filter, &mut expected);
+        assert_eq!(
+            run(kernel, &p, Part::WHOLE, &input, &filter, &mut got),
+            ran,
+            "{g:?}"
+        );
+        assert_eq!(ran, kernel != PORTABLE, "{} on {g:?}", name(kernel));
+        if ran {
+            assert_eq!(got, expected, "{} on {g:?}", name(kernel));
+        }
+        for (sub, part, [i0, i1], [o0, o1]) in driver_chunks(&g, &mut rng) {
+            let q = ConvS8 { geometry: sub, ..p };
+            let mut expected = vec![0_i8; o1 - o0];
+            let mut got = vec![0_i8; o1 - o0];
+            if kernel == POINTWISE && !(part == Part::WHOLE && pointwise_takes(&sub)) {
+                // The driver gives a pointwise op whole runs of pixels only (images of
+                // their own); the kernel declines any other part, writing nothing (the
+                // portable loop runs it).
+                assert!(!run(kernel, &q, part, &input[i0..i1], &filter, &mut got));
+                assert!(got.iter().all(|&v| v == 0));
+                continue;
+            }
+            let ran = run(ANY, &q, part, &input[i0..i1], &filter, &mut expected);
+            assert_eq!(
+                run(kernel, &q, part, &input[i0..i1], &filter, &mut got),
+                ran,
+                "{} on {sub:?} {part:?} of {g:?}",
+                name(kernel)
+            );
+            if ran {
+                assert_eq!(got, expected, "{} on a chunk of {g:?}", name(kernel));
+            }
+        }
+    }
+    if !cfg!(miri) {
+        assert!(seen[1..].iter().all(|&n| n > 10), "kernels drawn: {seen:?}");
+    }
+}

@@ -1,0 +1,183 @@
+//! Which kernel runs an int8 CONV_2D, chosen when the crate compiles.
+//!
+//! [`conv2d_s8`](super::conv2d_s8) chooses among its kernels at every call, from the geometry,
+//! so a firmware that calls it links all of them. Generated code instead evaluates
+//! [`conv2d_s8_kernel`] in a constant, when the crate compiles, and calls the proven entry
+//! `conv2d_s8_with::<K>` (and its one-buffer twin) with that constant: only the kernel each
+//! layer runs is linked, and no choice is made at run time. The choice is the one
+//! [`conv2d_s8`](super::conv2d_s8) makes for the same geometry, so the outputs and the
+//! instructions are the same; on targets without the DSP extension every kernel is the
+//! portable one.
+//!
+//! Each kernel's [`conv2d_s8_takes`] is part of its entry's check
+//! ([`check_conv2d_s8_with`](super::check_conv2d_s8_with)): a constant naming a kernel that
+//! does not take the geometry does not compile.
+
+use crate::kernels::shared::{ConvGeometry, ConvS8};
+
+/// Chosen at every call from the geometry, as [`conv2d_s8`](super::conv2d_s8) does.
+pub const ANY: u8 = 0;
+/// The blocked 1 x 1 matrix product (a 1 x 1 filter, stride 1, no padding, one group), with
+/// the DSP extension; the in-place driver gives it whole runs of pixels.
+pub const POINTWISE: u8 = 1;
+/// Short filter rows (first layers) gathered into windows on the stack for whole geometries,
+/// the in-place driver's runs of pixels by [`WINDOW`]'s kernel.
+pub const GATHERED: u8 = 2;
+/// Every other geometry with one group: windows widened once per pair of output pixels.
+pub const WINDOW: u8 = 3;
+/// The portable loop nest (grouped convolution, and every geometry on targets without the DSP
+/// extension).
+pub const PORTABLE: u8 = 4;
+
+/// The kernel's name, for reports and messages: its constant's name in lower case (`"any"`
+/// for [`ANY`], `"unknown"` past [`PORTABLE`]).
+#[must_use]
+pub const fn name(kernel: u8) -> &'static str {
+    match kernel {
+        ANY => "any",
+        POINTWISE => "pointwise",
+        GATHERED => "gathered",
+        WINDOW => "window",
+        PORTABLE => "portable",
+        _ => "unknown",
+    }
+}
+
+/// The most values a gathered window holds: two of them (a pixel pair) are on the stack while
+/// the kernel runs.
+pub(crate) const MOST: usize = 64;
+
+/// The filter rows (`FW x C` values) shorter than this are gathered; longer ones are walked as
+/// runs by the window kernel, where a run is long enough to pay for its walk.
+pub(crate) const SHORT_RUN: usize = 16;
+
+/// The input offsets the halfword lanes of `SXTAB16` add exactly to every int8 value (the
+/// window kernel's).
+const OFFSETS: (i32, i32) = (-32640, 32640);
+
+/// Dilated window extents (`(taps - 1) * dilation`) past this are left to the portable loop
+/// (none fits a microcontroller's memory), so that no tap coordinate wraps.
+const EXTENT: usize = 1 << 15;
+
+/// The kernel [`conv2d_s8`](super::conv2d_s8) runs `p`'s whole geometry with, in the order it
+/// tries them: [`POINTWISE`], [`GATHERED`], [`WINDOW`], else [`PORTABLE`]. A 1-D convolution
+/// (one-pixel-wide images) is chosen for as the row it runs as.
+#[must_use]
+pub const fn conv2d_s8_kernel(p: &ConvS8) -> u8 {
+    let g = match p.geometry.columns_as_rows() {
+        Some(g) => g,
+        None => p.geometry,
+    };
+    if pointwise_takes(&g) {
+        POINTWISE
+    } else if gathered_takes(&g, p.input_offset) {
+        GATHERED
+    } else if window_takes(&g, p.input_offset) {
+        WINDOW
+    } else {
+        PORTABLE
+    }
+}
+
+/// Whether `kernel` runs `p`'s geometry ([`ANY`] and [`PORTABLE`] run every one): the geometry
+/// its DSP kernel takes. A [`GATHERED`] layer's runs of pixels on one buffer that the window
+/// kernel does not take, and anything on a target without the DSP extension, run the portable
+/// loop.
+#[must_use]
+pub const fn conv2d_s8_takes(kernel: u8, p: &ConvS8) -> bool {
+    let rows = match p.geometry.columns_as_rows() {
+        Some(g) => g,
+        None => p.geometry,
+    };
+    match kernel {
+        ANY | PORTABLE => true,
+        POINTWISE => pointwise_takes(&rows),
+        GATHERED => gathered_takes(&rows, p.input_offset),
+        WINDOW => window_takes(&p.geometry, p.input_offset),
+        _ => false,
+    }
+}
+
+/// No dimension is 0.
+const fn no_zero(dims: &[usize]) -> bool {
+    let mut k = 0;
+    while k < dims.len() {
+        if dims[k] == 0 {
+            return false;
+        }
+        k += 1;
+    }
+    true
+}
+
+/// The pointwise kernel's geometries: a 1 x 1 filter over every input channel, the output the
+/// input's pixels, stride 1, no padding, no zero dimension.
+pub(crate) const fn pointwise_takes(g: &ConvGeometry) -> bool {
+    let [batches, height, width, depth] = g.input;
+    let [out_depth, fh, fw, fd] = g.filter;
+    let [ob, oh, ow, oc] = g.output;
+    fh == 1
+        && fw == 1
+        && fd == depth
+        && ob == batches
+        && oh == height
+        && ow == width
+        && oc == out_depth
+        && g.stride_h == 1
+        && g.stride_w == 1
+        && g.pad_h == 0
+        && g.pad_w == 0
+        && depth != 0
+        && out_depth != 0
+}
+
+/// The gathered kernel's geometries: one group, no zero dimension, stride or dilation, more
+/// than one filter row, windows of at most [`MOST`] values, filter rows shorter than
+/// [`SHORT_RUN`] values (or dilated), and an input zero point that is an int8 value.
+pub(crate) const fn gathered_takes(g: &ConvGeometry, input_offset: i32) -> bool {
+    let [batches, input_h, input_w, depth] = g.input;
+    let [out_depth, filter_h, filter_w, filter_d] = g.filter;
+    let [out_batches, output_h, output_w, _] = g.output;
+    let zero_point = input_offset.wrapping_neg();
+    let Some(row) = filter_w.checked_mul(depth) else {
+        return false;
+    };
+    let Some(window) = row.checked_mul(filter_h) else {
+        return false;
+    };
+    zero_point >= i8::MIN as i32
+        && zero_point <= i8::MAX as i32
+        && filter_d == depth
+        && out_batches == batches
+        && no_zero(&[
+            batches, input_h, input_w, depth, out_depth, filter_h, filter_w, output_h, output_w,
+        ])
+        && no_zero(&[g.stride_h, g.stride_w, g.dilation_h, g.dilation_w])
+        && window <= MOST
+        && window != row
+        && (row < SHORT_RUN || g.dilation_w != 1)
+}
+
+/// The window kernel's geometries: one group (filter depth = input depth), no zero dimension,
+/// stride or dilation, dilated window extents below 2^15 (so that no tap coordinate wraps) and
+/// an input offset in `-32640..=32640`.
+pub(crate) const fn window_takes(g: &ConvGeometry, input_offset: i32) -> bool {
+    let [batches, input_h, input_w, depth] = g.input;
+    let [out_depth, filter_h, filter_w, filter_d] = g.filter;
+    let [_, output_h, output_w, _] = g.output;
+    const fn extent(taps: usize, dilation: usize) -> bool {
+        match (taps - 1).checked_mul(dilation) {
+            Some(e) => e < EXTENT,
+            None => false,
+        }
+    }
+    filter_d == depth
+        && no_zero(&[
+            batches, input_h, input_w, depth, out_depth, filter_h, filter_w, output_h, output_w,
+        ])
+        && no_zero(&[g.stride_h, g.stride_w, g.dilation_h, g.dilation_w])
+        && extent(filter_h, g.dilation_h)
+        && extent(filter_w, g.dilation_w)
+        && input_offset >= OFFSETS.0
+        && input_offset <= OFFSETS.1
+}
