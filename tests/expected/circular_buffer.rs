@@ -334,14 +334,16 @@ pub mod circular_buffer {
             act_min: -128,
             act_max: 127,
         };
+        /// The kernel of OP_0: pointwise on cores with the DSP extension (the portable loop elsewhere), chosen when the crate compiled.
+        pub const OP_0_KERNEL: u8 = ::stowplan::kernels::conv_kernel::POINTWISE;
         #[allow(unused_variables)]
         const _: () = {
             let i0: usize = super::X.len();
             let i1: usize = super::F1.len();
             let o0: usize = super::A.len();
             ::core::assert!(
-                ::stowplan::kernels::check_conv2d_s8(& OP_0, i0, i1,
-                ::core::option::Option::None, o0).is_ok(),
+                ::stowplan::kernels::check_conv2d_s8_with:: < OP_0_KERNEL > (& OP_0, i0,
+                i1, ::core::option::Option::None, o0).is_ok(),
                 "op 0 (CONV_2D): its kernel's preconditions do not hold for the views the plan gives it"
             );
         };
@@ -399,14 +401,16 @@ pub mod circular_buffer {
             act_min: -128,
             act_max: 127,
         };
+        /// The kernel of OP_2: gathered on cores with the DSP extension (the portable loop elsewhere), chosen when the crate compiled.
+        pub const OP_2_KERNEL: u8 = ::stowplan::kernels::conv_kernel::GATHERED;
         #[allow(unused_variables)]
         const _: () = {
             let i0: usize = super::W.len();
             let i1: usize = super::F2.len();
             let o0: usize = super::Y.len();
             ::core::assert!(
-                ::stowplan::kernels::check_conv2d_s8(& OP_2, i0, i1,
-                ::core::option::Option::None, o0).is_ok(),
+                ::stowplan::kernels::check_conv2d_s8_with:: < OP_2_KERNEL > (& OP_2, i0,
+                i1, ::core::option::Option::None, o0).is_ok(),
                 "op 2 (CONV_2D): its kernel's preconditions do not hold for the views the plan gives it"
             );
         };
@@ -432,13 +436,9 @@ pub mod circular_buffer {
     ) -> ::stowplan::Invoked {
         {
             let ((i0, i1, _), (o0,)) = ops::op_0(arena);
-            ::stowplan::kernels::proven::conv2d_s8(
-                &params::OP_0,
-                i0,
-                i1,
-                ::core::option::Option::None,
-                o0,
-            );
+            ::stowplan::kernels::proven::conv2d_s8_with::<
+                { params::OP_0_KERNEL },
+            >(&params::OP_0, i0, i1, ::core::option::Option::None, o0);
         }
         {
             let ((i0,), (o0, p0)) = ops::op_1(arena, state);
@@ -455,13 +455,9 @@ pub mod circular_buffer {
         }
         {
             let ((i0, i1, _), (o0,)) = ops::op_2(arena, state);
-            ::stowplan::kernels::proven::conv2d_s8(
-                &params::OP_2,
-                i0,
-                i1,
-                ::core::option::Option::None,
-                o0,
-            );
+            ::stowplan::kernels::proven::conv2d_s8_with::<
+                { params::OP_2_KERNEL },
+            >(&params::OP_2, i0, i1, ::core::option::Option::None, o0);
         }
         ::stowplan::Invoked::Complete
     }

@@ -11,7 +11,7 @@
 //! and what the converter writes).
 
 use proc_macro2::TokenStream;
-use quote::quote;
+use quote::{format_ident, quote};
 
 use super::overwrite::{self, Overwrite, Pairing, WriteOrder};
 use super::{
@@ -237,8 +237,15 @@ impl ConvOptions {
     }
 }
 
-/// A convolution's geometry tokens and its input, filter and output shapes (NHWC).
-pub(super) type Geometry = (TokenStream, [usize; 4], [usize; 4], [usize; 4]);
+/// A convolution's geometry tokens, its input, filter and output shapes (NHWC) and the
+/// geometry itself (as the kernels' constant choice reads it).
+pub(super) type Geometry = (
+    TokenStream,
+    [usize; 4],
+    [usize; 4],
+    [usize; 4],
+    crate::kernels::ConvGeometry,
+);
 
 /// The `ConvGeometry` tokens of a convolution: NHWC input and output, the filter as the model
 /// has it, TFLM's padding (`ComputePaddingHeightWidth`) from the input and filter sizes.
@@ -277,6 +284,18 @@ pub(super) fn geometry(
     let (sh, sw) = o.stride;
     let (dh, dw) = o.dilation;
     let (il, fl, ol) = (usize_lits(&i), usize_lits(&f), usize_lits(&out));
+    let value = crate::kernels::ConvGeometry {
+        input: i,
+        filter: f,
+        output: out,
+        stride_h: sh,
+        stride_w: sw,
+        dilation_h: dh,
+        dilation_w: dw,
+        pad_h,
+        pad_w,
+        depth_multiplier,
+    };
     Ok((
         quote!(#k::ConvGeometry {
             input: #il, filter: #fl, output: #ol,
@@ -286,6 +305,7 @@ pub(super) fn geometry(
         i,
         f,
         out,
+        value,
     ))
 }
 
@@ -359,7 +379,7 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
     };
     let o = ConvOptions::new(padding, (stride_h, stride_w), (dilation_h, dilation_w))?;
     cx.same_type(input, out)?;
-    let (geometry, ishape, fshape, oshape) = geometry(cx, &o, input, filter, out, 1)?;
+    let (geometry, ishape, fshape, oshape, value) = geometry(cx, &o, input, filter, out, 1)?;
     // The filter's quantized dimension (0) holds the output channels; the input's channels are
     // a whole number of the filter's (grouped convolution).
     let channels = fshape[0];
@@ -389,7 +409,36 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
     }
     let bias_type = cx.optional_input(2).map(|b| b.dtype);
     let (params, f) = match (input.dtype, filter.dtype) {
-        (DType::Int8, DType::Int8 | DType::Int4) => {
+        (DType::Int8, DType::Int8) => {
+            let per_channel = multipliers(cx, input, filter, out, channels, 0)?;
+            let (out_scale, out_zp) = cx.quant(out)?;
+            let (lo, hi) = act_range_s8(activation, out_scale, out_zp)?;
+            let offset = cx.offset(input)?;
+            let (io, oo) = (i32_lit(offset), i32_lit(out_zp));
+            let (lo, hi) = (i32_lit(lo), i32_lit(hi));
+            // The kernel, chosen now by the runtime's own rule (its source is compiled here).
+            let choice =
+                kernel_choice(value, offset, crate::kernels::conv_kernel::conv2d_s8_kernel);
+            let (kname, constant) = (
+                format_ident!("{pname}_KERNEL"),
+                kernel_constant(choice, crate::kernels::conv_kernel::name),
+            );
+            let doc = kernel_doc(pname, crate::kernels::conv_kernel::name(choice));
+            let call = cx.conv_call_with(
+                &quote!(conv2d_s8),
+                quote!(
+                    pub const #pname: #k::ConvS8 = #k::ConvS8 {
+                        geometry: #geometry, input_offset: #io, output_offset: #oo,
+                        requant: &[#(#per_channel),*], act_min: #lo, act_max: #hi,
+                    };
+                    #[doc = #doc]
+                    pub const #kname: u8 = #k::conv_kernel::#constant;
+                ),
+                Some(&kname),
+            );
+            return call;
+        }
+        (DType::Int8, DType::Int4) => {
             let per_channel = multipliers(cx, input, filter, out, channels, 0)?;
             let (out_scale, out_zp) = cx.quant(out)?;
             let (lo, hi) = act_range_s8(activation, out_scale, out_zp)?;
@@ -400,11 +449,7 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
                     geometry: #geometry, input_offset: #io, output_offset: #oo,
                     requant: &[#(#per_channel),*], act_min: #lo, act_max: #hi,
                 };),
-                if filter.dtype == DType::Int4 {
-                    quote!(conv2d_s8_i4)
-                } else {
-                    quote!(conv2d_s8)
-                },
+                quote!(conv2d_s8_i4),
             )
         }
         (DType::Int16, DType::Int8) => {
@@ -443,4 +488,40 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
         }
     };
     cx.conv_call(&f, params)
+}
+
+/// The kernel an int8 convolution of geometry `g` and input offset `offset` runs, by the
+/// runtime's rule `choose` (which reads neither the requantisation nor the output's range).
+pub(super) fn kernel_choice(
+    g: crate::kernels::ConvGeometry,
+    offset: i32,
+    choose: fn(&crate::kernels::ConvS8) -> u8,
+) -> u8 {
+    choose(&crate::kernels::ConvS8 {
+        geometry: g,
+        input_offset: offset,
+        output_offset: 0,
+        requant: &[],
+        act_min: 0,
+        act_max: 0,
+    })
+}
+
+/// The name of kernel `choice`'s constant in the runtime's kernel module (`POINTWISE`, ...):
+/// its report name (`name`) in upper case.
+pub(super) fn kernel_constant(choice: u8, name: fn(u8) -> &'static str) -> syn::Ident {
+    format_ident!("{}", name(choice).to_ascii_uppercase())
+}
+
+/// The doc line of the constant naming `op`'s kernel: the DSP kernel runs on cores with the DSP
+/// extension only, the portable loop everywhere else.
+pub(super) fn kernel_doc(op: &syn::Ident, kernel: &str) -> String {
+    if kernel == "portable" {
+        format!(" The kernel of {op}: the portable loop, chosen when the crate compiled.")
+    } else {
+        format!(
+            " The kernel of {op}: {kernel} on cores with the DSP extension (the portable loop \
+             elsewhere), chosen when the crate compiled."
+        )
+    }
 }

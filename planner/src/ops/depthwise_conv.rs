@@ -5,11 +5,11 @@
 //! geometry and the per-channel multipliers are CONV_2D's ([`super::conv`]), with the filter's
 //! channels in its last dimension.
 
-use quote::quote;
+use quote::{format_ident, quote};
 
 use super::conv::{
-    ConvOptions, act_range_q, check_bias, geometry, int4_filter_scratch, multipliers,
-    window_pairing,
+    ConvOptions, act_range_q, check_bias, geometry, int4_filter_scratch, kernel_choice,
+    kernel_constant, kernel_doc, multipliers, window_pairing,
 };
 use super::overwrite::{Overwrite, WriteOrder};
 use super::{
@@ -75,7 +75,7 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
             oshape[3]
         ));
     }
-    let (geometry, _, fshape, _) = geometry(cx, &o, input, filter, out, dm)?;
+    let (geometry, _, fshape, _, value) = geometry(cx, &o, input, filter, out, dm)?;
     let channels = fshape[3];
     if fshape[0] != 1 || channels != oshape[3] {
         return invalid(format!(
@@ -126,19 +126,35 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
                 )
             } else {
                 let (lo, hi) = act_range_s8(activation, out_scale, out_zp)?;
-                let (io, oo) = (i32_lit(cx.offset(input)?), i32_lit(out_zp));
+                let offset = cx.offset(input)?;
+                let (io, oo) = (i32_lit(offset), i32_lit(out_zp));
                 let (lo, hi) = (i32_lit(lo), i32_lit(hi));
-                (
-                    quote!(pub const #pname: #k::ConvS8 = #k::ConvS8 {
-                        geometry: #geometry, input_offset: #io, output_offset: #oo,
-                        requant: &[#(#per_channel),*], act_min: #lo, act_max: #hi,
-                    };),
-                    if filter.dtype == DType::Int4 {
-                        quote!(depthwise_conv2d_s8_i4)
-                    } else {
-                        quote!(depthwise_conv2d_s8)
-                    },
-                )
+                let params = quote!(pub const #pname: #k::ConvS8 = #k::ConvS8 {
+                    geometry: #geometry, input_offset: #io, output_offset: #oo,
+                    requant: &[#(#per_channel),*], act_min: #lo, act_max: #hi,
+                };);
+                if filter.dtype == DType::Int4 {
+                    (params, quote!(depthwise_conv2d_s8_i4))
+                } else {
+                    // The kernel, chosen now by the runtime's own rule.
+                    let kernels = crate::kernels::depthwise_kernel::depthwise_conv2d_s8_kernel;
+                    let choice = kernel_choice(value, offset, kernels);
+                    let name = crate::kernels::depthwise_kernel::name;
+                    let (kname, constant) = (
+                        format_ident!("{pname}_KERNEL"),
+                        kernel_constant(choice, name),
+                    );
+                    let doc = kernel_doc(pname, name(choice));
+                    return cx.conv_call_with(
+                        &quote!(depthwise_conv2d_s8),
+                        quote!(
+                            #params
+                            #[doc = #doc]
+                            pub const #kname: u8 = #k::depthwise_kernel::#constant;
+                        ),
+                        Some(&kname),
+                    );
+                }
             }
         }
         (DType::Float32, DType::Float32) => {

@@ -139,6 +139,18 @@ impl<'a> Lower<'a> {
     /// `kernels::overlap` when the output lies over the input ([`Lower::overlap`]), with a
     /// compile-time proof that the offsets suit the driver.
     pub(super) fn conv_call(&self, f: &TokenStream, params: TokenStream) -> Result<Call, Refusal> {
+        self.conv_call_with(f, params, None)
+    }
+
+    /// [`Lower::conv_call`] with the kernel chosen when the crate compiles: `kernel`, the
+    /// name of a `u8` constant the parameters define beside the op's (`OP_N_KERNEL`), makes the
+    /// call `f_with::<K>` (and its check `check_f_with::<K>`), so only that kernel is linked.
+    pub(super) fn conv_call_with(
+        &self,
+        f: &TokenStream,
+        params: TokenStream,
+        kernel: Option<&syn::Ident>,
+    ) -> Result<Call, Refusal> {
         let k = self.k();
         let pname = self.params;
         let bias = self.optional_view(2);
@@ -148,7 +160,17 @@ impl<'a> Lower<'a> {
         } else {
             quote!(::core::option::Option::None)
         };
-        let check = format_ident!("check_{}", f.to_string());
+        // The entry, and its kernel constant as the check (in `params`) and the body (in
+        // `invoke`) name it.
+        let (entry, in_params, in_body) = match kernel {
+            Some(c) => (
+                format_ident!("{}_with", f.to_string()),
+                quote!(::<#c>),
+                quote!(::<{ params::#c }>),
+            ),
+            None => (format_ident!("{}", f.to_string()), quote!(), quote!()),
+        };
+        let check = format_ident!("check_{}", entry);
         if self.overlap.is_some() {
             let mut call = self.overlapped_call(
                 f,
@@ -160,15 +182,16 @@ impl<'a> Lower<'a> {
             )?;
             let (ia, oa) = self.overlap.unwrap_or_default();
             let (ia, oa) = (Literal::u64_unsuffixed(ia), Literal::u64_unsuffixed(oa));
-            call.check = Some(quote!(#k::overlap::#check(&#pname, o0, #ia, #oa, i1, #bias_len)));
-            call.body = quote!(#k::proven::overlap::#f(&params::#pname, o0, #ia, #oa, i1, #bias););
+            call.check =
+                Some(quote!(#k::overlap::#check #in_params (&#pname, o0, #ia, #oa, i1, #bias_len)));
+            call.body = quote!(#k::proven::overlap::#entry #in_body (&params::#pname, o0, #ia, #oa, i1, #bias););
             return Ok(call);
         }
         Ok(Call {
             params: Some(params),
-            body: quote!(#k::proven::#f(&params::#pname, i0, i1, #bias, o0);),
+            body: quote!(#k::proven::#entry #in_body (&params::#pname, i0, i1, #bias, o0);),
             reads: if with_bias { vec![0, 1, 2] } else { vec![0, 1] },
-            check: Some(quote!(#k::#check(&#pname, i0, i1, #bias_len, o0))),
+            check: Some(quote!(#k::#check #in_params (&#pname, i0, i1, #bias_len, o0))),
         })
     }
 

@@ -709,6 +709,8 @@ pub mod cnn {
             act_min: -128,
             act_max: 127,
         };
+        /// The kernel of OP_0: gathered on cores with the DSP extension (the portable loop elsewhere), chosen when the crate compiled.
+        pub const OP_0_KERNEL: u8 = ::stowplan::kernels::conv_kernel::GATHERED;
         const _: () = ::core::assert!(
             ::stowplan::kernels::overlap::fits(& OP_0.geometry, 464, 0),
             "op 0 (CONV_2D) of subgraph 0: its input must start at least the overlapped driver's least displacement above its output"
@@ -719,8 +721,8 @@ pub mod cnn {
             let i2: usize = super::RELU_8.len();
             let o0: usize = super::OVERLAP_OP_0.len();
             ::core::assert!(
-                ::stowplan::kernels::overlap::check_conv2d_s8(& OP_0, o0, 464, 0, i1,
-                ::core::option::Option::Some(i2)).is_ok(),
+                ::stowplan::kernels::overlap::check_conv2d_s8_with:: < OP_0_KERNEL > (&
+                OP_0, o0, 464, 0, i1, ::core::option::Option::Some(i2)).is_ok(),
                 "op 0 (CONV_2D): its kernel's preconditions do not hold for the views the plan gives it"
             );
         };
@@ -789,6 +791,8 @@ pub mod cnn {
             act_min: -128,
             act_max: 127,
         };
+        /// The kernel of OP_2: pointwise on cores with the DSP extension (the portable loop elsewhere), chosen when the crate compiled.
+        pub const OP_2_KERNEL: u8 = ::stowplan::kernels::conv_kernel::POINTWISE;
         #[allow(unused_variables)]
         const _: () = {
             let i0: usize = super::MAXPOOL2D.len();
@@ -796,8 +800,8 @@ pub mod cnn {
             let i2: usize = super::RELU_2_6.len();
             let o0: usize = super::RELU_2_12.len();
             ::core::assert!(
-                ::stowplan::kernels::check_conv2d_s8(& OP_2, i0, i1,
-                ::core::option::Option::Some(i2), o0).is_ok(),
+                ::stowplan::kernels::check_conv2d_s8_with:: < OP_2_KERNEL > (& OP_2, i0,
+                i1, ::core::option::Option::Some(i2), o0).is_ok(),
                 "op 2 (CONV_2D): its kernel's preconditions do not hold for the views the plan gives it"
             );
         };
@@ -838,6 +842,8 @@ pub mod cnn {
             act_min: -128,
             act_max: 127,
         };
+        /// The kernel of OP_3: taps on cores with the DSP extension (the portable loop elsewhere), chosen when the crate compiled.
+        pub const OP_3_KERNEL: u8 = ::stowplan::kernels::depthwise_kernel::TAPS;
         #[allow(unused_variables)]
         const _: () = {
             let i0: usize = super::MAXPOOL2D.len();
@@ -845,8 +851,8 @@ pub mod cnn {
             let i2: usize = super::RELU_1_4.len();
             let o0: usize = super::RELU_1_13.len();
             ::core::assert!(
-                ::stowplan::kernels::check_depthwise_conv2d_s8(& OP_3, i0, i1,
-                ::core::option::Option::Some(i2), o0).is_ok(),
+                ::stowplan::kernels::check_depthwise_conv2d_s8_with:: < OP_3_KERNEL > (&
+                OP_3, i0, i1, ::core::option::Option::Some(i2), o0).is_ok(),
                 "op 3 (DEPTHWISE_CONV_2D): its kernel's preconditions do not hold for the views the plan gives it"
             );
         };
@@ -991,14 +997,9 @@ pub mod cnn {
     pub fn invoke(arena: &mut Arena) {
         {
             let ((_, i1, i2), (o0,)) = ops::op_0(arena);
-            ::stowplan::kernels::proven::overlap::conv2d_s8(
-                &params::OP_0,
-                o0,
-                464,
-                0,
-                i1,
-                ::core::option::Option::Some(i2),
-            );
+            ::stowplan::kernels::proven::overlap::conv2d_s8_with::<
+                { params::OP_0_KERNEL },
+            >(&params::OP_0, o0, 464, 0, i1, ::core::option::Option::Some(i2));
         }
         {
             let ((_,), (o0,)) = ops::op_1(arena);
@@ -1006,23 +1007,15 @@ pub mod cnn {
         }
         {
             let ((i0, i1, i2), (o0,)) = ops::op_2(arena);
-            ::stowplan::kernels::proven::conv2d_s8(
-                &params::OP_2,
-                i0,
-                i1,
-                ::core::option::Option::Some(i2),
-                o0,
-            );
+            ::stowplan::kernels::proven::conv2d_s8_with::<
+                { params::OP_2_KERNEL },
+            >(&params::OP_2, i0, i1, ::core::option::Option::Some(i2), o0);
         }
         {
             let ((i0, i1, i2), (o0,)) = ops::op_3(arena);
-            ::stowplan::kernels::proven::depthwise_conv2d_s8(
-                &params::OP_3,
-                i0,
-                i1,
-                ::core::option::Option::Some(i2),
-                o0,
-            );
+            ::stowplan::kernels::proven::depthwise_conv2d_s8_with::<
+                { params::OP_3_KERNEL },
+            >(&params::OP_3, i0, i1, ::core::option::Option::Some(i2), o0);
         }
         {
             let ((i0, i1), (o0,)) = ops::op_4(arena);
