@@ -58,7 +58,7 @@ fn int8_kernels_on_one_buffer_equal_two_buffers() {
                 ..p
             };
             let bias = Some(&bias[..]);
-            let simd = super::conv::dsp::pointwise::conv1x1_s8;
+            let simd = super::conv::dsp::pointwise::conv1x1_s8::<0>;
             match (depthwise, blocked) {
                 (false, true) if part == Part::WHOLE && simd(&p, i, &filter, bias, o) => {}
                 (true, true)

@@ -10,16 +10,45 @@ use crate::kernels::shared::check::KernelError;
 use crate::kernels::shared::testing::{Rng, driver_chunks, padded, params};
 use crate::kernels::shared::{ConvS8, Part};
 
-/// The DSP CONV_2D of kernel `k` on `part`, as generated code calls it with `k` a constant.
+/// The DSP CONV_2D of kernel constant `k` on `part`, as generated code calls it with `k` a
+/// constant: every kernel with each epilogue form, and [`ANY`] and [`PORTABLE`].
 fn run(k: u8, p: &ConvS8, part: Part, input: &[i8], filter: &[i8], output: &mut [i8]) -> bool {
     let bias = None;
-    match k {
-        POINTWISE => conv2d_s8_part::<POINTWISE>(p, part, input, filter, bias, output),
-        GATHERED => conv2d_s8_part::<GATHERED>(p, part, input, filter, bias, output),
-        WINDOW => conv2d_s8_part::<WINDOW>(p, part, input, filter, bias, output),
-        PORTABLE => conv2d_s8_part::<PORTABLE>(p, part, input, filter, bias, output),
-        _ => conv2d_s8_part::<ANY>(p, part, input, filter, bias, output),
+    macro_rules! constants {
+        ($($kernel:ident),*) => {
+            $(
+                if k == $kernel {
+                    return conv2d_s8_part::<$kernel>(p, part, input, filter, bias, output);
+                }
+                if k == $kernel | EPILOGUE_GENERAL {
+                    return conv2d_s8_part::<{ $kernel | EPILOGUE_GENERAL }>(
+                        p, part, input, filter, bias, output,
+                    );
+                }
+                if k == $kernel | EPILOGUE_SHIFT1 {
+                    return conv2d_s8_part::<{ $kernel | EPILOGUE_SHIFT1 }>(
+                        p, part, input, filter, bias, output,
+                    );
+                }
+                if k == $kernel | EPILOGUE_SHIFT2 {
+                    return conv2d_s8_part::<{ $kernel | EPILOGUE_SHIFT2 }>(
+                        p, part, input, filter, bias, output,
+                    );
+                }
+            )*
+        };
     }
+    constants!(POINTWISE, GATHERED, WINDOW);
+    match k {
+        PORTABLE => conv2d_s8_part::<PORTABLE>(p, part, input, filter, bias, output),
+        ANY => conv2d_s8_part::<ANY>(p, part, input, filter, bias, output),
+        _ => panic!("no kernel constant {k:#x}"),
+    }
+}
+
+/// The kernel and epilogue bits of a kernel constant.
+fn split(k: u8) -> (u8, u8) {
+    (k & 0x0f, k & 0x30)
 }
 
 /// On random geometries (pointwise layers, first layers of few channels, 3 x 3 and other
@@ -67,9 +96,21 @@ fn the_choice_is_the_run_time_choice() {
         if rng.below(8) == 0 {
             p.input_offset = rng.pick(&[200, -40_000]);
         }
-        let kernel = conv2d_s8_kernel(&p);
+        let chosen = conv2d_s8_kernel(&p);
+        let (kernel, bits) = split(chosen);
         seen[usize::from(kernel)] += 1;
+        assert!(conv2d_s8_takes(chosen, &p), "{g:?}");
         assert!(conv2d_s8_takes(kernel, &p), "{g:?}");
+        // A DSP kernel names the layer's epilogue form, the portable loop none; the kernel
+        // with another form's bits is refused.
+        assert_eq!(bits == 0, kernel == PORTABLE, "{chosen:#x}");
+        for other in [EPILOGUE_GENERAL, EPILOGUE_SHIFT1, EPILOGUE_SHIFT2] {
+            assert_eq!(
+                conv2d_s8_takes(kernel | other, &p),
+                kernel != PORTABLE && other == bits,
+                "{chosen:#x} with {other:#x}"
+            );
+        }
         for earlier in [POINTWISE, GATHERED, WINDOW] {
             if earlier < kernel {
                 assert!(
@@ -104,13 +145,17 @@ fn the_choice_is_the_run_time_choice() {
         let mut got = vec![0_i8; output_len];
         let ran = run(ANY, &p, Part::WHOLE, &input, &filter, &mut expected);
         assert_eq!(
-            run(kernel, &p, Part::WHOLE, &input, &filter, &mut got),
+            run(chosen, &p, Part::WHOLE, &input, &filter, &mut got),
             ran,
             "{g:?}"
         );
         assert_eq!(ran, kernel != PORTABLE, "{} on {g:?}", name(kernel));
         if ran {
             assert_eq!(got, expected, "{} on {g:?}", name(kernel));
+            // The kernel finding the form at run time: the same bytes.
+            let mut found = vec![0_i8; output_len];
+            assert!(run(kernel, &p, Part::WHOLE, &input, &filter, &mut found));
+            assert_eq!(found, expected, "{} on {g:?}", name(kernel));
         }
         for (sub, part, [i0, i1], [o0, o1]) in driver_chunks(&g, &mut rng) {
             let q = ConvS8 { geometry: sub, ..p };
@@ -120,13 +165,13 @@ fn the_choice_is_the_run_time_choice() {
                 // The driver gives a pointwise op whole runs of pixels only (images of
                 // their own); the kernel declines any other part, writing nothing (the
                 // portable loop runs it).
-                assert!(!run(kernel, &q, part, &input[i0..i1], &filter, &mut got));
+                assert!(!run(chosen, &q, part, &input[i0..i1], &filter, &mut got));
                 assert!(got.iter().all(|&v| v == 0));
                 continue;
             }
             let ran = run(ANY, &q, part, &input[i0..i1], &filter, &mut expected);
             assert_eq!(
-                run(kernel, &q, part, &input[i0..i1], &filter, &mut got),
+                run(chosen, &q, part, &input[i0..i1], &filter, &mut got),
                 ran,
                 "{} on {sub:?} {part:?} of {g:?}",
                 name(kernel)

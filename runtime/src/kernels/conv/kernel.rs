@@ -9,11 +9,21 @@
 //! instructions are the same; on targets without the DSP extension every kernel is the
 //! portable one.
 //!
+//! A kernel constant also names the epilogue form its layer's requantisation takes (the bits
+//! [`EPILOGUE_GENERAL`], [`EPILOGUE_SHIFT1`] or [`EPILOGUE_SHIFT2`], or'd into the kernel's:
+//! `POINTWISE | EPILOGUE_SHIFT2`), so only that form's loops are compiled too; a constant
+//! without them finds the form at every call.
+//!
 //! Each kernel's [`conv2d_s8_takes`] is part of its entry's check
 //! ([`check_conv2d_s8_with`](super::check_conv2d_s8_with)): a constant naming a kernel that
 //! does not take the geometry does not compile.
 
-use crate::kernels::shared::{ConvGeometry, ConvS8};
+use crate::kernels::shared::requant::{EPILOGUE_BITS, epilogue_bits, epilogue_form, epilogue_name};
+pub use crate::kernels::shared::requant::{EPILOGUE_GENERAL, EPILOGUE_SHIFT1, EPILOGUE_SHIFT2};
+use crate::kernels::shared::{ConvGeometry, ConvS8, Requant};
+
+/// The bits of a kernel constant that name the kernel (the others its epilogue).
+pub(crate) const KERNEL_BITS: u8 = 0x0f;
 
 /// Chosen at every call from the geometry, as [`conv2d_s8`](super::conv2d_s8) does.
 pub const ANY: u8 = 0;
@@ -30,10 +40,10 @@ pub const WINDOW: u8 = 3;
 pub const PORTABLE: u8 = 4;
 
 /// The kernel's name, for reports and messages: its constant's name in lower case (`"any"`
-/// for [`ANY`], `"unknown"` past [`PORTABLE`]).
+/// for [`ANY`], `"unknown"` past [`PORTABLE`]); the epilogue bits are not part of it.
 #[must_use]
 pub const fn name(kernel: u8) -> &'static str {
-    match kernel {
+    match kernel & KERNEL_BITS {
         ANY => "any",
         POINTWISE => "pointwise",
         GATHERED => "gathered",
@@ -41,6 +51,13 @@ pub const fn name(kernel: u8) -> &'static str {
         PORTABLE => "portable",
         _ => "unknown",
     }
+}
+
+/// The name of the epilogue form kernel constant `kernel` names (its constant's name without
+/// `EPILOGUE_`, in lower case: `"shift2"`), or `None` when the form is found at every call.
+#[must_use]
+pub const fn epilogue(kernel: u8) -> Option<&'static str> {
+    epilogue_name(kernel)
 }
 
 /// The most values a gathered window holds: two of them (a pixel pair) are on the stack while
@@ -60,42 +77,68 @@ const OFFSETS: (i32, i32) = (-32640, 32640);
 const EXTENT: usize = 1 << 15;
 
 /// The kernel [`conv2d_s8`](super::conv2d_s8) runs `p`'s whole geometry with, in the order it
-/// tries them: [`POINTWISE`], [`GATHERED`], [`WINDOW`], else [`PORTABLE`]. A 1-D convolution
-/// (one-pixel-wide images) is chosen for as the row it runs as.
+/// tries them: [`POINTWISE`], [`GATHERED`], [`WINDOW`], else [`PORTABLE`]; a DSP kernel with the
+/// epilogue bits of `p`'s requantisation and clamp. A 1-D convolution (one-pixel-wide images)
+/// is chosen for as the row it runs as.
 #[must_use]
 pub const fn conv2d_s8_kernel(p: &ConvS8) -> u8 {
-    let g = match p.geometry.columns_as_rows() {
+    conv2d_s8_kernel_for(&p.geometry, p.input_offset, p.requant, p.act_min, p.act_max)
+}
+
+/// [`conv2d_s8_kernel`] of the op whose parameters are these (the geometry, the input offset,
+/// the output channels' multipliers and the clamp), for callers that hold them apart.
+#[must_use]
+pub const fn conv2d_s8_kernel_for(
+    geometry: &ConvGeometry,
+    input_offset: i32,
+    requant: &[Requant],
+    act_min: i32,
+    act_max: i32,
+) -> u8 {
+    let g = match geometry.columns_as_rows() {
         Some(g) => g,
-        None => p.geometry,
+        None => *geometry,
     };
-    if pointwise_takes(&g) {
+    let kernel = if pointwise_takes(&g) {
         POINTWISE
-    } else if gathered_takes(&g, p.input_offset) {
+    } else if gathered_takes(&g, input_offset) {
         GATHERED
-    } else if window_takes(&g, p.input_offset) {
+    } else if window_takes(&g, input_offset) {
         WINDOW
     } else {
-        PORTABLE
-    }
+        return PORTABLE;
+    };
+    kernel | epilogue_bits(epilogue_form(requant, geometry.filter[0], act_min, act_max))
+}
+
+/// The epilogue form of `p`'s output channels.
+const fn form_of(p: &ConvS8) -> u8 {
+    epilogue_form(p.requant, p.geometry.filter[0], p.act_min, p.act_max)
 }
 
 /// Whether `kernel` runs `p`'s geometry ([`ANY`] and [`PORTABLE`] run every one): the geometry
-/// its DSP kernel takes. A [`GATHERED`] layer's runs of pixels on one buffer that the window
-/// kernel does not take, and anything on a target without the DSP extension, run the portable
-/// loop.
+/// its DSP kernel takes, and, if the constant names an epilogue form, `p`'s form ([`ANY`] and
+/// [`PORTABLE`] name none). A [`GATHERED`] layer's runs of pixels on one buffer that the
+/// window kernel does not take, and anything on a target without the DSP extension, run the
+/// portable loop.
 #[must_use]
 pub const fn conv2d_s8_takes(kernel: u8, p: &ConvS8) -> bool {
     let rows = match p.geometry.columns_as_rows() {
         Some(g) => g,
         None => p.geometry,
     };
-    match kernel {
-        ANY | PORTABLE => true,
+    let bits = kernel & EPILOGUE_BITS;
+    if kernel & !(KERNEL_BITS | EPILOGUE_BITS) != 0 {
+        return false;
+    }
+    let dsp = match kernel & KERNEL_BITS {
+        ANY | PORTABLE => return bits == 0,
         POINTWISE => pointwise_takes(&rows),
         GATHERED => gathered_takes(&rows, p.input_offset),
         WINDOW => window_takes(&p.geometry, p.input_offset),
         _ => false,
-    }
+    };
+    dsp && (bits == 0 || bits == epilogue_bits(form_of(p)))
 }
 
 /// No dimension is 0.

@@ -10,20 +10,45 @@ use crate::kernels::shared::check::KernelError;
 use crate::kernels::shared::testing::{Rng, driver_chunks, padded, params};
 use crate::kernels::shared::{ConvS8, Part};
 
-/// The DSP DEPTHWISE_CONV_2D of kernel `k` on `part`, as generated code calls it with `k` a
-/// constant.
+/// The DSP DEPTHWISE_CONV_2D of kernel constant `k` on `part`, as generated code calls it with
+/// `k` a constant: every kernel with each epilogue form, and [`ANY`] and [`PORTABLE`].
 fn run(k: u8, p: &ConvS8, part: Part, input: &[i8], filter: &[i8], output: &mut [i8]) -> bool {
     let bias = None;
-    match k {
-        ONE_TO_EIGHT => depthwise_s8::<ONE_TO_EIGHT>(p, part, input, filter, bias, output),
-        TAPS => depthwise_s8::<TAPS>(p, part, input, filter, bias, output),
-        BLOCKS => depthwise_s8::<BLOCKS>(p, part, input, filter, bias, output),
-        BLOCKS_MULTIPLIER => {
-            depthwise_s8::<BLOCKS_MULTIPLIER>(p, part, input, filter, bias, output)
-        }
-        PORTABLE => depthwise_s8::<PORTABLE>(p, part, input, filter, bias, output),
-        _ => depthwise_s8::<ANY>(p, part, input, filter, bias, output),
+    macro_rules! constants {
+        ($($kernel:ident),*) => {
+            $(
+                if k == $kernel {
+                    return depthwise_s8::<$kernel>(p, part, input, filter, bias, output);
+                }
+                if k == $kernel | EPILOGUE_GENERAL {
+                    return depthwise_s8::<{ $kernel | EPILOGUE_GENERAL }>(
+                        p, part, input, filter, bias, output,
+                    );
+                }
+                if k == $kernel | EPILOGUE_SHIFT1 {
+                    return depthwise_s8::<{ $kernel | EPILOGUE_SHIFT1 }>(
+                        p, part, input, filter, bias, output,
+                    );
+                }
+                if k == $kernel | EPILOGUE_SHIFT2 {
+                    return depthwise_s8::<{ $kernel | EPILOGUE_SHIFT2 }>(
+                        p, part, input, filter, bias, output,
+                    );
+                }
+            )*
+        };
     }
+    constants!(ONE_TO_EIGHT, TAPS, BLOCKS, BLOCKS_MULTIPLIER);
+    match k {
+        PORTABLE => depthwise_s8::<PORTABLE>(p, part, input, filter, bias, output),
+        ANY => depthwise_s8::<ANY>(p, part, input, filter, bias, output),
+        _ => panic!("no kernel constant {k:#x}"),
+    }
+}
+
+/// The kernel and epilogue bits of a kernel constant.
+fn split(k: u8) -> (u8, u8) {
+    (k & 0x0f, k & 0x30)
 }
 
 /// On random geometries (one channel to eight, depth multiplier 1 with small and large
@@ -73,8 +98,19 @@ fn the_choice_is_the_run_time_choice() {
         drawn += 1;
         let mut p = params(g, &mut rng);
         p.requant = &p.requant[..depth];
-        let kernel = depthwise_conv2d_s8_kernel(&p);
+        let chosen = depthwise_conv2d_s8_kernel(&p);
+        let (kernel, bits) = split(chosen);
         seen[usize::from(kernel)] += 1;
+        // A DSP kernel names the layer's epilogue form, the portable loop none; the kernel
+        // with another form's bits is refused.
+        assert_eq!(bits == 0, kernel == PORTABLE, "{chosen:#x}");
+        for other in [EPILOGUE_GENERAL, EPILOGUE_SHIFT1, EPILOGUE_SHIFT2] {
+            assert_eq!(
+                depthwise_conv2d_s8_takes(kernel | other, &p),
+                kernel != PORTABLE && other == bits,
+                "{chosen:#x} with {other:#x}"
+            );
+        }
         let (input_len, filter_len, output_len) = (
             g.input.iter().product::<usize>(),
             g.filter.iter().product::<usize>(),
@@ -105,13 +141,17 @@ fn the_choice_is_the_run_time_choice() {
         let mut got = vec![0_i8; output_len];
         let ran = run(ANY, &p, Part::WHOLE, &input, &filter, &mut expected);
         assert_eq!(
-            run(kernel, &p, Part::WHOLE, &input, &filter, &mut got),
+            run(chosen, &p, Part::WHOLE, &input, &filter, &mut got),
             ran,
             "{g:?}"
         );
         assert_eq!(ran, kernel != PORTABLE, "{} on {g:?}", name(kernel));
         if ran {
             assert_eq!(got, expected, "{} on {g:?}", name(kernel));
+            // The kernel finding the form at run time: the same bytes.
+            let mut found = vec![0_i8; output_len];
+            assert!(run(kernel, &p, Part::WHOLE, &input, &filter, &mut found));
+            assert_eq!(found, expected, "{} on {g:?}", name(kernel));
         }
         for (sub, part, [i0, i1], [o0, o1]) in driver_chunks(&g, &mut rng) {
             let q = ConvS8 { geometry: sub, ..p };
@@ -119,7 +159,7 @@ fn the_choice_is_the_run_time_choice() {
             let mut got = vec![0_i8; o1 - o0];
             let ran = run(ANY, &q, part, &input[i0..i1], &filter, &mut expected);
             assert_eq!(
-                run(kernel, &q, part, &input[i0..i1], &filter, &mut got),
+                run(chosen, &q, part, &input[i0..i1], &filter, &mut got),
                 ran
             );
             if ran {

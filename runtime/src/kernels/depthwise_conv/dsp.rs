@@ -6,10 +6,11 @@ use crate::dsp::{
     depthwise_3x3, smlabb, smlabt, smlatt, splat16, sxtab16, sxtab16_ror8, sxtb16, sxtb16_ror8,
 };
 use crate::kernels::depthwise_conv::kernel::{
-    ANY, BLOCKS, MOST_TAPS, ONE_TO_EIGHT, PORTABLE, TAPS, depthwise_conv2d_s8_kernel,
+    ANY, BLOCKS, KERNEL_BITS, MOST_TAPS, ONE_TO_EIGHT, PORTABLE, TAPS, depthwise_conv2d_s8_kernel,
     depthwise_conv2d_s8_takes,
 };
 use crate::kernels::shared::blocked::{Epilogue, first, load4, word4};
+use crate::kernels::shared::requant::epilogue_in;
 use crate::kernels::shared::{ConvS8, Part, origin, sized, sized_mut, valid_taps};
 
 /// int8 DEPTHWISE_CONV_2D without dilation, for output channels in blocks of four: with depth
@@ -55,7 +56,7 @@ pub(crate) fn depthwise_s8<const K: u8>(
     } else {
         K
     };
-    if !depthwise_conv2d_s8_takes(kernel, p) || kernel == PORTABLE {
+    if !depthwise_conv2d_s8_takes(kernel, p) || kernel & KERNEL_BITS == PORTABLE {
         return false;
     }
     let (Some(input), Some(filter), Some(output)) = (
@@ -66,7 +67,9 @@ pub(crate) fn depthwise_s8<const K: u8>(
         return true;
     };
     let (e, form) = Epilogue::new(p, bias, depth);
-    match kernel {
+    // The form kernel constant `K` names, or the one found now.
+    let form = epilogue_in(K, form);
+    match kernel & KERNEL_BITS {
         ONE_TO_EIGHT => match form {
             6 => depthwise_one_to_eight::<6>(p, part, &e, input, filter, output),
             5 => depthwise_one_to_eight::<5>(p, part, &e, input, filter, output),

@@ -4,9 +4,15 @@
 //! `depthwise_conv2d_s8_with::<K>` (and its one-buffer twin) with it, so only the loops each
 //! layer runs are linked. The choice is the one
 //! [`depthwise_conv2d_s8`](super::depthwise_conv2d_s8) makes at every call; on targets without
-//! the DSP extension every kernel is the portable one.
+//! the DSP extension every kernel is the portable one. A kernel constant also names the epilogue
+//! form of the layer's requantisation (`TAPS | EPILOGUE_SHIFT2`), as CONV_2D's do.
 
-use crate::kernels::shared::ConvS8;
+use crate::kernels::shared::requant::{EPILOGUE_BITS, epilogue_bits, epilogue_form, epilogue_name};
+pub use crate::kernels::shared::requant::{EPILOGUE_GENERAL, EPILOGUE_SHIFT1, EPILOGUE_SHIFT2};
+use crate::kernels::shared::{ConvGeometry, ConvS8, Requant};
+
+/// The bits of a kernel constant that name the kernel (the others its epilogue).
+pub(crate) const KERNEL_BITS: u8 = 0x0f;
 
 /// Chosen at every call from the geometry, as
 /// [`depthwise_conv2d_s8`](super::depthwise_conv2d_s8) does.
@@ -29,10 +35,10 @@ pub const PORTABLE: u8 = 5;
 pub(crate) const MOST_TAPS: usize = 9;
 
 /// The kernel's name, for reports and messages: its constant's name in lower case (`"any"`
-/// for [`ANY`], `"unknown"` past [`PORTABLE`]).
+/// for [`ANY`], `"unknown"` past [`PORTABLE`]); the epilogue bits are not part of it.
 #[must_use]
 pub const fn name(kernel: u8) -> &'static str {
-    match kernel {
+    match kernel & KERNEL_BITS {
         ANY => "any",
         ONE_TO_EIGHT => "one_to_eight",
         TAPS => "taps",
@@ -43,11 +49,17 @@ pub const fn name(kernel: u8) -> &'static str {
     }
 }
 
+/// The name of the epilogue form kernel constant `kernel` names (`"shift2"`), or `None` when
+/// the form is found at every call.
+#[must_use]
+pub const fn epilogue(kernel: u8) -> Option<&'static str> {
+    epilogue_name(kernel)
+}
+
 /// Whether the DSP kernels take `p`'s geometry: depth multiplier 1 or a multiple of four, the
 /// output's channels the input's times the multiplier (a non-zero multiple of four), the
 /// batches the input's, no dilation.
-pub(crate) const fn dsp_takes(p: &ConvS8) -> bool {
-    let g = &p.geometry;
+pub(crate) const fn dsp_takes(g: &ConvGeometry) -> bool {
     let multiplier = g.depth_multiplier;
     let depth = g.filter[3];
     let same = match g.input[3].checked_mul(multiplier) {
@@ -66,11 +78,32 @@ pub(crate) const fn dsp_takes(p: &ConvS8) -> bool {
 
 /// The kernel [`depthwise_conv2d_s8`](super::depthwise_conv2d_s8) runs `p` with:
 /// [`ONE_TO_EIGHT`], [`TAPS`], [`BLOCKS`] or [`BLOCKS_MULTIPLIER`] where the DSP kernels take it,
-/// else [`PORTABLE`].
+/// with the epilogue bits of `p`'s requantisation and clamp, else [`PORTABLE`].
 #[must_use]
 pub const fn depthwise_conv2d_s8_kernel(p: &ConvS8) -> u8 {
-    let g = &p.geometry;
-    if !dsp_takes(p) {
+    depthwise_conv2d_s8_kernel_for(&p.geometry, p.requant, p.act_min, p.act_max)
+}
+
+/// [`depthwise_conv2d_s8_kernel`] of the op whose parameters are these (the geometry, the
+/// output channels' multipliers and the clamp), for callers that hold them apart.
+#[must_use]
+pub const fn depthwise_conv2d_s8_kernel_for(
+    geometry: &ConvGeometry,
+    requant: &[Requant],
+    act_min: i32,
+    act_max: i32,
+) -> u8 {
+    let kernel = dsp_kernel(geometry);
+    if kernel == PORTABLE {
+        PORTABLE
+    } else {
+        kernel | epilogue_bits(epilogue_form(requant, geometry.filter[3], act_min, act_max))
+    }
+}
+
+/// [`depthwise_conv2d_s8_kernel`] without the epilogue bits.
+const fn dsp_kernel(g: &ConvGeometry) -> u8 {
+    if !dsp_takes(g) {
         PORTABLE
     } else if g.input[3] == 1 && g.filter[3] == 8 {
         ONE_TO_EIGHT
@@ -83,13 +116,21 @@ pub const fn depthwise_conv2d_s8_kernel(p: &ConvS8) -> u8 {
     }
 }
 
-/// Whether `kernel` runs `p`'s geometry: [`ANY`] and [`PORTABLE`] run every one, each DSP
-/// kernel the geometries [`depthwise_conv2d_s8_kernel`] chooses it for.
+/// Whether `kernel` runs `p`'s geometry: [`ANY`] and [`PORTABLE`] run every one (and name no
+/// epilogue form), each DSP kernel the geometries [`depthwise_conv2d_s8_kernel`] chooses it
+/// for, with `p`'s epilogue form if the constant names one.
 #[must_use]
 pub const fn depthwise_conv2d_s8_takes(kernel: u8, p: &ConvS8) -> bool {
-    match kernel {
-        ANY | PORTABLE => true,
-        ONE_TO_EIGHT | TAPS | BLOCKS | BLOCKS_MULTIPLIER => depthwise_conv2d_s8_kernel(p) == kernel,
+    let bits = kernel & EPILOGUE_BITS;
+    if kernel & !(KERNEL_BITS | EPILOGUE_BITS) != 0 {
+        return false;
+    }
+    match kernel & KERNEL_BITS {
+        ANY | PORTABLE => bits == 0,
+        k @ (ONE_TO_EIGHT | TAPS | BLOCKS | BLOCKS_MULTIPLIER) => {
+            let chosen = depthwise_conv2d_s8_kernel(p);
+            chosen & KERNEL_BITS == k && (bits == 0 || bits == chosen & EPILOGUE_BITS)
+        }
         _ => false,
     }
 }

@@ -14,7 +14,7 @@
 //! filter values are int8; every product fits in 17 bits.
 
 use super::fixed;
-use super::requant::{Requant, clamp_to_i8};
+use super::requant::{Requant, clamp_to_i8, epilogue_form};
 use super::window::ConvS8;
 use crate::dsp::{
     max8, max16, smlad, smlad_1x2_words, splat16, sxtab16, sxtab16_ror8, sxtb16, sxtb16_ror8, word,
@@ -127,9 +127,8 @@ pub(crate) struct Channel {
 }
 
 impl<'a> Epilogue<'a> {
-    /// The epilogue of `p` with `bias`, and its form: the one every one of the `channels`
-    /// first multipliers has, with [`FULL`] for the whole int8 range (the kernels run
-    /// `finish::<F>` in it, or in form 0).
+    /// The epilogue of `p` with `bias`, and its form ([`epilogue_form`] of the `channels` first
+    /// multipliers: 6, 5 or 0; the kernels run `finish::<F>` in it).
     #[inline(always)]
     pub(crate) fn new(p: &ConvS8, bias: Option<&'a [i32]>, channels: usize) -> (Self, u8) {
         let e = Epilogue {
@@ -139,32 +138,7 @@ impl<'a> Epilogue<'a> {
             act_min: p.act_min,
             act_max: p.act_max,
         };
-        // The least `fixed::right_form` of the channels, from the multipliers' signs and the
-        // shifts' range (one pass without a branch per channel: the in-place driver's chunks
-        // each compute it): 0 if any multiplier is negative or any shift is outside -31..=-1,
-        // else 1 if any shift is -1, else 2.
-        let form = match p.requant.get(..channels) {
-            Some(r) if !fixed::SINGLE_ROUNDING => {
-                let (signs, least, most) = r.iter().fold((0, 0, -32), |(signs, least, most), r| {
-                    (signs | r.multiplier, r.shift.min(least), r.shift.max(most))
-                });
-                if signs < 0 || least < -31 || most > -1 {
-                    0
-                } else if most == -1 {
-                    1
-                } else {
-                    2
-                }
-            }
-            _ => 0,
-        };
-        // The whole int8 range (no fused activation narrows it): the clamp is a saturation.
-        let full = if (p.act_min, p.act_max) == (-128, 127) {
-            FULL
-        } else {
-            0
-        };
-        (e, form | full)
+        (e, epilogue_form(p.requant, channels, p.act_min, p.act_max))
     }
 
     /// Channel `c`'s constants (a missing bias or multiplier is 0, as in
@@ -491,8 +465,8 @@ mod tests {
     use super::*;
     use crate::kernels::shared::testing::Rng;
 
-    /// [`Epilogue::new`]'s form is the least [`fixed::right_form`] of the op's channels (2 for
-    /// none), with or without the whole int8 range: every window of up to six channels of a
+    /// [`Epilogue::new`]'s form is 6 or 5 when the least [`fixed::right_form`] of the op's
+    /// channels (2 for none) is 2 or 1 over the whole int8 range, else 0: every window of up to six channels of a
     /// table of multipliers and shifts in and out of the short forms' ranges.
     #[test]
     fn epilogue_form_is_the_least_right_form() {
@@ -538,7 +512,11 @@ mod tests {
                         0
                     };
                     seen[usize::from(least)] += 1;
-                    let want = least | if full { FULL } else { 0 };
+                    let want = match (least, full) {
+                        (2, true) => 6,
+                        (1, true) => 5,
+                        _ => 0,
+                    };
                     assert_eq!(
                         Epilogue::new(&p, None, channels).1,
                         want,

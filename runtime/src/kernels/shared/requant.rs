@@ -138,3 +138,88 @@ pub(crate) fn activation_f32(x: f32, lo: f32, hi: f32) -> f32 {
     let x = if x < lo { lo } else { x };
     if hi < x { hi } else { x }
 }
+
+/// The blocked int8 convolutions' epilogue form for `requant`'s first `channels` multipliers
+/// and the clamp `act_min..=act_max`: 6 when every shift is a right shift of 2 or more
+/// (`fixed::right_form` 2) and the clamp is the whole int8 range, 5 when a shift is -1 and
+/// the others right shifts too, with the whole range, else 0 (the general requantisation:
+/// a negative multiplier, a left shift or one past 31, fewer multipliers than channels,
+/// single rounding, or a narrower clamp). The kernels are instantiated for these three.
+pub(crate) const fn epilogue_form(
+    requant: &[Requant],
+    channels: usize,
+    act_min: i32,
+    act_max: i32,
+) -> u8 {
+    if fixed::SINGLE_ROUNDING || requant.len() < channels || act_min != -128 || act_max != 127 {
+        return 0;
+    }
+    // The multipliers' signs and the shifts' range, in one pass without a branch per channel
+    // (the run-time choice computes it at every call).
+    let (mut signs, mut least, mut most) = (0, 0, -32);
+    let mut c = 0;
+    while c < channels {
+        let r = requant[c];
+        signs |= r.multiplier;
+        least = if r.shift < least { r.shift } else { least };
+        most = if r.shift > most { r.shift } else { most };
+        c += 1;
+    }
+    if signs < 0 || least < -31 || most > -1 {
+        0
+    } else if most == -1 {
+        5
+    } else {
+        6
+    }
+}
+
+/// The bits of a kernel constant (`conv_kernel`, `depthwise_kernel`) that name its epilogue
+/// form: none (chosen at every call) or one of [`EPILOGUE_GENERAL`], [`EPILOGUE_SHIFT1`] and
+/// [`EPILOGUE_SHIFT2`].
+pub(crate) const EPILOGUE_BITS: u8 = 0x30;
+
+/// The general requantisation and clamp (`MultiplyByQuantizedMultiplier`, then
+/// `act_min..=act_max`), for any multiplier, shift and fused activation.
+pub const EPILOGUE_GENERAL: u8 = 0x10;
+/// Right shifts of 1 and more (one channel's of exactly 1), over the whole int8 range: one
+/// 64-bit multiply-accumulate per output, and one saturation.
+pub const EPILOGUE_SHIFT1: u8 = 0x20;
+/// Right shifts of 2 and more, over the whole int8 range (most convolution layers): one 64-bit
+/// multiply-accumulate per output, and one saturation.
+pub const EPILOGUE_SHIFT2: u8 = 0x30;
+
+/// The epilogue bits of form `form` ([`epilogue_form`]'s 6, 5, else 0).
+pub(crate) const fn epilogue_bits(form: u8) -> u8 {
+    match form {
+        6 => EPILOGUE_SHIFT2,
+        5 => EPILOGUE_SHIFT1,
+        _ => EPILOGUE_GENERAL,
+    }
+}
+
+/// The form a kernel runs with kernel constant `kernel`: the one its epilogue bits name (a
+/// constant when `kernel` is one, so only that form's loops are compiled), else `computed`,
+/// the form found at run time.
+#[cfg(any(stowplan_dsp, test))]
+#[inline(always)]
+pub(crate) const fn epilogue_in(kernel: u8, computed: u8) -> u8 {
+    match kernel & EPILOGUE_BITS {
+        EPILOGUE_GENERAL => 0,
+        EPILOGUE_SHIFT1 => 5,
+        EPILOGUE_SHIFT2 => 6,
+        _ => computed,
+    }
+}
+
+/// The name of kernel constant `kernel`'s epilogue, for reports: `"general"`, `"shift1"`,
+/// `"shift2"`, or `None` when it is chosen at every call.
+#[must_use]
+pub(crate) const fn epilogue_name(kernel: u8) -> Option<&'static str> {
+    match kernel & EPILOGUE_BITS {
+        EPILOGUE_GENERAL => Some("general"),
+        EPILOGUE_SHIFT1 => Some("shift1"),
+        EPILOGUE_SHIFT2 => Some("shift2"),
+        _ => None,
+    }
+}

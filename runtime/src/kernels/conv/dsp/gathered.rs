@@ -22,6 +22,7 @@
 
 use crate::kernels::conv::kernel::{MOST, gathered_takes};
 use crate::kernels::shared::blocked::Epilogue;
+use crate::kernels::shared::requant::epilogue_in;
 use crate::kernels::shared::{ConvGeometry, ConvS8, sized, sized_mut};
 
 /// int8 CONV_2D of a whole geometry with one group whose filter rows are short runs (fewer than
@@ -37,7 +38,7 @@ use crate::kernels::shared::{ConvGeometry, ConvS8, sized, sized_mut};
 ///
 /// Never inlined: its buffers are on the stack only while it runs.
 #[inline(never)]
-pub(crate) fn conv_s8(
+pub(crate) fn conv_s8<const K: u8>(
     p: &ConvS8,
     input: &[i8],
     filter: &[i8],
@@ -64,6 +65,8 @@ pub(crate) fn conv_s8(
         return true;
     };
     let (e, form) = Epilogue::new(p, bias, out_depth);
+    // The form kernel constant `K` names, or the one found now.
+    let form = epilogue_in(K, form);
     let gather = Gather {
         g,
         input,
@@ -250,7 +253,7 @@ mod tests {
             let mut expected = vec![0_i8; len];
             conv2d_s8_portable(&p, Part::WHOLE, &input, &filter, bias, &mut expected);
             let mut got = vec![0x55_i8; len];
-            if conv_s8(&p, &input, &filter, bias, &mut got) {
+            if conv_s8::<0>(&p, &input, &filter, bias, &mut got) {
                 assert_eq!(got, expected, "{g:?} offset {}", p.input_offset);
                 taken += 1;
             } else {

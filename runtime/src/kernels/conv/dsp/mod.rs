@@ -7,7 +7,7 @@ pub(crate) mod pointwise;
 pub(crate) mod s16;
 pub(crate) mod window;
 
-use crate::kernels::conv::kernel::{GATHERED, POINTWISE, PORTABLE, WINDOW};
+use crate::kernels::conv::kernel::{GATHERED, KERNEL_BITS, POINTWISE, PORTABLE, WINDOW};
 use crate::kernels::shared::{ConvS8, Part};
 
 /// The int8 CONV_2D of `p` on `part` of its geometry as the Cortex-M DSP extension runs it,
@@ -39,19 +39,21 @@ pub(crate) fn conv2d_s8_part<const K: u8>(
         }
         _ => p,
     };
-    match K {
-        POINTWISE => whole && pointwise::conv1x1_s8(p, input, filter, bias, output),
+    // The kernel is `K`'s low bits; its epilogue bits go to the kernel (which runs the form
+    // they name, or finds it).
+    match K & KERNEL_BITS {
+        POINTWISE => whole && pointwise::conv1x1_s8::<K>(p, input, filter, bias, output),
         GATHERED => {
-            (whole && gathered::conv_s8(p, input, filter, bias, output))
-                || window::conv_s8(p, part, input, filter, bias, output)
+            (whole && gathered::conv_s8::<K>(p, input, filter, bias, output))
+                || window::conv_s8::<K>(p, part, input, filter, bias, output)
         }
-        WINDOW => window::conv_s8(p, part, input, filter, bias, output),
+        WINDOW => window::conv_s8::<K>(p, part, input, filter, bias, output),
         PORTABLE => false,
         _ => {
             (whole
-                && (pointwise::conv1x1_s8(p, input, filter, bias, output)
-                    || gathered::conv_s8(p, input, filter, bias, output)))
-                || window::conv_s8(p, part, input, filter, bias, output)
+                && (pointwise::conv1x1_s8::<K>(p, input, filter, bias, output)
+                    || gathered::conv_s8::<K>(p, input, filter, bias, output)))
+                || window::conv_s8::<K>(p, part, input, filter, bias, output)
         }
     }
 }

@@ -7,6 +7,7 @@ use crate::kernels::conv::kernel::pointwise_takes;
 use crate::kernels::shared::blocked::{
     Epilogue, dot_1x2, dot_offset_s8, first, load4, tail, unrolled, word4,
 };
+use crate::kernels::shared::requant::epilogue_in;
 use crate::kernels::shared::{ConvS8, product, sized, sized_mut};
 
 /// The four sums of a 2 x 2 block: input rows `a`, `b` (two output pixels) against filter rows
@@ -96,7 +97,7 @@ fn dot_2x2_words(
 /// Returns `false`, having written nothing, for any other geometry (or a zero dimension): the
 /// caller runs the general kernel then. Returns `true` without writing if a slice is shorter
 /// than the geometry says.
-pub(crate) fn conv1x1_s8(
+pub(crate) fn conv1x1_s8<const K: u8>(
     p: &ConvS8,
     input: &[i8],
     filter: &[i8],
@@ -120,6 +121,8 @@ pub(crate) fn conv1x1_s8(
         return true;
     };
     let (e, form) = Epilogue::new(p, bias, out_depth);
+    // The form kernel constant `K` names, or the one found now.
+    let form = epilogue_in(K, form);
     let offset = p.input_offset;
     match form {
         6 => conv1x1_blocks::<6>(&e, input, filter, output, depth, out_depth, offset),
@@ -574,7 +577,7 @@ mod tests {
             let len = n * h * w * o;
             // Every fourth case without a bias.
             let bias = (!rng.next().is_multiple_of(4)).then_some(&bias[..]);
-            assert!(conv1x1_s8(&p, input, filter, bias, &mut fast[..len]));
+            assert!(conv1x1_s8::<0>(&p, input, filter, bias, &mut fast[..len]));
             conv2d_s8_portable(&p, Part::WHOLE, input, filter, bias, &mut slow[..len]);
             assert_eq!(fast[..len], slow[..len], "{:?}", (n, h, w, c, o));
             assert!(fast[..len].iter().any(|&v| v != fast[0]) || len < 4);
@@ -585,7 +588,7 @@ mod tests {
             ..geometry([1, 4, 4, 4], [4, 1, 1, 4], [1, 4, 4, 4])
         };
         let mut out = [3i8; 64];
-        assert!(!conv1x1_s8(
+        assert!(!conv1x1_s8::<0>(
             &params(g, &mut rng),
             &[0; 64],
             &[0; 16],
@@ -628,7 +631,7 @@ mod tests {
                     let (mut fast, mut slow) = ([0i8; 24], [0i8; 24]);
                     let len = w * o;
                     let bias = Some(&bias[..]);
-                    assert!(conv1x1_s8(&p, input, filter, bias, &mut fast[..len]));
+                    assert!(conv1x1_s8::<0>(&p, input, filter, bias, &mut fast[..len]));
                     conv2d_s8_portable(&p, Part::WHOLE, input, filter, bias, &mut slow[..len]);
                     assert_eq!(fast[..len], slow[..len], "{:?}", (c, form, w, o));
                 }

@@ -33,6 +33,7 @@ use core::ops::Range;
 use crate::dsp::{smlad, smlad_2x2_groups, splat16, sxtab16, sxtab16_ror8, sxtb16, sxtb16_ror8};
 use crate::kernels::conv::kernel::window_takes;
 use crate::kernels::shared::blocked::{Epilogue, first, word4};
+use crate::kernels::shared::requant::epilogue_in;
 use crate::kernels::shared::{ConvGeometry, ConvS8, Part, inside, origin, sized, sized_mut};
 
 /// The most window values the buffer holds: a window of up to `SLAB` values is gathered whole,
@@ -58,7 +59,7 @@ const BLOCK: usize = 64;
 ///
 /// Never inlined: its buffer is on the stack only while it runs.
 #[inline(never)]
-pub(crate) fn conv_s8(
+pub(crate) fn conv_s8<const K: u8>(
     p: &ConvS8,
     part: Part,
     input: &[i8],
@@ -87,6 +88,8 @@ pub(crate) fn conv_s8(
         window: filter_h * filter_w * depth,
     };
     let (e, form) = Epilogue::new(p, bias, out_depth);
+    // The form kernel constant `K` names, or the one found now.
+    let form = epilogue_in(K, form);
     match form {
         6 => w.pixels::<6>(&e, output),
         5 => w.pixels::<5>(&e, output),
@@ -826,7 +829,12 @@ mod tests {
     #[test]
     fn blocked_equals_the_portable_kernel() {
         let outs = [1, 2, 3, 4, 5, 8, 9, 24];
-        sweep(conv_s8, 0x5eed_c0de, &[1, 2, 3, 4, 5, 8, 16, 17], &outs);
+        sweep(
+            conv_s8::<0>,
+            0x5eed_c0de,
+            &[1, 2, 3, 4, 5, 8, 16, 17],
+            &outs,
+        );
     }
 
     /// Windows of more than [`SLAB`] values (in slabs, their sums kept per block of [`BLOCK`]
@@ -835,7 +843,12 @@ mod tests {
     #[test]
     fn slabs_equal_the_portable_kernel() {
         let outs = [1, 2, 3, 8, 24, 63, 64, 65, 70];
-        let slabs = sweep(conv_s8, 0x5eed_c0e0, &[12, 21, 31, 32, 33, 45, 64], &outs);
+        let slabs = sweep(
+            conv_s8::<0>,
+            0x5eed_c0e0,
+            &[12, 21, 31, 32, 33, 45, 64],
+            &outs,
+        );
         // Off miri, whose few small cases are not tallied.
         assert!(cfg!(miri) || slabs > 250, "{slabs} windows in slabs");
     }
@@ -918,7 +931,7 @@ mod tests {
         for &([h, w, c], o, k, s, same) in cases.iter().cycle().take(rounds * cases.len()) {
             let pad = if same { None } else { Some(0) };
             let g = padded([1, h, w, c], o, [k, k], [s, s], [1, 1], pad).expect("a geometry");
-            check(conv_s8, g, &mut rng, &mut Seen::default());
+            check(conv_s8::<0>, g, &mut rng, &mut Seen::default());
         }
     }
 
@@ -958,7 +971,7 @@ mod tests {
             };
             let expected = portable(&p, Part::WHOLE, &input, &filter, Some(&bias), len);
             for kernel in [
-                conv_s8 as Kernel,
+                conv_s8::<0> as Kernel,
                 super::super::conv2d_s8_part::<{ crate::kernels::conv::kernel::ANY }>,
             ] {
                 let (taken, got) =
@@ -976,7 +989,14 @@ mod tests {
         let (input, filter) = ([1_i8; 64], [1_i8; 144]);
         let decline = |p: ConvS8, filter: &[i8]| {
             let mut out = [3_i8; 64];
-            assert!(!conv_s8(&p, Part::WHOLE, &input, filter, None, &mut out));
+            assert!(!conv_s8::<0>(
+                &p,
+                Part::WHOLE,
+                &input,
+                filter,
+                None,
+                &mut out
+            ));
             assert_eq!(out, [3; 64]);
         };
         let p = params(g, &mut rng);
@@ -1013,7 +1033,7 @@ mod tests {
         }
         // A slice shorter than the geometry: taken, nothing written (as the portable loop).
         let mut out = [3_i8; 64];
-        assert!(conv_s8(
+        assert!(conv_s8::<0>(
             &p,
             Part::WHOLE,
             &input[..63],
