@@ -334,8 +334,9 @@ pub mod circular_buffer {
             act_min: -128,
             act_max: 127,
         };
-        /// The kernel of OP_0: pointwise on cores with the DSP extension (the portable loop elsewhere), chosen when the crate compiled.
-        pub const OP_0_KERNEL: u8 = ::stowplan::kernels::conv_kernel::POINTWISE;
+        /// The kernel of OP_0: pointwise, the general requantisation, on cores with the DSP extension (the portable loop elsewhere), chosen when the crate compiled.
+        pub const OP_0_KERNEL: u8 = ::stowplan::kernels::conv_kernel::POINTWISE
+            | ::stowplan::kernels::conv_kernel::EPILOGUE_GENERAL;
         #[allow(unused_variables)]
         const _: () = {
             let i0: usize = super::X.len();
@@ -401,8 +402,9 @@ pub mod circular_buffer {
             act_min: -128,
             act_max: 127,
         };
-        /// The kernel of OP_2: gathered on cores with the DSP extension (the portable loop elsewhere), chosen when the crate compiled.
-        pub const OP_2_KERNEL: u8 = ::stowplan::kernels::conv_kernel::GATHERED;
+        /// The kernel of OP_2: gathered, the general requantisation, on cores with the DSP extension (the portable loop elsewhere), chosen when the crate compiled.
+        pub const OP_2_KERNEL: u8 = ::stowplan::kernels::conv_kernel::GATHERED
+            | ::stowplan::kernels::conv_kernel::EPILOGUE_GENERAL;
         #[allow(unused_variables)]
         const _: () = {
             let i0: usize = super::W.len();

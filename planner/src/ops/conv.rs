@@ -321,6 +321,23 @@ pub(super) fn multipliers<'a>(
     channels: usize,
     quantized_dimension: i32,
 ) -> Result<Vec<TokenStream>, Refusal> {
+    Ok(
+        multiplier_values(cx, input, filter, output, channels, quantized_dimension)?
+            .into_iter()
+            .map(|m| requant(cx.rt, m))
+            .collect(),
+    )
+}
+
+/// [`multipliers`] as numbers: each channel's `(multiplier, shift)`.
+pub(super) fn multiplier_values<'a>(
+    cx: &Lower<'a>,
+    input: &Tensor,
+    filter: &'a Tensor,
+    output: &Tensor,
+    channels: usize,
+    quantized_dimension: i32,
+) -> Result<Vec<(i32, i32)>, Refusal> {
     // One multiplier per channel: at most one per byte of the file, so that the work and the
     // allocation stay within what the file backs (a shape alone can claim 2^31 channels).
     if channels > cx.bytes.len() {
@@ -351,13 +368,7 @@ pub(super) fn multipliers<'a>(
             cx.name()
         ));
     }
-    Ok(
-        quant::conv_multipliers(in_scale, fscales, out_scale, channels)
-            .unwrap_or_default()
-            .into_iter()
-            .map(|m| requant(cx.rt, m))
-            .collect(),
-    )
+    Ok(quant::conv_multipliers(in_scale, fscales, out_scale, channels).unwrap_or_default())
 }
 
 fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
@@ -410,20 +421,23 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
     let bias_type = cx.optional_input(2).map(|b| b.dtype);
     let (params, f) = match (input.dtype, filter.dtype) {
         (DType::Int8, DType::Int8) => {
-            let per_channel = multipliers(cx, input, filter, out, channels, 0)?;
+            let values = multiplier_values(cx, input, filter, out, channels, 0)?;
+            let per_channel: Vec<_> = values.iter().map(|&m| requant(cx.rt, m)).collect();
             let (out_scale, out_zp) = cx.quant(out)?;
-            let (lo, hi) = act_range_s8(activation, out_scale, out_zp)?;
+            let act = act_range_s8(activation, out_scale, out_zp)?;
             let offset = cx.offset(input)?;
             let (io, oo) = (i32_lit(offset), i32_lit(out_zp));
-            let (lo, hi) = (i32_lit(lo), i32_lit(hi));
-            // The kernel, chosen now by the runtime's own rule (its source is compiled here).
-            let choice =
-                kernel_choice(value, offset, crate::kernels::conv_kernel::conv2d_s8_kernel);
-            let (kname, constant) = (
-                format_ident!("{pname}_KERNEL"),
-                kernel_constant(choice, crate::kernels::conv_kernel::name),
-            );
-            let doc = kernel_doc(pname, crate::kernels::conv_kernel::name(choice));
+            let (lo, hi) = (i32_lit(act.0), i32_lit(act.1));
+            // The kernel and its epilogue form, chosen now by the runtime's own rule (its
+            // source is compiled here).
+            use crate::kernels::conv_kernel as rule;
+            let choice = kernel_choice(&values, |r| {
+                rule::conv2d_s8_kernel_for(&value, offset, r, act.0, act.1)
+            });
+            let kname = format_ident!("{pname}_KERNEL");
+            let constant =
+                kernel_constant(&quote!(#k::conv_kernel), choice, rule::name, rule::epilogue);
+            let doc = kernel_doc(pname, rule::name(choice), rule::epilogue(choice));
             let call = cx.conv_call_with(
                 &quote!(conv2d_s8),
                 quote!(
@@ -432,7 +446,7 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
                         requant: &[#(#per_channel),*], act_min: #lo, act_max: #hi,
                     };
                     #[doc = #doc]
-                    pub const #kname: u8 = #k::conv_kernel::#constant;
+                    pub const #kname: u8 = #constant;
                 ),
                 Some(&kname),
             );
@@ -490,38 +504,52 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
     cx.conv_call(&f, params)
 }
 
-/// The kernel an int8 convolution of geometry `g` and input offset `offset` runs, by the
-/// runtime's rule `choose` (which reads neither the requantisation nor the output's range).
+/// The kernel constant the runtime's rule `choose` gives an int8 convolution whose channels'
+/// `(multiplier, shift)` pairs are `requant` (`choose` holds the rest of its parameters).
 pub(super) fn kernel_choice(
-    g: crate::kernels::ConvGeometry,
-    offset: i32,
-    choose: fn(&crate::kernels::ConvS8) -> u8,
+    requant: &[(i32, i32)],
+    choose: impl Fn(&[crate::kernels::Requant]) -> u8,
 ) -> u8 {
-    choose(&crate::kernels::ConvS8 {
-        geometry: g,
-        input_offset: offset,
-        output_offset: 0,
-        requant: &[],
-        act_min: 0,
-        act_max: 0,
-    })
+    let requant: Vec<_> = requant
+        .iter()
+        .map(|&(multiplier, shift)| crate::kernels::Requant { multiplier, shift })
+        .collect();
+    choose(&requant)
 }
 
-/// The name of kernel `choice`'s constant in the runtime's kernel module (`POINTWISE`, ...):
-/// its report name (`name`) in upper case.
-pub(super) fn kernel_constant(choice: u8, name: fn(u8) -> &'static str) -> syn::Ident {
-    format_ident!("{}", name(choice).to_ascii_uppercase())
-}
-
-/// The doc line of the constant naming `op`'s kernel: the DSP kernel runs on cores with the DSP
-/// extension only, the portable loop everywhere else.
-pub(super) fn kernel_doc(op: &syn::Ident, kernel: &str) -> String {
-    if kernel == "portable" {
-        format!(" The kernel of {op}: the portable loop, chosen when the crate compiled.")
-    } else {
-        format!(
-            " The kernel of {op}: {kernel} on cores with the DSP extension (the portable loop \
-             elsewhere), chosen when the crate compiled."
-        )
+/// Kernel constant `choice` as generated code writes it, from the runtime's kernel module
+/// `module`: the kernel's constant (`POINTWISE`: its report name `name` in upper case), or'd
+/// with its epilogue form's (`EPILOGUE_SHIFT2`) if it names one.
+pub(super) fn kernel_constant(
+    module: &TokenStream,
+    choice: u8,
+    name: fn(u8) -> &'static str,
+    epilogue: fn(u8) -> Option<&'static str>,
+) -> TokenStream {
+    let kernel = format_ident!("{}", name(choice).to_ascii_uppercase());
+    match epilogue(choice) {
+        Some(e) => {
+            let e = format_ident!("EPILOGUE_{}", e.to_ascii_uppercase());
+            quote!(#module::#kernel | #module::#e)
+        }
+        None => quote!(#module::#kernel),
     }
+}
+
+/// The doc line of the constant naming `op`'s kernel and its epilogue form: the DSP kernel runs
+/// on cores with the DSP extension only, the portable loop everywhere else.
+pub(super) fn kernel_doc(op: &syn::Ident, kernel: &str, epilogue: Option<&str>) -> String {
+    if kernel == "portable" {
+        return format!(" The kernel of {op}: the portable loop, chosen when the crate compiled.");
+    }
+    let epilogue = match epilogue {
+        Some("shift2") => ", right shifts of 2 and more over the whole int8 range",
+        Some("shift1") => ", right shifts of 1 and more over the whole int8 range",
+        Some(_) => ", the general requantisation",
+        None => "",
+    };
+    format!(
+        " The kernel of {op}: {kernel}{epilogue}, on cores with the DSP extension (the portable \
+         loop elsewhere), chosen when the crate compiled."
+    )
 }

@@ -9,11 +9,11 @@ use quote::{format_ident, quote};
 
 use super::conv::{
     ConvOptions, act_range_q, check_bias, geometry, int4_filter_scratch, kernel_choice,
-    kernel_constant, kernel_doc, multipliers, window_pairing,
+    kernel_constant, kernel_doc, multiplier_values, window_pairing,
 };
 use super::overwrite::{Overwrite, WriteOrder};
 use super::{
-    Call, Lower, OpKind, Refusal, act_range_f32, act_range_s8, f32_lit, i32_lit, invalid,
+    Call, Lower, OpKind, Refusal, act_range_f32, act_range_s8, f32_lit, i32_lit, invalid, requant,
     unsupported,
 };
 use crate::tflite::{DType, OpOptions};
@@ -113,7 +113,8 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
                     filter.desc()
                 ));
             }
-            let per_channel = multipliers(cx, input, filter, out, channels, 3)?;
+            let values = multiplier_values(cx, input, filter, out, channels, 3)?;
+            let per_channel: Vec<_> = values.iter().map(|&m| requant(cx.rt, m)).collect();
             let (out_scale, out_zp) = cx.quant(out)?;
             if input.dtype == DType::Int16 {
                 let (lo, hi) = act_range_q(activation, DType::Int16, out_scale, out_zp)?;
@@ -125,10 +126,10 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
                     quote!(depthwise_conv2d_s16),
                 )
             } else {
-                let (lo, hi) = act_range_s8(activation, out_scale, out_zp)?;
+                let act = act_range_s8(activation, out_scale, out_zp)?;
                 let offset = cx.offset(input)?;
                 let (io, oo) = (i32_lit(offset), i32_lit(out_zp));
-                let (lo, hi) = (i32_lit(lo), i32_lit(hi));
+                let (lo, hi) = (i32_lit(act.0), i32_lit(act.1));
                 let params = quote!(pub const #pname: #k::ConvS8 = #k::ConvS8 {
                     geometry: #geometry, input_offset: #io, output_offset: #oo,
                     requant: &[#(#per_channel),*], act_min: #lo, act_max: #hi,
@@ -136,21 +137,25 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
                 if filter.dtype == DType::Int4 {
                     (params, quote!(depthwise_conv2d_s8_i4))
                 } else {
-                    // The kernel, chosen now by the runtime's own rule.
-                    let kernels = crate::kernels::depthwise_kernel::depthwise_conv2d_s8_kernel;
-                    let choice = kernel_choice(value, offset, kernels);
-                    let name = crate::kernels::depthwise_kernel::name;
-                    let (kname, constant) = (
-                        format_ident!("{pname}_KERNEL"),
-                        kernel_constant(choice, name),
+                    // The kernel and its epilogue form, chosen now by the runtime's own rule.
+                    use crate::kernels::depthwise_kernel as rule;
+                    let choice = kernel_choice(&values, |r| {
+                        rule::depthwise_conv2d_s8_kernel_for(&value, r, act.0, act.1)
+                    });
+                    let kname = format_ident!("{pname}_KERNEL");
+                    let constant = kernel_constant(
+                        &quote!(#k::depthwise_kernel),
+                        choice,
+                        rule::name,
+                        rule::epilogue,
                     );
-                    let doc = kernel_doc(pname, name(choice));
+                    let doc = kernel_doc(pname, rule::name(choice), rule::epilogue(choice));
                     return cx.conv_call_with(
                         &quote!(depthwise_conv2d_s8),
                         quote!(
                             #params
                             #[doc = #doc]
-                            pub const #kname: u8 = #k::depthwise_kernel::#constant;
+                            pub const #kname: u8 = #constant;
                         ),
                         Some(&kname),
                     );

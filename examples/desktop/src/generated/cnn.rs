@@ -709,8 +709,9 @@ pub mod cnn {
             act_min: -128,
             act_max: 127,
         };
-        /// The kernel of OP_0: gathered on cores with the DSP extension (the portable loop elsewhere), chosen when the crate compiled.
-        pub const OP_0_KERNEL: u8 = ::stowplan::kernels::conv_kernel::GATHERED;
+        /// The kernel of OP_0: gathered, right shifts of 2 and more over the whole int8 range, on cores with the DSP extension (the portable loop elsewhere), chosen when the crate compiled.
+        pub const OP_0_KERNEL: u8 = ::stowplan::kernels::conv_kernel::GATHERED
+            | ::stowplan::kernels::conv_kernel::EPILOGUE_SHIFT2;
         const _: () = ::core::assert!(
             ::stowplan::kernels::overlap::fits(& OP_0.geometry, 464, 0),
             "op 0 (CONV_2D) of subgraph 0: its input must start at least the overlapped driver's least displacement above its output"
@@ -791,8 +792,9 @@ pub mod cnn {
             act_min: -128,
             act_max: 127,
         };
-        /// The kernel of OP_2: pointwise on cores with the DSP extension (the portable loop elsewhere), chosen when the crate compiled.
-        pub const OP_2_KERNEL: u8 = ::stowplan::kernels::conv_kernel::POINTWISE;
+        /// The kernel of OP_2: pointwise, right shifts of 2 and more over the whole int8 range, on cores with the DSP extension (the portable loop elsewhere), chosen when the crate compiled.
+        pub const OP_2_KERNEL: u8 = ::stowplan::kernels::conv_kernel::POINTWISE
+            | ::stowplan::kernels::conv_kernel::EPILOGUE_SHIFT2;
         #[allow(unused_variables)]
         const _: () = {
             let i0: usize = super::MAXPOOL2D.len();
@@ -842,8 +844,9 @@ pub mod cnn {
             act_min: -128,
             act_max: 127,
         };
-        /// The kernel of OP_3: taps on cores with the DSP extension (the portable loop elsewhere), chosen when the crate compiled.
-        pub const OP_3_KERNEL: u8 = ::stowplan::kernels::depthwise_kernel::TAPS;
+        /// The kernel of OP_3: taps, right shifts of 2 and more over the whole int8 range, on cores with the DSP extension (the portable loop elsewhere), chosen when the crate compiled.
+        pub const OP_3_KERNEL: u8 = ::stowplan::kernels::depthwise_kernel::TAPS
+            | ::stowplan::kernels::depthwise_kernel::EPILOGUE_SHIFT2;
         #[allow(unused_variables)]
         const _: () = {
             let i0: usize = super::MAXPOOL2D.len();
