@@ -2,6 +2,7 @@
 
 extern crate std;
 use std::vec;
+use std::vec::Vec;
 
 use crate::kernels::check_conv2d_s8_with;
 use crate::kernels::conv::dsp::conv2d_s8_part;
@@ -12,8 +13,15 @@ use crate::kernels::shared::{ConvS8, Part};
 
 /// The DSP CONV_2D of kernel constant `k` on `part`, as generated code calls it with `k` a
 /// constant: every kernel with each epilogue form, and [`ANY`] and [`PORTABLE`].
-fn run(k: u8, p: &ConvS8, part: Part, input: &[i8], filter: &[i8], output: &mut [i8]) -> bool {
-    let bias = None;
+fn run(
+    k: u8,
+    p: &ConvS8,
+    part: Part,
+    input: &[i8],
+    filter: &[i8],
+    bias: Option<&[i32]>,
+    output: &mut [i8],
+) -> bool {
     macro_rules! constants {
         ($($kernel:ident),*) => {
             $(
@@ -38,7 +46,17 @@ fn run(k: u8, p: &ConvS8, part: Part, input: &[i8], filter: &[i8], output: &mut 
             )*
         };
     }
-    constants!(POINTWISE, GATHERED, WINDOW);
+    constants!(
+        POINTWISE,
+        GATHERED,
+        WINDOW,
+        POINTWISE_8,
+        POINTWISE_16,
+        POINTWISE_32,
+        POINTWISE_64,
+        POINTWISE_128,
+        POINTWISE_256
+    );
     match k {
         PORTABLE => conv2d_s8_part::<PORTABLE>(p, part, input, filter, bias, output),
         ANY => conv2d_s8_part::<ANY>(p, part, input, filter, bias, output),
@@ -51,39 +69,55 @@ fn split(k: u8) -> (u8, u8) {
     (k & 0x0f, k & 0x30)
 }
 
-/// On random geometries (pointwise layers, first layers of few channels, 3 x 3 and other
-/// windows, 1-D convolutions, grouped ones): the kernel chosen is the first one, in the
-/// order the run-time entry tries them, that takes the geometry; it runs it (the DSP
-/// kernel writes, no portable fallback); its outputs are the run-time choice's, whole and
-/// in the in-place driver's chunks; a kernel that does not take the geometry fails its
-/// entry's check.
+/// The kernels with a loop per input channel count.
+const COUNTED: [u8; 6] = [
+    POINTWISE_8,
+    POINTWISE_16,
+    POINTWISE_32,
+    POINTWISE_64,
+    POINTWISE_128,
+    POINTWISE_256,
+];
+
+/// On random geometries (pointwise layers, among them the channel counts with loops of their
+/// own, first layers of few channels, 3 x 3 and other windows, 1-D convolutions, grouped
+/// ones), with and without a bias: the kernel chosen is the first one, in the order the
+/// run-time entry tries them, that takes the geometry (a pointwise layer's loop for its channel
+/// count before the pixel pairs); it runs it (the DSP kernel writes, no portable fallback); its
+/// outputs are the run-time choice's, whole and in the in-place driver's chunks; a kernel that
+/// does not take the geometry, or another epilogue form, fails its entry's check.
 #[test]
 fn the_choice_is_the_run_time_choice() {
     let mut rng = Rng(0x6b3_0001);
-    let cases = if cfg!(miri) { 6 } else { 600 };
-    let mut seen = [0_usize; 5];
+    let cases = if cfg!(miri) { 6 } else { 700 };
+    let mut seen = [0_usize; 11];
     let mut drawn = 0;
     while drawn < cases {
-        let shape = rng.below(5);
+        let shape = rng.below(6);
         let (c, k, s) = match shape {
             0 => (rng.range(1, 24), [1, 1], [1, 1]),
             1 => (rng.range(1, 4), [rng.range(2, 5), rng.range(1, 5)], [2, 2]),
             2 => (rng.range(1, 20), [3, 3], [rng.range(1, 2), rng.range(1, 2)]),
             3 => (rng.range(1, 12), [rng.range(2, 5), 1], [rng.range(1, 2), 1]),
-            _ => (rng.range(1, 40), [rng.range(1, 5), rng.range(1, 5)], [1, 2]),
+            4 => (rng.range(1, 40), [rng.range(1, 5), rng.range(1, 5)], [1, 2]),
+            _ => (rng.pick(&[8, 16, 32, 64, 128, 256]), [1, 1], [1, 1]),
         };
         let w = if shape == 3 { 1 } else { rng.range(1, 9) };
-        let dilation = [rng.range(1, 2), rng.range(1, 2)];
-        let pad = rng.pick(&[None, Some(0), Some(1)]);
-        let o = rng.range(1, 9);
-        let Some(mut g) = padded(
-            [rng.range(1, 2), rng.range(2, 9), w, c],
-            o,
-            k,
-            s,
-            dilation,
-            pad,
-        ) else {
+        let (dilation, pad, o) = if shape == 5 {
+            ([1, 1], None, 2 * rng.range(1, 4))
+        } else {
+            (
+                [rng.range(1, 2), rng.range(1, 2)],
+                rng.pick(&[None, Some(0), Some(1)]),
+                rng.range(1, 9),
+            )
+        };
+        let h = if shape == 5 {
+            rng.range(1, 3)
+        } else {
+            rng.range(2, 9)
+        };
+        let Some(mut g) = padded([rng.range(1, 2), h, w, c], o, k, s, dilation, pad) else {
             continue;
         };
         if rng.below(10) == 0 && c.is_multiple_of(2) && o.is_multiple_of(2) {
@@ -96,25 +130,46 @@ fn the_choice_is_the_run_time_choice() {
         if rng.below(8) == 0 {
             p.input_offset = rng.pick(&[200, -40_000]);
         }
-        let chosen = conv2d_s8_kernel(&p);
+        let bias: Option<Vec<i32>> = (rng.below(4) != 0).then(|| {
+            (0..o)
+                .map(|_| rng.range(0, 40_000) as i32 - 20_000)
+                .collect()
+        });
+        let bias = bias.as_deref();
+        let with_bias = bias.is_some();
+        let chosen = conv2d_s8_kernel(&p, with_bias);
         let (kernel, bits) = split(chosen);
         seen[usize::from(kernel)] += 1;
-        assert!(conv2d_s8_takes(chosen, &p), "{g:?}");
-        assert!(conv2d_s8_takes(kernel, &p), "{g:?}");
+        assert!(conv2d_s8_takes(chosen, &p, with_bias), "{g:?}");
+        assert!(conv2d_s8_takes(kernel, &p, with_bias), "{g:?}");
         // A DSP kernel names the layer's epilogue form, the portable loop none; the kernel
         // with another form's bits is refused.
         assert_eq!(bits == 0, kernel == PORTABLE, "{chosen:#x}");
         for other in [EPILOGUE_GENERAL, EPILOGUE_SHIFT1, EPILOGUE_SHIFT2] {
             assert_eq!(
-                conv2d_s8_takes(kernel | other, &p),
+                conv2d_s8_takes(kernel | other, &p, with_bias),
                 kernel != PORTABLE && other == bits,
                 "{chosen:#x} with {other:#x}"
             );
         }
+        // The loops per channel count: only the chosen one takes the layer (none if the
+        // pixel pairs were chosen), and never without a bias.
+        let counted = pointwise_channels(kernel).is_some();
+        for other in COUNTED {
+            assert_eq!(
+                conv2d_s8_takes(other, &p, with_bias),
+                other == kernel,
+                "{} for {}: {g:?}",
+                name(other),
+                name(kernel)
+            );
+            assert!(!conv2d_s8_takes(other, &p, false), "{g:?}");
+        }
+        let family = if counted { POINTWISE } else { kernel };
         for earlier in [POINTWISE, GATHERED, WINDOW] {
-            if earlier < kernel {
+            if earlier < family {
                 assert!(
-                    !conv2d_s8_takes(earlier, &p),
+                    !conv2d_s8_takes(earlier, &p, with_bias),
                     "{} before {}: {g:?}",
                     name(earlier),
                     name(kernel)
@@ -126,14 +181,15 @@ fn the_choice_is_the_run_time_choice() {
             g.filter.iter().product::<usize>(),
             g.output.iter().product::<usize>(),
         );
+        let bias_len = bias.map(<[i32]>::len);
         for other in [POINTWISE, GATHERED, WINDOW] {
             let check = match other {
                 POINTWISE => check_conv2d_s8_with::<POINTWISE>,
                 GATHERED => check_conv2d_s8_with::<GATHERED>,
                 _ => check_conv2d_s8_with::<WINDOW>,
             };
-            let result = check(&p, input_len, filter_len, None, output_len);
-            if conv2d_s8_takes(other, &p) {
+            let result = check(&p, input_len, filter_len, bias_len, output_len);
+            if conv2d_s8_takes(other, &p, with_bias) {
                 assert_eq!(result, Ok(()), "{g:?}");
             } else {
                 assert!(matches!(result, Err(KernelError::Parameters(_))), "{g:?}");
@@ -143,35 +199,47 @@ fn the_choice_is_the_run_time_choice() {
         let filter = rng.values(filter_len);
         let mut expected = vec![0_i8; output_len];
         let mut got = vec![0_i8; output_len];
-        let ran = run(ANY, &p, Part::WHOLE, &input, &filter, &mut expected);
+        let ran = run(ANY, &p, Part::WHOLE, &input, &filter, bias, &mut expected);
         assert_eq!(
-            run(chosen, &p, Part::WHOLE, &input, &filter, &mut got),
+            run(chosen, &p, Part::WHOLE, &input, &filter, bias, &mut got),
             ran,
             "{g:?}"
         );
         assert_eq!(ran, kernel != PORTABLE, "{} on {g:?}", name(kernel));
         if ran {
             assert_eq!(got, expected, "{} on {g:?}", name(kernel));
-            // The kernel finding the form at run time: the same bytes.
-            let mut found = vec![0_i8; output_len];
-            assert!(run(kernel, &p, Part::WHOLE, &input, &filter, &mut found));
-            assert_eq!(found, expected, "{} on {g:?}", name(kernel));
+            // The kernel finding the form at run time, and a pointwise layer's pixel pairs:
+            // the same bytes.
+            for other in [kernel, family] {
+                let mut found = vec![0_i8; output_len];
+                assert!(run(
+                    other,
+                    &p,
+                    Part::WHOLE,
+                    &input,
+                    &filter,
+                    bias,
+                    &mut found
+                ));
+                assert_eq!(found, expected, "{} on {g:?}", name(other));
+            }
         }
         for (sub, part, [i0, i1], [o0, o1]) in driver_chunks(&g, &mut rng) {
             let q = ConvS8 { geometry: sub, ..p };
             let mut expected = vec![0_i8; o1 - o0];
             let mut got = vec![0_i8; o1 - o0];
-            if kernel == POINTWISE && !(part == Part::WHOLE && pointwise_takes(&sub)) {
+            let x = &input[i0..i1];
+            if family == POINTWISE && !(part == Part::WHOLE && pointwise_takes(&sub)) {
                 // The driver gives a pointwise op whole runs of pixels only (images of
                 // their own); the kernel declines any other part, writing nothing (the
                 // portable loop runs it).
-                assert!(!run(chosen, &q, part, &input[i0..i1], &filter, &mut got));
+                assert!(!run(chosen, &q, part, x, &filter, bias, &mut got));
                 assert!(got.iter().all(|&v| v == 0));
                 continue;
             }
-            let ran = run(ANY, &q, part, &input[i0..i1], &filter, &mut expected);
+            let ran = run(ANY, &q, part, x, &filter, bias, &mut expected);
             assert_eq!(
-                run(chosen, &q, part, &input[i0..i1], &filter, &mut got),
+                run(chosen, &q, part, x, &filter, bias, &mut got),
                 ran,
                 "{} on {sub:?} {part:?} of {g:?}",
                 name(kernel)
@@ -182,6 +250,10 @@ fn the_choice_is_the_run_time_choice() {
         }
     }
     if !cfg!(miri) {
-        assert!(seen[1..].iter().all(|&n| n > 10), "kernels drawn: {seen:?}");
+        assert!(
+            seen[1..=4].iter().all(|&n| n > 10),
+            "kernels drawn: {seen:?}"
+        );
+        assert!(seen[5..].iter().all(|&n| n > 2), "kernels drawn: {seen:?}");
     }
 }

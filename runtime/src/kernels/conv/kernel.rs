@@ -38,9 +38,51 @@ pub const WINDOW: u8 = 3;
 /// The portable loop nest (grouped convolution, and every geometry on targets without the DSP
 /// extension).
 pub const PORTABLE: u8 = 4;
+/// [`POINTWISE`] with its loop for exactly 8 input channels: all pixel pairs in one loop with
+/// the rows' words unrolled, for a layer with a bias, an even number of output channels and
+/// the epilogue form [`EPILOGUE_SHIFT2`] (most 1 x 1 layers of 8 to 256 channels).
+pub const POINTWISE_8: u8 = 5;
+/// [`POINTWISE_8`]'s loop for 16 input channels.
+pub const POINTWISE_16: u8 = 6;
+/// [`POINTWISE_8`]'s loop for 32 input channels.
+pub const POINTWISE_32: u8 = 7;
+/// [`POINTWISE_8`]'s loop for 64 input channels.
+pub const POINTWISE_64: u8 = 8;
+/// [`POINTWISE_8`]'s loop for 128 input channels.
+pub const POINTWISE_128: u8 = 9;
+/// [`POINTWISE_8`]'s loop for 256 input channels.
+pub const POINTWISE_256: u8 = 10;
+
+/// The input channel count of a [`POINTWISE_8`]-like kernel (`None` for the others).
+#[must_use]
+pub const fn pointwise_channels(kernel: u8) -> Option<usize> {
+    match kernel & KERNEL_BITS {
+        POINTWISE_8 => Some(8),
+        POINTWISE_16 => Some(16),
+        POINTWISE_32 => Some(32),
+        POINTWISE_64 => Some(64),
+        POINTWISE_128 => Some(128),
+        POINTWISE_256 => Some(256),
+        _ => None,
+    }
+}
+
+/// The [`POINTWISE_8`]-like kernel with a loop for `channels` input channels, if there is one.
+const fn pointwise_for(channels: usize) -> Option<u8> {
+    match channels {
+        8 => Some(POINTWISE_8),
+        16 => Some(POINTWISE_16),
+        32 => Some(POINTWISE_32),
+        64 => Some(POINTWISE_64),
+        128 => Some(POINTWISE_128),
+        256 => Some(POINTWISE_256),
+        _ => None,
+    }
+}
 
 /// The kernel's name, for reports and messages: its constant's name in lower case (`"any"`
-/// for [`ANY`], `"unknown"` past [`PORTABLE`]); the epilogue bits are not part of it.
+/// for [`ANY`], `"unknown"` for a value that names no kernel); the epilogue bits are not part
+/// of it.
 #[must_use]
 pub const fn name(kernel: u8) -> &'static str {
     match kernel & KERNEL_BITS {
@@ -49,6 +91,12 @@ pub const fn name(kernel: u8) -> &'static str {
         GATHERED => "gathered",
         WINDOW => "window",
         PORTABLE => "portable",
+        POINTWISE_8 => "pointwise_8",
+        POINTWISE_16 => "pointwise_16",
+        POINTWISE_32 => "pointwise_32",
+        POINTWISE_64 => "pointwise_64",
+        POINTWISE_128 => "pointwise_128",
+        POINTWISE_256 => "pointwise_256",
         _ => "unknown",
     }
 }
@@ -76,17 +124,26 @@ const OFFSETS: (i32, i32) = (-32640, 32640);
 /// (none fits a microcontroller's memory), so that no tap coordinate wraps.
 const EXTENT: usize = 1 << 15;
 
-/// The kernel [`conv2d_s8`](super::conv2d_s8) runs `p`'s whole geometry with, in the order it
-/// tries them: [`POINTWISE`], [`GATHERED`], [`WINDOW`], else [`PORTABLE`]; a DSP kernel with the
-/// epilogue bits of `p`'s requantisation and clamp. A 1-D convolution (one-pixel-wide images)
-/// is chosen for as the row it runs as.
+/// The kernel [`conv2d_s8`](super::conv2d_s8) runs `p`'s whole geometry with (`bias`: whether
+/// the op has one), in the order it tries them: [`POINTWISE`] (its loop for the layer's input
+/// channel count, [`POINTWISE_8`] to [`POINTWISE_256`], where the layer has one), [`GATHERED`],
+/// [`WINDOW`], else [`PORTABLE`]; a DSP kernel with the epilogue bits of `p`'s requantisation
+/// and clamp. A 1-D convolution (one-pixel-wide images) is chosen for as the row it runs as.
 #[must_use]
-pub const fn conv2d_s8_kernel(p: &ConvS8) -> u8 {
-    conv2d_s8_kernel_for(&p.geometry, p.input_offset, p.requant, p.act_min, p.act_max)
+pub const fn conv2d_s8_kernel(p: &ConvS8, bias: bool) -> u8 {
+    conv2d_s8_kernel_for(
+        &p.geometry,
+        p.input_offset,
+        p.requant,
+        p.act_min,
+        p.act_max,
+        bias,
+    )
 }
 
 /// [`conv2d_s8_kernel`] of the op whose parameters are these (the geometry, the input offset,
-/// the output channels' multipliers and the clamp), for callers that hold them apart.
+/// the output channels' multipliers, the clamp and whether it has a bias), for callers that
+/// hold them apart.
 #[must_use]
 pub const fn conv2d_s8_kernel_for(
     geometry: &ConvGeometry,
@@ -94,13 +151,18 @@ pub const fn conv2d_s8_kernel_for(
     requant: &[Requant],
     act_min: i32,
     act_max: i32,
+    bias: bool,
 ) -> u8 {
     let g = match geometry.columns_as_rows() {
         Some(g) => g,
         None => *geometry,
     };
+    let form = epilogue_form(requant, geometry.filter[0], act_min, act_max);
     let kernel = if pointwise_takes(&g) {
-        POINTWISE
+        match pointwise_counted(&g, form, bias) {
+            Some(k) => k,
+            None => POINTWISE,
+        }
     } else if gathered_takes(&g, input_offset) {
         GATHERED
     } else if window_takes(&g, input_offset) {
@@ -108,7 +170,18 @@ pub const fn conv2d_s8_kernel_for(
     } else {
         return PORTABLE;
     };
-    kernel | epilogue_bits(epilogue_form(requant, geometry.filter[0], act_min, act_max))
+    kernel | epilogue_bits(form)
+}
+
+/// The [`POINTWISE_8`]-like kernel of a pointwise geometry `g` with epilogue form `form`, if
+/// it has one: a loop for its input channel count, every channel's constants (a bias: the
+/// multipliers are checked apart), an even number of output channels, form 6.
+const fn pointwise_counted(g: &ConvGeometry, form: u8, bias: bool) -> Option<u8> {
+    if form == 6 && bias && g.filter[0].is_multiple_of(2) {
+        pointwise_for(g.input[3])
+    } else {
+        None
+    }
 }
 
 /// The epilogue form of `p`'s output channels.
@@ -116,13 +189,14 @@ const fn form_of(p: &ConvS8) -> u8 {
     epilogue_form(p.requant, p.geometry.filter[0], p.act_min, p.act_max)
 }
 
-/// Whether `kernel` runs `p`'s geometry ([`ANY`] and [`PORTABLE`] run every one): the geometry
-/// its DSP kernel takes, and, if the constant names an epilogue form, `p`'s form ([`ANY`] and
-/// [`PORTABLE`] name none). A [`GATHERED`] layer's runs of pixels on one buffer that the
-/// window kernel does not take, and anything on a target without the DSP extension, run the
-/// portable loop.
+/// Whether `kernel` runs `p`'s geometry (`bias`: whether the op has one; [`ANY`] and
+/// [`PORTABLE`] run every one): the geometry its DSP kernel takes (a [`POINTWISE_8`]-like
+/// kernel: the one [`conv2d_s8_kernel`] chooses), and, if the constant names an epilogue form,
+/// `p`'s form ([`ANY`] and [`PORTABLE`] name none). A [`GATHERED`] layer's runs of pixels on
+/// one buffer that the window kernel does not take, and anything on a target without the DSP
+/// extension, run the portable loop.
 #[must_use]
-pub const fn conv2d_s8_takes(kernel: u8, p: &ConvS8) -> bool {
+pub const fn conv2d_s8_takes(kernel: u8, p: &ConvS8, bias: bool) -> bool {
     let rows = match p.geometry.columns_as_rows() {
         Some(g) => g,
         None => p.geometry,
@@ -136,7 +210,10 @@ pub const fn conv2d_s8_takes(kernel: u8, p: &ConvS8) -> bool {
         POINTWISE => pointwise_takes(&rows),
         GATHERED => gathered_takes(&rows, p.input_offset),
         WINDOW => window_takes(&p.geometry, p.input_offset),
-        _ => false,
+        k => match pointwise_counted(&rows, form_of(p), bias) {
+            Some(chosen) => pointwise_takes(&rows) && chosen == k,
+            None => false,
+        },
     };
     dsp && (bits == 0 || bits == epilogue_bits(form_of(p)))
 }

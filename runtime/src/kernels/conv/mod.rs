@@ -106,7 +106,7 @@ pub const fn check_conv2d_s8_with<const K: u8>(
 ) -> Result<(), KernelError> {
     check!(check_conv2d_s8(p, input, filter, bias, output));
     require(
-        kernel::conv2d_s8_takes(K, p),
+        kernel::conv2d_s8_takes(K, p, bias.is_some()),
         "the chosen CONV_2D kernel does not take this geometry",
     )
 }
@@ -508,8 +508,11 @@ pub(super) fn conv2d_s8_part_with<const K: u8>(
     conv2d_s8_portable(p, part, input, filter, bias, output);
 }
 
-/// [`conv2d_s8`]'s general loop nest (every shape).
-#[inline(always)]
+/// [`conv2d_s8`]'s general loop nest (every shape). With the DSP kernels it is their fallback
+/// for the shapes they decline, a function of its own: inlined, each kernel constant's entry
+/// (generated code calls one per kernel a model runs) would carry a copy of it.
+#[cfg_attr(not(stowplan_dsp), inline(always))]
+#[cfg_attr(stowplan_dsp, inline(never))]
 pub(super) fn conv2d_s8_portable(
     p: &ConvS8,
     part: Part,

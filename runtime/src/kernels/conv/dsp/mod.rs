@@ -7,7 +7,10 @@ pub(crate) mod pointwise;
 pub(crate) mod s16;
 pub(crate) mod window;
 
-use crate::kernels::conv::kernel::{GATHERED, KERNEL_BITS, POINTWISE, PORTABLE, WINDOW};
+use crate::kernels::conv::kernel::{
+    GATHERED, KERNEL_BITS, POINTWISE, POINTWISE_8, POINTWISE_16, POINTWISE_32, POINTWISE_64,
+    POINTWISE_128, POINTWISE_256, PORTABLE, WINDOW,
+};
 use crate::kernels::shared::{ConvS8, Part};
 
 /// The int8 CONV_2D of `p` on `part` of its geometry as the Cortex-M DSP extension runs it,
@@ -42,7 +45,8 @@ pub(crate) fn conv2d_s8_part<const K: u8>(
     // The kernel is `K`'s low bits; its epilogue bits go to the kernel (which runs the form
     // they name, or finds it).
     match K & KERNEL_BITS {
-        POINTWISE => whole && pointwise::conv1x1_s8::<K>(p, input, filter, bias, output),
+        POINTWISE | POINTWISE_8 | POINTWISE_16 | POINTWISE_32 | POINTWISE_64 | POINTWISE_128
+        | POINTWISE_256 => whole && pointwise::conv1x1_s8::<K>(p, input, filter, bias, output),
         GATHERED => {
             (whole && gathered::conv_s8::<K>(p, input, filter, bias, output))
                 || window::conv_s8::<K>(p, part, input, filter, bias, output)

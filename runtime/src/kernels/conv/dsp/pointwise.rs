@@ -3,7 +3,7 @@
 //! 2 pixels x 2 output channels, the accumulators in registers (see [`conv1x1_s8`]).
 
 use crate::dsp::{smlad, smlad_1x2_words, splat16, sxtab16, sxtab16_ror8, sxtb16, sxtb16_ror8};
-use crate::kernels::conv::kernel::pointwise_takes;
+use crate::kernels::conv::kernel::{ANY, KERNEL_BITS, pointwise_channels, pointwise_takes};
 use crate::kernels::shared::blocked::{
     Epilogue, dot_1x2, dot_offset_s8, first, load4, tail, unrolled, word4,
 };
@@ -125,17 +125,20 @@ pub(crate) fn conv1x1_s8<const K: u8>(
     let form = epilogue_in(K, form);
     let offset = p.input_offset;
     match form {
-        6 => conv1x1_blocks::<6>(&e, input, filter, output, depth, out_depth, offset),
-        5 => conv1x1_blocks::<5>(&e, input, filter, output, depth, out_depth, offset),
-        _ => conv1x1_blocks::<0>(&e, input, filter, output, depth, out_depth, offset),
+        6 => conv1x1_blocks::<K, 6>(&e, input, filter, output, depth, out_depth, offset),
+        5 => conv1x1_blocks::<K, 5>(&e, input, filter, output, depth, out_depth, offset),
+        _ => conv1x1_blocks::<K, 0>(&e, input, filter, output, depth, out_depth, offset),
     }
-    true
 }
 
-/// [`conv1x1_s8`]'s loops, the epilogue's form chosen (`F`); the slices hold whole pixels
-/// (`depth` input, `out_depth` output channels, both non-zero).
+/// [`conv1x1_s8`]'s loops, the epilogue's form chosen (`F`) and kernel constant `K`'s loop (a
+/// `POINTWISE_8`-like kernel: the loop for its input channel count alone; [`POINTWISE`](
+/// crate::kernels::conv::kernel::POINTWISE): the pixel pairs alone; `ANY`: the layer's loop if
+/// it has one, else the pixel pairs); the slices hold whole pixels (`depth` input, `out_depth`
+/// output channels, both non-zero). Returns `false`, having written nothing, if `K`'s loop does
+/// not take the layer (its compile-time check proves it does).
 #[inline(always)]
-fn conv1x1_blocks<const F: u8>(
+fn conv1x1_blocks<const K: u8, const F: u8>(
     e: &Epilogue<'_>,
     input: &[i8],
     filter: &[i8],
@@ -143,27 +146,26 @@ fn conv1x1_blocks<const F: u8>(
     depth: usize,
     out_depth: usize,
     offset: i32,
-) {
+) -> bool {
     // The layers' shapes (8 to 256 input channels, an even number of output channels, every
     // channel's constants, right shifts of 2 and more over the whole int8 range): one loop per
     // channel count, all pixel pairs in it. (Form 5, a channel's right shift of 1, is rare in
     // convolutions: its layers take the pixel pairs, for half the loops' flash.)
     let constants = e.requant.len() >= out_depth && e.bias.is_some_and(|b| b.len() >= out_depth);
-    let counted = F == 6
-        && constants
-        && out_depth.is_multiple_of(2)
-        && depth.is_multiple_of(4)
-        && match depth / 4 {
-            2 => e.conv1x1_words::<F, 2>(input, filter, output, out_depth, offset),
-            4 => e.conv1x1_words::<F, 4>(input, filter, output, out_depth, offset),
-            8 => e.conv1x1_words::<F, 8>(input, filter, output, out_depth, offset),
-            16 => e.conv1x1_words::<F, 16>(input, filter, output, out_depth, offset),
-            32 => e.conv1x1_words::<F, 32>(input, filter, output, out_depth, offset),
-            64 => e.conv1x1_words::<F, 64>(input, filter, output, out_depth, offset),
-            _ => false,
-        };
-    if counted {
-        return;
+    let takes = F == 6 && constants && out_depth.is_multiple_of(2) && depth.is_multiple_of(4);
+    // The loop for the layer's input channel count: chosen when the crate compiled (`K`), or
+    // now (`ANY`).
+    let channels = match pointwise_channels(K) {
+        Some(channels) => {
+            return takes
+                && depth == channels
+                && words::<F>(e, input, filter, output, out_depth, offset, channels);
+        }
+        None if K & KERNEL_BITS == ANY => depth,
+        None => 0,
+    };
+    if takes && words::<F>(e, input, filter, output, out_depth, offset, channels) {
+        return true;
     }
     let mut ins = input.chunks_exact(2 * depth);
     let mut outs = output.chunks_exact_mut(2 * out_depth);
@@ -180,6 +182,31 @@ fn conv1x1_blocks<const F: u8>(
     let a = ins.remainder();
     if !a.is_empty() {
         e.pixel::<F>(a, filter, outs.into_remainder(), depth, offset);
+    }
+    true
+}
+
+/// The loop for `channels` input channels (8 to 256; `false`, having written nothing, for any
+/// other count or slices not of its shape): one instance per count, so a constant `channels`
+/// links only its own.
+#[inline(always)]
+fn words<const F: u8>(
+    e: &Epilogue<'_>,
+    input: &[i8],
+    filter: &[i8],
+    output: &mut [i8],
+    out_depth: usize,
+    offset: i32,
+    channels: usize,
+) -> bool {
+    match channels {
+        8 => e.conv1x1_words::<F, 2>(input, filter, output, out_depth, offset),
+        16 => e.conv1x1_words::<F, 4>(input, filter, output, out_depth, offset),
+        32 => e.conv1x1_words::<F, 8>(input, filter, output, out_depth, offset),
+        64 => e.conv1x1_words::<F, 16>(input, filter, output, out_depth, offset),
+        128 => e.conv1x1_words::<F, 32>(input, filter, output, out_depth, offset),
+        256 => e.conv1x1_words::<F, 64>(input, filter, output, out_depth, offset),
+        _ => false,
     }
 }
 
