@@ -1050,16 +1050,89 @@ fn macs_of(model: &str) -> (u64, Vec<Option<u64>>) {
         let shown = op["macs"]
             .as_u64()
             .map_or_else(|| "-".to_owned(), thousands);
+        // The kernel as `name/epilogue` (or its name alone, or "-"), its expected instructions.
+        let kernel = match (op["kernel"].as_str(), op["epilogue"].as_str()) {
+            (Some(k), Some(e)) => format!("{k}/{e}"),
+            (Some(k), None) => k.to_owned(),
+            (None, _) => "-".to_owned(),
+        };
+        let expected = op["expected_instructions"]
+            .as_u64()
+            .map_or_else(|| "-".to_owned(), thousands);
         let want = [
             op["subgraph"].to_string(),
             op["index"].to_string(),
             op["opcode"].as_str().unwrap().to_owned(),
             shown,
+            kernel,
+            expected,
         ];
         assert_eq!(fields, want, "{line}");
     }
     assert_eq!(text.lines().count(), ops.len() + 2);
     (total, macs)
+}
+
+/// The test CNN's CONV_2Ds and DEPTHWISE_CONV_2D each name the kernel and epilogue form that
+/// generated `invoke` calls for them, as the review copy's `OP_N_KERNEL` constants do
+/// (`examples/desktop/src/generated/cnn.rs`), with an expected cost; the other ops none.
+#[test]
+fn macs_name_each_ops_kernel() {
+    let cnn = "tests/models/cnn_int8/cnn_int8.tflite";
+    let v: Value = serde_json::from_str(&ok(&["macs", cnn, "--json"])).unwrap();
+    let ops = v["ops"].as_array().unwrap();
+    let named: Vec<Option<(&str, &str)>> = ops
+        .iter()
+        .map(|o| Some((o["kernel"].as_str()?, o["epilogue"].as_str()?)))
+        .collect();
+    let shift2 = |k| Some((k, "shift2"));
+    assert_eq!(
+        named,
+        [
+            shift2("gathered"),
+            None,
+            shift2("pointwise"),
+            shift2("taps"),
+            None,
+            None,
+            None,
+            None,
+            None,
+            None
+        ]
+    );
+    let review =
+        std::fs::read_to_string(repo().join("examples/desktop/src/generated/cnn.rs")).unwrap();
+    for (i, (o, n)) in ops.iter().zip(&named).enumerate() {
+        assert_eq!(
+            o["expected_instructions"].as_u64().is_some(),
+            n.is_some(),
+            "{o}"
+        );
+        let Some((kernel, epilogue)) = n else {
+            continue;
+        };
+        let at = review.find(&format!("OP_{i}_KERNEL: u8 = ")).unwrap();
+        let constant: String = review[at..]
+            .split(';')
+            .next()
+            .unwrap()
+            .split_whitespace()
+            .collect();
+        assert!(
+            constant.ends_with(&format!(
+                "::{}|::stowplan::kernels::{}::EPILOGUE_{}",
+                kernel.to_ascii_uppercase(),
+                if o["opcode"] == "CONV_2D" {
+                    "conv_kernel"
+                } else {
+                    "depthwise_kernel"
+                },
+                epilogue.to_ascii_uppercase()
+            )),
+            "{constant}"
+        );
+    }
 }
 
 #[test]

@@ -205,6 +205,7 @@ fn fold_one(
                         folded: &out.data,
                         overlap: None,
                         overwrite: None,
+                        chosen: None,
                     };
                     !matches!(lower(&cx), Err(Refusal::Unsupported(_)))
                 });
@@ -244,6 +245,7 @@ fn fold_one(
             folded: &out.data,
             overlap: None,
             overwrite: None,
+            chosen: None,
         };
         let result = match fold(&cx) {
             Ok(values) => {

@@ -64,6 +64,7 @@
 )]
 
 pub mod arena;
+pub mod choice;
 pub mod codegen;
 pub mod embed;
 pub mod emit;

@@ -397,7 +397,7 @@ fn macs_command(it: impl Iterator<Item = String>) -> Result<String, Failure> {
     let path =
         model.ok_or_else(|| usage("macs needs a MODEL.tflite; see stowplan --help".into()))?;
     let bytes = read_file(&path)?;
-    let ops = stowplan_planner::macs::model_macs(&bytes, &shapes)
+    let ops = stowplan_planner::choice::model_kernels(&bytes, &shapes)
         .map_err(|e| Failure::Plan(format!("{path}: {e}")))?;
     let total = ops
         .iter()
@@ -413,6 +413,11 @@ fn macs_command(it: impl Iterator<Item = String>) -> Result<String, Failure> {
                     "index": o.index.0,
                     "opcode": o.opcode.to_string(),
                     "macs": o.macs,
+                    "outputs": o.outputs,
+                    "pixels": o.pixels,
+                    "kernel": o.choice.map(|c| c.kernel),
+                    "epilogue": o.choice.and_then(|c| c.epilogue),
+                    "expected_instructions": o.expected_instructions,
                 })
             })
             .collect();
@@ -426,14 +431,26 @@ fn macs_command(it: impl Iterator<Item = String>) -> Result<String, Failure> {
         ops.iter().filter(|o| o.macs.is_some()).count(),
         ops.len()
     );
-    out.push_str("subgraph     op  opcode                              macs\n");
+    out.push_str(
+        "subgraph     op  opcode                              macs  kernel (Cortex-M4)        expected instructions\n",
+    );
     for o in &ops {
+        let kernel = o.choice.map_or_else(
+            || "-".to_owned(),
+            |c| match c.epilogue {
+                Some(e) => format!("{}/{e}", c.kernel),
+                None => c.kernel.to_owned(),
+            },
+        );
         out.push_str(&format!(
-            "{:>8} {:>6}  {:<28} {:>12}\n",
+            "{:>8} {:>6}  {:<28} {:>12}  {:<24} {:>21}\n",
             o.subgraph.0,
             o.index.0,
             o.opcode.to_string(),
-            o.macs.map_or_else(|| "-".to_owned(), emit::thousands)
+            o.macs.map_or_else(|| "-".to_owned(), emit::thousands),
+            kernel,
+            o.expected_instructions
+                .map_or_else(|| "-".to_owned(), emit::thousands)
         ));
     }
     Ok(out)

@@ -541,6 +541,7 @@ impl Driver<'_> {
             overlap: fnv.overlap,
             // The entry and its check for the output over the input, as the kind declares.
             overwrite: ops::overwrite_of(&op.opcode),
+            chosen: None,
         };
         let lowered = match ops::kind(&op.opcode) {
             None => Err(Refusal::Unsupported(format!(

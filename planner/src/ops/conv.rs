@@ -15,8 +15,8 @@ use quote::{format_ident, quote};
 
 use super::overwrite::{self, Overwrite, Pairing, WriteOrder};
 use super::{
-    Call, Lower, OpKind, Refusal, act_range_f32, act_range_s8, dims, f32_lit, fused, i32_lit,
-    input as op_input, invalid, padding_hw, positive, requant, usize_lits,
+    Call, KernelChoice, Lower, OpKind, Refusal, act_range_f32, act_range_s8, dims, f32_lit, fused,
+    i32_lit, input as op_input, invalid, padding_hw, positive, requant, usize_lits,
 };
 use crate::graph::TensorInfo;
 use crate::kernels::ConvGeometry;
@@ -431,13 +431,18 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
             // The kernel and its epilogue form, chosen now by the runtime's own rule (its
             // source is compiled here).
             use crate::kernels::conv_kernel as rule;
+            let with_bias = cx.optional_input(2).is_some();
             let choice = kernel_choice(&values, |r| {
-                rule::conv2d_s8_kernel_for(&value, offset, r, act.0, act.1)
+                rule::conv2d_s8_kernel_for(&value, offset, r, act.0, act.1, with_bias)
             });
             let kname = format_ident!("{pname}_KERNEL");
             let constant =
                 kernel_constant(&quote!(#k::conv_kernel), choice, rule::name, rule::epilogue);
             let doc = kernel_doc(pname, rule::name(choice), rule::epilogue(choice));
+            cx.chose(KernelChoice {
+                kernel: rule::name(choice),
+                epilogue: rule::epilogue(choice),
+            });
             let call = cx.conv_call_with(
                 &quote!(conv2d_s8),
                 quote!(

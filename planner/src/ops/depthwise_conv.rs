@@ -13,8 +13,8 @@ use super::conv::{
 };
 use super::overwrite::{Overwrite, WriteOrder};
 use super::{
-    Call, Lower, OpKind, Refusal, act_range_f32, act_range_s8, f32_lit, i32_lit, invalid, requant,
-    unsupported,
+    Call, KernelChoice, Lower, OpKind, Refusal, act_range_f32, act_range_s8, f32_lit, i32_lit,
+    invalid, requant, unsupported,
 };
 use crate::tflite::{DType, OpOptions};
 
@@ -150,6 +150,10 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
                         rule::epilogue,
                     );
                     let doc = kernel_doc(pname, rule::name(choice), rule::epilogue(choice));
+                    cx.chose(KernelChoice {
+                        kernel: rule::name(choice),
+                        epilogue: rule::epilogue(choice),
+                    });
                     return cx.conv_call_with(
                         &quote!(depthwise_conv2d_s8),
                         quote!(

@@ -4,6 +4,8 @@
 //! kernels on one buffer), [`Call`] (the kernel call it makes), [`Refusal`] (why it makes none),
 //! and the element conversions folding uses. No op is named here: each op's module calls these.
 
+use std::cell::Cell;
+
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
@@ -92,9 +94,30 @@ pub struct Lower<'a> {
     /// ([`super::OpKind::overwrite`]): `Lower::overlapped_call` takes the entry and its check
     /// from it.
     pub overwrite: Option<Overwrite>,
+    /// Where lowering records the kernel it chose for an op with several
+    /// ([`Lower::chose`]; `crate::choice` reads it), or `None`.
+    pub chosen: Option<&'a Cell<Option<KernelChoice>>>,
+}
+
+/// The kernel lowering chose, when the crate compiles, for an op the runtime has several for
+/// (int8 CONV_2D and DEPTHWISE_CONV_2D): the runtime's names of the kernel and of its epilogue
+/// form (`kernels::conv_kernel::name`, `epilogue`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KernelChoice {
+    /// The kernel (`"pointwise"`, `"taps"`, ..., `"portable"`).
+    pub kernel: &'static str,
+    /// Its epilogue form (`"shift2"`, `"shift1"`, `"general"`), `None` for the portable loop.
+    pub epilogue: Option<&'static str>,
 }
 
 impl<'a> Lower<'a> {
+    /// Records the kernel lowering chose for the op ([`Lower::chosen`]).
+    pub(super) fn chose(&self, choice: KernelChoice) {
+        if let Some(cell) = self.chosen {
+            cell.set(Some(choice));
+        }
+    }
+
     /// `#rt::kernels`.
     pub(super) fn k(&self) -> TokenStream {
         let rt = self.rt;

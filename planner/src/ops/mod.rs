@@ -120,7 +120,7 @@ mod lower;
 mod op_kind;
 mod overwrite;
 
-pub use lower::{Call, FoldedData, Lower, Refusal};
+pub use lower::{Call, FoldedData, KernelChoice, Lower, Refusal};
 pub(crate) use lower::{le_bytes, padding_hw, values, with_element};
 pub use op_kind::{Folding, Lowering, OpKind, Scratch, StateBytes};
 pub(crate) use overwrite::constant_i32s;

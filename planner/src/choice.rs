@@ -1,0 +1,277 @@
+//! Each op's kernel as generated `invoke` chooses it when the crate compiles, and what it is
+//! expected to cost on the Cortex-M4: the report `stowplan macs` prints beside each op's
+//! multiply-accumulates.
+//!
+//! The choice is the lowering's own (the op is lowered as `invoke` lowers it, and the kernel it
+//! records is read back, [`crate::ops::Lower::chosen`]), so the report names the kernel the
+//! generated code calls. Ops with a single kernel have no choice to report.
+//!
+//! The expected cost is a linear model of each DSP kernel, fitted on the benchmark set's
+//! per-op instruction counts (`bench/run.sh`, Cortex-M4 under QEMU; `bench/fit_costs.py`
+//! refits it and prints each op's error): instructions ≈ `per_mac` × MACs + `per_output` ×
+//! output elements + `per_pixel` × output pixels + `per_call`. It is an estimate for comparing
+//! layers and kernels, not a count.
+
+use std::cell::Cell;
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+
+use crate::graph::tensor_infos;
+use crate::macs::{MacsError, model_macs};
+use crate::ops::{self, KernelChoice, Lower};
+use crate::tflite::{BuiltinOp, OpIndex, Opcode, SubgraphIndex, read_model};
+
+/// One op's kernel and expected cost.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OpKernel {
+    /// Its subgraph.
+    pub subgraph: SubgraphIndex,
+    /// Its index in the subgraph.
+    pub index: OpIndex,
+    /// What it does.
+    pub opcode: Opcode,
+    /// Its multiply-accumulates ([`crate::macs`]).
+    pub macs: Option<u64>,
+    /// The elements of its first output (`None` if its shape is not known).
+    pub outputs: Option<u64>,
+    /// Its first output's pixels: its elements over its last dimension (`None` if its shape is
+    /// not known or has no dimension).
+    pub pixels: Option<u64>,
+    /// The kernel generated code runs it with, for ops that have several (int8 CONV_2D and
+    /// DEPTHWISE_CONV_2D); `None` for the others and for an op that does not lower.
+    pub choice: Option<KernelChoice>,
+    /// Its expected Cortex-M4 instructions ([`expected_instructions`]), for a DSP kernel.
+    pub expected_instructions: Option<u64>,
+}
+
+/// One DSP kernel's cost model: instructions ≈ `per_mac` × MACs + `per_output` × output
+/// elements + `per_pixel` × output pixels + `per_call`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Cost {
+    /// Instructions per multiply-accumulate.
+    pub per_mac: f64,
+    /// Instructions per output element (the epilogue).
+    pub per_output: f64,
+    /// Instructions per output pixel (a window's walk, its edges).
+    pub per_pixel: f64,
+    /// Instructions per call.
+    pub per_call: f64,
+}
+
+/// The cost model of each DSP kernel with the epilogue form `shift2` (every benchmark layer's),
+/// by the runtime's kernel name ([`family`]'s), as `bench/fit_costs.py` fits it (the benchmark
+/// of 2026-12-06; the comments give the ops and distinct shapes each is fitted on).
+pub const COSTS: &[(&str, Cost)] = &[
+    (
+        "gathered",
+        Cost {
+            per_mac: 1.5041,
+            per_output: 44.7524,
+            per_pixel: 363.6457,
+            per_call: 0.0,
+        },
+    ), // 4 ops, 4 shapes
+    (
+        "one_to_eight",
+        Cost {
+            per_mac: 2.8614,
+            per_output: 49.4980,
+            per_pixel: 0.0000,
+            per_call: 0.0,
+        },
+    ), // 2 ops, 2 shapes
+    (
+        "pointwise",
+        Cost {
+            per_mac: 1.7583,
+            per_output: 37.9962,
+            per_pixel: 59.4548,
+            per_call: 0.0,
+        },
+    ), // 28 ops, 14 shapes
+    (
+        "pointwise_n",
+        Cost {
+            per_mac: 1.3374,
+            per_output: 16.7259,
+            per_pixel: 2.1050,
+            per_call: 597.7,
+        },
+    ), // 41 ops, 16 shapes
+    (
+        "taps",
+        Cost {
+            per_mac: 5.0067,
+            per_output: 4.8496,
+            per_pixel: 99.2283,
+            per_call: 0.0,
+        },
+    ), // 46 ops, 19 shapes
+    (
+        "window",
+        Cost {
+            per_mac: 1.3295,
+            per_output: 0.0000,
+            per_pixel: 1183.0806,
+            per_call: 61099.9,
+        },
+    ), // 13 ops, 9 shapes
+];
+
+/// The name a kernel's cost is modelled under: `pointwise_n` for the pointwise loops per input
+/// channel count (`pointwise_8` to `pointwise_256`: one model, their cost follows the counts),
+/// the kernel's own name for the others.
+#[must_use]
+pub fn family(kernel: &str) -> &str {
+    match kernel.strip_prefix("pointwise_") {
+        Some(n) if n.parse::<u32>().is_ok() => "pointwise_n",
+        _ => kernel,
+    }
+}
+
+/// The Cortex-M4 instructions kernel `choice` is expected to take for `macs`
+/// multiply-accumulates, `outputs` output elements and `pixels` output pixels ([`COSTS`]);
+/// `None` for the portable loop and for a kernel or form the benchmark set does not run.
+#[must_use]
+pub fn expected_instructions(
+    choice: KernelChoice,
+    macs: u64,
+    outputs: u64,
+    pixels: u64,
+) -> Option<u64> {
+    if choice.epilogue != Some("shift2") {
+        return None;
+    }
+    let name = family(choice.kernel);
+    let (_, c) = COSTS.iter().find(|(k, _)| *k == name)?;
+    #[allow(clippy::cast_precision_loss)]
+    let estimate = c.per_mac * macs as f64
+        + c.per_output * outputs as f64
+        + c.per_pixel * pixels as f64
+        + c.per_call;
+    // A rounded non-negative estimate far below 2^64 (the counts are a model's).
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    Some(estimate.max(0.0).round() as u64)
+}
+
+/// Every op of the model in `bytes`, in model order, with its MACs, the kernel generated
+/// `invoke` runs it with (for ops with several) and that kernel's expected cost; `shapes` as
+/// for planning.
+///
+/// # Errors
+///
+/// What [`model_macs`] returns.
+pub fn model_kernels(
+    bytes: &[u8],
+    shapes: &[crate::graph::ShapeOverride],
+) -> Result<Vec<OpKernel>, MacsError> {
+    let macs = model_macs(bytes, shapes)?;
+    let model = read_model(bytes)?;
+    let tensors = tensor_infos(&model, shapes, false, false)?;
+    let state = crate::persistent::State::default();
+    let folded = ops::FoldedData::new();
+    let rt: TokenStream = quote!(::stowplan);
+    let mut out = Vec::with_capacity(macs.len());
+    for (op, m) in model.ops.iter().zip(macs) {
+        let several = matches!(
+            op.opcode,
+            Opcode::Builtin(BuiltinOp::CONV_2D | BuiltinOp::DEPTHWISE_CONV_2D)
+        );
+        let choice = several
+            .then(|| {
+                let cell = Cell::new(None);
+                let params = format_ident!("OP_{}", op.index.0);
+                let cx = Lower {
+                    model: &model,
+                    tensors: &tensors,
+                    state: &state,
+                    bytes,
+                    op,
+                    rt: &rt,
+                    params: &params,
+                    folded: &folded,
+                    overlap: None,
+                    overwrite: None,
+                    chosen: Some(&cell),
+                };
+                let lowered = ops::kind(&op.opcode)
+                    .and_then(|k| k.lower)
+                    .map(|lower| lower(&cx));
+                // A refused op runs no kernel: nothing to report.
+                matches!(lowered, Some(Ok(_))).then(|| cell.get()).flatten()
+            })
+            .flatten();
+        let shape: Option<Vec<u64>> = op
+            .outputs
+            .first()
+            .and_then(|&t| model.tensor(op.subgraph, t))
+            .and_then(|t| tensors.get(t.id.get()))
+            .and_then(|info| info.shape.iter().map(|&d| u64::try_from(d).ok()).collect());
+        let product = |dims: &[u64]| dims.iter().try_fold(1u64, |n, &d| n.checked_mul(d));
+        let outputs = shape.as_deref().and_then(product);
+        let pixels = shape
+            .as_deref()
+            .and_then(|s| s.split_last())
+            .and_then(|(_, rest)| product(rest));
+        let expected_instructions = match (choice, m.macs, outputs, pixels) {
+            (Some(c), Some(macs), Some(outputs), Some(pixels)) => {
+                expected_instructions(c, macs, outputs, pixels)
+            }
+            _ => None,
+        };
+        out.push(OpKernel {
+            subgraph: op.subgraph,
+            index: op.index,
+            opcode: m.opcode,
+            macs: m.macs,
+            outputs,
+            pixels,
+            choice,
+            expected_instructions,
+        });
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every modelled name is the family of a kernel the runtime has, each with the epilogue
+    /// form of every benchmark layer; no coefficient is negative.
+    #[test]
+    fn costs_name_the_runtime_kernels() {
+        use crate::kernels::{conv_kernel, depthwise_kernel};
+        let names: Vec<&str> = (0..16)
+            .map(conv_kernel::name)
+            .chain((0..16).map(depthwise_kernel::name))
+            .filter(|n| *n != "unknown" && *n != "any")
+            .collect();
+        for (name, c) in COSTS {
+            assert!(
+                names.iter().any(|n| family(n) == *name),
+                "{name} is no kernel's"
+            );
+            for v in [c.per_mac, c.per_output, c.per_pixel, c.per_call] {
+                assert!(v >= 0.0 && v.is_finite(), "{name}: {c:?}");
+            }
+        }
+        assert_eq!(family("pointwise_64"), "pointwise_n");
+        assert_eq!(family("pointwise"), "pointwise");
+        let choice = |kernel, epilogue| KernelChoice { kernel, epilogue };
+        // The portable loop and the other forms have no model; a DSP kernel's estimate grows
+        // with the work.
+        assert_eq!(
+            expected_instructions(choice("portable", None), 10, 10, 1),
+            None
+        );
+        assert_eq!(
+            expected_instructions(choice("pointwise", Some("general")), 10, 10, 1),
+            None
+        );
+        let small = expected_instructions(choice("pointwise_64", Some("shift2")), 4096, 64, 1);
+        let large = expected_instructions(choice("pointwise_64", Some("shift2")), 40960, 640, 10);
+        assert!(small.unwrap() < large.unwrap(), "{small:?} {large:?}");
+    }
+}
