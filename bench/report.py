@@ -68,7 +68,8 @@ def read_measured(path):
                 m["marked_ops"].append((int(p[1]), int(p[3]), int(p[5])))
             elif k == "model_op":
                 macs = None if p[4] == "-" else int(p[4])
-                m["model_ops"].append((int(p[1]), int(p[2]), p[3], macs))
+                expected = None if p[6] == "-" else int(p[6])
+                m["model_ops"].append((int(p[1]), int(p[2]), p[3], macs, p[5], expected))
             elif k == "op_check":
                 m["op_checks"].append((int(p[1]), int(p[2]), int(p[3]), p[4]))
             elif k in ("name",):
@@ -201,18 +202,20 @@ def model_report(m, t):
     marked = {k: (ins, cyc) for k, ins, cyc in m["marked_ops"]}
     out.append(
         f"  {'op':>4}  {'opcode':20} {'MACs':>11} {'instructions':>12} {'cycles':>12} "
-        f"{'TFLM instr.':>12} {'TFLM cycles':>12} {'cycles':>7}"
+        f"{'TFLM instr.':>12} {'TFLM cycles':>12} {'cycles':>7}  {'kernel':<22} {'expected':>10}"
     )
     sums = {}
-    for _, k, opcode, macs in ops0:
+    for _, k, opcode, macs, kernel, expected in ops0:
         ins, cyc = marked.get(k, (0, 0))
         tins, tcyc = tops.get(k, (0, 0))
         s = sums.setdefault(opcode, [0, 0, 0, 0, 0, 0])
         for i, v in enumerate((1, macs or 0, ins, cyc, tins, tcyc)):
             s[i] += v
+        # The expected instructions (`stowplan macs`'s model) and their error against the count.
+        guess = "-" if expected is None else f"{th(expected)} ({(expected - ins) * 100 / max(ins, 1):+.0f} %)"
         out.append(
             f"  {k:>4}  {opcode:20} {th(macs) if macs else '-':>11} {th(ins):>12} {th(cyc):>12} "
-            f"{th(tins):>12} {th(tcyc):>12} {ratio(cyc, tcyc):>7}"
+            f"{th(tins):>12} {th(tcyc):>12} {ratio(cyc, tcyc):>7}  {kernel:<22} {guess:>10}"
         )
     for opcode, (n, macs, ins, cyc, tins, tcyc) in sorted(sums.items(), key=lambda x: -x[1][3]):
         label = f"{opcode} x{n}"

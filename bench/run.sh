@@ -161,7 +161,7 @@ while read -r name path; do
     icount=$(awk -v s="$s" -v e="$e" '$1 == "mark" && $2 == s && a == "" { a = $3 } $1 == "mark" && $2 == e && a != "" && b == "" { b = $3 } END { printf "%.0f", b - a }' "$r.icount")
     count_cycles "$ops_elf" "$r.ops.cycles" "$(symbol "$ops_elf" icount_start)" "$(symbol "$ops_elf" icount_end)" \
         "$(symbol "$ops_elf" op_begin)" "$(symbol "$ops_elf" op_end)" >"$r.ops"
-    "$stowplan_cli" macs "$model" >"$r.macs"
+    "$stowplan_cli" macs "$model" --json >"$r.macs"
     # The other cores, each binary on its board under the instruction counter: the M4's binary
     # on the Cortex-M7 (mps2-an500), the Armv8-M one on the Cortex-M33 (mps2-an505), the Armv6-M
     # one on the Cortex-M3 (mps2-an385: QEMU has no Cortex-M0 board with the RAM; Armv6-M code
@@ -196,7 +196,9 @@ while read -r name path; do
         # The op-marks binary: its probed `invoke`'s checksums, and its counted one's output.
         grep '^op_check ' "$r.ops.cycles.log" || true
         sed -n 's/^output  *//p' "$r.ops.cycles.log" | sed 's/^/marked_output /'
-        awk 'NF == 4 && $1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ { m = $4; gsub(",", "", m); print "model_op", $1, $2, $3, m }' "$r.macs"
+        # Each op: subgraph, index, opcode, MACs, the kernel generated code runs (with its
+        # epilogue form) and its expected instructions (`stowplan macs`), "-" where none.
+        python3 bench/macs_ops.py "$r.macs"
         cat "$r.m7.txt" "$r.m33.txt" "$r.m0.txt"
     } >"$work/$name.txt"
 done < <(bench_models)

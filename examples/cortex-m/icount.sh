@@ -147,8 +147,8 @@ count() {
         FILENAME == ARGV[1] { name[$1] = substr($0, length($1) + 2); next }
         FILENAME == ARGV[2] { a = $1; sub(/^0x0*/, "0x", a); owner[a] = substr($0, length($1) + 2); next }
         FILENAME == ARGV[3] {
-            # stowplan macs: "SUBGRAPH OP OPCODE MACS" rows.
-            if (NF == 4 && $1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/) {
+            # stowplan macs: "SUBGRAPH OP OPCODE MACS KERNEL EXPECTED" rows.
+            if (NF == 6 && $1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/) {
                 op[nops] = $2; opcode[nops] = $3; opsg[nops] = $1
                 m = $4; gsub(",", "", m); opmacs[nops] = m == "-" ? m : m + 0; if (m != "-") total_macs += m
                 nops++
