@@ -8,7 +8,7 @@ use crate::kernels::check_conv2d_s8_with;
 use crate::kernels::conv::dsp::conv2d_s8_part;
 use crate::kernels::conv::kernel::*;
 use crate::kernels::shared::check::KernelError;
-use crate::kernels::shared::testing::{Rng, driver_chunks, padded, params};
+use crate::kernels::shared::testing::{Rng, driver_chunks, padded, params, with_kernel_constant};
 use crate::kernels::shared::{ConvS8, Part};
 
 /// The DSP CONV_2D of kernel constant `k` on `part`, as generated code calls it with `k` a
@@ -22,46 +22,22 @@ fn run(
     bias: Option<&[i32]>,
     output: &mut [i8],
 ) -> bool {
-    macro_rules! constants {
-        ($($kernel:ident),*) => {
-            $(
-                if k == $kernel {
-                    return conv2d_s8_part::<$kernel>(p, part, input, filter, bias, output);
-                }
-                if k == $kernel | EPILOGUE_GENERAL {
-                    return conv2d_s8_part::<{ $kernel | EPILOGUE_GENERAL }>(
-                        p, part, input, filter, bias, output,
-                    );
-                }
-                if k == $kernel | EPILOGUE_SHIFT1 {
-                    return conv2d_s8_part::<{ $kernel | EPILOGUE_SHIFT1 }>(
-                        p, part, input, filter, bias, output,
-                    );
-                }
-                if k == $kernel | EPILOGUE_SHIFT2 {
-                    return conv2d_s8_part::<{ $kernel | EPILOGUE_SHIFT2 }>(
-                        p, part, input, filter, bias, output,
-                    );
-                }
-            )*
-        };
-    }
-    constants!(
-        POINTWISE,
-        GATHERED,
-        WINDOW,
-        POINTWISE_8,
-        POINTWISE_16,
-        POINTWISE_32,
-        POINTWISE_64,
-        POINTWISE_128,
-        POINTWISE_256
-    );
-    match k {
-        PORTABLE => conv2d_s8_part::<PORTABLE>(p, part, input, filter, bias, output),
-        ANY => conv2d_s8_part::<ANY>(p, part, input, filter, bias, output),
-        _ => panic!("no kernel constant {k:#x}"),
-    }
+    with_kernel_constant!(
+        k,
+        conv2d_s8_part,
+        [
+            POINTWISE,
+            GATHERED,
+            WINDOW,
+            POINTWISE_8,
+            POINTWISE_16,
+            POINTWISE_32,
+            POINTWISE_64,
+            POINTWISE_128,
+            POINTWISE_256
+        ],
+        (p, part, input, filter, bias, output)
+    )
 }
 
 /// The kernel and epilogue bits of a kernel constant.

@@ -7,43 +7,19 @@ use crate::kernels::check_depthwise_conv2d_s8_with;
 use crate::kernels::depthwise_conv::dsp::depthwise_s8;
 use crate::kernels::depthwise_conv::kernel::*;
 use crate::kernels::shared::check::KernelError;
-use crate::kernels::shared::testing::{Rng, driver_chunks, padded, params};
+use crate::kernels::shared::testing::{Rng, driver_chunks, padded, params, with_kernel_constant};
 use crate::kernels::shared::{ConvS8, Part};
 
 /// The DSP DEPTHWISE_CONV_2D of kernel constant `k` on `part`, as generated code calls it with
 /// `k` a constant: every kernel with each epilogue form, and [`ANY`] and [`PORTABLE`].
 fn run(k: u8, p: &ConvS8, part: Part, input: &[i8], filter: &[i8], output: &mut [i8]) -> bool {
     let bias = None;
-    macro_rules! constants {
-        ($($kernel:ident),*) => {
-            $(
-                if k == $kernel {
-                    return depthwise_s8::<$kernel>(p, part, input, filter, bias, output);
-                }
-                if k == $kernel | EPILOGUE_GENERAL {
-                    return depthwise_s8::<{ $kernel | EPILOGUE_GENERAL }>(
-                        p, part, input, filter, bias, output,
-                    );
-                }
-                if k == $kernel | EPILOGUE_SHIFT1 {
-                    return depthwise_s8::<{ $kernel | EPILOGUE_SHIFT1 }>(
-                        p, part, input, filter, bias, output,
-                    );
-                }
-                if k == $kernel | EPILOGUE_SHIFT2 {
-                    return depthwise_s8::<{ $kernel | EPILOGUE_SHIFT2 }>(
-                        p, part, input, filter, bias, output,
-                    );
-                }
-            )*
-        };
-    }
-    constants!(ONE_TO_EIGHT, TAPS, BLOCKS, BLOCKS_MULTIPLIER);
-    match k {
-        PORTABLE => depthwise_s8::<PORTABLE>(p, part, input, filter, bias, output),
-        ANY => depthwise_s8::<ANY>(p, part, input, filter, bias, output),
-        _ => panic!("no kernel constant {k:#x}"),
-    }
+    with_kernel_constant!(
+        k,
+        depthwise_s8,
+        [ONE_TO_EIGHT, TAPS, BLOCKS, BLOCKS_MULTIPLIER],
+        (p, part, input, filter, bias, output)
+    )
 }
 
 /// The kernel and epilogue bits of a kernel constant.

@@ -308,6 +308,36 @@ pub(crate) static REQUANT_TWO: [Requant; 24] = {
     r
 };
 
+/// `$f::<K>$args` with `K` the kernel constant `$k`, a run-time value, as generated code calls
+/// a kernel with a constant: each of the kernels named, alone and with each epilogue form's bits
+/// (`EPILOGUE_GENERAL`, `EPILOGUE_SHIFT1`, `EPILOGUE_SHIFT2`), and `PORTABLE` and `ANY`, all
+/// named in the caller's scope (an op's `kernel` module). Panics for any other value.
+macro_rules! with_kernel_constant {
+    ($k:expr, $f:ident, [$($kernel:ident),*], $args:tt) => {{
+        let k: u8 = $k;
+        $(
+            if k == $kernel {
+                return $f::<$kernel>$args;
+            }
+            if k == $kernel | EPILOGUE_GENERAL {
+                return $f::<{ $kernel | EPILOGUE_GENERAL }>$args;
+            }
+            if k == $kernel | EPILOGUE_SHIFT1 {
+                return $f::<{ $kernel | EPILOGUE_SHIFT1 }>$args;
+            }
+            if k == $kernel | EPILOGUE_SHIFT2 {
+                return $f::<{ $kernel | EPILOGUE_SHIFT2 }>$args;
+            }
+        )*
+        match k {
+            PORTABLE => $f::<PORTABLE>$args,
+            ANY => $f::<ANY>$args,
+            _ => panic!("no kernel constant {k:#x}"),
+        }
+    }};
+}
+pub(crate) use with_kernel_constant;
+
 pub(crate) fn params(geometry: ConvGeometry, rng: &mut Rng) -> ConvS8 {
     let offsets = [-127, 128, 0, 5, -3];
     let requant: &'static [Requant] = match rng.next() % 3 {
