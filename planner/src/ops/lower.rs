@@ -95,7 +95,7 @@ pub struct Lower<'a> {
     /// from it.
     pub overwrite: Option<Overwrite>,
     /// Where lowering records the kernel it chose for an op with several
-    /// ([`Lower::chose`]; `crate::choice` reads it), or `None`.
+    /// (`Lower::chose`; `crate::choice` reads it), or `None`.
     pub chosen: Option<&'a Cell<Option<KernelChoice>>>,
 }
 
