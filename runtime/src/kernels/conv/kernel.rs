@@ -5,9 +5,8 @@
 //! [`conv2d_s8_kernel`] in a constant, when the crate compiles, and calls the proven entry
 //! `conv2d_s8_with::<K>` (and its one-buffer twin) with that constant: only the kernel each
 //! layer runs is linked, and no choice is made at run time. The choice is the one
-//! [`conv2d_s8`](super::conv2d_s8) makes for the same geometry, so the outputs and the
-//! instructions are the same; on targets without the DSP extension every kernel is the
-//! portable one.
+//! [`conv2d_s8`](super::conv2d_s8) makes for the same geometry and bias, so the outputs are the
+//! same; on targets without the DSP extension every kernel is the portable one.
 //!
 //! A kernel constant also names the epilogue form its layer's requantisation takes (the bits
 //! [`EPILOGUE_GENERAL`], [`EPILOGUE_SHIFT1`] or [`EPILOGUE_SHIFT2`], or'd into the kernel's:
@@ -28,7 +27,9 @@ pub(crate) const KERNEL_BITS: u8 = 0x0f;
 /// Chosen at every call from the geometry, as [`conv2d_s8`](super::conv2d_s8) does.
 pub const ANY: u8 = 0;
 /// The blocked 1 x 1 matrix product (a 1 x 1 filter, stride 1, no padding, one group), with
-/// the DSP extension; the in-place driver gives it whole runs of pixels.
+/// the DSP extension, a pixel pair at a time for any channel count (the layers with a loop of
+/// their own take [`POINTWISE_8`] to [`POINTWISE_256`]); the in-place driver gives it whole
+/// runs of pixels.
 pub const POINTWISE: u8 = 1;
 /// Short filter rows (first layers) gathered into windows on the stack for whole geometries,
 /// the in-place driver's runs of pixels by [`WINDOW`]'s kernel.
