@@ -210,6 +210,7 @@ pub use dynamic_update_slice::{DynamicUpdateSlice, dynamic_update_slice};
 pub use embedding_lookup::{
     EmbeddingLookup, EmbeddingLookupHybrid, embedding_lookup, embedding_lookup_s8_f32,
 };
+pub use fully_connected::kernel as fully_connected_kernel;
 pub use fully_connected::{
     FullyConnectedF32, FullyConnectedS8, fully_connected_f32, fully_connected_s8,
 };
@@ -218,7 +219,7 @@ pub use fully_connected::{
 };
 pub use fully_connected::{
     check_fully_connected_f32, check_fully_connected_s8, check_fully_connected_s8_i4,
-    check_fully_connected_s16, check_fully_connected_s16_acc32,
+    check_fully_connected_s8_with, check_fully_connected_s16, check_fully_connected_s16_acc32,
 };
 pub use gather::{Gather, gather};
 pub use gather_nd::{GatherNd, gather_nd};

@@ -3,8 +3,11 @@
 //! packed int4 weights) and `reference_ops::FullyConnected` (float).
 
 #[cfg(any(stowplan_dsp, test))]
+mod dsp;
+#[cfg(any(stowplan_dsp, test))]
 mod dsp_s16;
 pub(crate) mod in_place;
+pub mod kernel;
 
 use super::shared::check::{KernelError, check, elements, length, optional_length, require};
 #[cfg(not(stowplan_dsp))]
@@ -98,6 +101,28 @@ pub const fn check_fully_connected_s8(
     ));
     check!(check_requant(p.requant.len(), p.output_depth));
     optional_length("bias", Some(p.output_depth), bias)
+}
+
+/// The preconditions of [`proven::fully_connected_s8_with`] with kernel `K` (one of
+/// [`kernel`]'s): [`check_fully_connected_s8`]'s, and that the kernel takes the layer
+/// ([`kernel::fully_connected_s8_takes`]: a form it names is the layer's). Generated code
+/// asserts it when the crate compiles.
+///
+/// # Errors
+///
+/// The first precondition that does not hold.
+pub const fn check_fully_connected_s8_with<const K: u8>(
+    p: &FullyConnectedS8,
+    input: usize,
+    filter: usize,
+    bias: Option<usize>,
+    output: usize,
+) -> Result<(), KernelError> {
+    check!(check_fully_connected_s8(p, input, filter, bias, output));
+    require(
+        kernel::fully_connected_s8_takes(K, p),
+        "the chosen FULLY_CONNECTED kernel does not take this layer",
+    )
 }
 
 /// [`fully_connected_s8_i4`]'s preconditions, as [`check_fully_connected_s8`]'s with the packed
@@ -219,91 +244,31 @@ pub mod proven {
             )
             .is_ok()
         );
-        let per_channel = p.requant.len() > 1;
-        // The per-channel kernel has no filter offset (filters are symmetric).
-        let filter_offset = if per_channel { 0 } else { p.filter_offset };
-        let depth = p.accum_depth;
-        let (Some(input), Some(filter), Some(output)) = (
-            sized(input, &[p.batches, depth]),
-            sized(filter, &[p.output_depth, depth]),
-            sized_mut(output, &[p.batches, p.output_depth]),
-        ) else {
-            return;
-        };
-        // TFLM's `sum((filter + filter_offset) * (input + input_offset))` expanded, equal modulo
-        // 2^32 (the int32 accumulator wraps): `sum(filter * input) + input_offset * sum(filter) +
-        // filter_offset * sum(input) + depth * filter_offset * input_offset`.
-        let constant = (depth as i32)
-            .wrapping_mul(filter_offset)
-            .wrapping_mul(p.input_offset);
-        let mut out = output.iter_mut();
-        for b in 0..p.batches {
-            let row = input.get(b * depth..(b + 1) * depth).unwrap_or(&[]);
-            let input_sum = row
-                .iter()
-                .fold(0_i32, |sum, &x| sum.wrapping_add(i32::from(x)));
-            let row_constant = constant.wrapping_add(filter_offset.wrapping_mul(input_sum));
-            // Output channel `out_c` from `sum(filter * (input + input_offset))`: the row's
-            // constant, the bias, the requantisation and the clamp.
-            let finish = |out_c: usize, dot: i32| {
-                let mut acc = dot.wrapping_add(row_constant);
-                if let Some(&bias) = bias.and_then(|bias| bias.get(out_c)) {
-                    acc = acc.wrapping_add(bias);
-                }
-                let requant = if per_channel {
-                    p.requant.get(out_c)
-                } else {
-                    p.requant.first()
-                };
-                let (multiplier, shift) = match requant {
-                    Some(r) => (r.multiplier, r.shift),
-                    None => (0, 0),
-                };
-                acc = fixed::multiply_by_quantized_multiplier(acc, multiplier, shift);
-                clamp_to_i8(acc.wrapping_add(p.output_offset), p.act_min, p.act_max)
-            };
-            // Two output channels at a time with the DSP extension's instructions on
-            // Armv7E-M (`shared::blocked`: the row widened once for both), the same sums.
-            #[cfg(stowplan_dsp)]
-            if depth > 0 {
-                use crate::kernels::shared::blocked::{dot_1x2, dot_offset_s8};
-                let off = crate::dsp::splat16(p.input_offset);
-                let mut rows = filter.chunks_exact(depth).take(p.output_depth);
-                let mut out_c = 0;
-                while let Some(fa) = rows.next() {
-                    if let Some(fb) = rows.next() {
-                        let [a, b] = dot_1x2(row, fa, fb, off, p.input_offset, [0, 0]);
-                        for (c, dot) in [(out_c, a), (out_c + 1, b)] {
-                            if let Some(o) = out.next() {
-                                *o = finish(c, dot);
-                            }
-                        }
-                        out_c += 2;
-                    } else if let Some(o) = out.next() {
-                        *o = finish(out_c, dot_offset_s8(row, fa, p.input_offset));
-                        out_c += 1;
-                    }
-                }
-                continue;
-            }
-            for out_c in 0..p.output_depth {
-                let weights = filter
-                    .get(out_c * depth..(out_c + 1) * depth)
-                    .unwrap_or(&[]);
-                // `sum(filter * (input + input_offset))`.
-                #[cfg(stowplan_dsp)]
-                let dot =
-                    crate::kernels::shared::blocked::dot_offset_s8(row, weights, p.input_offset);
-                #[cfg(not(stowplan_dsp))]
-                let dot = {
-                    let (products, filter_sum) = dot_s8(row, weights);
-                    products.wrapping_add(p.input_offset.wrapping_mul(filter_sum))
-                };
-                if let Some(o) = out.next() {
-                    *o = finish(out_c, dot);
-                }
-            }
-        }
+        super::fully_connected_s8_in::<{ kernel::ANY }>(p, input, filter, bias, output);
+    }
+
+    /// [`fully_connected_s8`](super::fully_connected_s8) with its kernel and epilogue form
+    /// chosen when the crate compiled (`K`, one of [`kernel`](super::kernel)'s, usually
+    /// [`fully_connected_s8_kernel`](super::kernel::fully_connected_s8_kernel)'s choice): only
+    /// that form's loop is linked. Its [`check`](super::check_fully_connected_s8_with) proven.
+    pub fn fully_connected_s8_with<const K: u8>(
+        p: &FullyConnectedS8,
+        input: &[i8],
+        filter: &[i8],
+        bias: Option<&[i32]>,
+        output: &mut [i8],
+    ) {
+        debug_assert!(
+            super::check_fully_connected_s8_with::<K>(
+                p,
+                input.len(),
+                filter.len(),
+                bias.map(<[i32]>::len),
+                output.len()
+            )
+            .is_ok()
+        );
+        super::fully_connected_s8_in::<K>(p, input, filter, bias, output);
     }
 
     /// [`fully_connected_s8_i4`](super::fully_connected_s8_i4), its [`check`](super::check_fully_connected_s8_i4) proven.
@@ -501,6 +466,93 @@ pub fn fully_connected_s8(
     )?;
     proven::fully_connected_s8(p, input, filter, bias, output);
     Ok(())
+}
+
+/// [`fully_connected_s8`]'s outputs with kernel `K`: the DSP kernel unless `K` is
+/// [`kernel::PORTABLE`] (with the DSP extension), else the portable loop.
+#[inline(always)]
+fn fully_connected_s8_in<const K: u8>(
+    p: &FullyConnectedS8,
+    input: &[i8],
+    filter: &[i8],
+    bias: Option<&[i32]>,
+    output: &mut [i8],
+) {
+    let depth = p.accum_depth;
+    let (Some(input), Some(filter), Some(output)) = (
+        sized(input, &[p.batches, depth]),
+        sized(filter, &[p.output_depth, depth]),
+        sized_mut(output, &[p.batches, p.output_depth]),
+    ) else {
+        return;
+    };
+    #[cfg(stowplan_dsp)]
+    if dsp::fully_connected_s8::<K>(p, input, filter, bias, output) {
+        return;
+    }
+    fully_connected_s8_portable(p, input, filter, bias, output);
+}
+
+/// [`fully_connected_s8`]'s loop an output channel at a time, on slices of the sizes `p`
+/// gives. With the DSP kernel it runs only as [`kernel::PORTABLE`]: a function of its own,
+/// whose copy every entry that names it shares.
+#[cfg_attr(not(stowplan_dsp), inline(always))]
+#[cfg_attr(stowplan_dsp, inline(never))]
+fn fully_connected_s8_portable(
+    p: &FullyConnectedS8,
+    input: &[i8],
+    filter: &[i8],
+    bias: Option<&[i32]>,
+    output: &mut [i8],
+) {
+    let per_channel = p.requant.len() > 1;
+    // The per-channel kernel has no filter offset (filters are symmetric).
+    let filter_offset = if per_channel { 0 } else { p.filter_offset };
+    let depth = p.accum_depth;
+    // TFLM's `sum((filter + filter_offset) * (input + input_offset))` expanded, equal modulo
+    // 2^32 (the int32 accumulator wraps): `sum(filter * input) + input_offset * sum(filter) +
+    // filter_offset * sum(input) + depth * filter_offset * input_offset`.
+    let constant = (depth as i32)
+        .wrapping_mul(filter_offset)
+        .wrapping_mul(p.input_offset);
+    let mut out = output.iter_mut();
+    for b in 0..p.batches {
+        let row = input.get(b * depth..(b + 1) * depth).unwrap_or(&[]);
+        let input_sum = row
+            .iter()
+            .fold(0_i32, |sum, &x| sum.wrapping_add(i32::from(x)));
+        let row_constant = constant.wrapping_add(filter_offset.wrapping_mul(input_sum));
+        for out_c in 0..p.output_depth {
+            let weights = filter
+                .get(out_c * depth..(out_c + 1) * depth)
+                .unwrap_or(&[]);
+            // `sum(filter * (input + input_offset))`.
+            #[cfg(stowplan_dsp)]
+            let dot = crate::kernels::shared::blocked::dot_offset_s8(row, weights, p.input_offset);
+            #[cfg(not(stowplan_dsp))]
+            let dot = {
+                let (products, filter_sum) = dot_s8(row, weights);
+                products.wrapping_add(p.input_offset.wrapping_mul(filter_sum))
+            };
+            let mut acc = dot.wrapping_add(row_constant);
+            if let Some(&bias) = bias.and_then(|bias| bias.get(out_c)) {
+                acc = acc.wrapping_add(bias);
+            }
+            let requant = if per_channel {
+                p.requant.get(out_c)
+            } else {
+                p.requant.first()
+            };
+            let (multiplier, shift) = match requant {
+                Some(r) => (r.multiplier, r.shift),
+                None => (0, 0),
+            };
+            acc = fixed::multiply_by_quantized_multiplier(acc, multiplier, shift);
+            if let Some(o) = out.next() {
+                *o = clamp_to_i8(acc.wrapping_add(p.output_offset), p.act_min, p.act_max);
+            }
+        }
+    }
 }
 
 /// int8 FULLY_CONNECTED with an int4 filter: TFLM's `FullyConnectedEval` for `kTfLiteInt4`

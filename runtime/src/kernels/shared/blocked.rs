@@ -17,7 +17,8 @@ use super::fixed;
 use super::requant::{Requant, clamp_to_i8, epilogue_form};
 use super::window::ConvS8;
 use crate::dsp::{
-    max8, max16, smlad, smlad_1x2_words, splat16, sxtab16, sxtab16_ror8, sxtb16, sxtb16_ror8, word,
+    max8, max16, rows3_fit, smlad, smlad_1x2_words, smlad_1x3_words, splat16, sxtab16,
+    sxtab16_ror8, sxtb16, sxtb16_ror8, word,
 };
 
 /// `sum(filter[k] * (input[k] + offset))` over the shorter length, wrapping: four elements per
@@ -73,6 +74,34 @@ pub(crate) fn dot_1x2(
         a1 = a1.wrapping_add(wb.wrapping_mul(x));
     }
     [a0, a1]
+}
+
+/// The sums `[x.f0, x.f1, x.f2]` of one input run of `depth` values against three filter rows
+/// of `depth` values each, one after another in `f`: each `sum(f * (x + offset))` (`off`: the
+/// offset in both halfwords), wrapping; per four values four loads, eight widenings, six
+/// `SMLAD`s ([`smlad_1x3_words`]: a FULLY_CONNECTED row against three output channels), the
+/// rest one by one. A row or input shorter than `depth` counts only its values.
+#[inline(always)]
+pub(crate) fn dot_1x3(x: &[i8], f: &[i8], depth: usize, off: u32, offset: i32) -> [i32; 3] {
+    let x = first(x, depth);
+    let x4 = x.as_chunks::<4>().0;
+    let n = x4.len();
+    let mut acc = smlad_1x3_words(x4, f, depth, off, [0; 3]);
+    // `smlad_1x3_words` ran unless the rows are short (then every value is summed here).
+    let done = if rows3_fit(n, f.len(), depth) {
+        4 * n
+    } else {
+        0
+    };
+    if done < x.len() {
+        for (r, a) in acc.iter_mut().enumerate() {
+            let row = f.get(r * depth..).map_or(&[][..], |row| first(row, depth));
+            for (&x, &w) in tail(x, done).iter().zip(tail(row, done)) {
+                *a = a.wrapping_add(i32::from(w).wrapping_mul(i32::from(x).wrapping_add(offset)));
+            }
+        }
+    }
+    acc
 }
 
 /// The elements of `s` from `start` on (none past its end).

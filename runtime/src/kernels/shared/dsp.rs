@@ -512,6 +512,98 @@ pub(crate) fn smlad_1x2_words(
     [a0, a1]
 }
 
+/// Whether [`smlad_1x3_words`] runs: `words` input words, three filter rows `depth` values
+/// apart in a slice of `len` values, each row holding the `4 * words` values read.
+#[inline(always)]
+pub(crate) fn rows3_fit(words: usize, len: usize, depth: usize) -> bool {
+    match (words.checked_mul(4), depth.checked_mul(2)) {
+        (Some(n), Some(two)) => n <= depth && two.checked_add(n).is_some_and(|end| end <= len),
+        _ => false,
+    }
+}
+
+/// `acc` plus the sums `[x.f0, x.f1, x.f2]` of one input run of words against three filter
+/// rows `depth` values apart in `f` (row `r` starts at `f[r * depth]`): `sum(f * (x + offset))`
+/// over the `x.len()` words (`off`: the offset in both halfwords), each modulo 2^32. Per word the
+/// input widened once (`SXTAB16`) for the three rows, each row's word widened (`SXTB16`), six
+/// `SMLAD`s. `acc` unchanged unless every row holds the words read (`4 * x.len() <= depth`, `f`
+/// at least `2 * depth + 4 * x.len()` long).
+#[cfg(not(stowplan_dsp))]
+#[inline(always)]
+pub(crate) fn smlad_1x3_words(
+    x: &[[i8; 4]],
+    f: &[i8],
+    depth: usize,
+    off: u32,
+    acc: [i32; 3],
+) -> [i32; 3] {
+    if !rows3_fit(x.len(), f.len(), depth) {
+        return acc;
+    }
+    let [mut a0, mut a1, mut a2] = acc;
+    for (k, x) in x.iter().enumerate() {
+        let at = |r: usize| {
+            word(
+                f.get(r * depth + 4 * k..r * depth + 4 * k + 4)
+                    .unwrap_or(&[]),
+            )
+        };
+        let x = word(x);
+        let (x02, x13) = (sxtab16(off, x), sxtab16_ror8(off, x));
+        let (w0, w1, w2) = (at(0), at(1), at(2));
+        a0 = smlad(x13, sxtb16_ror8(w0), smlad(x02, sxtb16(w0), a0));
+        a1 = smlad(x13, sxtb16_ror8(w1), smlad(x02, sxtb16(w1), a1));
+        a2 = smlad(x13, sxtb16_ror8(w2), smlad(x02, sxtb16(w2), a2));
+    }
+    [a0, a1, a2]
+}
+
+/// [`smlad_1x3_words`] (see the portable twin) as one loop of 38 instructions per two words (an
+/// odd last word after it): one filter pointer, the second and third rows at register offsets
+/// `depth` and `2 * depth` from it (`[f, s]`, `[f, s, lsl #1]`), so that the three rows, the
+/// input and the count fit the registers; the input's load and the second row's back to back.
+#[cfg(stowplan_dsp)]
+#[inline(always)]
+pub(crate) fn smlad_1x3_words(
+    x: &[[i8; 4]],
+    f: &[i8],
+    depth: usize,
+    off: u32,
+    acc: [i32; 3],
+) -> [i32; 3] {
+    if !rows3_fit(x.len(), f.len(), depth) {
+        return acc;
+    }
+    let n = x.len();
+    let [mut a0, mut a1, mut a2] = acc;
+    let (pairs, done) = (n / 2, n & !1);
+    if pairs > 0 {
+        // SAFETY: the loop runs `pairs` times (`pairs >= 1`, counted down to 0 by `SUBS`/`BNE`),
+        // each time reading two words of `x` and, at the filter pointer `f + 4 k` (moved 4 bytes
+        // a word), the words at `f + 4 k`, `f + depth + 4 k` and `f + 2 depth + 4 k`, for
+        // `k < 2 * pairs <= n`: `x` holds `n` words, and `rows3_fit` checked `4 n <= depth` and
+        // `2 depth + 4 n <= f.len()`, so every byte read is in `f` (the shifted register offset
+        // `2 depth` does not wrap: `2 depth` fits a usize, checked there too). The loads may be
+        // unaligned, which Armv7-M's `LDR` allows. It writes no memory (`readonly`), uses no
+        // stack, and writes only the registers named here (the pointers and count are declared
+        // clobbered) and the flags: `SUBS` the N, Z, C and V flags that `BNE` reads, `SMLAD` the
+        // Q flag, which nothing reads.
+        unsafe {
+            asm!("2:", "ldr {t0}, [{x}], #4", "ldr {t2}, [{f}, {s}]", "sxtab16 {t1}, {off}, {t0}, ror #8", "sxtab16 {t0}, {off}, {t0}", "sxtb16 {t3}, {t2}", "smlad {a1}, {t0}, {t3}, {a1}", "sxtb16 {t2}, {t2}, ror #8", "smlad {a1}, {t1}, {t2}, {a1}", "ldr {t2}, [{f}, {s}, lsl #1]", "sxtb16 {t3}, {t2}", "smlad {a2}, {t0}, {t3}, {a2}", "sxtb16 {t2}, {t2}, ror #8", "smlad {a2}, {t1}, {t2}, {a2}", "ldr {t2}, [{f}], #4", "sxtb16 {t3}, {t2}", "smlad {a0}, {t0}, {t3}, {a0}", "sxtb16 {t2}, {t2}, ror #8", "smlad {a0}, {t1}, {t2}, {a0}", "ldr {t0}, [{x}], #4", "ldr {t2}, [{f}, {s}]", "sxtab16 {t1}, {off}, {t0}, ror #8", "sxtab16 {t0}, {off}, {t0}", "sxtb16 {t3}, {t2}", "smlad {a1}, {t0}, {t3}, {a1}", "sxtb16 {t2}, {t2}, ror #8", "smlad {a1}, {t1}, {t2}, {a1}", "ldr {t2}, [{f}, {s}, lsl #1]", "sxtb16 {t3}, {t2}", "smlad {a2}, {t0}, {t3}, {a2}", "sxtb16 {t2}, {t2}, ror #8", "smlad {a2}, {t1}, {t2}, {a2}", "ldr {t2}, [{f}], #4", "sxtb16 {t3}, {t2}", "smlad {a0}, {t0}, {t3}, {a0}", "sxtb16 {t2}, {t2}, ror #8", "smlad {a0}, {t1}, {t2}, {a0}", "subs {n}, {n}, #1", "bne 2b", a0 = inout(reg) a0, a1 = inout(reg) a1, a2 = inout(reg) a2, x = inout(reg) x.as_ptr() => _, f = inout(reg) f.as_ptr() => _, s = in(reg) depth, n = inout(reg) pairs => _, off = in(reg) off, t0 = out(reg) _, t1 = out(reg) _, t2 = out(reg) _, t3 = out(reg) _, options(readonly, nostack))
+        };
+    }
+    if n % 2 == 1 {
+        // SAFETY: one word, the last (`done = n - 1 < n`: the input pointer `done` words in and
+        // the filter pointer `4 done` bytes in are in bounds, by `rows3_fit` as above), read as
+        // one step of the loop above; the same registers, no memory written, no stack, and the
+        // Q flag (`SMLAD`), which nothing reads.
+        unsafe {
+            asm!("ldr {t0}, [{x}]", "ldr {t2}, [{f}, {s}]", "sxtab16 {t1}, {off}, {t0}, ror #8", "sxtab16 {t0}, {off}, {t0}", "sxtb16 {t3}, {t2}", "smlad {a1}, {t0}, {t3}, {a1}", "sxtb16 {t2}, {t2}, ror #8", "smlad {a1}, {t1}, {t2}, {a1}", "ldr {t2}, [{f}, {s}, lsl #1]", "sxtb16 {t3}, {t2}", "smlad {a2}, {t0}, {t3}, {a2}", "sxtb16 {t2}, {t2}, ror #8", "smlad {a2}, {t1}, {t2}, {a2}", "ldr {t2}, [{f}]", "sxtb16 {t3}, {t2}", "smlad {a0}, {t0}, {t3}, {a0}", "sxtb16 {t2}, {t2}, ror #8", "smlad {a0}, {t1}, {t2}, {a0}", a0 = inout(reg) a0, a1 = inout(reg) a1, a2 = inout(reg) a2, x = in(reg) x.as_ptr().wrapping_add(done), f = in(reg) f.as_ptr().wrapping_add(4 * done), s = in(reg) depth, off = in(reg) off, t0 = out(reg) _, t1 = out(reg) _, t2 = out(reg) _, t3 = out(reg) _, options(readonly, nostack))
+        };
+    }
+    [a0, a1, a2]
+}
+
 /// The sums of `n` windows of a 3 x 3 depthwise convolution (depth multiplier 1), each with
 /// `ROWS` rows of `COLS` valid taps (2 or 3 each: the whole window, its edges' and its corners')
 /// and `step` input words after the last: one call of `f(p * blocks + k, sums)` per window `p`
@@ -762,9 +854,9 @@ mod tests {
             );
         }
         // Every wrapper's block was seen (one per instruction wrapper, SSUB + SEL as one, the
-        // loops of `smlad_2x2_groups` and `smlad_1x2_words` and their odd last steps, and
-        // `depthwise_3x3`'s four window shapes).
-        assert_eq!(blocks, 24, "asm! blocks in dsp.rs");
+        // loops of `smlad_2x2_groups`, `smlad_1x2_words` and `smlad_1x3_words` and their odd
+        // last steps, and `depthwise_3x3`'s four window shapes).
+        assert_eq!(blocks, 26, "asm! blocks in dsp.rs");
     }
 
     /// The 1 x 2 word loop against its definition: per word the sums of the input values plus
@@ -796,6 +888,52 @@ mod tests {
                 }
             }
             assert_eq!(got, want.map(|v| v as i32), "{len} {offset}");
+        }
+    }
+
+    /// The 1 x 3 word loop against its definition: per word the sums of the input values plus
+    /// the offset times each of three rows `depth` apart (odd and even word counts, rows longer
+    /// than the words read); rows too short for the words leave the sums unchanged.
+    #[test]
+    fn three_row_loop_sums_offset_values() {
+        let mut state = 0x1a2b_0003_u32;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 17;
+            state ^= state << 5;
+            state
+        };
+        for (len, depth, offset) in [
+            (0, 0, 3),
+            (1, 4, 128),
+            (2, 9, -127),
+            (5, 20, 0),
+            (8, 33, 77),
+        ] {
+            let x: Vec<[i8; 4]> = (0..len)
+                .map(|_| next().to_le_bytes().map(|b| b as i8))
+                .collect();
+            let f: Vec<i8> = (0..3 * depth).map(|_| next() as i8).collect();
+            let acc = [next() as i32, i32::MIN + 5, 17];
+            let got = smlad_1x3_words(&x, &f, depth, splat16(offset), acc);
+            let mut want = acc.map(i64::from);
+            for (k, x) in x.iter().enumerate() {
+                for j in 0..4 {
+                    let v = i64::from(x[j]) + i64::from(offset);
+                    for (r, w) in want.iter_mut().enumerate() {
+                        *w += v * i64::from(f[r * depth + 4 * k + j]);
+                    }
+                }
+            }
+            assert_eq!(got, want.map(|v| v as i32), "{len} {depth} {offset}");
+            // One value short of the third row's words, or rows shorter than the words.
+            if len > 0 {
+                assert_eq!(
+                    smlad_1x3_words(&x, &f[..f.len() - 1 - (depth - 4 * len)], depth, 0, acc),
+                    acc
+                );
+                assert_eq!(smlad_1x3_words(&x, &f, 4 * len - 1, 0, acc), acc);
+            }
         }
     }
 
