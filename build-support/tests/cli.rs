@@ -1097,7 +1097,7 @@ fn macs_name_each_ops_kernel() {
             None,
             None,
             None,
-            None,
+            shift2("rows"),
             None
         ]
     );
@@ -1123,10 +1123,10 @@ fn macs_name_each_ops_kernel() {
             constant.ends_with(&format!(
                 "::{}|::stowplan::kernels::{}::EPILOGUE_{}",
                 kernel.to_ascii_uppercase(),
-                if o["opcode"] == "CONV_2D" {
-                    "conv_kernel"
-                } else {
-                    "depthwise_kernel"
+                match o["opcode"].as_str() {
+                    Some("CONV_2D") => "conv_kernel",
+                    Some("FULLY_CONNECTED") => "fully_connected_kernel",
+                    _ => "depthwise_kernel",
                 },
                 epilogue.to_ascii_uppercase()
             )),

@@ -38,8 +38,9 @@ pub struct OpKernel {
     /// Its first output's pixels: its elements over its last dimension (`None` if its shape is
     /// not known or has no dimension).
     pub pixels: Option<u64>,
-    /// The kernel generated code runs it with, for ops that have several (int8 CONV_2D and
-    /// DEPTHWISE_CONV_2D); `None` for the others and for an op that does not lower.
+    /// The kernel generated code runs it with, for ops that have several (int8 CONV_2D,
+    /// DEPTHWISE_CONV_2D and FULLY_CONNECTED); `None` for the others and for an op that does not
+    /// lower.
     pub choice: Option<KernelChoice>,
     /// Its expected Cortex-M4 instructions ([`expected_instructions`]), for a DSP kernel.
     pub expected_instructions: Option<u64>,
@@ -61,7 +62,7 @@ pub struct Cost {
 
 /// The cost model of each DSP kernel with the epilogue form `shift2` (every benchmark layer's),
 /// by the runtime's kernel name ([`family`]'s), as `bench/fit_costs.py` fits it (the benchmark
-/// of 2026-12-06; the comments give the ops and distinct shapes each is fitted on).
+/// of 2026-12-07; the comments give the ops and distinct shapes each is fitted on).
 pub const COSTS: &[(&str, Cost)] = &[
     (
         "gathered",
@@ -75,8 +76,8 @@ pub const COSTS: &[(&str, Cost)] = &[
     (
         "one_to_eight",
         Cost {
-            per_mac: 2.8614,
-            per_output: 49.4980,
+            per_mac: 2.8597,
+            per_output: 49.5138,
             per_pixel: 0.0000,
             per_call: 0.0,
         },
@@ -85,8 +86,8 @@ pub const COSTS: &[(&str, Cost)] = &[
         "pointwise",
         Cost {
             per_mac: 1.7583,
-            per_output: 37.9962,
-            per_pixel: 59.4548,
+            per_output: 37.9960,
+            per_pixel: 59.4542,
             per_call: 0.0,
         },
     ), // 28 ops, 14 shapes
@@ -95,16 +96,25 @@ pub const COSTS: &[(&str, Cost)] = &[
         Cost {
             per_mac: 1.3374,
             per_output: 16.7259,
-            per_pixel: 2.1050,
+            per_pixel: 2.1052,
             per_call: 597.7,
         },
     ), // 41 ops, 16 shapes
     (
+        "rows",
+        Cost {
+            per_mac: 1.6797,
+            per_output: 47.0398,
+            per_pixel: 101.0881,
+            per_call: 0.0,
+        },
+    ), // 16 ops, 11 shapes
+    (
         "taps",
         Cost {
-            per_mac: 5.0067,
-            per_output: 4.8496,
-            per_pixel: 99.2283,
+            per_mac: 5.7113,
+            per_output: 0.0000,
+            per_pixel: 0.0000,
             per_call: 0.0,
         },
     ), // 46 ops, 19 shapes
@@ -176,7 +186,9 @@ pub fn model_kernels(
     for (op, m) in model.ops.iter().zip(macs) {
         let several = matches!(
             op.opcode,
-            Opcode::Builtin(BuiltinOp::CONV_2D | BuiltinOp::DEPTHWISE_CONV_2D)
+            Opcode::Builtin(
+                BuiltinOp::CONV_2D | BuiltinOp::DEPTHWISE_CONV_2D | BuiltinOp::FULLY_CONNECTED
+            )
         );
         let choice = several
             .then(|| {
@@ -242,10 +254,11 @@ mod tests {
     /// form of every benchmark layer; no coefficient is negative.
     #[test]
     fn costs_name_the_runtime_kernels() {
-        use crate::kernels::{conv_kernel, depthwise_kernel};
+        use crate::kernels::{conv_kernel, depthwise_kernel, fully_connected_kernel};
         let names: Vec<&str> = (0..16)
             .map(conv_kernel::name)
             .chain((0..16).map(depthwise_kernel::name))
+            .chain((0..16).map(fully_connected_kernel::name))
             .filter(|n| *n != "unknown" && *n != "any")
             .collect();
         for (name, c) in COSTS {

@@ -12,10 +12,11 @@
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
-use super::conv::{act_range_q, int4_filter_scratch};
+use super::conv::{act_range_q, int4_filter_scratch, kernel_choice, kernel_constant, kernel_doc};
 use super::overwrite::{self, Overwrite, Pairing, WriteOrder};
 use super::{
-    Call, Lower, OpKind, Refusal, act_range_f32, f32_lit, i32_lit, invalid, requant, unsupported,
+    Call, KernelChoice, Lower, OpKind, Refusal, act_range_f32, f32_lit, i32_lit, invalid, requant,
+    unsupported,
 };
 use crate::graph::TensorInfo;
 use crate::quant;
@@ -248,12 +249,29 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
                     ));
                 }
             }
-            let multipliers: Vec<_> =
-                quant::fully_connected_multipliers(in_scale, fscales, out_scale)
-                    .into_iter()
-                    .map(|m| requant(cx.rt, m))
-                    .collect();
+            let values = quant::fully_connected_multipliers(in_scale, fscales, out_scale);
+            let multipliers: Vec<_> = values.iter().map(|&m| requant(cx.rt, m)).collect();
             let (lo, hi) = act_range_q(activation, out.dtype, out_scale, out_zp)?;
+            // int8 with int8 weights: the kernel and its epilogue form, chosen now by the
+            // runtime's own rule (its source is compiled here).
+            let chosen = (input.dtype == DType::Int8 && filter.dtype == DType::Int8).then(|| {
+                use crate::kernels::fully_connected_kernel as rule;
+                let choice = kernel_choice(&values, |r| {
+                    rule::fully_connected_s8_kernel_for(r, output_depth, lo, hi)
+                });
+                cx.chose(KernelChoice {
+                    kernel: rule::name(choice),
+                    epilogue: rule::epilogue(choice),
+                });
+                let constant = kernel_constant(
+                    &quote!(#k::fully_connected_kernel),
+                    choice,
+                    rule::name,
+                    rule::epilogue,
+                );
+                let doc = kernel_doc(pname, rule::name(choice), rule::epilogue(choice));
+                (constant, doc)
+            });
             let (io, fo, oo) = (
                 i32_lit(cx.offset(input)?),
                 i32_lit(cx.offset(filter)?),
@@ -270,12 +288,31 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
                 }
                 _ => (quote!(FullyConnectedS16), quote!(fully_connected_s16)),
             };
-            let params = quote!(pub const #pname: #k::#ty = #k::#ty {
+            let mut params = quote!(pub const #pname: #k::#ty = #k::#ty {
                 batches: #b, accum_depth: #a, output_depth: #d,
                 input_offset: #io, filter_offset: #fo, output_offset: #oo,
                 requant: &[#(#multipliers),*], act_min: #lo, act_max: #hi,
             };);
-            call(cx, &f, params, reads, &bias_view)
+            match chosen {
+                Some((constant, doc)) if cx.overlap.is_none() => {
+                    let kname = format_ident!("{pname}_KERNEL");
+                    params.extend(quote!(
+                        #[doc = #doc]
+                        pub const #kname: u8 = #constant;
+                    ));
+                    Ok(Call {
+                        params: Some(params),
+                        body: quote!(#k::proven::fully_connected_s8_with::<{ params::#kname }>(
+                            &params::#pname, i0, i1, #bias_view, o0
+                        );),
+                        reads,
+                        check: Some(quote!(#k::check_fully_connected_s8_with::<#kname>(
+                            &#pname, i0, i1, #bias_view, o0
+                        ))),
+                    })
+                }
+                _ => call(cx, &f, params, reads, &bias_view),
+            }
         }
         (DType::Float32, DType::Float32) => {
             let (lo, hi) = act_range_f32(activation)?;

@@ -100,8 +100,8 @@ pub struct Lower<'a> {
 }
 
 /// The kernel lowering chose, when the crate compiles, for an op the runtime has several for
-/// (int8 CONV_2D and DEPTHWISE_CONV_2D): the runtime's names of the kernel and of its epilogue
-/// form (`kernels::conv_kernel::name`, `epilogue`).
+/// (int8 CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED): the runtime's names of the kernel and
+/// of its epilogue form (`kernels::conv_kernel::name`, `epilogue`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct KernelChoice {
     /// The kernel (`"pointwise"`, `"taps"`, ..., `"portable"`).

@@ -963,6 +963,9 @@ pub mod cnn {
             act_min: -128,
             act_max: 127,
         };
+        /// The kernel of OP_8: rows, right shifts of 2 and more over the whole int8 range, on cores with the DSP extension (the portable loop elsewhere), chosen when the crate compiled.
+        pub const OP_8_KERNEL: u8 = ::stowplan::kernels::fully_connected_kernel::ROWS
+            | ::stowplan::kernels::fully_connected_kernel::EPILOGUE_SHIFT2;
         #[allow(unused_variables)]
         const _: () = {
             let i0: usize = super::RESHAPE.len();
@@ -970,8 +973,8 @@ pub mod cnn {
             let i2: usize = super::ADD_4.len();
             let o0: usize = super::MATMUL_18.len();
             ::core::assert!(
-                ::stowplan::kernels::check_fully_connected_s8(& OP_8, i0, i1,
-                ::core::option::Option::Some(i2), o0).is_ok(),
+                ::stowplan::kernels::check_fully_connected_s8_with:: < OP_8_KERNEL > (&
+                OP_8, i0, i1, ::core::option::Option::Some(i2), o0).is_ok(),
                 "op 8 (FULLY_CONNECTED): its kernel's preconditions do not hold for the views the plan gives it"
             );
         };
@@ -1042,13 +1045,9 @@ pub mod cnn {
         }
         {
             let ((i0, i1, i2), (o0,)) = ops::op_8(arena);
-            ::stowplan::kernels::proven::fully_connected_s8(
-                &params::OP_8,
-                i0,
-                i1,
-                ::core::option::Option::Some(i2),
-                o0,
-            );
+            ::stowplan::kernels::proven::fully_connected_s8_with::<
+                { params::OP_8_KERNEL },
+            >(&params::OP_8, i0, i1, ::core::option::Option::Some(i2), o0);
         }
         {
             let ((i0,), (o0,)) = ops::op_9(arena);
