@@ -158,10 +158,20 @@ DEVICE_MUTANTS = {
     "dsp-conv-columns": ("src/kernels/shared/window.rs",
                          "            filter: [o, 1, fh, i],",
                          "            filter: [o, fh, 1, i],"),
-    # FULLY_CONNECTED's output channels two at a time: the pair's outputs exchanged.
-    "dsp-fc-pairs": ("src/kernels/fully_connected/mod.rs",
-                     "for (c, dot) in [(out_c, a), (out_c + 1, b)] {",
-                     "for (c, dot) in [(out_c, b), (out_c + 1, a)] {"),
+    # FULLY_CONNECTED's last two output channels (after its blocks of three): the pair's outputs
+    # exchanged.
+    "dsp-fc-pairs": ("src/kernels/fully_connected/dsp.rs",
+                     "(*o0, *o1) = (finish(s0, r0, b0), finish(s1, r1, b1));",
+                     "(*o0, *o1) = (finish(s1, r0, b0), finish(s0, r1, b1));"),
+    # Its blocks of three output channels: the second and third channels' sums swapped.
+    "dsp-fc-rows": ("src/kernels/fully_connected/dsp.rs",
+                    "(finish(s0, r0, b0), finish(s1, r1, b1), finish(s2, r2, b2))",
+                    "(finish(s0, r0, b0), finish(s2, r1, b1), finish(s1, r2, b2))"),
+    # The three rows' loop (two words an iteration): the first row's odd lanes of the second
+    # word multiplied by the input's even lanes.
+    "dsp-fc-words": ("src/kernels/shared/dsp.rs",
+                     '"smlad {a0}, {t1}, {t2}, {a0}", "subs {n}, {n}, #1"',
+                     '"smlad {a0}, {t0}, {t2}, {a0}", "subs {n}, {n}, #1"'),
     # AVERAGE_POOL_2D's sums: the odd lanes of a word widened as its even ones.
     "dsp-pool": ("src/kernels/pooling/dsp.rs",
                  "b13 = sxtab16_ror8(b13, b);",
@@ -192,7 +202,8 @@ DEVICE_MUTANT_OPS = {"dsp-depthwise": "depthwise_conv", "dsp-depthwise-rows": "d
                      "dsp-conv": "conv", "dsp-conv-odd": "conv", "dsp-conv-widen": "conv",
                      "dsp-conv-slabs": "conv",
                      "dsp-conv-gathered": "conv", "dsp-conv-columns": "conv",
-                     "dsp-fc-pairs": "fully_connected",
+                     "dsp-fc-pairs": "fully_connected", "dsp-fc-rows": "fully_connected",
+                     "dsp-fc-words": "fully_connected",
                      "dsp-pool": "pooling", "dsp-add-mul": "add,mul",
                      "dsp-pool-s16": "pooling", "dsp-mul-s16": "mul", "dsp-add-s16": "add"}
 
