@@ -103,16 +103,20 @@ pub(super) enum Run {
 
 /// PAD's output as runs, in order: per row of the innermost dimension the padding before it,
 /// the input row and the padding after it, adjacent padding merged into one run (whole padded
-/// rows, the padding after a row with the one before the next). Runs cover the output once, in
-/// order: an output element that is input element `j` lies in a copy run at `j`'s place, every
-/// other in a fill (the tests hold it to the element-by-element walk).
+/// rows, the padding after a row with the one before the next), and so are adjacent input rows
+/// with no padding between them (consecutive in the input and in the output: a PAD of outer
+/// dimensions copies each unpadded stretch as one run). Runs cover the output once, in order:
+/// an output element that is input element `j` lies in a copy run at `j`'s place, every other
+/// in a fill (the tests hold it to the element-by-element walk).
 #[inline(always)]
 pub(super) fn pad_runs(p: &Pad, mut emit: impl FnMut(Run)) {
     let [o0, o1, o2, o3, o4] = p.output;
     let [_, i1, i2, i3, i4] = p.input;
     let (b4, after4) = (p.before[4], o4.saturating_sub(p.before[4] + i4));
     let inside = |o: usize, d: usize| o.checked_sub(p.before[d]).filter(|&i| i < p.input[d]);
-    let mut fill = 0;
+    // The padding and the input rows not yet emitted: `fill` elements of padding, then (none
+    // when `len` is 0) input elements `from..from + len`.
+    let (mut fill, mut from, mut len) = (0, 0, 0);
     for a in 0..o0 {
         let ia = inside(a, 0);
         for b in 0..o1 {
@@ -122,19 +126,36 @@ pub(super) fn pad_runs(p: &Pad, mut emit: impl FnMut(Run)) {
                 for d in 0..o3 {
                     match (ia, ib, ic, inside(d, 3)) {
                         (Some(ia), Some(ib), Some(ic), Some(id)) if i4 > 0 => {
-                            fill += b4;
-                            if fill > 0 {
-                                emit(Run::Fill(fill));
+                            let row = (((ia * i1 + ib) * i2 + ic) * i3 + id) * i4;
+                            if len > 0 && fill == 0 && b4 == 0 && row == from + len {
+                                // The next input row, right after the pending one in both.
+                                len += i4;
+                            } else {
+                                if len > 0 {
+                                    emit(Run::Copy { from, len });
+                                }
+                                fill += b4;
+                                if fill > 0 {
+                                    emit(Run::Fill(fill));
+                                }
+                                (from, len) = (row, i4);
                             }
-                            let from = (((ia * i1 + ib) * i2 + ic) * i3 + id) * i4;
-                            emit(Run::Copy { from, len: i4 });
                             fill = after4;
                         }
-                        _ => fill += o4,
+                        _ => {
+                            if len > 0 {
+                                emit(Run::Copy { from, len });
+                                len = 0;
+                            }
+                            fill += o4;
+                        }
                     }
                 }
             }
         }
+    }
+    if len > 0 {
+        emit(Run::Copy { from, len });
     }
     if fill > 0 {
         emit(Run::Fill(fill));
@@ -256,15 +277,20 @@ mod tests {
             pad_walk(&p, |j| walk.push(j));
             let mut runs = Vec::new();
             let mut last_fill = false;
+            // The end of the last run if it was a copy: the next copy must not start there.
+            let mut last_copy_end = None;
             pad_runs(&p, |run| match run {
                 Run::Fill(len) => {
                     assert!(len > 0 && !last_fill, "{p:?}: an empty or unmerged fill");
                     last_fill = true;
+                    last_copy_end = None;
                     runs.extend(core::iter::repeat_n(None, len));
                 }
                 Run::Copy { from, len } => {
                     assert!(len > 0, "{p:?}");
+                    assert_ne!(last_copy_end, Some(from), "{p:?}: an unmerged copy");
                     last_fill = false;
+                    last_copy_end = Some(from + len);
                     runs.extend((from..from + len).map(Some));
                 }
             });
