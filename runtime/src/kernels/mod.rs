@@ -171,8 +171,9 @@ pub mod proven;
 pub use shared::check::KernelError;
 
 pub use activations::{Relu6S8, ReluS8, relu_f32, relu_s8, relu6_f32, relu6_s8};
+pub use add::kernel as add_kernel;
 pub use add::{AddS8, add_f32, add_s8};
-pub use add::{check_add_f32, check_add_i32, check_add_s8, check_add_s16};
+pub use add::{check_add_f32, check_add_i32, check_add_s8, check_add_s8_with, check_add_s16};
 pub use arg_min_max::{ArgMinMax, arg_max, arg_min};
 pub use batch_matmul::{
     BatchMatMulF32, BatchMatMulQ, BatchMatMulShape, batch_matmul_f32, batch_matmul_s8,

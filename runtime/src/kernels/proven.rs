@@ -89,6 +89,7 @@ pub use super::unpack::proven::*;
 pub mod overlap {
     pub use crate::kernels::activations::in_place::proven_activations::*;
     pub use crate::kernels::add::in_place::proven_add::*;
+    pub use crate::kernels::add::in_place::proven_add_with::*;
     pub use crate::kernels::concatenation::in_place::proven_concatenation::*;
     pub use crate::kernels::conv::in_place::proven_conv::*;
     pub use crate::kernels::depthwise_conv::in_place::proven_depthwise_conv::*;

@@ -23,21 +23,30 @@
 //!   bits from each halfword, then `add_quantized`'s requantisation (a scalar input's term
 //!   computed once): every offset runs. MUL's products of two lanes by `SMULBB`/`SMULTT`,
 
-use super::{AddS8, AddS16, add_s8_one, add_s16_one};
+use super::{AddS8, AddS16, add_s8_one, add_s16_one, kernel};
 use crate::dsp::{splat16, sxtab16, sxtab16_ror8};
 use crate::kernels::shared::at;
 use crate::kernels::shared::binary_walk::{
-    Apart, FirstAndOutput, OneBuffer, Pairs, four_at, offset_fits, pairs,
+    Apart, FirstAndOutput, OneBuffer, Pairs, four_at, pairs,
 };
 use crate::kernels::shared::blocked::{Scale, hi, lo, load4, word2};
 use crate::kernels::shared::broadcast::clamp_i32;
 
 /// int8 ADD ([`add_s8`](super::add_s8)) blocked for the same shapes and a scalar input (module
 /// docs). Returns `false`, having written nothing, for other broadcasts and for offsets out of
-/// [`offset_fits`]'s range (the caller runs the portable walk).
+/// [`offset_fits`](crate::kernels::shared::broadcast::offset_fits)'s range (the caller runs
+/// the portable walk).
+///
+/// With kernel constant `K` ([`kernel`](super::kernel)) other than `ANY`, the loop it names
+/// (the entries' check proved it is the layer's), so that only that loop is linked.
 #[inline(always)]
-pub(crate) fn add_s8(p: &AddS8, input1: &[i8], input2: &[i8], output: &mut [i8]) -> bool {
-    add_blocked(p, &mut Apart { input1, output }, input2)
+pub(crate) fn add_s8<const K: u8>(
+    p: &AddS8,
+    input1: &[i8],
+    input2: &[i8],
+    output: &mut [i8],
+) -> bool {
+    add_blocked::<K>(p, &mut Apart { input1, output }, input2)
 }
 
 /// [`add_s8`] on one buffer ([`overlap::add_s8`](crate::kernels::overlap::add_s8)): the first input at
@@ -48,7 +57,7 @@ pub(crate) fn add_s8(p: &AddS8, input1: &[i8], input2: &[i8], output: &mut [i8])
 /// declines and unless [`binary_fits`](crate::kernels::overlap::binary_fits) and both tensors lie inside
 /// `buf`.
 #[inline(always)]
-pub(crate) fn add_s8_on_one_buffer(
+pub(crate) fn add_s8_on_one_buffer<const K: u8>(
     p: &AddS8,
     buf: &mut [i8],
     input_at: usize,
@@ -56,43 +65,49 @@ pub(crate) fn add_s8_on_one_buffer(
     input2: &[i8],
 ) -> bool {
     match OneBuffer::new(&p.shape, buf, input_at, output_at) {
-        Some(mut io) => add_blocked(p, &mut io, input2),
+        Some(mut io) => add_blocked::<K>(p, &mut io, input2),
         None => false,
     }
 }
 
-/// The blocked ADD on `io`'s first input and output and the slice `input2` ([`add_s8`]).
+/// [`add_s8_on_one_buffer`] choosing its loop at every call (the run-time entry's).
 #[inline(always)]
-fn add_blocked(p: &AddS8, io: &mut impl FirstAndOutput<i8>, input2: &[i8]) -> bool {
-    if !offset_fits(p.input1_offset) || !offset_fits(p.input2_offset) {
-        return false;
-    }
-    let len = io.len();
-    let Some(pairs) = pairs(&p.shape, len) else {
-        return false;
+pub(crate) fn add_s8_on_one_buffer_any(
+    p: &AddS8,
+    buf: &mut [i8],
+    input_at: usize,
+    output_at: usize,
+    input2: &[i8],
+) -> bool {
+    add_s8_on_one_buffer::<{ kernel::ANY }>(p, buf, input_at, output_at, input2)
+}
+
+/// The blocked ADD on `io`'s first input and output and the slice `input2` ([`add_s8`]): the
+/// loop kernel constant `K` names, or with `ANY` the one [`kernel::add_s8_kernel`] chooses now.
+#[inline(always)]
+fn add_blocked<const K: u8>(p: &AddS8, io: &mut impl FirstAndOutput<i8>, input2: &[i8]) -> bool {
+    // A constant `K` makes `chosen` a constant: the other arms are not compiled in.
+    let chosen = if K == kernel::ANY {
+        kernel::add_s8_kernel(p)
+    } else {
+        K
     };
+    let len = io.len();
     let (off1, off2) = (splat16(p.input1_offset), splat16(p.input2_offset));
     let s = Scales::new(p);
     let (t1, t2) = (|v: i32| s.term1(v), |v: i32| s.term2(v));
     let sum = |a: i32, b: i32| s.sum(a, b) as i8;
     // The narrowing of `add_s8_one`, from the two offset values.
     let one = |v1: i32, v2: i32| s.sum(s.term1(v1), s.term2(v2)) as i8;
-    match pairs {
-        Pairs::Same => {
-            // The residual connections' form: one input's multiplier 1/2 (form 4), the
-            // other's and the output's of a right shift (the terms summed in either order:
-            // the sum wraps, so it is the same).
-            let (f1, f2) = (s.input1.form(), s.input2.form());
-            let half_first = f1 == 4;
-            let other = if half_first { f2 } else { f1 };
-            if (f1 == 4 || f2 == 4) && s.output.form() == 2 {
-                match other {
-                    4 => return add_same::<4>(p, io, input2, &s, half_first),
-                    2 => return add_same::<2>(p, io, input2, &s, half_first),
-                    1 => return add_same::<1>(p, io, input2, &s, half_first),
-                    _ => {}
-                }
-            }
+    // The residual connections' form: one input's multiplier 1/2 (form 4), the other's and the
+    // output's of a right shift (the terms summed in either order: the sum wraps, so it is the
+    // same).
+    let half_first = s.input1.form() == 4;
+    match chosen {
+        kernel::SAME_HALVES => add_same::<4>(p, io, input2, &s, half_first),
+        kernel::SAME_HALF_SHIFT2 => add_same::<2>(p, io, input2, &s, half_first),
+        kernel::SAME_HALF_SHIFT1 => add_same::<1>(p, io, input2, &s, half_first),
+        kernel::SAME => {
             io.walk(
                 len,
                 |k, x| {
@@ -108,8 +123,12 @@ fn add_blocked(p: &AddS8, io: &mut impl FirstAndOutput<i8>, input2: &[i8]) -> bo
                 },
                 |k, x| add_s8_one(p, x, at(input2, k)),
             );
+            true
         }
-        Pairs::SecondScalar(n) => {
+        kernel::SECOND_SCALAR => {
+            let Some(Pairs::SecondScalar(n)) = pairs(&p.shape, len) else {
+                return false;
+            };
             let y = at(input2, 0);
             // The scalar's term, computed once.
             let c = t2(p.input2_offset.wrapping_add(i32::from(y)));
@@ -123,8 +142,12 @@ fn add_blocked(p: &AddS8, io: &mut impl FirstAndOutput<i8>, input2: &[i8]) -> bo
                 },
                 |_, x| add_s8_one(p, x, y),
             );
+            true
         }
-        Pairs::FirstScalar(n) => {
+        kernel::FIRST_SCALAR => {
+            let Some(Pairs::FirstScalar(n)) = pairs(&p.shape, len) else {
+                return false;
+            };
             // Read before anything is written.
             let x = io.first(0);
             let c = t1(p.input1_offset.wrapping_add(i32::from(x)));
@@ -138,9 +161,10 @@ fn add_blocked(p: &AddS8, io: &mut impl FirstAndOutput<i8>, input2: &[i8]) -> bo
                 },
                 |k, _| add_s8_one(p, x, at(input2, k)),
             );
+            true
         }
+        _ => false,
     }
-    true
 }
 
 /// [`add_blocked`] for the same shapes with one input's multiplier 1/2 (form 4: the first
@@ -365,6 +389,141 @@ pub(crate) mod tests {
         CASES, binary_case, binary_case_of, check_one_buffer, edge_pairs16, on_one_buffer,
         one_buffer_case,
     };
+
+    /// `f::<K>(args)` for the kernel constant `k` (each of [`kernel`]'s), as generated code
+    /// calls it with `k` a constant.
+    macro_rules! with_add_kernel {
+        ($k:expr, $f:ident, $args:tt) => {{
+            use super::kernel::*;
+            match $k {
+                ANY => $f::<ANY>$args,
+                SAME => $f::<SAME>$args,
+                SAME_HALF_SHIFT1 => $f::<SAME_HALF_SHIFT1>$args,
+                SAME_HALF_SHIFT2 => $f::<SAME_HALF_SHIFT2>$args,
+                SAME_HALVES => $f::<SAME_HALVES>$args,
+                SECOND_SCALAR => $f::<SECOND_SCALAR>$args,
+                FIRST_SCALAR => $f::<FIRST_SCALAR>$args,
+                PORTABLE => $f::<PORTABLE>$args,
+                k => panic!("no ADD kernel constant {k}"),
+            }
+        }};
+    }
+
+    /// [`super::add_s8`] choosing its loop at run time (`ANY`), and with the constant
+    /// [`kernel::add_s8_kernel`] chooses for `p` (generated code's call), which must return
+    /// the same and write the same outputs: every test of the blocked ADD runs both.
+    fn add_s8(p: &AddS8, x1: &[i8], x2: &[i8], out: &mut [i8]) -> bool {
+        let k = kernel::add_s8_kernel(p);
+        let mut chosen = out.to_vec();
+        let ran = with_add_kernel!(k, dsp_add_s8, (p, x1, x2, &mut chosen));
+        let any = super::add_s8::<{ kernel::ANY }>(p, x1, x2, out);
+        assert_eq!((any, &*out), (ran, &chosen[..]), "{p:?}: kernel {k}");
+        any
+    }
+
+    /// [`super::add_s8`] with constant `K`.
+    fn dsp_add_s8<const K: u8>(p: &AddS8, x1: &[i8], x2: &[i8], out: &mut [i8]) -> bool {
+        super::add_s8::<K>(p, x1, x2, out)
+    }
+
+    /// [`super::add_s8_on_one_buffer`] as [`add_s8`]: `ANY` and the chosen constant, the same
+    /// return and buffer.
+    fn add_s8_on_one_buffer(p: &AddS8, b: &mut [i8], ia: usize, oa: usize, x2: &[i8]) -> bool {
+        let k = kernel::add_s8_kernel(p);
+        let mut chosen = b.to_vec();
+        let ran = with_add_kernel!(k, dsp_add_s8_on_one_buffer, (p, &mut chosen, ia, oa, x2));
+        let any = super::add_s8_on_one_buffer_any(p, b, ia, oa, x2);
+        assert_eq!((any, &*b), (ran, &chosen[..]), "{p:?}: kernel {k}");
+        any
+    }
+
+    /// [`super::add_s8_on_one_buffer`] with constant `K`.
+    fn dsp_add_s8_on_one_buffer<const K: u8>(
+        p: &AddS8,
+        b: &mut [i8],
+        ia: usize,
+        oa: usize,
+        x2: &[i8],
+    ) -> bool {
+        super::add_s8_on_one_buffer::<K>(p, b, ia, oa, x2)
+    }
+
+    /// Every loop is some layer's choice in the tests' draws, the chosen constant is the only
+    /// one (with `ANY` and `PORTABLE`) the entries' check takes, and the choice follows the
+    /// shapes and scalings: residual connections' forms, scalar inputs, other broadcasts.
+    #[test]
+    fn the_choice_is_checked_and_covers_every_loop() {
+        use super::super::{check_add_s8_with, in_place::check_add_s8_with as one_buffer};
+        let mut rng = Rng(0xadd_0007);
+        let mut seen = [0_usize; 8];
+        let cases = if cfg!(miri) { 40 } else { 4000 };
+        for _ in 0..cases {
+            let (shape, x1, x2, len) = binary_case(&mut rng);
+            let mut p = add_params(&mut rng, shape);
+            // Half the draws a residual connection's scalings.
+            if rng.below(2) == 0 {
+                let half = Requant {
+                    multiplier: 1 << 30,
+                    shift: 0,
+                };
+                let other = Requant {
+                    multiplier: 1_500_000_000,
+                    shift: rng.pick(&[-1, -2, -7, 0]),
+                };
+                (p.input1, p.input2) = if rng.below(2) == 0 {
+                    (half, other)
+                } else {
+                    (other, half)
+                };
+                p.output.shift = rng.pick(&[-18, -3, -1]);
+                if rng.below(8) == 0 {
+                    p.input2 = half;
+                    p.input1 = half;
+                }
+            }
+            let k = kernel::add_s8_kernel(&p);
+            seen[usize::from(k)] += 1;
+            let (n1, n2, no) = (x1.len(), x2.len(), len);
+            // The lengths are at times off the shapes: then no kernel's check holds.
+            let lengths = super::super::check_add_s8(&p, n1, n2, no).is_ok();
+            for other in 0..8_u8 {
+                let takes = with_add_kernel!(other, takes, (&p, n1, n2, no));
+                assert_eq!(
+                    takes,
+                    lengths && (other == k || other == kernel::ANY || other == kernel::PORTABLE),
+                    "{p:?}: kernel {other}, chosen {k}"
+                );
+            }
+            let mut out = vec![0_i8; len];
+            add_s8(&p, &x1, &x2, &mut out);
+            // The one-buffer check takes the same kernels (the output after the input).
+            let buf = n1 + no;
+            let placed = super::super::in_place::check_add_s8(&p, buf, 0, n1, n2).is_ok();
+            for other in 0..8_u8 {
+                let taken = with_add_kernel!(other, one_buffer_takes, (&p, buf, 0, n1, n2));
+                assert_eq!(
+                    taken.is_ok(),
+                    placed && (other == k || other == kernel::ANY || other == kernel::PORTABLE),
+                    "{p:?}: kernel {other} on one buffer, chosen {k}"
+                );
+            }
+        }
+        // Every loop but the run-time choice was chosen.
+        assert!(seen.iter().skip(1).all(|&n| n > 0), "{seen:?}");
+
+        fn takes<const K: u8>(p: &AddS8, n1: usize, n2: usize, no: usize) -> bool {
+            check_add_s8_with::<K>(p, n1, n2, no).is_ok()
+        }
+        fn one_buffer_takes<const K: u8>(
+            p: &AddS8,
+            buf: usize,
+            input_at: usize,
+            output_at: usize,
+            input2: usize,
+        ) -> Result<(), crate::kernels::KernelError> {
+            one_buffer::<K>(p, buf, input_at, output_at, input2)
+        }
+    }
 
     /// Activation ranges: the whole int8 range, RELU-like ones, an empty one (`min > max`) and
     /// ones past int8.

@@ -2,8 +2,9 @@
 //! memory order, each element written after the first input's element is read), or on
 //! Armv7E-M the blocked loop's one-buffer walk.
 
-use super::{AddS8, AddS16};
+use super::{AddS8, AddS16, kernel};
 use crate::kernels::shared::broadcast::{BinaryF32, BinaryI32};
+use crate::kernels::shared::check::{KernelError, require};
 use crate::kernels::shared::in_place::binary_on_one_buffer;
 
 binary_on_one_buffer! {
@@ -16,7 +17,7 @@ binary_on_one_buffer! {
     /// increasing order; the outputs are the same.
     add_s8, check_add_s8(AddS8, i8) =>
         crate::kernels::add::add_s8_one, super::check_add_s8,
-        dsp crate::kernels::add::dsp::add_s8_on_one_buffer;
+        dsp crate::kernels::add::dsp::add_s8_on_one_buffer_any;
     /// [`add_s16`](super::add_s16) on one buffer.
     ///
     /// With cfg `stowplan_dsp` blocked as [`add_s8`], four elements (two words) at once.
@@ -29,4 +30,83 @@ binary_on_one_buffer! {
     /// [`add_f32`](super::add_f32) on one buffer.
     add_f32, check_add_f32(BinaryF32, f32) =>
         crate::kernels::add::add_f32_one, super::check_add_f32;
+}
+
+/// [`add_s8`] with its loop chosen when the crate compiled (`K`, one of
+/// [`kernel`](super::kernel)'s): only that loop is linked.
+///
+/// # Errors
+///
+/// [`KernelError`], with nothing written, unless [`check_add_s8_with`] holds.
+#[must_use = "the kernel writes nothing when it returns an error"]
+pub fn add_s8_with<const K: u8>(
+    p: &AddS8,
+    buf: &mut [i8],
+    input_at: usize,
+    output_at: usize,
+    input2: &[i8],
+) -> Result<(), KernelError> {
+    check_add_s8_with::<K>(p, buf.len(), input_at, output_at, input2.len())?;
+    proven_add_with::add_s8_with::<K>(p, buf, input_at, output_at, input2);
+    Ok(())
+}
+
+/// The preconditions of [`add_s8_with`]: [`check_add_s8`]'s, and that kernel `K` is the
+/// layer's ([`kernel::add_s8_takes`]). Generated code asserts it when the crate compiles.
+///
+/// # Errors
+///
+/// The first that does not hold.
+pub const fn check_add_s8_with<const K: u8>(
+    p: &AddS8,
+    buf: usize,
+    input_at: usize,
+    output_at: usize,
+    input2: usize,
+) -> Result<(), KernelError> {
+    match check_add_s8(p, buf, input_at, output_at, input2) {
+        Ok(()) => require(
+            kernel::add_s8_takes(K, p),
+            "the chosen ADD kernel is not this layer's",
+        ),
+        Err(e) => Err(e),
+    }
+}
+
+/// The entry generated code calls once it has asserted its check when the crate compiled
+/// (asserted again in debug builds).
+#[doc(hidden)]
+pub mod proven_add_with {
+    use super::AddS8;
+
+    /// [`add_s8_with`](super::add_s8_with), its check proven.
+    #[inline(never)]
+    pub fn add_s8_with<const K: u8>(
+        p: &AddS8,
+        buf: &mut [i8],
+        input_at: usize,
+        output_at: usize,
+        input2: &[i8],
+    ) {
+        debug_assert!(
+            super::check_add_s8_with::<K>(p, buf.len(), input_at, output_at, input2.len()).is_ok()
+        );
+        #[cfg(stowplan_dsp)]
+        if K != crate::kernels::add::kernel::PORTABLE
+            && crate::kernels::add::dsp::add_s8_on_one_buffer::<K>(
+                p, buf, input_at, output_at, input2,
+            )
+        {
+            return;
+        }
+        let ran = crate::kernels::shared::in_place::binary(
+            &p.shape,
+            buf,
+            input_at,
+            output_at,
+            input2,
+            |x, y| crate::kernels::add::add_s8_one(p, x, y),
+        );
+        debug_assert!(ran, "a binary op the walk cannot run where its check holds");
+    }
 }

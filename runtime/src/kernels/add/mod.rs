@@ -4,11 +4,12 @@
 #[cfg(any(stowplan_dsp, test))]
 pub(crate) mod dsp;
 pub(crate) mod in_place;
+pub mod kernel;
 
 use super::shared::broadcast::{
     BinaryF32, BinaryI32, BinaryShape, broadcast, check_binary, clamp_i32,
 };
-use super::shared::check::KernelError;
+use super::shared::check::{KernelError, require};
 use super::shared::{Requant, activation_f32, fixed};
 
 /// Parameters of an int8 ADD (TFLM's `OpDataAdd` for int8).
@@ -49,6 +50,28 @@ pub const fn check_add_s8(
     output: usize,
 ) -> Result<(), KernelError> {
     check_binary(&p.shape, input1, input2, output)
+}
+
+/// The preconditions of [`proven::add_s8_with`] with kernel `K` (one of [`kernel`]'s):
+/// [`check_add_s8`]'s, and that the kernel is the layer's ([`kernel::add_s8_takes`]).
+/// Generated code asserts it when the crate compiles.
+///
+/// # Errors
+///
+/// The first precondition that does not hold.
+pub const fn check_add_s8_with<const K: u8>(
+    p: &AddS8,
+    input1: usize,
+    input2: usize,
+    output: usize,
+) -> Result<(), KernelError> {
+    match check_add_s8(p, input1, input2, output) {
+        Ok(()) => require(
+            kernel::add_s8_takes(K, p),
+            "the chosen ADD kernel is not this layer's",
+        ),
+        Err(e) => Err(e),
+    }
 }
 
 /// [`add_f32`]'s preconditions, on the lengths of its slices: what the entry checks before it
@@ -104,9 +127,19 @@ pub mod proven {
 
     /// [`add_s8`](super::add_s8), its [`check`](super::check_add_s8) proven.
     pub fn add_s8(p: &AddS8, input1: &[i8], input2: &[i8], output: &mut [i8]) {
-        debug_assert!(super::check_add_s8(p, input1.len(), input2.len(), output.len()).is_ok());
+        add_s8_with::<{ kernel::ANY }>(p, input1, input2, output);
+    }
+
+    /// [`add_s8`](super::add_s8) with its loop chosen when the crate compiled (`K`, one of
+    /// [`kernel`](super::kernel)'s, usually
+    /// [`add_s8_kernel`](super::kernel::add_s8_kernel)'s choice): only that loop is linked. Its
+    /// [`check`](super::check_add_s8_with) proven.
+    pub fn add_s8_with<const K: u8>(p: &AddS8, input1: &[i8], input2: &[i8], output: &mut [i8]) {
+        debug_assert!(
+            super::check_add_s8_with::<K>(p, input1.len(), input2.len(), output.len()).is_ok()
+        );
         #[cfg(stowplan_dsp)]
-        if dsp::add_s8(p, input1, input2, output) {
+        if K != kernel::PORTABLE && dsp::add_s8::<K>(p, input1, input2, output) {
             return;
         }
         broadcast(&p.shape, input1, input2, output, |x, y| add_s8_one(p, x, y));

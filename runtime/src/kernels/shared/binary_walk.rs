@@ -5,14 +5,8 @@
 //! before its outputs are written ([`one_buffer_walk`]).
 
 use super::broadcast::BinaryShape;
+pub(crate) use super::broadcast::offset_fits;
 use super::slices::{at, product};
-
-/// Whether `x + offset` fits a halfword for every int8 `x` (so `SXTAB16`'s lanes are the exact
-/// offset values): `offset` in `-32640..=32640`.
-#[inline(always)]
-pub(crate) const fn offset_fits(offset: i32) -> bool {
-    -32640 <= offset && offset <= 32640
-}
 
 /// How a blocked binary kernel pairs its inputs' elements.
 #[derive(Clone, Copy)]

@@ -14,7 +14,7 @@
 //! filter values are int8; every product fits in 17 bits.
 
 use super::fixed;
-use super::requant::{Requant, clamp_to_i8, epilogue_form};
+use super::requant::{Requant, clamp_to_i8, epilogue_form, scale_form};
 use super::window::ConvS8;
 use crate::dsp::{
     max8, max16, rows3_fit, smlad, smlad_1x2_words, smlad_1x3_words, splat16, sxtab16,
@@ -324,12 +324,7 @@ impl Scale {
     #[inline(always)]
     pub(crate) fn new(r: Requant) -> Self {
         let (multiplier, shift) = (r.multiplier, r.shift);
-        let right = fixed::right_form(multiplier, shift);
-        let form = if right == 0 && !fixed::SINGLE_ROUNDING && multiplier >= 0 && shift == 0 {
-            3
-        } else {
-            right
-        };
+        let form = scale_form(r);
         let t = match form {
             2 => (-shift - 2) as u32,
             1 => (-shift - 1) as u32,
@@ -343,9 +338,8 @@ impl Scale {
         }
     }
 
-    /// The form [`Scale::apply_in`] takes for this multiplier and shift: 4 for the multiplier
-    /// `2^30` with shift 0 (ADD's term of the input with the larger scale, whose real
-    /// multiplier is exactly 1/2), else [`Scale::new`]'s.
+    /// The form [`Scale::apply_in`] takes for this multiplier and shift
+    /// ([`apply_form`](super::requant::apply_form)).
     #[inline(always)]
     pub(crate) fn form(self) -> u8 {
         if self.form == 3 && self.multiplier == 1 << 30 {

@@ -7,6 +7,13 @@
 use super::check::{KernelError, check, elements, length, require};
 use super::slices::at;
 
+/// Whether `x + offset` fits a halfword for every int8 `x` (so `SXTAB16`'s lanes are the exact
+/// offset values): `offset` in `-32640..=32640`. The blocked ADD and MUL take such offsets.
+#[inline(always)]
+pub(crate) const fn offset_fits(offset: i32) -> bool {
+    -32640 <= offset && offset <= 32640
+}
+
 /// Shapes of a binary elementwise op, each right-aligned into 6 dimensions padded with leading
 /// 1s. An input dimension of 1 where the output's is larger is broadcast.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -223,3 +223,27 @@ pub(crate) const fn epilogue_name(kernel: u8) -> Option<&'static str> {
         _ => None,
     }
 }
+
+/// The form of ADD's scaling by `r` (`blocked::Scale::new`'s): in the double-rounding build with a non-negative multiplier,
+/// [`fixed::right_form`]'s 2 or 1 for right shifts, 3 for shift 0; else 0 (the general
+/// function).
+pub(crate) const fn scale_form(r: Requant) -> u8 {
+    let right = fixed::right_form(r.multiplier, r.shift);
+    if right == 0 && !fixed::SINGLE_ROUNDING && r.multiplier >= 0 && r.shift == 0 {
+        3
+    } else {
+        right
+    }
+}
+
+/// The form `blocked::Scale::apply_in` takes for `r` (`Scale::form`): 4 for the multiplier `2^30`
+/// with shift 0 (ADD's term of the input with the larger scale, whose real multiplier is
+/// exactly 1/2), else [`scale_form`]'s.
+pub(crate) const fn apply_form(r: Requant) -> u8 {
+    let form = scale_form(r);
+    if form == 3 && r.multiplier == 1 << 30 {
+        4
+    } else {
+        form
+    }
+}
