@@ -1103,6 +1103,20 @@ fn macs_name_each_ops_kernel() {
     );
     let review =
         std::fs::read_to_string(repo().join("examples/desktop/src/generated/cnn.rs")).unwrap();
+    // ADD names its loop, with no epilogue form (and no cost model).
+    assert_eq!(ops[4]["opcode"], "ADD");
+    assert_eq!(ops[4]["kernel"], "same_half_shift1");
+    assert!(ops[4]["epilogue"].is_null() && ops[4]["expected_instructions"].is_null());
+    let at = review.find("OP_4_KERNEL: u8 = ").unwrap();
+    assert!(
+        review[at..]
+            .split(';')
+            .next()
+            .unwrap()
+            .ends_with("::stowplan::kernels::add_kernel::SAME_HALF_SHIFT1"),
+        "{}",
+        &review[at..at + 80]
+    );
     for (i, (o, n)) in ops.iter().zip(&named).enumerate() {
         assert_eq!(
             o["expected_instructions"].as_u64().is_some(),

@@ -39,8 +39,8 @@ pub struct OpKernel {
     /// not known or has no dimension).
     pub pixels: Option<u64>,
     /// The kernel generated code runs it with, for ops that have several (int8 CONV_2D,
-    /// DEPTHWISE_CONV_2D and FULLY_CONNECTED); `None` for the others and for an op that does not
-    /// lower.
+    /// DEPTHWISE_CONV_2D, FULLY_CONNECTED and ADD); `None` for the others and for an op that does
+    /// not lower.
     pub choice: Option<KernelChoice>,
     /// Its expected Cortex-M4 instructions ([`expected_instructions`]), for a DSP kernel.
     pub expected_instructions: Option<u64>,
@@ -187,7 +187,10 @@ pub fn model_kernels(
         let several = matches!(
             op.opcode,
             Opcode::Builtin(
-                BuiltinOp::CONV_2D | BuiltinOp::DEPTHWISE_CONV_2D | BuiltinOp::FULLY_CONNECTED
+                BuiltinOp::CONV_2D
+                    | BuiltinOp::DEPTHWISE_CONV_2D
+                    | BuiltinOp::FULLY_CONNECTED
+                    | BuiltinOp::ADD
             )
         );
         let choice = several

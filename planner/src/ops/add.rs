@@ -7,8 +7,8 @@ use quote::{format_ident, quote};
 
 use super::overwrite::{self, Overwrite, Pairing, WriteOrder};
 use super::{
-    Call, Lower, OpKind, Refusal, act_range_f32, f32_lit, fused, i32_lit, invalid, kernel, requant,
-    unsupported, usize_lits,
+    Call, KernelChoice, Lower, OpKind, Refusal, act_range_f32, f32_lit, fused, i32_lit, invalid,
+    kernel, requant, unsupported, usize_lits,
 };
 use crate::graph::TensorInfo;
 use crate::quant;
@@ -297,5 +297,80 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
                 "scales {s1} and {s2} into {so} give a multiplier TFLM's QuantizeMultiplierSmallerThanOneExp refuses (its Prepare aborts), or the {act:?} range overflows"
             ))
         })?;
-    binary_call(cx, &f, add_params_tokens(cx, ty, &shape, &p))
+    let params = add_params_tokens(cx, ty, &shape, &p);
+    if out.dtype == DType::Int8 {
+        let value = crate::kernels::AddS8 {
+            shape: crate::kernels::BinaryShape {
+                input1: cx.shape_n::<6>(a)?,
+                input2: cx.shape_n::<6>(b)?,
+                output: cx.shape_n::<6>(out)?,
+            },
+            left_shift: p.left_shift,
+            input1_offset: p.input1_offset,
+            input1: requant_value(p.input1),
+            input2_offset: p.input2_offset,
+            input2: requant_value(p.input2),
+            output_offset: p.output_offset,
+            output: requant_value(p.output),
+            act_min: p.act_min,
+            act_max: p.act_max,
+        };
+        return add_s8_call(cx, params, &value);
+    }
+    binary_call(cx, &f, params)
+}
+
+/// A `(multiplier, shift)` pair as the runtime's `Requant`.
+fn requant_value((multiplier, shift): (i32, i32)) -> crate::kernels::Requant {
+    crate::kernels::Requant { multiplier, shift }
+}
+
+/// The call of an int8 ADD with its loop chosen now by the runtime's own rule
+/// (`kernels::add_kernel::add_s8_kernel`, its source compiled here) on the parameters `value`
+/// (`params` their tokens): the constant `OP_N_KERNEL` beside them, named in its doc, and the
+/// entries that take it (`proven::add_s8_with::<K>`, on one buffer
+/// `proven::overlap::add_s8_with::<K>`), their checks asserted when the crate compiles.
+fn add_s8_call(
+    cx: &Lower<'_>,
+    mut params: TokenStream,
+    value: &crate::kernels::AddS8,
+) -> Result<Call, Refusal> {
+    use crate::kernels::add_kernel as rule;
+    let k = cx.k();
+    let pname = cx.params;
+    let choice = rule::add_s8_kernel(value);
+    cx.chose(KernelChoice {
+        kernel: rule::name(choice),
+        epilogue: None,
+    });
+    let kname = format_ident!("{pname}_KERNEL");
+    let constant = format_ident!("{}", rule::name(choice).to_ascii_uppercase());
+    let doc = if choice == rule::PORTABLE {
+        format!(" The loop of {pname}: the portable walk, chosen when the crate compiled.")
+    } else {
+        format!(
+            " The loop of {pname}: {}, on cores with the DSP extension (the portable walk \
+             elsewhere), chosen when the crate compiled.",
+            rule::name(choice)
+        )
+    };
+    params.extend(quote!(
+        #[doc = #doc]
+        pub const #kname: u8 = #k::add_kernel::#constant;
+    ));
+    let Some((ia, oa)) = cx.overlap else {
+        return Ok(Call {
+            params: Some(params),
+            body: quote!(#k::proven::add_s8_with::<{ params::#kname }>(&params::#pname, i0, i1, o0);),
+            reads: vec![0, 1],
+            check: Some(quote!(#k::check_add_s8_with::<#kname>(&#pname, i0, i1, o0))),
+        });
+    };
+    let mut call = binary_call(cx, &quote!(add_s8), params)?;
+    let (ia, oa) = (Literal::u64_unsuffixed(ia), Literal::u64_unsuffixed(oa));
+    call.check = Some(quote!(#k::overlap::check_add_s8_with::<#kname>(&#pname, o0, #ia, #oa, i1)));
+    call.body = quote!(
+        #k::proven::overlap::add_s8_with::<{ params::#kname }>(&params::#pname, o0, #ia, #oa, i1);
+    );
+    Ok(call)
 }

@@ -100,13 +100,14 @@ pub struct Lower<'a> {
 }
 
 /// The kernel lowering chose, when the crate compiles, for an op the runtime has several for
-/// (int8 CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED): the runtime's names of the kernel and
-/// of its epilogue form (`kernels::conv_kernel::name`, `epilogue`).
+/// (int8 CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED and ADD): the runtime's names of the kernel
+/// and of its epilogue form (`kernels::conv_kernel::name`, `epilogue`; ADD's loops have none).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct KernelChoice {
     /// The kernel (`"pointwise"`, `"taps"`, ..., `"portable"`).
     pub kernel: &'static str,
-    /// Its epilogue form (`"shift2"`, `"shift1"`, `"general"`), `None` for the portable loop.
+    /// Its epilogue form (`"shift2"`, `"shift1"`, `"general"`), `None` for the portable loop
+    /// and for ADD.
     pub epilogue: Option<&'static str>,
 }
 

@@ -885,13 +885,16 @@ pub mod cnn {
             act_min: -128,
             act_max: 127,
         };
+        /// The loop of OP_4: same_half_shift1, on cores with the DSP extension (the portable walk elsewhere), chosen when the crate compiled.
+        pub const OP_4_KERNEL: u8 = ::stowplan::kernels::add_kernel::SAME_HALF_SHIFT1;
         #[allow(unused_variables)]
         const _: () = {
             let i0: usize = super::RELU_1_13.len();
             let i1: usize = super::MAXPOOL2D.len();
             let o0: usize = super::ADD_2.len();
             ::core::assert!(
-                ::stowplan::kernels::check_add_s8(& OP_4, i0, i1, o0).is_ok(),
+                ::stowplan::kernels::check_add_s8_with:: < OP_4_KERNEL > (& OP_4, i0, i1,
+                o0).is_ok(),
                 "op 4 (ADD): its kernel's preconditions do not hold for the views the plan gives it"
             );
         };
@@ -1025,7 +1028,9 @@ pub mod cnn {
         }
         {
             let ((i0, i1), (o0,)) = ops::op_4(arena);
-            ::stowplan::kernels::proven::add_s8(&params::OP_4, i0, i1, o0);
+            ::stowplan::kernels::proven::add_s8_with::<
+                { params::OP_4_KERNEL },
+            >(&params::OP_4, i0, i1, o0);
         }
         {
             let ((_, i1), (o0,)) = ops::op_5(arena);
