@@ -188,6 +188,17 @@ DEVICE_MUTANTS = {
     "dsp-mul-s16": ("src/kernels/mul/dsp.rs",
                     "            one(smultt(xb, yb)),",
                     "            one(smulbb(xb, yb)),"),
+    # The int8 ADD of the residual connections' scalings (one input's multiplier 1/2, the
+    # kernel constants SAME_HALF_*): the third element of a block with the other input's
+    # second.
+    "dsp-add-same": ("src/kernels/add/dsp.rs",
+                     "                one(hi(h02), hi(o02)),",
+                     "                one(hi(h02), lo(o02)),"),
+    # The int8 ADD of a scalar second input (SECOND_SCALAR): a block's last two elements
+    # exchanged.
+    "dsp-add-scalar": ("src/kernels/add/dsp.rs",
+                       "[term(lo(x02)), term(lo(x13)), term(hi(x02)), term(hi(x13))]",
+                       "[term(lo(x02)), term(lo(x13)), term(hi(x13)), term(hi(x02))]"),
     # The int16 ADD's pairs: the second sum's first input from the word's first half.
     "dsp-add-s16": ("src/kernels/add/dsp.rs",
                     "                    sum(t1(hi(xb)), t2(hi(yb))),",
@@ -205,7 +216,8 @@ DEVICE_MUTANT_OPS = {"dsp-depthwise": "depthwise_conv", "dsp-depthwise-rows": "d
                      "dsp-fc-pairs": "fully_connected", "dsp-fc-rows": "fully_connected",
                      "dsp-fc-words": "fully_connected",
                      "dsp-pool": "pooling", "dsp-add-mul": "add,mul",
-                     "dsp-pool-s16": "pooling", "dsp-mul-s16": "mul", "dsp-add-s16": "add"}
+                     "dsp-pool-s16": "pooling", "dsp-mul-s16": "mul", "dsp-add-s16": "add",
+                     "dsp-add-same": "add", "dsp-add-scalar": "add"}
 
 DTYPES = {"float32": ("<f4", 4), "int8": ("i1", 1), "uint8": ("u1", 1), "int16": ("<i2", 2),
           "int32": ("<i4", 4), "int64": ("<i8", 8), "bool": ("?", 1), "float16": ("<f2", 2),
