@@ -199,6 +199,16 @@ DEVICE_MUTANTS = {
     "dsp-add-scalar": ("src/kernels/add/dsp.rs",
                        "[term(lo(x02)), term(lo(x13)), term(hi(x02)), term(hi(x13))]",
                        "[term(lo(x02)), term(lo(x13)), term(hi(x13)), term(hi(x02))]"),
+    # The int8 ADD of a scalar first input (FIRST_SCALAR): a block's last two elements
+    # exchanged.
+    "dsp-add-first-scalar": ("src/kernels/add/dsp.rs",
+                             "[term(lo(y02)), term(lo(y13)), term(hi(y02)), term(hi(y13))]",
+                             "[term(lo(y02)), term(lo(y13)), term(hi(y13)), term(hi(y02))]"),
+    # The int8 ADD of equal shapes with other scalings (SAME): a block's third element with the
+    # second input's second.
+    "dsp-add-general": ("src/kernels/add/dsp.rs",
+                        "                        one(hi(x02), hi(y02)),",
+                        "                        one(hi(x02), lo(y02)),"),
     # The int16 ADD's pairs: the second sum's first input from the word's first half.
     "dsp-add-s16": ("src/kernels/add/dsp.rs",
                     "                    sum(t1(hi(xb)), t2(hi(yb))),",
@@ -217,7 +227,8 @@ DEVICE_MUTANT_OPS = {"dsp-depthwise": "depthwise_conv", "dsp-depthwise-rows": "d
                      "dsp-fc-words": "fully_connected",
                      "dsp-pool": "pooling", "dsp-add-mul": "add,mul",
                      "dsp-pool-s16": "pooling", "dsp-mul-s16": "mul", "dsp-add-s16": "add",
-                     "dsp-add-same": "add", "dsp-add-scalar": "add"}
+                     "dsp-add-same": "add", "dsp-add-scalar": "add",
+                     "dsp-add-first-scalar": "add", "dsp-add-general": "add"}
 
 DTYPES = {"float32": ("<f4", 4), "int8": ("i1", 1), "uint8": ("u1", 1), "int16": ("<i2", 2),
           "int32": ("<i4", 4), "int64": ("<i8", 8), "bool": ("?", 1), "float16": ("<f2", 2),
