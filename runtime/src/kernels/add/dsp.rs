@@ -449,11 +449,12 @@ pub(crate) mod tests {
     }
 
     /// Every loop is some layer's choice in the tests' draws, the chosen constant is the only
-    /// one (with `ANY` and `PORTABLE`) the entries' check takes, and the choice follows the
-    /// shapes and scalings: residual connections' forms, scalar inputs, other broadcasts.
+    /// one (with `ANY` and `PORTABLE`) the entry's check takes, and the choice follows the
+    /// shapes and scalings: residual connections' forms, scalar inputs, other broadcasts (the
+    /// one-buffer entry's check: `in_place`'s tests).
     #[test]
     fn the_choice_is_checked_and_covers_every_loop() {
-        use super::super::{check_add_s8_with, in_place::check_add_s8_with as one_buffer};
+        use super::super::check_add_s8_with;
         let mut rng = Rng(0xadd_0007);
         let mut seen = [0_usize; 8];
         let cases = if cfg!(miri) { 40 } else { 4000 };
@@ -496,32 +497,12 @@ pub(crate) mod tests {
             }
             let mut out = vec![0_i8; len];
             add_s8(&p, &x1, &x2, &mut out);
-            // The one-buffer check takes the same kernels (the output after the input).
-            let buf = n1 + no;
-            let placed = super::super::in_place::check_add_s8(&p, buf, 0, n1, n2).is_ok();
-            for other in 0..8_u8 {
-                let taken = with_add_kernel!(other, one_buffer_takes, (&p, buf, 0, n1, n2));
-                assert_eq!(
-                    taken.is_ok(),
-                    placed && (other == k || other == kernel::ANY || other == kernel::PORTABLE),
-                    "{p:?}: kernel {other} on one buffer, chosen {k}"
-                );
-            }
         }
         // Every loop but the run-time choice was chosen.
         assert!(seen.iter().skip(1).all(|&n| n > 0), "{seen:?}");
 
         fn takes<const K: u8>(p: &AddS8, n1: usize, n2: usize, no: usize) -> bool {
             check_add_s8_with::<K>(p, n1, n2, no).is_ok()
-        }
-        fn one_buffer_takes<const K: u8>(
-            p: &AddS8,
-            buf: usize,
-            input_at: usize,
-            output_at: usize,
-            input2: usize,
-        ) -> Result<(), crate::kernels::KernelError> {
-            one_buffer::<K>(p, buf, input_at, output_at, input2)
         }
     }
 

@@ -110,3 +110,60 @@ pub mod proven_add_with {
         debug_assert!(ran, "a binary op the walk cannot run where its check holds");
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernels::add::dsp::tests::add_params;
+    use crate::kernels::shared::testing::Rng;
+    use crate::kernels::shared::testing::binary::binary_case;
+
+    /// The one-buffer entry's check takes the kernels the two-buffer one takes: the layer's
+    /// choice, `ANY` and `PORTABLE`, and no other (the output right after the first input).
+    #[test]
+    fn the_one_buffer_check_takes_the_layers_kernel() {
+        let mut rng = Rng(0xadd_0008);
+        let cases = if cfg!(miri) { 20 } else { 2000 };
+        for _ in 0..cases {
+            let (shape, x1, x2, len) = binary_case(&mut rng);
+            let mut p = add_params(&mut rng, shape);
+            if rng.below(2) == 0 {
+                p.input2 = crate::kernels::shared::Requant {
+                    multiplier: 1 << 30,
+                    shift: 0,
+                };
+                p.output.shift = -18;
+            }
+            let k = kernel::add_s8_kernel(&p);
+            let (n1, n2, buf) = (x1.len(), x2.len(), x1.len() + len);
+            let placed = check_add_s8(&p, buf, 0, n1, n2).is_ok();
+            for other in 0..8_u8 {
+                let taken = match other {
+                    kernel::ANY => check_add_s8_with::<{ kernel::ANY }>(&p, buf, 0, n1, n2),
+                    kernel::SAME => check_add_s8_with::<{ kernel::SAME }>(&p, buf, 0, n1, n2),
+                    kernel::SAME_HALF_SHIFT1 => {
+                        check_add_s8_with::<{ kernel::SAME_HALF_SHIFT1 }>(&p, buf, 0, n1, n2)
+                    }
+                    kernel::SAME_HALF_SHIFT2 => {
+                        check_add_s8_with::<{ kernel::SAME_HALF_SHIFT2 }>(&p, buf, 0, n1, n2)
+                    }
+                    kernel::SAME_HALVES => {
+                        check_add_s8_with::<{ kernel::SAME_HALVES }>(&p, buf, 0, n1, n2)
+                    }
+                    kernel::SECOND_SCALAR => {
+                        check_add_s8_with::<{ kernel::SECOND_SCALAR }>(&p, buf, 0, n1, n2)
+                    }
+                    kernel::FIRST_SCALAR => {
+                        check_add_s8_with::<{ kernel::FIRST_SCALAR }>(&p, buf, 0, n1, n2)
+                    }
+                    _ => check_add_s8_with::<{ kernel::PORTABLE }>(&p, buf, 0, n1, n2),
+                };
+                assert_eq!(
+                    taken.is_ok(),
+                    placed && (other == k || other == kernel::ANY || other == kernel::PORTABLE),
+                    "{p:?}: kernel {other} on one buffer, chosen {k}"
+                );
+            }
+        }
+    }
+}
