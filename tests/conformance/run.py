@@ -887,8 +887,13 @@ def device_image(out, seed, slice_k, ops, values, part, runtime, locked, core):
     # The core's flags for the firmware's crates alone (with --target, RUSTFLAGS do not reach
     # the host's build scripts and macros).
     rustflags = " ".join([os.environ.get("RUSTFLAGS", ""), *flags]).strip()
+    env = {"RUSTFLAGS": rustflags} if flags else {}
+    if runtime is not None:
+        # A mutant's firmware (--self-test) only has to show that the suite fails on it: built
+        # in parallel codegen units (every core), not in the one unit of the shipped profile.
+        env["CARGO_PROFILE_RELEASE_CODEGEN_UNITS"] = "16"
     cargo("build", "-q", "--release", "--target", triple, "--manifest-path",
-          str(firmware / "Cargo.toml"), env={"RUSTFLAGS": rustflags} if flags else None)
+          str(firmware / "Cargo.toml"), env=env or None)
     t2 = time.time()
     elf = target_dir() / triple / "release" / manifest["package"]
     text_b, data_b, bss_b = tool("arm-none-eabi-size", str(elf)).splitlines()[1].split()[:3]

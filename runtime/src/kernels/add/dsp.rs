@@ -498,8 +498,11 @@ pub(crate) mod tests {
             let mut out = vec![0_i8; len];
             add_s8(&p, &x1, &x2, &mut out);
         }
-        // Every loop but the run-time choice was chosen.
-        assert!(seen.iter().skip(1).all(|&n| n > 0), "{seen:?}");
+        // Every loop but the run-time choice was chosen (miri's few draws cover fewer).
+        assert!(
+            cfg!(miri) || seen.iter().skip(1).all(|&n| n > 0),
+            "{seen:?}"
+        );
 
         fn takes<const K: u8>(p: &AddS8, n1: usize, n2: usize, no: usize) -> bool {
             check_add_s8_with::<K>(p, n1, n2, no).is_ok()
