@@ -132,28 +132,42 @@ DEVICE_MUTANTS = {
                 "(pkhbt(x01, x23), pkhtb(x23, x01))",
                 "(pkhbt(x01, x23), pkhtb(x01, x23))"),
     # The blocked CONV_2D (3 x 3 and the other shapes), its loop of 2 pixels x 2 channels over
-    # widened windows (two groups an iteration): the first pixel's second channel with its even
-    # input lanes where the odd ones belong.
+    # widened windows (two groups an iteration): in the iteration's first group, the second
+    # pixel's even lanes read from its odd lanes' word.
     "dsp-conv": ("src/kernels/shared/dsp.rs",
-                 '"smlad {ab}, {t1}, {t2}, {ab}", "subs {n}, {n}, #1"',
-                 '"smlad {ab}, {t0}, {t2}, {ab}", "subs {n}, {n}, #1"'),
-    # The same loop's odd last group (run after the loop's pairs of groups).
+                 '"2:", "ldr {p}, [{x}], #16", "ldr {q}, [{x}, #-8]"',
+                 '"2:", "ldr {p}, [{x}], #16", "ldr {q}, [{x}, #-4]"'),
+    # The same loop's second group (where an odd count enters it): the same misread.
     "dsp-conv-odd": ("src/kernels/shared/dsp.rs",
-                     '"smlad {ab}, {t1}, {t2}, {ab}", aa = inout(reg) aa',
-                     '"smlad {ab}, {t0}, {t2}, {ab}", aa = inout(reg) aa'),
+                     '"3:", "ldr {p}, [{x}], #16", "ldr {q}, [{x}, #-8]"',
+                     '"3:", "ldr {p}, [{x}], #16", "ldr {q}, [{x}, #-4]"'),
     # Its windows widened: a word's even and odd values in each other's lanes.
     "dsp-conv-widen": ("src/kernels/conv/dsp/window.rs",
-                       "(*even, *odd) = (sxtab16(off, w), sxtab16_ror8(off, w));",
-                       "(*even, *odd) = (sxtab16_ror8(off, w), sxtab16(off, w));"),
+                       "[sxtab16(off, w), sxtab16_ror8(off, w)]",
+                       "[sxtab16_ror8(off, w), sxtab16(off, w)]"),
     # Windows of more than one slab: each slab's sums start from 0, the earlier slabs' lost.
     "dsp-conv-slabs": ("src/kernels/conv/dsp/window.rs",
                        "let acc = if k0 == 0 { [0; 4] } else { *s };",
                        "let acc = [0; 4];"),
+    # A window that is not a multiple of four values: its part group left out of the channel
+    # pairs whose filters are read on into the next channel's.
+    "dsp-conv-part": ("src/kernels/conv/dsp/window.rs",
+                      "let padded = window.div_ceil(4);",
+                      "let padded = window / 4;"),
+    # The part group of the last channel pair (its filter word of the part's values and
+    # zeros): the first two values exchanged.
+    "dsp-conv-part-word": ("src/kernels/conv/dsp/window.rs",
+                           "u32::from_le_bytes([value(0), value(1), value(2), 0])",
+                           "u32::from_le_bytes([value(1), value(0), value(2), 0])"),
     # CONV_2D of short filter rows (first layers), windows gathered: a tap in the padding
     # gathered as 0 where the input's zero point belongs.
     "dsp-conv-gathered": ("src/kernels/conv/dsp/gathered.rs",
                           "                    tap.fill(self.zero_point);",
                           "                    tap.fill(0);"),
+    # The gathered windows widened: the pair's two pixels exchanged.
+    "dsp-conv-gathered-widen": ("src/kernels/conv/dsp/gathered.rs",
+                                "let (wa, wb) = (load4(wa), load4(wb));",
+                                "let (wa, wb) = (load4(wb), load4(wa));"),
     # A 1-D CONV_2D (one-pixel-wide images) run as a row: the filter left a column.
     "dsp-conv-columns": ("src/kernels/shared/window.rs",
                          "            filter: [o, 1, fh, i],",
@@ -221,7 +235,8 @@ DEVICE_MUTANT_OPS = {"dsp-depthwise": "depthwise_conv", "dsp-depthwise-rows": "d
                      "dsp-conv1x1": "conv",
                      "dsp-conv1x1-words": "conv", "dsp-s16": "conv",
                      "dsp-conv": "conv", "dsp-conv-odd": "conv", "dsp-conv-widen": "conv",
-                     "dsp-conv-slabs": "conv",
+                     "dsp-conv-slabs": "conv", "dsp-conv-part": "conv",
+                     "dsp-conv-part-word": "conv", "dsp-conv-gathered-widen": "conv",
                      "dsp-conv-gathered": "conv", "dsp-conv-columns": "conv",
                      "dsp-fc-pairs": "fully_connected", "dsp-fc-rows": "fully_connected",
                      "dsp-fc-words": "fully_connected",

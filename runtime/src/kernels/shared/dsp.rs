@@ -13,7 +13,9 @@
 //! `asm!` block has no memory operands (`options(nomem, nostack)`); the loops
 //! [`smlad_2x2_groups`] and [`smlad_1x2_words`] and the depthwise windows [`depthwise_3x3`] read
 //! the slices they are given (their bounds checked before each block) and write no memory
-//! (`options(readonly, nostack)`). A block is declared
+//! (`options(readonly, nostack)`; [`smlad_2x2_groups`]'s loop keeps its end on the stack,
+//! pushed and popped by the block, so it is `readonly` without `nostack`). A block is
+//! declared
 //! `preserves_flags` exactly when none of its instructions writes the APSR's flags, which on
 //! Arm covers N, Z, C, V, the sticky saturation bit Q and the GE bits: not the
 //! multiply-accumulates that set Q on overflow of their 32-bit sum (`SMLAD`, `SMLABB`,
@@ -404,11 +406,16 @@ pub(crate) fn smlad_2x2_groups(
     [aa, ab, ba, bb]
 }
 
-/// [`smlad_2x2_groups`] (see the portable twin) as one loop of 36 instructions per two groups
-/// (an odd last group after it): the compiler's own loop kept 3 pointers, a count, 4 sums and 5
-/// live words in more registers than the core has, and spilled a third of its instructions.
-/// Here twelve registers hold it all: the first pixel's words are loaded twice (`LDRD`) rather
-/// than kept; two groups an iteration halve the count and the taken branch.
+/// [`smlad_2x2_groups`] (see the portable twin) as one loop of two groups an iteration (39
+/// instructions), entered at its second group when the count is odd. A group's loads run back
+/// to back in two runs: the two pixels' even lanes and both filter words (one `LDR` chain: 5
+/// estimated cycles), both filters' even halves against them, then the two pixels' odd lanes
+/// (3 cycles) against the filters' odd halves: 20 estimated cycles a group and 6 an iteration
+/// for its end, against 27 a group for a loop that kept a count in a register (it loaded the
+/// first pixel's words twice, with `LDRD`s that do not pipeline). The loop's end (the pointer
+/// into `x` after its last group) is on the stack instead, pushed by the block and compared at
+/// the end of each iteration, so that the thirteen values a group needs fit the twelve
+/// registers an operand may name.
 #[cfg(stowplan_dsp)]
 #[inline(always)]
 pub(crate) fn smlad_2x2_groups(
@@ -422,31 +429,23 @@ pub(crate) fn smlad_2x2_groups(
     if n == 0 {
         return acc;
     }
-    let (pairs, done) = (n / 2, n & !1);
-    if pairs > 0 {
-        // SAFETY: the loop runs `pairs` times (`pairs >= 1`, counted down to 0 by `SUBS`/`BNE`),
-        // each time two groups: reading a group of `x` (16 bytes: `LDRD` at +0 and +8, then again
-        // at +0 with the pointer moved to the next group) and one word of `fa` and of `fb`
-        // (`LDR` with the pointer moved 4 bytes), twice: `2 * pairs <= n` groups of each, which
-        // all three slices hold. `x`'s elements are `u32`, so its `LDRD`s are word-aligned as
-        // Armv7-M requires; the filters' `LDR`s may be unaligned, which Armv7-M's `LDR` allows
-        // (the kernels' other loads read int8 words the same way). It writes no memory
-        // (`readonly`), uses no stack, and writes only the registers named here (the pointers
-        // and count are declared clobbered) and the flags: `SUBS` the N, Z, C and V flags that
-        // `BNE` reads, `SMLAD` the Q flag, which nothing reads.
-        unsafe {
-            asm!("2:", "ldrd {t0}, {t1}, [{x}]", "ldr {t2}, [{fa}], #4", "sxtb16 {t3}, {t2}", "sxtb16 {t2}, {t2}, ror #8", "smlad {aa}, {t0}, {t3}, {aa}", "smlad {aa}, {t1}, {t2}, {aa}", "ldrd {t0}, {t1}, [{x}, #8]", "smlad {ba}, {t0}, {t3}, {ba}", "smlad {ba}, {t1}, {t2}, {ba}", "ldr {t2}, [{fb}], #4", "sxtb16 {t3}, {t2}", "sxtb16 {t2}, {t2}, ror #8", "smlad {bb}, {t0}, {t3}, {bb}", "smlad {bb}, {t1}, {t2}, {bb}", "ldrd {t0}, {t1}, [{x}], #16", "smlad {ab}, {t0}, {t3}, {ab}", "smlad {ab}, {t1}, {t2}, {ab}", "ldrd {t0}, {t1}, [{x}]", "ldr {t2}, [{fa}], #4", "sxtb16 {t3}, {t2}", "sxtb16 {t2}, {t2}, ror #8", "smlad {aa}, {t0}, {t3}, {aa}", "smlad {aa}, {t1}, {t2}, {aa}", "ldrd {t0}, {t1}, [{x}, #8]", "smlad {ba}, {t0}, {t3}, {ba}", "smlad {ba}, {t1}, {t2}, {ba}", "ldr {t2}, [{fb}], #4", "sxtb16 {t3}, {t2}", "sxtb16 {t2}, {t2}, ror #8", "smlad {bb}, {t0}, {t3}, {bb}", "smlad {bb}, {t1}, {t2}, {bb}", "ldrd {t0}, {t1}, [{x}], #16", "smlad {ab}, {t0}, {t3}, {ab}", "smlad {ab}, {t1}, {t2}, {ab}", "subs {n}, {n}, #1", "bne 2b", aa = inout(reg) aa, ab = inout(reg) ab, ba = inout(reg) ba, bb = inout(reg) bb, x = inout(reg) x.as_ptr() => _, fa = inout(reg) fa.as_ptr() => _, fb = inout(reg) fb.as_ptr() => _, n = inout(reg) pairs => _, t0 = out(reg) _, t1 = out(reg) _, t2 = out(reg) _, t3 = out(reg) _, options(readonly, nostack))
-        };
-    }
-    if n % 2 == 1 {
-        // SAFETY: one group, the last (`done = n - 1 < n`, so `x`, `fa` and `fb` hold group
-        // `done`: the pointers `done` elements in are in bounds), read as one iteration of the
-        // loop above reads a group; the same registers, no memory written, no stack, and the Q
-        // flag (`SMLAD`), which nothing reads.
-        unsafe {
-            asm!("ldrd {t0}, {t1}, [{x}]", "ldr {t2}, [{fa}], #4", "sxtb16 {t3}, {t2}", "sxtb16 {t2}, {t2}, ror #8", "smlad {aa}, {t0}, {t3}, {aa}", "smlad {aa}, {t1}, {t2}, {aa}", "ldrd {t0}, {t1}, [{x}, #8]", "smlad {ba}, {t0}, {t3}, {ba}", "smlad {ba}, {t1}, {t2}, {ba}", "ldr {t2}, [{fb}], #4", "sxtb16 {t3}, {t2}", "sxtb16 {t2}, {t2}, ror #8", "smlad {bb}, {t0}, {t3}, {bb}", "smlad {bb}, {t1}, {t2}, {bb}", "ldrd {t0}, {t1}, [{x}], #16", "smlad {ab}, {t0}, {t3}, {ab}", "smlad {ab}, {t1}, {t2}, {ab}", aa = inout(reg) aa, ab = inout(reg) ab, ba = inout(reg) ba, bb = inout(reg) bb, x = inout(reg) x.as_ptr().wrapping_add(done) => _, fa = inout(reg) fa.as_ptr().wrapping_add(done) => _, fb = inout(reg) fb.as_ptr().wrapping_add(done) => _, t0 = out(reg) _, t1 = out(reg) _, t2 = out(reg) _, t3 = out(reg) _, options(readonly, nostack))
-        };
-    }
+    // SAFETY: each group step reads one group of `x` (the pointer moves 16 bytes with its first
+    // load, and the others read the 12 bytes before the new value) and one word of `fa` and of
+    // `fb` (the pointers moved 4 bytes). The loop runs two steps an iteration until the pointer
+    // into `x` reaches the end pushed first, `n` groups in (`x.as_ptr().wrapping_add(n)`); an
+    // odd `n` (bit 4 of the end's distance, `16 * n` bytes) enters at the second step, so the
+    // steps number exactly `n >= 1` and the pointer meets the end exactly: `n` groups of each
+    // slice, which all three hold. `x`'s elements are `u32`, so its loads are word-aligned; the
+    // filters' `LDR`s may be unaligned, which Armv7-M's `LDR` allows (the kernels' other loads
+    // read int8 words the same way). Its only store is the `PUSH` of the end below the stack
+    // pointer, which no Rust object occupies (the block is not `nostack`), undone by the `POP`
+    // that restores the stack pointer before the block ends. It writes only the registers named
+    // here (the pointers and the end's register are declared clobbered) and the flags: `TST`
+    // and `CMP` the N, Z, C and V flags that the `BNE`s read, `SMLAD` the Q flag, which nothing
+    // reads.
+    unsafe {
+        asm!("push {{{t}}}", "sub {p}, {t}, {x}", "tst {p}, #16", "bne 3f", "2:", "ldr {p}, [{x}], #16", "ldr {q}, [{x}, #-8]", "ldr {wa}, [{fa}], #4", "ldr {wb}, [{fb}], #4", "sxtb16 {t}, {wa}", "smlad {aa}, {p}, {t}, {aa}", "smlad {ba}, {q}, {t}, {ba}", "sxtb16 {t}, {wb}", "smlad {ab}, {p}, {t}, {ab}", "smlad {bb}, {q}, {t}, {bb}", "ldr {p}, [{x}, #-12]", "ldr {q}, [{x}, #-4]", "sxtb16 {t}, {wa}, ror #8", "smlad {aa}, {p}, {t}, {aa}", "smlad {ba}, {q}, {t}, {ba}", "sxtb16 {t}, {wb}, ror #8", "smlad {ab}, {p}, {t}, {ab}", "smlad {bb}, {q}, {t}, {bb}", "3:", "ldr {p}, [{x}], #16", "ldr {q}, [{x}, #-8]", "ldr {wa}, [{fa}], #4", "ldr {wb}, [{fb}], #4", "sxtb16 {t}, {wa}", "smlad {aa}, {p}, {t}, {aa}", "smlad {ba}, {q}, {t}, {ba}", "sxtb16 {t}, {wb}", "smlad {ab}, {p}, {t}, {ab}", "smlad {bb}, {q}, {t}, {bb}", "ldr {p}, [{x}, #-12]", "ldr {q}, [{x}, #-4]", "sxtb16 {t}, {wa}, ror #8", "smlad {aa}, {p}, {t}, {aa}", "smlad {ba}, {q}, {t}, {ba}", "sxtb16 {t}, {wb}, ror #8", "smlad {ab}, {p}, {t}, {ab}", "smlad {bb}, {q}, {t}, {bb}", "ldr {p}, [sp]", "cmp {x}, {p}", "bne 2b", "pop {{{t}}}", aa = inout(reg) aa, ab = inout(reg) ab, ba = inout(reg) ba, bb = inout(reg) bb, x = inout(reg) x.as_ptr() => _, fa = inout(reg) fa.as_ptr() => _, fb = inout(reg) fb.as_ptr() => _, t = inout(reg) x.as_ptr().wrapping_add(n) => _, p = out(reg) _, q = out(reg) _, wa = out(reg) _, wb = out(reg) _, options(readonly))
+    };
     [aa, ab, ba, bb]
 }
 
@@ -788,6 +787,15 @@ const FLAG_EFFECTS: &[(&str, bool, bool)] = &[
     // The strides of `depthwise_3x3`'s window: ADD without S writes no flag.
     ("add", false, false),
     ("bne", false, true),
+    // The end of `smlad_2x2_groups`'s loop, kept on the stack and compared: `CMP` writes N, Z,
+    // C and V; `PUSH` and `POP` no flags.
+    ("push", false, false),
+    ("pop", false, false),
+    ("cmp", true, false),
+    // Its entry: the odd count's bit tested (`TST` writes N, Z and C), the branch past the
+    // first group; `SUB` without S writes no flag.
+    ("tst", true, false),
+    ("sub", false, false),
 ];
 
 #[cfg(test)]
@@ -845,18 +853,29 @@ mod tests {
                 "{block}: preserves_flags must be declared exactly when no instruction writes \
                  a flag"
             );
-            // No block writes memory; one that loads is `readonly`, every other `nomem`.
+            // No block writes memory; one that loads is `readonly`, every other `nomem`. A block
+            // that keeps a value on the stack pushes it first and pops it last (the stack
+            // pointer restored), so it is not `nostack`; every other block is.
             let loads = mnemonics.iter().any(|m| m.starts_with("ld"));
             let memory = if loads { "readonly" } else { "nomem" };
+            let saves = mnemonics.contains(&"push");
+            if saves {
+                assert_eq!(mnemonics.first(), Some(&"push"), "{block}");
+                assert_eq!(mnemonics.last(), Some(&"pop"), "{block}");
+                let pushes = mnemonics.iter().filter(|m| **m == "push").count();
+                let pops = mnemonics.iter().filter(|m| **m == "pop").count();
+                assert_eq!((pushes, pops), (1, 1), "{block}");
+            }
             assert!(
-                options.contains(memory) && options.contains("nostack"),
+                options.contains(memory) && options.contains("nostack") != saves,
                 "{block}"
             );
         }
         // Every wrapper's block was seen (one per instruction wrapper, SSUB + SEL as one, the
-        // loops of `smlad_2x2_groups`, `smlad_1x2_words` and `smlad_1x3_words` and their odd
-        // last steps, and `depthwise_3x3`'s four window shapes).
-        assert_eq!(blocks, 26, "asm! blocks in dsp.rs");
+        // loop of `smlad_2x2_groups` (its odd count entered inside it), the loops of
+        // `smlad_1x2_words` and `smlad_1x3_words` and their odd last steps, and
+        // `depthwise_3x3`'s four window shapes).
+        assert_eq!(blocks, 25, "asm! blocks in dsp.rs");
     }
 
     /// The 1 x 2 word loop against its definition: per word the sums of the input values plus

@@ -1,9 +1,10 @@
 //! int8 CONV_2D whose windows are short runs (first layers: one to a few input channels, so a
 //! filter row is a handful of values) blocked for the Cortex-M DSP extension (cfg
 //! `stowplan_dsp`): each output pixel's window gathered into a small buffer on the stack, in the
-//! filter's order (rows, then taps, then channels), then the pixel pairs' buffers against every
-//! filter as the pointwise kernel's matrix product ([`Epilogue::pixel_pair`], [`Epilogue::pixel`]:
-//! blocks of 2 pixels x 2 output channels, four input values a word).
+//! filter's order (rows, then taps, then channels), a pixel pair's two windows widened into the
+//! window kernel's groups (`input + input_offset` as halfwords, a word at a time), then run
+//! against every filter in the window kernel's blocks of 2 pixels x 2 output channels
+//! ([`window::pair`], [`window::single`]).
 //!
 //! The window kernel ([`super::window`]) walks a window run by run; a run of four values (a
 //! 10 x 4 filter over one channel) costs more in the walk than in its products. Gathered, the
@@ -12,7 +13,8 @@
 //!
 //! Every output is TFLM's value: a tap in the padding is gathered as the input's zero point
 //! `-input_offset` (an int8 value for every offset this kernel takes), whose term
-//! `f * (zero point + input_offset)` is 0, as the portable loop leaves the tap out; every other
+//! `f * (zero point + input_offset)` is 0, as the portable loop leaves the tap out (the values
+//! past the window in its part group are the zero point too: widened, 0); every other
 //! term is the portable loop's, summed in another order modulo 2^32 as TFLM's accumulator; the
 //! requantisation is [`Epilogue`]'s.
 //!
@@ -20,8 +22,10 @@
 //! together (the pointwise kernel's order). It runs whole geometries only (the in-place
 //! driver's whole-row chunks, whose input and output are apart).
 
+use super::window::{self, next};
+use crate::dsp::{splat16, sxtab16, sxtab16_ror8};
 use crate::kernels::conv::kernel::{MOST, gathered_takes};
-use crate::kernels::shared::blocked::Epilogue;
+use crate::kernels::shared::blocked::{Epilogue, first, load4};
 use crate::kernels::shared::requant::epilogue_in;
 use crate::kernels::shared::{ConvGeometry, ConvS8, sized, sized_mut};
 
@@ -91,41 +95,51 @@ struct Gather<'a> {
 }
 
 impl Gather<'_> {
-    /// Every output pixel in memory order, in pairs (an odd last one alone), each pair's windows
-    /// gathered side by side, then multiplied by every filter.
+    /// Every output pixel in memory order, in pairs (an odd last one alone): each pair's
+    /// windows gathered (int8, side by side), widened into the window kernel's groups, then
+    /// multiplied by every filter ([`window::pair`], [`window::single`]).
     #[inline(always)]
     fn blocks<const F: u8>(&self, e: &Epilogue<'_>, filter: &[i8], output: &mut [i8], offset: i32) {
         let out_depth = self.g.filter[0];
         let [_, output_h, output_w, _] = self.g.output;
         let k = self.window;
-        let pixel = |at: usize| {
-            (
-                at / (output_h * output_w),
-                (at / output_w) % output_h,
-                at % output_w,
-            )
-        };
-        let mut buf = [0_i8; 2 * MOST];
+        let groups = k.div_ceil(4);
+        // Past the window, the values of its part group are the zero point: widened, 0.
+        let mut bytes = [[self.zero_point; MOST]; 2];
+        let mut wide = [[0_u32; 4]; MOST / 4];
+        let off = splat16(offset);
         let mut pairs = output.chunks_exact_mut(2 * out_depth);
-        let mut at = 0;
+        let mut at = (0, 0, 0);
         for y2 in &mut pairs {
-            let (a, b) = buf.split_at_mut(k);
-            self.window(pixel(at), a);
-            self.window(pixel(at + 1), b);
-            let x2 = buf.get(..2 * k).unwrap_or(&[]);
-            if k.is_multiple_of(4) {
-                e.pixel_pair::<F, true>(x2, filter, y2, k, out_depth, offset);
-            } else {
-                e.pixel_pair::<F, false>(x2, filter, y2, k, out_depth, offset);
+            let b = next(at, output_h, output_w);
+            let [xa, xb] = &mut bytes;
+            self.window(at, xa);
+            self.window(b, xb);
+            let (wa, wb) = (xa.as_chunks::<4>().0, xb.as_chunks::<4>().0);
+            for ((group, wa), wb) in wide.iter_mut().zip(wa).zip(wb).take(groups) {
+                let (wa, wb) = (load4(wa), load4(wb));
+                *group = [
+                    sxtab16(off, wa),
+                    sxtab16_ror8(off, wa),
+                    sxtab16(off, wb),
+                    sxtab16_ror8(off, wb),
+                ];
             }
-            at += 2;
+            let (ya, yb) = y2.split_at_mut(out_depth);
+            window::pair::<F>(e, filter, k, first(&wide, groups), ya, yb);
+            at = next(b, output_h, output_w);
         }
         // An odd last pixel.
         let y = pairs.into_remainder();
         if !y.is_empty() {
-            let a = buf.get_mut(..k).unwrap_or(&mut []);
-            self.window(pixel(at), a);
-            e.pixel::<F>(a, filter, y, k, offset);
+            let [xa, _] = &mut bytes;
+            self.window(at, xa);
+            for (group, w) in wide.iter_mut().zip(xa.as_chunks::<4>().0).take(groups) {
+                let w = load4(w);
+                group[0] = sxtab16(off, w);
+                group[1] = sxtab16_ror8(off, w);
+            }
+            window::single::<F>(e, filter, k, first(&wide, groups), y);
         }
     }
 

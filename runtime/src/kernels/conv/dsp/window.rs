@@ -2,9 +2,11 @@
 //! Cortex-M DSP extension (cfg `stowplan_dsp`): each pair of consecutive output pixels of a
 //! call (in memory order, across rows) has its two windows gathered from the input and widened
 //! once, `input + input_offset` as halfwords, into a buffer on the stack; every pair of output
-//! channels then runs over it in blocks of 2 pixels x 2 channels ([`words_2x2`]: per four
-//! window values two filter loads, four widenings of the filter with `SXTB16`, four loads of
-//! the widened pair, eight `SMLAD`s). An odd last channel runs 2 x 1, a lone last pixel 1 x 2.
+//! channels then runs over it in blocks of 2 pixels x 2 channels ([`smlad_2x2_groups`]: per
+//! four window values two filter loads, four widenings of the filter with `SXTB16`, four loads
+//! of the widened pair, eight `SMLAD`s). An odd last channel runs 2 x 1, a lone last pixel
+//! 1 x 2. The gathered kernel ([`super::gathered`]) runs its widened windows through the same
+//! blocks ([`pair`], [`single`]).
 //!
 //! The window kernel ([`super::window`]) widens every input value again for each pair of
 //! output channels; here each pixel pair's window is widened once and read by every channel.
@@ -15,7 +17,10 @@
 //! channels) four words: the first pixel's values 0 and 2 (`SXTAB16`), its values 1 and 3
 //! (`SXTAB16` of the word rotated by 8), then the second pixel's two: the lanes `SXTB16` makes
 //! of a filter word, so that one `SMLAD` multiplies matching values. A window whose size is not
-//! a multiple of four ends in a part group, summed one value at a time.
+//! a multiple of four ends in a part group, whose lanes past the window are 0: a channel's
+//! filter read on into the next channel's values adds nothing there, so a channel pair's sums
+//! run as whole groups, but for the pair whose second filter ends the filter, whose part group
+//! takes a filter word of its values and zeros.
 //!
 //! Every output is TFLM's value: a tap in the padding, and a run of input the call's slice does
 //! not hold (which the portable loop leaves out too: a pixel a part skips, never one its windows
@@ -141,7 +146,11 @@ type Buffer = [[u32; 4]; GROUPS];
 /// The output pixel `(batch, y, x)` after `at` in memory order, in an output of `h x w`
 /// pixels per batch.
 #[inline(always)]
-fn next((batch, y, x): (usize, usize, usize), h: usize, w: usize) -> (usize, usize, usize) {
+pub(super) fn next(
+    (batch, y, x): (usize, usize, usize),
+    h: usize,
+    w: usize,
+) -> (usize, usize, usize) {
     if x + 1 < w {
         (batch, y, x + 1)
     } else if y + 1 < h {
@@ -329,69 +338,17 @@ impl Widen<'_> {
         }
     }
 
-    /// A pixel pair (windows in `buf`, outputs `ya`, `yb`): per output channel pair the 2 x 2
-    /// sums, then the four outputs; an odd last channel 2 x 1. Not inlined: the block's loop
-    /// has the registers to itself.
-    #[inline(never)]
+    /// A pixel pair (windows in `buf`, outputs `ya`, `yb`): [`pair`] of the call's filter.
+    #[inline(always)]
     fn pair<const F: u8>(&self, e: &Epilogue<'_>, buf: &Buffer, ya: &mut [i8], yb: &mut [i8]) {
-        let (groups, rest) = (self.window / 4, self.window % 4);
-        let (x, last) = (
-            first(buf, groups),
-            buf.get(groups).copied().unwrap_or([0; 4]),
-        );
-        let (ya2, ya1) = ya.as_chunks_mut::<2>();
-        let (yb2, yb1) = yb.as_chunks_mut::<2>();
-        let mut channels = self.c.filter.chunks_exact(self.window);
-        for (k, (ya, yb)) in ya2.iter_mut().zip(yb2.iter_mut()).enumerate() {
-            let (Some(fa), Some(fb)) = (channels.next(), channels.next()) else {
-                return;
-            };
-            let [aa, ab, ba, bb] = sums_2x2((x, last, rest), fa, fb, [0; 4]);
-            let (c0, c1) = (e.channel::<F>(2 * k), e.channel::<F>(2 * k + 1));
-            *ya = [e.finish::<F>(aa, c0), e.finish::<F>(ab, c1)];
-            *yb = [e.finish::<F>(ba, c0), e.finish::<F>(bb, c1)];
-        }
-        // An odd last channel.
-        if let (Some(ya), Some(yb), Some(f)) = (ya1.first_mut(), yb1.first_mut(), channels.next()) {
-            let [aa, ba] = sums_2x1((x, last, rest), f);
-            let c = e.channel::<F>(ya2.len() * 2);
-            *ya = e.finish::<F>(aa, c);
-            *yb = e.finish::<F>(ba, c);
-        }
+        pair::<F>(e, self.c.filter, self.window, buf, ya, yb);
     }
 
-    /// A lone pixel (its window in the buffer's first words, outputs `y`): per output channel
-    /// pair the 1 x 2 sums, an odd last channel 1 x 1. Not inlined, as [`Widen::pair`].
-    #[inline(never)]
+    /// A lone pixel (its window in the buffer's first words, outputs `y`): [`single`] of the
+    /// call's filter.
+    #[inline(always)]
     fn single<const F: u8>(&self, e: &Epilogue<'_>, buf: &Buffer, y: &mut [i8]) {
-        let (groups, rest) = (self.window / 4, self.window % 4);
-        let (x, last) = (
-            first(buf, groups),
-            buf.get(groups).copied().unwrap_or([0; 4]),
-        );
-        let tail = |f: &[i8], mut acc: i32| {
-            for j in 0..rest {
-                acc = acc.wrapping_add(at(f, 4 * groups + j).wrapping_mul(value(last, 0, j)));
-            }
-            acc
-        };
-        let (y2, y1) = y.as_chunks_mut::<2>();
-        let mut channels = self.c.filter.chunks_exact(self.window);
-        for (k, y) in y2.iter_mut().enumerate() {
-            let (Some(fa), Some(fb)) = (channels.next(), channels.next()) else {
-                return;
-            };
-            let [a0, a1] = words_1x2(x, fa.as_chunks::<4>().0, fb.as_chunks::<4>().0);
-            let (c0, c1) = (e.channel::<F>(2 * k), e.channel::<F>(2 * k + 1));
-            *y = [
-                e.finish::<F>(tail(fa, a0), c0),
-                e.finish::<F>(tail(fb, a1), c1),
-            ];
-        }
-        if let (Some(y), Some(f)) = (y1.first_mut(), channels.next()) {
-            let acc = tail(f, words_1x1(x, f.as_chunks::<4>().0));
-            *y = e.finish::<F>(acc, e.channel::<F>(y2.len() * 2));
-        }
+        single::<F>(e, self.c.filter, self.window, buf, y);
     }
 }
 
@@ -407,10 +364,19 @@ impl Conv<'_> {
                 let (words, rest) = run.as_chunks::<4>();
                 let off = splat16(self.offset);
                 let groups = buf.get_mut(k / 4..).unwrap_or(&mut []);
-                for (group, w) in groups.iter_mut().zip(words) {
+                // One loop per pixel of the pair (the lane a constant in each): per word a load,
+                // two widenings and a store of the pair.
+                let widen = |w: &[i8; 4]| {
                     let w = word4(w);
-                    if let Some([even, odd]) = group.get_mut(lane..lane + 2) {
-                        (*even, *odd) = (sxtab16(off, w), sxtab16_ror8(off, w));
+                    [sxtab16(off, w), sxtab16_ror8(off, w)]
+                };
+                if lane == 0 {
+                    for (group, w) in groups.iter_mut().zip(words) {
+                        [group[0], group[1]] = widen(w);
+                    }
+                } else if lane == 2 {
+                    for (group, w) in groups.iter_mut().zip(words) {
+                        [group[2], group[3]] = widen(w);
                     }
                 }
                 let done = 4 * words.len();
@@ -448,6 +414,117 @@ impl Conv<'_> {
     }
 }
 
+/// The outputs of a pixel pair whose windows (`window` values each, at most [`SLAB`]) are
+/// widened in `buf` (the [module docs](self)' groups; every lane of the part group past the
+/// window 0), against `filter` (each output channel's `window` values in turn), into `ya` and
+/// `yb`: per output channel pair the 2 x 2 sums, then the four outputs, the pair's constants
+/// read once; an odd last channel 2 x 1.
+///
+/// With a part group (`window` not a multiple of 4) a channel pair's filters are read on to the
+/// group's end, into the next channel's values, which the part group's zero lanes multiply by
+/// 0: every pair's sums run as whole groups ([`smlad_2x2_groups`]) but a pair whose second
+/// filter ends `filter` (its part group as a word of its values and zeros). Inlined into each
+/// pixel loop (measured: the call's setup cost more than the loop's registers saved).
+#[inline(always)]
+pub(super) fn pair<const F: u8>(
+    e: &Epilogue<'_>,
+    filter: &[i8],
+    window: usize,
+    buf: &[[u32; 4]],
+    ya: &mut [i8],
+    yb: &mut [i8],
+) {
+    let (groups, rest) = (window / 4, window % 4);
+    let padded = window.div_ceil(4);
+    let whole = first(buf, padded);
+    let x: Pair<'_> = (
+        first(buf, groups),
+        buf.get(groups).copied().unwrap_or([0; 4]),
+        rest,
+    );
+    let (ya2, ya1) = ya.as_chunks_mut::<2>();
+    let (yb2, yb1) = yb.as_chunks_mut::<2>();
+    let pairs = ya2.len().min(yb2.len());
+    let requant = e.requant.as_chunks::<2>().0;
+    let bias = e.bias.map(|b| b.as_chunks::<2>().0);
+    let two = window.saturating_mul(2);
+    for (k, (ya, yb)) in ya2.iter_mut().zip(yb2.iter_mut()).enumerate() {
+        let at = k.saturating_mul(two);
+        let read = window.saturating_add(4 * padded);
+        let [aa, ab, ba, bb] = match filter.get(at..at.saturating_add(read)) {
+            Some(f) => {
+                let fb = f.get(window..).unwrap_or(&[]);
+                smlad_2x2_groups(whole, f.as_chunks::<4>().0, fb.as_chunks::<4>().0, [0; 4])
+            }
+            None => {
+                let f = filter.get(at..at.saturating_add(two)).unwrap_or(&[]);
+                let (fa, fb) = f.split_at(window.min(f.len()));
+                sums_2x2(x, fa, fb, [0; 4])
+            }
+        };
+        let (c0, c1) = match (requant.get(k), bias.map(|b| b.get(k))) {
+            (Some(&[r0, r1]), None) => (e.of::<F>(r0, 0), e.of::<F>(r1, 0)),
+            (Some(&[r0, r1]), Some(Some(&[b0, b1]))) => (e.of::<F>(r0, b0), e.of::<F>(r1, b1)),
+            _ => (e.channel::<F>(2 * k), e.channel::<F>(2 * k + 1)),
+        };
+        *ya = [e.finish::<F>(aa, c0), e.finish::<F>(ab, c1)];
+        *yb = [e.finish::<F>(ba, c0), e.finish::<F>(bb, c1)];
+    }
+    // An odd last channel: its filter follows the pairs'.
+    let f = filter
+        .get(pairs.saturating_mul(two)..)
+        .and_then(|f| f.get(..window))
+        .unwrap_or(&[]);
+    if let (Some(ya), Some(yb), false) = (ya1.first_mut(), yb1.first_mut(), f.is_empty()) {
+        let [aa, ba] = sums_2x1(x, f);
+        let c = e.channel::<F>(2 * pairs);
+        *ya = e.finish::<F>(aa, c);
+        *yb = e.finish::<F>(ba, c);
+    }
+}
+
+/// The outputs of a lone pixel whose window (`window` values, at most [`SLAB`]) is widened in
+/// the first two words of `buf`'s groups, against `filter` (each output channel's `window`
+/// values in turn), into `y`: per output channel pair the 1 x 2 sums, an odd last channel
+/// 1 x 1. Not inlined: its loop has the registers to itself.
+#[inline(never)]
+pub(super) fn single<const F: u8>(
+    e: &Epilogue<'_>,
+    filter: &[i8],
+    window: usize,
+    buf: &[[u32; 4]],
+    y: &mut [i8],
+) {
+    let (groups, rest) = (window / 4, window % 4);
+    let (x, last) = (
+        first(buf, groups),
+        buf.get(groups).copied().unwrap_or([0; 4]),
+    );
+    let tail = |f: &[i8], mut acc: i32| {
+        for j in 0..rest {
+            acc = acc.wrapping_add(at(f, 4 * groups + j).wrapping_mul(value(last, 0, j)));
+        }
+        acc
+    };
+    let (y2, y1) = y.as_chunks_mut::<2>();
+    let mut channels = filter.chunks_exact(window);
+    for (k, y) in y2.iter_mut().enumerate() {
+        let (Some(fa), Some(fb)) = (channels.next(), channels.next()) else {
+            return;
+        };
+        let [a0, a1] = words_1x2(x, fa.as_chunks::<4>().0, fb.as_chunks::<4>().0);
+        let (c0, c1) = (e.channel::<F>(2 * k), e.channel::<F>(2 * k + 1));
+        *y = [
+            e.finish::<F>(tail(fa, a0), c0),
+            e.finish::<F>(tail(fb, a1), c1),
+        ];
+    }
+    if let (Some(y), Some(f)) = (y1.first_mut(), channels.next()) {
+        let acc = tail(f, words_1x1(x, f.as_chunks::<4>().0));
+        *y = e.finish::<F>(acc, e.channel::<F>(y2.len() * 2));
+    }
+}
+
 /// Window value `j` of a buffer's words `lane`, `lane + 1` set to `v` (a halfword: the lanes
 /// of the [module docs](self)).
 #[inline(always)]
@@ -481,20 +558,35 @@ type Pair<'a> = (&'a [[u32; 4]], [u32; 4], usize);
 
 /// `acc` plus the sums `[a.fa, a.fb, b.fa, b.fb]` of a pixel pair's widened window against two
 /// channels' filters `fa`, `fb` (as many values): the whole groups by [`smlad_2x2_groups`] (one
-/// loop in twelve registers on the device), the part group one value at a time.
+/// loop in twelve registers on the device), the part group as one more, its filter words the
+/// part's values and zeros (whatever the buffer's lanes past the window hold).
 #[inline(always)]
 fn sums_2x2((x, last, rest): Pair<'_>, fa: &[i8], fb: &[i8], acc: [i32; 4]) -> [i32; 4] {
     let [mut aa, mut ab, mut ba, mut bb] =
         smlad_2x2_groups(x, fa.as_chunks::<4>().0, fb.as_chunks::<4>().0, acc);
-    for j in 0..rest {
-        let (xa, xb) = (value(last, 0, j), value(last, 2, j));
-        let (wa, wb) = (at(fa, 4 * x.len() + j), at(fb, 4 * x.len() + j));
-        aa = aa.wrapping_add(wa.wrapping_mul(xa));
-        ab = ab.wrapping_add(wb.wrapping_mul(xa));
-        ba = ba.wrapping_add(wa.wrapping_mul(xb));
-        bb = bb.wrapping_add(wb.wrapping_mul(xb));
+    if rest > 0 {
+        let at = 4 * x.len();
+        let (wa, wb) = (part_word(fa, at, rest), part_word(fb, at, rest));
+        let (wa0, wa1, wb0, wb1) = (sxtb16(wa), sxtb16_ror8(wa), sxtb16(wb), sxtb16_ror8(wb));
+        let [a0, a1, b0, b1] = last;
+        aa = smlad(a1, wa1, smlad(a0, wa0, aa));
+        ab = smlad(a1, wb1, smlad(a0, wb0, ab));
+        ba = smlad(b1, wa1, smlad(b0, wa0, ba));
+        bb = smlad(b1, wb1, smlad(b0, wb0, bb));
     }
     [aa, ab, ba, bb]
+}
+
+/// The word of `f`'s values `at..at + rest` (`rest` below 4: the word's last byte is always 0),
+/// the others 0.
+#[inline(always)]
+fn part_word(f: &[i8], at: usize, rest: usize) -> u32 {
+    let part = f.get(at..).unwrap_or(&[]);
+    let value = |i: usize| match part.get(i) {
+        Some(&v) if i < rest => v as u8,
+        _ => 0,
+    };
+    u32::from_le_bytes([value(0), value(1), value(2), 0])
 }
 
 /// The sums `[a.f, b.f]` of a pixel pair's widened window against one channel's filter, as
@@ -502,10 +594,12 @@ fn sums_2x2((x, last, rest): Pair<'_>, fa: &[i8], fb: &[i8], acc: [i32; 4]) -> [
 #[inline(always)]
 fn sums_2x1((x, last, rest): Pair<'_>, f: &[i8]) -> [i32; 2] {
     let [mut aa, mut ba] = words_2x1(x, f.as_chunks::<4>().0);
-    for j in 0..rest {
-        let w = at(f, 4 * x.len() + j);
-        aa = aa.wrapping_add(w.wrapping_mul(value(last, 0, j)));
-        ba = ba.wrapping_add(w.wrapping_mul(value(last, 2, j)));
+    if rest > 0 {
+        let w = part_word(f, 4 * x.len(), rest);
+        let (w0, w1) = (sxtb16(w), sxtb16_ror8(w));
+        let [a0, a1, b0, b1] = last;
+        aa = smlad(a1, w1, smlad(a0, w0, aa));
+        ba = smlad(b1, w1, smlad(b0, w0, ba));
     }
     [aa, ba]
 }
