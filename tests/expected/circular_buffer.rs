@@ -334,8 +334,8 @@ pub mod circular_buffer {
             act_min: -128,
             act_max: 127,
         };
-        /// The kernel of OP_0: pointwise, the general requantisation, on cores with the DSP extension (the portable loop elsewhere), chosen when the crate compiled.
-        pub const OP_0_KERNEL: u8 = ::stowplan::kernels::conv_kernel::POINTWISE
+        /// The kernel of OP_0: window, the general requantisation, on cores with the DSP extension (the portable loop elsewhere), chosen when the crate compiled.
+        pub const OP_0_KERNEL: u8 = ::stowplan::kernels::conv_kernel::WINDOW
             | ::stowplan::kernels::conv_kernel::EPILOGUE_GENERAL;
         #[allow(unused_variables)]
         const _: () = {

@@ -27,9 +27,9 @@ pub(crate) const KERNEL_BITS: u8 = 0x0f;
 /// Chosen at every call from the geometry, as [`conv2d_s8`](super::conv2d_s8) does.
 pub const ANY: u8 = 0;
 /// The blocked 1 x 1 matrix product (a 1 x 1 filter, stride 1, no padding, one group), with
-/// the DSP extension, a pixel pair at a time for any channel count (the layers with a loop of
-/// their own take [`POINTWISE_8`] to [`POINTWISE_256`]); the in-place driver gives it whole
-/// runs of pixels.
+/// the DSP extension, a pixel pair at a time for any channel count; the in-place driver gives
+/// it whole runs of pixels. Chosen for a layer the window kernel does not take (the layers
+/// with a loop of their own take [`POINTWISE_8`] to [`POINTWISE_256`], the others [`WINDOW`]).
 pub const POINTWISE: u8 = 1;
 /// Short filter rows (first layers) gathered into windows on the stack for whole geometries,
 /// the in-place driver's runs of pixels by [`WINDOW`]'s kernel.
@@ -126,10 +126,13 @@ const OFFSETS: (i32, i32) = (-32640, 32640);
 const EXTENT: usize = 1 << 15;
 
 /// The kernel [`conv2d_s8`](super::conv2d_s8) runs `p`'s whole geometry with (`bias`: whether
-/// the op has one), in the order it tries them: [`POINTWISE`] (its loop for the layer's input
-/// channel count, [`POINTWISE_8`] to [`POINTWISE_256`], where the layer has one), [`GATHERED`],
-/// [`WINDOW`], else [`PORTABLE`]; a DSP kernel with the epilogue bits of `p`'s requantisation
-/// and clamp. A 1-D convolution (one-pixel-wide images) is chosen for as the row it runs as.
+/// the op has one), in the order it tries them: the 1 x 1 kernel's loop for the layer's input
+/// channel count ([`POINTWISE_8`] to [`POINTWISE_256`], where the layer has one), [`GATHERED`],
+/// [`WINDOW`] (a 1 x 1 layer without a loop of its own too: its pixel pairs' windows widened
+/// once for every channel, which the benchmark measured faster than [`POINTWISE`]'s pixel
+/// pairs), [`POINTWISE`], else [`PORTABLE`]; a DSP kernel with the epilogue bits of `p`'s
+/// requantisation and clamp. A 1-D convolution (one-pixel-wide images) is chosen for as the
+/// row it runs as.
 #[must_use]
 pub const fn conv2d_s8_kernel(p: &ConvS8, bias: bool) -> u8 {
     conv2d_s8_kernel_for(
@@ -162,6 +165,7 @@ pub const fn conv2d_s8_kernel_for(
     let kernel = if pointwise_takes(&g) {
         match pointwise_counted(&g, form, bias) {
             Some(k) => k,
+            None if window_takes(&g, input_offset) => WINDOW,
             None => POINTWISE,
         }
     } else if gathered_takes(&g, input_offset) {

@@ -104,6 +104,32 @@ pub(crate) fn conv1x1_s8<const K: u8>(
     bias: Option<&[i32]>,
     output: &mut [i8],
 ) -> bool {
+    conv1x1::<K, true>(p, input, filter, bias, output)
+}
+
+/// [`conv1x1_s8`] with the layer's loop for its input channel count alone (the run-time
+/// choice's first try): `false`, having written nothing, for a layer without one (or any
+/// other geometry), whose pixel pairs the window kernel runs then.
+pub(crate) fn conv1x1_counted_s8<const K: u8>(
+    p: &ConvS8,
+    input: &[i8],
+    filter: &[i8],
+    bias: Option<&[i32]>,
+    output: &mut [i8],
+) -> bool {
+    conv1x1::<K, false>(p, input, filter, bias, output)
+}
+
+/// [`conv1x1_s8`], with the pixel pairs for a layer without a loop of its own when `PAIRS`,
+/// else `false` for it.
+#[inline(always)]
+fn conv1x1<const K: u8, const PAIRS: bool>(
+    p: &ConvS8,
+    input: &[i8],
+    filter: &[i8],
+    bias: Option<&[i32]>,
+    output: &mut [i8],
+) -> bool {
     let g = &p.geometry;
     let [batches, height, width, depth] = g.input;
     let out_depth = g.filter[0];
@@ -125,20 +151,20 @@ pub(crate) fn conv1x1_s8<const K: u8>(
     let form = epilogue_in(K, form);
     let offset = p.input_offset;
     match form {
-        6 => conv1x1_blocks::<K, 6>(&e, input, filter, output, depth, out_depth, offset),
-        5 => conv1x1_blocks::<K, 5>(&e, input, filter, output, depth, out_depth, offset),
-        _ => conv1x1_blocks::<K, 0>(&e, input, filter, output, depth, out_depth, offset),
+        6 => conv1x1_blocks::<K, 6, PAIRS>(&e, input, filter, output, depth, out_depth, offset),
+        5 => conv1x1_blocks::<K, 5, PAIRS>(&e, input, filter, output, depth, out_depth, offset),
+        _ => conv1x1_blocks::<K, 0, PAIRS>(&e, input, filter, output, depth, out_depth, offset),
     }
 }
 
 /// [`conv1x1_s8`]'s loops, the epilogue's form chosen (`F`) and kernel constant `K`'s loop (a
 /// `POINTWISE_8`-like kernel: the loop for its input channel count alone; [`POINTWISE`](
 /// crate::kernels::conv::kernel::POINTWISE): the pixel pairs alone; `ANY`: the layer's loop if
-/// it has one, else the pixel pairs); the slices hold whole pixels (`depth` input, `out_depth`
-/// output channels, both non-zero). Returns `false`, having written nothing, if `K`'s loop does
-/// not take the layer (its compile-time check proves it does).
+/// it has one, else the pixel pairs if `PAIRS`); the slices hold whole pixels (`depth` input,
+/// `out_depth` output channels, both non-zero). Returns `false`, having written nothing, if
+/// `K`'s loop does not take the layer (its compile-time check proves it does).
 #[inline(always)]
-fn conv1x1_blocks<const K: u8, const F: u8>(
+fn conv1x1_blocks<const K: u8, const F: u8, const PAIRS: bool>(
     e: &Epilogue<'_>,
     input: &[i8],
     filter: &[i8],
@@ -166,6 +192,9 @@ fn conv1x1_blocks<const K: u8, const F: u8>(
     };
     if takes && words::<F>(e, input, filter, output, out_depth, offset, channels) {
         return true;
+    }
+    if !PAIRS {
+        return false;
     }
     let mut ins = input.chunks_exact(2 * depth);
     let mut outs = output.chunks_exact_mut(2 * out_depth);

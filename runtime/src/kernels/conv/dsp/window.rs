@@ -303,6 +303,7 @@ impl Widen<'_> {
             && (x0 as usize)
                 .checked_add(filter_w)
                 .is_some_and(|end| end <= input_w);
+        let words = k0 == 0 && self.window <= SLAB && row.is_multiple_of(4);
         let mut k = 0;
         for ky in 0..filter_h {
             if k >= k1 {
@@ -324,7 +325,12 @@ impl Widen<'_> {
                 .wrapping_mul(input_w);
             if whole_row {
                 let at = self.part.pixel(base.wrapping_add(x0 as usize));
-                put(buf, k, c.run(at.wrapping_mul(depth), row), row);
+                match c.run(at.wrapping_mul(depth), row) {
+                    // The whole window in the buffer and rows of whole words: the row's words
+                    // widened straight into its groups.
+                    Some(run) if words => c.widen_words(buf, lane, k / 4, run),
+                    run => put(buf, k, run, row),
+                }
             } else {
                 for kx in 0..filter_w {
                     let run = inside(x0, g.dilation_w, kx, input_w).and_then(|ix| {
@@ -353,6 +359,29 @@ impl Widen<'_> {
 }
 
 impl Conv<'_> {
+    /// Widens `run`'s whole words into the buffer's groups from `group` on, words `lane` and
+    /// `lane + 1` (`lane` 0 or 2): one loop per pixel of the pair (the lane a constant in each),
+    /// per word a load, two widenings and a store of the pair.
+    #[inline(always)]
+    fn widen_words(&self, buf: &mut Buffer, lane: usize, group: usize, run: &[i8]) {
+        let off = splat16(self.offset);
+        let groups = buf.get_mut(group..).unwrap_or(&mut []);
+        let words = run.as_chunks::<4>().0;
+        let widen = |w: &[i8; 4]| {
+            let w = word4(w);
+            [sxtab16(off, w), sxtab16_ror8(off, w)]
+        };
+        if lane == 0 {
+            for (group, w) in groups.iter_mut().zip(words) {
+                [group[0], group[1]] = widen(w);
+            }
+        } else if lane == 2 {
+            for (group, w) in groups.iter_mut().zip(words) {
+                [group[2], group[3]] = widen(w);
+            }
+        }
+    }
+
     /// Widens `run` (`len` input values, `None`: `len` zeros) into window values `k..k + len`
     /// of the buffer's words `lane` and `lane + 1`: a word (four values) at a time from a
     /// group's start, the others one by one.
@@ -362,23 +391,7 @@ impl Conv<'_> {
         match run {
             Some(run) if aligned => {
                 let (words, rest) = run.as_chunks::<4>();
-                let off = splat16(self.offset);
-                let groups = buf.get_mut(k / 4..).unwrap_or(&mut []);
-                // One loop per pixel of the pair (the lane a constant in each): per word a load,
-                // two widenings and a store of the pair.
-                let widen = |w: &[i8; 4]| {
-                    let w = word4(w);
-                    [sxtab16(off, w), sxtab16_ror8(off, w)]
-                };
-                if lane == 0 {
-                    for (group, w) in groups.iter_mut().zip(words) {
-                        [group[0], group[1]] = widen(w);
-                    }
-                } else if lane == 2 {
-                    for (group, w) in groups.iter_mut().zip(words) {
-                        [group[2], group[3]] = widen(w);
-                    }
-                }
+                self.widen_words(buf, lane, k / 4, run);
                 let done = 4 * words.len();
                 for (j, &v) in rest.iter().enumerate() {
                     set(
@@ -423,9 +436,9 @@ impl Conv<'_> {
 /// With a part group (`window` not a multiple of 4) a channel pair's filters are read on to the
 /// group's end, into the next channel's values, which the part group's zero lanes multiply by
 /// 0: every pair's sums run as whole groups ([`smlad_2x2_groups`]) but a pair whose second
-/// filter ends `filter` (its part group as a word of its values and zeros). Inlined into each
-/// pixel loop (measured: the call's setup cost more than the loop's registers saved).
-#[inline(always)]
+/// filter ends `filter` (its part group as a word of its values and zeros). Not inlined: one
+/// copy for the window and gathered kernels, its loop with the registers to itself.
+#[inline(never)]
 pub(super) fn pair<const F: u8>(
     e: &Epilogue<'_>,
     filter: &[i8],
