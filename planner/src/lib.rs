@@ -86,6 +86,9 @@ pub mod kernel_order;
     clippy::indexing_slicing
 )]
 mod kernels;
+// TFLM's `(multiplier, shift)` pair, declared beside the kernels as in the runtime.
+#[path = "runtime_kernels/shared/requant_pair.rs"]
+mod requant_pair;
 // The instructions the kernels' blocked loops use, declared beside them as in the runtime (its
 // portable semantics here: the planner runs on the host).
 #[cfg(test)]

@@ -151,10 +151,15 @@ mod dynamic;
 #[cfg(all(feature = "kernels", any(stowplan_dsp, test)))]
 #[path = "kernels/shared/dsp.rs"]
 mod dsp;
+// TFLM's `(multiplier, shift)` pair, which both `kernels` and `dsp` use (the kernels re-export
+// it as `kernels::Requant`): on its own, so that neither imports the other for it.
 #[cfg(feature = "kernels")]
 #[cfg_attr(docsrs, doc(cfg(feature = "kernels")))]
 pub mod kernels;
 mod op;
+#[cfg(feature = "kernels")]
+#[path = "kernels/shared/requant_pair.rs"]
+mod requant_pair;
 #[cfg(all(feature = "stack-probe", target_arch = "arm", target_os = "none"))]
 #[cfg_attr(
     docsrs,

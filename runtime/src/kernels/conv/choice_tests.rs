@@ -34,7 +34,9 @@ fn run(
             POINTWISE_32,
             POINTWISE_64,
             POINTWISE_128,
-            POINTWISE_256
+            POINTWISE_256,
+            WIDENED_64,
+            WIDENED
         ],
         (p, part, input, filter, bias, output)
     )
@@ -58,18 +60,21 @@ const COUNTED: [u8; 6] = [
 /// On random geometries (pointwise layers, among them the channel counts with loops of their
 /// own, first layers of few channels, 3 x 3 and other windows, 1-D convolutions, grouped
 /// ones), with and without a bias: the kernel chosen is the first one, in the order the
-/// run-time entry tries them, that takes the geometry (a pointwise layer's loop for its channel
-/// count before the pixel pairs); it runs it (the DSP kernel writes, no portable fallback); its
-/// outputs are the run-time choice's, whole and in the in-place driver's chunks; a kernel that
-/// does not take the geometry, or another epilogue form, fails its entry's check.
+/// run-time entry tries them, that takes the geometry (a pointwise layer's widened pixel pairs,
+/// then its loop for its channel count, before the other kernels); it runs it (the DSP kernel
+/// writes, no portable fallback); its outputs are the run-time choice's, whole and in the
+/// in-place driver's chunks; a kernel that does not take the geometry, or another epilogue
+/// form, fails its entry's check. The choice for an op on one buffer is the same but for the
+/// widened kernels, which it never takes.
 #[test]
 fn the_choice_is_the_run_time_choice() {
     let mut rng = Rng(0x6b3_0001);
     let cases = if cfg!(miri) { 6 } else { 700 };
-    let mut seen = [0_usize; 11];
+    let mut seen = [0_usize; 13];
     let mut drawn = 0;
     while drawn < cases {
-        let shape = rng.below(6);
+        // Shapes 5 and 6: the channel counts with loops of their own.
+        let shape = rng.below(7).min(5);
         let (c, k, s) = match shape {
             0 => (rng.range(1, 24), [1, 1], [1, 1]),
             1 => (rng.range(1, 4), [rng.range(2, 5), rng.range(1, 5)], [2, 2]),
@@ -105,10 +110,14 @@ fn the_choice_is_the_run_time_choice() {
         drawn += 1;
         let mut p = params(g, &mut rng);
         p.requant = &p.requant[..o];
+        if shape == 5 && rng.below(4) != 0 {
+            // The whole int8 range, as most layers of the loops' counts have.
+            (p.act_min, p.act_max) = (-128, 127);
+        }
         if rng.below(8) == 0 {
             p.input_offset = rng.pick(&[200, -40_000]);
         }
-        let bias: Option<Vec<i32>> = (rng.below(4) != 0).then(|| {
+        let bias: Option<Vec<i32>> = (shape == 5 || rng.below(4) != 0).then(|| {
             (0..o)
                 .map(|_| rng.range(0, 40_000) as i32 - 20_000)
                 .collect()
@@ -130,39 +139,79 @@ fn the_choice_is_the_run_time_choice() {
                 "{chosen:#x} with {other:#x}"
             );
         }
-        // The loops per channel count: only the chosen one takes the layer (none if the
-        // pixel pairs were chosen), and never without a bias.
+        // The loops per channel count: at most one takes the layer (the chosen one if one was
+        // chosen), and never without a bias; the widened pixel pairs likewise.
         let counted = pointwise_channels(kernel).is_some();
-        for other in COUNTED {
-            assert_eq!(
-                conv2d_s8_takes(other, &p, with_bias),
-                other == kernel,
-                "{} for {}: {g:?}",
-                name(other),
-                name(kernel)
-            );
-            assert!(!conv2d_s8_takes(other, &p, false), "{g:?}");
-        }
-        let family = if counted { POINTWISE } else { kernel };
-        // The order of the choice after the loops per channel count: no kernel before the
-        // chosen one takes the layer.
-        let order = [GATHERED, WINDOW, POINTWISE];
-        let before = if counted {
-            &order[..0]
-        } else {
-            let at = order
+        let widened = widened_channels(kernel).is_some();
+        for (family, member) in [
+            (&COUNTED[..], counted),
+            (&[WIDENED_64, WIDENED][..], widened),
+        ] {
+            let taking: Vec<u8> = family
                 .iter()
-                .position(|&k| k == kernel)
-                .unwrap_or(order.len());
-            &order[..at]
+                .copied()
+                .filter(|&k| conv2d_s8_takes(k, &p, with_bias))
+                .collect();
+            assert!(taking.len() <= 1, "{taking:?}: {g:?}");
+            if member {
+                assert_eq!(taking, [kernel], "{g:?}");
+            }
+            for &other in family {
+                assert!(!conv2d_s8_takes(other, &p, false), "{g:?}");
+            }
+        }
+        let family = if counted || widened {
+            POINTWISE
+        } else {
+            kernel
         };
-        for &earlier in before {
+        // The order of the choice: no kernel before the chosen one takes the layer.
+        let order = [
+            WIDENED_64,
+            WIDENED,
+            POINTWISE_8,
+            POINTWISE_16,
+            POINTWISE_32,
+            POINTWISE_64,
+            POINTWISE_128,
+            POINTWISE_256,
+            GATHERED,
+            WINDOW,
+            POINTWISE,
+        ];
+        let at = order
+            .iter()
+            .position(|&k| k == kernel)
+            .unwrap_or(order.len());
+        for &earlier in &order[..at] {
             assert!(
                 !conv2d_s8_takes(earlier, &p, with_bias),
                 "{} before {}: {g:?}",
                 name(earlier),
                 name(kernel)
             );
+        }
+        // On one buffer: the same choice but for the widened kernels, which it never takes,
+        // the next one in the order instead.
+        let one = conv2d_s8_kernel_on_one_buffer_for(
+            &p.geometry,
+            p.input_offset,
+            p.requant,
+            p.act_min,
+            p.act_max,
+            with_bias,
+        );
+        if widened {
+            let (one_kernel, one_bits) = split(one);
+            assert_eq!(one_bits, bits);
+            assert!(widened_channels(one_kernel).is_none(), "{g:?}");
+            assert!(conv2d_s8_takes(one, &p, with_bias), "{g:?}");
+            let at = order.iter().position(|&k| k == one_kernel);
+            for &earlier in &order[2..at.unwrap_or(order.len())] {
+                assert!(!conv2d_s8_takes(earlier, &p, with_bias), "{g:?}");
+            }
+        } else {
+            assert_eq!(one, chosen, "{g:?}");
         }
         let (input_len, filter_len, output_len) = (
             g.input.iter().product::<usize>(),
@@ -196,9 +245,9 @@ fn the_choice_is_the_run_time_choice() {
         assert_eq!(ran, kernel != PORTABLE, "{} on {g:?}", name(kernel));
         if ran {
             assert_eq!(got, expected, "{} on {g:?}", name(kernel));
-            // The kernel finding the form at run time, and a pointwise layer's pixel pairs:
-            // the same bytes.
-            for other in [kernel, family] {
+            // The kernel finding the form at run time, a pointwise layer's pixel pairs and the
+            // choice on one buffer: the same bytes.
+            for other in [kernel, family, one] {
                 let mut found = vec![0_i8; output_len];
                 assert!(run(
                     other,

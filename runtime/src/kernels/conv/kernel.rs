@@ -28,8 +28,9 @@ pub(crate) const KERNEL_BITS: u8 = 0x0f;
 pub const ANY: u8 = 0;
 /// The blocked 1 x 1 matrix product (a 1 x 1 filter, stride 1, no padding, one group), with
 /// the DSP extension, a pixel pair at a time for any channel count; the in-place driver gives
-/// it whole runs of pixels. Chosen for a layer the window kernel does not take (the layers
-/// with a loop of their own take [`POINTWISE_8`] to [`POINTWISE_256`], the others [`WINDOW`]).
+/// it whole runs of pixels. Chosen for a layer no other kernel takes (the layers of the folded
+/// epilogue's constants take [`WIDENED_64`] or [`WIDENED`], those with a loop of their own
+/// [`POINTWISE_8`] to [`POINTWISE_256`], the others [`WINDOW`]).
 pub const POINTWISE: u8 = 1;
 /// Short filter rows (first layers) gathered into windows on the stack for whole geometries,
 /// the in-place driver's runs of pixels by [`WINDOW`]'s kernel.
@@ -53,6 +54,26 @@ pub const POINTWISE_64: u8 = 8;
 pub const POINTWISE_128: u8 = 9;
 /// [`POINTWISE_8`]'s loop for 256 input channels.
 pub const POINTWISE_256: u8 = 10;
+
+/// The 1 x 1 matrix product with each pixel pair widened once, `input + input_offset` as
+/// halfwords, for every pair of output channels: per pair of channels one block of the sums
+/// and the folded epilogue (`crate::dsp::smlad_2x2_requant`), for a layer of at most 64 input
+/// channels, a multiple of four, an even number of output channels, a bias, the epilogue form
+/// [`EPILOGUE_SHIFT2`] and right shifts of 2 to 23 (the pixel pair's buffer, 256 bytes, is on
+/// the stack while the kernel runs).
+pub const WIDENED_64: u8 = 11;
+/// [`WIDENED_64`] for layers of 65 to 144 input channels (a buffer of 576 bytes).
+pub const WIDENED: u8 = 12;
+
+/// The most input channels of a [`WIDENED_64`]-like kernel (`None` for the others).
+#[must_use]
+pub const fn widened_channels(kernel: u8) -> Option<usize> {
+    match kernel & KERNEL_BITS {
+        WIDENED_64 => Some(64),
+        WIDENED => Some(SLAB),
+        _ => None,
+    }
+}
 
 /// The input channel count of a [`POINTWISE_8`]-like kernel (`None` for the others).
 #[must_use]
@@ -98,6 +119,8 @@ pub const fn name(kernel: u8) -> &'static str {
         POINTWISE_64 => "pointwise_64",
         POINTWISE_128 => "pointwise_128",
         POINTWISE_256 => "pointwise_256",
+        WIDENED_64 => "widened_64",
+        WIDENED => "widened",
         _ => "unknown",
     }
 }
@@ -113,6 +136,12 @@ pub const fn epilogue(kernel: u8) -> Option<&'static str> {
 /// the kernel runs.
 pub(crate) const MOST: usize = 64;
 
+/// The most window values the window kernel's buffer holds: a window of up to `SLAB` values
+/// is gathered whole, a larger one in slabs of `SLAB` values (the buffer of a pixel pair,
+/// `SLAB / 4` groups of 16 bytes and one part group, is on the stack while the kernel runs:
+/// 592 bytes); the widened 1 x 1 pixel pairs of [`POINTWISE`] take rows of up to `SLAB`.
+pub(crate) const SLAB: usize = 144;
+
 /// The filter rows (`FW x C` values) shorter than this are gathered; longer ones are walked as
 /// runs by the window kernel, where a run is long enough to pay for its walk.
 pub(crate) const SHORT_RUN: usize = 16;
@@ -126,13 +155,16 @@ const OFFSETS: (i32, i32) = (-32640, 32640);
 const EXTENT: usize = 1 << 15;
 
 /// The kernel [`conv2d_s8`](super::conv2d_s8) runs `p`'s whole geometry with (`bias`: whether
-/// the op has one), in the order it tries them: the 1 x 1 kernel's loop for the layer's input
-/// channel count ([`POINTWISE_8`] to [`POINTWISE_256`], where the layer has one), [`GATHERED`],
-/// [`WINDOW`] (a 1 x 1 layer without a loop of its own too: its pixel pairs' windows widened
-/// once for every channel, which the benchmark measured faster than [`POINTWISE`]'s pixel
-/// pairs), [`POINTWISE`], else [`PORTABLE`]; a DSP kernel with the epilogue bits of `p`'s
+/// the op has one), in the order it tries them: a 1 x 1 layer's widened pixel pairs
+/// ([`WIDENED_64`], [`WIDENED`]: rows of whole words of up to 144 values, an even number of
+/// output channels, a bias and the folded epilogue's constants; the benchmark measured them
+/// faster than the loops per channel count on every such layer), the 1 x 1 kernel's loop for
+/// the layer's input channel count ([`POINTWISE_8`] to [`POINTWISE_256`], where the layer has
+/// one), [`GATHERED`], [`WINDOW`] (the other 1 x 1 layers too: their pixel pairs' windows
+/// widened once for every channel, which the benchmark measured faster than [`POINTWISE`]'s
+/// pixel pairs), [`POINTWISE`], else [`PORTABLE`]; a DSP kernel with the epilogue bits of `p`'s
 /// requantisation and clamp. A 1-D convolution (one-pixel-wide images) is chosen for as the
-/// row it runs as.
+/// row it runs as. An op on one buffer takes [`conv2d_s8_kernel_on_one_buffer_for`]'s choice.
 #[must_use]
 pub const fn conv2d_s8_kernel(p: &ConvS8, bias: bool) -> u8 {
     conv2d_s8_kernel_for(
@@ -157,12 +189,57 @@ pub const fn conv2d_s8_kernel_for(
     act_max: i32,
     bias: bool,
 ) -> u8 {
+    choose(
+        geometry,
+        input_offset,
+        requant,
+        (act_min, act_max),
+        bias,
+        true,
+    )
+}
+
+/// [`conv2d_s8_kernel_for`] of an op that runs on one buffer (its output over the input it
+/// consumes: `overlap::conv2d_s8_with`), where the driver's frame is on the stack below the
+/// kernel's: every kernel but [`WIDENED_64`] and [`WIDENED`], whose pixel pair's buffer would
+/// stack on it (a layer they take runs its loop per channel count, or the window kernel).
+#[must_use]
+pub const fn conv2d_s8_kernel_on_one_buffer_for(
+    geometry: &ConvGeometry,
+    input_offset: i32,
+    requant: &[Requant],
+    act_min: i32,
+    act_max: i32,
+    bias: bool,
+) -> u8 {
+    choose(
+        geometry,
+        input_offset,
+        requant,
+        (act_min, act_max),
+        bias,
+        false,
+    )
+}
+
+/// [`conv2d_s8_kernel_for`], the widened kernels among the choices if `widened`.
+const fn choose(
+    geometry: &ConvGeometry,
+    input_offset: i32,
+    requant: &[Requant],
+    (act_min, act_max): (i32, i32),
+    bias: bool,
+    widened: bool,
+) -> u8 {
     let g = match geometry.columns_as_rows() {
         Some(g) => g,
         None => *geometry,
     };
     let form = epilogue_form(requant, geometry.filter[0], act_min, act_max);
     let kernel = if pointwise_takes(&g) {
+        if widened && pointwise_widened(&g, form, bias, requant) {
+            return widened_for(g.input[3]) | epilogue_bits(form);
+        }
         match pointwise_counted(&g, form, bias) {
             Some(k) => k,
             None if window_takes(&g, input_offset) => WINDOW,
@@ -187,6 +264,38 @@ const fn pointwise_counted(g: &ConvGeometry, form: u8, bias: bool) -> Option<u8>
     } else {
         None
     }
+}
+
+/// Whether [`POINTWISE`]'s widened pixel pairs take a pointwise geometry `g` with epilogue
+/// form `form`: form 6 with a bias, rows of whole words of at most [`SLAB`] values, an even
+/// number of output channels, and every channel's multiplier `>= 0` with a right shift of 2
+/// to 23 (the folded epilogue's; its output zero point is the model's int8 one).
+const fn pointwise_widened(g: &ConvGeometry, form: u8, bias: bool, requant: &[Requant]) -> bool {
+    let [_, _, _, depth] = g.input;
+    let out_depth = g.filter[0];
+    if form != 6
+        || !bias
+        || depth > SLAB
+        || !depth.is_multiple_of(4)
+        || !out_depth.is_multiple_of(2)
+        || requant.len() < out_depth
+    {
+        return false;
+    }
+    let mut c = 0;
+    while c < out_depth {
+        let r = requant[c];
+        if r.multiplier < 0 || r.shift < -23 || r.shift > -2 {
+            return false;
+        }
+        c += 1;
+    }
+    true
+}
+
+/// The [`WIDENED_64`]-like kernel for rows of `channels` values (at most [`SLAB`]).
+const fn widened_for(channels: usize) -> u8 {
+    if channels <= 64 { WIDENED_64 } else { WIDENED }
 }
 
 /// The epilogue form of `p`'s output channels.
@@ -215,6 +324,11 @@ pub const fn conv2d_s8_takes(kernel: u8, p: &ConvS8, bias: bool) -> bool {
         POINTWISE => pointwise_takes(&rows),
         GATHERED => gathered_takes(&rows, p.input_offset),
         WINDOW => window_takes(&p.geometry, p.input_offset),
+        WIDENED_64 | WIDENED => {
+            pointwise_takes(&rows)
+                && pointwise_widened(&rows, form_of(p), bias, p.requant)
+                && widened_for(rows.input[3]) == kernel & KERNEL_BITS
+        }
         k => match pointwise_counted(&rows, form_of(p), bias) {
             Some(chosen) => pointwise_takes(&rows) && chosen == k,
             None => false,

@@ -17,9 +17,11 @@ use super::fixed;
 use super::requant::{Requant, clamp_to_i8, epilogue_form, scale_form};
 use super::window::ConvS8;
 use crate::dsp::{
-    max8, max16, rows3_fit, smlad, smlad_1x2_words, smlad_1x3_words, splat16, sxtab16,
+    Pairs, max8, max16, rows3_fit, smlad, smlad_1x2_words, smlad_1x3_words, splat16, sxtab16,
     sxtab16_ror8, sxtb16, sxtb16_ror8, word,
 };
+#[cfg(doc)]
+use crate::dsp::{requant_folded, smlad_2x2_requant};
 
 /// `sum(filter[k] * (input[k] + offset))` over the shorter length, wrapping: four elements per
 /// step (two `SMLAD`s), the rest one by one.
@@ -231,6 +233,49 @@ impl<'a> Epilogue<'a> {
             self.finish::<F>(a2, self.channel::<F>(c + 2)),
             self.finish::<F>(a3, self.channel::<F>(c + 3)),
         ]
+    }
+
+    /// Whether the first `channels` channels take the folded epilogue ([`requant_folded`], in
+    /// form 6: the whole int8 range): each with a bias, a multiplier `>= 0` and a right shift of
+    /// 2 to 23, and an int8 output zero point (its constant `o2 2^t` then stays below `2^30`).
+    #[inline(always)]
+    pub(crate) fn folds(&self, channels: usize) -> bool {
+        let (Some(_), Some(requant)) = (
+            self.bias.and_then(|b| b.get(..channels)),
+            self.requant.get(..channels),
+        ) else {
+            return false;
+        };
+        (-128..=127).contains(&self.output_offset)
+            && requant
+                .iter()
+                .all(|r| r.multiplier >= 0 && (-23..=-2).contains(&r.shift))
+    }
+
+    /// The channel pairs of `filter` (each channel's `window` values in turn) that
+    /// [`smlad_2x2_requant`] runs for windows widened in `window.div_ceil(4)` groups, if the
+    /// first `channels` channels take the folded epilogue ([`Epilogue::folds`]).
+    #[inline(always)]
+    pub(crate) fn pairs<'b>(
+        &'b self,
+        filter: &'b [i8],
+        window: usize,
+        channels: usize,
+    ) -> Option<Pairs<'b>> {
+        let (bias, requant) = (
+            self.bias.and_then(|b| b.get(..channels))?,
+            self.requant.get(..channels)?,
+        );
+        self.folds(channels).then(|| {
+            Pairs::new(
+                window.div_ceil(4),
+                filter,
+                window,
+                bias.as_chunks::<2>().0,
+                requant.as_chunks::<2>().0,
+                self.output_offset * 2 + 1,
+            )
+        })
     }
 
     /// The constants of a channel of multiplier `r` and bias `bias` in form `F` (as
@@ -640,6 +685,87 @@ mod tests {
                 fixed::multiply_by_quantized_multiplier_right2(x, m, t),
                 "{x} {m} {t}"
             );
+        }
+    }
+
+    /// [`requant_folded`] against form 6 of the epilogue ([`Epilogue::finish`], the bias in
+    /// the accumulator) for every right shift it takes (2 to 23), output zero points over the
+    /// int8 range and accumulators at the extremes and at random, with multipliers of the whole
+    /// range; and [`Epilogue::pairs`] takes exactly those constants.
+    #[test]
+    fn folded_epilogue_equals_form_6() {
+        use crate::dsp::requant_folded;
+        let mut rng = Rng(23);
+        let n = if cfg!(miri) { 300 } else { 400_000 };
+        let edges = [
+            0,
+            1,
+            -1,
+            i32::MAX,
+            i32::MIN,
+            i32::MIN + 1,
+            1 << 30,
+            -(1 << 30),
+            127,
+            -128,
+        ];
+        for k in 0..n {
+            let x = match k % 4 {
+                0 => edges[k / 4 % edges.len()],
+                1 => (rng.next() >> (rng.next() % 32)) as i32 * if k % 8 == 1 { -1 } else { 1 },
+                _ => rng.next() as i32,
+            };
+            let m = match k % 3 {
+                0 => (rng.next() >> 1) as i32,
+                1 => (1 << 30) + (rng.next() >> 2) as i32,
+                _ => [0, 1, i32::MAX, 1 << 30][k % 4],
+            };
+            let shift = -2 - (rng.next() % 22) as i32;
+            let o = (rng.next() % 256) as i32 - 128;
+            let e = Epilogue {
+                bias: None,
+                requant: &[],
+                output_offset: o,
+                act_min: -128,
+                act_max: 127,
+            };
+            let r = Requant {
+                multiplier: m,
+                shift,
+            };
+            assert_eq!(
+                requant_folded(x, m, shift, 2 * o + 1),
+                e.finish::<6>(x, e.of::<6>(r, 0)),
+                "{x} {m} {shift} {o}"
+            );
+        }
+        // The constants `pairs` takes: a bias, multipliers >= 0, right shifts of 2 to 23, an
+        // int8 output zero point.
+        let bias = [0_i32; 4];
+        for (shift, multiplier, o, with_bias, takes) in [
+            (-2, 1 << 30, 0, true, true),
+            (-23, i32::MAX, -128, true, true),
+            (-24, 1 << 30, 0, true, false),
+            (-1, 1 << 30, 0, true, false),
+            (-5, -1, 0, true, false),
+            (-5, 1 << 30, 128, true, false),
+            (-5, 1 << 30, 127, false, false),
+        ] {
+            let requant = [Requant { multiplier, shift }; 4];
+            let e = Epilogue {
+                bias: with_bias.then_some(&bias[..]),
+                requant: &requant,
+                output_offset: o,
+                act_min: -128,
+                act_max: 127,
+            };
+            assert_eq!(
+                e.pairs(&[0; 16], 4, 4).is_some(),
+                takes,
+                "{shift} {multiplier} {o}"
+            );
+            // Fewer constants than channels: none.
+            assert!(e.pairs(&[0; 16], 4, 5).is_none());
         }
     }
 

@@ -449,6 +449,168 @@ pub(crate) fn smlad_2x2_groups(
     [aa, ab, ba, bb]
 }
 
+/// The output of accumulator `x` (the bias included) of a channel of multiplier `m >= 0` and
+/// shift `shift` (`-23..=-2`), output zero point `o` given as `o2 = 2 o + 1`: TFLM's
+/// `MultiplyByQuantizedMultiplier` in the form
+/// [`right2`](crate::kernels::shared::blocked::right2) computes it, `h = floor((x m + 2^30 -
+/// [x < 0] 2^31) / 2^32)` and `((h >> t) + 1) >> 1` with `t = -shift - 2`, plus `o`, saturated
+/// to int8, with the rounding and the zero point folded into one constant `k = o2 2^t`:
+/// `(h + 2^t + o 2^(t+1)) >> (t + 1) == ((h >> t) + 1) >> 1 + o` (nested floors of integer
+/// quotients merge; `o 2^(t+1)` is a multiple of the divisor). `k` is added to the high word
+/// of the 64-bit nudge, so one `SMLAL` leaves `h + k` there: `|h| <= 2^30` and `|k| <= 257 *
+/// 2^21 < 2^30` for `t <= 21`, so nothing overflows. Per output on the device: `AND`, `ORR`,
+/// `ADD`, `SMLAL`, `ASR`, `SSAT` (against eleven instructions with the bias, the rounding and
+/// the zero point each added apart).
+#[cfg(any(not(stowplan_dsp), test))]
+#[inline(always)]
+pub(crate) fn requant_folded(x: i32, m: i32, shift: i32, o2: i32) -> i8 {
+    // `s = t + 1 = -shift - 1` (`MVN`).
+    let s = (!shift) as u32 & 31;
+    let k = o2.wrapping_shl(s) >> 1;
+    let lo = (x as u32 & 0x8000_0000) | 0x4000_0000;
+    let hi = k.wrapping_add(x >> 31);
+    let v = ((i64::from(hi) << 32) | i64::from(lo)).wrapping_add(i64::from(x) * i64::from(m));
+    (((v >> 32) as i32) >> s).clamp(-128, 127) as i8
+}
+
+/// A call's channel pairs for [`smlad_2x2_requant`], checked once: pair `k`'s filters begin at
+/// `filter[2 k window]` and `filter[(2 k + 1) window]`, each read for `4 groups` values (a
+/// pixel pair's windows widened in `groups` groups), its biases `bias[k]`, its constants
+/// `requant[k]`; `o2` is `2 o + 1` for the output zero point `o`. [`Pairs::new`] counts the
+/// pairs all of these hold (`filter` for every read); the fields are private, so that count
+/// holds for every [`Pairs`].
+#[derive(Clone, Copy)]
+pub(crate) struct Pairs<'a> {
+    filter: &'a [i8],
+    window: usize,
+    bias: &'a [[i32; 2]],
+    requant: &'a [[crate::requant_pair::Requant; 2]],
+    o2: i32,
+    groups: usize,
+    pairs: usize,
+}
+
+impl<'a> Pairs<'a> {
+    /// The pairs of these slices for windows of `groups` groups (none without a group or a
+    /// window value).
+    #[inline(always)]
+    pub(crate) fn new(
+        groups: usize,
+        filter: &'a [i8],
+        window: usize,
+        bias: &'a [[i32; 2]],
+        requant: &'a [[crate::requant_pair::Requant; 2]],
+        o2: i32,
+    ) -> Self {
+        // The pairs whose second filter's read ends in the slice: `(2 k + 1) window + 4 groups
+        // <= filter.len()` for `k < pairs`.
+        let fit = match filter.len().checked_sub(groups.saturating_mul(4)) {
+            Some(room) if groups > 0 && window > 0 && room >= window => {
+                (room - window) / window.saturating_mul(2) + 1
+            }
+            _ => 0,
+        };
+        Pairs {
+            filter,
+            window,
+            bias,
+            requant,
+            o2,
+            groups,
+            pairs: fit.min(bias.len()).min(requant.len()),
+        }
+    }
+
+    /// How many channel pairs [`smlad_2x2_requant`] runs (for windows of the groups given).
+    #[inline(always)]
+    pub(crate) fn len(&self) -> usize {
+        self.pairs
+    }
+}
+
+/// The outputs of a pixel pair whose windows are widened in `x` (the groups of
+/// [`smlad_2x2_groups`], as many as `p` was made for) against `p`'s channel pairs in turn: the
+/// sums start at the pair's biases, then [`requant_folded`] of each with the pair's constants
+/// into `ya[k]` (the first pixel) and `yb[k]`. Runs `p.len()` pairs and returns how many, or
+/// none (0) if `x` is not of `p`'s groups or an output holds fewer pairs. Exact for the
+/// channels of multipliers `>= 0` and shifts `-23..=-2` ([`Epilogue::folds`](
+/// crate::kernels::shared::blocked::Epilogue::folds)): the caller's to check.
+#[cfg(not(stowplan_dsp))]
+#[inline(always)]
+pub(crate) fn smlad_2x2_requant(
+    p: &Pairs<'_>,
+    x: &[[u32; 4]],
+    ya: &mut [[i8; 2]],
+    yb: &mut [[i8; 2]],
+) -> usize {
+    if x.len() != p.groups || ya.len() < p.pairs || yb.len() < p.pairs {
+        return 0;
+    }
+    let (read, w) = (4 * p.groups, p.window);
+    for k in 0..p.pairs {
+        let (Some(fa), Some(fb), Some(&[b0, b1]), Some(&[r0, r1]), Some(ya), Some(yb)) = (
+            p.filter.get(2 * k * w..2 * k * w + read),
+            p.filter.get((2 * k + 1) * w..(2 * k + 1) * w + read),
+            p.bias.get(k),
+            p.requant.get(k),
+            ya.get_mut(k),
+            yb.get_mut(k),
+        ) else {
+            return k;
+        };
+        let (fa, fb) = (fa.as_chunks::<4>().0, fb.as_chunks::<4>().0);
+        let [aa, ab, ba, bb] = smlad_2x2_groups(x, fa, fb, [b0, b1, b0, b1]);
+        let out =
+            |acc, r: crate::requant_pair::Requant| requant_folded(acc, r.multiplier, r.shift, p.o2);
+        *ya = [out(aa, r0), out(ab, r1)];
+        *yb = [out(ba, r0), out(bb, r1)];
+    }
+    p.pairs
+}
+
+/// [`smlad_2x2_requant`] (see the portable twin) as one block: per channel pair the biases
+/// loaded as the sums' start, [`smlad_2x2_groups`]'s loop over the pixel pair's groups, then
+/// per channel its multiplier and shift loaded, `k = o2 << t` (`MVN`, `LSL`, `ASR`) and its two
+/// outputs in six instructions each ([`requant_folded`]), stored with `STRB`. The twelve
+/// registers an operand may name hold the loop; the pointers that walk the pairs (the biases,
+/// the constants, the outputs), the pair count, the groups' start and end, the filter's step
+/// and `o2` live in a frame of ten words the block makes below the stack pointer.
+#[cfg(stowplan_dsp)]
+#[inline(always)]
+pub(crate) fn smlad_2x2_requant(
+    run: &Pairs<'_>,
+    x: &[[u32; 4]],
+    ya: &mut [[i8; 2]],
+    yb: &mut [[i8; 2]],
+) -> usize {
+    let (n, groups, window) = (run.pairs, run.groups, run.window);
+    if n == 0 || x.len() != groups || ya.len() < n || yb.len() < n {
+        return 0;
+    }
+    // After a pair's loop its first filter pointer has moved `4 * groups` bytes: the next
+    // pair's first filter is `2 * window - 4 * groups` bytes on (wrapping: it may be negative).
+    let step = (2 * window).wrapping_sub(4 * groups);
+    // SAFETY: the frame (`SUB SP`, ten words) is below the stack pointer, which no Rust object
+    // occupies (the block is not `nostack`), and the `ADD SP` at the end restores the pointer;
+    // the block's memory accesses are the frame's words, and for each of the `n >= 1` pairs
+    // (the count in the frame, decremented to 0): two words of `bias` and four of `requant`
+    // (`Requant` is `repr(C)`, two `i32`s), read through pointers that move 8 and 16 bytes a
+    // pair from the slices' starts; the groups of `x` and the filter words exactly as
+    // `smlad_2x2_groups`'s loop reads them, its first filter at `filter + 2 k window` (the
+    // pointer moved `4 * groups` by the loop and `step` after it) and its second `window` on;
+    // and two bytes of `ya` and of `yb` written through pointers that move 2 bytes a pair.
+    // `Pairs::new` bounds `n` by the lengths of `bias` and `requant` and by the filter's reads
+    // (`(2 n - 1) window + 4 groups <= filter.len()`), and `x`, `ya` and `yb` are checked
+    // above, so every access is inside its slice; `ya` and `yb`
+    // are exclusive borrows, the other slices are not written. The registers it writes are
+    // named here (every operand is clobbered), and the flags: `TST`, `CMP` and `SUBS` N, Z, C
+    // and V, which the `BNE`s read; `SMLAD` and `SSAT` the Q flag, which nothing reads.
+    unsafe {
+        asm!("sub sp, sp, #40", "str {aa}, [sp]", "str {ab}, [sp, #4]", "str {ba}, [sp, #8]", "str {bb}, [sp, #12]", "str {x}, [sp, #16]", "str {fb}, [sp, #20]", "str {t}, [sp, #24]", "str {p}, [sp, #28]", "str {q}, [sp, #32]", "str {wa}, [sp, #36]", "1:", "ldr {t}, [sp, #16]", "ldr {aa}, [{t}], #4", "ldr {ab}, [{t}], #4", "str {t}, [sp, #16]", "ldr {p}, [sp, #12]", "ldr {x}, [sp, #4]", "ldr {q}, [sp]", "mov {ba}, {aa}", "mov {bb}, {ab}", "add {fb}, {fa}, {p}", "sub {p}, {q}, {x}", "tst {p}, #16", "bne 3f", "2:", "ldr {p}, [{x}], #16", "ldr {q}, [{x}, #-8]", "ldr {wa}, [{fa}], #4", "ldr {wb}, [{fb}], #4", "sxtb16 {t}, {wa}", "smlad {aa}, {p}, {t}, {aa}", "smlad {ba}, {q}, {t}, {ba}", "sxtb16 {t}, {wb}", "smlad {ab}, {p}, {t}, {ab}", "smlad {bb}, {q}, {t}, {bb}", "ldr {p}, [{x}, #-12]", "ldr {q}, [{x}, #-4]", "sxtb16 {t}, {wa}, ror #8", "smlad {aa}, {p}, {t}, {aa}", "smlad {ba}, {q}, {t}, {ba}", "sxtb16 {t}, {wb}, ror #8", "smlad {ab}, {p}, {t}, {ab}", "smlad {bb}, {q}, {t}, {bb}", "3:", "ldr {p}, [{x}], #16", "ldr {q}, [{x}, #-8]", "ldr {wa}, [{fa}], #4", "ldr {wb}, [{fb}], #4", "sxtb16 {t}, {wa}", "smlad {aa}, {p}, {t}, {aa}", "smlad {ba}, {q}, {t}, {ba}", "sxtb16 {t}, {wb}", "smlad {ab}, {p}, {t}, {ab}", "smlad {bb}, {q}, {t}, {bb}", "ldr {p}, [{x}, #-12]", "ldr {q}, [{x}, #-4]", "sxtb16 {t}, {wa}, ror #8", "smlad {aa}, {p}, {t}, {aa}", "smlad {ba}, {q}, {t}, {ba}", "sxtb16 {t}, {wb}, ror #8", "smlad {ab}, {p}, {t}, {ab}", "smlad {bb}, {q}, {t}, {bb}", "ldr {p}, [sp]", "cmp {x}, {p}", "bne 2b", "ldr {p}, [sp, #8]", "ldr {x}, [sp, #20]", "ldr {wa}, [{x}], #4", "ldr {wb}, [{x}], #4", "ldr {q}, [sp, #36]", "add {fa}, {fa}, {p}", "mvn {wb}, {wb}", "lsl {t}, {q}, {wb}", "asr {t}, {t}, #1", "and {p}, {aa}, #0x80000000", "orr {p}, {p}, #0x40000000", "add {fb}, {t}, {aa}, asr #31", "smlal {p}, {fb}, {aa}, {wa}", "asr {fb}, {fb}, {wb}", "ssat {aa}, #8, {fb}", "and {p}, {ba}, #0x80000000", "orr {p}, {p}, #0x40000000", "add {fb}, {t}, {ba}, asr #31", "smlal {p}, {fb}, {ba}, {wa}", "asr {fb}, {fb}, {wb}", "ssat {ba}, #8, {fb}", "ldr {wa}, [{x}], #4", "ldr {wb}, [{x}], #4", "str {x}, [sp, #20]", "mvn {wb}, {wb}", "lsl {t}, {q}, {wb}", "asr {t}, {t}, #1", "and {p}, {ab}, #0x80000000", "orr {p}, {p}, #0x40000000", "add {fb}, {t}, {ab}, asr #31", "smlal {p}, {fb}, {ab}, {wa}", "asr {fb}, {fb}, {wb}", "ssat {ab}, #8, {fb}", "and {p}, {bb}, #0x80000000", "orr {p}, {p}, #0x40000000", "add {fb}, {t}, {bb}, asr #31", "smlal {p}, {fb}, {bb}, {wa}", "asr {fb}, {fb}, {wb}", "ssat {bb}, #8, {fb}", "ldr {x}, [sp, #24]", "strb {aa}, [{x}], #1", "strb {ab}, [{x}], #1", "str {x}, [sp, #24]", "ldr {x}, [sp, #28]", "strb {ba}, [{x}], #1", "strb {bb}, [{x}], #1", "str {x}, [sp, #28]", "ldr {p}, [sp, #32]", "subs {p}, {p}, #1", "str {p}, [sp, #32]", "bne 1b", "add sp, sp, #40", aa = inout(reg) x.as_ptr().wrapping_add(groups) => _, ab = inout(reg) x.as_ptr() => _, ba = inout(reg) step => _, bb = inout(reg) window => _, x = inout(reg) run.bias.as_ptr() => _, fb = inout(reg) run.requant.as_ptr() => _, t = inout(reg) ya.as_mut_ptr() => _, p = inout(reg) yb.as_mut_ptr() => _, q = inout(reg) n => _, wa = inout(reg) run.o2 => _, fa = inout(reg) run.filter.as_ptr() => _, wb = out(reg) _)
+    };
+    n
+}
+
 /// `acc` plus the sums `[x.fa, x.fb]` of one input run against two filter runs, words of four
 /// int8 values each, over their common length: `sum(f * (x + offset))` (`off`: the offset in
 /// both halfwords), each modulo 2^32. Per word the input widened once (`SXTAB16`) for both
@@ -796,6 +958,19 @@ const FLAG_EFFECTS: &[(&str, bool, bool)] = &[
     // first group; `SUB` without S writes no flag.
     ("tst", true, false),
     ("sub", false, false),
+    // `smlad_2x2_requant`: its frame's words (`STR`), the biases copied (`MOV`), the folded
+    // epilogue (`MVN`, `LSL`, `ASR`, `AND`, `ORR` without S write no flag; `SMLAL` none;
+    // `SSAT` the Q flag on saturation), the outputs (`STRB`) and the pair count (`SUBS`).
+    ("str", false, false),
+    ("strb", false, false),
+    ("mov", false, false),
+    ("mvn", false, false),
+    ("lsl", false, false),
+    ("asr", false, false),
+    ("and", false, false),
+    ("orr", false, false),
+    ("smlal", false, false),
+    ("ssat", true, false),
 ];
 
 #[cfg(test)]
@@ -843,21 +1018,22 @@ mod tests {
                 }
                 writes |= w;
             }
-            let options = block
-                .rsplit_once("options(")
-                .map(|(_, o)| o)
-                .expect("an options(...) list");
+            // A block whose every instruction may be declared so names its options; one that
+            // stores, makes a frame and writes flags has none to name.
+            let options = block.rsplit_once("options(").map_or("", |(_, o)| o);
             assert_eq!(
                 options.contains("preserves_flags"),
                 !writes,
                 "{block}: preserves_flags must be declared exactly when no instruction writes \
                  a flag"
             );
-            // No block writes memory; one that loads is `readonly`, every other `nomem`. A block
-            // that keeps a value on the stack pushes it first and pops it last (the stack
-            // pointer restored), so it is not `nostack`; every other block is.
+            // A block that stores (`smlad_2x2_requant`'s outputs) declares neither `readonly`
+            // nor `nomem`; every other one that loads is `readonly`, the rest `nomem`. A block
+            // that keeps values on the stack pushes one first and pops it last, or makes a
+            // frame first (`SUB SP`) and drops it last (`ADD SP`), the stack pointer restored,
+            // so it is not `nostack`; every other block is.
+            let stores = mnemonics.iter().any(|m| m.starts_with("st"));
             let loads = mnemonics.iter().any(|m| m.starts_with("ld"));
-            let memory = if loads { "readonly" } else { "nomem" };
             let saves = mnemonics.contains(&"push");
             if saves {
                 assert_eq!(mnemonics.first(), Some(&"push"), "{block}");
@@ -866,16 +1042,122 @@ mod tests {
                 let pops = mnemonics.iter().filter(|m| **m == "pop").count();
                 assert_eq!((pushes, pops), (1, 1), "{block}");
             }
-            assert!(
-                options.contains(memory) && options.contains("nostack") != saves,
-                "{block}"
-            );
+            let frame = templates.iter().filter(|t| t.contains("sp, sp")).count();
+            if frame > 0 {
+                let (first, last) = (templates.first(), templates.last());
+                assert!(
+                    frame == 2
+                        && first.is_some_and(|t| t.starts_with("sub sp, sp, #"))
+                        && last.map(|t| t.replacen("add", "sub", 1)).as_deref() == first.copied(),
+                    "{block}: a frame made first and dropped last"
+                );
+            }
+            let stacked = saves || frame > 0;
+            if stores {
+                assert!(
+                    !options.contains("readonly") && !options.contains("nomem"),
+                    "{block}"
+                );
+            } else {
+                let memory = if loads { "readonly" } else { "nomem" };
+                assert!(options.contains(memory), "{block}");
+            }
+            assert!(options.contains("nostack") != stacked, "{block}");
         }
         // Every wrapper's block was seen (one per instruction wrapper, SSUB + SEL as one, the
-        // loop of `smlad_2x2_groups` (its odd count entered inside it), the loops of
-        // `smlad_1x2_words` and `smlad_1x3_words` and their odd last steps, and
-        // `depthwise_3x3`'s four window shapes).
-        assert_eq!(blocks, 25, "asm! blocks in dsp.rs");
+        // loop of `smlad_2x2_groups` (its odd count entered inside it), the channel pairs of
+        // `smlad_2x2_requant`, the loops of `smlad_1x2_words` and `smlad_1x3_words` and their
+        // odd last steps, and `depthwise_3x3`'s four window shapes).
+        assert_eq!(blocks, 26, "asm! blocks in dsp.rs");
+    }
+
+    /// [`smlad_2x2_requant`] against its definition, per pair the sums of the groups' lanes
+    /// times the filters' values from the biases, then [`requant_folded`]: windows of 1 to 40
+    /// values (a part group among them), filters that hold every pair's reads, end short of
+    /// the last pair's, or are empty, fewer biases or constants than pairs; the pairs it runs
+    /// are the ones [`Pairs::new`] counts (every read inside the filter), the outputs past
+    /// them untouched, and a buffer of other groups or outputs too short run none.
+    #[test]
+    fn requantised_pairs_equal_their_definition() {
+        use crate::requant_pair::Requant;
+        let mut state = 0x5eed_2222_u32;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 17;
+            state ^= state << 5;
+            state
+        };
+        let cases = if cfg!(miri) { 40 } else { 3000 };
+        for case in 0..cases {
+            let window = 1 + next() as usize % 40;
+            let groups = window.div_ceil(4);
+            let channels = 2 * (1 + next() as usize % 5);
+            let x: Vec<[u32; 4]> = (0..groups)
+                .map(|_| core::array::from_fn(|_| next() & 0x00ff_00ff ^ 0xff80_ff80 & next()))
+                .collect();
+            // The filter: every channel's values, then 0 to 3 spare bytes, or cut short.
+            let len = match case % 4 {
+                0 => channels * window + (next() as usize % 4),
+                1 => (channels * window).saturating_sub(next() as usize % (2 * window)),
+                2 => 4 * groups + window - 1,
+                _ => channels * window,
+            };
+            let filter: Vec<i8> = (0..len).map(|_| next() as i8).collect();
+            let pairs = channels / 2;
+            let bias: Vec<[i32; 2]> = (0..pairs - (case % 7 == 0) as usize)
+                .map(|_| [next() as i32 >> 12, next() as i32 >> 12])
+                .collect();
+            let requant: Vec<[Requant; 2]> = (0..pairs)
+                .map(|_| {
+                    core::array::from_fn(|_| Requant {
+                        multiplier: (1 << 30) + (next() >> 2) as i32,
+                        shift: -2 - (next() % 22) as i32,
+                    })
+                })
+                .collect();
+            let o2 = 2 * ((next() % 256) as i32 - 128) + 1;
+            let run = Pairs::new(groups, &filter, window, &bias, &requant, o2);
+            // The pairs whose reads lie in the filter, and that have their constants.
+            let fit = (0..pairs)
+                .take_while(|&k| (2 * k + 1) * window + 4 * groups <= len)
+                .count();
+            assert_eq!(run.len(), fit.min(bias.len()), "{case}");
+            let (mut ya, mut yb) = (std::vec![[7_i8; 2]; pairs], std::vec![[7_i8; 2]; pairs]);
+            assert_eq!(smlad_2x2_requant(&run, &x, &mut ya, &mut yb), run.len());
+            for k in 0..pairs {
+                if k >= run.len() {
+                    assert_eq!((ya[k], yb[k]), ([7; 2], [7; 2]), "{case}");
+                    continue;
+                }
+                for (c, out) in [(0, [ya[k][0], yb[k][0]]), (1, [ya[k][1], yb[k][1]])] {
+                    let f = &filter[(2 * k + c) * window..];
+                    for (pixel, &got) in out.iter().enumerate() {
+                        let mut acc = bias[k][c];
+                        for (g, group) in x.iter().enumerate() {
+                            let (lo, hi) = (group[2 * pixel], group[2 * pixel + 1]);
+                            // Values 0, 2 in `lo`'s halves, 1, 3 in `hi`'s.
+                            let v = [lo as i16, hi as i16, (lo >> 16) as i16, (hi >> 16) as i16];
+                            for (j, &v) in v.iter().enumerate() {
+                                let w = i32::from(f[4 * g + j]);
+                                acc = acc.wrapping_add(w * i32::from(v));
+                            }
+                        }
+                        let r = requant[k][c];
+                        assert_eq!(
+                            got,
+                            requant_folded(acc, r.multiplier, r.shift, o2),
+                            "{case}"
+                        );
+                    }
+                }
+            }
+            // Other groups, or outputs too short: nothing run.
+            if run.len() > 0 {
+                assert_eq!(smlad_2x2_requant(&run, &x[1..], &mut ya, &mut yb), 0);
+                let n = run.len() - 1;
+                assert_eq!(smlad_2x2_requant(&run, &x, &mut ya[..n], &mut yb), 0);
+            }
+        }
     }
 
     /// The 1 x 2 word loop against its definition: per word the sums of the input values plus

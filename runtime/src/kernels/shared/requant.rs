@@ -4,15 +4,7 @@
 
 use super::fixed;
 
-/// TFLM's `(quantized_multiplier, shift)` pair from `QuantizeMultiplier`: the real multiplier
-/// `multiplier * 2^(shift - 31)`; `shift > 0` is a left shift.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Requant {
-    /// Q0.31 significand in `[2^30, 2^31)`, or 0.
-    pub multiplier: i32,
-    /// Power-of-two exponent; positive shifts left.
-    pub shift: i32,
-}
+pub use crate::requant_pair::Requant;
 
 impl Requant {
     /// Multiplies `x` by this multiplier as TFLM's `MultiplyByQuantizedMultiplier` does.

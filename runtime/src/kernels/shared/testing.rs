@@ -308,6 +308,22 @@ pub(crate) static REQUANT_TWO: [Requant; 24] = {
     r
 };
 
+/// Right shifts of 2 to 31, those past 23 in every third channel: the epilogue form 6 whose
+/// constants the folded epilogue (`crate::dsp::requant_folded`) does not take.
+pub(crate) static REQUANT_DEEP: [Requant; 24] = {
+    let mut r = REQUANT;
+    let mut i = 0;
+    while i < 24 {
+        r[i].shift = if i % 3 == 1 {
+            -24 - (i as i32 % 8)
+        } else {
+            -2 - (i as i32 % 22)
+        };
+        i += 1;
+    }
+    r
+};
+
 /// `$f::<K>$args` with `K` the kernel constant `$k`, a run-time value, as generated code calls
 /// a kernel with a constant: each of the kernels named, alone and with each epilogue form's bits
 /// (`EPILOGUE_GENERAL`, `EPILOGUE_SHIFT1`, `EPILOGUE_SHIFT2`), and `PORTABLE` and `ANY`, all
@@ -340,9 +356,10 @@ pub(crate) use with_kernel_constant;
 
 pub(crate) fn params(geometry: ConvGeometry, rng: &mut Rng) -> ConvS8 {
     let offsets = [-127, 128, 0, 5, -3];
-    let requant: &'static [Requant] = match rng.next() % 3 {
+    let requant: &'static [Requant] = match rng.next() % 4 {
         0 => &REQUANT_GENERAL,
         1 => &REQUANT,
+        2 => &REQUANT_DEEP,
         _ => &REQUANT_TWO,
     };
     // The whole int8 range (no fused activation) or a narrower one.

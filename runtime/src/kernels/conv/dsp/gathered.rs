@@ -108,6 +108,7 @@ impl Gather<'_> {
         let mut bytes = [[self.zero_point; MOST]; 2];
         let mut wide = [[0_u32; 4]; MOST / 4];
         let off = splat16(offset);
+        let run = e.pairs(filter, k, out_depth);
         let mut pairs = output.chunks_exact_mut(2 * out_depth);
         let mut at = (0, 0, 0);
         for y2 in &mut pairs {
@@ -126,7 +127,7 @@ impl Gather<'_> {
                 ];
             }
             let (ya, yb) = y2.split_at_mut(out_depth);
-            window::pair::<F>(e, filter, k, first(&wide, groups), ya, yb);
+            window::pair::<F>(e, run.as_ref(), filter, k, first(&wide, groups), ya, yb);
             at = next(b, output_h, output_w);
         }
         // An odd last pixel.

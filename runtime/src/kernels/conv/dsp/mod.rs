@@ -9,17 +9,18 @@ pub(crate) mod window;
 
 use crate::kernels::conv::kernel::{
     GATHERED, KERNEL_BITS, POINTWISE, POINTWISE_8, POINTWISE_16, POINTWISE_32, POINTWISE_64,
-    POINTWISE_128, POINTWISE_256, PORTABLE, WINDOW,
+    POINTWISE_128, POINTWISE_256, PORTABLE, WIDENED, WIDENED_64, WINDOW,
 };
 use crate::kernels::shared::{ConvS8, Part};
 
 /// The int8 CONV_2D of `p` on `part` of its geometry as the Cortex-M DSP extension runs it,
-/// with kernel `K` ([`kernel`](crate::kernels::conv::kernel)): the blocked 1 x 1 kernel's
-/// loop for the layer's input channel count for whole geometries (the in-place driver's
-/// pointwise chunks are whole), whole geometries of short filter rows gathered ([`gathered`]:
-/// first layers), the blocked windows for every other shape with one group (1 x 1 layers
-/// without a loop of their own too), on any part ([`window`]), then the 1 x 1 kernel's pixel
-/// pairs; [`ANY`](crate::kernels::conv::kernel::ANY) tries them in that order. A whole geometry of one-pixel-wide images (a 1-D convolution)
+/// with kernel `K` ([`kernel`](crate::kernels::conv::kernel)): the widened 1 x 1 pixel pairs
+/// and the blocked 1 x 1 kernel's loop for the layer's input channel count for whole
+/// geometries (the in-place driver's pointwise chunks are whole), whole geometries of short
+/// filter rows gathered ([`gathered`]: first layers), the blocked windows for every other shape
+/// with one group (the other 1 x 1 layers too), on any part ([`window`]), then the 1 x 1
+/// kernel's pixel pairs; [`ANY`](crate::kernels::conv::kernel::ANY) tries them in that
+/// order. A whole geometry of one-pixel-wide images (a 1-D convolution)
 /// runs as its rows
 /// ([`ConvGeometry::columns_as_rows`](crate::kernels::shared::ConvGeometry::columns_as_rows):
 /// the same bytes, blocked in pixel pairs).
@@ -53,6 +54,7 @@ pub(crate) fn conv2d_s8_part<const K: u8>(
                 || window::conv_s8::<K>(p, part, input, filter, bias, output)
         }
         WINDOW => window::conv_s8::<K>(p, part, input, filter, bias, output),
+        WIDENED_64 | WIDENED => whole && pointwise::widened_s8::<K>(p, input, filter, bias, output),
         PORTABLE => false,
         _ => {
             (whole

@@ -1,9 +1,15 @@
 //! CONV_2D with a 1 x 1 filter, stride 1, no padding and one group, blocked for the Cortex-M
 //! DSP extension (cfg `stowplan_dsp`): the matrix product of pixels by filters in blocks of
-//! 2 pixels x 2 output channels, the accumulators in registers (see [`conv1x1_s8`]).
+//! 2 pixels x 2 output channels, the accumulators in registers (see [`conv1x1_s8`]); for the
+//! layers of the folded epilogue's constants each pixel pair widened once, then every channel
+//! pair in one `asm!` block (see [`widened_s8`]).
 
-use crate::dsp::{smlad, smlad_1x2_words, splat16, sxtab16, sxtab16_ror8, sxtb16, sxtb16_ror8};
-use crate::kernels::conv::kernel::{ANY, KERNEL_BITS, pointwise_channels, pointwise_takes};
+use crate::dsp::{
+    smlad, smlad_1x2_words, smlad_2x2_requant, splat16, sxtab16, sxtab16_ror8, sxtb16, sxtb16_ror8,
+};
+use crate::kernels::conv::kernel::{
+    ANY, KERNEL_BITS, pointwise_channels, pointwise_takes, widened_channels,
+};
 use crate::kernels::shared::blocked::{
     Epilogue, dot_1x2, dot_offset_s8, first, load4, tail, unrolled, word4,
 };
@@ -120,6 +126,19 @@ pub(crate) fn conv1x1_counted_s8<const K: u8>(
     conv1x1::<K, false>(p, input, filter, bias, output)
 }
 
+/// [`conv1x1_s8`] with kernel `K` [`WIDENED_64`](crate::kernels::conv::kernel::WIDENED_64)
+/// or [`WIDENED`](crate::kernels::conv::kernel::WIDENED): the widened pixel pairs alone
+/// (`false`, having written nothing, for a layer they do not take).
+pub(crate) fn widened_s8<const K: u8>(
+    p: &ConvS8,
+    input: &[i8],
+    filter: &[i8],
+    bias: Option<&[i32]>,
+    output: &mut [i8],
+) -> bool {
+    conv1x1::<K, false>(p, input, filter, bias, output)
+}
+
 /// [`conv1x1_s8`], with the pixel pairs for a layer without a loop of its own when `PAIRS`,
 /// else `false` for it.
 #[inline(always)]
@@ -177,6 +196,24 @@ fn conv1x1_blocks<const K: u8, const F: u8, const PAIRS: bool>(
     // channel's constants, right shifts of 2 and more over the whole int8 range): one loop per
     // channel count, all pixel pairs in it. (Form 5, a channel's right shift of 1, is rare in
     // convolutions: its layers take the pixel pairs, for half the loops' flash.)
+    // The pixel pairs widened once for every channel pair (`WIDENED_64`, `WIDENED`: alone; the
+    // run-time choice's first try), where the folded epilogue takes the layer.
+    let args = (input, filter, depth, out_depth, offset);
+    match widened_channels(K) {
+        Some(64) => return widened::<F, 16>(e, args, output),
+        Some(_) => return widened::<F, 36>(e, args, output),
+        None if K & KERNEL_BITS == ANY => {
+            let done = if depth <= 64 {
+                widened::<F, 16>(e, args, output)
+            } else {
+                widened::<F, 36>(e, args, output)
+            };
+            if done {
+                return true;
+            }
+        }
+        None => {}
+    }
     let constants = e.requant.len() >= out_depth && e.bias.is_some_and(|b| b.len() >= out_depth);
     let takes = F == 6 && constants && out_depth.is_multiple_of(2) && depth.is_multiple_of(4);
     // The loop for the layer's input channel count: chosen when the crate compiled (`K`), or
@@ -213,6 +250,67 @@ fn conv1x1_blocks<const K: u8, const F: u8, const PAIRS: bool>(
         e.pixel::<F>(a, filter, outs.into_remainder(), depth, offset);
     }
     true
+}
+
+/// [`conv1x1_blocks`] in form 6 for rows of at most `4 G` values (`G` 16 or 36: the buffer's
+/// groups), whole words of them (`depth` a multiple of 4: a part group would have the last
+/// channel pair read past the filter), an even number of output channels and constants the
+/// folded epilogue takes ([`Epilogue::pairs`]): per pixel pair both pixels widened once, `x +
+/// offset` as halfwords, into the window kernel's groups, then every channel pair in one block
+/// ([`smlad_2x2_requant`]); the odd last pixel as [`Epilogue::pixel`]. Returns `false`, having
+/// written nothing, for any other layer. `args`: the input, the filter, `depth`, `out_depth`
+/// and the input offset.
+#[inline(never)]
+fn widened<const F: u8, const G: usize>(
+    e: &Epilogue<'_>,
+    (input, filter, depth, out_depth, offset): (&[i8], &[i8], usize, usize, i32),
+    output: &mut [i8],
+) -> bool {
+    if F != 6 || depth > 4 * G || !depth.is_multiple_of(4) || !out_depth.is_multiple_of(2) {
+        return false;
+    }
+    let Some(run) = e.pairs(filter, depth, out_depth) else {
+        return false;
+    };
+    if run.len() != out_depth / 2 {
+        return false;
+    }
+    let groups = depth / 4;
+    let mut buf = [[0_u32; 4]; G];
+    let mut ins = input.chunks_exact(2 * depth);
+    let mut outs = output.chunks_exact_mut(2 * out_depth);
+    for (x2, y2) in (&mut ins).zip(&mut outs) {
+        let (a, b) = x2.split_at(depth);
+        widen_pixel(&mut buf, 0, a, offset);
+        widen_pixel(&mut buf, 2, b, offset);
+        let (ya, yb) = y2.split_at_mut(out_depth);
+        smlad_2x2_requant(
+            &run,
+            first(&buf, groups),
+            ya.as_chunks_mut::<2>().0,
+            yb.as_chunks_mut::<2>().0,
+        );
+    }
+    // An odd last pixel.
+    let a = ins.remainder();
+    if !a.is_empty() {
+        e.pixel::<F>(a, filter, outs.into_remainder(), depth, offset);
+    }
+    true
+}
+
+/// Pixel `x` (whole words) widened into words `lane` and `lane + 1` of the groups of `buf`
+/// (the window kernel's layout): per word of four values `x + offset` as the `SXTAB16` lanes
+/// of the word and of the word rotated by 8.
+#[inline(always)]
+fn widen_pixel(buf: &mut [[u32; 4]], lane: usize, x: &[i8], offset: i32) {
+    let off = splat16(offset);
+    for (group, w) in buf.iter_mut().zip(x.as_chunks::<4>().0) {
+        let w = load4(w);
+        if let Some(pair) = group.get_mut(lane..lane + 2) {
+            pair.copy_from_slice(&[sxtab16(off, w), sxtab16_ror8(off, w)]);
+        }
+    }
 }
 
 /// The loop for `channels` input channels (8 to 256; `false`, having written nothing, for any
@@ -589,6 +687,7 @@ impl Epilogue<'_> {
 mod tests {
     use super::*;
     use crate::kernels::conv::conv2d_s8_portable;
+    use crate::kernels::shared::Requant;
     use crate::kernels::shared::testing::{REQUANT, REQUANT_TWO, Rng, geometry, params};
     use crate::kernels::shared::{ConvGeometry, Part};
 
@@ -693,5 +792,90 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The widened pixel pairs ([`WIDENED_64`](crate::kernels::conv::kernel::WIDENED_64), [`WIDENED`](
+    /// crate::kernels::conv::kernel::WIDENED)) against the portable kernel: input channel
+    /// counts of whole words up to 144 (at and past the 64 of the smaller buffer), odd and even
+    /// pixel and output channel counts, every requantisation table, with and without a bias and
+    /// a fused activation; a layer they do not take (form 6 missing, a bias missing, a right
+    /// shift past 23, an odd output channel count, rows not of whole words, past the buffer)
+    /// is declined with nothing written, and the ones they take are exactly those.
+    #[test]
+    fn widened_pixel_pairs_equal_the_portable_kernel() {
+        use crate::kernels::conv::kernel::{WIDENED, WIDENED_64};
+        use crate::kernels::shared::testing::{REQUANT_DEEP, REQUANT_GENERAL};
+        let mut rng = Rng(0x71de);
+        let cases = if cfg!(miri) { 8 } else { 1500 };
+        let mut ran = [0_usize; 2];
+        for case in 0..cases {
+            let c = rng.pick(&[4, 8, 12, 16, 28, 32, 60, 64, 68, 96, 128, 144, 148, 6, 30]);
+            let o = rng.range(1, 12);
+            let w = rng.range(1, if cfg!(miri) { 3 } else { 7 });
+            let g = geometry([1, 1, w, c], [o, 1, 1, c], [1, 1, w, o]);
+            let requant: &'static [Requant] = rng.pick(&[
+                &REQUANT_TWO[..],
+                &REQUANT_DEEP[..],
+                &REQUANT[..],
+                &REQUANT_GENERAL[..],
+            ]);
+            let (act_min, act_max) = rng.pick(&[(-128, 127), (-128, 127), (-100, 90)]);
+            let p = ConvS8 {
+                geometry: g,
+                input_offset: rng.pick(&[128, -127, 3, 0]),
+                output_offset: rng.range(0, 255) as i32 - 128,
+                requant,
+                act_min,
+                act_max,
+            };
+            let bias: [i32; 12] = core::array::from_fn(|_| rng.range(0, 80_000) as i32 - 40_000);
+            let bias = (case % 5 != 0).then_some(&bias[..o]);
+            let (mut input, mut filter) = ([0i8; 7 * 148], [0i8; 12 * 148]);
+            rng.fill(&mut input);
+            rng.fill(&mut filter);
+            let (input, filter) = (&input[..w * c], &filter[..o * c]);
+            let len = w * o;
+            let (mut fast, mut slow) = ([0x55_u8 as i8; 84], [0i8; 84]);
+            conv2d_s8_portable(&p, Part::WHOLE, input, filter, bias, &mut slow[..len]);
+            let folds = requant[..o]
+                .iter()
+                .all(|r| r.multiplier >= 0 && (-23..=-2).contains(&r.shift));
+            let (e, form) = Epilogue::new(&p, bias, o);
+            let takes = form == 6
+                && bias.is_some()
+                && folds
+                && c.is_multiple_of(4)
+                && c <= 144
+                && o.is_multiple_of(2);
+            // The folded epilogue's constants: a bias, and every multiplier and shift in range.
+            assert_eq!(e.pairs(filter, c, o).is_some(), bias.is_some() && folds);
+            for small in [true, false] {
+                let fits = if small { c <= 64 } else { c > 64 };
+                let done = if small {
+                    widened_s8::<WIDENED_64>(&p, input, filter, bias, &mut fast[..len])
+                } else {
+                    widened_s8::<WIDENED>(&p, input, filter, bias, &mut fast[..len])
+                };
+                // The smaller buffer declines what it cannot hold; the larger one takes the
+                // smaller ones' layers too.
+                assert_eq!(done, takes && (fits || !small), "{:?}", (c, o, w, small));
+                if done {
+                    ran[usize::from(!small)] += 1;
+                    assert_eq!(fast[..len], slow[..len], "{:?}", (c, o, w, small));
+                } else {
+                    assert!(
+                        fast[..len].iter().all(|&v| v == 0x55_u8 as i8),
+                        "{:?}",
+                        (c, o, w)
+                    );
+                }
+                fast = [0x55_u8 as i8; 84];
+            }
+            // The run-time choice's first try takes the same layers, with the same bytes.
+            let mut any = [0i8; 84];
+            assert!(conv1x1_s8::<0>(&p, input, filter, bias, &mut any[..len]));
+            assert_eq!(any[..len], slow[..len], "{:?}", (c, o, w));
+        }
+        assert!(cfg!(miri) || ran.iter().all(|&n| n > 20), "{ran:?}");
     }
 }

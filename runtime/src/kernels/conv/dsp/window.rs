@@ -4,9 +4,12 @@
 //! once, `input + input_offset` as halfwords, into a buffer on the stack; every pair of output
 //! channels then runs over it in blocks of 2 pixels x 2 channels ([`smlad_2x2_groups`]: per
 //! four window values two filter loads, four widenings of the filter with `SXTB16`, four loads
-//! of the widened pair, eight `SMLAD`s). An odd last channel runs 2 x 1, a lone last pixel
-//! 1 x 2. The gathered kernel ([`super::gathered`]) runs its widened windows through the same
-//! blocks ([`pair`], [`single`]).
+//! of the widened pair, eight `SMLAD`s). In form 6 with every channel's constants in the folded
+//! epilogue's range ([`Epilogue::pairs`]) the channel pairs run in one `asm!` block, their
+//! outputs requantised in it ([`smlad_2x2_requant`]): all but a last pair whose filter reads
+//! would pass the filter's end, which runs as the others do otherwise. An odd last channel
+//! runs 2 x 1, a lone last pixel 1 x 2. The gathered kernel ([`super::gathered`]) runs its
+//! widened windows through the same blocks ([`pair`], [`single`]).
 //!
 //! The window kernel ([`super::window`]) widens every input value again for each pair of
 //! output channels; here each pixel pair's window is widened once and read by every channel.
@@ -35,16 +38,14 @@
 
 use core::ops::Range;
 
-use crate::dsp::{smlad, smlad_2x2_groups, splat16, sxtab16, sxtab16_ror8, sxtb16, sxtb16_ror8};
-use crate::kernels::conv::kernel::window_takes;
+use crate::dsp::{
+    Pairs, smlad, smlad_2x2_groups, smlad_2x2_requant, splat16, sxtab16, sxtab16_ror8, sxtb16,
+    sxtb16_ror8,
+};
+use crate::kernels::conv::kernel::{SLAB, window_takes};
 use crate::kernels::shared::blocked::{Epilogue, first, word4};
 use crate::kernels::shared::requant::epilogue_in;
 use crate::kernels::shared::{ConvGeometry, ConvS8, Part, inside, origin, sized, sized_mut};
-
-/// The most window values the buffer holds: a window of up to `SLAB` values is gathered whole,
-/// a larger one in slabs of `SLAB` values (the buffer of a pixel pair, `SLAB / 4` groups of 16
-/// bytes and one part group, is on the stack while the kernel runs: 592 bytes).
-pub(crate) const SLAB: usize = 144;
 
 /// Groups of the buffer: whole groups and a part one.
 const GROUPS: usize = SLAB / 4 + 1;
@@ -87,12 +88,13 @@ pub(crate) fn conv_s8<const K: u8>(
         return true;
     };
     // The filter holds every window value of every channel: no product overflows.
+    let (e, form) = Epilogue::new(p, bias, out_depth);
     let w = Widen {
         c: Conv::new(p, input, filter),
         part,
         window: filter_h * filter_w * depth,
+        pairs: e.pairs(filter, filter_h * filter_w * depth, out_depth),
     };
-    let (e, form) = Epilogue::new(p, bias, out_depth);
     // The form kernel constant `K` names, or the one found now.
     let form = epilogue_in(K, form);
     match form {
@@ -138,6 +140,8 @@ struct Widen<'a> {
     c: Conv<'a>,
     part: Part,
     window: usize,
+    /// The channel pairs the folded epilogue runs ([`Epilogue::pairs`]), if they take it.
+    pairs: Option<Pairs<'a>>,
 }
 
 /// A pixel pair's widened windows ([module docs](self)).
@@ -347,7 +351,15 @@ impl Widen<'_> {
     /// A pixel pair (windows in `buf`, outputs `ya`, `yb`): [`pair`] of the call's filter.
     #[inline(always)]
     fn pair<const F: u8>(&self, e: &Epilogue<'_>, buf: &Buffer, ya: &mut [i8], yb: &mut [i8]) {
-        pair::<F>(e, self.c.filter, self.window, buf, ya, yb);
+        pair::<F>(
+            e,
+            self.pairs.as_ref(),
+            self.c.filter,
+            self.window,
+            buf,
+            ya,
+            yb,
+        );
     }
 
     /// A lone pixel (its window in the buffer's first words, outputs `y`): [`single`] of the
@@ -431,7 +443,9 @@ impl Conv<'_> {
 /// widened in `buf` (the [module docs](self)' groups; every lane of the part group past the
 /// window 0), against `filter` (each output channel's `window` values in turn), into `ya` and
 /// `yb`: per output channel pair the 2 x 2 sums, then the four outputs, the pair's constants
-/// read once; an odd last channel 2 x 1.
+/// read once; an odd last channel 2 x 1. In form 6 with `run` (the filter's channel pairs the
+/// folded epilogue takes, [`Epilogue::pairs`]), its pairs run first in one block
+/// ([`smlad_2x2_requant`]), the others as above.
 ///
 /// With a part group (`window` not a multiple of 4) a channel pair's filters are read on to the
 /// group's end, into the next channel's values, which the part group's zero lanes multiply by
@@ -441,6 +455,7 @@ impl Conv<'_> {
 #[inline(never)]
 pub(super) fn pair<const F: u8>(
     e: &Epilogue<'_>,
+    run: Option<&Pairs<'_>>,
     filter: &[i8],
     window: usize,
     buf: &[[u32; 4]],
@@ -461,7 +476,14 @@ pub(super) fn pair<const F: u8>(
     let requant = e.requant.as_chunks::<2>().0;
     let bias = e.bias.map(|b| b.as_chunks::<2>().0);
     let two = window.saturating_mul(2);
-    for (k, (ya, yb)) in ya2.iter_mut().zip(yb2.iter_mut()).enumerate() {
+    // In form 6 with every channel's constants in the folded epilogue's range, the channel
+    // pairs whose filters' reads lie in `filter` run in one block, the rest below.
+    let done = match run {
+        Some(run) if F == 6 => smlad_2x2_requant(run, whole, ya2, yb2),
+        _ => 0,
+    };
+    let rest = ya2.get_mut(done..).unwrap_or(&mut []).iter_mut();
+    for (k, (ya, yb)) in (done..).zip(rest.zip(yb2.get_mut(done..).unwrap_or(&mut []))) {
         let at = k.saturating_mul(two);
         let read = window.saturating_add(4 * padded);
         let [aa, ab, ba, bb] = match filter.get(at..at.saturating_add(read)) {
@@ -681,7 +703,9 @@ mod tests {
     use crate::kernels::shared::Requant;
 
     /// Up to 24 output channels' multipliers: the models' form (right shifts of 1 to 11).
-    use crate::kernels::shared::testing::{REQUANT, Rng, driver_chunks, fails_in_debug, padded};
+    use crate::kernels::shared::testing::{
+        REQUANT, REQUANT_DEEP, Rng, driver_chunks, fails_in_debug, padded,
+    };
 
     /// Multipliers outside the right form in every third channel (shifts 1 and 0, the largest
     /// multiplier, a negative one, 0): the general requantisation.
@@ -728,9 +752,11 @@ mod tests {
     };
 
     fn params(geometry: ConvGeometry, rng: &mut Rng) -> ConvS8 {
-        let requant: &'static [Requant] = match rng.below(3) {
+        let requant: &'static [Requant] = match rng.below(4) {
             0 => &REQUANT_GENERAL,
             1 => &REQUANT,
+            // Right shifts past 23 in some channels: form 6 without the folded epilogue.
+            2 => &REQUANT_DEEP,
             _ => &REQUANT_TWO,
         };
         // The whole int8 range (no fused activation), RELU6-like, or RELU.
