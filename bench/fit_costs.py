@@ -95,7 +95,9 @@ def fit_terms(rows):
 def family(kernel):
     """The name a kernel's cost is modelled under (planner/src/choice.rs, `family`)."""
     rest = kernel.removeprefix("pointwise_")
-    return "pointwise_n" if rest != kernel and rest.isdigit() else kernel
+    if rest != kernel and rest.isdigit():
+        return "pointwise_n"
+    return "widened" if kernel == "widened_64" else kernel
 
 
 def main():

@@ -1091,7 +1091,7 @@ fn macs_name_each_ops_kernel() {
         [
             shift2("gathered"),
             None,
-            shift2("window"),
+            shift2("widened_64"),
             shift2("taps"),
             None,
             None,

@@ -2,9 +2,10 @@
 //! expected to cost on the Cortex-M4: the report `stowplan macs` prints beside each op's
 //! multiply-accumulates.
 //!
-//! The choice is the lowering's own (the op is lowered as `invoke` lowers it, and the kernel it
-//! records is read back, [`crate::ops::Lower::chosen`]), so the report names the kernel the
-//! generated code calls. Ops with a single kernel have no choice to report.
+//! The choice is the lowering's own (the op is lowered as `invoke` lowers it, on one buffer
+//! where the default options' plan writes its output over its input, and the kernel it records
+//! is read back, [`crate::ops::Lower::chosen`]), so the report names the kernel the generated
+//! code calls with those options. Ops with a single kernel have no choice to report.
 //!
 //! The expected cost is a linear model of each DSP kernel, fitted on the benchmark set's
 //! per-op instruction counts (`bench/run.sh`, Cortex-M4 under QEMU; `bench/fit_costs.py`
@@ -67,9 +68,9 @@ pub const COSTS: &[(&str, Cost)] = &[
     (
         "gathered",
         Cost {
-            per_mac: 0.9567,
-            per_output: 44.8971,
-            per_pixel: 476.1096,
+            per_mac: 1.2324,
+            per_output: 17.2595,
+            per_pixel: 563.7589,
             per_call: 0.0,
         },
     ), // 4 ops, 4 shapes
@@ -94,39 +95,48 @@ pub const COSTS: &[(&str, Cost)] = &[
     (
         "pointwise_n",
         Cost {
-            per_mac: 1.3375,
-            per_output: 16.7253,
-            per_pixel: 2.0846,
-            per_call: 597.7,
+            per_mac: 1.3762,
+            per_output: 16.9163,
+            per_pixel: 3.0969,
+            per_call: 576.5,
         },
-    ), // 41 ops, 16 shapes
+    ), // 11 ops, 6 shapes
     (
         "rows",
         Cost {
             per_mac: 1.6797,
-            per_output: 47.0384,
-            per_pixel: 101.0798,
+            per_output: 47.0395,
+            per_pixel: 101.0861,
             per_call: 0.0,
         },
     ), // 16 ops, 11 shapes
     (
         "taps",
         Cost {
-            per_mac: 5.5323,
-            per_output: 0.0000,
-            per_pixel: 100.7774,
+            per_mac: 0.0000,
+            per_output: 49.7907,
+            per_pixel: 100.7818,
             per_call: 0.0,
         },
     ), // 46 ops, 19 shapes
     (
+        "widened",
+        Cost {
+            per_mac: 1.2562,
+            per_output: 14.7273,
+            per_pixel: 75.6792,
+            per_call: 7015.4,
+        },
+    ), // 48 ops, 20 shapes
+    (
         "window",
         Cost {
-            per_mac: 1.4664,
-            per_output: 30.1898,
-            per_pixel: 316.4898,
-            per_call: 589.0,
+            per_mac: 1.4645,
+            per_output: 0.0000,
+            per_pixel: 587.5481,
+            per_call: 44054.3,
         },
-    ), // 41 ops, 23 shapes
+    ), // 23 ops, 14 shapes
 ];
 
 /// The name a kernel's cost is modelled under: `pointwise_n` for the pointwise loops per input
@@ -136,6 +146,7 @@ pub const COSTS: &[(&str, Cost)] = &[
 pub fn family(kernel: &str) -> &str {
     match kernel.strip_prefix("pointwise_") {
         Some(n) if n.parse::<u32>().is_ok() => "pointwise_n",
+        _ if kernel == "widened_64" => "widened",
         _ => kernel,
     }
 }
@@ -179,6 +190,24 @@ pub fn model_kernels(
     let macs = model_macs(bytes, shapes)?;
     let model = read_model(bytes)?;
     let tensors = tensor_infos(&model, shapes, false, false)?;
+    // The ops whose outputs generated `invoke` writes over their inputs with the default
+    // options (their kernels are chosen for one buffer): the pairs the plan overlaps. A model
+    // that cannot be planned runs nothing; its ops are reported as on two buffers.
+    let options = crate::Options {
+        shapes: shapes.to_vec(),
+        ..crate::Options::default()
+    }
+    .with_invoke(true);
+    let overlapped = crate::plan_model(bytes, &options)
+        .map(|p| p.overlapped())
+        .unwrap_or_default();
+    let on_one_buffer = |op: &crate::tflite::Op| {
+        let declared = ops::overwrite_of(&op.opcode)?;
+        let input = op.inputs.get(declared.input).copied().flatten()?;
+        let i = model.tensor(op.subgraph, input)?.id;
+        let o = model.tensor(op.subgraph, *op.outputs.first()?)?.id;
+        overlapped.contains(&(i, o)).then_some(declared)
+    };
     let state = crate::persistent::State::default();
     let folded = ops::FoldedData::new();
     let rt: TokenStream = quote!(::stowplan);
@@ -197,6 +226,7 @@ pub fn model_kernels(
             .then(|| {
                 let cell = Cell::new(None);
                 let params = format_ident!("OP_{}", op.index.0);
+                let one = on_one_buffer(op);
                 let cx = Lower {
                     model: &model,
                     tensors: &tensors,
@@ -206,8 +236,8 @@ pub fn model_kernels(
                     rt: &rt,
                     params: &params,
                     folded: &folded,
-                    overlap: None,
-                    overwrite: None,
+                    overlap: one.map(|_| (0, 0)),
+                    overwrite: one,
                     chosen: Some(&cell),
                 };
                 let lowered = ops::kind(&op.opcode)

@@ -792,8 +792,8 @@ pub mod cnn {
             act_min: -128,
             act_max: 127,
         };
-        /// The kernel of OP_2: window, right shifts of 2 and more over the whole int8 range, on cores with the DSP extension (the portable loop elsewhere), chosen when the crate compiled.
-        pub const OP_2_KERNEL: u8 = ::stowplan::kernels::conv_kernel::WINDOW
+        /// The kernel of OP_2: widened_64, right shifts of 2 and more over the whole int8 range, on cores with the DSP extension (the portable loop elsewhere), chosen when the crate compiled.
+        pub const OP_2_KERNEL: u8 = ::stowplan::kernels::conv_kernel::WIDENED_64
             | ::stowplan::kernels::conv_kernel::EPILOGUE_SHIFT2;
         #[allow(unused_variables)]
         const _: () = {
