@@ -59,14 +59,15 @@ pub struct Window {
 /// filter, 6 the 1 x 1 layers' shapes (8 to 256 input channels, a power of two, and an even
 /// number of outputs: the matrix product's loops per channel count), 7 a one-pixel-wide image
 /// (a 1-D convolution, run as a row: any filter height, stride and dilation); model 1 one of 1
-/// to 5, model 2 kind 6, model 3 kind 7 (a blocked variant has four models or more), the others
-/// any. Their channel counts make filter rows
+/// to 5, models 2 and 4 kind 6 (model 2 planned on two buffers, the widened pixel pairs; model
+/// 4 as the planner puts it, mostly over its input: the loops per channel count), model 3 kind
+/// 7 (a blocked variant has five models or more), the others any. Their channel counts make filter rows
 /// of whole words and rows with tails.
 pub fn blocked_kind(rng: &mut Rng, index: usize) -> usize {
     match index {
         0 => 0,
         1 => rng.size(1, 5),
-        2 => 6,
+        2 | 4 => 6,
         3 => 7,
         _ => rng.size(0, 7),
     }
@@ -202,10 +203,10 @@ pub fn variants(seed: u64, target: Target) -> Vec<Variant> {
                         options: format!("{pname} {aname}"),
                         shape,
                     };
-                    // The blocked class draws each of its kinds: four models or more.
+                    // The blocked class draws each of its kinds: five models or more.
                     let mut target = folded_target(target, folded);
                     if shape == "blocked" {
-                        target.models = target.models.max(4);
+                        target.models = target.models.max(5);
                     }
                     out.push(suite::fill(seed, spec, target, |rng, index| {
                         let activation = activation_of(folded, activation, index + si);
@@ -340,7 +341,17 @@ fn draw(
         0
     };
     let win = window(rng, shape, padding, index, kind)?;
-    let (cin, cout) = channels(rng, shape, kind);
+    let (mut cin, cout) = channels(rng, shape, kind);
+    // Model 2's 1 x 1 layer (kind 6, planned on two buffers below) in the widened pixel pairs'
+    // shapes: at most 144 input channels, the whole int8 range (no fused activation, whatever
+    // the variant's: the others of the variant take it).
+    let widened = shape == "blocked" && kind == 6 && index == 2;
+    let activation = if widened {
+        cin = cin.min(128);
+        stowplan_planner::tflite::Activation::None
+    } else {
+        activation
+    };
     // Grouped convolution now and then (not in the 1 x 1 layers' shapes, kind 6): the filter
     // covers a divisor of the input channels.
     let groups = if kind != 6 && cin % 2 == 0 && cout % 2 == 0 && rng.chance(0.25) {
@@ -432,10 +443,17 @@ fn draw(
         let int4 = types.ends_with("int4-filter");
         let qi = Quant::tensor(suite::scale(rng), suite::zero_point(rng, DType::Int8));
         let per_channel = index.is_multiple_of(2) || rng.chance(0.5);
+        // The 1 x 1 layers' shapes (kind 6) with channels within a factor of two of each
+        // other, so that few of their outputs saturate (their kernels' every sum shows).
+        let spread = if shape == "blocked" && kind == 6 {
+            (0.5, 2.0)
+        } else {
+            (1e-2, 1e2)
+        };
         let fscales: Vec<f32> = if per_channel {
             let base = f64::from(suite::scale(rng));
             (0..cout)
-                .map(|_| (base * f64::from(rng.log_uniform(1e-2, 1e2))) as f32)
+                .map(|_| (base * f64::from(rng.log_uniform(spread.0, spread.1))) as f32)
                 .collect()
         } else {
             vec![suite::scale(rng)]
@@ -444,10 +462,16 @@ fn draw(
         // Int4 weights reach 8, not 127: the output scale follows.
         let weight_scale = if int4 { 8.0 / 127.0 } else { 1.0 };
         let product = f64::from(qi.s()) * f64::from(fscales[0]) * weight_scale;
-        let qo = Quant::tensor(
-            suite::output_scale_for(rng, product, win.kh * win.kw * fin),
-            suite::zero_point(rng, DType::Int8),
-        );
+        let terms = win.kh * win.kw * fin;
+        // The 1 x 1 layers' shapes with an output scale for their sums' spread (no scale
+        // drawn over the whole range), as their channels' filter scales.
+        let out_scale = if shape == "blocked" && kind == 6 {
+            let typical = product * 127.0 * 127.0 * (terms as f64).sqrt() / 40.0;
+            (typical * f64::from(rng.log_uniform(0.5, 2.0))) as f32
+        } else {
+            suite::output_scale_for(rng, product, terms)
+        };
+        let qo = Quant::tensor(out_scale, suite::zero_point(rng, DType::Int8));
         let x = b.quantized(sg, "input", DType::Int8, &ishape, qi.spec());
         let w = if int4 {
             let wdata = int4_weights(rng, fcount, index);
@@ -460,7 +484,9 @@ fn draw(
                 &pack_int4(&wdata),
             )
         } else {
-            let wdata = suite::weights_for(rng, fcount, index);
+            // The widened model's weights at random (model 2's are all 127 otherwise, which
+            // no order of the products shows).
+            let wdata = suite::weights_for(rng, fcount, if widened { 4 } else { index });
             b.quantized_constant(
                 sg,
                 "filter",
@@ -563,5 +589,13 @@ fn draw(
         (x, vec![InputSpec::float(win.n * win.h * win.w * cin, 1.0)])
     };
     let _ = x;
-    Some(Draft::new(&b, inputs, win.n * win.oh * win.ow * cout, note))
+    let draft = Draft::new(&b, inputs, win.n * win.oh * win.ow * cout, note);
+    // The 1 x 1 layers' shapes of model 2 planned on two buffers: the widened pixel pairs
+    // (`WIDENED_64`, `WIDENED`), which an op on one buffer never takes; model 4's as the
+    // planner puts it (mostly over its input: the loops per channel count).
+    Some(match (shape, kind, index) {
+        ("blocked", 6, 2) => draft.overlap(false),
+        ("blocked", 6, 4) => draft.overlap(true),
+        _ => draft,
+    })
 }

@@ -108,6 +108,7 @@ pub fn variants(seed: u64, target: Target) -> Vec<Variant> {
                 inputs: vec![Vec::new()],
                 output_values: n,
                 note,
+                overlap: None,
             });
             values += n;
             index += 1;

@@ -483,6 +483,10 @@ fn generate(args: &Args) -> Result<(), String> {
             } else {
                 stowplan_planner::DEFAULT_CHUNK_PIXELS
             };
+            // Every fourth model planned without outputs over inputs (unless drawn otherwise:
+            // `suite::Draft::overlap`): their ops take the kernels chosen for two buffers (the
+            // widened 1 x 1 pixel pairs among them, which an op on one buffer never takes).
+            let overlap = case.overlap.unwrap_or(n % 4 != 1);
             let rendered = stowplan_build::Config::new()
                 .manifest_dir(&sweep)
                 .model(&rel)
@@ -490,6 +494,7 @@ fn generate(args: &Args) -> Result<(), String> {
                 .invoke(true)
                 .align(align)
                 .chunk_pixels(chunk)
+                .overlap(overlap)
                 .render();
             let mut statuses = false;
             let mut unrun = serde_json::Value::Null;

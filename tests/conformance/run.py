@@ -128,15 +128,36 @@ DEVICE_MUTANTS = {
                 "(pkhbt(x01, x23), pkhtb(x23, x01))",
                 "(pkhbt(x01, x23), pkhtb(x01, x23))"),
     # The blocked CONV_2D (3 x 3 and the other shapes), its loop of 2 pixels x 2 channels over
-    # widened windows (two groups an iteration): in the iteration's first group, the second
-    # pixel's even lanes read from its odd lanes' word.
+    # widened windows (two groups an iteration; the windows the folded epilogue does not take:
+    # another form, right shifts past 23, slabs, the last pair of a part group): in the
+    # iteration's first group, the second pixel's even lanes read from its odd lanes' word.
     "dsp-conv": ("src/kernels/shared/dsp.rs",
-                 '"2:", "ldr {p}, [{x}], #16", "ldr {q}, [{x}, #-8]"',
-                 '"2:", "ldr {p}, [{x}], #16", "ldr {q}, [{x}, #-4]"'),
-    # The same loop's second group (where an odd count enters it): the same misread.
+                 '"sub {p}, {t}, {x}", "tst {p}, #16", "bne 3f", "2:", "ldr {p}, [{x}], #16", "ldr {q}, [{x}, #-8]"',
+                 '"sub {p}, {t}, {x}", "tst {p}, #16", "bne 3f", "2:", "ldr {p}, [{x}], #16", "ldr {q}, [{x}, #-4]"'),
+    # The same loop's second group (where an odd count enters it): its last product of the
+    # second pixel's odd lanes taken with the first pixel's.
     "dsp-conv-odd": ("src/kernels/shared/dsp.rs",
-                     '"3:", "ldr {p}, [{x}], #16", "ldr {q}, [{x}, #-8]"',
-                     '"3:", "ldr {p}, [{x}], #16", "ldr {q}, [{x}, #-4]"'),
+                     '"smlad {bb}, {q}, {t}, {bb}", "ldr {p}, [sp]", "cmp {x}, {p}", "bne 2b", "pop {{{t}}}"',
+                     '"smlad {bb}, {p}, {t}, {bb}", "ldr {p}, [sp]", "cmp {x}, {p}", "bne 2b", "pop {{{t}}}"'),
+    # The channel pairs of the folded epilogue (smlad_2x2_requant: windows in form 6 and the
+    # widened 1 x 1 pixel pairs): its loop's first group misreads the second pixel's even
+    # lanes.
+    "dsp-conv-requant": ("src/kernels/shared/dsp.rs",
+                         '"sub {p}, {q}, {x}", "tst {p}, #16", "bne 3f", "2:", "ldr {p}, [{x}], #16", "ldr {q}, [{x}, #-8]"',
+                         '"sub {p}, {q}, {x}", "tst {p}, #16", "bne 3f", "2:", "ldr {p}, [{x}], #16", "ldr {q}, [{x}, #-4]"'),
+    # Its epilogue: the first channel's constant `o2 2^t` halved once more (the rounding and
+    # the zero point off).
+    "dsp-conv-requant-k": ("src/kernels/shared/dsp.rs",
+                           '"asr {t}, {t}, #1", "and {p}, {aa}, #0x80000000"',
+                           '"asr {t}, {t}, #2", "and {p}, {aa}, #0x80000000"'),
+    # Its step to the next channel pair's filters left out: every pair reads the first's.
+    "dsp-conv-requant-step": ("src/kernels/shared/dsp.rs",
+                              '"add {fa}, {fa}, {p}", "mvn {wb}, {wb}"',
+                              '"add {fa}, {fa}, #0", "mvn {wb}, {wb}"'),
+    # The widened 1 x 1 pixel pairs: a word's even and odd values in each other's lanes.
+    "dsp-conv-widened": ("src/kernels/conv/dsp/pointwise.rs",
+                         "pair.copy_from_slice(&[sxtab16(off, w), sxtab16_ror8(off, w)]);",
+                         "pair.copy_from_slice(&[sxtab16_ror8(off, w), sxtab16(off, w)]);"),
     # Its windows widened: a word's even and odd values in each other's lanes.
     "dsp-conv-widen": ("src/kernels/conv/dsp/window.rs",
                        "[sxtab16(off, w), sxtab16_ror8(off, w)]",
@@ -233,6 +254,8 @@ DEVICE_MUTANT_OPS = {"dsp-depthwise": "depthwise_conv", "dsp-depthwise-rows": "d
                      "dsp-conv-slabs": "conv", "dsp-conv-part": "conv",
                      "dsp-conv-part-word": "conv", "dsp-conv-gathered-widen": "conv",
                      "dsp-conv-gathered": "conv", "dsp-conv-columns": "conv",
+                     "dsp-conv-requant": "conv", "dsp-conv-requant-k": "conv",
+                     "dsp-conv-requant-step": "conv", "dsp-conv-widened": "conv",
                      "dsp-fc-pairs": "fully_connected", "dsp-fc-rows": "fully_connected",
                      "dsp-fc-words": "fully_connected",
                      "dsp-pool": "pooling", "dsp-add-mul": "add,mul",

@@ -298,6 +298,9 @@ pub struct Case {
     pub output_values: usize,
     /// What was drawn (shapes, options, quantisation), for a reader of a failure.
     pub note: String,
+    /// Whether it is planned with outputs over inputs where the planner puts them (`Some(false)`:
+    /// never, its ops take the kernels chosen for two buffers); `None`: as the sweep decides.
+    pub overlap: Option<bool>,
 }
 
 /// A model drawn for a variant, before its input sets.
@@ -311,6 +314,9 @@ pub struct Draft {
     pub output_values: usize,
     /// What was drawn.
     pub note: String,
+    /// Whether it is planned with outputs over inputs ([`Draft::overlap`]; `None`: as the
+    /// sweep decides).
+    pub overlap: Option<bool>,
 }
 
 impl Draft {
@@ -326,6 +332,18 @@ impl Draft {
             inputs,
             output_values,
             note,
+            overlap: None,
+        }
+    }
+
+    /// The draft planned with outputs over inputs where the planner puts them (`true`), or
+    /// never (`false`: its ops take the kernels chosen for two buffers), whatever the sweep's
+    /// rule.
+    #[must_use]
+    pub fn overlap(self, overlap: bool) -> Self {
+        Self {
+            overlap: Some(overlap),
+            ..self
         }
     }
 }
@@ -503,6 +521,7 @@ pub fn fill(
             inputs,
             output_values: d.output_values,
             note: d.note,
+            overlap: d.overlap,
         });
     }
     Variant {
@@ -805,6 +824,7 @@ pub fn fill_bounded(
             inputs,
             output_values: d.output_values,
             note: d.note,
+            overlap: d.overlap,
         });
     }
     Variant {
