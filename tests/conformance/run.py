@@ -154,6 +154,11 @@ DEVICE_MUTANTS = {
     "dsp-conv-requant-step": ("src/kernels/shared/dsp.rs",
                               '"add {fa}, {fa}, {p}", "mvn {wb}, {wb}"',
                               '"add {fa}, {fa}, #0", "mvn {wb}, {wb}"'),
+    # DEPTHWISE_CONV_2D's 3 x 3 windows in the folded epilogue (requant4_folded): the third
+    # channel's constant `o2 2^t` halved once more.
+    "dsp-depthwise-folded": ("src/kernels/shared/dsp.rs",
+                             '"asr {t}, {t}, #1", "and {lo}, {a2}, #0x80000000"',
+                             '"asr {t}, {t}, #2", "and {lo}, {a2}, #0x80000000"'),
     # The widened 1 x 1 pixel pairs: a word's even and odd values in each other's lanes.
     "dsp-conv-widened": ("src/kernels/conv/dsp/pointwise.rs",
                          "pair.copy_from_slice(&[sxtab16(off, w), sxtab16_ror8(off, w)]);",
@@ -256,6 +261,7 @@ DEVICE_MUTANT_OPS = {"dsp-depthwise": "depthwise_conv", "dsp-depthwise-rows": "d
                      "dsp-conv-gathered": "conv", "dsp-conv-columns": "conv",
                      "dsp-conv-requant": "conv", "dsp-conv-requant-k": "conv",
                      "dsp-conv-requant-step": "conv", "dsp-conv-widened": "conv",
+                     "dsp-depthwise-folded": "depthwise_conv",
                      "dsp-fc-pairs": "fully_connected", "dsp-fc-rows": "fully_connected",
                      "dsp-fc-words": "fully_connected",
                      "dsp-pool": "pooling", "dsp-add-mul": "add,mul",

@@ -3,13 +3,14 @@
 //! [`depthwise_s8`]).
 
 use crate::dsp::{
-    depthwise_3x3, smlabb, smlabt, smlatt, splat16, sxtab16, sxtab16_ror8, sxtb16, sxtb16_ror8,
+    depthwise_3x3, requant4_folded, smlabb, smlabt, smlatt, splat16, sxtab16, sxtab16_ror8, sxtb16,
+    sxtb16_ror8,
 };
 use crate::kernels::depthwise_conv::kernel::{
     ANY, BLOCKS, KERNEL_BITS, MOST_TAPS, ONE_TO_EIGHT, PORTABLE, TAPS, depthwise_conv2d_s8_kernel,
     depthwise_conv2d_s8_takes,
 };
-use crate::kernels::shared::blocked::{Epilogue, first, load4, word4};
+use crate::kernels::shared::blocked::{Epilogue, Fold4, first, load4, word4};
 use crate::kernels::shared::requant::epilogue_in;
 use crate::kernels::shared::{ConvS8, Part, origin, sized, sized_mut, valid_taps};
 
@@ -24,7 +25,9 @@ use crate::kernels::shared::{ConvS8, Part, origin, sized, sized_mut, valid_taps}
 /// input and filter strides in registers, a row's whole windows in one call), other windows of
 /// up to nine taps sum lists of their taps' runs; larger windows, and other multipliers, walk
 /// the input and the filter a row of taps at a time. The epilogue is [`Epilogue`]'s, its
-/// channel constants read once per block.
+/// channel constants read once per block; a 3 x 3 filter's windows in form 6 with every
+/// channel's constants in the folded epilogue's range take that epilogue, one `asm!` block per
+/// block of four channels ([`requant4_folded`]: six instructions an output).
 ///
 /// Writes in memory order, as [`super::depthwise_conv2d_s8`](crate::kernels::depthwise_conv2d_s8): output pixels in order (batch,
 /// y, x), within a pixel its blocks of four channels in order, each block's four bytes
@@ -211,6 +214,10 @@ fn depthwise_taps(
     let out4 = output.as_chunks_mut::<4>().0;
     let off = splat16(p.input_offset);
     let three = (filter_h, filter_w) == (3, 3);
+    // In form 6 with every channel's constants in the folded epilogue's range, the 3 x 3
+    // windows' outputs in its block ([`window_3x3_folded`]); a layer of form 6 without them
+    // sums its windows as tap lists ([`Taps::pixel`]), the other forms run [`window_3x3`].
+    let fold = if form == 6 { e.fold4(depth) } else { None };
     // The output pixel (of all the call's) the loops are at.
     let mut q = 0;
     // Every index below is under a slice's length (sized by the caller) or wraps to past it (a
@@ -252,11 +259,24 @@ fn depthwise_taps(
                     && let Some(ws) = filter4.get((y_start * 3 + x_start) * blocks..)
                 {
                     let row = input_w * blocks;
-                    let done = match [rows, cols] {
-                        [3, 3] => window_3x3::<3, 3>(xs, ws, row, run3, e, form, off, out),
-                        [3, 2] => window_3x3::<3, 2>(xs, ws, row, run3, e, form, off, out),
-                        [2, 3] => window_3x3::<2, 3>(xs, ws, row, run3, e, form, off, out),
-                        [2, 2] => window_3x3::<2, 2>(xs, ws, row, run3, e, form, off, out),
+                    let done = match (&fold, [rows, cols]) {
+                        (Some(f), [3, 3]) => {
+                            window_3x3_folded::<3, 3>(xs, ws, row, run3, f, off, out)
+                        }
+                        (Some(f), [3, 2]) => {
+                            window_3x3_folded::<3, 2>(xs, ws, row, run3, f, off, out)
+                        }
+                        (Some(f), [2, 3]) => {
+                            window_3x3_folded::<2, 3>(xs, ws, row, run3, f, off, out)
+                        }
+                        (Some(f), [2, 2]) => {
+                            window_3x3_folded::<2, 2>(xs, ws, row, run3, f, off, out)
+                        }
+                        (_, _) if form == 6 => false,
+                        (_, [3, 3]) => window_3x3::<3, 3>(xs, ws, row, run3, e, form, off, out),
+                        (_, [3, 2]) => window_3x3::<3, 2>(xs, ws, row, run3, e, form, off, out),
+                        (_, [2, 3]) => window_3x3::<2, 3>(xs, ws, row, run3, e, form, off, out),
+                        (_, [2, 2]) => window_3x3::<2, 2>(xs, ws, row, run3, e, form, off, out),
                         _ => false,
                     };
                     if done {
@@ -310,6 +330,35 @@ fn window_3x3<const R: usize, const C: usize>(
         if let Some(out) = out.get_mut(i) {
             *out = block_out(e, form, i % blocks, acc);
         }
+    })
+}
+
+/// [`window_3x3`] in the folded epilogue: per pixel and block of four channels
+/// [`depthwise_3x3`]'s sums, then the block's outputs from its constants in `fold`
+/// ([`requant4_folded`]), the blocks counted as they come (no division). Not inlined, as
+/// [`window_3x3`].
+#[inline(never)]
+fn window_3x3_folded<const R: usize, const C: usize>(
+    xs: &[[i8; 4]],
+    ws: &[[i8; 4]],
+    row: usize,
+    run: [usize; 2],
+    fold: &Fold4<'_>,
+    off: u32,
+    out: &mut [[i8; 4]],
+) -> bool {
+    let blocks = out.len() / run[0].max(1);
+    let (Some(requant), Some(bias)) = (fold.requant.get(..blocks), fold.bias.get(..blocks)) else {
+        return false;
+    };
+    let o2 = fold.o2;
+    let mut outs = out.iter_mut();
+    let mut k = 0;
+    depthwise_3x3::<R, C>(xs, ws, blocks, row, run, off, |_, acc| {
+        if let (Some(y), Some(r), Some(b)) = (outs.next(), requant.get(k), bias.get(k)) {
+            *y = requant4_folded(acc, r, b, o2);
+        }
+        k = if k + 1 == blocks { 0 } else { k + 1 };
     })
 }
 
@@ -624,8 +673,9 @@ mod tests {
     fn taps_equal_the_portable_kernel() {
         let mut rng = Rng(0xd3e_0001);
         let cases = if cfg!(miri) { 4 } else { 700 };
-        // Whole 3 x 3 windows, their edges, windows summed from lists of taps; chunks run.
-        let (mut seen, mut chunks) = ([0_usize; 3], 0);
+        // Whole 3 x 3 windows, their edges, windows summed from lists of taps; chunks run;
+        // layers in the folded epilogue (form 6 with its constants), and in form 6 without.
+        let (mut seen, mut chunks, mut folded) = ([0_usize; 3], 0, [0_usize; 2]);
         let mut drawn = 0;
         while drawn < cases {
             let c = if cfg!(miri) {
@@ -663,6 +713,10 @@ mod tests {
             let filter = rng.values(k[0] * k[1] * c);
             let bias: vec::Vec<i32> = (0..c).map(|_| rng.below(40_001) as i32 - 20_000).collect();
             let bias = (rng.below(4) != 0).then_some(&bias[..]);
+            let (e, form) = Epilogue::new(&p, bias, c);
+            if form == 6 {
+                folded[usize::from(e.fold4(c).is_none())] += 1;
+            }
             let run = |g: ConvGeometry, part: Part, input: &[i8], dsp: bool| {
                 let q = ConvS8 { geometry: g, ..p };
                 let mut out = vec![0x55_i8; g.output.iter().product()];
@@ -711,6 +765,7 @@ mod tests {
             cfg!(miri) || (seen.iter().all(|&n| n > 1000) && chunks > 2000),
             "{seen:?} {chunks}"
         );
+        assert!(cfg!(miri) || folded.iter().all(|&n| n > 20), "{folded:?}");
     }
 
     #[test]

@@ -144,6 +144,15 @@ pub(crate) struct Epilogue<'a> {
     pub(crate) act_max: i32,
 }
 
+/// Blocks of four channels' constants for the folded epilogue ([`Epilogue::fold4`]): their
+/// multipliers and shifts, their biases, and `o2 = 2 o + 1` of the output zero point `o`.
+#[derive(Clone, Copy)]
+pub(crate) struct Fold4<'a> {
+    pub(crate) requant: &'a [[Requant; 4]],
+    pub(crate) bias: &'a [[i32; 4]],
+    pub(crate) o2: i32,
+}
+
 /// The bit of an epilogue's form for the whole int8 range (`act_min == -128`, `act_max ==
 /// 127`): the clamp is then a saturation.
 pub(crate) const FULL: u8 = 4;
@@ -250,6 +259,22 @@ impl<'a> Epilogue<'a> {
             && requant
                 .iter()
                 .all(|r| r.multiplier >= 0 && (-23..=-2).contains(&r.shift))
+    }
+
+    /// The first `channels` channels' constants in blocks of four for the folded epilogue
+    /// ([`crate::dsp::requant4_folded`]), if they take it ([`Epilogue::folds`]) and `channels`
+    /// is a multiple of four.
+    #[inline(always)]
+    pub(crate) fn fold4(&self, channels: usize) -> Option<Fold4<'_>> {
+        let (bias, requant) = (
+            self.bias.and_then(|b| b.get(..channels))?,
+            self.requant.get(..channels)?,
+        );
+        (channels.is_multiple_of(4) && self.folds(channels)).then(|| Fold4 {
+            requant: requant.as_chunks::<4>().0,
+            bias: bias.as_chunks::<4>().0,
+            o2: self.output_offset * 2 + 1,
+        })
     }
 
     /// The channel pairs of `filter` (each channel's `window` values in turn) that

@@ -473,6 +473,50 @@ pub(crate) fn requant_folded(x: i32, m: i32, shift: i32, o2: i32) -> i8 {
     (((v >> 32) as i32) >> s).clamp(-128, 127) as i8
 }
 
+/// The outputs of four channels from their sums `acc`, biases `b` and constants `r` in the
+/// folded epilogue: `requant_folded(acc[c] + b[c], r[c].multiplier, r[c].shift, o2)` (exact
+/// for the constants that takes; the caller's to check, as
+/// [`Epilogue::folds`](crate::kernels::shared::blocked::Epilogue::folds) does).
+#[cfg(not(stowplan_dsp))]
+#[inline(always)]
+pub(crate) fn requant4_folded(
+    acc: [i32; 4],
+    r: &[crate::requant_pair::Requant; 4],
+    b: &[i32; 4],
+    o2: i32,
+) -> [i8; 4] {
+    let [a0, a1, a2, a3] = acc;
+    let out = |a: i32, c: usize| {
+        let r = r[c];
+        requant_folded(a.wrapping_add(b[c]), r.multiplier, r.shift, o2)
+    };
+    [out(a0, 0), out(a1, 1), out(a2, 2), out(a3, 3)]
+}
+
+/// [`requant4_folded`] (see the portable twin) as one block: per channel its bias, multiplier
+/// and shift loaded back to back, the bias added, `k = o2 << t` (`MVN`, `LSL`, `ASR`), the
+/// output in six instructions ([`requant_folded`]), then the four outputs packed into one word
+/// (`BFI`): 55 instructions.
+#[cfg(stowplan_dsp)]
+#[inline(always)]
+pub(crate) fn requant4_folded(
+    acc: [i32; 4],
+    r: &[crate::requant_pair::Requant; 4],
+    b: &[i32; 4],
+    o2: i32,
+) -> [i8; 4] {
+    let [mut a0, a1, a2, a3] = acc;
+    // SAFETY: the block reads the four words of `b` and the eight of `r` (`Requant` is
+    // `repr(C)`, two `i32`s), through pointers that move 4 bytes a load from the arrays'
+    // starts: exactly the arrays. It writes no memory (`readonly`), uses no stack, and writes
+    // only the registers named here (the pointers and the sums are declared clobbered) and the
+    // Q flag (`SSAT`), which nothing reads.
+    unsafe {
+        asm!("ldr {t}, [{bp}], #4", "ldr {m}, [{rp}], #4", "ldr {s}, [{rp}], #4", "add {a0}, {a0}, {t}", "mvn {s}, {s}", "lsl {t}, {o2}, {s}", "asr {t}, {t}, #1", "and {lo}, {a0}, #0x80000000", "orr {lo}, {lo}, #0x40000000", "add {hi}, {t}, {a0}, asr #31", "smlal {lo}, {hi}, {a0}, {m}", "asr {hi}, {hi}, {s}", "ssat {a0}, #8, {hi}", "ldr {t}, [{bp}], #4", "ldr {m}, [{rp}], #4", "ldr {s}, [{rp}], #4", "add {a1}, {a1}, {t}", "mvn {s}, {s}", "lsl {t}, {o2}, {s}", "asr {t}, {t}, #1", "and {lo}, {a1}, #0x80000000", "orr {lo}, {lo}, #0x40000000", "add {hi}, {t}, {a1}, asr #31", "smlal {lo}, {hi}, {a1}, {m}", "asr {hi}, {hi}, {s}", "ssat {a1}, #8, {hi}", "ldr {t}, [{bp}], #4", "ldr {m}, [{rp}], #4", "ldr {s}, [{rp}], #4", "add {a2}, {a2}, {t}", "mvn {s}, {s}", "lsl {t}, {o2}, {s}", "asr {t}, {t}, #1", "and {lo}, {a2}, #0x80000000", "orr {lo}, {lo}, #0x40000000", "add {hi}, {t}, {a2}, asr #31", "smlal {lo}, {hi}, {a2}, {m}", "asr {hi}, {hi}, {s}", "ssat {a2}, #8, {hi}", "ldr {t}, [{bp}]", "ldr {m}, [{rp}], #4", "ldr {s}, [{rp}]", "add {a3}, {a3}, {t}", "mvn {s}, {s}", "lsl {t}, {o2}, {s}", "asr {t}, {t}, #1", "and {lo}, {a3}, #0x80000000", "orr {lo}, {lo}, #0x40000000", "add {hi}, {t}, {a3}, asr #31", "smlal {lo}, {hi}, {a3}, {m}", "asr {hi}, {hi}, {s}", "ssat {a3}, #8, {hi}", "bfi {a0}, {a1}, #8, #8", "bfi {a0}, {a2}, #16, #8", "bfi {a0}, {a3}, #24, #8", a0 = inout(reg) a0, a1 = inout(reg) a1 => _, a2 = inout(reg) a2 => _, a3 = inout(reg) a3 => _, bp = inout(reg) b.as_ptr() => _, rp = inout(reg) r.as_ptr() => _, o2 = in(reg) o2, t = out(reg) _, m = out(reg) _, s = out(reg) _, lo = out(reg) _, hi = out(reg) _, options(readonly, nostack))
+    };
+    (a0 as u32).to_le_bytes().map(|v| v as i8)
+}
+
 /// A call's channel pairs for [`smlad_2x2_requant`], checked once: pair `k`'s filters begin at
 /// `filter[2 k window]` and `filter[(2 k + 1) window]`, each read for `4 groups` values (a
 /// pixel pair's windows widened in `groups` groups), its biases `bias[k]`, its constants
@@ -971,6 +1015,8 @@ const FLAG_EFFECTS: &[(&str, bool, bool)] = &[
     ("orr", false, false),
     ("smlal", false, false),
     ("ssat", true, false),
+    // `requant4_folded`'s outputs packed into a word: no flags.
+    ("bfi", false, false),
 ];
 
 #[cfg(test)]
@@ -1067,8 +1113,9 @@ mod tests {
         // Every wrapper's block was seen (one per instruction wrapper, SSUB + SEL as one, the
         // loop of `smlad_2x2_groups` (its odd count entered inside it), the channel pairs of
         // `smlad_2x2_requant`, the loops of `smlad_1x2_words` and `smlad_1x3_words` and their
-        // odd last steps, and `depthwise_3x3`'s four window shapes).
-        assert_eq!(blocks, 26, "asm! blocks in dsp.rs");
+        // odd last steps, `depthwise_3x3`'s four window shapes, and the folded epilogue of four
+        // channels, `requant4_folded`).
+        assert_eq!(blocks, 27, "asm! blocks in dsp.rs");
     }
 
     /// [`smlad_2x2_requant`] against its definition, per pair the sums of the groups' lanes
