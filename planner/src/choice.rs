@@ -114,8 +114,8 @@ pub const COSTS: &[(&str, Cost)] = &[
         "taps",
         Cost {
             per_mac: 0.0000,
-            per_output: 49.7907,
-            per_pixel: 100.7818,
+            per_output: 47.1003,
+            per_pixel: 89.1544,
             per_call: 0.0,
         },
     ), // 46 ops, 19 shapes
