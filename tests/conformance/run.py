@@ -128,14 +128,14 @@ DEVICE_MUTANTS = {
                 "(pkhbt(x01, x23), pkhtb(x23, x01))",
                 "(pkhbt(x01, x23), pkhtb(x01, x23))"),
     # The blocked CONV_2D (3 x 3 and the other shapes), its loop of 2 pixels x 2 channels over
-    # widened windows (two groups an iteration; the windows the folded epilogue does not take:
+    # widened windows (four groups an iteration; the windows the folded epilogue does not take:
     # another form, right shifts past 23, slabs, the last pair of a part group): in the
     # iteration's first group, the second pixel's even lanes read from its odd lanes' word.
     "dsp-conv": ("src/kernels/shared/dsp.rs",
-                 '"sub {p}, {t}, {x}", "tst {p}, #16", "bne 3f", "2:", "ldr {p}, [{x}], #16", "ldr {q}, [{x}, #-8]"',
-                 '"sub {p}, {t}, {x}", "tst {p}, #16", "bne 3f", "2:", "ldr {p}, [{x}], #16", "ldr {q}, [{x}, #-4]"'),
-    # The same loop's second group (where an odd count enters it): its last product of the
-    # second pixel's odd lanes taken with the first pixel's.
+                 '"sub {p}, {t}, {x}", "and {p}, {p}, #48", "cmp {p}, #16", "beq 5f", "cmp {p}, #32", "beq 4f", "cmp {p}, #48", "beq 3f", "2:", "ldr {p}, [{x}], #16", "ldr {q}, [{x}, #-8]"',
+                 '"sub {p}, {t}, {x}", "and {p}, {p}, #48", "cmp {p}, #16", "beq 5f", "cmp {p}, #32", "beq 4f", "cmp {p}, #48", "beq 3f", "2:", "ldr {p}, [{x}], #16", "ldr {q}, [{x}, #-4]"'),
+    # The same loop's fourth group (where a count of 1 modulo 4 enters it): its last product of
+    # the second pixel's odd lanes taken with the first pixel's.
     "dsp-conv-odd": ("src/kernels/shared/dsp.rs",
                      '"smlad {bb}, {q}, {t}, {bb}", "ldr {p}, [sp]", "cmp {x}, {p}", "bne 2b", "pop {{{t}}}"',
                      '"smlad {bb}, {p}, {t}, {bb}", "ldr {p}, [sp]", "cmp {x}, {p}", "bne 2b", "pop {{{t}}}"'),
@@ -143,8 +143,8 @@ DEVICE_MUTANTS = {
     # widened 1 x 1 pixel pairs): its loop's first group misreads the second pixel's even
     # lanes.
     "dsp-conv-requant": ("src/kernels/shared/dsp.rs",
-                         '"sub {p}, {q}, {x}", "tst {p}, #16", "bne 3f", "2:", "ldr {p}, [{x}], #16", "ldr {q}, [{x}, #-8]"',
-                         '"sub {p}, {q}, {x}", "tst {p}, #16", "bne 3f", "2:", "ldr {p}, [{x}], #16", "ldr {q}, [{x}, #-4]"'),
+                         '"sub {p}, {q}, {x}", "and {p}, {p}, #48", "cmp {p}, #16", "beq 5f", "cmp {p}, #32", "beq 4f", "cmp {p}, #48", "beq 3f", "2:", "ldr {p}, [{x}], #16", "ldr {q}, [{x}, #-8]"',
+                         '"sub {p}, {q}, {x}", "and {p}, {p}, #48", "cmp {p}, #16", "beq 5f", "cmp {p}, #32", "beq 4f", "cmp {p}, #48", "beq 3f", "2:", "ldr {p}, [{x}], #16", "ldr {q}, [{x}, #-4]"'),
     # Its epilogue: the first channel's constant `o2 2^t` halved once more (the rounding and
     # the zero point off).
     "dsp-conv-requant-k": ("src/kernels/shared/dsp.rs",

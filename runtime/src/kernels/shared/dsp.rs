@@ -406,12 +406,13 @@ pub(crate) fn smlad_2x2_groups(
     [aa, ab, ba, bb]
 }
 
-/// [`smlad_2x2_groups`] (see the portable twin) as one loop of two groups an iteration (39
-/// instructions), entered at its second group when the count is odd. A group's loads run back
+/// [`smlad_2x2_groups`] (see the portable twin) as one loop of four groups an iteration (75
+/// instructions), entered at the group that leaves a multiple of four (the count modulo 4
+/// compared: its 0, 3, 2 or 1 groups skipped). A group's loads run back
 /// to back in two runs: the two pixels' even lanes and both filter words (one `LDR` chain: 5
 /// estimated cycles), both filters' even halves against them, then the two pixels' odd lanes
 /// (3 cycles) against the filters' odd halves: 20 estimated cycles a group and 6 an iteration
-/// for its end, against 27 a group for a loop that kept a count in a register (it loaded the
+/// for its end (1.5 a group; 3 with two groups an iteration), against 27 a group for a loop that kept a count in a register (it loaded the
 /// first pixel's words twice, with `LDRD`s that do not pipeline). The loop's end (the pointer
 /// into `x` after its last group) is on the stack instead, pushed by the block and compared at
 /// the end of each iteration, so that the thirteen values a group needs fit the twelve
@@ -431,20 +432,21 @@ pub(crate) fn smlad_2x2_groups(
     }
     // SAFETY: each group step reads one group of `x` (the pointer moves 16 bytes with its first
     // load, and the others read the 12 bytes before the new value) and one word of `fa` and of
-    // `fb` (the pointers moved 4 bytes). The loop runs two steps an iteration until the pointer
-    // into `x` reaches the end pushed first, `n` groups in (`x.as_ptr().wrapping_add(n)`); an
-    // odd `n` (bit 4 of the end's distance, `16 * n` bytes) enters at the second step, so the
-    // steps number exactly `n >= 1` and the pointer meets the end exactly: `n` groups of each
-    // slice, which all three hold. `x`'s elements are `u32`, so its loads are word-aligned; the
+    // `fb` (the pointers moved 4 bytes). The loop runs four steps an iteration until the
+    // pointer into `x` reaches the end pushed first, `n` groups in
+    // (`x.as_ptr().wrapping_add(n)`); it is entered at step `(4 - n % 4) % 4` (bits 4 and 5
+    // of the end's distance, `16 * n` bytes: 16 enters at the fourth step, 32 at the third, 48
+    // at the second, 0 at the first), so the steps number exactly `n >= 1` and the pointer
+    // meets the end exactly: `n` groups of each slice, which all three hold. `x`'s elements are `u32`, so its loads are word-aligned; the
     // filters' `LDR`s may be unaligned, which Armv7-M's `LDR` allows (the kernels' other loads
     // read int8 words the same way). Its only store is the `PUSH` of the end below the stack
     // pointer, which no Rust object occupies (the block is not `nostack`), undone by the `POP`
     // that restores the stack pointer before the block ends. It writes only the registers named
-    // here (the pointers and the end's register are declared clobbered) and the flags: `TST`
-    // and `CMP` the N, Z, C and V flags that the `BNE`s read, `SMLAD` the Q flag, which nothing
-    // reads.
+    // here (the pointers and the end's register are declared clobbered) and the flags: `CMP`
+    // the N, Z, C and V flags that the `BEQ`s and the `BNE` read, `SMLAD` the Q flag, which
+    // nothing reads.
     unsafe {
-        asm!("push {{{t}}}", "sub {p}, {t}, {x}", "tst {p}, #16", "bne 3f", "2:", "ldr {p}, [{x}], #16", "ldr {q}, [{x}, #-8]", "ldr {wa}, [{fa}], #4", "ldr {wb}, [{fb}], #4", "sxtb16 {t}, {wa}", "smlad {aa}, {p}, {t}, {aa}", "smlad {ba}, {q}, {t}, {ba}", "sxtb16 {t}, {wb}", "smlad {ab}, {p}, {t}, {ab}", "smlad {bb}, {q}, {t}, {bb}", "ldr {p}, [{x}, #-12]", "ldr {q}, [{x}, #-4]", "sxtb16 {t}, {wa}, ror #8", "smlad {aa}, {p}, {t}, {aa}", "smlad {ba}, {q}, {t}, {ba}", "sxtb16 {t}, {wb}, ror #8", "smlad {ab}, {p}, {t}, {ab}", "smlad {bb}, {q}, {t}, {bb}", "3:", "ldr {p}, [{x}], #16", "ldr {q}, [{x}, #-8]", "ldr {wa}, [{fa}], #4", "ldr {wb}, [{fb}], #4", "sxtb16 {t}, {wa}", "smlad {aa}, {p}, {t}, {aa}", "smlad {ba}, {q}, {t}, {ba}", "sxtb16 {t}, {wb}", "smlad {ab}, {p}, {t}, {ab}", "smlad {bb}, {q}, {t}, {bb}", "ldr {p}, [{x}, #-12]", "ldr {q}, [{x}, #-4]", "sxtb16 {t}, {wa}, ror #8", "smlad {aa}, {p}, {t}, {aa}", "smlad {ba}, {q}, {t}, {ba}", "sxtb16 {t}, {wb}, ror #8", "smlad {ab}, {p}, {t}, {ab}", "smlad {bb}, {q}, {t}, {bb}", "ldr {p}, [sp]", "cmp {x}, {p}", "bne 2b", "pop {{{t}}}", aa = inout(reg) aa, ab = inout(reg) ab, ba = inout(reg) ba, bb = inout(reg) bb, x = inout(reg) x.as_ptr() => _, fa = inout(reg) fa.as_ptr() => _, fb = inout(reg) fb.as_ptr() => _, t = inout(reg) x.as_ptr().wrapping_add(n) => _, p = out(reg) _, q = out(reg) _, wa = out(reg) _, wb = out(reg) _, options(readonly))
+        asm!("push {{{t}}}", "sub {p}, {t}, {x}", "and {p}, {p}, #48", "cmp {p}, #16", "beq 5f", "cmp {p}, #32", "beq 4f", "cmp {p}, #48", "beq 3f", "2:", "ldr {p}, [{x}], #16", "ldr {q}, [{x}, #-8]", "ldr {wa}, [{fa}], #4", "ldr {wb}, [{fb}], #4", "sxtb16 {t}, {wa}", "smlad {aa}, {p}, {t}, {aa}", "smlad {ba}, {q}, {t}, {ba}", "sxtb16 {t}, {wb}", "smlad {ab}, {p}, {t}, {ab}", "smlad {bb}, {q}, {t}, {bb}", "ldr {p}, [{x}, #-12]", "ldr {q}, [{x}, #-4]", "sxtb16 {t}, {wa}, ror #8", "smlad {aa}, {p}, {t}, {aa}", "smlad {ba}, {q}, {t}, {ba}", "sxtb16 {t}, {wb}, ror #8", "smlad {ab}, {p}, {t}, {ab}", "smlad {bb}, {q}, {t}, {bb}", "3:", "ldr {p}, [{x}], #16", "ldr {q}, [{x}, #-8]", "ldr {wa}, [{fa}], #4", "ldr {wb}, [{fb}], #4", "sxtb16 {t}, {wa}", "smlad {aa}, {p}, {t}, {aa}", "smlad {ba}, {q}, {t}, {ba}", "sxtb16 {t}, {wb}", "smlad {ab}, {p}, {t}, {ab}", "smlad {bb}, {q}, {t}, {bb}", "ldr {p}, [{x}, #-12]", "ldr {q}, [{x}, #-4]", "sxtb16 {t}, {wa}, ror #8", "smlad {aa}, {p}, {t}, {aa}", "smlad {ba}, {q}, {t}, {ba}", "sxtb16 {t}, {wb}, ror #8", "smlad {ab}, {p}, {t}, {ab}", "smlad {bb}, {q}, {t}, {bb}", "4:", "ldr {p}, [{x}], #16", "ldr {q}, [{x}, #-8]", "ldr {wa}, [{fa}], #4", "ldr {wb}, [{fb}], #4", "sxtb16 {t}, {wa}", "smlad {aa}, {p}, {t}, {aa}", "smlad {ba}, {q}, {t}, {ba}", "sxtb16 {t}, {wb}", "smlad {ab}, {p}, {t}, {ab}", "smlad {bb}, {q}, {t}, {bb}", "ldr {p}, [{x}, #-12]", "ldr {q}, [{x}, #-4]", "sxtb16 {t}, {wa}, ror #8", "smlad {aa}, {p}, {t}, {aa}", "smlad {ba}, {q}, {t}, {ba}", "sxtb16 {t}, {wb}, ror #8", "smlad {ab}, {p}, {t}, {ab}", "smlad {bb}, {q}, {t}, {bb}", "5:", "ldr {p}, [{x}], #16", "ldr {q}, [{x}, #-8]", "ldr {wa}, [{fa}], #4", "ldr {wb}, [{fb}], #4", "sxtb16 {t}, {wa}", "smlad {aa}, {p}, {t}, {aa}", "smlad {ba}, {q}, {t}, {ba}", "sxtb16 {t}, {wb}", "smlad {ab}, {p}, {t}, {ab}", "smlad {bb}, {q}, {t}, {bb}", "ldr {p}, [{x}, #-12]", "ldr {q}, [{x}, #-4]", "sxtb16 {t}, {wa}, ror #8", "smlad {aa}, {p}, {t}, {aa}", "smlad {ba}, {q}, {t}, {ba}", "sxtb16 {t}, {wb}, ror #8", "smlad {ab}, {p}, {t}, {ab}", "smlad {bb}, {q}, {t}, {bb}", "ldr {p}, [sp]", "cmp {x}, {p}", "bne 2b", "pop {{{t}}}", aa = inout(reg) aa, ab = inout(reg) ab, ba = inout(reg) ba, bb = inout(reg) bb, x = inout(reg) x.as_ptr() => _, fa = inout(reg) fa.as_ptr() => _, fb = inout(reg) fb.as_ptr() => _, t = inout(reg) x.as_ptr().wrapping_add(n) => _, p = out(reg) _, q = out(reg) _, wa = out(reg) _, wb = out(reg) _, options(readonly))
     };
     [aa, ab, ba, bb]
 }
@@ -647,10 +649,10 @@ pub(crate) fn smlad_2x2_requant(
     // (`(2 n - 1) window + 4 groups <= filter.len()`), and `x`, `ya` and `yb` are checked
     // above, so every access is inside its slice; `ya` and `yb`
     // are exclusive borrows, the other slices are not written. The registers it writes are
-    // named here (every operand is clobbered), and the flags: `TST`, `CMP` and `SUBS` N, Z, C
-    // and V, which the `BNE`s read; `SMLAD` and `SSAT` the Q flag, which nothing reads.
+    // named here (every operand is clobbered), and the flags: `CMP` and `SUBS` N, Z, C and V,
+    // which the `BEQ`s and `BNE`s read; `SMLAD` and `SSAT` the Q flag, which nothing reads.
     unsafe {
-        asm!("sub sp, sp, #40", "str {aa}, [sp]", "str {ab}, [sp, #4]", "str {ba}, [sp, #8]", "str {bb}, [sp, #12]", "str {x}, [sp, #16]", "str {fb}, [sp, #20]", "str {t}, [sp, #24]", "str {p}, [sp, #28]", "str {q}, [sp, #32]", "str {wa}, [sp, #36]", "1:", "ldr {t}, [sp, #16]", "ldr {aa}, [{t}], #4", "ldr {ab}, [{t}], #4", "str {t}, [sp, #16]", "ldr {p}, [sp, #12]", "ldr {x}, [sp, #4]", "ldr {q}, [sp]", "mov {ba}, {aa}", "mov {bb}, {ab}", "add {fb}, {fa}, {p}", "sub {p}, {q}, {x}", "tst {p}, #16", "bne 3f", "2:", "ldr {p}, [{x}], #16", "ldr {q}, [{x}, #-8]", "ldr {wa}, [{fa}], #4", "ldr {wb}, [{fb}], #4", "sxtb16 {t}, {wa}", "smlad {aa}, {p}, {t}, {aa}", "smlad {ba}, {q}, {t}, {ba}", "sxtb16 {t}, {wb}", "smlad {ab}, {p}, {t}, {ab}", "smlad {bb}, {q}, {t}, {bb}", "ldr {p}, [{x}, #-12]", "ldr {q}, [{x}, #-4]", "sxtb16 {t}, {wa}, ror #8", "smlad {aa}, {p}, {t}, {aa}", "smlad {ba}, {q}, {t}, {ba}", "sxtb16 {t}, {wb}, ror #8", "smlad {ab}, {p}, {t}, {ab}", "smlad {bb}, {q}, {t}, {bb}", "3:", "ldr {p}, [{x}], #16", "ldr {q}, [{x}, #-8]", "ldr {wa}, [{fa}], #4", "ldr {wb}, [{fb}], #4", "sxtb16 {t}, {wa}", "smlad {aa}, {p}, {t}, {aa}", "smlad {ba}, {q}, {t}, {ba}", "sxtb16 {t}, {wb}", "smlad {ab}, {p}, {t}, {ab}", "smlad {bb}, {q}, {t}, {bb}", "ldr {p}, [{x}, #-12]", "ldr {q}, [{x}, #-4]", "sxtb16 {t}, {wa}, ror #8", "smlad {aa}, {p}, {t}, {aa}", "smlad {ba}, {q}, {t}, {ba}", "sxtb16 {t}, {wb}, ror #8", "smlad {ab}, {p}, {t}, {ab}", "smlad {bb}, {q}, {t}, {bb}", "ldr {p}, [sp]", "cmp {x}, {p}", "bne 2b", "ldr {p}, [sp, #8]", "ldr {x}, [sp, #20]", "ldr {wa}, [{x}], #4", "ldr {wb}, [{x}], #4", "ldr {q}, [sp, #36]", "add {fa}, {fa}, {p}", "mvn {wb}, {wb}", "lsl {t}, {q}, {wb}", "asr {t}, {t}, #1", "and {p}, {aa}, #0x80000000", "orr {p}, {p}, #0x40000000", "add {fb}, {t}, {aa}, asr #31", "smlal {p}, {fb}, {aa}, {wa}", "asr {fb}, {fb}, {wb}", "ssat {aa}, #8, {fb}", "and {p}, {ba}, #0x80000000", "orr {p}, {p}, #0x40000000", "add {fb}, {t}, {ba}, asr #31", "smlal {p}, {fb}, {ba}, {wa}", "asr {fb}, {fb}, {wb}", "ssat {ba}, #8, {fb}", "ldr {wa}, [{x}], #4", "ldr {wb}, [{x}], #4", "str {x}, [sp, #20]", "mvn {wb}, {wb}", "lsl {t}, {q}, {wb}", "asr {t}, {t}, #1", "and {p}, {ab}, #0x80000000", "orr {p}, {p}, #0x40000000", "add {fb}, {t}, {ab}, asr #31", "smlal {p}, {fb}, {ab}, {wa}", "asr {fb}, {fb}, {wb}", "ssat {ab}, #8, {fb}", "and {p}, {bb}, #0x80000000", "orr {p}, {p}, #0x40000000", "add {fb}, {t}, {bb}, asr #31", "smlal {p}, {fb}, {bb}, {wa}", "asr {fb}, {fb}, {wb}", "ssat {bb}, #8, {fb}", "ldr {x}, [sp, #24]", "strb {aa}, [{x}], #1", "strb {ab}, [{x}], #1", "str {x}, [sp, #24]", "ldr {x}, [sp, #28]", "strb {ba}, [{x}], #1", "strb {bb}, [{x}], #1", "str {x}, [sp, #28]", "ldr {p}, [sp, #32]", "subs {p}, {p}, #1", "str {p}, [sp, #32]", "bne 1b", "add sp, sp, #40", aa = inout(reg) x.as_ptr().wrapping_add(groups) => _, ab = inout(reg) x.as_ptr() => _, ba = inout(reg) step => _, bb = inout(reg) window => _, x = inout(reg) run.bias.as_ptr() => _, fb = inout(reg) run.requant.as_ptr() => _, t = inout(reg) ya.as_mut_ptr() => _, p = inout(reg) yb.as_mut_ptr() => _, q = inout(reg) n => _, wa = inout(reg) run.o2 => _, fa = inout(reg) run.filter.as_ptr() => _, wb = out(reg) _)
+        asm!("sub sp, sp, #40", "str {aa}, [sp]", "str {ab}, [sp, #4]", "str {ba}, [sp, #8]", "str {bb}, [sp, #12]", "str {x}, [sp, #16]", "str {fb}, [sp, #20]", "str {t}, [sp, #24]", "str {p}, [sp, #28]", "str {q}, [sp, #32]", "str {wa}, [sp, #36]", "1:", "ldr {t}, [sp, #16]", "ldr {aa}, [{t}], #4", "ldr {ab}, [{t}], #4", "str {t}, [sp, #16]", "ldr {p}, [sp, #12]", "ldr {x}, [sp, #4]", "ldr {q}, [sp]", "mov {ba}, {aa}", "mov {bb}, {ab}", "add {fb}, {fa}, {p}", "sub {p}, {q}, {x}", "and {p}, {p}, #48", "cmp {p}, #16", "beq 5f", "cmp {p}, #32", "beq 4f", "cmp {p}, #48", "beq 3f", "2:", "ldr {p}, [{x}], #16", "ldr {q}, [{x}, #-8]", "ldr {wa}, [{fa}], #4", "ldr {wb}, [{fb}], #4", "sxtb16 {t}, {wa}", "smlad {aa}, {p}, {t}, {aa}", "smlad {ba}, {q}, {t}, {ba}", "sxtb16 {t}, {wb}", "smlad {ab}, {p}, {t}, {ab}", "smlad {bb}, {q}, {t}, {bb}", "ldr {p}, [{x}, #-12]", "ldr {q}, [{x}, #-4]", "sxtb16 {t}, {wa}, ror #8", "smlad {aa}, {p}, {t}, {aa}", "smlad {ba}, {q}, {t}, {ba}", "sxtb16 {t}, {wb}, ror #8", "smlad {ab}, {p}, {t}, {ab}", "smlad {bb}, {q}, {t}, {bb}", "3:", "ldr {p}, [{x}], #16", "ldr {q}, [{x}, #-8]", "ldr {wa}, [{fa}], #4", "ldr {wb}, [{fb}], #4", "sxtb16 {t}, {wa}", "smlad {aa}, {p}, {t}, {aa}", "smlad {ba}, {q}, {t}, {ba}", "sxtb16 {t}, {wb}", "smlad {ab}, {p}, {t}, {ab}", "smlad {bb}, {q}, {t}, {bb}", "ldr {p}, [{x}, #-12]", "ldr {q}, [{x}, #-4]", "sxtb16 {t}, {wa}, ror #8", "smlad {aa}, {p}, {t}, {aa}", "smlad {ba}, {q}, {t}, {ba}", "sxtb16 {t}, {wb}, ror #8", "smlad {ab}, {p}, {t}, {ab}", "smlad {bb}, {q}, {t}, {bb}", "4:", "ldr {p}, [{x}], #16", "ldr {q}, [{x}, #-8]", "ldr {wa}, [{fa}], #4", "ldr {wb}, [{fb}], #4", "sxtb16 {t}, {wa}", "smlad {aa}, {p}, {t}, {aa}", "smlad {ba}, {q}, {t}, {ba}", "sxtb16 {t}, {wb}", "smlad {ab}, {p}, {t}, {ab}", "smlad {bb}, {q}, {t}, {bb}", "ldr {p}, [{x}, #-12]", "ldr {q}, [{x}, #-4]", "sxtb16 {t}, {wa}, ror #8", "smlad {aa}, {p}, {t}, {aa}", "smlad {ba}, {q}, {t}, {ba}", "sxtb16 {t}, {wb}, ror #8", "smlad {ab}, {p}, {t}, {ab}", "smlad {bb}, {q}, {t}, {bb}", "5:", "ldr {p}, [{x}], #16", "ldr {q}, [{x}, #-8]", "ldr {wa}, [{fa}], #4", "ldr {wb}, [{fb}], #4", "sxtb16 {t}, {wa}", "smlad {aa}, {p}, {t}, {aa}", "smlad {ba}, {q}, {t}, {ba}", "sxtb16 {t}, {wb}", "smlad {ab}, {p}, {t}, {ab}", "smlad {bb}, {q}, {t}, {bb}", "ldr {p}, [{x}, #-12]", "ldr {q}, [{x}, #-4]", "sxtb16 {t}, {wa}, ror #8", "smlad {aa}, {p}, {t}, {aa}", "smlad {ba}, {q}, {t}, {ba}", "sxtb16 {t}, {wb}, ror #8", "smlad {ab}, {p}, {t}, {ab}", "smlad {bb}, {q}, {t}, {bb}", "ldr {p}, [sp]", "cmp {x}, {p}", "bne 2b", "ldr {p}, [sp, #8]", "ldr {x}, [sp, #20]", "ldr {wa}, [{x}], #4", "ldr {wb}, [{x}], #4", "ldr {q}, [sp, #36]", "add {fa}, {fa}, {p}", "mvn {wb}, {wb}", "lsl {t}, {q}, {wb}", "asr {t}, {t}, #1", "and {p}, {aa}, #0x80000000", "orr {p}, {p}, #0x40000000", "add {fb}, {t}, {aa}, asr #31", "smlal {p}, {fb}, {aa}, {wa}", "asr {fb}, {fb}, {wb}", "ssat {aa}, #8, {fb}", "and {p}, {ba}, #0x80000000", "orr {p}, {p}, #0x40000000", "add {fb}, {t}, {ba}, asr #31", "smlal {p}, {fb}, {ba}, {wa}", "asr {fb}, {fb}, {wb}", "ssat {ba}, #8, {fb}", "ldr {wa}, [{x}], #4", "ldr {wb}, [{x}], #4", "str {x}, [sp, #20]", "mvn {wb}, {wb}", "lsl {t}, {q}, {wb}", "asr {t}, {t}, #1", "and {p}, {ab}, #0x80000000", "orr {p}, {p}, #0x40000000", "add {fb}, {t}, {ab}, asr #31", "smlal {p}, {fb}, {ab}, {wa}", "asr {fb}, {fb}, {wb}", "ssat {ab}, #8, {fb}", "and {p}, {bb}, #0x80000000", "orr {p}, {p}, #0x40000000", "add {fb}, {t}, {bb}, asr #31", "smlal {p}, {fb}, {bb}, {wa}", "asr {fb}, {fb}, {wb}", "ssat {bb}, #8, {fb}", "ldr {x}, [sp, #24]", "strb {aa}, [{x}], #1", "strb {ab}, [{x}], #1", "str {x}, [sp, #24]", "ldr {x}, [sp, #28]", "strb {ba}, [{x}], #1", "strb {bb}, [{x}], #1", "str {x}, [sp, #28]", "ldr {p}, [sp, #32]", "subs {p}, {p}, #1", "str {p}, [sp, #32]", "bne 1b", "add sp, sp, #40", aa = inout(reg) x.as_ptr().wrapping_add(groups) => _, ab = inout(reg) x.as_ptr() => _, ba = inout(reg) step => _, bb = inout(reg) window => _, x = inout(reg) run.bias.as_ptr() => _, fb = inout(reg) run.requant.as_ptr() => _, t = inout(reg) ya.as_mut_ptr() => _, p = inout(reg) yb.as_mut_ptr() => _, q = inout(reg) n => _, wa = inout(reg) run.o2 => _, fa = inout(reg) run.filter.as_ptr() => _, wb = out(reg) _)
     };
     n
 }
@@ -998,10 +1000,11 @@ const FLAG_EFFECTS: &[(&str, bool, bool)] = &[
     ("push", false, false),
     ("pop", false, false),
     ("cmp", true, false),
-    // Its entry: the odd count's bit tested (`TST` writes N, Z and C), the branch past the
-    // first group; `SUB` without S writes no flag.
-    ("tst", true, false),
+    // Its entry into the loop of four groups an iteration: the groups' bytes (`SUB` without S
+    // writes no flag), their count modulo 4 (`AND` likewise), compared (`CMP`, above), the
+    // branch to the group that leaves a multiple of four (`BEQ` reads Z).
     ("sub", false, false),
+    ("beq", false, true),
     // `smlad_2x2_requant`: its frame's words (`STR`), the biases copied (`MOV`), the folded
     // epilogue (`MVN`, `LSL`, `ASR`, `AND`, `ORR` without S write no flag; `SMLAL` none;
     // `SSAT` the Q flag on saturation), the outputs (`STRB`) and the pair count (`SUBS`).
@@ -1111,7 +1114,7 @@ mod tests {
             assert!(options.contains("nostack") != stacked, "{block}");
         }
         // Every wrapper's block was seen (one per instruction wrapper, SSUB + SEL as one, the
-        // loop of `smlad_2x2_groups` (its odd count entered inside it), the channel pairs of
+        // loop of `smlad_2x2_groups` (entered inside it by the count modulo 4), the channel pairs of
         // `smlad_2x2_requant`, the loops of `smlad_1x2_words` and `smlad_1x3_words` and their
         // odd last steps, `depthwise_3x3`'s four window shapes, and the folded epilogue of four
         // channels, `requant4_folded`).
