@@ -68,9 +68,9 @@ pub const COSTS: &[(&str, Cost)] = &[
     (
         "gathered",
         Cost {
-            per_mac: 1.2324,
-            per_output: 17.2595,
-            per_pixel: 563.7589,
+            per_mac: 1.1938,
+            per_output: 18.0517,
+            per_pixel: 564.2591,
             per_call: 0.0,
         },
     ), // 4 ops, 4 shapes
@@ -122,19 +122,19 @@ pub const COSTS: &[(&str, Cost)] = &[
     (
         "widened",
         Cost {
-            per_mac: 1.2562,
-            per_output: 14.7273,
-            per_pixel: 75.6792,
-            per_call: 7015.4,
+            per_mac: 1.2111,
+            per_output: 15.8930,
+            per_pixel: 76.3515,
+            per_call: 6862.4,
         },
     ), // 48 ops, 20 shapes
     (
         "window",
         Cost {
-            per_mac: 1.4645,
+            per_mac: 1.4187,
             per_output: 0.0000,
-            per_pixel: 587.5481,
-            per_call: 44054.3,
+            per_pixel: 623.6035,
+            per_call: 45377.4,
         },
     ), // 23 ops, 14 shapes
 ];
