@@ -721,7 +721,7 @@ mod tests {
     fn folded_epilogue_equals_form_6() {
         use crate::dsp::requant_folded;
         let mut rng = Rng(23);
-        let n = if cfg!(miri) { 300 } else { 400_000 };
+        let n = if cfg!(miri) { 80 } else { 400_000 };
         let edges = [
             0,
             1,

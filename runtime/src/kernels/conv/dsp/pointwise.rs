@@ -806,7 +806,7 @@ mod tests {
         use crate::kernels::conv::kernel::{WIDENED, WIDENED_64};
         use crate::kernels::shared::testing::{REQUANT_DEEP, REQUANT_GENERAL};
         let mut rng = Rng(0x71de);
-        let cases = if cfg!(miri) { 8 } else { 1500 };
+        let cases = if cfg!(miri) { 4 } else { 1500 };
         let mut ran = [0_usize; 2];
         for case in 0..cases {
             let c = rng.pick(&[4, 8, 12, 16, 28, 32, 60, 64, 68, 96, 128, 144, 148, 6, 30]);
