@@ -58,7 +58,7 @@ pub struct Window {
 /// keyword spotter's 10 x 4 filter: windows gathered), 4 a 5 x 5 filter, 5 a dilated 3 x 3
 /// filter, 6 the 1 x 1 layers' shapes (8 to 256 input channels, a power of two, and an even
 /// number of outputs: the matrix product's loops per channel count), 7 a one-pixel-wide image
-/// (a 1-D convolution, run as a row: any filter height, stride and dilation); model 1 one of 1
+/// (a 1-D convolution, run as a row: a filter of 2 to 5 taps, any stride and dilation); model 1 one of 1
 /// to 5, models 2 and 4 kind 6 (model 2 planned on two buffers, the widened pixel pairs; model
 /// 4 as the planner puts it, mostly over its input: the loops per channel count), model 3 kind
 /// 7 (a blocked variant has five models or more), the others any. Their channel counts make filter rows
@@ -117,7 +117,7 @@ pub fn window(
                     kw,
                 )
             }
-            7 => (rng.pick(&[1, 2]), rng.size(2, 40), 1, rng.size(1, 5), 1),
+            7 => (rng.pick(&[1, 2]), rng.size(2, 40), 1, rng.size(2, 5), 1),
             4 => (1, rng.size(5, 10), rng.size(5, 11), 5, 5),
             _ => (1, rng.size(5, 10), rng.size(5, 11), 3, 3),
         },

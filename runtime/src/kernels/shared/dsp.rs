@@ -1032,6 +1032,10 @@ mod tests {
     /// table, a block is `preserves_flags` exactly when none of its instructions writes a
     /// flag, and one that reads the GE bits (`SEL`) sets them itself first.
     #[test]
+    #[cfg_attr(
+        miri,
+        ignore = "a check of this file's text, no unsafe code: 20 s under miri"
+    )]
     fn asm_blocks_declare_their_flag_effects() {
         let source = include_str!("dsp.rs");
         let mut blocks = 0;
