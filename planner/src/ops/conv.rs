@@ -432,14 +432,8 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
             // source is compiled here).
             use crate::kernels::conv_kernel as rule;
             let with_bias = cx.optional_input(2).is_some();
-            // On one buffer the driver's frame is below the kernel's: the rule for it.
-            let rule_for = if cx.overlap.is_some() {
-                rule::conv2d_s8_kernel_on_one_buffer_for
-            } else {
-                rule::conv2d_s8_kernel_for
-            };
             let choice = kernel_choice(&values, |r| {
-                rule_for(&value, offset, r, act.0, act.1, with_bias)
+                rule::conv2d_s8_kernel_for(&value, offset, r, act.0, act.1, with_bias)
             });
             let kname = format_ident!("{pname}_KERNEL");
             let constant =

@@ -64,8 +64,7 @@ const COUNTED: [u8; 6] = [
 /// then its loop for its channel count, before the other kernels); it runs it (the DSP kernel
 /// writes, no portable fallback); its outputs are the run-time choice's, whole and in the
 /// in-place driver's chunks; a kernel that does not take the geometry, or another epilogue
-/// form, fails its entry's check. The choice for an op on one buffer is the same but for the
-/// widened kernels, which it never takes.
+/// form, fails its entry's check.
 #[test]
 fn the_choice_is_the_run_time_choice() {
     let mut rng = Rng(0x6b3_0001);
@@ -197,28 +196,6 @@ fn the_choice_is_the_run_time_choice() {
                 name(kernel)
             );
         }
-        // On one buffer: the same choice but for the widened kernels, which it never takes,
-        // the next one in the order instead.
-        let one = conv2d_s8_kernel_on_one_buffer_for(
-            &p.geometry,
-            p.input_offset,
-            p.requant,
-            p.act_min,
-            p.act_max,
-            with_bias,
-        );
-        if widened {
-            let (one_kernel, one_bits) = split(one);
-            assert_eq!(one_bits, bits);
-            assert!(widened_channels(one_kernel).is_none(), "{g:?}");
-            assert!(conv2d_s8_takes(one, &p, with_bias), "{g:?}");
-            let at = order.iter().position(|&k| k == one_kernel);
-            for &earlier in &order[2..at.unwrap_or(order.len())] {
-                assert!(!conv2d_s8_takes(earlier, &p, with_bias), "{g:?}");
-            }
-        } else {
-            assert_eq!(one, chosen, "{g:?}");
-        }
         let (input_len, filter_len, output_len) = (
             g.input.iter().product::<usize>(),
             g.filter.iter().product::<usize>(),
@@ -251,9 +228,9 @@ fn the_choice_is_the_run_time_choice() {
         assert_eq!(ran, kernel != PORTABLE, "{} on {g:?}", name(kernel));
         if ran {
             assert_eq!(got, expected, "{} on {g:?}", name(kernel));
-            // The kernel finding the form at run time, a pointwise layer's pixel pairs and the
-            // choice on one buffer: the same bytes.
-            for other in [kernel, family, one] {
+            // The kernel finding the form at run time and a pointwise layer's pixel pairs: the
+            // same bytes.
+            for other in [kernel, family] {
                 let mut found = vec![0_i8; output_len];
                 assert!(run(
                     other,

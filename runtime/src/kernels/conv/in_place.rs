@@ -11,8 +11,9 @@ on_one_buffer! {
     conv2d_s8, check_conv2d_s8 =>
         crate::kernels::conv::conv2d_s8_part, super::check_conv2d_s8, (ConvS8, i8, i8, i32);
     /// [`conv2d_s8`](super::conv2d_s8) on one buffer with its kernel chosen when the crate
-    /// compiled (`K`: see [`kernel`](super::kernel)); only that kernel is linked.
-    conv2d_s8_with<K>, check_conv2d_s8_with =>
+    /// compiled (`K`: see [`kernel`](super::kernel)); only that kernel is linked. The widened
+    /// 1 x 1 kernels walk the buffer a pixel pair at a time without the driver.
+    conv2d_s8_with<K> (crate::kernels::conv::conv2d_s8_own_walk::<K>), check_conv2d_s8_with =>
         crate::kernels::conv::conv2d_s8_part_with::<K>, super::check_conv2d_s8_with::<K>, (ConvS8, i8, i8, i32);
     /// [`conv2d_s8_i4`](super::conv2d_s8_i4) on one buffer.
     conv2d_s8_i4, check_conv2d_s8_i4 =>

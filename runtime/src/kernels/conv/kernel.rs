@@ -164,7 +164,8 @@ const EXTENT: usize = 1 << 15;
 /// widened once for every channel, which the benchmark measured faster than [`POINTWISE`]'s
 /// pixel pairs), [`POINTWISE`], else [`PORTABLE`]; a DSP kernel with the epilogue bits of `p`'s
 /// requantisation and clamp. A 1-D convolution (one-pixel-wide images) is chosen for as the
-/// row it runs as. An op on one buffer takes [`conv2d_s8_kernel_on_one_buffer_for`]'s choice.
+/// row it runs as. An op on one buffer takes the same kernel (the widened ones walk the buffer a
+/// pixel pair at a time, each pair widened before its outputs are written).
 #[must_use]
 pub const fn conv2d_s8_kernel(p: &ConvS8, bias: bool) -> u8 {
     conv2d_s8_kernel_for(
@@ -189,47 +190,16 @@ pub const fn conv2d_s8_kernel_for(
     act_max: i32,
     bias: bool,
 ) -> u8 {
-    choose(
-        geometry,
-        input_offset,
-        requant,
-        (act_min, act_max),
-        bias,
-        true,
-    )
+    choose(geometry, input_offset, requant, (act_min, act_max), bias)
 }
 
-/// [`conv2d_s8_kernel_for`] of an op that runs on one buffer (its output over the input it
-/// consumes: `overlap::conv2d_s8_with`), where the driver's frame is on the stack below the
-/// kernel's: every kernel but [`WIDENED_64`] and [`WIDENED`], whose pixel pair's buffer would
-/// stack on it (a layer they take runs its loop per channel count, or the window kernel).
-#[must_use]
-pub const fn conv2d_s8_kernel_on_one_buffer_for(
-    geometry: &ConvGeometry,
-    input_offset: i32,
-    requant: &[Requant],
-    act_min: i32,
-    act_max: i32,
-    bias: bool,
-) -> u8 {
-    choose(
-        geometry,
-        input_offset,
-        requant,
-        (act_min, act_max),
-        bias,
-        false,
-    )
-}
-
-/// [`conv2d_s8_kernel_for`], the widened kernels among the choices if `widened`.
+/// [`conv2d_s8_kernel_for`]'s choice.
 const fn choose(
     geometry: &ConvGeometry,
     input_offset: i32,
     requant: &[Requant],
     (act_min, act_max): (i32, i32),
     bias: bool,
-    widened: bool,
 ) -> u8 {
     let g = match geometry.columns_as_rows() {
         Some(g) => g,
@@ -237,7 +207,7 @@ const fn choose(
     };
     let form = epilogue_form(requant, geometry.filter[0], act_min, act_max);
     let kernel = if pointwise_takes(&g) {
-        if widened && pointwise_widened(&g, form, bias, requant) {
+        if pointwise_widened(&g, form, bias, requant) {
             return widened_for(g.input[3]) | epilogue_bits(form);
         }
         match pointwise_counted(&g, form, bias) {

@@ -508,6 +508,32 @@ pub(super) fn conv2d_s8_part_with<const K: u8>(
     conv2d_s8_portable(p, part, input, filter, bias, output);
 }
 
+/// The one-buffer walk of kernel `K` where it has one of its own: the widened 1 x 1 pixel
+/// pairs ([`kernel::WIDENED_64`], [`kernel::WIDENED`]) widen each pair before writing its
+/// outputs, so they need no chunks (and their buffer does not stack on the driver's frame).
+/// Returns `true` when it ran the op (for such a `K` always, the portable kernel through the
+/// driver where the widened one declines), `false` for every other kernel, at compile time.
+#[inline(always)]
+pub(super) fn conv2d_s8_own_walk<const K: u8>(
+    p: &ConvS8,
+    buf: &mut [i8],
+    at: (usize, usize),
+    filter: &[i8],
+    bias: Option<&[i32]>,
+) -> bool {
+    #[cfg(stowplan_dsp)]
+    if kernel::widened_channels(K).is_some() {
+        if !dsp::pointwise::widened_on_one_buffer_s8::<K>(p, buf, at, filter, bias) {
+            in_place::proven_conv::conv2d_s8_with::<{ kernel::PORTABLE }>(
+                p, buf, at.0, at.1, filter, bias,
+            );
+        }
+        return true;
+    }
+    let _ = (p, buf, at, filter, bias);
+    false
+}
+
 /// [`conv2d_s8`]'s general loop nest (every shape). With the DSP kernels it is their fallback
 /// for the shapes they decline, a function of its own: inlined, each kernel constant's entry
 /// (generated code calls one per kernel a model runs) would carry a copy of it.

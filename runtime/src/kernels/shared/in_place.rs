@@ -642,9 +642,11 @@ pub(crate) const fn window_placement(
 /// its proven entry (`$proven::$name`, what generated code calls): the driver with the kernel on
 /// each chunk's part (`$kernel`, a path from the crate's root, inlined, so that an op is one
 /// call of a kernel function, as the instruction counter's per-op table takes it), its
-/// parameters' geometry the chunk's. Never inlined itself, for the same reason.
+/// parameters' geometry the chunk's. Never inlined itself, for the same reason. An entry may
+/// name a walk of its own (`$own`, inlined: `true` when it ran the op), tried first; one that
+/// runs for a kernel constant leaves the driver's loop out of that constant's entry.
 macro_rules! on_one_buffer {
-    (mod $proven:ident; $($(#[$doc:meta])* $name:ident $(<$k:ident>)?, $check_name:ident => $kernel:path, $check:path, ($params:ident, $t:ty, $filter:ty, $bias:ty);)*) => {
+    (mod $proven:ident; $($(#[$doc:meta])* $name:ident $(<$k:ident>)? $(($own:path))?, $check_name:ident => $kernel:path, $check:path, ($params:ident, $t:ty, $filter:ty, $bias:ty);)*) => {
         $(
         $(#[$doc])*
         ///
@@ -709,6 +711,12 @@ macro_rules! on_one_buffer {
                 debug_assert!(
                     super::$check_name $(::<$k>)? (p, buf.len(), input_at, output_at, filter.len(), bias.map(<[$bias]>::len)).is_ok()
                 );
+                $(
+                // The kernel's own walk of the buffer, where it has one (`true`: it ran).
+                if $own(p, buf, (input_at, output_at), filter, bias) {
+                    return;
+                }
+                )?
                 // The loop of the driver (`overlapped`), the kernel in this function's frame.
                 let Some(mut steps) = $crate::kernels::shared::in_place::Steps::new(&p.geometry, buf.len(), input_at, output_at) else {
                     return;

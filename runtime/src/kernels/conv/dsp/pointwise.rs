@@ -5,7 +5,8 @@
 //! pair in one `asm!` block (see [`widened_s8`]).
 
 use crate::dsp::{
-    smlad, smlad_1x2_words, smlad_2x2_requant, splat16, sxtab16, sxtab16_ror8, sxtb16, sxtb16_ror8,
+    Pairs, smlad, smlad_1x2_words, smlad_2x2_requant, splat16, sxtab16, sxtab16_ror8, sxtb16,
+    sxtb16_ror8,
 };
 use crate::kernels::conv::kernel::{
     ANY, KERNEL_BITS, pointwise_channels, pointwise_takes, widened_channels,
@@ -13,6 +14,7 @@ use crate::kernels::conv::kernel::{
 use crate::kernels::shared::blocked::{
     Epilogue, dot_1x2, dot_offset_s8, first, load4, tail, unrolled, word4,
 };
+use crate::kernels::shared::in_place::{fits, inside_buffer};
 use crate::kernels::shared::requant::epilogue_in;
 use crate::kernels::shared::{ConvS8, product, sized, sized_mut};
 
@@ -198,21 +200,28 @@ fn conv1x1_blocks<const K: u8, const F: u8, const PAIRS: bool>(
     // convolutions: its layers take the pixel pairs, for half the loops' flash.)
     // The pixel pairs widened once for every channel pair (`WIDENED_64`, `WIDENED`: alone; the
     // run-time choice's first try), where the folded epilogue takes the layer.
-    let args = (input, filter, depth, out_depth, offset);
-    match widened_channels(K) {
-        Some(64) => return widened::<F, 16>(e, args, output),
-        Some(_) => return widened::<F, 36>(e, args, output),
-        None if K & KERNEL_BITS == ANY => {
-            let done = if depth <= 64 {
-                widened::<F, 16>(e, args, output)
-            } else {
-                widened::<F, 36>(e, args, output)
-            };
-            if done {
-                return true;
-            }
+    if let Some(g) = widened_channels(K).or(if K & KERNEL_BITS == ANY {
+        Some(depth)
+    } else {
+        None
+    }) {
+        let at = Placed {
+            depth,
+            out_depth,
+            input_at: 0,
+            output_at: 0,
+            pixels: input.len().checked_div(depth).unwrap_or(0),
+        };
+        let t = &mut Tensors::Apart(input, &mut *output);
+        let done = if g <= 64 {
+            widened::<F, 16>(e, filter, offset, t, &at)
+        } else {
+            widened::<F, 36>(e, filter, offset, t, &at)
+        };
+        // `WIDENED_64`, `WIDENED`: the pixel pairs alone.
+        if done || widened_channels(K).is_some() {
+            return done;
         }
-        None => {}
     }
     let constants = e.requant.len() >= out_depth && e.bias.is_some_and(|b| b.len() >= out_depth);
     let takes = F == 6 && constants && out_depth.is_multiple_of(2) && depth.is_multiple_of(4);
@@ -257,15 +266,22 @@ fn conv1x1_blocks<const K: u8, const F: u8, const PAIRS: bool>(
 /// channel pair read past the filter), an even number of output channels and constants the
 /// folded epilogue takes ([`Epilogue::pairs`]): per pixel pair both pixels widened once, `x +
 /// offset` as halfwords, into the window kernel's groups, then every channel pair in one block
-/// ([`smlad_2x2_requant`]); the odd last pixel as [`Epilogue::pixel`]. Returns `false`, having
-/// written nothing, for any other layer. `args`: the input, the filter, `depth`, `out_depth`
-/// and the input offset.
+/// ([`smlad_2x2_requant`]); the odd last pixel as [`Epilogue::pixel`]. The tensors are `t`,
+/// placed as `at` says. On one buffer each pair is widened before any of its outputs is
+/// written, so its outputs may lie over its own input and, where the input starts at least
+/// [`min_displacement`](crate::kernels::overlap::min_displacement) above the output, below the
+/// input of the pairs after it (pair `q`'s outputs end `(q + 2) (out_depth − depth)` past its
+/// input's start, at most that displacement); the odd last pixel's input and output are apart
+/// there. Returns `false`, having written nothing, for any other layer.
 #[inline(never)]
 fn widened<const F: u8, const G: usize>(
     e: &Epilogue<'_>,
-    (input, filter, depth, out_depth, offset): (&[i8], &[i8], usize, usize, i32),
-    output: &mut [i8],
+    filter: &[i8],
+    offset: i32,
+    t: &mut Tensors<'_>,
+    at: &Placed,
 ) -> bool {
+    let (depth, out_depth) = (at.depth, at.out_depth);
     if F != 6 || depth > 4 * G || !depth.is_multiple_of(4) || !out_depth.is_multiple_of(2) {
         return false;
     }
@@ -276,27 +292,157 @@ fn widened<const F: u8, const G: usize>(
         return false;
     }
     let groups = depth / 4;
-    let mut buf = [[0_u32; 4]; G];
-    let mut ins = input.chunks_exact(2 * depth);
-    let mut outs = output.chunks_exact_mut(2 * out_depth);
-    for (x2, y2) in (&mut ins).zip(&mut outs) {
-        let (a, b) = x2.split_at(depth);
-        widen_pixel(&mut buf, 0, a, offset);
-        widen_pixel(&mut buf, 2, b, offset);
-        let (ya, yb) = y2.split_at_mut(out_depth);
-        smlad_2x2_requant(
-            &run,
-            first(&buf, groups),
-            ya.as_chunks_mut::<2>().0,
-            yb.as_chunks_mut::<2>().0,
-        );
+    let mut wide = [[0_u32; 4]; G];
+    let (x2, y2) = (2 * depth, 2 * out_depth);
+    for q in 0..at.pixels / 2 {
+        let Some(x) = t.input(at.input_at + q * x2, x2) else {
+            return true;
+        };
+        widen_pair(&mut wide, x, depth, offset);
+        let Some(y) = t.output(at.output_at + q * y2, y2) else {
+            return true;
+        };
+        write_pair(&run, first(&wide, groups), y, out_depth);
     }
     // An odd last pixel.
-    let a = ins.remainder();
-    if !a.is_empty() {
-        e.pixel::<F>(a, filter, outs.into_remainder(), depth, offset);
+    if at.pixels % 2 == 1 {
+        let last = at.pixels - 1;
+        let (i, o) = (at.input_at + last * depth, at.output_at + last * out_depth);
+        if let Some((x, y)) = t.apart((i, depth), (o, out_depth)) {
+            e.pixel::<F>(x, filter, y, depth, offset);
+        }
     }
     true
+}
+
+/// [`widened_s8`] on one buffer (the input's elements at `buf[input_at..]`, the output's at
+/// `buf[output_at..]`), without the in-place driver ([`widened`]'s order). Returns `false`,
+/// having written nothing, for a layer the kernel does not take or a placement
+/// [`fits`](crate::kernels::overlap::fits) refuses.
+pub(crate) fn widened_on_one_buffer_s8<const K: u8>(
+    p: &ConvS8,
+    buf: &mut [i8],
+    (input_at, output_at): (usize, usize),
+    filter: &[i8],
+    bias: Option<&[i32]>,
+) -> bool {
+    let g = &p.geometry;
+    let [batches, height, width, depth] = g.input;
+    let out_depth = g.filter[0];
+    if !pointwise_takes(g) || !fits(g, input_at, output_at) {
+        return false;
+    }
+    let Some(pixels) = product(&[batches, height, width]) else {
+        return false;
+    };
+    let (Some(in_len), Some(out_len), Some(filter)) = (
+        pixels.checked_mul(depth),
+        pixels.checked_mul(out_depth),
+        sized(filter, &[out_depth, depth]),
+    ) else {
+        return false;
+    };
+    if !inside_buffer(buf.len(), input_at, in_len, output_at, out_len) {
+        return false;
+    }
+    let (e, form) = Epilogue::new(p, bias, out_depth);
+    if epilogue_in(K, form) != 6 {
+        return false;
+    }
+    let at = Placed {
+        depth,
+        out_depth,
+        input_at,
+        output_at,
+        pixels,
+    };
+    let (offset, t) = (p.input_offset, &mut Tensors::One(buf));
+    match widened_channels(K) {
+        Some(64) => widened::<6, 16>(&e, filter, offset, t, &at),
+        Some(_) => widened::<6, 36>(&e, filter, offset, t, &at),
+        None => false,
+    }
+}
+
+/// Where a 1 x 1 layer's tensors lie: the channel counts, each tensor's first element (of its
+/// slice, or of the one buffer) and the pixels.
+struct Placed {
+    depth: usize,
+    out_depth: usize,
+    input_at: usize,
+    output_at: usize,
+    pixels: usize,
+}
+
+/// A 1 x 1 layer's input and output: two slices, or one buffer holding both.
+enum Tensors<'a> {
+    Apart(&'a [i8], &'a mut [i8]),
+    One(&'a mut [i8]),
+}
+
+impl Tensors<'_> {
+    /// The `n` input elements from `i`, if inside.
+    #[inline(always)]
+    fn input(&self, i: usize, n: usize) -> Option<&[i8]> {
+        match self {
+            Tensors::Apart(x, _) => x.get(i..)?.get(..n),
+            Tensors::One(b) => b.get(i..)?.get(..n),
+        }
+    }
+
+    /// The `m` output elements from `o`, if inside.
+    #[inline(always)]
+    fn output(&mut self, o: usize, m: usize) -> Option<&mut [i8]> {
+        match self {
+            Tensors::Apart(_, y) => y.get_mut(o..)?.get_mut(..m),
+            Tensors::One(b) => b.get_mut(o..)?.get_mut(..m),
+        }
+    }
+
+    /// The `n` input elements from `i` and the `m` output elements from `o` at once, if both
+    /// are inside and (on one buffer) they share no element.
+    fn apart(
+        &mut self,
+        (i, n): (usize, usize),
+        (o, m): (usize, usize),
+    ) -> Option<(&[i8], &mut [i8])> {
+        match self {
+            Tensors::Apart(x, y) => Some((x.get(i..)?.get(..n)?, y.get_mut(o..)?.get_mut(..m)?)),
+            Tensors::One(b) => {
+                if o.checked_add(m)? <= i {
+                    let (lo, hi) = b.split_at_mut_checked(i)?;
+                    Some((hi.get(..n)?, lo.get_mut(o..)?.get_mut(..m)?))
+                } else if i.checked_add(n)? <= o {
+                    let (lo, hi) = b.split_at_mut_checked(o)?;
+                    Some((lo.get(i..)?.get(..n)?, hi.get_mut(..m)?))
+                } else {
+                    None
+                }
+            }
+        }
+    }
+}
+
+/// A pixel pair's `2 depth` input values (whole words) widened into `buf`'s groups, the
+/// first pixel in lanes 0 and 1, the second in 2 and 3.
+#[inline(always)]
+fn widen_pair(buf: &mut [[u32; 4]], x2: &[i8], depth: usize, offset: i32) {
+    let (a, b) = x2.split_at(depth.min(x2.len()));
+    widen_pixel(buf, 0, a, offset);
+    widen_pixel(buf, 2, b, offset);
+}
+
+/// A pixel pair's outputs (`2 out_depth` values, the first pixel's then the second's): every
+/// channel pair of `run` over the widened groups in one block.
+#[inline(always)]
+fn write_pair(run: &Pairs<'_>, groups: &[[u32; 4]], y2: &mut [i8], out_depth: usize) {
+    let (ya, yb) = y2.split_at_mut(out_depth.min(y2.len()));
+    smlad_2x2_requant(
+        run,
+        groups,
+        ya.as_chunks_mut::<2>().0,
+        yb.as_chunks_mut::<2>().0,
+    );
 }
 
 /// Pixel `x` (whole words) widened into words `lane` and `lane + 1` of the groups of `buf`
@@ -792,6 +938,87 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The widened pixel pairs on one buffer ([`widened_on_one_buffer_s8`]) against the
+    /// portable kernel on two: input channel counts of whole words up to 144 and output
+    /// channel counts below and above them, odd and even pixel counts, the input at the least
+    /// displacement above the output, a little more, or apart (above or below); one element
+    /// short of the least displacement is declined with nothing written, as is a layer the
+    /// two-buffer kernel declines.
+    #[test]
+    fn widened_on_one_buffer_equals_two_buffers() {
+        use crate::kernels::conv::kernel::{WIDENED, WIDENED_64};
+        use crate::kernels::overlap::min_displacement;
+        use crate::kernels::shared::testing::REQUANT_DEEP;
+        let mut rng = Rng(0x0b0f);
+        let cases = if cfg!(miri) { 3 } else { 1200 };
+        let mut ran = [0_usize; 4];
+        for case in 0..cases {
+            let c = rng.pick(&[4, 8, 16, 32, 64, 68, 96, 144, 6]);
+            let o = rng.pick(&[2, 4, 8, 12, 16, 24, 3]);
+            let w = rng.range(1, if cfg!(miri) { 3 } else { 9 });
+            let g = geometry([1, 1, w, c], [o, 1, 1, c], [1, 1, w, o]);
+            let requant: &'static [Requant] = rng.pick(&[&REQUANT_TWO[..], &REQUANT_DEEP[..]]);
+            let p = ConvS8 {
+                geometry: g,
+                input_offset: rng.pick(&[128, -127, 3, 0]),
+                output_offset: rng.range(0, 255) as i32 - 128,
+                requant,
+                act_min: -128,
+                act_max: 127,
+            };
+            let bias: [i32; 24] = core::array::from_fn(|_| rng.range(0, 80_000) as i32 - 40_000);
+            let bias = Some(&bias[..o]);
+            let (mut input, mut filter) = ([0i8; 9 * 144], [0i8; 24 * 144]);
+            rng.fill(&mut input);
+            rng.fill(&mut filter);
+            let (input, filter) = (&input[..w * c], &filter[..o * c]);
+            let (in_len, out_len) = (w * c, w * o);
+            let mut slow = [0i8; 9 * 24];
+            conv2d_s8_portable(&p, Part::WHOLE, input, filter, bias, &mut slow[..out_len]);
+            let least = min_displacement(&g).unwrap();
+            // The placement: 0 the least displacement, 1 a little more, 2 the input below and
+            // apart, 3 above and apart; 4 one short of the least (declined).
+            let how = case % 5;
+            let (input_at, output_at) = match how {
+                0 => (least, 0),
+                1 => (least + rng.range(1, 9), 0),
+                2 => (0, in_len + rng.range(0, 5)),
+                3 => (out_len + rng.range(0, 5), 0),
+                _ => (least - 1, 0),
+            };
+            let mut buf = [0x55_u8 as i8; 2 * 9 * 144 + 16];
+            let len = (input_at + in_len).max(output_at + out_len);
+            let buf = &mut buf[..len];
+            buf[input_at..input_at + in_len].copy_from_slice(input);
+            let before = buf.to_vec();
+            let at = (input_at, output_at);
+            let done = if c <= 64 {
+                widened_on_one_buffer_s8::<WIDENED_64>(&p, buf, at, filter, bias)
+            } else {
+                widened_on_one_buffer_s8::<WIDENED>(&p, buf, at, filter, bias)
+            };
+            let folds = requant[..o]
+                .iter()
+                .all(|r| r.multiplier >= 0 && (-23..=-2).contains(&r.shift));
+            let form = Epilogue::new(&p, bias, o).1;
+            let takes =
+                form == 6 && folds && c.is_multiple_of(4) && o.is_multiple_of(2) && how != 4;
+            assert_eq!(done, takes, "{:?}", (c, o, w, how));
+            if done {
+                ran[how] += 1;
+                assert_eq!(
+                    buf[output_at..output_at + out_len],
+                    slow[..out_len],
+                    "{:?}",
+                    (c, o, w, how)
+                );
+            } else {
+                assert_eq!(buf[..], before[..], "{:?}", (c, o, w, how));
+            }
+        }
+        assert!(cfg!(miri) || ran.iter().all(|&n| n > 30), "{ran:?}");
     }
 
     /// The widened pixel pairs ([`WIDENED_64`](crate::kernels::conv::kernel::WIDENED_64), [`WIDENED`](
