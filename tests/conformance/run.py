@@ -163,6 +163,11 @@ DEVICE_MUTANTS = {
     "dsp-conv-widened": ("src/kernels/conv/dsp/pointwise.rs",
                          "pair.copy_from_slice(&[sxtab16(off, w), sxtab16_ror8(off, w)]);",
                          "pair.copy_from_slice(&[sxtab16_ror8(off, w), sxtab16(off, w)]);"),
+    # The widened pixel pairs on one buffer (their own walk, no driver): a pair's input read
+    # one element on.
+    "dsp-conv-widened-one": ("src/kernels/conv/dsp/pointwise.rs",
+                             "Tensors::One(b) => b.get(i..)?.get(..n),",
+                             "Tensors::One(b) => b.get(i + 1..)?.get(..n),"),
     # Its windows widened: a word's even and odd values in each other's lanes.
     "dsp-conv-widen": ("src/kernels/conv/dsp/window.rs",
                        "[sxtab16(off, w), sxtab16_ror8(off, w)]",
@@ -261,6 +266,7 @@ DEVICE_MUTANT_OPS = {"dsp-depthwise": "depthwise_conv", "dsp-depthwise-rows": "d
                      "dsp-conv-gathered": "conv", "dsp-conv-columns": "conv",
                      "dsp-conv-requant": "conv", "dsp-conv-requant-k": "conv",
                      "dsp-conv-requant-step": "conv", "dsp-conv-widened": "conv",
+                     "dsp-conv-widened-one": "conv",
                      "dsp-depthwise-folded": "depthwise_conv",
                      "dsp-fc-pairs": "fully_connected", "dsp-fc-rows": "fully_connected",
                      "dsp-fc-words": "fully_connected",
