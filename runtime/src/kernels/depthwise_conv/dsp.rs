@@ -7,11 +7,10 @@ use crate::dsp::{
     sxtb16_ror8,
 };
 use crate::kernels::depthwise_conv::kernel::{
-    ANY, BLOCKS, KERNEL_BITS, MOST_TAPS, ONE_TO_EIGHT, PORTABLE, TAPS, depthwise_conv2d_s8_kernel,
-    depthwise_conv2d_s8_takes,
+    ANY, BLOCKS, KERNEL_BITS, MOST_TAPS, ONE_TO_EIGHT, TAPS, depthwise_conv2d_s8_kernel,
+    dsp_kernel_takes,
 };
 use crate::kernels::shared::blocked::{Epilogue, Fold4, first, load4, word4};
-use crate::kernels::shared::requant::epilogue_in;
 use crate::kernels::shared::{ConvS8, Part, origin, sized, sized_mut, valid_taps};
 
 /// int8 DEPTHWISE_CONV_2D without dilation, for output channels in blocks of four: with depth
@@ -59,7 +58,7 @@ pub(crate) fn depthwise_s8<const K: u8>(
     } else {
         K
     };
-    if !depthwise_conv2d_s8_takes(kernel, p) || kernel & KERNEL_BITS == PORTABLE {
+    if !dsp_kernel_takes(kernel, g) {
         return false;
     }
     let (Some(input), Some(filter), Some(output)) = (
@@ -69,9 +68,8 @@ pub(crate) fn depthwise_s8<const K: u8>(
     ) else {
         return true;
     };
-    let (e, form) = Epilogue::new(p, bias, depth);
     // The form kernel constant `K` names, or the one found now.
-    let form = epilogue_in(K, form);
+    let (e, form) = Epilogue::for_kernel::<K>(p, bias, depth);
     match kernel & KERNEL_BITS {
         ONE_TO_EIGHT => match form {
             6 => depthwise_one_to_eight::<6>(p, part, &e, input, filter, output),

@@ -101,6 +101,16 @@ pub const fn depthwise_conv2d_s8_kernel_for(
     }
 }
 
+/// Whether DSP kernel `kernel` runs geometry `g` ([`depthwise_conv2d_s8_takes`] without its
+/// epilogue bits, which the entry's check proved for the op): the DSP loops' guard at each
+/// call (on one buffer a chunk's geometry), without a pass over the multipliers.
+#[cfg(any(stowplan_dsp, test))]
+pub(crate) const fn dsp_kernel_takes(kernel: u8, g: &ConvGeometry) -> bool {
+    kernel & !(KERNEL_BITS | EPILOGUE_BITS) == 0
+        && kernel & KERNEL_BITS != PORTABLE
+        && kernel & KERNEL_BITS == dsp_kernel(g)
+}
+
 /// [`depthwise_conv2d_s8_kernel`] without the epilogue bits.
 const fn dsp_kernel(g: &ConvGeometry) -> u8 {
     if !dsp_takes(g) {

@@ -14,6 +14,8 @@
 //! filter values are int8; every product fits in 17 bits.
 
 use super::fixed;
+#[cfg(any(stowplan_dsp, test))]
+use super::requant::{EPILOGUE_BITS, epilogue_in};
 use super::requant::{Requant, clamp_to_i8, epilogue_form, scale_form};
 use super::window::ConvS8;
 use crate::dsp::{
@@ -168,7 +170,9 @@ pub(crate) struct Channel {
 
 impl<'a> Epilogue<'a> {
     /// The epilogue of `p` with `bias`, and its form ([`epilogue_form`] of the `channels` first
-    /// multipliers: 6, 5 or 0; the kernels run `finish::<F>` in it).
+    /// multipliers: 6, 5 or 0; the kernels run `finish::<F>` in it): the tests' reference for
+    /// [`Epilogue::for_kernel`].
+    #[cfg(test)]
     #[inline(always)]
     pub(crate) fn new(p: &ConvS8, bias: Option<&'a [i32]>, channels: usize) -> (Self, u8) {
         let e = Epilogue {
@@ -179,6 +183,32 @@ impl<'a> Epilogue<'a> {
             act_max: p.act_max,
         };
         (e, epilogue_form(p.requant, channels, p.act_min, p.act_max))
+    }
+
+    /// [`Epilogue::new`] for kernel constant `K`: the form its epilogue bits name, found from
+    /// the multipliers (a pass over the channels) only for a constant without them, so that a
+    /// kernel chosen when the crate compiled makes no pass at each call (the in-place driver
+    /// calls it once per chunk).
+    #[cfg(any(stowplan_dsp, test))]
+    #[inline(always)]
+    pub(crate) fn for_kernel<const K: u8>(
+        p: &ConvS8,
+        bias: Option<&'a [i32]>,
+        channels: usize,
+    ) -> (Self, u8) {
+        let e = Epilogue {
+            bias,
+            requant: p.requant,
+            output_offset: p.output_offset,
+            act_min: p.act_min,
+            act_max: p.act_max,
+        };
+        let form = if K & EPILOGUE_BITS == 0 {
+            epilogue_form(p.requant, channels, p.act_min, p.act_max)
+        } else {
+            epilogue_in(K, 0)
+        };
+        (e, form)
     }
 
     /// Channel `c`'s constants (a missing bias or multiplier is 0, as in

@@ -26,7 +26,6 @@ use super::window::{self, next};
 use crate::dsp::{splat16, sxtab16, sxtab16_ror8};
 use crate::kernels::conv::kernel::{MOST, gathered_takes};
 use crate::kernels::shared::blocked::{Epilogue, first, load4};
-use crate::kernels::shared::requant::epilogue_in;
 use crate::kernels::shared::{ConvGeometry, ConvS8, sized, sized_mut};
 
 /// int8 CONV_2D of a whole geometry with one group whose filter rows are short runs (fewer than
@@ -68,9 +67,8 @@ pub(crate) fn conv_s8<const K: u8>(
     ) else {
         return true;
     };
-    let (e, form) = Epilogue::new(p, bias, out_depth);
     // The form kernel constant `K` names, or the one found now.
-    let form = epilogue_in(K, form);
+    let (e, form) = Epilogue::for_kernel::<K>(p, bias, out_depth);
     let gather = Gather {
         g,
         input,

@@ -15,7 +15,6 @@ use crate::kernels::shared::blocked::{
     Epilogue, dot_1x2, dot_offset_s8, first, load4, tail, unrolled, word4,
 };
 use crate::kernels::shared::in_place::{fits, inside_buffer};
-use crate::kernels::shared::requant::epilogue_in;
 use crate::kernels::shared::{ConvS8, product, sized, sized_mut};
 
 /// The four sums of a 2 x 2 block: input rows `a`, `b` (two output pixels) against filter rows
@@ -167,9 +166,8 @@ fn conv1x1<const K: u8, const PAIRS: bool>(
     ) else {
         return true;
     };
-    let (e, form) = Epilogue::new(p, bias, out_depth);
     // The form kernel constant `K` names, or the one found now.
-    let form = epilogue_in(K, form);
+    let (e, form) = Epilogue::for_kernel::<K>(p, bias, out_depth);
     let offset = p.input_offset;
     match form {
         6 => conv1x1_blocks::<K, 6, PAIRS>(&e, input, filter, output, depth, out_depth, offset),
@@ -345,8 +343,8 @@ pub(crate) fn widened_on_one_buffer_s8<const K: u8>(
     if !inside_buffer(buf.len(), input_at, in_len, output_at, out_len) {
         return false;
     }
-    let (e, form) = Epilogue::new(p, bias, out_depth);
-    if epilogue_in(K, form) != 6 {
+    let (e, form) = Epilogue::for_kernel::<K>(p, bias, out_depth);
+    if form != 6 {
         return false;
     }
     let at = Placed {

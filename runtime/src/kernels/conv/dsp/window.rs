@@ -44,7 +44,6 @@ use crate::dsp::{
 };
 use crate::kernels::conv::kernel::{SLAB, window_takes};
 use crate::kernels::shared::blocked::{Epilogue, first, word4};
-use crate::kernels::shared::requant::epilogue_in;
 use crate::kernels::shared::{ConvGeometry, ConvS8, Part, inside, origin, sized, sized_mut};
 
 /// Groups of the buffer: whole groups and a part one.
@@ -88,15 +87,14 @@ pub(crate) fn conv_s8<const K: u8>(
         return true;
     };
     // The filter holds every window value of every channel: no product overflows.
-    let (e, form) = Epilogue::new(p, bias, out_depth);
+    // The form kernel constant `K` names, or the one found now.
+    let (e, form) = Epilogue::for_kernel::<K>(p, bias, out_depth);
     let w = Widen {
         c: Conv::new(p, input, filter),
         part,
         window: filter_h * filter_w * depth,
         pairs: e.pairs(filter, filter_h * filter_w * depth, out_depth),
     };
-    // The form kernel constant `K` names, or the one found now.
-    let form = epilogue_in(K, form);
     match form {
         6 => w.pixels::<6>(&e, output),
         5 => w.pixels::<5>(&e, output),
