@@ -3,8 +3,8 @@
 //! [`depthwise_s8`]).
 
 use crate::dsp::{
-    depthwise_3x3, requant4_folded, smlabb, smlabt, smlatt, splat16, sxtab16, sxtab16_ror8, sxtb16,
-    sxtb16_ror8,
+    depthwise_3x3, depthwise_3x3_folded, requant4_folded, smlabb, smlabt, smlatt, splat16, sxtab16,
+    sxtab16_ror8, sxtb16, sxtb16_ror8,
 };
 use crate::kernels::depthwise_conv::kernel::{
     ANY, BLOCKS, KERNEL_BITS, MOST_TAPS, ONE_TO_EIGHT, TAPS, depthwise_conv2d_s8_kernel,
@@ -333,7 +333,8 @@ fn window_3x3<const R: usize, const C: usize>(
 
 /// [`window_3x3`] in the folded epilogue: per pixel and block of four channels
 /// [`depthwise_3x3`]'s sums, then the block's outputs from its constants in `fold`
-/// ([`requant4_folded`]), the blocks counted as they come (no division). Not inlined, as
+/// ([`requant4_folded`]), the blocks counted as they come (no division); whole windows (`R`
+/// and `C` 3) in one block with their epilogue ([`depthwise_3x3_folded`]). Not inlined, as
 /// [`window_3x3`].
 #[inline(never)]
 fn window_3x3_folded<const R: usize, const C: usize>(
@@ -350,6 +351,10 @@ fn window_3x3_folded<const R: usize, const C: usize>(
         return false;
     };
     let o2 = fold.o2;
+    if (R, C) == (3, 3) {
+        // Whole windows: the taps and the epilogue in one block, the blocks in a loop in it.
+        return depthwise_3x3_folded(xs, ws, [blocks, row], run, off, (requant, bias, o2), out);
+    }
     let mut outs = out.iter_mut();
     let mut k = 0;
     depthwise_3x3::<R, C>(xs, ws, blocks, row, run, off, |_, acc| {
