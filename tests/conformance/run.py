@@ -159,6 +159,11 @@ DEVICE_MUTANTS = {
     "dsp-depthwise-folded": ("src/kernels/shared/dsp.rs",
                              '"asr {t}, {t}, #1", "and {lo}, {a2}, #0x80000000"',
                              '"asr {t}, {t}, #2", "and {lo}, {a2}, #0x80000000"'),
+    # The whole 3 x 3 windows with their folded epilogue in one block (its blocks in a loop):
+    # a channel's rounding constant halved.
+    "dsp-depthwise-whole-folded": ("src/kernels/shared/dsp.rs",
+                                   '"asr {r}, {r}, #1", "and {t2}, {a2}, #0x80000000"',
+                                   '"asr {r}, {r}, #2", "and {t2}, {a2}, #0x80000000"'),
     # The widened 1 x 1 pixel pairs: a word's even and odd values in each other's lanes.
     "dsp-conv-widened": ("src/kernels/conv/dsp/pointwise.rs",
                          "pair.copy_from_slice(&[sxtab16(off, w), sxtab16_ror8(off, w)]);",
@@ -268,6 +273,7 @@ DEVICE_MUTANT_OPS = {"dsp-depthwise": "depthwise_conv", "dsp-depthwise-rows": "d
                      "dsp-conv-requant-step": "conv", "dsp-conv-widened": "conv",
                      "dsp-conv-widened-one": "conv",
                      "dsp-depthwise-folded": "depthwise_conv",
+                     "dsp-depthwise-whole-folded": "depthwise_conv",
                      "dsp-fc-pairs": "fully_connected", "dsp-fc-rows": "fully_connected",
                      "dsp-fc-words": "fully_connected",
                      "dsp-pool": "pooling", "dsp-add-mul": "add,mul",
