@@ -7,7 +7,7 @@
 
 use super::FullyConnectedS8;
 use super::kernel::{ANY, KERNEL_BITS, ROWS, form_for};
-use crate::dsp::splat16;
+use crate::dsp::{rows3_folded, splat16};
 use crate::kernels::shared::Requant;
 use crate::kernels::shared::blocked::{Epilogue, dot_1x2, dot_1x3, dot_offset_s8};
 use crate::kernels::shared::requant::epilogue_in;
@@ -37,7 +37,9 @@ pub(super) fn fully_connected_s8<const K: u8>(
     true
 }
 
-/// [`ROWS`] in epilogue form `F`.
+/// [`ROWS`] in epilogue form `F`; in form 6 with the folded epilogue's constants, rows
+/// of whole words and no filter offset, the channel triples in one block with their epilogue
+/// ([`rows3_folded`]).
 #[inline(never)]
 pub(super) fn rows<const F: u8>(
     p: &FullyConnectedS8,
@@ -74,6 +76,16 @@ pub(super) fn rows<const F: u8>(
         },
     };
     let (off, offset) = (splat16(p.input_offset), p.input_offset);
+    // The folded epilogue's constants (form 6: multipliers `>= 0` and right shifts of 2 or
+    // more; none past 23, an int8 output zero point; a bias or none) and rows of whole words
+    // without a filter offset: the channel triples in one block ([`rows3_folded`]).
+    let folded = F == 6
+        && constant == 0
+        && filter_offset == 0
+        && depth.is_multiple_of(4)
+        && bias.is_none_or(|b| b.len() >= units)
+        && (-128..=127).contains(&p.output_offset)
+        && deepest(p.requant, units) >= -23;
     let outputs = output.chunks_exact_mut(units).take(p.batches);
     for (b, out) in outputs.enumerate() {
         let row = input.get(b * depth..(b + 1) * depth).unwrap_or(&[]);
@@ -117,6 +129,13 @@ pub(super) fn rows<const F: u8>(
         };
         let filter_at = |c: usize| filter.get(c * depth..).unwrap_or(&[]);
         let mut c = 0;
+        if folded {
+            let triples = 3 * (units / 3);
+            let constants = (p.requant, bias, 2 * p.output_offset + 1);
+            let words = row.as_chunks::<4>().0;
+            let y = out.get_mut(..triples).unwrap_or(&mut []);
+            c = 3 * rows3_folded(words, filter, depth, off, constants, y);
+        }
         while c + 3 <= units {
             let [s0, s1, s2] = dot_1x3(row, filter_at(c), depth, off, offset);
             let ([r0, r1, r2], [b0, b1, b2]) = constants(c);
@@ -140,6 +159,17 @@ pub(super) fn rows<const F: u8>(
             _ => {}
         }
     }
+}
+
+/// The least shift of the first `channels` multipliers (0 without one), in one pass without a
+/// branch per channel: in form 6 (multipliers `>= 0`, right shifts of 2 or more) the folded
+/// epilogue takes the layer when it is `-23` or more.
+#[inline(always)]
+fn deepest(requant: &[Requant], channels: usize) -> i32 {
+    requant
+        .iter()
+        .take(channels)
+        .fold(0, |least, r| least.min(r.shift))
 }
 
 #[cfg(test)]
@@ -200,7 +230,8 @@ mod tests {
     /// On random layers (one to three rows, depths 0 to 70 that are and are not multiples of
     /// four, channel counts 1 to 16 so that each block remainder occurs, per-tensor with and
     /// without a filter offset and per-channel multipliers of each epilogue form, the whole int8
-    /// range and a narrower clamp, with and without a bias): the chosen kernel takes the layer
+    /// range and a narrower clamp, with and without a bias; the folded epilogue's channel
+    /// triples among them): the chosen kernel takes the layer
     /// and runs it with the portable loop's outputs, byte for byte, and so does the run-time
     /// choice ([`ANY`]); a constant naming another form fails the entry's check.
     #[test]
@@ -208,6 +239,7 @@ mod tests {
         let mut rng = Rng(0x0fc_0003);
         let cases = if cfg!(miri) { 4 } else { 1500 };
         let mut forms = [0_usize; 3];
+        let mut folded = 0;
         for _ in 0..cases {
             let (batches, depth, units) = (rng.range(1, 3), rng.range(0, 70), rng.range(1, 16));
             let table: &'static [Requant; 16] =
@@ -250,6 +282,15 @@ mod tests {
             fully_connected_s8_portable(&p, &input, &filter, bias, &mut want);
             let k = fully_connected_s8_kernel(&p);
             forms[usize::from((k >> 4) - 1)] += 1;
+            // The folded epilogue's triples: form `shift2` (its shifts are 2 to 11), no filter
+            // offset, rows of whole words, three channels or more (with a bias and without).
+            folded += usize::from(
+                k & !KERNEL_BITS == EPILOGUE_SHIFT2
+                    && p.filter_offset == 0
+                    && depth > 0
+                    && depth.is_multiple_of(4)
+                    && units >= 3,
+            );
             let lengths = (
                 input.len(),
                 filter.len(),
@@ -281,7 +322,8 @@ mod tests {
             }
             assert!(!run(PORTABLE, &p, &input, &filter, bias, &mut [0; 0]));
         }
-        // Every form was drawn (miri's few draws cover fewer).
+        // Every form was drawn, and the folded triples ran (miri's few draws cover fewer).
         assert!(cfg!(miri) || forms.iter().all(|&n| n > 0), "{forms:?}");
+        assert!(cfg!(miri) || folded > 40, "{folded}");
     }
 }

@@ -856,6 +856,135 @@ pub(crate) fn depthwise_3x3<const ROWS: usize, const COLS: usize>(
     true
 }
 
+/// The outputs of the channel triples of one FULLY_CONNECTED input row in the folded epilogue
+/// (all of them: `out.len() / 3`, each with a filter row of `depth` values): channel `c`'s sum
+/// `bias[c] + sum(f[c depth + k] (x[k] + offset))` (no bias: 0) over the row's `4 x.len() == depth` values
+/// (`off`: the offset in both halfwords), then [`requant_folded`] with `requant[c]`'s
+/// multiplier and shift (`requant[0]`'s for every channel when it holds one), written to
+/// `out[c]`. Returns the triples written: none if a slice is shorter than they need, the row
+/// is not whole words, or `requant` holds neither one constant nor one per channel.
+#[cfg(not(stowplan_dsp))]
+#[inline(always)]
+pub(crate) fn rows3_folded(
+    x: &[[i8; 4]],
+    f: &[i8],
+    depth: usize,
+    off: u32,
+    (requant, bias, o2): (&[crate::requant_pair::Requant], Option<&[i32]>, i32),
+    out: &mut [i8],
+) -> usize {
+    let Some(triples) = rows3_folded_fit(
+        x.len(),
+        f.len(),
+        depth,
+        [
+            requant.len(),
+            bias.map_or(usize::MAX, <[i32]>::len),
+            out.len(),
+        ],
+    ) else {
+        return 0;
+    };
+    let per_channel = requant.len() > 1;
+    for t in 0..triples {
+        let c = 3 * t;
+        let b = match bias.map(|b| b.get(c..c + 3)) {
+            Some(Some(&[b0, b1, b2])) => [b0, b1, b2],
+            Some(_) => return 0,
+            None => [0; 3],
+        };
+        let Some(rows) = f.get(c * depth..) else {
+            return 0;
+        };
+        let sums = smlad_1x3_words(x, rows, depth, off, b);
+        for (j, &acc) in sums.iter().enumerate() {
+            let r = requant[if per_channel { c + j } else { 0 }];
+            if let Some(y) = out.get_mut(c + j) {
+                *y = requant_folded(acc, r.multiplier, r.shift, o2);
+            }
+        }
+    }
+    triples
+}
+
+/// The triples [`rows3_folded`] writes (`None`: none) for `words` input words, a filter of `f`
+/// values, rows of `depth`, and `requant`, `bias` and `out` of the lengths `lens`.
+#[inline(always)]
+fn rows3_folded_fit(
+    words: usize,
+    f: usize,
+    depth: usize,
+    [requant, bias, out]: [usize; 3],
+) -> Option<usize> {
+    let triples = out / 3;
+    let channels = 3 * triples;
+    let filter = channels.checked_mul(depth)?;
+    let whole = words.checked_mul(4)? == depth && words > 0;
+    let constants = requant == 1 || requant >= channels;
+    let bytes = depth.checked_mul(3).is_some_and(|b| b <= i32::MAX as usize);
+    (triples > 0 && whole && constants && bytes && bias >= channels && filter <= f)
+        .then_some(triples)
+}
+
+/// [`rows3_folded`] (see the portable twin) as one `asm!` block: per triple its sums start at
+/// the biases, run [`smlad_1x3_words`]'s loop (and its odd last word), then the folded
+/// epilogue of the three, stored as bytes, the triples in a loop inside the block. The walking
+/// pointers, counts, strides and constants live in a frame of twelve words on the stack,
+/// reloaded for each triple (the sums' loop takes all twelve registers).
+#[cfg(stowplan_dsp)]
+#[inline(always)]
+pub(crate) fn rows3_folded(
+    x: &[[i8; 4]],
+    f: &[i8],
+    depth: usize,
+    off: u32,
+    (requant, bias, o2): (&[crate::requant_pair::Requant], Option<&[i32]>, i32),
+    out: &mut [i8],
+) -> usize {
+    let Some(triples) = rows3_folded_fit(
+        x.len(),
+        f.len(),
+        depth,
+        [
+            requant.len(),
+            bias.map_or(usize::MAX, <[i32]>::len),
+            out.len(),
+        ],
+    ) else {
+        return 0;
+    };
+    let n = x.len();
+    // Bytes from a channel's multiplier and shift to the next channel's (none for the tensor's),
+    // and from a triple's biases to the next triple's (none without a bias: three zeros).
+    let step: usize = if requant.len() > 1 { 8 } else { 0 };
+    static ZEROS: [i32; 3] = [0; 3];
+    let (bias_ptr, bstep): (*const i32, usize) = match bias {
+        Some(b) => (b.as_ptr(), 12),
+        None => (ZEROS.as_ptr(), 0),
+    };
+    // SAFETY: the block runs `triples >= 1` triples (the output pointer moves 3 bytes a triple
+    // from `out` to `out + 3 triples`, compared after each). Triple `t` reads the `n` words of
+    // `x` (`4 n == depth`, checked), the filter's bytes `3 t depth .. 3 (t + 1) depth` (three
+    // rows of `depth`, each read for its `4 n` values, as `smlad_1x3_words` reads them, the
+    // triple's start moved `3 depth` bytes a triple; `3 triples depth <= f.len()`, checked),
+    // the biases `3 t .. 3 t + 3` (`3 triples <= bias.len()`; without a bias the three
+    // `ZEROS` again and again, `bstep` 0), the multipliers and shifts of
+    // channels `3 t .. 3 t + 3` (`Requant` is `repr(C)`, two `i32`s: 24 bytes a triple), or of
+    // the one constant again and again (`step` 0), inside `requant` (one constant, or at least
+    // `3 triples`), and writes the bytes `out[3 t .. 3 t + 3]` (`3 triples <= out.len()`): no
+    // other memory of a Rust object is written. The loads may be unaligned, which Armv7-M's
+    // `LDR` allows. The frame is the block's own: the stack pointer moves down 48 bytes (it
+    // stays 8-byte aligned) before it is written and back before the block ends. Every input
+    // is stored in the frame before any output register is written (the outputs are `lateout`
+    // and may share the inputs' registers); it writes only the registers named here and the
+    // flags: `LSRS`, `TST`, `CMP` and `SUBS` the N, Z, C and V flags that the `BEQ`s and `BNE`s
+    // read, `SMLAD` and `SSAT` the Q flag, which nothing reads.
+    unsafe {
+        asm!("sub sp, sp, #48", "str {x0}, [sp]", "str {nw}, [sp, #4]", "str {f0}, [sp, #8]", "str {bp}, [sp, #12]", "str {rp}, [sp, #16]", "str {rs}, [sp, #20]", "str {op}, [sp, #24]", "str {oe}, [sp, #28]", "str {o2}, [sp, #32]", "str {s0}, [sp, #36]", "str {off0}, [sp, #40]", "str {bs}, [sp, #44]", "2:", "ldr {x}, [sp]", "ldr {f}, [sp, #8]", "ldr {s}, [sp, #36]", "ldr {off}, [sp, #40]", "ldr {n}, [sp, #4]", "ldr {t0}, [sp, #12]", "ldr {t1}, [sp, #44]", "ldr {a0}, [{t0}]", "ldr {a1}, [{t0}, #4]", "ldr {a2}, [{t0}, #8]", "add {t0}, {t0}, {t1}", "str {t0}, [sp, #12]", "lsrs {n}, {n}, #1", "beq 4f", "3:", "ldr {t0}, [{x}], #4", "ldr {t2}, [{f}, {s}]", "sxtab16 {t1}, {off}, {t0}, ror #8", "sxtab16 {t0}, {off}, {t0}", "sxtb16 {t3}, {t2}", "smlad {a1}, {t0}, {t3}, {a1}", "sxtb16 {t2}, {t2}, ror #8", "smlad {a1}, {t1}, {t2}, {a1}", "ldr {t2}, [{f}, {s}, lsl #1]", "sxtb16 {t3}, {t2}", "smlad {a2}, {t0}, {t3}, {a2}", "sxtb16 {t2}, {t2}, ror #8", "smlad {a2}, {t1}, {t2}, {a2}", "ldr {t2}, [{f}], #4", "sxtb16 {t3}, {t2}", "smlad {a0}, {t0}, {t3}, {a0}", "sxtb16 {t2}, {t2}, ror #8", "smlad {a0}, {t1}, {t2}, {a0}", "ldr {t0}, [{x}], #4", "ldr {t2}, [{f}, {s}]", "sxtab16 {t1}, {off}, {t0}, ror #8", "sxtab16 {t0}, {off}, {t0}", "sxtb16 {t3}, {t2}", "smlad {a1}, {t0}, {t3}, {a1}", "sxtb16 {t2}, {t2}, ror #8", "smlad {a1}, {t1}, {t2}, {a1}", "ldr {t2}, [{f}, {s}, lsl #1]", "sxtb16 {t3}, {t2}", "smlad {a2}, {t0}, {t3}, {a2}", "sxtb16 {t2}, {t2}, ror #8", "smlad {a2}, {t1}, {t2}, {a2}", "ldr {t2}, [{f}], #4", "sxtb16 {t3}, {t2}", "smlad {a0}, {t0}, {t3}, {a0}", "sxtb16 {t2}, {t2}, ror #8", "smlad {a0}, {t1}, {t2}, {a0}", "subs {n}, {n}, #1", "bne 3b", "4:", "ldr {t0}, [sp, #4]", "tst {t0}, #1", "beq 5f", "ldr {t0}, [{x}]", "ldr {t2}, [{f}, {s}]", "sxtab16 {t1}, {off}, {t0}, ror #8", "sxtab16 {t0}, {off}, {t0}", "sxtb16 {t3}, {t2}", "smlad {a1}, {t0}, {t3}, {a1}", "sxtb16 {t2}, {t2}, ror #8", "smlad {a1}, {t1}, {t2}, {a1}", "ldr {t2}, [{f}, {s}, lsl #1]", "sxtb16 {t3}, {t2}", "smlad {a2}, {t0}, {t3}, {a2}", "sxtb16 {t2}, {t2}, ror #8", "smlad {a2}, {t1}, {t2}, {a2}", "ldr {t2}, [{f}]", "sxtb16 {t3}, {t2}", "smlad {a0}, {t0}, {t3}, {a0}", "sxtb16 {t2}, {t2}, ror #8", "smlad {a0}, {t1}, {t2}, {a0}", "5:", "ldr {x}, [sp, #16]", "ldr {f}, [sp, #20]", "ldr {n}, [sp, #32]", "ldr {off}, [{x}]", "ldr {t1}, [{x}, #4]", "add {x}, {x}, {f}", "mvn {t1}, {t1}", "lsl {t0}, {n}, {t1}", "asr {t0}, {t0}, #1", "and {t2}, {a0}, #0x80000000", "orr {t2}, {t2}, #0x40000000", "add {t3}, {t0}, {a0}, asr #31", "smlal {t2}, {t3}, {a0}, {off}", "asr {t3}, {t3}, {t1}", "ssat {a0}, #8, {t3}", "ldr {off}, [{x}]", "ldr {t1}, [{x}, #4]", "add {x}, {x}, {f}", "mvn {t1}, {t1}", "lsl {t0}, {n}, {t1}", "asr {t0}, {t0}, #1", "and {t2}, {a1}, #0x80000000", "orr {t2}, {t2}, #0x40000000", "add {t3}, {t0}, {a1}, asr #31", "smlal {t2}, {t3}, {a1}, {off}", "asr {t3}, {t3}, {t1}", "ssat {a1}, #8, {t3}", "ldr {off}, [{x}]", "ldr {t1}, [{x}, #4]", "add {x}, {x}, {f}", "mvn {t1}, {t1}", "lsl {t0}, {n}, {t1}", "asr {t0}, {t0}, #1", "and {t2}, {a2}, #0x80000000", "orr {t2}, {t2}, #0x40000000", "add {t3}, {t0}, {a2}, asr #31", "smlal {t2}, {t3}, {a2}, {off}", "asr {t3}, {t3}, {t1}", "ssat {a2}, #8, {t3}", "str {x}, [sp, #16]", "ldr {t0}, [sp, #24]", "strb {a0}, [{t0}]", "strb {a1}, [{t0}, #1]", "strb {a2}, [{t0}, #2]", "add {t0}, {t0}, #3", "str {t0}, [sp, #24]", "ldr {f}, [sp, #8]", "ldr {s}, [sp, #36]", "ldr {t1}, [sp, #28]", "add {f}, {f}, {s}", "add {f}, {f}, {s}, lsl #1", "str {f}, [sp, #8]", "cmp {t0}, {t1}", "bne 2b", "add sp, sp, #48", x0 = in(reg) x.as_ptr(), nw = in(reg) n, f0 = in(reg) f.as_ptr(), bp = in(reg) bias_ptr, rp = in(reg) requant.as_ptr(), rs = in(reg) step, op = in(reg) out.as_mut_ptr(), oe = in(reg) out.as_mut_ptr().wrapping_add(3 * triples), o2 = in(reg) o2, s0 = in(reg) depth, off0 = in(reg) off, bs = in(reg) bstep, x = lateout(reg) _, f = lateout(reg) _, s = lateout(reg) _, n = lateout(reg) _, off = lateout(reg) _, a0 = lateout(reg) _, a1 = lateout(reg) _, a2 = lateout(reg) _, t0 = lateout(reg) _, t1 = lateout(reg) _, t2 = lateout(reg) _, t3 = lateout(reg) _)
+    };
+    triples
+}
+
 /// The outputs of `n` whole 3 x 3 windows of a depthwise convolution (depth multiplier 1) in
 /// the folded epilogue: window `p`'s block `k` of four channels is [`depthwise_3x3`]'s sums
 /// (`ROWS` and `COLS` 3, the same words of `x` and `w`), then [`requant4_folded`] with block
@@ -1108,6 +1237,10 @@ const FLAG_EFFECTS: &[(&str, bool, bool)] = &[
     // branch to the group that leaves a multiple of four (`BEQ` reads Z).
     ("sub", false, false),
     ("beq", false, true),
+    // `rows3_folded`: the word count halved into the pair count (`LSRS` writes N, Z and C),
+    // its odd bit tested (`TST` writes N, Z and C).
+    ("lsrs", true, false),
+    ("tst", true, false),
     // `smlad_2x2_requant`: its frame's words (`STR`), the biases copied (`MOV`), the folded
     // epilogue (`MVN`, `LSL`, `ASR`, `AND`, `ORR` without S write no flag; `SMLAL` none;
     // `SSAT` the Q flag on saturation), the outputs (`STRB`) and the pair count (`SUBS`).
@@ -1224,8 +1357,9 @@ mod tests {
         // loop of `smlad_2x2_groups` (entered inside it by the count modulo 4), the channel pairs of
         // `smlad_2x2_requant`, the loops of `smlad_1x2_words` and `smlad_1x3_words` and their
         // odd last steps, `depthwise_3x3`'s four window shapes, the folded epilogue of four
-        // channels, `requant4_folded`, and the whole windows with it, `depthwise_3x3_folded`).
-        assert_eq!(blocks, 28, "asm! blocks in dsp.rs");
+        // channels, `requant4_folded`, the whole windows with it, `depthwise_3x3_folded`, and
+        // FULLY_CONNECTED's channel triples with it, `rows3_folded`).
+        assert_eq!(blocks, 29, "asm! blocks in dsp.rs");
     }
 
     /// [`smlad_2x2_requant`] against its definition, per pair the sums of the groups' lanes
