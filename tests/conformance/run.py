@@ -164,6 +164,11 @@ DEVICE_MUTANTS = {
     "dsp-depthwise-whole-folded": ("src/kernels/shared/dsp.rs",
                                    '"asr {r}, {r}, #1", "and {t2}, {a2}, #0x80000000"',
                                    '"asr {r}, {r}, #2", "and {t2}, {a2}, #0x80000000"'),
+    # FULLY_CONNECTED's channel triples with their folded epilogue in one block: the second
+    # channel's rounding constant halved.
+    "dsp-fc-folded": ("src/kernels/shared/dsp.rs",
+                      '"asr {t0}, {t0}, #1", "and {t2}, {a1}, #0x80000000"',
+                      '"asr {t0}, {t0}, #2", "and {t2}, {a1}, #0x80000000"'),
     # The widened 1 x 1 pixel pairs: a word's even and odd values in each other's lanes.
     "dsp-conv-widened": ("src/kernels/conv/dsp/pointwise.rs",
                          "pair.copy_from_slice(&[sxtab16(off, w), sxtab16_ror8(off, w)]);",
@@ -275,7 +280,7 @@ DEVICE_MUTANT_OPS = {"dsp-depthwise": "depthwise_conv", "dsp-depthwise-rows": "d
                      "dsp-depthwise-folded": "depthwise_conv",
                      "dsp-depthwise-whole-folded": "depthwise_conv",
                      "dsp-fc-pairs": "fully_connected", "dsp-fc-rows": "fully_connected",
-                     "dsp-fc-words": "fully_connected",
+                     "dsp-fc-words": "fully_connected", "dsp-fc-folded": "fully_connected",
                      "dsp-pool": "pooling", "dsp-add-mul": "add,mul",
                      "dsp-pool-s16": "pooling", "dsp-mul-s16": "mul", "dsp-add-s16": "add",
                      "dsp-add-same": "add", "dsp-add-scalar": "add",
