@@ -221,8 +221,12 @@ DEVICE_MUTANTS = {
     # The three rows' loop (two words an iteration): the first row's odd lanes of the second
     # word multiplied by the input's even lanes.
     "dsp-fc-words": ("src/kernels/shared/dsp.rs",
-                     '"smlad {a0}, {t1}, {t2}, {a0}", "subs {n}, {n}, #1"',
-                     '"smlad {a0}, {t0}, {t2}, {a0}", "subs {n}, {n}, #1"'),
+                     '"smlad {a0}, {t1}, {t2}, {a0}", "subs {n}, {n}, #1", "bne 2b"',
+                     '"smlad {a0}, {t0}, {t2}, {a0}", "subs {n}, {n}, #1", "bne 2b"'),
+    # The same word loop in the folded triples' block.
+    "dsp-fc-folded-words": ("src/kernels/shared/dsp.rs",
+                            '"smlad {a0}, {t1}, {t2}, {a0}", "subs {n}, {n}, #1", "bne 3b"',
+                            '"smlad {a0}, {t0}, {t2}, {a0}", "subs {n}, {n}, #1", "bne 3b"'),
     # AVERAGE_POOL_2D's sums: the odd lanes of a word widened as its even ones.
     "dsp-pool": ("src/kernels/pooling/dsp.rs",
                  "b13 = sxtab16_ror8(b13, b);",
@@ -281,6 +285,7 @@ DEVICE_MUTANT_OPS = {"dsp-depthwise": "depthwise_conv", "dsp-depthwise-rows": "d
                      "dsp-depthwise-whole-folded": "depthwise_conv",
                      "dsp-fc-pairs": "fully_connected", "dsp-fc-rows": "fully_connected",
                      "dsp-fc-words": "fully_connected", "dsp-fc-folded": "fully_connected",
+                     "dsp-fc-folded-words": "fully_connected",
                      "dsp-pool": "pooling", "dsp-add-mul": "add,mul",
                      "dsp-pool-s16": "pooling", "dsp-mul-s16": "mul", "dsp-add-s16": "add",
                      "dsp-add-same": "add", "dsp-add-scalar": "add",
