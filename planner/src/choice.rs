@@ -68,17 +68,17 @@ pub const COSTS: &[(&str, Cost)] = &[
     (
         "gathered",
         Cost {
-            per_mac: 1.1938,
-            per_output: 18.0517,
-            per_pixel: 564.2591,
+            per_mac: 1.1873,
+            per_output: 18.3092,
+            per_pixel: 564.2239,
             per_call: 0.0,
         },
     ), // 4 ops, 4 shapes
     (
         "one_to_eight",
         Cost {
-            per_mac: 2.8597,
-            per_output: 49.5138,
+            per_mac: 2.8707,
+            per_output: 49.2502,
             per_pixel: 0.0000,
             per_call: 0.0,
         },
@@ -95,18 +95,18 @@ pub const COSTS: &[(&str, Cost)] = &[
     (
         "pointwise_n",
         Cost {
-            per_mac: 1.3762,
-            per_output: 16.9163,
-            per_pixel: 3.0969,
-            per_call: 576.5,
+            per_mac: 1.5887,
+            per_output: 0.0000,
+            per_pixel: 0.0000,
+            per_call: 0.0,
         },
-    ), // 11 ops, 6 shapes
+    ), // 3 ops, 2 shapes
     (
         "rows",
         Cost {
-            per_mac: 1.6797,
-            per_output: 47.0395,
-            per_pixel: 101.0861,
+            per_mac: 1.6581,
+            per_output: 28.5308,
+            per_pixel: 194.2333,
             per_call: 0.0,
         },
     ), // 16 ops, 11 shapes
@@ -114,29 +114,29 @@ pub const COSTS: &[(&str, Cost)] = &[
         "taps",
         Cost {
             per_mac: 0.0000,
-            per_output: 47.1003,
-            per_pixel: 89.1544,
+            per_output: 44.2476,
+            per_pixel: 77.5949,
             per_call: 0.0,
         },
     ), // 46 ops, 19 shapes
     (
         "widened",
         Cost {
-            per_mac: 1.2111,
-            per_output: 15.8930,
-            per_pixel: 76.3515,
-            per_call: 6862.4,
+            per_mac: 1.2127,
+            per_output: 16.0194,
+            per_pixel: 79.5356,
+            per_call: 6465.0,
         },
-    ), // 48 ops, 20 shapes
+    ), // 60 ops, 24 shapes
     (
         "window",
         Cost {
-            per_mac: 1.4187,
+            per_mac: 1.4203,
             per_output: 0.0000,
-            per_pixel: 623.6035,
-            per_call: 45377.4,
+            per_pixel: 567.2950,
+            per_call: 42278.1,
         },
-    ), // 23 ops, 14 shapes
+    ), // 19 ops, 13 shapes
 ];
 
 /// The name a kernel's cost is modelled under: `pointwise_n` for the pointwise loops per input
