@@ -60,7 +60,8 @@ pub struct Window {
 /// number of outputs: the matrix product's loops per channel count), 7 a one-pixel-wide image
 /// (a 1-D convolution, run as a row: a filter of 2 to 5 taps, any stride and dilation); model 1 one of 1
 /// to 5, models 2 and 4 kind 6 (model 2 planned on two buffers, the widened pixel pairs; model
-/// 4 as the planner puts it, mostly over its input: the loops per channel count), model 3 kind
+/// 4 over its input: the widened kernels' walk of one buffer, and with a fused activation 256
+/// input channels, past the widened kernels: the loop per channel count), model 3 kind
 /// 7 (a blocked variant has five models or more), the others any. Their channel counts make filter rows
 /// of whole words and rows with tails.
 pub fn blocked_kind(rng: &mut Rng, index: usize) -> usize {
@@ -346,8 +347,19 @@ fn draw(
     // shapes: at most 144 input channels, the whole int8 range (no fused activation, whatever
     // the variant's: the others of the variant take it).
     let widened = shape == "blocked" && kind == 6 && index == 2;
+    // Model 4 (kind 6, over its input): in the variants with a fused activation in the loops
+    // per channel count's shapes, 256 input channels (more than the widened kernels take) and
+    // the whole int8 range; in the others as drawn (the widened kernels' walk of one buffer,
+    // where they take it).
+    let counted = shape == "blocked"
+        && kind == 6
+        && index == 4
+        && activation != stowplan_planner::tflite::Activation::None;
     let activation = if widened {
         cin = cin.min(128);
+        stowplan_planner::tflite::Activation::None
+    } else if counted {
+        cin = 256;
         stowplan_planner::tflite::Activation::None
     } else {
         activation
