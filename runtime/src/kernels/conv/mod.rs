@@ -509,10 +509,12 @@ pub(super) fn conv2d_s8_part_with<const K: u8>(
 }
 
 /// The one-buffer walk of kernel `K` where it has one of its own: the widened 1 x 1 pixel
-/// pairs ([`kernel::WIDENED_64`], [`kernel::WIDENED`]) widen each pair before writing its
-/// outputs, so they need no chunks (and their buffer does not stack on the driver's frame).
-/// Returns `true` when it ran the op (for such a `K` always, the portable kernel through the
-/// driver where the widened one declines), `false` for every other kernel, at compile time.
+/// pairs ([`kernel::WIDENED_64`], [`kernel::WIDENED`]) and the window kernel's
+/// ([`kernel::WINDOW`]) widen each pixel pair before writing its outputs, so they need no
+/// chunks (and their buffers do not stack on the driver's frame). Returns `true` when it ran
+/// the op: for a widened `K` always (the portable kernel through the driver where the widened
+/// one declines), for the window kernel where it takes the layer and its placement (else the
+/// driver runs its chunks); `false` for every other kernel, at compile time.
 #[inline(always)]
 pub(super) fn conv2d_s8_own_walk<const K: u8>(
     p: &ConvS8,
@@ -529,6 +531,10 @@ pub(super) fn conv2d_s8_own_walk<const K: u8>(
             );
         }
         return true;
+    }
+    #[cfg(stowplan_dsp)]
+    if K & kernel::KERNEL_BITS == kernel::WINDOW {
+        return dsp::window::window_on_one_buffer_s8::<K>(p, buf, at, filter, bias);
     }
     let _ = (p, buf, at, filter, bias);
     false

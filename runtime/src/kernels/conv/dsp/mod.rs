@@ -11,6 +11,9 @@ use crate::kernels::conv::kernel::{
     GATHERED, KERNEL_BITS, POINTWISE, POINTWISE_8, POINTWISE_16, POINTWISE_32, POINTWISE_64,
     POINTWISE_128, POINTWISE_256, PORTABLE, WIDENED, WIDENED_64, WINDOW,
 };
+use crate::kernels::shared::requant::{
+    EPILOGUE_BITS, EPILOGUE_GENERAL, EPILOGUE_SHIFT1, EPILOGUE_SHIFT2,
+};
 use crate::kernels::shared::{ConvS8, Part};
 
 /// The int8 CONV_2D of `p` on `part` of its geometry as the Cortex-M DSP extension runs it,
@@ -51,17 +54,92 @@ pub(crate) fn conv2d_s8_part<const K: u8>(
         | POINTWISE_256 => whole && pointwise::conv1x1_s8::<K>(p, input, filter, bias, output),
         GATHERED => {
             (whole && gathered::conv_s8::<K>(p, input, filter, bias, output))
-                || window::conv_s8::<K>(p, part, input, filter, bias, output)
+                || window_s8::<K>(p, part, input, filter, bias, output)
         }
-        WINDOW => window::conv_s8::<K>(p, part, input, filter, bias, output),
+        WINDOW => window_s8::<K>(p, part, input, filter, bias, output),
         WIDENED_64 | WIDENED => whole && pointwise::widened_s8::<K>(p, input, filter, bias, output),
         PORTABLE => false,
         _ => {
             (whole
                 && (pointwise::conv1x1_counted_s8::<K>(p, input, filter, bias, output)
                     || gathered::conv_s8::<K>(p, input, filter, bias, output)))
-                || window::conv_s8::<K>(p, part, input, filter, bias, output)
+                || window_s8::<K>(p, part, input, filter, bias, output)
                 || (whole && pointwise::conv1x1_s8::<K>(p, input, filter, bias, output))
+        }
+    }
+}
+
+/// [`window::conv_s8`] for kernel `K`: one copy per epilogue form, whichever kernel falls back
+/// to it (`GATHERED`'s parts and the window kernel's own calls share it).
+#[inline(always)]
+fn window_s8<const K: u8>(
+    p: &ConvS8,
+    part: Part,
+    input: &[i8],
+    filter: &[i8],
+    bias: Option<&[i32]>,
+    output: &mut [i8],
+) -> bool {
+    match K & EPILOGUE_BITS {
+        EPILOGUE_SHIFT2 => {
+            window::conv_s8::<{ WINDOW | EPILOGUE_SHIFT2 }>(p, part, input, filter, bias, output)
+        }
+        EPILOGUE_SHIFT1 => {
+            window::conv_s8::<{ WINDOW | EPILOGUE_SHIFT1 }>(p, part, input, filter, bias, output)
+        }
+        EPILOGUE_GENERAL => {
+            window::conv_s8::<{ WINDOW | EPILOGUE_GENERAL }>(p, part, input, filter, bias, output)
+        }
+        _ => window::conv_s8::<WINDOW>(p, part, input, filter, bias, output),
+    }
+}
+
+/// A layer's input and output: two slices, or one buffer holding both (the kernels' own walks
+/// of one buffer, [`pointwise`]'s widened pixel pairs and [`window`]'s).
+pub(super) enum Tensors<'a> {
+    Apart(&'a [i8], &'a mut [i8]),
+    One(&'a mut [i8]),
+}
+
+impl Tensors<'_> {
+    /// The `n` input elements from `i`, if inside.
+    #[inline(always)]
+    pub(super) fn input(&self, i: usize, n: usize) -> Option<&[i8]> {
+        match self {
+            Tensors::Apart(x, _) => x.get(i..)?.get(..n),
+            Tensors::One(b) => b.get(i..)?.get(..n),
+        }
+    }
+
+    /// The `m` output elements from `o`, if inside.
+    #[inline(always)]
+    pub(super) fn output(&mut self, o: usize, m: usize) -> Option<&mut [i8]> {
+        match self {
+            Tensors::Apart(_, y) => y.get_mut(o..)?.get_mut(..m),
+            Tensors::One(b) => b.get_mut(o..)?.get_mut(..m),
+        }
+    }
+
+    /// The `n` input elements from `i` and the `m` output elements from `o` at once, if both
+    /// are inside and (on one buffer) they share no element.
+    pub(super) fn apart(
+        &mut self,
+        (i, n): (usize, usize),
+        (o, m): (usize, usize),
+    ) -> Option<(&[i8], &mut [i8])> {
+        match self {
+            Tensors::Apart(x, y) => Some((x.get(i..)?.get(..n)?, y.get_mut(o..)?.get_mut(..m)?)),
+            Tensors::One(b) => {
+                if o.checked_add(m)? <= i {
+                    let (lo, hi) = b.split_at_mut_checked(i)?;
+                    Some((hi.get(..n)?, lo.get_mut(o..)?.get_mut(..m)?))
+                } else if i.checked_add(n)? <= o {
+                    let (lo, hi) = b.split_at_mut_checked(o)?;
+                    Some((lo.get(i..)?.get(..n)?, hi.get_mut(..m)?))
+                } else {
+                    None
+                }
+            }
         }
     }
 }

@@ -17,6 +17,8 @@ use crate::kernels::shared::blocked::{
 use crate::kernels::shared::in_place::{fits, inside_buffer};
 use crate::kernels::shared::{ConvS8, product, sized, sized_mut};
 
+use super::Tensors;
+
 /// The four sums of a 2 x 2 block: input rows `a`, `b` (two output pixels) against filter rows
 /// `fa`, `fb` (two output channels), `[a.fa, a.fb, b.fa, b.fb]`, each
 /// `sum(f * (x + offset))` over the rows' common length. Per four input channels: four loads,
@@ -370,55 +372,6 @@ struct Placed {
     input_at: usize,
     output_at: usize,
     pixels: usize,
-}
-
-/// A 1 x 1 layer's input and output: two slices, or one buffer holding both.
-enum Tensors<'a> {
-    Apart(&'a [i8], &'a mut [i8]),
-    One(&'a mut [i8]),
-}
-
-impl Tensors<'_> {
-    /// The `n` input elements from `i`, if inside.
-    #[inline(always)]
-    fn input(&self, i: usize, n: usize) -> Option<&[i8]> {
-        match self {
-            Tensors::Apart(x, _) => x.get(i..)?.get(..n),
-            Tensors::One(b) => b.get(i..)?.get(..n),
-        }
-    }
-
-    /// The `m` output elements from `o`, if inside.
-    #[inline(always)]
-    fn output(&mut self, o: usize, m: usize) -> Option<&mut [i8]> {
-        match self {
-            Tensors::Apart(_, y) => y.get_mut(o..)?.get_mut(..m),
-            Tensors::One(b) => b.get_mut(o..)?.get_mut(..m),
-        }
-    }
-
-    /// The `n` input elements from `i` and the `m` output elements from `o` at once, if both
-    /// are inside and (on one buffer) they share no element.
-    fn apart(
-        &mut self,
-        (i, n): (usize, usize),
-        (o, m): (usize, usize),
-    ) -> Option<(&[i8], &mut [i8])> {
-        match self {
-            Tensors::Apart(x, y) => Some((x.get(i..)?.get(..n)?, y.get_mut(o..)?.get_mut(..m)?)),
-            Tensors::One(b) => {
-                if o.checked_add(m)? <= i {
-                    let (lo, hi) = b.split_at_mut_checked(i)?;
-                    Some((hi.get(..n)?, lo.get_mut(o..)?.get_mut(..m)?))
-                } else if i.checked_add(n)? <= o {
-                    let (lo, hi) = b.split_at_mut_checked(o)?;
-                    Some((lo.get(i..)?.get(..n)?, hi.get_mut(..m)?))
-                } else {
-                    None
-                }
-            }
-        }
-    }
 }
 
 /// A pixel pair's `2 depth` input values (whole words) widened into `buf`'s groups, the

@@ -44,7 +44,10 @@ use crate::dsp::{
 };
 use crate::kernels::conv::kernel::{SLAB, window_takes};
 use crate::kernels::shared::blocked::{Epilogue, first, word4};
+use crate::kernels::shared::in_place::{elements, fits, inside_buffer};
 use crate::kernels::shared::{ConvGeometry, ConvS8, Part, inside, origin, sized, sized_mut};
+
+use super::Tensors;
 
 /// Groups of the buffer: whole groups and a part one.
 const GROUPS: usize = SLAB / 4 + 1;
@@ -90,56 +93,115 @@ pub(crate) fn conv_s8<const K: u8>(
     // The form kernel constant `K` names, or the one found now.
     let (e, form) = Epilogue::for_kernel::<K>(p, bias, out_depth);
     let w = Widen {
-        c: Conv::new(p, input, filter),
+        c: Conv::new(p, filter),
         part,
         window: filter_h * filter_w * depth,
         pairs: e.pairs(filter, filter_h * filter_w * depth, out_depth),
+        input: (0, input.len()),
+        output_at: 0,
     };
-    match form {
-        6 => w.pixels::<6>(&e, output),
-        5 => w.pixels::<5>(&e, output),
-        _ => w.pixels::<0>(&e, output),
-    }
+    w.run(&e, form, &mut Tensors::Apart(input, output));
     true
 }
 
-/// What every block of one call shares: the geometry, the input and filter slices (sized by
-/// [`conv_s8`]) and the input offset.
+/// [`conv_s8`] of a whole geometry on one buffer (the input's elements at `buf[input_at..]`,
+/// the output's at `buf[output_at..]`), without the in-place driver: in [`Widen::pixels`]'
+/// order each pixel pair's windows are gathered before any of its outputs is written, so at
+/// any placement [`fits`] takes (the two apart, or the input at least
+/// [`min_displacement`](crate::kernels::overlap::min_displacement) `D` above the output) no
+/// value is written before its last read: a pair `(u, u + 1)`'s outputs end at `o(u + 1)`,
+/// at most `D` past `r(u + 1)`, the lowest input element pixel `u + 1` or a later one reads
+/// (the [`overlap` docs](crate::kernels::overlap)). A window of more than [`SLAB`] values
+/// gathers its slabs again for each block of [`BLOCK`] output channels, after the block
+/// before it has written its outputs: such a layer runs here only with one block. Returns
+/// `false`, having written nothing, for a layer or a placement it does not take (the caller
+/// runs the driver then).
+pub(crate) fn window_on_one_buffer_s8<const K: u8>(
+    p: &ConvS8,
+    buf: &mut [i8],
+    (input_at, output_at): (usize, usize),
+    filter: &[i8],
+    bias: Option<&[i32]>,
+) -> bool {
+    if !window_takes(&p.geometry, p.input_offset) || !fits(&p.geometry, input_at, output_at) {
+        return false;
+    }
+    // A 1-D convolution as its rows (the same elements, the same order), as for two buffers.
+    let rows;
+    let p = match p.geometry.columns_as_rows() {
+        Some(geometry) => {
+            rows = ConvS8 { geometry, ..*p };
+            &rows
+        }
+        None => p,
+    };
+    let g = &p.geometry;
+    let [_, _, _, depth] = g.input;
+    let [out_depth, filter_h, filter_w, _] = g.filter;
+    let window = filter_h * filter_w * depth;
+    let (Some(in_len), Some(out_len), Some(filter)) = (
+        elements(&g.input),
+        elements(&g.output),
+        sized(filter, &[out_depth, filter_h, filter_w, depth]),
+    ) else {
+        return false;
+    };
+    if !inside_buffer(buf.len(), input_at, in_len, output_at, out_len)
+        || (window > SLAB && out_depth > BLOCK)
+    {
+        return false;
+    }
+    let (e, form) = Epilogue::for_kernel::<K>(p, bias, out_depth);
+    let w = Widen {
+        c: Conv::new(p, filter),
+        part: Part::WHOLE,
+        window,
+        pairs: e.pairs(filter, window, out_depth),
+        input: (input_at, in_len),
+        output_at,
+    };
+    w.run(&e, form, &mut Tensors::One(buf));
+    true
+}
+
+/// What every block of one call shares: the geometry, the filter (sized by [`conv_s8`]) and
+/// the input offset.
 #[derive(Clone, Copy)]
 struct Conv<'a> {
     geometry: &'a ConvGeometry,
-    input: &'a [i8],
     filter: &'a [i8],
     offset: i32,
 }
 
 impl<'a> Conv<'a> {
-    /// The call of `p` on `input` and `filter`, sized to the geometry.
+    /// The call of `p` with `filter`, sized to the geometry.
     #[inline(always)]
-    fn new(p: &'a ConvS8, input: &'a [i8], filter: &'a [i8]) -> Self {
+    fn new(p: &'a ConvS8, filter: &'a [i8]) -> Self {
         Conv {
             geometry: &p.geometry,
-            input,
             filter,
             offset: p.input_offset,
         }
     }
-
-    /// The input run of `len` values at element `at` of the slice (`None` if it does not
-    /// hold them all, as the portable loop's `get`).
-    #[inline(always)]
-    fn run(&self, at: usize, len: usize) -> Option<&[i8]> {
-        self.input.get(at..at.wrapping_add(len))
-    }
 }
 
-/// One call: the input and filter (sized), the part, and the window's size in values.
+/// The input run of `len` values at element `at` of `input` (`None` if it does not hold them
+/// all, as the portable loop's `get`).
+#[inline(always)]
+fn run(input: &[i8], at: usize, len: usize) -> Option<&[i8]> {
+    input.get(at..at.wrapping_add(len))
+}
+
+/// One call: the filter (sized), the part, the window's size in values, and where the input
+/// (its first element and length) and the output lie in the call's [`Tensors`].
 struct Widen<'a> {
     c: Conv<'a>,
     part: Part,
     window: usize,
     /// The channel pairs the folded epilogue runs ([`Epilogue::pairs`]), if they take it.
     pairs: Option<Pairs<'a>>,
+    input: (usize, usize),
+    output_at: usize,
 }
 
 /// A pixel pair's widened windows ([module docs](self)).
@@ -163,31 +225,61 @@ pub(super) fn next(
 }
 
 impl Widen<'_> {
-    /// Every output pixel of the call in memory order, in pairs (a lone last one alone), in
-    /// form `F` of the epilogue.
+    /// The call's pixels in form `form` of the epilogue.
     #[inline(always)]
-    fn pixels<const F: u8>(&self, e: &Epilogue<'_>, output: &mut [i8]) {
+    fn run(&self, e: &Epilogue<'_>, form: u8, t: &mut Tensors<'_>) {
+        match form {
+            6 => self.pixels::<6>(e, t),
+            5 => self.pixels::<5>(e, t),
+            _ => self.pixels::<0>(e, t),
+        }
+    }
+
+    /// The call's output pixels and the elements of each: `(pixels, out_depth)`.
+    #[inline(always)]
+    fn outputs(&self) -> (usize, usize) {
+        let [batches, output_h, output_w, out_depth] = self.c.geometry.output;
+        let pixels = batches.saturating_mul(output_h).saturating_mul(output_w);
+        (pixels, out_depth)
+    }
+
+    /// Every output pixel of the call in memory order, in pairs (a lone last one alone), in
+    /// form `F` of the epilogue: each pair's windows gathered from the input, then its
+    /// outputs written.
+    #[inline(always)]
+    fn pixels<const F: u8>(&self, e: &Epilogue<'_>, t: &mut Tensors<'_>) {
         if self.window > SLAB {
-            self.slabs::<F>(e, output);
+            self.slabs::<F>(e, t);
             return;
         }
-        let g = self.c.geometry;
-        let out_depth = g.filter[0];
-        let [_, output_h, output_w, _] = g.output;
+        let [_, output_h, output_w, _] = self.c.geometry.output;
+        let (pixels, out_depth) = self.outputs();
+        let (i, n) = self.input;
+        let two = 2 * out_depth;
         let mut buf: Buffer = [[0; 4]; GROUPS];
-        let mut pairs = output.chunks_exact_mut(2 * out_depth);
         let mut at = (0, 0, 0);
-        for y2 in &mut pairs {
+        for q in 0..pixels / 2 {
             let b = next(at, output_h, output_w);
-            self.gather(at, 0, &mut buf, 0);
-            self.gather(b, 2, &mut buf, 0);
+            let Some(x) = t.input(i, n) else {
+                return;
+            };
+            self.gather(x, at, 0, &mut buf, 0);
+            self.gather(x, b, 2, &mut buf, 0);
+            let Some(y2) = t.output(self.output_at + q * two, two) else {
+                return;
+            };
             let (ya, yb) = y2.split_at_mut(out_depth);
             self.pair::<F>(e, &buf, ya, yb);
             at = next(b, output_h, output_w);
         }
-        let y = pairs.into_remainder();
-        if !y.is_empty() {
-            self.gather(at, 0, &mut buf, 0);
+        if pixels % 2 == 1 {
+            let Some(x) = t.input(i, n) else {
+                return;
+            };
+            self.gather(x, at, 0, &mut buf, 0);
+            let Some(y) = t.output(self.output_at + (pixels - 1) * out_depth, out_depth) else {
+                return;
+            };
             self.single::<F>(e, &buf, y);
         }
     }
@@ -198,28 +290,35 @@ impl Widen<'_> {
     /// block's, then the block's outputs. Not inlined: its sums are on the stack only while
     /// it runs.
     #[inline(never)]
-    fn slabs<const F: u8>(&self, e: &Epilogue<'_>, output: &mut [i8]) {
-        let g = self.c.geometry;
-        let out_depth = g.filter[0];
-        let [_, output_h, output_w, _] = g.output;
+    fn slabs<const F: u8>(&self, e: &Epilogue<'_>, t: &mut Tensors<'_>) {
+        let [_, output_h, output_w, _] = self.c.geometry.output;
+        let (pixels, out_depth) = self.outputs();
+        let (i, n) = self.input;
         let mut buf: Buffer = [[0; 4]; GROUPS];
         let mut sums = [[0_i32; 4]; BLOCK / 2];
         let mut at = (0, 0, 0);
-        for y2 in output.chunks_mut(2 * out_depth) {
-            let lone = y2.len() < 2 * out_depth;
+        for q in 0..pixels.div_ceil(2) {
+            let lone = 2 * q + 1 == pixels;
             let b = if lone {
                 at
             } else {
                 next(at, output_h, output_w)
             };
-            let (ya, yb) = y2.split_at_mut(out_depth.min(y2.len()));
+            let m = if lone { out_depth } else { 2 * out_depth };
             for c0 in (0..out_depth).step_by(BLOCK) {
                 let c1 = out_depth.min(c0 + BLOCK);
+                let Some(x) = t.input(i, n) else {
+                    return;
+                };
                 for k0 in (0..self.window).step_by(SLAB) {
-                    self.gather(at, 0, &mut buf, k0);
-                    self.gather(b, 2, &mut buf, k0);
+                    self.gather(x, at, 0, &mut buf, k0);
+                    self.gather(x, b, 2, &mut buf, k0);
                     self.slab(&buf, k0, c0..c1, &mut sums);
                 }
+                let Some(y2) = t.output(self.output_at + q * 2 * out_depth, m) else {
+                    return;
+                };
+                let (ya, yb) = y2.split_at_mut(out_depth.min(m));
                 for (j, c) in (c0..c1).enumerate() {
                     let s = sums.get(j / 2).copied().unwrap_or([0; 4]);
                     let (sa, sb) = if j % 2 == 0 {
@@ -273,11 +372,81 @@ impl Widen<'_> {
 
     /// Gathers and widens the window of the call's output pixel `(batch, y, x)` into the
     /// buffer's words `lane` and `lane + 1` of every group: rows, taps, channels as the filter
-    /// holds them; a tap in the padding, or a run the slice does not hold, as 0. Not inlined:
-    /// one copy for every form and both pixels.
-    #[inline(never)]
+    /// holds them; a tap in the padding, or a run the slice does not hold, as 0. A window
+    /// wholly inside the input, undilated, of one slab and rows of whole words (most pixels of
+    /// most layers) takes [`Widen::gather_inside`], any other [`Widen::gather_any`].
+    #[inline(always)]
     fn gather(
         &self,
+        input: &[i8],
+        pixel: (usize, usize, usize),
+        lane: usize,
+        buf: &mut Buffer,
+        k0: usize,
+    ) {
+        if !(k0 == 0 && self.gather_inside(input, pixel, lane, buf)) {
+            self.gather_any(input, pixel, lane, buf, k0);
+        }
+    }
+
+    /// [`Widen::gather`] of a window wholly inside the input, undilated, of at most [`SLAB`]
+    /// values in rows of whole words: each row one run of the input, its words widened
+    /// straight into its groups. Returns `false` for any other window, or a row the slice does
+    /// not hold (having widened the rows before it, which [`Widen::gather_any`] widens again).
+    /// Not inlined: its loop has the registers to itself.
+    #[inline(never)]
+    fn gather_inside(
+        &self,
+        input: &[i8],
+        (batch, y, x): (usize, usize, usize),
+        lane: usize,
+        buf: &mut Buffer,
+    ) -> bool {
+        let g = self.c.geometry;
+        let [_, input_h, input_w, depth] = g.input;
+        let [_, filter_h, filter_w, _] = g.filter;
+        let row = filter_w * depth;
+        let (y0, x0) = (
+            origin(y, g.stride_h, g.pad_h),
+            self.part.origin_x(x, g.stride_w, g.pad_w),
+        );
+        if g.dilation_h != 1
+            || g.dilation_w != 1
+            || self.window > SLAB
+            || !row.is_multiple_of(4)
+            || y0 < 0
+            || x0 < 0
+            || (y0 as usize).saturating_add(filter_h) > input_h
+            || (x0 as usize).saturating_add(filter_w) > input_w
+        {
+            return false;
+        }
+        // Wrapping: the portable loop's index arithmetic, modulo 2^N.
+        let first = self.part.pixel(
+            batch
+                .wrapping_mul(input_h)
+                .wrapping_add(y0 as usize)
+                .wrapping_mul(input_w)
+                .wrapping_add(x0 as usize),
+        );
+        let stride = input_w.wrapping_mul(depth);
+        for ky in 0..filter_h {
+            let at = first
+                .wrapping_mul(depth)
+                .wrapping_add(ky.wrapping_mul(stride));
+            let Some(run) = run(input, at, row) else {
+                return false;
+            };
+            self.c.widen_words(buf, lane, ky * (row / 4), run);
+        }
+        true
+    }
+
+    /// [`Widen::gather`] of any window. Not inlined: one copy for every form and both pixels.
+    #[inline(never)]
+    fn gather_any(
+        &self,
+        input: &[i8],
         (batch, y, x): (usize, usize, usize),
         lane: usize,
         buf: &mut Buffer,
@@ -305,7 +474,6 @@ impl Widen<'_> {
             && (x0 as usize)
                 .checked_add(filter_w)
                 .is_some_and(|end| end <= input_w);
-        let words = k0 == 0 && self.window <= SLAB && row.is_multiple_of(4);
         let mut k = 0;
         for ky in 0..filter_h {
             if k >= k1 {
@@ -327,17 +495,12 @@ impl Widen<'_> {
                 .wrapping_mul(input_w);
             if whole_row {
                 let at = self.part.pixel(base.wrapping_add(x0 as usize));
-                match c.run(at.wrapping_mul(depth), row) {
-                    // The whole window in the buffer and rows of whole words: the row's words
-                    // widened straight into its groups.
-                    Some(run) if words => c.widen_words(buf, lane, k / 4, run),
-                    run => put(buf, k, run, row),
-                }
+                put(buf, k, run(input, at.wrapping_mul(depth), row), row);
             } else {
                 for kx in 0..filter_w {
                     let run = inside(x0, g.dilation_w, kx, input_w).and_then(|ix| {
                         let at = self.part.pixel(base.wrapping_add(ix));
-                        c.run(at.wrapping_mul(depth), depth)
+                        run(input, at.wrapping_mul(depth), depth)
                     });
                     put(buf, k + kx * depth, run, depth);
                 }
@@ -368,27 +531,30 @@ impl Widen<'_> {
     }
 }
 
+/// Input words widened into the groups' words `L` and `L + 1` (`L` 0 or 2), `x + offset` as
+/// halfwords (`off` in both): per word one load, two widenings and a store of the pair.
+#[inline(always)]
+fn widen_row<const L: usize>(groups: &mut [[u32; 4]], run: &[[i8; 4]], off: u32) {
+    for (group, w) in groups.iter_mut().zip(run) {
+        let w = word4(w);
+        if let Some(pair) = group.get_mut(L..L + 2) {
+            pair.copy_from_slice(&[sxtab16(off, w), sxtab16_ror8(off, w)]);
+        }
+    }
+}
+
 impl Conv<'_> {
     /// Widens `run`'s whole words into the buffer's groups from `group` on, words `lane` and
-    /// `lane + 1` (`lane` 0 or 2): one loop per pixel of the pair (the lane a constant in each),
-    /// per word a load, two widenings and a store of the pair.
+    /// `lane + 1` (`lane` 0 or 2): [`widen_row`], one loop per pixel of the pair.
     #[inline(always)]
     fn widen_words(&self, buf: &mut Buffer, lane: usize, group: usize, run: &[i8]) {
         let off = splat16(self.offset);
         let groups = buf.get_mut(group..).unwrap_or(&mut []);
         let words = run.as_chunks::<4>().0;
-        let widen = |w: &[i8; 4]| {
-            let w = word4(w);
-            [sxtab16(off, w), sxtab16_ror8(off, w)]
-        };
         if lane == 0 {
-            for (group, w) in groups.iter_mut().zip(words) {
-                [group[0], group[1]] = widen(w);
-            }
-        } else if lane == 2 {
-            for (group, w) in groups.iter_mut().zip(words) {
-                [group[2], group[3]] = widen(w);
-            }
+            widen_row::<0>(groups, words, off);
+        } else {
+            widen_row::<2>(groups, words, off);
         }
     }
 
@@ -749,9 +915,30 @@ mod tests {
         r
     };
 
+    /// 80 output channels' multipliers whose right shifts (8 to 14) leave most outputs of
+    /// windows of 9 to 1,200 values unclamped: every channel of a layer of more than 24, in
+    /// the folded epilogue's range.
+    static REQUANT_WIDE: [Requant; 80] = {
+        let mut r = [Requant {
+            multiplier: 0,
+            shift: 0,
+        }; 80];
+        let mut i = 0;
+        while i < 80 {
+            r[i] = Requant {
+                multiplier: (1 << 30) + (i as i32) * 7_000_001,
+                shift: -8 - (i as i32 % 7),
+            };
+            i += 1;
+        }
+        r
+    };
+
     fn params(geometry: ConvGeometry, rng: &mut Rng) -> ConvS8 {
         let requant: &'static [Requant] = match rng.below(4) {
             0 => &REQUANT_GENERAL,
+            // More channels than the other tables hold: each its own multiplier.
+            _ if geometry.filter[0] > 24 => &REQUANT_WIDE,
             1 => &REQUANT,
             // Right shifts past 23 in some channels: form 6 without the folded epilogue.
             2 => &REQUANT_DEEP,
@@ -982,6 +1169,115 @@ mod tests {
         );
         // Off miri, whose few small cases are not tallied.
         assert!(cfg!(miri) || slabs > 250, "{slabs} windows in slabs");
+    }
+
+    /// The kernel's own walk of one buffer ([`window_on_one_buffer_s8`]) against the portable
+    /// kernel on two: random geometries (windows in slabs, 1-D columns, strides, dilations,
+    /// paddings, batches), the input at the least displacement above the output, a little
+    /// more, apart below and above, and one element short of the least (declined, nothing
+    /// written); a window in slabs with more than one block of output channels is declined
+    /// too, and the walk takes exactly the others.
+    #[test]
+    fn on_one_buffer_equals_two_buffers() {
+        use crate::kernels::conv::kernel::{WINDOW, window_takes};
+        use crate::kernels::overlap::min_displacement;
+        let mut rng = Rng(0x0b0f_0003);
+        let cases = if cfg!(miri) { 5 } else { 1000 };
+        let (mut ran, mut slabs, mut columns, mut drawn) = ([0_usize; 4], 0, 0, 0);
+        let (mut unclamped, mut outputs) = (0, 0);
+        while drawn < cases {
+            let depth = rng.pick(&[1, 3, 4, 8, 16, 17, 32, 48]);
+            let out_depth = rng.pick(&[1, 2, 3, 8, 16, 24, 64, 65]);
+            let k = rng.pick(&[[3, 3], [3, 3], [5, 5], [1, 3], [3, 1], [1, 1]]);
+            let stride = rng.pick(&[[1, 1], [1, 1], [2, 2], [1, 2]]);
+            let dilation = if rng.below(4) == 0 { [2, 2] } else { [1, 1] };
+            let pad = rng.pick(&[None, Some(0), Some(1)]);
+            let n = rng.pick(&[1, 1, 2]);
+            let (h, w) = if cfg!(miri) {
+                (1 + rng.below(4), 1 + rng.below(4))
+            } else {
+                let w = 1 + rng.below(9);
+                (1 + rng.below(8), rng.pick(&[1, w, w]))
+            };
+            let Some(mut g) = padded([n, h, w, depth], out_depth, k, stride, dilation, pad) else {
+                continue;
+            };
+            if w == 1 {
+                // A 1-D convolution: its columns run as rows.
+                (g.pad_w, g.output[2], g.filter[2], g.stride_w, g.dilation_w) = (0, 1, 1, 1, 1);
+            }
+            let Some(least) = min_displacement(&g) else {
+                continue;
+            };
+            let how = drawn % 5;
+            if how == 4 && least == 0 {
+                continue;
+            }
+            // Every channel its own multiplier, most outputs unclamped: a value read after it
+            // was overwritten shows.
+            let p = ConvS8 {
+                requant: &REQUANT_WIDE,
+                input_offset: rng.pick(&[-127, 128, 0, 5, -3]),
+                ..params(g, &mut rng)
+            };
+            let input = rng.values(elements(g.input));
+            let filter = rng.values(elements(g.filter));
+            let bias: Vec<i32> = (0..out_depth)
+                .map(|_| rng.below(40_001) as i32 - 20_000)
+                .collect();
+            let bias = (rng.below(4) != 0).then_some(&bias[..]);
+            let (in_len, out_len) = (elements(g.input), elements(g.output));
+            let expected = portable(&p, Part::WHOLE, &input, &filter, bias, out_len);
+            let (input_at, output_at) = match how {
+                0 => (least, 0),
+                1 => (least + 1 + rng.below(9), 0),
+                2 => (0, in_len + rng.below(5)),
+                3 => (out_len + rng.below(5), 0),
+                _ => (least - 1, 0),
+            };
+            let len = (input_at + in_len).max(output_at + out_len);
+            let mut buf = vec![0x55_i8; len];
+            buf[input_at..input_at + in_len].copy_from_slice(&input);
+            let before = buf.clone();
+            let window = g.filter[1] * g.filter[2] * depth;
+            let done = window_on_one_buffer_s8::<WINDOW>(
+                &p,
+                &mut buf,
+                (input_at, output_at),
+                &filter,
+                bias,
+            );
+            let takes = window_takes(&g, p.input_offset)
+                && how != 4
+                && (window <= SLAB || out_depth <= BLOCK);
+            assert_eq!(done, takes, "{g:?} at {input_at}, {output_at}");
+            if done {
+                ran[how] += 1;
+                let free = expected
+                    .iter()
+                    .filter(|&&v| (p.act_min + 1..p.act_max).contains(&i32::from(v)))
+                    .count();
+                (unclamped, outputs) = (unclamped + free, outputs + out_len);
+                slabs += usize::from(window > SLAB);
+                columns += usize::from(w == 1);
+                assert_eq!(
+                    buf[output_at..output_at + out_len],
+                    expected[..],
+                    "{g:?} at {input_at}, {output_at}"
+                );
+            } else {
+                assert_eq!(buf, before, "{g:?} at {input_at}, {output_at}");
+            }
+            drawn += 1;
+        }
+        assert!(
+            cfg!(miri)
+                || (ran.iter().all(|&r| r > 100)
+                    && slabs > 40
+                    && columns > 40
+                    && unclamped * 2 > outputs),
+            "{ran:?}, {slabs} in slabs, {columns} 1-D, {unclamped} of {outputs} outputs unclamped"
+        );
     }
 
     /// One-pixel-wide images (1-D convolutions, as TFLite lays them out) through the DSP
