@@ -11,6 +11,7 @@ use crate::kernels::depthwise_conv::kernel::{
     dsp_kernel_takes,
 };
 use crate::kernels::shared::blocked::{Epilogue, Fold4, first, load4, word4};
+use crate::kernels::shared::in_place::Steps;
 use crate::kernels::shared::{ConvS8, Part, origin, sized, sized_mut, valid_taps};
 
 /// int8 DEPTHWISE_CONV_2D without dilation, for output channels in blocks of four: with depth
@@ -76,9 +77,65 @@ pub(crate) fn depthwise_s8<const K: u8>(
             5 => depthwise_one_to_eight::<5>(p, part, &e, input, filter, output),
             _ => depthwise_one_to_eight::<0>(p, part, &e, input, filter, output),
         },
-        TAPS => depthwise_taps(p, part, &e, form, input, filter, output),
+        TAPS => {
+            let fold = if form == 6 { e.fold4(depth) } else { None };
+            taps_in_form(form, p, part, (&e, fold.as_ref()), input, filter, output);
+        }
         BLOCKS => depthwise_blocks::<true>(p, part, &e, form, input, filter, output),
         _ => depthwise_blocks::<false>(p, part, &e, form, input, filter, output),
+    }
+    true
+}
+
+/// [`depthwise_s8`] of a whole geometry on one buffer (the input's elements at
+/// `buf[input_at..]`, the output's at `buf[output_at..]`) for the taps kernel (`K`'s kernel
+/// [`TAPS`]): the in-place driver's chunks ([`Steps`]) run in this one frame, each through
+/// [`depthwise_taps`] with the epilogue and its folded constants found once for the op, where
+/// each chunk through [`depthwise_s8`] found them again (a pass over the channels' multipliers
+/// a chunk: chunks of two pixels at the least displacement of most layers). The chunks, their
+/// order and their parts are the driver's. Returns `false`, having written nothing, for
+/// another kernel, a geometry the taps kernel does not take, or a placement the driver has no
+/// walk for (the caller runs the driver then).
+pub(crate) fn depthwise_taps_on_one_buffer_s8<const K: u8>(
+    p: &ConvS8,
+    buf: &mut [i8],
+    (input_at, output_at): (usize, usize),
+    filter: &[i8],
+    bias: Option<&[i32]>,
+) -> bool {
+    let g = &p.geometry;
+    let [_, filter_h, filter_w, depth] = g.filter;
+    if K & KERNEL_BITS != TAPS || !dsp_kernel_takes(K, g) {
+        return false;
+    }
+    let (Some(filter), Some(mut steps)) = (
+        sized(filter, &[filter_h, filter_w, depth]),
+        Steps::new(g, buf.len(), input_at, output_at),
+    ) else {
+        return false;
+    };
+    let (e, form) = Epilogue::for_kernel::<K>(p, bias, depth);
+    let fold = if form == 6 { e.fold4(depth) } else { None };
+    // One copy of the parameters, its geometry each chunk's in turn (as the driver's).
+    let mut q = *p;
+    while let Some(Some(run)) = steps.next(g, &mut q.geometry) {
+        let (input, output) = run.slices(buf);
+        let c = &q.geometry;
+        let (Some(input), Some(output)) = (
+            run.part.input(input, c),
+            sized_mut(output, &[c.output[0], c.output[1], c.output[2], depth]),
+        ) else {
+            return true;
+        };
+        taps_in_form(
+            form,
+            &q,
+            run.part,
+            (&e, fold.as_ref()),
+            input,
+            filter,
+            output,
+        );
     }
     true
 }
@@ -192,17 +249,19 @@ fn depthwise_blocks<const ONE: bool>(
 /// channels), then sums per block the taps' words into four accumulators ([`Taps::pixel`]).
 /// Writes in memory order: output pixels in order (batch, y, x), within a pixel its
 /// blocks of four channels in order, each block's four bytes together once its sums are
-/// complete. The slices have the geometry's sizes (checked by the caller).
-#[inline(always)]
-fn depthwise_taps(
+/// complete. The slices have the geometry's sizes (checked by the caller); `fold` is the
+/// folded epilogue's constants ([`Epilogue::fold4`]) where form 6 takes it; `F` the epilogue's
+/// form. Not inlined: one copy per form for [`depthwise_s8`] and the one-buffer entry.
+#[inline(never)]
+fn depthwise_taps<const F: u8>(
     p: &ConvS8,
     part: Part,
-    e: &Epilogue<'_>,
-    form: u8,
+    (e, fold): (&Epilogue<'_>, Option<&Fold4<'_>>),
     input: &[i8],
     filter: &[i8],
     output: &mut [i8],
 ) {
+    let form = F;
     let g = &p.geometry;
     let [batches, input_h, input_w, _] = g.input;
     let [_, filter_h, filter_w, depth] = g.filter;
@@ -212,10 +271,10 @@ fn depthwise_taps(
     let out4 = output.as_chunks_mut::<4>().0;
     let off = splat16(p.input_offset);
     let three = (filter_h, filter_w) == (3, 3);
-    // In form 6 with every channel's constants in the folded epilogue's range, the 3 x 3
-    // windows' outputs in its block ([`window_3x3_folded`]); a layer of form 6 without them
-    // sums its windows as tap lists ([`Taps::pixel`]), the other forms run [`window_3x3`].
-    let fold = if form == 6 { e.fold4(depth) } else { None };
+    // In form 6 with every channel's constants in the folded epilogue's range (`fold`), the
+    // 3 x 3 windows' outputs in its block ([`window_3x3_folded`]); a layer of form 6 without
+    // them sums its windows as tap lists ([`Taps::pixel`]), the other forms run
+    // [`window_3x3`].
     // The output pixel (of all the call's) the loops are at.
     let mut q = 0;
     // Every index below is under a slice's length (sized by the caller) or wraps to past it (a
@@ -257,7 +316,7 @@ fn depthwise_taps(
                     && let Some(ws) = filter4.get((y_start * 3 + x_start) * blocks..)
                 {
                     let row = input_w * blocks;
-                    let done = match (&fold, [rows, cols]) {
+                    let done = match (fold, [rows, cols]) {
                         (Some(f), [3, 3]) => {
                             window_3x3_folded::<3, 3>(xs, ws, row, run3, f, off, out)
                         }
@@ -302,6 +361,26 @@ fn depthwise_taps(
                 (q, out_x) = (q + 1, out_x + 1);
             }
         }
+    }
+}
+
+/// [`depthwise_taps`] in epilogue form `form` (6, 5, or any other: 0), each form's copy
+/// linked only where its form is run (a kernel constant's form is known when the crate
+/// compiles).
+#[inline(always)]
+fn taps_in_form(
+    form: u8,
+    p: &ConvS8,
+    part: Part,
+    e: (&Epilogue<'_>, Option<&Fold4<'_>>),
+    input: &[i8],
+    filter: &[i8],
+    output: &mut [i8],
+) {
+    match form {
+        6 => depthwise_taps::<6>(p, part, e, input, filter, output),
+        5 => depthwise_taps::<5>(p, part, e, input, filter, output),
+        _ => depthwise_taps::<0>(p, part, e, input, filter, output),
     }
 }
 
@@ -664,6 +743,9 @@ mod tests {
 
     use super::*;
     use crate::kernels::depthwise_conv::depthwise_conv2d_s8_portable;
+    use crate::kernels::depthwise_conv::kernel::{
+        EPILOGUE_GENERAL, EPILOGUE_SHIFT1, EPILOGUE_SHIFT2,
+    };
     use crate::kernels::shared::ConvGeometry;
     use crate::kernels::shared::testing::{Rng, driver_chunks, geometry, padded, params};
 
@@ -769,6 +851,101 @@ mod tests {
             "{seen:?} {chunks}"
         );
         assert!(cfg!(miri) || folded.iter().all(|&n| n > 20), "{folded:?}");
+    }
+
+    /// The taps kernel's one-buffer entry ([`depthwise_taps_on_one_buffer_s8`]: the driver's
+    /// chunks with the set-up made once) against the portable kernel on two buffers: 3 x 3 and
+    /// other windows, strides, paddings, batches, channel counts within and past the
+    /// multiplier tables, the input at the least displacement above the output, a little more,
+    /// and apart; another kernel constant, and a geometry the taps kernel does not take, are
+    /// declined with nothing written.
+    #[test]
+    fn taps_on_one_buffer_equal_two_buffers() {
+        use crate::kernels::depthwise_conv::kernel::{BLOCKS, depthwise_conv2d_s8_kernel};
+        use crate::kernels::overlap::min_displacement;
+        let mut rng = Rng(0xd3e_0b0f);
+        let cases = if cfg!(miri) { 4 } else { 600 };
+        let (mut ran, mut folded, mut drawn) = ([0_usize; 3], 0, 0);
+        while drawn < cases {
+            let c = rng.pick(&[4, 8, 12, 16, 24, 64]);
+            let k = rng.pick(&[[3, 3], [3, 3], [2, 2], [1, 3], [3, 1], [5, 5]]);
+            let stride = rng.pick(&[[1, 1], [1, 1], [2, 2], [1, 2]]);
+            let pad = rng.pick(&[None, Some(0), Some(1)]);
+            let max = if cfg!(miri) { 4 } else { 9 };
+            let (h, w) = (1 + rng.below(max), 1 + rng.below(max));
+            let n = rng.pick(&[1, 1, 2]);
+            let Some(g) = padded([n, h, w, c], c, k, stride, [1, 1], pad) else {
+                continue;
+            };
+            let g = ConvGeometry {
+                filter: [1, k[0], k[1], c],
+                ..g
+            };
+            let Some(least) = min_displacement(&g) else {
+                continue;
+            };
+            let p = params(g, &mut rng);
+            let input = rng.values(g.input.iter().product());
+            let filter = rng.values(k[0] * k[1] * c);
+            let bias: vec::Vec<i32> = (0..c).map(|_| rng.below(40_001) as i32 - 20_000).collect();
+            let bias = (rng.below(4) != 0).then_some(&bias[..]);
+            let (in_len, out_len) = (input.len(), g.output.iter().product::<usize>());
+            let mut expected = vec![0x55_i8; out_len];
+            depthwise_conv2d_s8_portable(&p, Part::WHOLE, &input, &filter, bias, &mut expected);
+            let how = drawn % 3;
+            let (input_at, output_at) = match how {
+                0 => (least, 0),
+                1 => (least + 1 + rng.below(9), 0),
+                _ => (0, in_len + rng.below(5)),
+            };
+            let mut buf = vec![0x55_i8; (input_at + in_len).max(output_at + out_len)];
+            buf[input_at..input_at + in_len].copy_from_slice(&input);
+            let before = buf.clone();
+            let kernel = depthwise_conv2d_s8_kernel(&p);
+            let at = (input_at, output_at);
+            // The layer's own constant (the taps kernel where it takes the layer), and another
+            // kernel's, declined.
+            assert!(!depthwise_taps_on_one_buffer_s8::<BLOCKS>(
+                &p, &mut buf, at, &filter, bias
+            ));
+            assert_eq!(buf, before);
+            let done = match kernel {
+                k if k == TAPS | EPILOGUE_SHIFT2 => {
+                    depthwise_taps_on_one_buffer_s8::<{ TAPS | EPILOGUE_SHIFT2 }>(
+                        &p, &mut buf, at, &filter, bias,
+                    )
+                }
+                k if k == TAPS | EPILOGUE_SHIFT1 => {
+                    depthwise_taps_on_one_buffer_s8::<{ TAPS | EPILOGUE_SHIFT1 }>(
+                        &p, &mut buf, at, &filter, bias,
+                    )
+                }
+                k if k == TAPS | EPILOGUE_GENERAL => {
+                    depthwise_taps_on_one_buffer_s8::<{ TAPS | EPILOGUE_GENERAL }>(
+                        &p, &mut buf, at, &filter, bias,
+                    )
+                }
+                _ => depthwise_taps_on_one_buffer_s8::<TAPS>(&p, &mut buf, at, &filter, bias),
+            };
+            assert_eq!(done, kernel & KERNEL_BITS == TAPS, "{g:?} {kernel:#x}");
+            if done {
+                ran[how] += 1;
+                let (e, form) = Epilogue::new(&p, bias, c);
+                folded += usize::from(form == 6 && e.fold4(c).is_some());
+                assert_eq!(
+                    buf[output_at..output_at + out_len],
+                    expected[..],
+                    "{g:?} at {at:?}"
+                );
+            } else {
+                assert_eq!(buf, before, "{g:?}");
+            }
+            drawn += 1;
+        }
+        assert!(
+            cfg!(miri) || (ran.iter().all(|&r| r > 100) && folded > 40),
+            "{ran:?}, {folded} in the folded epilogue"
+        );
     }
 
     #[test]

@@ -13,8 +13,8 @@ on_one_buffer! {
         super::check_depthwise_conv2d_s8, (ConvS8, i8, i8, i32);
     /// [`depthwise_conv2d_s8`](super::depthwise_conv2d_s8) on one buffer with its kernel
     /// chosen when the crate compiled (`K`: see [`kernel`](super::kernel)); only that kernel
-    /// is linked.
-    depthwise_conv2d_s8_with<K>, check_depthwise_conv2d_s8_with =>
+    /// is linked. The taps kernel runs the driver's chunks with its set-up made once.
+    depthwise_conv2d_s8_with<K> (crate::kernels::depthwise_conv::depthwise_conv2d_s8_own_walk::<K>), check_depthwise_conv2d_s8_with =>
         crate::kernels::depthwise_conv::depthwise_conv2d_s8_part_with::<K>,
         super::check_depthwise_conv2d_s8_with::<K>, (ConvS8, i8, i8, i32);
     /// [`depthwise_conv2d_s8_i4`](super::depthwise_conv2d_s8_i4) on one buffer.

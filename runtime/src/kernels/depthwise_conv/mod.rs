@@ -436,6 +436,26 @@ pub(super) fn depthwise_conv2d_s8_part_with<const K: u8>(
     depthwise_conv2d_s8_portable(p, part, input, filter, bias, output);
 }
 
+/// The one-buffer walk of kernel `K` where it has one of its own: the taps kernel
+/// ([`kernel::TAPS`]) runs the driver's chunks with its set-up made once for the op
+/// (`dsp::depthwise_taps_on_one_buffer_s8`). Returns `true` when it ran the op, `false` (at
+/// compile time for every other kernel) when the driver runs it.
+#[inline(always)]
+pub(super) fn depthwise_conv2d_s8_own_walk<const K: u8>(
+    p: &ConvS8,
+    buf: &mut [i8],
+    at: (usize, usize),
+    filter: &[i8],
+    bias: Option<&[i32]>,
+) -> bool {
+    #[cfg(stowplan_dsp)]
+    if K & kernel::KERNEL_BITS == kernel::TAPS {
+        return dsp::depthwise_taps_on_one_buffer_s8::<K>(p, buf, at, filter, bias);
+    }
+    let _ = (p, buf, at, filter, bias);
+    false
+}
+
 /// [`depthwise_conv2d_s8`]'s general loop nest (every shape). With the DSP kernels it is their
 /// fallback for the shapes they decline, a function of its own: inlined, its accumulators
 /// would take stack in every caller's frame (the overlapped entry's, on the stack's deepest
