@@ -602,9 +602,9 @@ fn draw(
     };
     let _ = x;
     let draft = Draft::new(&b, inputs, win.n * win.oh * win.ow * cout, note);
-    // The 1 x 1 layers' shapes of model 2 planned on two buffers: the widened pixel pairs
-    // (`WIDENED_64`, `WIDENED`), which an op on one buffer never takes; model 4's as the
-    // planner puts it (mostly over its input: the loops per channel count).
+    // The 1 x 1 layers' shapes of model 2 planned on two buffers (the widened pixel pairs,
+    // `WIDENED_64` and `WIDENED`, on two slices); model 4's over its input (their own walk of
+    // one buffer, or the loops per channel count: see `blocked_kind`).
     Some(match (shape, kind, index) {
         ("blocked", 6, 2) => draft.overlap(false),
         ("blocked", 6, 4) => draft.overlap(true),

@@ -159,6 +159,11 @@ DEVICE_MUTANTS = {
     "dsp-depthwise-folded": ("src/kernels/shared/dsp.rs",
                              '"asr {t}, {t}, #1", "and {lo}, {a2}, #0x80000000"',
                              '"asr {t}, {t}, #2", "and {lo}, {a2}, #0x80000000"'),
+    # The taps kernel on one buffer (the driver's chunks in its own frame): every chunk run as
+    # if it skipped no input pixel.
+    "dsp-depthwise-one": ("src/kernels/depthwise_conv/dsp.rs",
+                          "            &q,\n            run.part,\n",
+                          "            &q,\n            Part::WHOLE,\n"),
     # The whole 3 x 3 windows with their folded epilogue in one block (its blocks in a loop):
     # a channel's rounding constant halved.
     "dsp-depthwise-whole-folded": ("src/kernels/shared/dsp.rs",
@@ -176,8 +181,12 @@ DEVICE_MUTANTS = {
     # The widened pixel pairs on one buffer (their own walk, no driver): a pair's input read
     # one element on.
     "dsp-conv-widened-one": ("src/kernels/conv/dsp/pointwise.rs",
-                             "Tensors::One(b) => b.get(i..)?.get(..n),",
-                             "Tensors::One(b) => b.get(i + 1..)?.get(..n),"),
+                             "let Some(x) = t.input(at.input_at + q * x2, x2) else {",
+                             "let Some(x) = t.input(at.input_at + q * x2 + 1, x2) else {"),
+    # The window kernel on one buffer (its own walk, no driver): the input read one element on.
+    "dsp-conv-window-one": ("src/kernels/conv/dsp/window.rs",
+                            "input: (input_at, in_len),",
+                            "input: (input_at + 1, in_len),"),
     # Its windows widened: a word's even and odd values in each other's lanes.
     "dsp-conv-widen": ("src/kernels/conv/dsp/window.rs",
                        "[sxtab16(off, w), sxtab16_ror8(off, w)]",
@@ -280,9 +289,10 @@ DEVICE_MUTANT_OPS = {"dsp-depthwise": "depthwise_conv", "dsp-depthwise-rows": "d
                      "dsp-conv-gathered": "conv", "dsp-conv-columns": "conv",
                      "dsp-conv-requant": "conv", "dsp-conv-requant-k": "conv",
                      "dsp-conv-requant-step": "conv", "dsp-conv-widened": "conv",
-                     "dsp-conv-widened-one": "conv",
+                     "dsp-conv-widened-one": "conv", "dsp-conv-window-one": "conv",
                      "dsp-depthwise-folded": "depthwise_conv",
                      "dsp-depthwise-whole-folded": "depthwise_conv",
+                     "dsp-depthwise-one": "depthwise_conv",
                      "dsp-fc-pairs": "fully_connected", "dsp-fc-rows": "fully_connected",
                      "dsp-fc-words": "fully_connected", "dsp-fc-folded": "fully_connected",
                      "dsp-fc-folded-words": "fully_connected",
