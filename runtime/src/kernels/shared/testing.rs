@@ -248,16 +248,20 @@ impl Rng {
     }
 }
 
+/// Channels the multiplier tables below hold: more than the tests' layers have, so that every
+/// channel has its own multiplier (a channel past a table would read 0: a constant output).
+pub(crate) const TABLE: usize = 160;
+
 /// Multipliers of the models' layers (right shifts of 1 and more: epilogue form 5).
-pub(crate) static REQUANT: [Requant; 24] = {
+pub(crate) static REQUANT: [Requant; TABLE] = {
     let mut r = [Requant {
         multiplier: 0,
         shift: 0,
-    }; 24];
+    }; TABLE];
     let mut i = 0;
-    while i < 24 {
+    while i < TABLE {
         r[i] = Requant {
-            multiplier: (1 << 30) + (i as i32) * 37_000_001,
+            multiplier: (1 << 30) + (i as i32 % 24) * 37_000_001,
             // Mostly the shifts of the models' layers, a right shift of 1 among them.
             shift: if i % 7 == 3 { -1 } else { -7 - (i as i32 % 5) },
         };
@@ -268,10 +272,10 @@ pub(crate) static REQUANT: [Requant; 24] = {
 
 /// Multipliers outside the right form in every fifth channel (shifts 1, 0, -1, -32 and a
 /// negative multiplier): the blocked kernels take the general requantisation.
-pub(crate) static REQUANT_GENERAL: [Requant; 24] = {
+pub(crate) static REQUANT_GENERAL: [Requant; TABLE] = {
     let mut r = REQUANT;
     let mut i = 0;
-    while i < 24 {
+    while i < TABLE {
         if i % 5 == 2 {
             r[i] = match i % 4 {
                 0 => Requant {
@@ -298,10 +302,10 @@ pub(crate) static REQUANT_GENERAL: [Requant; 24] = {
 };
 
 /// Right shifts of 2 and more only: the kernels' shortest requantisation.
-pub(crate) static REQUANT_TWO: [Requant; 24] = {
+pub(crate) static REQUANT_TWO: [Requant; TABLE] = {
     let mut r = REQUANT;
     let mut i = 0;
-    while i < 24 {
+    while i < TABLE {
         r[i].shift = -7 - (i as i32 % 5);
         i += 1;
     }
@@ -310,10 +314,10 @@ pub(crate) static REQUANT_TWO: [Requant; 24] = {
 
 /// Right shifts of 2 to 31, those past 23 in every third channel: the epilogue form 6 whose
 /// constants the folded epilogue (`crate::dsp::requant_folded`) does not take.
-pub(crate) static REQUANT_DEEP: [Requant; 24] = {
+pub(crate) static REQUANT_DEEP: [Requant; TABLE] = {
     let mut r = REQUANT;
     let mut i = 0;
-    while i < 24 {
+    while i < TABLE {
         r[i].shift = if i % 3 == 1 {
             -24 - (i as i32 % 8)
         } else {
@@ -411,7 +415,7 @@ pub(crate) mod s16 {
                     shift: -31,
                 },
                 _ => Requant {
-                    multiplier: (1 << 30) + (i as i32) * 37_000_001,
+                    multiplier: (1 << 30) + (i as i32 % 24) * 37_000_001,
                     shift: -10 - (i as i32 % 7),
                 },
             };

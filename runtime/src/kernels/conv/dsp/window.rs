@@ -866,17 +866,17 @@ mod tests {
     use crate::kernels::shared::ConvGeometry;
     use crate::kernels::shared::Requant;
 
-    /// Up to 24 output channels' multipliers: the models' form (right shifts of 1 to 11).
+    /// The models' form of multipliers (right shifts of 1 to 11), one per channel.
     use crate::kernels::shared::testing::{
-        REQUANT, REQUANT_DEEP, Rng, driver_chunks, fails_in_debug, padded,
+        REQUANT, REQUANT_DEEP, Rng, TABLE, driver_chunks, fails_in_debug, padded,
     };
 
     /// Multipliers outside the right form in every third channel (shifts 1 and 0, the largest
     /// multiplier, a negative one, 0): the general requantisation.
-    static REQUANT_GENERAL: [Requant; 24] = {
+    static REQUANT_GENERAL: [Requant; TABLE] = {
         let mut r = REQUANT;
         let mut i = 1;
-        while i < 24 {
+        while i < TABLE {
             r[i] = match i % 5 {
                 0 => Requant {
                     multiplier: 1 << 30,
@@ -905,10 +905,10 @@ mod tests {
     };
 
     /// Right shifts of 2 and more only: the shortest requantisation.
-    static REQUANT_TWO: [Requant; 24] = {
+    static REQUANT_TWO: [Requant; TABLE] = {
         let mut r = REQUANT;
         let mut i = 0;
-        while i < 24 {
+        while i < TABLE {
             r[i].shift = -2 - (i as i32 % 9);
             i += 1;
         }
