@@ -430,9 +430,18 @@ fn window_3x3_folded<const R: usize, const C: usize>(
         return false;
     };
     let o2 = fold.o2;
-    if (R, C) == (3, 3) {
-        // Whole windows: the taps and the epilogue in one block, the blocks in a loop in it.
-        return depthwise_3x3_folded(xs, ws, [blocks, row], run, off, (requant, bias, o2), out);
+    if R == 3 && (C == 3 || C == 2) {
+        // Whole windows, and a left or right edge's: the taps and the epilogue in one block,
+        // the blocks in a loop in it.
+        return depthwise_3x3_folded::<C>(
+            xs,
+            ws,
+            [blocks, row],
+            run,
+            off,
+            (requant, bias, o2),
+            out,
+        );
     }
     let mut outs = out.iter_mut();
     let mut k = 0;

@@ -985,14 +985,15 @@ pub(crate) fn rows3_folded(
     triples
 }
 
-/// The outputs of `n` whole 3 x 3 windows of a depthwise convolution (depth multiplier 1) in
-/// the folded epilogue: window `p`'s block `k` of four channels is [`depthwise_3x3`]'s sums
-/// (`ROWS` and `COLS` 3, the same words of `x` and `w`), then [`requant4_folded`] with block
-/// `k`'s constants `requant[k]` and biases `bias[k]`, written to `out[p * blocks + k]`; or
-/// `false` (nothing written) if a slice is shorter than the windows and blocks need.
+/// The outputs of `n` windows of three rows of `COLS` taps (3: whole 3 x 3 windows, 2: a
+/// left or right edge's) of a depthwise convolution (depth multiplier 1) in the folded
+/// epilogue: window `p`'s block `k` of four channels is [`depthwise_3x3`]'s sums (`ROWS` 3,
+/// `COLS`, the same words of `x` and `w`), then [`requant4_folded`] with block `k`'s constants
+/// `requant[k]` and biases `bias[k]`, written to `out[p * blocks + k]`; or `false` (nothing
+/// written) for another `COLS` or if a slice is shorter than the windows and blocks need.
 #[cfg(not(stowplan_dsp))]
 #[inline(always)]
-pub(crate) fn depthwise_3x3_folded(
+pub(crate) fn depthwise_3x3_folded<const COLS: usize>(
     x: &[[i8; 4]],
     w: &[[i8; 4]],
     [blocks, row]: [usize; 2],
@@ -1004,13 +1005,13 @@ pub(crate) fn depthwise_3x3_folded(
     if !folded_3x3_fits(
         x.len(),
         w.len(),
-        [blocks, row],
+        [blocks, row, COLS],
         [n, step],
         [requant.len(), bias.len(), out.len()],
     ) {
         return false;
     }
-    depthwise_3x3::<3, 3>(x, w, blocks, row, [n, step], off, |i, acc| {
+    depthwise_3x3::<3, COLS>(x, w, blocks, row, [n, step], off, |i, acc| {
         let k = i % blocks;
         if let (Some(y), Some(r), Some(b)) = (out.get_mut(i), requant.get(k), bias.get(k)) {
             *y = requant4_folded(acc, r, b, o2);
@@ -1018,31 +1019,34 @@ pub(crate) fn depthwise_3x3_folded(
     })
 }
 
-/// Whether [`depthwise_3x3_folded`] takes its slices: [`window_3x3_fits`] for whole 3 x 3
-/// windows, and `blocks` constants, biases, and `n * blocks` output words (`lens`).
+/// Whether [`depthwise_3x3_folded`] takes its slices: [`window_3x3_fits`] for windows of
+/// three rows of `cols` (3 or 2) taps, and `blocks` constants, biases, and `n * blocks` output
+/// words (`lens`).
 #[inline(always)]
 fn folded_3x3_fits(
     x: usize,
     w: usize,
-    [blocks, row]: [usize; 2],
+    [blocks, row, cols]: [usize; 3],
     [n, step]: [usize; 2],
     [requant, bias, out]: [usize; 3],
 ) -> bool {
-    window_3x3_fits(x, w, blocks, row, [3, 3], [n, step])
+    (cols == 3 || cols == 2)
+        && window_3x3_fits(x, w, blocks, row, [3, cols], [n, step])
         && requant >= blocks
         && bias >= blocks
         && n.checked_mul(blocks).is_some_and(|need| need <= out)
 }
 
-/// [`depthwise_3x3_folded`] (see the portable twin) as one `asm!` block per window, its blocks
-/// in a loop inside it: per block the whole window's taps ([`depthwise_3x3`]'s block), the
+/// [`depthwise_3x3_folded`] (see the portable twin) as one `asm!` block per window (one for
+/// each `COLS`: the whole windows' nine taps, an edge's six), its blocks
+/// in a loop inside it: per block the window's taps ([`depthwise_3x3`]'s block), the
 /// folded epilogue ([`requant4_folded`]'s), the four outputs stored as one word. The walking
 /// pointers, the strides and the offset live in a frame of ten words on the stack, reloaded
 /// for each block (the taps take all twelve registers), so no sum is spilled and no bound is
 /// checked between blocks.
 #[cfg(stowplan_dsp)]
 #[inline(always)]
-pub(crate) fn depthwise_3x3_folded(
+pub(crate) fn depthwise_3x3_folded<const COLS: usize>(
     x: &[[i8; 4]],
     w: &[[i8; 4]],
     [blocks, row]: [usize; 2],
@@ -1054,7 +1058,7 @@ pub(crate) fn depthwise_3x3_folded(
     if !folded_3x3_fits(
         x.len(),
         w.len(),
-        [blocks, row],
+        [blocks, row, COLS],
         [n, step],
         [requant.len(), bias.len(), out.len()],
     ) {
@@ -1067,8 +1071,10 @@ pub(crate) fn depthwise_3x3_folded(
         let op = out.as_mut_ptr().wrapping_add(p * blocks);
         // SAFETY: for each block `k < blocks` (the loop runs `blocks >= 1` times: the output
         // pointer moves 4 bytes a block from `op` to `op + blocks` words, compared after each),
-        // the taps read the words of `x` and `w` that `depthwise_3x3`'s block reads for window
-        // `p` and block `k` (`x` from `xp + k` words, `w` from its start + `k` words, the
+        // the taps read the words of `x` and `w` that `depthwise_3x3`'s block of three rows of
+        // `COLS` taps (the first `asm!` below for 3, the second, without the rows' third taps,
+        // for 2) reads for window `p` and block `k` (`x` from `xp + k` words, `w` from its
+        // start + `k` words, the
         // pointers kept in the frame and moved a word a block), inside the slices by
         // `window_3x3_fits` (checked above, as `folded_3x3_fits`); the epilogue reads block
         // `k`'s four biases (16 bytes from `bias + 16 k`) and its four constants (32 bytes from
@@ -1082,7 +1088,11 @@ pub(crate) fn depthwise_3x3_folded(
         // it writes only the registers named here and the flags: `CMP` the N, Z, C and V flags
         // that `BNE` reads, `SMLABB`, `SMLATT` and `SSAT` the Q flag, which nothing reads.
         unsafe {
-            asm!("sub sp, sp, #40", "str {x0}, [sp]", "str {w0}, [sp, #4]", "str {bp}, [sp, #8]", "str {rp}, [sp, #12]", "str {op}, [sp, #16]", "str {oe}, [sp, #20]", "str {o2}, [sp, #24]", "str {p0}, [sp, #28]", "str {r0}, [sp, #32]", "str {off0}, [sp, #36]", "2:", "ldr {x}, [sp]", "ldr {w}, [sp, #4]", "ldr {p}, [sp, #28]", "ldr {r}, [sp, #32]", "ldr {off}, [sp, #36]", "add {t1}, {x}, #4", "add {t2}, {w}, #4", "str {t1}, [sp]", "str {t2}, [sp, #4]", "ldr {t1}, [{w}]", "ldr {t2}, [{x}]", "sxtb16 {t3}, {t1}", "sxtb16 {t1}, {t1}, ror #8", "sxtab16 {t2}, {off}, {t2}", "smulbb {a0}, {t2}, {t3}", "smultt {a2}, {t2}, {t3}", "ldr {t3}, [{x}]", "sxtab16 {t3}, {off}, {t3}, ror #8", "smulbb {a1}, {t3}, {t1}", "smultt {a3}, {t3}, {t1}", "ldr {t1}, [{w}, {p}]", "ldr {t2}, [{x}, {p}]", "sxtb16 {t3}, {t1}", "sxtb16 {t1}, {t1}, ror #8", "sxtab16 {t2}, {off}, {t2}", "smlabb {a0}, {t2}, {t3}, {a0}", "smlatt {a2}, {t2}, {t3}, {a2}", "ldr {t3}, [{x}, {p}]", "sxtab16 {t3}, {off}, {t3}, ror #8", "smlabb {a1}, {t3}, {t1}, {a1}", "smlatt {a3}, {t3}, {t1}, {a3}", "ldr {t1}, [{w}, {p}, lsl #1]", "ldr {t2}, [{x}, {p}, lsl #1]", "sxtb16 {t3}, {t1}", "sxtb16 {t1}, {t1}, ror #8", "sxtab16 {t2}, {off}, {t2}", "smlabb {a0}, {t2}, {t3}, {a0}", "smlatt {a2}, {t2}, {t3}, {a2}", "ldr {t3}, [{x}, {p}, lsl #1]", "sxtab16 {t3}, {off}, {t3}, ror #8", "smlabb {a1}, {t3}, {t1}, {a1}", "smlatt {a3}, {t3}, {t1}, {a3}", "add {x}, {x}, {r}", "add {w}, {w}, {p}", "add {w}, {w}, {p}, lsl #1", "ldr {t1}, [{w}]", "ldr {t2}, [{x}]", "sxtb16 {t3}, {t1}", "sxtb16 {t1}, {t1}, ror #8", "sxtab16 {t2}, {off}, {t2}", "smlabb {a0}, {t2}, {t3}, {a0}", "smlatt {a2}, {t2}, {t3}, {a2}", "ldr {t3}, [{x}]", "sxtab16 {t3}, {off}, {t3}, ror #8", "smlabb {a1}, {t3}, {t1}, {a1}", "smlatt {a3}, {t3}, {t1}, {a3}", "ldr {t1}, [{w}, {p}]", "ldr {t2}, [{x}, {p}]", "sxtb16 {t3}, {t1}", "sxtb16 {t1}, {t1}, ror #8", "sxtab16 {t2}, {off}, {t2}", "smlabb {a0}, {t2}, {t3}, {a0}", "smlatt {a2}, {t2}, {t3}, {a2}", "ldr {t3}, [{x}, {p}]", "sxtab16 {t3}, {off}, {t3}, ror #8", "smlabb {a1}, {t3}, {t1}, {a1}", "smlatt {a3}, {t3}, {t1}, {a3}", "ldr {t1}, [{w}, {p}, lsl #1]", "ldr {t2}, [{x}, {p}, lsl #1]", "sxtb16 {t3}, {t1}", "sxtb16 {t1}, {t1}, ror #8", "sxtab16 {t2}, {off}, {t2}", "smlabb {a0}, {t2}, {t3}, {a0}", "smlatt {a2}, {t2}, {t3}, {a2}", "ldr {t3}, [{x}, {p}, lsl #1]", "sxtab16 {t3}, {off}, {t3}, ror #8", "smlabb {a1}, {t3}, {t1}, {a1}", "smlatt {a3}, {t3}, {t1}, {a3}", "add {x}, {x}, {r}", "add {w}, {w}, {p}", "add {w}, {w}, {p}, lsl #1", "ldr {t1}, [{w}]", "ldr {t2}, [{x}]", "sxtb16 {t3}, {t1}", "sxtb16 {t1}, {t1}, ror #8", "sxtab16 {t2}, {off}, {t2}", "smlabb {a0}, {t2}, {t3}, {a0}", "smlatt {a2}, {t2}, {t3}, {a2}", "ldr {t3}, [{x}]", "sxtab16 {t3}, {off}, {t3}, ror #8", "smlabb {a1}, {t3}, {t1}, {a1}", "smlatt {a3}, {t3}, {t1}, {a3}", "ldr {t1}, [{w}, {p}]", "ldr {t2}, [{x}, {p}]", "sxtb16 {t3}, {t1}", "sxtb16 {t1}, {t1}, ror #8", "sxtab16 {t2}, {off}, {t2}", "smlabb {a0}, {t2}, {t3}, {a0}", "smlatt {a2}, {t2}, {t3}, {a2}", "ldr {t3}, [{x}, {p}]", "sxtab16 {t3}, {off}, {t3}, ror #8", "smlabb {a1}, {t3}, {t1}, {a1}", "smlatt {a3}, {t3}, {t1}, {a3}", "ldr {t1}, [{w}, {p}, lsl #1]", "ldr {t2}, [{x}, {p}, lsl #1]", "sxtb16 {t3}, {t1}", "sxtb16 {t1}, {t1}, ror #8", "sxtab16 {t2}, {off}, {t2}", "smlabb {a0}, {t2}, {t3}, {a0}", "smlatt {a2}, {t2}, {t3}, {a2}", "ldr {t3}, [{x}, {p}, lsl #1]", "sxtab16 {t3}, {off}, {t3}, ror #8", "smlabb {a1}, {t3}, {t1}, {a1}", "smlatt {a3}, {t3}, {t1}, {a3}", "ldr {x}, [sp, #8]", "ldr {w}, [sp, #12]", "ldr {p}, [sp, #24]", "ldr {r}, [{x}], #4", "ldr {off}, [{w}], #4", "ldr {t1}, [{w}], #4", "add {a0}, {a0}, {r}", "mvn {t1}, {t1}", "lsl {r}, {p}, {t1}", "asr {r}, {r}, #1", "and {t2}, {a0}, #0x80000000", "orr {t2}, {t2}, #0x40000000", "add {t3}, {r}, {a0}, asr #31", "smlal {t2}, {t3}, {a0}, {off}", "asr {t3}, {t3}, {t1}", "ssat {a0}, #8, {t3}", "ldr {r}, [{x}], #4", "ldr {off}, [{w}], #4", "ldr {t1}, [{w}], #4", "add {a1}, {a1}, {r}", "mvn {t1}, {t1}", "lsl {r}, {p}, {t1}", "asr {r}, {r}, #1", "and {t2}, {a1}, #0x80000000", "orr {t2}, {t2}, #0x40000000", "add {t3}, {r}, {a1}, asr #31", "smlal {t2}, {t3}, {a1}, {off}", "asr {t3}, {t3}, {t1}", "ssat {a1}, #8, {t3}", "ldr {r}, [{x}], #4", "ldr {off}, [{w}], #4", "ldr {t1}, [{w}], #4", "add {a2}, {a2}, {r}", "mvn {t1}, {t1}", "lsl {r}, {p}, {t1}", "asr {r}, {r}, #1", "and {t2}, {a2}, #0x80000000", "orr {t2}, {t2}, #0x40000000", "add {t3}, {r}, {a2}, asr #31", "smlal {t2}, {t3}, {a2}, {off}", "asr {t3}, {t3}, {t1}", "ssat {a2}, #8, {t3}", "ldr {r}, [{x}], #4", "ldr {off}, [{w}], #4", "ldr {t1}, [{w}], #4", "add {a3}, {a3}, {r}", "mvn {t1}, {t1}", "lsl {r}, {p}, {t1}", "asr {r}, {r}, #1", "and {t2}, {a3}, #0x80000000", "orr {t2}, {t2}, #0x40000000", "add {t3}, {r}, {a3}, asr #31", "smlal {t2}, {t3}, {a3}, {off}", "asr {t3}, {t3}, {t1}", "ssat {a3}, #8, {t3}", "bfi {a0}, {a1}, #8, #8", "bfi {a0}, {a2}, #16, #8", "bfi {a0}, {a3}, #24, #8", "str {x}, [sp, #8]", "str {w}, [sp, #12]", "ldr {r}, [sp, #16]", "ldr {off}, [sp, #20]", "str {a0}, [{r}], #4", "str {r}, [sp, #16]", "cmp {r}, {off}", "bne 2b", "add sp, sp, #40", x0 = in(reg) xp, w0 = in(reg) w.as_ptr(), bp = in(reg) bias.as_ptr(), rp = in(reg) requant.as_ptr(), op = in(reg) op, oe = in(reg) op.wrapping_add(blocks), o2 = in(reg) o2, p0 = in(reg) pixel, r0 = in(reg) stride, off0 = in(reg) off, x = lateout(reg) _, w = lateout(reg) _, p = lateout(reg) _, r = lateout(reg) _, off = lateout(reg) _, a0 = lateout(reg) _, a1 = lateout(reg) _, a2 = lateout(reg) _, a3 = lateout(reg) _, t1 = lateout(reg) _, t2 = lateout(reg) _, t3 = lateout(reg) _)
+            if COLS == 3 {
+                asm!("sub sp, sp, #40", "str {x0}, [sp]", "str {w0}, [sp, #4]", "str {bp}, [sp, #8]", "str {rp}, [sp, #12]", "str {op}, [sp, #16]", "str {oe}, [sp, #20]", "str {o2}, [sp, #24]", "str {p0}, [sp, #28]", "str {r0}, [sp, #32]", "str {off0}, [sp, #36]", "2:", "ldr {x}, [sp]", "ldr {w}, [sp, #4]", "ldr {p}, [sp, #28]", "ldr {r}, [sp, #32]", "ldr {off}, [sp, #36]", "add {t1}, {x}, #4", "add {t2}, {w}, #4", "str {t1}, [sp]", "str {t2}, [sp, #4]", "ldr {t1}, [{w}]", "ldr {t2}, [{x}]", "sxtb16 {t3}, {t1}", "sxtb16 {t1}, {t1}, ror #8", "sxtab16 {t2}, {off}, {t2}", "smulbb {a0}, {t2}, {t3}", "smultt {a2}, {t2}, {t3}", "ldr {t3}, [{x}]", "sxtab16 {t3}, {off}, {t3}, ror #8", "smulbb {a1}, {t3}, {t1}", "smultt {a3}, {t3}, {t1}", "ldr {t1}, [{w}, {p}]", "ldr {t2}, [{x}, {p}]", "sxtb16 {t3}, {t1}", "sxtb16 {t1}, {t1}, ror #8", "sxtab16 {t2}, {off}, {t2}", "smlabb {a0}, {t2}, {t3}, {a0}", "smlatt {a2}, {t2}, {t3}, {a2}", "ldr {t3}, [{x}, {p}]", "sxtab16 {t3}, {off}, {t3}, ror #8", "smlabb {a1}, {t3}, {t1}, {a1}", "smlatt {a3}, {t3}, {t1}, {a3}", "ldr {t1}, [{w}, {p}, lsl #1]", "ldr {t2}, [{x}, {p}, lsl #1]", "sxtb16 {t3}, {t1}", "sxtb16 {t1}, {t1}, ror #8", "sxtab16 {t2}, {off}, {t2}", "smlabb {a0}, {t2}, {t3}, {a0}", "smlatt {a2}, {t2}, {t3}, {a2}", "ldr {t3}, [{x}, {p}, lsl #1]", "sxtab16 {t3}, {off}, {t3}, ror #8", "smlabb {a1}, {t3}, {t1}, {a1}", "smlatt {a3}, {t3}, {t1}, {a3}", "add {x}, {x}, {r}", "add {w}, {w}, {p}", "add {w}, {w}, {p}, lsl #1", "ldr {t1}, [{w}]", "ldr {t2}, [{x}]", "sxtb16 {t3}, {t1}", "sxtb16 {t1}, {t1}, ror #8", "sxtab16 {t2}, {off}, {t2}", "smlabb {a0}, {t2}, {t3}, {a0}", "smlatt {a2}, {t2}, {t3}, {a2}", "ldr {t3}, [{x}]", "sxtab16 {t3}, {off}, {t3}, ror #8", "smlabb {a1}, {t3}, {t1}, {a1}", "smlatt {a3}, {t3}, {t1}, {a3}", "ldr {t1}, [{w}, {p}]", "ldr {t2}, [{x}, {p}]", "sxtb16 {t3}, {t1}", "sxtb16 {t1}, {t1}, ror #8", "sxtab16 {t2}, {off}, {t2}", "smlabb {a0}, {t2}, {t3}, {a0}", "smlatt {a2}, {t2}, {t3}, {a2}", "ldr {t3}, [{x}, {p}]", "sxtab16 {t3}, {off}, {t3}, ror #8", "smlabb {a1}, {t3}, {t1}, {a1}", "smlatt {a3}, {t3}, {t1}, {a3}", "ldr {t1}, [{w}, {p}, lsl #1]", "ldr {t2}, [{x}, {p}, lsl #1]", "sxtb16 {t3}, {t1}", "sxtb16 {t1}, {t1}, ror #8", "sxtab16 {t2}, {off}, {t2}", "smlabb {a0}, {t2}, {t3}, {a0}", "smlatt {a2}, {t2}, {t3}, {a2}", "ldr {t3}, [{x}, {p}, lsl #1]", "sxtab16 {t3}, {off}, {t3}, ror #8", "smlabb {a1}, {t3}, {t1}, {a1}", "smlatt {a3}, {t3}, {t1}, {a3}", "add {x}, {x}, {r}", "add {w}, {w}, {p}", "add {w}, {w}, {p}, lsl #1", "ldr {t1}, [{w}]", "ldr {t2}, [{x}]", "sxtb16 {t3}, {t1}", "sxtb16 {t1}, {t1}, ror #8", "sxtab16 {t2}, {off}, {t2}", "smlabb {a0}, {t2}, {t3}, {a0}", "smlatt {a2}, {t2}, {t3}, {a2}", "ldr {t3}, [{x}]", "sxtab16 {t3}, {off}, {t3}, ror #8", "smlabb {a1}, {t3}, {t1}, {a1}", "smlatt {a3}, {t3}, {t1}, {a3}", "ldr {t1}, [{w}, {p}]", "ldr {t2}, [{x}, {p}]", "sxtb16 {t3}, {t1}", "sxtb16 {t1}, {t1}, ror #8", "sxtab16 {t2}, {off}, {t2}", "smlabb {a0}, {t2}, {t3}, {a0}", "smlatt {a2}, {t2}, {t3}, {a2}", "ldr {t3}, [{x}, {p}]", "sxtab16 {t3}, {off}, {t3}, ror #8", "smlabb {a1}, {t3}, {t1}, {a1}", "smlatt {a3}, {t3}, {t1}, {a3}", "ldr {t1}, [{w}, {p}, lsl #1]", "ldr {t2}, [{x}, {p}, lsl #1]", "sxtb16 {t3}, {t1}", "sxtb16 {t1}, {t1}, ror #8", "sxtab16 {t2}, {off}, {t2}", "smlabb {a0}, {t2}, {t3}, {a0}", "smlatt {a2}, {t2}, {t3}, {a2}", "ldr {t3}, [{x}, {p}, lsl #1]", "sxtab16 {t3}, {off}, {t3}, ror #8", "smlabb {a1}, {t3}, {t1}, {a1}", "smlatt {a3}, {t3}, {t1}, {a3}", "ldr {x}, [sp, #8]", "ldr {w}, [sp, #12]", "ldr {p}, [sp, #24]", "ldr {r}, [{x}], #4", "ldr {off}, [{w}], #4", "ldr {t1}, [{w}], #4", "add {a0}, {a0}, {r}", "mvn {t1}, {t1}", "lsl {r}, {p}, {t1}", "asr {r}, {r}, #1", "and {t2}, {a0}, #0x80000000", "orr {t2}, {t2}, #0x40000000", "add {t3}, {r}, {a0}, asr #31", "smlal {t2}, {t3}, {a0}, {off}", "asr {t3}, {t3}, {t1}", "ssat {a0}, #8, {t3}", "ldr {r}, [{x}], #4", "ldr {off}, [{w}], #4", "ldr {t1}, [{w}], #4", "add {a1}, {a1}, {r}", "mvn {t1}, {t1}", "lsl {r}, {p}, {t1}", "asr {r}, {r}, #1", "and {t2}, {a1}, #0x80000000", "orr {t2}, {t2}, #0x40000000", "add {t3}, {r}, {a1}, asr #31", "smlal {t2}, {t3}, {a1}, {off}", "asr {t3}, {t3}, {t1}", "ssat {a1}, #8, {t3}", "ldr {r}, [{x}], #4", "ldr {off}, [{w}], #4", "ldr {t1}, [{w}], #4", "add {a2}, {a2}, {r}", "mvn {t1}, {t1}", "lsl {r}, {p}, {t1}", "asr {r}, {r}, #1", "and {t2}, {a2}, #0x80000000", "orr {t2}, {t2}, #0x40000000", "add {t3}, {r}, {a2}, asr #31", "smlal {t2}, {t3}, {a2}, {off}", "asr {t3}, {t3}, {t1}", "ssat {a2}, #8, {t3}", "ldr {r}, [{x}], #4", "ldr {off}, [{w}], #4", "ldr {t1}, [{w}], #4", "add {a3}, {a3}, {r}", "mvn {t1}, {t1}", "lsl {r}, {p}, {t1}", "asr {r}, {r}, #1", "and {t2}, {a3}, #0x80000000", "orr {t2}, {t2}, #0x40000000", "add {t3}, {r}, {a3}, asr #31", "smlal {t2}, {t3}, {a3}, {off}", "asr {t3}, {t3}, {t1}", "ssat {a3}, #8, {t3}", "bfi {a0}, {a1}, #8, #8", "bfi {a0}, {a2}, #16, #8", "bfi {a0}, {a3}, #24, #8", "str {x}, [sp, #8]", "str {w}, [sp, #12]", "ldr {r}, [sp, #16]", "ldr {off}, [sp, #20]", "str {a0}, [{r}], #4", "str {r}, [sp, #16]", "cmp {r}, {off}", "bne 2b", "add sp, sp, #40", x0 = in(reg) xp, w0 = in(reg) w.as_ptr(), bp = in(reg) bias.as_ptr(), rp = in(reg) requant.as_ptr(), op = in(reg) op, oe = in(reg) op.wrapping_add(blocks), o2 = in(reg) o2, p0 = in(reg) pixel, r0 = in(reg) stride, off0 = in(reg) off, x = lateout(reg) _, w = lateout(reg) _, p = lateout(reg) _, r = lateout(reg) _, off = lateout(reg) _, a0 = lateout(reg) _, a1 = lateout(reg) _, a2 = lateout(reg) _, a3 = lateout(reg) _, t1 = lateout(reg) _, t2 = lateout(reg) _, t3 = lateout(reg) _)
+            } else {
+                asm!("sub sp, sp, #40", "str {x0}, [sp]", "str {w0}, [sp, #4]", "str {bp}, [sp, #8]", "str {rp}, [sp, #12]", "str {op}, [sp, #16]", "str {oe}, [sp, #20]", "str {o2}, [sp, #24]", "str {p0}, [sp, #28]", "str {r0}, [sp, #32]", "str {off0}, [sp, #36]", "2:", "ldr {x}, [sp]", "ldr {w}, [sp, #4]", "ldr {p}, [sp, #28]", "ldr {r}, [sp, #32]", "ldr {off}, [sp, #36]", "add {t1}, {x}, #4", "add {t2}, {w}, #4", "str {t1}, [sp]", "str {t2}, [sp, #4]", "ldr {t1}, [{w}]", "ldr {t2}, [{x}]", "sxtb16 {t3}, {t1}", "sxtb16 {t1}, {t1}, ror #8", "sxtab16 {t2}, {off}, {t2}", "smulbb {a0}, {t2}, {t3}", "smultt {a2}, {t2}, {t3}", "ldr {t3}, [{x}]", "sxtab16 {t3}, {off}, {t3}, ror #8", "smulbb {a1}, {t3}, {t1}", "smultt {a3}, {t3}, {t1}", "ldr {t1}, [{w}, {p}]", "ldr {t2}, [{x}, {p}]", "sxtb16 {t3}, {t1}", "sxtb16 {t1}, {t1}, ror #8", "sxtab16 {t2}, {off}, {t2}", "smlabb {a0}, {t2}, {t3}, {a0}", "smlatt {a2}, {t2}, {t3}, {a2}", "ldr {t3}, [{x}, {p}]", "sxtab16 {t3}, {off}, {t3}, ror #8", "smlabb {a1}, {t3}, {t1}, {a1}", "smlatt {a3}, {t3}, {t1}, {a3}", "add {x}, {x}, {r}", "add {w}, {w}, {p}", "add {w}, {w}, {p}, lsl #1", "ldr {t1}, [{w}]", "ldr {t2}, [{x}]", "sxtb16 {t3}, {t1}", "sxtb16 {t1}, {t1}, ror #8", "sxtab16 {t2}, {off}, {t2}", "smlabb {a0}, {t2}, {t3}, {a0}", "smlatt {a2}, {t2}, {t3}, {a2}", "ldr {t3}, [{x}]", "sxtab16 {t3}, {off}, {t3}, ror #8", "smlabb {a1}, {t3}, {t1}, {a1}", "smlatt {a3}, {t3}, {t1}, {a3}", "ldr {t1}, [{w}, {p}]", "ldr {t2}, [{x}, {p}]", "sxtb16 {t3}, {t1}", "sxtb16 {t1}, {t1}, ror #8", "sxtab16 {t2}, {off}, {t2}", "smlabb {a0}, {t2}, {t3}, {a0}", "smlatt {a2}, {t2}, {t3}, {a2}", "ldr {t3}, [{x}, {p}]", "sxtab16 {t3}, {off}, {t3}, ror #8", "smlabb {a1}, {t3}, {t1}, {a1}", "smlatt {a3}, {t3}, {t1}, {a3}", "add {x}, {x}, {r}", "add {w}, {w}, {p}", "add {w}, {w}, {p}, lsl #1", "ldr {t1}, [{w}]", "ldr {t2}, [{x}]", "sxtb16 {t3}, {t1}", "sxtb16 {t1}, {t1}, ror #8", "sxtab16 {t2}, {off}, {t2}", "smlabb {a0}, {t2}, {t3}, {a0}", "smlatt {a2}, {t2}, {t3}, {a2}", "ldr {t3}, [{x}]", "sxtab16 {t3}, {off}, {t3}, ror #8", "smlabb {a1}, {t3}, {t1}, {a1}", "smlatt {a3}, {t3}, {t1}, {a3}", "ldr {t1}, [{w}, {p}]", "ldr {t2}, [{x}, {p}]", "sxtb16 {t3}, {t1}", "sxtb16 {t1}, {t1}, ror #8", "sxtab16 {t2}, {off}, {t2}", "smlabb {a0}, {t2}, {t3}, {a0}", "smlatt {a2}, {t2}, {t3}, {a2}", "ldr {t3}, [{x}, {p}]", "sxtab16 {t3}, {off}, {t3}, ror #8", "smlabb {a1}, {t3}, {t1}, {a1}", "smlatt {a3}, {t3}, {t1}, {a3}", "ldr {x}, [sp, #8]", "ldr {w}, [sp, #12]", "ldr {p}, [sp, #24]", "ldr {r}, [{x}], #4", "ldr {off}, [{w}], #4", "ldr {t1}, [{w}], #4", "add {a0}, {a0}, {r}", "mvn {t1}, {t1}", "lsl {r}, {p}, {t1}", "asr {r}, {r}, #1", "and {t2}, {a0}, #0x80000000", "orr {t2}, {t2}, #0x40000000", "add {t3}, {r}, {a0}, asr #31", "smlal {t2}, {t3}, {a0}, {off}", "asr {t3}, {t3}, {t1}", "ssat {a0}, #8, {t3}", "ldr {r}, [{x}], #4", "ldr {off}, [{w}], #4", "ldr {t1}, [{w}], #4", "add {a1}, {a1}, {r}", "mvn {t1}, {t1}", "lsl {r}, {p}, {t1}", "asr {r}, {r}, #1", "and {t2}, {a1}, #0x80000000", "orr {t2}, {t2}, #0x40000000", "add {t3}, {r}, {a1}, asr #31", "smlal {t2}, {t3}, {a1}, {off}", "asr {t3}, {t3}, {t1}", "ssat {a1}, #8, {t3}", "ldr {r}, [{x}], #4", "ldr {off}, [{w}], #4", "ldr {t1}, [{w}], #4", "add {a2}, {a2}, {r}", "mvn {t1}, {t1}", "lsl {r}, {p}, {t1}", "asr {r}, {r}, #1", "and {t2}, {a2}, #0x80000000", "orr {t2}, {t2}, #0x40000000", "add {t3}, {r}, {a2}, asr #31", "smlal {t2}, {t3}, {a2}, {off}", "asr {t3}, {t3}, {t1}", "ssat {a2}, #8, {t3}", "ldr {r}, [{x}], #4", "ldr {off}, [{w}], #4", "ldr {t1}, [{w}], #4", "add {a3}, {a3}, {r}", "mvn {t1}, {t1}", "lsl {r}, {p}, {t1}", "asr {r}, {r}, #1", "and {t2}, {a3}, #0x80000000", "orr {t2}, {t2}, #0x40000000", "add {t3}, {r}, {a3}, asr #31", "smlal {t2}, {t3}, {a3}, {off}", "asr {t3}, {t3}, {t1}", "ssat {a3}, #8, {t3}", "bfi {a0}, {a1}, #8, #8", "bfi {a0}, {a2}, #16, #8", "bfi {a0}, {a3}, #24, #8", "str {x}, [sp, #8]", "str {w}, [sp, #12]", "ldr {r}, [sp, #16]", "ldr {off}, [sp, #20]", "str {a0}, [{r}], #4", "str {r}, [sp, #16]", "cmp {r}, {off}", "bne 2b", "add sp, sp, #40", x0 = in(reg) xp, w0 = in(reg) w.as_ptr(), bp = in(reg) bias.as_ptr(), rp = in(reg) requant.as_ptr(), op = in(reg) op, oe = in(reg) op.wrapping_add(blocks), o2 = in(reg) o2, p0 = in(reg) pixel, r0 = in(reg) stride, off0 = in(reg) off, x = lateout(reg) _, w = lateout(reg) _, p = lateout(reg) _, r = lateout(reg) _, off = lateout(reg) _, a0 = lateout(reg) _, a1 = lateout(reg) _, a2 = lateout(reg) _, a3 = lateout(reg) _, t1 = lateout(reg) _, t2 = lateout(reg) _, t3 = lateout(reg) _)
+            }
         };
     }
     true
@@ -1357,9 +1367,10 @@ mod tests {
         // loop of `smlad_2x2_groups` (entered inside it by the count modulo 4), the channel pairs of
         // `smlad_2x2_requant`, the loops of `smlad_1x2_words` and `smlad_1x3_words` and their
         // odd last steps, `depthwise_3x3`'s four window shapes, the folded epilogue of four
-        // channels, `requant4_folded`, the whole windows with it, `depthwise_3x3_folded`, and
-        // FULLY_CONNECTED's channel triples with it, `rows3_folded`).
-        assert_eq!(blocks, 29, "asm! blocks in dsp.rs");
+        // channels, `requant4_folded`, the whole windows and the edges' of two columns with it,
+        // `depthwise_3x3_folded`'s two, and FULLY_CONNECTED's channel triples with it,
+        // `rows3_folded`).
+        assert_eq!(blocks, 30, "asm! blocks in dsp.rs");
     }
 
     /// [`smlad_2x2_requant`] against its definition, per pair the sums of the groups' lanes
