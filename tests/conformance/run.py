@@ -92,6 +92,9 @@ MUTANT_OPS = {"rounding": "conv,fully_connected", "zero-point": "conv",
 
 # The DSP kernels, perturbed for --self-test --device (they exist on the device alone; the host
 # sweep cannot see them): each must make the device slice fail.
+# The whole 3 x 3 windows' folded block from its last tap to its first output's rounding
+# constant (the edges' block has the same epilogue after another last tap).
+WHOLE_FOLDED_TAIL = ('"ldr {t3}, [{x}, {p}, lsl #1]", "sxtab16 {t3}, {off}, {t3}, ror #8", "smlabb {a1}, {t3}, {t1}, {a1}", "smlatt {a3}, {t3}, {t1}, {a3}", "ldr {x}, [sp, #8]", "ldr {w}, [sp, #12]", "ldr {p}, [sp, #24]", "ldr {r}, [{x}], #4", "ldr {off}, [{w}], #4", "ldr {t1}, [{w}], #4", "add {a0}, {a0}, {r}", "mvn {t1}, {t1}", "lsl {r}, {p}, {t1}", "asr {r}, {r}, #1", "and {t2}, {a0}, #0x80000000"')
 DEVICE_MUTANTS = {
     # DEPTHWISE_CONV_2D's whole 3 x 3 windows (depth multiplier 1, any channel count, one asm!
     # block per block of four channels): the first tap's odd channels widened from the even
@@ -167,8 +170,14 @@ DEVICE_MUTANTS = {
     # The whole 3 x 3 windows with their folded epilogue in one block (its blocks in a loop):
     # a channel's rounding constant halved.
     "dsp-depthwise-whole-folded": ("src/kernels/shared/dsp.rs",
-                                   '"asr {r}, {r}, #1", "and {t2}, {a2}, #0x80000000"',
-                                   '"asr {r}, {r}, #2", "and {t2}, {a2}, #0x80000000"'),
+                                   WHOLE_FOLDED_TAIL,
+                                   WHOLE_FOLDED_TAIL.replace('"asr {r}, {r}, #1", "and {t2}, {a0}',
+                                                             '"asr {r}, {r}, #2", "and {t2}, {a0}')),
+    # The same block for a left or right edge's windows (three rows of two taps): the last
+    # tap's fourth channel multiplied by the second channel's lanes.
+    "dsp-depthwise-edge-folded": ("src/kernels/shared/dsp.rs",
+                                  '"ldr {t3}, [{x}, {p}]", "sxtab16 {t3}, {off}, {t3}, ror #8", "smlabb {a1}, {t3}, {t1}, {a1}", "smlatt {a3}, {t3}, {t1}, {a3}", "ldr {x}, [sp, #8]"',
+                                  '"ldr {t3}, [{x}, {p}]", "sxtab16 {t3}, {off}, {t3}, ror #8", "smlabb {a1}, {t3}, {t1}, {a1}", "smlabb {a3}, {t3}, {t1}, {a3}", "ldr {x}, [sp, #8]"'),
     # FULLY_CONNECTED's channel triples with their folded epilogue in one block: the second
     # channel's rounding constant halved.
     "dsp-fc-folded": ("src/kernels/shared/dsp.rs",
@@ -293,6 +302,7 @@ DEVICE_MUTANT_OPS = {"dsp-depthwise": "depthwise_conv", "dsp-depthwise-rows": "d
                      "dsp-depthwise-folded": "depthwise_conv",
                      "dsp-depthwise-whole-folded": "depthwise_conv",
                      "dsp-depthwise-one": "depthwise_conv",
+                     "dsp-depthwise-edge-folded": "depthwise_conv",
                      "dsp-fc-pairs": "fully_connected", "dsp-fc-rows": "fully_connected",
                      "dsp-fc-words": "fully_connected", "dsp-fc-folded": "fully_connected",
                      "dsp-fc-folded-words": "fully_connected",
