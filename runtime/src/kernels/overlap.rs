@@ -5,7 +5,12 @@
 //! same elements read and written in the same order.
 //!
 //! Each op's entries are in its own module (its `in_place`), each running the op's own kernels
-//! through the driver of `kernels::shared::in_place`; this module lists them.
+//! through the driver of `kernels::shared::in_place`; this module lists them. A few kernels
+//! chosen when the crate compiles walk the buffer themselves, at the same displacements: the
+//! widened 1 x 1 and the window CONV_2D kernels a pixel pair at a time, the pair's input
+//! gathered into their stack buffer before any of its outputs is written (its outputs end at
+//! `o(u + 1) ≤ d + r(u + 1)`, below anything a later pixel reads), and DEPTHWISE_CONV_2D's
+//! taps kernel the driver's chunks in a frame of its own, its set-up made once.
 //!
 //! # The order kept
 //!
