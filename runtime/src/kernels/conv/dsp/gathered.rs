@@ -184,11 +184,17 @@ impl Gather<'_> {
     }
 }
 
-/// `dst` from `src` (the same length), a value at a time: the runs are a few values long, for
+/// `dst` from `src` (the same length), four values at a time (a word load and store, which
+/// Armv7-M allows unaligned), then the rest one by one: the runs are a few values long, for
 /// which a call of `memcpy` costs more than the copy.
 #[inline(always)]
 fn copy(dst: &mut [i8], src: &[i8]) {
-    for (d, &s) in dst.iter_mut().zip(src) {
+    let (d4, d1) = dst.as_chunks_mut::<4>();
+    let (s4, s1) = src.as_chunks::<4>();
+    for (d, s) in d4.iter_mut().zip(s4) {
+        *d = *s;
+    }
+    for (d, &s) in d1.iter_mut().zip(s1) {
         *d = s;
     }
 }
