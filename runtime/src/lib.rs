@@ -511,6 +511,50 @@ pub mod __private_v1 {
         Aligned(out)
     }
 
+    /// [`copy_at`]'s `N` bytes, a FULLY_CONNECTED filter of rows of `depth` values (a multiple
+    /// of 4), re-laid when the constant is evaluated for the kernel
+    /// `kernels::fully_connected_kernel::INTERLEAVED`: word `k` of row `c` moves to the word
+    /// `interleaved_word(c, k, depth, N / depth)` names.
+    ///
+    /// # Panics
+    ///
+    /// If the bytes leave the file, or `depth` is not a positive multiple of 4 that divides `N`
+    /// (a compile error in the `const` items that call it).
+    #[cfg(feature = "kernels")]
+    #[must_use]
+    pub const fn interleave_at<const N: usize, const M: usize>(
+        file: &Aligned<[u8; M]>,
+        offset: usize,
+        depth: usize,
+    ) -> Aligned<[u8; N]> {
+        use crate::kernels::fully_connected_kernel::interleaved_word;
+        let Aligned(bytes) = copy_at::<N, M>(file, offset);
+        assert!(
+            depth > 0 && depth.is_multiple_of(4) && N.is_multiple_of(depth),
+            "an interleaved filter's rows are whole words"
+        );
+        let (words, units) = (depth / 4, N / depth);
+        let mut out = [0u8; N];
+        let mut c = 0;
+        while c < units {
+            let mut k = 0;
+            while k < words {
+                let (from, to) = (
+                    4 * (c * words + k),
+                    4 * interleaved_word(c, k, depth, units),
+                );
+                let mut j = 0;
+                while j < 4 {
+                    out[to + j] = bytes[from + j];
+                    j += 1;
+                }
+                k += 1;
+            }
+            c += 1;
+        }
+        Aligned(out)
+    }
+
     /// A slot for [`Disjoint`]: its bytes and its lifetime, and the live slot it enters above.
     #[derive(Clone, Copy, Debug, PartialEq, Eq)]
     pub struct Span {

@@ -177,10 +177,11 @@ mod tests {
     extern crate std;
     use std::vec;
 
+    use super::super::check_fully_connected_s8_with;
     use super::super::kernel::{
         EPILOGUE_GENERAL, EPILOGUE_SHIFT1, EPILOGUE_SHIFT2, PORTABLE, fully_connected_s8_kernel,
     };
-    use super::super::{check_fully_connected_s8_with, fully_connected_s8_portable};
+    use super::super::testing::Layer;
     use super::*;
     use crate::kernels::shared::testing::{Rng, with_kernel_constant};
 
@@ -250,37 +251,26 @@ mod tests {
             } else {
                 &table[..1]
             };
-            let (act_min, act_max) = if rng.below(4) == 0 {
-                (-100, 90)
+            let filter_offset = if per_channel {
+                0
             } else {
-                (-128, 127)
+                rng.pick(&[0, 0, 3, -7])
             };
-            let p = FullyConnectedS8 {
-                batches,
-                accum_depth: depth,
-                output_depth: units,
-                input_offset: rng.pick(&[-127, 128, 0, 5, -3]),
-                filter_offset: if per_channel {
-                    0
-                } else {
-                    rng.pick(&[0, 0, 3, -7])
-                },
-                output_offset: rng.range(0, 20) as i32 - 10,
-                requant,
-                act_min,
-                act_max,
-            };
-            let input = rng.values(batches * depth);
-            let filter = rng.values(units * depth);
-            let bias: Option<vec::Vec<i32>> = (rng.below(4) != 0).then(|| {
-                (0..units)
-                    .map(|_| (rng.next() % 40_000) as i32 - 20_000)
-                    .collect()
-            });
-            let bias = bias.as_deref();
-            let mut want = vec![0_i8; batches * units];
-            fully_connected_s8_portable(&p, &input, &filter, bias, &mut want);
-            let k = fully_connected_s8_kernel(&p);
+            let offsets = (
+                &[-127, 128, 0, 5, -3][..],
+                filter_offset,
+                rng.range(0, 20) as i32 - 10,
+            );
+            let layer = Layer::draw(&mut rng, (batches, depth, units), requant, offsets);
+            let Layer {
+                p,
+                input,
+                filter,
+                want,
+                ..
+            } = &layer;
+            let bias = layer.bias.as_deref();
+            let k = fully_connected_s8_kernel(p);
             forms[usize::from((k >> 4) - 1)] += 1;
             // The folded epilogue's triples: form `shift2` (its shifts are 2 to 11), no filter
             // offset, rows of whole words, three channels or more (with a bias and without).
@@ -317,10 +307,10 @@ mod tests {
             assert!(checks(ROWS) && checks(ANY) && checks(PORTABLE), "{p:?}");
             for kernel in [k, ANY] {
                 let mut got = vec![0_i8; want.len()];
-                assert!(run(kernel, &p, &input, &filter, bias, &mut got));
-                assert_eq!(got, want, "{p:?} kernel {kernel:#x}");
+                assert!(run(kernel, p, input, filter, bias, &mut got));
+                assert_eq!(&got, want, "{p:?} kernel {kernel:#x}");
             }
-            assert!(!run(PORTABLE, &p, &input, &filter, bias, &mut [0; 0]));
+            assert!(!run(PORTABLE, p, input, filter, bias, &mut [0; 0]));
         }
         // Every form was drawn, and the folded triples ran (miri's few draws cover fewer).
         assert!(cfg!(miri) || forms.iter().all(|&n| n > 0), "{forms:?}");

@@ -7,6 +7,7 @@ mod dsp;
 #[cfg(any(stowplan_dsp, test))]
 mod dsp_s16;
 pub(crate) mod in_place;
+mod interleaved;
 pub mod kernel;
 
 use super::shared::check::{KernelError, check, elements, length, optional_length, require};
@@ -486,6 +487,10 @@ fn fully_connected_s8_in<const K: u8>(
     ) else {
         return;
     };
+    // The re-laid filter and folded bias of `INTERLEAVED`, on every target.
+    if interleaved::fully_connected_s8::<K>(p, input, filter, bias, output) {
+        return;
+    }
     #[cfg(stowplan_dsp)]
     if dsp::fully_connected_s8::<K>(p, input, filter, bias, output) {
         return;
@@ -794,6 +799,71 @@ pub fn fully_connected_f32(
     )?;
     proven::fully_connected_f32(p, input, filter, bias, output);
     Ok(())
+}
+
+/// A random int8 layer for the DSP kernels' tests ([`testing::Layer`]).
+#[cfg(test)]
+mod testing {
+    extern crate std;
+    use std::vec::Vec;
+
+    use super::{FullyConnectedS8, Requant, fully_connected_s8_portable};
+    use crate::kernels::shared::testing::Rng;
+
+    /// A random int8 layer with the portable loop's outputs (`want`): `batches × depth`
+    /// inputs, `units × depth` weights, a bias three times in four (values within ±20,000),
+    /// the whole int8 range three times in four (else a narrower clamp), an input offset from
+    /// the ones given.
+    pub(super) struct Layer {
+        pub(super) p: FullyConnectedS8,
+        pub(super) input: Vec<i8>,
+        pub(super) filter: Vec<i8>,
+        pub(super) bias: Option<Vec<i32>>,
+        pub(super) want: Vec<i8>,
+    }
+
+    impl Layer {
+        /// [`Layer`] of these sizes, multipliers and offsets.
+        pub(super) fn draw(
+            rng: &mut Rng,
+            (batches, depth, units): (usize, usize, usize),
+            requant: &'static [Requant],
+            (input_offsets, filter_offset, output_offset): (&[i32], i32, i32),
+        ) -> Self {
+            let (act_min, act_max) = if rng.below(4) == 0 {
+                (-100, 90)
+            } else {
+                (-128, 127)
+            };
+            let p = FullyConnectedS8 {
+                batches,
+                accum_depth: depth,
+                output_depth: units,
+                input_offset: rng.pick(input_offsets),
+                filter_offset,
+                output_offset,
+                requant,
+                act_min,
+                act_max,
+            };
+            let input = rng.values(batches * depth);
+            let filter = rng.values(units * depth);
+            let bias: Option<Vec<i32>> = (rng.below(4) != 0).then(|| {
+                (0..units)
+                    .map(|_| (rng.next() % 40_000) as i32 - 20_000)
+                    .collect()
+            });
+            let mut want = std::vec![0_i8; batches * units];
+            fully_connected_s8_portable(&p, &input, &filter, bias.as_deref(), &mut want);
+            Self {
+                p,
+                input,
+                filter,
+                bias,
+                want,
+            }
+        }
+    }
 }
 
 #[cfg(test)]

@@ -811,6 +811,98 @@ pub(crate) fn smlad_1x3_words(
     [a0, a1, a2]
 }
 
+/// The sums of four FULLY_CONNECTED output channels over one input row of `x.len()` words,
+/// `acc[r] + sum(f_r[4 k + j] x[k][j])` over its words `k` and their values `j`, modulo 2^32,
+/// from a block of four filter rows interleaved by words (word `k` of row `r` is `f[4 k +
+/// r]`, as `kernels::fully_connected_kernel::interleaved_word` lays it); `acc` unchanged if `f`
+/// holds fewer than `4 x.len()` words. Per input word: its two halves widened once, the four
+/// filter words loaded two at a time right after a load (so that each pair costs three cycles,
+/// not four), eight `SMLAD`s; one `asm!` loop of four words an iteration, one of a word for the
+/// rest.
+#[cfg(stowplan_dsp)]
+#[inline(always)]
+pub(crate) fn smlad_4x1_interleaved(x: &[[i8; 4]], f: &[[i8; 4]], acc: [i32; 4]) -> [i32; 4] {
+    let n = x.len();
+    if n.checked_mul(4).is_none_or(|need| need > f.len()) {
+        return acc;
+    }
+    let [mut a0, mut a1, mut a2, mut a3] = acc;
+    let (mut xp, mut fp) = (x.as_ptr(), f.as_ptr());
+    let (quads, rest) = (n / 4, n % 4);
+    if quads > 0 {
+        // SAFETY: the loop runs `quads >= 1` times (counted down to 0 by `SUBS`/`BNE`), each
+        // time reading four words of `x` from `xp` and sixteen of `f` from `fp` (the pointers
+        // moved past them by the loads' write-back): `4 quads <= n` words of `x` and `16 quads
+        // <= 4 n <= f.len()` words of `f` (checked above). The loads may be unaligned, which
+        // Armv7-M's `LDR` allows. It writes no memory (`readonly`), uses no stack, and
+        // writes only the registers named here (the pointers come back updated, the count and
+        // temporaries are declared clobbered) and the flags: `SUBS` the N, Z, C and V flags that
+        // `BNE` reads, `SMLAD` the Q flag, which nothing reads.
+        unsafe {
+            let n = quads;
+            asm!("2:", "ldr {xb}, [{x}], #4", "ldr {w0}, [{f}], #4", "ldr {w1}, [{f}], #4", "sxtb16 {xa}, {xb}", "sxtb16 {xb}, {xb}, ror #8", "sxtb16 {t}, {w0}", "smlad {a0}, {xa}, {t}, {a0}", "sxtb16 {w0}, {w0}, ror #8", "smlad {a0}, {xb}, {w0}, {a0}", "sxtb16 {t}, {w1}", "smlad {a1}, {xa}, {t}, {a1}", "sxtb16 {w1}, {w1}, ror #8", "smlad {a1}, {xb}, {w1}, {a1}", "ldr {w0}, [{f}], #4", "ldr {w1}, [{f}], #4", "sxtb16 {t}, {w0}", "smlad {a2}, {xa}, {t}, {a2}", "sxtb16 {w0}, {w0}, ror #8", "smlad {a2}, {xb}, {w0}, {a2}", "sxtb16 {t}, {w1}", "smlad {a3}, {xa}, {t}, {a3}", "sxtb16 {w1}, {w1}, ror #8", "smlad {a3}, {xb}, {w1}, {a3}", "ldr {xb}, [{x}], #4", "ldr {w0}, [{f}], #4", "ldr {w1}, [{f}], #4", "sxtb16 {xa}, {xb}", "sxtb16 {xb}, {xb}, ror #8", "sxtb16 {t}, {w0}", "smlad {a0}, {xa}, {t}, {a0}", "sxtb16 {w0}, {w0}, ror #8", "smlad {a0}, {xb}, {w0}, {a0}", "sxtb16 {t}, {w1}", "smlad {a1}, {xa}, {t}, {a1}", "sxtb16 {w1}, {w1}, ror #8", "smlad {a1}, {xb}, {w1}, {a1}", "ldr {w0}, [{f}], #4", "ldr {w1}, [{f}], #4", "sxtb16 {t}, {w0}", "smlad {a2}, {xa}, {t}, {a2}", "sxtb16 {w0}, {w0}, ror #8", "smlad {a2}, {xb}, {w0}, {a2}", "sxtb16 {t}, {w1}", "smlad {a3}, {xa}, {t}, {a3}", "sxtb16 {w1}, {w1}, ror #8", "smlad {a3}, {xb}, {w1}, {a3}", "ldr {xb}, [{x}], #4", "ldr {w0}, [{f}], #4", "ldr {w1}, [{f}], #4", "sxtb16 {xa}, {xb}", "sxtb16 {xb}, {xb}, ror #8", "sxtb16 {t}, {w0}", "smlad {a0}, {xa}, {t}, {a0}", "sxtb16 {w0}, {w0}, ror #8", "smlad {a0}, {xb}, {w0}, {a0}", "sxtb16 {t}, {w1}", "smlad {a1}, {xa}, {t}, {a1}", "sxtb16 {w1}, {w1}, ror #8", "smlad {a1}, {xb}, {w1}, {a1}", "ldr {w0}, [{f}], #4", "ldr {w1}, [{f}], #4", "sxtb16 {t}, {w0}", "smlad {a2}, {xa}, {t}, {a2}", "sxtb16 {w0}, {w0}, ror #8", "smlad {a2}, {xb}, {w0}, {a2}", "sxtb16 {t}, {w1}", "smlad {a3}, {xa}, {t}, {a3}", "sxtb16 {w1}, {w1}, ror #8", "smlad {a3}, {xb}, {w1}, {a3}", "ldr {xb}, [{x}], #4", "ldr {w0}, [{f}], #4", "ldr {w1}, [{f}], #4", "sxtb16 {xa}, {xb}", "sxtb16 {xb}, {xb}, ror #8", "sxtb16 {t}, {w0}", "smlad {a0}, {xa}, {t}, {a0}", "sxtb16 {w0}, {w0}, ror #8", "smlad {a0}, {xb}, {w0}, {a0}", "sxtb16 {t}, {w1}", "smlad {a1}, {xa}, {t}, {a1}", "sxtb16 {w1}, {w1}, ror #8", "smlad {a1}, {xb}, {w1}, {a1}", "ldr {w0}, [{f}], #4", "ldr {w1}, [{f}], #4", "sxtb16 {t}, {w0}", "smlad {a2}, {xa}, {t}, {a2}", "sxtb16 {w0}, {w0}, ror #8", "smlad {a2}, {xb}, {w0}, {a2}", "sxtb16 {t}, {w1}", "smlad {a3}, {xa}, {t}, {a3}", "sxtb16 {w1}, {w1}, ror #8", "smlad {a3}, {xb}, {w1}, {a3}", "subs {n}, {n}, #1", "bne 2b", a0 = inout(reg) a0, a1 = inout(reg) a1, a2 = inout(reg) a2, a3 = inout(reg) a3, x = inout(reg) xp, f = inout(reg) fp, n = inout(reg) n => _, xa = out(reg) _, xb = out(reg) _, w0 = out(reg) _, w1 = out(reg) _, t = out(reg) _, options(readonly, nostack))
+        };
+    }
+    if rest > 0 {
+        // SAFETY: as above for the `rest < 4` words after the first `4 quads` (the pointers
+        // where the first loop left them): `4 quads + rest == n` words of `x`, `4 n` of `f`.
+        unsafe {
+            let n = rest;
+            asm!("2:", "ldr {xb}, [{x}], #4", "ldr {w0}, [{f}], #4", "ldr {w1}, [{f}], #4", "sxtb16 {xa}, {xb}", "sxtb16 {xb}, {xb}, ror #8", "sxtb16 {t}, {w0}", "smlad {a0}, {xa}, {t}, {a0}", "sxtb16 {w0}, {w0}, ror #8", "smlad {a0}, {xb}, {w0}, {a0}", "sxtb16 {t}, {w1}", "smlad {a1}, {xa}, {t}, {a1}", "sxtb16 {w1}, {w1}, ror #8", "smlad {a1}, {xb}, {w1}, {a1}", "ldr {w0}, [{f}], #4", "ldr {w1}, [{f}], #4", "sxtb16 {t}, {w0}", "smlad {a2}, {xa}, {t}, {a2}", "sxtb16 {w0}, {w0}, ror #8", "smlad {a2}, {xb}, {w0}, {a2}", "sxtb16 {t}, {w1}", "smlad {a3}, {xa}, {t}, {a3}", "sxtb16 {w1}, {w1}, ror #8", "smlad {a3}, {xb}, {w1}, {a3}", "subs {n}, {n}, #1", "bne 2b", a0 = inout(reg) a0, a1 = inout(reg) a1, a2 = inout(reg) a2, a3 = inout(reg) a3, x = inout(reg) xp => _, f = inout(reg) fp => _, n = inout(reg) n => _, xa = out(reg) _, xb = out(reg) _, w0 = out(reg) _, w1 = out(reg) _, t = out(reg) _, options(readonly, nostack))
+        };
+    }
+    [a0, a1, a2, a3]
+}
+
+/// The output blocks of one FULLY_CONNECTED input row (`out.len()` blocks of four channels, each
+/// with the filter block of [`smlad_4x1_interleaved`] after the one before) in the folded
+/// epilogue: block `b`'s sums start at `bias[4 b..4 b + 4]`, run [`smlad_4x1_interleaved`]'s
+/// loops, then [`requant_folded`] with each channel's multiplier and shift (`requant[0]`'s for
+/// every channel when it holds one) and `o2`, written as one word. Returns whether it ran:
+/// not if the row is empty or a slice is shorter than the blocks need. The caller holds
+/// [`requant_folded`]'s conditions (multipliers `>= 0`, right shifts of 2 to 23).
+#[cfg(stowplan_dsp)]
+#[inline(always)]
+pub(crate) fn interleaved_folded(
+    x: &[[i8; 4]],
+    f: &[[i8; 4]],
+    (requant, bias, o2): (&[crate::requant_pair::Requant], &[i32], i32),
+    out: &mut [[i8; 4]],
+) -> bool {
+    let (n, blocks) = (x.len(), out.len());
+    let filter = n.checked_mul(16).and_then(|w| w.checked_mul(blocks));
+    let channels = blocks.checked_mul(4);
+    let fits = n > 0
+        && blocks > 0
+        && filter.is_some_and(|need| need / 4 <= f.len())
+        && channels.is_some_and(|c| c <= bias.len() && (requant.len() == 1 || c <= requant.len()));
+    if !fits {
+        return false;
+    }
+    // Bytes from a channel's multiplier and shift to the next channel's (none for the tensor's).
+    let step: usize = if requant.len() > 1 { 8 } else { 0 };
+    let (quads, rest) = (n / 4, n % 4);
+    // SAFETY: the block runs `blocks >= 1` blocks (the output pointer moves 4 bytes a block from
+    // `out` to `out + blocks` words, compared after each). Block `b` reads the `n` words of `x`
+    // (`quads` loops of four, then `rest` of one: `4 quads + rest == n`), the `4 n` filter words
+    // after the previous block's (the filter pointer kept in the frame where the loops left it:
+    // `4 n blocks <= f.len()` words, checked), the biases `4 b..4 b + 4` (`4 blocks <=
+    // bias.len()`), the multipliers and shifts of channels `4 b..4 b + 4` (`Requant` is
+    // `repr(C)`, two `i32`s: 32 bytes a block) or of the one constant again and again (`step`
+    // 0), inside `requant` (one constant, or at least `4 blocks`), and writes the word
+    // `out[b]`: no other memory of a Rust object is written. The loads and the store may be
+    // unaligned, which Armv7-M's `LDR` and `STR` allow. The frame is the block's own: the stack
+    // pointer moves down 40 bytes (it stays 8-byte aligned) before it is written and back before
+    // the block ends. Every input is stored in the frame before any output register is written
+    // (the outputs are `lateout` and may share the inputs' registers); it writes only the
+    // registers named here and the flags: `CMP` and `SUBS` the N, Z, C and V flags that the
+    // `BEQ`s and `BNE`s read, `SMLAD` and `SSAT` the Q flag, which nothing reads.
+    unsafe {
+        asm!("sub sp, sp, #40", "str {x0}, [sp]", "str {q0}, [sp, #4]", "str {r0}, [sp, #8]", "str {f0}, [sp, #12]", "str {bp}, [sp, #16]", "str {rp}, [sp, #20]", "str {rs}, [sp, #24]", "str {op}, [sp, #28]", "str {oe}, [sp, #32]", "str {o2}, [sp, #36]", "2:", "ldr {t}, [sp, #16]", "ldr {a0}, [{t}]", "ldr {a1}, [{t}, #4]", "ldr {a2}, [{t}, #8]", "ldr {a3}, [{t}, #12]", "add {t}, {t}, #16", "str {t}, [sp, #16]", "ldr {x}, [sp]", "ldr {f}, [sp, #12]", "ldr {n}, [sp, #4]", "cmp {n}, #0", "beq 3f", "5:", "ldr {xb}, [{x}], #4", "ldr {w0}, [{f}], #4", "ldr {w1}, [{f}], #4", "sxtb16 {xa}, {xb}", "sxtb16 {xb}, {xb}, ror #8", "sxtb16 {t}, {w0}", "smlad {a0}, {xa}, {t}, {a0}", "sxtb16 {w0}, {w0}, ror #8", "smlad {a0}, {xb}, {w0}, {a0}", "sxtb16 {t}, {w1}", "smlad {a1}, {xa}, {t}, {a1}", "sxtb16 {w1}, {w1}, ror #8", "smlad {a1}, {xb}, {w1}, {a1}", "ldr {w0}, [{f}], #4", "ldr {w1}, [{f}], #4", "sxtb16 {t}, {w0}", "smlad {a2}, {xa}, {t}, {a2}", "sxtb16 {w0}, {w0}, ror #8", "smlad {a2}, {xb}, {w0}, {a2}", "sxtb16 {t}, {w1}", "smlad {a3}, {xa}, {t}, {a3}", "sxtb16 {w1}, {w1}, ror #8", "smlad {a3}, {xb}, {w1}, {a3}", "ldr {xb}, [{x}], #4", "ldr {w0}, [{f}], #4", "ldr {w1}, [{f}], #4", "sxtb16 {xa}, {xb}", "sxtb16 {xb}, {xb}, ror #8", "sxtb16 {t}, {w0}", "smlad {a0}, {xa}, {t}, {a0}", "sxtb16 {w0}, {w0}, ror #8", "smlad {a0}, {xb}, {w0}, {a0}", "sxtb16 {t}, {w1}", "smlad {a1}, {xa}, {t}, {a1}", "sxtb16 {w1}, {w1}, ror #8", "smlad {a1}, {xb}, {w1}, {a1}", "ldr {w0}, [{f}], #4", "ldr {w1}, [{f}], #4", "sxtb16 {t}, {w0}", "smlad {a2}, {xa}, {t}, {a2}", "sxtb16 {w0}, {w0}, ror #8", "smlad {a2}, {xb}, {w0}, {a2}", "sxtb16 {t}, {w1}", "smlad {a3}, {xa}, {t}, {a3}", "sxtb16 {w1}, {w1}, ror #8", "smlad {a3}, {xb}, {w1}, {a3}", "ldr {xb}, [{x}], #4", "ldr {w0}, [{f}], #4", "ldr {w1}, [{f}], #4", "sxtb16 {xa}, {xb}", "sxtb16 {xb}, {xb}, ror #8", "sxtb16 {t}, {w0}", "smlad {a0}, {xa}, {t}, {a0}", "sxtb16 {w0}, {w0}, ror #8", "smlad {a0}, {xb}, {w0}, {a0}", "sxtb16 {t}, {w1}", "smlad {a1}, {xa}, {t}, {a1}", "sxtb16 {w1}, {w1}, ror #8", "smlad {a1}, {xb}, {w1}, {a1}", "ldr {w0}, [{f}], #4", "ldr {w1}, [{f}], #4", "sxtb16 {t}, {w0}", "smlad {a2}, {xa}, {t}, {a2}", "sxtb16 {w0}, {w0}, ror #8", "smlad {a2}, {xb}, {w0}, {a2}", "sxtb16 {t}, {w1}", "smlad {a3}, {xa}, {t}, {a3}", "sxtb16 {w1}, {w1}, ror #8", "smlad {a3}, {xb}, {w1}, {a3}", "ldr {xb}, [{x}], #4", "ldr {w0}, [{f}], #4", "ldr {w1}, [{f}], #4", "sxtb16 {xa}, {xb}", "sxtb16 {xb}, {xb}, ror #8", "sxtb16 {t}, {w0}", "smlad {a0}, {xa}, {t}, {a0}", "sxtb16 {w0}, {w0}, ror #8", "smlad {a0}, {xb}, {w0}, {a0}", "sxtb16 {t}, {w1}", "smlad {a1}, {xa}, {t}, {a1}", "sxtb16 {w1}, {w1}, ror #8", "smlad {a1}, {xb}, {w1}, {a1}", "ldr {w0}, [{f}], #4", "ldr {w1}, [{f}], #4", "sxtb16 {t}, {w0}", "smlad {a2}, {xa}, {t}, {a2}", "sxtb16 {w0}, {w0}, ror #8", "smlad {a2}, {xb}, {w0}, {a2}", "sxtb16 {t}, {w1}", "smlad {a3}, {xa}, {t}, {a3}", "sxtb16 {w1}, {w1}, ror #8", "smlad {a3}, {xb}, {w1}, {a3}", "subs {n}, {n}, #1", "bne 5b", "3:", "ldr {n}, [sp, #8]", "cmp {n}, #0", "beq 4f", "6:", "ldr {xb}, [{x}], #4", "ldr {w0}, [{f}], #4", "ldr {w1}, [{f}], #4", "sxtb16 {xa}, {xb}", "sxtb16 {xb}, {xb}, ror #8", "sxtb16 {t}, {w0}", "smlad {a0}, {xa}, {t}, {a0}", "sxtb16 {w0}, {w0}, ror #8", "smlad {a0}, {xb}, {w0}, {a0}", "sxtb16 {t}, {w1}", "smlad {a1}, {xa}, {t}, {a1}", "sxtb16 {w1}, {w1}, ror #8", "smlad {a1}, {xb}, {w1}, {a1}", "ldr {w0}, [{f}], #4", "ldr {w1}, [{f}], #4", "sxtb16 {t}, {w0}", "smlad {a2}, {xa}, {t}, {a2}", "sxtb16 {w0}, {w0}, ror #8", "smlad {a2}, {xb}, {w0}, {a2}", "sxtb16 {t}, {w1}", "smlad {a3}, {xa}, {t}, {a3}", "sxtb16 {w1}, {w1}, ror #8", "smlad {a3}, {xb}, {w1}, {a3}", "subs {n}, {n}, #1", "bne 6b", "4:", "str {f}, [sp, #12]", "ldr {x}, [sp, #20]", "ldr {f}, [sp, #24]", "ldr {n}, [sp, #36]", "ldr {w0}, [{x}]", "ldr {w1}, [{x}, #4]", "add {x}, {x}, {f}", "mvn {w1}, {w1}", "lsl {xa}, {n}, {w1}", "asr {xa}, {xa}, #1", "and {xb}, {a0}, #0x80000000", "orr {xb}, {xb}, #0x40000000", "add {t}, {xa}, {a0}, asr #31", "smlal {xb}, {t}, {a0}, {w0}", "asr {t}, {t}, {w1}", "ssat {a0}, #8, {t}", "ldr {w0}, [{x}]", "ldr {w1}, [{x}, #4]", "add {x}, {x}, {f}", "mvn {w1}, {w1}", "lsl {xa}, {n}, {w1}", "asr {xa}, {xa}, #1", "and {xb}, {a1}, #0x80000000", "orr {xb}, {xb}, #0x40000000", "add {t}, {xa}, {a1}, asr #31", "smlal {xb}, {t}, {a1}, {w0}", "asr {t}, {t}, {w1}", "ssat {a1}, #8, {t}", "ldr {w0}, [{x}]", "ldr {w1}, [{x}, #4]", "add {x}, {x}, {f}", "mvn {w1}, {w1}", "lsl {xa}, {n}, {w1}", "asr {xa}, {xa}, #1", "and {xb}, {a2}, #0x80000000", "orr {xb}, {xb}, #0x40000000", "add {t}, {xa}, {a2}, asr #31", "smlal {xb}, {t}, {a2}, {w0}", "asr {t}, {t}, {w1}", "ssat {a2}, #8, {t}", "ldr {w0}, [{x}]", "ldr {w1}, [{x}, #4]", "add {x}, {x}, {f}", "mvn {w1}, {w1}", "lsl {xa}, {n}, {w1}", "asr {xa}, {xa}, #1", "and {xb}, {a3}, #0x80000000", "orr {xb}, {xb}, #0x40000000", "add {t}, {xa}, {a3}, asr #31", "smlal {xb}, {t}, {a3}, {w0}", "asr {t}, {t}, {w1}", "ssat {a3}, #8, {t}", "str {x}, [sp, #20]", "bfi {a0}, {a1}, #8, #8", "bfi {a0}, {a2}, #16, #8", "bfi {a0}, {a3}, #24, #8", "ldr {t}, [sp, #28]", "str {a0}, [{t}], #4", "str {t}, [sp, #28]", "ldr {xa}, [sp, #32]", "cmp {t}, {xa}", "bne 2b", "add sp, sp, #40", x0 = in(reg) x.as_ptr(), q0 = in(reg) quads, r0 = in(reg) rest, f0 = in(reg) f.as_ptr(), bp = in(reg) bias.as_ptr(), rp = in(reg) requant.as_ptr(), rs = in(reg) step, op = in(reg) out.as_mut_ptr(), oe = in(reg) out.as_mut_ptr().wrapping_add(blocks), o2 = in(reg) o2, x = lateout(reg) _, f = lateout(reg) _, n = lateout(reg) _, a0 = lateout(reg) _, a1 = lateout(reg) _, a2 = lateout(reg) _, a3 = lateout(reg) _, xa = lateout(reg) _, xb = lateout(reg) _, w0 = lateout(reg) _, w1 = lateout(reg) _, t = lateout(reg) _)
+    };
+    true
+}
+
 /// The sums of `n` windows of a 3 x 3 depthwise convolution (depth multiplier 1), each with
 /// `ROWS` rows of `COLS` valid taps (2 or 3 each: the whole window, its edges' and its corners')
 /// and `step` input words after the last: one call of `f(p * blocks + k, sums)` per window `p`
@@ -1368,9 +1460,10 @@ mod tests {
         // `smlad_2x2_requant`, the loops of `smlad_1x2_words` and `smlad_1x3_words` and their
         // odd last steps, `depthwise_3x3`'s four window shapes, the folded epilogue of four
         // channels, `requant4_folded`, the whole windows and the edges' of two columns with it,
-        // `depthwise_3x3_folded`'s two, and FULLY_CONNECTED's channel triples with it,
-        // `rows3_folded`).
-        assert_eq!(blocks, 30, "asm! blocks in dsp.rs");
+        // `depthwise_3x3_folded`'s two, FULLY_CONNECTED's channel triples with it,
+        // `rows3_folded`, and the loops of four words and of one of its interleaved blocks,
+        // `smlad_4x1_interleaved`, with their folded epilogue, `interleaved_folded`).
+        assert_eq!(blocks, 33, "asm! blocks in dsp.rs");
     }
 
     /// [`smlad_2x2_requant`] against its definition, per pair the sums of the groups' lanes
