@@ -1097,7 +1097,7 @@ fn macs_name_each_ops_kernel() {
             None,
             None,
             None,
-            shift2("rows"),
+            shift2("interleaved_folded"),
             None
         ]
     );

@@ -541,18 +541,24 @@ pub(super) fn kernel_constant(
     }
 }
 
+/// `, right shifts of 2 and more over the whole int8 range` for epilogue form `shift2`, and
+/// so on: the words a kernel's doc line gives its epilogue form (none without one).
+pub(super) fn epilogue_phrase(epilogue: Option<&str>) -> &'static str {
+    match epilogue {
+        Some("shift2") => ", right shifts of 2 and more over the whole int8 range",
+        Some("shift1") => ", right shifts of 1 and more over the whole int8 range",
+        Some(_) => ", the general requantisation",
+        None => "",
+    }
+}
+
 /// The doc line of the constant naming `op`'s kernel and its epilogue form: the DSP kernel runs
 /// on cores with the DSP extension only, the portable loop everywhere else.
 pub(super) fn kernel_doc(op: &syn::Ident, kernel: &str, epilogue: Option<&str>) -> String {
     if kernel == "portable" {
         return format!(" The kernel of {op}: the portable loop, chosen when the crate compiled.");
     }
-    let epilogue = match epilogue {
-        Some("shift2") => ", right shifts of 2 and more over the whole int8 range",
-        Some("shift1") => ", right shifts of 1 and more over the whole int8 range",
-        Some(_) => ", the general requantisation",
-        None => "",
-    };
+    let epilogue = epilogue_phrase(epilogue);
     format!(
         " The kernel of {op}: {kernel}{epilogue}, on cores with the DSP extension (the portable \
          loop elsewhere), chosen when the crate compiled."

@@ -9,10 +9,12 @@
 //! As for CONV_2D ([`super::conv`]), a bias-less int16 FULLY_CONNECTED accumulates in 64 bits:
 //! `FullyConnectedOptions.quantized_bias_type` is not in stowplan's schema.
 
-use proc_macro2::TokenStream;
+use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
-use super::conv::{act_range_q, int4_filter_scratch, kernel_choice, kernel_constant, kernel_doc};
+use super::conv::{
+    act_range_q, epilogue_phrase, int4_filter_scratch, kernel_choice, kernel_constant, kernel_doc,
+};
 use super::overwrite::{self, Overwrite, Pairing, WriteOrder};
 use super::{
     Call, KernelChoice, Lower, OpKind, Refusal, act_range_f32, f32_lit, i32_lit, invalid, requant,
@@ -252,12 +254,32 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
             let values = quant::fully_connected_multipliers(in_scale, fscales, out_scale);
             let multipliers: Vec<_> = values.iter().map(|&m| requant(cx.rt, m)).collect();
             let (lo, hi) = act_range_q(activation, out.dtype, out_scale, out_zp)?;
+            // int8 with int8 weights on two buffers: the filter re-laid and the input offset
+            // folded into the bias when the kernel that reads them takes the layer.
+            let relaid = if input.dtype == DType::Int8
+                && filter.dtype == DType::Int8
+                && cx.overlap.is_none()
+            {
+                interleaved(
+                    cx,
+                    filter,
+                    bias,
+                    (accum_depth, output_depth),
+                    fscales.len() > 1,
+                )?
+            } else {
+                None
+            };
             // int8 with int8 weights: the kernel and its epilogue form, chosen now by the
             // runtime's own rule (its source is compiled here).
             let chosen = (input.dtype == DType::Int8 && filter.dtype == DType::Int8).then(|| {
                 use crate::kernels::fully_connected_kernel as rule;
                 let choice = kernel_choice(&values, |r| {
-                    rule::fully_connected_s8_kernel_for(r, output_depth, lo, hi)
+                    if relaid.is_some() {
+                        rule::fully_connected_s8_interleaved_for(r, output_depth, (lo, hi), out_zp)
+                    } else {
+                        rule::fully_connected_s8_kernel_for(r, output_depth, lo, hi)
+                    }
                 });
                 cx.chose(KernelChoice {
                     kernel: rule::name(choice),
@@ -269,7 +291,15 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
                     rule::name,
                     rule::epilogue,
                 );
-                let doc = kernel_doc(pname, rule::name(choice), rule::epilogue(choice));
+                let doc = if relaid.is_some() {
+                    format!(
+                        " The kernel of {pname}: {}{}, its filter re-laid ({pname}_FILTER) and its input offset folded into its bias ({pname}_BIAS) when the crate compiled; the DSP loop on cores with the DSP extension, a plain loop on the same layout elsewhere.",
+                        rule::name(choice),
+                        epilogue_phrase(rule::epilogue(choice))
+                    )
+                } else {
+                    kernel_doc(pname, rule::name(choice), rule::epilogue(choice))
+                };
                 (constant, doc)
             });
             let (io, fo, oo) = (
@@ -300,6 +330,9 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
                         #[doc = #doc]
                         pub const #kname: u8 = #constant;
                     ));
+                    if let Some(relaid) = relaid {
+                        return Ok(relaid_call(cx, &kname, relaid, params));
+                    }
                     Ok(Call {
                         params: Some(params),
                         body: quote!(#k::proven::fully_connected_s8_with::<{ params::#kname }>(
@@ -331,5 +364,108 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
         (i, f) => unsupported(format!(
             "the runtime has no FULLY_CONNECTED kernel for {i} input with {f} filter"
         )),
+    }
+}
+
+/// A FULLY_CONNECTED filter re-laid for `kernels::fully_connected_kernel::INTERLEAVED` and its
+/// bias with the input offset folded in, as [`interleaved`] finds them.
+struct Relaid {
+    /// The filter's bytes in the model file.
+    filter: std::ops::Range<usize>,
+    /// Its rows' length.
+    depth: usize,
+    /// Each output channel's bias plus `input_offset × sum(row)`, modulo 2^32.
+    bias: Vec<i32>,
+}
+
+/// The re-laid filter and folded bias of an int8 FULLY_CONNECTED, when the runtime's rule
+/// (`fully_connected_kernel::interleaves`) takes the layer, it has four output channels or more
+/// (a block), and its filter is the model file's (not a folded constant); `None` otherwise.
+fn interleaved(
+    cx: &Lower<'_>,
+    filter: &crate::tflite::Tensor,
+    bias: Option<&crate::tflite::Tensor>,
+    (depth, units): (usize, usize),
+    per_channel: bool,
+) -> Result<Option<Relaid>, Refusal> {
+    use crate::kernels::fully_connected_kernel::{folded_bias, interleaves};
+    if units < 4 || !interleaves(depth, cx.offset(filter)?, per_channel) {
+        return Ok(None);
+    }
+    let Some(range) = cx.file_range(filter) else {
+        return Ok(None);
+    };
+    let Some(data) = cx.backed(filter)? else {
+        return Ok(None);
+    };
+    let biases = match bias {
+        Some(b) => cx.const_ints(b)?,
+        None => vec![0; units],
+    };
+    if biases.len() != units || depth.checked_mul(units) != Some(data.len()) {
+        return Ok(None);
+    }
+    let input_offset = cx.offset(cx.input(0)?)?;
+    let bias = data
+        .chunks_exact(depth)
+        .zip(&biases)
+        .map(|(row, &b)| {
+            let row: Vec<i8> = row.iter().map(|&v| v as i8).collect();
+            // An int32 bias (checked when lowered), so `b` fits.
+            folded_bias(b as i32, input_offset, &row)
+        })
+        .collect();
+    Ok(Some(Relaid {
+        filter: range,
+        depth,
+        bias,
+    }))
+}
+
+/// The call of `fully_connected_s8_with::<K>` with the re-laid filter and the folded bias:
+/// `{P}_FILTER`, the model file's bytes re-laid when the constant is evaluated
+/// (`__private_v1::interleave_at`, so no weight becomes a token), and `{P}_BIAS`, beside the
+/// parameters; the kernel's check on their lengths.
+fn relaid_call(
+    cx: &Lower<'_>,
+    kname: &syn::Ident,
+    relaid: Relaid,
+    mut params: TokenStream,
+) -> Call {
+    let (k, rt, pname) = (cx.k(), cx.rt, cx.params);
+    let p = quote!(#rt::__private_v1);
+    let (filter, filter_bytes, bias) = (
+        format_ident!("{pname}_FILTER"),
+        format_ident!("{pname}_FILTER_BYTES"),
+        format_ident!("{pname}_BIAS"),
+    );
+    let n = Literal::usize_unsuffixed(relaid.filter.len());
+    let start = Literal::usize_unsuffixed(relaid.filter.start);
+    let depth = Literal::usize_unsuffixed(relaid.depth);
+    let biases = relaid.bias.iter().map(|&b| i32_lit(b));
+    let filter_doc = format!(
+        " {pname}'s filter, re-laid for its kernel (blocks of four rows, their words interleaved) when the crate compiled."
+    );
+    let bias_doc = format!(
+        " {pname}'s bias plus its input offset times each filter row's sum (modulo 2^32), folded when the crate compiled."
+    );
+    params.extend(quote!(
+        #[allow(long_running_const_eval)]
+        const #filter_bytes: &#p::Aligned<[u8; #n]> =
+            &#p::interleave_at::<#n, { super::MODEL_FILE_BYTES }>(super::MODEL_FILE, #start, #depth);
+        #[doc = #filter_doc]
+        pub const #filter: &[i8] = #p::typed::<i8, #n>(#filter_bytes);
+        #[doc = #bias_doc]
+        pub const #bias: &[i32] = &[#(#biases),*];
+    ));
+    Call {
+        params: Some(params),
+        body: quote!(#k::proven::fully_connected_s8_with::<{ params::#kname }>(
+            &params::#pname, i0, params::#filter, ::core::option::Option::Some(params::#bias), o0
+        );),
+        reads: vec![0],
+        check: Some(quote!(#k::check_fully_connected_s8_with::<#kname>(
+            &#pname, i0, #filter.len(), ::core::option::Option::Some(#bias.len()), o0
+        ))),
     }
 }

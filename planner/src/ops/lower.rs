@@ -547,6 +547,17 @@ impl<'a> Lower<'a> {
         })
     }
 
+    /// Where a constant's bytes lie in the model file: `None` for a tensor in the arena, a
+    /// folded constant (computed when the crate compiled, not in the file) and a buffer outside
+    /// the file.
+    pub(super) fn file_range(&self, t: &Tensor) -> Option<std::ops::Range<usize>> {
+        if self.folded.contains_key(&t.id) {
+            return None;
+        }
+        let range = self.model.buffers.get(t.buffer.get())?.data.clone()?;
+        self.bytes.get(range.clone()).map(|_| range)
+    }
+
     /// A constant's data (`None` for a tensor in the arena, whose slot the plan sizes from its
     /// shape), checked to hold exactly its shape: a kernel is never given a shape its data does
     /// not back.

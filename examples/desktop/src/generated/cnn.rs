@@ -966,9 +966,21 @@ pub mod cnn {
             act_min: -128,
             act_max: 127,
         };
-        /// The kernel of OP_8: rows, right shifts of 2 and more over the whole int8 range, on cores with the DSP extension (the portable loop elsewhere), chosen when the crate compiled.
-        pub const OP_8_KERNEL: u8 = ::stowplan::kernels::fully_connected_kernel::ROWS
+        /// The kernel of OP_8: interleaved_folded, right shifts of 2 and more over the whole int8 range, its filter re-laid (OP_8_FILTER) and its input offset folded into its bias (OP_8_BIAS) when the crate compiled; the DSP loop on cores with the DSP extension, a plain loop on the same layout elsewhere.
+        pub const OP_8_KERNEL: u8 = ::stowplan::kernels::fully_connected_kernel::INTERLEAVED_FOLDED
             | ::stowplan::kernels::fully_connected_kernel::EPILOGUE_SHIFT2;
+        #[allow(long_running_const_eval)]
+        const OP_8_FILTER_BYTES: &::stowplan::__private_v1::Aligned<[u8; 288]> = &::stowplan::__private_v1::interleave_at::<
+            288,
+            { super::MODEL_FILE_BYTES },
+        >(super::MODEL_FILE, 756, 72);
+        /// OP_8's filter, re-laid for its kernel (blocks of four rows, their words interleaved) when the crate compiled.
+        pub const OP_8_FILTER: &[i8] = ::stowplan::__private_v1::typed::<
+            i8,
+            288,
+        >(OP_8_FILTER_BYTES);
+        /// OP_8's bias plus its input offset times each filter row's sum (modulo 2^32), folded when the crate compiled.
+        pub const OP_8_BIAS: &[i32] = &[89977, 107044, -97464, 53671];
         #[allow(unused_variables)]
         const _: () = {
             let i0: usize = super::RESHAPE.len();
@@ -977,7 +989,8 @@ pub mod cnn {
             let o0: usize = super::MATMUL_18.len();
             ::core::assert!(
                 ::stowplan::kernels::check_fully_connected_s8_with:: < OP_8_KERNEL > (&
-                OP_8, i0, i1, ::core::option::Option::Some(i2), o0).is_ok(),
+                OP_8, i0, OP_8_FILTER.len(), ::core::option::Option::Some(OP_8_BIAS
+                .len()), o0).is_ok(),
                 "op 8 (FULLY_CONNECTED): its kernel's preconditions do not hold for the views the plan gives it"
             );
         };
@@ -1049,10 +1062,16 @@ pub mod cnn {
             ::stowplan::kernels::proven::average_pool_s8(&params::OP_6, i0, o0);
         }
         {
-            let ((i0, i1, i2), (o0,)) = ops::op_8(arena);
+            let ((i0, _, _), (o0,)) = ops::op_8(arena);
             ::stowplan::kernels::proven::fully_connected_s8_with::<
                 { params::OP_8_KERNEL },
-            >(&params::OP_8, i0, i1, ::core::option::Option::Some(i2), o0);
+            >(
+                &params::OP_8,
+                i0,
+                params::OP_8_FILTER,
+                ::core::option::Option::Some(params::OP_8_BIAS),
+                o0,
+            );
         }
         {
             let ((i0,), (o0,)) = ops::op_9(arena);
