@@ -2,7 +2,8 @@
 //! of rank 2 to 4, `keep_num_dims`), int8 with packed int4 filters (per tensor), int16 with
 //! int8 filters (per tensor and per channel; int64, int32 and no bias) and float32, over every
 //! fused activation (the int4 and int16 variants take every one, one per model) and three
-//! shape classes.
+//! shape classes (int8 weights and activations four: rows of whole words too, the interleaved
+//! kernels' layers).
 
 use stowplan_planner::tflite::builder::{ModelBuilder, ops};
 use stowplan_planner::tflite::{DType, OpOptions};
@@ -33,7 +34,14 @@ pub fn variants(seed: u64, target: Target) -> Vec<Variant> {
         // The int4 and int16 variants draw the activation per model.
         let folded = types.starts_with("int16") || types.ends_with("int4-filter");
         for &(aname, activation) in activations(folded) {
-            for (si, shape) in ["ones", "odd", "wide"].into_iter().enumerate() {
+            // int8 weights and activations also take rows of whole words: the interleaved
+            // kernels' layers (the filter re-laid and the input offset folded into the bias).
+            let classes: &[&str] = if types == "int8 per-tensor" || types == "int8 per-channel" {
+                &["ones", "odd", "wide", "words"]
+            } else {
+                &["ones", "odd", "wide"]
+            };
+            for (si, &shape) in classes.iter().enumerate() {
                 let spec = Spec {
                     op: "fully_connected",
                     builtin: "FULLY_CONNECTED",
@@ -69,6 +77,13 @@ fn draw(
             2 * rng.size(0, 3) + 1,
             2 * rng.size(0, 12) + 1,
             2 * rng.size(0, 8) + 1,
+        ),
+        // Whole words, 4 to 70 output channels: blocks of four and every count of last rows;
+        // mostly one row (two rows' output may go over their input, another kernel's path).
+        "words" => (
+            if rng.chance(0.2) { 2 } else { 1 },
+            4 * rng.size(1, 96),
+            rng.size(4, 70),
         ),
         _ => (rng.size(1, 2), rng.size(64, 512), rng.size(32, 256)),
     };

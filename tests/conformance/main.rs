@@ -506,7 +506,9 @@ fn generate(args: &Args) -> Result<(), String> {
                     // Each region 16-byte aligned in `.bss`.
                     let bytes = generated.arena_bytes.div_ceil(16) * 16
                         + generated.persistent_bytes.div_ceil(16) * 16;
-                    let data = (inputs.len() + case.model.len()) as u64;
+                    // A FULLY_CONNECTED filter re-laid for its kernel is a second copy of its
+                    // bytes beside the model's (which the firmware's tensor table keeps).
+                    let data = (inputs.len() + case.model.len() + relaid_bytes(&text)) as u64;
                     if in_part > 0 && (ram + bytes > ram_budget || flash + data > flash_budget) {
                         (part, in_part, ram, flash) = (part + 1, 0, 0, 0);
                     }
@@ -666,6 +668,23 @@ fn generate(args: &Args) -> Result<(), String> {
 }
 
 /// The `params::OP_N` constants a generated module has.
+/// The bytes of the filters a generated module re-lays for their kernel
+/// (`__private_v1::interleave_at::<N, ..>`, each `N` bytes).
+fn relaid_bytes(text: &str) -> usize {
+    text.split("interleave_at::<")
+        .skip(1)
+        .filter_map(|rest| {
+            let digits: String = rest
+                .trim_start()
+                .chars()
+                .take_while(|c| c.is_ascii_digit() || *c == '_')
+                .filter(|c| *c != '_')
+                .collect();
+            digits.parse::<usize>().ok()
+        })
+        .sum()
+}
+
 fn param_names(text: &str) -> Vec<String> {
     let Some(start) = text.find("pub mod params {") else {
         return Vec::new();
@@ -678,7 +697,8 @@ fn param_names(text: &str) -> Vec<String> {
             let l = l.trim_start();
             let rest = l.strip_prefix("pub const ")?;
             let name = rest.split(':').next()?.trim();
-            name.starts_with("OP_").then(|| name.to_owned())
+            // A re-laid filter (`OP_N_FILTER`) is weights, not a parameter TFLM computes.
+            (name.starts_with("OP_") && !name.ends_with("_FILTER")).then(|| name.to_owned())
         })
         .collect()
 }

@@ -74,6 +74,11 @@ MUTANTS = {
     "driver-limit": ("src/kernels/shared/in_place.rs",
                      "        let base = self.read_base(row, x);\n        let limit = d + base;\n",
                      "        let base = self.read_base(row, x);\n        let limit = d + base + 1;\n"),
+    # FULLY_CONNECTED's filter re-laid for the interleaved kernels (when the constant is
+    # evaluated) with a block's rows in another order than the kernels read them.
+    "fc-interleave": ("src/kernels/fully_connected/kernel.rs",
+                      "(c - c % 4) * words + 4 * k + c % 4",
+                      "(c - c % 4) * words + 4 * k + (c + 1) % 4"),
     # A chunk's input slice said to start one pixel later than it does ("skip + 1").
     "driver-skip": ("src/kernels/shared/in_place.rs",
                     "        } else {\n            self.first_column(x)\n        }\n",
@@ -88,7 +93,14 @@ MUTANTS = {
 MUTANT_OPS = {"rounding": "conv,fully_connected", "zero-point": "conv",
               "driver-limit": "conv,depthwise_conv,pooling",
               "driver-skip": "conv,depthwise_conv,pooling",
-              "driver-first-pixel": "conv,depthwise_conv,pooling"}
+              "driver-first-pixel": "conv,depthwise_conv,pooling",
+              "fc-interleave": "fully_connected"}
+
+# Mutants whose layers the default slice draws too seldom, with the slice they run (at least):
+# the interleaved FULLY_CONNECTED takes rows of whole words only, one of its four shape
+# classes, and a layer whose outputs all clamp (a narrow activation) hides a wrong sum.
+MUTANT_SLICES = {"fc-interleave": 40, "dsp-fc-interleaved": 28, "dsp-fc-interleaved-folded": 28,
+                 "dsp-fc-interleaved-bias": 28}
 
 # The DSP kernels, perturbed for --self-test --device (they exist on the device alone; the host
 # sweep cannot see them): each must make the device slice fail.
@@ -245,6 +257,19 @@ DEVICE_MUTANTS = {
     "dsp-fc-folded-words": ("src/kernels/shared/dsp.rs",
                             '"smlad {a0}, {t1}, {t2}, {a0}", "subs {n}, {n}, #1", "bne 3b"',
                             '"smlad {a0}, {t0}, {t2}, {a0}", "subs {n}, {n}, #1", "bne 3b"'),
+    # The interleaved FULLY_CONNECTED's loop of four words (its general epilogue): the first
+    # row's odd lanes of the first word multiplied by the input's odd lanes twice.
+    "dsp-fc-interleaved": ("src/kernels/shared/dsp.rs",
+                           'let n = quads;\n            asm!("2:", "ldr {xb}, [{x}], #4", "ldr {w0}, [{f}], #4", "ldr {w1}, [{f}], #4", "sxtb16 {xa}, {xb}", "sxtb16 {xb}, {xb}, ror #8", "sxtb16 {t}, {w0}", "smlad {a0}, {xa}, {t}, {a0}"',
+                           'let n = quads;\n            asm!("2:", "ldr {xb}, [{x}], #4", "ldr {w0}, [{f}], #4", "ldr {w1}, [{f}], #4", "sxtb16 {xa}, {xb}", "sxtb16 {xb}, {xb}, ror #8", "sxtb16 {t}, {w0}", "smlad {a0}, {xb}, {t}, {a0}"'),
+    # The same loop in the folded epilogue's block (each row's blocks in one block).
+    "dsp-fc-interleaved-folded": ("src/kernels/shared/dsp.rs",
+                                  '"5:", "ldr {xb}, [{x}], #4", "ldr {w0}, [{f}], #4", "ldr {w1}, [{f}], #4", "sxtb16 {xa}, {xb}", "sxtb16 {xb}, {xb}, ror #8", "sxtb16 {t}, {w0}", "smlad {a0}, {xa}, {t}, {a0}"',
+                                  '"5:", "ldr {xb}, [{x}], #4", "ldr {w0}, [{f}], #4", "ldr {w1}, [{f}], #4", "sxtb16 {xa}, {xb}", "sxtb16 {xb}, {xb}, ror #8", "sxtb16 {t}, {w0}", "smlad {a0}, {xb}, {t}, {a0}"'),
+    # Its blocks' fourth channel started from the third channel's bias.
+    "dsp-fc-interleaved-bias": ("src/kernels/shared/dsp.rs",
+                                '"ldr {a3}, [{t}, #12]"',
+                                '"ldr {a3}, [{t}, #8]"'),
     # AVERAGE_POOL_2D's sums: the odd lanes of a word widened as its even ones.
     "dsp-pool": ("src/kernels/pooling/dsp.rs",
                  "b13 = sxtab16_ror8(b13, b);",
@@ -306,6 +331,9 @@ DEVICE_MUTANT_OPS = {"dsp-depthwise": "depthwise_conv", "dsp-depthwise-rows": "d
                      "dsp-fc-pairs": "fully_connected", "dsp-fc-rows": "fully_connected",
                      "dsp-fc-words": "fully_connected", "dsp-fc-folded": "fully_connected",
                      "dsp-fc-folded-words": "fully_connected",
+                     "dsp-fc-interleaved": "fully_connected",
+                     "dsp-fc-interleaved-folded": "fully_connected",
+                     "dsp-fc-interleaved-bias": "fully_connected",
                      "dsp-pool": "pooling", "dsp-add-mul": "add,mul",
                      "dsp-pool-s16": "pooling", "dsp-mul-s16": "mul", "dsp-add-s16": "add",
                      "dsp-add-same": "add", "dsp-add-scalar": "add",
@@ -1122,11 +1150,13 @@ def self_test(args):
         log(f"mutant {name}: runtime/{rel} perturbed")
         if args.device:
             # Its own sweep directory name: the firmware's package name follows it.
-            rows, failures = device_sweep(base / f"device-{name}", args.seed, args.slice,
+            rows, failures = device_sweep(base / f"device-{name}", args.seed,
+                                          max(args.slice, MUTANT_SLICES.get(name, 0)),
                                           ops[name], args.values, args.jobs, runtime=runtime,
                                           core=args.core)
         else:
-            rows, failures = sweep(base / "sweep", args.seed, args.slice, ops[name],
+            rows, failures = sweep(base / "sweep", args.seed,
+                                   max(args.slice, MUTANT_SLICES.get(name, 0)), ops[name],
                                    args.values, args.jobs, runtime=runtime)
         differing = sum(r["values"] - r["identical"] for r in rows.values())
         if failures:
