@@ -12,9 +12,13 @@ prints
                     shapes and the like, are not looked for: they could match code by chance)
 
 Generated code copies each constant buffer it reads out of the model file into a constant of
-its own, so a buffer that `invoke` reads is in flash as the model has it. Each buffer is looked
-for at 4-byte aligned places of the flash image not already claimed by another (largest first),
-so two buffers with the same bytes count twice only when the image holds them twice.
+its own, so a buffer that `invoke` reads is in flash as the model has it, or re-laid for its
+kernel: a FULLY_CONNECTED filter that the interleaved kernel reads is in blocks of four rows,
+each block's words interleaved (`kernels::fully_connected_kernel::interleaved_word`). Each
+buffer is looked for at 4-byte aligned places of the flash image not already claimed by another
+(largest first), as the model has it and, if not found so, re-laid for each row length it could
+have (a multiple of 4 that divides its size, with at least four rows); two buffers with the same
+bytes count twice only when the image holds them twice.
 Only the Python standard library: the model is read as a flatbuffer by hand (TFLite's schema:
 Model.buffers is field 4, Buffer.data field 0, Buffer.offset and Buffer.size fields 1 and 2 for
 buffers stored after the flatbuffer).
@@ -80,6 +84,40 @@ def flash_image(elf):
     return bytes(out)
 
 
+def interleaved(buf, depth):
+    """`buf` as rows of `depth` bytes re-laid as the interleaved FULLY_CONNECTED kernel reads
+    them: word `k` of row `c < 4 (rows // 4)` at word `(c - c % 4) words + 4 k + c % 4`, the
+    last rows in place."""
+    words, rows = depth // 4, len(buf) // depth
+    out = bytearray(buf)
+    for c in range(rows // 4 * 4):
+        base = (c - c % 4) * words + c % 4
+        for k in range(words):
+            to, fr = 4 * (base + 4 * k), c * depth + 4 * k
+            out[to : to + 4] = buf[fr : fr + 4]
+    return bytes(out)
+
+
+def layouts(data):
+    """The layouts a buffer may have in flash: the model's, then each interleaved one."""
+    yield data
+    for depth in range(4, len(data) // 4 + 1, 4):
+        if len(data) % depth == 0:
+            yield interleaved(data, depth)
+
+
+def place(image, data, claimed):
+    """Claims the first free 4-byte aligned place of `data` in `image`; whether it found one."""
+    at = image.find(data)
+    while at >= 0:
+        end = at + len(data)
+        if at % 4 == 0 and all(end <= s or at >= e for s, e in claimed):
+            claimed.append((at, end))
+            return True
+        at = image.find(data, at + 1)
+    return False
+
+
 def main():
     if len(sys.argv) != 3:
         sys.exit("usage: flash.py FIRMWARE.elf MODEL.tflite")
@@ -90,15 +128,9 @@ def main():
     claimed = []  # (start, end), sorted is not needed: few hundred at most
     constants = found = 0
     for data in sorted(buffers, key=len, reverse=True):
-        at = image.find(data)
-        while at >= 0:
-            end = at + len(data)
-            if at % 4 == 0 and all(end <= s or at >= e for s, e in claimed):
-                claimed.append((at, end))
-                constants += len(data)
-                found += 1
-                break
-            at = image.find(data, at + 1)
+        if any(place(image, layout, claimed) for layout in layouts(data)):
+            constants += len(data)
+            found += 1
     print(f"text {len(image)}")
     print(f"constants {constants}")
     print(f"code {len(image) - constants}")
