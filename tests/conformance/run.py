@@ -98,9 +98,10 @@ MUTANT_OPS = {"rounding": "conv,fully_connected", "zero-point": "conv",
 
 # Mutants whose layers the default slice draws too seldom, with the slice they run (at least):
 # the interleaved FULLY_CONNECTED takes rows of whole words only, one of its four shape
-# classes, and a layer whose outputs all clamp (a narrow activation) hides a wrong sum.
+# classes, and a layer whose outputs all clamp (a narrow activation) hides a wrong sum; the
+# folded triples (`dsp-fc-folded*`) run only where it does not (rows over their own input).
 MUTANT_SLICES = {"fc-interleave": 40, "dsp-fc-interleaved": 28, "dsp-fc-interleaved-folded": 28,
-                 "dsp-fc-interleaved-bias": 28}
+                 "dsp-fc-interleaved-bias": 28, "dsp-fc-folded": 28, "dsp-fc-folded-words": 28}
 
 # The DSP kernels, perturbed for --self-test --device (they exist on the device alone; the host
 # sweep cannot see them): each must make the device slice fail.
