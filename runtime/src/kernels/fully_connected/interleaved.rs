@@ -11,11 +11,12 @@ use super::FullyConnectedS8;
 use super::kernel::{INTERLEAVED, INTERLEAVED_FOLDED, KERNEL_BITS};
 use crate::kernels::shared::Requant;
 
-/// Runs `p` with kernel constant `K` ([`INTERLEAVED`] with its epilogue bits) on the re-laid
-/// `filter` and the folded `bias` (`None`: every channel's is 0, the offset's term included,
-/// which only an empty input offset or a zero filter gives), and returns `true`; or returns
-/// `false` (nothing written) for another kernel. The slices hold the sizes `p` gives (the
-/// entry's check).
+/// Runs `p` with kernel constant `K` ([`INTERLEAVED`] with its epilogue bits, or
+/// [`INTERLEAVED_FOLDED`]) on the re-laid `filter` and the folded `bias` (for [`INTERLEAVED`]
+/// `None` means every channel's is 0, the offset's term included, which only a zero input offset
+/// or a zero filter gives; [`INTERLEAVED_FOLDED`]'s check requires one), and returns `true`; or
+/// returns `false` (nothing written) for another kernel. The slices hold the sizes `p` gives
+/// (the entry's check).
 #[inline(always)]
 pub(super) fn fully_connected_s8<const K: u8>(
     p: &FullyConnectedS8,
@@ -89,9 +90,9 @@ fn blocks<const F: u8, const FOLDED: bool>(
         let (x, _) = row.as_chunks::<4>();
         let (out_blocks, _) = out.as_chunks_mut::<4>();
         // The folded epilogue's layers (form 6, right shifts of 2 to 23, an int8 output zero
-        // point: the kernel's check): the row's blocks in one block with their epilogue. It
-        // runs unless a slice is shorter than the blocks need, which the entry's check rules
-        // out; then it writes nothing.
+        // point, a bias: the kernel's check): the row's blocks in one block with their
+        // epilogue. It runs unless a slice is shorter than the blocks need, which the entry's
+        // check rules out.
         #[cfg(stowplan_dsp)]
         let out_blocks = if FOLDED {
             let constants = (p.requant, bias, 2 * p.output_offset + 1);
@@ -448,5 +449,14 @@ mod tests {
             ..q
         };
         assert!(check_fully_connected_s8_with::<INTERLEAVED>(&r, 6, 24, Some(4), 4).is_err());
+        // The folded kernel takes its folded bias only.
+        let s = FullyConnectedS8 {
+            requant: &REQUANT_TWO[..1],
+            ..q
+        };
+        const FOLDED: u8 = INTERLEAVED_FOLDED | EPILOGUE_SHIFT2;
+        assert!(check_fully_connected_s8_with::<FOLDED>(&s, 8, 32, Some(4), 4).is_ok());
+        assert!(check_fully_connected_s8_with::<FOLDED>(&s, 8, 32, None, 4).is_err());
+        assert!(check_fully_connected_s8_with::<INTERLEAVED>(&s, 8, 32, None, 4).is_ok());
     }
 }

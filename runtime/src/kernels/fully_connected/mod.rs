@@ -120,9 +120,14 @@ pub const fn check_fully_connected_s8_with<const K: u8>(
     output: usize,
 ) -> Result<(), KernelError> {
     check!(check_fully_connected_s8(p, input, filter, bias, output));
-    require(
+    check!(require(
         kernel::fully_connected_s8_takes(K, p),
         "the chosen FULLY_CONNECTED kernel does not take this layer",
+    ));
+    // Its blocks' sums start at the folded biases (generated code always gives them).
+    require(
+        K & kernel::KERNEL_BITS != kernel::INTERLEAVED_FOLDED || bias.is_some(),
+        "the folded interleaved FULLY_CONNECTED kernel takes the folded bias",
     )
 }
 
