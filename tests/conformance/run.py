@@ -159,8 +159,13 @@ DEVICE_MUTANTS = {
     # widened 1 x 1 pixel pairs): its loop's first group misreads the second pixel's even
     # lanes.
     "dsp-conv-requant": ("src/kernels/shared/dsp.rs",
-                         '"sub {p}, {q}, {x}", "and {p}, {p}, #48", "cmp {p}, #16", "beq 5f", "cmp {p}, #32", "beq 4f", "cmp {p}, #48", "beq 3f", "2:", "ldr {p}, [{x}], #16", "ldr {q}, [{x}, #-8]"',
-                         '"sub {p}, {q}, {x}", "and {p}, {p}, #48", "cmp {p}, #16", "beq 5f", "cmp {p}, #32", "beq 4f", "cmp {p}, #48", "beq 3f", "2:", "ldr {p}, [{x}], #16", "ldr {q}, [{x}, #-4]"'),
+                         '"bx {q}", "2:", "ldr {p}, [{x}], #16", "ldr {q}, [{x}, #-8]"',
+                         '"bx {q}", "2:", "ldr {p}, [{x}], #16", "ldr {q}, [{x}, #-4]"'),
+    # Its entry, found once per call: a count of 2 modulo 4 enters the loop's last group, so
+    # the loop's pointer steps past its end (the firmware faults on such a layer).
+    "dsp-conv-requant-entry": ("src/kernels/shared/dsp.rs",
+                               '"adr {p}, 4f"',
+                               '"adr {p}, 5f"'),
     # Its epilogue: the first channel's constant `o2 2^t` halved once more (the rounding and
     # the zero point off).
     "dsp-conv-requant-k": ("src/kernels/shared/dsp.rs",
@@ -322,7 +327,8 @@ DEVICE_MUTANT_OPS = {"dsp-depthwise": "depthwise_conv", "dsp-depthwise-rows": "d
                      "dsp-conv-slabs": "conv", "dsp-conv-part": "conv",
                      "dsp-conv-part-word": "conv", "dsp-conv-gathered-widen": "conv",
                      "dsp-conv-gathered": "conv", "dsp-conv-columns": "conv",
-                     "dsp-conv-requant": "conv", "dsp-conv-requant-k": "conv",
+                     "dsp-conv-requant": "conv", "dsp-conv-requant-entry": "conv",
+                     "dsp-conv-requant-k": "conv",
                      "dsp-conv-requant-step": "conv", "dsp-conv-widened": "conv",
                      "dsp-conv-widened-one": "conv", "dsp-conv-window-one": "conv",
                      "dsp-depthwise-folded": "depthwise_conv",
