@@ -666,6 +666,48 @@ pub(crate) fn smlad_2x2_requant(
     n
 }
 
+/// Two pixels' words `a` and `b` (four int8 values each) widened into the groups of `buf`,
+/// `x + offset` as halfwords (`off`: the offset in both): group `k` is `[SXTAB16(a[k]),
+/// SXTAB16(a[k] ror 8), SXTAB16(b[k]), SXTAB16(b[k] ror 8)]` (the window kernel's layout, the
+/// first pixel in lanes 0 and 1), for as many groups as all three hold.
+#[cfg(not(stowplan_dsp))]
+#[inline(always)]
+pub(crate) fn widen_words_2(buf: &mut [[u32; 4]], a: &[[i8; 4]], b: &[[i8; 4]], off: u32) {
+    for (group, (wa, wb)) in buf.iter_mut().zip(a.iter().zip(b)) {
+        let (wa, wb) = (word(wa), word(wb));
+        *group = [
+            sxtab16(off, wa),
+            sxtab16_ror8(off, wa),
+            sxtab16(off, wb),
+            sxtab16_ror8(off, wb),
+        ];
+    }
+}
+
+/// [`widen_words_2`] (see the portable twin) as one `asm!` loop of 12 instructions a group,
+/// the two loads and the four stores each back to back: the compiler's loop spread them (each
+/// load then two estimated cycles, an address computed between the stores), about 21
+/// estimated cycles a group against 16.
+#[cfg(stowplan_dsp)]
+#[inline(always)]
+pub(crate) fn widen_words_2(buf: &mut [[u32; 4]], a: &[[i8; 4]], b: &[[i8; 4]], off: u32) {
+    let n = buf.len().min(a.len()).min(b.len());
+    if n == 0 {
+        return;
+    }
+    // SAFETY: the loop runs `n >= 1` times (counted down to 0 by `SUBS`/`BNE`), each time
+    // reading one word of `a` and one of `b` (`LDR`, the pointers moved 4 bytes) and writing
+    // the four words of one group of `buf` (`STR`, its pointer moved 16 bytes): `n` words and
+    // groups, which all three slices hold (`n` is the least of their lengths); `buf` is an
+    // exclusive borrow, `a` and `b` are not written. The loads may be unaligned, which
+    // Armv7-M's `LDR` allows; the stores are to `[u32; 4]`s, aligned. It uses no stack and
+    // writes only the registers named here (the pointers and the count are declared
+    // clobbered) and the flags: `SUBS` the N, Z, C and V flags that `BNE` reads.
+    unsafe {
+        asm!("2:", "ldr {x}, [{pa}], #4", "ldr {y}, [{pb}], #4", "sxtab16 {u}, {off}, {x}", "sxtab16 {x}, {off}, {x}, ror #8", "sxtab16 {v}, {off}, {y}", "sxtab16 {y}, {off}, {y}, ror #8", "str {u}, [{q}], #16", "str {x}, [{q}, #-12]", "str {v}, [{q}, #-8]", "str {y}, [{q}, #-4]", "subs {n}, {n}, #1", "bne 2b", pa = inout(reg) a.as_ptr() => _, pb = inout(reg) b.as_ptr() => _, q = inout(reg) buf.as_mut_ptr() => _, n = inout(reg) n => _, off = in(reg) off, x = out(reg) _, y = out(reg) _, u = out(reg) _, v = out(reg) _, options(nostack))
+    };
+}
+
 /// `acc` plus the sums `[x.fa, x.fb]` of one input run against two filter runs, words of four
 /// int8 values each, over their common length: `sum(f * (x + offset))` (`off`: the offset in
 /// both halfwords), each modulo 2^32. Per word the input widened once (`SXTAB16`) for both
@@ -1479,8 +1521,9 @@ mod tests {
         // channels, `requant4_folded`, the whole windows and the edges' of two columns with it,
         // `depthwise_3x3_folded`'s two, FULLY_CONNECTED's channel triples with it,
         // `rows3_folded`, and the loops of four words and of one of its interleaved blocks,
-        // `smlad_4x1_interleaved`, with their folded epilogue, `interleaved_folded`).
-        assert_eq!(blocks, 33, "asm! blocks in dsp.rs");
+        // `smlad_4x1_interleaved`, with their folded epilogue, `interleaved_folded`, and the
+        // widening of a pixel pair's words, `widen_words_2`).
+        assert_eq!(blocks, 34, "asm! blocks in dsp.rs");
     }
 
     /// [`smlad_2x2_requant`] against its definition, per pair the sums of the groups' lanes

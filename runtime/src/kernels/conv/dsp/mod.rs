@@ -9,7 +9,7 @@ pub(crate) mod window;
 
 use crate::kernels::conv::kernel::{
     GATHERED, KERNEL_BITS, POINTWISE, POINTWISE_8, POINTWISE_16, POINTWISE_32, POINTWISE_64,
-    POINTWISE_128, POINTWISE_256, PORTABLE, WIDENED, WIDENED_64, WINDOW,
+    POINTWISE_128, POINTWISE_256, PORTABLE, WIDENED, WIDENED_64, WIDENED_336, WINDOW,
 };
 use crate::kernels::shared::requant::{
     EPILOGUE_BITS, EPILOGUE_GENERAL, EPILOGUE_SHIFT1, EPILOGUE_SHIFT2,
@@ -57,7 +57,9 @@ pub(crate) fn conv2d_s8_part<const K: u8>(
                 || window_s8::<K>(p, part, input, filter, bias, output)
         }
         WINDOW => window_s8::<K>(p, part, input, filter, bias, output),
-        WIDENED_64 | WIDENED => whole && pointwise::widened_s8::<K>(p, input, filter, bias, output),
+        WIDENED_64 | WIDENED | WIDENED_336 => {
+            whole && pointwise::widened_s8::<K>(p, input, filter, bias, output)
+        }
         PORTABLE => false,
         _ => {
             (whole

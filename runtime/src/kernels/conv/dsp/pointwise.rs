@@ -5,11 +5,11 @@
 //! pair in one `asm!` block (see [`widened_s8`]).
 
 use crate::dsp::{
-    Pairs, smlad, smlad_1x2_words, smlad_2x2_requant, splat16, sxtab16, sxtab16_ror8, sxtb16,
-    sxtb16_ror8,
+    Pairs, rows3_folded, smlad, smlad_1x2_words, smlad_2x2_requant, splat16, sxtab16, sxtab16_ror8,
+    sxtb16, sxtb16_ror8, widen_words_2,
 };
 use crate::kernels::conv::kernel::{
-    ANY, KERNEL_BITS, pointwise_channels, pointwise_takes, widened_channels,
+    ANY, KERNEL_BITS, SLAB, WIDE, pointwise_channels, pointwise_takes, widened_channels,
 };
 use crate::kernels::shared::blocked::{
     Epilogue, dot_1x2, dot_offset_s8, first, load4, tail, unrolled, word4,
@@ -215,8 +215,10 @@ fn conv1x1_blocks<const K: u8, const F: u8, const PAIRS: bool>(
         let t = &mut Tensors::Apart(input, &mut *output);
         let done = if g <= 64 {
             widened::<F, 16>(e, filter, offset, t, &at)
-        } else {
+        } else if g <= SLAB {
             widened::<F, 36>(e, filter, offset, t, &at)
+        } else {
+            widened::<F, { WIDE / 4 }>(e, filter, offset, t, &at)
         };
         // `WIDENED_64`, `WIDENED`: the pixel pairs alone.
         if done || widened_channels(K).is_some() {
@@ -273,6 +275,9 @@ fn conv1x1_blocks<const K: u8, const F: u8, const PAIRS: bool>(
 /// input of the pairs after it (pair `q`'s outputs end `(q + 2) (out_depth − depth)` past its
 /// input's start, at most that displacement); the odd last pixel's input and output are apart
 /// there. Returns `false`, having written nothing, for any other layer.
+///
+/// The buffer is the only part that depends on `G`: each size is a small function of its own
+/// around one copy of the loops ([`widened_in`]).
 #[inline(never)]
 fn widened<const F: u8, const G: usize>(
     e: &Epilogue<'_>,
@@ -281,8 +286,24 @@ fn widened<const F: u8, const G: usize>(
     t: &mut Tensors<'_>,
     at: &Placed,
 ) -> bool {
+    let mut wide = [[0_u32; 4]; G];
+    widened_in::<F>(e, filter, offset, t, at, &mut wide)
+}
+
+/// [`widened`]'s loops with the pixel pair's buffer `wide` (rows of at most `4 wide.len()`
+/// values).
+#[inline(never)]
+fn widened_in<const F: u8>(
+    e: &Epilogue<'_>,
+    filter: &[i8],
+    offset: i32,
+    t: &mut Tensors<'_>,
+    at: &Placed,
+    wide: &mut [[u32; 4]],
+) -> bool {
     let (depth, out_depth) = (at.depth, at.out_depth);
-    if F != 6 || depth > 4 * G || !depth.is_multiple_of(4) || !out_depth.is_multiple_of(2) {
+    if F != 6 || depth > 4 * wide.len() || !depth.is_multiple_of(4) || !out_depth.is_multiple_of(2)
+    {
         return false;
     }
     let Some(run) = e.pairs(filter, depth, out_depth) else {
@@ -292,27 +313,57 @@ fn widened<const F: u8, const G: usize>(
         return false;
     }
     let groups = depth / 4;
-    let mut wide = [[0_u32; 4]; G];
     let (x2, y2) = (2 * depth, 2 * out_depth);
     for q in 0..at.pixels / 2 {
         let Some(x) = t.input(at.input_at + q * x2, x2) else {
             return true;
         };
-        widen_pair(&mut wide, x, depth, offset);
+        widen_pair(wide, x, depth, offset);
         let Some(y) = t.output(at.output_at + q * y2, y2) else {
             return true;
         };
-        write_pair(&run, first(&wide, groups), y, out_depth);
+        write_pair(&run, first(wide, groups), y, out_depth);
     }
     // An odd last pixel.
     if at.pixels % 2 == 1 {
         let last = at.pixels - 1;
         let (i, o) = (at.input_at + last * depth, at.output_at + last * out_depth);
         if let Some((x, y)) = t.apart((i, depth), (o, out_depth)) {
-            e.pixel::<F>(x, filter, y, depth, offset);
+            lone::<F>(e, x, filter, y, depth, offset);
         }
     }
     true
+}
+
+/// [`widened_in`]'s odd last pixel `x` into `y` (form 6, every channel's constants in the
+/// folded epilogue's range and a bias: [`Epilogue::pairs`] took the layer): one input row of a
+/// FULLY_CONNECTED, so its channel triples run in that op's block with their epilogue
+/// ([`rows3_folded`]: about 1.9 estimated cycles a multiply-accumulate, where
+/// [`Epilogue::pixel`]'s pairs took about 2.5), the last one or two channels as
+/// [`Epilogue::pixel`] does.
+#[inline(always)]
+fn lone<const F: u8>(
+    e: &Epilogue<'_>,
+    x: &[i8],
+    filter: &[i8],
+    y: &mut [i8],
+    depth: usize,
+    offset: i32,
+) {
+    let constants = (e.requant, e.bias, 2 * e.output_offset + 1);
+    let words = x.as_chunks::<4>().0;
+    let done = if F == 6 {
+        3 * rows3_folded(words, filter, depth, splat16(offset), constants, y)
+    } else {
+        0
+    };
+    let mut rows = filter.chunks_exact(depth).skip(done);
+    for (c, y) in y.iter_mut().enumerate().skip(done) {
+        let Some(f) = rows.next() else {
+            return;
+        };
+        *y = e.finish::<F>(dot_offset_s8(x, f, offset), e.channel::<F>(c));
+    }
 }
 
 /// [`widened_s8`] on one buffer (the input's elements at `buf[input_at..]`, the output's at
@@ -359,7 +410,8 @@ pub(crate) fn widened_on_one_buffer_s8<const K: u8>(
     let (offset, t) = (p.input_offset, &mut Tensors::One(buf));
     match widened_channels(K) {
         Some(64) => widened::<6, 16>(&e, filter, offset, t, &at),
-        Some(_) => widened::<6, 36>(&e, filter, offset, t, &at),
+        Some(SLAB) => widened::<6, 36>(&e, filter, offset, t, &at),
+        Some(_) => widened::<6, { WIDE / 4 }>(&e, filter, offset, t, &at),
         None => false,
     }
 }
@@ -375,12 +427,18 @@ struct Placed {
 }
 
 /// A pixel pair's `2 depth` input values (whole words) widened into `buf`'s groups, the
-/// first pixel in lanes 0 and 1, the second in 2 and 3.
+/// first pixel in lanes 0 and 1, the second in 2 and 3 (the window kernel's layout): per word
+/// of four values `x + offset` as the `SXTAB16` lanes of the word and of the word rotated by
+/// 8, both pixels' words in one loop ([`widen_words_2`]), each group written whole.
 #[inline(always)]
 fn widen_pair(buf: &mut [[u32; 4]], x2: &[i8], depth: usize, offset: i32) {
     let (a, b) = x2.split_at(depth.min(x2.len()));
-    widen_pixel(buf, 0, a, offset);
-    widen_pixel(buf, 2, b, offset);
+    widen_words_2(
+        buf,
+        a.as_chunks::<4>().0,
+        b.as_chunks::<4>().0,
+        splat16(offset),
+    );
 }
 
 /// A pixel pair's outputs (`2 out_depth` values, the first pixel's then the second's): every
@@ -394,20 +452,6 @@ fn write_pair(run: &Pairs<'_>, groups: &[[u32; 4]], y2: &mut [i8], out_depth: us
         ya.as_chunks_mut::<2>().0,
         yb.as_chunks_mut::<2>().0,
     );
-}
-
-/// Pixel `x` (whole words) widened into words `lane` and `lane + 1` of the groups of `buf`
-/// (the window kernel's layout): per word of four values `x + offset` as the `SXTAB16` lanes
-/// of the word and of the word rotated by 8.
-#[inline(always)]
-fn widen_pixel(buf: &mut [[u32; 4]], lane: usize, x: &[i8], offset: i32) {
-    let off = splat16(offset);
-    for (group, w) in buf.iter_mut().zip(x.as_chunks::<4>().0) {
-        let w = load4(w);
-        if let Some(pair) = group.get_mut(lane..lane + 2) {
-            pair.copy_from_slice(&[sxtab16(off, w), sxtab16_ror8(off, w)]);
-        }
-    }
 }
 
 /// The loop for `channels` input channels (8 to 256; `false`, having written nothing, for any
@@ -892,22 +936,23 @@ mod tests {
     }
 
     /// The widened pixel pairs on one buffer ([`widened_on_one_buffer_s8`]) against the
-    /// portable kernel on two: input channel counts of whole words up to 144 and output
-    /// channel counts below and above them, odd and even pixel counts, the input at the least
+    /// portable kernel on two: input channel counts of whole words up to 336 (each buffer's)
+    /// and output channel counts below and above them, odd and even pixel counts (an odd last
+    /// pixel's channel triples and the one or two after them), the input at the least
     /// displacement above the output, a little more, or apart (above or below); one element
     /// short of the least displacement is declined with nothing written, as is a layer the
     /// two-buffer kernel declines.
     #[test]
     fn widened_on_one_buffer_equals_two_buffers() {
-        use crate::kernels::conv::kernel::{WIDENED, WIDENED_64};
+        use crate::kernels::conv::kernel::{WIDENED, WIDENED_64, WIDENED_336};
         use crate::kernels::overlap::min_displacement;
         use crate::kernels::shared::testing::REQUANT_DEEP;
         let mut rng = Rng(0x0b0f);
         let cases = if cfg!(miri) { 3 } else { 1200 };
         let mut ran = [0_usize; 4];
         for case in 0..cases {
-            let c = rng.pick(&[4, 8, 16, 32, 64, 68, 96, 144, 6]);
-            let o = rng.pick(&[2, 4, 8, 12, 16, 24, 3]);
+            let c = rng.pick(&[4, 8, 16, 32, 64, 68, 96, 144, 6, 192, 336]);
+            let o = rng.pick(&[2, 4, 8, 12, 16, 24, 3, 10]);
             let w = rng.range(1, if cfg!(miri) { 3 } else { 9 });
             let g = geometry([1, 1, w, c], [o, 1, 1, c], [1, 1, w, o]);
             let requant: &'static [Requant] = rng.pick(&[&REQUANT_TWO[..], &REQUANT_DEEP[..]]);
@@ -921,7 +966,7 @@ mod tests {
             };
             let bias: [i32; 24] = core::array::from_fn(|_| rng.range(0, 80_000) as i32 - 40_000);
             let bias = Some(&bias[..o]);
-            let (mut input, mut filter) = ([0i8; 9 * 144], [0i8; 24 * 144]);
+            let (mut input, mut filter) = ([0i8; 9 * 336], [0i8; 24 * 336]);
             rng.fill(&mut input);
             rng.fill(&mut filter);
             let (input, filter) = (&input[..w * c], &filter[..o * c]);
@@ -939,7 +984,7 @@ mod tests {
                 3 => (out_len + rng.range(0, 5), 0),
                 _ => (least - 1, 0),
             };
-            let mut buf = [0x55_u8 as i8; 2 * 9 * 144 + 16];
+            let mut buf = [0x55_u8 as i8; 2 * 9 * 336 + 16];
             let len = (input_at + in_len).max(output_at + out_len);
             let buf = &mut buf[..len];
             buf[input_at..input_at + in_len].copy_from_slice(input);
@@ -947,8 +992,10 @@ mod tests {
             let at = (input_at, output_at);
             let done = if c <= 64 {
                 widened_on_one_buffer_s8::<WIDENED_64>(&p, buf, at, filter, bias)
-            } else {
+            } else if c <= 144 {
                 widened_on_one_buffer_s8::<WIDENED>(&p, buf, at, filter, bias)
+            } else {
+                widened_on_one_buffer_s8::<WIDENED_336>(&p, buf, at, filter, bias)
             };
             let folds = requant[..o]
                 .iter()
@@ -973,21 +1020,25 @@ mod tests {
     }
 
     /// The widened pixel pairs ([`WIDENED_64`](crate::kernels::conv::kernel::WIDENED_64), [`WIDENED`](
-    /// crate::kernels::conv::kernel::WIDENED)) against the portable kernel: input channel
-    /// counts of whole words up to 144 (at and past the 64 of the smaller buffer), odd and even
-    /// pixel and output channel counts, every requantisation table, with and without a bias and
-    /// a fused activation; a layer they do not take (form 6 missing, a bias missing, a right
-    /// shift past 23, an odd output channel count, rows not of whole words, past the buffer)
-    /// is declined with nothing written, and the ones they take are exactly those.
+    /// crate::kernels::conv::kernel::WIDENED), [`WIDENED_336`](
+    /// crate::kernels::conv::kernel::WIDENED_336)) against the portable kernel: input channel
+    /// counts of whole words up to 336 (at and past each buffer's end), odd and even pixel and
+    /// output channel counts (an odd last pixel's channel triples and the one or two after
+    /// them), every requantisation table, with and without a bias and a fused activation; a
+    /// layer they do not take (form 6 missing, a bias missing, a right shift past 23, an odd
+    /// output channel count, rows not of whole words, past the buffer) is declined with nothing
+    /// written, and the ones they take are exactly those.
     #[test]
     fn widened_pixel_pairs_equal_the_portable_kernel() {
-        use crate::kernels::conv::kernel::{WIDENED, WIDENED_64};
+        use crate::kernels::conv::kernel::{WIDENED, WIDENED_64, WIDENED_336};
         use crate::kernels::shared::testing::{REQUANT_DEEP, REQUANT_GENERAL};
         let mut rng = Rng(0x71de);
         let cases = if cfg!(miri) { 4 } else { 1500 };
-        let mut ran = [0_usize; 2];
+        let mut ran = [0_usize; 3];
         for case in 0..cases {
-            let c = rng.pick(&[4, 8, 12, 16, 28, 32, 60, 64, 68, 96, 128, 144, 148, 6, 30]);
+            let c = rng.pick(&[
+                4, 8, 12, 16, 28, 32, 60, 64, 68, 96, 128, 144, 148, 6, 30, 192, 256, 336, 340,
+            ]);
             let o = rng.range(1, 12);
             let w = rng.range(1, if cfg!(miri) { 3 } else { 7 });
             let g = geometry([1, 1, w, c], [o, 1, 1, c], [1, 1, w, o]);
@@ -1008,7 +1059,7 @@ mod tests {
             };
             let bias: [i32; 12] = core::array::from_fn(|_| rng.range(0, 80_000) as i32 - 40_000);
             let bias = (case % 5 != 0).then_some(&bias[..o]);
-            let (mut input, mut filter) = ([0i8; 7 * 148], [0i8; 12 * 148]);
+            let (mut input, mut filter) = ([0i8; 7 * 340], [0i8; 12 * 340]);
             rng.fill(&mut input);
             rng.fill(&mut filter);
             let (input, filter) = (&input[..w * c], &filter[..o * c]);
@@ -1019,27 +1070,22 @@ mod tests {
                 .iter()
                 .all(|r| r.multiplier >= 0 && (-23..=-2).contains(&r.shift));
             let (e, form) = Epilogue::new(&p, bias, o);
-            let takes = form == 6
-                && bias.is_some()
-                && folds
-                && c.is_multiple_of(4)
-                && c <= 144
-                && o.is_multiple_of(2);
+            let takes =
+                form == 6 && bias.is_some() && folds && c.is_multiple_of(4) && o.is_multiple_of(2);
             // The folded epilogue's constants: a bias, and every multiplier and shift in range.
             assert_eq!(e.pairs(filter, c, o).is_some(), bias.is_some() && folds);
-            for small in [true, false] {
-                let fits = if small { c <= 64 } else { c > 64 };
-                let done = if small {
-                    widened_s8::<WIDENED_64>(&p, input, filter, bias, &mut fast[..len])
-                } else {
-                    widened_s8::<WIDENED>(&p, input, filter, bias, &mut fast[..len])
+            for (k, most) in [64, 144, 336].into_iter().enumerate() {
+                let done = match k {
+                    0 => widened_s8::<WIDENED_64>(&p, input, filter, bias, &mut fast[..len]),
+                    1 => widened_s8::<WIDENED>(&p, input, filter, bias, &mut fast[..len]),
+                    _ => widened_s8::<WIDENED_336>(&p, input, filter, bias, &mut fast[..len]),
                 };
-                // The smaller buffer declines what it cannot hold; the larger one takes the
-                // smaller ones' layers too.
-                assert_eq!(done, takes && (fits || !small), "{:?}", (c, o, w, small));
+                // A buffer declines what it cannot hold; a larger one takes the smaller ones'
+                // layers too.
+                assert_eq!(done, takes && c <= most, "{:?}", (c, o, w, most));
                 if done {
-                    ran[usize::from(!small)] += 1;
-                    assert_eq!(fast[..len], slow[..len], "{:?}", (c, o, w, small));
+                    ran[k] += 1;
+                    assert_eq!(fast[..len], slow[..len], "{:?}", (c, o, w, most));
                 } else {
                     assert!(
                         fast[..len].iter().all(|&v| v == 0x55_u8 as i8),
