@@ -97,7 +97,7 @@ def family(kernel):
     rest = kernel.removeprefix("pointwise_")
     if rest != kernel and rest.isdigit():
         return "pointwise_n"
-    return "widened" if kernel == "widened_64" else kernel
+    return "widened" if kernel in ("widened_64", "widened_336") else kernel
 
 
 def main():

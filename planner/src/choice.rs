@@ -150,12 +150,13 @@ pub const COSTS: &[(&str, Cost)] = &[
 
 /// The name a kernel's cost is modelled under: `pointwise_n` for the pointwise loops per input
 /// channel count (`pointwise_8` to `pointwise_256`: one model, their cost follows the counts),
-/// the kernel's own name for the others.
+/// `widened` for the widened pixel pairs (`widened_64`, `widened`, `widened_336`: one loop,
+/// their buffers apart), the kernel's own name for the others.
 #[must_use]
 pub fn family(kernel: &str) -> &str {
     match kernel.strip_prefix("pointwise_") {
         Some(n) if n.parse::<u32>().is_ok() => "pointwise_n",
-        _ if kernel == "widened_64" => "widened",
+        _ if kernel == "widened_64" || kernel == "widened_336" => "widened",
         _ => kernel,
     }
 }
