@@ -106,7 +106,16 @@ pub fn window(
         // and even pixel counts), and windows of 3 x 3 and 5 x 5 over odd and even widths.
         "blocked" => match kind {
             0 => (rng.pick(&[1, 2]), rng.size(1, 8), rng.size(1, 8), 1, 1),
-            6 => (rng.pick(&[1, 2]), rng.size(1, 6), rng.size(1, 6), 1, 1),
+            6 => {
+                let (n, h, w) = (rng.pick(&[1, 2]), rng.size(1, 6), rng.size(1, 6));
+                // Model 2 (the widened pixel pairs): one batch of an odd number of rows, so
+                // that half of them end on a lone pixel (odd widths).
+                if index == 2 {
+                    (1, h | 1, w, 1, 1)
+                } else {
+                    (n, h, w, 1, 1)
+                }
+            }
             1 | 2 => (rng.pick(&[1, 2]), rng.size(3, 10), rng.size(3, 11), 3, 3),
             3 => {
                 let (kh, kw) = rng.pick(&[(3, 3), (3, 3), (10, 4), (4, 10)]);
@@ -344,8 +353,9 @@ fn draw(
     let win = window(rng, shape, padding, index, kind)?;
     let (mut cin, cout) = channels(rng, shape, kind);
     // Model 2's 1 x 1 layer (kind 6, planned on two buffers below) in the widened pixel pairs'
-    // shapes: at most 144 input channels, the whole int8 range (no fused activation, whatever
-    // the variant's: the others of the variant take it).
+    // shapes: 336 input channels where 256 were drawn (the widened kernels' largest buffer;
+    // 256 keeps the loop of its count), at most 128 otherwise, the whole int8 range (no fused
+    // activation, whatever the variant's: the others of the variant take it).
     let widened = shape == "blocked" && kind == 6 && index == 2;
     // Model 4 (kind 6, over its input): in the variants with a fused activation in the loops
     // per channel count's shapes, 256 input channels (more than the widened kernels take) and
@@ -356,7 +366,7 @@ fn draw(
         && index == 4
         && activation != stowplan_planner::tflite::Activation::None;
     let activation = if widened {
-        cin = cin.min(128);
+        cin = if cin == 256 { 336 } else { cin.min(128) };
         stowplan_planner::tflite::Activation::None
     } else if counted {
         cin = 256;

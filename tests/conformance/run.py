@@ -201,10 +201,16 @@ DEVICE_MUTANTS = {
     "dsp-fc-folded": ("src/kernels/shared/dsp.rs",
                       '"asr {t0}, {t0}, #1", "and {t2}, {a1}, #0x80000000"',
                       '"asr {t0}, {t0}, #2", "and {t2}, {a1}, #0x80000000"'),
-    # The widened 1 x 1 pixel pairs: a word's even and odd values in each other's lanes.
-    "dsp-conv-widened": ("src/kernels/conv/dsp/pointwise.rs",
-                         "pair.copy_from_slice(&[sxtab16(off, w), sxtab16_ror8(off, w)]);",
-                         "pair.copy_from_slice(&[sxtab16_ror8(off, w), sxtab16(off, w)]);"),
+    # The widened 1 x 1 pixel pairs (widen_words_2): a word of the first pixel's even and odd
+    # values in each other's lanes.
+    "dsp-conv-widened": ("src/kernels/shared/dsp.rs",
+                         '"sxtab16 {u}, {off}, {x}", "sxtab16 {x}, {off}, {x}, ror #8"',
+                         '"sxtab16 {u}, {off}, {x}, ror #8", "sxtab16 {x}, {off}, {x}"'),
+    # Their odd last pixel, one input row of a FULLY_CONNECTED (its channel triples in
+    # rows3_folded): the input offset one off.
+    "dsp-conv-lone": ("src/kernels/conv/dsp/pointwise.rs",
+                      "3 * rows3_folded(words, filter, depth, splat16(offset), constants, y)",
+                      "3 * rows3_folded(words, filter, depth, splat16(offset + 1), constants, y)"),
     # The widened pixel pairs on one buffer (their own walk, no driver): a pair's input read
     # one element on.
     "dsp-conv-widened-one": ("src/kernels/conv/dsp/pointwise.rs",
@@ -330,6 +336,7 @@ DEVICE_MUTANT_OPS = {"dsp-depthwise": "depthwise_conv", "dsp-depthwise-rows": "d
                      "dsp-conv-requant": "conv", "dsp-conv-requant-entry": "conv",
                      "dsp-conv-requant-k": "conv",
                      "dsp-conv-requant-step": "conv", "dsp-conv-widened": "conv",
+                     "dsp-conv-lone": "conv",
                      "dsp-conv-widened-one": "conv", "dsp-conv-window-one": "conv",
                      "dsp-depthwise-folded": "depthwise_conv",
                      "dsp-depthwise-whole-folded": "depthwise_conv",
