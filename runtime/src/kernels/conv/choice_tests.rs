@@ -29,14 +29,9 @@ fn run(
             POINTWISE,
             GATHERED,
             WINDOW,
-            POINTWISE_8,
-            POINTWISE_16,
-            POINTWISE_32,
-            POINTWISE_64,
-            POINTWISE_128,
-            POINTWISE_256,
             WIDENED_64,
-            WIDENED
+            WIDENED,
+            WIDENED_336
         ],
         (p, part, input, filter, bias, output)
     )
@@ -47,21 +42,14 @@ fn split(k: u8) -> (u8, u8) {
     (k & 0x0f, k & 0x30)
 }
 
-/// The kernels with a loop per input channel count.
-const COUNTED: [u8; 6] = [
-    POINTWISE_8,
-    POINTWISE_16,
-    POINTWISE_32,
-    POINTWISE_64,
-    POINTWISE_128,
-    POINTWISE_256,
-];
+/// The widened pixel pairs' kernels, one per buffer size.
+const WIDENED_KERNELS: [u8; 3] = [WIDENED_64, WIDENED, WIDENED_336];
 
-/// On random geometries (pointwise layers, among them the channel counts with loops of their
-/// own, first layers of few channels, 3 x 3 and other windows, 1-D convolutions, grouped
-/// ones), with and without a bias: the kernel chosen is the first one, in the order the
-/// run-time entry tries them, that takes the geometry (a pointwise layer's widened pixel pairs,
-/// then its loop for its channel count, before the other kernels); it runs it (the DSP kernel
+/// On random geometries (pointwise layers, among them those of each widened buffer's sizes,
+/// first layers of few channels, 3 x 3 and other windows, 1-D convolutions, grouped ones), with
+/// and without a bias: the kernel chosen is the first one, in the order the run-time entry
+/// tries them, that takes the geometry (a pointwise layer's widened pixel pairs before the
+/// other kernels); it runs it (the DSP kernel
 /// writes, no portable fallback); its outputs are the run-time choice's, whole and in the
 /// in-place driver's chunks; a kernel that does not take the geometry, or another epilogue
 /// form, fails its entry's check.
@@ -69,11 +57,11 @@ const COUNTED: [u8; 6] = [
 fn the_choice_is_the_run_time_choice() {
     let mut rng = Rng(0x6b3_0001);
     let cases = if cfg!(miri) { 4 } else { 700 };
-    let mut seen = [0_usize; 13];
+    let mut seen = [0_usize; 14];
     let mut drawn = 0;
     while drawn < cases {
-        // Shapes 5 and 6: the channel counts with loops of their own (under miri as often as
-        // the others, and at most 64 channels: CI time).
+        // Shapes 5 and 6: 1 x 1 layers of whole words, at and past each widened buffer's end
+        // (under miri as often as the others, and at most 64 channels: CI time).
         let shape = if cfg!(miri) {
             rng.below(6)
         } else {
@@ -86,7 +74,11 @@ fn the_choice_is_the_run_time_choice() {
             3 => (rng.range(1, 12), [rng.range(2, 5), 1], [rng.range(1, 2), 1]),
             4 => (rng.range(1, 40), [rng.range(1, 5), rng.range(1, 5)], [1, 2]),
             _ if cfg!(miri) => (rng.pick(&[8, 16, 32, 64]), [1, 1], [1, 1]),
-            _ => (rng.pick(&[8, 16, 32, 64, 128, 256]), [1, 1], [1, 1]),
+            _ => (
+                rng.pick(&[8, 16, 32, 64, 68, 144, 148, 256, 336]),
+                [1, 1],
+                [1, 1],
+            ),
         };
         // Under miri, small images (every kernel still drawn over the seeds; CI time).
         let side = if cfg!(miri) { 5 } else { 9 };
@@ -116,7 +108,7 @@ fn the_choice_is_the_run_time_choice() {
         let mut p = params(g, &mut rng);
         p.requant = &p.requant[..o];
         if shape == 5 && rng.below(4) != 0 {
-            // The whole int8 range, as most layers of the loops' counts have.
+            // The whole int8 range, as most 1 x 1 layers have.
             (p.act_min, p.act_max) = (-128, 127);
         }
         if rng.below(8) == 0 {
@@ -144,42 +136,32 @@ fn the_choice_is_the_run_time_choice() {
                 "{chosen:#x} with {other:#x}"
             );
         }
-        // The loops per channel count: at most one takes the layer (the chosen one if one was
-        // chosen), and never without a bias; the widened pixel pairs likewise.
-        let counted = pointwise_channels(kernel).is_some();
+        // The widened pixel pairs: at most one buffer size takes the layer (the chosen one if
+        // one was chosen), and never without a bias.
         let widened = widened_channels(kernel).is_some();
-        for (family, member) in [
-            (&COUNTED[..], counted),
-            (&[WIDENED_64, WIDENED][..], widened),
-        ] {
-            let taking: Vec<u8> = family
-                .iter()
-                .copied()
-                .filter(|&k| conv2d_s8_takes(k, &p, with_bias))
-                .collect();
-            assert!(taking.len() <= 1, "{taking:?}: {g:?}");
-            if member {
-                assert_eq!(taking, [kernel], "{g:?}");
-            }
-            for &other in family {
-                assert!(!conv2d_s8_takes(other, &p, false), "{g:?}");
-            }
+        let taking: Vec<u8> = WIDENED_KERNELS
+            .iter()
+            .copied()
+            .filter(|&k| conv2d_s8_takes(k, &p, with_bias))
+            .collect();
+        assert!(taking.len() <= 1, "{taking:?}: {g:?}");
+        if widened {
+            assert_eq!(taking, [kernel], "{g:?}");
         }
-        let family = if counted || widened {
-            POINTWISE
-        } else {
-            kernel
-        };
+        for other in WIDENED_KERNELS {
+            assert!(!conv2d_s8_takes(other, &p, false), "{g:?}");
+        }
+        // The numbers between the portable loop and the widened kernels name none.
+        for unnamed in PORTABLE + 1..WIDENED_64 {
+            assert_eq!(name(unnamed), "unknown");
+            assert!(!conv2d_s8_takes(unnamed, &p, with_bias), "{unnamed}: {g:?}");
+        }
+        let family = if widened { POINTWISE } else { kernel };
         // The order of the choice: no kernel before the chosen one takes the layer.
         let order = [
             WIDENED_64,
             WIDENED,
-            POINTWISE_8,
-            POINTWISE_16,
-            POINTWISE_32,
-            POINTWISE_64,
-            POINTWISE_128,
-            POINTWISE_256,
+            WIDENED_336,
             GATHERED,
             WINDOW,
             POINTWISE,
@@ -270,10 +252,12 @@ fn the_choice_is_the_run_time_choice() {
         }
     }
     if !cfg!(miri) {
-        assert!(
-            seen[1..=4].iter().all(|&n| n > 10),
-            "kernels drawn: {seen:?}"
-        );
-        assert!(seen[5..].iter().all(|&n| n > 2), "kernels drawn: {seen:?}");
+        // The pixel pairs (1 x 1 layers of an input offset past the window kernel's lanes) and
+        // the widened kernels are drawn the least.
+        let few = [POINTWISE, WIDENED_64, WIDENED, WIDENED_336];
+        for k in [GATHERED, WINDOW, PORTABLE].into_iter().chain(few) {
+            let least = if few.contains(&k) { 2 } else { 10 };
+            assert!(seen[usize::from(k)] > least, "{}: {seen:?}", name(k));
+        }
     }
 }

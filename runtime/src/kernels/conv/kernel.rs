@@ -29,8 +29,8 @@ pub const ANY: u8 = 0;
 /// The blocked 1 x 1 matrix product (a 1 x 1 filter, stride 1, no padding, one group), with
 /// the DSP extension, a pixel pair at a time for any channel count; the in-place driver gives
 /// it whole runs of pixels. Chosen for a layer no other kernel takes (the layers of the folded
-/// epilogue's constants take [`WIDENED_64`] or [`WIDENED`], those with a loop of their own
-/// [`POINTWISE_8`] to [`POINTWISE_256`], the others [`WINDOW`]).
+/// epilogue's constants take [`WIDENED_64`], [`WIDENED`] or [`WIDENED_336`], the others
+/// [`WINDOW`]).
 pub const POINTWISE: u8 = 1;
 /// Short filter rows (first layers) gathered into windows on the stack for whole geometries,
 /// the in-place driver's runs of pixels by [`WINDOW`]'s kernel.
@@ -40,21 +40,8 @@ pub const WINDOW: u8 = 3;
 /// The portable loop nest (grouped convolution, and every geometry on targets without the DSP
 /// extension).
 pub const PORTABLE: u8 = 4;
-/// [`POINTWISE`] with its loop for exactly 8 input channels: all pixel pairs in one loop with
-/// the rows' words unrolled, for a layer with a bias, an even number of output channels and
-/// the epilogue form [`EPILOGUE_SHIFT2`] (most 1 x 1 layers of 8 to 256 channels).
-pub const POINTWISE_8: u8 = 5;
-/// [`POINTWISE_8`]'s loop for 16 input channels.
-pub const POINTWISE_16: u8 = 6;
-/// [`POINTWISE_8`]'s loop for 32 input channels.
-pub const POINTWISE_32: u8 = 7;
-/// [`POINTWISE_8`]'s loop for 64 input channels.
-pub const POINTWISE_64: u8 = 8;
-/// [`POINTWISE_8`]'s loop for 128 input channels.
-pub const POINTWISE_128: u8 = 9;
-/// [`POINTWISE_8`]'s loop for 256 input channels.
-pub const POINTWISE_256: u8 = 10;
-
+// 5 to 10 name no kernel (they named loops per input channel count, which the widened
+// kernels below replaced).
 /// The 1 x 1 matrix product with each pixel pair widened once, `input + input_offset` as
 /// halfwords, for every pair of output channels: per pair of channels one block of the sums
 /// and the folded epilogue (`crate::dsp::smlad_2x2_requant`), for a layer of at most 64 input
@@ -84,33 +71,6 @@ pub const fn widened_channels(kernel: u8) -> Option<usize> {
     }
 }
 
-/// The input channel count of a [`POINTWISE_8`]-like kernel (`None` for the others).
-#[must_use]
-pub const fn pointwise_channels(kernel: u8) -> Option<usize> {
-    match kernel & KERNEL_BITS {
-        POINTWISE_8 => Some(8),
-        POINTWISE_16 => Some(16),
-        POINTWISE_32 => Some(32),
-        POINTWISE_64 => Some(64),
-        POINTWISE_128 => Some(128),
-        POINTWISE_256 => Some(256),
-        _ => None,
-    }
-}
-
-/// The [`POINTWISE_8`]-like kernel with a loop for `channels` input channels, if there is one.
-const fn pointwise_for(channels: usize) -> Option<u8> {
-    match channels {
-        8 => Some(POINTWISE_8),
-        16 => Some(POINTWISE_16),
-        32 => Some(POINTWISE_32),
-        64 => Some(POINTWISE_64),
-        128 => Some(POINTWISE_128),
-        256 => Some(POINTWISE_256),
-        _ => None,
-    }
-}
-
 /// The kernel's name, for reports and messages: its constant's name in lower case (`"any"`
 /// for [`ANY`], `"unknown"` for a value that names no kernel); the epilogue bits are not part
 /// of it.
@@ -122,12 +82,6 @@ pub const fn name(kernel: u8) -> &'static str {
         GATHERED => "gathered",
         WINDOW => "window",
         PORTABLE => "portable",
-        POINTWISE_8 => "pointwise_8",
-        POINTWISE_16 => "pointwise_16",
-        POINTWISE_32 => "pointwise_32",
-        POINTWISE_64 => "pointwise_64",
-        POINTWISE_128 => "pointwise_128",
-        POINTWISE_256 => "pointwise_256",
         WIDENED_64 => "widened_64",
         WIDENED => "widened",
         WIDENED_336 => "widened_336",
@@ -166,11 +120,10 @@ const EXTENT: usize = 1 << 15;
 
 /// The kernel [`conv2d_s8`](super::conv2d_s8) runs `p`'s whole geometry with (`bias`: whether
 /// the op has one), in the order it tries them: a 1 x 1 layer's widened pixel pairs
-/// ([`WIDENED_64`], [`WIDENED`], [`WIDENED_336`]: rows of whole words of up to 336 values, an even number of
-/// output channels, a bias and the folded epilogue's constants; the benchmark measured them
-/// faster than the loops per channel count on every such layer), the 1 x 1 kernel's loop for
-/// the layer's input channel count ([`POINTWISE_8`] to [`POINTWISE_256`], where the layer has
-/// one), [`GATHERED`], [`WINDOW`] (the other 1 x 1 layers too: their pixel pairs' windows
+/// ([`WIDENED_64`], [`WIDENED`], [`WIDENED_336`]: rows of whole words of up to 336 values, an
+/// even number of output channels, a bias and the folded epilogue's constants; the benchmark
+/// measured them faster than the loops per input channel count they replaced on every such
+/// layer), [`GATHERED`], [`WINDOW`] (the other 1 x 1 layers too: their pixel pairs' windows
 /// widened once for every channel, which the benchmark measured faster than [`POINTWISE`]'s
 /// pixel pairs), [`POINTWISE`], else [`PORTABLE`]; a DSP kernel with the epilogue bits of `p`'s
 /// requantisation and clamp. A 1-D convolution (one-pixel-wide images) is chosen for as the
@@ -217,21 +170,12 @@ const fn choose(
     };
     let form = epilogue_form(requant, geometry.filter[0], act_min, act_max);
     let kernel = if pointwise_takes(&g) {
-        // The widened pixel pairs, but for 256 input channels (past `SLAB`) the loop of that
-        // count, which the widened pixel pairs would otherwise leave to layers outside the
-        // folded epilogue's range alone (the conformance suite reaches the loops per channel
-        // count through its layers of 256 input channels). The widened pairs are the faster
-        // there too (vww's last 1 x 1 layer: 1.03 M estimated cycles on the loop, 0.90 M
-        // widened); the loops per channel count are to go.
-        if pointwise_widened(&g, form, bias, requant)
-            && (g.input[3] <= SLAB || pointwise_counted(&g, form, bias).is_none())
-        {
-            return widened_for(g.input[3]) | epilogue_bits(form);
-        }
-        match pointwise_counted(&g, form, bias) {
-            Some(k) => k,
-            None if window_takes(&g, input_offset) => WINDOW,
-            None => POINTWISE,
+        if pointwise_widened(&g, form, bias, requant) {
+            widened_for(g.input[3])
+        } else if window_takes(&g, input_offset) {
+            WINDOW
+        } else {
+            POINTWISE
         }
     } else if gathered_takes(&g, input_offset) {
         GATHERED
@@ -241,17 +185,6 @@ const fn choose(
         return PORTABLE;
     };
     kernel | epilogue_bits(form)
-}
-
-/// The [`POINTWISE_8`]-like kernel of a pointwise geometry `g` with epilogue form `form`, if
-/// it has one: a loop for its input channel count, every channel's constants (a bias: the
-/// multipliers are checked apart), an even number of output channels, form 6.
-const fn pointwise_counted(g: &ConvGeometry, form: u8, bias: bool) -> Option<u8> {
-    if form == 6 && bias && g.filter[0].is_multiple_of(2) {
-        pointwise_for(g.input[3])
-    } else {
-        None
-    }
 }
 
 /// Whether [`POINTWISE`]'s widened pixel pairs take a pointwise geometry `g` with epilogue
@@ -298,7 +231,7 @@ const fn form_of(p: &ConvS8) -> u8 {
 }
 
 /// Whether `kernel` runs `p`'s geometry (`bias`: whether the op has one; [`ANY`] and
-/// [`PORTABLE`] run every one): the geometry its DSP kernel takes (a [`POINTWISE_8`]-like
+/// [`PORTABLE`] run every one): the geometry its DSP kernel takes (a [`WIDENED_64`]-like
 /// kernel: the one [`conv2d_s8_kernel`] chooses), and, if the constant names an epilogue form,
 /// `p`'s form ([`ANY`] and [`PORTABLE`] name none). A [`GATHERED`] layer's runs of pixels on
 /// one buffer that the window kernel does not take, and anything on a target without the DSP
@@ -323,10 +256,7 @@ pub const fn conv2d_s8_takes(kernel: u8, p: &ConvS8, bias: bool) -> bool {
                 && pointwise_widened(&rows, form_of(p), bias, p.requant)
                 && widened_for(rows.input[3]) == kernel & KERNEL_BITS
         }
-        k => match pointwise_counted(&rows, form_of(p), bias) {
-            Some(chosen) => pointwise_takes(&rows) && chosen == k,
-            None => false,
-        },
+        _ => false,
     };
     dsp && (bits == 0 || bits == epilogue_bits(form_of(p)))
 }

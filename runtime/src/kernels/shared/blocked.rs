@@ -484,21 +484,6 @@ pub(crate) fn load4(x: &[i8; 4]) -> u32 {
     u32::from_le_bytes(x.map(|v| v as u8))
 }
 
-/// `f(acc, 0)`, then `f` of that and 1, ... up to `N - 1` (`N` at most 16), written out: loops
-/// are not unrolled at opt-level "s", and with constant indices each word is an immediate
-/// offset from the rows' pointers.
-#[inline(always)]
-pub(crate) fn unrolled<A, const N: usize>(mut acc: A, mut f: impl FnMut(A, usize) -> A) -> A {
-    macro_rules! at {
-        ($($i:literal)*) => {$(
-            if $i < N {
-                acc = f(acc, $i);
-            }
-        )*};
-    }
-    at!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15);
-    acc
-}
 /// The signed low halfword of `w`.
 #[inline(always)]
 pub(crate) fn lo(w: u32) -> i32 {

@@ -8,8 +8,7 @@ pub(crate) mod s16;
 pub(crate) mod window;
 
 use crate::kernels::conv::kernel::{
-    GATHERED, KERNEL_BITS, POINTWISE, POINTWISE_8, POINTWISE_16, POINTWISE_32, POINTWISE_64,
-    POINTWISE_128, POINTWISE_256, PORTABLE, WIDENED, WIDENED_64, WIDENED_336, WINDOW,
+    GATHERED, KERNEL_BITS, POINTWISE, PORTABLE, WIDENED, WIDENED_64, WIDENED_336, WINDOW,
 };
 use crate::kernels::shared::requant::{
     EPILOGUE_BITS, EPILOGUE_GENERAL, EPILOGUE_SHIFT1, EPILOGUE_SHIFT2,
@@ -18,13 +17,11 @@ use crate::kernels::shared::{ConvS8, Part};
 
 /// The int8 CONV_2D of `p` on `part` of its geometry as the Cortex-M DSP extension runs it,
 /// with kernel `K` ([`kernel`](crate::kernels::conv::kernel)): the widened 1 x 1 pixel pairs
-/// and the blocked 1 x 1 kernel's loop for the layer's input channel count for whole
-/// geometries (the in-place driver's pointwise chunks are whole), whole geometries of short
-/// filter rows gathered ([`gathered`]: first layers), the blocked windows for every other shape
-/// with one group (the other 1 x 1 layers too), on any part ([`window`]), then the 1 x 1
-/// kernel's pixel pairs; [`ANY`](crate::kernels::conv::kernel::ANY) tries them in that
-/// order. A whole geometry of one-pixel-wide images (a 1-D convolution)
-/// runs as its rows
+/// for whole geometries (the in-place driver's pointwise chunks are whole), whole geometries of
+/// short filter rows gathered ([`gathered`]: first layers), the blocked windows for every other
+/// shape with one group (the other 1 x 1 layers too), on any part ([`window`]), then the 1 x 1
+/// kernel's pixel pairs; [`ANY`](crate::kernels::conv::kernel::ANY) tries them in that order. A
+/// whole geometry of one-pixel-wide images (a 1-D convolution) runs as its rows
 /// ([`ConvGeometry::columns_as_rows`](crate::kernels::shared::ConvGeometry::columns_as_rows):
 /// the same bytes, blocked in pixel pairs).
 /// Returns `false`, having written nothing, for what kernel `K` does not take (grouped
@@ -50,8 +47,7 @@ pub(crate) fn conv2d_s8_part<const K: u8>(
     // The kernel is `K`'s low bits; its epilogue bits go to the kernel (which runs the form
     // they name, or finds it).
     match K & KERNEL_BITS {
-        POINTWISE | POINTWISE_8 | POINTWISE_16 | POINTWISE_32 | POINTWISE_64 | POINTWISE_128
-        | POINTWISE_256 => whole && pointwise::conv1x1_s8::<K>(p, input, filter, bias, output),
+        POINTWISE => whole && pointwise::conv1x1_s8::<K>(p, input, filter, bias, output),
         GATHERED => {
             (whole && gathered::conv_s8::<K>(p, input, filter, bias, output))
                 || window_s8::<K>(p, part, input, filter, bias, output)
@@ -63,7 +59,7 @@ pub(crate) fn conv2d_s8_part<const K: u8>(
         PORTABLE => false,
         _ => {
             (whole
-                && (pointwise::conv1x1_counted_s8::<K>(p, input, filter, bias, output)
+                && (pointwise::widened_s8::<K>(p, input, filter, bias, output)
                     || gathered::conv_s8::<K>(p, input, filter, bias, output)))
                 || window_s8::<K>(p, part, input, filter, bias, output)
                 || (whole && pointwise::conv1x1_s8::<K>(p, input, filter, bias, output))

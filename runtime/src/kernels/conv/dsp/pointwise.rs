@@ -9,11 +9,9 @@ use crate::dsp::{
     sxtb16, sxtb16_ror8, widen_words_2,
 };
 use crate::kernels::conv::kernel::{
-    ANY, KERNEL_BITS, SLAB, WIDE, pointwise_channels, pointwise_takes, widened_channels,
+    ANY, KERNEL_BITS, SLAB, WIDE, pointwise_takes, widened_channels,
 };
-use crate::kernels::shared::blocked::{
-    Epilogue, dot_1x2, dot_offset_s8, first, load4, tail, unrolled, word4,
-};
+use crate::kernels::shared::blocked::{Epilogue, dot_1x2, dot_offset_s8, first, tail, word4};
 use crate::kernels::shared::in_place::{fits, inside_buffer};
 use crate::kernels::shared::{ConvS8, product, sized, sized_mut};
 
@@ -91,14 +89,11 @@ fn dot_2x2_words(
 
 /// int8 CONV_2D with a 1 x 1 filter, stride 1, no padding and one group, as the matrix product
 /// `output[pixel][o] = requantise(filter[o] . (input[pixel] + input_offset) + bias[o])`, in
-/// blocks of 2 pixels x 2 output channels. The layers' shapes (8, 16, 32, 64, 128 or 256 input
-/// channels, an even number of output channels, a bias, epilogue form 6) each have a loop
-/// of their own ([`Epilogue::conv1x1_words`]: the channel count a constant, the rows' words
-/// immediate offsets from two pointers, sixteen or eight words an iteration unrolled, the odd
-/// last pixel in blocks of 1 x 2; with fewer than 64 input channels channel pairs outermost);
-/// every other shape runs [`Epilogue::pixel_pair`] ([`dot_2x2`]), which writes every output, as
-/// [`conv2d_s8`](crate::kernels::conv2d_s8), in this order: pixel pairs in memory order; within a pair, channel
-/// pairs in order, each writing `(first pixel, o)`, `(first pixel, o + 1)`, `(second pixel,
+/// blocks of 2 pixels x 2 output channels. With kernel `K` [`ANY`] the layers of the folded
+/// epilogue's constants take the widened pixel pairs ([`widened_s8`]); every other layer runs
+/// [`Epilogue::pixel_pair`] ([`dot_2x2`]), which writes every output, as
+/// [`conv2d_s8`](crate::kernels::conv2d_s8), in this order: pixel pairs in memory order; within
+/// a pair, channel pairs in order, each writing `(first pixel, o)`, `(first pixel, o + 1)`, `(second pixel,
 /// o)`, `(second pixel, o + 1)`; an odd last channel after the pair's other channels (first
 /// pixel, then second); so all channels of a pixel pair are written before the next pair is
 /// read. An odd last pixel comes last, channel by channel.
@@ -116,21 +111,10 @@ pub(crate) fn conv1x1_s8<const K: u8>(
     conv1x1::<K, true>(p, input, filter, bias, output)
 }
 
-/// [`conv1x1_s8`] with the layer's loop for its input channel count alone (the run-time
-/// choice's first try): `false`, having written nothing, for a layer without one (or any
-/// other geometry), whose pixel pairs the window kernel runs then.
-pub(crate) fn conv1x1_counted_s8<const K: u8>(
-    p: &ConvS8,
-    input: &[i8],
-    filter: &[i8],
-    bias: Option<&[i32]>,
-    output: &mut [i8],
-) -> bool {
-    conv1x1::<K, false>(p, input, filter, bias, output)
-}
-
-/// [`conv1x1_s8`] with kernel `K` [`WIDENED_64`](crate::kernels::conv::kernel::WIDENED_64)
-/// or [`WIDENED`](crate::kernels::conv::kernel::WIDENED): the widened pixel pairs alone
+/// [`conv1x1_s8`] with kernel `K` [`WIDENED_64`](crate::kernels::conv::kernel::WIDENED_64),
+/// [`WIDENED`](crate::kernels::conv::kernel::WIDENED),
+/// [`WIDENED_336`](crate::kernels::conv::kernel::WIDENED_336) or [`ANY`] (the run-time
+/// choice's first try, with the buffer the layer's rows need): the widened pixel pairs alone
 /// (`false`, having written nothing, for a layer they do not take).
 pub(crate) fn widened_s8<const K: u8>(
     p: &ConvS8,
@@ -142,8 +126,8 @@ pub(crate) fn widened_s8<const K: u8>(
     conv1x1::<K, false>(p, input, filter, bias, output)
 }
 
-/// [`conv1x1_s8`], with the pixel pairs for a layer without a loop of its own when `PAIRS`,
-/// else `false` for it.
+/// [`conv1x1_s8`], with the pixel pairs for a layer the widened pixel pairs do not take when
+/// `PAIRS`, else `false` for it.
 #[inline(always)]
 fn conv1x1<const K: u8, const PAIRS: bool>(
     p: &ConvS8,
@@ -179,11 +163,12 @@ fn conv1x1<const K: u8, const PAIRS: bool>(
 }
 
 /// [`conv1x1_s8`]'s loops, the epilogue's form chosen (`F`) and kernel constant `K`'s loop (a
-/// `POINTWISE_8`-like kernel: the loop for its input channel count alone; [`POINTWISE`](
-/// crate::kernels::conv::kernel::POINTWISE): the pixel pairs alone; `ANY`: the layer's loop if
-/// it has one, else the pixel pairs if `PAIRS`); the slices hold whole pixels (`depth` input,
-/// `out_depth` output channels, both non-zero). Returns `false`, having written nothing, if
-/// `K`'s loop does not take the layer (its compile-time check proves it does).
+/// [`WIDENED_64`](crate::kernels::conv::kernel::WIDENED_64)-like kernel: the widened pixel
+/// pairs alone; [`POINTWISE`](crate::kernels::conv::kernel::POINTWISE): the pixel pairs alone;
+/// [`ANY`]: the widened pixel pairs if they take the layer, else the pixel pairs if `PAIRS`);
+/// the slices hold whole pixels (`depth` input, `out_depth` output channels, both non-zero).
+/// Returns `false`, having written nothing, if `K`'s loop does not take the layer (its
+/// compile-time check proves it does).
 #[inline(always)]
 fn conv1x1_blocks<const K: u8, const F: u8, const PAIRS: bool>(
     e: &Epilogue<'_>,
@@ -194,12 +179,8 @@ fn conv1x1_blocks<const K: u8, const F: u8, const PAIRS: bool>(
     out_depth: usize,
     offset: i32,
 ) -> bool {
-    // The layers' shapes (8 to 256 input channels, an even number of output channels, every
-    // channel's constants, right shifts of 2 and more over the whole int8 range): one loop per
-    // channel count, all pixel pairs in it. (Form 5, a channel's right shift of 1, is rare in
-    // convolutions: its layers take the pixel pairs, for half the loops' flash.)
-    // The pixel pairs widened once for every channel pair (`WIDENED_64`, `WIDENED`: alone; the
-    // run-time choice's first try), where the folded epilogue takes the layer.
+    // The pixel pairs widened once for every channel pair (a `WIDENED_64`-like kernel: alone;
+    // the run-time choice's first try), where the folded epilogue takes the layer.
     if let Some(g) = widened_channels(K).or(if K & KERNEL_BITS == ANY {
         Some(depth)
     } else {
@@ -220,26 +201,10 @@ fn conv1x1_blocks<const K: u8, const F: u8, const PAIRS: bool>(
         } else {
             widened::<F, { WIDE / 4 }>(e, filter, offset, t, &at)
         };
-        // `WIDENED_64`, `WIDENED`: the pixel pairs alone.
+        // A `WIDENED_64`-like kernel: the widened pixel pairs alone.
         if done || widened_channels(K).is_some() {
             return done;
         }
-    }
-    let constants = e.requant.len() >= out_depth && e.bias.is_some_and(|b| b.len() >= out_depth);
-    let takes = F == 6 && constants && out_depth.is_multiple_of(2) && depth.is_multiple_of(4);
-    // The loop for the layer's input channel count: chosen when the crate compiled (`K`), or
-    // now (`ANY`).
-    let channels = match pointwise_channels(K) {
-        Some(channels) => {
-            return takes
-                && depth == channels
-                && words::<F>(e, input, filter, output, out_depth, offset, channels);
-        }
-        None if K & KERNEL_BITS == ANY => depth,
-        None => 0,
-    };
-    if takes && words::<F>(e, input, filter, output, out_depth, offset, channels) {
-        return true;
     }
     if !PAIRS {
         return false;
@@ -454,185 +419,6 @@ fn write_pair(run: &Pairs<'_>, groups: &[[u32; 4]], y2: &mut [i8], out_depth: us
     );
 }
 
-/// The loop for `channels` input channels (8 to 256; `false`, having written nothing, for any
-/// other count or slices not of its shape): one instance per count, so a constant `channels`
-/// links only its own.
-#[inline(always)]
-fn words<const F: u8>(
-    e: &Epilogue<'_>,
-    input: &[i8],
-    filter: &[i8],
-    output: &mut [i8],
-    out_depth: usize,
-    offset: i32,
-    channels: usize,
-) -> bool {
-    match channels {
-        8 => e.conv1x1_words::<F, 2>(input, filter, output, out_depth, offset),
-        16 => e.conv1x1_words::<F, 4>(input, filter, output, out_depth, offset),
-        32 => e.conv1x1_words::<F, 8>(input, filter, output, out_depth, offset),
-        64 => e.conv1x1_words::<F, 16>(input, filter, output, out_depth, offset),
-        128 => e.conv1x1_words::<F, 32>(input, filter, output, out_depth, offset),
-        256 => e.conv1x1_words::<F, 64>(input, filter, output, out_depth, offset),
-        _ => false,
-    }
-}
-
-/// [`load4`] if `array`, else [`word4`] (the same value): the compiler's code for the two
-/// differs in places (unrolled blocks of words keep [`word4`]'s bytes unmerged at times).
-#[inline(always)]
-fn word_of(array: bool, x: &[i8; 4]) -> u32 {
-    if array { load4(x) } else { word4(x) }
-}
-
-/// `acc` (`[a.fa, a.fb, b.fa, b.fb]`) plus the products of one word of each row: pixels `xa`,
-/// `xb`, filter rows `wa`, `wb` (`off`: the input offset in both halfwords). Written in the
-/// order that keeps at most six widened words live.
-#[inline(always)]
-fn step_2x2<const ARRAY: bool>(
-    [aa, ab, ba, bb]: [i32; 4],
-    xa: &[i8; 4],
-    xb: &[i8; 4],
-    wa: &[i8; 4],
-    wb: &[i8; 4],
-    off: u32,
-) -> [i32; 4] {
-    let wa = word_of(ARRAY, wa);
-    let (wa0, wa1) = (sxtb16(wa), sxtb16_ror8(wa));
-    let xa = word_of(ARRAY, xa);
-    let (xa0, xa1) = (sxtab16(off, xa), sxtab16_ror8(off, xa));
-    let aa = smlad(xa0, wa0, aa);
-    let aa = smlad(xa1, wa1, aa);
-    let xb = word_of(ARRAY, xb);
-    let xb0 = sxtab16(off, xb);
-    let ba = smlad(xb0, wa0, ba);
-    let xb1 = sxtab16_ror8(off, xb);
-    let ba = smlad(xb1, wa1, ba);
-    let wb = word_of(ARRAY, wb);
-    let wb0 = sxtb16(wb);
-    let ab = smlad(xa0, wb0, ab);
-    let bb = smlad(xb0, wb0, bb);
-    let wb1 = sxtb16_ror8(wb);
-    let ab = smlad(xa1, wb1, ab);
-    let bb = smlad(xb1, wb1, bb);
-    [aa, ab, ba, bb]
-}
-
-/// `acc` (`[x.fa, x.fb]`) plus the products of one word of pixel `x` and of filter rows `wa`,
-/// `wb` (the odd last pixel of [`Epilogue::conv1x1_words`]).
-#[inline(always)]
-fn step_1x2([a, b]: [i32; 2], x: &[i8; 4], wa: &[i8; 4], wb: &[i8; 4], off: u32) -> [i32; 2] {
-    let x = load4(x);
-    let (x0, x1) = (sxtab16(off, x), sxtab16_ror8(off, x));
-    let wa = load4(wa);
-    let (wa0, wa1) = (sxtb16(wa), sxtb16_ror8(wa));
-    let a = smlad(x0, wa0, a);
-    let a = smlad(x1, wa1, a);
-    let wb = load4(wb);
-    let (wb0, wb1) = (sxtb16(wb), sxtb16_ror8(wb));
-    let b = smlad(x0, wb0, b);
-    let b = smlad(x1, wb1, b);
-    [a, b]
-}
-
-/// [`dot_2x2_rows`] in blocks of `N` words of each row per iteration, walking both pairs of
-/// rows from their starts: a row's word and the second row's are `W` words apart, an immediate
-/// offset from one pointer; the loop ends when the first rows are done (`W` a multiple of `N`).
-#[inline(always)]
-fn dot_2x2_blocks<const W: usize, const N: usize>(
-    x: &[[[i8; 4]; W]; 2],
-    f: &[[[i8; 4]; W]; 2],
-    off: u32,
-    mut acc: [i32; 4],
-) -> [i32; 4] {
-    let (mut xs, mut fs) = (
-        x.as_flattened().as_chunks::<N>().0,
-        f.as_flattened().as_chunks::<N>().0,
-    );
-    while let (Some(xa), Some(xb), Some(wa), Some(wb)) =
-        (xs.first(), xs.get(W / N), fs.first(), fs.get(W / N))
-    {
-        acc = unrolled::<_, N>(acc, |acc, i| {
-            match (xa.get(i), xb.get(i), wa.get(i), wb.get(i)) {
-                (Some(xa), Some(xb), Some(wa), Some(wb)) => {
-                    step_2x2::<false>(acc, xa, xb, wa, wb, off)
-                }
-                _ => acc,
-            }
-        });
-        (xs, fs) = (xs.get(1..).unwrap_or(&[]), fs.get(1..).unwrap_or(&[]));
-    }
-    acc
-}
-
-/// The four sums of a 2 x 2 block of rows of `W` words each (pixels `x`, filter rows `f`) onto
-/// `acc` (`[a.fa, a.fb, b.fa, b.fb]`): sixteen words of each row an iteration when `W` is a
-/// multiple of 16, else eight when a multiple of 8, all of them written out when `W` is 8 at
-/// most (else a word at a time). The loops' words are [`word4`]'s, the others [`load4`]'s (the
-/// compiler's code is best so: measured).
-#[inline(always)]
-fn dot_2x2_rows<const W: usize>(
-    x: &[[[i8; 4]; W]; 2],
-    f: &[[[i8; 4]; W]; 2],
-    off: u32,
-    mut acc: [i32; 4],
-) -> [i32; 4] {
-    let ([xa, xb], [wa, wb]) = (x, f);
-    if W.is_multiple_of(16) {
-        // Sixteen words of each row per iteration (half the loop's overhead).
-        acc = dot_2x2_blocks::<W, 16>(x, f, off, acc);
-    } else if W.is_multiple_of(8) && W > 8 {
-        acc = dot_2x2_blocks::<W, 8>(x, f, off, acc);
-    } else if W <= 8 {
-        acc = unrolled::<_, W>(acc, |acc, i| {
-            match (xa.get(i), xb.get(i), wa.get(i), wb.get(i)) {
-                (Some(xa), Some(xb), Some(wa), Some(wb)) => {
-                    step_2x2::<true>(acc, xa, xb, wa, wb, off)
-                }
-                _ => acc,
-            }
-        });
-    } else {
-        // Other counts (not instantiated by the kernel), a word at a time.
-        for (((xa, xb), wa), wb) in xa.iter().zip(xb).zip(wa).zip(wb) {
-            acc = step_2x2::<true>(acc, xa, xb, wa, wb, off);
-        }
-    }
-    acc
-}
-
-/// The two sums of pixel `x` against filter rows `f` of `W` words each onto `acc` (`[x.fa,
-/// x.fb]`), as [`dot_2x2_rows`].
-#[inline(always)]
-fn dot_1x2_rows<const W: usize>(
-    x: &[[i8; 4]; W],
-    f: &[[[i8; 4]; W]; 2],
-    off: u32,
-    mut acc: [i32; 2],
-) -> [i32; 2] {
-    let [wa, wb] = f;
-    if W.is_multiple_of(8) {
-        let (mut xs, mut fs) = (x.as_chunks::<8>().0, f.as_flattened().as_chunks::<8>().0);
-        while let (Some(x), Some(wa), Some(wb)) = (xs.first(), fs.first(), fs.get(W / 8)) {
-            acc = unrolled::<_, 8>(acc, |acc, i| match (x.get(i), wa.get(i), wb.get(i)) {
-                (Some(x), Some(wa), Some(wb)) => step_1x2(acc, x, wa, wb, off),
-                _ => acc,
-            });
-            (xs, fs) = (xs.get(1..).unwrap_or(&[]), fs.get(1..).unwrap_or(&[]));
-        }
-    } else if W < 8 {
-        acc = unrolled::<_, W>(acc, |acc, i| match (x.get(i), wa.get(i), wb.get(i)) {
-            (Some(x), Some(wa), Some(wb)) => step_1x2(acc, x, wa, wb, off),
-            _ => acc,
-        });
-    } else {
-        for ((x, wa), wb) in x.iter().zip(wa).zip(wb) {
-            acc = step_1x2(acc, x, wa, wb, off);
-        }
-    }
-    acc
-}
-
 impl Epilogue<'_> {
     /// One pixel `x` of [`conv1x1_blocks`] into `y`: channel pairs in blocks of 1 pixel x 2
     /// channels (per four input values three loads, six widenings, four `SMLAD`s), channels
@@ -661,105 +447,6 @@ impl Epilogue<'_> {
         if let (Some(y), Some(f)) = (y1.first_mut(), rows.next()) {
             *y = self.finish::<F>(dot_offset_s8(x, f, offset), self.channel::<F>(2 * y2.len()));
         }
-    }
-
-    /// [`conv1x1_blocks`] for rows of `W` words (`4 * W` input channels: `W` 2, 4, 8, 16, 32
-    /// or 64), an even `out_depth` and every channel's multiplier and bias at hand (form `F` 6,
-    /// as `conv1x1_blocks` calls it): the loops of one layer shape. Rows of 64 and more channels are written as
-    /// [`Epilogue::pixel_pair`] and the odd last pixel there do (pixel pairs in order, in each
-    /// the channel pairs in order; then the odd last pixel, a channel pair at a time); shorter
-    /// rows a channel pair at a time (its constants read once), in it the pixel pairs in order,
-    /// then the odd last pixel (the output is a slice of its own: the order of the writes is not
-    /// observable). Per block ([`dot_2x2_rows`]): the accumulators start at the channels'
-    /// biases, the sums stay in registers (sixteen or eight words of each row an iteration,
-    /// unrolled), then the channel pair's constants and the four outputs. Returns `false`,
-    /// having written nothing, if the slices are not of that shape. Not inlined: its loops have
-    /// the registers to themselves (and there is no call per pixel pair).
-    #[inline(never)]
-    fn conv1x1_words<const F: u8, const W: usize>(
-        &self,
-        input: &[i8],
-        filter: &[i8],
-        output: &mut [i8],
-        out_depth: usize,
-        offset: i32,
-    ) -> bool {
-        let n = out_depth / 2;
-        let pixels = input.as_chunks::<4>().0.as_chunks::<W>().0;
-        let channel_pairs = filter
-            .as_chunks::<4>()
-            .0
-            .as_chunks::<W>()
-            .0
-            .as_chunks::<2>()
-            .0;
-        if n == 0 {
-            return false;
-        }
-        let (Some(channel_pairs), Some(requant), Some(outputs)) = (
-            channel_pairs.get(..n),
-            self.requant.as_chunks::<2>().0.get(..n),
-            output.as_chunks_mut::<2>().0.get_mut(..pixels.len() * n),
-        ) else {
-            return false;
-        };
-        let Some(bias) = self.bias.and_then(|b| b.as_chunks::<2>().0.get(..n)) else {
-            return false;
-        };
-        let off = splat16(offset);
-        let (pairs, odd) = pixels.as_chunks::<2>();
-        if W <= 8 {
-            // Short rows: a channel pair at a time (its constants once), all pixel pairs, then
-            // the odd last pixel; the output rows (`n` pairs of bytes each) a pixel pair at a
-            // time. (The slices are distinct: the order of the writes is free.)
-            for (j, ((f, r), &[b0, b1])) in channel_pairs.iter().zip(requant).zip(bias).enumerate()
-            {
-                let [r0, r1] = *r;
-                let (c0, c1) = (self.of::<F>(r0, 0), self.of::<F>(r1, 0));
-                let mut ys = outputs.chunks_exact_mut(2 * n);
-                for (x, y) in pairs.iter().zip(&mut ys) {
-                    let [aa, ab, ba, bb] = dot_2x2_rows::<W>(x, f, off, [b0, b1, b0, b1]);
-                    let (ya, yb) = y.split_at_mut(n.min(y.len()));
-                    if let (Some(ya), Some(yb)) = (ya.get_mut(j), yb.get_mut(j)) {
-                        *ya = [self.finish::<F>(aa, c0), self.finish::<F>(ab, c1)];
-                        *yb = [self.finish::<F>(ba, c0), self.finish::<F>(bb, c1)];
-                    }
-                }
-                if let (Some(x), Some(y)) = (odd.first(), ys.into_remainder().get_mut(j)) {
-                    let [a, b] = dot_1x2_rows::<W>(x, f, off, [b0, b1]);
-                    *y = [self.finish::<F>(a, c0), self.finish::<F>(b, c1)];
-                }
-            }
-            return true;
-        }
-        // Long rows: a pixel pair at a time, in it the channel pairs in order; then the odd
-        // last pixel.
-        let Some((ys, y_odd)) = outputs.split_at_mut_checked(pairs.len() * 2 * n) else {
-            return false;
-        };
-        for (x, y) in pairs.iter().zip(ys.chunks_exact_mut(2 * n)) {
-            let (ya, yb) = y.split_at_mut(n.min(y.len()));
-            let ys = ya.iter_mut().zip(yb);
-            for (((f, r), &[b0, b1]), (ya, yb)) in
-                channel_pairs.iter().zip(requant).zip(bias).zip(ys)
-            {
-                let [aa, ab, ba, bb] = dot_2x2_rows::<W>(x, f, off, [b0, b1, b0, b1]);
-                // The constants read after the sums (not kept through their loop).
-                let [r0, r1] = *r;
-                let (c0, c1) = (self.of::<F>(r0, 0), self.of::<F>(r1, 0));
-                *ya = [self.finish::<F>(aa, c0), self.finish::<F>(ab, c1)];
-                *yb = [self.finish::<F>(ba, c0), self.finish::<F>(bb, c1)];
-            }
-        }
-        if let Some(x) = odd.first() {
-            for (((f, r), &b), y) in channel_pairs.iter().zip(requant).zip(bias).zip(y_odd) {
-                let [a, b] = dot_1x2_rows::<W>(x, f, off, b);
-                let [r0, r1] = *r;
-                let (c0, c1) = (self.of::<F>(r0, 0), self.of::<F>(r1, 0));
-                *y = [self.finish::<F>(a, c0), self.finish::<F>(b, c1)];
-            }
-        }
-        true
     }
 
     /// One pixel pair of [`conv1x1_blocks`]: `x2` the two input pixels, `y2` the two output pixels;
@@ -892,47 +579,6 @@ mod tests {
             &mut out
         ));
         assert_eq!(out, [3; 64]);
-    }
-
-    /// Every loop of [`Epilogue::conv1x1_words`] (each channel count in form 6, odd and even
-    /// pixel counts; form 5 takes the pixel pairs) against the portable kernel,
-    /// deterministically.
-    #[test]
-    fn conv1x1_layer_loops_equal_the_portable_kernel() {
-        let mut rng = Rng(5);
-        let depths: &[usize] = if cfg!(miri) {
-            &[8, 32]
-        } else {
-            &[8, 16, 32, 64, 128, 256]
-        };
-        for &c in depths {
-            for (requant, form) in [(&REQUANT_TWO, 6), (&REQUANT, 5)] {
-                for (w, o) in [(3, 4), (2, 6), (1, 8)] {
-                    let g = geometry([1, 1, w, c], [o, 1, 1, c], [1, 1, w, o]);
-                    let p = ConvS8 {
-                        geometry: g,
-                        input_offset: [128, -127, 3][c % 3],
-                        output_offset: (rng.next() % 21) as i32 - 10,
-                        requant: &requant[..],
-                        act_min: -128,
-                        act_max: 127,
-                    };
-                    let bias: [i32; 24] =
-                        core::array::from_fn(|_| (rng.next() % 40001) as i32 - 20000);
-                    assert_eq!(Epilogue::new(&p, Some(&bias[..]), o).1, form);
-                    let (mut input, mut filter) = ([0i8; 3 * 256], [0i8; 8 * 256]);
-                    rng.fill(&mut input);
-                    rng.fill(&mut filter);
-                    let (input, filter) = (&input[..w * c], &filter[..o * c]);
-                    let (mut fast, mut slow) = ([0i8; 24], [0i8; 24]);
-                    let len = w * o;
-                    let bias = Some(&bias[..]);
-                    assert!(conv1x1_s8::<0>(&p, input, filter, bias, &mut fast[..len]));
-                    conv2d_s8_portable(&p, Part::WHOLE, input, filter, bias, &mut slow[..len]);
-                    assert_eq!(fast[..len], slow[..len], "{:?}", (c, form, w, o));
-                }
-            }
-        }
     }
 
     /// The widened pixel pairs on one buffer ([`widened_on_one_buffer_s8`]) against the
