@@ -4,8 +4,8 @@
 For every op of the eight benchmark models that runs a DSP kernel with the epilogue form
 `shift2`, it takes the kernel, the MACs, the output elements and pixels from `stowplan macs
 --json` and the op's Cortex-M4 instructions from the last `bash bench/run.sh` (its op-marks
-build, `$CARGO_TARGET_DIR/bench-run/NAME.txt`), and fits, per kernel (the pointwise loops per
-input channel count together, as `pointwise_n`), by least squares on the relative error:
+build, `$CARGO_TARGET_DIR/bench-run/NAME.txt`), and fits, per kernel (the widened pixel pairs'
+three buffer sizes together, as `widened`), by least squares on the relative error:
 
     instructions ~ per_mac * MACs + per_output * outputs + per_pixel * pixels + per_call
 
@@ -94,9 +94,6 @@ def fit_terms(rows):
 
 def family(kernel):
     """The name a kernel's cost is modelled under (planner/src/choice.rs, `family`)."""
-    rest = kernel.removeprefix("pointwise_")
-    if rest != kernel and rest.isdigit():
-        return "pointwise_n"
     return "widened" if kernel in ("widened_64", "widened_336") else kernel
 
 

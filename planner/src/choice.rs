@@ -102,15 +102,6 @@ pub const COSTS: &[(&str, Cost)] = &[
         },
     ), // 28 ops, 14 shapes, the round before (no benchmark layer takes it now)
     (
-        "pointwise_n",
-        Cost {
-            per_mac: 1.5887,
-            per_output: 0.0000,
-            per_pixel: 0.0000,
-            per_call: 0.0,
-        },
-    ), // 3 ops, 2 shapes
-    (
         "rows",
         Cost {
             per_mac: 1.6581,
@@ -148,15 +139,13 @@ pub const COSTS: &[(&str, Cost)] = &[
     ), // 19 ops, 13 shapes
 ];
 
-/// The name a kernel's cost is modelled under: `pointwise_n` for the pointwise loops per input
-/// channel count (`pointwise_8` to `pointwise_256`: one model, their cost follows the counts),
-/// `widened` for the widened pixel pairs (`widened_64`, `widened`, `widened_336`: one loop,
-/// their buffers apart), the kernel's own name for the others.
+/// The name a kernel's cost is modelled under: `widened` for the widened pixel pairs
+/// (`widened_64`, `widened`, `widened_336`: one loop, their buffers apart), the kernel's own
+/// name for the others.
 #[must_use]
 pub fn family(kernel: &str) -> &str {
-    match kernel.strip_prefix("pointwise_") {
-        Some(n) if n.parse::<u32>().is_ok() => "pointwise_n",
-        _ if kernel == "widened_64" || kernel == "widened_336" => "widened",
+    match kernel {
+        "widened_64" | "widened_336" => "widened",
         _ => kernel,
     }
 }
@@ -313,7 +302,7 @@ mod tests {
                 assert!(v >= 0.0 && v.is_finite(), "{name}: {c:?}");
             }
         }
-        assert_eq!(family("pointwise_64"), "pointwise_n");
+        assert_eq!(family("widened_336"), "widened");
         assert_eq!(family("pointwise"), "pointwise");
         let choice = |kernel, epilogue| KernelChoice { kernel, epilogue };
         // The portable loop and the other forms have no model; a DSP kernel's estimate grows
@@ -326,8 +315,8 @@ mod tests {
             expected_instructions(choice("pointwise", Some("general")), 10, 10, 1),
             None
         );
-        let small = expected_instructions(choice("pointwise_64", Some("shift2")), 4096, 64, 1);
-        let large = expected_instructions(choice("pointwise_64", Some("shift2")), 40960, 640, 10);
+        let small = expected_instructions(choice("widened_64", Some("shift2")), 4096, 64, 1);
+        let large = expected_instructions(choice("widened_64", Some("shift2")), 40960, 640, 10);
         assert!(small.unwrap() < large.unwrap(), "{small:?} {large:?}");
     }
 }
