@@ -134,11 +134,6 @@ DEVICE_MUTANTS = {
     "dsp-depthwise-rows": ("src/kernels/depthwise_conv/dsp.rs",
                            "    let (a0, a1) = (smlabt(e, x13, a0), smlabt(o, x13, a1));",
                            "    let (a0, a1) = (smlabt(e, x02, a0), smlabt(o, x13, a1));"),
-    # The 1x1 CONV_2D's loops per input channel count (8 to 256): the second pixel's second
-    # channel with its even input lanes where the odd ones belong.
-    "dsp-conv1x1-words": ("src/kernels/conv/dsp/pointwise.rs",
-                          "    let bb = smlad(xb1, wb1, bb);",
-                          "    let bb = smlad(xb0, wb1, bb);"),
     # The int16 CONV_2D's input pairs: the second pair's halves packed the wrong way round.
     "dsp-s16": ("src/kernels/shared/blocked_s16.rs",
                 "(pkhbt(x01, x23), pkhtb(x23, x01))",
@@ -328,7 +323,7 @@ DEVICE_MUTANT_OPS = {"dsp-depthwise": "depthwise_conv", "dsp-depthwise-rows": "d
                      "dsp-depthwise-edges": "depthwise_conv",
                      "dsp-depthwise-runs": "depthwise_conv",
                      "dsp-depthwise-taps": "depthwise_conv",
-                     "dsp-conv1x1-words": "conv", "dsp-s16": "conv",
+                     "dsp-s16": "conv",
                      "dsp-conv": "conv", "dsp-conv-odd": "conv", "dsp-conv-widen": "conv",
                      "dsp-conv-slabs": "conv", "dsp-conv-part": "conv",
                      "dsp-conv-part-word": "conv", "dsp-conv-gathered-widen": "conv",
