@@ -169,11 +169,12 @@ if [ -f "$model" ]; then
     echo "person_detect ran in $ms ms (cargo run: QEMU and cargo's start-up)"
     pd_elf="$CARGO_TARGET_DIR/thumbv7em-none-eabihf/release/person_detect"
     sizes "$pd_elf" >"$out/person-detect-size.txt"
-    # Of the 1x1 CONV_2D's functions (the loops per input channel count, the pixel pairs of
-    # the other shapes and the entries they are inlined into), the innermost loop with the most
-    # smlads (the first of equals): from the target of a backward branch to it.
+    # Of the 1x1 CONV_2D's functions (the widened pixel pairs' loops, with the channel-pair
+    # block inlined, the pixel pairs of the other layers and the entries they are inlined into),
+    # the innermost loop with the most smlads (the first of equals): from the target of a
+    # backward branch to it.
     arm-none-eabi-objdump -d -C --no-show-raw-insn "$pd_elf" |
-        awk '/^[0-9a-f]+ <stowplan::kernels::conv::dsp::pointwise::(<impl [^>]*Epilogue>::conv1x1_words|<impl [^>]*Epilogue>::pixel_pair|conv1x1_blocks|conv1x1_s8)(<.*>)?>:/ { on = 1; next }
+        awk '/^[0-9a-f]+ <stowplan::kernels::conv::dsp::pointwise::(widened_in|widened|<impl [^>]*Epilogue>::pixel_pair|conv1x1_blocks|conv1x1_s8)(<.*>)?>:/ { on = 1; next }
             on && /^$/ { on = 0 }
             on { sub(/^ +/, ""); split($0, f, ":"); addr[n] = f[1]; line[n] = $0; n++ }
             END {
