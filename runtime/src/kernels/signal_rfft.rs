@@ -10,7 +10,7 @@
 //! FFT's `kiss_fft_alloc`) are computed when the crate builds and passed in the parameters.
 //!
 //! The complex work buffer (KISS FFT's `tmpbuf`) is the op's scratch, `fft_length / 2`
-//! complex values in `i32` words: one word per int16 complex value (real part in the low half),
+//! complex values in 32-bit words: one word per int16 complex value (real part in the low half),
 //! two per int32 or float value.
 
 use super::shared::check::{KernelError, check, length, require};
@@ -18,13 +18,13 @@ use super::shared::check::{KernelError, check, length, require};
 /// The arithmetic of one KISS FFT build (`_kiss_fft_guts.h` for `FIXED_POINT` 16, 32 and
 /// float).
 pub trait FftScalar: Copy + Default + core::fmt::Debug + sealed::Sealed {
-    /// `i32` words per complex value in the scratch.
+    /// 32-bit words per complex value in the scratch.
     #[doc(hidden)]
     const WORDS: usize;
     #[doc(hidden)]
-    fn load(s: &[i32], k: usize) -> Cpx2<Self>;
+    fn load(s: &[u32], k: usize) -> Cpx2<Self>;
     #[doc(hidden)]
-    fn store(s: &mut [i32], k: usize, c: Cpx2<Self>);
+    fn store(s: &mut [u32], k: usize, c: Cpx2<Self>);
     /// `a + b` stored in the scalar type.
     #[doc(hidden)]
     fn add(a: Self, b: Self) -> Self;
@@ -87,13 +87,13 @@ const fn sround32(x: i64) -> i32 {
 
 impl FftScalar for i16 {
     const WORDS: usize = 1;
-    fn load(s: &[i32], k: usize) -> Cpx2<Self> {
+    fn load(s: &[u32], k: usize) -> Cpx2<Self> {
         let w = super::shared::at(s, k);
         cpx(w as i16, (w >> 16) as i16)
     }
-    fn store(s: &mut [i32], k: usize, c: Cpx2<Self>) {
+    fn store(s: &mut [u32], k: usize, c: Cpx2<Self>) {
         if let Some(w) = s.get_mut(k) {
-            *w = i32::from(c.r as u16) | (i32::from(c.i) << 16);
+            *w = u32::from(c.r as u16) | (u32::from(c.i as u16) << 16);
         }
     }
     fn add(a: Self, b: Self) -> Self {
@@ -131,15 +131,18 @@ impl FftScalar for i16 {
 
 impl FftScalar for i32 {
     const WORDS: usize = 2;
-    fn load(s: &[i32], k: usize) -> Cpx2<Self> {
-        cpx(super::shared::at(s, 2 * k), super::shared::at(s, 2 * k + 1))
+    fn load(s: &[u32], k: usize) -> Cpx2<Self> {
+        cpx(
+            super::shared::at(s, 2 * k) as i32,
+            super::shared::at(s, 2 * k + 1) as i32,
+        )
     }
-    fn store(s: &mut [i32], k: usize, c: Cpx2<Self>) {
+    fn store(s: &mut [u32], k: usize, c: Cpx2<Self>) {
         if let Some(w) = s.get_mut(2 * k) {
-            *w = c.r;
+            *w = c.r as u32;
         }
         if let Some(w) = s.get_mut(2 * k + 1) {
-            *w = c.i;
+            *w = c.i as u32;
         }
     }
     fn add(a: Self, b: Self) -> Self {
@@ -177,18 +180,18 @@ impl FftScalar for i32 {
 
 impl FftScalar for f32 {
     const WORDS: usize = 2;
-    fn load(s: &[i32], k: usize) -> Cpx2<Self> {
+    fn load(s: &[u32], k: usize) -> Cpx2<Self> {
         cpx(
-            f32::from_bits(super::shared::at(s, 2 * k) as u32),
-            f32::from_bits(super::shared::at(s, 2 * k + 1) as u32),
+            f32::from_bits(super::shared::at(s, 2 * k)),
+            f32::from_bits(super::shared::at(s, 2 * k + 1)),
         )
     }
-    fn store(s: &mut [i32], k: usize, c: Cpx2<Self>) {
+    fn store(s: &mut [u32], k: usize, c: Cpx2<Self>) {
         if let Some(w) = s.get_mut(2 * k) {
-            *w = c.r.to_bits() as i32;
+            *w = c.r.to_bits();
         }
         if let Some(w) = s.get_mut(2 * k + 1) {
-            *w = c.i.to_bits() as i32;
+            *w = c.i.to_bits();
         }
     }
     fn add(a: Self, b: Self) -> Self {
@@ -263,7 +266,7 @@ fn c_sub<T: FftScalar>(a: Cpx2<T>, b: Cpx2<T>) -> Cpx2<T> {
 }
 
 /// `kf_bfly2`.
-fn bfly2<T: FftScalar>(s: &mut [i32], fout: usize, fstride: usize, twiddles: &[T], m: usize) {
+fn bfly2<T: FftScalar>(s: &mut [u32], fout: usize, fstride: usize, twiddles: &[T], m: usize) {
     for k in 0..m {
         let a = fixdiv(T::load(s, fout + k), 2);
         let b = fixdiv(T::load(s, fout + k + m), 2);
@@ -274,7 +277,7 @@ fn bfly2<T: FftScalar>(s: &mut [i32], fout: usize, fstride: usize, twiddles: &[T
 }
 
 /// `kf_bfly4` (forward).
-fn bfly4<T: FftScalar>(s: &mut [i32], fout: usize, fstride: usize, twiddles: &[T], m: usize) {
+fn bfly4<T: FftScalar>(s: &mut [u32], fout: usize, fstride: usize, twiddles: &[T], m: usize) {
     for k in 0..m {
         let f = fout + k;
         let f0 = fixdiv(T::load(s, f), 4);
@@ -296,7 +299,7 @@ fn bfly4<T: FftScalar>(s: &mut [i32], fout: usize, fstride: usize, twiddles: &[T
 }
 
 /// `kf_bfly3`.
-fn bfly3<T: FftScalar>(s: &mut [i32], fout: usize, fstride: usize, twiddles: &[T], m: usize) {
+fn bfly3<T: FftScalar>(s: &mut [u32], fout: usize, fstride: usize, twiddles: &[T], m: usize) {
     let epi3 = tw(twiddles, fstride * m);
     for k in 0..m {
         let f = fout + k;
@@ -316,7 +319,7 @@ fn bfly3<T: FftScalar>(s: &mut [i32], fout: usize, fstride: usize, twiddles: &[T
 }
 
 /// `kf_bfly5`.
-fn bfly5<T: FftScalar>(s: &mut [i32], fout: usize, fstride: usize, twiddles: &[T], m: usize) {
+fn bfly5<T: FftScalar>(s: &mut [u32], fout: usize, fstride: usize, twiddles: &[T], m: usize) {
     let ya = tw(twiddles, fstride * m);
     let yb = tw(twiddles, fstride * 2 * m);
     let sm = T::s_mul;
@@ -370,7 +373,7 @@ fn bfly5<T: FftScalar>(s: &mut [i32], fout: usize, fstride: usize, twiddles: &[T
 /// `(frame[2j], frame[2j + 1])`, 0 past the frame.
 #[allow(clippy::too_many_arguments)]
 fn work<T: FftScalar>(
-    s: &mut [i32],
+    s: &mut [u32],
     fout: usize,
     frame: &[T],
     f: usize,
@@ -502,7 +505,7 @@ pub fn signal_rfft<T: FftScalar>(
     input: &[T],
     params: &SignalRfft<T>,
     output: &mut [T],
-    scratch: &mut [i32],
+    scratch: &mut [u32],
 ) -> Result<(), KernelError> {
     check_signal_rfft(input.len(), params, output.len(), scratch.len())?;
     proven::signal_rfft(input, params, output, scratch);
@@ -521,7 +524,7 @@ pub mod proven {
         input: &[T],
         params: &SignalRfft<T>,
         output: &mut [T],
-        scratch: &mut [i32],
+        scratch: &mut [u32],
     ) {
         debug_assert!(
             super::check_signal_rfft(input.len(), params, output.len(), scratch.len()).is_ok()
@@ -594,7 +597,7 @@ mod tests {
     #[test]
     fn impulse_is_flat() {
         let mut out = [0i16; 6];
-        let mut scratch = [0i32; 2];
+        let mut scratch = [0u32; 2];
         signal_rfft(&[1000, 0, 0, 0], &params(4), &mut out, &mut scratch).unwrap();
         // Each of the two stages halves (with Q15's 16383/32768), the split halves again.
         assert_eq!(out, [250, 0, 250, 0, 250, 0]);
@@ -606,7 +609,7 @@ mod tests {
     #[test]
     fn alternating_is_nyquist() {
         let mut out = [0i16; 6];
-        let mut scratch = [0i32; 2];
+        let mut scratch = [0u32; 2];
         signal_rfft(
             &[1000, -1000, 1000, -1000],
             &params(4),
@@ -623,7 +626,7 @@ mod tests {
         use crate::kernels::shared::testing::refusal::{Len::*, refuses, untouched, vec};
         let p = params(4);
         refuses([4, 6, 2], [Exact, Exact, AtLeast], |[i, o, s]| {
-            let (mut out, mut scratch) = (vec![7_i16; o], vec![0_i32; s]);
+            let (mut out, mut scratch) = (vec![7_i16; o], vec![0_u32; s]);
             (
                 signal_rfft(&vec![0; i], &p, &mut out, &mut scratch),
                 untouched(&out, 7),

@@ -261,3 +261,67 @@ fn the_choice_is_the_run_time_choice() {
         }
     }
 }
+
+/// The widened kernels' entries with scratch: their checks take scratch of at least one word
+/// per input channel (`conv2d_s8_scratch`) and a widened kernel only, on two buffers and on one;
+/// the other kernels need no scratch.
+#[test]
+fn scratch_entries_check_the_kernel_and_the_scratch() {
+    use crate::kernels::check_conv2d_s8_widened;
+    use crate::kernels::overlap;
+    use crate::kernels::shared::testing::{REQUANT_TWO, geometry};
+    let g = geometry([1, 2, 3, 32], [8, 1, 1, 32], [1, 2, 3, 8]);
+    let p = ConvS8 {
+        geometry: g,
+        input_offset: 3,
+        output_offset: -1,
+        requant: &REQUANT_TWO[..8],
+        act_min: -128,
+        act_max: 127,
+    };
+    let k = conv2d_s8_kernel(&p, true);
+    assert_eq!(k & 0x0f, WIDENED_64, "{}", name(k));
+    assert_eq!(conv2d_s8_scratch(k, &g), 32);
+    for kernel in [WINDOW, POINTWISE, PORTABLE, ANY] {
+        assert_eq!(conv2d_s8_scratch(kernel, &g), 0, "{}", name(kernel));
+    }
+    let (input, filter, output) = (6 * 32, 8 * 32, 6 * 8);
+    let two = |scratch| {
+        check_conv2d_s8_widened::<{ WIDENED_64 | EPILOGUE_SHIFT2 }>(
+            &p,
+            input,
+            filter,
+            Some(8),
+            output,
+            scratch,
+        )
+    };
+    assert_eq!(two(32), Ok(()));
+    assert_eq!(two(40), Ok(()));
+    assert!(matches!(two(31), Err(KernelError::Parameters(_))));
+    // A kernel that is not widened, with any scratch.
+    let window = check_conv2d_s8_widened::<{ WINDOW | EPILOGUE_SHIFT2 }>(
+        &p,
+        input,
+        filter,
+        Some(8),
+        output,
+        64,
+    );
+    assert!(matches!(window, Err(KernelError::Parameters(_))));
+    // On one buffer: the output over the input from the least displacement on.
+    let at = crate::kernels::overlap::min_displacement(&g).unwrap();
+    let one = |scratch| {
+        overlap::check_conv2d_s8_widened::<{ WIDENED_64 | EPILOGUE_SHIFT2 }>(
+            &p,
+            at + input,
+            at,
+            0,
+            filter,
+            Some(8),
+            scratch,
+        )
+    };
+    assert_eq!(one(32), Ok(()));
+    assert!(matches!(one(31), Err(KernelError::Parameters(_))));
+}

@@ -71,6 +71,17 @@ pub const fn widened_channels(kernel: u8) -> Option<usize> {
     }
 }
 
+/// The scratch kernel `kernel` needs for `geometry`, in 32-bit words: a widened 1 x 1 kernel's
+/// pixel pair's widened rows (one word per input channel of each pixel: `4 depth` bytes, which
+/// generated code plans in the arena, `proven::conv2d_s8_widened`), none for the others (0).
+#[must_use]
+pub const fn conv2d_s8_scratch(kernel: u8, geometry: &ConvGeometry) -> usize {
+    match widened_channels(kernel) {
+        Some(_) => geometry.input[3],
+        None => 0,
+    }
+}
+
 /// The kernel's name, for reports and messages: its constant's name in lower case (`"any"`
 /// for [`ANY`], `"unknown"` for a value that names no kernel); the epilogue bits are not part
 /// of it.

@@ -111,6 +111,39 @@ pub const fn check_conv2d_s8_with<const K: u8>(
     )
 }
 
+/// The preconditions of [`proven::conv2d_s8_widened`] with kernel `K`, a widened 1 x 1 kernel
+/// ([`kernel::WIDENED_64`], [`kernel::WIDENED`], [`kernel::WIDENED_336`]), and scratch of
+/// `scratch` words: [`check_conv2d_s8_with`]'s, and that the scratch holds the pixel pair's
+/// widened rows ([`kernel::conv2d_s8_scratch`] words). Generated code asserts it when the
+/// crate compiles.
+///
+/// # Errors
+///
+/// The first precondition that does not hold.
+pub const fn check_conv2d_s8_widened<const K: u8>(
+    p: &ConvS8,
+    input: usize,
+    filter: usize,
+    bias: Option<usize>,
+    output: usize,
+    scratch: usize,
+) -> Result<(), KernelError> {
+    check!(check_conv2d_s8_with::<K>(p, input, filter, bias, output));
+    widened_scratch::<K>(p, scratch)
+}
+
+/// That kernel `K` is a widened 1 x 1 kernel and `scratch` words hold its pixel pair's rows.
+const fn widened_scratch<const K: u8>(p: &ConvS8, scratch: usize) -> Result<(), KernelError> {
+    check!(require(
+        kernel::widened_channels(K).is_some(),
+        "the kernel of a CONV_2D with scratch is a widened 1 x 1 kernel",
+    ));
+    require(
+        scratch >= kernel::conv2d_s8_scratch(K, &p.geometry),
+        "the CONV_2D's scratch is shorter than its widened pixel pair",
+    )
+}
+
 /// [`conv2d_s8_i4`]'s preconditions, as [`check_conv2d_s8`]'s with the packed filter.
 ///
 /// # Errors
@@ -235,6 +268,37 @@ pub mod proven {
             .is_ok()
         );
         super::conv2d_s8_part_with::<K>(p, Part::WHOLE, input, filter, bias, output);
+    }
+
+    /// [`conv2d_s8_with`] with a widened 1 x 1 kernel `K` whose pixel pair's widened rows are
+    /// `scratch` (planned in the arena, counted in the budget), not on the stack. Its
+    /// [`check`](super::check_conv2d_s8_widened) proven.
+    #[inline]
+    pub fn conv2d_s8_widened<const K: u8>(
+        p: &ConvS8,
+        input: &[i8],
+        filter: &[i8],
+        bias: Option<&[i32]>,
+        output: &mut [i8],
+        scratch: &mut [u32],
+    ) {
+        debug_assert!(
+            super::check_conv2d_s8_widened::<K>(
+                p,
+                input.len(),
+                filter.len(),
+                bias.map(<[i32]>::len),
+                output.len(),
+                scratch.len()
+            )
+            .is_ok()
+        );
+        #[cfg(stowplan_dsp)]
+        if super::dsp::pointwise::widened_scratch_s8::<K>(p, input, filter, bias, output, scratch) {
+            return;
+        }
+        let _ = &scratch;
+        super::conv2d_s8_portable(p, Part::WHOLE, input, filter, bias, output);
     }
 
     /// [`conv2d_s8_i4`](super::conv2d_s8_i4), its [`check`](super::check_conv2d_s8_i4) proven.
@@ -525,7 +589,7 @@ pub(super) fn conv2d_s8_own_walk<const K: u8>(
 ) -> bool {
     #[cfg(stowplan_dsp)]
     if kernel::widened_channels(K).is_some() {
-        if !dsp::pointwise::widened_on_one_buffer_s8::<K>(p, buf, at, filter, bias) {
+        if !dsp::pointwise::widened_on_one_buffer_s8::<K>(p, buf, at, filter, bias, None) {
             in_place::proven_conv::conv2d_s8_with::<{ kernel::PORTABLE }>(
                 p, buf, at.0, at.1, filter, bias,
             );

@@ -341,6 +341,7 @@ pub(crate) fn widened_on_one_buffer_s8<const K: u8>(
     (input_at, output_at): (usize, usize),
     filter: &[i8],
     bias: Option<&[i32]>,
+    scratch: Option<&mut [u32]>,
 ) -> bool {
     let g = &p.geometry;
     let [batches, height, width, depth] = g.input;
@@ -373,12 +374,62 @@ pub(crate) fn widened_on_one_buffer_s8<const K: u8>(
         pixels,
     };
     let (offset, t) = (p.input_offset, &mut Tensors::One(buf));
-    match widened_channels(K) {
-        Some(64) => widened::<6, 16>(&e, filter, offset, t, &at),
-        Some(SLAB) => widened::<6, 36>(&e, filter, offset, t, &at),
-        Some(_) => widened::<6, { WIDE / 4 }>(&e, filter, offset, t, &at),
-        None => false,
+    match (scratch, widened_channels(K)) {
+        (_, None) => false,
+        (Some(wide), Some(_)) => widened_in::<6>(&e, filter, offset, t, &at, groups(wide)),
+        (None, Some(64)) => widened::<6, 16>(&e, filter, offset, t, &at),
+        (None, Some(SLAB)) => widened::<6, 36>(&e, filter, offset, t, &at),
+        (None, Some(_)) => widened::<6, { WIDE / 4 }>(&e, filter, offset, t, &at),
     }
+}
+
+/// [`widened_s8`] with the pixel pair's buffer `scratch` (at least `depth` words: generated
+/// code plans it in the arena), not on the stack: `false`, having written nothing, for a
+/// layer the widened pixel pairs do not take or scratch too short for it. Returns `true`
+/// without writing if a slice is shorter than the geometry says.
+pub(crate) fn widened_scratch_s8<const K: u8>(
+    p: &ConvS8,
+    input: &[i8],
+    filter: &[i8],
+    bias: Option<&[i32]>,
+    output: &mut [i8],
+    scratch: &mut [u32],
+) -> bool {
+    let g = &p.geometry;
+    let [batches, height, width, depth] = g.input;
+    let out_depth = g.filter[0];
+    if widened_channels(K).is_none() || !pointwise_takes(g) {
+        return false;
+    }
+    let Some(pixels) = product(&[batches, height, width]) else {
+        return false;
+    };
+    let (Some(input), Some(filter), Some(output)) = (
+        sized(input, &[pixels, depth]),
+        sized(filter, &[out_depth, depth]),
+        sized_mut(output, &[pixels, out_depth]),
+    ) else {
+        return true;
+    };
+    let (e, form) = Epilogue::for_kernel::<K>(p, bias, out_depth);
+    if form != 6 {
+        return false;
+    }
+    let at = Placed {
+        depth,
+        out_depth,
+        input_at: 0,
+        output_at: 0,
+        pixels,
+    };
+    let t = &mut Tensors::Apart(input, output);
+    widened_in::<6>(&e, filter, p.input_offset, t, &at, groups(scratch))
+}
+
+/// Words as the widened groups of four ([`widened_in`]'s buffer), a last part group dropped.
+#[inline(always)]
+fn groups(words: &mut [u32]) -> &mut [[u32; 4]] {
+    words.as_chunks_mut::<4>().0
 }
 
 /// Where a 1 x 1 layer's tensors lie: the channel counts, each tensor's first element (of its
@@ -636,12 +687,16 @@ mod tests {
             buf[input_at..input_at + in_len].copy_from_slice(input);
             let before = buf.to_vec();
             let at = (input_at, output_at);
+            // Every other case with the pixel pair's buffer in scratch of exactly its size
+            // (the arena's), the others on the stack.
+            let mut words = [0x5555_5555_u32; 336];
+            let scratch = (case % 2 == 1).then_some(&mut words[..c]);
             let done = if c <= 64 {
-                widened_on_one_buffer_s8::<WIDENED_64>(&p, buf, at, filter, bias)
+                widened_on_one_buffer_s8::<WIDENED_64>(&p, buf, at, filter, bias, scratch)
             } else if c <= 144 {
-                widened_on_one_buffer_s8::<WIDENED>(&p, buf, at, filter, bias)
+                widened_on_one_buffer_s8::<WIDENED>(&p, buf, at, filter, bias, scratch)
             } else {
-                widened_on_one_buffer_s8::<WIDENED_336>(&p, buf, at, filter, bias)
+                widened_on_one_buffer_s8::<WIDENED_336>(&p, buf, at, filter, bias, scratch)
             };
             let folds = requant[..o]
                 .iter()
@@ -740,6 +795,26 @@ mod tests {
                     );
                 }
                 fast = [0x55_u8 as i8; 84];
+            }
+            // The buffer in scratch of exactly the layer's words (as the arena holds it) takes
+            // the same layers with the same bytes; scratch a group short, none.
+            for (words, takes) in [(c, takes), (c.saturating_sub(4), false)] {
+                let mut scratch = [0x5555_5555_u32; 340];
+                let mut out = [0x55_u8 as i8; 84];
+                let done = widened_scratch_s8::<WIDENED_336>(
+                    &p,
+                    input,
+                    filter,
+                    bias,
+                    &mut out[..len],
+                    &mut scratch[..words],
+                );
+                assert_eq!(done, takes, "{:?}", (c, o, w, words));
+                if done {
+                    assert_eq!(out[..len], slow[..len], "{:?}", (c, o, w));
+                } else {
+                    assert!(out.iter().all(|&v| v == 0x55_u8 as i8), "{:?}", (c, o, w));
+                }
             }
             // The run-time choice's first try takes the same layers, with the same bytes.
             let mut any = [0i8; 84];
