@@ -50,13 +50,14 @@ use crate::{DeclaredAlias, ops};
 /// Where kernel scratch comes from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub enum KernelScratch {
-    /// No scratch is planned: stowplan's own kernels need none.
+    /// No scratch is planned (a module without `invoke` runs no kernel).
     #[default]
     None,
     /// The requests of TensorFlow Lite Micro's reference kernels.
     Tflm,
     /// The requests of stowplan's own kernels (generated `invoke`):
-    /// [`crate::ops::OpKind::scratch`].
+    /// [`crate::ops::OpKind::scratch`], 32-bit words; none with an alignment below 4 (the
+    /// kernels then keep their working memory on the stack).
     Stowplan,
 }
 
@@ -190,7 +191,12 @@ pub fn problem(
     let scratch = match rules.kernel_scratch {
         KernelScratch::None => Vec::new(),
         KernelScratch::Tflm => requests(model, lifetimes, ops::tflm_scratch),
-        KernelScratch::Stowplan => requests(model, lifetimes, ops::stowplan_scratch),
+        // Scratch is handed out as 32-bit words: with offsets aligned to less than a word,
+        // the kernels keep their working memory on the stack instead.
+        KernelScratch::Stowplan if rules.alignment >= 4 => {
+            requests(model, lifetimes, ops::stowplan_scratch)
+        }
+        KernelScratch::Stowplan => Vec::new(),
     };
     for s in &scratch {
         if s.bytes > MAX_TENSOR_BYTES {

@@ -238,6 +238,7 @@ pub fn model_kernels(
                     overlap: one.map(|_| (0, 0)),
                     overwrite: one,
                     chosen: Some(&cell),
+                    scratch: &[],
                 };
                 let lowered = ops::kind(&op.opcode)
                     .and_then(|k| k.lower)

@@ -206,6 +206,7 @@ fn fold_one(
                         overlap: None,
                         overwrite: None,
                         chosen: None,
+                        scratch: &[],
                     };
                     !matches!(lower(&cx), Err(Refusal::Unsupported(_)))
                 });
@@ -246,6 +247,7 @@ fn fold_one(
             overlap: None,
             overwrite: None,
             chosen: None,
+            scratch: &[],
         };
         let result = match fold(&cx) {
             Ok(values) => {

@@ -370,6 +370,20 @@ impl ModelPlan {
         self.plan.offsets().get(buffer as usize).copied()
     }
 
+    /// Each kernel scratch buffer ([`ModelPlan::scratch`]) with its offset in the arena.
+    pub fn scratch_offsets(&self) -> impl Iterator<Item = (&arena::ScratchBuffer, Option<u64>)> {
+        let offsets = self.plan.offsets();
+        self.scratch.iter().enumerate().map(move |(i, s)| {
+            let offset = self
+                .buffer_tensors
+                .len()
+                .checked_add(i)
+                .and_then(|b| offsets.get(b))
+                .copied();
+            (s, offset)
+        })
+    }
+
     /// The TFLite Micro scope where live bytes peak (`Some(None)` = before the first op).
     #[must_use]
     pub fn peak_scope(&self) -> Option<Option<u32>> {

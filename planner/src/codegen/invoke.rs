@@ -542,6 +542,7 @@ impl Driver<'_> {
             // The entry and its check for the output over the input, as the kind declares.
             overwrite: ops::overwrite_of(&op.opcode),
             chosen: None,
+            scratch: &fnv.scratch,
         };
         let lowered = match ops::kind(&op.opcode) {
             None => Err(Refusal::Unsupported(format!(
@@ -590,7 +591,7 @@ impl Driver<'_> {
         let outs = (0..op.outputs.len())
             .map(|i| format_ident!("o{i}"))
             .chain(fnv.moved.iter().map(|i| format_ident!("m{i}")))
-            .chain((0..fnv.scratch).map(|k| format_ident!("s{k}")))
+            .chain((0..fnv.scratch.len()).map(|k| format_ident!("s{k}")))
             .chain(fnv.kernel_state.then(|| format_ident!("p0")));
         let body = c.body;
         let doc = format!(" {}", op.desc());

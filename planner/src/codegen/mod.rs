@@ -744,7 +744,7 @@ pub fn generate(
         let check = format!("slot {sname} lies outside the arena");
         items.push(quote! {
             #[doc = #doc]
-            pub const #ident: #rt::Slot<Activations, i32> = #rt::Slot::new(#o, #n);
+            pub const #ident: #rt::Slot<Activations, u32> = #rt::Slot::new(#o, #n);
             const _: () = ::core::assert!(#ident.end() <= ARENA_BYTES, #check);
         });
         if let Some(list) = scratch_slots.get_mut(s.op) {
@@ -1395,8 +1395,8 @@ pub(crate) struct OpFn {
     pub state: bool,
     /// Inputs it hands out mutably, after the outputs (state the op updates), in input order.
     pub moved: Vec<usize>,
-    /// Scratch slots it hands out after the moved inputs.
-    pub scratch: usize,
+    /// Scratch slots it hands out after the moved inputs: the bytes of each.
+    pub scratch: Vec<u64>,
     /// It hands out its kernel state (`&mut [u32]` in the persistent region) last.
     pub kernel_state: bool,
     /// Its output lies over its first input: `o0` is one view of both, the input this many
@@ -1620,7 +1620,7 @@ fn op_functions(
         for (k, (name, span)) in op_scratch.iter().enumerate() {
             lens.push((format_ident!("s{k}"), quote!(super::#name.len())));
             writes.push(View {
-                ty: quote!(&'a mut [i32]),
+                ty: quote!(&'a mut [u32]),
                 value: quote!(super::#name),
                 state: Some(false),
                 span: Some((name.clone(), *span)),
@@ -1672,7 +1672,10 @@ fn op_functions(
                 exists: true,
                 state: uses_state,
                 moved: moved_inputs,
-                scratch: op_scratch.len(),
+                scratch: op_scratch
+                    .iter()
+                    .map(|(_, (a, b))| b.saturating_sub(*a))
+                    .collect(),
                 kernel_state: op_state.is_some(),
                 overlap: over_slot.as_ref().map(|o| (o.input_at, o.output_at)),
                 lens,

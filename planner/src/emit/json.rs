@@ -224,6 +224,20 @@ fn report_head(plan: &ModelPlan, model: &str) -> Value {
         (Some(_), OfflinePolicy::Honour) => "honoured",
         (Some(_), OfflinePolicy::Replan) => "replanned",
     };
+    // Kernel scratch: each op's working memory, live while the op runs.
+    let scratch: Vec<Value> = plan
+        .scratch_offsets()
+        .map(|(s, offset)| {
+            let op = plan.model.ops.get(s.op);
+            json!({
+                "subgraph": op.map(|o| o.subgraph.0),
+                "op": op.map(|o| o.index.0),
+                "opcode": op.map(|o| o.opcode.to_string()),
+                "bytes": s.bytes,
+                "offset": offset,
+            })
+        })
+        .collect();
     let mut out = json!({
         "model": model,
         "planner": plan.plan.planner().name(),
@@ -248,6 +262,7 @@ fn report_head(plan: &ModelPlan, model: &str) -> Value {
         "peak": peak,
         "offline_plan": offline,
         "declared_aliases": aliases,
+        "scratch": scratch,
         "subgraphs": subgraphs,
         "tensors": Value::Null,
         "ops": Value::Null,

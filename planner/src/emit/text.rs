@@ -109,6 +109,19 @@ pub fn model_text(plan: &ModelPlan, model: &str) -> String {
             "({constants} constant tensors not shown: their data stays in the model)"
         );
     }
+    // Kernel scratch: each op's working memory, live while the op runs.
+    for (s, offset) in plan.scratch_offsets() {
+        let op = m
+            .ops
+            .get(s.op)
+            .map_or_else(|| format!("op {}", s.op), |op| op.desc().to_string());
+        let _ = writeln!(
+            out,
+            "scratch of {op}: {} B at offset {}",
+            thousands(s.bytes),
+            offset.map_or_else(|| "?".to_owned(), thousands)
+        );
+    }
     out.push('\n');
     let arena = plan.arena_bytes();
     let lb = plan.lower_bound_bytes();

@@ -28,7 +28,7 @@ pub const CONV_2D: OpKind = OpKind {
     module: "conv",
     in_place: false,
     tflm_scratch: int4_filter_scratch,
-    scratch: super::no_scratch,
+    scratch: widened_scratch,
     lower: Some(lower),
     fold: None,
     state: None,
@@ -88,6 +88,12 @@ fn window_geometry(model: &Model, tensors: &[TensorInfo], op: &Op) -> Option<(Co
     }
     let shape4 = |t: &Tensor| <[usize; 4]>::try_from(overwrite::shape(tensors, t)?).ok();
     let (i, o, f) = (shape4(input)?, shape4(output)?, shape4(filter)?);
+    Some((conv_geometry(op, i, f, o)?, input.dtype.element_bytes()?))
+}
+
+/// The geometry of a CONV_2D or DEPTHWISE_CONV_2D `op` with input, filter and output shapes
+/// `i`, `f`, `o` (as its lowering computes it), or `None` for other ops or malformed options.
+fn conv_geometry(op: &Op, i: [usize; 4], f: [usize; 4], o: [usize; 4]) -> Option<ConvGeometry> {
     let (padding, stride, dilation) = match (&op.opcode, &op.options) {
         (
             Opcode::Builtin(BuiltinOp::CONV_2D),
@@ -136,7 +142,63 @@ fn window_geometry(model: &Model, tensors: &[TensorInfo], op: &Op) -> Option<(Co
         pad_w,
         depth_multiplier,
     };
-    Some((g, input.dtype.element_bytes()?))
+    Some(g)
+}
+
+/// The most output channels [`widened_scratch`] derives multipliers for: a layer with more
+/// (none fits a microcontroller) gets no scratch, and its widened kernel's pixel pair is on
+/// the stack.
+const SCRATCH_CHANNELS: usize = 1 << 16;
+
+/// The scratch of an int8 CONV_2D whose kernel, as lowering chooses it (the runtime's rule
+/// `conv2d_s8_kernel_for` on the model's shapes and quantisation), is a widened 1 x 1 kernel:
+/// its pixel pair's widened rows (`conv2d_s8_scratch` words, 4 bytes each), planned in the
+/// arena and counted in the budget; `None` for every other op. Lowering calls the kernel's
+/// entry with scratch where the plan gave it (else the pixel pair is on the stack).
+fn widened_scratch(model: &Model, op: &Op) -> Option<Vec<u64>> {
+    use crate::kernels::conv_kernel as rule;
+    let (input, filter) = (op_input(model, op, 0)?, op_input(model, op, 1)?);
+    let output = model.tensor(op.subgraph, *op.outputs.first()?)?;
+    if [input.dtype, filter.dtype, output.dtype] != [DType::Int8; 3] {
+        return None;
+    }
+    let &OpOptions::Conv2D { activation, .. } = &op.options else {
+        return None;
+    };
+    let shape4 = |t: &Tensor| -> Option<[usize; 4]> {
+        let d = dims(t)?;
+        let d: Vec<usize> = d
+            .iter()
+            .map(|&v| usize::try_from(v).ok())
+            .collect::<Option<_>>()?;
+        <[usize; 4]>::try_from(d).ok()
+    };
+    let g = conv_geometry(op, shape4(input)?, shape4(filter)?, shape4(output)?)?;
+    let channels = g.filter[0];
+    if channels > SCRATCH_CHANNELS {
+        return None;
+    }
+    let quant = |t: &Tensor| {
+        let q = t.quantization.as_ref()?;
+        Some((
+            *q.scale.first()?,
+            i32::try_from(*q.zero_point.first()?).ok()?,
+        ))
+    };
+    let ((in_scale, in_zp), (out_scale, out_zp)) = (quant(input)?, quant(output)?);
+    let fscales = &filter.quantization.as_ref()?.scale;
+    if fscales.len() != 1 && fscales.len() != channels {
+        return None;
+    }
+    let values = quant::conv_multipliers(in_scale, fscales, out_scale, channels)?;
+    let (lo, hi) = act_range_s8(activation, out_scale, out_zp).ok()?;
+    let offset = in_zp.checked_neg()?;
+    let with_bias = op_input(model, op, 2).is_some();
+    let choice = kernel_choice(&values, |r| {
+        rule::conv2d_s8_kernel_for(&g, offset, r, lo, hi, with_bias)
+    });
+    let words = u64::try_from(rule::conv2d_s8_scratch(choice, &g)).ok()?;
+    (words > 0).then_some(vec![words.checked_mul(4)?])
 }
 
 /// The scratch TFLM's CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED request for an int4
@@ -443,6 +505,13 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
                 kernel: rule::name(choice),
                 epilogue: rule::epilogue(choice),
             });
+            // A widened kernel's pixel pair in the scratch the plan gave the op ([`scratch`]),
+            // where it holds it; else on the stack.
+            let needs = u64::try_from(rule::conv2d_s8_scratch(choice, &value))
+                .ok()
+                .and_then(|w| w.checked_mul(4))
+                .unwrap_or(u64::MAX);
+            let in_scratch = needs > 0 && cx.scratch.first().is_some_and(|&b| b >= needs);
             let call = cx.conv_call_with(
                 &quote!(conv2d_s8),
                 quote!(
@@ -454,6 +523,7 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
                     pub const #kname: u8 = #constant;
                 ),
                 Some(&kname),
+                in_scratch,
             );
             return call;
         }

@@ -162,6 +162,7 @@ fn lower(cx: &Lower<'_>) -> Result<Call, Refusal> {
                             pub const #kname: u8 = #constant;
                         ),
                         Some(&kname),
+                        false,
                     );
                 }
             }

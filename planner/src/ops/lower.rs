@@ -49,7 +49,7 @@ pub(super) fn invalid<T>(why: impl Into<String>) -> Result<T, Refusal> {
 /// runs it, given the names of its views: `i0`.. for what it reads, `o0`.. for its outputs, and
 /// `m{i}` for input `i` in the persistent region (a variable tensor the op updates, the resource
 /// variable an ASSIGN_VARIABLE writes), handed out mutably, and `s{k}` for the op's scratch
-/// ([`super::OpKind::scratch`], `&mut [i32]`).
+/// ([`super::OpKind::scratch`], `&mut [u32]`).
 #[derive(Clone, Debug)]
 pub struct Call {
     /// `pub const OP_N: .. = ..;`, TFLM's `Prepare` as constants.
@@ -97,6 +97,9 @@ pub struct Lower<'a> {
     /// Where lowering records the kernel it chose for an op with several
     /// (`Lower::chose`; `crate::choice` reads it), or `None`.
     pub chosen: Option<&'a Cell<Option<KernelChoice>>>,
+    /// The bytes of each scratch view `s{k}` the plan gives the op ([`super::OpKind::scratch`],
+    /// planned in the arena; empty for none).
+    pub scratch: &'a [u64],
 }
 
 /// The kernel lowering chose, when the crate compiles, for an op the runtime has several for
@@ -163,17 +166,21 @@ impl<'a> Lower<'a> {
     /// `kernels::overlap` when the output lies over the input ([`Lower::overlap`]), with a
     /// compile-time proof that the offsets suit the driver.
     pub(super) fn conv_call(&self, f: &TokenStream, params: TokenStream) -> Result<Call, Refusal> {
-        self.conv_call_with(f, params, None)
+        self.conv_call_with(f, params, None, false)
     }
 
     /// [`Lower::conv_call`] with the kernel chosen when the crate compiles: `kernel`, the
     /// name of a `u8` constant the parameters define beside the op's (`OP_N_KERNEL`), makes the
-    /// call `f_with::<K>` (and its check `check_f_with::<K>`), so only that kernel is linked.
+    /// call `f_with::<K>` (and its check `check_f_with::<K>`), so only that kernel is linked;
+    /// with `scratch`, `f_widened::<K>` with the op's first scratch view `s0` after the others
+    /// (the kernel's working memory in the arena). Scratch views the call does not take are
+    /// bound to `_`.
     pub(super) fn conv_call_with(
         &self,
         f: &TokenStream,
         params: TokenStream,
         kernel: Option<&syn::Ident>,
+        scratch: bool,
     ) -> Result<Call, Refusal> {
         let k = self.k();
         let pname = self.params;
@@ -188,13 +195,26 @@ impl<'a> Lower<'a> {
         // `invoke`) name it.
         let (entry, in_params, in_body) = match kernel {
             Some(c) => (
-                format_ident!("{}_with", f.to_string()),
+                format_ident!(
+                    "{}_{}",
+                    f.to_string(),
+                    if scratch { "widened" } else { "with" }
+                ),
                 quote!(::<#c>),
                 quote!(::<{ params::#c }>),
             ),
             None => (format_ident!("{}", f.to_string()), quote!(), quote!()),
         };
         let check = format_ident!("check_{}", entry);
+        let s0 = if scratch && kernel.is_some() {
+            quote!(, s0)
+        } else {
+            quote!()
+        };
+        // The scratch views the call leaves.
+        let unused = (usize::from(scratch && kernel.is_some())..self.scratch.len())
+            .map(|k| format_ident!("s{k}"));
+        let unused = quote!(#(let _ = #unused;)*);
         if self.overlap.is_some() {
             let mut call = self.overlapped_call(
                 f,
@@ -206,16 +226,23 @@ impl<'a> Lower<'a> {
             )?;
             let (ia, oa) = self.overlap.unwrap_or_default();
             let (ia, oa) = (Literal::u64_unsuffixed(ia), Literal::u64_unsuffixed(oa));
-            call.check =
-                Some(quote!(#k::overlap::#check #in_params (&#pname, o0, #ia, #oa, i1, #bias_len)));
-            call.body = quote!(#k::proven::overlap::#entry #in_body (&params::#pname, o0, #ia, #oa, i1, #bias););
+            call.check = Some(
+                quote!(#k::overlap::#check #in_params (&#pname, o0, #ia, #oa, i1, #bias_len #s0)),
+            );
+            call.body = quote!(
+                #unused
+                #k::proven::overlap::#entry #in_body (&params::#pname, o0, #ia, #oa, i1, #bias #s0);
+            );
             return Ok(call);
         }
         Ok(Call {
             params: Some(params),
-            body: quote!(#k::proven::#entry #in_body (&params::#pname, i0, i1, #bias, o0);),
+            body: quote!(
+                #unused
+                #k::proven::#entry #in_body (&params::#pname, i0, i1, #bias, o0 #s0);
+            ),
             reads: if with_bias { vec![0, 1, 2] } else { vec![0, 1] },
-            check: Some(quote!(#k::#check #in_params (&#pname, i0, i1, #bias_len, o0))),
+            check: Some(quote!(#k::#check #in_params (&#pname, i0, i1, #bias_len, o0 #s0))),
         })
     }
 
