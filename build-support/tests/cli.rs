@@ -363,7 +363,7 @@ fn usage_and_input_errors() {
     fails(&["plan", CHAIN, "--offline", "maybe"], 2);
     let err = fails(&["plan", CHAIN, "--scratch", "cmsis"], 2);
     assert!(
-        err.contains("--scratch cmsis: expected none or tflm"),
+        err.contains("--scratch cmsis: expected none, tflm or stowplan"),
         "{err}"
     );
     let err = fails(&["plan", "no/such/model.tflite"], 1);

@@ -68,8 +68,10 @@ options:
   --offline MODE     honour (default) or replan an OfflineMemoryAllocation plan in the model
   --dynamic MODE     plan (default: -1 dimensions are an error, shape_signature ignored) or
                      cache (tensors with -1 dimensions are left out, served at run time)
-  --scratch KIND     kernel scratch to plan with the tensors: none (default) or tflm (the
-                     requests of TFLite Micro's reference kernels; always on for embed)
+  --scratch KIND     kernel scratch to plan with the tensors: none (default), tflm (the
+                     requests of TFLite Micro's reference kernels; always on for embed) or
+                     stowplan (the runtime's kernels' working memory, as generated `invoke`
+                     plans it)
   --alias-reshapes   let RESHAPE/SQUEEZE/EXPAND_DIMS share their input's bytes where it has no
                      later reader (as generated `invoke` does; never with embed)
   --overlaps         let a CONV_2D's or DEPTHWISE_CONV_2D's output lie over the input it
@@ -238,8 +240,11 @@ fn parse(mut it: impl Iterator<Item = String>) -> Result<Option<Args>, Failure> 
                 args.scratch = match take(&mut it)?.as_str() {
                     "none" => KernelScratch::None,
                     "tflm" => KernelScratch::Tflm,
+                    "stowplan" => KernelScratch::Stowplan,
                     other => {
-                        return Err(usage(format!("--scratch {other}: expected none or tflm")));
+                        return Err(usage(format!(
+                            "--scratch {other}: expected none, tflm or stowplan"
+                        )));
                     }
                 };
             }
