@@ -206,6 +206,11 @@ DEVICE_MUTANTS = {
     "dsp-conv-lone": ("src/kernels/conv/dsp/pointwise.rs",
                       "3 * rows3_folded(words, filter, depth, splat16(offset), constants, y)",
                       "3 * rows3_folded(words, filter, depth, splat16(offset + 1), constants, y)"),
+    # Their pixel pair in the scratch the plan gives the op (two buffers): the last pixel left
+    # out, so an odd pixel count leaves its outputs unwritten.
+    "dsp-conv-scratch": ("src/kernels/conv/dsp/pointwise.rs",
+                         "        pixels,\n    };\n    let t = &mut Tensors::Apart(input, output);",
+                         "        pixels: pixels & !1,\n    };\n    let t = &mut Tensors::Apart(input, output);"),
     # The widened pixel pairs on one buffer (their own walk, no driver): a pair's input read
     # one element on.
     "dsp-conv-widened-one": ("src/kernels/conv/dsp/pointwise.rs",
@@ -331,7 +336,7 @@ DEVICE_MUTANT_OPS = {"dsp-depthwise": "depthwise_conv", "dsp-depthwise-rows": "d
                      "dsp-conv-requant": "conv", "dsp-conv-requant-entry": "conv",
                      "dsp-conv-requant-k": "conv",
                      "dsp-conv-requant-step": "conv", "dsp-conv-widened": "conv",
-                     "dsp-conv-lone": "conv",
+                     "dsp-conv-lone": "conv", "dsp-conv-scratch": "conv",
                      "dsp-conv-widened-one": "conv", "dsp-conv-window-one": "conv",
                      "dsp-depthwise-folded": "depthwise_conv",
                      "dsp-depthwise-whole-folded": "depthwise_conv",

@@ -255,9 +255,10 @@ fn kernel_overlaps_go_below_the_tensor_level_bound() {
         (
             "tflm_person_detect_int8.tflite",
             29,
-            6,
-            55_296,
-            36_896,
+            8,
+            // Its first 1 x 1 layer's widened pixel pair (32 B of scratch) is live at the peak.
+            55_328,
+            36_928,
             36_928,
         ),
         ("tflm_micro_speech_int8.tflite", 1, 1, 5_968, 4_192, 4_192),
@@ -286,8 +287,8 @@ fn kernel_overlaps_go_below_the_tensor_level_bound() {
     ];
     for (file, declared, overlapped, tensor_level, bound, arena) in models {
         let bytes = std::fs::read(shared.join("models").join(file)).unwrap();
-        // person_detect's search cannot reach the bound (16 bytes below its plan): with pairs
-        // the default budget is `OVERLAP_SEARCH_STEPS`.
+        // With pairs the default search budget is `OVERLAP_SEARCH_STEPS` (along chains of
+        // pairs the bound is not tight).
         let options = Options::default().with_invoke(true);
         assert!(options.overlaps);
         let plan = plan_model(&bytes, &options).unwrap_or_else(|e| panic!("{file}: {e}"));
@@ -302,8 +303,8 @@ fn kernel_overlaps_go_below_the_tensor_level_bound() {
         assert_eq!(plan.arena_bytes(), arena, "{file}: arena");
     }
     // The int8 convolutions one output pixel further apart than their least displacement
-    // (`chunk_pixels` 2, the default) cost person_detect 32 bytes; at the least displacement it
-    // plans in 36,896 against a bound of 36,880.
+    // (`chunk_pixels` 2, the default) cost person_detect 16 bytes; at the least displacement it
+    // plans in 36,912, at its bound.
     let bytes = std::fs::read(shared.join("models/tflm_person_detect_int8.tflite")).unwrap();
     let least = Options {
         chunk_pixels: 1,
@@ -312,6 +313,6 @@ fn kernel_overlaps_go_below_the_tensor_level_bound() {
     let plan = plan_model(&bytes, &least).unwrap();
     assert_eq!(
         (plan.lower_bound_bytes(), plan.arena_bytes()),
-        (36_880, 36_896)
+        (36_912, 36_912)
     );
 }
