@@ -185,8 +185,8 @@ pub use broadcast_to::{BroadcastTo, broadcast_to};
 pub use concatenation::{check_concatenation, concatenation};
 pub use conv::kernel as conv_kernel;
 pub use conv::{
-    check_conv2d_f32, check_conv2d_s8, check_conv2d_s8_i4, check_conv2d_s8_widened,
-    check_conv2d_s8_with, check_conv2d_s16, check_conv2d_s16_acc32,
+    check_conv2d_f32, check_conv2d_s8, check_conv2d_s8_i4, check_conv2d_s8_with,
+    check_conv2d_s8_with_scratch, check_conv2d_s16, check_conv2d_s16_acc32,
 };
 pub use conv::{conv2d_f32, conv2d_s8};
 pub use conv::{conv2d_s8_i4, conv2d_s16, conv2d_s16_acc32};

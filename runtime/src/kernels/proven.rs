@@ -92,7 +92,7 @@ pub mod overlap {
     pub use crate::kernels::add::in_place::proven_add_with::*;
     pub use crate::kernels::concatenation::in_place::proven_concatenation::*;
     pub use crate::kernels::conv::in_place::proven_conv::*;
-    pub use crate::kernels::conv::in_place::proven_conv_widened::*;
+    pub use crate::kernels::conv::in_place::proven_conv_scratch::*;
     pub use crate::kernels::depthwise_conv::in_place::proven_depthwise_conv::*;
     pub use crate::kernels::dequantize::in_place::proven_dequantize::*;
     pub use crate::kernels::elu::in_place::proven_elu::*;

@@ -37,6 +37,26 @@ fn run(
     )
 }
 
+/// The DSP CONV_2D of kernel constant `k` with its working memory in `scratch`, as generated
+/// code calls its entry with scratch.
+fn run_scratch(
+    k: u8,
+    p: &ConvS8,
+    input: &[i8],
+    filter: &[i8],
+    bias: Option<&[i32]>,
+    output: &mut [i8],
+    scratch: &mut [u32],
+) -> bool {
+    use crate::kernels::conv::dsp::conv2d_s8_scratch_s8;
+    with_kernel_constant!(
+        k,
+        conv2d_s8_scratch_s8,
+        [WINDOW, WIDENED_64, WIDENED, WIDENED_336],
+        (p, input, filter, bias, output, scratch)
+    )
+}
+
 /// The kernel and epilogue bits of a kernel constant.
 fn split(k: u8) -> (u8, u8) {
     (k & 0x0f, k & 0x30)
@@ -58,6 +78,7 @@ fn the_choice_is_the_run_time_choice() {
     let mut rng = Rng(0x6b3_0001);
     let cases = if cfg!(miri) { 4 } else { 700 };
     let mut seen = [0_usize; 14];
+    let mut scratched = 0;
     let mut drawn = 0;
     while drawn < cases {
         // Shapes 5 and 6: 1 x 1 layers of whole words, at and past each widened buffer's end
@@ -208,6 +229,17 @@ fn the_choice_is_the_run_time_choice() {
             "{g:?}"
         );
         assert_eq!(ran, kernel != PORTABLE, "{} on {g:?}", name(kernel));
+        // The kernels that take scratch for the geometry: the same bytes with it (its words
+        // not zeroed, as the arena's).
+        let words = conv2d_s8_scratch(chosen, &g);
+        if words > 0 {
+            scratched += 1;
+            let mut scratch = vec![0x5555_5555_u32; words];
+            let mut with = vec![0_i8; output_len];
+            let took = run_scratch(chosen, &p, &input, &filter, bias, &mut with, &mut scratch);
+            assert!(took, "{} on {g:?}", name(kernel));
+            assert_eq!(with, expected, "{} with scratch on {g:?}", name(kernel));
+        }
         if ran {
             assert_eq!(got, expected, "{} on {g:?}", name(kernel));
             // The kernel finding the form at run time and a pointwise layer's pixel pairs: the
@@ -252,6 +284,7 @@ fn the_choice_is_the_run_time_choice() {
         }
     }
     if !cfg!(miri) {
+        assert!(scratched > 50, "{scratched} with scratch");
         // The pixel pairs (1 x 1 layers of an input offset past the window kernel's lanes) and
         // the widened kernels are drawn the least.
         let few = [POINTWISE, WIDENED_64, WIDENED, WIDENED_336];
@@ -267,8 +300,9 @@ fn the_choice_is_the_run_time_choice() {
 /// the other kernels need no scratch.
 #[test]
 fn scratch_entries_check_the_kernel_and_the_scratch() {
-    use crate::kernels::check_conv2d_s8_widened;
-    use crate::kernels::overlap;
+    use crate::kernels::check_conv2d_s8_with_scratch;
+    use crate::kernels::conv::in_place as overlap;
+    use crate::kernels::shared::in_place::min_displacement;
     use crate::kernels::shared::testing::{REQUANT_TWO, geometry};
     let g = geometry([1, 2, 3, 32], [8, 1, 1, 32], [1, 2, 3, 8]);
     let p = ConvS8 {
@@ -287,7 +321,7 @@ fn scratch_entries_check_the_kernel_and_the_scratch() {
     }
     let (input, filter, output) = (6 * 32, 8 * 32, 6 * 8);
     let two = |scratch| {
-        check_conv2d_s8_widened::<{ WIDENED_64 | EPILOGUE_SHIFT2 }>(
+        check_conv2d_s8_with_scratch::<{ WIDENED_64 | EPILOGUE_SHIFT2 }>(
             &p,
             input,
             filter,
@@ -300,7 +334,7 @@ fn scratch_entries_check_the_kernel_and_the_scratch() {
     assert_eq!(two(40), Ok(()));
     assert!(matches!(two(31), Err(KernelError::Parameters(_))));
     // A kernel that is not widened, with any scratch.
-    let window = check_conv2d_s8_widened::<{ WINDOW | EPILOGUE_SHIFT2 }>(
+    let window = check_conv2d_s8_with_scratch::<{ WINDOW | EPILOGUE_SHIFT2 }>(
         &p,
         input,
         filter,
@@ -310,9 +344,9 @@ fn scratch_entries_check_the_kernel_and_the_scratch() {
     );
     assert!(matches!(window, Err(KernelError::Parameters(_))));
     // On one buffer: the output over the input from the least displacement on.
-    let at = crate::kernels::overlap::min_displacement(&g).unwrap();
+    let at = min_displacement(&g).unwrap();
     let one = |scratch| {
-        overlap::check_conv2d_s8_widened::<{ WIDENED_64 | EPILOGUE_SHIFT2 }>(
+        overlap::check_conv2d_s8_with_scratch::<{ WIDENED_64 | EPILOGUE_SHIFT2 }>(
             &p,
             at + input,
             at,

@@ -29,16 +29,17 @@ on_one_buffer! {
         crate::kernels::conv::conv2d_f32_part, super::check_conv2d_f32, (ConvF32, f32, f32, f32);
 }
 
-/// The preconditions of the one-buffer [`conv2d_s8_widened`](proven_conv_widened::conv2d_s8_widened)
-/// with kernel `K`, a widened 1 x 1 kernel, and scratch of `scratch` words:
-/// [`check_conv2d_s8_with`]'s, and that the scratch holds the pixel pair's widened rows
+/// The preconditions of the one-buffer
+/// [`conv2d_s8_with_scratch`](proven_conv_scratch::conv2d_s8_with_scratch) with kernel `K` and
+/// scratch of `scratch` words: [`check_conv2d_s8_with`]'s, and that the kernel takes scratch
+/// for the geometry and `scratch` holds it
 /// ([`conv2d_s8_scratch`](super::kernel::conv2d_s8_scratch) words). Generated code asserts it
 /// when the crate compiles.
 ///
 /// # Errors
 ///
 /// The first that does not hold.
-pub const fn check_conv2d_s8_widened<const K: u8>(
+pub const fn check_conv2d_s8_with_scratch<const K: u8>(
     p: &ConvS8,
     buf: usize,
     input_at: usize,
@@ -48,22 +49,23 @@ pub const fn check_conv2d_s8_widened<const K: u8>(
     scratch: usize,
 ) -> Result<(), crate::kernels::KernelError> {
     match check_conv2d_s8_with::<K>(p, buf, input_at, output_at, filter, bias) {
-        Ok(()) => super::widened_scratch::<K>(p, scratch),
+        Ok(()) => super::scratch_holds::<K>(p, scratch),
         Err(e) => Err(e),
     }
 }
 
 /// The one-buffer entry with scratch generated code calls once it has asserted its check.
 #[doc(hidden)]
-pub mod proven_conv_widened {
+pub mod proven_conv_scratch {
     use super::ConvS8;
 
-    /// [`conv2d_s8_with`](super::proven_conv::conv2d_s8_with) with a widened 1 x 1 kernel `K`
-    /// whose pixel pair's widened rows are `scratch` (planned in the arena), not on the stack:
-    /// the pixel pairs walk the buffer without the driver. Its
-    /// [check](super::check_conv2d_s8_widened) proven.
+    /// [`conv2d_s8_with`](super::proven_conv::conv2d_s8_with) with kernel `K`'s working
+    /// memory in `scratch` (planned in the arena), not on the stack: the widened 1 x 1 pixel
+    /// pairs and the window kernel's whole windows walk the buffer without the driver (where
+    /// they decline, the driver runs the portable kernel or `K`'s chunks). Its
+    /// [check](super::check_conv2d_s8_with_scratch) proven.
     #[inline(never)]
-    pub fn conv2d_s8_widened<const K: u8>(
+    pub fn conv2d_s8_with_scratch<const K: u8>(
         p: &ConvS8,
         buf: &mut [i8],
         input_at: usize,
@@ -73,7 +75,7 @@ pub mod proven_conv_widened {
         scratch: &mut [u32],
     ) {
         debug_assert!(
-            super::check_conv2d_s8_widened::<K>(
+            super::check_conv2d_s8_with_scratch::<K>(
                 p,
                 buf.len(),
                 input_at,
@@ -84,20 +86,28 @@ pub mod proven_conv_widened {
             )
             .is_ok()
         );
+        use crate::kernels::conv::kernel::{KERNEL_BITS, PORTABLE, WINDOW, widened_channels};
         #[cfg(stowplan_dsp)]
-        if crate::kernels::conv::dsp::pointwise::widened_on_one_buffer_s8::<K>(
-            p,
-            buf,
-            (input_at, output_at),
-            filter,
-            bias,
-            Some(scratch),
-        ) {
-            return;
+        {
+            use crate::kernels::conv::dsp::{pointwise, window};
+            let at = (input_at, output_at);
+            let ran = if widened_channels(K).is_some() {
+                pointwise::widened_on_one_buffer_s8::<K>(p, buf, at, filter, bias, Some(scratch))
+            } else {
+                K & KERNEL_BITS == WINDOW
+                    && window::window_on_one_buffer_s8::<K>(p, buf, at, filter, bias, Some(scratch))
+            };
+            if ran {
+                return;
+            }
         }
         let _ = &scratch;
-        super::proven_conv::conv2d_s8_with::<{ crate::kernels::conv::kernel::PORTABLE }>(
-            p, buf, input_at, output_at, filter, bias,
-        );
+        if widened_channels(K).is_some() || K & KERNEL_BITS != WINDOW {
+            super::proven_conv::conv2d_s8_with::<PORTABLE>(
+                p, buf, input_at, output_at, filter, bias,
+            );
+        } else {
+            super::proven_conv::conv2d_s8_with::<K>(p, buf, input_at, output_at, filter, bias);
+        }
     }
 }

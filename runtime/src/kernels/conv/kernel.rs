@@ -71,13 +71,29 @@ pub const fn widened_channels(kernel: u8) -> Option<usize> {
     }
 }
 
-/// The scratch kernel `kernel` needs for `geometry`, in 32-bit words: a widened 1 x 1 kernel's
-/// pixel pair's widened rows (one word per input channel of each pixel: `4 depth` bytes, which
-/// generated code plans in the arena, `proven::conv2d_s8_widened`), none for the others (0).
+/// The scratch kernel `kernel` takes for `geometry`, in 32-bit words, which generated code
+/// plans in the arena (`proven::conv2d_s8_with_scratch`): a widened 1 x 1 kernel's pixel
+/// pair's widened rows (one word per input channel of each pixel: `4 depth` bytes); the window
+/// kernel's pixel pair's whole windows for a window of more than 144 values (its groups of four
+/// words and a part group: `16 (ceil(window / 4) + 1)` bytes), which it would otherwise sum in
+/// slabs of 144; none for the others (0).
 #[must_use]
 pub const fn conv2d_s8_scratch(kernel: u8, geometry: &ConvGeometry) -> usize {
-    match widened_channels(kernel) {
-        Some(_) => geometry.input[3],
+    let [out_depth, filter_h, filter_w, filter_d] = geometry.filter;
+    if widened_channels(kernel).is_some() {
+        return geometry.input[3];
+    }
+    let Some(window) = filter_h.checked_mul(filter_w) else {
+        return 0;
+    };
+    let Some(window) = window.checked_mul(filter_d) else {
+        return 0;
+    };
+    if kernel & KERNEL_BITS != WINDOW || window <= SLAB || out_depth == 0 {
+        return 0;
+    }
+    match (window.div_ceil(4) + 1).checked_mul(4) {
+        Some(words) => words,
         None => 0,
     }
 }

@@ -111,16 +111,16 @@ pub const fn check_conv2d_s8_with<const K: u8>(
     )
 }
 
-/// The preconditions of [`proven::conv2d_s8_widened`] with kernel `K`, a widened 1 x 1 kernel
-/// ([`kernel::WIDENED_64`], [`kernel::WIDENED`], [`kernel::WIDENED_336`]), and scratch of
-/// `scratch` words: [`check_conv2d_s8_with`]'s, and that the scratch holds the pixel pair's
-/// widened rows ([`kernel::conv2d_s8_scratch`] words). Generated code asserts it when the
-/// crate compiles.
+/// The preconditions of [`proven::conv2d_s8_with_scratch`] with kernel `K` and scratch of
+/// `scratch` words: [`check_conv2d_s8_with`]'s, and that the kernel takes scratch for the
+/// geometry and `scratch` holds it ([`kernel::conv2d_s8_scratch`] words: a widened 1 x 1
+/// kernel's pixel pair, the window kernel's whole windows of more than 144 values). Generated
+/// code asserts it when the crate compiles.
 ///
 /// # Errors
 ///
 /// The first precondition that does not hold.
-pub const fn check_conv2d_s8_widened<const K: u8>(
+pub const fn check_conv2d_s8_with_scratch<const K: u8>(
     p: &ConvS8,
     input: usize,
     filter: usize,
@@ -129,18 +129,19 @@ pub const fn check_conv2d_s8_widened<const K: u8>(
     scratch: usize,
 ) -> Result<(), KernelError> {
     check!(check_conv2d_s8_with::<K>(p, input, filter, bias, output));
-    widened_scratch::<K>(p, scratch)
+    scratch_holds::<K>(p, scratch)
 }
 
-/// That kernel `K` is a widened 1 x 1 kernel and `scratch` words hold its pixel pair's rows.
-const fn widened_scratch<const K: u8>(p: &ConvS8, scratch: usize) -> Result<(), KernelError> {
+/// That kernel `K` takes scratch for `p`'s geometry and `scratch` words hold it.
+const fn scratch_holds<const K: u8>(p: &ConvS8, scratch: usize) -> Result<(), KernelError> {
+    let words = kernel::conv2d_s8_scratch(K, &p.geometry);
     check!(require(
-        kernel::widened_channels(K).is_some(),
-        "the kernel of a CONV_2D with scratch is a widened 1 x 1 kernel",
+        words > 0,
+        "the CONV_2D's kernel takes no scratch for this geometry",
     ));
     require(
-        scratch >= kernel::conv2d_s8_scratch(K, &p.geometry),
-        "the CONV_2D's scratch is shorter than its widened pixel pair",
+        scratch >= words,
+        "the CONV_2D's scratch is shorter than its kernel needs",
     )
 }
 
@@ -270,11 +271,12 @@ pub mod proven {
         super::conv2d_s8_part_with::<K>(p, Part::WHOLE, input, filter, bias, output);
     }
 
-    /// [`conv2d_s8_with`] with a widened 1 x 1 kernel `K` whose pixel pair's widened rows are
-    /// `scratch` (planned in the arena, counted in the budget), not on the stack. Its
-    /// [`check`](super::check_conv2d_s8_widened) proven.
+    /// [`conv2d_s8_with`] with kernel `K`'s working memory in `scratch` (planned in the arena,
+    /// counted in the budget), not on the stack: a widened 1 x 1 kernel's pixel pair, the
+    /// window kernel's whole windows (no slabs). Its
+    /// [`check`](super::check_conv2d_s8_with_scratch) proven.
     #[inline]
-    pub fn conv2d_s8_widened<const K: u8>(
+    pub fn conv2d_s8_with_scratch<const K: u8>(
         p: &ConvS8,
         input: &[i8],
         filter: &[i8],
@@ -283,7 +285,7 @@ pub mod proven {
         scratch: &mut [u32],
     ) {
         debug_assert!(
-            super::check_conv2d_s8_widened::<K>(
+            super::check_conv2d_s8_with_scratch::<K>(
                 p,
                 input.len(),
                 filter.len(),
@@ -294,7 +296,7 @@ pub mod proven {
             .is_ok()
         );
         #[cfg(stowplan_dsp)]
-        if super::dsp::pointwise::widened_scratch_s8::<K>(p, input, filter, bias, output, scratch) {
+        if super::dsp::conv2d_s8_scratch_s8::<K>(p, input, filter, bias, output, scratch) {
             return;
         }
         let _ = &scratch;
@@ -598,7 +600,7 @@ pub(super) fn conv2d_s8_own_walk<const K: u8>(
     }
     #[cfg(stowplan_dsp)]
     if K & kernel::KERNEL_BITS == kernel::WINDOW {
-        return dsp::window::window_on_one_buffer_s8::<K>(p, buf, at, filter, bias);
+        return dsp::window::window_on_one_buffer_s8::<K>(p, buf, at, filter, bias, None);
     }
     let _ = (p, buf, at, filter, bias);
     false

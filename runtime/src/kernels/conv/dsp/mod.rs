@@ -67,6 +67,36 @@ pub(crate) fn conv2d_s8_part<const K: u8>(
     }
 }
 
+/// The int8 CONV_2D of `p`'s whole geometry with kernel `K`'s working memory in `scratch` (the
+/// arena's: [`conv2d_s8_scratch`](crate::kernels::conv::kernel::conv2d_s8_scratch)): the
+/// widened 1 x 1 pixel pairs, or the window kernel's whole windows. A 1-D convolution runs as
+/// its rows, as [`conv2d_s8_part`] runs it. Returns `false`, having written nothing, for what
+/// the kernel does not take (the caller runs the portable kernel then).
+pub(crate) fn conv2d_s8_scratch_s8<const K: u8>(
+    p: &ConvS8,
+    input: &[i8],
+    filter: &[i8],
+    bias: Option<&[i32]>,
+    output: &mut [i8],
+    scratch: &mut [u32],
+) -> bool {
+    let rows;
+    let p = match p.geometry.columns_as_rows() {
+        Some(geometry) => {
+            rows = ConvS8 { geometry, ..*p };
+            &rows
+        }
+        None => p,
+    };
+    match K & KERNEL_BITS {
+        WIDENED_64 | WIDENED | WIDENED_336 => {
+            pointwise::widened_scratch_s8::<K>(p, input, filter, bias, output, scratch)
+        }
+        WINDOW => window::conv_scratch_s8::<K>(p, input, filter, bias, output, scratch),
+        _ => false,
+    }
+}
+
 /// [`window::conv_s8`] for kernel `K`: one copy per epilogue form, whichever kernel falls back
 /// to it (`GATHERED`'s parts and the window kernel's own calls share it).
 #[inline(always)]

@@ -104,6 +104,46 @@ pub(crate) fn conv_s8<const K: u8>(
     true
 }
 
+/// [`conv_s8`] of a whole geometry with each pixel pair's windows in `scratch` (the words
+/// [`conv2d_s8_scratch`](crate::kernels::conv::kernel::conv2d_s8_scratch) gives, planned in
+/// the arena), whole however many values they hold: no slabs, and no buffer on the stack.
+/// Scratch too short for the windows sums them in slabs. Returns as [`conv_s8`].
+#[inline(never)]
+pub(crate) fn conv_scratch_s8<const K: u8>(
+    p: &ConvS8,
+    input: &[i8],
+    filter: &[i8],
+    bias: Option<&[i32]>,
+    output: &mut [i8],
+    scratch: &mut [u32],
+) -> bool {
+    let g = &p.geometry;
+    let [batches, _, _, depth] = g.input;
+    let [out_depth, filter_h, filter_w, _] = g.filter;
+    let [_, output_h, output_w, _] = g.output;
+    if !window_takes(g, p.input_offset) {
+        return false;
+    }
+    let (Some(input), Some(filter), Some(output)) = (
+        Part::WHOLE.input(input, g),
+        sized(filter, &[out_depth, filter_h, filter_w, depth]),
+        sized_mut(output, &[batches, output_h, output_w, out_depth]),
+    ) else {
+        return true;
+    };
+    let (e, form) = Epilogue::for_kernel::<K>(p, bias, out_depth);
+    let w = Widen {
+        c: Conv::new(p, filter),
+        part: Part::WHOLE,
+        window: filter_h * filter_w * depth,
+        pairs: e.pairs(filter, filter_h * filter_w * depth, out_depth),
+        input: (0, input.len()),
+        output_at: 0,
+    };
+    w.run_in(&e, form, &mut Tensors::Apart(input, output), scratch);
+    true
+}
+
 /// [`conv_s8`] of a whole geometry on one buffer (the input's elements at `buf[input_at..]`,
 /// the output's at `buf[output_at..]`), without the in-place driver: in [`Widen::pixels`]'
 /// order each pixel pair's windows are gathered before any of its outputs is written, so at
@@ -113,15 +153,17 @@ pub(crate) fn conv_s8<const K: u8>(
 /// at most `D` past `r(u + 1)`, the lowest input element pixel `u + 1` or a later one reads
 /// (the [`overlap` docs](crate::kernels::overlap)). A window of more than [`SLAB`] values
 /// gathers its slabs again for each block of [`BLOCK`] output channels, after the block
-/// before it has written its outputs: such a layer runs here only with one block. Returns
-/// `false`, having written nothing, for a layer or a placement it does not take (the caller
-/// runs the driver then).
+/// before it has written its outputs: such a layer runs here only with one block, or with
+/// `scratch` that holds its whole windows ([`conv_scratch_s8`]). Returns `false`, having
+/// written nothing, for a layer or a placement it does not take (the caller runs the driver
+/// then).
 pub(crate) fn window_on_one_buffer_s8<const K: u8>(
     p: &ConvS8,
     buf: &mut [i8],
     (input_at, output_at): (usize, usize),
     filter: &[i8],
     bias: Option<&[i32]>,
+    scratch: Option<&mut [u32]>,
 ) -> bool {
     if !window_takes(&p.geometry, p.input_offset) || !fits(&p.geometry, input_at, output_at) {
         return false;
@@ -146,8 +188,11 @@ pub(crate) fn window_on_one_buffer_s8<const K: u8>(
     ) else {
         return false;
     };
+    let whole = scratch
+        .as_ref()
+        .is_some_and(|s| s.len() / 4 > window.div_ceil(4));
     if !inside_buffer(buf.len(), input_at, in_len, output_at, out_len)
-        || (window > SLAB && out_depth > BLOCK)
+        || (window > SLAB && out_depth > BLOCK && !whole)
     {
         return false;
     }
@@ -160,7 +205,11 @@ pub(crate) fn window_on_one_buffer_s8<const K: u8>(
         input: (input_at, in_len),
         output_at,
     };
-    w.run(&e, form, &mut Tensors::One(buf));
+    let t = &mut Tensors::One(buf);
+    match scratch {
+        Some(scratch) => w.run_in(&e, form, t, scratch),
+        None => w.run(&e, form, t),
+    }
     true
 }
 
@@ -252,35 +301,66 @@ impl Widen<'_> {
             self.slabs::<F>(e, t);
             return;
         }
+        let mut buf: Buffer = [[0; 4]; GROUPS];
+        self.whole::<F>(e, t, &mut buf);
+    }
+
+    /// The call's pixels in form `form` with the pixel pair's windows in `scratch` (the
+    /// arena's): whole, however many values, where it holds them and their part group
+    /// ([`conv2d_s8_scratch`](crate::kernels::conv::kernel::conv2d_s8_scratch)), else in
+    /// slabs.
+    #[inline(always)]
+    fn run_in(&self, e: &Epilogue<'_>, form: u8, t: &mut Tensors<'_>, scratch: &mut [u32]) {
+        let groups = scratch.as_chunks_mut::<4>().0;
+        let Some(buf) = groups.get_mut(..self.window.div_ceil(4) + 1) else {
+            match form {
+                6 => self.slabs::<6>(e, t),
+                5 => self.slabs::<5>(e, t),
+                _ => self.slabs::<0>(e, t),
+            }
+            return;
+        };
+        // The part group's lanes past the window are 0 (the arena's bytes are not).
+        buf.fill([0; 4]);
+        match form {
+            6 => self.whole::<6>(e, t, buf),
+            5 => self.whole::<5>(e, t, buf),
+            _ => self.whole::<0>(e, t, buf),
+        }
+    }
+
+    /// [`Widen::pixels`] with every window whole in `buf` (at least its groups and a part
+    /// group, whose lanes past the window are 0).
+    #[inline(always)]
+    fn whole<const F: u8>(&self, e: &Epilogue<'_>, t: &mut Tensors<'_>, buf: &mut [[u32; 4]]) {
         let [_, output_h, output_w, _] = self.c.geometry.output;
         let (pixels, out_depth) = self.outputs();
         let (i, n) = self.input;
         let two = 2 * out_depth;
-        let mut buf: Buffer = [[0; 4]; GROUPS];
         let mut at = (0, 0, 0);
         for q in 0..pixels / 2 {
             let b = next(at, output_h, output_w);
             let Some(x) = t.input(i, n) else {
                 return;
             };
-            self.gather(x, at, 0, &mut buf, 0);
-            self.gather(x, b, 2, &mut buf, 0);
+            self.gather(x, at, 0, buf, 0);
+            self.gather(x, b, 2, buf, 0);
             let Some(y2) = t.output(self.output_at + q * two, two) else {
                 return;
             };
             let (ya, yb) = y2.split_at_mut(out_depth);
-            self.pair::<F>(e, &buf, ya, yb);
+            self.pair::<F>(e, buf, ya, yb);
             at = next(b, output_h, output_w);
         }
         if pixels % 2 == 1 {
             let Some(x) = t.input(i, n) else {
                 return;
             };
-            self.gather(x, at, 0, &mut buf, 0);
+            self.gather(x, at, 0, buf, 0);
             let Some(y) = t.output(self.output_at + (pixels - 1) * out_depth, out_depth) else {
                 return;
             };
-            self.single::<F>(e, &buf, y);
+            self.single::<F>(e, buf, y);
         }
     }
 
@@ -381,7 +461,7 @@ impl Widen<'_> {
         input: &[i8],
         pixel: (usize, usize, usize),
         lane: usize,
-        buf: &mut Buffer,
+        buf: &mut [[u32; 4]],
         k0: usize,
     ) {
         if !(k0 == 0 && self.gather_inside(input, pixel, lane, buf)) {
@@ -400,7 +480,7 @@ impl Widen<'_> {
         input: &[i8],
         (batch, y, x): (usize, usize, usize),
         lane: usize,
-        buf: &mut Buffer,
+        buf: &mut [[u32; 4]],
     ) -> bool {
         let g = self.c.geometry;
         let [_, input_h, input_w, depth] = g.input;
@@ -410,9 +490,11 @@ impl Widen<'_> {
             origin(y, g.stride_h, g.pad_h),
             self.part.origin_x(x, g.stride_w, g.pad_w),
         );
+        // The buffer holds the whole window and its part group (a stack buffer: windows of
+        // at most `SLAB` values).
         if g.dilation_h != 1
             || g.dilation_w != 1
-            || self.window > SLAB
+            || buf.len() < self.window.div_ceil(4) + 1
             || !row.is_multiple_of(4)
             || y0 < 0
             || x0 < 0
@@ -449,13 +531,14 @@ impl Widen<'_> {
         input: &[i8],
         (batch, y, x): (usize, usize, usize),
         lane: usize,
-        buf: &mut Buffer,
+        buf: &mut [[u32; 4]],
         k0: usize,
     ) {
         let c = &self.c;
-        // Window values `k0..k1` go to the buffer's values `0..k1 - k0`.
-        let k1 = k0.saturating_add(SLAB);
-        let put = |buf: &mut Buffer, k: usize, run: Option<&[i8]>, len: usize| {
+        // Window values `k0..k1` go to the buffer's values `0..k1 - k0`: a slab of `SLAB`
+        // values in a stack buffer, or the whole window in scratch (its part group past it).
+        let k1 = k0.saturating_add(4 * buf.len().saturating_sub(1));
+        let put = |buf: &mut [[u32; 4]], k: usize, run: Option<&[i8]>, len: usize| {
             let (lo, hi) = (k.max(k0), k.saturating_add(len).min(k1));
             if lo < hi {
                 let run = run.and_then(|r| r.get(lo - k..hi - k));
@@ -511,7 +594,7 @@ impl Widen<'_> {
 
     /// A pixel pair (windows in `buf`, outputs `ya`, `yb`): [`pair`] of the call's filter.
     #[inline(always)]
-    fn pair<const F: u8>(&self, e: &Epilogue<'_>, buf: &Buffer, ya: &mut [i8], yb: &mut [i8]) {
+    fn pair<const F: u8>(&self, e: &Epilogue<'_>, buf: &[[u32; 4]], ya: &mut [i8], yb: &mut [i8]) {
         pair::<F>(
             e,
             self.pairs.as_ref(),
@@ -526,7 +609,7 @@ impl Widen<'_> {
     /// A lone pixel (its window in the buffer's first words, outputs `y`): [`single`] of the
     /// call's filter.
     #[inline(always)]
-    fn single<const F: u8>(&self, e: &Epilogue<'_>, buf: &Buffer, y: &mut [i8]) {
+    fn single<const F: u8>(&self, e: &Epilogue<'_>, buf: &[[u32; 4]], y: &mut [i8]) {
         single::<F>(e, self.c.filter, self.window, buf, y);
     }
 }
@@ -547,7 +630,7 @@ impl Conv<'_> {
     /// Widens `run`'s whole words into the buffer's groups from `group` on, words `lane` and
     /// `lane + 1` (`lane` 0 or 2): [`widen_row`], one loop per pixel of the pair.
     #[inline(always)]
-    fn widen_words(&self, buf: &mut Buffer, lane: usize, group: usize, run: &[i8]) {
+    fn widen_words(&self, buf: &mut [[u32; 4]], lane: usize, group: usize, run: &[i8]) {
         let off = splat16(self.offset);
         let groups = buf.get_mut(group..).unwrap_or(&mut []);
         let words = run.as_chunks::<4>().0;
@@ -562,7 +645,7 @@ impl Conv<'_> {
     /// of the buffer's words `lane` and `lane + 1`: a word (four values) at a time from a
     /// group's start, the others one by one.
     #[inline(always)]
-    fn widen(&self, buf: &mut Buffer, lane: usize, k: usize, run: Option<&[i8]>, len: usize) {
+    fn widen(&self, buf: &mut [[u32; 4]], lane: usize, k: usize, run: Option<&[i8]>, len: usize) {
         let aligned = k.is_multiple_of(4);
         match run {
             Some(run) if aligned => {
@@ -727,7 +810,7 @@ pub(super) fn single<const F: u8>(
 /// Window value `j` of a buffer's words `lane`, `lane + 1` set to `v` (a halfword: the lanes
 /// of the [module docs](self)).
 #[inline(always)]
-fn set(buf: &mut Buffer, lane: usize, j: usize, v: i32) {
+fn set(buf: &mut [[u32; 4]], lane: usize, j: usize, v: i32) {
     let (q, v) = (j % 4, v as u32 & 0xffff);
     if let Some(w) = buf.get_mut(j / 4).and_then(|g| g.get_mut(lane + (q & 1))) {
         *w = if q < 2 {
@@ -1171,6 +1254,41 @@ mod tests {
         assert!(cfg!(miri) || slabs > 250, "{slabs} windows in slabs");
     }
 
+    /// [`conv_scratch_s8`] of a whole geometry: its windows whole in scratch of the words
+    /// [`conv2d_s8_scratch`](crate::kernels::conv::kernel::conv2d_s8_scratch) gives (the
+    /// arena's, its words not zeroed), or in slabs where the scratch is short.
+    fn in_scratch(
+        p: &ConvS8,
+        part: Part,
+        input: &[i8],
+        filter: &[i8],
+        bias: Option<&[i32]>,
+        output: &mut [i8],
+    ) -> bool {
+        use crate::kernels::conv::kernel::{WINDOW, conv2d_s8_scratch};
+        if part != Part::WHOLE {
+            return conv_s8::<0>(p, part, input, filter, bias, output);
+        }
+        let words = conv2d_s8_scratch(WINDOW, &p.geometry);
+        let mut scratch = std::vec![0x5555_5555_u32; words];
+        conv_scratch_s8::<0>(p, input, filter, bias, output, &mut scratch)
+    }
+
+    /// The windows of more than [`SLAB`] values whole in scratch ([`conv_scratch_s8`]) against
+    /// the portable kernel: the slabs' sweep (3 x 3 and 5 x 5 over up to 64 input channels, up
+    /// to 70 outputs).
+    #[test]
+    fn windows_in_scratch_equal_the_portable_kernel() {
+        let outs = [1, 2, 3, 8, 24, 63, 64, 65, 70];
+        let large = sweep(
+            in_scratch,
+            0x5eed_c0e1,
+            &[12, 21, 31, 32, 33, 45, 64],
+            &outs,
+        );
+        assert!(cfg!(miri) || large > 250, "{large} windows in scratch");
+    }
+
     /// The kernel's own walk of one buffer ([`window_on_one_buffer_s8`]) against the portable
     /// kernel on two: random geometries (windows in slabs, 1-D columns, strides, dilations,
     /// paddings, batches), the input at the least displacement above the output, a little
@@ -1240,16 +1358,22 @@ mod tests {
             buf[input_at..input_at + in_len].copy_from_slice(&input);
             let before = buf.clone();
             let window = g.filter[1] * g.filter[2] * depth;
+            // Every other case with the windows in scratch (the arena's words, not zeroed).
+            let words = crate::kernels::conv::kernel::conv2d_s8_scratch(WINDOW, &g);
+            let mut words = vec![0x5555_5555_u32; words];
+            let scratch = (drawn % 2 == 1 && window > SLAB).then_some(&mut words[..]);
+            let whole = scratch.is_some();
             let done = window_on_one_buffer_s8::<WINDOW>(
                 &p,
                 &mut buf,
                 (input_at, output_at),
                 &filter,
                 bias,
+                scratch,
             );
             let takes = window_takes(&g, p.input_offset)
                 && how != 4
-                && (window <= SLAB || out_depth <= BLOCK);
+                && (window <= SLAB || out_depth <= BLOCK || whole);
             assert_eq!(done, takes, "{g:?} at {input_at}, {output_at}");
             if done {
                 ran[how] += 1;
