@@ -28,7 +28,7 @@ pub const CONV_2D: OpKind = OpKind {
     module: "conv",
     in_place: false,
     tflm_scratch: int4_filter_scratch,
-    scratch: widened_scratch,
+    scratch: kernel_scratch,
     lower: Some(lower),
     fold: None,
     state: None,
@@ -145,7 +145,7 @@ fn conv_geometry(op: &Op, i: [usize; 4], f: [usize; 4], o: [usize; 4]) -> Option
     Some(g)
 }
 
-/// The most output channels [`widened_scratch`] derives multipliers for: a layer with more
+/// The most output channels [`kernel_scratch`] derives multipliers for: a layer with more
 /// (none fits a microcontroller) gets no scratch, and its widened kernel's pixel pair is on
 /// the stack.
 const SCRATCH_CHANNELS: usize = 1 << 16;
@@ -155,7 +155,7 @@ const SCRATCH_CHANNELS: usize = 1 << 16;
 /// its pixel pair's widened rows (`conv2d_s8_scratch` words, 4 bytes each), planned in the
 /// arena and counted in the budget; `None` for every other op. Lowering calls the kernel's
 /// entry with scratch where the plan gave it (else the pixel pair is on the stack).
-fn widened_scratch(model: &Model, op: &Op) -> Option<Vec<u64>> {
+fn kernel_scratch(model: &Model, op: &Op) -> Option<Vec<u64>> {
     use crate::kernels::conv_kernel as rule;
     let (input, filter) = (op_input(model, op, 0)?, op_input(model, op, 1)?);
     let output = model.tensor(op.subgraph, *op.outputs.first()?)?;

@@ -172,7 +172,7 @@ impl<'a> Lower<'a> {
     /// [`Lower::conv_call`] with the kernel chosen when the crate compiles: `kernel`, the
     /// name of a `u8` constant the parameters define beside the op's (`OP_N_KERNEL`), makes the
     /// call `f_with::<K>` (and its check `check_f_with::<K>`), so only that kernel is linked;
-    /// with `scratch`, `f_widened::<K>` with the op's first scratch view `s0` after the others
+    /// with `scratch`, `f_with_scratch::<K>` with the op's first scratch view `s0` after the others
     /// (the kernel's working memory in the arena). Scratch views the call does not take are
     /// bound to `_`.
     pub(super) fn conv_call_with(
@@ -198,7 +198,7 @@ impl<'a> Lower<'a> {
                 format_ident!(
                     "{}_{}",
                     f.to_string(),
-                    if scratch { "widened" } else { "with" }
+                    if scratch { "with_scratch" } else { "with" }
                 ),
                 quote!(::<#c>),
                 quote!(::<{ params::#c }>),
