@@ -10,7 +10,9 @@
 //! panic and HardFault handler that exit QEMU with status 1). Every model's generated module
 //! is included (`invoke = true`) with its input sets (`include_bytes!` of `DIR/inputs/<id>.bin`,
 //! in flash) and its own arena in a `static` (`.bss`); no heap. The firmware runs every model on
-//! every input set in order and prints, on semihosting's standard output:
+//! every input set in order, the arena filled with `0xa5` before each set's inputs go in (so a
+//! kernel that reads arena bytes it never wrote, its scratch's included, shows), and prints, on
+//! semihosting's standard output:
 //!
 //! ```text
 //! stowplan-device-sweep MODELS
@@ -143,6 +145,9 @@ pub fn entry(
     {state}host.begin("{id}");
     for k in 0..{n_sets} {{
         let set = SETS.get(k * {set_bytes}..(k + 1) * {set_bytes}).ok_or("an input set past the end of the sets")?;
+        // Every byte but the inputs' not what the kernels wrote before: an op that reads arena
+        // bytes it never wrote (its scratch's included) shows.
+        arena.as_bytes_mut().fill(0xa5);
         feed(arena.as_bytes_mut(), {id}::TENSORS, {id}::INPUTS, set)?;
         {call};
         collect(arena.as_bytes(), {id}::TENSORS, {id}::OUTPUTS, host)?;{record}

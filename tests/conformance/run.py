@@ -211,6 +211,11 @@ DEVICE_MUTANTS = {
     "dsp-conv-scratch": ("src/kernels/conv/dsp/pointwise.rs",
                          "        pixels,\n    };\n    let t = &mut Tensors::Apart(input, output);",
                          "        pixels: pixels & !1,\n    };\n    let t = &mut Tensors::Apart(input, output);"),
+    # The window kernel's whole windows in scratch (the arena's bytes): the part group's lanes
+    # past the window left as the ops before wrote them.
+    "dsp-conv-window-scratch": ("src/kernels/conv/dsp/window.rs",
+                                "        buf.fill([0; 4]);\n",
+                                "\n"),
     # The widened pixel pairs on one buffer (their own walk, no driver): a pair's input read
     # one element on.
     "dsp-conv-widened-one": ("src/kernels/conv/dsp/pointwise.rs",
@@ -337,6 +342,7 @@ DEVICE_MUTANT_OPS = {"dsp-depthwise": "depthwise_conv", "dsp-depthwise-rows": "d
                      "dsp-conv-requant-k": "conv",
                      "dsp-conv-requant-step": "conv", "dsp-conv-widened": "conv",
                      "dsp-conv-lone": "conv", "dsp-conv-scratch": "conv",
+                     "dsp-conv-window-scratch": "conv",
                      "dsp-conv-widened-one": "conv", "dsp-conv-window-one": "conv",
                      "dsp-depthwise-folded": "depthwise_conv",
                      "dsp-depthwise-whole-folded": "depthwise_conv",

@@ -1,7 +1,9 @@
 //! Kernel scratch planned in the arena (`arena::KernelScratch::Stowplan`, on with `invoke`): an
 //! int8 CONV_2D whose kernel is one of the widened 1 x 1 kernels gets its pixel pair's widened
-//! rows (4 bytes per input channel) as scratch beside its tensors, the generated code hands it
-//! to the kernel's scratch entry, and the reports list it; every other convolution gets none.
+//! rows (4 bytes per input channel) as scratch beside its tensors, one whose kernel is the
+//! window kernel with windows of more than 144 values its pixel pair's whole windows (16 bytes
+//! per group of four values, and a part group); the generated code hands it to the kernel's
+//! scratch entry, and the reports list it. Every other convolution gets none.
 
 use stowplan_planner::arena::KernelScratch;
 use stowplan_planner::codegen::{Codegen, ModelFile, generate};
@@ -69,24 +71,32 @@ fn code(plan: &ModelPlan, bytes: &[u8]) -> String {
 }
 
 /// The widened layers (1 x 1, input channels a multiple of 4 up to 336, an even number of
-/// output channels, a bias) get `4 c` bytes of scratch for their op, apart from the tensors
-/// live beside it, and the generated call takes it; the others none, and the plain call.
+/// output channels, a bias) get `4 c` bytes of scratch for their op, the window kernel's
+/// layers with windows of more than 144 values `16 (ceil(window / 4) + 1)`, apart from the
+/// tensors live beside it, and the generated call takes it; the others none, and the plain
+/// call.
 #[test]
-fn widened_convolutions_plan_their_pixel_pair_in_the_arena() {
-    // (input channels, output channels, filter side, bias, widened)
+fn kernels_plan_their_working_memory_in_the_arena() {
+    // (input channels, output channels, filter side, bias, scratch bytes)
     let cases = [
-        (32, 16, 1, true, true),
-        (8, 2, 1, true, true),
-        (144, 4, 1, true, true),
-        (256, 6, 1, true, true),
-        (336, 2, 1, true, true),
-        (340, 2, 1, true, false),
-        (30, 16, 1, true, false),
-        (32, 15, 1, true, false),
-        (32, 16, 1, false, false),
-        (32, 16, 3, true, false),
+        (32, 16, 1, true, 128),
+        (8, 2, 1, true, 32),
+        (144, 4, 1, true, 576),
+        (256, 6, 1, true, 1024),
+        (336, 2, 1, true, 1344),
+        // Past the widened buffers: the window kernel, its 340 values whole.
+        (340, 2, 1, true, 1376),
+        (30, 16, 1, true, 0),
+        (32, 15, 1, true, 0),
+        (32, 16, 1, false, 0),
+        // 3 x 3 windows: 288 values (72 groups and a part group), 144 (one slab, on the
+        // stack), 27 x 3 x 3 = 243 (61 groups, the last a part one, and one more).
+        (32, 16, 3, true, 1168),
+        (32, 15, 3, false, 1168),
+        (16, 16, 3, true, 0),
+        (27, 8, 3, true, 992),
     ];
-    for (c, o, k, bias, widened) in cases {
+    for (c, o, k, bias, want) in cases {
         let bytes = conv(c, o, k, bias);
         let case = format!("{c} -> {o}, {k} x {k}, bias {bias}");
         let plan = plan_model(&bytes, &Options::default().with_invoke(true)).unwrap();
@@ -95,13 +105,12 @@ fn widened_convolutions_plan_their_pixel_pair_in_the_arena() {
             .map(|(s, offset)| (s.op, s.bytes, offset))
             .collect();
         let generated = code(&plan, &bytes);
-        if !widened {
+        if want == 0 {
             assert!(scratch.is_empty(), "{case}: {scratch:?}");
-            assert!(!generated.contains("conv2d_s8_widened"), "{case}");
+            assert!(!generated.contains("conv2d_s8_with_scratch"), "{case}");
             assert!(generated.contains("conv2d_s8_with"), "{case}");
             continue;
         }
-        let want = 4 * u64::try_from(c).unwrap();
         let [(0, bytes_planned, Some(offset))] = scratch[..] else {
             panic!("{case}: {scratch:?}");
         };
@@ -117,11 +126,11 @@ fn widened_convolutions_plan_their_pixel_pair_in_the_arena() {
             );
         }
         assert!(offset + want <= plan.arena_bytes(), "{case}");
-        // The generated call hands the scratch slot to the widened kernel's entry, whose
+        // The generated call hands the scratch slot to the kernel's entry with scratch, whose
         // check is asserted when the crate compiles.
         assert!(generated.contains("SCRATCH_OP_0_0"), "{case}");
-        assert!(generated.contains("conv2d_s8_widened"), "{case}");
-        assert!(generated.contains("check_conv2d_s8_widened"), "{case}");
+        assert!(generated.contains("conv2d_s8_with_scratch"), "{case}");
+        assert!(generated.contains("check_conv2d_s8_with_scratch"), "{case}");
         // Both reports list it.
         let text = emit::model_text(&plan, "m");
         let shown = if want >= 1000 {
@@ -144,7 +153,7 @@ fn widened_convolutions_plan_their_pixel_pair_in_the_arena() {
             let bytewise = plan_model(&bytes, &options).unwrap();
             assert!(bytewise.scratch.is_empty(), "{case}");
             let generated = code(&bytewise, &bytes);
-            assert!(!generated.contains("conv2d_s8_widened"), "{case}");
+            assert!(!generated.contains("conv2d_s8_with_scratch"), "{case}");
             assert!(generated.contains("conv2d_s8_with"), "{case}");
         }
         // Without `invoke` no kernel runs: no scratch.
