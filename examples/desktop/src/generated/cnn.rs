@@ -815,8 +815,8 @@ pub mod cnn {
             let o0: usize = super::RELU_2_12.len();
             let s0: usize = super::SCRATCH_OP_2_0.len();
             ::core::assert!(
-                ::stowplan::kernels::check_conv2d_s8_widened:: < OP_2_KERNEL > (& OP_2,
-                i0, i1, ::core::option::Option::Some(i2), o0, s0).is_ok(),
+                ::stowplan::kernels::check_conv2d_s8_with_scratch:: < OP_2_KERNEL > (&
+                OP_2, i0, i1, ::core::option::Option::Some(i2), o0, s0).is_ok(),
                 "op 2 (CONV_2D): its kernel's preconditions do not hold for the views the plan gives it"
             );
         };
@@ -1042,7 +1042,7 @@ pub mod cnn {
         }
         {
             let ((i0, i1, i2), (o0, s0)) = ops::op_2(arena);
-            ::stowplan::kernels::proven::conv2d_s8_widened::<
+            ::stowplan::kernels::proven::conv2d_s8_with_scratch::<
                 { params::OP_2_KERNEL },
             >(&params::OP_2, i0, i1, ::core::option::Option::Some(i2), o0, s0);
         }
