@@ -212,14 +212,15 @@ pub fn problem(
                 .into());
             }
         }
-        let time = lifetimes
-            .op_times
-            .get(s.op)
-            .and_then(|t| t.last())
-            .map_or(0, |&t| t + 1);
+        // Live at every time its op runs (on the problem's timeline, TFLM's scope + 1): an op
+        // of a subgraph called from several places runs at several, and its scratch gets one
+        // interval over them, as the subgraph's tensors do.
+        let times = lifetimes.op_times.get(s.op).map_or(&[][..], Vec::as_slice);
+        let time = |t: Option<&u32>| t.map_or(0, |&t| t.saturating_add(1));
+        let (first, last) = (time(times.iter().min()), time(times.iter().max()));
         buffers.push(Buffer {
             size: s.bytes,
-            lifetime: plan::Lifetime::new(time, time),
+            lifetime: plan::Lifetime::new(first, last),
             fixed_offset: None,
         });
     }

@@ -7,7 +7,7 @@
 
 use stowplan_planner::arena::KernelScratch;
 use stowplan_planner::codegen::{Codegen, ModelFile, generate};
-use stowplan_planner::tflite::builder::{ModelBuilder, ops};
+use stowplan_planner::tflite::builder::{Callees, ModelBuilder, ops};
 use stowplan_planner::tflite::{Activation, DType, OpOptions, Padding};
 use stowplan_planner::{ModelPlan, Options, emit, plan_model};
 
@@ -222,4 +222,68 @@ fn scratch_lives_while_its_op_runs() {
     // its scratch (64). The arena needs no more than the larger, aligned.
     assert!(plan.arena_bytes() <= 1_536, "{}", plan.arena_bytes());
     assert!(plan.arena_bytes() >= plan.lower_bound_bytes());
+}
+
+/// An op of a subgraph called from two places (IF with both branches the same subgraph) runs at
+/// two times: its scratch is live over both, as the subgraph's tensors are (one interval).
+#[test]
+fn scratch_of_a_subgraph_called_twice_spans_both_calls() {
+    let mut b = ModelBuilder::new();
+    let main = b.subgraph("main");
+    let callee = b.subgraph("callee");
+    let quant = (&[0.05_f32][..], &[-3_i64][..], 0);
+    let x = b.quantized(main, "x", DType::Int8, &[1, 2, 3, 32], quant);
+    let cond = b.tensor(main, "cond", DType::Bool, &[1]);
+    let y = b.quantized(main, "y", DType::Int8, &[1, 2, 3, 16], (&[0.1], &[5], 0));
+    let branches = Callees::If {
+        then: 1,
+        otherwise: 1,
+    };
+    b.control_flow(main, branches, &[cond, x], &[y]);
+    b.io(main, &[cond, x], &[y]);
+    let cx = b.quantized(callee, "cx", DType::Int8, &[1, 2, 3, 32], quant);
+    let scales = vec![0.004_f32; 16];
+    let zeros = vec![0_i64; 16];
+    let weights: Vec<u8> = (0..16 * 32).map(|v| (v * 7 % 251) as u8).collect();
+    let w = b.quantized_constant(
+        callee,
+        "w",
+        DType::Int8,
+        &[16, 1, 1, 32],
+        (&scales, &zeros, 0),
+        &weights,
+    );
+    let bscales: Vec<f32> = scales.iter().map(|s| s * 0.05).collect();
+    let values: Vec<u8> = (0..16).flat_map(|v: i32| (v - 8).to_le_bytes()).collect();
+    let bias = b.quantized_constant(
+        callee,
+        "b",
+        DType::Int32,
+        &[16],
+        (&bscales, &zeros, 0),
+        &values,
+    );
+    let cy = b.quantized(callee, "cy", DType::Int8, &[1, 2, 3, 16], (&[0.1], &[5], 0));
+    let options = OpOptions::Conv2D {
+        padding: Padding::Valid,
+        stride_w: 1,
+        stride_h: 1,
+        dilation_w: 1,
+        dilation_h: 1,
+        activation: Activation::None,
+    };
+    b.op_with_options(callee, ops::CONV_2D, &[cx, w, bias], &[cy], options);
+    b.io(callee, &[cx], &[cy]);
+    let bytes = b.finish();
+    let plan = plan_model(&bytes, &Options::default().with_invoke(true)).unwrap();
+    let [s] = plan.scratch[..] else {
+        panic!("{:?}", plan.scratch);
+    };
+    assert_eq!(s.bytes, 128);
+    let times = &plan.lifetimes.op_times[s.op];
+    assert_eq!(times.len(), 2, "{times:?}");
+    // The problem's timeline is TFLM's scopes + 1.
+    let buffer = &plan.problem.buffers()[plan.buffer_tensors.len()];
+    let (first, last) = (times[0] + 1, times[1] + 1);
+    assert_eq!((buffer.lifetime.first, buffer.lifetime.last), (first, last));
 }
