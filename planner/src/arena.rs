@@ -56,7 +56,8 @@ pub enum KernelScratch {
     /// The requests of TensorFlow Lite Micro's reference kernels.
     Tflm,
     /// The requests of stowplan's own kernels (generated `invoke`):
-    /// [`crate::ops::OpKind::scratch`], 32-bit words; none with an alignment below 4 (the
+    /// [`crate::ops::OpKind::scratch`], 32-bit words; with an alignment below 4, only the
+    /// scratch a kernel cannot do without ([`crate::ops::scratch_is_optional`]: CONV_2D's
     /// kernels then keep their working memory on the stack).
     Stowplan,
 }
@@ -191,12 +192,15 @@ pub fn problem(
     let scratch = match rules.kernel_scratch {
         KernelScratch::None => Vec::new(),
         KernelScratch::Tflm => requests(model, lifetimes, ops::tflm_scratch),
-        // Scratch is handed out as 32-bit words: with offsets aligned to less than a word,
-        // the kernels keep their working memory on the stack instead.
-        KernelScratch::Stowplan if rules.alignment >= 4 => {
-            requests(model, lifetimes, ops::stowplan_scratch)
+        KernelScratch::Stowplan => {
+            let mut r = requests(model, lifetimes, ops::stowplan_scratch);
+            // Scratch is handed out as 32-bit words: with offsets aligned to less than a word,
+            // the kernels that can keep their working memory on the stack do.
+            if rules.alignment < 4 {
+                r.retain(|s| !model.ops.get(s.op).is_some_and(ops::scratch_is_optional));
+            }
+            r
         }
-        KernelScratch::Stowplan => Vec::new(),
     };
     for s in &scratch {
         if s.bytes > MAX_TENSOR_BYTES {

@@ -336,6 +336,13 @@ pub fn stowplan_scratch(model: &Model, op: &Op) -> Vec<u64> {
         .collect()
 }
 
+/// Whether `op`'s kernel also runs without its scratch, its working memory on the stack
+/// (CONV_2D's: its scratch is a faster path's); the others need theirs.
+#[must_use]
+pub fn scratch_is_optional(op: &Op) -> bool {
+    op.opcode == Opcode::Builtin(BuiltinOp::CONV_2D)
+}
+
 /// The bytes of state `op`'s kernel keeps across invocations outside any tensor (TFLM's
 /// persistent buffers that its `Reset` sets to 0), a multiple of 4; 0 for none.
 #[must_use]
