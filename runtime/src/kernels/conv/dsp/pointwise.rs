@@ -126,6 +126,52 @@ pub(crate) fn widened_s8<const K: u8>(
     conv1x1::<K, false>(p, input, filter, bias, output)
 }
 
+/// A 1 x 1 layer on two slices, each sized by its geometry.
+struct Layer<'a> {
+    pixels: usize,
+    depth: usize,
+    out_depth: usize,
+    input: &'a [i8],
+    filter: &'a [i8],
+    output: &'a mut [i8],
+}
+
+/// `p`'s 1 x 1 layer on `input`, `filter` and `output`: `Err(false)` for a geometry the 1 x 1
+/// kernels do not take (or a zero dimension), `Err(true)` for a slice shorter than the geometry
+/// says (the call is over, nothing written).
+#[inline(always)]
+fn layer<'a>(
+    p: &ConvS8,
+    input: &'a [i8],
+    filter: &'a [i8],
+    output: &'a mut [i8],
+) -> Result<Layer<'a>, bool> {
+    let g = &p.geometry;
+    let [batches, height, width, depth] = g.input;
+    let out_depth = g.filter[0];
+    if !pointwise_takes(g) {
+        return Err(false);
+    }
+    let Some(pixels) = product(&[batches, height, width]) else {
+        return Err(false);
+    };
+    match (
+        sized(input, &[pixels, depth]),
+        sized(filter, &[out_depth, depth]),
+        sized_mut(output, &[pixels, out_depth]),
+    ) {
+        (Some(input), Some(filter), Some(output)) => Ok(Layer {
+            pixels,
+            depth,
+            out_depth,
+            input,
+            filter,
+            output,
+        }),
+        _ => Err(true),
+    }
+}
+
 /// [`conv1x1_s8`], with the pixel pairs for a layer the widened pixel pairs do not take when
 /// `PAIRS`, else `false` for it.
 #[inline(always)]
@@ -136,21 +182,16 @@ fn conv1x1<const K: u8, const PAIRS: bool>(
     bias: Option<&[i32]>,
     output: &mut [i8],
 ) -> bool {
-    let g = &p.geometry;
-    let [batches, height, width, depth] = g.input;
-    let out_depth = g.filter[0];
-    if !pointwise_takes(g) {
-        return false;
-    }
-    let Some(pixels) = product(&[batches, height, width]) else {
-        return false;
-    };
-    let (Some(input), Some(filter), Some(output)) = (
-        sized(input, &[pixels, depth]),
-        sized(filter, &[out_depth, depth]),
-        sized_mut(output, &[pixels, out_depth]),
-    ) else {
-        return true;
+    let Layer {
+        depth,
+        out_depth,
+        input,
+        filter,
+        output,
+        ..
+    } = match layer(p, input, filter, output) {
+        Ok(l) => l,
+        Err(done) => return done,
     };
     // The form kernel constant `K` names, or the one found now.
     let (e, form) = Epilogue::for_kernel::<K>(p, bias, out_depth);
@@ -395,21 +436,19 @@ pub(crate) fn widened_scratch_s8<const K: u8>(
     output: &mut [i8],
     scratch: &mut [u32],
 ) -> bool {
-    let g = &p.geometry;
-    let [batches, height, width, depth] = g.input;
-    let out_depth = g.filter[0];
-    if widened_channels(K).is_none() || !pointwise_takes(g) {
+    if widened_channels(K).is_none() {
         return false;
     }
-    let Some(pixels) = product(&[batches, height, width]) else {
-        return false;
-    };
-    let (Some(input), Some(filter), Some(output)) = (
-        sized(input, &[pixels, depth]),
-        sized(filter, &[out_depth, depth]),
-        sized_mut(output, &[pixels, out_depth]),
-    ) else {
-        return true;
+    let Layer {
+        pixels,
+        depth,
+        out_depth,
+        input,
+        filter,
+        output,
+    } = match layer(p, input, filter, output) {
+        Ok(l) => l,
+        Err(done) => return done,
     };
     let (e, form) = Epilogue::for_kernel::<K>(p, bias, out_depth);
     if form != 6 {

@@ -75,6 +75,37 @@ pub(crate) fn conv_s8<const K: u8>(
     bias: Option<&[i32]>,
     output: &mut [i8],
 ) -> bool {
+    apart::<K>(p, part, input, filter, bias, output, None)
+}
+
+/// [`conv_s8`] of a whole geometry with each pixel pair's windows in `scratch` (the words
+/// [`conv2d_s8_scratch`](crate::kernels::conv::kernel::conv2d_s8_scratch) gives, planned in
+/// the arena), whole however many values they hold: no slabs, and no buffer on the stack.
+/// Scratch too short for the windows sums them in slabs. Returns as [`conv_s8`].
+#[inline(never)]
+pub(crate) fn conv_scratch_s8<const K: u8>(
+    p: &ConvS8,
+    input: &[i8],
+    filter: &[i8],
+    bias: Option<&[i32]>,
+    output: &mut [i8],
+    scratch: &mut [u32],
+) -> bool {
+    apart::<K>(p, Part::WHOLE, input, filter, bias, output, Some(scratch))
+}
+
+/// [`conv_s8`] and [`conv_scratch_s8`] on two slices: the windows in a stack buffer (`scratch`
+/// `None`) or in `scratch`.
+#[inline(always)]
+fn apart<const K: u8>(
+    p: &ConvS8,
+    part: Part,
+    input: &[i8],
+    filter: &[i8],
+    bias: Option<&[i32]>,
+    output: &mut [i8],
+    scratch: Option<&mut [u32]>,
+) -> bool {
     let g = &p.geometry;
     let [batches, _, _, depth] = g.input;
     let [out_depth, filter_h, filter_w, _] = g.filter;
@@ -100,47 +131,11 @@ pub(crate) fn conv_s8<const K: u8>(
         input: (0, input.len()),
         output_at: 0,
     };
-    w.run(&e, form, &mut Tensors::Apart(input, output));
-    true
-}
-
-/// [`conv_s8`] of a whole geometry with each pixel pair's windows in `scratch` (the words
-/// [`conv2d_s8_scratch`](crate::kernels::conv::kernel::conv2d_s8_scratch) gives, planned in
-/// the arena), whole however many values they hold: no slabs, and no buffer on the stack.
-/// Scratch too short for the windows sums them in slabs. Returns as [`conv_s8`].
-#[inline(never)]
-pub(crate) fn conv_scratch_s8<const K: u8>(
-    p: &ConvS8,
-    input: &[i8],
-    filter: &[i8],
-    bias: Option<&[i32]>,
-    output: &mut [i8],
-    scratch: &mut [u32],
-) -> bool {
-    let g = &p.geometry;
-    let [batches, _, _, depth] = g.input;
-    let [out_depth, filter_h, filter_w, _] = g.filter;
-    let [_, output_h, output_w, _] = g.output;
-    if !window_takes(g, p.input_offset) {
-        return false;
+    let t = &mut Tensors::Apart(input, output);
+    match scratch {
+        Some(scratch) => w.run_in(&e, form, t, scratch),
+        None => w.run(&e, form, t),
     }
-    let (Some(input), Some(filter), Some(output)) = (
-        Part::WHOLE.input(input, g),
-        sized(filter, &[out_depth, filter_h, filter_w, depth]),
-        sized_mut(output, &[batches, output_h, output_w, out_depth]),
-    ) else {
-        return true;
-    };
-    let (e, form) = Epilogue::for_kernel::<K>(p, bias, out_depth);
-    let w = Widen {
-        c: Conv::new(p, filter),
-        part: Part::WHOLE,
-        window: filter_h * filter_w * depth,
-        pairs: e.pairs(filter, filter_h * filter_w * depth, out_depth),
-        input: (0, input.len()),
-        output_at: 0,
-    };
-    w.run_in(&e, form, &mut Tensors::Apart(input, output), scratch);
     true
 }
 
